@@ -1,0 +1,156 @@
+# SPDX-License-Identifier: GPL-2.0
+# xdp-rfs: Receive Flow Steering on XDP.
+#
+#   make            build BPF objects, skeletons, rfsd and rfsctl into build/
+#   make check      install missing packages, build, run every test (root)
+#   make demo       install missing packages, build, run the lab demo (root)
+#   make bench      benchmarks against kernel RPS/RFS (root)
+#   make install    PREFIX=/usr/local DESTDIR= SBINDIR= MANDIR=
+#   make V=1        show the full commands
+
+PREFIX    ?= /usr/local
+SBINDIR   ?= $(PREFIX)/sbin
+MANDIR    ?= $(PREFIX)/share/man
+SYSCONFDIR ?= /etc
+UNITDIR   ?= $(PREFIX)/lib/systemd/system
+COMPLDIR  ?= $(PREFIX)/share/bash-completion/completions
+DESTDIR   ?=
+
+CLANG     ?= clang
+CC        ?= gcc
+BPFTOOL   ?= bpftool
+B         := build
+
+ifeq ($(V),1)
+Q =
+msg =
+else
+Q = @
+msg = @printf '  %-7s %s\n' "$(1)" "$(2)";
+endif
+
+ARCH := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
+
+PKGS      := libbpf libxdp inih libsystemd json-c libmnl
+CFLAGS    ?= -O2 -g
+CFLAGS    += -Wall -Wextra -Wno-unused-parameter -Werror -std=gnu11 \
+	     -Iinclude -I$(B) -Idaemon/lib -D_GNU_SOURCE
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) \
+	      -Wall -Werror -Iinclude -Ibpf -I$(B)
+
+HEADERS   := $(wildcard include/*.h)
+BPF_HDRS  := $(wildcard bpf/*.h)
+CORE_SRCS := bpf/rfs_cpumap.bpf.c bpf/rfs_enqueue.bpf.c \
+	     bpf/rfs_sock_trace.bpf.c bpf/rfs_sockops.bpf.c
+CORE_OBJS := $(patsubst bpf/%.c,$(B)/bpf/%.o,$(CORE_SRCS))
+SKELS     := $(B)/rfs_core.skel.h $(B)/rfs_xdp.skel.h
+
+LIB_SRCS  := $(wildcard daemon/lib/*.c)
+LIB_HDRS  := $(wildcard daemon/lib/*.h)
+RFSD_SRCS := $(wildcard daemon/rfsd/*.c)
+CTL_SRCS  := $(wildcard daemon/rfsctl/*.c)
+LIB_OBJS  := $(patsubst %.c,$(B)/%.o,$(LIB_SRCS))
+RFSD_OBJS := $(patsubst %.c,$(B)/%.o,$(RFSD_SRCS))
+CTL_OBJS  := $(patsubst %.c,$(B)/%.o,$(CTL_SRCS))
+BINS      := $(if $(RFSD_SRCS),$(B)/rfsd) $(if $(CTL_SRCS),$(B)/rfsctl)
+
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+UNIT_BINS := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRCS))
+PROG_SRCS := $(wildcard tests/prog/test_*.c)
+PROG_BINS := $(patsubst tests/prog/%.c,$(B)/tests/%,$(PROG_SRCS))
+
+.PHONY: all deps check check-unit check-prog check-integration demo bench \
+	install uninstall clean
+.DELETE_ON_ERROR:
+
+all: $(SKELS) $(B)/rfs_core.bpf.o $(B)/rfs_xdp.bpf.o $(BINS)
+
+deps:
+	$(Q)scripts/deps.sh
+
+$(B) $(B)/bpf $(B)/tests:
+	$(Q)mkdir -p $@
+
+$(B)/vmlinux.h: | $(B)
+	$(call msg,GEN,$@)
+	$(Q)$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@
+
+$(B)/bpf/%.bpf.o: bpf/%.bpf.c $(HEADERS) $(BPF_HDRS) $(B)/vmlinux.h | $(B)/bpf
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(B)/rfs_core.bpf.o: $(CORE_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(BPFTOOL) gen object $@ $^
+
+$(B)/rfs_xdp.bpf.o: $(B)/bpf/rfs_xdp.bpf.o
+	$(call msg,LINK,$@)
+	$(Q)$(BPFTOOL) gen object $@ $^
+
+$(B)/%.skel.h: $(B)/%.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name $* > $@
+
+$(B)/daemon/%.o: daemon/%.c $(HEADERS) $(LIB_HDRS) $(wildcard daemon/*/*.h) $(SKELS)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(PKG_CFLAGS) -c $< -o $@
+
+$(B)/rfsd: $(RFSD_OBJS) $(LIB_OBJS)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(PKG_LIBS) -lelf -lz
+
+$(B)/rfsctl: $(CTL_OBJS) $(LIB_OBJS)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(PKG_LIBS) -lelf -lz
+
+$(B)/tests/test_%: tests/unit/test_%.c $(HEADERS) $(LIB_OBJS) | $(B)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $< $(LIB_OBJS) -lcmocka $(PKG_LIBS)
+
+$(B)/tests/test_%: tests/prog/test_%.c $(HEADERS) $(SKELS) $(wildcard tests/prog/*.h) | $(B)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -Itests/prog $(PKG_CFLAGS) -o $@ $< -lcmocka $(PKG_LIBS) -lelf -lz
+
+check: deps
+	$(Q)$(MAKE) --no-print-directory all $(UNIT_BINS) $(PROG_BINS)
+	$(Q)tests/run.sh unit prog integration
+
+check-unit: $(UNIT_BINS)
+	$(Q)tests/run.sh unit
+
+check-prog: $(PROG_BINS)
+	$(Q)tests/run.sh prog
+
+check-integration: all
+	$(Q)tests/run.sh integration
+
+demo: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)scripts/demo.sh
+
+bench: deps
+	$(Q)$(MAKE) --no-print-directory all $(PROG_BINS)
+	$(Q)bench/run.sh
+
+install: all
+	install -D -m 0755 $(B)/rfsd $(DESTDIR)$(SBINDIR)/rfsd
+	install -D -m 0755 $(B)/rfsctl $(DESTDIR)$(SBINDIR)/rfsctl
+	install -D -m 0644 man/rfsd.8 $(DESTDIR)$(MANDIR)/man8/rfsd.8
+	install -D -m 0644 man/rfsctl.8 $(DESTDIR)$(MANDIR)/man8/rfsctl.8
+	install -D -m 0644 systemd/rfsd.conf $(DESTDIR)$(SYSCONFDIR)/rfs/rfsd.conf.example
+	install -D -m 0644 systemd/rfsd.env $(DESTDIR)$(SYSCONFDIR)/default/rfsd
+	sed 's|@SBINDIR@|$(SBINDIR)|g' systemd/rfsd.service.in > $(B)/rfsd.service
+	install -D -m 0644 $(B)/rfsd.service $(DESTDIR)$(UNITDIR)/rfsd.service
+	install -D -m 0644 completion/rfsctl.bash $(DESTDIR)$(COMPLDIR)/rfsctl
+
+uninstall:
+	rm -f $(DESTDIR)$(SBINDIR)/rfsd $(DESTDIR)$(SBINDIR)/rfsctl \
+	      $(DESTDIR)$(MANDIR)/man8/rfsd.8 $(DESTDIR)$(MANDIR)/man8/rfsctl.8 \
+	      $(DESTDIR)$(UNITDIR)/rfsd.service $(DESTDIR)$(COMPLDIR)/rfsctl
+
+clean:
+	$(call msg,CLEAN,$(B))
+	$(Q)rm -rf $(B)

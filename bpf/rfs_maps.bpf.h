@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Maps shared by every xdp-rfs BPF object.  Declared __weak so the files
+ * linked into rfs_core.bpf.o share one definition; the per-interface XDP
+ * objects get the same maps by pin path (rfsd sets it before load).
+ */
+#ifndef RFS_MAPS_BPF_H
+#define RFS_MAPS_BPF_H
+
+#include "rfs_common.h"
+
+/* Inner template; rfsd creates the real table with BPF_F_INNER_MAP so it
+ * can be swapped for one of another size while the programs run. */
+struct rfs_sock_flows {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_INNER_MAP);
+	__uint(max_entries, RFS_SOCK_FLOW_DEFAULT);
+	__type(key, __u32);
+	__type(value, rfs_sock_entry_t);
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__array(values, struct rfs_sock_flows);
+} rfs_sock_outer SEC(".maps") __weak;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, RFS_MAX_CPUS);
+	__type(key, __u32);
+	__type(value, struct rfs_cpu_queue);
+} rfs_cpu_queues SEC(".maps") __weak;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_CPUMAP);
+	__uint(max_entries, RFS_MAX_CPUS);
+	__type(key, __u32);
+	__type(value, struct bpf_cpumap_val);
+} rfs_cpu_map SEC(".maps") __weak;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct rfs_globals);
+} rfs_globals SEC(".maps") __weak;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct rfs_global_stats);
+} rfs_gstats SEC(".maps") __weak;
+
+static __always_inline struct rfs_globals *rfs_get_globals(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&rfs_globals, &zero);
+}
+
+static __always_inline struct rfs_global_stats *rfs_get_gstats(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&rfs_gstats, &zero);
+}
+
+/* Effective head of a CPU's queue: dequeued plus dropped frames (both
+ * written by other CPUs, hence the volatile reads). */
+static __always_inline __u32 rfs_queue_head(const struct rfs_cpu_queue *q)
+{
+	return *(const volatile __u32 *)&q->head +
+	       *(const volatile __u32 *)&q->drops;
+}
+
+/* The slot of the sock flow table this hash maps to, or NULL. */
+static __always_inline rfs_sock_entry_t *
+rfs_sock_slot(const struct rfs_globals *g, __u32 hash)
+{
+	__u32 zero = 0, idx;
+	void *table;
+
+	table = bpf_map_lookup_elem(&rfs_sock_outer, &zero);
+	if (!table)
+		return NULL;
+	idx = hash & g->sock_flow_mask;
+	return bpf_map_lookup_elem(table, &idx);
+}
+
+#endif /* RFS_MAPS_BPF_H */

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Socket side: record the CPU an application runs on when it reads or
+ * writes a connected TCP/UDP socket, under the same hash the XDP program
+ * computes for that connection's incoming frames.
+ */
+#ifndef RFS_SOCK_BPF_H
+#define RFS_SOCK_BPF_H
+
+#include <bpf/bpf_core_read.h>
+
+#include "rfs_common.h"
+#include "rfs_decide.h"
+#include "rfs_hash.h"
+#include "rfs_maps.bpf.h"
+
+#define RFS_AF_INET	2
+#define RFS_AF_INET6	10
+
+/* Fill the key from a socket; 0 if it is a connected TCP/UDP socket. */
+static __always_inline int rfs_sock_key(struct sock *sk, struct rfs_flow_key *k)
+{
+	__u16 family = BPF_CORE_READ(sk, __sk_common.skc_family);
+	__u16 proto = BPF_CORE_READ(sk, sk_protocol);
+
+	if (proto != IPPROTO_TCP && proto != IPPROTO_UDP)
+		return -1;
+	k->proto = proto;
+	k->local_port = BPF_CORE_READ(sk, __sk_common.skc_num);
+	k->peer_port = bpf_ntohs(BPF_CORE_READ(sk, __sk_common.skc_dport));
+	if (!k->peer_port)
+		return -1;	/* unconnected: no single flow to steer */
+	if (family == RFS_AF_INET) {
+		k->local[0] = BPF_CORE_READ(sk, __sk_common.skc_rcv_saddr);
+		k->peer[0] = BPF_CORE_READ(sk, __sk_common.skc_daddr);
+		return 0;
+	}
+	if (family != RFS_AF_INET6)
+		return -1;
+	BPF_CORE_READ_INTO(&k->local, sk, __sk_common.skc_v6_rcv_saddr);
+	BPF_CORE_READ_INTO(&k->peer, sk, __sk_common.skc_v6_daddr);
+	k->is_v6 = 1;
+	rfs_flow_key_normalise(k);
+	return 0;
+}
+
+/* Write this CPU into the flow's slot, only when it changes: a read-mostly
+ * slot stays in every CPU's cache. */
+static __always_inline void rfs_record_sock(struct sock *sk)
+{
+	struct rfs_flow_key key = {};
+	struct rfs_global_stats *gs;
+	rfs_sock_entry_t *slot, want;
+	struct rfs_globals *g;
+	__u32 hash;
+
+	gs = rfs_get_gstats();
+	g = rfs_get_globals();
+	if (!g || !gs)
+		return;
+	if (rfs_sock_key(sk, &key)) {
+		gs->sock_skipped++;
+		return;
+	}
+	hash = rfs_flow_hash(&key, g->hash_seed);
+	slot = rfs_sock_slot(g, hash);
+	if (!slot)
+		return;
+	want = rfs_sock_entry_make(hash, bpf_get_smp_processor_id(),
+				   g->cpu_mask);
+	if (*slot != want) {
+		*slot = want;
+		gs->sock_records++;
+	}
+}
+
+#endif /* RFS_SOCK_BPF_H */

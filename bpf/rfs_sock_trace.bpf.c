@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Where the application runs: sock_recv_length and sock_send_length fire
+ * in the calling thread on every recvmsg/sendmsg.  Kernels without those
+ * tracepoints use the kprobes below instead; rfsd loads one set or the
+ * other (autoload), never both.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_endian.h>
+
+#include "rfs_sock.bpf.h"
+
+SEC("tp_btf/sock_recv_length")
+int BPF_PROG(rfs_tp_recv, struct sock *sk, int ret, int flags)
+{
+	rfs_record_sock(sk);
+	return 0;
+}
+
+SEC("tp_btf/sock_send_length")
+int BPF_PROG(rfs_tp_send, struct sock *sk, int ret, int flags)
+{
+	rfs_record_sock(sk);
+	return 0;
+}
+
+SEC("kprobe/tcp_recvmsg")
+int BPF_KPROBE(rfs_kp_tcp_recv, struct sock *sk)
+{
+	rfs_record_sock(sk);
+	return 0;
+}
+
+SEC("kprobe/tcp_sendmsg")
+int BPF_KPROBE(rfs_kp_tcp_send, struct sock *sk)
+{
+	rfs_record_sock(sk);
+	return 0;
+}
+
+SEC("kprobe/udp_recvmsg")
+int BPF_KPROBE(rfs_kp_udp_recv, struct sock *sk)
+{
+	rfs_record_sock(sk);
+	return 0;
+}
+
+SEC("kprobe/udp_sendmsg")
+int BPF_KPROBE(rfs_kp_udp_send, struct sock *sk)
+{
+	rfs_record_sock(sk);
+	return 0;
+}
+
+SEC("kprobe/udpv6_recvmsg")
+int BPF_KPROBE(rfs_kp_udp6_recv, struct sock *sk)
+{
+	rfs_record_sock(sk);
+	return 0;
+}
+
+SEC("kprobe/udpv6_sendmsg")
+int BPF_KPROBE(rfs_kp_udp6_send, struct sock *sk)
+{
+	rfs_record_sock(sk);
+	return 0;
+}

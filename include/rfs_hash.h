@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The flow hash, shared by the XDP program (which sees src=peer, dst=local)
+ * and the socket-side programs (which see local, remote).  Both fill a
+ * struct rfs_flow_key by role, not by direction, so both get the same hash.
+ * Pure: no helpers, no libc, builds for BPF and host.
+ */
+#ifndef RFS_HASH_H
+#define RFS_HASH_H
+
+#include "rfs_common.h"
+
+#ifndef __always_inline
+#define __always_inline inline __attribute__((always_inline))
+#endif
+
+/* Addresses in network byte order as they sit in the headers; an IPv4
+ * address goes in word 0 with words 1..3 zero.  Ports in host order. */
+struct rfs_flow_key {
+	__u32 local[4];
+	__u32 peer[4];
+	__u16 local_port;
+	__u16 peer_port;
+	__u8 proto;		/* IPPROTO_TCP or IPPROTO_UDP */
+	__u8 is_v6;
+	__u16 _pad;
+};
+
+#define RFS_KEY_WORDS	10
+
+static __always_inline __u32 rfs_rotl32(__u32 x, int r)
+{
+	return (x << r) | (x >> (32 - r));
+}
+
+/*
+ * MurmurHash3 (x86, 32-bit) of n little-endian 32-bit words.  Equal to the
+ * reference murmur3_32 of the same 4n bytes on a little-endian host, so the
+ * published test vectors apply.  Chosen for cost: two multiplies a word, no
+ * tables, and a seed, so flows can't be aimed at one slot.
+ */
+static __always_inline __u32 rfs_murmur3_words(const __u32 *w, int n,
+					       __u32 seed)
+{
+	__u32 h = seed;
+	int i;
+
+#pragma unroll
+	for (i = 0; i < n; i++) {
+		__u32 k = w[i];
+
+		k *= 0xcc9e2d51;
+		k = rfs_rotl32(k, 15);
+		k *= 0x1b873593;
+		h ^= k;
+		h = rfs_rotl32(h, 13);
+		h = h * 5 + 0xe6546b64;
+	}
+	h ^= (__u32)n * 4;
+	h ^= h >> 16;
+	h *= 0x85ebca6b;
+	h ^= h >> 13;
+	h *= 0xc2b2ae35;
+	h ^= h >> 16;
+	return h;
+}
+
+static __always_inline __u32 rfs_flow_hash(const struct rfs_flow_key *k,
+					   __u32 seed)
+{
+	__u32 w[RFS_KEY_WORDS];
+
+	w[0] = k->local[0];
+	w[1] = k->local[1];
+	w[2] = k->local[2];
+	w[3] = k->local[3];
+	w[4] = k->peer[0];
+	w[5] = k->peer[1];
+	w[6] = k->peer[2];
+	w[7] = k->peer[3];
+	w[8] = ((__u32)k->local_port << 16) | k->peer_port;
+	w[9] = ((__u32)k->is_v6 << 8) | k->proto;
+	return rfs_murmur3_words(w, RFS_KEY_WORDS, seed);
+}
+
+/* ::ffff:a.b.c.d, in network byte order words. */
+static __always_inline int rfs_addr_is_v4mapped(const __u32 a[4])
+{
+	/* 0x0000ffff in network order, read as a host word (either endian) */
+	const __u8 ffff[4] = { 0, 0, 0xff, 0xff };
+	__u32 marker;
+
+	__builtin_memcpy(&marker, ffff, 4);
+	return a[0] == 0 && a[1] == 0 && a[2] == marker;
+}
+
+/*
+ * A dual-stack socket serving an IPv4 client carries v4-mapped addresses;
+ * its frames on the wire are plain IPv4.  Fold such a key to IPv4 so both
+ * sides hash alike.  Only when both ends are mapped: a v6 flow stays v6.
+ */
+static __always_inline void rfs_flow_key_normalise(struct rfs_flow_key *k)
+{
+	if (!k->is_v6 || !rfs_addr_is_v4mapped(k->local) ||
+	    !rfs_addr_is_v4mapped(k->peer))
+		return;
+	k->local[0] = k->local[3];
+	k->peer[0] = k->peer[3];
+	k->local[1] = k->local[2] = k->local[3] = 0;
+	k->peer[1] = k->peer[2] = k->peer[3] = 0;
+	k->is_v6 = 0;
+}
+
+#endif /* RFS_HASH_H */

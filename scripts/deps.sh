@@ -1,0 +1,27 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Install the Debian packages xdp-rfs needs to build, test and run its demo,
+# only those missing.  Run as root on Debian 12 (make deps does it).
+set -eu
+
+PKGS="clang llvm make gcc pkg-config libbpf-dev libxdp-dev xdp-tools bpftool
+libelf-dev zlib1g-dev libcmocka-dev libinih-dev libsystemd-dev libjson-c-dev
+libmnl-dev iproute2 ethtool iputils-ping sockperf iperf3 linux-perf
+systemd tmux procps python3 gnuplot-nox"
+
+missing=""
+for p in $PKGS; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+		missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "deps: missing packages:$missing; run 'sudo make deps'" >&2
+	exit 1
+fi
+echo "  DEPS  installing:$missing"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q >/dev/null
+# shellcheck disable=SC2086
+apt-get install -y -q --no-install-recommends $missing >/dev/null

@@ -91,7 +91,8 @@ $(B)/rfs_xdp.bpf.o: $(B)/bpf/rfs_xdp.bpf.o
 
 $(B)/%.skel.h: $(B)/%.bpf.o
 	$(call msg,GEN-SKEL,$@)
-	$(Q)$(BPFTOOL) gen skeleton $< name $* > $@
+	$(Q)$(BPFTOOL) gen skeleton $< name $* > $@ 2> $@.log || \
+		{ cat $@.log >&2; exit 1; }
 
 $(B)/daemon/%.o: daemon/%.c $(HEADERS) $(LIB_HDRS) $(wildcard daemon/*/*.h) $(SKELS)
 	$(call msg,CC,$@)

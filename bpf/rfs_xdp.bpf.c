@@ -16,6 +16,7 @@
 #include "rfs_decide.h"
 #include "rfs_maps.bpf.h"
 #include "rfs_parse.bpf.h"
+#include <xdp/xdp_helpers.h>
 
 /* This interface's dev flow table as first loaded: rx_queues * flow_cnt
  * entries (rfsd sets max_entries before load). */
@@ -51,6 +52,29 @@ struct {
 	__type(key, __u32);
 	__type(value, struct rfs_if_stats);
 } rfs_if_stats SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, RFS_FLOW_HITS);
+	__type(key, __u32);
+	__type(value, struct rfs_flow_hit);
+} rfs_flow_hits SEC(".maps");
+
+static __always_inline void rfs_sample_flow(__u32 hash, __u32 rxq)
+{
+	__u32 slot = hash & (RFS_FLOW_HITS - 1);
+	struct rfs_flow_hit *h;
+
+	h = bpf_map_lookup_elem(&rfs_flow_hits, &slot);
+	if (!h)
+		return;
+	if (h->hash != hash) {
+		h->hash = hash;
+		h->frames = 0;
+	}
+	h->rx_queue = rxq;
+	h->frames++;
+}
 
 static __always_inline int rfs_count_pass(struct rfs_if_stats *s, int why)
 {
@@ -117,6 +141,8 @@ int rfs_xdp(struct xdp_md *ctx)
 	rxq = ctx->rx_queue_index;
 	if (rxq >= cfg->rx_queues)
 		rxq = 0;
+	if (cfg->sample_flows)
+		rfs_sample_flow(st.hash, rxq);
 	idx = rxq * (cfg->flow_mask + 1) + (st.hash & cfg->flow_mask);
 	df = bpf_map_lookup_elem(dev_table, &idx);
 	if (!df)
@@ -167,5 +193,12 @@ int rfs_xdp(struct xdp_md *ctx)
 		s->held++;
 	return XDP_REDIRECT;
 }
+
+/* Under a libxdp dispatcher, run after other programs (default 50):
+ * filters first, steering last; chain on if we pass the frame. */
+struct {
+	__uint(priority, 200);
+	__uint(XDP_PASS, 1);
+} XDP_RUN_CONFIG(rfs_xdp);
 
 char LICENSE[] SEC("license") = "GPL";

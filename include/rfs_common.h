@@ -89,7 +89,11 @@ struct rfs_if_config {
 	__u32 flow_mask;	/* flow_cnt - 1 */
 	__u32 rx_queues;
 	__u32 n_allowed;	/* entries used in allowed_list */
+	__u32 sample_flows;	/* nonzero: count frames per flow in rfs_flow_hits */
+	/* rfsd's own bookkeeping, kept here so a restarted rfsd adopts it */
+	__u32 xdp_mode;		/* enum rfs_xdp_mode it was attached with */
 	__u32 _pad;
+	__u64 configured[RFS_CPU_WORDS];	/* the set the user asked for */
 	/* CPUs that may be given flows. */
 	__u64 allowed[RFS_CPU_WORDS];
 	/*
@@ -99,6 +103,25 @@ struct rfs_if_config {
 	__u64 usable[RFS_CPU_WORDS];
 	/* allowed, as a list, for spreading flows with no desired CPU */
 	__u16 allowed_list[RFS_MAX_CPUS];
+};
+
+enum rfs_xdp_mode {
+	RFS_XDP_AUTO,
+	RFS_XDP_NATIVE,
+	RFS_XDP_GENERIC,
+};
+
+/*
+ * While rfsctl flows samples an interface, every frame adds itself to
+ * its flow's slot here (per CPU, indexed by hash & (RFS_FLOW_HITS - 1)).
+ * Off otherwise: it costs one branch per frame.
+ */
+#define RFS_FLOW_HITS		4096
+struct rfs_flow_hit {
+	__u32 hash;
+	__u32 frames;
+	__u16 rx_queue;
+	__u16 _pad;
 };
 
 /* Datapath counters of one XDP program (one interface), per CPU. */
@@ -137,12 +160,13 @@ struct rfs_global_stats {
 #define RFS_MAP_DEV_FLOWS	"rfs_dev_flows"
 #define RFS_MAP_IF_CFG		"rfs_if_cfg"
 #define RFS_MAP_IF_STATS	"rfs_if_stats"
+#define RFS_MAP_FLOW_HITS	"rfs_flow_hits"
 
 /*
  * Pin layout, below the pin dir (default /sys/fs/bpf/rfs):
  *	v1/maps/<map>		shared maps
  *	v1/links/<prog>		tracing, sockops and cpumap-side links
- *	v1/if/<ifname>/		prog, rfs_dev_outer, rfs_if_cfg, rfs_if_stats
+ *	v1/if/<ifname>/		prog and the interface's own maps
  */
 #define RFS_PIN_DIR_DEFAULT	"/sys/fs/bpf/rfs"
 #define RFS_PIN_LAYOUT		"v1"

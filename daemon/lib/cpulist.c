@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpulist.h"
+
+void rfs_cpuset_zero(struct rfs_cpuset *set)
+{
+	memset(set, 0, sizeof(*set));
+}
+
+void rfs_cpuset_add(struct rfs_cpuset *set, unsigned int cpu)
+{
+	if (cpu < RFS_MAX_CPUS)
+		set->bits[cpu / 64] |= 1ULL << (cpu % 64);
+}
+
+bool rfs_cpuset_has(const struct rfs_cpuset *set, unsigned int cpu)
+{
+	return cpu < RFS_MAX_CPUS && (set->bits[cpu / 64] >> (cpu % 64)) & 1;
+}
+
+int rfs_cpuset_count(const struct rfs_cpuset *set)
+{
+	int i, n = 0;
+
+	for (i = 0; i < RFS_CPU_WORDS; i++)
+		n += __builtin_popcountll(set->bits[i]);
+	return n;
+}
+
+bool rfs_cpuset_equal(const struct rfs_cpuset *a, const struct rfs_cpuset *b)
+{
+	return !memcmp(a->bits, b->bits, sizeof(a->bits));
+}
+
+void rfs_cpuset_and(struct rfs_cpuset *dst, const struct rfs_cpuset *a,
+		    const struct rfs_cpuset *b)
+{
+	int i;
+
+	for (i = 0; i < RFS_CPU_WORDS; i++)
+		dst->bits[i] = a->bits[i] & b->bits[i];
+}
+
+static int parse_cpu(const char *s, char **end, unsigned long *cpu)
+{
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	*cpu = strtoul(s, end, 10);
+	if (errno)
+		return -EINVAL;
+	return *cpu >= RFS_MAX_CPUS ? -ERANGE : 0;
+}
+
+int rfs_cpulist_parse(const char *s, struct rfs_cpuset *set)
+{
+	unsigned long lo, hi, c;
+	char *end;
+	int err;
+
+	rfs_cpuset_zero(set);
+	if (!*s)
+		return -EINVAL;
+	for (;;) {
+		err = parse_cpu(s, &end, &lo);
+		if (err)
+			return err;
+		hi = lo;
+		if (*end == '-') {
+			err = parse_cpu(end + 1, &end, &hi);
+			if (err)
+				return err;
+			if (hi < lo)
+				return -EINVAL;
+		}
+		for (c = lo; c <= hi; c++)
+			rfs_cpuset_add(set, c);
+		if (*end == '\0' || *end == '\n')
+			return 0;
+		if (*end != ',')
+			return -EINVAL;
+		s = end + 1;
+	}
+}
+
+void rfs_cpulist_format(const struct rfs_cpuset *set, char *buf, size_t len)
+{
+	size_t off = 0;
+	unsigned int c = 0, hi;
+	int n;
+
+	if (len)
+		buf[0] = '\0';
+	while (c < RFS_MAX_CPUS) {
+		if (!rfs_cpuset_has(set, c)) {
+			c++;
+			continue;
+		}
+		for (hi = c; hi + 1 < RFS_MAX_CPUS && rfs_cpuset_has(set, hi + 1); hi++)
+			;
+		if (hi == c)
+			n = snprintf(buf + off, len - off, "%s%u", off ? "," : "", c);
+		else
+			n = snprintf(buf + off, len - off, "%s%u-%u", off ? "," : "",
+				     c, hi);
+		if (n < 0 || (size_t)n >= len - off)
+			return;
+		off += n;
+		c = hi + 1;
+	}
+}
+
+int rfs_cpuset_online(struct rfs_cpuset *set)
+{
+	char buf[1024];
+	FILE *f;
+	int err;
+
+	f = fopen("/sys/devices/system/cpu/online", "r");
+	if (!f)
+		return -errno;
+	if (!fgets(buf, sizeof(buf), f)) {
+		fclose(f);
+		return -EIO;
+	}
+	fclose(f);
+	err = rfs_cpulist_parse(buf, set);
+	return err == -ERANGE ? 0 : err;
+}

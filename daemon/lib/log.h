@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Logging for rfsd and rfsctl.  pr_warn/pr_info/pr_debug go to stderr with
+ * the program name; pr_debug only at -v.  Under systemd (INVOCATION_ID set)
+ * lines get a sd-daemon priority prefix (<4>, <6>, <7>) so the journal
+ * keeps the level.  Messages: "can't <verb> <object> '<name>': <cause>".
+ */
+#ifndef RFS_LOG_H
+#define RFS_LOG_H
+
+#include <stdbool.h>
+
+enum rfs_log_level { RFS_LOG_WARN, RFS_LOG_INFO, RFS_LOG_DEBUG };
+
+/* prog: "rfsd" or "rfsctl"; verbose: show debug and libbpf output. */
+void rfs_log_init(const char *prog, bool verbose);
+bool rfs_log_verbose(void);
+void rfs_log(enum rfs_log_level lvl, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+#define pr_warn(...)	rfs_log(RFS_LOG_WARN, __VA_ARGS__)
+#define pr_info(...)	rfs_log(RFS_LOG_INFO, __VA_ARGS__)
+#define pr_debug(...)	rfs_log(RFS_LOG_DEBUG, __VA_ARGS__)
+
+/* libbpf's and libxdp's own messages: shown only when verbose. */
+void rfs_log_hook_libs(void);
+
+#endif /* RFS_LOG_H */

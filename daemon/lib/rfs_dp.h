@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The datapath as userspace sees it: load or adopt the shared BPF state
+ * (rfs_dp), and attach, configure and read one interface (rfs_if).
+ *
+ * Everything the kernel runs is pinned under <pin_dir>/v1, so the state
+ * outlives rfsd: after a crash the datapath keeps steering, and the next
+ * rfs_dp_open() adopts it instead of loading again.  Handles hold file
+ * descriptors of pinned objects only; no skeleton stays open.
+ *
+ * All functions return 0 or a negative errno and, on failure, write a
+ * one-line reason ("attach veth9: no such interface") into err, which is
+ * what the control socket sends back.
+ */
+#ifndef RFS_DP_H
+#define RFS_DP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <linux/types.h>
+
+#include "rfs_common.h"
+#include "cpulist.h"
+
+#define RFS_ERR_LEN 256
+
+enum rfs_trace_mode {
+	RFS_TRACE_AUTO,		/* tp_btf if the kernel has it, else kprobes */
+	RFS_TRACE_TP_BTF,
+	RFS_TRACE_KPROBE,
+};
+
+struct rfs_dp_opts {
+	const char *pin_dir;		/* default RFS_PIN_DIR_DEFAULT */
+	const char *cgroup;		/* cgroup v2 dir for sockops; NULL: root */
+	__u32 sock_flow_entries;	/* 0: RFS_SOCK_FLOW_DEFAULT */
+	__u32 cpumap_qsize;		/* 0: RFS_CPUMAP_QSIZE */
+	enum rfs_trace_mode trace_mode;
+};
+
+struct rfs_dp;
+struct rfs_if;
+
+/* Load and pin the datapath, or adopt the one pinned under pin_dir (then
+ * *adopted is set and the opts' sizes are ignored: the pinned ones win).
+ * Mounts bpffs at /sys/fs/bpf if needed and holds an flock() on the pin
+ * dir for as long as dp is open (a second rfsd gets -EBUSY). */
+int rfs_dp_open(struct rfs_dp **dp, const struct rfs_dp_opts *opts,
+		bool *adopted, char *err);
+/* teardown: detach every interface and program and remove the pins; else
+ * just release the handles and leave the datapath running. */
+void rfs_dp_close(struct rfs_dp *dp, bool teardown);
+
+__u32 rfs_dp_sock_flow_entries(const struct rfs_dp *dp);
+int rfs_dp_set_sock_flow_entries(struct rfs_dp *dp, __u32 n, char *err);
+int rfs_dp_nr_cpus(const struct rfs_dp *dp);	/* possible CPUs */
+const char *rfs_dp_pin_dir(const struct rfs_dp *dp);
+const char *rfs_dp_cgroup(const struct rfs_dp *dp);
+enum rfs_trace_mode rfs_dp_trace_mode(const struct rfs_dp *dp);
+
+struct rfs_dp_prog_ids {
+	__u32 cpumap, enqueue, sockops, recv, send;	/* 0: not loaded */
+};
+void rfs_dp_prog_ids(const struct rfs_dp *dp, struct rfs_dp_prog_ids *ids);
+
+/* Per-CPU global counters; out has rfs_dp_nr_cpus() entries. */
+int rfs_dp_read_gstats(const struct rfs_dp *dp, struct rfs_global_stats *out);
+/* Per-CPU queue counters; out has rfs_dp_nr_cpus() entries. */
+int rfs_dp_read_queues(const struct rfs_dp *dp, struct rfs_cpu_queue *out);
+/* The desired CPU recorded for a hash, or RFS_NO_CPU. */
+__u32 rfs_dp_desired_cpu(const struct rfs_dp *dp, __u32 hash);
+
+/* Re-read the online CPUs; CPUs gone offline are dropped from every
+ * interface and the cpumap at once (rfsd calls it on a timer). */
+int rfs_dp_refresh_cpus(struct rfs_dp *dp, char *err);
+
+/* Interfaces, attached now (including adopted ones), in attach order. */
+size_t rfs_dp_if_count(const struct rfs_dp *dp);
+struct rfs_if *rfs_dp_if_at(struct rfs_dp *dp, size_t i);
+struct rfs_if *rfs_dp_if_find(struct rfs_dp *dp, const char *name);
+struct rfs_if *rfs_dp_if_find_index(struct rfs_dp *dp, int ifindex);
+
+struct rfs_if_opts {
+	struct rfs_cpuset cpus;		/* empty: every online CPU */
+	__u32 flow_cnt;			/* 0: RFS_FLOW_CNT_DEFAULT */
+	enum rfs_xdp_mode mode;
+	/* tests only: load the program and its maps for BPF_PROG_TEST_RUN
+	 * but attach it nowhere; name is then just a label (no ifindex) */
+	bool no_attach;
+	__u32 rx_queues;		/* no_attach only; 0: 1 */
+};
+
+/* Refuses: no such interface, already attached, another XDP program there
+ * (never replaced), bad flow_cnt (power of two in [MIN, MAX]), a CPU that
+ * is not online.  The new interface is pinned under v1/if/<name>/. */
+int rfs_if_attach(struct rfs_dp *dp, const char *name,
+		  const struct rfs_if_opts *opts, struct rfs_if **out,
+		  char *err);
+int rfs_if_detach(struct rfs_dp *dp, struct rfs_if *ifc, char *err);
+/* The interface vanished (netlink said so): forget it and its pins, no
+ * detach (there is nothing left to detach from). */
+void rfs_if_forget(struct rfs_dp *dp, struct rfs_if *ifc);
+
+const char *rfs_if_name(const struct rfs_if *ifc);
+int rfs_if_ifindex(const struct rfs_if *ifc);
+enum rfs_xdp_mode rfs_if_mode(const struct rfs_if *ifc);	/* as attached */
+const char *rfs_if_mode_name(enum rfs_xdp_mode mode);	/* "native" ... */
+__u32 rfs_if_rx_queues(const struct rfs_if *ifc);
+__u32 rfs_if_flow_cnt(const struct rfs_if *ifc);
+/* the set asked for, and the part of it steered to now (online ones) */
+void rfs_if_cpus(const struct rfs_if *ifc, struct rfs_cpuset *configured,
+		 struct rfs_cpuset *allowed);
+__u32 rfs_if_prog_id(const struct rfs_if *ifc);
+int rfs_if_prog_fd(const struct rfs_if *ifc);	/* for BPF_PROG_TEST_RUN */
+
+/* Live changes, in order: a CPU removed from the set gets no new flows at
+ * once, and its flows leave it as soon as their frames there are dequeued
+ * (never reordered); a resized table keeps every flow's state when it
+ * grows, and the state of one flow per merged slot when it shrinks. */
+int rfs_if_set_cpus(struct rfs_dp *dp, struct rfs_if *ifc,
+		    const struct rfs_cpuset *cpus, char *err);
+int rfs_if_set_flow_cnt(struct rfs_dp *dp, struct rfs_if *ifc, __u32 n,
+			char *err);
+
+/* Per-CPU counters of this interface; out has rfs_dp_nr_cpus() entries. */
+int rfs_if_read_stats(const struct rfs_if *ifc, struct rfs_if_stats *out);
+
+struct rfs_flow_sample {
+	__u32 hash;
+	__u64 frames;		/* in the sampling window, all CPUs */
+	__u32 rx_queue;		/* where the dev flow entry was found */
+	__u32 current_cpu;	/* RFS_NO_CPU if the flow has none */
+	__u32 desired_cpu;	/* RFS_NO_CPU if no socket recorded one */
+	__u32 last_tail;
+};
+/* Count frames per flow for ms milliseconds, then return the flows seen,
+ * busiest first (at most limit; caller frees *out). */
+int rfs_if_sample_flows(struct rfs_dp *dp, struct rfs_if *ifc,
+			unsigned int ms, size_t limit,
+			struct rfs_flow_sample **out, size_t *n, char *err);
+
+#endif /* RFS_DP_H */

@@ -111,9 +111,9 @@ $(B)/tests/test_%: tests/unit/test_%.c $(HEADERS) $(LIB_OBJS) | $(B)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $< $(LIB_OBJS) -lcmocka $(PKG_LIBS)
 
-$(B)/tests/test_%: tests/prog/test_%.c $(HEADERS) $(SKELS) $(wildcard tests/prog/*.h) | $(B)/tests
+$(B)/tests/test_%: tests/prog/test_%.c $(HEADERS) $(SKELS) $(LIB_OBJS) $(wildcard tests/prog/*.h) | $(B)/tests
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -Itests/prog $(PKG_CFLAGS) -o $@ $< -lcmocka $(PKG_LIBS) -lelf -lz
+	$(Q)$(CC) $(CFLAGS) -Itests/prog $(PKG_CFLAGS) -o $@ $< $(LIB_OBJS) -lcmocka $(PKG_LIBS) -lelf -lz
 
 check: deps
 	$(Q)$(MAKE) --no-print-directory all $(UNIT_BINS) $(PROG_BINS)

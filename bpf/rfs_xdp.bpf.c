@@ -140,10 +140,12 @@ int rfs_xdp(struct xdp_md *ctx)
 
 	rxq = ctx->rx_queue_index;
 	if (rxq >= cfg->rx_queues)
-		rxq = 0;
+		rxq = 0;	/* queues added since attach share queue 0's */
 	if (cfg->sample_flows)
 		rfs_sample_flow(st.hash, rxq);
-	idx = rxq * (cfg->flow_mask + 1) + (st.hash & cfg->flow_mask);
+	/* Slot-major, queue-minor: a slot keeps its index when the table
+	 * grows (see rfs_if_set_flow_cnt), whatever the queue count. */
+	idx = (st.hash & cfg->flow_mask) * cfg->rx_queues + rxq;
 	df = bpf_map_lookup_elem(dev_table, &idx);
 	if (!df)
 		return rfs_count_pass(s, -1);

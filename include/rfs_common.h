@@ -46,7 +46,7 @@ typedef __u32 rfs_sock_entry_t;
 
 /*
  * Dev flow entry (64 bits), one per (RX queue, flow slot) of an interface,
- * indexed by rxq * flow_cnt + (hash & (flow_cnt - 1)).  It says where the
+ * indexed by (hash & (flow_cnt - 1)) * rx_queues + rxq.  It says where the
  * flow's last frame went, and the tail counter of that CPU's queue right
  * after it was enqueued: once that CPU's head reaches last_tail, every frame
  * of the flow sent there has been dequeued and the flow may move.

@@ -1,0 +1,850 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The shared datapath: the core BPF object (cpumap program, enqueue
+ * tracepoint, socket-side programs), its maps, and their pins.  Created
+ * once, pinned, then only ever handled through the pinned objects, so a
+ * new rfsd adopts exactly what an old one left running.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+
+#include "log.h"
+#include "rfs_core.skel.h"
+#include "rfs_decide.h"
+#include "rfs_dp_int.h"
+#include "rfs_pin.h"
+
+int rfs_errf(char *err, int e, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err) {
+		va_start(ap, fmt);
+		vsnprintf(err, RFS_ERR_LEN, fmt, ap);
+		va_end(ap);
+	}
+	return e > 0 ? -e : e;
+}
+
+static bool rfs_pow2_in(__u32 n, __u32 lo, __u32 hi)
+{
+	return n >= lo && n <= hi && !(n & (n - 1));
+}
+
+/* Smallest 2^k - 1 that holds cpu + 1 for every CPU: see rfs_common.h. */
+static __u32 rfs_cpu_mask_for(int nr_cpus)
+{
+	__u32 m = 1;
+
+	while (m < (__u32)nr_cpus)
+		m = (m << 1) | 1;
+	return m;
+}
+
+int rfs_create_table(int btf_src_fd, const char *name, const char *value_type,
+		     __u32 value_size, __u32 entries)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, opts, .map_flags = BPF_F_INNER_MAP);
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
+	struct btf *btf = NULL;
+	int fd, key_id, val_id, btf_fd = -1;
+
+	/* BTF, so bpftool map dump shows field names; best effort. */
+	if (!bpf_obj_get_info_by_fd(btf_src_fd, &info, &len) && info.btf_id)
+		btf = btf__load_from_kernel_by_id(info.btf_id);
+	if (btf) {
+		key_id = btf__find_by_name(btf, "__u32");
+		val_id = btf__find_by_name_kind(btf, value_type,
+						BTF_KIND_TYPEDEF);
+		if (val_id <= 0)
+			val_id = btf__find_by_name_kind(btf, value_type,
+							BTF_KIND_STRUCT);
+		btf_fd = bpf_btf_get_fd_by_id(info.btf_id);
+		if (key_id > 0 && val_id > 0 && btf_fd >= 0) {
+			opts.btf_fd = btf_fd;
+			opts.btf_key_type_id = key_id;
+			opts.btf_value_type_id = val_id;
+		}
+	}
+	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, name, sizeof(__u32),
+			    value_size, entries, &opts);
+	if (fd < 0 && opts.btf_fd) {
+		opts.btf_fd = opts.btf_key_type_id = opts.btf_value_type_id = 0;
+		fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, name, sizeof(__u32),
+				    value_size, entries, &opts);
+	}
+	if (fd < 0)
+		fd = -errno;
+	if (btf_fd >= 0)
+		close(btf_fd);
+	btf__free(btf);
+	return fd;
+}
+
+int rfs_read_array(int fd, __u32 value_size, __u32 entries, void *buf)
+{
+	__u32 i;
+
+	for (i = 0; i < entries; i++)
+		if (bpf_map_lookup_elem(fd, &i, (char *)buf + (size_t)i * value_size))
+			return -errno;
+	return 0;
+}
+
+int rfs_write_array(int fd, __u32 value_size, __u32 entries, const void *buf)
+{
+	__u32 i;
+
+	for (i = 0; i < entries; i++)
+		if (bpf_map_update_elem(fd, &i,
+					(const char *)buf + (size_t)i * value_size,
+					BPF_ANY))
+			return -errno;
+	return 0;
+}
+
+static int rfs_get_pinned(struct rfs_dp *dp, const char *dir, const char *name)
+{
+	char path[PATH_MAX];
+
+	int fd;
+
+	if (rfs_path(path, "%s/%s/%s", dp->base, dir, name))
+		return -ENAMETOOLONG;
+	fd = bpf_obj_get(path);
+	return fd < 0 ? -errno : fd;
+}
+
+static int rfs_pin_fd(struct rfs_dp *dp, int fd, const char *dir,
+		      const char *name, char *err)
+{
+	char path[PATH_MAX];
+
+	if (rfs_path(path, "%s/%s/%s", dp->base, dir, name))
+		return rfs_errf(err, ENAMETOOLONG, "pin dir '%s' too long",
+				dp->pin_dir);
+	rfs_pin_unlink(path);
+	if (bpf_obj_pin(fd, path))
+		return rfs_errf(err, errno, "can't pin '%s': %s", path,
+				strerror(errno));
+	return 0;
+}
+
+static __u32 rfs_prog_id_of_link(int link_fd)
+{
+	struct bpf_link_info info = {};
+	__u32 len = sizeof(info);
+
+	if (bpf_obj_get_info_by_fd(link_fd, &info, &len))
+		return 0;
+	return info.prog_id;
+}
+
+static __u32 rfs_fd_id(int fd)
+{
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info);
+
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+		return 0;
+	return info.id;
+}
+
+static __u32 rfs_map_id(int fd)
+{
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
+
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+		return 0;
+	return info.id;
+}
+
+/* Give every online CPU a cpumap queue with our cpumap program on it;
+ * remove the queues of CPUs that went offline. */
+static int rfs_dp_sync_cpumap(struct rfs_dp *dp, char *err)
+{
+	struct bpf_cpumap_val val = {
+		.qsize = dp->qsize,
+		.bpf_prog.fd = dp->cpumap_prog_fd,
+	};
+	struct bpf_cpumap_val cur;
+	__u32 cpu;
+
+	for (cpu = 0; cpu < (__u32)dp->nr_cpus; cpu++) {
+		bool present = !bpf_map_lookup_elem(dp->cpu_map_fd, &cpu, &cur);
+
+		if (!rfs_cpuset_has(&dp->online, cpu)) {
+			if (present)
+				bpf_map_delete_elem(dp->cpu_map_fd, &cpu);
+			continue;
+		}
+		if (present)
+			continue;
+		if (bpf_map_update_elem(dp->cpu_map_fd, &cpu, &val, BPF_ANY))
+			return rfs_errf(err, errno,
+					"can't add CPU %u to the cpumap: %s",
+					cpu, strerror(errno));
+	}
+	return 0;
+}
+
+static bool rfs_kernel_has_tp_btf(void)
+{
+	struct btf *vmlinux = btf__load_vmlinux_btf();
+	bool ok;
+
+	if (!vmlinux)
+		return false;
+	ok = btf__find_by_name_kind(vmlinux, "btf_trace_sock_recv_length",
+				    BTF_KIND_TYPEDEF) > 0 &&
+	     btf__find_by_name_kind(vmlinux, "btf_trace_sock_send_length",
+				    BTF_KIND_TYPEDEF) > 0;
+	btf__free(vmlinux);
+	return ok;
+}
+
+static struct bpf_program *const *rfs_core_progs(struct rfs_core *skel,
+						  size_t *n)
+{
+	static struct bpf_program *progs[16];
+	size_t i = 0;
+
+	progs[i++] = skel->progs.rfs_tp_recv;
+	progs[i++] = skel->progs.rfs_tp_send;
+	progs[i++] = skel->progs.rfs_kp_tcp_recv;
+	progs[i++] = skel->progs.rfs_kp_tcp_send;
+	progs[i++] = skel->progs.rfs_kp_udp_recv;
+	progs[i++] = skel->progs.rfs_kp_udp_send;
+	progs[i++] = skel->progs.rfs_kp_udp6_recv;
+	progs[i++] = skel->progs.rfs_kp_udp6_send;
+	*n = i;
+	return progs;
+}
+
+static int rfs_attach_pin(struct rfs_dp *dp, struct bpf_program *prog,
+			  struct bpf_link *link, char *err)
+{
+	const char *name = bpf_program__name(prog);
+	char path[PATH_MAX];
+	long e = libbpf_get_error(link);
+
+	if (!link || e)
+		return rfs_errf(err, e ? e : EINVAL, "can't attach %s: %s",
+				name, strerror(e ? -e : EINVAL));
+	if (rfs_path(path, "%s/links/%s", dp->base, name) ||
+	    bpf_link__pin(link, path)) {
+		e = errno;
+		bpf_link__destroy(link);
+		return rfs_errf(err, e, "can't pin link '%s': %s", path,
+				strerror(e));
+	}
+	/* The pin keeps it attached after we drop the handle. */
+	bpf_link__disconnect(link);
+	bpf_link__destroy(link);
+	return 0;
+}
+
+static int rfs_dp_install_sock_table(struct rfs_dp *dp, __u32 entries,
+				     char *err)
+{
+	__u32 zero = 0;
+	int fd;
+
+	fd = rfs_create_table(dp->globals_fd, RFS_MAP_SOCK_FLOWS,
+			      "rfs_sock_entry_t", sizeof(rfs_sock_entry_t),
+			      entries);
+	if (fd < 0)
+		return rfs_errf(err, fd, "can't create sock flow table of %u entries: %s",
+				entries, strerror(-fd));
+	if (bpf_map_update_elem(dp->sock_outer_fd, &zero, &fd, BPF_ANY)) {
+		int e = errno;
+
+		close(fd);
+		return rfs_errf(err, e, "can't install sock flow table: %s",
+				strerror(e));
+	}
+	dp->sock_flows_fd = fd;
+	return rfs_pin_fd(dp, fd, "maps", RFS_MAP_SOCK_FLOWS, err);
+}
+
+static int rfs_dp_create(struct rfs_dp *dp, const struct rfs_dp_opts *o,
+			 char *err)
+{
+	struct rfs_core *skel;
+	struct bpf_program *const *progs;
+	size_t n_progs, i;
+	bool use_tp;
+	int cg_fd = -1, err_ = 0;
+	__u32 zero = 0;
+	__u32 entries = o->sock_flow_entries ? o->sock_flow_entries :
+					       RFS_SOCK_FLOW_DEFAULT;
+
+	if (!rfs_pow2_in(entries, RFS_SOCK_FLOW_MIN, RFS_SOCK_FLOW_MAX))
+		return rfs_errf(err, EINVAL,
+				"sock_flow_entries %u is not a power of two (%u..%u)",
+				entries, RFS_SOCK_FLOW_MIN, RFS_SOCK_FLOW_MAX);
+
+	switch (o->trace_mode) {
+	case RFS_TRACE_TP_BTF:
+		use_tp = true;
+		break;
+	case RFS_TRACE_KPROBE:
+		use_tp = false;
+		break;
+	default:
+		use_tp = rfs_kernel_has_tp_btf();
+		break;
+	}
+	dp->trace_mode = use_tp ? RFS_TRACE_TP_BTF : RFS_TRACE_KPROBE;
+
+	skel = rfs_core__open();
+	if (!skel)
+		return rfs_errf(err, errno, "can't open the core BPF object: %s",
+				strerror(errno));
+	progs = rfs_core_progs(skel, &n_progs);
+	for (i = 0; i < n_progs; i++) {
+		bool tp = i < 2;
+
+		bpf_program__set_autoload(progs[i], tp == use_tp);
+	}
+	err_ = rfs_core__load(skel);
+	if (err_) {
+		err_ = rfs_errf(err, err_, "can't load the core BPF programs: %s (run with -v for the verifier log)",
+				strerror(-err_));
+		goto out;
+	}
+
+	dp->globals_fd = dup(bpf_map__fd(skel->maps.rfs_globals));
+	dp->sock_outer_fd = dup(bpf_map__fd(skel->maps.rfs_sock_outer));
+	dp->cpu_queues_fd = dup(bpf_map__fd(skel->maps.rfs_cpu_queues));
+	dp->cpu_map_fd = dup(bpf_map__fd(skel->maps.rfs_cpu_map));
+	dp->gstats_fd = dup(bpf_map__fd(skel->maps.rfs_gstats));
+	dp->cpumap_prog_fd = dup(bpf_program__fd(skel->progs.rfs_cpumap));
+
+	dp->globals.sock_flow_mask = entries - 1;
+	dp->globals.cpu_mask = rfs_cpu_mask_for(dp->nr_cpus);
+	dp->globals.nr_cpus = dp->nr_cpus;
+	dp->globals.cpumap_id = rfs_map_id(dp->cpu_map_fd);
+	if (getrandom(&dp->globals.hash_seed, sizeof(dp->globals.hash_seed), 0) < 0)
+		dp->globals.hash_seed = (__u32)getpid() * 2654435761u;
+	if (bpf_map_update_elem(dp->globals_fd, &zero, &dp->globals, BPF_ANY)) {
+		err_ = rfs_errf(err, errno, "can't write %s: %s",
+				RFS_MAP_GLOBALS, strerror(errno));
+		goto out;
+	}
+
+	err_ = rfs_pin_fd(dp, dp->globals_fd, "maps", RFS_MAP_GLOBALS, err) ?:
+	       rfs_pin_fd(dp, dp->sock_outer_fd, "maps", RFS_MAP_SOCK_OUTER, err) ?:
+	       rfs_pin_fd(dp, dp->cpu_queues_fd, "maps", RFS_MAP_CPU_QUEUES, err) ?:
+	       rfs_pin_fd(dp, dp->cpu_map_fd, "maps", RFS_MAP_CPUMAP, err) ?:
+	       rfs_pin_fd(dp, dp->gstats_fd, "maps", RFS_MAP_GSTATS, err) ?:
+	       rfs_pin_fd(dp, dp->cpumap_prog_fd, "progs", "rfs_cpumap", err) ?:
+	       rfs_dp_install_sock_table(dp, entries, err) ?:
+	       rfs_dp_sync_cpumap(dp, err);
+	if (err_)
+		goto out;
+
+	cg_fd = open(dp->cgroup, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (cg_fd < 0) {
+		err_ = rfs_errf(err, errno, "can't open cgroup '%s': %s",
+				dp->cgroup, strerror(errno));
+		goto out;
+	}
+	err_ = rfs_attach_pin(dp, skel->progs.rfs_sockops,
+			      bpf_program__attach_cgroup(skel->progs.rfs_sockops,
+							 cg_fd), err) ?:
+	       rfs_attach_pin(dp, skel->progs.rfs_enqueue,
+			      bpf_program__attach(skel->progs.rfs_enqueue), err);
+	for (i = 0; !err_ && i < n_progs; i++) {
+		struct bpf_link *l;
+
+		if (!bpf_program__autoload(progs[i]))
+			continue;
+		l = bpf_program__attach(progs[i]);
+		/* udpv6_* is absent when IPv6 is built as a module not
+		 * loaded: steer what we can and say so. */
+		if (!use_tp && libbpf_get_error(l) &&
+		    strstr(bpf_program__name(progs[i]), "udp6")) {
+			pr_warn("can't attach %s: %s; IPv6 UDP flows won't be recorded\n",
+				bpf_program__name(progs[i]),
+				strerror(-(int)libbpf_get_error(l)));
+			continue;
+		}
+		err_ = rfs_attach_pin(dp, progs[i], l, err);
+	}
+out:
+	if (cg_fd >= 0)
+		close(cg_fd);
+	rfs_core__destroy(skel);
+	return err_;
+}
+
+static int rfs_dp_adopt(struct rfs_dp *dp, char *err)
+{
+	char path[PATH_MAX];
+	struct dirent *de;
+	__u32 zero = 0;
+	DIR *d;
+	int fd;
+
+	dp->globals_fd = rfs_get_pinned(dp, "maps", RFS_MAP_GLOBALS);
+	dp->sock_outer_fd = rfs_get_pinned(dp, "maps", RFS_MAP_SOCK_OUTER);
+	dp->sock_flows_fd = rfs_get_pinned(dp, "maps", RFS_MAP_SOCK_FLOWS);
+	dp->cpu_queues_fd = rfs_get_pinned(dp, "maps", RFS_MAP_CPU_QUEUES);
+	dp->cpu_map_fd = rfs_get_pinned(dp, "maps", RFS_MAP_CPUMAP);
+	dp->gstats_fd = rfs_get_pinned(dp, "maps", RFS_MAP_GSTATS);
+	dp->cpumap_prog_fd = rfs_get_pinned(dp, "progs", "rfs_cpumap");
+	if (dp->globals_fd < 0 || dp->sock_outer_fd < 0 ||
+	    dp->sock_flows_fd < 0 || dp->cpu_queues_fd < 0 ||
+	    dp->cpu_map_fd < 0 || dp->gstats_fd < 0 || dp->cpumap_prog_fd < 0)
+		return rfs_errf(err, ENOENT,
+				"pinned datapath under '%s' is incomplete; remove it or run rfsd with another --pin-dir",
+				dp->base);
+	if (bpf_map_lookup_elem(dp->globals_fd, &zero, &dp->globals))
+		return rfs_errf(err, errno, "can't read %s: %s",
+				RFS_MAP_GLOBALS, strerror(errno));
+	if (dp->globals.nr_cpus != (__u32)dp->nr_cpus)
+		return rfs_errf(err, EINVAL,
+				"pinned datapath was made for %u CPUs, this system has %d",
+				dp->globals.nr_cpus, dp->nr_cpus);
+
+	fd = rfs_get_pinned(dp, "links", "rfs_tp_recv");
+	dp->trace_mode = fd >= 0 ? RFS_TRACE_TP_BTF : RFS_TRACE_KPROBE;
+	if (fd >= 0)
+		close(fd);
+	if (rfs_dp_sync_cpumap(dp, err))
+		return -EIO;
+
+	if (rfs_path(path, "%s/if", dp->base))
+		return -ENAMETOOLONG;
+	d = opendir(path);
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		char why[RFS_ERR_LEN];
+
+		if (de->d_name[0] == '.')
+			continue;
+		if (rfs_if_adopt(dp, de->d_name, why))
+			pr_warn("%s\n", why);
+	}
+	closedir(d);
+	return 0;
+}
+
+static void rfs_dp_fill_ids(struct rfs_dp *dp)
+{
+	static const struct {
+		const char *link;
+		size_t off;
+	} links[] = {
+		{ "rfs_enqueue", offsetof(struct rfs_dp_prog_ids, enqueue) },
+		{ "rfs_sockops", offsetof(struct rfs_dp_prog_ids, sockops) },
+		{ "rfs_tp_recv", offsetof(struct rfs_dp_prog_ids, recv) },
+		{ "rfs_tp_send", offsetof(struct rfs_dp_prog_ids, send) },
+		{ "rfs_kp_tcp_recv", offsetof(struct rfs_dp_prog_ids, recv) },
+		{ "rfs_kp_tcp_send", offsetof(struct rfs_dp_prog_ids, send) },
+	};
+	size_t i;
+
+	dp->ids.cpumap = rfs_fd_id(dp->cpumap_prog_fd);
+	for (i = 0; i < sizeof(links) / sizeof(links[0]); i++) {
+		int fd = rfs_get_pinned(dp, "links", links[i].link);
+
+		if (fd < 0)
+			continue;
+		*(__u32 *)((char *)&dp->ids + links[i].off) =
+			rfs_prog_id_of_link(fd);
+		close(fd);
+	}
+}
+
+int rfs_dp_open(struct rfs_dp **out, const struct rfs_dp_opts *o,
+		bool *adopted, char *err)
+{
+	struct rfs_dp *dp;
+	char path[PATH_MAX];
+	int e, n;
+
+	*out = NULL;
+	if (adopted)
+		*adopted = false;
+	dp = calloc(1, sizeof(*dp));
+	if (!dp)
+		return rfs_errf(err, ENOMEM, "out of memory");
+	dp->lock_fd = dp->globals_fd = dp->sock_outer_fd = dp->sock_flows_fd = -1;
+	dp->cpu_queues_fd = dp->cpu_map_fd = dp->gstats_fd = -1;
+	dp->cpumap_prog_fd = -1;
+	snprintf(dp->pin_dir, sizeof(dp->pin_dir), "%s",
+		 o->pin_dir ? o->pin_dir : RFS_PIN_DIR_DEFAULT);
+	snprintf(dp->cgroup, sizeof(dp->cgroup), "%s",
+		 o->cgroup ? o->cgroup : "/sys/fs/cgroup");
+	dp->qsize = o->cpumap_qsize ? o->cpumap_qsize : RFS_CPUMAP_QSIZE;
+	if (rfs_path(dp->base, "%s/%s", dp->pin_dir, RFS_PIN_LAYOUT)) {
+		e = rfs_errf(err, ENAMETOOLONG, "pin dir too long");
+		goto fail;
+	}
+	n = libbpf_num_possible_cpus();
+	if (n <= 0) {
+		e = rfs_errf(err, n ? n : EINVAL, "can't count possible CPUs");
+		goto fail;
+	}
+	dp->nr_cpus = n > RFS_MAX_CPUS ? RFS_MAX_CPUS : n;
+	if (n > RFS_MAX_CPUS)
+		pr_warn("%d possible CPUs: steering only to the first %d\n", n,
+			RFS_MAX_CPUS);
+	e = rfs_cpuset_online(&dp->online);
+	if (e) {
+		e = rfs_errf(err, e, "can't read online CPUs: %s", strerror(-e));
+		goto fail;
+	}
+
+	e = rfs_pin_ensure_bpffs(dp->pin_dir, err, RFS_ERR_LEN);
+	if (e)
+		goto fail;
+	e = rfs_pin_mkdirs(dp->pin_dir);
+	if (e) {
+		e = rfs_errf(err, e, "can't create pin dir '%s': %s",
+			     dp->pin_dir, strerror(-e));
+		goto fail;
+	}
+	dp->lock_fd = rfs_pin_lock(dp->pin_dir);
+	if (dp->lock_fd < 0) {
+		e = rfs_errf(err, dp->lock_fd,
+			     dp->lock_fd == -EBUSY ?
+			     "pin dir '%s' is in use by another rfsd" :
+			     "can't lock pin dir '%s': %s",
+			     dp->pin_dir, strerror(-dp->lock_fd));
+		dp->lock_fd = -1;
+		goto fail;
+	}
+
+	if (rfs_path(path, "%s/maps/%s", dp->base, RFS_MAP_GLOBALS))
+		goto fail;
+	if (rfs_pin_exists(path)) {
+		e = rfs_dp_adopt(dp, err);
+		if (e)
+			goto fail;
+		if (adopted)
+			*adopted = true;
+	} else {
+		static const char *const dirs[] = { "maps", "links", "progs", "if" };
+		size_t i;
+
+		for (i = 0; i < 4; i++) {
+			if (rfs_path(path, "%s/%s", dp->base, dirs[i]) ||
+			    rfs_pin_mkdirs(path)) {
+				e = rfs_errf(err, errno, "can't create '%s': %s",
+					     path, strerror(errno));
+				goto fail;
+			}
+		}
+		e = rfs_dp_create(dp, o, err);
+		if (e) {
+			rfs_dp_close(dp, true);
+			return e;
+		}
+	}
+	rfs_dp_fill_ids(dp);
+	*out = dp;
+	return 0;
+fail:
+	rfs_dp_close(dp, false);
+	return e ? e : -EINVAL;
+}
+
+static void rfs_close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+/* Detach every link we pinned: bpf_link_detach works whoever holds it. */
+static void rfs_dp_detach_links(struct rfs_dp *dp)
+{
+	char path[PATH_MAX];
+	struct dirent *de;
+	DIR *d;
+
+	if (rfs_path(path, "%s/links", dp->base))
+		return;
+	d = opendir(path);
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		int fd;
+
+		if (de->d_name[0] == '.')
+			continue;
+		fd = rfs_get_pinned(dp, "links", de->d_name);
+		if (fd >= 0) {
+			bpf_link_detach(fd);
+			close(fd);
+		}
+	}
+	closedir(d);
+}
+
+void rfs_dp_close(struct rfs_dp *dp, bool teardown)
+{
+	char why[RFS_ERR_LEN];
+	__u32 cpu;
+
+	if (!dp)
+		return;
+	if (teardown) {
+		while (dp->n_ifs) {
+			struct rfs_if *ifc = dp->ifs[dp->n_ifs - 1];
+
+			if (rfs_if_detach(dp, ifc, why)) {
+				pr_warn("%s\n", why);
+				rfs_dp_if_remove(dp, ifc);
+			}
+		}
+		rfs_dp_detach_links(dp);
+		/* Empty the cpumap: that stops its kthreads now. */
+		for (cpu = 0; dp->cpu_map_fd >= 0 && cpu < (__u32)dp->nr_cpus; cpu++)
+			bpf_map_delete_elem(dp->cpu_map_fd, &cpu);
+		rfs_pin_remove_tree(dp->pin_dir);
+	} else {
+		while (dp->n_ifs)
+			rfs_dp_if_remove(dp, dp->ifs[dp->n_ifs - 1]);
+	}
+	free(dp->ifs);
+	rfs_close_fd(&dp->globals_fd);
+	rfs_close_fd(&dp->sock_outer_fd);
+	rfs_close_fd(&dp->sock_flows_fd);
+	rfs_close_fd(&dp->cpu_queues_fd);
+	rfs_close_fd(&dp->cpu_map_fd);
+	rfs_close_fd(&dp->gstats_fd);
+	rfs_close_fd(&dp->cpumap_prog_fd);
+	rfs_close_fd(&dp->lock_fd);
+	free(dp);
+}
+
+__u32 rfs_dp_sock_flow_entries(const struct rfs_dp *dp)
+{
+	return dp->globals.sock_flow_mask + 1;
+}
+
+int rfs_dp_nr_cpus(const struct rfs_dp *dp)
+{
+	return dp->nr_cpus;
+}
+
+const char *rfs_dp_pin_dir(const struct rfs_dp *dp)
+{
+	return dp->pin_dir;
+}
+
+const char *rfs_dp_cgroup(const struct rfs_dp *dp)
+{
+	return dp->cgroup;
+}
+
+enum rfs_trace_mode rfs_dp_trace_mode(const struct rfs_dp *dp)
+{
+	return dp->trace_mode;
+}
+
+void rfs_dp_prog_ids(const struct rfs_dp *dp, struct rfs_dp_prog_ids *ids)
+{
+	*ids = dp->ids;
+}
+
+/*
+ * Resize the sock flow table.  Entries carry their hash's high bits, so
+ * they move: growing, slot j of the new table takes old slot j & old_mask
+ * (the same entries, just found under more index bits); shrinking, new
+ * slot j takes the first non-empty of the old slots that fold onto it.
+ * Order of the two writes: a mask must never index past the table in
+ * the slot, so grow swaps the table first, shrink narrows the mask first.
+ */
+int rfs_dp_set_sock_flow_entries(struct rfs_dp *dp, __u32 n, char *err)
+{
+	__u32 old_n = rfs_dp_sock_flow_entries(dp), zero = 0, j, k;
+	rfs_sock_entry_t *old_t = NULL, *new_t = NULL;
+	int old_fd = dp->sock_flows_fd, new_fd = -1, e;
+	struct rfs_globals g = dp->globals;
+
+	if (!rfs_pow2_in(n, RFS_SOCK_FLOW_MIN, RFS_SOCK_FLOW_MAX))
+		return rfs_errf(err, EINVAL,
+				"set sock-flow-entries: %u is not a power of two (%u..%u)",
+				n, RFS_SOCK_FLOW_MIN, RFS_SOCK_FLOW_MAX);
+	if (n == old_n)
+		return 0;
+	old_t = calloc(old_n, sizeof(*old_t));
+	new_t = calloc(n, sizeof(*new_t));
+	if (!old_t || !new_t) {
+		e = rfs_errf(err, ENOMEM, "set sock-flow-entries: out of memory");
+		goto out;
+	}
+	e = rfs_read_array(old_fd, sizeof(*old_t), old_n, old_t);
+	if (e) {
+		e = rfs_errf(err, e, "set sock-flow-entries: can't read the table: %s",
+			     strerror(-e));
+		goto out;
+	}
+	for (j = 0; j < n; j++) {
+		if (n > old_n) {
+			new_t[j] = old_t[j & (old_n - 1)];
+			continue;
+		}
+		for (k = j; k < old_n && !new_t[j]; k += n)
+			new_t[j] = old_t[k];
+	}
+	new_fd = rfs_create_table(dp->globals_fd, RFS_MAP_SOCK_FLOWS,
+				  "rfs_sock_entry_t", sizeof(rfs_sock_entry_t), n);
+	if (new_fd < 0) {
+		e = rfs_errf(err, new_fd, "set sock-flow-entries: can't create a table of %u: %s",
+			     n, strerror(-new_fd));
+		goto out;
+	}
+	e = rfs_write_array(new_fd, sizeof(*new_t), n, new_t);
+	if (e) {
+		e = rfs_errf(err, e, "set sock-flow-entries: can't fill the table: %s",
+			     strerror(-e));
+		goto out;
+	}
+	g.sock_flow_mask = n - 1;
+	if (n < old_n &&
+	    bpf_map_update_elem(dp->globals_fd, &zero, &g, BPF_ANY))
+		goto fail_errno;
+	if (bpf_map_update_elem(dp->sock_outer_fd, &zero, &new_fd, BPF_ANY))
+		goto fail_errno;
+	if (n > old_n &&
+	    bpf_map_update_elem(dp->globals_fd, &zero, &g, BPF_ANY))
+		goto fail_errno;
+	dp->globals = g;
+	dp->sock_flows_fd = new_fd;
+	new_fd = old_fd;	/* closed below */
+	e = rfs_pin_fd(dp, dp->sock_flows_fd, "maps", RFS_MAP_SOCK_FLOWS, err);
+	pr_info("sock flow table: %u -> %u entries\n", old_n, n);
+	goto out;
+fail_errno:
+	e = rfs_errf(err, errno, "set sock-flow-entries: can't swap tables: %s",
+		     strerror(errno));
+out:
+	if (new_fd >= 0)
+		close(new_fd);
+	free(old_t);
+	free(new_t);
+	return e;
+}
+
+int rfs_dp_read_gstats(const struct rfs_dp *dp, struct rfs_global_stats *out)
+{
+	size_t stride = rfs_percpu_stride(sizeof(*out));
+	int ncpu = libbpf_num_possible_cpus(), i;
+	__u32 zero = 0;
+	char *buf;
+
+	buf = calloc(ncpu, stride);
+	if (!buf)
+		return -ENOMEM;
+	if (bpf_map_lookup_elem(dp->gstats_fd, &zero, buf)) {
+		free(buf);
+		return -errno;
+	}
+	for (i = 0; i < dp->nr_cpus; i++)
+		memcpy(&out[i], buf + i * stride, sizeof(*out));
+	free(buf);
+	return 0;
+}
+
+int rfs_dp_read_queues(const struct rfs_dp *dp, struct rfs_cpu_queue *out)
+{
+	return rfs_read_array(dp->cpu_queues_fd, sizeof(*out), dp->nr_cpus, out);
+}
+
+__u32 rfs_dp_desired_cpu(const struct rfs_dp *dp, __u32 hash)
+{
+	__u32 idx = hash & dp->globals.sock_flow_mask;
+	rfs_sock_entry_t e;
+
+	if (bpf_map_lookup_elem(dp->sock_flows_fd, &idx, &e))
+		return RFS_NO_CPU;
+	return rfs_sock_entry_cpu(e, hash, dp->globals.cpu_mask);
+}
+
+int rfs_dp_refresh_cpus(struct rfs_dp *dp, char *err)
+{
+	struct rfs_cpuset online;
+	size_t i;
+	int e;
+
+	e = rfs_cpuset_online(&online);
+	if (e)
+		return rfs_errf(err, e, "can't read online CPUs: %s", strerror(-e));
+	if (!rfs_cpuset_equal(&online, &dp->online)) {
+		char was[256], now[256];
+
+		rfs_cpulist_format(&dp->online, was, sizeof(was));
+		rfs_cpulist_format(&online, now, sizeof(now));
+		pr_info("online CPUs changed: %s -> %s\n", was, now);
+	}
+	dp->online = online;
+	/* Interfaces first: no flow may be sent to a queue about to go. */
+	for (i = 0; i < dp->n_ifs; i++)
+		rfs_if_refresh(dp, dp->ifs[i]);
+	return rfs_dp_sync_cpumap(dp, err);
+}
+
+size_t rfs_dp_if_count(const struct rfs_dp *dp)
+{
+	return dp->n_ifs;
+}
+
+struct rfs_if *rfs_dp_if_at(struct rfs_dp *dp, size_t i)
+{
+	return i < dp->n_ifs ? dp->ifs[i] : NULL;
+}
+
+struct rfs_if *rfs_dp_if_find(struct rfs_dp *dp, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < dp->n_ifs; i++)
+		if (!strcmp(dp->ifs[i]->name, name))
+			return dp->ifs[i];
+	return NULL;
+}
+
+struct rfs_if *rfs_dp_if_find_index(struct rfs_dp *dp, int ifindex)
+{
+	size_t i;
+
+	for (i = 0; i < dp->n_ifs; i++)
+		if (!dp->ifs[i]->no_attach && dp->ifs[i]->ifindex == ifindex)
+			return dp->ifs[i];
+	return NULL;
+}
+
+void rfs_dp_if_remove(struct rfs_dp *dp, struct rfs_if *ifc)
+{
+	size_t i;
+
+	for (i = 0; i < dp->n_ifs; i++) {
+		if (dp->ifs[i] != ifc)
+			continue;
+		memmove(&dp->ifs[i], &dp->ifs[i + 1],
+			(dp->n_ifs - i - 1) * sizeof(dp->ifs[0]));
+		dp->n_ifs--;
+		break;
+	}
+	rfs_if_free(ifc);
+}

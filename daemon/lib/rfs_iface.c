@@ -1,0 +1,869 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * One interface: its own instance of the XDP program (so its settings are
+ * one array slot away, no per-frame lookup by ifindex), its dev flow
+ * table, counters and config, attached with libxdp and pinned under
+ * v1/if/<name>/.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <xdp/libxdp.h>
+
+#include "log.h"
+#include "rfs_decide.h"
+#include "rfs_dp_int.h"
+#include "rfs_pin.h"
+#include "rfs_xdp.skel.h"
+
+static const char *const if_pins[] = {
+	"prog", RFS_MAP_IF_CFG, RFS_MAP_DEV_OUTER, RFS_MAP_DEV_FLOWS,
+	RFS_MAP_IF_STATS, RFS_MAP_FLOW_HITS,
+};
+#define N_IF_PINS (sizeof(if_pins) / sizeof(if_pins[0]))
+
+static int *if_pin_fd(struct rfs_if *ifc, size_t i)
+{
+	int *fds[N_IF_PINS] = {
+		&ifc->prog_fd, &ifc->cfg_fd, &ifc->dev_outer_fd,
+		&ifc->dev_flows_fd, &ifc->stats_fd, &ifc->hits_fd,
+	};
+
+	return fds[i];
+}
+
+static struct rfs_if *rfs_if_new(const char *name)
+{
+	struct rfs_if *ifc = calloc(1, sizeof(*ifc));
+	size_t i;
+
+	if (!ifc)
+		return NULL;
+	snprintf(ifc->name, sizeof(ifc->name), "%s", name);
+	for (i = 0; i < N_IF_PINS; i++)
+		*if_pin_fd(ifc, i) = -1;
+	return ifc;
+}
+
+void rfs_if_free(struct rfs_if *ifc)
+{
+	size_t i;
+
+	if (!ifc)
+		return;
+	for (i = 0; i < N_IF_PINS; i++)
+		if (*if_pin_fd(ifc, i) >= 0)
+			close(*if_pin_fd(ifc, i));
+	free(ifc);
+}
+
+static int rfs_dp_if_add(struct rfs_dp *dp, struct rfs_if *ifc)
+{
+	struct rfs_if **v = realloc(dp->ifs, (dp->n_ifs + 1) * sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	dp->ifs = v;
+	dp->ifs[dp->n_ifs++] = ifc;
+	return 0;
+}
+
+static int if_dir(const struct rfs_dp *dp, const char *name, char *path)
+{
+	return rfs_path(path, "%s/if/%s", dp->base, name);
+}
+
+static void if_unpin(const struct rfs_dp *dp, const char *name)
+{
+	char path[PATH_MAX];
+
+	if (!if_dir(dp, name, path))
+		rfs_pin_remove_tree_dir(path);
+}
+
+const char *rfs_if_mode_name(enum rfs_xdp_mode mode)
+{
+	switch (mode) {
+	case RFS_XDP_NATIVE:
+		return "native";
+	case RFS_XDP_GENERIC:
+		return "generic";
+	default:
+		return "auto";
+	}
+}
+
+static enum xdp_attach_mode to_libxdp(enum rfs_xdp_mode m)
+{
+	return m == RFS_XDP_NATIVE ? XDP_MODE_NATIVE :
+	       m == RFS_XDP_GENERIC ? XDP_MODE_SKB : XDP_MODE_UNSPEC;
+}
+
+/* Is prog_id what runs on ifindex, alone or under a libxdp dispatcher?
+ * Sets *other to the id of a foreign legacy program found there. */
+static bool rfs_prog_attached(int ifindex, __u32 prog_id, __u32 *other,
+			      char *other_name, size_t len,
+			      enum rfs_xdp_mode *mode)
+{
+	struct xdp_multiprog *mp = xdp_multiprog__get_from_ifindex(ifindex);
+	struct xdp_program *p;
+	bool found = false;
+
+	if (other)
+		*other = 0;
+	if (!mp || libxdp_get_error(mp))
+		return false;
+	if (mode)
+		*mode = xdp_multiprog__attach_mode(mp) == XDP_MODE_SKB ?
+			RFS_XDP_GENERIC : RFS_XDP_NATIVE;
+	if (xdp_multiprog__is_legacy(mp)) {
+		p = xdp_multiprog__main_prog(mp);
+		if (p && xdp_program__id(p) == prog_id) {
+			found = true;
+		} else if (p && other) {
+			*other = xdp_program__id(p);
+			snprintf(other_name, len, "%s", xdp_program__name(p));
+		}
+	} else {
+		for (p = xdp_multiprog__next_prog(NULL, mp); p;
+		     p = xdp_multiprog__next_prog(p, mp))
+			if (xdp_program__id(p) == prog_id)
+				found = true;
+	}
+	xdp_multiprog__close(mp);
+	return found;
+}
+
+static __u32 rfs_prog_id(int fd)
+{
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info);
+
+	return bpf_obj_get_info_by_fd(fd, &info, &len) ? 0 : info.id;
+}
+
+static __u32 rfs_count_rx_queues(const char *name)
+{
+	char path[PATH_MAX];
+	struct dirent *de;
+	__u32 n = 0;
+	DIR *d;
+
+	if (rfs_path(path, "/sys/class/net/%s/queues", name))
+		return 1;
+	d = opendir(path);
+	if (!d)
+		return 1;
+	while ((de = readdir(d)))
+		if (!strncmp(de->d_name, "rx-", 3))
+			n++;
+	closedir(d);
+	if (!n)
+		n = 1;
+	return n > RFS_MAX_RX_QUEUES ? RFS_MAX_RX_QUEUES : n;
+}
+
+int rfs_if_push_config(struct rfs_if *ifc, __u32 sample_flows)
+{
+	struct rfs_if_config cfg = {
+		.flow_mask = ifc->flow_cnt - 1,
+		.rx_queues = ifc->rx_queues,
+		.sample_flows = sample_flows,
+		.xdp_mode = ifc->mode,
+	};
+	__u32 zero = 0, cpu;
+
+	memcpy(cfg.allowed, ifc->allowed.bits, sizeof(cfg.allowed));
+	memcpy(cfg.usable, ifc->usable.bits, sizeof(cfg.usable));
+	memcpy(cfg.configured, ifc->configured.bits, sizeof(cfg.configured));
+	for (cpu = 0; cpu < RFS_MAX_CPUS; cpu++)
+		if (rfs_cpuset_has(&ifc->allowed, cpu))
+			cfg.allowed_list[cfg.n_allowed++] = cpu;
+	if (bpf_map_update_elem(ifc->cfg_fd, &zero, &cfg, BPF_ANY))
+		return -errno;
+	return 0;
+}
+
+/* Every CPU in set must exist and be online. */
+static int rfs_check_cpus(struct rfs_dp *dp, const char *what,
+			  const struct rfs_cpuset *set, char *err)
+{
+	unsigned int cpu;
+
+	if (!rfs_cpuset_count(set))
+		return rfs_errf(err, EINVAL, "%s: no CPU given", what);
+	for (cpu = 0; cpu < RFS_MAX_CPUS; cpu++) {
+		if (!rfs_cpuset_has(set, cpu))
+			continue;
+		if (cpu >= (unsigned int)dp->nr_cpus)
+			return rfs_errf(err, EINVAL,
+					"%s: CPU %u does not exist (CPUs 0-%d)",
+					what, cpu, dp->nr_cpus - 1);
+		if (!rfs_cpuset_has(&dp->online, cpu))
+			return rfs_errf(err, EINVAL, "%s: CPU %u is not online",
+					what, cpu);
+	}
+	return 0;
+}
+
+static int rfs_check_flow_cnt(const char *what, __u32 n, char *err)
+{
+	if (n < RFS_FLOW_CNT_MIN || n > RFS_FLOW_CNT_MAX || (n & (n - 1)))
+		return rfs_errf(err, EINVAL,
+				"%s: flow_cnt %u is not a power of two (%u..%u)",
+				what, n, RFS_FLOW_CNT_MIN, RFS_FLOW_CNT_MAX);
+	return 0;
+}
+
+static int rfs_if_pin_all(struct rfs_dp *dp, struct rfs_if *ifc, char *err)
+{
+	char dir[PATH_MAX], path[PATH_MAX];
+	size_t i;
+
+	if (if_dir(dp, ifc->name, dir) || rfs_pin_mkdirs(dir))
+		return rfs_errf(err, errno, "attach %s: can't create pin dir: %s",
+				ifc->name, strerror(errno));
+	for (i = 0; i < N_IF_PINS; i++) {
+		if (rfs_path(path, "%s/%s", dir, if_pins[i]))
+			return rfs_errf(err, ENAMETOOLONG, "pin path too long");
+		rfs_pin_unlink(path);
+		if (bpf_obj_pin(*if_pin_fd(ifc, i), path))
+			return rfs_errf(err, errno, "attach %s: can't pin '%s': %s",
+					ifc->name, path, strerror(errno));
+	}
+	return 0;
+}
+
+/* Open this interface's XDP object with the shared maps reused. */
+static struct rfs_xdp *rfs_if_open_obj(struct rfs_dp *dp, struct rfs_if *ifc,
+				       char *err)
+{
+	struct rfs_xdp *skel = rfs_xdp__open();
+	int e;
+
+	if (!skel) {
+		rfs_errf(err, errno, "attach %s: can't open the XDP object: %s",
+			 ifc->name, strerror(errno));
+		return NULL;
+	}
+	e = bpf_map__reuse_fd(skel->maps.rfs_sock_outer, dp->sock_outer_fd) ?:
+	    bpf_map__reuse_fd(skel->maps.rfs_cpu_queues, dp->cpu_queues_fd) ?:
+	    bpf_map__reuse_fd(skel->maps.rfs_cpu_map, dp->cpu_map_fd) ?:
+	    bpf_map__reuse_fd(skel->maps.rfs_globals, dp->globals_fd) ?:
+	    bpf_map__reuse_fd(skel->maps.rfs_gstats, dp->gstats_fd) ?:
+	    bpf_map__set_max_entries(skel->maps.rfs_dev_flows,
+				     ifc->flow_cnt * ifc->rx_queues);
+	if (e) {
+		rfs_errf(err, e, "attach %s: can't share maps: %s", ifc->name,
+			 strerror(-e));
+		rfs_xdp__destroy(skel);
+		return NULL;
+	}
+	return skel;
+}
+
+static int rfs_if_take_fds(struct rfs_if *ifc, struct rfs_xdp *skel, int prog_fd)
+{
+	ifc->prog_fd = dup(prog_fd);
+	ifc->cfg_fd = dup(bpf_map__fd(skel->maps.rfs_if_cfg));
+	ifc->dev_outer_fd = dup(bpf_map__fd(skel->maps.rfs_dev_outer));
+	ifc->dev_flows_fd = dup(bpf_map__fd(skel->maps.rfs_dev_flows));
+	ifc->stats_fd = dup(bpf_map__fd(skel->maps.rfs_if_stats));
+	ifc->hits_fd = dup(bpf_map__fd(skel->maps.rfs_flow_hits));
+	ifc->prog_id = rfs_prog_id(ifc->prog_fd);
+	return ifc->prog_fd < 0 || ifc->cfg_fd < 0 || ifc->dev_outer_fd < 0 ||
+	       ifc->dev_flows_fd < 0 || ifc->stats_fd < 0 || ifc->hits_fd < 0 ?
+	       -EMFILE : 0;
+}
+
+static int rfs_if_xdp_attach(struct rfs_if *ifc, struct rfs_xdp *skel,
+			     enum rfs_xdp_mode want, char *err)
+{
+	struct xdp_program *xp;
+	enum rfs_xdp_mode got;
+	char buf[128];
+	int e;
+
+	xp = xdp_program__from_bpf_obj(skel->obj, "xdp");
+	e = libxdp_get_error(xp);
+	if (!xp || e)
+		return rfs_errf(err, e ? e : EINVAL,
+				"attach %s: can't prepare the XDP program: %s",
+				ifc->name, strerror(e ? -e : EINVAL));
+	if (want == RFS_XDP_AUTO) {
+		e = xdp_program__attach(xp, ifc->ifindex, XDP_MODE_NATIVE, 0);
+		if (e)
+			e = xdp_program__attach(xp, ifc->ifindex, XDP_MODE_SKB, 0);
+	} else {
+		e = xdp_program__attach(xp, ifc->ifindex, to_libxdp(want), 0);
+	}
+	if (e) {
+		libxdp_strerror(e, buf, sizeof(buf));
+		xdp_program__close(xp);
+		return rfs_errf(err, e, "attach %s: can't attach XDP in %s mode: %s%s",
+				ifc->name, rfs_if_mode_name(want), buf,
+				want == RFS_XDP_NATIVE ?
+				" (try --mode generic)" : "");
+	}
+	e = rfs_if_take_fds(ifc, skel, xdp_program__fd(xp));
+	xdp_program__close(xp);
+	if (e)
+		return rfs_errf(err, e, "attach %s: out of file descriptors",
+				ifc->name);
+	got = want == RFS_XDP_GENERIC ? RFS_XDP_GENERIC : RFS_XDP_NATIVE;
+	rfs_prog_attached(ifc->ifindex, ifc->prog_id, NULL, NULL, 0, &got);
+	ifc->mode = got;
+	return 0;
+}
+
+static int rfs_if_test_load(struct rfs_if *ifc, struct rfs_xdp *skel, char *err)
+{
+	int e = rfs_xdp__load(skel);
+
+	if (e)
+		return rfs_errf(err, e, "load %s: can't load the XDP program: %s",
+				ifc->name, strerror(-e));
+	e = rfs_if_take_fds(ifc, skel, bpf_program__fd(skel->progs.rfs_xdp));
+	return e ? rfs_errf(err, e, "load %s: out of file descriptors",
+			    ifc->name) : 0;
+}
+
+int rfs_if_attach(struct rfs_dp *dp, const char *name,
+		  const struct rfs_if_opts *o, struct rfs_if **out, char *err)
+{
+	char other_name[64] = "";
+	struct rfs_xdp *skel = NULL;
+	struct rfs_if *ifc = NULL;
+	__u32 other = 0;
+	int e;
+
+	if (out)
+		*out = NULL;
+	if (!name[0] || strlen(name) >= IF_NAMESIZE || strchr(name, '/'))
+		return rfs_errf(err, ENODEV, "attach %s: no such interface", name);
+	if (rfs_dp_if_find(dp, name))
+		return rfs_errf(err, EEXIST, "attach %s: already attached", name);
+	ifc = rfs_if_new(name);
+	if (!ifc)
+		return rfs_errf(err, ENOMEM, "attach %s: out of memory", name);
+	ifc->no_attach = o->no_attach;
+	ifc->flow_cnt = o->flow_cnt ? o->flow_cnt : RFS_FLOW_CNT_DEFAULT;
+	if (!o->no_attach) {
+		ifc->ifindex = if_nametoindex(name);
+		if (!ifc->ifindex) {
+			e = rfs_errf(err, ENODEV, "attach %s: no such interface", name);
+			goto fail;
+		}
+		if (!rfs_prog_attached(ifc->ifindex, 0, &other, other_name,
+				       sizeof(other_name), NULL) && other) {
+			e = rfs_errf(err, EBUSY,
+				     "attach %s: another XDP program is attached (id %u, %s); xdp-rfs never replaces it",
+				     name, other, other_name);
+			goto fail;
+		}
+		ifc->rx_queues = rfs_count_rx_queues(name);
+	} else {
+		ifc->rx_queues = o->rx_queues ? o->rx_queues : 1;
+	}
+	e = rfs_check_flow_cnt("attach", ifc->flow_cnt, err);
+	if (e)
+		goto fail;
+	if (rfs_cpuset_count(&o->cpus)) {
+		char what[64];
+
+		snprintf(what, sizeof(what), "attach %s", name);
+		e = rfs_check_cpus(dp, what, &o->cpus, err);
+		if (e)
+			goto fail;
+		ifc->configured = o->cpus;
+	} else {
+		ifc->configured = dp->online;
+	}
+	rfs_cpuset_and(&ifc->allowed, &ifc->configured, &dp->online);
+	ifc->usable = ifc->allowed;
+
+	skel = rfs_if_open_obj(dp, ifc, err);
+	if (!skel) {
+		e = -EINVAL;
+		goto fail;
+	}
+	e = o->no_attach ? rfs_if_test_load(ifc, skel, err) :
+			   rfs_if_xdp_attach(ifc, skel, o->mode, err);
+	rfs_xdp__destroy(skel);
+	if (e)
+		goto fail;
+	/* Until this write the program passes every frame (no CPU allowed). */
+	e = rfs_if_push_config(ifc, 0);
+	if (e) {
+		e = rfs_errf(err, e, "attach %s: can't write config: %s", name,
+			     strerror(-e));
+		goto fail_detach;
+	}
+	if (!o->no_attach) {
+		e = rfs_if_pin_all(dp, ifc, err);
+		if (e)
+			goto fail_detach;
+	}
+	e = rfs_dp_if_add(dp, ifc);
+	if (e) {
+		rfs_errf(err, e, "attach %s: out of memory", name);
+		goto fail_detach;
+	}
+	if (!o->no_attach)
+		pr_info("attached to %s (ifindex %d, %s mode, %u rx queues, flow_cnt %u)\n",
+			name, ifc->ifindex, rfs_if_mode_name(ifc->mode),
+			ifc->rx_queues, ifc->flow_cnt);
+	if (out)
+		*out = ifc;
+	return 0;
+fail_detach:
+	if (!o->no_attach) {
+		struct xdp_program *xp = xdp_program__from_fd(ifc->prog_fd);
+
+		if (!libxdp_get_error(xp)) {
+			xdp_program__detach(xp, ifc->ifindex, to_libxdp(ifc->mode), 0);
+			xdp_program__close(xp);
+		}
+		if_unpin(dp, name);
+	}
+fail:
+	rfs_if_free(ifc);
+	return e;
+}
+
+int rfs_if_adopt(struct rfs_dp *dp, const char *name, char *err)
+{
+	char dir[PATH_MAX], path[PATH_MAX];
+	struct rfs_if_config cfg;
+	struct rfs_if *ifc;
+	__u32 zero = 0;
+	size_t i;
+	int e;
+
+	ifc = rfs_if_new(name);
+	if (!ifc)
+		return rfs_errf(err, ENOMEM, "adopt %s: out of memory", name);
+	e = if_dir(dp, name, dir);
+	for (i = 0; !e && i < N_IF_PINS; i++) {
+		if (rfs_path(path, "%s/%s", dir, if_pins[i]))
+			e = -ENAMETOOLONG;
+		else if ((*if_pin_fd(ifc, i) = bpf_obj_get(path)) < 0)
+			e = -errno;
+	}
+	if (e) {
+		rfs_errf(err, e, "adopt %s: pins incomplete (%s); dropped them",
+			 name, strerror(-e));
+		goto drop;
+	}
+	if (bpf_map_lookup_elem(ifc->cfg_fd, &zero, &cfg)) {
+		e = rfs_errf(err, errno, "adopt %s: can't read config: %s",
+			     name, strerror(errno));
+		goto drop;
+	}
+	ifc->prog_id = rfs_prog_id(ifc->prog_fd);
+	ifc->ifindex = if_nametoindex(name);
+	if (!ifc->ifindex) {
+		e = rfs_errf(err, ENODEV,
+			     "adopt %s: interface disappeared while rfsd was down; dropped it",
+			     name);
+		goto drop;
+	}
+	if (!rfs_prog_attached(ifc->ifindex, ifc->prog_id, NULL, NULL, 0,
+			       &ifc->mode)) {
+		e = rfs_errf(err, ENOENT,
+			     "adopt %s: our XDP program is no longer attached; dropped it",
+			     name);
+		goto drop;
+	}
+	ifc->flow_cnt = cfg.flow_mask + 1;
+	ifc->rx_queues = cfg.rx_queues ? cfg.rx_queues : 1;
+	memcpy(ifc->configured.bits, cfg.configured, sizeof(cfg.configured));
+	memcpy(ifc->allowed.bits, cfg.allowed, sizeof(cfg.allowed));
+	memcpy(ifc->usable.bits, cfg.usable, sizeof(cfg.usable));
+	e = rfs_dp_if_add(dp, ifc);
+	if (e)
+		goto drop;
+	pr_info("adopted %s (ifindex %d, %s mode, flow_cnt %u)\n", name,
+		ifc->ifindex, rfs_if_mode_name(ifc->mode), ifc->flow_cnt);
+	return 0;
+drop:
+	if_unpin(dp, name);
+	rfs_if_free(ifc);
+	return e;
+}
+
+int rfs_if_detach(struct rfs_dp *dp, struct rfs_if *ifc, char *err)
+{
+	struct xdp_program *xp;
+	int e = 0;
+
+	if (!ifc->no_attach &&
+	    rfs_prog_attached(ifc->ifindex, ifc->prog_id, NULL, NULL, 0, NULL)) {
+		xp = xdp_program__from_fd(ifc->prog_fd);
+		e = libxdp_get_error(xp);
+		if (!e) {
+			e = xdp_program__detach(xp, ifc->ifindex,
+						to_libxdp(ifc->mode), 0);
+			xdp_program__close(xp);
+		}
+		if (e)
+			return rfs_errf(err, e, "detach %s: can't detach XDP: %s",
+					ifc->name, strerror(-e));
+	}
+	if (!ifc->no_attach) {
+		if_unpin(dp, ifc->name);
+		pr_info("detached from %s\n", ifc->name);
+	}
+	rfs_dp_if_remove(dp, ifc);
+	return 0;
+}
+
+void rfs_if_forget(struct rfs_dp *dp, struct rfs_if *ifc)
+{
+	if_unpin(dp, ifc->name);
+	rfs_dp_if_remove(dp, ifc);
+}
+
+const char *rfs_if_name(const struct rfs_if *ifc)
+{
+	return ifc->name;
+}
+
+int rfs_if_ifindex(const struct rfs_if *ifc)
+{
+	return ifc->ifindex;
+}
+
+enum rfs_xdp_mode rfs_if_mode(const struct rfs_if *ifc)
+{
+	return ifc->mode;
+}
+
+__u32 rfs_if_rx_queues(const struct rfs_if *ifc)
+{
+	return ifc->rx_queues;
+}
+
+__u32 rfs_if_flow_cnt(const struct rfs_if *ifc)
+{
+	return ifc->flow_cnt;
+}
+
+void rfs_if_cpus(const struct rfs_if *ifc, struct rfs_cpuset *configured,
+		 struct rfs_cpuset *allowed)
+{
+	if (configured)
+		*configured = ifc->configured;
+	if (allowed)
+		*allowed = ifc->allowed;
+}
+
+__u32 rfs_if_prog_id(const struct rfs_if *ifc)
+{
+	return ifc->prog_id;
+}
+
+int rfs_if_prog_fd(const struct rfs_if *ifc)
+{
+	return ifc->prog_fd;
+}
+
+void rfs_if_refresh(struct rfs_dp *dp, struct rfs_if *ifc)
+{
+	struct rfs_cpu_queue q;
+	struct rfs_cpuset usable = ifc->usable, allowed;
+	unsigned int cpu;
+
+	rfs_cpuset_and(&allowed, &ifc->configured, &dp->online);
+	for (cpu = 0; cpu < (unsigned int)dp->nr_cpus; cpu++) {
+		bool leaving = rfs_cpuset_has(&usable, cpu) &&
+			       !rfs_cpuset_has(&allowed, cpu);
+
+		if (rfs_cpuset_has(&allowed, cpu)) {
+			rfs_cpuset_add(&usable, cpu);
+			ifc->leave_age[cpu] = 0;
+			continue;
+		}
+		if (!leaving)
+			continue;
+		/* Offline: its queue is gone, its flows must move now. */
+		if (!rfs_cpuset_has(&dp->online, cpu) ||
+		    bpf_map_lookup_elem(dp->cpu_queues_fd, &cpu, &q) ||
+		    rfs_queue_passed(q.head + q.drops, q.tail) ||
+		    ++ifc->leave_age[cpu] >= RFS_LEAVE_REFRESHES) {
+			usable.bits[cpu / 64] &= ~(1ULL << (cpu % 64));
+			ifc->leave_age[cpu] = 0;
+		}
+	}
+	if (rfs_cpuset_equal(&usable, &ifc->usable) &&
+	    rfs_cpuset_equal(&allowed, &ifc->allowed))
+		return;
+	ifc->usable = usable;
+	ifc->allowed = allowed;
+	if (rfs_if_push_config(ifc, 0))
+		pr_warn("can't update config of %s: %s\n", ifc->name,
+			strerror(errno));
+}
+
+int rfs_if_set_cpus(struct rfs_dp *dp, struct rfs_if *ifc,
+		    const struct rfs_cpuset *cpus, char *err)
+{
+	struct rfs_cpuset old_allowed = ifc->allowed, old_usable = ifc->usable;
+	char what[64];
+	unsigned int cpu;
+	int e;
+
+	snprintf(what, sizeof(what), "set cpus %s", ifc->name);
+	e = rfs_check_cpus(dp, what, cpus, err);
+	if (e)
+		return e;
+	ifc->configured = *cpus;
+	rfs_cpuset_and(&ifc->allowed, cpus, &dp->online);
+	/* Removed CPUs stay usable (not allowed) until their queue drains:
+	 * rfs_if_refresh() finishes the removal. */
+	for (cpu = 0; cpu < RFS_MAX_CPUS; cpu++)
+		if (rfs_cpuset_has(&ifc->allowed, cpu))
+			rfs_cpuset_add(&ifc->usable, cpu);
+	e = rfs_if_push_config(ifc, 0);
+	if (e) {
+		ifc->allowed = old_allowed;
+		ifc->usable = old_usable;
+		return rfs_errf(err, e, "%s: can't write config: %s", what,
+				strerror(-e));
+	}
+	rfs_if_refresh(dp, ifc);
+	return 0;
+}
+
+/* The merged state for new slot j of queue q when shrinking: a flow whose
+ * frames are still queued wins (it is the one that can be reordered). */
+static struct rfs_dev_flow merge_slot(const struct rfs_dev_flow *old,
+				      __u32 old_cnt, __u32 new_cnt, __u32 nq,
+				      __u32 j, __u32 q,
+				      const struct rfs_cpu_queue *queues,
+				      int nr_cpus)
+{
+	struct rfs_dev_flow pick = {};
+	__u32 k;
+
+	for (k = j; k < old_cnt; k += new_cnt) {
+		const struct rfs_dev_flow *f = &old[(size_t)k * nq + q];
+
+		if (!(f->flags & RFS_DEV_FLOW_VALID))
+			continue;
+		if (!(pick.flags & RFS_DEV_FLOW_VALID))
+			pick = *f;
+		if (f->cpu < nr_cpus &&
+		    !rfs_queue_passed(queues[f->cpu].head + queues[f->cpu].drops,
+				      f->last_tail))
+			return *f;
+	}
+	return pick;
+}
+
+int rfs_if_set_flow_cnt(struct rfs_dp *dp, struct rfs_if *ifc, __u32 n,
+			char *err)
+{
+	__u32 old_n = ifc->flow_cnt, nq = ifc->rx_queues, zero = 0, j, q;
+	struct rfs_dev_flow *old_t = NULL, *new_t = NULL;
+	struct rfs_cpu_queue *queues = NULL;
+	int new_fd = -1, e;
+	char what[64];
+
+	snprintf(what, sizeof(what), "set flow-cnt %s", ifc->name);
+	e = rfs_check_flow_cnt(what, n, err);
+	if (e || n == old_n)
+		return e;
+	old_t = calloc((size_t)old_n * nq, sizeof(*old_t));
+	new_t = calloc((size_t)n * nq, sizeof(*new_t));
+	queues = calloc(dp->nr_cpus, sizeof(*queues));
+	if (!old_t || !new_t || !queues) {
+		e = rfs_errf(err, ENOMEM, "%s: out of memory", what);
+		goto out;
+	}
+	e = rfs_read_array(ifc->dev_flows_fd, sizeof(*old_t), old_n * nq, old_t) ?:
+	    rfs_dp_read_queues(dp, queues);
+	if (e) {
+		e = rfs_errf(err, e, "%s: can't read the table: %s", what,
+			     strerror(-e));
+		goto out;
+	}
+	/* Growing, new slot j holds exactly the flows old slot j & old_mask
+	 * held, so every flow keeps its state. */
+	for (j = 0; j < n; j++)
+		for (q = 0; q < nq; q++)
+			new_t[(size_t)j * nq + q] = n > old_n ?
+				old_t[(size_t)(j & (old_n - 1)) * nq + q] :
+				merge_slot(old_t, old_n, n, nq, j, q, queues,
+					   dp->nr_cpus);
+	new_fd = rfs_create_table(ifc->dev_flows_fd, RFS_MAP_DEV_FLOWS,
+				  "rfs_dev_flow", sizeof(struct rfs_dev_flow),
+				  n * nq);
+	if (new_fd < 0) {
+		e = rfs_errf(err, new_fd, "%s: can't create a table of %u: %s",
+			     what, n, strerror(-new_fd));
+		goto out;
+	}
+	e = rfs_write_array(new_fd, sizeof(*new_t), n * nq, new_t);
+	if (e) {
+		e = rfs_errf(err, e, "%s: can't fill the table: %s", what,
+			     strerror(-e));
+		goto out;
+	}
+	/* Never let the mask index past the table in the slot: grow swaps
+	 * the table first, shrink narrows the mask first. */
+	ifc->flow_cnt = n;
+	if (n < old_n && (e = rfs_if_push_config(ifc, 0)))
+		goto fail;
+	if (bpf_map_update_elem(ifc->dev_outer_fd, &zero, &new_fd, BPF_ANY)) {
+		e = -errno;
+		goto fail;
+	}
+	if (n > old_n && (e = rfs_if_push_config(ifc, 0)))
+		goto fail;
+	close(ifc->dev_flows_fd);
+	ifc->dev_flows_fd = new_fd;
+	new_fd = -1;
+	if (!ifc->no_attach) {
+		char path[PATH_MAX];
+
+		if (!rfs_path(path, "%s/if/%s/%s", dp->base, ifc->name,
+			      RFS_MAP_DEV_FLOWS)) {
+			rfs_pin_unlink(path);
+			if (bpf_obj_pin(ifc->dev_flows_fd, path))
+				pr_warn("can't pin '%s': %s\n", path, strerror(errno));
+		}
+	}
+	pr_info("%s: flow_cnt %u -> %u\n", ifc->name, old_n, n);
+	goto out;
+fail:
+	ifc->flow_cnt = old_n;
+	rfs_if_push_config(ifc, 0);
+	e = rfs_errf(err, e, "%s: can't swap tables: %s", what, strerror(-e));
+out:
+	if (new_fd >= 0)
+		close(new_fd);
+	free(old_t);
+	free(new_t);
+	free(queues);
+	return e;
+}
+
+int rfs_if_read_stats(const struct rfs_if *ifc, struct rfs_if_stats *out)
+{
+	size_t stride = rfs_percpu_stride(sizeof(*out));
+	int ncpu = libbpf_num_possible_cpus(), i, n;
+	__u32 zero = 0;
+	char *buf;
+
+	buf = calloc(ncpu, stride);
+	if (!buf)
+		return -ENOMEM;
+	if (bpf_map_lookup_elem(ifc->stats_fd, &zero, buf)) {
+		free(buf);
+		return -errno;
+	}
+	n = ncpu > RFS_MAX_CPUS ? RFS_MAX_CPUS : ncpu;
+	for (i = 0; i < n; i++)
+		memcpy(&out[i], buf + i * stride, sizeof(*out));
+	free(buf);
+	return 0;
+}
+
+static int cmp_frames_desc(const void *a, const void *b)
+{
+	const struct rfs_flow_sample *x = a, *y = b;
+
+	return x->frames < y->frames ? 1 : x->frames > y->frames ? -1 : 0;
+}
+
+int rfs_if_sample_flows(struct rfs_dp *dp, struct rfs_if *ifc,
+			unsigned int ms, size_t limit,
+			struct rfs_flow_sample **out, size_t *n, char *err)
+{
+	size_t stride = rfs_percpu_stride(sizeof(struct rfs_flow_hit));
+	int ncpu = libbpf_num_possible_cpus(), c;
+	struct rfs_flow_sample *v = NULL;
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+	size_t nv = 0, cap = 0, i;
+	char *buf;
+	__u32 slot;
+	int e = 0;
+
+	*out = NULL;
+	*n = 0;
+	buf = calloc(ncpu, stride);
+	if (!buf)
+		return rfs_errf(err, ENOMEM, "flows: out of memory");
+	for (slot = 0; slot < RFS_FLOW_HITS; slot++)
+		bpf_map_update_elem(ifc->hits_fd, &slot, buf, BPF_ANY);
+	e = rfs_if_push_config(ifc, 1);
+	if (e) {
+		free(buf);
+		return rfs_errf(err, e, "flows %s: can't start sampling: %s",
+				ifc->name, strerror(-e));
+	}
+	nanosleep(&ts, NULL);
+	rfs_if_push_config(ifc, 0);
+
+	for (slot = 0; slot < RFS_FLOW_HITS; slot++) {
+		if (bpf_map_lookup_elem(ifc->hits_fd, &slot, buf))
+			continue;
+		for (c = 0; c < ncpu; c++) {
+			const struct rfs_flow_hit *h = (void *)(buf + c * stride);
+
+			if (!h->frames)
+				continue;
+			for (i = 0; i < nv && v[i].hash != h->hash; i++)
+				;
+			if (i == nv) {
+				if (nv == cap) {
+					struct rfs_flow_sample *nvp;
+
+					cap = cap ? cap * 2 : 64;
+					nvp = realloc(v, cap * sizeof(*v));
+					if (!nvp) {
+						e = -ENOMEM;
+						goto out;
+					}
+					v = nvp;
+				}
+				memset(&v[nv], 0, sizeof(v[nv]));
+				v[nv].hash = h->hash;
+				v[nv].rx_queue = h->rx_queue;
+				nv++;
+			}
+			v[i].frames += h->frames;
+		}
+	}
+	for (i = 0; i < nv; i++) {
+		struct rfs_dev_flow f;
+		__u32 idx = (v[i].hash & (ifc->flow_cnt - 1)) * ifc->rx_queues +
+			    (v[i].rx_queue < ifc->rx_queues ? v[i].rx_queue : 0);
+
+		v[i].current_cpu = RFS_NO_CPU;
+		if (!bpf_map_lookup_elem(ifc->dev_flows_fd, &idx, &f) &&
+		    (f.flags & RFS_DEV_FLOW_VALID)) {
+			v[i].current_cpu = f.cpu;
+			v[i].last_tail = f.last_tail;
+		}
+		v[i].desired_cpu = rfs_dp_desired_cpu(dp, v[i].hash);
+	}
+	qsort(v, nv, sizeof(*v), cmp_frames_desc);
+	if (limit && nv > limit)
+		nv = limit;
+	*out = v;
+	*n = nv;
+	v = NULL;
+out:
+	free(v);
+	free(buf);
+	return e ? rfs_errf(err, e, "flows %s: %s", ifc->name, strerror(-e)) : 0;
+}

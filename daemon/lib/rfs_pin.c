@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <unistd.h>
+#include <linux/magic.h>
+
+#include "rfs_common.h"
+#include "rfs_pin.h"
+
+#define RFS_BPFFS_ROOT "/sys/fs/bpf"
+
+int rfs_path(char *buf, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, PATH_MAX, fmt, ap);
+	va_end(ap);
+	return n < 0 || n >= PATH_MAX ? -ENAMETOOLONG : 0;
+}
+
+static bool on_bpffs(const char *path)
+{
+	struct statfs st;
+
+	return !statfs(path, &st) && st.f_type == BPF_FS_MAGIC;
+}
+
+int rfs_pin_ensure_bpffs(const char *pin_dir, char *err, size_t len)
+{
+	char parent[PATH_MAX];
+	char *slash;
+
+	/* The pin dir itself, or the nearest existing parent, decides. */
+	snprintf(parent, sizeof(parent), "%s", pin_dir);
+	while (access(parent, F_OK) && (slash = strrchr(parent, '/')) &&
+	       slash != parent)
+		*slash = '\0';
+	if (on_bpffs(parent))
+		return 0;
+	if (strncmp(pin_dir, RFS_BPFFS_ROOT "/", strlen(RFS_BPFFS_ROOT) + 1)) {
+		snprintf(err, len, "pin dir '%s' is not on a bpffs", pin_dir);
+		return -EINVAL;
+	}
+	if (mount("bpf", RFS_BPFFS_ROOT, "bpf", 0, "mode=0700")) {
+		int e = errno;
+
+		snprintf(err, len, "can't mount bpffs at '%s': %s",
+			 RFS_BPFFS_ROOT, strerror(e));
+		return -e;
+	}
+	return 0;
+}
+
+int rfs_pin_mkdirs(const char *path)
+{
+	char buf[PATH_MAX];
+	char *p;
+
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, 0700) && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	if (mkdir(buf, 0700) && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+int rfs_pin_lock(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	if (flock(fd, LOCK_EX | LOCK_NB)) {
+		int e = errno;
+
+		close(fd);
+		return e == EWOULDBLOCK ? -EBUSY : -e;
+	}
+	return fd;
+}
+
+void rfs_pin_unlink(const char *path)
+{
+	unlink(path);
+}
+
+bool rfs_pin_exists(const char *path)
+{
+	return !access(path, F_OK);
+}
+
+static void remove_recursive(const char *path)
+{
+	char child[PATH_MAX];
+	struct dirent *de;
+	DIR *d = opendir(path);
+
+	if (!d) {
+		unlink(path);
+		return;
+	}
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (rfs_path(child, "%s/%s", path, de->d_name))
+			continue;
+		remove_recursive(child);
+	}
+	closedir(d);
+	rmdir(path);
+}
+
+void rfs_pin_remove_tree_dir(const char *dir)
+{
+	remove_recursive(dir);
+}
+
+void rfs_pin_remove_tree(const char *pin_dir)
+{
+	char base[PATH_MAX];
+
+	if (rfs_path(base, "%s/%s", pin_dir, RFS_PIN_LAYOUT))
+		return;
+	remove_recursive(base);
+	rmdir(pin_dir);	/* only if empty: someone else's pins stay */
+}

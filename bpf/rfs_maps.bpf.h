@@ -68,13 +68,23 @@ static __always_inline struct rfs_global_stats *rfs_get_gstats(void)
 	return bpf_map_lookup_elem(&rfs_gstats, &zero);
 }
 
-/* Effective head of a CPU's queue: dequeued plus dropped frames (both
- * written by other CPUs, hence the volatile reads). */
-static __always_inline __u32 rfs_queue_head(const struct rfs_cpu_queue *q)
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct rfs_producer);
+} rfs_producer SEC(".maps") __weak;
+
+static __always_inline struct rfs_producer *rfs_get_producer(void)
 {
-	return *(const volatile __u32 *)&q->head +
-	       *(const volatile __u32 *)&q->drops;
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&rfs_producer, &zero);
 }
+
+/* Written by another CPU: read once. */
+#define RFS_READ_ONCE(x)	(*(const volatile typeof(x) *)&(x))
+#define RFS_WRITE_ONCE(x, v)	(*(volatile typeof(x) *)&(x) = (v))
 
 /* The slot of the sock flow table this hash maps to, or NULL. */
 static __always_inline rfs_sock_entry_t *

@@ -105,6 +105,7 @@ int rfs_xdp(struct xdp_md *ctx)
 	void *end = (void *)(long)ctx->data_end;
 	struct rfs_flow_state st = { .desired_cpu = RFS_NO_CPU };
 	struct rfs_flow_key key = {};
+	struct rfs_producer *prod;
 	struct rfs_cpu_queue *q;
 	struct rfs_dev_flow *df;
 	struct rfs_if_config *cfg;
@@ -127,9 +128,10 @@ int rfs_xdp(struct xdp_md *ctx)
 		return rfs_count_pass(s, why);
 
 	g = rfs_get_globals();
+	prod = rfs_get_producer();
 	cfg = bpf_map_lookup_elem(&rfs_if_cfg, &zero);
 	dev_table = bpf_map_lookup_elem(&rfs_dev_outer, &zero);
-	if (!g || !cfg || !dev_table)
+	if (!g || !prod || !cfg || !dev_table)
 		return rfs_count_pass(s, -1);
 
 	st.hash = rfs_flow_hash(&key, g->hash_seed);
@@ -154,10 +156,13 @@ int rfs_xdp(struct xdp_md *ctx)
 	if (st.cur.flags & RFS_DEV_FLOW_VALID) {
 		cpu = st.cur.cpu;
 		q = bpf_map_lookup_elem(&rfs_cpu_queues, &cpu);
-		if (q)
-			st.cur_head = rfs_queue_head(q);
-		else
+		if (q) {
+			st.cur_done = RFS_READ_ONCE(q->done);
+			st.cur_unflushed =
+				prod->unflushed[cpu & (RFS_MAX_CPUS - 1)];
+		} else {
 			st.cur.flags = 0;
+		}
 	}
 
 	c = rfs_pick_cpu(&st, cfg);
@@ -176,9 +181,11 @@ int rfs_xdp(struct xdp_md *ctx)
 		return ret;
 	}
 
-	/* Claim the frame's place in the target queue; last_tail is the tail
-	 * right after it, so "head passed last_tail" means it was dequeued. */
-	df->last_tail = __sync_fetch_and_add(&q->tail, 1) + 1;
+	/* Claim the frame's place in the target queue: once done reaches
+	 * last_tail the frame has been delivered (see struct rfs_cpu_queue). */
+	df->last_tail = __sync_fetch_and_add(&q->tail, 1) + 1 -
+			RFS_READ_ONCE(q->drops);
+	prod->unflushed[cpu & (RFS_MAX_CPUS - 1)]++;
 	if (!(st.cur.flags & RFS_DEV_FLOW_VALID) || st.cur.cpu != cpu) {
 		df->cpu = cpu;
 		df->flags = RFS_DEV_FLOW_VALID;

@@ -59,19 +59,43 @@ struct rfs_dev_flow {
 #define RFS_DEV_FLOW_VALID	0x1
 
 /*
- * Per-CPU queue counters, one array slot per target CPU.  tail and drops
- * are advanced by whichever CPU enqueues (atomically); head only by the
- * target CPU's cpumap program.  They sit on different cache lines so the
- * dequeuing CPU does not bounce the producers' line.  Frames the cpumap
- * drops on a full ring are never dequeued, so the effective head is
- * head + drops: without that a flow could wait for them forever.
+ * Per-CPU queue counters, one array slot per target CPU.
+ *
+ * tail and drops are advanced by whichever CPU enqueues (atomically):
+ * tail for every frame redirected to this CPU, drops for the frames the
+ * cpumap then found no room for in the ring.  A flow's last_tail is
+ * tail - drops as seen right after its frame was counted: drops reported
+ * later only make the flow wait a little longer, never less.
+ *
+ * head and done are written only by this CPU's cpumap kthread.  head
+ * counts frames dequeued (the cpumap program ran on them).  done counts
+ * frames delivered: since 6.15 the cpumap kthread holds dequeued frames
+ * in GRO for up to 64 packets, so "dequeued" is not "delivered", and a
+ * flow moved on head alone can overtake its own held segments.  done is
+ * raised to head only where the kthread's GRO node is empty (see
+ * bpf/rfs_gro.bpf.c); on kernels without GRO in the cpumap, done simply
+ * follows head.  The two groups sit on separate cache lines so the
+ * consumer does not bounce the producers' line.
  */
 struct rfs_cpu_queue {
 	__u32 tail;
 	__u32 drops;
 	__u32 _pad_producer[14];
 	__u32 head;
-	__u32 _pad_consumer[15];
+	__u32 done;
+	__u64 flush_task;	/* this CPU's cpumap kthread (task address) */
+	__u64 flush_gro;	/* and its bpf_cpu_map_entry */
+	__u32 _pad_consumer[10];
+};
+
+/*
+ * Per producer CPU (per-CPU map, one slot): frames this CPU redirected to
+ * each target that still sit in its cpumap bulk queue.  They reach the
+ * ring only when the NAPI poll ends, so while one is there the target's
+ * counters say nothing about it: a flow on that target stays put.
+ */
+struct rfs_producer {
+	__u16 unflushed[RFS_MAX_CPUS];
 };
 
 /* Global settings, one slot, written by rfsd. */
@@ -156,6 +180,7 @@ struct rfs_global_stats {
 #define RFS_MAP_CPUMAP		"rfs_cpu_map"
 #define RFS_MAP_GLOBALS		"rfs_globals"
 #define RFS_MAP_GSTATS		"rfs_gstats"
+#define RFS_MAP_PRODUCER	"rfs_producer"
 #define RFS_MAP_DEV_OUTER	"rfs_dev_outer"
 #define RFS_MAP_DEV_FLOWS	"rfs_dev_flows"
 #define RFS_MAP_IF_CFG		"rfs_if_cfg"

@@ -83,8 +83,10 @@ struct rfs_flow_state {
 	__u32 hash;
 	__u32 desired_cpu;	/* from the sock flow entry, or RFS_NO_CPU */
 	struct rfs_dev_flow cur;
-	/* head + drops of cur.cpu's queue; read only if cur is valid */
-	__u32 cur_head;
+	/* done of cur.cpu's queue; read only if cur is valid */
+	__u32 cur_done;
+	/* frames this RX CPU sent to cur.cpu still in its bulk queue */
+	__u32 cur_unflushed;
 };
 
 struct rfs_choice {
@@ -103,10 +105,12 @@ struct rfs_choice {
  *  - the current CPU is the target, or (no desired CPU and the current
  *    one is still allowed): KEEP; a flow is not moved for a mere hash hint;
  *  - otherwise the flow should move (new desired CPU, or current CPU being
- *    removed from the set): it moves only once the current CPU's head has
- *    passed the flow's last tail, i.e. every frame it sent there has been
- *    dequeued (SWITCH); until then it stays (HELD), so a flow is never
- *    reordered.  Drops count as dequeued, so this always ends.
+ *    removed from the set): it moves only once the current CPU's done
+ *    counter has passed the flow's last tail, i.e. every frame it sent
+ *    there has been delivered to the stack, and none from this RX CPU is
+ *    still waiting in the bulk queue (SWITCH); until then it stays (HELD),
+ *    so a flow is never reordered.  Ring drops are taken off last_tail,
+ *    so a dropped frame is never waited for.
  */
 static __always_inline struct rfs_choice
 rfs_pick_cpu(const struct rfs_flow_state *st, const struct rfs_if_config *cfg)
@@ -141,8 +145,8 @@ rfs_pick_cpu(const struct rfs_flow_state *st, const struct rfs_if_config *cfg)
 		c.verdict = RFS_V_KEEP;
 		return c;
 	}
-	if (target != RFS_NO_CPU && rfs_queue_passed(st->cur_head,
-						     st->cur.last_tail)) {
+	if (target != RFS_NO_CPU && !st->cur_unflushed &&
+	    rfs_queue_passed(st->cur_done, st->cur.last_tail)) {
 		c.cpu = target;
 		c.verdict = RFS_V_SWITCH;
 		return c;

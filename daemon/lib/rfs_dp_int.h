@@ -24,6 +24,7 @@ struct rfs_dp {
 	int cpu_map_fd;
 	int globals_fd;
 	int gstats_fd;
+	int producer_fd;
 	int cpumap_prog_fd;
 	struct rfs_dp_prog_ids ids;
 

@@ -258,6 +258,7 @@ static struct rfs_xdp *rfs_if_open_obj(struct rfs_dp *dp, struct rfs_if *ifc,
 	    bpf_map__reuse_fd(skel->maps.rfs_cpu_map, dp->cpu_map_fd) ?:
 	    bpf_map__reuse_fd(skel->maps.rfs_globals, dp->globals_fd) ?:
 	    bpf_map__reuse_fd(skel->maps.rfs_gstats, dp->gstats_fd) ?:
+	    bpf_map__reuse_fd(skel->maps.rfs_producer, dp->producer_fd) ?:
 	    bpf_map__set_max_entries(skel->maps.rfs_dev_flows,
 				     ifc->flow_cnt * ifc->rx_queues);
 	if (e) {
@@ -596,7 +597,7 @@ void rfs_if_refresh(struct rfs_dp *dp, struct rfs_if *ifc)
 		/* Offline: its queue is gone, its flows must move now. */
 		if (!rfs_cpuset_has(&dp->online, cpu) ||
 		    bpf_map_lookup_elem(dp->cpu_queues_fd, &cpu, &q) ||
-		    rfs_queue_passed(q.head + q.drops, q.tail) ||
+		    rfs_queue_passed(q.done, q.tail - q.drops) ||
 		    ++ifc->leave_age[cpu] >= RFS_LEAVE_REFRESHES) {
 			usable.bits[cpu / 64] &= ~(1ULL << (cpu % 64));
 			ifc->leave_age[cpu] = 0;
@@ -661,8 +662,7 @@ static struct rfs_dev_flow merge_slot(const struct rfs_dev_flow *old,
 		if (!(pick.flags & RFS_DEV_FLOW_VALID))
 			pick = *f;
 		if (f->cpu < nr_cpus &&
-		    !rfs_queue_passed(queues[f->cpu].head + queues[f->cpu].drops,
-				      f->last_tail))
+		    !rfs_queue_passed(queues[f->cpu].done, f->last_tail))
 			return *f;
 	}
 	return pick;

@@ -1,0 +1,368 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rfsd.conf parsing with inih.  inih tells its handler neither the line
+ * number nor that a section started, and it takes an indented line as the
+ * continuation of the previous value; so the file goes through our own
+ * reader, which counts lines, strips leading blanks (no continuations:
+ * every value is one line) and sees each [section] header as it passes.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <ini.h>
+
+#include "config.h"
+
+enum {
+	RFSD_SET_SOCK_FLOW	= 1 << 0,
+	RFSD_SET_SOCKET		= 1 << 1,
+	RFSD_SET_PIN_DIR	= 1 << 2,
+	RFSD_SET_CGROUP		= 1 << 3,
+	RFSD_SET_CPUS		= 1 << 4,
+	RFSD_SET_FLOW_CNT	= 1 << 5,
+	RFSD_SET_MODE		= 1 << 6,
+};
+
+enum rfsd_section { SEC_NONE, SEC_GLOBAL, SEC_IFACE, SEC_BAD };
+
+struct rfsd_parse {
+	FILE *f;
+	const char *path;
+	struct rfsd_config *cfg;
+	int lineno;		/* of the line inih is working on */
+	bool line_done;		/* the last chunk ended its line */
+	enum rfsd_section sec;
+	struct rfsd_iface_cfg *ifc;	/* in [interface NAME] */
+	int err;		/* first error */
+	char *msg;
+};
+
+static void parse_fail(struct rfsd_parse *p, int e, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void parse_fail(struct rfsd_parse *p, int e, const char *fmt, ...)
+{
+	char cause[256];
+	va_list ap;
+
+	if (p->err)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(cause, sizeof(cause), fmt, ap);
+	va_end(ap);
+	snprintf(p->msg, RFSD_CONFIG_ERR_LEN, "can't parse config '%s:%d': %s",
+		 p->path, p->lineno, cause);
+	p->err = -e;
+}
+
+int rfsd_parse_mode(const char *s, enum rfs_xdp_mode *mode)
+{
+	if (!strcmp(s, "auto"))
+		*mode = RFS_XDP_AUTO;
+	else if (!strcmp(s, "native"))
+		*mode = RFS_XDP_NATIVE;
+	else if (!strcmp(s, "generic"))
+		*mode = RFS_XDP_GENERIC;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+/* The kernel's dev_valid_name(). */
+static bool valid_ifname(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (!n || n >= IF_NAMESIZE || !strcmp(s, ".") || !strcmp(s, ".."))
+		return false;
+	return !strpbrk(s, "/: \t\r\n\v\f");
+}
+
+const struct rfsd_iface_cfg *rfsd_config_iface(const struct rfsd_config *cfg,
+					       const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < cfg->n_ifs; i++)
+		if (!strcmp(cfg->ifs[i].name, name))
+			return &cfg->ifs[i];
+	return NULL;
+}
+
+static void section_start(struct rfsd_parse *p, const char *name)
+{
+	struct rfsd_iface_cfg *ifs;
+	const char *ifname;
+	size_t i;
+
+	p->ifc = NULL;
+	if (!strcmp(name, "global")) {
+		p->sec = SEC_GLOBAL;
+		return;
+	}
+	p->sec = SEC_BAD;
+	if (strncmp(name, "interface", 9) || (name[9] != ' ' && name[9] != '\t')) {
+		parse_fail(p, EINVAL,
+			   "unknown section [%s] (expected [global] or [interface NAME])",
+			   name);
+		return;
+	}
+	ifname = name + 9;
+	ifname += strspn(ifname, " \t");
+	if (!valid_ifname(ifname)) {
+		parse_fail(p, EINVAL, "bad interface name '%s' in [%s]", ifname,
+			   name);
+		return;
+	}
+	p->sec = SEC_IFACE;
+	for (i = 0; i < p->cfg->n_ifs; i++) {
+		if (!strcmp(p->cfg->ifs[i].name, ifname)) {
+			parse_fail(p, EINVAL, "[interface %s] appears twice",
+				   ifname);
+			p->sec = SEC_BAD;
+			return;
+		}
+	}
+	ifs = realloc(p->cfg->ifs, (p->cfg->n_ifs + 1) * sizeof(*ifs));
+	if (!ifs) {
+		parse_fail(p, ENOMEM, "out of memory");
+		p->sec = SEC_BAD;
+		return;
+	}
+	p->cfg->ifs = ifs;
+	p->ifc = &ifs[p->cfg->n_ifs++];
+	memset(p->ifc, 0, sizeof(*p->ifc));
+	snprintf(p->ifc->name, sizeof(p->ifc->name), "%s", ifname);
+}
+
+/*
+ * fgets() for inih, one physical line per call.  Lines too long for inih's
+ * buffer are an error here rather than silently split in two.
+ */
+static char *config_reader(char *str, int num, void *stream)
+{
+	struct rfsd_parse *p = stream;
+	size_t n, lead;
+	char *end;
+
+	if (!fgets(str, num, p->f))
+		return NULL;
+	if (p->line_done)
+		p->lineno++;
+	n = strlen(str);
+	p->line_done = n && str[n - 1] == '\n';
+	if (!p->line_done && !feof(p->f)) {
+		int c;
+
+		parse_fail(p, EINVAL, "line too long (max %d characters)",
+			   num - 3);
+		while ((c = fgetc(p->f)) != EOF && c != '\n')
+			;
+		p->line_done = true;
+		snprintf(str, num, ";\n");
+		return str;
+	}
+	lead = 0;
+	if (p->lineno == 1 && !strncmp(str, "\xef\xbb\xbf", 3))
+		lead = 3;	/* a UTF-8 byte order mark */
+	lead += strspn(str + lead, " \t");
+	memmove(str, str + lead, n - lead + 1);
+	if (str[0] == '[') {
+		end = strchr(str, ']');
+		if (end) {
+			char name[256];
+
+			snprintf(name, sizeof(name), "%.*s", (int)(end - str - 1),
+				 str + 1);
+			section_start(p, name);
+		}
+	}
+	return str;
+}
+
+static int parse_u32(const char *s, __u32 *out)
+{
+	unsigned long long v;
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end || v > 0xffffffffULL)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+static bool pow2_in(__u32 n, __u32 lo, __u32 hi)
+{
+	return n >= lo && n <= hi && !(n & (n - 1));
+}
+
+static bool once(struct rfsd_parse *p, unsigned int *set, unsigned int bit,
+		 const char *key)
+{
+	if (*set & bit) {
+		parse_fail(p, EINVAL, "'%s' set twice", key);
+		return false;
+	}
+	*set |= bit;
+	return true;
+}
+
+static char *set_path(struct rfsd_parse *p, const char *key, const char *v)
+{
+	char *s;
+
+	if (v[0] != '/') {
+		parse_fail(p, EINVAL, "%s '%s' is not an absolute path", key, v);
+		return NULL;
+	}
+	s = strdup(v);
+	if (!s)
+		parse_fail(p, ENOMEM, "out of memory");
+	return s;
+}
+
+static void global_key(struct rfsd_parse *p, const char *key, const char *v)
+{
+	struct rfsd_config *c = p->cfg;
+
+	if (!strcmp(key, "sock_flow_entries")) {
+		if (!once(p, &c->set, RFSD_SET_SOCK_FLOW, key))
+			return;
+		if (parse_u32(v, &c->sock_flow_entries) ||
+		    !pow2_in(c->sock_flow_entries, RFS_SOCK_FLOW_MIN,
+			     RFS_SOCK_FLOW_MAX))
+			parse_fail(p, EINVAL,
+				   "sock_flow_entries '%s' is not a power of two (%u..%u)",
+				   v, RFS_SOCK_FLOW_MIN, RFS_SOCK_FLOW_MAX);
+	} else if (!strcmp(key, "socket")) {
+		if (once(p, &c->set, RFSD_SET_SOCKET, key))
+			c->socket = set_path(p, key, v);
+	} else if (!strcmp(key, "pin_dir")) {
+		if (once(p, &c->set, RFSD_SET_PIN_DIR, key))
+			c->pin_dir = set_path(p, key, v);
+	} else if (!strcmp(key, "cgroup")) {
+		if (once(p, &c->set, RFSD_SET_CGROUP, key))
+			c->cgroup = set_path(p, key, v);
+	} else {
+		parse_fail(p, EINVAL,
+			   "unknown key '%s' in [global] (sock_flow_entries, socket, pin_dir, cgroup)",
+			   key);
+	}
+}
+
+static void iface_key(struct rfsd_parse *p, const char *key, const char *v)
+{
+	struct rfsd_iface_cfg *ifc = p->ifc;
+	int e;
+
+	if (!strcmp(key, "cpus")) {
+		if (!once(p, &ifc->set, RFSD_SET_CPUS, key))
+			return;
+		e = rfs_cpulist_parse(v, &ifc->cpus);
+		if (e == -ERANGE)
+			parse_fail(p, ERANGE, "cpus '%s': CPUs go up to %d", v,
+				   RFS_MAX_CPUS - 1);
+		else if (e)
+			parse_fail(p, EINVAL,
+				   "cpus '%s' is not a CPU list (like 0-3,6)", v);
+	} else if (!strcmp(key, "flow_cnt")) {
+		if (!once(p, &ifc->set, RFSD_SET_FLOW_CNT, key))
+			return;
+		if (parse_u32(v, &ifc->flow_cnt) ||
+		    !pow2_in(ifc->flow_cnt, RFS_FLOW_CNT_MIN, RFS_FLOW_CNT_MAX))
+			parse_fail(p, EINVAL,
+				   "flow_cnt '%s' is not a power of two (%u..%u)",
+				   v, RFS_FLOW_CNT_MIN, RFS_FLOW_CNT_MAX);
+	} else if (!strcmp(key, "mode")) {
+		if (!once(p, &ifc->set, RFSD_SET_MODE, key))
+			return;
+		if (rfsd_parse_mode(v, &ifc->mode))
+			parse_fail(p, EINVAL,
+				   "mode '%s' is not auto, native or generic", v);
+	} else {
+		parse_fail(p, EINVAL,
+			   "unknown key '%s' in [interface %s] (cpus, flow_cnt, mode)",
+			   key, ifc->name);
+	}
+}
+
+static int config_handler(void *user, const char *section, const char *name,
+			  const char *value)
+{
+	struct rfsd_parse *p = user;
+
+	if (!name || !value)	/* a section start, if inih reports them */
+		return 1;
+	switch (p->sec) {
+	case SEC_NONE:
+		parse_fail(p, EINVAL, "key '%s' outside a section", name);
+		break;
+	case SEC_GLOBAL:
+		global_key(p, name, value);
+		break;
+	case SEC_IFACE:
+		iface_key(p, name, value);
+		break;
+	case SEC_BAD:		/* already reported at the header */
+		break;
+	}
+	/* keep going: inih then stops only at syntax errors we report */
+	return 1;
+}
+
+int rfsd_config_load(const char *path, bool must_exist,
+		     struct rfsd_config *cfg, char *err)
+{
+	struct rfsd_parse p = {
+		.path = path, .cfg = cfg, .lineno = 0, .line_done = true,
+		.sec = SEC_NONE, .msg = err,
+	};
+	int ret;
+
+	memset(cfg, 0, sizeof(*cfg));
+	err[0] = '\0';
+	p.f = fopen(path, "re");
+	if (!p.f) {
+		ret = -errno;
+		if (ret == -ENOENT && !must_exist)
+			return 0;
+		snprintf(err, RFSD_CONFIG_ERR_LEN, "can't open config '%s': %s",
+			 path, strerror(-ret));
+		return ret;
+	}
+	ret = ini_parse_stream(config_reader, &p, config_handler, &p);
+	if (ferror(p.f) && !p.err) {
+		snprintf(err, RFSD_CONFIG_ERR_LEN, "can't read config '%s': %s",
+			 path, strerror(errno ? errno : EIO));
+		p.err = -EIO;
+	}
+	fclose(p.f);
+	if (!p.err && ret > 0) {
+		p.lineno = ret;
+		parse_fail(&p, EINVAL,
+			   "syntax error (expected [section], key = value or a comment)");
+	} else if (!p.err && ret < 0) {
+		snprintf(err, RFSD_CONFIG_ERR_LEN, "can't parse config '%s': %s",
+			 path, strerror(ENOMEM));
+		p.err = -ENOMEM;
+	}
+	if (p.err)
+		rfsd_config_free(cfg);
+	return p.err;
+}
+
+void rfsd_config_free(struct rfsd_config *cfg)
+{
+	free(cfg->socket);
+	free(cfg->pin_dir);
+	free(cfg->cgroup);
+	free(cfg->ifs);
+	memset(cfg, 0, sizeof(*cfg));
+}

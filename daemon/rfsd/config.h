@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * rfsd.conf, an INI file (inih):
+ *
+ *	[global]
+ *	sock_flow_entries = 32768
+ *	socket = /run/rfs/rfsd.sock
+ *	pin_dir = /sys/fs/bpf/rfs
+ *	cgroup = /sys/fs/cgroup
+ *
+ *	[interface eth1]
+ *	cpus = 0-3,6
+ *	flow_cnt = 4096
+ *	mode = auto
+ *
+ * Unknown sections and keys are errors that name file:line.
+ */
+#ifndef RFSD_CONFIG_H
+#define RFSD_CONFIG_H
+
+#include <net/if.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <linux/types.h>
+
+#include "cpulist.h"
+#include "rfs_common.h"
+
+#define RFSD_CONFIG_DEFAULT	"/etc/rfs/rfsd.conf"
+#define RFSD_CONFIG_ERR_LEN	512
+
+struct rfsd_iface_cfg {
+	char name[IF_NAMESIZE];
+	struct rfs_cpuset cpus;		/* empty: every online CPU */
+	__u32 flow_cnt;			/* 0: RFS_FLOW_CNT_DEFAULT */
+	enum rfs_xdp_mode mode;
+	unsigned int set;		/* RFSD_SET_* seen, for duplicates */
+};
+
+struct rfsd_config {
+	__u32 sock_flow_entries;	/* 0: not set */
+	char *socket;			/* NULL: not set */
+	char *pin_dir;
+	char *cgroup;
+	unsigned int set;
+	struct rfsd_iface_cfg *ifs;
+	size_t n_ifs;
+};
+
+/* Parse path into cfg (which is zeroed first).  A missing file gives an
+ * empty config unless must_exist.  0 or -errno with the reason in err
+ * ("can't parse config '/etc/rfs/rfsd.conf:7': unknown key 'x' in [global]"). */
+int rfsd_config_load(const char *path, bool must_exist,
+		     struct rfsd_config *cfg, char *err);
+void rfsd_config_free(struct rfsd_config *cfg);
+const struct rfsd_iface_cfg *rfsd_config_iface(const struct rfsd_config *cfg,
+					       const char *name);
+/* "auto", "native", "generic" -> mode; -EINVAL for anything else. */
+int rfsd_parse_mode(const char *s, enum rfs_xdp_mode *mode);
+
+#endif /* RFSD_CONFIG_H */

@@ -1,0 +1,343 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The config applied to the datapath: configured interfaces are attached
+ * at start, on SIGHUP, and when they appear (an interface missing at start,
+ * or deleted and created again, is attached as soon as netlink reports
+ * it).  Adopted interfaces are kept as they are, and nothing is detached
+ * on reload: rfsctl detach does that, and then the interface stays
+ * detached until rfsctl attach (or a restart).
+ */
+#include <errno.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "rfsd.h"
+
+const char *rfsd_trace_mode_name(enum rfs_trace_mode mode)
+{
+	switch (mode) {
+	case RFS_TRACE_TP_BTF:
+		return "tp_btf";
+	case RFS_TRACE_KPROBE:
+		return "kprobe";
+	default:
+		return "auto";
+	}
+}
+
+void rfsd_if_describe(const struct rfs_if *ifc, char *buf, size_t len)
+{
+	struct rfs_cpuset cpus, active;
+	char list[128];
+
+	rfs_if_cpus(ifc, &cpus, &active);
+	rfs_cpulist_format(&cpus, list, sizeof(list));
+	snprintf(buf, len, "%s (ifindex %d, %s, cpus %s, flow_cnt %u)",
+		 rfs_if_name(ifc), rfs_if_ifindex(ifc),
+		 rfs_if_mode_name(rfs_if_mode(ifc)), list[0] ? list : "all",
+		 rfs_if_flow_cnt(ifc));
+}
+
+static struct rfsd_ifstate *ifstate(struct rfsd *d, const char *name,
+				    bool create)
+{
+	struct rfsd_ifstate *s;
+	size_t i;
+
+	for (i = 0; i < d->n_ifstate; i++)
+		if (!strcmp(d->ifstate[i].name, name))
+			return &d->ifstate[i];
+	if (!create)
+		return NULL;
+	s = realloc(d->ifstate, (d->n_ifstate + 1) * sizeof(*s));
+	if (!s)
+		return NULL;
+	d->ifstate = s;
+	s = &s[d->n_ifstate++];
+	memset(s, 0, sizeof(*s));
+	snprintf(s->name, sizeof(s->name), "%s", name);
+	return s;
+}
+
+void rfsd_ifaces_free(struct rfsd *d)
+{
+	free(d->ifstate);
+	d->ifstate = NULL;
+	d->n_ifstate = 0;
+}
+
+static int attach_cfg(struct rfsd *d, const struct rfsd_iface_cfg *ic,
+		      const char *why)
+{
+	struct rfs_if_opts o = {
+		.cpus = ic->cpus, .flow_cnt = ic->flow_cnt, .mode = ic->mode,
+	};
+	struct rfsd_ifstate *st = ifstate(d, ic->name, true);
+	char err[RFS_ERR_LEN] = "", desc[128];
+	struct rfs_if *ifc;
+	int r;
+
+	r = rfs_if_attach(d->dp, ic->name, &o, &ifc, err);
+	if (st)
+		st->last_err = r;
+	if (r) {
+		bool missing = !if_nametoindex(ic->name);
+
+		if (st)
+			st->last_err = missing ? -ENODEV : r;
+		pr_warn("%s%s\n", err[0] ? err : strerror(-r),
+			missing ? "; attaching it when it appears" : "");
+		return r;
+	}
+	rfsd_if_describe(ifc, desc, sizeof(desc));
+	pr_debug("attached %s: %s\n", desc, why);
+	return 0;
+}
+
+static bool cfg_matches(const struct rfsd_iface_cfg *ic, const struct rfs_if *ifc)
+{
+	struct rfs_cpuset cpus, active;
+	__u32 flow_cnt = ic->flow_cnt ? ic->flow_cnt : RFS_FLOW_CNT_DEFAULT;
+
+	rfs_if_cpus(ifc, &cpus, &active);
+	if (rfs_cpuset_count(&ic->cpus) && !rfs_cpuset_equal(&ic->cpus, &cpus))
+		return false;
+	if (ic->mode != RFS_XDP_AUTO && ic->mode != rfs_if_mode(ifc))
+		return false;
+	return flow_cnt == rfs_if_flow_cnt(ifc);
+}
+
+void rfsd_ifaces_start(struct rfsd *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->cfg.n_ifs; i++) {
+		const struct rfsd_iface_cfg *ic = &d->cfg.ifs[i];
+		struct rfs_if *ifc = rfs_dp_if_find(d->dp, ic->name);
+		char desc[128];
+
+		if (!ifc) {
+			attach_cfg(d, ic, "configured");
+			continue;
+		}
+		rfsd_if_describe(ifc, desc, sizeof(desc));
+		pr_info("kept adopted %s%s\n", desc,
+			cfg_matches(ic, ifc) ? "" :
+			" as it is; the config differs (rfsctl set, or detach and restart, to apply it)");
+	}
+}
+
+/* The set "all online CPUs" as rfs_if_set_cpus() takes it. */
+static int cfg_cpus(const struct rfsd_iface_cfg *ic, struct rfs_cpuset *set)
+{
+	if (rfs_cpuset_count(&ic->cpus)) {
+		*set = ic->cpus;
+		return 0;
+	}
+	return rfs_cpuset_online(set);
+}
+
+static void apply_changes(struct rfsd *d, struct rfs_if *ifc,
+			  const struct rfsd_iface_cfg *was,
+			  const struct rfsd_iface_cfg *now)
+{
+	char err[RFS_ERR_LEN] = "", list[128];
+	struct rfs_cpuset set;
+	__u32 n;
+	int r;
+
+	if (!rfs_cpuset_equal(&was->cpus, &now->cpus)) {
+		rfs_cpulist_format(&now->cpus, list, sizeof(list));
+		r = cfg_cpus(now, &set);
+		if (!r)
+			r = rfs_if_set_cpus(d->dp, ifc, &set, err);
+		if (r)
+			pr_warn("reload: %s\n", err[0] ? err : strerror(-r));
+		else
+			pr_info("reload: %s: cpus now %s\n", now->name,
+				list[0] ? list : "all online");
+	}
+	if (was->flow_cnt != now->flow_cnt) {
+		n = now->flow_cnt ? now->flow_cnt : RFS_FLOW_CNT_DEFAULT;
+		err[0] = '\0';
+		r = rfs_if_set_flow_cnt(d->dp, ifc, n, err);
+		if (r)
+			pr_warn("reload: %s\n", err[0] ? err : strerror(-r));
+		else
+			pr_info("reload: %s: flow_cnt now %u\n", now->name, n);
+	}
+	if (was->mode != now->mode)
+		pr_warn("reload: %s: a new mode takes a detach and attach; still %s\n",
+			now->name, rfs_if_mode_name(rfs_if_mode(ifc)));
+}
+
+static bool str_changed(const char *a, const char *b)
+{
+	return (a || b) && (!a || !b || strcmp(a, b));
+}
+
+void rfsd_ifaces_reload(struct rfsd *d, const struct rfsd_config *old)
+{
+	const struct rfsd_config *cfg = &d->cfg;
+	char err[RFS_ERR_LEN] = "";
+	size_t i;
+	int r;
+
+	if (str_changed(old->socket, cfg->socket))
+		pr_warn("reload: a new socket takes a restart\n");
+	if (str_changed(old->pin_dir, cfg->pin_dir))
+		pr_warn("reload: a new pin_dir takes a restart\n");
+	if (str_changed(old->cgroup, cfg->cgroup))
+		pr_warn("reload: a new cgroup takes a restart\n");
+	if (old->sock_flow_entries != cfg->sock_flow_entries &&
+	    cfg->sock_flow_entries) {
+		r = rfs_dp_set_sock_flow_entries(d->dp, cfg->sock_flow_entries, err);
+		if (r)
+			pr_warn("reload: %s\n", err[0] ? err : strerror(-r));
+		else
+			pr_info("reload: sock_flow_entries now %u\n",
+				cfg->sock_flow_entries);
+	}
+
+	for (i = 0; i < cfg->n_ifs; i++) {
+		const struct rfsd_iface_cfg *ic = &cfg->ifs[i];
+		const struct rfsd_iface_cfg *was = rfsd_config_iface(old, ic->name);
+		struct rfs_if *ifc = rfs_dp_if_find(d->dp, ic->name);
+		struct rfsd_ifstate *st = ifstate(d, ic->name, false);
+
+		if (ifc && was) {
+			apply_changes(d, ifc, was, ic);
+		} else if (ifc) {
+			pr_info("reload: %s newly configured, already attached; kept as it is\n",
+				ic->name);
+		} else if (!was) {
+			if (st)
+				st->user_detached = false;
+			attach_cfg(d, ic, "newly configured");
+		} else if (st && st->user_detached) {
+			pr_info("reload: %s was detached by rfsctl; left detached\n",
+				ic->name);
+		} else {
+			attach_cfg(d, ic, "configured");
+		}
+	}
+	for (i = 0; i < old->n_ifs; i++) {
+		const char *name = old->ifs[i].name;
+
+		if (!rfsd_config_iface(cfg, name) && rfs_dp_if_find(d->dp, name))
+			pr_info("reload: %s no longer configured; left attached (rfsctl detach %s to remove it)\n",
+				name, name);
+	}
+}
+
+void rfsd_ifaces_link_new(struct rfsd *d, int ifindex, const char *name)
+{
+	const struct rfsd_iface_cfg *ic;
+	struct rfsd_ifstate *st;
+	struct rfs_if *ifc;
+
+	ifc = rfs_dp_if_find_index(d->dp, ifindex);
+	if (ifc) {
+		if (strcmp(rfs_if_name(ifc), name))
+			pr_debug("interface %s (ifindex %d) is now called %s; still steered as %s\n",
+				 rfs_if_name(ifc), ifindex, name,
+				 rfs_if_name(ifc));
+		return;
+	}
+	ic = rfsd_config_iface(&d->cfg, name);
+	if (!ic || rfs_dp_if_find(d->dp, name))
+		return;
+	st = ifstate(d, name, false);
+	/* only one that was missing: link flaps must not retry an
+	 * attach that failed for good */
+	if (!st || st->user_detached || st->last_err != -ENODEV)
+		return;
+	attach_cfg(d, ic, "configured; it appeared");
+}
+
+static void forget(struct rfsd *d, struct rfs_if *ifc)
+{
+	char name[IF_NAMESIZE];
+	struct rfsd_ifstate *st;
+	int ifindex = rfs_if_ifindex(ifc);
+
+	snprintf(name, sizeof(name), "%s", rfs_if_name(ifc));
+	rfs_if_forget(d->dp, ifc);
+	pr_info("interface %s (ifindex %d) disappeared; dropped\n", name, ifindex);
+	if (rfsd_config_iface(&d->cfg, name)) {
+		st = ifstate(d, name, true);
+		if (st && !st->user_detached)
+			st->last_err = -ENODEV;
+	}
+}
+
+void rfsd_ifaces_link_gone(struct rfsd *d, int ifindex)
+{
+	struct rfs_if *ifc = rfs_dp_if_find_index(d->dp, ifindex);
+	char buf[IF_NAMESIZE];
+
+	if (!ifc)
+		return;
+	/* still here (the event was about something else): keep it */
+	if (if_indextoname(ifindex, buf))
+		return;
+	forget(d, ifc);
+}
+
+void rfsd_ifaces_resync(struct rfsd *d)
+{
+	char buf[IF_NAMESIZE];
+	size_t i = rfs_dp_if_count(d->dp);
+
+	while (i--) {
+		struct rfs_if *ifc = rfs_dp_if_at(d->dp, i);
+
+		if (ifc && !if_indextoname(rfs_if_ifindex(ifc), buf) &&
+		    (errno == ENXIO || errno == ENODEV))
+			forget(d, ifc);
+	}
+}
+
+void rfsd_ifaces_user_attach(struct rfsd *d, const char *name)
+{
+	struct rfsd_ifstate *st = ifstate(d, name, false);
+
+	if (st) {
+		st->user_detached = false;
+		st->last_err = 0;
+	}
+}
+
+void rfsd_ifaces_user_detach(struct rfsd *d, const char *name)
+{
+	struct rfsd_ifstate *st;
+
+	if (!rfsd_config_iface(&d->cfg, name))
+		return;
+	st = ifstate(d, name, true);
+	if (st)
+		st->user_detached = true;
+}
+
+size_t rfsd_ifaces_waiting(const struct rfsd *d)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < d->cfg.n_ifs; i++) {
+		const char *name = d->cfg.ifs[i].name;
+		size_t k;
+		bool detached = false;
+
+		if (rfs_dp_if_find(d->dp, name))
+			continue;
+		for (k = 0; k < d->n_ifstate; k++)
+			if (!strcmp(d->ifstate[k].name, name))
+				detached = d->ifstate[k].user_detached;
+		if (!detached)
+			n++;
+	}
+	return n;
+}

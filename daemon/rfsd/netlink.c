@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Link events.  An XDP program goes away with its interface, but our
+ * handle and pins would stay: so on RTM_DELLINK the interface is
+ * forgotten.  Events lost to a full socket buffer (ENOBUFS) are made up
+ * for by checking every attached interface still exists.
+ */
+#include <errno.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+
+#include <libmnl/libmnl.h>
+#include <linux/if_link.h>
+#include <linux/rtnetlink.h>
+
+#include "log.h"
+#include "netlink.h"
+#include "rfsd.h"
+
+#define RFSD_NL_BUF	(64 * 1024)
+#define RFSD_NL_RCVBUF	(1 << 20)
+
+struct rfsd_netlink {
+	struct rfsd_watch w;		/* first */
+	struct mnl_socket *nl;
+	char buf[RFSD_NL_BUF];
+};
+
+static int link_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct rfsd *d = data;
+	const struct ifinfomsg *ifi;
+	const struct nlattr *a;
+	const char *name = NULL;
+
+	if (nlh->nlmsg_type != RTM_NEWLINK && nlh->nlmsg_type != RTM_DELLINK)
+		return MNL_CB_OK;
+	if (mnl_nlmsg_get_payload_len(nlh) < sizeof(*ifi))
+		return MNL_CB_OK;
+	ifi = mnl_nlmsg_get_payload(nlh);
+	/* AF_BRIDGE ones say a port left its bridge, not that it is gone */
+	if (ifi->ifi_family != AF_UNSPEC)
+		return MNL_CB_OK;
+	mnl_attr_for_each(a, nlh, sizeof(*ifi)) {
+		if (mnl_attr_get_type(a) == IFLA_IFNAME &&
+		    mnl_attr_validate(a, MNL_TYPE_NUL_STRING) >= 0)
+			name = mnl_attr_get_str(a);
+	}
+	if (nlh->nlmsg_type == RTM_DELLINK)
+		rfsd_ifaces_link_gone(d, ifi->ifi_index);
+	else if (name)
+		rfsd_ifaces_link_new(d, ifi->ifi_index, name);
+	return MNL_CB_OK;
+}
+
+static void nl_event(struct rfsd *d, struct rfsd_watch *w, uint32_t ev)
+{
+	struct rfsd_netlink *nl = (struct rfsd_netlink *)w;
+
+	for (;;) {
+		ssize_t n;
+
+		/* the sampler has the datapath: leave the events queued */
+		if (rfsd_dp_busy(d)) {
+			rfsd_watch_mod(d, w, 0);
+			return;
+		}
+		n = mnl_socket_recvfrom(nl->nl, nl->buf, sizeof(nl->buf));
+		if (n < 0) {
+			if (errno == EINTR || errno == ENOSPC)
+				continue;
+			if (errno == EAGAIN || errno == EWOULDBLOCK)
+				return;
+			if (errno == ENOBUFS) {
+				pr_warn("link events lost: socket buffer full; checking attached interfaces\n");
+				rfsd_ifaces_resync(d);
+				continue;
+			}
+			pr_warn("can't read link events: %s\n", strerror(errno));
+			return;
+		}
+		mnl_cb_run(nl->buf, n, 0, 0, link_cb, d);
+	}
+}
+
+int rfsd_netlink_open(struct rfsd *d, char *err, size_t len)
+{
+	struct rfsd_netlink *nl;
+	int sz = RFSD_NL_RCVBUF, fd;
+
+	nl = calloc(1, sizeof(*nl));
+	if (!nl) {
+		snprintf(err, len, "can't open rtnetlink: %s", strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	nl->nl = mnl_socket_open2(NETLINK_ROUTE, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	if (!nl->nl || mnl_socket_bind(nl->nl, RTMGRP_LINK, MNL_SOCKET_AUTOPID)) {
+		int e = errno;
+
+		snprintf(err, len, "can't open rtnetlink for link events: %s",
+			 strerror(e));
+		if (nl->nl)
+			mnl_socket_close(nl->nl);
+		free(nl);
+		return -e;
+	}
+	fd = mnl_socket_get_fd(nl->nl);
+	/* a burst of veth deletions must not overflow it: best effort */
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &sz, sizeof(sz)))
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &sz, sizeof(sz));
+	nl->w.fd = fd;
+	nl->w.fn = nl_event;
+	if (rfsd_watch_add(d, &nl->w, EPOLLIN)) {
+		int e = errno;
+
+		snprintf(err, len, "can't watch rtnetlink: %s", strerror(e));
+		mnl_socket_close(nl->nl);
+		free(nl);
+		return -e;
+	}
+	d->nl = nl;
+	return 0;
+}
+
+void rfsd_netlink_resume(struct rfsd *d)
+{
+	struct rfsd_netlink *nl = d->nl;
+
+	if (nl && !nl->w.events && rfsd_watch_mod(d, &nl->w, EPOLLIN))
+		pr_warn("can't watch rtnetlink: %s\n", strerror(errno));
+}
+
+void rfsd_netlink_close(struct rfsd *d)
+{
+	struct rfsd_netlink *nl = d->nl;
+
+	if (!nl)
+		return;
+	rfsd_watch_del(d, &nl->w);
+	mnl_socket_close(nl->nl);
+	free(nl);
+	d->nl = NULL;
+}

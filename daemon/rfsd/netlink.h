@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Link events (rtnetlink RTMGRP_LINK, libmnl): an attached interface that
+ * disappears is forgotten, a configured one that appears is attached.
+ */
+#ifndef RFSD_NETLINK_H
+#define RFSD_NETLINK_H
+
+#include <stddef.h>
+
+struct rfsd;
+
+int rfsd_netlink_open(struct rfsd *d, char *err, size_t len);
+void rfsd_netlink_close(struct rfsd *d);
+/* The datapath is free again: handle the events that waited. */
+void rfsd_netlink_resume(struct rfsd *d);
+
+#endif /* RFSD_NETLINK_H */

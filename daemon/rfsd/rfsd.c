@@ -1,0 +1,406 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rfsd: keeps the xdp-rfs datapath loaded, attached and configured, and
+ * serves the control socket.  It runs in the foreground (Type=notify):
+ * READY=1 once the datapath is up and the configured interfaces are
+ * attached, SIGHUP re-reads the config, SIGTERM/SIGINT detach everything
+ * and exit 0.  One epoll loop handles the control socket, signals, link
+ * events and a 1 s timer.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/signalfd.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
+
+#include <systemd/sd-daemon.h>
+
+#include "cgroup.h"
+#include "commands.h"
+#include "log.h"
+#include "netlink.h"
+#include "rfsd.h"
+#include "server.h"
+
+static const char rfsd_usage[] =
+"Usage: rfsd [OPTIONS]\n"
+"Keep the xdp-rfs datapath (Receive Flow Steering on XDP) attached and\n"
+"serve rfsctl.  Runs in the foreground; under systemd, Type=notify.\n"
+"\n"
+"  --config FILE         config file (default " RFSD_CONFIG_DEFAULT ")\n"
+"  --socket PATH         control socket (default " RFSD_SOCKET_DEFAULT ")\n"
+"  --pin-dir DIR         bpffs pin dir (default " RFS_PIN_DIR_DEFAULT ")\n"
+"  --cgroup DIR          cgroup v2 dir for sockops (default: the cgroup2 root)\n"
+"  --trace-mode MODE     auto, tp_btf or kprobe (default auto)\n"
+"  -v, --verbose         debug messages, libbpf and libxdp output\n"
+"  -h, --help            this help\n"
+"  -V, --version         print the version\n"
+"\n"
+"Signals: SIGHUP re-reads the config, SIGTERM or SIGINT detach and exit.\n"
+"See rfsd(8) and rfsctl(8).\n";
+
+enum { OPT_CONFIG = 256, OPT_SOCKET, OPT_PIN_DIR, OPT_CGROUP, OPT_TRACE };
+
+static const struct option rfsd_options[] = {
+	{ "config", required_argument, NULL, OPT_CONFIG },
+	{ "socket", required_argument, NULL, OPT_SOCKET },
+	{ "pin-dir", required_argument, NULL, OPT_PIN_DIR },
+	{ "cgroup", required_argument, NULL, OPT_CGROUP },
+	{ "trace-mode", required_argument, NULL, OPT_TRACE },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ NULL, 0, NULL, 0 },
+};
+
+int rfsd_watch_add(struct rfsd *d, struct rfsd_watch *w, uint32_t events)
+{
+	struct epoll_event ev = { .events = events, .data.ptr = w };
+
+	if (epoll_ctl(d->epfd, EPOLL_CTL_ADD, w->fd, &ev))
+		return -errno;
+	w->events = events;
+	return 0;
+}
+
+int rfsd_watch_mod(struct rfsd *d, struct rfsd_watch *w, uint32_t events)
+{
+	struct epoll_event ev = { .events = events, .data.ptr = w };
+
+	if (epoll_ctl(d->epfd, EPOLL_CTL_MOD, w->fd, &ev))
+		return -errno;
+	w->events = events;
+	return 0;
+}
+
+void rfsd_watch_del(struct rfsd *d, struct rfsd_watch *w)
+{
+	epoll_ctl(d->epfd, EPOLL_CTL_DEL, w->fd, NULL);
+}
+
+static void update_status(struct rfsd *d)
+{
+	size_t n = rfs_dp_if_count(d->dp), waiting = rfsd_ifaces_waiting(d);
+	char buf[sizeof(d->status)];
+	int off;
+
+	off = snprintf(buf, sizeof(buf), "steering %zu interface%s", n,
+		       n == 1 ? "" : "s");
+	if (waiting && off > 0 && (size_t)off < sizeof(buf))
+		snprintf(buf + off, sizeof(buf) - off,
+			 "; %zu configured not attached", waiting);
+	if (!strcmp(buf, d->status))
+		return;
+	snprintf(d->status, sizeof(d->status), "%s", buf);
+	sd_notifyf(0, "STATUS=%s", buf);
+}
+
+static void reload(struct rfsd *d)
+{
+	struct rfsd_config old = d->cfg, cfg;
+	char err[RFSD_CONFIG_ERR_LEN];
+
+	d->reload_pending = false;
+	sd_notify(0, "RELOADING=1\nSTATUS=reloading the config");
+	if (rfsd_config_load(d->config_path, d->config_named, &cfg, err)) {
+		pr_warn("%s; keeping the running config\n", err);
+	} else {
+		pr_info("reloading config '%s'\n", d->config_path);
+		d->cfg = cfg;
+		rfsd_ifaces_reload(d, &old);
+		rfsd_config_free(&old);
+	}
+	rfsd_server_reload_group(d);
+	d->status[0] = '\0';
+	sd_notify(0, "READY=1");
+	update_status(d);
+}
+
+void rfsd_dp_released(struct rfsd *d)
+{
+	if (rfsd_dp_busy(d))
+		return;
+	rfsd_netlink_resume(d);
+	if (d->reload_pending)
+		reload(d);
+	rfsd_server_kick(d);
+}
+
+static void on_signal(struct rfsd *d, struct rfsd_watch *w, uint32_t ev)
+{
+	struct signalfd_siginfo si;
+
+	while (read(w->fd, &si, sizeof(si)) == sizeof(si)) {
+		switch (si.ssi_signo) {
+		case SIGHUP:
+			if (rfsd_dp_busy(d))
+				d->reload_pending = true;
+			else
+				reload(d);
+			break;
+		case SIGTERM:
+		case SIGINT:
+			pr_info("%s: detaching and exiting\n",
+				strsignal(si.ssi_signo));
+			d->stop = true;
+			break;
+		}
+	}
+}
+
+static void on_timer(struct rfsd *d, struct rfsd_watch *w, uint32_t ev)
+{
+	char err[RFS_ERR_LEN] = "";
+	uint64_t ticks;
+
+	if (read(w->fd, &ticks, sizeof(ticks)) < 0 && errno != EAGAIN)
+		pr_debug("can't read timerfd: %s\n", strerror(errno));
+	rfsd_server_tick(d, time(NULL));
+	if (rfsd_dp_busy(d))
+		return;
+	if (rfs_dp_refresh_cpus(d->dp, err)) {
+		/* say it once, not every second */
+		if (strcmp(err, d->refresh_err))
+			pr_warn("can't refresh online CPUs: %s\n", err);
+		snprintf(d->refresh_err, sizeof(d->refresh_err), "%s", err);
+	} else if (d->refresh_err[0]) {
+		pr_info("online CPUs refreshed again\n");
+		d->refresh_err[0] = '\0';
+	}
+	update_status(d);
+}
+
+static void on_job(struct rfsd *d, struct rfsd_watch *w, uint32_t ev)
+{
+	rfsd_flows_done(d);
+	update_status(d);
+}
+
+static int parse_args(struct rfsd *d, int argc, char **argv, bool *verbose)
+{
+	int c;
+
+	while ((c = getopt_long(argc, argv, "vhV", rfsd_options, NULL)) != -1) {
+		switch (c) {
+		case OPT_CONFIG:
+			d->opt_config = optarg;
+			break;
+		case OPT_SOCKET:
+			d->opt_socket = optarg;
+			break;
+		case OPT_PIN_DIR:
+			d->opt_pin_dir = optarg;
+			break;
+		case OPT_CGROUP:
+			d->opt_cgroup = optarg;
+			break;
+		case OPT_TRACE:
+			if (!strcmp(optarg, "auto")) {
+				d->trace_mode = RFS_TRACE_AUTO;
+			} else if (!strcmp(optarg, "tp_btf")) {
+				d->trace_mode = RFS_TRACE_TP_BTF;
+			} else if (!strcmp(optarg, "kprobe")) {
+				d->trace_mode = RFS_TRACE_KPROBE;
+			} else {
+				fprintf(stderr, "rfsd: can't use trace mode '%s': not auto, tp_btf or kprobe\n",
+					optarg);
+				return -EINVAL;
+			}
+			break;
+		case 'v':
+			*verbose = true;
+			break;
+		case 'h':
+			fputs(rfsd_usage, stdout);
+			exit(EXIT_SUCCESS);
+		case 'V':
+			printf("rfsd %s\n", RFS_VERSION);
+			exit(EXIT_SUCCESS);
+		default:
+			fprintf(stderr, "Try 'rfsd --help'.\n");
+			return -EINVAL;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "rfsd: unexpected argument '%s'; try 'rfsd --help'\n",
+			argv[optind]);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int open_fds(struct rfsd *d, struct rfsd_watch *sig,
+		    struct rfsd_watch *tmr)
+{
+	struct itimerspec its = {
+		.it_interval = { .tv_sec = 1 }, .it_value = { .tv_sec = 1 },
+	};
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGHUP);
+	if (sigprocmask(SIG_BLOCK, &set, NULL))
+		return -errno;
+	signal(SIGPIPE, SIG_IGN);
+
+	d->epfd = epoll_create1(EPOLL_CLOEXEC);
+	sig->fd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+	tmr->fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	d->job_efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (d->epfd < 0 || sig->fd < 0 || tmr->fd < 0 || d->job_efd < 0)
+		return -errno;
+	sig->fn = on_signal;
+	tmr->fn = on_timer;
+	d->job_watch.fd = d->job_efd;
+	d->job_watch.fn = on_job;
+	if (timerfd_settime(tmr->fd, 0, &its, NULL))
+		return -errno;
+	return rfsd_watch_add(d, sig, EPOLLIN) ?:
+	       rfsd_watch_add(d, &d->job_watch, EPOLLIN);
+}
+
+static int run(struct rfsd *d, struct rfsd_watch *tmr)
+{
+	struct epoll_event evs[32];
+	int n, i;
+
+	if (rfsd_watch_add(d, tmr, EPOLLIN))
+		return -errno;
+	while (!d->stop) {
+		n = epoll_wait(d->epfd, evs, 32, -1);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			pr_warn("can't wait for events: %s\n", strerror(errno));
+			return -errno;
+		}
+		/* a handler may free the client of a later event: then
+		 * poll again rather than touch it */
+		for (i = 0; i < n && !d->stop; i++) {
+			struct rfsd_watch *w = evs[i].data.ptr;
+			unsigned long closes = d->client_closes;
+
+			w->fn(d, w, evs[i].events);
+			if (d->client_closes != closes)
+				break;
+		}
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct rfsd_watch sig = { .fd = -1 }, tmr = { .fd = -1 };
+	struct rfsd d = { .epfd = -1, .job_efd = -1 };
+	char err[RFSD_CONFIG_ERR_LEN], cgerr[256];
+	struct rfs_dp_opts opts = {};
+	bool verbose = false, adopted = false;
+	int ret = EXIT_FAILURE, e;
+
+	if (parse_args(&d, argc, argv, &verbose))
+		return EXIT_FAILURE;
+	rfs_log_init("rfsd", verbose);
+	rfs_log_hook_libs();
+
+	d.config_named = d.opt_config != NULL;
+	d.config_path = d.opt_config ? d.opt_config : RFSD_CONFIG_DEFAULT;
+	if (rfsd_config_load(d.config_path, d.config_named, &d.cfg, err)) {
+		pr_warn("%s\n", err);
+		return EXIT_FAILURE;
+	}
+	d.socket_path = d.opt_socket ?: d.cfg.socket ?: RFSD_SOCKET_DEFAULT;
+	opts.pin_dir = d.opt_pin_dir ?: d.cfg.pin_dir ?: RFS_PIN_DIR_DEFAULT;
+	if (d.opt_cgroup || d.cfg.cgroup) {
+		snprintf(d.cgroup, sizeof(d.cgroup), "%s",
+			 d.opt_cgroup ?: d.cfg.cgroup);
+	} else if (rfsd_cgroup_root(d.cgroup, sizeof(d.cgroup), cgerr,
+				    sizeof(cgerr))) {
+		pr_warn("%s\n", cgerr);
+		goto out;
+	}
+	opts.cgroup = d.cgroup;
+	opts.sock_flow_entries = d.cfg.sock_flow_entries;
+	opts.trace_mode = d.trace_mode;
+
+	e = open_fds(&d, &sig, &tmr);
+	if (e) {
+		pr_warn("can't set up the event loop: %s\n", strerror(-e));
+		goto out;
+	}
+	/* claim the socket path first: a second rfsd stops here */
+	if (rfsd_server_bind(&d, d.socket_path, err, sizeof(err))) {
+		pr_warn("%s\n", err);
+		goto out;
+	}
+	sd_notify(0, "STATUS=loading the datapath");
+	e = rfs_dp_open(&d.dp, &opts, &adopted, err);
+	if (e) {
+		pr_warn("can't open the datapath under '%s': %s\n", opts.pin_dir,
+			err[0] ? err : strerror(-e));
+		goto out;
+	}
+	if (adopted) {
+		pr_info("adopted datapath from %s: %zu interfaces\n",
+			rfs_dp_pin_dir(d.dp), rfs_dp_if_count(d.dp));
+		if (d.cfg.sock_flow_entries &&
+		    d.cfg.sock_flow_entries != rfs_dp_sock_flow_entries(d.dp))
+			pr_info("kept the adopted sock_flow_entries %u (config says %u; rfsctl set to change it)\n",
+				rfs_dp_sock_flow_entries(d.dp),
+				d.cfg.sock_flow_entries);
+	} else {
+		pr_info("loaded datapath: pinned under %s, cgroup %s, trace mode %s, %u sock flow entries\n",
+			rfs_dp_pin_dir(d.dp), rfs_dp_cgroup(d.dp),
+			rfsd_trace_mode_name(rfs_dp_trace_mode(d.dp)),
+			rfs_dp_sock_flow_entries(d.dp));
+	}
+	/* subscribe before attaching: no deletion may slip in between */
+	if (rfsd_netlink_open(&d, err, sizeof(err))) {
+		pr_warn("%s\n", err);
+		goto out;
+	}
+	rfsd_ifaces_resync(&d);
+	rfsd_ifaces_start(&d);
+	if (rfsd_server_listen(&d, err, sizeof(err))) {
+		pr_warn("%s\n", err);
+		goto out;
+	}
+	pr_info("listening on %s\n", d.socket_path);
+	sd_notify(0, "READY=1");
+	update_status(&d);
+
+	if (!run(&d, &tmr))
+		ret = EXIT_SUCCESS;
+	sd_notify(0, "STOPPING=1\nSTATUS=detaching");
+	rfsd_flows_cancel(&d);
+	rfsd_server_close(&d);
+	rfsd_netlink_close(&d);
+	rfs_dp_close(d.dp, true);
+	d.dp = NULL;
+	if (ret == EXIT_SUCCESS)
+		pr_info("detached; bye\n");
+out:
+	rfsd_server_close(&d);
+	rfsd_netlink_close(&d);
+	/* a failed start removes what it made, and leaves what it adopted */
+	if (d.dp)
+		rfs_dp_close(d.dp, !adopted);
+	rfsd_ifaces_free(&d);
+	rfsd_config_free(&d.cfg);
+	if (sig.fd >= 0)
+		close(sig.fd);
+	if (tmr.fd >= 0)
+		close(tmr.fd);
+	if (d.job_efd >= 0)
+		close(d.job_efd);
+	if (d.epfd >= 0)
+		close(d.epfd);
+	return ret;
+}

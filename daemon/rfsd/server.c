@@ -1,0 +1,625 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The control socket.  One epoll loop serves every peer, so nothing here
+ * may block: sockets are non-blocking, each client has an input buffer of
+ * at most one request line (RFSD_LINE_MAX + '\n') and an output backlog;
+ * a client stops being read while it has RFSD_OUT_HIGH bytes of replies
+ * it has not taken, or while its request waits for the datapath.  Peers
+ * that stall are dropped after RFSD_IDLE_SECS.
+ */
+#include <errno.h>
+#include <grp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "log.h"
+#include "peercred.h"
+#include "rfsd.h"
+#include "server.h"
+
+#define RFSD_IN_MAX	(RFSD_LINE_MAX + 1)	/* the line and its '\n' */
+#define RFSD_OUT_HIGH	(1u << 20)
+
+struct rfsd_client {
+	struct rfsd_watch w;		/* first: the watch is the client */
+	struct rfsd_client *next;
+	uid_t uid;
+	gid_t gid;
+	pid_t pid;
+	char *in;
+	size_t in_len, in_cap;
+	char *out;
+	size_t out_off, out_len, out_cap;
+	bool waiting;		/* its request waits for the datapath */
+	bool owns_job;		/* ... or for the sampler it started */
+	bool eof;		/* it sent everything */
+	bool closing;		/* close once its replies are out */
+	bool denied;		/* not root or rfs: refuse its first request */
+	time_t last_active;
+};
+
+struct rfsd_server {
+	struct rfsd_watch lw;		/* the listening socket */
+	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	dev_t dev;
+	ino_t ino;
+	bool bound;
+	bool have_group;
+	gid_t group;
+	struct rfsd_client *clients;
+	size_t n_clients;
+	time_t last_warn;
+};
+
+static bool warn_ok(struct rfsd_server *s)
+{
+	time_t now = time(NULL);
+
+	if (now == s->last_warn)
+		return false;
+	s->last_warn = now;
+	return true;
+}
+
+void rfsd_server_reload_group(struct rfsd *d)
+{
+	struct rfsd_server *s = d->srv;
+	struct group *g = getgrnam(RFSD_GROUP);
+
+	s->have_group = g != NULL;
+	s->group = g ? g->gr_gid : 0;
+}
+
+static int mkdir_parents(const char *path)
+{
+	char dir[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	char *p;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	p = strrchr(dir, '/');
+	if (!p || p == dir)
+		return 0;
+	*p = '\0';
+	for (p = dir + 1; ; p++) {
+		if (*p && *p != '/')
+			continue;
+		char c = *p;
+
+		*p = '\0';
+		if (mkdir(dir, 0755) && errno != EEXIST)
+			return -errno;
+		*p = c;
+		if (!c)
+			return 0;
+	}
+}
+
+/* A socket file at path: someone's listening (-EADDRINUSE) or stale. */
+static int probe_stale(const char *path, const struct sockaddr_un *sa)
+{
+	struct stat st;
+	int fd, r;
+
+	if (lstat(path, &st))
+		return errno == ENOENT ? 0 : -errno;
+	if (!S_ISSOCK(st.st_mode))
+		return -EEXIST;
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	r = connect(fd, (const struct sockaddr *)sa, sizeof(*sa));
+	if (!r || errno == EAGAIN || errno == EINPROGRESS) {
+		close(fd);
+		return -EADDRINUSE;
+	}
+	close(fd);
+	if (unlink(path) && errno != ENOENT)
+		return -errno;
+	return 0;
+}
+
+int rfsd_server_bind(struct rfsd *d, const char *path, char *err, size_t len)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct rfsd_server *s;
+	struct stat st;
+	mode_t old;
+	int fd, e;
+
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	d->srv = s;
+	s->lw.fd = -1;
+	rfsd_server_reload_group(d);
+	if (strlen(path) >= sizeof(sa.sun_path)) {
+		snprintf(err, len, "can't bind control socket '%s': path too long (max %zu bytes)",
+			 path, sizeof(sa.sun_path) - 1);
+		return -ENAMETOOLONG;
+	}
+	snprintf(s->path, sizeof(s->path), "%s", path);
+	memcpy(sa.sun_path, path, strlen(path));
+	e = mkdir_parents(path);
+	if (e) {
+		snprintf(err, len, "can't create the directory of control socket '%s': %s",
+			 path, strerror(-e));
+		return e;
+	}
+	e = probe_stale(path, &sa);
+	if (e) {
+		snprintf(err, len, "can't bind control socket '%s': %s", path,
+			 e == -EADDRINUSE ? "another rfsd is listening there" :
+			 e == -EEXIST ? "a file that is not a socket is in the way" :
+			 strerror(-e));
+		return e;
+	}
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		e = -errno;
+		snprintf(err, len, "can't create control socket: %s", strerror(-e));
+		return e;
+	}
+	s->lw.fd = fd;
+	/* 0660 from the start: no window where anyone may connect */
+	old = umask(0117);
+	e = bind(fd, (struct sockaddr *)&sa, sizeof(sa)) ? -errno : 0;
+	umask(old);
+	if (e) {
+		snprintf(err, len, "can't bind control socket '%s': %s", path,
+			 strerror(-e));
+		return e;
+	}
+	s->bound = true;
+	if (!stat(path, &st)) {
+		s->dev = st.st_dev;
+		s->ino = st.st_ino;
+	}
+	if (chmod(path, 0660))
+		pr_warn("can't set mode of control socket '%s': %s\n", path,
+			strerror(errno));
+	if (s->have_group && chown(path, 0, s->group))
+		pr_warn("can't give control socket '%s' to group %s: %s\n",
+			path, RFSD_GROUP, strerror(errno));
+	return 0;
+}
+
+static void server_accept(struct rfsd *d, struct rfsd_watch *w, uint32_t ev);
+
+int rfsd_server_listen(struct rfsd *d, char *err, size_t len)
+{
+	struct rfsd_server *s = d->srv;
+
+	if (listen(s->lw.fd, RFSD_MAX_CLIENTS)) {
+		int e = -errno;
+
+		snprintf(err, len, "can't listen on control socket '%s': %s",
+			 s->path, strerror(-e));
+		return e;
+	}
+	s->lw.fn = server_accept;
+	if (rfsd_watch_add(d, &s->lw, EPOLLIN)) {
+		int e = -errno;
+
+		snprintf(err, len, "can't watch control socket '%s': %s",
+			 s->path, strerror(-e));
+		return e;
+	}
+	return 0;
+}
+
+static size_t out_pending(const struct rfsd_client *c)
+{
+	return c->out_len - c->out_off;
+}
+
+/* Closing with unread input makes the peer read ECONNRESET after our
+ * last reply instead of a clean end of file: take what is there. */
+static void drain(int fd)
+{
+	char buf[4096];
+	int i;
+
+	for (i = 0; i < 64; i++)
+		if (recv(fd, buf, sizeof(buf), MSG_DONTWAIT) <= 0)
+			break;
+}
+
+static void client_close(struct rfsd *d, struct rfsd_client *c)
+{
+	struct rfsd_server *s = d->srv;
+	struct rfsd_client **pp;
+
+	for (pp = &s->clients; *pp; pp = &(*pp)->next) {
+		if (*pp == c) {
+			*pp = c->next;
+			s->n_clients--;
+			break;
+		}
+	}
+	if (c->owns_job)
+		rfsd_flows_client_gone(d, c);
+	d->client_closes++;
+	rfsd_watch_del(d, &c->w);
+	drain(c->w.fd);
+	close(c->w.fd);
+	free(c->in);
+	free(c->out);
+	free(c);
+}
+
+static int queue_out(struct rfsd_client *c, const char *buf, size_t n)
+{
+	if (c->out_off && c->out_off == c->out_len)
+		c->out_off = c->out_len = 0;
+	if (c->out_len + n > c->out_cap) {
+		size_t cap = c->out_cap ? c->out_cap : 4096;
+		char *p;
+
+		while (cap < c->out_len + n)
+			cap *= 2;
+		p = realloc(c->out, cap);
+		if (!p)
+			return -ENOMEM;
+		c->out = p;
+		c->out_cap = cap;
+	}
+	memcpy(c->out + c->out_len, buf, n);
+	c->out_len += n;
+	return 0;
+}
+
+static void queue_reply(struct rfsd_client *c, struct json_object *reply)
+{
+	const char *s;
+	size_t n;
+
+	s = json_object_to_json_string_ext(reply, JSON_C_TO_STRING_PLAIN |
+					   JSON_C_TO_STRING_NOSLASHESCAPE);
+	n = s ? strlen(s) : 0;
+	if (!s || queue_out(c, s, n) || queue_out(c, "\n", 1)) {
+		pr_warn("can't queue reply for uid %u: %s\n", c->uid,
+			strerror(ENOMEM));
+		c->closing = true;
+	}
+	json_object_put(reply);
+}
+
+/* false: the peer is gone (c is freed) */
+static bool client_flush(struct rfsd *d, struct rfsd_client *c)
+{
+	while (out_pending(c)) {
+		ssize_t n = send(c->w.fd, c->out + c->out_off, out_pending(c),
+				 MSG_NOSIGNAL | MSG_DONTWAIT);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return true;
+		if (n <= 0) {
+			pr_debug("control client uid %u left: %s\n", c->uid,
+				 n ? strerror(errno) : "closed");
+			client_close(d, c);
+			return false;
+		}
+		c->out_off += n;
+		c->last_active = time(NULL);
+	}
+	c->out_off = c->out_len = 0;
+	if (c->closing) {
+		client_close(d, c);
+		return false;
+	}
+	return true;
+}
+
+static void client_update(struct rfsd *d, struct rfsd_client *c)
+{
+	uint32_t ev = 0;
+
+	if (!c->closing && !c->eof && !c->waiting && c->in_len < RFSD_IN_MAX &&
+	    out_pending(c) < RFSD_OUT_HIGH)
+		ev |= EPOLLIN;
+	if (out_pending(c))
+		ev |= EPOLLOUT;
+	if (ev != c->w.events && rfsd_watch_mod(d, &c->w, ev))
+		pr_warn("can't watch control client uid %u: %s\n", c->uid,
+			strerror(errno));
+}
+
+static void consume(struct rfsd_client *c, size_t n)
+{
+	memmove(c->in, c->in + n, c->in_len - n);
+	c->in_len -= n;
+}
+
+/* Serve the complete lines in the buffer; false: c is gone. */
+static bool client_process(struct rfsd *d, struct rfsd_client *c)
+{
+	struct json_object *reply;
+	enum rfsd_cmd_rc rc;
+
+	/* answered when it speaks: refused at once, a client's write
+	 * could fail before it gets to read why */
+	if (c->denied && !c->closing && (c->in_len || c->eof)) {
+		queue_reply(c, rfsd_reply_err(EACCES,
+				"permission denied: uid %u is not root or in group %s",
+				c->uid, RFSD_GROUP));
+		c->closing = true;
+		c->in_len = 0;
+	}
+	while (!c->closing && !c->waiting && out_pending(c) < RFSD_OUT_HIGH) {
+		char *nl = c->in_len ? memchr(c->in, '\n', c->in_len) : NULL;
+		size_t len, used;
+
+		if (nl) {
+			len = nl - c->in;
+			used = len + 1;
+		} else if (c->in_len > RFSD_LINE_MAX) {
+			len = used = RFSD_LINE_MAX + 1;
+		} else if (c->eof && c->in_len) {
+			/* a last request without its '\n': serve it anyway */
+			len = used = c->in_len;
+		} else {
+			break;
+		}
+		if (len > RFSD_LINE_MAX) {
+			queue_reply(c, rfsd_reply_err(EMSGSIZE,
+					"request too long (max %d bytes)",
+					RFSD_LINE_MAX));
+			c->closing = true;
+			c->in_len = 0;
+			break;
+		}
+		c->in[len] = '\0';
+		pr_debug("request from uid %u: %.200s\n", c->uid, c->in);
+		reply = NULL;
+		rc = rfsd_cmd_run(d, c, c->in, len, &reply);
+		if (rc == RFSD_CMD_WAIT) {
+			if (nl)
+				*nl = '\n';
+			c->waiting = true;
+			break;
+		}
+		consume(c, used);
+		if (rc == RFSD_CMD_STARTED) {
+			c->waiting = c->owns_job = true;
+			break;
+		}
+		queue_reply(c, reply);
+	}
+	if (c->eof && !c->in_len && !c->waiting)
+		c->closing = true;
+	if (!client_flush(d, c))
+		return false;
+	client_update(d, c);
+	return true;
+}
+
+/* false: c is gone */
+static bool client_read(struct rfsd *d, struct rfsd_client *c)
+{
+	while (!c->eof && c->in_len < RFSD_IN_MAX) {
+		size_t room;
+		ssize_t n;
+
+		if (c->in_len + 1 >= c->in_cap) {
+			/* one spare byte for the NUL after the last line */
+			size_t cap = c->in_cap ? c->in_cap * 2 : 4096;
+			char *p;
+
+			if (cap > RFSD_IN_MAX + 1)
+				cap = RFSD_IN_MAX + 1;
+			p = realloc(c->in, cap);
+			if (!p) {
+				client_close(d, c);
+				return false;
+			}
+			c->in = p;
+			c->in_cap = cap;
+		}
+		room = c->in_cap - 1 - c->in_len;
+		n = recv(c->w.fd, c->in + c->in_len, room, MSG_DONTWAIT);
+		if (n > 0) {
+			c->in_len += n;
+			c->last_active = time(NULL);
+			continue;
+		}
+		if (!n) {
+			c->eof = true;
+			break;
+		}
+		if (errno == EINTR)
+			continue;
+		if (errno == EAGAIN || errno == EWOULDBLOCK)
+			break;
+		pr_debug("control client uid %u: %s\n", c->uid, strerror(errno));
+		client_close(d, c);
+		return false;
+	}
+	return true;
+}
+
+static void client_event(struct rfsd *d, struct rfsd_watch *w, uint32_t ev)
+{
+	struct rfsd_client *c = (struct rfsd_client *)w;
+
+	if (ev & (EPOLLERR | EPOLLHUP)) {
+		/* closed both ways: nobody would read the replies */
+		pr_debug("control client uid %u left\n", c->uid);
+		client_close(d, c);
+		return;
+	}
+	if ((ev & EPOLLOUT) && !client_flush(d, c))
+		return;
+	if ((ev & EPOLLIN) && !client_read(d, c))
+		return;
+	client_process(d, c);
+}
+
+static void refuse(int fd, int e, const char *fmt, unsigned int arg)
+{
+	struct json_object *r = rfsd_reply_err(e, fmt, arg);
+	const char *s = json_object_to_json_string_ext(r, JSON_C_TO_STRING_PLAIN);
+	char line[512];
+	int n = snprintf(line, sizeof(line), "%s\n", s);
+
+	if (n > 0 && (size_t)n < sizeof(line) &&
+	    send(fd, line, n, MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
+		pr_debug("can't send refusal: %s\n", strerror(errno));
+	json_object_put(r);
+}
+
+static void server_accept(struct rfsd *d, struct rfsd_watch *w, uint32_t ev)
+{
+	struct rfsd_server *s = d->srv;
+
+	for (;;) {
+		struct ucred cr = { .pid = 0, .uid = (uid_t)-1, .gid = (gid_t)-1 };
+		socklen_t crlen = sizeof(cr);
+		struct rfsd_client *c;
+		int fd;
+
+		fd = accept4(s->lw.fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (fd < 0) {
+			if (errno == EINTR || errno == ECONNABORTED)
+				continue;
+			if (errno == EAGAIN || errno == EWOULDBLOCK)
+				return;
+			/* out of fds: stop accepting until the next tick, or
+			 * the pending connection would wake us forever */
+			if (warn_ok(s))
+				pr_warn("can't accept control connection: %s\n",
+					strerror(errno));
+			rfsd_watch_mod(d, &s->lw, 0);
+			return;
+		}
+		if (s->n_clients >= RFSD_MAX_CLIENTS) {
+			if (warn_ok(s))
+				pr_warn("refusing control connection: %u clients already\n",
+					RFSD_MAX_CLIENTS);
+			refuse(fd, EAGAIN, "too many clients (max %u); try again",
+			       RFSD_MAX_CLIENTS);
+			drain(fd);
+			close(fd);
+			continue;
+		}
+		c = calloc(1, sizeof(*c));
+		if (!c) {
+			close(fd);
+			continue;
+		}
+		getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &crlen);
+		c->w.fd = fd;
+		c->w.fn = client_event;
+		c->uid = cr.uid;
+		c->gid = cr.gid;
+		c->pid = cr.pid;
+		c->last_active = time(NULL);
+		if (rfsd_watch_add(d, &c->w, EPOLLIN)) {
+			pr_warn("can't watch control client: %s\n", strerror(errno));
+			close(fd);
+			free(c);
+			continue;
+		}
+		c->next = s->clients;
+		s->clients = c;
+		s->n_clients++;
+		if (!rfsd_peer_allowed(fd, &cr, s->have_group, s->group)) {
+			if (warn_ok(s))
+				pr_warn("refusing control connection from uid %u (pid %d): not root or in group %s\n",
+					cr.uid, cr.pid, RFSD_GROUP);
+			c->denied = true;
+			continue;
+		}
+		pr_debug("control client uid %u pid %d connected\n", cr.uid,
+			 cr.pid);
+	}
+}
+
+void rfsd_server_reply(struct rfsd *d, struct rfsd_client *c,
+		       struct json_object *reply)
+{
+	c->owns_job = c->waiting = false;
+	queue_reply(c, reply);
+	client_process(d, c);
+}
+
+void rfsd_server_kick(struct rfsd *d)
+{
+	struct rfsd_client *c, *next;
+
+	if (!d->srv)
+		return;
+	for (c = d->srv->clients; c; c = next) {
+		next = c->next;
+		if (rfsd_dp_busy(d))
+			return;
+		if (!c->waiting || c->owns_job)
+			continue;
+		c->waiting = false;
+		client_process(d, c);
+	}
+}
+
+void rfsd_server_tick(struct rfsd *d, time_t now)
+{
+	struct rfsd_server *s = d->srv;
+	struct rfsd_client *c, *next;
+
+	if (!s)
+		return;
+	if (s->lw.fn && !s->lw.events)
+		rfsd_watch_mod(d, &s->lw, EPOLLIN);
+	for (c = s->clients; c; c = next) {
+		next = c->next;
+		if (c->waiting || now - c->last_active < RFSD_IDLE_SECS)
+			continue;
+		pr_debug("control client uid %u idle for %d s; dropped\n",
+			 c->uid, RFSD_IDLE_SECS);
+		client_close(d, c);
+	}
+}
+
+size_t rfsd_server_clients(const struct rfsd *d)
+{
+	return d->srv ? d->srv->n_clients : 0;
+}
+
+void rfsd_server_close(struct rfsd *d)
+{
+	struct rfsd_server *s = d->srv;
+	struct stat st;
+
+	if (!s)
+		return;
+	while (s->clients)
+		client_close(d, s->clients);
+	if (s->lw.fd >= 0) {
+		if (s->lw.fn)
+			rfsd_watch_del(d, &s->lw);
+		close(s->lw.fd);
+	}
+	/* a newer rfsd may have taken the path over: leave its socket */
+	if (s->bound && !stat(s->path, &st) && st.st_dev == s->dev &&
+	    st.st_ino == s->ino)
+		unlink(s->path);
+	free(s);
+	d->srv = NULL;
+}
+
+uid_t rfsd_client_uid(const struct rfsd_client *c)
+{
+	return c->uid;
+}
+
+pid_t rfsd_client_pid(const struct rfsd_client *c)
+{
+	return c->pid;
+}

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The control socket (docs/protocol.md): a unix stream socket, one JSON
+ * request per line, one reply line each.  Everything is non-blocking and
+ * bounded: a request line is at most RFSD_LINE_MAX bytes, at most
+ * RFSD_MAX_CLIENTS peers at once, and a peer that neither sends nor reads
+ * for RFSD_IDLE_SECS is dropped.
+ */
+#ifndef RFSD_SERVER_H
+#define RFSD_SERVER_H
+
+#include <stddef.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include <json.h>
+
+#define RFSD_SOCKET_DEFAULT	"/run/rfs/rfsd.sock"
+#define RFSD_LINE_MAX		65536
+#define RFSD_MAX_CLIENTS	64
+#define RFSD_IDLE_SECS		60
+
+struct rfsd;
+struct rfsd_client;
+
+/* Claim path (bind, mode 0660, group rfs if it exists); clients can't
+ * connect until rfsd_server_listen(). */
+int rfsd_server_bind(struct rfsd *d, const char *path, char *err, size_t len);
+int rfsd_server_listen(struct rfsd *d, char *err, size_t len);
+/* Drop every client and remove the socket file (if it is still ours). */
+void rfsd_server_close(struct rfsd *d);
+/* Once a second: drop idle clients. */
+void rfsd_server_tick(struct rfsd *d, time_t now);
+/* The datapath is free again: serve the requests that waited for it. */
+void rfsd_server_kick(struct rfsd *d);
+/* The reply to a request that was answered later (takes reply). */
+void rfsd_server_reply(struct rfsd *d, struct rfsd_client *c,
+		       struct json_object *reply);
+/* Look group rfs up again (SIGHUP). */
+void rfsd_server_reload_group(struct rfsd *d);
+size_t rfsd_server_clients(const struct rfsd *d);
+
+uid_t rfsd_client_uid(const struct rfsd_client *c);
+pid_t rfsd_client_pid(const struct rfsd_client *c);
+
+#endif /* RFSD_SERVER_H */

@@ -1,0 +1,185 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# systemd/rfsd.service.in as `make install` turns it into rfsd.service
+# (@SBINDIR@ replaced), checked by systemd-analyze verify: any warning
+# about the unit fails.  Also the hardening the unit must keep, and
+# systemd/rfsd.env (what EnvironmentFile= reads).
+#
+#	tests/integration/test_unit_verify.sh [TEST...]
+#
+# RFSD overrides the binary ExecStart points to (default build/rfsd; a stub
+# stands in when it is not built), RFSD_UNIT_IN the unit template.  Exit 0 if every test passed, 249 (skip)
+# without systemd-analyze, 1 otherwise.  No root needed; nothing is started.
+
+# shellcheck disable=SC2317  # the test_* functions are called by name
+set -u
+
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+UNIT_IN=${RFSD_UNIT_IN:-$ROOT/systemd/rfsd.service.in}
+ENV_FILE=$ROOT/systemd/rfsd.env
+RFSD=${RFSD:-$ROOT/build/rfsd}
+SKIP=249
+
+ALL_TESTS="
+	test_unit_verify
+	test_unit_substituted
+	test_unit_hardening
+	test_env_file
+"
+
+if ! command -v systemd-analyze >/dev/null 2>&1; then
+	echo "systemd-analyze not found"
+	exit $SKIP
+fi
+
+FAILED=0
+
+fail()
+{
+	echo "  FAIL: $*"
+	FAILED=1
+}
+
+indent()
+{
+	local line
+
+	while IFS= read -r line; do
+		echo "    $line"
+	done
+}
+
+TMP=$(mktemp -d) || exit 1
+trap 'rm -rf "$TMP"' EXIT
+
+# The unit as make install writes it, with ExecStart on an executable.
+SBINDIR=$TMP/sbin
+UNIT=$TMP/unit/rfsd.service
+mkdir -p "$SBINDIR" "$TMP/unit"
+if [[ -x $RFSD ]]; then
+	ln -s "$RFSD" "$SBINDIR/rfsd"
+else
+	printf '#!/bin/sh\nexit 0\n' >"$SBINDIR/rfsd"
+	chmod +x "$SBINDIR/rfsd"
+	echo "  note: $RFSD not built; ExecStart points to a stub"
+fi
+# the Makefile's install rule, word for word
+sed "s|@SBINDIR@|$SBINDIR|g" "$UNIT_IN" >"$UNIT"
+
+# Documentation=man: pages are looked up with man(1): point it at ours.
+MAN_ARGS=()
+if command -v man >/dev/null 2>&1 &&
+   [[ -f $ROOT/man/rfsd.8 && -f $ROOT/man/rfsctl.8 ]]; then
+	mkdir -p "$TMP/man/man8"
+	cp "$ROOT/man/rfsd.8" "$ROOT/man/rfsctl.8" "$TMP/man/man8/"
+	export MANPATH=$TMP/man
+else
+	echo "  note: man(1) or a man page missing; Documentation= not checked"
+	MAN_ARGS=(--man=no)
+fi
+
+test_unit_verify()
+{
+	local out rc
+
+	out=$(systemd-analyze verify "${MAN_ARGS[@]}" "$UNIT" 2>&1)
+	rc=$?
+	# other units it pulls in may warn on this host; ours must not
+	if grep -E "rfsd\.service|$TMP" <<<"$out" >"$TMP/ours"; then
+		fail "systemd-analyze verify warns about the unit:"
+		indent <"$TMP/ours"
+	fi
+	if ((rc != 0)); then
+		fail "systemd-analyze verify exited $rc:"
+		indent <<<"$out"
+	fi
+}
+
+test_unit_substituted()
+{
+	if grep -n '@[A-Z_]*@' "$UNIT"; then
+		fail "placeholders left in the unit"
+	fi
+	grep -qx "ExecStart=$SBINDIR/rfsd \$RFSD_OPTS" "$UNIT" ||
+		fail "ExecStart is not '$SBINDIR/rfsd \$RFSD_OPTS'"
+}
+
+# directive=value lines the unit must have (values as words, any order)
+expect_directive()	# KEY WORD...
+{
+	local key=$1 line w
+	shift
+
+	line=$(grep -E "^$key=" "$UNIT" | tail -n 1)
+	if [[ -z $line ]]; then
+		fail "no $key="
+		return
+	fi
+	for w in "$@"; do
+		[[ " ${line#*=} " == *" $w "* ]] ||
+			fail "$key= lacks $w (has '${line#*=}')"
+	done
+}
+
+test_unit_hardening()
+{
+	local cap
+
+	expect_directive Type notify
+	expect_directive EnvironmentFile -/etc/default/rfsd
+	expect_directive Restart on-failure
+	expect_directive RuntimeDirectory rfs
+	expect_directive RuntimeDirectoryPreserve no
+	expect_directive ProtectSystem strict
+	expect_directive ReadWritePaths /sys/fs/bpf
+	expect_directive ProtectHome yes
+	expect_directive PrivateTmp yes
+	expect_directive NoNewPrivileges yes
+	expect_directive RestrictAddressFamilies AF_UNIX AF_NETLINK AF_INET AF_INET6
+	expect_directive ProtectKernelModules yes
+	expect_directive LockPersonality yes
+	expect_directive MemoryDenyWriteExecute yes
+	expect_directive SystemCallArchitectures native
+	expect_directive Documentation man:rfsd\(8\) man:rfsctl\(8\)
+	for cap in CAP_BPF CAP_NET_ADMIN CAP_PERFMON CAP_SYS_ADMIN; do
+		expect_directive CapabilityBoundingSet "$cap"
+		expect_directive AmbientCapabilities "$cap"
+	done
+	# rfsd needs /sys/fs/bpf and the cgroup tree writable or reachable
+	grep -Eq '^(ProtectKernelTunables|ProtectControlGroups)=(yes|true)' "$UNIT" &&
+		fail "ProtectKernelTunables/ProtectControlGroups would cut rfsd off bpffs or cgroupfs"
+	grep -Eq '^PrivateNetwork=(yes|true)' "$UNIT" &&
+		fail "PrivateNetwork would hide the host's interfaces"
+	return 0
+}
+
+test_env_file()
+{
+	local line
+
+	grep -q '^RFSD_OPTS=' "$ENV_FILE" || fail "rfsd.env does not set RFSD_OPTS"
+	# systemd's syntax: comments, blank lines, KEY=value
+	while IFS= read -r line; do
+		[[ -z $line || $line == \#* ]] && continue
+		[[ $line =~ ^[A-Za-z_][A-Za-z0-9_]*= ]] ||
+			fail "rfsd.env: not KEY=value: '$line'"
+	done <"$ENV_FILE"
+	# every option it documents is one rfsd has
+	[[ -x $RFSD ]] || return 0
+	grep -oE '^#   (--[a-z-]+|-[a-zA-Z])' "$ENV_FILE" | sed 's/^#   //' |
+	while IFS= read -r opt; do
+		"$RFSD" --help | grep -qE -- "(^|[ ,])$opt([ ,=]|$)" ||
+			echo "rfsd.env documents $opt, which rfsd --help lacks"
+	done >"$TMP/opts"
+	if [[ -s $TMP/opts ]]; then
+		fail "$(cat "$TMP/opts")"
+	fi
+}
+
+TESTS=${*:-$ALL_TESTS}
+for t in $TESTS; do
+	echo "$t"
+	"$t"
+done
+exit $FAILED

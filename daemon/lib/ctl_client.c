@@ -1,0 +1,424 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Client side of rfsd's control protocol; see ctl_client.h. */
+#include <errno.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+
+#include "ctl_client.h"
+
+struct rfs_ctl {
+	int fd;
+	int timeout_ms;
+	char *path;
+	rfs_ctl_trace_fn trace;
+	void *trace_arg;
+	/* received bytes: [0, used) of which the reply lines not yet taken */
+	char *buf;
+	size_t used, cap;
+};
+
+static void set_err(char *err, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void set_err(char *err, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !len)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+}
+
+/* What the user can do about a failed connect. */
+static const char *connect_hint(int e)
+{
+	switch (e) {
+	case ENOENT:
+	case ECONNREFUSED:
+		return " (is rfsd running?)";
+	case EACCES:
+	case EPERM:
+		return " (rfsctl needs root or group rfs)";
+	default:
+		return "";
+	}
+}
+
+int rfs_ctl_connect(struct rfs_ctl **out, const char *path,
+		    char *err, size_t len)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	struct rfs_ctl *ctl;
+	int e;
+
+	*out = NULL;
+	if (!path)
+		path = RFS_CTL_SOCKET_DEFAULT;
+	if (!*path || strlen(path) >= sizeof(sun.sun_path)) {
+		set_err(err, len, "can't connect to rfsd at '%s': %s", path,
+			*path ? "socket path too long" : "empty socket path");
+		return -EINVAL;
+	}
+	memcpy(sun.sun_path, path, strlen(path) + 1);
+
+	ctl = calloc(1, sizeof(*ctl));
+	if (!ctl || !(ctl->path = strdup(path))) {
+		free(ctl);
+		set_err(err, len, "can't connect to rfsd: out of memory");
+		return -ENOMEM;
+	}
+	ctl->timeout_ms = RFS_CTL_TIMEOUT_MS;
+	ctl->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (ctl->fd < 0) {
+		e = errno;
+		goto fail;
+	}
+	while (connect(ctl->fd, (struct sockaddr *)&sun, sizeof(sun)) < 0) {
+		if (errno == EINTR)
+			continue;
+		e = errno;
+		goto fail;
+	}
+	*out = ctl;
+	return 0;
+
+fail:
+	set_err(err, len, "can't connect to rfsd at '%s': %s%s", path,
+		strerror(e), connect_hint(e));
+	rfs_ctl_close(ctl);
+	return -e;
+}
+
+void rfs_ctl_close(struct rfs_ctl *ctl)
+{
+	if (!ctl)
+		return;
+	if (ctl->fd >= 0)
+		close(ctl->fd);
+	free(ctl->buf);
+	free(ctl->path);
+	free(ctl);
+}
+
+const char *rfs_ctl_path(const struct rfs_ctl *ctl)
+{
+	return ctl->path;
+}
+
+void rfs_ctl_set_timeout(struct rfs_ctl *ctl, int timeout_ms)
+{
+	ctl->timeout_ms = timeout_ms;
+}
+
+void rfs_ctl_set_trace(struct rfs_ctl *ctl, rfs_ctl_trace_fn fn, void *arg)
+{
+	ctl->trace = fn;
+	ctl->trace_arg = arg;
+}
+
+static int send_all(struct rfs_ctl *ctl, const char *p, size_t n,
+		    char *err, size_t len)
+{
+	ssize_t r;
+
+	while (n) {
+		/* MSG_NOSIGNAL: a daemon gone away is an error, not SIGPIPE */
+		r = send(ctl->fd, p, n, MSG_NOSIGNAL);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			r = -errno;
+			set_err(err, len, "can't send request to rfsd at '%s': %s",
+				ctl->path, strerror(errno));
+			return r;
+		}
+		p += r;
+		n -= r;
+	}
+	return 0;
+}
+
+int rfs_ctl_send_raw(struct rfs_ctl *ctl, const char *buf, size_t n,
+		     char *err, size_t len)
+{
+	char *line;
+	int ret;
+
+	/* one send() per line, so the daemon never sees a line in pieces
+	 * it could take for two */
+	line = malloc(n + 1);
+	if (!line) {
+		set_err(err, len, "can't send request to rfsd: out of memory");
+		return -ENOMEM;
+	}
+	memcpy(line, buf, n);
+	line[n] = '\n';
+	if (ctl->trace) {
+		line[n] = '\0';
+		ctl->trace("send", line, ctl->trace_arg);
+		line[n] = '\n';
+	}
+	ret = send_all(ctl, line, n + 1, err, len);
+	free(line);
+	return ret;
+}
+
+int rfs_ctl_send(struct rfs_ctl *ctl, struct json_object *req,
+		 char *err, size_t len)
+{
+	const char *s;
+	size_t n;
+
+	/* PLAIN escapes newlines inside strings: the object stays one line */
+	s = json_object_to_json_string_ext(req, JSON_C_TO_STRING_PLAIN |
+					   JSON_C_TO_STRING_NOSLASHESCAPE);
+	if (!s) {
+		set_err(err, len, "can't format request: out of memory");
+		return -ENOMEM;
+	}
+	n = strlen(s);
+	if (n > RFS_CTL_REQUEST_MAX) {
+		set_err(err, len, "request too long (%zu bytes, max %d)", n,
+			RFS_CTL_REQUEST_MAX);
+		return -EMSGSIZE;
+	}
+	return rfs_ctl_send_raw(ctl, s, n, err, len);
+}
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+/* Wait until fd is readable or the deadline (< 0: none) passes. */
+static int wait_readable(struct rfs_ctl *ctl, long long deadline,
+			 char *err, size_t len)
+{
+	struct pollfd pfd = { .fd = ctl->fd, .events = POLLIN };
+	long long left;
+	int r;
+
+	for (;;) {
+		left = deadline < 0 ? -1 : deadline - now_ms();
+		if (deadline >= 0 && left < 0)
+			left = 0;
+		r = poll(&pfd, 1, left > 1000000000 ? 1000000000 : (int)left);
+		if (r > 0)
+			return 0;
+		if (r == 0) {
+			set_err(err, len, "no reply from rfsd at '%s' within %d ms",
+				ctl->path, ctl->timeout_ms);
+			return -ETIMEDOUT;
+		}
+		if (errno != EINTR) {
+			r = -errno;
+			set_err(err, len, "can't read reply from rfsd: %s",
+				strerror(errno));
+			return r;
+		}
+	}
+}
+
+/* Read until buf holds a newline; its offset goes to *nl. */
+static int read_line(struct rfs_ctl *ctl, size_t *nl, char *err, size_t len)
+{
+	long long deadline = -1;
+	size_t scanned = 0;
+	char *p, *nb;
+	size_t ncap;
+	ssize_t r;
+	int ret;
+
+	if (ctl->timeout_ms >= 0)
+		deadline = now_ms() + ctl->timeout_ms;
+	for (;;) {
+		p = ctl->used > scanned ?
+			memchr(ctl->buf + scanned, '\n', ctl->used - scanned) :
+			NULL;
+		if (p) {
+			*nl = p - ctl->buf;
+			return 0;
+		}
+		scanned = ctl->used;
+		if (ctl->used > RFS_CTL_REPLY_MAX) {
+			set_err(err, len, "reply from rfsd too long (max %d bytes)",
+				RFS_CTL_REPLY_MAX);
+			return -EMSGSIZE;
+		}
+		if (ctl->cap - ctl->used < 4096) {
+			ncap = ctl->cap ? ctl->cap * 2 : 16384;
+			if (ncap > RFS_CTL_REPLY_MAX + 1)
+				ncap = RFS_CTL_REPLY_MAX + 1;
+			nb = realloc(ctl->buf, ncap);
+			if (!nb) {
+				set_err(err, len, "can't read reply from rfsd: out of memory");
+				return -ENOMEM;
+			}
+			ctl->buf = nb;
+			ctl->cap = ncap;
+		}
+		ret = wait_readable(ctl, deadline, err, len);
+		if (ret)
+			return ret;
+		r = recv(ctl->fd, ctl->buf + ctl->used, ctl->cap - ctl->used,
+			 0);
+		if (r < 0) {
+			if (errno == EINTR || errno == EAGAIN)
+				continue;
+			ret = -errno;
+			set_err(err, len, "can't read reply from rfsd: %s",
+				strerror(errno));
+			return ret;
+		}
+		if (r == 0) {
+			set_err(err, len, ctl->used ?
+				"rfsd closed the connection in the middle of a reply" :
+				"rfsd closed the connection without replying");
+			return ctl->used ? -EPROTO : -ECONNRESET;
+		}
+		ctl->used += r;
+	}
+}
+
+static bool only_space(const char *s)
+{
+	while (*s == ' ' || *s == '\t')
+		s++;
+	return !*s;
+}
+
+int rfs_ctl_recv(struct rfs_ctl *ctl, struct json_object **reply,
+		 char *err, size_t len)
+{
+	struct json_tokener *tok;
+	struct json_object *obj;
+	enum json_tokener_error jerr;
+	size_t nl = 0, n;
+	int ret;
+
+	*reply = NULL;
+	ret = read_line(ctl, &nl, err, len);
+	if (ret)
+		return ret;
+	ctl->buf[nl] = '\0';
+	n = nl;
+	if (n && ctl->buf[n - 1] == '\r')
+		ctl->buf[--n] = '\0';
+	if (ctl->trace)
+		ctl->trace("recv", ctl->buf, ctl->trace_arg);
+
+	tok = json_tokener_new();
+	if (!tok) {
+		ret = -ENOMEM;
+		set_err(err, len, "can't parse reply from rfsd: out of memory");
+		goto out;
+	}
+	obj = json_tokener_parse_ex(tok, ctl->buf, n);
+	jerr = json_tokener_get_error(tok);
+	if (!obj || jerr != json_tokener_success) {
+		set_err(err, len, "can't parse reply from rfsd: %s",
+			jerr == json_tokener_continue ? "incomplete JSON" :
+			json_tokener_error_desc(jerr));
+		ret = -EPROTO;
+	} else if (!only_space(ctl->buf + json_tokener_get_parse_end(tok))) {
+		set_err(err, len, "can't parse reply from rfsd: data after the JSON object");
+		ret = -EPROTO;
+	} else if (!json_object_is_type(obj, json_type_object)) {
+		set_err(err, len, "can't parse reply from rfsd: not a JSON object");
+		ret = -EPROTO;
+	} else {
+		*reply = obj;
+		obj = NULL;
+	}
+	json_object_put(obj);
+	json_tokener_free(tok);
+out:
+	/* drop the line, keep what follows it */
+	memmove(ctl->buf, ctl->buf + nl + 1, ctl->used - nl - 1);
+	ctl->used -= nl + 1;
+	return ret;
+}
+
+int rfs_ctl_request(struct rfs_ctl *ctl, struct json_object *req,
+		    struct json_object **reply, char *err, size_t len)
+{
+	int ret;
+
+	*reply = NULL;
+	ret = rfs_ctl_send(ctl, req, err, len);
+	if (ret)
+		return ret;
+	return rfs_ctl_recv(ctl, reply, err, len);
+}
+
+int rfs_ctl_result(struct json_object *reply, struct json_object **result,
+		   char *err, size_t len)
+{
+	struct json_object *ok, *v;
+	int e;
+
+	*result = NULL;
+	if (!json_object_object_get_ex(reply, "ok", &ok) ||
+	    !json_object_is_type(ok, json_type_boolean)) {
+		set_err(err, len, "bad reply from rfsd: no \"ok\" member");
+		return -EPROTO;
+	}
+	if (json_object_get_boolean(ok)) {
+		if (!json_object_object_get_ex(reply, "result", result) ||
+		    !*result) {
+			set_err(err, len, "bad reply from rfsd: no \"result\" member");
+			*result = NULL;
+			return -EPROTO;
+		}
+		return 0;
+	}
+
+	e = EIO;
+	if (json_object_object_get_ex(reply, "errno", &v) &&
+	    json_object_is_type(v, json_type_int) &&
+	    json_object_get_int(v) > 0)
+		e = json_object_get_int(v);
+	if (json_object_object_get_ex(reply, "error", &v) &&
+	    json_object_is_type(v, json_type_string))
+		set_err(err, len, "%s", json_object_get_string(v));
+	else
+		set_err(err, len, "rfsd refused the request: %s", strerror(e));
+	return -e;
+}
+
+int rfs_ctl_call(const char *path, struct json_object *req, int timeout_ms,
+		 struct json_object **reply, struct json_object **result,
+		 char *err, size_t len)
+{
+	struct rfs_ctl *ctl;
+	int ret;
+
+	*reply = NULL;
+	*result = NULL;
+	ret = rfs_ctl_connect(&ctl, path, err, len);
+	if (ret)
+		return ret;
+	rfs_ctl_set_timeout(ctl, timeout_ms);
+	ret = rfs_ctl_request(ctl, req, reply, err, len);
+	rfs_ctl_close(ctl);
+	if (!ret)
+		ret = rfs_ctl_result(*reply, result, err, len);
+	if (ret) {
+		json_object_put(*reply);
+		*reply = NULL;
+	}
+	return ret;
+}

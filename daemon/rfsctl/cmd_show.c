@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * status and stats.  Each has a _json printer (rfsd's result object as it
+ * is) and a _plain one; the plain ones print the keys they know in order
+ * and then any others, so a newer rfsd's additions still show.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "rfsctl.h"
+
+const struct rfs_opt status_opts[] = { END_OPTIONS };
+const struct none_cfg status_defaults;
+
+const struct rfs_opt stats_opts[] = {
+	DEFINE_OPTION("iface", OPT_IFNAME, struct stats_cfg, iface,
+		      .positional = true, .optional = true,
+		      .metavar = "IFACE",
+		      .help = "an attached interface (default: all of them)"),
+	END_OPTIONS
+};
+const struct stats_cfg stats_defaults;
+
+/* status */
+
+static void status_plain(struct json_object *st)
+{
+	static const char *const order[] = {
+		"pin_dir", "cgroup", "trace_mode", "sock_flow_entries",
+		"nr_cpus", "programs", NULL
+	};
+	static const char *const skip[] = { "version", "interfaces", NULL };
+	struct json_object *ifs, *v;
+	size_t i, n = 0;
+
+	printf("rfsd %s\n", json_object_object_get_ex(st, "version", &v) ?
+	       json_object_get_string(v) : "?");
+	rfs_print_kv(stdout, st, "  ", order, skip);
+
+	if (json_object_object_get_ex(st, "interfaces", &ifs) &&
+	    json_object_is_type(ifs, json_type_array))
+		n = json_object_array_length(ifs);
+	for (i = 0; i < n; i++) {
+		printf("\n");
+		rfs_print_iface_plain(json_object_array_get_idx(ifs, i));
+	}
+	if (!n)
+		printf("\nno interface attached\n");
+}
+
+static void status_json(struct json_object *st)
+{
+	p_json(st);
+}
+
+int do_status(const void *cfg)
+{
+	struct json_object *reply, *result;
+	int ret;
+
+	ret = rfs_call(rfs_req_new("status"), 0, &reply, &result);
+	if (!ret)
+		ret = rfs_expect(result, json_type_object, "the status");
+	if (!ret) {
+		if (rfsctl_cfg.json)
+			status_json(result);
+		else
+			status_plain(result);
+	}
+	json_object_put(reply);
+	return ret;
+}
+
+/* stats */
+
+/* Datapath-wide counters; the others count per interface. */
+static bool global_counter(const char *key)
+{
+	static const char *const keys[] = {
+		"dequeued", "enqueue_drops", "sock_records", "sock_clears",
+		"sock_skipped",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (!strcmp(key, keys[i]))
+			return true;
+	return false;
+}
+
+/* A header row: the group title, "total", then a column per CPU. */
+static void stats_header(struct rfs_table *t, const char *title,
+			 struct json_object *per_cpu, size_t ncpu)
+{
+	struct json_object *cpu, *e;
+	size_t i;
+
+	rfs_table_add(t, title);
+	rfs_table_add(t, "total");
+	for (i = 0; i < ncpu; i++) {
+		e = json_object_array_get_idx(per_cpu, i);
+		if (json_object_object_get_ex(e, "cpu", &cpu))
+			rfs_table_addf(t, "cpu%s", json_object_get_string(cpu));
+		else
+			rfs_table_addf(t, "cpu%zu", i);
+	}
+}
+
+static size_t stats_count(struct json_object *total, bool global)
+{
+	size_t n = 0;
+
+	json_object_object_foreach(total, key, val) {
+		(void)val;
+		n += global_counter(key) == global;
+	}
+	return n;
+}
+
+static void stats_rows(struct rfs_table *t, struct json_object *total,
+		       struct json_object *per_cpu, size_t ncpu, bool global)
+{
+	char buf[64];
+	size_t i;
+
+	json_object_object_foreach(total, key, val) {
+		if (global_counter(key) != global)
+			continue;
+		rfs_table_add(t, key);
+		rfs_fmt_value(val, buf, sizeof(buf));
+		rfs_table_add(t, buf);
+		for (i = 0; i < ncpu; i++) {
+			rfs_fmt_member(json_object_array_get_idx(per_cpu, i),
+				       key, buf, sizeof(buf));
+			rfs_table_add(t, buf);
+		}
+	}
+}
+
+static void stats_plain(struct json_object *st)
+{
+	struct json_object *total = NULL, *per_cpu = NULL, *ifc;
+	struct rfs_table *t;
+	char title[64];
+	size_t i, ncpu = 0;
+	bool *left;
+
+	json_object_object_get_ex(st, "total", &total);
+	if (json_object_object_get_ex(st, "per_cpu", &per_cpu) &&
+	    json_object_is_type(per_cpu, json_type_array))
+		ncpu = json_object_array_length(per_cpu);
+	left = calloc(ncpu + 2, sizeof(*left));
+	if (!left)
+		return;
+	left[0] = true;
+	t = rfs_table_new(ncpu + 2, left);
+	free(left);
+
+	if (json_object_object_get_ex(st, "interface", &ifc) &&
+	    json_object_is_type(ifc, json_type_string))
+		snprintf(title, sizeof(title), "interface counters (%s)",
+			 json_object_get_string(ifc));
+	else
+		snprintf(title, sizeof(title), "interface counters (all)");
+	if (stats_count(total, false)) {
+		stats_header(t, title, per_cpu, ncpu);
+		stats_rows(t, total, per_cpu, ncpu, false);
+	}
+	if (stats_count(total, true)) {
+		/* an empty row, then the datapath-wide group */
+		if (stats_count(total, false))
+			for (i = 0; i < ncpu + 2; i++)
+				rfs_table_add(t, "");
+		stats_header(t, "datapath counters", per_cpu, ncpu);
+		stats_rows(t, total, per_cpu, ncpu, true);
+	}
+	rfs_table_print(t, stdout, NULL);
+	rfs_table_free(t);
+}
+
+static void stats_json(struct json_object *st)
+{
+	p_json(st);
+}
+
+int do_stats(const void *cfg)
+{
+	const struct stats_cfg *c = cfg;
+	struct json_object *req = rfs_req_new("stats");
+	struct json_object *reply, *result, *total;
+	int ret;
+
+	if (c->iface)
+		rfs_req_add_str(req, "iface", c->iface);
+	ret = rfs_call(req, 0, &reply, &result);
+	if (!ret)
+		ret = rfs_expect(result, json_type_object, "the stats result");
+	if (!ret && (!json_object_object_get_ex(result, "total", &total) ||
+		     !json_object_is_type(total, json_type_object)))
+		ret = rfs_expect(NULL, json_type_object, "stats \"total\"");
+	if (!ret) {
+		if (rfsctl_cfg.json)
+			stats_json(result);
+		else
+			stats_plain(result);
+	}
+	json_object_put(reply);
+	return ret;
+}

@@ -1,0 +1,278 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rfsctl: control rfsd over its unix socket.
+ *
+ *	rfsctl [OPTIONS] COMMAND [ARGS]
+ *
+ * The command table below is the whole grammar: commands are picked by
+ * unique prefix (bpftool's cmd_select(), at every level: "rfsctl set f"
+ * is "set flow-cnt"), their words are parsed by their option tables, and
+ * the help text is generated from both.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctl_client.h"
+#include "log.h"
+#include "rfsctl.h"
+
+struct rfsctl_cfg rfsctl_cfg;
+
+/* Global options; their grammar is in the help text, the man page says
+ * what each does. */
+const struct rfs_opt rfsctl_opts[] = {
+	DEFINE_OPTION("socket", OPT_STRING, struct rfsctl_cfg, socket,
+		      .metavar = "PATH"),
+	DEFINE_OPTION("json", OPT_BOOL, struct rfsctl_cfg, json,
+		      .short_opt = 'j'),
+	DEFINE_OPTION("pretty", OPT_BOOL, struct rfsctl_cfg, pretty,
+		      .short_opt = 'p'),
+	DEFINE_OPTION("verbose", OPT_BOOL, struct rfsctl_cfg, verbose,
+		      .short_opt = 'v'),
+	DEFINE_OPTION("help", OPT_BOOL, struct rfsctl_cfg, help,
+		      .short_opt = 'h'),
+	DEFINE_OPTION("version", OPT_BOOL, struct rfsctl_cfg, version,
+		      .short_opt = 'V', .leading = true),
+	END_OPTIONS
+};
+
+const struct rfs_opt version_opts[] = { END_OPTIONS };
+const struct none_cfg version_defaults;
+
+const struct rfs_opt help_opts[] = {
+	DEFINE_OPTION("command", OPT_STRING, struct help_cfg, command,
+		      .positional = true, .optional = true,
+		      .metavar = "COMMAND"),
+	END_OPTIONS
+};
+const struct help_cfg help_defaults;
+
+static const struct rfs_cmd set_cmds[] = {
+	DEFINE_COMMAND("sock-flow-entries", set_sock_flow_entries,
+		       "Resize the sock flow table (shared by all interfaces) to N entries."),
+	DEFINE_COMMAND("flow-cnt", set_flow_cnt,
+		       "Resize the flow table of IFACE to N entries per RX queue."),
+	DEFINE_COMMAND("cpus", set_cpus,
+		       "Steer the flows of IFACE to the CPUs in LIST."),
+	END_COMMANDS
+};
+
+const struct rfs_cmd rfsctl_cmds[] = {
+	DEFINE_COMMAND("attach", attach,
+		       "Attach xdp-rfs to IFACE and steer its flows."),
+	DEFINE_COMMAND("detach", detach,
+		       "Detach xdp-rfs from IFACE."),
+	DEFINE_COMMAND("status", status,
+		       "Show the datapath and every attached interface."),
+	DEFINE_COMMAND("stats", stats,
+		       "Show the datapath counters, in total and per CPU."),
+	DEFINE_COMMAND("flows", flows,
+		       "Show the busiest flows with their desired and current CPU."),
+	DEFINE_GROUP("set", set_cmds),
+	DEFINE_COMMAND("version", version,
+		       "Show the versions of rfsctl and, if it answers, of rfsd."),
+	DEFINE_COMMAND("help", help,
+		       "Show the help text of COMMAND, or of all commands."),
+	END_COMMANDS
+};
+
+/*
+ * Errors must come out as JSON under -j even when the error is in the
+ * words before -j, so look for -j/-p before parsing anything.
+ */
+static void prescan_json(int argc, char **argv)
+{
+	const char *w;
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		w = argv[i];
+		if (!strcmp(w, "--"))
+			return;
+		if (!strcmp(w, "--json") || !strcmp(w, "--pretty")) {
+			rfsctl_cfg.json = true;
+		} else if (w[0] == '-' && w[1] && w[1] != '-' &&
+			   strspn(w + 1, "jpvhV") == strlen(w + 1) &&
+			   strpbrk(w + 1, "jp")) {
+			rfsctl_cfg.json = true;
+		}
+	}
+}
+
+/* Global options are final once the command's words are parsed. */
+static void apply_globals(void)
+{
+	const char *env;
+
+	if (rfsctl_cfg.pretty)
+		rfsctl_cfg.json = true;
+	rfs_log_init("rfsctl", rfsctl_cfg.verbose);
+	if (!rfsctl_cfg.socket) {
+		env = getenv(RFS_CTL_SOCKET_ENV);
+		rfsctl_cfg.socket = env && *env ? env : RFS_CTL_SOCKET_DEFAULT;
+	}
+}
+
+static int run_leaf(const struct rfs_cmd *cmd, const char *path, int argc,
+		    char **argv)
+{
+	void *cfg;
+	int ret;
+
+	cfg = calloc(1, cmd->cfg_size);
+	if (!cfg) {
+		p_err("can't run '%s': out of memory", path);
+		return EXIT_FAILURE;
+	}
+	memcpy(cfg, cmd->defaults, cmd->cfg_size);
+	if (rfs_opts_parse(cmd->opts, cfg, argc, argv, path, false) < 0) {
+		free(cfg);
+		return RFSCTL_EXIT_USAGE;
+	}
+	apply_globals();
+	if (rfsctl_cfg.help) {
+		rfs_help_cmd(stdout, cmd, path);
+		ret = EXIT_SUCCESS;
+	} else {
+		ret = cmd->func(cfg);
+	}
+	free(cfg);
+	return ret;
+}
+
+/* rfs_cmd_select(), or NULL once "unknown"/"ambiguous" is reported. */
+static const struct rfs_cmd *select_cmd(const struct rfs_cmd *cmds,
+					const char *name, const char *path)
+{
+	const struct rfs_cmd *cmd, *c;
+	char cands[256];
+	size_t off = 0;
+	bool ambiguous;
+
+	cmd = rfs_cmd_select(cmds, name, &ambiguous);
+	if (cmd)
+		return cmd;
+	if (!ambiguous) {
+		p_usage(path, "command '%s' is unknown", name);
+		return NULL;
+	}
+	cands[0] = '\0';
+	for (c = cmds; c->name; c++)
+		if (!strncmp(c->name, name, strlen(name)) &&
+		    off < sizeof(cands))
+			off += snprintf(cands + off, sizeof(cands) - off,
+					"%s%s", off ? ", " : "", c->name);
+	p_usage(path, "command '%s' is ambiguous (%s)", name, cands);
+	return NULL;
+}
+
+/*
+ * argv[0] names a command of cmds, which are the commands of group (NULL:
+ * the top level, path NULL; else group's path, e.g. "set").
+ */
+static int dispatch(const struct rfs_cmd *group, const struct rfs_cmd *cmds,
+		    const char *path, int argc, char **argv)
+{
+	const struct rfs_cmd *cmd;
+	char sub[128];
+	int n;
+
+	if (argc < 1) {
+		apply_globals();
+		if (rfsctl_cfg.help) {
+			if (group)
+				rfs_help_cmd(stdout, group, path);
+			else
+				rfs_help_global(stdout);
+			return EXIT_SUCCESS;
+		}
+		return p_usage(path, "missing command");
+	}
+	cmd = select_cmd(cmds, argv[0], path);
+	if (!cmd)
+		return RFSCTL_EXIT_USAGE;
+
+	snprintf(sub, sizeof(sub), "%s%s%s", path ? path : "",
+		 path ? " " : "", cmd->name);
+	if (!cmd->sub)
+		return run_leaf(cmd, sub, argc - 1, argv + 1);
+	/* a group: global options may sit between it and its command */
+	n = rfs_opts_parse(NULL, NULL, argc - 1, argv + 1, sub, true);
+	if (n < 0)
+		return RFSCTL_EXIT_USAGE;
+	return dispatch(cmd, cmd->sub, sub, argc - 1 - n, argv + 1 + n);
+}
+
+int do_help(const void *cfg)
+{
+	const struct help_cfg *c = cfg;
+	const struct rfs_cmd *cmd;
+
+	if (!c->command) {
+		rfs_help_global(stdout);
+		return EXIT_SUCCESS;
+	}
+	cmd = select_cmd(rfsctl_cmds, c->command, NULL);
+	if (!cmd)
+		return RFSCTL_EXIT_USAGE;
+	rfs_help_cmd(stdout, cmd, cmd->name);
+	return EXIT_SUCCESS;
+}
+
+/* asked: rfsd was asked (the version command, not --version) */
+static int print_version(bool asked, const char *rfsd_version)
+{
+	struct json_object *obj;
+
+	if (!rfsctl_cfg.json) {
+		printf("rfsctl %s\n", RFS_VERSION);
+		if (rfsd_version)
+			printf("rfsd %s\n", rfsd_version);
+		return EXIT_SUCCESS;
+	}
+	obj = json_object_new_object();
+	json_object_object_add(obj, "rfsctl",
+			       json_object_new_string(RFS_VERSION));
+	if (asked)
+		json_object_object_add(obj, "rfsd", rfsd_version ?
+				       json_object_new_string(rfsd_version) :
+				       NULL);
+	p_json(obj);
+	json_object_put(obj);
+	return EXIT_SUCCESS;
+}
+
+int do_version(const void *cfg)
+{
+	struct json_object *reply, *result, *v;
+	char err[RFS_CTL_ERR_LEN];
+	const char *ver = NULL;
+	int ret;
+
+	/* rfsd not answering is no error here: -v says why */
+	if (rfs_call_quiet(rfs_req_new("version"), &reply, &result, err,
+			   sizeof(err)))
+		pr_debug("%s\n", err);
+	else if (json_object_object_get_ex(result, "version", &v) &&
+		 json_object_is_type(v, json_type_string))
+		ver = json_object_get_string(v);
+	ret = print_version(true, ver);
+	json_object_put(reply);
+	return ret;
+}
+
+int main(int argc, char **argv)
+{
+	int n;
+
+	prescan_json(argc, argv);
+	n = rfs_opts_parse(NULL, NULL, argc - 1, argv + 1, NULL, true);
+	if (n < 0)
+		return RFSCTL_EXIT_USAGE;
+	if (rfsctl_cfg.version) {
+		apply_globals();
+		return print_version(false, NULL);
+	}
+	return dispatch(NULL, rfsctl_cmds, NULL, argc - 1 - n, argv + 1 + n);
+}

@@ -1,0 +1,234 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Run the test layers: tests/run.sh [unit] [prog] [integration]
+# (all three when none is named).  `make check` builds everything first.
+#
+#   unit         build/tests/test_* built from tests/unit/test_*.c
+#   prog         build/tests/test_* built from tests/prog/test_*.c (root:
+#                BPF_PROG_TEST_RUN); skipped when not root
+#   integration  tests/integration/test_*.sh, each in its own process
+#
+# Each result goes on its own line, then one summary line that CI parses:
+#   N passed, N failed, N skipped
+# The exit status is non-zero when anything failed.
+#
+# Counting: every cmocka test counts once, read from cmocka's own result
+# line ("[       OK ] name", "[  FAILED  ] name", "[  SKIPPED ] name") that
+# follows the "[ RUN      ] name" line of that test; the "listed below"
+# recap at the end is not counted again.  A binary that dies inside a
+# test fails that test; one that exits non-zero without reporting a
+# failed test (abort, group setup error) adds one failure of its own.
+# Tests it never got to are not counted.  A binary that reports no cmocka
+# result counts as one test by its exit status, like a script: 0 passed,
+# 249 skipped (the xdp-tools skip code), anything else failed.
+#
+# Environment: V=1 shows the output of passing tests too (failing ones
+# always show it); RFS_BUILD (default build) is where binaries are;
+# RFS_TEST_TIMEOUT (seconds, default 600) bounds each test.
+
+set -u
+
+RFS_SKIP=249
+
+usage()
+{
+	echo "Usage: $0 [unit] [prog] [integration]" >&2
+	exit 2
+}
+
+cd "$(dirname "$0")/.." || exit 1
+RFS_ROOT=$PWD
+RFS_BUILD=${RFS_BUILD:-build}
+RFS_TEST_TIMEOUT=${RFS_TEST_TIMEOUT:-600}
+export RFS_ROOT RFS_BUILD
+# The parser reads cmocka's standard output, not TAP/XML/subunit.
+unset CMOCKA_MESSAGE_OUTPUT CMOCKA_XML_FILE
+
+n_pass=0
+n_fail=0
+n_skip=0
+
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+log=$tmp/log
+
+# Line-buffered stdout keeps cmocka's stdout and stderr in order in the
+# log, and keeps what a crashing binary printed before it died.
+linebuf=()
+if command -v stdbuf >/dev/null 2>&1; then
+	linebuf=(stdbuf -oL -eL)
+fi
+
+result()	# STATUS NAME [DETAIL]
+{
+	case $1 in
+	PASS) n_pass=$((n_pass + 1)) ;;
+	FAIL) n_fail=$((n_fail + 1)) ;;
+	SKIP) n_skip=$((n_skip + 1)) ;;
+	esac
+	printf '  %-4s  %s%s\n' "$1" "$2" "${3:+: $3}"
+}
+
+show_log()
+{
+	sed 's/^/        /' "$log"
+}
+
+# Run a command with the timeout, output to $log; sets rc.  The subshell
+# keeps bash's own "Aborted (core dumped)" notice out of the report.
+run_logged()
+{
+	(timeout -k 10 "$RFS_TEST_TIMEOUT" "${linebuf[@]}" "$@" \
+		</dev/null >"$log" 2>&1; exit $?) 2>/dev/null
+	rc=$?
+}
+
+exit_detail()
+{
+	if (($1 == 124)); then
+		echo "timed out after ${RFS_TEST_TIMEOUT}s"
+	elif (($1 > 128 && $1 < 128 + 65)); then
+		echo "killed by SIG$(kill -l "$(($1 - 128))")"
+	else
+		echo "exit $1"
+	fi
+}
+
+# One cmocka binary: a result line per cmocka test.
+run_cmocka()	# LABEL BINARY
+{
+	local label=$1 bin=$2 line cur="" name status msg="" nres=0 nfailed=0
+
+	if [[ ! -x $bin ]]; then
+		result FAIL "$label" "not built ($bin missing, run make)"
+		return
+	fi
+	run_logged "$bin"
+	while IFS= read -r line; do
+		case $line in
+		"[ RUN      ] "*)
+			cur=${line#"[ RUN      ] "}
+			msg=""
+			continue ;;
+		"[       OK ] "*)
+			name=${line#"[       OK ] "}; status=PASS ;;
+		"[  FAILED  ] "*)
+			name=${line#"[  FAILED  ] "}; status=FAIL ;;
+		"[  SKIPPED ] "*)
+			name=${line#"[  SKIPPED ] "}; status=SKIP ;;
+		"["*)
+			continue ;;
+		*)
+			# a test's own message: says why it skipped
+			[[ -n $line ]] && msg=$line
+			continue ;;
+		esac
+		[[ -n $cur && $name == "$cur" ]] || continue
+		cur=""
+		nres=$((nres + 1))
+		[[ $status == FAIL ]] && nfailed=$((nfailed + 1))
+		[[ $status == SKIP ]] || msg=""
+		result "$status" "$label: $name" "$msg"
+	done <"$log"
+
+	if [[ -n $cur ]]; then
+		# died inside a test: that test failed
+		result FAIL "$label: $cur" "$(exit_detail "$rc") during the test"
+		nfailed=$((nfailed + 1))
+	elif ((nres == 0)); then
+		case $rc in
+		0) result PASS "$label" ;;
+		"$RFS_SKIP") result SKIP "$label" ;;
+		*) result FAIL "$label" "$(exit_detail "$rc")"; nfailed=1 ;;
+		esac
+	elif ((rc != 0 && nfailed == 0)); then
+		result FAIL "$label" "$(exit_detail "$rc") after $nres test(s)"
+		nfailed=1
+	fi
+	if ((nfailed > 0)) || [[ $rc != 0 && $rc != "$RFS_SKIP" ]] ||
+	   [[ ${V:-0} == 1 ]]; then
+		show_log
+	fi
+}
+
+# The binaries of one layer, named after their sources.
+layer_bins()	# DIR
+{
+	local src
+
+	for src in "$1"/test_*.c; do
+		src=${src##*/}
+		echo "$RFS_BUILD/tests/${src%.c}"
+	done
+}
+
+run_unit()
+{
+	local bin found=0
+
+	while IFS= read -r bin; do
+		found=1
+		run_cmocka "unit/${bin##*/}" "$bin"
+	done < <(layer_bins tests/unit)
+	((found)) || printf '  %-4s  %s\n' "----" "unit: no tests"
+}
+
+run_prog()
+{
+	local bin found=0
+
+	while IFS= read -r bin; do
+		found=1
+		if ((EUID != 0)); then
+			result SKIP "prog/${bin##*/}" "needs root"
+			continue
+		fi
+		run_cmocka "prog/${bin##*/}" "$bin"
+	done < <(layer_bins tests/prog)
+	((found)) || printf '  %-4s  %s\n' "----" "prog: no tests"
+}
+
+run_integration()
+{
+	local t found=0 label
+
+	for t in tests/integration/test_*.sh; do
+		found=1
+		label="integration/${t##*/}"
+		if [[ -x $t ]]; then
+			run_logged "./$t"
+		else
+			run_logged bash "$t"
+		fi
+		case $rc in
+		0)
+			result PASS "$label" ;;
+		"$RFS_SKIP")
+			# the script says why on its last line
+			result SKIP "$label" "$(tail -n 1 "$log")" ;;
+		*)
+			result FAIL "$label" "$(exit_detail "$rc")" ;;
+		esac
+		if [[ $rc != 0 && $rc != "$RFS_SKIP" ]] || [[ ${V:-0} == 1 ]]; then
+			show_log
+		fi
+	done
+	((found)) || printf '  %-4s  %s\n' "----" "integration: no tests"
+}
+
+(($# > 0)) || set -- unit prog integration
+for layer in "$@"; do
+	case $layer in
+	unit|prog|integration) ;;
+	*) usage ;;
+	esac
+done
+
+shopt -s nullglob
+for layer in "$@"; do
+	"run_$layer"
+done
+
+echo "$n_pass passed, $n_fail failed, $n_skip skipped"
+((n_fail == 0))

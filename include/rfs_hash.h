@@ -45,7 +45,9 @@ static __always_inline __u32 rfs_murmur3_words(const __u32 *w, int n,
 	__u32 h = seed;
 	int i;
 
+#ifdef __clang__
 #pragma unroll
+#endif
 	for (i = 0; i < n; i++) {
 		__u32 k = w[i];
 

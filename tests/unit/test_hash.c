@@ -14,15 +14,7 @@
 #include <netinet/in.h>
 #include <cmocka.h>
 
-/*
- * rfs_hash.h asks clang to unroll with "#pragma unroll", which gcc does
- * not know; -Wall -Werror would reject it.  Unrolling is a BPF concern,
- * the host build only needs the same result.
- */
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wunknown-pragmas"
 #include "rfs_hash.h"
-#pragma GCC diagnostic pop
 
 /*
  * Published MurmurHash3_x86_32 vectors whose length is a multiple of 4,

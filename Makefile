@@ -60,6 +60,8 @@ UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRCS))
 PROG_SRCS := $(wildcard tests/prog/test_*.c)
 PROG_BINS := $(patsubst tests/prog/%.c,$(B)/tests/%,$(PROG_SRCS))
+TOOL_SRCS := $(wildcard tests/tools/*.c)
+TOOL_BINS := $(patsubst tests/tools/%.c,$(B)/tests/%,$(TOOL_SRCS))
 
 .PHONY: all deps check check-unit check-prog check-integration demo bench \
 	install uninstall clean
@@ -115,8 +117,12 @@ $(B)/tests/test_%: tests/prog/test_%.c $(HEADERS) $(SKELS) $(LIB_OBJS) $(wildcar
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -Itests/prog $(PKG_CFLAGS) -o $@ $< $(LIB_OBJS) -lcmocka $(PKG_LIBS) -lelf -lz
 
+$(B)/tests/rfs_%: tests/tools/rfs_%.c | $(B)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $<
+
 check: deps
-	$(Q)$(MAKE) --no-print-directory all $(UNIT_BINS) $(PROG_BINS)
+	$(Q)$(MAKE) --no-print-directory all $(UNIT_BINS) $(PROG_BINS) $(TOOL_BINS)
 	$(Q)tests/run.sh unit prog integration
 
 check-unit: $(UNIT_BINS)
@@ -125,11 +131,11 @@ check-unit: $(UNIT_BINS)
 check-prog: $(PROG_BINS)
 	$(Q)tests/run.sh prog
 
-check-integration: all
+check-integration: all $(TOOL_BINS)
 	$(Q)tests/run.sh integration
 
 demo: deps
-	$(Q)$(MAKE) --no-print-directory all
+	$(Q)$(MAKE) --no-print-directory all $(TOOL_BINS)
 	$(Q)scripts/demo.sh
 
 bench: deps

@@ -9,6 +9,11 @@
 
 #include "rfs_common.h"
 
+/* Kernel constants vmlinux.h has no enum for (they are macros). */
+#define RFS_AF_INET	2
+#define RFS_AF_INET6	10
+#define RFS_TCP_CLOSE	7
+
 /* Inner template; rfsd creates the real table with BPF_F_INNER_MAP so it
  * can be swapped for one of another size while the programs run. */
 struct rfs_sock_flows {

@@ -14,8 +14,6 @@
 #include "rfs_hash.h"
 #include "rfs_maps.bpf.h"
 
-#define RFS_AF_INET	2
-#define RFS_AF_INET6	10
 
 /* Fill the key from a socket; 0 if it is a connected TCP/UDP socket. */
 static __always_inline int rfs_sock_key(struct sock *sk, struct rfs_flow_key *k)
@@ -25,10 +23,15 @@ static __always_inline int rfs_sock_key(struct sock *sk, struct rfs_flow_key *k)
 
 	if (proto != IPPROTO_TCP && proto != IPPROTO_UDP)
 		return -1;
+	/* A closed TCP socket has given its port back: a recv (EOF) or send
+	 * (EPIPE) after close would record a flow that no longer exists
+	 * over a live one in the same slot. */
+	if (BPF_CORE_READ(sk, __sk_common.skc_state) == RFS_TCP_CLOSE)
+		return -1;
 	k->proto = proto;
 	k->local_port = BPF_CORE_READ(sk, __sk_common.skc_num);
 	k->peer_port = bpf_ntohs(BPF_CORE_READ(sk, __sk_common.skc_dport));
-	if (!k->peer_port)
+	if (!k->peer_port || !k->local_port)
 		return -1;	/* unconnected: no single flow to steer */
 	if (family == RFS_AF_INET) {
 		k->local[0] = BPF_CORE_READ(sk, __sk_common.skc_rcv_saddr);

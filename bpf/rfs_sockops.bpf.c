@@ -14,8 +14,6 @@
 #include "rfs_hash.h"
 #include "rfs_maps.bpf.h"
 
-#define RFS_AF_INET6	10
-#define RFS_TCP_CLOSE	7
 
 static __always_inline void rfs_sockops_key(struct bpf_sock_ops *ops,
 					    struct rfs_flow_key *k)

@@ -191,15 +191,17 @@ int rfs_xdp(struct xdp_md *ctx)
 		df->flags = RFS_DEV_FLOW_VALID;
 	}
 
+	/* steered = to_desired + spread + held: a held frame went to the old
+	 * CPU, neither where the application is nor where the hash says */
 	s->steered++;
-	if (c.spread)
+	if (c.verdict == RFS_V_HELD)
+		s->held++;
+	else if (c.spread)
 		s->spread++;
 	else
 		s->to_desired++;
 	if (c.verdict == RFS_V_SWITCH || c.verdict == RFS_V_FORCED)
 		s->switches++;
-	else if (c.verdict == RFS_V_HELD)
-		s->held++;
 	return XDP_REDIRECT;
 }
 

@@ -151,11 +151,11 @@ struct rfs_flow_hit {
 /* Datapath counters of one XDP program (one interface), per CPU. */
 struct rfs_if_stats {
 	__u64 seen;		/* frames the XDP program ran on */
-	__u64 steered;		/* redirected into the cpumap */
+	__u64 steered;		/* redirected into the cpumap: the sum of */
 	__u64 to_desired;	/* ... to the CPU the application runs on */
 	__u64 spread;		/* ... by hash: no desired CPU known or allowed */
+	__u64 held;		/* ... to the old CPU: it has not drained yet */
 	__u64 switches;		/* flow moved to another CPU */
-	__u64 held;		/* move held back: old queue not drained yet */
 	__u64 pass_not_ip;
 	__u64 pass_fragment;
 	__u64 pass_other_proto;

@@ -181,6 +181,7 @@ static int rfs_dp_sync_cpumap(struct rfs_dp *dp, char *err)
 		.bpf_prog.fd = dp->cpumap_prog_fd,
 	};
 	struct bpf_cpumap_val cur;
+	struct rfs_cpu_queue q;
 	__u32 cpu;
 
 	for (cpu = 0; cpu < (__u32)dp->nr_cpus; cpu++) {
@@ -193,6 +194,12 @@ static int rfs_dp_sync_cpumap(struct rfs_dp *dp, char *err)
 		}
 		if (present)
 			continue;
+		/* Frames that went down with an old entry were never dequeued:
+		 * start the counters level, or flows would wait for them. */
+		if (!bpf_map_lookup_elem(dp->cpu_queues_fd, &cpu, &q)) {
+			q.head = q.done = q.tail - q.drops;
+			bpf_map_update_elem(dp->cpu_queues_fd, &cpu, &q, BPF_ANY);
+		}
 		if (bpf_map_update_elem(dp->cpu_map_fd, &cpu, &val, BPF_ANY))
 			return rfs_errf(err, errno,
 					"can't add CPU %u to the cpumap: %s",
@@ -274,8 +281,9 @@ static int rfs_attach_pin(struct rfs_dp *dp, struct bpf_program *prog,
 		return rfs_errf(err, e, "can't pin link '%s': %s", path,
 				strerror(e));
 	}
-	/* The pin keeps it attached after we drop the handle. */
-	bpf_link__disconnect(link);
+	/* The pin keeps it attached once our fd is closed; unlinking the
+	 * pin (with no fd left open anywhere) is what detaches it, since
+	 * bpf_link_detach() refuses tracepoint links. */
 	bpf_link__destroy(link);
 	return 0;
 }
@@ -612,7 +620,8 @@ static void rfs_close_fd(int *fd)
 	*fd = -1;
 }
 
-/* Detach every link we pinned: bpf_link_detach works whoever holds it. */
+/* Detach every link we pinned where the kernel allows it (cgroup links);
+ * the rest go when their pins are removed. */
 static void rfs_dp_detach_links(struct rfs_dp *dp)
 {
 	char path[PATH_MAX];

@@ -52,6 +52,9 @@ LIB_HDRS  := $(wildcard daemon/lib/*.h)
 RFSD_SRCS := $(wildcard daemon/rfsd/*.c)
 CTL_SRCS  := $(wildcard daemon/rfsctl/*.c)
 LIB_OBJS  := $(patsubst %.c,$(B)/%.o,$(LIB_SRCS))
+# what rfsctl and the unit tests need: no datapath code
+CTL_OBJS_LIB := $(B)/daemon/lib/log.o $(B)/daemon/lib/cpulist.o \
+		$(B)/daemon/lib/ctl_client.o
 RFSD_OBJS := $(patsubst %.c,$(B)/%.o,$(RFSD_SRCS))
 CTL_OBJS  := $(patsubst %.c,$(B)/%.o,$(CTL_SRCS))
 BINS      := $(if $(RFSD_SRCS),$(B)/rfsd) $(if $(CTL_SRCS),$(B)/rfsctl)
@@ -96,7 +99,11 @@ $(B)/%.skel.h: $(B)/%.bpf.o
 	$(Q)$(BPFTOOL) gen skeleton $< name $* > $@ 2> $@.log || \
 		{ cat $@.log >&2; exit 1; }
 
-$(B)/daemon/%.o: daemon/%.c $(HEADERS) $(LIB_HDRS) $(wildcard daemon/*/*.h) $(SKELS)
+# Only the loader includes the skeletons: the CLI and unit tests build
+# without clang or bpftool.
+$(B)/daemon/lib/rfs_dp.o $(B)/daemon/lib/rfs_iface.o: $(SKELS)
+
+$(B)/daemon/%.o: daemon/%.c $(HEADERS) $(LIB_HDRS) $(wildcard daemon/*/*.h)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(PKG_CFLAGS) -c $< -o $@
@@ -105,13 +112,13 @@ $(B)/rfsd: $(RFSD_OBJS) $(LIB_OBJS)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(PKG_LIBS) -lelf -lz
 
-$(B)/rfsctl: $(CTL_OBJS) $(LIB_OBJS)
+$(B)/rfsctl: $(CTL_OBJS) $(CTL_OBJS_LIB)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(PKG_LIBS) -lelf -lz
 
-$(B)/tests/test_%: tests/unit/test_%.c $(HEADERS) $(LIB_OBJS) | $(B)/tests
+$(B)/tests/test_%: tests/unit/test_%.c $(HEADERS) $(CTL_OBJS_LIB) | $(B)/tests
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $< $(LIB_OBJS) -lcmocka $(PKG_LIBS)
+	$(Q)$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $< $(CTL_OBJS_LIB) -lcmocka $(PKG_LIBS)
 
 $(B)/tests/test_%: tests/prog/test_%.c $(HEADERS) $(SKELS) $(LIB_OBJS) $(wildcard tests/prog/*.h) | $(B)/tests
 	$(call msg,CC,$@)

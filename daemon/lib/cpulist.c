@@ -45,18 +45,35 @@ void rfs_cpuset_and(struct rfs_cpuset *dst, const struct rfs_cpuset *a,
 		dst->bits[i] = a->bits[i] & b->bits[i];
 }
 
-static int parse_cpu(const char *s, char **end, unsigned long *cpu)
+static int parse_cpu(const char *s, char **end, unsigned long *cpu, bool clamp)
 {
 	if (*s < '0' || *s > '9')
 		return -EINVAL;
 	errno = 0;
 	*cpu = strtoul(s, end, 10);
 	if (errno)
-		return -EINVAL;
-	return *cpu >= RFS_MAX_CPUS ? -ERANGE : 0;
+		return -ERANGE;
+	if (*cpu >= RFS_MAX_CPUS && clamp)
+		*cpu = RFS_MAX_CPUS;	/* past the set: rfs_cpuset_add ignores */
+	return *cpu > RFS_MAX_CPUS || (*cpu == RFS_MAX_CPUS && !clamp) ?
+	       -ERANGE : 0;
 }
 
+/* As rfs_cpulist_parse; clamp: CPUs >= RFS_MAX_CPUS are left out
+ * instead of failing (the kernel's lists on big machines). */
+static int cpulist_parse(const char *s, struct rfs_cpuset *set, bool clamp);
+
 int rfs_cpulist_parse(const char *s, struct rfs_cpuset *set)
+{
+	return cpulist_parse(s, set, false);
+}
+
+int rfs_cpulist_parse_clamped(const char *s, struct rfs_cpuset *set)
+{
+	return cpulist_parse(s, set, true);
+}
+
+static int cpulist_parse(const char *s, struct rfs_cpuset *set, bool clamp)
 {
 	unsigned long lo, hi, c;
 	char *end;
@@ -66,12 +83,12 @@ int rfs_cpulist_parse(const char *s, struct rfs_cpuset *set)
 	if (!*s)
 		return -EINVAL;
 	for (;;) {
-		err = parse_cpu(s, &end, &lo);
+		err = parse_cpu(s, &end, &lo, clamp);
 		if (err)
 			return err;
 		hi = lo;
 		if (*end == '-') {
-			err = parse_cpu(end + 1, &end, &hi);
+			err = parse_cpu(end + 1, &end, &hi, clamp);
 			if (err)
 				return err;
 			if (hi < lo)
@@ -128,6 +145,6 @@ int rfs_cpuset_online(struct rfs_cpuset *set)
 		return -EIO;
 	}
 	fclose(f);
-	err = rfs_cpulist_parse(buf, set);
-	return err == -ERANGE ? 0 : err;
+	err = rfs_cpulist_parse_clamped(buf, set);
+	return err;
 }

@@ -16,6 +16,8 @@ struct rfs_cpuset {
 /* "0-3,6" -> set.  0, or -EINVAL for bad syntax, -ERANGE for a CPU >=
  * RFS_MAX_CPUS.  An empty string gives -EINVAL. */
 int rfs_cpulist_parse(const char *s, struct rfs_cpuset *set);
+/* The same, leaving out CPUs >= RFS_MAX_CPUS instead of failing. */
+int rfs_cpulist_parse_clamped(const char *s, struct rfs_cpuset *set);
 /* set -> "0-3,6" (empty string for an empty set). */
 void rfs_cpulist_format(const struct rfs_cpuset *set, char *buf, size_t len);
 

@@ -579,8 +579,10 @@ int rfs_dp_open(struct rfs_dp **out, const struct rfs_dp_opts *o,
 		goto fail;
 	}
 
-	if (rfs_path(path, "%s/maps/%s", dp->base, RFS_MAP_GLOBALS))
+	if (rfs_path(path, "%s/maps/%s", dp->base, RFS_MAP_GLOBALS)) {
+		e = rfs_errf(err, ENAMETOOLONG, "pin dir '%s' too long", dp->pin_dir);
 		goto fail;
+	}
 	if (rfs_pin_exists(path)) {
 		e = rfs_dp_adopt(dp, err);
 		if (e)

@@ -217,7 +217,7 @@ static int rfs_check_flow_cnt(const char *what, __u32 n, char *err)
 {
 	if (n < RFS_FLOW_CNT_MIN || n > RFS_FLOW_CNT_MAX || (n & (n - 1)))
 		return rfs_errf(err, EINVAL,
-				"%s: flow_cnt %u is not a power of two (%u..%u)",
+				"%s: %u is not a power of two (%u..%u)",
 				what, n, RFS_FLOW_CNT_MIN, RFS_FLOW_CNT_MAX);
 	return 0;
 }
@@ -373,9 +373,14 @@ int rfs_if_attach(struct rfs_dp *dp, const char *name,
 	} else {
 		ifc->rx_queues = o->rx_queues ? o->rx_queues : 1;
 	}
-	e = rfs_check_flow_cnt("attach", ifc->flow_cnt, err);
-	if (e)
-		goto fail;
+	{
+		char what[64];
+
+		snprintf(what, sizeof(what), "attach %s", name);
+		e = rfs_check_flow_cnt(what, ifc->flow_cnt, err);
+		if (e)
+			goto fail;
+	}
 	if (rfs_cpuset_count(&o->cpus)) {
 		char what[64];
 
@@ -856,7 +861,8 @@ int rfs_if_sample_flows(struct rfs_dp *dp, struct rfs_if *ifc,
 		}
 		v[i].desired_cpu = rfs_dp_desired_cpu(dp, v[i].hash);
 	}
-	qsort(v, nv, sizeof(*v), cmp_frames_desc);
+	if (nv)
+		qsort(v, nv, sizeof(*v), cmp_frames_desc);
 	if (limit && nv > limit)
 		nv = limit;
 	*out = v;

@@ -133,19 +133,25 @@ static int do_send(char **argv)
 	double start = now(), end = start + atof(argv[4]);
 	double pps = atof(argv[5]);
 	uint64_t seq = 0;
+	double t;
 
-	while (now() < end) {
-		/* pace: never ahead of pps, catch up in bursts of 32 */
-		while (seq < (now() - start) * pps) {
-			if (send(fd, &seq, sizeof(seq), 0) == sizeof(seq))
-				seq++;
-			else if (errno != ENOBUFS && errno != ECONNREFUSED &&
-				 errno != EAGAIN)
-				break;
+	while ((t = now()) < end) {
+		/* pace: never ahead of pps; a refused or full send is a
+		 * lost datagram, not a reason to spin */
+		while (seq < (t - start) * pps) {
+			if (send(fd, &seq, sizeof(seq), 0) != sizeof(seq) &&
+			    errno != ENOBUFS && errno != ECONNREFUSED &&
+			    errno != EAGAIN) {
+				fprintf(stderr, "rfs_seq: send: %s\n",
+					strerror(errno));
+				return 1;
+			}
+			seq++;
 		}
 		usleep(200);
 	}
 	printf("{\"sent\": %llu}\n", (unsigned long long)seq);
+	close(fd);
 	return 0;
 }
 

@@ -7,7 +7,7 @@ set -eu
 PKGS="clang llvm make gcc pkg-config libbpf-dev libxdp-dev xdp-tools bpftool
 libelf-dev zlib1g-dev libcmocka-dev libinih-dev libsystemd-dev libjson-c-dev
 libmnl-dev iproute2 ethtool iputils-ping sockperf iperf3 linux-perf
-systemd tmux procps python3 gnuplot-nox"
+systemd procps python3"
 
 missing=""
 for p in $PKGS; do

@@ -152,24 +152,39 @@ static __u32 rfs_prog_id_of_link(int link_fd)
 	return info.prog_id;
 }
 
-static __u32 rfs_fd_id(int fd)
+__u32 rfs_obj_id(int fd)
 {
-	struct bpf_prog_info info = {};
+	/* prog and map info both start with type, then id */
+	union {
+		struct bpf_prog_info prog;
+		struct bpf_map_info map;
+	} info = {};
 	__u32 len = sizeof(info);
 
 	if (bpf_obj_get_info_by_fd(fd, &info, &len))
 		return 0;
-	return info.id;
+	return info.prog.id;
 }
 
-static __u32 rfs_map_id(int fd)
+int rfs_read_percpu(int fd, __u32 key, size_t size, void *out, int n)
 {
-	struct bpf_map_info info = {};
-	__u32 len = sizeof(info);
+	size_t stride = rfs_percpu_stride(size);
+	int ncpu = libbpf_num_possible_cpus(), i;
+	char *buf;
 
-	if (bpf_obj_get_info_by_fd(fd, &info, &len))
-		return 0;
-	return info.id;
+	if (ncpu <= 0)
+		return -EINVAL;
+	buf = calloc(ncpu, stride);
+	if (!buf)
+		return -ENOMEM;
+	if (bpf_map_lookup_elem(fd, &key, buf)) {
+		free(buf);
+		return -errno;
+	}
+	for (i = 0; i < n && i < ncpu; i++)
+		memcpy((char *)out + i * size, buf + i * stride, size);
+	free(buf);
+	return 0;
 }
 
 /* Give every online CPU a cpumap queue with our cpumap program on it;
@@ -374,7 +389,7 @@ static int rfs_dp_create(struct rfs_dp *dp, const struct rfs_dp_opts *o,
 	dp->globals.sock_flow_mask = entries - 1;
 	dp->globals.cpu_mask = rfs_cpu_mask_for(dp->nr_cpus);
 	dp->globals.nr_cpus = dp->nr_cpus;
-	dp->globals.cpumap_id = rfs_map_id(dp->cpu_map_fd);
+	dp->globals.cpumap_id = rfs_obj_id(dp->cpu_map_fd);
 	if (getrandom(&dp->globals.hash_seed, sizeof(dp->globals.hash_seed), 0) < 0)
 		dp->globals.hash_seed = (__u32)getpid() * 2654435761u;
 	if (bpf_map_update_elem(dp->globals_fd, &zero, &dp->globals, BPF_ANY)) {
@@ -506,7 +521,7 @@ static void rfs_dp_fill_ids(struct rfs_dp *dp)
 	};
 	size_t i;
 
-	dp->ids.cpumap = rfs_fd_id(dp->cpumap_prog_fd);
+	dp->ids.cpumap = rfs_obj_id(dp->cpumap_prog_fd);
 	for (i = 0; i < sizeof(links) / sizeof(links[0]); i++) {
 		int fd = rfs_get_pinned(dp, "links", links[i].link);
 
@@ -799,22 +814,7 @@ out:
 
 int rfs_dp_read_gstats(const struct rfs_dp *dp, struct rfs_global_stats *out)
 {
-	size_t stride = rfs_percpu_stride(sizeof(*out));
-	int ncpu = libbpf_num_possible_cpus(), i;
-	__u32 zero = 0;
-	char *buf;
-
-	buf = calloc(ncpu, stride);
-	if (!buf)
-		return -ENOMEM;
-	if (bpf_map_lookup_elem(dp->gstats_fd, &zero, buf)) {
-		free(buf);
-		return -errno;
-	}
-	for (i = 0; i < dp->nr_cpus; i++)
-		memcpy(&out[i], buf + i * stride, sizeof(*out));
-	free(buf);
-	return 0;
+	return rfs_read_percpu(dp->gstats_fd, 0, sizeof(*out), out, dp->nr_cpus);
 }
 
 int rfs_dp_read_queues(const struct rfs_dp *dp, struct rfs_cpu_queue *out)

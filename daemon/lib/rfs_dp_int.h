@@ -69,6 +69,10 @@ int rfs_create_table(int btf_src_fd, const char *name, const char *value_type,
 /* Read a whole array map (value_size each) into buf. */
 int rfs_read_array(int fd, __u32 value_size, __u32 entries, void *buf);
 int rfs_write_array(int fd, __u32 value_size, __u32 entries, const void *buf);
+/* The id of a prog or map fd, 0 if it can't be had. */
+__u32 rfs_obj_id(int fd);
+/* One per-CPU value into out[0..n), each size bytes (not the stride). */
+int rfs_read_percpu(int fd, __u32 key, size_t size, void *out, int n);
 /* Per-CPU value stride as the kernel lays it out. */
 static inline size_t rfs_percpu_stride(size_t size)
 {

@@ -141,14 +141,6 @@ static bool rfs_prog_attached(int ifindex, __u32 prog_id, __u32 *other,
 	return found;
 }
 
-static __u32 rfs_prog_id(int fd)
-{
-	struct bpf_prog_info info = {};
-	__u32 len = sizeof(info);
-
-	return bpf_obj_get_info_by_fd(fd, &info, &len) ? 0 : info.id;
-}
-
 static __u32 rfs_count_rx_queues(const char *name)
 {
 	char path[PATH_MAX];
@@ -278,7 +270,7 @@ static int rfs_if_take_fds(struct rfs_if *ifc, struct rfs_xdp *skel, int prog_fd
 	ifc->dev_flows_fd = dup(bpf_map__fd(skel->maps.rfs_dev_flows));
 	ifc->stats_fd = dup(bpf_map__fd(skel->maps.rfs_if_stats));
 	ifc->hits_fd = dup(bpf_map__fd(skel->maps.rfs_flow_hits));
-	ifc->prog_id = rfs_prog_id(ifc->prog_fd);
+	ifc->prog_id = rfs_obj_id(ifc->prog_fd);
 	return ifc->prog_fd < 0 || ifc->cfg_fd < 0 || ifc->dev_outer_fd < 0 ||
 	       ifc->dev_flows_fd < 0 || ifc->stats_fd < 0 || ifc->hits_fd < 0 ?
 	       -EMFILE : 0;
@@ -473,7 +465,7 @@ int rfs_if_adopt(struct rfs_dp *dp, const char *name, char *err)
 			     name, strerror(errno));
 		goto drop;
 	}
-	ifc->prog_id = rfs_prog_id(ifc->prog_fd);
+	ifc->prog_id = rfs_obj_id(ifc->prog_fd);
 	ifc->ifindex = if_nametoindex(name);
 	if (!ifc->ifindex) {
 		e = rfs_errf(err, ENODEV,
@@ -763,23 +755,10 @@ out:
 
 int rfs_if_read_stats(const struct rfs_if *ifc, struct rfs_if_stats *out)
 {
-	size_t stride = rfs_percpu_stride(sizeof(*out));
-	int ncpu = libbpf_num_possible_cpus(), i, n;
-	__u32 zero = 0;
-	char *buf;
+	int n = libbpf_num_possible_cpus();
 
-	buf = calloc(ncpu, stride);
-	if (!buf)
-		return -ENOMEM;
-	if (bpf_map_lookup_elem(ifc->stats_fd, &zero, buf)) {
-		free(buf);
-		return -errno;
-	}
-	n = ncpu > RFS_MAX_CPUS ? RFS_MAX_CPUS : ncpu;
-	for (i = 0; i < n; i++)
-		memcpy(&out[i], buf + i * stride, sizeof(*out));
-	free(buf);
-	return 0;
+	return rfs_read_percpu(ifc->stats_fd, 0, sizeof(*out), out,
+			       n > RFS_MAX_CPUS ? RFS_MAX_CPUS : n);
 }
 
 static int cmp_frames_desc(const void *a, const void *b)

@@ -1,0 +1,682 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# End-to-end tests of xdp-rfs: a real rfsd attached to the root side of a
+# veth pair (tests/lib/lab.sh), clients in the namespace, servers in the
+# root namespace, and the kernel's own xdp:xdp_cpumap_kthread tracepoint
+# as the oracle of which CPU ran the stack for each frame.
+#
+#	tests/integration/test_steering.sh [test_name...]
+#
+# Runs every test_* function of ALL_TESTS (or those named), each in its
+# own subshell with its own lab and rfsd, torn down on every exit path.
+# Exit: 0 all passed (some may have skipped), 249 all skipped, 1 a failure.
+#
+# RFS_TEST_SELFCHECK=1 expects every steered frame on the wrong CPU: the
+# steering tests must then fail (proof that they can).
+
+ALL_TESTS="
+	test_follows_app
+	test_no_reorder
+	test_ipv6
+	test_dual_stack
+	test_sigkill_adopt
+	test_sigterm_cleanup
+	test_iface_delete
+	test_live_changes
+	test_bad_input
+"
+
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/lab.sh"
+
+WINDOW=${RFS_TEST_WINDOW:-2}	# seconds per oracle measurement
+# Bulk senders are paced (bytes/s): an unpaced one overflows the veth ring
+# and losses hide reordering (see bulk_in_order).
+BULK_RATE=${BULK_RATE:-100000000}
+MIN_SHARE=90			# percent of the frames on the expected CPU
+
+# ----------------------------------------------------------------- helpers
+
+# A progress line, stamped with the seconds since the test began.
+say()
+{
+	printf '    [%5.1fs] %s\n' "$(lab_since "$TEST_T0")" "$*"
+}
+
+# The two CPUs the tests move applications between (the first two online
+# ones); picked once, before any test.
+CPU_LIST=($(lab_online_cpus))
+CPU_A=${CPU_LIST[0]}
+CPU_B=${CPU_LIST[1]:-}
+
+# lab + rfsd + attach to the root-side veth, extra args to attach.
+setup()
+{
+	lab_trap
+	[ -n "$CPU_B" ] || skip "needs 2 online CPUs (have ${#CPU_LIST[@]})"
+	lab_up
+	lab_start_rfsd
+	ctl attach "$LAB_A" "$@" >/dev/null ||
+		fail "rfsctl attach $LAB_A $* failed"
+	MAPID=$(lab_cpumap_id)
+	[ -n "$MAPID" ] ||
+		lab_warn "cpumap id unknown: the oracle counts every cpumap"
+}
+
+# Measure the oracle for $WINDOW seconds and check that >= MIN_SHARE % of
+# the frames ran on CPU $1; $2 says what is being checked.
+expect_on()
+{
+	local cpu=$1 what=$2 out share total
+	[ -n "${RFS_TEST_SELFCHECK:-}" ] &&
+		{ [ "$cpu" = "$CPU_A" ] && cpu=$CPU_B || cpu=$CPU_A; }
+	out=$(cpu_frames "$WINDOW" "$MAPID")
+	share=$(share_of "$cpu" <<< "$out")
+	total=$(lab_total <<< "$out")
+	say "$what: $(fmt_shares <<< "$out")"
+	[ "$total" -ge 100 ] ||
+		fail "$what: only $total frames steered in ${WINDOW}s (traffic stalled?)"
+	[ "$share" -ge "$MIN_SHARE" ] ||
+		fail "$what: $share% of frames on CPU $cpu, want >= $MIN_SHARE% ($(fmt_shares <<< "$out"))"
+}
+
+# A total counter of stats for the lab interface.
+stat_of() { lab_stat "$LAB_A" "$1"; }
+
+# Two `stats` JSON documents -> what grew in between: "to_desired N",
+# "steered N", then "cpu N" lines of per-CPU dequeued (frames the cpumap
+# program ran on, per target CPU): rfsd's own view, to hold against the
+# oracle.  stats_delta KEY|dequeued SNAP0 SNAP1
+stats_delta()
+{
+	"$LAB_PY" -c '
+import json, sys
+a, b = json.loads(sys.argv[2]), json.loads(sys.argv[3])
+if sys.argv[1] == "dequeued":
+    pa = {c["cpu"]: c["dequeued"] for c in a["per_cpu"]}
+    for c in b["per_cpu"]:
+        print(c["cpu"], c["dequeued"] - pa.get(c["cpu"], 0))
+else:
+    print(b["total"][sys.argv[1]] - a["total"][sys.argv[1]])' "$@"
+}
+
+# Stop the request/response client and check it ran clean.
+client_ok()
+{
+	local rc=0
+	lab_signal "$LAB_CLIENT_PID" TERM
+	lab_wait "$LAB_CLIENT_PID" 10 || rc=$?
+	[ $rc -eq 0 ] ||
+		fail "request/response client failed (rc $rc): $(tail -n 3 "$LAB_DIR/rr.out")"
+	say "client: $(cat "$LAB_DIR/rr.out")"
+}
+
+# The interface object (name ifindex mode flow_cnt cpus prog_id) as one
+# comparable line, or "null".
+if_state()
+{
+	lab_if_status "$1" | jget 'd and " ".join(str(d[k]) for k in
+		("name", "ifindex", "mode", "flow_cnt", "cpus", "prog_id"))'
+}
+
+# Steering follows the server from CPU_A to CPU_B: server bound to $1,
+# client to $2, extra args to the server.
+follow_server()
+{
+	local bind=$1 dst=$2 s0 s1 td st dq share
+	shift 2
+	lab_server "$CPU_A" "$bind" "$@"
+	if [ "$bind" = "::" ]; then
+		ss -6 -tln "( sport = :$LAB_PORT )" | grep -q ":$LAB_PORT" ||
+			fail "the dual-stack server is not an AF_INET6 listener"
+	fi
+	lab_client "$dst" 60 4
+	sleep 1
+	expect_on "$CPU_A" "server on CPU $CPU_A"
+	lab_pin "$LAB_SERVER_PID" "$CPU_B"
+	sleep 0.5
+	s0=$(ctlj stats "$LAB_A")
+	expect_on "$CPU_B" "server moved to CPU $CPU_B"
+	s1=$(ctlj stats "$LAB_A")
+	# rfsd agrees: frames went to the desired CPU, and were dequeued there
+	td=$(stats_delta to_desired "$s0" "$s1")
+	st=$(stats_delta steered "$s0" "$s1")
+	dq=$(stats_delta dequeued "$s0" "$s1")
+	share=$(share_of "$CPU_B" <<< "$dq")
+	say "stats, same window: to_desired +$td of steered +$st; dequeued $(fmt_shares <<< "$dq")"
+	[ "$td" -gt 0 ] || fail "stats: to_desired did not grow"
+	[ $((100 * td)) -ge $((MIN_SHARE * st)) ] ||
+		fail "stats: only $td of $st steered frames went to the desired CPU"
+	[ -n "${RFS_TEST_SELFCHECK:-}" ] || [ "$share" -ge "$MIN_SHARE" ] ||
+		fail "stats: only $share% dequeued on CPU $CPU_B after the move ($(fmt_shares <<< "$dq"))"
+	flows_on "$CPU_B"
+	client_ok
+}
+
+# rfsctl flows: the client's 4 flows (the busiest) are desired and sent
+# on CPU $1.
+flows_on()
+{
+	local bad
+	bad=$(ctlj flows "$LAB_A" --limit 4 | jget '[f for f in
+		(d["flows"] if isinstance(d, dict) else d)
+		if f["desired_cpu"] != '"$1"' or f["current_cpu"] != '"$1"']')
+	say "flows: 4 busiest desired and current on CPU $1: $([ "$bad" = "[]" ] && echo yes || echo "no: $bad")"
+	[ -n "${RFS_TEST_SELFCHECK:-}" ] || [ "$bad" = "[]" ] ||
+		fail "rfsctl flows: flows not on CPU $1: $bad"
+}
+
+# ------------------------------------------------------------------ tests
+
+# Frames follow the application from CPU A to CPU B (IPv4).
+test_follows_app()
+{
+	setup
+	follow_server "$LAB_IP4_A" "$LAB_IP4_A"
+}
+
+# IPv6: the same over the lab's 2001:db8: prefix.
+test_ipv6()
+{
+	setup
+	follow_server "$LAB_IP6_A" "$LAB_IP6_A"
+}
+
+# A dual-stack listener (AF_INET6 on ::, IPV6_V6ONLY=0) serving an IPv4
+# client: the socket is AF_INET6 with a v4-mapped address, the frames IPv4.
+test_dual_stack()
+{
+	setup
+	follow_server "::" "$LAB_IP4_A" --v6only 0
+}
+
+# Start a bulk sink in the root namespace on CPU $1 and a bulk sender in
+# the namespace for at most $2 seconds, pinned to CPU $3 (default: $1).
+# The sender stays put, as a NIC's interrupt would: a sender that migrates
+# makes veth deliver from two CPUs' backlogs, reordered before XDP (and
+# without it).  PIDs in SINK_PID, BULK_PID.
+start_bulk()
+{
+	local i r="$LAB_DIR/sink.ready"
+	rm -f "$r" "$LAB_DIR/sink.out"
+	lab_bg taskset -c "$1" "$LAB_PY" "$LAB_DIR/rfslab.py" sink \
+		--bind "$LAB_IP4_A" --port $((LAB_PORT + 1)) --cpu "$1" \
+		--ready "$r" --out "$LAB_DIR/sink.out" --timeout $(($2 + 30))
+	SINK_PID=$LAB_BG_PID
+	for ((i = 0; i < 50; i++)); do
+		[ -e "$r" ] && break
+		sleep 0.1
+	done
+	[ -e "$r" ] || fail "bulk sink did not start"
+	lab_bg_ns taskset -c "${3:-$1}" \
+		"$LAB_PY" "$LAB_DIR/rfslab.py" bulk --addr "$LAB_IP4_A" \
+		--port $((LAB_PORT + 1)) --seconds "$2" --rate "${BULK_RATE:-0}" \
+		>"$LAB_DIR/bulk.out" 2>&1
+	BULK_PID=$LAB_BG_PID
+}
+
+# Wait for the bulk transfer; check the receiver saw no segment out of
+# order (its own socket's tcpi_rcv_ooopack) and that data flowed.  $1: a
+# lab_drops snapshot from before: a frame lost on the way also makes the
+# next ones "out of order", so losses are told apart from reordering.
+bulk_in_order()
+{
+	local rc=0 ooo bytes lost
+	lab_signal "$BULK_PID" TERM
+	lab_wait "$BULK_PID" 30 || rc=$?
+	[ $rc -eq 0 ] || fail "bulk sender failed (rc $rc): $(tail -n 3 "$LAB_DIR/bulk.out")"
+	lab_wait "$SINK_PID" 30 || fail "bulk sink failed"
+	[ -s "$LAB_DIR/sink.out" ] || fail "bulk sink wrote no result"
+	ooo=$(jget 'd["rcv_ooopack"]' < "$LAB_DIR/sink.out")
+	bytes=$(jget 'd["bytes"]' < "$LAB_DIR/sink.out")
+	lost=$(lab_drops_delta "$1" "$(lab_drops)")
+	say "receiver: $((bytes / 1048576)) MiB, rcv_ooopack $ooo; sender: $(cat "$LAB_DIR/bulk.out"); drops: ${lost:-none}"
+	[ "$bytes" -ge $((16 * 1048576)) ] ||
+		fail "bulk: only $bytes bytes received (stalled?)"
+	[ "$ooo" = null ] && lab_warn "kernel has no tcpi_rcv_ooopack"
+	[ "$ooo" = null ] || [ "$ooo" -eq 0 ] && return 0
+	[ -z "$lost" ] ||
+		fail "bulk: $ooo segments queued out of order at the receiver, after frames were lost on the way ($lost): lossy path, reordering not proven"
+	fail "bulk: $ooo segments arrived out of order at the receiver with no frame lost: reordered"
+}
+
+# Root-namespace TCPOFOQueue must not move either; if it does while our
+# flow's own count is 0, the reordering was someone else's traffic.
+ofo_unchanged()
+{
+	local ofo0=$1 ofo1
+	ofo1=$(lab_ofo)
+	say "nstat TcpExtTCPOFOQueue +$((ofo1 - ofo0)) (root namespace)"
+	[ "$ofo1" -eq "$ofo0" ] ||
+		lab_warn "TCPOFOQueue grew by $((ofo1 - ofo0)) in the root namespace, but not on the test flow: other traffic"
+}
+
+# A bulk stream whose receiver bounces between two CPUs every 100 ms is
+# never reordered, while its flow does switch CPUs.
+test_no_reorder()
+{
+	local sw0 sw1 held ofo0 i secs=5 out mpid drops0
+	setup
+	lab_need nstat
+	ofo0=$(lab_ofo)
+	sw0=$(stat_of switches)
+	drops0=$(lab_drops)
+	start_bulk "$CPU_A" "$secs"
+	sleep 0.5
+	# the oracle over two seconds of bouncing: both CPUs must get frames
+	lab_bg cpu_frames 2 "$MAPID" > "$LAB_DIR/bounce"
+	mpid=$LAB_BG_PID
+	for ((i = 0; i < secs * 10 + 10; i++)); do
+		lab_alive "$SINK_PID" || break
+		if [ $((i % 2)) -eq 0 ]; then
+			taskset -a -pc "$CPU_B" "$SINK_PID" >/dev/null 2>&1
+		else
+			taskset -a -pc "$CPU_A" "$SINK_PID" >/dev/null 2>&1
+		fi
+		sleep 0.1
+	done
+	lab_wait "$mpid" 10
+	bulk_in_order "$drops0"
+	ofo_unchanged "$ofo0"
+	sw1=$(stat_of switches)
+	held=$(stat_of held)
+	out=$(cat "$LAB_DIR/bounce" 2>/dev/null)
+	say "while bouncing: $(fmt_shares <<< "$out")"
+	say "stats: switches +$((sw1 - sw0)), held $held"
+	[ $((sw1 - sw0)) -gt 0 ] ||
+		fail "the flow never switched CPU: the test proved nothing"
+	[ "$(share_of "$CPU_A" <<< "$out")" -lt 100 ] &&
+		[ "$(share_of "$CPU_B" <<< "$out")" -lt 100 ] ||
+		fail "frames stayed on one CPU while the receiver bounced ($(fmt_shares <<< "$out"))"
+}
+
+# rfsd dies by SIGKILL: the datapath keeps steering without it, and the
+# next rfsd on the same pin dir adopts it unchanged, counters included.
+test_sigkill_adopt()
+{
+	local st0 st1 seen0 seen1 seen2
+	setup --cpus "$CPU_A,$CPU_B" --flow-cnt 1024
+	st0=$(if_state "$LAB_A")
+	lab_server "$CPU_A" "$LAB_IP4_A"
+	lab_client "$LAB_IP4_A" 90 4
+	sleep 1
+	seen0=$(stat_of seen)
+	say "steering with rfsd up; killing it"
+	lab_stop_rfsd KILL 5
+	say "rfsd killed (SIGKILL)"
+	expect_on "$CPU_A" "rfsd dead, server on CPU $CPU_A"
+	lab_pin "$LAB_SERVER_PID" "$CPU_B"
+	sleep 0.5
+	expect_on "$CPU_B" "rfsd dead, server moved to CPU $CPU_B"
+	lab_start_rfsd
+	say "rfsd restarted on the same pin dir"
+	st1=$(if_state "$LAB_A")
+	say "before: $st0"
+	say "after:  $st1"
+	[ "$st1" = "$st0" ] ||
+		fail "restarted rfsd does not show $LAB_A as it was: '$st1', was '$st0'"
+	seen1=$(stat_of seen)
+	[ "$seen1" -gt "$seen0" ] ||
+		fail "counters reset across the restart: seen $seen0 -> $seen1"
+	expect_on "$CPU_B" "after the restart"
+	seen2=$(stat_of seen)
+	[ "$seen2" -gt "$seen1" ] || fail "seen stopped growing after restart"
+	grep -qi adopt "$RFSD_LOG" || lab_warn "rfsd log does not say it adopted"
+	# and the adopted interface can still be managed
+	ctl set flow-cnt "$LAB_A" 2048 >/dev/null ||
+		fail "set flow-cnt on the adopted $LAB_A failed"
+	[ "$(lab_if_status "$LAB_A" | jget 'd["flow_cnt"]')" = 2048 ] ||
+		fail "adopted $LAB_A: flow_cnt not 2048 after set"
+	expect_on "$CPU_B" "adopted, flow-cnt 2048"
+	client_ok
+}
+
+# SIGTERM detaches: no XDP program left on the interface, no pins.
+test_sigterm_cleanup()
+{
+	local left
+	setup
+	lab_server "$CPU_A" "$LAB_IP4_A"
+	lab_client "$LAB_IP4_A" 30 2
+	sleep 1
+	ip -d link show dev "$LAB_A" | grep -q "prog/xdp" ||
+		fail "no XDP program on $LAB_A while attached"
+	# under traffic: the connections must survive the detach
+	lab_stop_rfsd TERM 10
+	[ "$LAB_RFSD_RC" = 0 ] || fail "rfsd exited with $LAB_RFSD_RC on SIGTERM"
+	sleep 1
+	client_ok
+	if ip -d link show dev "$LAB_A" | grep -q "xdp"; then
+		fail "XDP left on $LAB_A after SIGTERM: $(ip -d link show dev "$LAB_A" | grep xdp)"
+	fi
+	if [ -d "$RFS_PIN" ]; then
+		left=$(find "$RFS_PIN" -mindepth 1 | head -n 5)
+		[ -z "$left" ] || fail "pins left after SIGTERM: $left"
+	fi
+	[ -e "$RFS_SOCK" ] && lab_warn "control socket $RFS_SOCK left behind"
+	say "no XDP on $LAB_A, pin dir $([ -d "$RFS_PIN" ] && echo empty || echo gone)"
+}
+
+# The interface disappears while attached: rfsd stays up and forgets it.
+test_iface_delete()
+{
+	local i st
+	setup
+	lab_up_spare
+	ctl attach "$LAB_X" >/dev/null || fail "rfsctl attach $LAB_X failed"
+	# no traffic in flight: nothing may look for the deleted link's route
+	ip link del dev "$LAB_A" || fail "can't delete $LAB_A"
+	for ((i = 0; i < 50; i++)); do
+		st=$(lab_if_status "$LAB_A" 2>/dev/null)
+		[ "$st" = null ] && break
+		sleep 0.1
+	done
+	lab_rfsd_alive || fail "rfsd died when $LAB_A was deleted"
+	ctl status >/dev/null || fail "status does not answer after $LAB_A was deleted"
+	[ "$st" = null ] || fail "status still lists deleted $LAB_A after 5s: $st"
+	[ "$(lab_if_status "$LAB_X")" != null ] ||
+		fail "status lost $LAB_X when $LAB_A was deleted"
+	[ -e "$RFS_PIN/v1/if/$LAB_A" ] &&
+		fail "pins of deleted $LAB_A left: $RFS_PIN/v1/if/$LAB_A"
+	say "$LAB_A gone from status, $LAB_X still attached, rfsd up"
+}
+
+# Live changes under traffic: the CPU set, the flow table size and the
+# sock flow table size, each keeping steering right and order intact.
+test_live_changes()
+{
+	local secs=90 v drops0
+	setup --cpus "$CPU_A,$CPU_B"
+	lab_server "$CPU_A" "$LAB_IP4_A"
+	lab_client "$LAB_IP4_A" "$secs" 4
+	drops0=$(lab_drops)
+	start_bulk "$CPU_A" "$secs"
+	sleep 1
+	expect_on "$CPU_A" "cpus $CPU_A,$CPU_B, apps on CPU $CPU_A"
+
+	ctl set cpus "$LAB_A" "$CPU_B" >/dev/null || fail "set cpus $CPU_B failed"
+	v=$(lab_if_status "$LAB_A" | jget 'd["cpus"]')
+	[ "$v" = "[$CPU_B]" ] || fail "status cpus is $v after set cpus $CPU_B"
+	sleep 0.3
+	expect_on "$CPU_B" "set cpus $CPU_B"
+
+	ctl set cpus "$LAB_A" "$CPU_A,$CPU_B" >/dev/null || fail "set cpus back failed"
+	sleep 0.3
+	expect_on "$CPU_A" "set cpus $CPU_A,$CPU_B again"
+
+	ctl set flow-cnt "$LAB_A" 8192 >/dev/null || fail "set flow-cnt 8192 failed"
+	v=$(lab_if_status "$LAB_A" | jget 'd["flow_cnt"]')
+	[ "$v" = 8192 ] || fail "status flow_cnt is $v after set flow-cnt 8192"
+	expect_on "$CPU_A" "flow-cnt grown to 8192"
+
+	ctl set flow-cnt "$LAB_A" 256 >/dev/null || fail "set flow-cnt 256 failed"
+	v=$(lab_if_status "$LAB_A" | jget 'd["flow_cnt"]')
+	[ "$v" = 256 ] || fail "status flow_cnt is $v after set flow-cnt 256"
+	expect_on "$CPU_A" "flow-cnt shrunk to 256"
+
+	ctl set sock-flow-entries 65536 >/dev/null ||
+		fail "set sock-flow-entries 65536 failed"
+	v=$(ctlj status | jget 'd["sock_flow_entries"]')
+	[ "$v" = 65536 ] || fail "status sock_flow_entries is $v after set 65536"
+	sleep 0.3
+	expect_on "$CPU_A" "sock-flow-entries 65536"
+
+	lab_pin "$LAB_SERVER_PID" "$CPU_B"
+	lab_pin "$SINK_PID" "$CPU_B"
+	sleep 0.3
+	expect_on "$CPU_B" "after all that, apps moved to CPU $CPU_B"
+	bulk_in_order "$drops0"
+	client_ok
+}
+
+# rfsctl's errors: exit 1, a message naming the cause; rfsd unmoved.
+# check_err WHAT PATTERN [CODE] -- rfsctl args...   CODE defaults to 1
+# (EXIT_FAILURE); rfsctl exits 2 (RFSCTL_EXIT_USAGE) on bad syntax.
+check_err()
+{
+	local what=$1 pat=$2 code=1 out rc=0
+	[ "$3" != -- ] && { code=$3; shift; }
+	shift 3
+	out=$(ctl "$@" 2>&1) || rc=$?
+	[ $rc -eq "$code" ] || fail "$what: rfsctl $* exited $rc, want $code ($out)"
+	grep -qiE -- "$pat" <<< "$out" ||
+		fail "$what: message '$out' does not match /$pat/"
+	say "$what: exit $code, \"$out\""
+	unchanged "$what"
+}
+
+# rfsd alive, status answering, the lab interface exactly as set up.
+unchanged()
+{
+	lab_rfsd_alive || fail "$1: rfsd died"
+	ctl status >/dev/null 2>&1 || fail "$1: status does not answer"
+	[ "$(if_state "$LAB_A")" = "$REF_STATE" ] ||
+		fail "$1: $LAB_A changed: '$(if_state "$LAB_A")', was '$REF_STATE'"
+}
+
+# Compile a do-nothing XDP program, a foreign one for rfsd to refuse.
+foreign_xdp()
+{
+	local obj="$LAB_DIR/xdp_pass.o" pin="/sys/fs/bpf/rfs-lab-pass-$LAB_ID"
+	cat > "$LAB_DIR/xdp_pass.c" <<'EOF'
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+SEC("xdp") int lab_xdp_pass(struct xdp_md *ctx) { return XDP_PASS; }
+char _license[] SEC("license") = "GPL";
+EOF
+	command -v clang >/dev/null && command -v bpftool >/dev/null ||
+		return 1
+	clang -O2 -g -target bpf -I"/usr/include/$(gcc -dumpmachine 2>/dev/null)" \
+		-c "$LAB_DIR/xdp_pass.c" -o "$obj" 2>/dev/null || return 1
+	bpftool prog load "$obj" "$pin" type xdp || return 1
+	bpftool net attach xdpgeneric pinned "$pin" dev "$1"
+	local rc=$?
+	rm -f "$pin"	# the attachment holds it now
+	return $rc
+}
+
+xdp_prog_id()
+{
+	ip -j -d link show dev "$1" | jget 'd[0].get("xdp", {}).get("prog", {}).get("id")'
+}
+
+# Raw lines on the control socket: garbage, oversized, half a line.
+raw_socket()
+{
+	"$LAB_PY" - "$RFS_SOCK" <<'EOF'
+import json, socket, sys
+path = sys.argv[1]
+
+def conn():
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(10)
+    s.connect(path)
+    return s, s.makefile('rb')
+
+def ask(s, f, line):
+    s.sendall(line)
+    r = f.readline()
+    if not r:
+        return None
+    return json.loads(r)
+
+def expect_err(r, what, pat):
+    if r is None or r.get('ok') is not False or pat not in r.get('error', ''):
+        raise SystemExit('%s: reply %r, want an error with %r' % (what, r, pat))
+    print('    socket %s: "%s"' % (what, r['error']))
+
+s, f = conn()
+# one connection, many bad lines: each gets one error reply, the
+# connection stays up
+for line, pat in [(b'garbage\n', 'bad request'),
+                  (b'\xff\xfe\x00\x01\n', 'bad request'),
+                  (b'[1, 2]\n', 'bad request'),
+                  (b'{"cmd": 5}\n', 'bad request'),
+                  (b'{}\n', 'bad request'),
+                  (b'{"cmd": "attach"}\n', 'bad request'),
+                  (b'{"cmd": "attach", "iface": 7}\n', 'bad request'),
+                  (b'{"cmd": "nosuch"}\n', "unknown command 'nosuch'"),
+                  (b'{"cmd": "set", "key": "flow_cnt", "iface": "x"}\n',
+                   'bad request')]:
+    expect_err(ask(s, f, line), repr(line[:24]), pat)
+r = ask(s, f, b'{"cmd": "status"}\n')
+if not r or r.get('ok') is not True:
+    raise SystemExit('status after garbage on the same connection: %r' % r)
+print('    socket: status still answered on the same connection')
+s.close()
+
+# oversized line: one error, then the connection closes
+s, f = conn()
+try:
+    s.sendall(b'{"cmd": "status", "pad": "' + b'x' * 70000 + b'"}\n')
+except OSError:
+    pass
+r = f.readline()
+r = json.loads(r) if r else None
+expect_err(r, '70 KB line', 'too long')
+try:
+    rest = f.readline()
+except OSError:
+    rest = b''
+if rest:
+    raise SystemExit('connection not closed after the oversized line: %r' % rest)
+s.close()
+
+# oversized without a newline at all
+s, f = conn()
+try:
+    s.sendall(b'y' * 70000)
+except OSError:
+    pass
+r = f.readline()
+expect_err(json.loads(r) if r else None, '70 KB, no newline', 'too long')
+s.close()
+
+# half a line then close, and connect-and-close: nothing to answer
+s, f = conn()
+s.sendall(b'{"cmd": "sta')
+s.close()
+s, f = conn()
+s.close()
+EOF
+}
+
+test_bad_input()
+{
+	local nope=rfsnope$LAB_ID fid out rc ctl_copy
+	setup --cpus "$CPU_A,$CPU_B" --flow-cnt 1024
+	REF_STATE=$(if_state "$LAB_A")
+	lab_up_spare
+
+	check_err "nonexistent interface" "$nope" -- attach "$nope"
+	check_err "flow-cnt 1000 at attach" "not a power of two" -- \
+		attach "$LAB_X" --flow-cnt 1000
+	check_err "set flow-cnt 1000" "not a power of two" -- \
+		set flow-cnt "$LAB_A" 1000
+	check_err "flow-cnt 32 (too small)" "not a power of two|64" -- \
+		set flow-cnt "$LAB_A" 32
+	check_err "CPU 99" "99" -- attach "$LAB_X" --cpus 99
+	check_err "set cpus 99" "99" -- set cpus "$LAB_A" 99
+	check_err "bad CPU list" "not a CPU list" 2 -- set cpus "$LAB_A" 1-0x
+	check_err "attach twice" "already attached" -- attach "$LAB_A"
+	check_err "detach unattached" "$LAB_X" -- detach "$LAB_X"
+	check_err "stats unattached" "$LAB_X" -- stats "$LAB_X"
+	check_err "sock-flow-entries 1000" "not a power of two" -- \
+		set sock-flow-entries 1000
+	check_err "bad --mode" "mode|bogus" 2 -- attach "$LAB_X" --mode bogus
+	[ "$(lab_if_status "$LAB_X")" = null ] ||
+		fail "a refused attach left $LAB_X in status"
+
+	# -j: errors as JSON
+	rc=0
+	out=$(ctl -j attach "$nope" 2>&1) || rc=$?
+	[ $rc -eq 1 ] || fail "-j attach $nope exited $rc"
+	jget 'd["error"]' <<< "$out" >/dev/null 2>&1 ||
+		fail "-j error is not {\"error\": ...}: $out"
+	say "-j error: $out"
+
+	# unknown command: points to help
+	rc=0
+	out=$(ctl bogus-command 2>&1) || rc=$?
+	[ $rc -ne 0 ] || fail "rfsctl bogus-command exited 0"
+	grep -q help <<< "$out" || fail "unknown command does not point to help: $out"
+	unchanged "unknown command"
+
+	# another XDP program on the spare: refused, left alone
+	if foreign_xdp "$LAB_X"; then
+		fid=$(xdp_prog_id "$LAB_X")
+		check_err "foreign XDP program" "another XDP program" -- \
+			attach "$LAB_X"
+		[ "$(xdp_prog_id "$LAB_X")" = "$fid" ] ||
+			fail "foreign XDP program $fid on $LAB_X replaced by $(xdp_prog_id "$LAB_X")"
+		[ "$(lab_if_status "$LAB_X")" = null ] ||
+			fail "$LAB_X in status after a refused attach"
+	else
+		lab_warn "can't load a foreign XDP program (clang/bpftool): case skipped"
+	fi
+
+	# raw protocol abuse
+	raw_socket || fail "control socket misbehaved (see above)"
+	unchanged "raw socket input"
+
+	# a non-root caller: EACCES at connect on the 0660 socket
+	ctl_copy="$LAB_DIR/rfsctl"
+	cp "$RFSCTL" "$ctl_copy" && chmod 0755 "$ctl_copy"
+	rc=0
+	out=$(setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$ctl_copy" --socket "$RFS_SOCK" status 2>&1) || rc=$?
+	[ $rc -eq 1 ] || fail "non-root status exited $rc, want 1: $out"
+	grep -qi "permission denied\|EACCES" <<< "$out" ||
+		fail "non-root error does not say permission denied: $out"
+	say "non-root, socket 0660: exit 1, \"$out\""
+	unchanged "non-root connect"
+	# the same with the socket opened to all: rfsd's SO_PEERCRED check
+	chmod 0666 "$RFS_SOCK"
+	rc=0
+	out=$(setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$ctl_copy" --socket "$RFS_SOCK" detach "$LAB_A" 2>&1) || rc=$?
+	chmod 0660 "$RFS_SOCK"
+	[ $rc -eq 1 ] || fail "non-root detach through a 0666 socket exited $rc: $out"
+	grep -qi "permission denied" <<< "$out" ||
+		fail "non-root detach: no 'permission denied': $out"
+	say "non-root, socket 0666: exit 1, \"$out\""
+	unchanged "non-root detach"
+}
+
+# ----------------------------------------------------------------- runner
+
+run_tests()
+{
+	local t rc t0 pass=0 failed=0 skipped=0 failures=""
+	lab_require_root
+	lab_need_bins
+	lab_need ip ethtool taskset setpriv bpftool nstat "$LAB_PY"
+	# the oracle: a tracefs instance, else perf
+	[ -d /sys/kernel/tracing/instances ] ||
+		[ -d /sys/kernel/debug/tracing/instances ] || lab_need perf
+	for t in ${1:-$ALL_TESTS}; do
+		declare -F "$t" >/dev/null || { echo "no test '$t'"; return 1; }
+		echo "=== $t"
+		t0=$(lab_now)
+		TEST_T0=$t0
+		( "$t" )
+		rc=$?
+		case $rc in
+		0) echo "--- PASS $t ($(lab_since "$t0")s)"; pass=$((pass + 1)) ;;
+		249) echo "--- SKIP $t ($(lab_since "$t0")s)"; skipped=$((skipped + 1)) ;;
+		*) echo "--- FAIL $t ($(lab_since "$t0")s)"; failed=$((failed + 1))
+		   failures="$failures $t" ;;
+		esac
+		# interrupted: stop here
+		[ $rc -eq 130 ] || [ $rc -eq 143 ] && break
+	done
+	echo "test_steering: $pass passed, $failed failed, $skipped skipped"
+	[ $failed -eq 0 ] || { echo "failed:$failures"; return 1; }
+	[ $pass -eq 0 ] && [ $skipped -gt 0 ] && return 249
+	return 0
+}
+
+trap lab_down EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+run_tests "$*"

@@ -398,27 +398,3 @@ int rfs_ctl_result(struct json_object *reply, struct json_object **result,
 		set_err(err, len, "rfsd refused the request: %s", strerror(e));
 	return -e;
 }
-
-int rfs_ctl_call(const char *path, struct json_object *req, int timeout_ms,
-		 struct json_object **reply, struct json_object **result,
-		 char *err, size_t len)
-{
-	struct rfs_ctl *ctl;
-	int ret;
-
-	*reply = NULL;
-	*result = NULL;
-	ret = rfs_ctl_connect(&ctl, path, err, len);
-	if (ret)
-		return ret;
-	rfs_ctl_set_timeout(ctl, timeout_ms);
-	ret = rfs_ctl_request(ctl, req, reply, err, len);
-	rfs_ctl_close(ctl);
-	if (!ret)
-		ret = rfs_ctl_result(*reply, result, err, len);
-	if (ret) {
-		json_object_put(*reply);
-		*reply = NULL;
-	}
-	return ret;
-}

@@ -66,11 +66,5 @@ int rfs_ctl_request(struct rfs_ctl *ctl, struct json_object *req,
 int rfs_ctl_result(struct json_object *reply, struct json_object **result,
 		   char *err, size_t len);
 
-/* One request on a connection of its own: connect, request, result, close.
- * On success the caller puts *reply; *result points into it.  On failure
- * nothing is left to free. */
-int rfs_ctl_call(const char *path, struct json_object *req, int timeout_ms,
-		 struct json_object **reply, struct json_object **result,
-		 char *err, size_t len);
 
 #endif /* RFS_CTL_CLIENT_H */

@@ -15,33 +15,49 @@
 #include "rfs_maps.bpf.h"
 
 
+/*
+ * Read a socket field.  tp_btf hands us a trusted struct sock pointer:
+ * plain loads (CO-RE relocated through vmlinux.h), a few ns each.  A
+ * kprobe's pointer is untrusted and needs bpf_probe_read_kernel() per
+ * field, several times the cost; trusted is a constant, so each program
+ * keeps only its own branch.
+ */
+#define RFS_SK(trusted, sk, field) \
+	((trusted) ? (sk)->field : BPF_CORE_READ(sk, field))
+
 /* Fill the key from a socket; 0 if it is a connected TCP/UDP socket. */
-static __always_inline int rfs_sock_key(struct sock *sk, struct rfs_flow_key *k)
+static __always_inline int rfs_sock_key(struct sock *sk, struct rfs_flow_key *k,
+					const bool trusted)
 {
-	__u16 family = BPF_CORE_READ(sk, __sk_common.skc_family);
-	__u16 proto = BPF_CORE_READ(sk, sk_protocol);
+	__u16 family = RFS_SK(trusted, sk, __sk_common.skc_family);
+	__u16 proto = RFS_SK(trusted, sk, sk_protocol);
 
 	if (proto != IPPROTO_TCP && proto != IPPROTO_UDP)
 		return -1;
 	/* A closed TCP socket has given its port back: a recv (EOF) or send
 	 * (EPIPE) after close would record a flow that no longer exists
 	 * over a live one in the same slot. */
-	if (BPF_CORE_READ(sk, __sk_common.skc_state) == RFS_TCP_CLOSE)
+	if (RFS_SK(trusted, sk, __sk_common.skc_state) == RFS_TCP_CLOSE)
 		return -1;
 	k->proto = proto;
-	k->local_port = BPF_CORE_READ(sk, __sk_common.skc_num);
-	k->peer_port = bpf_ntohs(BPF_CORE_READ(sk, __sk_common.skc_dport));
+	k->local_port = RFS_SK(trusted, sk, __sk_common.skc_num);
+	k->peer_port = bpf_ntohs(RFS_SK(trusted, sk, __sk_common.skc_dport));
 	if (!k->peer_port || !k->local_port)
 		return -1;	/* unconnected: no single flow to steer */
 	if (family == RFS_AF_INET) {
-		k->local[0] = BPF_CORE_READ(sk, __sk_common.skc_rcv_saddr);
-		k->peer[0] = BPF_CORE_READ(sk, __sk_common.skc_daddr);
+		k->local[0] = RFS_SK(trusted, sk, __sk_common.skc_rcv_saddr);
+		k->peer[0] = RFS_SK(trusted, sk, __sk_common.skc_daddr);
 		return 0;
 	}
 	if (family != RFS_AF_INET6)
 		return -1;
-	BPF_CORE_READ_INTO(&k->local, sk, __sk_common.skc_v6_rcv_saddr);
-	BPF_CORE_READ_INTO(&k->peer, sk, __sk_common.skc_v6_daddr);
+	if (trusted) {
+		__builtin_memcpy(k->local, &sk->__sk_common.skc_v6_rcv_saddr, 16);
+		__builtin_memcpy(k->peer, &sk->__sk_common.skc_v6_daddr, 16);
+	} else {
+		BPF_CORE_READ_INTO(&k->local, sk, __sk_common.skc_v6_rcv_saddr);
+		BPF_CORE_READ_INTO(&k->peer, sk, __sk_common.skc_v6_daddr);
+	}
 	k->is_v6 = 1;
 	rfs_flow_key_normalise(k);
 	return 0;
@@ -49,7 +65,7 @@ static __always_inline int rfs_sock_key(struct sock *sk, struct rfs_flow_key *k)
 
 /* Write this CPU into the flow's slot, only when it changes: a read-mostly
  * slot stays in every CPU's cache. */
-static __always_inline void rfs_record_sock(struct sock *sk)
+static __always_inline void rfs_record_sock(struct sock *sk, const bool trusted)
 {
 	struct rfs_flow_key key = {};
 	struct rfs_global_stats *gs;
@@ -61,7 +77,7 @@ static __always_inline void rfs_record_sock(struct sock *sk)
 	g = rfs_get_globals();
 	if (!g || !gs)
 		return;
-	if (rfs_sock_key(sk, &key)) {
+	if (rfs_sock_key(sk, &key, trusted)) {
 		gs->sock_skipped++;
 		return;
 	}

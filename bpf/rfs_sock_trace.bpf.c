@@ -15,55 +15,55 @@
 SEC("tp_btf/sock_recv_length")
 int BPF_PROG(rfs_tp_recv, struct sock *sk, int ret, int flags)
 {
-	rfs_record_sock(sk);
+	rfs_record_sock(sk, true);
 	return 0;
 }
 
 SEC("tp_btf/sock_send_length")
 int BPF_PROG(rfs_tp_send, struct sock *sk, int ret, int flags)
 {
-	rfs_record_sock(sk);
+	rfs_record_sock(sk, true);
 	return 0;
 }
 
 SEC("kprobe/tcp_recvmsg")
 int BPF_KPROBE(rfs_kp_tcp_recv, struct sock *sk)
 {
-	rfs_record_sock(sk);
+	rfs_record_sock(sk, false);
 	return 0;
 }
 
 SEC("kprobe/tcp_sendmsg")
 int BPF_KPROBE(rfs_kp_tcp_send, struct sock *sk)
 {
-	rfs_record_sock(sk);
+	rfs_record_sock(sk, false);
 	return 0;
 }
 
 SEC("kprobe/udp_recvmsg")
 int BPF_KPROBE(rfs_kp_udp_recv, struct sock *sk)
 {
-	rfs_record_sock(sk);
+	rfs_record_sock(sk, false);
 	return 0;
 }
 
 SEC("kprobe/udp_sendmsg")
 int BPF_KPROBE(rfs_kp_udp_send, struct sock *sk)
 {
-	rfs_record_sock(sk);
+	rfs_record_sock(sk, false);
 	return 0;
 }
 
 SEC("kprobe/udpv6_recvmsg")
 int BPF_KPROBE(rfs_kp_udp6_recv, struct sock *sk)
 {
-	rfs_record_sock(sk);
+	rfs_record_sock(sk, false);
 	return 0;
 }
 
 SEC("kprobe/udpv6_sendmsg")
 int BPF_KPROBE(rfs_kp_udp6_send, struct sock *sk)
 {
-	rfs_record_sock(sk);
+	rfs_record_sock(sk, false);
 	return 0;
 }

@@ -145,9 +145,30 @@ demo: deps
 	$(Q)$(MAKE) --no-print-directory all $(TOOL_BINS)
 	$(Q)scripts/demo.sh
 
+# bench/: the per-frame cost loader and its floor, a bare cpumap redirect
+# (bench/README.md).  BENCH_ARGS go to bench/run.sh (--rounds N, ...).
+BENCH_BINS := $(B)/bench/cost
+
+$(B)/bench:
+	$(Q)mkdir -p $@
+
+$(B)/bench/bare_redirect.bpf.o: bench/bare_redirect.bpf.c $(B)/vmlinux.h | $(B)/bench
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(B)/bench/bare_redirect.skel.h: $(B)/bench/bare_redirect.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name rfs_bare > $@ 2> $@.log || \
+		{ cat $@.log >&2; exit 1; }
+
+$(B)/bench/cost: bench/cost.c $(B)/bench/bare_redirect.skel.h $(HEADERS) \
+		 $(SKELS) $(LIB_OBJS) $(wildcard tests/prog/*.h) | $(B)/bench
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -Itests/prog $(PKG_CFLAGS) -o $@ $< $(LIB_OBJS) $(PKG_LIBS) -lelf -lz
+
 bench: deps
-	$(Q)$(MAKE) --no-print-directory all $(PROG_BINS)
-	$(Q)bench/run.sh
+	$(Q)$(MAKE) --no-print-directory all $(BENCH_BINS)
+	$(Q)bench/run.sh $(BENCH_ARGS)
 
 install: all
 	install -D -m 0755 $(B)/rfsd $(DESTDIR)$(SBINDIR)/rfsd

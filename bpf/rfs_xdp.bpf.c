@@ -153,6 +153,7 @@ int rfs_xdp(struct xdp_md *ctx)
 		return rfs_count_pass(s, -1);
 	st.cur = *df;
 
+	q = NULL;
 	if (st.cur.flags & RFS_DEV_FLOW_VALID) {
 		cpu = st.cur.cpu;
 		q = bpf_map_lookup_elem(&rfs_cpu_queues, &cpu);
@@ -169,10 +170,14 @@ int rfs_xdp(struct xdp_md *ctx)
 	if (c.verdict == RFS_V_NONE)
 		return rfs_count_pass(s, -1);
 
+	/* Most frames stay where they are: reuse that CPU's queue slot. */
+	if (!q || c.cpu != st.cur.cpu) {
+		cpu = c.cpu;
+		q = bpf_map_lookup_elem(&rfs_cpu_queues, &cpu);
+		if (!q)
+			return rfs_count_pass(s, -1);
+	}
 	cpu = c.cpu;
-	q = bpf_map_lookup_elem(&rfs_cpu_queues, &cpu);
-	if (!q)
-		return rfs_count_pass(s, -1);
 
 	ret = bpf_redirect_map(&rfs_cpu_map, cpu, XDP_PASS);
 	if (ret != XDP_REDIRECT) {

@@ -54,7 +54,7 @@ CTL_SRCS  := $(wildcard daemon/rfsctl/*.c)
 LIB_OBJS  := $(patsubst %.c,$(B)/%.o,$(LIB_SRCS))
 # what rfsctl and the unit tests need: no datapath code
 CTL_OBJS_LIB := $(B)/daemon/lib/log.o $(B)/daemon/lib/cpulist.o \
-		$(B)/daemon/lib/ctl_client.o
+		$(B)/daemon/lib/ctl_client.o $(B)/daemon/lib/parse.o
 RFSD_OBJS := $(patsubst %.c,$(B)/%.o,$(RFSD_SRCS))
 CTL_OBJS  := $(patsubst %.c,$(B)/%.o,$(CTL_SRCS))
 BINS      := $(if $(RFSD_SRCS),$(B)/rfsd) $(if $(CTL_SRCS),$(B)/rfsctl)

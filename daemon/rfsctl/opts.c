@@ -12,6 +12,7 @@
 #include <string.h>
 #include <net/if.h>
 
+#include "parse.h"
 #include "rfsctl.h"
 
 const struct rfs_cmd *rfs_cmd_select(const struct rfs_cmd *cmds,
@@ -38,21 +39,15 @@ const struct rfs_cmd *rfs_cmd_select(const struct rfs_cmd *cmds,
 
 int rfs_parse_uint(const char *s, unsigned int *val)
 {
-	unsigned long long v = 0;
-	const char *p;
+	__u32 v;
+	int err = rfs_parse_u32(s, &v);
 
-	/* digits only: strtoul would take "+5", " 5" and "-5" (as 2^64-5) */
-	if (!*s)
-		return -EINVAL;
-	for (p = s; *p; p++) {
-		if (*p < '0' || *p > '9')
-			return -EINVAL;
-		v = v * 10 + (*p - '0');
-		if (v > INT_MAX)
-			return -ERANGE;
-	}
+	if (err)
+		return err;
 	if (!v)
-		return -EINVAL;
+		return -EDOM;
+	if (v > INT_MAX)
+		return -ERANGE;
 	*val = v;
 	return 0;
 }
@@ -75,19 +70,6 @@ static void opt_label(const struct rfs_opt *opt, char *buf, size_t len)
 		snprintf(buf, len, "%s", opt->metavar);
 	else
 		snprintf(buf, len, "--%s", opt->name);
-}
-
-static bool valid_ifname(const char *s)
-{
-	const char *p;
-
-	if (!*s || !strcmp(s, ".") || !strcmp(s, ".."))
-		return false;
-	for (p = s; *p; p++)
-		if (*p == '/' || *p == ':' || *p == ' ' || *p == '\t' ||
-		    *p == '\n')
-			return false;
-	return true;
 }
 
 static int set_enum(const struct rfs_opt *opt, const char *arg,
@@ -146,7 +128,7 @@ static int set_value(const struct opt_ref *r, const char *arg,
 		if (strlen(arg) >= IFNAMSIZ)
 			return p_usage(path, "%s '%s' is too long for an interface name (max %d characters)",
 				       what, arg, IFNAMSIZ - 1);
-		if (!valid_ifname(arg))
+		if (!rfs_ifname_valid(arg))
 			return p_usage(path, "%s '%s' is not a valid interface name",
 				       what, arg);
 		*(const char **)p = arg;
@@ -156,8 +138,11 @@ static int set_value(const struct opt_ref *r, const char *arg,
 		if (err == -ERANGE)
 			return p_usage(path, "%s '%s' is too large (max %d)",
 				       what, arg, INT_MAX);
-		if (err)
+		if (err == -EDOM)
 			return p_usage(path, "%s '%s' is not a positive integer",
+				       what, arg);
+		if (err)
+			return p_usage(path, "%s '%s' is not a number",
 				       what, arg);
 		return 0;
 	case OPT_CPULIST:

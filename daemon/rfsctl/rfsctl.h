@@ -95,7 +95,8 @@ const struct rfs_cmd *rfs_cmd_select(const struct rfs_cmd *cmds,
  * words used, or -1 after a usage error was reported. */
 int rfs_opts_parse(const struct rfs_opt *opts, void *cfg, int argc,
 		   char **argv, const char *path, bool stop);
-/* Strict positive decimal (1..INT_MAX): 0 or -EINVAL / -ERANGE. */
+/* Strict positive decimal (1..INT_MAX), rfs_parse_u32()'s syntax: 0, or
+ * -EINVAL (not a number), -EDOM (0) or -ERANGE (above INT_MAX). */
 int rfs_parse_uint(const char *s, unsigned int *val);
 
 /* ---- help (help.c) ---- */

@@ -15,6 +15,7 @@
 #include <ini.h>
 
 #include "config.h"
+#include "parse.h"
 
 enum {
 	RFSD_SET_SOCK_FLOW	= 1 << 0,
@@ -71,16 +72,6 @@ int rfsd_parse_mode(const char *s, enum rfs_xdp_mode *mode)
 	return 0;
 }
 
-/* The kernel's dev_valid_name(). */
-static bool valid_ifname(const char *s)
-{
-	size_t n = strlen(s);
-
-	if (!n || n >= IF_NAMESIZE || !strcmp(s, ".") || !strcmp(s, ".."))
-		return false;
-	return !strpbrk(s, "/: \t\r\n\v\f");
-}
-
 const struct rfsd_iface_cfg *rfsd_config_iface(const struct rfsd_config *cfg,
 					       const char *name)
 {
@@ -112,7 +103,7 @@ static void section_start(struct rfsd_parse *p, const char *name)
 	}
 	ifname = name + 9;
 	ifname += strspn(ifname, " \t");
-	if (!valid_ifname(ifname)) {
+	if (!rfs_ifname_valid(ifname)) {
 		parse_fail(p, EINVAL, "bad interface name '%s' in [%s]", ifname,
 			   name);
 		return;
@@ -183,24 +174,26 @@ static char *config_reader(char *str, int num, void *stream)
 	return str;
 }
 
-static int parse_u32(const char *s, __u32 *out)
+/* A table size: a number first, then a power of two in lo..hi. */
+static void set_pow2(struct rfsd_parse *p, const char *key, const char *v,
+		     __u32 lo, __u32 hi, __u32 *out)
 {
-	unsigned long long v;
-	char *end;
+	__u32 n = 0;
+	int e;
 
-	if (*s < '0' || *s > '9')
-		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || *end || v > 0xffffffffULL)
-		return -EINVAL;
-	*out = v;
-	return 0;
-}
-
-static bool pow2_in(__u32 n, __u32 lo, __u32 hi)
-{
-	return n >= lo && n <= hi && !(n & (n - 1));
+	e = rfs_parse_u32(v, &n);
+	if (!e)
+		e = rfs_check_pow2(n, lo, hi);
+	if (!e)
+		*out = n;
+	else if (e == -EINVAL)
+		parse_fail(p, EINVAL, "%s '%s' is not a number", key, v);
+	else if (e == -EDOM)
+		parse_fail(p, EINVAL, "%s '%s' is not a power of two (%u..%u)",
+			   key, v, lo, hi);
+	else
+		parse_fail(p, ERANGE, "%s '%s' is out of range (%u..%u)", key,
+			   v, lo, hi);
 }
 
 static bool once(struct rfsd_parse *p, unsigned int *set, unsigned int bit,
@@ -233,14 +226,9 @@ static void global_key(struct rfsd_parse *p, const char *key, const char *v)
 	struct rfsd_config *c = p->cfg;
 
 	if (!strcmp(key, "sock_flow_entries")) {
-		if (!once(p, &c->set, RFSD_SET_SOCK_FLOW, key))
-			return;
-		if (parse_u32(v, &c->sock_flow_entries) ||
-		    !pow2_in(c->sock_flow_entries, RFS_SOCK_FLOW_MIN,
-			     RFS_SOCK_FLOW_MAX))
-			parse_fail(p, EINVAL,
-				   "sock_flow_entries '%s' is not a power of two (%u..%u)",
-				   v, RFS_SOCK_FLOW_MIN, RFS_SOCK_FLOW_MAX);
+		if (once(p, &c->set, RFSD_SET_SOCK_FLOW, key))
+			set_pow2(p, key, v, RFS_SOCK_FLOW_MIN,
+				 RFS_SOCK_FLOW_MAX, &c->sock_flow_entries);
 	} else if (!strcmp(key, "socket")) {
 		if (once(p, &c->set, RFSD_SET_SOCKET, key))
 			c->socket = set_path(p, key, v);
@@ -273,13 +261,9 @@ static void iface_key(struct rfsd_parse *p, const char *key, const char *v)
 			parse_fail(p, EINVAL,
 				   "cpus '%s' is not a CPU list (like 0-3,6)", v);
 	} else if (!strcmp(key, "flow_cnt")) {
-		if (!once(p, &ifc->set, RFSD_SET_FLOW_CNT, key))
-			return;
-		if (parse_u32(v, &ifc->flow_cnt) ||
-		    !pow2_in(ifc->flow_cnt, RFS_FLOW_CNT_MIN, RFS_FLOW_CNT_MAX))
-			parse_fail(p, EINVAL,
-				   "flow_cnt '%s' is not a power of two (%u..%u)",
-				   v, RFS_FLOW_CNT_MIN, RFS_FLOW_CNT_MAX);
+		if (once(p, &ifc->set, RFSD_SET_FLOW_CNT, key))
+			set_pow2(p, key, v, RFS_FLOW_CNT_MIN, RFS_FLOW_CNT_MAX,
+				 &ifc->flow_cnt);
 	} else if (!strcmp(key, "mode")) {
 		if (!once(p, &ifc->set, RFSD_SET_MODE, key))
 			return;
@@ -320,16 +304,13 @@ static int config_handler(void *user, const char *section, const char *name,
 int rfsd_config_load(const char *path, bool must_exist,
 		     struct rfsd_config *cfg, char *err)
 {
-	struct rfsd_parse p = {
-		.path = path, .cfg = cfg, .lineno = 0, .line_done = true,
-		.sec = SEC_NONE, .msg = err,
-	};
+	FILE *f;
 	int ret;
 
 	memset(cfg, 0, sizeof(*cfg));
 	err[0] = '\0';
-	p.f = fopen(path, "re");
-	if (!p.f) {
+	f = fopen(path, "re");
+	if (!f) {
 		ret = -errno;
 		if (ret == -ENOENT && !must_exist)
 			return 0;
@@ -337,13 +318,28 @@ int rfsd_config_load(const char *path, bool must_exist,
 			 path, strerror(-ret));
 		return ret;
 	}
+	ret = rfsd_config_parse(f, path, cfg, err);
+	fclose(f);
+	return ret;
+}
+
+int rfsd_config_parse(FILE *f, const char *path, struct rfsd_config *cfg,
+		      char *err)
+{
+	struct rfsd_parse p = {
+		.f = f, .path = path, .cfg = cfg, .lineno = 0,
+		.line_done = true, .sec = SEC_NONE, .msg = err,
+	};
+	int ret;
+
+	memset(cfg, 0, sizeof(*cfg));
+	err[0] = '\0';
 	ret = ini_parse_stream(config_reader, &p, config_handler, &p);
 	if (ferror(p.f) && !p.err) {
 		snprintf(err, RFSD_CONFIG_ERR_LEN, "can't read config '%s': %s",
 			 path, strerror(errno ? errno : EIO));
 		p.err = -EIO;
 	}
-	fclose(p.f);
 	if (!p.err && ret > 0) {
 		p.lineno = ret;
 		parse_fail(&p, EINVAL,

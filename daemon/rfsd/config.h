@@ -13,7 +13,8 @@
  *	flow_cnt = 4096
  *	mode = auto
  *
- * Unknown sections and keys are errors that name file:line.
+ * Unknown sections and keys are errors that name file:line, and so is a
+ * value of the wrong kind ("flow_cnt '4k' is not a number").
  */
 #ifndef RFSD_CONFIG_H
 #define RFSD_CONFIG_H
@@ -21,6 +22,7 @@
 #include <net/if.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <linux/types.h>
 
 #include "cpulist.h"
@@ -52,6 +54,11 @@ struct rfsd_config {
  * ("can't parse config '/etc/rfs/rfsd.conf:7': unknown key 'x' in [global]"). */
 int rfsd_config_load(const char *path, bool must_exist,
 		     struct rfsd_config *cfg, char *err);
+/* The same from f, already open (path only names it in messages): what
+ * rfsd_config_load() does once the file is open, and what the fuzz target
+ * tests/fuzz/fuzz_config.c feeds from memory. */
+int rfsd_config_parse(FILE *f, const char *path, struct rfsd_config *cfg,
+		      char *err);
 void rfsd_config_free(struct rfsd_config *cfg);
 const struct rfsd_iface_cfg *rfsd_config_iface(const struct rfsd_config *cfg,
 					       const char *name);

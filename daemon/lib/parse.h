@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The words of rfsd.conf and of rfsctl's command line that are not CPU
+ * lists (cpulist.h): numbers and interface names.  One parser each, so a
+ * malformed value gets the same answer everywhere: "12abc" is not a
+ * number, whatever the number was for.  No I/O, no allocation: the fuzz
+ * target tests/fuzz/fuzz_words.c runs them on anything.
+ */
+#ifndef RFS_PARSE_H
+#define RFS_PARSE_H
+
+#include <stdbool.h>
+#include <linux/types.h>
+
+/* Decimal digits only, at least one ("007" is 7): no sign, no blanks, no
+ * hex, no suffix.  0; -EINVAL if s is not such a number; -ERANGE if it is
+ * one above UINT32_MAX. */
+int rfs_parse_u32(const char *s, __u32 *out);
+
+/* A table size: 0 if n is a power of two in lo..hi; -EDOM if it is no
+ * power of two, -ERANGE if it is one outside lo..hi. */
+int rfs_check_pow2(__u32 n, __u32 lo, __u32 hi);
+
+/* The kernel's dev_valid_name(): 1..IFNAMSIZ-1 bytes, not "." or "..",
+ * no '/', ':' or white space. */
+bool rfs_ifname_valid(const char *s);
+
+#endif /* RFS_PARSE_H */

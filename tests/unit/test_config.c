@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Tests of daemon/rfsd/config.c, the rfsd.conf parser: what it accepts, and
+ * that each bad value gets the message for what is wrong with it (issue 8,
+ * defect 7: "sock_flow_entries = 12abc" was "not a power of two").
+ *
+ * config.c is compiled into this test (it is rfsd's, not the library's);
+ * the Makefile rebuilds the test when it changes.  Each case goes through
+ * rfsd_config_load() on a temporary file, as rfsd reads it.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "../../daemon/rfsd/config.c"
+
+#define RFS_TEST_ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+static char rfs_test_path[64];
+
+static int rfs_test_load(const char *text, struct rfsd_config *cfg,
+			 char *err)
+{
+	FILE *f;
+	int fd;
+
+	snprintf(rfs_test_path, sizeof(rfs_test_path),
+		 "/tmp/rfs-test-config.XXXXXX");
+	fd = mkstemp(rfs_test_path);
+	assert_true(fd >= 0);
+	f = fdopen(fd, "w");
+	assert_non_null(f);
+	assert_int_equal(fputs(text, f) < 0, 0);
+	assert_int_equal(fclose(f), 0);
+	fd = rfsd_config_load(rfs_test_path, true, cfg, err);
+	unlink(rfs_test_path);
+	return fd;
+}
+
+static void rfs_test_good(void **state)
+{
+	struct rfsd_config cfg;
+	char err[RFSD_CONFIG_ERR_LEN];
+	const struct rfsd_iface_cfg *ifc;
+
+	assert_int_equal(rfs_test_load(
+		"; comment\n"
+		"[global]\n"
+		"sock_flow_entries = 0065536\n"
+		"socket = /run/x.sock\n"
+		"\n"
+		"[interface eth1]\n"
+		"  cpus = 0-3,6\n"
+		"flow_cnt=64\n"
+		"mode = native\n"
+		"[interface eth2]\n"
+		"flow_cnt = 1048576\n", &cfg, err), 0);
+	assert_int_equal(cfg.sock_flow_entries, 65536);
+	assert_string_equal(cfg.socket, "/run/x.sock");
+	assert_null(cfg.pin_dir);
+	assert_int_equal(cfg.n_ifs, 2);
+	ifc = rfsd_config_iface(&cfg, "eth1");
+	assert_non_null(ifc);
+	assert_int_equal(ifc->flow_cnt, 64);
+	assert_int_equal(ifc->mode, RFS_XDP_NATIVE);
+	assert_int_equal(rfs_cpuset_count(&ifc->cpus), 5);
+	ifc = rfsd_config_iface(&cfg, "eth2");
+	assert_non_null(ifc);
+	assert_int_equal(ifc->flow_cnt, 1048576);
+	rfsd_config_free(&cfg);
+}
+
+/* Every numeric key, every way to get it wrong. */
+static void rfs_test_numbers(void **state)
+{
+	static const struct {
+		const char *text;
+		const char *msg;	/* after "can't parse config 'PATH:" */
+	} t[] = {
+		{ "[global]\nsock_flow_entries = 12abc\n",
+		  "2': sock_flow_entries '12abc' is not a number" },
+		{ "[global]\nsock_flow_entries = -5\n",
+		  "2': sock_flow_entries '-5' is not a number" },
+		{ "[global]\nsock_flow_entries = +256\n",
+		  "2': sock_flow_entries '+256' is not a number" },
+		{ "[global]\nsock_flow_entries = 0x100\n",
+		  "2': sock_flow_entries '0x100' is not a number" },
+		{ "[global]\nsock_flow_entries = 1 024\n",
+		  "2': sock_flow_entries '1 024' is not a number" },
+		{ "[global]\nsock_flow_entries =\n",
+		  "2': sock_flow_entries '' is not a number" },
+		{ "[global]\nsock_flow_entries = 99999999999999999999999\n",
+		  "2': sock_flow_entries '99999999999999999999999' is out of range (256..16777216)" },
+		{ "[global]\nsock_flow_entries = 1073741824\n",
+		  "2': sock_flow_entries '1073741824' is out of range (256..16777216)" },
+		{ "[global]\nsock_flow_entries = 128\n",
+		  "2': sock_flow_entries '128' is out of range (256..16777216)" },
+		{ "[global]\nsock_flow_entries = 1000\n",
+		  "2': sock_flow_entries '1000' is not a power of two (256..16777216)" },
+		{ "[global]\nsock_flow_entries = 0\n",
+		  "2': sock_flow_entries '0' is not a power of two (256..16777216)" },
+		{ "[interface eth0]\nflow_cnt = 64k\n",
+		  "2': flow_cnt '64k' is not a number" },
+		{ "[interface eth0]\nflow_cnt = 1e3\n",
+		  "2': flow_cnt '1e3' is not a number" },
+		{ "[interface eth0]\nflow_cnt = 4096.0\n",
+		  "2': flow_cnt '4096.0' is not a number" },
+		{ "[interface eth0]\nflow_cnt = 100\n",
+		  "2': flow_cnt '100' is not a power of two (64..1048576)" },
+		{ "[interface eth0]\nflow_cnt = 32\n",
+		  "2': flow_cnt '32' is out of range (64..1048576)" },
+		{ "[interface eth0]\nflow_cnt = 4294967296\n",
+		  "2': flow_cnt '4294967296' is out of range (64..1048576)" },
+	};
+	struct rfsd_config cfg;
+	char err[RFSD_CONFIG_ERR_LEN], want[RFSD_CONFIG_ERR_LEN];
+	unsigned int i;
+
+	for (i = 0; i < RFS_TEST_ARRAY_SIZE(t); i++) {
+		int r = rfs_test_load(t[i].text, &cfg, err);
+
+		snprintf(want, sizeof(want), "can't parse config '%s:%s",
+			 rfs_test_path, t[i].msg);
+		if (!r || strcmp(err, want)) {
+			print_error("config:\n%swant: %s\ngot:  %s (%d)\n",
+				    t[i].text, want, r ? err : "accepted", r);
+			fail();
+		}
+		/* a failed load leaves nothing to free */
+		assert_null(cfg.ifs);
+	}
+}
+
+static void rfs_test_other_errors(void **state)
+{
+	static const struct {
+		const char *text;
+		const char *msg;
+	} t[] = {
+		{ "x = 1\n", "1': key 'x' outside a section" },
+		{ "[global]\nbogus = 1\n", "2': unknown key 'bogus' in [global]" },
+		{ "[glob]\n", "1': unknown section [glob]" },
+		{ "[interface a/b]\n", "1': bad interface name 'a/b'" },
+		{ "[interface ..]\n", "1': bad interface name '..'" },
+		{ "[interface 0123456789abcdef]\n",
+		  "1': bad interface name '0123456789abcdef'" },
+		{ "[interface e]\n[interface e]\n",
+		  "2': [interface e] appears twice" },
+		{ "[interface e]\ncpus = 0-x\n", "2': cpus '0-x' is not a CPU list" },
+		{ "[interface e]\ncpus = 300\n", "2': cpus '300': CPUs go up to 255" },
+		{ "[interface e]\nmode = fast\n",
+		  "2': mode 'fast' is not auto, native or generic" },
+		{ "[global]\nsocket = x\n", "2': socket 'x' is not an absolute path" },
+		{ "[global]\nsocket = /a\nsocket = /b\n", "3': 'socket' set twice" },
+		{ "[global]\nnot a key\n", "2': syntax error" },
+	};
+	struct rfsd_config cfg;
+	char err[RFSD_CONFIG_ERR_LEN], want[RFSD_CONFIG_ERR_LEN];
+	unsigned int i;
+
+	for (i = 0; i < RFS_TEST_ARRAY_SIZE(t); i++) {
+		int r = rfs_test_load(t[i].text, &cfg, err);
+
+		snprintf(want, sizeof(want), "can't parse config '%s:%s",
+			 rfs_test_path, t[i].msg);
+		if (!r || strncmp(err, want, strlen(want))) {
+			print_error("config:\n%swant: %s...\ngot:  %s (%d)\n",
+				    t[i].text, want, r ? err : "accepted", r);
+			fail();
+		}
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(rfs_test_good),
+		cmocka_unit_test(rfs_test_numbers),
+		cmocka_unit_test(rfs_test_other_errors),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,38 +1,56 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Runs in each CPU's cpumap kthread on every frame it dequeues, before the
- * skb is built: advances that CPU's head counter.  Where the kernel's
- * cpumap has no GRO stage, a dequeued frame is delivered before the next
- * one is dequeued, so done follows head here; otherwise rfs_gro.bpf.c
- * advances done at each full GRO flush.  Only this CPU writes its slot's
- * consumer line, so no atomic is needed.
+ * Runs in a target CPU's cpumap kthread on every frame it dequeues, before
+ * the skb is built and before GRO: marks the frame dequeued in the
+ * target's rfs_rx_track row for the RX CPU that sent it (include/
+ * rfs_order.h), and removes the metadata rfs_xdp put in front of it (GRO
+ * will not merge skbs whose metadata differ, and nothing after us should
+ * see ours).  Only the target's kthread writes its row and queue slot.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 
 #include "rfs_common.h"
+#include "rfs_order.h"
 #include "rfs_maps.bpf.h"
-
-/* Set by rfsd before load: true when rfs_gro.bpf.c tracks delivery. */
-const volatile bool rfs_gro_barrier = false;
 
 SEC("xdp/cpumap")
 int rfs_cpumap(struct xdp_md *ctx)
 {
-	__u32 cpu = bpf_get_smp_processor_id();
-	struct rfs_global_stats *gs;
+	void *data = (void *)(long)ctx->data;
+	struct rfs_frame_meta *meta = (void *)(long)ctx->data_meta;
+	struct rfs_rx_track *tr, t;
+	struct rfs_frame_meta m;
 	struct rfs_cpu_queue *q;
+	__u32 cpu, idx;
+	__u64 task;
 
-	q = bpf_map_lookup_elem(&rfs_cpu_queues, &cpu);
-	if (q) {
-		__u32 head = q->head + 1;
+	if ((void *)(meta + 1) > data || meta->magic != RFS_META_MAGIC) {
+		struct rfs_global_stats *gs = rfs_get_gstats();
 
-		RFS_WRITE_ONCE(q->head, head);
-		if (!rfs_gro_barrier)
-			RFS_WRITE_ONCE(q->done, head);
+		if (gs)
+			gs->foreign++;
+		return XDP_PASS;
 	}
-	gs = rfs_get_gstats();
-	if (gs)
-		gs->dequeued++;
+	m = *meta;
+	bpf_xdp_adjust_meta(ctx, sizeof(m));
+
+	/* The target from the frame, not this CPU: while its CPU is offline
+	 * the kthread runs elsewhere, and its slot must stay its own. */
+	cpu = m.cpu;
+	q = bpf_map_lookup_elem(&rfs_cpu_queues, &cpu);
+	idx = cpu * RFS_MAX_CPUS + m.rx_cpu;
+	tr = bpf_map_lookup_elem(&rfs_rx_track, &idx);
+	if (!q || !tr)
+		return XDP_PASS;
+	/* Before the mark: a reader that sees the mark sees this kthread. */
+	task = bpf_get_current_task();
+	if (q->kthread != task)
+		RFS_WRITE_ONCE(q->kthread, task);
+	t = rfs_track_dequeued(*tr, m.seq, q->epoch);
+	if (t.prev != tr->prev)
+		RFS_WRITE_ONCE(tr->prev, t.prev);
+	RFS_WRITE_ONCE(tr->last, t.last);
+	q->dequeued++;
 	return XDP_PASS;
 }

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * xdp_cpumap_enqueue fires on the producer CPU when its bulk queue for a
- * target CPU has been flushed into that target's ring, with the number of
- * frames that did not fit.  Two things follow: nothing from this CPU is
- * waiting in that bulk queue any more, and the dropped frames will never
- * be dequeued, so no flow may wait for them (they are taken off the
- * last_tail of flows enqueued after this).
+ * xdp_cpumap_enqueue fires on the RX CPU each time its bulk queue for a
+ * target has been flushed into the target's ring (once per NAPI poll and
+ * target, or per 8 frames), with the number of frames that found the ring
+ * full.  Those are counted here: ring drops are what an operator must see
+ * first when a target CPU can't keep up.  The in-order rule needs nothing
+ * from this hook (a lost frame is passed by the next one, rfs_order.h).
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -19,24 +19,13 @@ int BPF_PROG(rfs_enqueue, int map_id, unsigned int processed,
 	     unsigned int drops, int to_cpu)
 {
 	struct rfs_global_stats *gs;
-	struct rfs_producer *prod;
-	struct rfs_cpu_queue *q;
 	struct rfs_globals *g;
-	__u32 cpu = to_cpu;
 
+	if (!drops)
+		return 0;
 	g = rfs_get_globals();
 	if (!g || g->cpumap_id != (__u32)map_id)
 		return 0;
-	/* The whole bulk queue went out: reset rather than subtract, so a
-	 * frame that never made it into the queue can't hold flows forever. */
-	prod = rfs_get_producer();
-	if (prod)
-		prod->unflushed[cpu & (RFS_MAX_CPUS - 1)] = 0;
-	if (!drops)
-		return 0;
-	q = bpf_map_lookup_elem(&rfs_cpu_queues, &cpu);
-	if (q)
-		__sync_fetch_and_add(&q->drops, drops);
 	gs = rfs_get_gstats();
 	if (gs)
 		gs->enqueue_drops += drops;

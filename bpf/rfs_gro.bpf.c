@@ -1,25 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Delivery barrier for cpumap kthreads that run GRO (Linux 6.15 and
- * later).  The kthread dequeues frames, runs our cpumap program on them
- * (head++), feeds the skbs to GRO, and flushes GRO only every 64 packets
- * or when its ring runs empty.  In between, dequeued segments are held,
- * and a flow moved to another CPU could overtake them.  So the in-order
- * rule waits for done, and done is raised only where this CPU's kthread
- * is between batches with nothing held in its GRO node: then every frame
- * counted in head has been handed to the stack.
- *
- * Two such points, both tracepoints (kprobes and fentry are not available
- * everywhere we run):
- *  - xdp_cpumap_kthread, once per batch, after the batch ran through our
- *    cpumap program but before it enters GRO: done = head - processed;
- *  - sched_switch away from the kthread: it is about to sleep on an empty
- *    ring (after a full flush) or is being preempted between batches:
- *    done = head.  Without this a lone flow would wait for a next batch
- *    that only its own next frame can bring, and never move.
- * Both check the GRO node itself, so a preemption that leaves segments
- * held raises nothing.  The kthread's bpf_cpu_map_entry is its kthread
- * data; the first tracepoint learns it.
+ * The delivery proof (include/rfs_order.h): once per batch of a cpumap
+ * kthread, after our cpumap program ran on the batch and before the batch
+ * enters GRO, look at the kthread's GRO node (Linux 6.15+) and advance the
+ * target's delivered epoch as far as it proves, then start the next
+ * epoch.  It runs only for cpumap batches (our map's), never per task
+ * switch or for traffic xdp-rfs does not steer.  The kthread's
+ * bpf_cpu_map_entry is its kthread data; the first batch learns it.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_core_read.h>
@@ -27,14 +14,49 @@
 #include <bpf/bpf_tracing.h>
 
 #include "rfs_common.h"
+#include "rfs_order.h"
 #include "rfs_maps.bpf.h"
 
-static __always_inline bool rfs_gro_idle(__u64 rcpu_addr)
-{
-	struct bpf_cpu_map_entry *rcpu = (void *)rcpu_addr;
+#define RFS_GRO_BUCKETS	8
 
-	return !BPF_CORE_READ(rcpu, gro.bitmask) &&
-	       !BPF_CORE_READ(rcpu, gro.rx_count);
+/* The jiffy the oldest skb held in this GRO bucket was first held: new
+ * skbs go to the head of a bucket's list, so its tail is the oldest. */
+static __always_inline __u64 rfs_bucket_oldest(struct bpf_cpu_map_entry *rcpu,
+					       int i)
+{
+	struct napi_gro_cb *cb;
+	struct sk_buff *skb;
+
+	skb = (struct sk_buff *)BPF_CORE_READ(rcpu, gro.hash[i].list.prev);
+	if (!skb)
+		return 0;
+	cb = (struct napi_gro_cb *)((char *)skb +
+				    bpf_core_field_offset(struct sk_buff, cb));
+	return BPF_CORE_READ(cb, age);
+}
+
+static __always_inline void rfs_gro_view(struct bpf_cpu_map_entry *rcpu,
+					 struct rfs_gro_view *v)
+{
+	__u64 age;
+	int i;
+
+	v->has_gro = bpf_core_field_exists(rcpu->gro);
+	if (!v->has_gro)
+		return;
+	v->rx_count = BPF_CORE_READ(rcpu, gro.rx_count);
+	v->bitmask = BPF_CORE_READ(rcpu, gro.bitmask);
+	if (v->rx_count || !v->bitmask)
+		return;
+	v->oldest_age = ~0ULL;
+#pragma unroll
+	for (i = 0; i < RFS_GRO_BUCKETS; i++) {
+		if (!(v->bitmask & (1ULL << i)))
+			continue;
+		age = rfs_bucket_oldest(rcpu, i);
+		if ((__s64)(age - v->oldest_age) < 0)
+			v->oldest_age = age;
+	}
 }
 
 SEC("tp_btf/xdp_cpumap_kthread")
@@ -42,43 +64,32 @@ int BPF_PROG(rfs_kthread_batch, int map_id, unsigned int processed,
 	     unsigned int drops, int sched, struct xdp_cpumap_stats *xs)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
-	__u32 cpu = bpf_get_smp_processor_id();
+	struct rfs_gro_view view = {};
 	struct bpf_cpu_map_entry *rcpu;
 	struct rfs_cpu_queue *q;
 	struct rfs_globals *g;
+	__u32 cpu, delivered;
 	struct kthread *kt;
 
 	g = rfs_get_globals();
 	if (!g || g->cpumap_id != (__u32)map_id)
 		return 0;
+	kt = BPF_CORE_READ(task, worker_private);
+	rcpu = BPF_CORE_READ(kt, data);
+	if (!rcpu || BPF_CORE_READ(rcpu, kthread) != task)
+		return 0;
+	cpu = BPF_CORE_READ(rcpu, cpu);
 	q = bpf_map_lookup_elem(&rfs_cpu_queues, &cpu);
 	if (!q)
 		return 0;
-	if (q->flush_task != (__u64)task) {
-		kt = BPF_CORE_READ(task, worker_private);
-		rcpu = BPF_CORE_READ(kt, data);
-		if (BPF_CORE_READ(rcpu, kthread) != task ||
-		    BPF_CORE_READ(rcpu, cpu) != cpu)
-			return 0;
-		q->flush_gro = (__u64)rcpu;
-		q->flush_task = (__u64)task;
-	}
-	if (rfs_gro_idle(q->flush_gro))
-		RFS_WRITE_ONCE(q->done, q->head - processed);
-	return 0;
-}
-
-SEC("tp_btf/sched_switch")
-int BPF_PROG(rfs_kthread_sleep, bool preempt, struct task_struct *prev,
-	     struct task_struct *next, unsigned int prev_state)
-{
-	__u32 cpu = bpf_get_smp_processor_id();
-	struct rfs_cpu_queue *q;
-
-	q = bpf_map_lookup_elem(&rfs_cpu_queues, &cpu);
-	if (!q || q->flush_task != (__u64)prev)
-		return 0;
-	if (rfs_gro_idle(q->flush_gro))
-		RFS_WRITE_ONCE(q->done, q->head);
+	if (q->rcpu != (__u64)rcpu)
+		q->rcpu = (__u64)rcpu;
+	rfs_gro_view(rcpu, &view);
+	if (rfs_delivered_epoch(q->hist, &view, q->epoch, bpf_jiffies64(),
+				&delivered) &&
+	    rfs_seq_after_eq(delivered, q->delivered) &&
+	    delivered != q->delivered)
+		RFS_WRITE_ONCE(q->delivered, delivered);
+	RFS_WRITE_ONCE(q->epoch, q->epoch + 1);
 	return 0;
 }

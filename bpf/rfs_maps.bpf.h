@@ -13,6 +13,7 @@
 #define RFS_AF_INET	2
 #define RFS_AF_INET6	10
 #define RFS_TCP_CLOSE	7
+#define RFS_TASK_INTERRUPTIBLE	1
 
 /* Inner template; rfsd creates the real table with BPF_F_INNER_MAP so it
  * can be swapped for one of another size while the programs run. */
@@ -31,12 +32,25 @@ struct {
 	__array(values, struct rfs_sock_flows);
 } rfs_sock_outer SEC(".maps") __weak;
 
+/* Mmapable: values start on a page boundary, so each 128-byte slot is
+ * alone on its cache lines (see struct rfs_cpu_queue). */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
 	__uint(max_entries, RFS_MAX_CPUS);
 	__type(key, __u32);
 	__type(value, struct rfs_cpu_queue);
 } rfs_cpu_queues SEC(".maps") __weak;
+
+/* [target * RFS_MAX_CPUS + rx_cpu]: a target's row is one page, written
+ * only by that target. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, RFS_MAX_CPUS * RFS_MAX_CPUS);
+	__type(key, __u32);
+	__type(value, struct rfs_rx_track);
+} rfs_rx_track SEC(".maps") __weak;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_CPUMAP);
@@ -77,15 +91,8 @@ struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, struct rfs_producer);
-} rfs_producer SEC(".maps") __weak;
-
-static __always_inline struct rfs_producer *rfs_get_producer(void)
-{
-	__u32 zero = 0;
-
-	return bpf_map_lookup_elem(&rfs_producer, &zero);
-}
+	__type(value, struct rfs_tx_seq);
+} rfs_tx_seq SEC(".maps") __weak;
 
 /* Written by another CPU: read once. */
 #define RFS_READ_ONCE(x)	(*(const volatile typeof(x) *)&(x))

@@ -11,32 +11,40 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_endian.h>
+#include <bpf/bpf_core_read.h>
 
 #include "rfs_common.h"
 #include "rfs_decide.h"
+#include "rfs_order.h"
 #include "rfs_maps.bpf.h"
 #include "rfs_parse.bpf.h"
 #include <xdp/xdp_helpers.h>
 
-/* This interface's dev flow table as first loaded: rx_queues * flow_cnt
- * entries (rfsd sets max_entries before load). */
+/* This interface's dev flow table as first loaded: a header entry and
+ * rx_queues * flow_cnt flows (rfsd sets max_entries before load). */
 struct rfs_dev_flows {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(map_flags, BPF_F_INNER_MAP);
-	__uint(max_entries, RFS_FLOW_CNT_DEFAULT);
+	__uint(max_entries, RFS_FLOW_CNT_DEFAULT + 1);
 	__type(key, __u32);
 	__type(value, struct rfs_dev_flow);
 } rfs_dev_flows SEC(".maps");
 
-/* One slot holding the table, so rfsd can swap in a table of another size
- * without reloading the program. */
+/*
+ * Slot 0 holds the table in use; slot 1, after a resize, the table it
+ * replaced, frozen: a flow that has no entry in the new table yet takes
+ * its state from there, so a resize loses no in-flight flow (rfsd removes
+ * it once every flow in it has drained).
+ */
+#define RFS_DEV_CUR	0
+#define RFS_DEV_PREV	1
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
-	__uint(max_entries, 1);
+	__uint(max_entries, 2);
 	__type(key, __u32);
 	__array(values, struct rfs_dev_flows);
 } rfs_dev_outer SEC(".maps") = {
-	.values = { [0] = &rfs_dev_flows },
+	.values = { [RFS_DEV_CUR] = &rfs_dev_flows },
 };
 
 struct {
@@ -98,6 +106,80 @@ static __always_inline int rfs_count_pass(struct rfs_if_stats *s, int why)
 	return XDP_PASS;
 }
 
+/* The entry for this flow in a dev flow table, or NULL. */
+static __always_inline struct rfs_dev_flow *rfs_dev_entry(__u32 slot,
+							  __u32 hash,
+							  __u32 rxq)
+{
+	struct rfs_dev_flow *hdr;
+	__u32 zero = 0, idx;
+	void *table;
+
+	table = bpf_map_lookup_elem(&rfs_dev_outer, &slot);
+	if (!table)
+		return NULL;
+	hdr = bpf_map_lookup_elem(table, &zero);
+	if (!hdr || !rfs_dev_table_ok(hdr))
+		return NULL;
+	idx = rfs_dev_index(hdr, hash, rxq);
+	return bpf_map_lookup_elem(table, &idx);
+}
+
+/*
+ * Is every frame on the flow's current path delivered?  Only asked when
+ * the flow wants to move, so its cost (a few loads, and on an otherwise
+ * unproven remote path one read of the target kthread's state) falls on
+ * moves, not on every frame.
+ */
+static __always_inline int rfs_cur_drained(const struct rfs_dev_flow *cur)
+{
+	struct rfs_rx_track t, *tr;
+	struct rfs_cpu_queue *q;
+	__u32 cpu = cur->cpu, idx;
+	struct task_struct *kt;
+	unsigned int state = 0;
+
+	if (cur->flags & RFS_DEV_FLOW_LOCAL)
+		return 0;	/* the caller checks the local path */
+	q = bpf_map_lookup_elem(&rfs_cpu_queues, &cpu);
+	idx = (cpu & (RFS_MAX_CPUS - 1)) * RFS_MAX_CPUS + cur->rx_cpu;
+	tr = bpf_map_lookup_elem(&rfs_rx_track, &idx);
+	if (!q || !tr)
+		return 0;
+	/* A fetch-add of 0 is a full barrier: the kthread state read below
+	 * is newer than the mark, so "asleep" covers the marked frame. */
+	t.last = __sync_fetch_and_add(&tr->last, 0);
+	t.prev = RFS_READ_ONCE(tr->prev);
+	if (rfs_remote_drained(t, cur->last, RFS_READ_ONCE(q->delivered), 0))
+		return 1;
+	kt = (struct task_struct *)RFS_READ_ONCE(q->kthread);
+	if (!kt || bpf_core_read(&state, sizeof(state), &kt->__state))
+		return 0;
+	/* TASK_INTERRUPTIBLE: asleep at the top of its loop, which it only
+	 * reaches with an empty ring after a full GRO flush. */
+	return rfs_remote_drained(t, cur->last, RFS_READ_ONCE(q->delivered),
+				  state == RFS_TASK_INTERRUPTIBLE);
+}
+
+static __always_inline void rfs_count(struct rfs_if_stats *s,
+				      const struct rfs_choice *c)
+{
+	/* steered = to_desired + spread + held: a held frame went to the
+	 * old path, neither where the application is nor where the hash
+	 * says */
+	s->steered++;
+	if (c->local)
+		s->local++;
+	if (c->verdict == RFS_V_HELD)
+		s->held++;
+	else if (c->spread)
+		s->spread++;
+	else
+		s->to_desired++;
+	if (c->verdict == RFS_V_SWITCH || c->verdict == RFS_V_FORCED)
+		s->switches++;
+}
+
 SEC("xdp")
 int rfs_xdp(struct xdp_md *ctx)
 {
@@ -105,16 +187,16 @@ int rfs_xdp(struct xdp_md *ctx)
 	void *end = (void *)(long)ctx->data_end;
 	struct rfs_flow_state st = { .desired_cpu = RFS_NO_CPU };
 	struct rfs_flow_key key = {};
-	struct rfs_producer *prod;
-	struct rfs_cpu_queue *q;
-	struct rfs_dev_flow *df;
+	struct rfs_dev_flow *df, *prev;
+	struct rfs_frame_meta *meta;
 	struct rfs_if_config *cfg;
 	struct rfs_globals *g;
 	struct rfs_if_stats *s;
+	struct rfs_tx_seq *tx;
 	struct rfs_choice c;
 	rfs_sock_entry_t *se;
-	__u32 zero = 0, rxq, idx, cpu;
-	void *dev_table;
+	__u32 zero = 0, rxq, seq;
+	__u64 now = 0;
 	long ret;
 	int why;
 
@@ -128,85 +210,85 @@ int rfs_xdp(struct xdp_md *ctx)
 		return rfs_count_pass(s, why);
 
 	g = rfs_get_globals();
-	prod = rfs_get_producer();
 	cfg = bpf_map_lookup_elem(&rfs_if_cfg, &zero);
-	dev_table = bpf_map_lookup_elem(&rfs_dev_outer, &zero);
-	if (!g || !prod || !cfg || !dev_table)
+	tx = bpf_map_lookup_elem(&rfs_tx_seq, &zero);
+	if (!g || !cfg || !tx)
 		return rfs_count_pass(s, -1);
 
 	st.hash = rfs_flow_hash(&key, g->hash_seed);
-
 	se = rfs_sock_slot(g, st.hash);
 	if (se)
 		st.desired_cpu = rfs_sock_entry_cpu(*se, st.hash, g->cpu_mask);
+	st.rx_cpu = bpf_get_smp_processor_id();
 
 	rxq = ctx->rx_queue_index;
-	if (rxq >= cfg->rx_queues)
-		rxq = 0;	/* queues added since attach share queue 0's */
 	if (cfg->sample_flows)
 		rfs_sample_flow(st.hash, rxq);
-	/* Slot-major, queue-minor: a slot keeps its index when the table
-	 * grows (see rfs_if_set_flow_cnt), whatever the queue count. */
-	idx = (st.hash & cfg->flow_mask) * cfg->rx_queues + rxq;
-	df = bpf_map_lookup_elem(dev_table, &idx);
+	df = rfs_dev_entry(RFS_DEV_CUR, st.hash, rxq);
 	if (!df)
 		return rfs_count_pass(s, -1);
 	st.cur = *df;
-
-	q = NULL;
-	if (st.cur.flags & RFS_DEV_FLOW_VALID) {
-		cpu = st.cur.cpu;
-		q = bpf_map_lookup_elem(&rfs_cpu_queues, &cpu);
-		if (q) {
-			st.cur_done = RFS_READ_ONCE(q->done);
-			st.cur_unflushed =
-				prod->unflushed[cpu & (RFS_MAX_CPUS - 1)];
-		} else {
-			st.cur.flags = 0;
-		}
+	if (!(st.cur.flags & RFS_DEV_FLOW_VALID)) {
+		/* Not seen since a resize: the old table knows it. */
+		prev = rfs_dev_entry(RFS_DEV_PREV, st.hash, rxq);
+		if (prev)
+			st.cur = *prev;
 	}
 
 	c = rfs_pick_cpu(&st, cfg);
+	if (c.verdict == RFS_V_HELD) {
+		if (st.cur.flags & RFS_DEV_FLOW_LOCAL) {
+			now = bpf_jiffies64();
+			st.cur_drained = rfs_local_drained(&st.cur, now,
+						cfg->local_drain_jiffies);
+		} else {
+			st.cur_drained = rfs_cur_drained(&st.cur);
+		}
+		if (st.cur_drained)
+			c = rfs_pick_cpu(&st, cfg);
+	}
 	if (c.verdict == RFS_V_NONE)
 		return rfs_count_pass(s, -1);
 
-	/* Most frames stay where they are: reuse that CPU's queue slot. */
-	if (!q || c.cpu != st.cur.cpu) {
-		cpu = c.cpu;
-		q = bpf_map_lookup_elem(&rfs_cpu_queues, &cpu);
-		if (!q)
-			return rfs_count_pass(s, -1);
+	if (c.local) {
+		/* Up the stack here, as RPS does for its own CPU; the jiffy
+		 * is written only when it changes. */
+		if (!now)
+			now = bpf_jiffies64();
+		if (!(st.cur.flags & RFS_DEV_FLOW_LOCAL) ||
+		    st.cur.cpu != c.cpu || st.cur.last != (__u32)now ||
+		    !(df->flags & RFS_DEV_FLOW_VALID))
+			rfs_record_local(df, c.cpu, now);
+		rfs_count(s, &c);
+		return XDP_PASS;
 	}
-	cpu = c.cpu;
 
-	ret = bpf_redirect_map(&rfs_cpu_map, cpu, XDP_PASS);
+	ret = bpf_redirect_map(&rfs_cpu_map, c.cpu, XDP_PASS);
 	if (ret != XDP_REDIRECT) {
 		/* Not in the cpumap: up the stack here, flow state untouched. */
 		s->redirect_err++;
 		return ret;
 	}
-
-	/* Claim the frame's place in the target queue: once done reaches
-	 * last_tail the frame has been delivered (see struct rfs_cpu_queue). */
-	df->last_tail = __sync_fetch_and_add(&q->tail, 1) + 1 -
-			RFS_READ_ONCE(q->drops);
-	prod->unflushed[cpu & (RFS_MAX_CPUS - 1)]++;
-	if (!(st.cur.flags & RFS_DEV_FLOW_VALID) || st.cur.cpu != cpu) {
-		df->cpu = cpu;
-		df->flags = RFS_DEV_FLOW_VALID;
+	if (bpf_xdp_adjust_meta(ctx, -(int)sizeof(*meta))) {
+		/* Without metadata the target can't mark the frame: send
+		 * nothing we could not keep in order. */
+		s->pass_no_meta++;
+		return XDP_PASS;
 	}
-
-	/* steered = to_desired + spread + held: a held frame went to the old
-	 * CPU, neither where the application is nor where the hash says */
-	s->steered++;
-	if (c.verdict == RFS_V_HELD)
-		s->held++;
-	else if (c.spread)
-		s->spread++;
-	else
-		s->to_desired++;
-	if (c.verdict == RFS_V_SWITCH || c.verdict == RFS_V_FORCED)
-		s->switches++;
+	data = (void *)(long)ctx->data;
+	meta = (void *)(long)ctx->data_meta;
+	if ((void *)(meta + 1) > data) {
+		s->pass_no_meta++;
+		return XDP_PASS;
+	}
+	seq = tx->seq[c.cpu & (RFS_MAX_CPUS - 1)] + 1;
+	tx->seq[c.cpu & (RFS_MAX_CPUS - 1)] = seq;
+	meta->seq = seq;
+	meta->rx_cpu = (__u8)st.rx_cpu;
+	meta->cpu = (__u8)c.cpu;
+	meta->magic = RFS_META_MAGIC;
+	rfs_record_remote(df, c.cpu, st.rx_cpu, seq);
+	rfs_count(s, &c);
 	return XDP_REDIRECT;
 }
 

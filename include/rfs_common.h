@@ -45,57 +45,87 @@
 typedef __u32 rfs_sock_entry_t;
 
 /*
- * Dev flow entry (64 bits), one per (RX queue, flow slot) of an interface,
- * indexed by (hash & (flow_cnt - 1)) * rx_queues + rxq.  It says where the
- * flow's last frame went, and the tail counter of that CPU's queue right
- * after it was enqueued: once that CPU's head reaches last_tail, every frame
- * of the flow sent there has been dequeued and the flow may move.
+ * Dev flow entry (64 bits), one per (flow slot, RX queue) of an interface:
+ * where the flow's last frame went, and the mark that tells when that
+ * frame has been delivered (see include/rfs_order.h for the rule):
+ *
+ *	remote (cpumap):  cpu = target, rx_cpu = CPU that redirected it,
+ *			  last = its sequence number from rx_cpu to cpu
+ *	local (XDP_PASS): cpu = rx_cpu = CPU it arrived on, RFS_DEV_FLOW_LOCAL,
+ *			  last = low 32 bits of jiffies when it was passed
+ *
+ * Entry 0 of every dev flow table is not a flow but the table's header
+ * (RFS_DEV_TABLE_HDR): last = flow_mask, cpu = rx_queues.  A table carries
+ * its own geometry, so swapping in a table of another size is one pointer
+ * swap that no reader can see half done.  Flow entries start at index 1.
  */
 struct rfs_dev_flow {
-	__u16 cpu;		/* valid only with RFS_DEV_FLOW_VALID */
-	__u16 flags;
-	__u32 last_tail;
+	__u32 last;
+	__u16 cpu;
+	__u8 flags;
+	__u8 rx_cpu;		/* < RFS_MAX_CPUS (256) */
 };
 #define RFS_DEV_FLOW_VALID	0x1
+#define RFS_DEV_FLOW_LOCAL	0x2
+#define RFS_DEV_TABLE_HDR	0x80
 
 /*
- * Per-CPU queue counters, one array slot per target CPU.
- *
- * tail and drops are advanced by whichever CPU enqueues (atomically):
- * tail for every frame redirected to this CPU, drops for the frames the
- * cpumap then found no room for in the ring.  A flow's last_tail is
- * tail - drops as seen right after its frame was counted: drops reported
- * later only make the flow wait a little longer, never less.
- *
- * head and done are written only by this CPU's cpumap kthread.  head
- * counts frames dequeued (the cpumap program ran on them).  done counts
- * frames delivered: since 6.15 the cpumap kthread holds dequeued frames
- * in GRO for up to 64 packets, so "dequeued" is not "delivered", and a
- * flow moved on head alone can overtake its own held segments.  done is
- * raised to head only where the kthread's GRO node is empty (see
- * bpf/rfs_gro.bpf.c); on kernels without GRO in the cpumap, done simply
- * follows head.  The two groups sit on separate cache lines so the
- * consumer does not bounce the producers' line.
+ * Per target CPU, one array slot each, written only by that CPU (its
+ * cpumap program and its xdp_cpumap_kthread tracepoint), read by every RX
+ * CPU.  128 bytes, in a BPF_F_MMAPABLE array so that values start on a
+ * page boundary: one target's slot never shares a cache line with
+ * another's (a plain array's values start at byte 312 on 6.18).
  */
+struct rfs_jiffy_epoch {
+	__u64 jiffy;		/* a jiffies value seen at a batch */
+	__u32 epoch;		/* the last batch epoch stamped in that jiffy */
+	__u32 _pad;
+};
+#define RFS_EPOCH_HISTORY	4
+
 struct rfs_cpu_queue {
-	__u32 tail;
-	__u32 drops;
-	__u32 _pad_producer[14];
-	__u32 head;
-	__u32 done;
-	__u64 flush_task;	/* this CPU's cpumap kthread (task address) */
-	__u64 flush_gro;	/* and its bpf_cpu_map_entry */
-	__u32 _pad_consumer[10];
+	__u32 epoch;		/* batch number: frames dequeued now get it */
+	__u32 delivered;	/* every batch with epoch <= this is delivered */
+	__u64 kthread;		/* this CPU's cpumap kthread (task address) */
+	__u64 rcpu;		/* and its bpf_cpu_map_entry (GRO node) */
+	__u64 dequeued;		/* frames the cpumap program ran on */
+	__u64 foreign;		/* ... without our metadata (not from rfs_xdp) */
+	struct rfs_jiffy_epoch hist[RFS_EPOCH_HISTORY];
+	__u64 _pad[4];
 };
 
 /*
- * Per producer CPU (per-CPU map, one slot): frames this CPU redirected to
- * each target that still sit in its cpumap bulk queue.  They reach the
- * ring only when the NAPI poll ends, so while one is there the target's
- * counters say nothing about it: a flow on that target stays put.
+ * What a target CPU has dequeued from one RX CPU: rfs_rx_track[target *
+ * RFS_MAX_CPUS + rx_cpu].  Each u64 is a mark, epoch << 32 | seq, meaning
+ * "frame seq from rx_cpu, and every frame from it before, was dequeued
+ * in a batch of epoch <= epoch".  last is the newest such mark, prev the
+ * newest one of an earlier epoch; each is stored whole, so any mark a
+ * reader sees is true (rfs_order.h).  Only the target writes its row.
  */
-struct rfs_producer {
-	__u16 unflushed[RFS_MAX_CPUS];
+struct rfs_rx_track {
+	__u64 last;
+	__u64 prev;
+};
+
+/*
+ * Carried from rfs_xdp to rfs_cpumap in the frame's XDP metadata, and
+ * removed there (GRO does not merge skbs whose metadata differ).
+ */
+struct rfs_frame_meta {
+	__u32 seq;		/* per (rx_cpu, cpu) */
+	__u8 rx_cpu;		/* the CPU that redirected it */
+	__u8 cpu;		/* the target: its kthread may run elsewhere
+				   while its CPU is offline */
+	__u16 magic;		/* RFS_META_MAGIC: it is ours */
+};
+#define RFS_META_MAGIC		0x5253	/* "RS" */
+
+/*
+ * Per RX CPU (per-CPU map, one slot): the sequence number of the last
+ * frame this CPU redirected to each target.  Only its CPU writes it.
+ */
+struct rfs_tx_seq {
+	__u32 seq[RFS_MAX_CPUS];
 };
 
 /* Global settings, one slot, written by rfsd. */
@@ -114,9 +144,19 @@ struct rfs_if_config {
 	__u32 rx_queues;
 	__u32 n_allowed;	/* entries used in allowed_list */
 	__u32 sample_flows;	/* nonzero: count frames per flow in rfs_flow_hits */
+	/*
+	 * The local path (XDP_PASS when the target is the RX CPU): a flow
+	 * passed up here leaves for another CPU once local_drain_jiffies have
+	 * passed since its last local frame, or, with local_handover set, by
+	 * a first frame through this CPU's own cpumap queue (rfs_order.h).
+	 */
+	__u32 local_path;	/* 0: every frame takes the cpumap */
+	__u32 local_handover;
+	__u32 local_drain_jiffies;
+	__u32 noguard;		/* bench only: move at once, may reorder */
 	/* rfsd's own bookkeeping, kept here so a restarted rfsd adopts it */
 	__u32 xdp_mode;		/* enum rfs_xdp_mode it was attached with */
-	__u32 _pad;
+	__u32 _pad[3];
 	__u64 configured[RFS_CPU_WORDS];	/* the set the user asked for */
 	/* CPUs that may be given flows. */
 	__u64 allowed[RFS_CPU_WORDS];
@@ -155,6 +195,8 @@ struct rfs_if_stats {
 	__u64 to_desired;	/* ... to the CPU the application runs on */
 	__u64 spread;		/* ... by hash: no desired CPU known or allowed */
 	__u64 held;		/* ... to the old CPU: it has not drained yet */
+	__u64 local;		/* passed up on the RX CPU: the app runs here
+				   (counted in to_desired/spread/held too) */
 	__u64 switches;		/* flow moved to another CPU */
 	__u64 pass_not_ip;
 	__u64 pass_fragment;
@@ -162,11 +204,13 @@ struct rfs_if_stats {
 	__u64 pass_truncated;
 	__u64 pass_no_table;	/* no config, table or allowed CPU */
 	__u64 redirect_err;	/* CPU missing from the cpumap */
+	__u64 pass_no_meta;	/* driver has no XDP metadata room */
 };
 
 /* Counters of the socket-side and cpumap-side programs, per CPU. */
 struct rfs_global_stats {
 	__u64 dequeued;		/* frames the cpumap program ran on */
+	__u64 foreign;		/* ... without our metadata (not from rfs_xdp) */
 	__u64 enqueue_drops;	/* frames the cpumap dropped: ring full */
 	__u64 sock_records;	/* sock flow entries written */
 	__u64 sock_clears;	/* entries cleared on close */
@@ -180,7 +224,8 @@ struct rfs_global_stats {
 #define RFS_MAP_CPUMAP		"rfs_cpu_map"
 #define RFS_MAP_GLOBALS		"rfs_globals"
 #define RFS_MAP_GSTATS		"rfs_gstats"
-#define RFS_MAP_PRODUCER	"rfs_producer"
+#define RFS_MAP_TX_SEQ		"rfs_tx_seq"
+#define RFS_MAP_RX_TRACK	"rfs_rx_track"
 #define RFS_MAP_DEV_OUTER	"rfs_dev_outer"
 #define RFS_MAP_DEV_FLOWS	"rfs_dev_flows"
 #define RFS_MAP_IF_CFG		"rfs_if_cfg"
@@ -189,11 +234,11 @@ struct rfs_global_stats {
 
 /*
  * Pin layout, below the pin dir (default /sys/fs/bpf/rfs):
- *	v1/maps/<map>		shared maps
- *	v1/links/<prog>		tracing, sockops and cpumap-side links
- *	v1/if/<ifname>/		prog and the interface's own maps
+ *	v2/maps/<map>		shared maps
+ *	v2/links/<prog>		tracing, sockops and cpumap-side links
+ *	v2/if/<ifname>/		prog and the interface's own maps
  */
 #define RFS_PIN_DIR_DEFAULT	"/sys/fs/bpf/rfs"
-#define RFS_PIN_LAYOUT		"v1"
+#define RFS_PIN_LAYOUT		"v2"
 
 #endif /* RFS_COMMON_H */

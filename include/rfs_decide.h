@@ -10,6 +10,7 @@
 #define RFS_DECIDE_H
 
 #include "rfs_common.h"
+#include "rfs_order.h"
 
 #ifndef __always_inline
 #define __always_inline inline __attribute__((always_inline))
@@ -64,96 +65,108 @@ static __always_inline __u32 rfs_spread_cpu(const struct rfs_if_config *cfg,
 	return cfg->allowed_list[idx & (RFS_MAX_CPUS - 1)];
 }
 
-/* (s32)(head - tail) >= 0: wrap-safe "head has reached tail" */
-static __always_inline int rfs_queue_passed(__u32 head, __u32 last_tail)
-{
-	return (__s32)(head - last_tail) >= 0;
-}
-
 enum rfs_verdict {
 	RFS_V_NONE,	/* no CPU allowed: pass the frame up here */
 	RFS_V_NEW,	/* flow had no current CPU */
 	RFS_V_KEEP,	/* stays where it is */
-	RFS_V_SWITCH,	/* moves: its old queue has drained */
-	RFS_V_FORCED,	/* moves: its current CPU is gone */
-	RFS_V_HELD,	/* wants to move, waits for its old queue */
+	RFS_V_SWITCH,	/* moves: its frames on the old path are delivered */
+	RFS_V_FORCED,	/* moves: its current CPU is gone from the cpumap */
+	RFS_V_HELD,	/* wants to move, waits for its old path to drain */
 };
 
 struct rfs_flow_state {
 	__u32 hash;
 	__u32 desired_cpu;	/* from the sock flow entry, or RFS_NO_CPU */
+	__u32 rx_cpu;		/* the CPU this frame arrived on */
 	struct rfs_dev_flow cur;
-	/* done of cur.cpu's queue; read only if cur is valid */
-	__u32 cur_done;
-	/* frames this RX CPU sent to cur.cpu still in its bulk queue */
-	__u32 cur_unflushed;
+	/*
+	 * Every frame on the current path is delivered (rfs_order.h).  Only
+	 * looked at when the answer would otherwise be HELD: the caller may
+	 * pass 0, and ask again with the real answer on HELD.
+	 */
+	__u32 cur_drained;
 };
 
 struct rfs_choice {
 	__u32 cpu;
 	__u8 verdict;		/* enum rfs_verdict */
 	__u8 spread;		/* target came from the hash, not a socket */
+	__u8 local;		/* pass up on rx_cpu instead of the cpumap */
 };
 
+/* Frames for the RX CPU itself skip the cpumap when the local path is on. */
+static __always_inline int rfs_goes_local(const struct rfs_if_config *cfg,
+					  __u32 cpu, __u32 rx_cpu)
+{
+	return cfg->local_path && cpu == rx_cpu;
+}
+
+static __always_inline struct rfs_choice
+rfs_choose(__u32 cpu, enum rfs_verdict v, __u8 spread, __u8 local)
+{
+	struct rfs_choice c = {
+		.cpu = cpu, .verdict = (__u8)v, .spread = spread, .local = local,
+	};
+
+	return c;
+}
+
 /*
- * Pick the CPU for a flow's next frame.  The target is the desired CPU
- * when it is allowed, else a CPU picked by hash.  Then, in order:
+ * Pick the path for a flow's next frame: a CPU, and whether the frame is
+ * passed up where it arrived (local) or redirected through the cpumap.
+ * The target is the desired CPU when it is allowed, else a CPU picked by
+ * hash; it is local when it is the RX CPU and the local path is on.
+ * Then, in order:
  *  - no CPU allowed at all: NONE, the caller passes the frame up;
- *  - the flow has no current CPU: NEW, go to the target;
- *  - the current CPU is not usable (offline, gone from the cpumap): FORCED,
- *    go to the target; its queue will never be waited on again;
- *  - the current CPU is the target, or (no desired CPU and the current
- *    one is still allowed): KEEP; a flow is not moved for a mere hash hint;
- *  - otherwise the flow should move (new desired CPU, or current CPU being
- *    removed from the set): it moves only once the current CPU's done
- *    counter has passed the flow's last tail, i.e. every frame it sent
- *    there has been delivered to the stack, and none from this RX CPU is
- *    still waiting in the bulk queue (SWITCH); until then it stays (HELD),
- *    so a flow is never reordered.  Ring drops are taken off last_tail,
- *    so a dropped frame is never waited for.
+ *  - the flow has no current path: NEW, take the target's;
+ *  - the current CPU is gone (not usable: not in the cpumap): FORCED,
+ *    take the target's; nothing there will ever be waited for;
+ *  - the current path is the target's, or (no desired CPU and the current
+ *    CPU is still allowed): KEEP; a flow is not moved for a hash hint;
+ *  - otherwise it should move (new desired CPU, current CPU leaving the
+ *    set, remote <-> local): SWITCH if every frame on its current path is
+ *    delivered (cur_drained, see rfs_order.h), else HELD on its current
+ *    path.  A flow held on the local path of another RX CPU, or one that
+ *    hands over (local_handover), is held through the cpumap of its
+ *    current CPU instead: that CPU's kthread runs only after the NAPI
+ *    poll that passed its earlier frames flushed them.
+ *  - noguard (benchmarks only) treats every path as drained.
  */
 static __always_inline struct rfs_choice
 rfs_pick_cpu(const struct rfs_flow_state *st, const struct rfs_if_config *cfg)
 {
-	struct rfs_choice c = { .cpu = RFS_NO_CPU, .verdict = RFS_V_NONE };
-	__u32 cur = st->cur.cpu;
-	__u32 target;
+	__u32 cur = st->cur.cpu, target;
+	__u8 spread = 0, target_local, cur_local;
 
 	if (rfs_cpu_in(cfg->allowed, st->desired_cpu)) {
 		target = st->desired_cpu;
 	} else {
 		target = rfs_spread_cpu(cfg, st->hash);
-		c.spread = 1;
+		spread = 1;
 	}
+	target_local = rfs_goes_local(cfg, target, st->rx_cpu);
 	if (!(st->cur.flags & RFS_DEV_FLOW_VALID)) {
 		if (target == RFS_NO_CPU)
-			return c;
-		c.cpu = target;
-		c.verdict = RFS_V_NEW;
-		return c;
+			return rfs_choose(RFS_NO_CPU, RFS_V_NONE, spread, 0);
+		return rfs_choose(target, RFS_V_NEW, spread, target_local);
 	}
-	if (!rfs_cpu_in(cfg->usable, cur)) {
+	cur_local = !!(st->cur.flags & RFS_DEV_FLOW_LOCAL);
+	if (!rfs_cpu_in(cfg->usable, cur) && !(cur_local && cur == st->rx_cpu)) {
 		if (target == RFS_NO_CPU)
-			return c;
-		c.cpu = target;
-		c.verdict = RFS_V_FORCED;
-		return c;
+			return rfs_choose(RFS_NO_CPU, RFS_V_NONE, spread, 0);
+		return rfs_choose(target, RFS_V_FORCED, spread, target_local);
 	}
-	c.cpu = cur;
-	if (cur == target ||
-	    (c.spread && rfs_cpu_in(cfg->allowed, cur))) {
-		c.verdict = RFS_V_KEEP;
-		return c;
-	}
-	if (target != RFS_NO_CPU && !st->cur_unflushed &&
-	    rfs_queue_passed(st->cur_done, st->cur.last_tail)) {
-		c.cpu = target;
-		c.verdict = RFS_V_SWITCH;
-		return c;
-	}
+	if ((cur == target && cur_local == target_local) ||
+	    (target == RFS_NO_CPU && cur_local && cur == st->rx_cpu) ||
+	    (spread && rfs_cpu_in(cfg->allowed, cur) &&
+	     (!cur_local || cur == st->rx_cpu)))
+		return rfs_choose(cur, RFS_V_KEEP, spread, cur_local);
+	if (target != RFS_NO_CPU && (st->cur_drained || cfg->noguard))
+		return rfs_choose(target, RFS_V_SWITCH, spread, target_local);
 	/* Leaving CPU with nowhere to go also stays: it is still usable. */
-	c.verdict = RFS_V_HELD;
-	return c;
+	if (cur_local && (cur != st->rx_cpu || cfg->local_handover))
+		return rfs_choose(cur, RFS_V_HELD, spread, 0);
+	return rfs_choose(cur, RFS_V_HELD, spread, cur_local);
 }
 
 #endif /* RFS_DECIDE_H */

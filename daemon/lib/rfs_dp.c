@@ -187,8 +187,14 @@ int rfs_read_percpu(int fd, __u32 key, size_t size, void *out, int n)
 	return 0;
 }
 
-/* Give every online CPU a cpumap queue with our cpumap program on it;
- * remove the queues of CPUs that went offline. */
+/*
+ * Give every online CPU a cpumap queue with our cpumap program on it.  A
+ * CPU that goes offline keeps its entry: its kthread moves to another CPU
+ * and keeps draining in order while the interfaces stop sending it new
+ * flows.  It lost its binding, though, so when the CPU comes back the
+ * entry is made anew, once no flow has frames in flight there (replacing
+ * it earlier would let two kthreads hold the same CPU's frames).
+ */
 static int rfs_dp_sync_cpumap(struct rfs_dp *dp, char *err)
 {
 	struct bpf_cpumap_val val = {
@@ -196,29 +202,34 @@ static int rfs_dp_sync_cpumap(struct rfs_dp *dp, char *err)
 		.bpf_prog.fd = dp->cpumap_prog_fd,
 	};
 	struct bpf_cpumap_val cur;
-	struct rfs_cpu_queue q;
 	__u32 cpu;
+	size_t i;
 
 	for (cpu = 0; cpu < (__u32)dp->nr_cpus; cpu++) {
 		bool present = !bpf_map_lookup_elem(dp->cpu_map_fd, &cpu, &cur);
+		bool busy = false;
 
+		if (present)
+			rfs_cpuset_add(&dp->in_cpumap, cpu);
 		if (!rfs_cpuset_has(&dp->online, cpu)) {
 			if (present)
-				bpf_map_delete_elem(dp->cpu_map_fd, &cpu);
+				rfs_cpuset_add(&dp->unbound, cpu);
 			continue;
 		}
-		if (present)
+		if (present && !rfs_cpuset_has(&dp->unbound, cpu))
 			continue;
-		/* Frames that went down with an old entry were never dequeued:
-		 * start the counters level, or flows would wait for them. */
-		if (!bpf_map_lookup_elem(dp->cpu_queues_fd, &cpu, &q)) {
-			q.head = q.done = q.tail - q.drops;
-			bpf_map_update_elem(dp->cpu_queues_fd, &cpu, &q, BPF_ANY);
-		}
+		for (i = 0; present && i < dp->n_ifs && !busy; i++)
+			busy = rfs_devtab_in_flight(dp, dp->ifs[i], cpu) != 0;
+		if (busy)
+			continue;	/* the next refresh tries again */
 		if (bpf_map_update_elem(dp->cpu_map_fd, &cpu, &val, BPF_ANY))
 			return rfs_errf(err, errno,
 					"can't add CPU %u to the cpumap: %s",
 					cpu, strerror(errno));
+		if (present)
+			pr_info("CPU %u: cpumap queue remade (back online)\n", cpu);
+		rfs_cpuset_add(&dp->in_cpumap, cpu);
+		dp->unbound.bits[cpu / 64] &= ~(1ULL << (cpu % 64));
 	}
 	return 0;
 }
@@ -236,29 +247,6 @@ static bool rfs_kernel_has_tp_btf(void)
 				    BTF_KIND_TYPEDEF) > 0;
 	btf__free(vmlinux);
 	return ok;
-}
-
-/*
- * Does this kernel's cpumap kthread run GRO (bpf_cpu_map_entry.gro)?  Then
- * done must wait for GRO to empty (rfs_gro.bpf.c).
- */
-static bool rfs_kernel_cpumap_gro(void)
-{
-	struct btf *vmlinux = btf__load_vmlinux_btf();
-	const struct btf_member *m;
-	const struct btf_type *t;
-	bool gro = false;
-	int id, i;
-
-	if (!vmlinux)
-		return false;
-	id = btf__find_by_name_kind(vmlinux, "bpf_cpu_map_entry", BTF_KIND_STRUCT);
-	t = id > 0 ? btf__type_by_id(vmlinux, id) : NULL;
-	for (i = 0, m = t ? btf_members(t) : NULL; t && i < btf_vlen(t); i++, m++)
-		if (!strcmp(btf__name_by_offset(vmlinux, m->name_off), "gro"))
-			gro = true;
-	btf__free(vmlinux);
-	return gro;
 }
 
 static struct bpf_program *const *rfs_core_progs(struct rfs_core *skel,
@@ -334,7 +322,6 @@ static int rfs_dp_create(struct rfs_dp *dp, const struct rfs_dp_opts *o,
 	size_t n_progs, i;
 	bool use_tp;
 	int cg_fd = -1, err_ = 0;
-	bool gro;
 	__u32 zero = 0;
 	__u32 entries = o->sock_flow_entries ? o->sock_flow_entries :
 					       RFS_SOCK_FLOW_DEFAULT;
@@ -367,10 +354,6 @@ static int rfs_dp_create(struct rfs_dp *dp, const struct rfs_dp_opts *o,
 
 		bpf_program__set_autoload(progs[i], tp == use_tp);
 	}
-	gro = rfs_kernel_cpumap_gro();
-	skel->rodata->rfs_gro_barrier = gro;
-	bpf_program__set_autoload(skel->progs.rfs_kthread_batch, gro);
-	bpf_program__set_autoload(skel->progs.rfs_kthread_sleep, gro);
 	err_ = rfs_core__load(skel);
 	if (err_) {
 		err_ = rfs_errf(err, err_, "can't load the core BPF programs: %s (run with -v for the verifier log)",
@@ -383,7 +366,8 @@ static int rfs_dp_create(struct rfs_dp *dp, const struct rfs_dp_opts *o,
 	dp->cpu_queues_fd = dup(bpf_map__fd(skel->maps.rfs_cpu_queues));
 	dp->cpu_map_fd = dup(bpf_map__fd(skel->maps.rfs_cpu_map));
 	dp->gstats_fd = dup(bpf_map__fd(skel->maps.rfs_gstats));
-	dp->producer_fd = dup(bpf_map__fd(skel->maps.rfs_producer));
+	dp->tx_seq_fd = dup(bpf_map__fd(skel->maps.rfs_tx_seq));
+	dp->rx_track_fd = dup(bpf_map__fd(skel->maps.rfs_rx_track));
 	dp->cpumap_prog_fd = dup(bpf_program__fd(skel->progs.rfs_cpumap));
 
 	dp->globals.sock_flow_mask = entries - 1;
@@ -403,7 +387,8 @@ static int rfs_dp_create(struct rfs_dp *dp, const struct rfs_dp_opts *o,
 	       rfs_pin_fd(dp, dp->cpu_queues_fd, "maps", RFS_MAP_CPU_QUEUES, err) ?:
 	       rfs_pin_fd(dp, dp->cpu_map_fd, "maps", RFS_MAP_CPUMAP, err) ?:
 	       rfs_pin_fd(dp, dp->gstats_fd, "maps", RFS_MAP_GSTATS, err) ?:
-	       rfs_pin_fd(dp, dp->producer_fd, "maps", RFS_MAP_PRODUCER, err) ?:
+	       rfs_pin_fd(dp, dp->tx_seq_fd, "maps", RFS_MAP_TX_SEQ, err) ?:
+	       rfs_pin_fd(dp, dp->rx_track_fd, "maps", RFS_MAP_RX_TRACK, err) ?:
 	       rfs_pin_fd(dp, dp->cpumap_prog_fd, "progs", "rfs_cpumap", err) ?:
 	       rfs_dp_install_sock_table(dp, entries, err) ?:
 	       rfs_dp_sync_cpumap(dp, err);
@@ -421,12 +406,10 @@ static int rfs_dp_create(struct rfs_dp *dp, const struct rfs_dp_opts *o,
 							 cg_fd), err) ?:
 	       rfs_attach_pin(dp, skel->progs.rfs_enqueue,
 			      bpf_program__attach(skel->progs.rfs_enqueue), err);
-	/* The barrier goes in before any XDP program can steer. */
-	if (!err_ && gro)
+	/* The delivery proof goes in before any XDP program can steer. */
+	if (!err_)
 		err_ = rfs_attach_pin(dp, skel->progs.rfs_kthread_batch,
-				      bpf_program__attach(skel->progs.rfs_kthread_batch), err) ?:
-		       rfs_attach_pin(dp, skel->progs.rfs_kthread_sleep,
-				      bpf_program__attach(skel->progs.rfs_kthread_sleep), err);
+				      bpf_program__attach(skel->progs.rfs_kthread_batch), err);
 	for (i = 0; !err_ && i < n_progs; i++) {
 		struct bpf_link *l;
 
@@ -465,11 +448,13 @@ static int rfs_dp_adopt(struct rfs_dp *dp, char *err)
 	dp->cpu_queues_fd = rfs_get_pinned(dp, "maps", RFS_MAP_CPU_QUEUES);
 	dp->cpu_map_fd = rfs_get_pinned(dp, "maps", RFS_MAP_CPUMAP);
 	dp->gstats_fd = rfs_get_pinned(dp, "maps", RFS_MAP_GSTATS);
-	dp->producer_fd = rfs_get_pinned(dp, "maps", RFS_MAP_PRODUCER);
+	dp->tx_seq_fd = rfs_get_pinned(dp, "maps", RFS_MAP_TX_SEQ);
+	dp->rx_track_fd = rfs_get_pinned(dp, "maps", RFS_MAP_RX_TRACK);
 	dp->cpumap_prog_fd = rfs_get_pinned(dp, "progs", "rfs_cpumap");
 	if (dp->globals_fd < 0 || dp->sock_outer_fd < 0 ||
 	    dp->sock_flows_fd < 0 || dp->cpu_queues_fd < 0 ||
-	    dp->cpu_map_fd < 0 || dp->gstats_fd < 0 || dp->producer_fd < 0 ||
+	    dp->cpu_map_fd < 0 || dp->gstats_fd < 0 || dp->tx_seq_fd < 0 ||
+	    dp->rx_track_fd < 0 ||
 	    dp->cpumap_prog_fd < 0)
 		return rfs_errf(err, ENOENT,
 				"pinned datapath under '%s' is incomplete; remove it or run rfsd with another --pin-dir",
@@ -548,7 +533,7 @@ int rfs_dp_open(struct rfs_dp **out, const struct rfs_dp_opts *o,
 		return rfs_errf(err, ENOMEM, "out of memory");
 	dp->lock_fd = dp->globals_fd = dp->sock_outer_fd = dp->sock_flows_fd = -1;
 	dp->cpu_queues_fd = dp->cpu_map_fd = dp->gstats_fd = -1;
-	dp->producer_fd = -1;
+	dp->tx_seq_fd = dp->rx_track_fd = -1;
 	dp->cpumap_prog_fd = -1;
 	snprintf(dp->pin_dir, sizeof(dp->pin_dir), "%s",
 		 o->pin_dir ? o->pin_dir : RFS_PIN_DIR_DEFAULT);
@@ -696,7 +681,8 @@ void rfs_dp_close(struct rfs_dp *dp, bool teardown)
 	rfs_close_fd(&dp->cpu_queues_fd);
 	rfs_close_fd(&dp->cpu_map_fd);
 	rfs_close_fd(&dp->gstats_fd);
-	rfs_close_fd(&dp->producer_fd);
+	rfs_close_fd(&dp->tx_seq_fd);
+	rfs_close_fd(&dp->rx_track_fd);
 	rfs_close_fd(&dp->cpumap_prog_fd);
 	rfs_close_fd(&dp->lock_fd);
 	free(dp);

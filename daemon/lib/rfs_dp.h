@@ -88,6 +88,8 @@ struct rfs_if_opts {
 	 * but attach it nowhere; name is then just a label (no ifindex) */
 	bool no_attach;
 	__u32 rx_queues;		/* no_attach only; 0: 1 */
+	/* every frame through the cpumap, also for the RX CPU's own flows */
+	bool no_local_path;
 };
 
 /* Refuses: no such interface, already attached, another XDP program there
@@ -114,9 +116,10 @@ __u32 rfs_if_prog_id(const struct rfs_if *ifc);
 int rfs_if_prog_fd(const struct rfs_if *ifc);	/* for BPF_PROG_TEST_RUN */
 
 /* Live changes, in order: a CPU removed from the set gets no new flows at
- * once, and its flows leave it as soon as their frames there are dequeued
- * (never reordered); a resized table keeps every flow's state when it
- * grows, and the state of one flow per merged slot when it shrinks. */
+ * once, and its flows leave it once their frames there are delivered
+ * (never forced, never reordered); a resized table starts empty and the
+ * old one stays readable until nothing in it is in flight, so no flow's
+ * state is lost at any size (include/rfs_order.h). */
 int rfs_if_set_cpus(struct rfs_dp *dp, struct rfs_if *ifc,
 		    const struct rfs_cpuset *cpus, char *err);
 int rfs_if_set_flow_cnt(struct rfs_dp *dp, struct rfs_if *ifc, __u32 n,
@@ -131,7 +134,7 @@ struct rfs_flow_sample {
 	__u32 rx_queue;		/* where the dev flow entry was found */
 	__u32 current_cpu;	/* RFS_NO_CPU if the flow has none */
 	__u32 desired_cpu;	/* RFS_NO_CPU if no socket recorded one */
-	__u32 last_tail;
+	bool local;		/* passed up on its RX CPU (no cpumap) */
 };
 /* Count frames per flow for ms milliseconds, then return the flows seen,
  * busiest first (at most limit; caller frees *out). */

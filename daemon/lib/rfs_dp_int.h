@@ -24,18 +24,19 @@ struct rfs_dp {
 	int cpu_map_fd;
 	int globals_fd;
 	int gstats_fd;
-	int producer_fd;
+	int tx_seq_fd;
+	int rx_track_fd;
 	int cpumap_prog_fd;
 	struct rfs_dp_prog_ids ids;
 
 	struct rfs_cpuset online;
+	struct rfs_cpuset in_cpumap;	/* CPUs with a cpumap entry */
+	/* went offline since their cpumap entry was made: the kthread lost
+	 * its binding, the entry is remade once no flow is in flight there */
+	struct rfs_cpuset unbound;
 	struct rfs_if **ifs;
 	size_t n_ifs;
 };
-
-/* A CPU removed from an interface keeps taking the frames of flows still
- * queued there until its queue is empty, or this many refreshes pass. */
-#define RFS_LEAVE_REFRESHES	3
 
 struct rfs_if {
 	char name[IF_NAMESIZE];
@@ -47,7 +48,10 @@ struct rfs_if {
 	struct rfs_cpuset configured;
 	struct rfs_cpuset allowed;
 	struct rfs_cpuset usable;
-	unsigned int leave_age[RFS_MAX_CPUS];
+	/* the local path: XDP_PASS for flows whose app runs on the RX CPU */
+	bool local_path;
+	bool local_handover;
+	__u32 local_drain_jiffies;
 
 	int prog_fd;
 	__u32 prog_id;
@@ -78,6 +82,18 @@ static inline size_t rfs_percpu_stride(size_t size)
 {
 	return (size + 7) & ~(size_t)7;
 }
+
+/* Dev flow tables (rfs_devtab.c). */
+int rfs_devtab_create(int btf_src_fd, __u32 flow_cnt, __u32 rx_queues);
+/* 1 when a flow in the table has frames in flight on cpu (RFS_NO_CPU: on
+ * any CPU), 0 when none has, or -errno. */
+int rfs_devtab_busy(const struct rfs_dp *dp, int table_fd, __u32 cpu);
+/* The same over the interface's current and previous table. */
+int rfs_devtab_in_flight(const struct rfs_dp *dp, const struct rfs_if *ifc,
+			 __u32 cpu);
+int rfs_devtab_resize(struct rfs_dp *dp, struct rfs_if *ifc, __u32 flow_cnt,
+		      __u32 rx_queues, char *err);
+void rfs_devtab_retire(struct rfs_dp *dp, struct rfs_if *ifc);
 
 int rfs_if_adopt(struct rfs_dp *dp, const char *name, char *err);
 /* Rewrite the interface's config map from its sets. */

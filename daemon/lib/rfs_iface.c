@@ -3,7 +3,7 @@
  * One interface: its own instance of the XDP program (so its settings are
  * one array slot away, no per-frame lookup by ifindex), its dev flow
  * table, counters and config, attached with libxdp and pinned under
- * v1/if/<name>/.
+ * <pin dir>/v2/if/<name>/.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -20,6 +20,8 @@
 #include "log.h"
 #include "rfs_decide.h"
 #include "rfs_dp_int.h"
+#include "rfs_features.h"
+#include "rfs_order.h"
 #include "rfs_pin.h"
 #include "rfs_xdp.skel.h"
 
@@ -168,6 +170,9 @@ int rfs_if_push_config(struct rfs_if *ifc, __u32 sample_flows)
 		.flow_mask = ifc->flow_cnt - 1,
 		.rx_queues = ifc->rx_queues,
 		.sample_flows = sample_flows,
+		.local_path = ifc->local_path,
+		.local_handover = ifc->local_handover,
+		.local_drain_jiffies = ifc->local_drain_jiffies,
 		.xdp_mode = ifc->mode,
 	};
 	__u32 zero = 0, cpu;
@@ -245,14 +250,26 @@ static struct rfs_xdp *rfs_if_open_obj(struct rfs_dp *dp, struct rfs_if *ifc,
 			 ifc->name, strerror(errno));
 		return NULL;
 	}
+	/* The first table comes with its header written, so the program
+	 * finds its geometry from the first frame on. */
+	ifc->dev_flows_fd = rfs_devtab_create(dp->globals_fd, ifc->flow_cnt,
+					      ifc->rx_queues);
+	if (ifc->dev_flows_fd < 0) {
+		rfs_errf(err, ifc->dev_flows_fd,
+			 "attach %s: can't create the flow table: %s",
+			 ifc->name, strerror(-ifc->dev_flows_fd));
+		ifc->dev_flows_fd = -1;
+		rfs_xdp__destroy(skel);
+		return NULL;
+	}
 	e = bpf_map__reuse_fd(skel->maps.rfs_sock_outer, dp->sock_outer_fd) ?:
 	    bpf_map__reuse_fd(skel->maps.rfs_cpu_queues, dp->cpu_queues_fd) ?:
 	    bpf_map__reuse_fd(skel->maps.rfs_cpu_map, dp->cpu_map_fd) ?:
 	    bpf_map__reuse_fd(skel->maps.rfs_globals, dp->globals_fd) ?:
 	    bpf_map__reuse_fd(skel->maps.rfs_gstats, dp->gstats_fd) ?:
-	    bpf_map__reuse_fd(skel->maps.rfs_producer, dp->producer_fd) ?:
-	    bpf_map__set_max_entries(skel->maps.rfs_dev_flows,
-				     ifc->flow_cnt * ifc->rx_queues);
+	    bpf_map__reuse_fd(skel->maps.rfs_tx_seq, dp->tx_seq_fd) ?:
+	    bpf_map__reuse_fd(skel->maps.rfs_rx_track, dp->rx_track_fd) ?:
+	    bpf_map__reuse_fd(skel->maps.rfs_dev_flows, ifc->dev_flows_fd);
 	if (e) {
 		rfs_errf(err, e, "attach %s: can't share maps: %s", ifc->name,
 			 strerror(-e));
@@ -267,7 +284,6 @@ static int rfs_if_take_fds(struct rfs_if *ifc, struct rfs_xdp *skel, int prog_fd
 	ifc->prog_fd = dup(prog_fd);
 	ifc->cfg_fd = dup(bpf_map__fd(skel->maps.rfs_if_cfg));
 	ifc->dev_outer_fd = dup(bpf_map__fd(skel->maps.rfs_dev_outer));
-	ifc->dev_flows_fd = dup(bpf_map__fd(skel->maps.rfs_dev_flows));
 	ifc->stats_fd = dup(bpf_map__fd(skel->maps.rfs_if_stats));
 	ifc->hits_fd = dup(bpf_map__fd(skel->maps.rfs_flow_hits));
 	ifc->prog_id = rfs_obj_id(ifc->prog_fd);
@@ -386,6 +402,14 @@ int rfs_if_attach(struct rfs_dp *dp, const char *name,
 	}
 	rfs_cpuset_and(&ifc->allowed, &ifc->configured, &dp->online);
 	ifc->usable = ifc->allowed;
+	{
+		struct rfs_local_params lp;
+
+		rfs_local_path_params(name, o->no_attach, &lp);
+		ifc->local_path = !o->no_local_path;
+		ifc->local_handover = lp.handover;
+		ifc->local_drain_jiffies = lp.drain_jiffies;
+	}
 
 	skel = rfs_if_open_obj(dp, ifc, err);
 	if (!skel) {
@@ -480,8 +504,22 @@ int rfs_if_adopt(struct rfs_dp *dp, const char *name, char *err)
 			     name);
 		goto drop;
 	}
-	ifc->flow_cnt = cfg.flow_mask + 1;
-	ifc->rx_queues = cfg.rx_queues ? cfg.rx_queues : 1;
+	{
+		struct rfs_dev_flow hdr;
+
+		if (bpf_map_lookup_elem(ifc->dev_flows_fd, &zero, &hdr) ||
+		    !rfs_dev_table_ok(&hdr)) {
+			e = rfs_errf(err, EINVAL,
+				     "adopt %s: flow table has no header (made by another version?); dropped it",
+				     name);
+			goto drop;
+		}
+		ifc->flow_cnt = hdr.last + 1;
+		ifc->rx_queues = hdr.cpu;
+	}
+	ifc->local_path = cfg.local_path;
+	ifc->local_handover = cfg.local_handover;
+	ifc->local_drain_jiffies = cfg.local_drain_jiffies;
 	memcpy(ifc->configured.bits, cfg.configured, sizeof(cfg.configured));
 	memcpy(ifc->allowed.bits, cfg.allowed, sizeof(cfg.allowed));
 	memcpy(ifc->usable.bits, cfg.usable, sizeof(cfg.usable));
@@ -573,33 +611,38 @@ int rfs_if_prog_fd(const struct rfs_if *ifc)
 	return ifc->prog_fd;
 }
 
+/*
+ * Follow the online CPUs and finish removals: a CPU that left the set (or
+ * went offline) stays usable, not allowed, for as long as a flow still has
+ * frames in flight there, so its flows leave it in order and none is ever
+ * forced off.  Also drops the previous flow table once it has drained.
+ */
 void rfs_if_refresh(struct rfs_dp *dp, struct rfs_if *ifc)
 {
-	struct rfs_cpu_queue q;
-	struct rfs_cpuset usable = ifc->usable, allowed;
+	struct rfs_cpuset usable = ifc->usable, allowed, ok;
 	unsigned int cpu;
 
-	rfs_cpuset_and(&allowed, &ifc->configured, &dp->online);
+	/* A CPU whose cpumap entry awaits remaking gets no new flows. */
+	rfs_cpuset_and(&ok, &dp->online, &dp->in_cpumap);
+	for (cpu = 0; cpu < RFS_MAX_CPUS; cpu++)
+		if (rfs_cpuset_has(&dp->unbound, cpu))
+			ok.bits[cpu / 64] &= ~(1ULL << (cpu % 64));
+	rfs_cpuset_and(&allowed, &ifc->configured, &ok);
 	for (cpu = 0; cpu < (unsigned int)dp->nr_cpus; cpu++) {
-		bool leaving = rfs_cpuset_has(&usable, cpu) &&
-			       !rfs_cpuset_has(&allowed, cpu);
-
 		if (rfs_cpuset_has(&allowed, cpu)) {
 			rfs_cpuset_add(&usable, cpu);
-			ifc->leave_age[cpu] = 0;
 			continue;
 		}
-		if (!leaving)
+		if (!rfs_cpuset_has(&usable, cpu))
 			continue;
-		/* Offline: its queue is gone, its flows must move now. */
-		if (!rfs_cpuset_has(&dp->online, cpu) ||
-		    bpf_map_lookup_elem(dp->cpu_queues_fd, &cpu, &q) ||
-		    rfs_queue_passed(q.done, q.tail - q.drops) ||
-		    ++ifc->leave_age[cpu] >= RFS_LEAVE_REFRESHES) {
-			usable.bits[cpu / 64] &= ~(1ULL << (cpu % 64));
-			ifc->leave_age[cpu] = 0;
-		}
+		if (rfs_cpuset_has(&dp->in_cpumap, cpu) &&
+		    rfs_devtab_in_flight(dp, ifc, cpu) != 0)
+			continue;	/* still draining: keep it usable */
+		usable.bits[cpu / 64] &= ~(1ULL << (cpu % 64));
+		pr_info("%s: CPU %u has no flow in flight any more; removed\n",
+			ifc->name, cpu);
 	}
+	rfs_devtab_retire(dp, ifc);
 	if (rfs_cpuset_equal(&usable, &ifc->usable) &&
 	    rfs_cpuset_equal(&allowed, &ifc->allowed))
 		return;
@@ -640,117 +683,26 @@ int rfs_if_set_cpus(struct rfs_dp *dp, struct rfs_if *ifc,
 	return 0;
 }
 
-/* The merged state for new slot j of queue q when shrinking: a flow whose
- * frames are still queued wins (it is the one that can be reordered). */
-static struct rfs_dev_flow merge_slot(const struct rfs_dev_flow *old,
-				      __u32 old_cnt, __u32 new_cnt, __u32 nq,
-				      __u32 j, __u32 q,
-				      const struct rfs_cpu_queue *queues,
-				      int nr_cpus)
-{
-	struct rfs_dev_flow pick = {};
-	__u32 k;
-
-	for (k = j; k < old_cnt; k += new_cnt) {
-		const struct rfs_dev_flow *f = &old[(size_t)k * nq + q];
-
-		if (!(f->flags & RFS_DEV_FLOW_VALID))
-			continue;
-		if (!(pick.flags & RFS_DEV_FLOW_VALID))
-			pick = *f;
-		if (f->cpu < nr_cpus &&
-		    !rfs_queue_passed(queues[f->cpu].done, f->last_tail))
-			return *f;
-	}
-	return pick;
-}
-
 int rfs_if_set_flow_cnt(struct rfs_dp *dp, struct rfs_if *ifc, __u32 n,
 			char *err)
 {
-	__u32 old_n = ifc->flow_cnt, nq = ifc->rx_queues, zero = 0, j, q;
-	struct rfs_dev_flow *old_t = NULL, *new_t = NULL;
-	struct rfs_cpu_queue *queues = NULL;
-	int new_fd = -1, e;
+	__u32 old_n = ifc->flow_cnt;
 	char what[64];
+	int e;
 
 	snprintf(what, sizeof(what), "set flow-cnt %s", ifc->name);
 	e = rfs_check_flow_cnt(what, n, err);
 	if (e || n == old_n)
 		return e;
-	old_t = calloc((size_t)old_n * nq, sizeof(*old_t));
-	new_t = calloc((size_t)n * nq, sizeof(*new_t));
-	queues = calloc(dp->nr_cpus, sizeof(*queues));
-	if (!old_t || !new_t || !queues) {
-		e = rfs_errf(err, ENOMEM, "%s: out of memory", what);
-		goto out;
-	}
-	e = rfs_read_array(ifc->dev_flows_fd, sizeof(*old_t), old_n * nq, old_t) ?:
-	    rfs_dp_read_queues(dp, queues);
-	if (e) {
-		e = rfs_errf(err, e, "%s: can't read the table: %s", what,
-			     strerror(-e));
-		goto out;
-	}
-	/* Growing, new slot j holds exactly the flows old slot j & old_mask
-	 * held, so every flow keeps its state. */
-	for (j = 0; j < n; j++)
-		for (q = 0; q < nq; q++)
-			new_t[(size_t)j * nq + q] = n > old_n ?
-				old_t[(size_t)(j & (old_n - 1)) * nq + q] :
-				merge_slot(old_t, old_n, n, nq, j, q, queues,
-					   dp->nr_cpus);
-	new_fd = rfs_create_table(ifc->dev_flows_fd, RFS_MAP_DEV_FLOWS,
-				  "rfs_dev_flow", sizeof(struct rfs_dev_flow),
-				  n * nq);
-	if (new_fd < 0) {
-		e = rfs_errf(err, new_fd, "%s: can't create a table of %u: %s",
-			     what, n, strerror(-new_fd));
-		goto out;
-	}
-	e = rfs_write_array(new_fd, sizeof(*new_t), n * nq, new_t);
-	if (e) {
-		e = rfs_errf(err, e, "%s: can't fill the table: %s", what,
-			     strerror(-e));
-		goto out;
-	}
-	/* Never let the mask index past the table in the slot: grow swaps
-	 * the table first, shrink narrows the mask first. */
-	ifc->flow_cnt = n;
-	if (n < old_n && (e = rfs_if_push_config(ifc, 0)))
-		goto fail;
-	if (bpf_map_update_elem(ifc->dev_outer_fd, &zero, &new_fd, BPF_ANY)) {
-		e = -errno;
-		goto fail;
-	}
-	if (n > old_n && (e = rfs_if_push_config(ifc, 0)))
-		goto fail;
-	close(ifc->dev_flows_fd);
-	ifc->dev_flows_fd = new_fd;
-	new_fd = -1;
-	if (!ifc->no_attach) {
-		char path[PATH_MAX];
-
-		if (!rfs_path(path, "%s/if/%s/%s", dp->base, ifc->name,
-			      RFS_MAP_DEV_FLOWS)) {
-			rfs_pin_unlink(path);
-			if (bpf_obj_pin(ifc->dev_flows_fd, path))
-				pr_warn("can't pin '%s': %s\n", path, strerror(errno));
-		}
-	}
+	e = rfs_devtab_resize(dp, ifc, n, ifc->rx_queues, err);
+	if (e)
+		return e;
+	e = rfs_if_push_config(ifc, 0);
+	if (e)
+		pr_warn("%s: can't update config: %s\n", ifc->name,
+			strerror(-e));
 	pr_info("%s: flow_cnt %u -> %u\n", ifc->name, old_n, n);
-	goto out;
-fail:
-	ifc->flow_cnt = old_n;
-	rfs_if_push_config(ifc, 0);
-	e = rfs_errf(err, e, "%s: can't swap tables: %s", what, strerror(-e));
-out:
-	if (new_fd >= 0)
-		close(new_fd);
-	free(old_t);
-	free(new_t);
-	free(queues);
-	return e;
+	return 0;
 }
 
 int rfs_if_read_stats(const struct rfs_if *ifc, struct rfs_if_stats *out)
@@ -828,15 +780,15 @@ int rfs_if_sample_flows(struct rfs_dp *dp, struct rfs_if *ifc,
 		}
 	}
 	for (i = 0; i < nv; i++) {
-		struct rfs_dev_flow f;
-		__u32 idx = (v[i].hash & (ifc->flow_cnt - 1)) * ifc->rx_queues +
-			    (v[i].rx_queue < ifc->rx_queues ? v[i].rx_queue : 0);
+		struct rfs_dev_flow f,
+			hdr = rfs_dev_table_header(ifc->flow_cnt, ifc->rx_queues);
+		__u32 idx = rfs_dev_index(&hdr, v[i].hash, v[i].rx_queue);
 
 		v[i].current_cpu = RFS_NO_CPU;
 		if (!bpf_map_lookup_elem(ifc->dev_flows_fd, &idx, &f) &&
 		    (f.flags & RFS_DEV_FLOW_VALID)) {
 			v[i].current_cpu = f.cpu;
-			v[i].last_tail = f.last_tail;
+			v[i].local = !!(f.flags & RFS_DEV_FLOW_LOCAL);
 		}
 		v[i].desired_cpu = rfs_dp_desired_cpu(dp, v[i].hash);
 	}

@@ -37,7 +37,7 @@ static void flows_plain(struct json_object *flows, unsigned int interval)
 		{ "frames", "frames", false },
 		{ "desired_cpu", "desired", false },
 		{ "current_cpu", "current", false },
-		{ "last_tail", "last_tail", false },
+		{ "path", "path", true },
 	};
 	const size_t ncols = sizeof(cols) / sizeof(cols[0]);
 	struct json_object *flow;

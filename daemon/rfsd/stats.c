@@ -39,13 +39,14 @@ static const struct rfsd_counter if_ctrs[] = {
 	IF_CTR(switches), IF_CTR(held), IF_CTR(pass_not_ip),
 	IF_CTR(pass_fragment), IF_CTR(pass_other_proto),
 	IF_CTR(pass_truncated), IF_CTR(pass_no_table), IF_CTR(redirect_err),
+	IF_CTR(local), IF_CTR(pass_no_meta),
 };
 #define N_IF_CTRS (sizeof(if_ctrs) / sizeof(if_ctrs[0]))
 
 #define G_CTR(f) { #f, offsetof(struct rfs_global_stats, f) }
 static const struct rfsd_counter g_ctrs[] = {
 	G_CTR(dequeued), G_CTR(enqueue_drops), G_CTR(sock_records),
-	G_CTR(sock_clears), G_CTR(sock_skipped),
+	G_CTR(sock_clears), G_CTR(sock_skipped), G_CTR(foreign),
 };
 #define N_G_CTRS (sizeof(g_ctrs) / sizeof(g_ctrs[0]))
 
@@ -129,10 +130,12 @@ struct json_object *rfsd_cmd_stats(struct rfsd *d, struct json_object *req)
 		json_object_object_add(c, "cpu", json_object_new_int(cpu));
 		for (k = 0; k < N_IF_CTRS; k++)
 			add_u64(c, if_ctrs[k].name, *ctr(&sum[cpu], &if_ctrs[k]));
-		/* per CPU, the queue side is the target's: the cpumap
-		 * program runs there, and drops are counted per target */
+		/* dequeued is the target's (its cpumap program counts it in
+		 * its own queue slot); ring drops are counted on the RX CPU
+		 * whose flush found the ring full */
+		gs[cpu].dequeued = qs[cpu].dequeued;
 		add_u64(c, "dequeued", gs[cpu].dequeued);
-		add_u64(c, "enqueue_drops", qs[cpu].drops);
+		add_u64(c, "enqueue_drops", gs[cpu].enqueue_drops);
 		add_u64(c, "sock_records", gs[cpu].sock_records);
 		add_u64(c, "sock_clears", gs[cpu].sock_clears);
 		add_u64(c, "sock_skipped", gs[cpu].sock_skipped);
@@ -342,8 +345,10 @@ static struct json_object *flows_reply(struct rfsd_flows_job *j)
 				       cpu_or_null(s->desired_cpu));
 		json_object_object_add(f, "current_cpu",
 				       cpu_or_null(s->current_cpu));
-		json_object_object_add(f, "last_tail",
-				       json_object_new_int64(s->last_tail));
+		json_object_object_add(f, "path",
+				       json_object_new_string(
+					       s->current_cpu == RFS_NO_CPU ? "none" :
+					       s->local ? "local" : "cpumap"));
 		json_object_array_add(a, f);
 	}
 	o = json_object_new_object();

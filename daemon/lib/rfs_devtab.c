@@ -1,0 +1,286 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Dev flow tables seen from userspace: making one (with its header entry),
+ * asking whether any flow in one still has frames in flight on a CPU, and
+ * resizing live.  The questions are answered with the same code the XDP
+ * program runs (include/rfs_order.h), on the counters the kernel side
+ * keeps.
+ *
+ * Resizing never copies a live table.  The new, empty table goes into
+ * slot 0 of the interface's rfs_dev_outer and the old one into slot 1,
+ * where it is never written again: a flow with no entry in the new table
+ * takes its state from the old one (rfs_xdp), so no state written at any
+ * moment is lost.  The old table is dropped once nothing in it is in
+ * flight (rfs_devtab_retire, on rfsd's refresh timer).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/membarrier.h>
+#include <sys/syscall.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "log.h"
+#include "rfs_dp_int.h"
+#include "rfs_order.h"
+#include "rfs_pin.h"
+
+#define RFS_DEV_CUR	0
+#define RFS_DEV_PREV	1
+
+int rfs_devtab_create(int btf_src_fd, __u32 flow_cnt, __u32 rx_queues)
+{
+	struct rfs_dev_flow hdr = rfs_dev_table_header(flow_cnt, rx_queues);
+	__u32 zero = 0;
+	int fd;
+
+	fd = rfs_create_table(btf_src_fd, RFS_MAP_DEV_FLOWS, "rfs_dev_flow",
+			      sizeof(struct rfs_dev_flow),
+			      rfs_dev_table_entries(flow_cnt, rx_queues));
+	if (fd < 0)
+		return fd;
+	if (bpf_map_update_elem(fd, &zero, &hdr, BPF_ANY)) {
+		int e = -errno;
+
+		close(fd);
+		return e;
+	}
+	return fd;
+}
+
+/*
+ * Is the cpumap kthread of each CPU asleep?  Read from /proc: its name is
+ * "cpumap/<cpu>/map:<id>", state S while it waits on an empty ring.
+ */
+static void rfs_kthreads_idle(const struct rfs_dp *dp, bool *idle)
+{
+	char path[300], buf[256], name[64];
+	unsigned int cpu, id;
+	struct dirent *de;
+	DIR *d;
+
+	memset(idle, 0, sizeof(bool) * dp->nr_cpus);
+	d = opendir("/proc");
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		char *p, state;
+		FILE *f;
+
+		if (de->d_name[0] < '0' || de->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/stat", de->d_name);
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		p = fgets(buf, sizeof(buf), f);
+		fclose(f);
+		/* pid (comm) state ...; comm has no ')' for these */
+		if (!p || !(p = strchr(buf, '(')) ||
+		    sscanf(p, "(%63[^)]) %c", name, &state) != 2 ||
+		    sscanf(name, "cpumap/%u/map:%u", &cpu, &id) != 2 ||
+		    id != dp->globals.cpumap_id || cpu >= (unsigned int)dp->nr_cpus)
+			continue;
+		idle[cpu] = state == 'S';
+	}
+	closedir(d);
+}
+
+static int rfs_read_table(int fd, struct rfs_dev_flow **out, __u32 *n)
+{
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
+	struct rfs_dev_flow *t;
+	int e;
+
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+		return -errno;
+	t = calloc(info.max_entries, sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	e = rfs_read_array(fd, sizeof(*t), info.max_entries, t);
+	if (e) {
+		free(t);
+		return e;
+	}
+	*out = t;
+	*n = info.max_entries;
+	return 0;
+}
+
+int rfs_devtab_busy(const struct rfs_dp *dp, int table_fd, __u32 cpu)
+{
+	struct rfs_rx_track *tracks = NULL;
+	struct rfs_cpu_queue *queues = NULL;
+	struct rfs_dev_flow *t = NULL;
+	bool idle[RFS_MAX_CPUS];
+	__u32 n = 0, i;
+	int e, busy = 0;
+
+	e = rfs_read_table(table_fd, &t, &n);
+	if (e)
+		return e;
+	tracks = calloc(n, sizeof(*tracks));
+	queues = calloc(dp->nr_cpus, sizeof(*queues));
+	if (!tracks || !queues) {
+		e = -ENOMEM;
+		goto out;
+	}
+	/* Marks first, then the kthreads' state: "asleep" must be newer
+	 * than the mark it vouches for (rfs_order.h). */
+	for (i = 1; i < n; i++) {
+		__u32 key;
+
+		if (!(t[i].flags & RFS_DEV_FLOW_VALID) ||
+		    (t[i].flags & RFS_DEV_FLOW_LOCAL) ||
+		    (cpu != RFS_NO_CPU && t[i].cpu != cpu) ||
+		    t[i].cpu >= dp->nr_cpus)
+			continue;
+		key = t[i].cpu * RFS_MAX_CPUS + t[i].rx_cpu;
+		if (bpf_map_lookup_elem(dp->rx_track_fd, &key, &tracks[i])) {
+			e = -errno;
+			goto out;
+		}
+	}
+	e = rfs_dp_read_queues(dp, queues);
+	if (e)
+		goto out;
+	rfs_kthreads_idle(dp, idle);
+	for (i = 1; i < n && !busy; i++) {
+		const struct rfs_dev_flow *f = &t[i];
+
+		if (!(f->flags & RFS_DEV_FLOW_VALID) ||
+		    (f->flags & RFS_DEV_FLOW_LOCAL) ||
+		    (cpu != RFS_NO_CPU && f->cpu != cpu) ||
+		    f->cpu >= dp->nr_cpus)
+			continue;
+		/* A CPU no longer in the cpumap will never be waited on. */
+		if (!rfs_cpuset_has(&dp->in_cpumap, f->cpu))
+			continue;
+		busy = !rfs_remote_drained(tracks[i], f->last,
+					   queues[f->cpu].delivered,
+					   idle[f->cpu]);
+	}
+out:
+	free(t);
+	free(tracks);
+	free(queues);
+	return e ? e : busy;
+}
+
+/* The table in slot 1 of the outer map, or -ENOENT. */
+static int rfs_devtab_prev_fd(const struct rfs_if *ifc)
+{
+	__u32 slot = RFS_DEV_PREV, id;
+
+	int fd;
+
+	if (bpf_map_lookup_elem(ifc->dev_outer_fd, &slot, &id))
+		return -ENOENT;
+	fd = bpf_map_get_fd_by_id(id);
+	return fd < 0 ? -errno : fd;
+}
+
+int rfs_devtab_in_flight(const struct rfs_dp *dp, const struct rfs_if *ifc,
+			 __u32 cpu)
+{
+	int busy, prev;
+
+	busy = rfs_devtab_busy(dp, ifc->dev_flows_fd, cpu);
+	if (busy)
+		return busy;
+	prev = rfs_devtab_prev_fd(ifc);
+	if (prev < 0)
+		return 0;
+	busy = rfs_devtab_busy(dp, prev, cpu);
+	close(prev);
+	return busy;
+}
+
+/*
+ * Every XDP program that could still write a table it looked up before a
+ * swap has finished: MEMBARRIER_CMD_GLOBAL waits for an RCU grace period,
+ * and XDP runs inside an RCU read-side section.
+ */
+static void rfs_wait_rcu(void)
+{
+	if (syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0))
+		usleep(50000);
+}
+
+void rfs_devtab_retire(struct rfs_dp *dp, struct rfs_if *ifc)
+{
+	__u32 slot = RFS_DEV_PREV;
+	int prev, busy;
+
+	prev = rfs_devtab_prev_fd(ifc);
+	if (prev < 0)
+		return;
+	rfs_wait_rcu();
+	busy = rfs_devtab_busy(dp, prev, RFS_NO_CPU);
+	close(prev);
+	if (busy)
+		return;
+	if (bpf_map_delete_elem(ifc->dev_outer_fd, &slot))
+		pr_warn("%s: can't drop the previous flow table: %s\n",
+			ifc->name, strerror(errno));
+	else
+		pr_info("%s: previous flow table drained and dropped\n",
+			ifc->name);
+}
+
+int rfs_devtab_resize(struct rfs_dp *dp, struct rfs_if *ifc, __u32 flow_cnt,
+		      __u32 rx_queues, char *err)
+{
+	__u32 cur = RFS_DEV_CUR, prev = RFS_DEV_PREV;
+	int new_fd, prev_fd, e;
+
+	prev_fd = rfs_devtab_prev_fd(ifc);
+	if (prev_fd >= 0) {
+		/* Only one old table at a time: the one before must be empty
+		 * of in-flight frames before it is let go. */
+		rfs_wait_rcu();
+		e = rfs_devtab_busy(dp, prev_fd, RFS_NO_CPU);
+		close(prev_fd);
+		if (e)
+			return rfs_errf(err, e < 0 ? e : EBUSY,
+					"%s: the table before the last resize still has frames in flight; try again shortly",
+					ifc->name);
+	}
+	new_fd = rfs_devtab_create(ifc->dev_flows_fd, flow_cnt, rx_queues);
+	if (new_fd < 0)
+		return rfs_errf(err, new_fd, "%s: can't create a flow table of %u: %s",
+				ifc->name, flow_cnt, strerror(-new_fd));
+	/* Old table into slot 1 first: from the swap on, every flow missing
+	 * from the new table finds its state there. */
+	if (bpf_map_update_elem(ifc->dev_outer_fd, &prev, &ifc->dev_flows_fd,
+				BPF_ANY) ||
+	    bpf_map_update_elem(ifc->dev_outer_fd, &cur, &new_fd, BPF_ANY)) {
+		e = -errno;
+		close(new_fd);
+		bpf_map_delete_elem(ifc->dev_outer_fd, &prev);
+		return rfs_errf(err, e, "%s: can't swap flow tables: %s",
+				ifc->name, strerror(-e));
+	}
+	close(ifc->dev_flows_fd);
+	ifc->dev_flows_fd = new_fd;
+	ifc->flow_cnt = flow_cnt;
+	ifc->rx_queues = rx_queues;
+	if (!ifc->no_attach) {
+		char path[PATH_MAX];
+
+		if (!rfs_path(path, "%s/if/%s/%s", dp->base, ifc->name,
+			      RFS_MAP_DEV_FLOWS)) {
+			rfs_pin_unlink(path);
+			if (bpf_obj_pin(ifc->dev_flows_fd, path))
+				pr_warn("can't pin '%s': %s\n", path,
+					strerror(errno));
+		}
+	}
+	return 0;
+}

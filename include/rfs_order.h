@@ -1,0 +1,260 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The in-order rule: when a flow may leave the CPU its last frame went to.
+ * Everything that records or tests that rule is here, pure (no helpers, no
+ * maps), so the BPF programs, rfsctl and the simulator in tests/unit all
+ * run this code.  rfs_pick_cpu() (rfs_decide.h) takes its answer.
+ *
+ * THE INVARIANT
+ *	A flow moves from CPU A to CPU B only when every frame of it that was
+ *	sent to A has been delivered to the stack (left A's cpumap ring, its
+ *	cpumap program, GRO and GRO's rx_list), or could never be (dropped).
+ *	Until then its frames keep going to A, behind the earlier ones.
+ *
+ * HOW IT IS KEPT, hook by hook
+ *  rfs_xdp (RX CPU r, NAPI):
+ *	- redirects to target t with a sequence number per (r, t), taken from
+ *	  r's own rfs_tx_seq (only r writes it) and carried in the frame's XDP
+ *	  metadata; records {t, r, seq} in the flow's dev entry
+ *	  (rfs_record_remote).  Frames from r reach t's ring in seq order:
+ *	  r's bulk queue for t is FIFO and is flushed whole into the ring
+ *	  under the ring's producer lock; a full ring drops frames but never
+ *	  reorders the rest.  So a per-(r, t) number needs no claim on a
+ *	  shared tail, and frames of other RX CPUs interleaving in t's ring
+ *	  can't make a flow look drained early.
+ *	- passes a frame up on r itself when t == r (the local path), and
+ *	  records {r, LOCAL, jiffies} (rfs_record_local).
+ *  rfs_cpumap (target t, kthread, per frame, before GRO):
+ *	- marks {seq, epoch} of the frame in rfs_rx_track[t][r]
+ *	  (rfs_track_dequeued) and strips the metadata.
+ *  rfs_kthread_batch (tp_btf/xdp_cpumap_kthread on t, once per batch,
+ *  after the cpumap program ran on the batch and before it enters GRO):
+ *	- proves which earlier batches are delivered (rfs_delivered_epoch)
+ *	  from t's own GRO node, and advances t's epoch.
+ *  rfs_xdp, deciding whether a flow may move (rfs_remote_drained):
+ *	- the flow's last frame is marked dequeued in an epoch that is
+ *	  proven delivered; or it is marked dequeued and t's kthread is
+ *	  asleep (it only sleeps on an empty ring after a full GRO flush).
+ *	  A frame lost on a full ring is passed by the next frame from r to
+ *	  t that gets through: since the flow stays on t meanwhile, that is
+ *	  at most its own next frame.
+ *	- a local flow: its last frame was passed local_drain_jiffies ago
+ *	  (rfs_local_drained); or, when the kernel flushes NAPI GRO fully at
+ *	  each poll end (HZ < 1000, no gro_flush_timeout), the flow first
+ *	  takes one frame through r's own cpumap queue: r's kthread cannot
+ *	  run before the NAPI poll that passed the earlier frames has ended
+ *	  and flushed them, so from then on it is an ordinary remote flow.
+ *
+ * WORST CASE (what "bounded" means here)
+ *	A flow that wants to move moves at its first frame that arrives after
+ *	its previous frame has been proven delivered.  On a busy target that
+ *	proof comes at the next GRO flush point after the frame was dequeued:
+ *	<= 64 packets later when HZ < 1000 (full flush), else the first flush
+ *	point in a later jiffy; on an idle target, as soon as the kthread
+ *	sleeps.  So the delay is the old CPU's ring latency plus that flush
+ *	lag.  A flow whose frames never leave such a gap never moves, as with
+ *	the kernel's RFS (which waits for the backlog head to pass the flow's
+ *	tail): nothing is ever reordered to make it move.
+ */
+#ifndef RFS_ORDER_H
+#define RFS_ORDER_H
+
+#include "rfs_common.h"
+
+#ifndef __always_inline
+#define __always_inline inline __attribute__((always_inline))
+#endif
+
+/* Wrap-safe "a is at or after b" for 32-bit counters. */
+static __always_inline int rfs_seq_after_eq(__u32 a, __u32 b)
+{
+	return (__s32)(a - b) >= 0;
+}
+
+/* ---- the dev flow table ------------------------------------------------ */
+
+/*
+ * Index of a flow's entry in a dev flow table: slot-major, queue-minor, so
+ * a slot keeps its place whatever the queue count; entry 0 is the header.
+ * The slot uses the hash's high bits: the sock flow table indexes by its
+ * low bits, and two flows that collide there should not also collide here.
+ */
+static __always_inline __u32 rfs_dev_index(const struct rfs_dev_flow *hdr,
+					   __u32 hash, __u32 rxq)
+{
+	__u32 flow_mask = hdr->last;
+	__u32 rx_queues = hdr->cpu;
+
+	if (rxq >= rx_queues)
+		rxq = 0;	/* queues added since the table was made */
+	return 1 + ((hash >> 8) & flow_mask) * rx_queues + rxq;
+}
+
+static __always_inline int rfs_dev_table_ok(const struct rfs_dev_flow *hdr)
+{
+	return (hdr->flags & RFS_DEV_TABLE_HDR) && hdr->cpu;
+}
+
+static __always_inline struct rfs_dev_flow rfs_dev_table_header(__u32 flow_cnt,
+								__u32 rx_queues)
+{
+	struct rfs_dev_flow h = {
+		.last = flow_cnt - 1,
+		.cpu = (__u16)rx_queues,
+		.flags = RFS_DEV_TABLE_HDR,
+	};
+
+	return h;
+}
+
+static __always_inline __u32 rfs_dev_table_entries(__u32 flow_cnt,
+						   __u32 rx_queues)
+{
+	return 1 + flow_cnt * rx_queues;
+}
+
+/* The record half of the rule: what a frame leaves in its flow's entry. */
+static __always_inline void rfs_record_remote(struct rfs_dev_flow *df,
+					      __u32 cpu, __u32 rx_cpu,
+					      __u32 seq)
+{
+	struct rfs_dev_flow n = {
+		.last = seq,
+		.cpu = (__u16)cpu,
+		.flags = RFS_DEV_FLOW_VALID,
+		.rx_cpu = (__u8)rx_cpu,
+	};
+
+	*df = n;
+}
+
+static __always_inline void rfs_record_local(struct rfs_dev_flow *df,
+					     __u32 cpu, __u64 jiffies)
+{
+	struct rfs_dev_flow n = {
+		.last = (__u32)jiffies,
+		.cpu = (__u16)cpu,
+		.flags = RFS_DEV_FLOW_VALID | RFS_DEV_FLOW_LOCAL,
+		.rx_cpu = (__u8)cpu,
+	};
+
+	*df = n;
+}
+
+/* ---- the target side ------------------------------------------------- */
+
+static __always_inline __u64 rfs_mark(__u32 seq, __u32 epoch)
+{
+	return ((__u64)epoch << 32) | seq;
+}
+
+static __always_inline __u32 rfs_mark_seq(__u64 m)
+{
+	return (__u32)m;
+}
+
+static __always_inline __u32 rfs_mark_epoch(__u64 m)
+{
+	return (__u32)(m >> 32);
+}
+
+/*
+ * A frame (seq from one RX CPU) was dequeued in batch epoch.  Returns the
+ * new track; the caller stores prev before last, each as one 64-bit
+ * store, so a reader on another CPU only ever sees true marks.
+ */
+static __always_inline struct rfs_rx_track
+rfs_track_dequeued(struct rfs_rx_track t, __u32 seq, __u32 epoch)
+{
+	if (t.last && rfs_mark_epoch(t.last) != epoch)
+		t.prev = t.last;
+	t.last = rfs_mark(seq, epoch);
+	return t;
+}
+
+/* Is frame seq covered by mark m, and m's epoch delivered? */
+static __always_inline int rfs_mark_delivers(__u64 m, __u32 seq,
+					     __u32 delivered)
+{
+	return m && rfs_seq_after_eq(rfs_mark_seq(m), seq) &&
+	       rfs_seq_after_eq(delivered, rfs_mark_epoch(m));
+}
+
+/*
+ * Has frame seq (from the RX CPU this track belongs to) been delivered?
+ * idle: the target's kthread was seen asleep after the track was read.
+ */
+static __always_inline int rfs_remote_drained(struct rfs_rx_track t,
+					      __u32 seq, __u32 delivered,
+					      int idle)
+{
+	if (rfs_mark_delivers(t.last, seq, delivered) ||
+	    rfs_mark_delivers(t.prev, seq, delivered))
+		return 1;
+	return idle && t.last && rfs_seq_after_eq(rfs_mark_seq(t.last), seq);
+}
+
+/*
+ * What t's kthread tracepoint can prove at the start of a batch: the GRO
+ * node state left by the batches before it.  Frames of batch epoch e
+ * entered GRO before the tracepoint of batch e + 1 fired.
+ */
+struct rfs_gro_view {
+	__u32 has_gro;		/* this kernel's cpumap runs GRO (6.15+) */
+	__u32 rx_count;		/* skbs waiting in GRO's rx_list */
+	__u64 bitmask;		/* GRO buckets holding skbs */
+	__u64 oldest_age;	/* the oldest held skb's jiffies (if bitmask) */
+};
+
+/*
+ * Batch epoch (its frames were just dequeued) starts its GRO stage at
+ * jiffy now: note that in the history, and set *delivered to the highest
+ * epoch whose frames are all delivered.  Returns 0 when nothing can be
+ * proven now.
+ *  - no GRO stage: batches before this one went straight to the stack;
+ *  - rx_list empty and no skb held: likewise;
+ *  - rx_list empty, skbs held, the oldest from jiffy A: a frame that
+ *    entered GRO in an earlier jiffy is not held (a held skb is as old as
+ *    its first segment) and not in rx_list, so it is delivered.  Batches
+ *    before the last one seen in a jiffy < A entered GRO before A.
+ */
+static __always_inline int rfs_delivered_epoch(struct rfs_jiffy_epoch *hist,
+					       const struct rfs_gro_view *g,
+					       __u32 epoch, __u64 now,
+					       __u32 *delivered)
+{
+	struct rfs_jiffy_epoch *h = &hist[now & (RFS_EPOCH_HISTORY - 1)];
+	__u32 best = 0;
+	int found = 0, i;
+
+	h->jiffy = now;
+	h->epoch = epoch;
+	if (!g->has_gro || (!g->rx_count && !g->bitmask)) {
+		*delivered = epoch - 1;
+		return 1;
+	}
+	if (g->rx_count)
+		return 0;
+	for (i = 0; i < RFS_EPOCH_HISTORY; i++) {
+		const struct rfs_jiffy_epoch *e = &hist[i];
+
+		if (!e->jiffy || (__s64)(e->jiffy - g->oldest_age) >= 0)
+			continue;
+		if (!found || rfs_seq_after_eq(e->epoch, best))
+			best = e->epoch;
+		found = 1;
+	}
+	if (found)
+		*delivered = best - 1;
+	return found;
+}
+
+/* ---- the local path ---------------------------------------------------- */
+
+static __always_inline int rfs_local_drained(const struct rfs_dev_flow *cur,
+					     __u64 now, __u32 drain_jiffies)
+{
+	return (__s32)((__u32)now - cur->last) >= (__s32)drain_jiffies;
+}
+
+#endif /* RFS_ORDER_H */

@@ -64,7 +64,8 @@ static __always_inline int rfs_sock_key(struct sock *sk, struct rfs_flow_key *k,
 }
 
 /* Write this CPU into the flow's slot, only when it changes: a read-mostly
- * slot stays in every CPU's cache. */
+ * slot stays in every CPU's cache.  The counters are touched only off the
+ * common path (nothing to write). */
 static __always_inline void rfs_record_sock(struct sock *sk, const bool trusted)
 {
 	struct rfs_flow_key key = {};
@@ -73,12 +74,13 @@ static __always_inline void rfs_record_sock(struct sock *sk, const bool trusted)
 	struct rfs_globals *g;
 	__u32 hash;
 
-	gs = rfs_get_gstats();
 	g = rfs_get_globals();
-	if (!g || !gs)
+	if (!g)
 		return;
 	if (rfs_sock_key(sk, &key, trusted)) {
-		gs->sock_skipped++;
+		gs = rfs_get_gstats();
+		if (gs)
+			gs->sock_skipped++;
 		return;
 	}
 	hash = rfs_flow_hash(&key, g->hash_seed);
@@ -87,10 +89,12 @@ static __always_inline void rfs_record_sock(struct sock *sk, const bool trusted)
 		return;
 	want = rfs_sock_entry_make(hash, bpf_get_smp_processor_id(),
 				   g->cpu_mask);
-	if (*slot != want) {
-		*slot = want;
+	if (*slot == want)
+		return;
+	*slot = want;
+	gs = rfs_get_gstats();
+	if (gs)
 		gs->sock_records++;
-	}
 }
 
 #endif /* RFS_SOCK_BPF_H */

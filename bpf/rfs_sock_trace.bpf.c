@@ -12,17 +12,22 @@
 
 #include "rfs_sock.bpf.h"
 
+/* Only calls that moved data: a poll for data that is not there yet
+ * (EAGAIN) says nothing a successful call a moment later won't say, and
+ * event-driven servers make many of them. */
 SEC("tp_btf/sock_recv_length")
 int BPF_PROG(rfs_tp_recv, struct sock *sk, int ret, int flags)
 {
-	rfs_record_sock(sk, true);
+	if (ret > 0)
+		rfs_record_sock(sk, true);
 	return 0;
 }
 
 SEC("tp_btf/sock_send_length")
 int BPF_PROG(rfs_tp_send, struct sock *sk, int ret, int flags)
 {
-	rfs_record_sock(sk, true);
+	if (ret > 0)
+		rfs_record_sock(sk, true);
 	return 0;
 }
 

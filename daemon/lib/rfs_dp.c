@@ -14,6 +14,8 @@
 #include <string.h>
 #include <sys/random.h>
 #include <unistd.h>
+#include <linux/membarrier.h>
+#include <sys/syscall.h>
 
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
@@ -93,10 +95,33 @@ int rfs_create_table(int btf_src_fd, const char *name, const char *value_type,
 	return fd;
 }
 
+/*
+ * Whole arrays move with the batch syscalls (a few calls for a table of a
+ * million entries, not a million); kernels without them for arrays get
+ * the per-entry loop.
+ */
 int rfs_read_array(int fd, __u32 value_size, __u32 entries, void *buf)
 {
-	__u32 i;
+	LIBBPF_OPTS(bpf_map_batch_opts, opts);
+	__u32 *keys, done = 0, next = 0, count, i;
+	int e = 0;
 
+	keys = calloc(entries ? entries : 1, sizeof(*keys));
+	if (!keys)
+		return -ENOMEM;
+	while (done < entries) {
+		count = entries - done;
+		e = bpf_map_lookup_batch(fd, done ? &next : NULL, &next,
+					 keys + done,
+					 (char *)buf + (size_t)done * value_size,
+					 &count, &opts);
+		done += count;
+		if (e)
+			break;
+	}
+	free(keys);
+	if (done >= entries || (e && errno == ENOENT && done == entries))
+		return 0;
 	for (i = 0; i < entries; i++)
 		if (bpf_map_lookup_elem(fd, &i, (char *)buf + (size_t)i * value_size))
 			return -errno;
@@ -105,8 +130,19 @@ int rfs_read_array(int fd, __u32 value_size, __u32 entries, void *buf)
 
 int rfs_write_array(int fd, __u32 value_size, __u32 entries, const void *buf)
 {
-	__u32 i;
+	LIBBPF_OPTS(bpf_map_batch_opts, opts);
+	__u32 *keys, count = entries, i;
+	int e;
 
+	keys = calloc(entries ? entries : 1, sizeof(*keys));
+	if (!keys)
+		return -ENOMEM;
+	for (i = 0; i < entries; i++)
+		keys[i] = i;
+	e = bpf_map_update_batch(fd, keys, buf, &count, &opts);
+	free(keys);
+	if (!e && count == entries)
+		return 0;
 	for (i = 0; i < entries; i++)
 		if (bpf_map_update_elem(fd, &i,
 					(const char *)buf + (size_t)i * value_size,
@@ -719,6 +755,41 @@ void rfs_dp_prog_ids(const struct rfs_dp *dp, struct rfs_dp_prog_ids *ids)
 }
 
 /*
+ * Entries the socket programs wrote into the old table between the copy
+ * and the swap: once no program can still write it (an RCU grace period,
+ * via membarrier), copy each changed one into the new table where the new
+ * slot still holds what the copy put there.  Entries are hints (where an
+ * application last ran); a write racing this one costs one flow its hint
+ * until its next recv or send, never order.
+ */
+static void rfs_sock_resize_catch_up(int old_fd, const rfs_sock_entry_t *copied,
+				     __u32 old_n, int new_fd,
+				     const rfs_sock_entry_t *filled, __u32 n)
+{
+	rfs_sock_entry_t *now = calloc(old_n, sizeof(*now));
+	rfs_sock_entry_t cur;
+	__u32 k, j;
+
+	if (!now)
+		return;
+	if (syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0))
+		usleep(50000);
+	if (rfs_read_array(old_fd, sizeof(*now), old_n, now))
+		goto out;
+	for (k = 0; k < old_n; k++) {
+		if (now[k] == copied[k] || !now[k])
+			continue;
+		/* growing: every new slot that folds onto k had its copy */
+		for (j = k & (n - 1); j < n; j += old_n)
+			if (!bpf_map_lookup_elem(new_fd, &j, &cur) &&
+			    cur == filled[j])
+				bpf_map_update_elem(new_fd, &j, &now[k], BPF_ANY);
+	}
+out:
+	free(now);
+}
+
+/*
  * Resize the sock flow table.  Entries carry their hash's high bits, so
  * they move: growing, slot j of the new table takes old slot j & old_mask
  * (the same entries, just found under more index bits); shrinking, new
@@ -784,6 +855,8 @@ int rfs_dp_set_sock_flow_entries(struct rfs_dp *dp, __u32 n, char *err)
 	dp->globals = g;
 	dp->sock_flows_fd = new_fd;
 	new_fd = old_fd;	/* closed below */
+	rfs_sock_resize_catch_up(old_fd, old_t, old_n, dp->sock_flows_fd,
+				 new_t, n);
 	e = rfs_pin_fd(dp, dp->sock_flows_fd, "maps", RFS_MAP_SOCK_FLOWS, err);
 	pr_info("sock flow table: %u -> %u entries\n", old_n, n);
 	goto out;

@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Control commands (docs/protocol.md): check the request, call the
- * datapath, build the result.  Every argument is checked for presence and
- * type here, before any datapath call; ranges that are the datapath's
- * business (powers of two, online CPUs) are left to it so that its error
- * strings reach the user unchanged.
+ * Control commands (docs/protocol.md): the table of commands, and their
+ * handlers, which check their arguments, call the datapath and build the
+ * result.  request.c has parsed the line and refused unknown commands and
+ * arguments by then.  Every argument is checked for presence and type
+ * here, before any datapath call; ranges that are the datapath's business
+ * (powers of two, online CPUs) are left to it so that its error strings
+ * reach the user unchanged.
  */
 #include <errno.h>
 #include <net/if.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -16,152 +17,6 @@
 #include "log.h"
 #include "rfsd.h"
 #include "server.h"
-
-struct rfsd_cmd {
-	const char *name;
-	/* NULL-terminated: the arguments it takes besides "cmd" */
-	const char *const *args;
-	bool needs_dp;
-	/* either, taking the request and returning the reply */
-	struct json_object *(*run)(struct rfsd *d, struct rfsd_client *c,
-				   struct json_object *req);
-	enum rfsd_cmd_rc (*start)(struct rfsd *d, struct rfsd_client *c,
-				  struct json_object *req,
-				  struct json_object **reply);
-};
-
-struct json_object *rfsd_reply_ok(struct json_object *result)
-{
-	struct json_object *r = json_object_new_object();
-
-	json_object_object_add(r, "ok", json_object_new_boolean(1));
-	json_object_object_add(r, "result", result);
-	return r;
-}
-
-struct json_object *rfsd_reply_err(int e, const char *fmt, ...)
-{
-	struct json_object *r = json_object_new_object();
-	char msg[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	json_object_object_add(r, "ok", json_object_new_boolean(0));
-	json_object_object_add(r, "error", json_object_new_string(msg));
-	json_object_object_add(r, "errno", json_object_new_int(e < 0 ? -e : e));
-	return r;
-}
-
-struct json_object *rfsd_reply_dp_err(int ret, const char *err,
-				      const char *what)
-{
-	if (!ret)
-		ret = -EIO;
-	if (err && *err)
-		return rfsd_reply_err(ret, "%s", err);
-	return rfsd_reply_err(ret, "%s: %s", what, strerror(ret < 0 ? -ret : ret));
-}
-
-static struct json_object *arg_get(struct json_object *req, const char *key)
-{
-	struct json_object *v = NULL;
-
-	if (!json_object_object_get_ex(req, key, &v))
-		return NULL;
-	return v;	/* NULL for JSON null too */
-}
-
-int rfsd_arg_str(struct json_object *req, const char *key, bool required,
-		 const char **out, struct json_object **reply)
-{
-	struct json_object *v = arg_get(req, key);
-
-	if (!v) {
-		if (!required)
-			return 1;
-		*reply = rfsd_reply_err(EINVAL, "bad request: missing '%s'", key);
-		return -EINVAL;
-	}
-	if (!json_object_is_type(v, json_type_string)) {
-		*reply = rfsd_reply_err(EINVAL, "bad request: '%s' must be a string",
-					key);
-		return -EINVAL;
-	}
-	*out = json_object_get_string(v);
-	return 0;
-}
-
-int rfsd_arg_int(struct json_object *req, const char *key, bool required,
-		 long long lo, long long hi, long long *out,
-		 struct json_object **reply)
-{
-	struct json_object *v = arg_get(req, key);
-	int64_t n;
-
-	if (!v) {
-		if (!required)
-			return 1;
-		*reply = rfsd_reply_err(EINVAL, "bad request: missing '%s'", key);
-		return -EINVAL;
-	}
-	if (!json_object_is_type(v, json_type_int)) {
-		*reply = rfsd_reply_err(EINVAL, "bad request: '%s' must be an integer",
-					key);
-		return -EINVAL;
-	}
-	/* json-c keeps integers above INT64_MAX as uint64: clamp them */
-	n = json_object_get_int64(v);
-	if (n == INT64_MAX || n < lo || n > hi) {
-		*reply = rfsd_reply_err(EINVAL,
-					"bad request: '%s' must be %lld..%lld", key,
-					lo, hi);
-		return -EINVAL;
-	}
-	*out = n;
-	return 0;
-}
-
-int rfsd_arg_cpus(struct json_object *req, const char *key, bool required,
-		  struct rfs_cpuset *out, struct json_object **reply)
-{
-	struct json_object *v = arg_get(req, key);
-	size_t i, n;
-
-	rfs_cpuset_zero(out);
-	if (!v) {
-		if (!required)
-			return 1;
-		*reply = rfsd_reply_err(EINVAL, "bad request: missing '%s'", key);
-		return -EINVAL;
-	}
-	if (!json_object_is_type(v, json_type_array)) {
-		*reply = rfsd_reply_err(EINVAL,
-					"bad request: '%s' must be an array of CPU numbers",
-					key);
-		return -EINVAL;
-	}
-	n = json_object_array_length(v);
-	if (!n) {
-		*reply = rfsd_reply_err(EINVAL, "bad request: '%s' is empty", key);
-		return -EINVAL;
-	}
-	for (i = 0; i < n; i++) {
-		struct json_object *e = json_object_array_get_idx(v, i);
-		int64_t cpu;
-
-		if (!e || !json_object_is_type(e, json_type_int) ||
-		    (cpu = json_object_get_int64(e)) < 0 || cpu >= RFS_MAX_CPUS) {
-			*reply = rfsd_reply_err(EINVAL,
-						"bad request: '%s' entries must be integers 0..%d",
-						key, RFS_MAX_CPUS - 1);
-			return -EINVAL;
-		}
-		rfs_cpuset_add(out, (unsigned int)cpu);
-	}
-	return 0;
-}
 
 static int arg_iface(struct json_object *req, bool required, const char **out,
 		     struct json_object **reply)
@@ -431,101 +286,10 @@ static const struct rfsd_cmd rfsd_cmds[] = {
 	{ NULL },
 };
 
-static bool known_arg(const char *const *args, const char *key)
-{
-	for (; *args; args++)
-		if (!strcmp(*args, key))
-			return true;
-	return false;
-}
-
-static struct json_object *parse_request(const char *line, size_t len,
-					 struct json_object **reply)
-{
-	struct json_tokener *tok;
-	struct json_object *req;
-	enum json_tokener_error e;
-	size_t blank = strspn(line, " \t\r");
-
-	if (memchr(line, '\0', len)) {
-		*reply = rfsd_reply_err(EINVAL, "bad request: NUL byte in request");
-		return NULL;
-	}
-	if (blank == len) {
-		*reply = rfsd_reply_err(EINVAL, "bad request: empty line");
-		return NULL;
-	}
-	tok = json_tokener_new_ex(16);
-	if (!tok) {
-		*reply = rfsd_reply_err(ENOMEM, "out of memory");
-		return NULL;
-	}
-	json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
-	/* the NUL after the line ends a trailing number */
-	req = json_tokener_parse_ex(tok, line, (int)len + 1);
-	e = json_tokener_get_error(tok);
-	json_tokener_free(tok);
-	if (!req || e != json_tokener_success) {
-		json_object_put(req);
-		*reply = rfsd_reply_err(EINVAL, "bad request: malformed JSON: %s",
-					json_tokener_error_desc(e));
-		return NULL;
-	}
-	if (!json_object_is_type(req, json_type_object)) {
-		json_object_put(req);
-		*reply = rfsd_reply_err(EINVAL, "bad request: not a JSON object");
-		return NULL;
-	}
-	return req;
-}
-
 enum rfsd_cmd_rc rfsd_cmd_run(struct rfsd *d, struct rfsd_client *c,
 			      const char *line, size_t len,
 			      struct json_object **reply)
 {
-	const struct rfsd_cmd *cmd;
-	struct json_object *req;
-	enum rfsd_cmd_rc rc = RFSD_CMD_REPLY;
-	const char *name = "request";
-
-	*reply = NULL;
-	if (len > RFSD_LINE_MAX) {
-		*reply = rfsd_reply_err(EMSGSIZE, "request too long (max %d bytes)",
-					RFSD_LINE_MAX);
-		return RFSD_CMD_REPLY;
-	}
-	req = parse_request(line, len, reply);
-	if (!req)
-		return RFSD_CMD_REPLY;
-	if (rfsd_arg_str(req, "cmd", true, &name, reply) < 0)
-		goto out;
-	for (cmd = rfsd_cmds; cmd->name; cmd++)
-		if (!strcmp(cmd->name, name))
-			break;
-	if (!cmd->name) {
-		*reply = rfsd_reply_err(EINVAL, "unknown command '%s'", name);
-		goto out;
-	}
-	json_object_object_foreach(req, key, val) {
-		(void)val;
-		if (strcmp(key, "cmd") && !known_arg(cmd->args, key)) {
-			*reply = rfsd_reply_err(EINVAL,
-						"bad request: '%s' takes no argument '%s'",
-						cmd->name, key);
-			goto out;
-		}
-	}
-	if (cmd->needs_dp && rfsd_dp_busy(d)) {
-		rc = RFSD_CMD_WAIT;
-		goto out;
-	}
-	if (cmd->start)
-		rc = cmd->start(d, c, req, reply);
-	else
-		*reply = cmd->run(d, c, req);
-out:
-	json_object_put(req);
-	if (rc == RFSD_CMD_REPLY && !*reply)
-		*reply = rfsd_reply_err(EIO, "%s: internal error", name);
-	return rc;
+	return rfsd_request_run(rfsd_cmds, rfsd_dp_busy(d), d, c, line, len,
+				reply);
 }

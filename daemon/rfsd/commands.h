@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Control requests: parse one line, check its arguments, run it against
- * the datapath and build the reply object of docs/protocol.md.
+ * rfsd's control commands: their table, run by request.c on each line,
+ * and the helpers the handlers in commands.c and stats.c share.  The
+ * replies and argument getters are request.h's.
  */
 #ifndef RFSD_COMMANDS_H
 #define RFSD_COMMANDS_H
@@ -11,41 +12,18 @@
 
 #include <json.h>
 
+#include "request.h"
 #include "rfs_dp.h"
 
 struct rfsd;
 struct rfsd_client;
 
-enum rfsd_cmd_rc {
-	RFSD_CMD_REPLY,		/* *reply is the answer */
-	RFSD_CMD_WAIT,		/* datapath busy: run the line again later */
-	RFSD_CMD_STARTED,	/* the answer comes via rfsd_server_reply() */
-};
-
-/* line is NUL-terminated (len bytes before the NUL, no '\n'). */
+/* rfsd_request_run() with rfsd's commands: line is NUL-terminated (len
+ * bytes before the NUL, no '\n'). */
 enum rfsd_cmd_rc rfsd_cmd_run(struct rfsd *d, struct rfsd_client *c,
 			      const char *line, size_t len,
 			      struct json_object **reply);
 
-/* {"ok": true, "result": result} (takes result) */
-struct json_object *rfsd_reply_ok(struct json_object *result);
-/* {"ok": false, "error": msg, "errno": |e|} */
-struct json_object *rfsd_reply_err(int e, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-/* A datapath call failed with ret and err: reply with err (or, should it
- * be empty, "<what>: <strerror>"). */
-struct json_object *rfsd_reply_dp_err(int ret, const char *err,
-				      const char *what);
-
-/* Argument access: 0, 1 if absent (and !required), or -EINVAL with a
- * "bad request: ..." reply in *reply.  JSON null counts as absent. */
-int rfsd_arg_str(struct json_object *req, const char *key, bool required,
-		 const char **out, struct json_object **reply);
-int rfsd_arg_int(struct json_object *req, const char *key, bool required,
-		 long long lo, long long hi, long long *out,
-		 struct json_object **reply);
-int rfsd_arg_cpus(struct json_object *req, const char *key, bool required,
-		  struct rfs_cpuset *out, struct json_object **reply);
 /* The attached interface called name, or NULL with a reply
  * "<what> <name>: not attached" (or "no such interface"). */
 struct rfs_if *rfsd_find_if(struct rfsd *d, const char *what, const char *name,

@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Tests of daemon/rfsd/request.c, the control request parser and
+ * dispatcher, with a command table of its own (no datapath):
+ *  - issue 8, defect 5: a key given twice was silently the last one
+ *    ({"cmd":"status","cmd":"detach",...} detached); now refused, naming
+ *    the key, however it is spelt; unknown keys are refused by name;
+ *  - defect 6: the internal-error reply formatted the command name after
+ *    the request it points into was freed (make check SANITIZE=1 shows
+ *    the use-after-free; without ASan it may pass by luck).
+ *
+ * request.c is compiled into this test (it is rfsd's, not the library's);
+ * the Makefile rebuilds the test when it changes.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <errno.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "../../daemon/rfsd/request.c"
+
+#define RFS_TEST_ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+static const char *rfs_test_ran;	/* the handler called, if any */
+
+static struct json_object *rfs_test_ok(struct rfsd *d, struct rfsd_client *c,
+				       struct json_object *req)
+{
+	const char *name = NULL;
+	struct json_object *reply = NULL;
+
+	assert_int_equal(rfsd_arg_str(req, "cmd", true, &name, &reply), 0);
+	rfs_test_ran = name;	/* a static string of the table below */
+	if (!strcmp(name, "status"))
+		rfs_test_ran = "status";
+	else if (!strcmp(name, "detach"))
+		rfs_test_ran = "detach";
+	return rfsd_reply_ok(json_object_new_object());
+}
+
+/* A handler with a bug: it forgot its reply. */
+static struct json_object *rfs_test_null(struct rfsd *d, struct rfsd_client *c,
+					 struct json_object *req)
+{
+	rfs_test_ran = "broken";
+	return NULL;
+}
+
+static const char *const rfs_test_no_args[] = { NULL };
+static const char *const rfs_test_iface_args[] = { "iface", NULL };
+
+static const struct rfsd_cmd rfs_test_cmds[] = {
+	{ "status", rfs_test_no_args, true, rfs_test_ok, NULL },
+	{ "detach", rfs_test_iface_args, true, rfs_test_ok, NULL },
+	{ "broken", rfs_test_no_args, false, rfs_test_null, NULL },
+	{ NULL },
+};
+
+/* Run line; the reply's "error" (NULL if ok) into err. */
+static enum rfsd_cmd_rc rfs_test_run(const char *line, bool busy, char *err,
+				     size_t len)
+{
+	struct json_object *reply = NULL, *v;
+	enum rfsd_cmd_rc rc;
+
+	rfs_test_ran = NULL;
+	rc = rfsd_request_run(rfs_test_cmds, busy, NULL, NULL, line,
+			      strlen(line), &reply);
+	err[0] = '\0';
+	if (rc != RFSD_CMD_REPLY) {
+		assert_null(reply);
+		return rc;
+	}
+	assert_non_null(reply);
+	if (json_object_object_get_ex(reply, "error", &v))
+		snprintf(err, len, "%s", json_object_get_string(v));
+	json_object_put(reply);
+	return rc;
+}
+
+static void rfs_test_duplicates(void **state)
+{
+	static const struct {
+		const char *line;
+		const char *key;
+	} t[] = {
+		/* the issue's: status, then detach X */
+		{ "{\"cmd\":\"status\",\"cmd\":\"detach\",\"iface\":\"X\"}", "cmd" },
+		{ "{\"cmd\":\"detach\",\"iface\":\"X\",\"cmd\":\"status\"}", "cmd" },
+		/* spelt with an escape, or in json-c's single quotes */
+		{ "{\"cmd\":\"status\",\"\\u0063md\":\"detach\"}", "cmd" },
+		{ "{\"c\\u006Dd\":\"status\",\"cmd\":\"detach\"}", "cmd" },
+		{ "{'cmd':\"status\",\"cmd\":\"detach\"}", "cmd" },
+		{ "{\"cmd\":\"detach\",\"iface\":\"a\",\"iface\":\"b\"}", "iface" },
+		{ " { \"cmd\" : \"detach\" , \"iface\" :\"a\",\"iface\"\t:\"a\" } ", "iface" },
+		/* json-c cuts keys at an escaped NUL: "a\u0000b" is "a" */
+		{ "{\"cmd\":\"status\",\"a\\u0000b\":1,\"a\":2}", "a" },
+		/* after a nested value */
+		{ "{\"cmd\":\"status\",\"a\":{\"b\":[1,{\"c\":2}]},\"a\":1}", "a" },
+		{ "{\"cmd\":\"status\",\"\":1,\"\":2}", "" },
+	};
+	char err[512], want[128];
+	unsigned int i;
+
+	for (i = 0; i < RFS_TEST_ARRAY_SIZE(t); i++) {
+		assert_int_equal(rfs_test_run(t[i].line, false, err, sizeof(err)),
+				 RFSD_CMD_REPLY);
+		snprintf(want, sizeof(want), "bad request: duplicate key '%s'",
+			 t[i].key);
+		if (strcmp(err, want) || rfs_test_ran) {
+			print_error("%s\nwant: %s\ngot:  %s (ran %s)\n", t[i].line,
+				    want, err, rfs_test_ran ?: "nothing");
+			fail();
+		}
+	}
+}
+
+/* What looks like a key twice but is not. */
+static void rfs_test_not_duplicates(void **state)
+{
+	static const struct {
+		const char *line;
+		const char *err;	/* "" for ok */
+	} t[] = {
+		{ "{\"cmd\":\"status\"}", "" },
+		{ "{\"cmd\":\"detach\",\"iface\":\"cmd\"}", "" },
+		/* a value spelt like a key */
+		{ "{\"cmd\":\"detach\",\"iface\":\"iface\"}", "" },
+		/* quotes, commas and braces inside strings */
+		{ "{\"cmd\":\"detach\",\"iface\":\"x\\\",\\\"cmd\\\":{'\"}", "" },
+		{ "{\"cmd\":\"detach\",\"iface\":\"a,'cmd':1\"}", "" },
+		/* the same key in a nested object is not one of ours */
+		{ "{\"cmd\":\"status\",\"x\":{\"k\":1,\"k\":2}}",
+		  "bad request: 'status' takes no argument 'x'" },
+		{ "{\"cmd\":\"status\",\"x\":[{\"cmd\":1},{\"cmd\":2}]}",
+		  "bad request: 'status' takes no argument 'x'" },
+		{ "{\"cmd\":\"status\",\"Cmd\":1}",
+		  "bad request: 'status' takes no argument 'Cmd'" },
+	};
+	char err[512];
+	unsigned int i;
+
+	for (i = 0; i < RFS_TEST_ARRAY_SIZE(t); i++) {
+		rfs_test_run(t[i].line, false, err, sizeof(err));
+		if (strcmp(err, t[i].err)) {
+			print_error("%s\nwant: '%s'\ngot:  '%s'\n", t[i].line,
+				    t[i].err, err);
+			fail();
+		}
+	}
+}
+
+static void rfs_test_unknown(void **state)
+{
+	static const struct {
+		const char *line;
+		const char *err;
+	} t[] = {
+		{ "{\"cmd\":\"status\",\"bogus\":1}",
+		  "bad request: 'status' takes no argument 'bogus'" },
+		{ "{\"cmd\":\"detach\",\"iface\":\"x\",\"cpus\":[1]}",
+		  "bad request: 'detach' takes no argument 'cpus'" },
+		{ "{\"cmd\":\"stat\"}", "unknown command 'stat'" },
+		{ "{\"cmd\":1}", "bad request: 'cmd' must be a string" },
+		{ "{\"iface\":\"x\"}", "bad request: missing 'cmd'" },
+		{ "[\"cmd\",\"status\"]", "bad request: not a JSON object" },
+		{ "{\"cmd\":\"status\"} {}",
+		  "bad request: malformed JSON: unexpected character" },
+		{ "  ", "bad request: empty line" },
+	};
+	char err[512];
+	unsigned int i;
+
+	for (i = 0; i < RFS_TEST_ARRAY_SIZE(t); i++) {
+		rfs_test_run(t[i].line, false, err, sizeof(err));
+		if (strcmp(err, t[i].err) || rfs_test_ran) {
+			print_error("%s\nwant: %s\ngot:  %s\n", t[i].line,
+				    t[i].err, err);
+			fail();
+		}
+	}
+}
+
+static void rfs_test_dispatch(void **state)
+{
+	char err[512];
+
+	assert_int_equal(rfs_test_run("{\"cmd\":\"detach\",\"iface\":\"x\"}",
+				      false, err, sizeof(err)), RFSD_CMD_REPLY);
+	assert_string_equal(err, "");
+	assert_string_equal(rfs_test_ran, "detach");
+	/* the datapath is busy: wait, run nothing */
+	assert_int_equal(rfs_test_run("{\"cmd\":\"status\"}", true, err,
+				      sizeof(err)), RFSD_CMD_WAIT);
+	assert_null(rfs_test_ran);
+	/* a duplicate is refused even then */
+	assert_int_equal(rfs_test_run("{\"cmd\":\"status\",\"cmd\":\"status\"}",
+				      true, err, sizeof(err)), RFSD_CMD_REPLY);
+	assert_string_equal(err, "bad request: duplicate key 'cmd'");
+}
+
+/* Defect 6: a handler without a reply gets "<cmd>: internal error", the
+ * name taken from the table, not from the freed request. */
+static void rfs_test_internal_error(void **state)
+{
+	char err[512];
+
+	assert_int_equal(rfs_test_run("{\"cmd\":\"broken\"}", false, err,
+				      sizeof(err)), RFSD_CMD_REPLY);
+	assert_string_equal(rfs_test_ran, "broken");
+	assert_string_equal(err, "broken: internal error");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(rfs_test_duplicates),
+		cmocka_unit_test(rfs_test_not_duplicates),
+		cmocka_unit_test(rfs_test_unknown),
+		cmocka_unit_test(rfs_test_dispatch),
+		cmocka_unit_test(rfs_test_internal_error),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -97,4 +97,24 @@ static __always_inline void rfs_record_sock(struct sock *sk, const bool trusted)
 		gs->sock_records++;
 }
 
+/* Count a recv that returned data as local or remote (see
+ * rfs_global_stats.recv_local): the kernel keeps the CPU that processed
+ * the socket's last incoming frame in sk_incoming_cpu. */
+static __always_inline void rfs_count_locality(struct sock *sk,
+					       const bool trusted)
+{
+	int incoming = RFS_SK(trusted, sk, __sk_common.skc_incoming_cpu);
+	struct rfs_global_stats *gs;
+
+	if (incoming < 0)
+		return;
+	gs = rfs_get_gstats();
+	if (!gs)
+		return;
+	if ((__u32)incoming == bpf_get_smp_processor_id())
+		gs->recv_local++;
+	else
+		gs->recv_remote++;
+}
+
 #endif /* RFS_SOCK_BPF_H */

@@ -18,8 +18,10 @@
 SEC("tp_btf/sock_recv_length")
 int BPF_PROG(rfs_tp_recv, struct sock *sk, int ret, int flags)
 {
-	if (ret > 0)
+	if (ret > 0) {
 		rfs_record_sock(sk, true);
+		rfs_count_locality(sk, true);
+	}
 	return 0;
 }
 

@@ -84,12 +84,22 @@ struct rfs_jiffy_epoch {
 #define RFS_EPOCH_HISTORY	4
 
 struct rfs_cpu_queue {
-	__u32 epoch;		/* batch number: frames dequeued now get it */
+	__u32 epoch;		/* batch number: frames dequeued now get it;
+				   starts at 1 (rfsd), so delivered = 0 is
+				   "nothing proven yet" */
 	__u32 delivered;	/* every batch with epoch <= this is delivered */
 	__u64 kthread;		/* this CPU's cpumap kthread (task address) */
 	__u64 rcpu;		/* and its bpf_cpu_map_entry (GRO node) */
 	__u64 dequeued;		/* frames the cpumap program ran on */
 	__u64 foreign;		/* ... without our metadata (not from rfs_xdp) */
+	/*
+	 * Locality at the socket, whatever steers (xdp-rfs, RPS/RFS or
+	 * nothing): a recv that returned data, on a connected TCP/UDP socket
+	 * whose last frame the stack processed on this CPU (hit,
+	 * sk_incoming_cpu == this CPU) or on another (miss).
+	 */
+	__u64 recv_local;
+	__u64 recv_remote;
 	struct rfs_jiffy_epoch hist[RFS_EPOCH_HISTORY];
 	__u64 _pad[4];
 };
@@ -211,6 +221,14 @@ struct rfs_if_stats {
 struct rfs_global_stats {
 	__u64 dequeued;		/* frames the cpumap program ran on */
 	__u64 foreign;		/* ... without our metadata (not from rfs_xdp) */
+	/*
+	 * Locality at the socket, whatever steers (xdp-rfs, RPS/RFS or
+	 * nothing): a recv that returned data, on a connected TCP/UDP socket
+	 * whose last frame the stack processed on this CPU (hit,
+	 * sk_incoming_cpu == this CPU) or on another (miss).
+	 */
+	__u64 recv_local;
+	__u64 recv_remote;
 	__u64 enqueue_drops;	/* frames the cpumap dropped: ring full */
 	__u64 sock_records;	/* sock flow entries written */
 	__u64 sock_clears;	/* entries cleared on close */

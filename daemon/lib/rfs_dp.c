@@ -406,6 +406,17 @@ static int rfs_dp_create(struct rfs_dp *dp, const struct rfs_dp_opts *o,
 	dp->rx_track_fd = dup(bpf_map__fd(skel->maps.rfs_rx_track));
 	dp->cpumap_prog_fd = dup(bpf_program__fd(skel->progs.rfs_cpumap));
 
+	/* Batch epochs start at 1: delivered = 0 then proves nothing. */
+	for (i = 0; i < (size_t)dp->nr_cpus; i++) {
+		struct rfs_cpu_queue q = { .epoch = 1 };
+		__u32 cpu = i;
+
+		if (bpf_map_update_elem(dp->cpu_queues_fd, &cpu, &q, BPF_ANY)) {
+			err_ = rfs_errf(err, errno, "can't write %s: %s",
+					RFS_MAP_CPU_QUEUES, strerror(errno));
+			goto out;
+		}
+	}
 	dp->globals.sock_flow_mask = entries - 1;
 	dp->globals.cpu_mask = rfs_cpu_mask_for(dp->nr_cpus);
 	dp->globals.nr_cpus = dp->nr_cpus;

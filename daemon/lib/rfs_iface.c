@@ -439,9 +439,15 @@ int rfs_if_attach(struct rfs_dp *dp, const char *name,
 		goto fail_detach;
 	}
 	if (!o->no_attach)
-		pr_info("attached to %s (ifindex %d, %s mode, %u rx queues, flow_cnt %u)\n",
+		pr_info("attached to %s (ifindex %d, %s mode, %u rx queues, flow_cnt %u, local path %s%s, local drain %u jiffies)\n",
 			name, ifc->ifindex, rfs_if_mode_name(ifc->mode),
-			ifc->rx_queues, ifc->flow_cnt);
+			ifc->rx_queues, ifc->flow_cnt,
+			ifc->local_path ? "on" : "off",
+			ifc->local_handover ? " with handover" : "",
+			ifc->local_drain_jiffies);
+	if (!o->no_attach && ifc->mode == RFS_XDP_GENERIC)
+		pr_warn("%s: generic XDP: the kernel does not pass XDP metadata to the cpumap program, so flows keep the CPU they were first given; use native mode to let them follow their application\n",
+			name);
 	if (out)
 		*out = ifc;
 	return 0;

@@ -78,7 +78,7 @@ static bool global_counter(const char *key)
 {
 	static const char *const keys[] = {
 		"dequeued", "enqueue_drops", "sock_records", "sock_clears",
-		"sock_skipped",
+		"sock_skipped", "foreign", "recv_local", "recv_remote",
 	};
 	size_t i;
 
@@ -137,6 +137,41 @@ static void stats_rows(struct rfs_table *t, struct json_object *total,
 	}
 }
 
+static __u64 stats_u64(struct json_object *o, const char *key)
+{
+	struct json_object *v;
+
+	return json_object_object_get_ex(o, key, &v) ?
+	       (__u64)json_object_get_uint64(v) : 0;
+}
+
+/* recv_local as a share of the recvs that returned data: how often the
+ * application read data the stack had processed on its own CPU. */
+static void stats_locality_cell(struct rfs_table *t, struct json_object *o)
+{
+	__u64 hit = stats_u64(o, "recv_local");
+	__u64 all = hit + stats_u64(o, "recv_remote");
+
+	if (all)
+		rfs_table_addf(t, "%.1f%%", 100.0 * hit / all);
+	else
+		rfs_table_add(t, "-");
+}
+
+static void stats_locality(struct rfs_table *t, struct json_object *total,
+			   struct json_object *per_cpu, size_t ncpu)
+{
+	size_t i;
+
+	if (!total || !(stats_u64(total, "recv_local") +
+			stats_u64(total, "recv_remote")))
+		return;
+	rfs_table_add(t, "locality");
+	stats_locality_cell(t, total);
+	for (i = 0; i < ncpu; i++)
+		stats_locality_cell(t, json_object_array_get_idx(per_cpu, i));
+}
+
 static void stats_plain(struct json_object *st)
 {
 	struct json_object *total = NULL, *per_cpu = NULL, *ifc;
@@ -174,6 +209,7 @@ static void stats_plain(struct json_object *st)
 		stats_header(t, "datapath counters", per_cpu, ncpu);
 		stats_rows(t, total, per_cpu, ncpu, true);
 	}
+	stats_locality(t, total, per_cpu, ncpu);
 	rfs_table_print(t, stdout, NULL);
 	rfs_table_free(t);
 }

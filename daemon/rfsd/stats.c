@@ -47,6 +47,7 @@ static const struct rfsd_counter if_ctrs[] = {
 static const struct rfsd_counter g_ctrs[] = {
 	G_CTR(dequeued), G_CTR(enqueue_drops), G_CTR(sock_records),
 	G_CTR(sock_clears), G_CTR(sock_skipped), G_CTR(foreign),
+	G_CTR(recv_local), G_CTR(recv_remote),
 };
 #define N_G_CTRS (sizeof(g_ctrs) / sizeof(g_ctrs[0]))
 
@@ -139,6 +140,9 @@ struct json_object *rfsd_cmd_stats(struct rfsd *d, struct json_object *req)
 		add_u64(c, "sock_records", gs[cpu].sock_records);
 		add_u64(c, "sock_clears", gs[cpu].sock_clears);
 		add_u64(c, "sock_skipped", gs[cpu].sock_skipped);
+		add_u64(c, "foreign", gs[cpu].foreign);
+		add_u64(c, "recv_local", gs[cpu].recv_local);
+		add_u64(c, "recv_remote", gs[cpu].recv_remote);
 		json_object_array_add(per, c);
 		for (k = 0; k < N_G_CTRS; k++)
 			*ctr(&gtot, &g_ctrs[k]) += *ctr(&gs[cpu], &g_ctrs[k]);

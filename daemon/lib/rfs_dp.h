@@ -51,6 +51,22 @@ int rfs_dp_open(struct rfs_dp **dp, const struct rfs_dp_opts *opts,
  * just release the handles and leave the datapath running. */
 void rfs_dp_close(struct rfs_dp *dp, bool teardown);
 
+/*
+ * Detach every rfs_xdp in this network namespace that no pin in any bpffs
+ * mount refers to (an attach cut short by a crash, pins removed by hand),
+ * leaving those loaded less than min_age_s seconds ago (another rfsd may
+ * be between attaching and pinning).  Returns how many it removed.
+ */
+int rfs_sweep_orphans(unsigned int min_age_s);
+
+/*
+ * Remove everything the datapath pinned under pin_dir ever attached or
+ * pinned: its interfaces' XDP programs, its links and cpumap, its pins;
+ * then every orphaned rfs_xdp.  Refuses (-EBUSY) while an rfsd holds the
+ * pin dir.  Nothing pinned is not an error.
+ */
+int rfs_dp_cleanup(const char *pin_dir, char *err);
+
 __u32 rfs_dp_sock_flow_entries(const struct rfs_dp *dp);
 int rfs_dp_set_sock_flow_entries(struct rfs_dp *dp, __u32 n, char *err);
 int rfs_dp_nr_cpus(const struct rfs_dp *dp);	/* possible CPUs */

@@ -38,6 +38,8 @@ static const char rfsd_usage[] =
 "  --pin-dir DIR         bpffs pin dir (default " RFS_PIN_DIR_DEFAULT ")\n"
 "  --cgroup DIR          cgroup v2 dir for sockops (default: the cgroup2 root)\n"
 "  --trace-mode MODE     auto, tp_btf or kprobe (default auto)\n"
+"  --cleanup             remove everything xdp-rfs attached or pinned under\n"
+"                        the pin dir (and orphaned rfs_xdp programs), exit\n"
 "  -v, --verbose         debug messages, libbpf and libxdp output\n"
 "  -h, --help            this help\n"
 "  -V, --version         print the version\n"
@@ -45,7 +47,8 @@ static const char rfsd_usage[] =
 "Signals: SIGHUP re-reads the config, SIGTERM or SIGINT detach and exit.\n"
 "See rfsd(8) and rfsctl(8).\n";
 
-enum { OPT_CONFIG = 256, OPT_SOCKET, OPT_PIN_DIR, OPT_CGROUP, OPT_TRACE };
+enum { OPT_CONFIG = 256, OPT_SOCKET, OPT_PIN_DIR, OPT_CGROUP, OPT_TRACE,
+       OPT_CLEANUP };
 
 static const struct option rfsd_options[] = {
 	{ "config", required_argument, NULL, OPT_CONFIG },
@@ -53,6 +56,7 @@ static const struct option rfsd_options[] = {
 	{ "pin-dir", required_argument, NULL, OPT_PIN_DIR },
 	{ "cgroup", required_argument, NULL, OPT_CGROUP },
 	{ "trace-mode", required_argument, NULL, OPT_TRACE },
+	{ "cleanup", no_argument, NULL, OPT_CLEANUP },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -164,6 +168,10 @@ static void on_timer(struct rfsd *d, struct rfsd_watch *w, uint32_t ev)
 	rfsd_server_tick(d, time(NULL));
 	if (rfsd_dp_busy(d))
 		return;
+	/* An orphaned rfs_xdp (a crash between attach and pin) is found
+	 * within a minute; the startup sweep finds older ones. */
+	if (++d->ticks % RFSD_SWEEP_TICKS == 0)
+		rfs_sweep_orphans(RFSD_ORPHAN_MIN_AGE);
 	if (rfs_dp_refresh_cpus(d->dp, err)) {
 		/* say it once, not every second */
 		if (strcmp(err, d->refresh_err))
@@ -212,6 +220,9 @@ static int parse_args(struct rfsd *d, int argc, char **argv, bool *verbose)
 					optarg);
 				return -EINVAL;
 			}
+			break;
+		case OPT_CLEANUP:
+			d->opt_cleanup = true;
 			break;
 		case 'v':
 			*verbose = true;
@@ -310,6 +321,17 @@ int main(int argc, char **argv)
 	rfs_log_init("rfsd", verbose);
 	rfs_log_hook_libs();
 
+	if (d.opt_cleanup) {
+		/* no config needed: only the pin dir matters */
+		const char *pin_dir = d.opt_pin_dir ?: RFS_PIN_DIR_DEFAULT;
+		char cerr[RFS_ERR_LEN] = "";
+
+		if (rfs_dp_cleanup(pin_dir, cerr)) {
+			pr_warn("cleanup %s: %s\n", pin_dir, cerr);
+			return EXIT_FAILURE;
+		}
+		return EXIT_SUCCESS;
+	}
 	d.config_named = d.opt_config != NULL;
 	d.config_path = d.opt_config ? d.opt_config : RFSD_CONFIG_DEFAULT;
 	if (rfsd_config_load(d.config_path, d.config_named, &d.cfg, err)) {
@@ -347,6 +369,10 @@ int main(int argc, char **argv)
 			err[0] ? err : strerror(-e));
 		goto out;
 	}
+	e = rfs_sweep_orphans(RFSD_ORPHAN_MIN_AGE);
+	if (e < 0)
+		pr_warn("can't look for orphaned XDP programs: %s\n",
+			strerror(-e));
 	if (adopted) {
 		pr_info("adopted datapath from %s: %zu interfaces\n",
 			rfs_dp_pin_dir(d.dp), rfs_dp_if_count(d.dp));

@@ -49,6 +49,7 @@ struct rfsd {
 	const char *opt_pin_dir;
 	const char *opt_cgroup;
 	enum rfs_trace_mode trace_mode;
+	bool opt_cleanup;		/* --cleanup: remove everything, exit */
 
 	const char *config_path;
 	bool config_named;		/* --config: it must exist */
@@ -68,9 +69,16 @@ struct rfsd {
 	unsigned long client_closes;	/* bumped whenever a client is freed */
 	bool stop;
 	bool reload_pending;
+	unsigned long ticks;		/* of the 1 s timer */
 	char refresh_err[RFS_ERR_LEN];	/* last one logged */
 	char status[256];		/* last STATUS= sent */
 };
+
+/* Orphaned rfs_xdp programs are looked for every RFSD_SWEEP_TICKS seconds;
+ * one loaded less than RFSD_ORPHAN_MIN_AGE s ago may be another rfsd's
+ * attach in progress, not an orphan. */
+#define RFSD_SWEEP_TICKS	30
+#define RFSD_ORPHAN_MIN_AGE	10
 
 static inline bool rfsd_dp_busy(const struct rfsd *d)
 {

@@ -166,7 +166,8 @@ struct rfs_if_config {
 	__u32 noguard;		/* bench only: move at once, may reorder */
 	/* rfsd's own bookkeeping, kept here so a restarted rfsd adopts it */
 	__u32 xdp_mode;		/* enum rfs_xdp_mode it was attached with */
-	__u32 _pad[3];
+	__u32 ifindex;		/* pins follow the interface's renames */
+	__u32 _pad[2];
 	__u64 configured[RFS_CPU_WORDS];	/* the set the user asked for */
 	/* CPUs that may be given flows. */
 	__u64 allowed[RFS_CPU_WORDS];

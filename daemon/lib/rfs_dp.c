@@ -529,7 +529,8 @@ static int rfs_dp_adopt(struct rfs_dp *dp, char *err)
 	while ((de = readdir(d))) {
 		char why[RFS_ERR_LEN];
 
-		if (de->d_name[0] == '.')
+		/* one adopted under its new name is seen again here */
+		if (de->d_name[0] == '.' || rfs_dp_if_find(dp, de->d_name))
 			continue;
 		if (rfs_if_adopt(dp, de->d_name, why))
 			pr_warn("%s\n", why);

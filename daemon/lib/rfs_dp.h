@@ -119,6 +119,10 @@ int rfs_if_detach(struct rfs_dp *dp, struct rfs_if *ifc, char *err);
  * detach (there is nothing left to detach from). */
 void rfs_if_forget(struct rfs_dp *dp, struct rfs_if *ifc);
 
+/* The interface was renamed: follow it (its pins move to v2/if/<name>). */
+int rfs_if_rename(struct rfs_dp *dp, struct rfs_if *ifc, const char *name);
+bool rfs_if_prog_on(int ifindex, __u32 prog_id);
+
 const char *rfs_if_name(const struct rfs_if *ifc);
 int rfs_if_ifindex(const struct rfs_if *ifc);
 enum rfs_xdp_mode rfs_if_mode(const struct rfs_if *ifc);	/* as attached */

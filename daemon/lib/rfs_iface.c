@@ -174,6 +174,7 @@ int rfs_if_push_config(struct rfs_if *ifc, __u32 sample_flows)
 		.local_handover = ifc->local_handover,
 		.local_drain_jiffies = ifc->local_drain_jiffies,
 		.xdp_mode = ifc->mode,
+		.ifindex = ifc->ifindex,
 	};
 	__u32 zero = 0, cpu;
 
@@ -496,7 +497,19 @@ int rfs_if_adopt(struct rfs_dp *dp, const char *name, char *err)
 		goto drop;
 	}
 	ifc->prog_id = rfs_obj_id(ifc->prog_fd);
-	ifc->ifindex = if_nametoindex(name);
+	/* By ifindex: renamed while rfsd was down, it is still ours. */
+	ifc->ifindex = cfg.ifindex ? (int)cfg.ifindex : (int)if_nametoindex(name);
+	if (cfg.ifindex) {
+		char now[IF_NAMESIZE];
+
+		if (!if_indextoname(cfg.ifindex, now))
+			ifc->ifindex = 0;
+		else if (strcmp(now, name) &&
+			 rfs_if_prog_on(cfg.ifindex, ifc->prog_id) &&
+			 !rfs_if_rename(dp, ifc, now))
+			pr_info("adopt %s: renamed %s while rfsd was down; pins moved\n",
+				name, now);
+	}
 	if (!ifc->ifindex) {
 		e = rfs_errf(err, ENODEV,
 			     "adopt %s: interface disappeared while rfsd was down; dropped it",
@@ -532,13 +545,37 @@ int rfs_if_adopt(struct rfs_dp *dp, const char *name, char *err)
 	e = rfs_dp_if_add(dp, ifc);
 	if (e)
 		goto drop;
-	pr_info("adopted %s (ifindex %d, %s mode, flow_cnt %u)\n", name,
+	pr_info("adopted %s (ifindex %d, %s mode, flow_cnt %u)\n", ifc->name,
 		ifc->ifindex, rfs_if_mode_name(ifc->mode), ifc->flow_cnt);
 	return 0;
 drop:
 	if_unpin(dp, name);
 	rfs_if_free(ifc);
 	return e;
+}
+
+bool rfs_if_prog_on(int ifindex, __u32 prog_id)
+{
+	return rfs_prog_attached(ifindex, prog_id, NULL, NULL, 0, NULL);
+}
+
+int rfs_if_rename(struct rfs_dp *dp, struct rfs_if *ifc, const char *name)
+{
+	char from[PATH_MAX], to[PATH_MAX];
+
+	if (!strcmp(ifc->name, name) || strlen(name) >= IF_NAMESIZE)
+		return 0;
+	if (!ifc->no_attach &&
+	    (if_dir(dp, ifc->name, from) || if_dir(dp, name, to) ||
+	     rename(from, to))) {
+		pr_warn("%s: can't move its pins to %s: %s\n", ifc->name, to,
+			strerror(errno));
+		return -errno;
+	}
+	pr_info("interface %s (ifindex %d) is now called %s; pins moved\n",
+		ifc->name, ifc->ifindex, name);
+	snprintf(ifc->name, sizeof(ifc->name), "%s", name);
+	return 0;
 }
 
 int rfs_if_detach(struct rfs_dp *dp, struct rfs_if *ifc, char *err)

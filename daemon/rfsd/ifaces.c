@@ -242,9 +242,7 @@ void rfsd_ifaces_link_new(struct rfsd *d, int ifindex, const char *name)
 	ifc = rfs_dp_if_find_index(d->dp, ifindex);
 	if (ifc) {
 		if (strcmp(rfs_if_name(ifc), name))
-			pr_debug("interface %s (ifindex %d) is now called %s; still steered as %s\n",
-				 rfs_if_name(ifc), ifindex, name,
-				 rfs_if_name(ifc));
+			rfs_if_rename(d->dp, ifc, name);
 		return;
 	}
 	ic = rfsd_config_iface(&d->cfg, name);

@@ -359,6 +359,14 @@ int rfs_ctl_request(struct rfs_ctl *ctl, struct json_object *req,
 
 	*reply = NULL;
 	ret = rfs_ctl_send(ctl, req, err, len);
+	if (ret == -EPIPE || ret == -ECONNRESET) {
+		char why[RFS_CTL_ERR_LEN];
+
+		/* refused at connect ("too many clients"): the reason is
+		 * still in our receive queue, better than "Broken pipe" */
+		if (!rfs_ctl_recv(ctl, reply, why, sizeof(why)))
+			return 0;
+	}
 	if (ret)
 		return ret;
 	return rfs_ctl_recv(ctl, reply, err, len);

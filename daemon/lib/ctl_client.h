@@ -54,7 +54,9 @@ int rfs_ctl_send_raw(struct rfs_ctl *ctl, const char *buf, size_t n,
  * kept for the next call. */
 int rfs_ctl_recv(struct rfs_ctl *ctl, struct json_object **reply,
 		 char *err, size_t len);
-/* rfs_ctl_send() then rfs_ctl_recv(). */
+/* rfs_ctl_send() then rfs_ctl_recv().  If the send fails because rfsd
+ * closed the connection, the reply it may have sent first (a refusal) is
+ * the result. */
 int rfs_ctl_request(struct rfs_ctl *ctl, struct json_object *req,
 		    struct json_object **reply, char *err, size_t len);
 

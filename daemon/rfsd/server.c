@@ -5,7 +5,9 @@
  * at most one request line (RFSD_LINE_MAX + '\n') and an output backlog;
  * a client stops being read while it has RFSD_OUT_HIGH bytes of replies
  * it has not taken, or while its request waits for the datapath.  Peers
- * that stall are dropped after RFSD_IDLE_SECS.
+ * that stall are dropped after RFSD_IDLE_SECS, or RFSD_HELLO_SECS before
+ * their first request; a full table makes room for a newcomer
+ * (make_room(), server.h says why).
  */
 #include <errno.h>
 #include <grp.h>
@@ -13,12 +15,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include "commands.h"
+#include "ctlsock.h"
 #include "log.h"
 #include "peercred.h"
 #include "rfsd.h"
@@ -26,6 +28,10 @@
 
 #define RFSD_IN_MAX	(RFSD_LINE_MAX + 1)	/* the line and its '\n' */
 #define RFSD_OUT_HIGH	(1u << 20)
+/* A peer is silent once it has said nothing for this long: a client
+ * sends its request right after connect(), but rfsd may accept it in
+ * between. */
+#define RFSD_SILENT_MS	500
 
 struct rfsd_client {
 	struct rfsd_watch w;		/* first: the watch is the client */
@@ -42,21 +48,29 @@ struct rfsd_client {
 	bool eof;		/* it sent everything */
 	bool closing;		/* close once its replies are out */
 	bool denied;		/* not root or rfs: refuse its first request */
+	bool served;		/* it sent a whole request line */
+	long long since_ms;	/* connected (mono_ms()) */
 	time_t last_active;
 };
 
 struct rfsd_server {
 	struct rfsd_watch lw;		/* the listening socket */
-	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
-	dev_t dev;
-	ino_t ino;
-	bool bound;
+	struct rfsd_ctlsock file;
 	bool have_group;
 	gid_t group;
 	struct rfsd_client *clients;
-	size_t n_clients;
+	size_t n_clients;		/* allowed ones: they hold slots */
+	size_t n_denied;
 	time_t last_warn;
 };
+
+static long long mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
 
 static bool warn_ok(struct rfsd_server *s)
 {
@@ -77,117 +91,18 @@ void rfsd_server_reload_group(struct rfsd *d)
 	s->group = g ? g->gr_gid : 0;
 }
 
-static int mkdir_parents(const char *path)
-{
-	char dir[sizeof(((struct sockaddr_un *)0)->sun_path)];
-	char *p;
-
-	snprintf(dir, sizeof(dir), "%s", path);
-	p = strrchr(dir, '/');
-	if (!p || p == dir)
-		return 0;
-	*p = '\0';
-	for (p = dir + 1; ; p++) {
-		if (*p && *p != '/')
-			continue;
-		char c = *p;
-
-		*p = '\0';
-		if (mkdir(dir, 0755) && errno != EEXIST)
-			return -errno;
-		*p = c;
-		if (!c)
-			return 0;
-	}
-}
-
-/* A socket file at path: someone's listening (-EADDRINUSE) or stale. */
-static int probe_stale(const char *path, const struct sockaddr_un *sa)
-{
-	struct stat st;
-	int fd, r;
-
-	if (lstat(path, &st))
-		return errno == ENOENT ? 0 : -errno;
-	if (!S_ISSOCK(st.st_mode))
-		return -EEXIST;
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -errno;
-	r = connect(fd, (const struct sockaddr *)sa, sizeof(*sa));
-	if (!r || errno == EAGAIN || errno == EINPROGRESS) {
-		close(fd);
-		return -EADDRINUSE;
-	}
-	close(fd);
-	if (unlink(path) && errno != ENOENT)
-		return -errno;
-	return 0;
-}
-
 int rfsd_server_bind(struct rfsd *d, const char *path, char *err, size_t len)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	struct rfsd_server *s;
-	struct stat st;
-	mode_t old;
-	int fd, e;
 
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
 	d->srv = s;
-	s->lw.fd = -1;
 	rfsd_server_reload_group(d);
-	if (strlen(path) >= sizeof(sa.sun_path)) {
-		snprintf(err, len, "can't bind control socket '%s': path too long (max %zu bytes)",
-			 path, sizeof(sa.sun_path) - 1);
-		return -ENAMETOOLONG;
-	}
-	snprintf(s->path, sizeof(s->path), "%s", path);
-	memcpy(sa.sun_path, path, strlen(path));
-	e = mkdir_parents(path);
-	if (e) {
-		snprintf(err, len, "can't create the directory of control socket '%s': %s",
-			 path, strerror(-e));
-		return e;
-	}
-	e = probe_stale(path, &sa);
-	if (e) {
-		snprintf(err, len, "can't bind control socket '%s': %s", path,
-			 e == -EADDRINUSE ? "another rfsd is listening there" :
-			 e == -EEXIST ? "a file that is not a socket is in the way" :
-			 strerror(-e));
-		return e;
-	}
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0) {
-		e = -errno;
-		snprintf(err, len, "can't create control socket: %s", strerror(-e));
-		return e;
-	}
-	s->lw.fd = fd;
-	/* 0660 from the start: no window where anyone may connect */
-	old = umask(0117);
-	e = bind(fd, (struct sockaddr *)&sa, sizeof(sa)) ? -errno : 0;
-	umask(old);
-	if (e) {
-		snprintf(err, len, "can't bind control socket '%s': %s", path,
-			 strerror(-e));
-		return e;
-	}
-	s->bound = true;
-	if (!stat(path, &st)) {
-		s->dev = st.st_dev;
-		s->ino = st.st_ino;
-	}
-	if (chmod(path, 0660))
-		pr_warn("can't set mode of control socket '%s': %s\n", path,
-			strerror(errno));
-	if (s->have_group && chown(path, 0, s->group))
-		pr_warn("can't give control socket '%s' to group %s: %s\n",
-			path, RFSD_GROUP, strerror(errno));
-	return 0;
+	s->lw.fd = rfsd_ctlsock_bind(&s->file, path, s->have_group, s->group,
+				     err, len);
+	return s->lw.fd < 0 ? s->lw.fd : 0;
 }
 
 static void server_accept(struct rfsd *d, struct rfsd_watch *w, uint32_t ev);
@@ -200,7 +115,7 @@ int rfsd_server_listen(struct rfsd *d, char *err, size_t len)
 		int e = -errno;
 
 		snprintf(err, len, "can't listen on control socket '%s': %s",
-			 s->path, strerror(-e));
+			 s->file.path, strerror(-e));
 		return e;
 	}
 	s->lw.fn = server_accept;
@@ -208,7 +123,7 @@ int rfsd_server_listen(struct rfsd *d, char *err, size_t len)
 		int e = -errno;
 
 		snprintf(err, len, "can't watch control socket '%s': %s",
-			 s->path, strerror(-e));
+			 s->file.path, strerror(-e));
 		return e;
 	}
 	return 0;
@@ -239,7 +154,10 @@ static void client_close(struct rfsd *d, struct rfsd_client *c)
 	for (pp = &s->clients; *pp; pp = &(*pp)->next) {
 		if (*pp == c) {
 			*pp = c->next;
-			s->n_clients--;
+			if (c->denied)
+				s->n_denied--;
+			else
+				s->n_clients--;
 			break;
 		}
 	}
@@ -252,6 +170,100 @@ static void client_close(struct rfsd *d, struct rfsd_client *c)
 	free(c->in);
 	free(c->out);
 	free(c);
+}
+
+/* One reply line straight to fd, if it fits in its buffer (takes r):
+ * for peers about to be closed. */
+static void send_last(int fd, struct json_object *r)
+{
+	const char *s = json_object_to_json_string_ext(r, JSON_C_TO_STRING_PLAIN);
+	char line[640];
+	int n = snprintf(line, sizeof(line), "%s\n", s);
+
+	if (n > 0 && (size_t)n < sizeof(line) &&
+	    send(fd, line, n, MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
+		pr_debug("can't send refusal: %s\n", strerror(errno));
+	json_object_put(r);
+}
+
+static struct json_object *denied_reply(const struct rfsd_client *c)
+{
+	return rfsd_reply_err(EACCES,
+			      "permission denied: uid %u is not root or in group %s",
+			      c->uid, RFSD_GROUP);
+}
+
+/* Nothing in flight either way: dropping it loses nothing it asked for. */
+static bool client_idle(const struct rfsd_client *c)
+{
+	return !c->waiting && !c->owns_job && !out_pending(c) && !c->in_len;
+}
+
+/* Bytes it sent that we have not read yet. */
+static bool unread_input(const struct rfsd_client *c)
+{
+	int n = 0;
+
+	return !ioctl(c->w.fd, FIONREAD, &n) && n > 0;
+}
+
+/*
+ * The peer to drop for a newcomer: among the refused ones if denied, else
+ * the one connected longest ago without a whole request (it may have sent
+ * part of one), else the one idle longest between requests.  A peer with
+ * a request in flight or replies to take is never dropped, nor one just
+ * connected (RFSD_SILENT_MS) or whose bytes are still unread: accept4()
+ * takes a burst of peers before any of them is read, and a request on its
+ * way is no silence.  NULL: none.
+ */
+static struct rfsd_client *pick_victim(struct rfsd_server *s, bool denied)
+{
+	struct rfsd_client *c, *silent = NULL, *idle = NULL;
+	long long now = mono_ms();
+
+	for (c = s->clients; c; c = c->next) {
+		if (c->denied != denied || c->closing ||
+		    now - c->since_ms < RFSD_SILENT_MS || unread_input(c))
+			continue;
+		if (denied || (!c->served && !c->waiting)) {
+			if (!silent || c->since_ms <= silent->since_ms)
+				silent = c;
+		} else if (client_idle(c)) {
+			if (!idle || c->last_active <= idle->last_active)
+				idle = c;
+		}
+	}
+	return silent ?: idle;
+}
+
+/*
+ * Room for one more peer (denied: one more refused peer): true, having
+ * dropped another if the table was full, or false if the newcomer must be
+ * refused.  Root is never refused while a spare slot is left.
+ */
+static bool make_room(struct rfsd *d, uid_t uid, bool denied)
+{
+	struct rfsd_server *s = d->srv;
+	struct rfsd_client *v;
+
+	if (denied ? s->n_denied < RFSD_MAX_DENIED :
+		     s->n_clients < RFSD_MAX_CLIENTS)
+		return true;
+	v = pick_victim(s, denied);
+	if (v) {
+		if (warn_ok(s))
+			pr_warn("control socket full: dropping %s client uid %u (pid %d) for a new one\n",
+				denied ? "a refused" : v->served ? "an idle" :
+				"a silent", v->uid, v->pid);
+		send_last(v->w.fd, denied ? denied_reply(v) :
+			  rfsd_reply_err(EAGAIN,
+					 "dropped: %u clients already and this one was idle",
+					 RFSD_MAX_CLIENTS));
+		client_close(d, v);
+		return true;
+	}
+	return !denied && uid == 0 &&
+	       s->n_clients < RFSD_MAX_CLIENTS + RFSD_ROOT_SPARE;
 }
 
 static int queue_out(struct rfsd_client *c, const char *buf, size_t n)
@@ -348,9 +360,7 @@ static bool client_process(struct rfsd *d, struct rfsd_client *c)
 	/* answered when it speaks: refused at once, a client's write
 	 * could fail before it gets to read why */
 	if (c->denied && !c->closing && (c->in_len || c->eof)) {
-		queue_reply(c, rfsd_reply_err(EACCES,
-				"permission denied: uid %u is not root or in group %s",
-				c->uid, RFSD_GROUP));
+		queue_reply(c, denied_reply(c));
 		c->closing = true;
 		c->in_len = 0;
 	}
@@ -378,6 +388,7 @@ static bool client_process(struct rfsd *d, struct rfsd_client *c)
 			break;
 		}
 		c->in[len] = '\0';
+		c->served = true;
 		pr_debug("request from uid %u: %.200s\n", c->uid, c->in);
 		reply = NULL;
 		rc = rfsd_cmd_run(d, c, c->in, len, &reply);
@@ -463,19 +474,6 @@ static void client_event(struct rfsd *d, struct rfsd_watch *w, uint32_t ev)
 	client_process(d, c);
 }
 
-static void refuse(int fd, int e, const char *fmt, unsigned int arg)
-{
-	struct json_object *r = rfsd_reply_err(e, fmt, arg);
-	const char *s = json_object_to_json_string_ext(r, JSON_C_TO_STRING_PLAIN);
-	char line[512];
-	int n = snprintf(line, sizeof(line), "%s\n", s);
-
-	if (n > 0 && (size_t)n < sizeof(line) &&
-	    send(fd, line, n, MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
-		pr_debug("can't send refusal: %s\n", strerror(errno));
-	json_object_put(r);
-}
-
 static void server_accept(struct rfsd *d, struct rfsd_watch *w, uint32_t ev)
 {
 	struct rfsd_server *s = d->srv;
@@ -484,6 +482,7 @@ static void server_accept(struct rfsd *d, struct rfsd_watch *w, uint32_t ev)
 		struct ucred cr = { .pid = 0, .uid = (uid_t)-1, .gid = (gid_t)-1 };
 		socklen_t crlen = sizeof(cr);
 		struct rfsd_client *c;
+		bool denied;
 		int fd;
 
 		fd = accept4(s->lw.fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
@@ -500,12 +499,15 @@ static void server_accept(struct rfsd *d, struct rfsd_watch *w, uint32_t ev)
 			rfsd_watch_mod(d, &s->lw, 0);
 			return;
 		}
-		if (s->n_clients >= RFSD_MAX_CLIENTS) {
+		getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &crlen);
+		denied = !rfsd_peer_allowed(fd, &cr, s->have_group, s->group);
+		if (!make_room(d, cr.uid, denied)) {
 			if (warn_ok(s))
-				pr_warn("refusing control connection: %u clients already\n",
-					RFSD_MAX_CLIENTS);
-			refuse(fd, EAGAIN, "too many clients (max %u); try again",
-			       RFSD_MAX_CLIENTS);
+				pr_warn("refusing control connection from uid %u (pid %d): %u clients already\n",
+					cr.uid, cr.pid, RFSD_MAX_CLIENTS);
+			send_last(fd, rfsd_reply_err(EAGAIN,
+						     "too many clients (max %u); try again",
+						     RFSD_MAX_CLIENTS));
 			drain(fd);
 			close(fd);
 			continue;
@@ -515,13 +517,14 @@ static void server_accept(struct rfsd *d, struct rfsd_watch *w, uint32_t ev)
 			close(fd);
 			continue;
 		}
-		getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &crlen);
 		c->w.fd = fd;
 		c->w.fn = client_event;
 		c->uid = cr.uid;
 		c->gid = cr.gid;
 		c->pid = cr.pid;
+		c->denied = denied;
 		c->last_active = time(NULL);
+		c->since_ms = mono_ms();
 		if (rfsd_watch_add(d, &c->w, EPOLLIN)) {
 			pr_warn("can't watch control client: %s\n", strerror(errno));
 			close(fd);
@@ -530,14 +533,14 @@ static void server_accept(struct rfsd *d, struct rfsd_watch *w, uint32_t ev)
 		}
 		c->next = s->clients;
 		s->clients = c;
-		s->n_clients++;
-		if (!rfsd_peer_allowed(fd, &cr, s->have_group, s->group)) {
+		if (denied) {
+			s->n_denied++;
 			if (warn_ok(s))
 				pr_warn("refusing control connection from uid %u (pid %d): not root or in group %s\n",
 					cr.uid, cr.pid, RFSD_GROUP);
-			c->denied = true;
 			continue;
 		}
+		s->n_clients++;
 		pr_debug("control client uid %u pid %d connected\n", cr.uid,
 			 cr.pid);
 	}
@@ -579,23 +582,32 @@ void rfsd_server_tick(struct rfsd *d, time_t now)
 		rfsd_watch_mod(d, &s->lw, EPOLLIN);
 	for (c = s->clients; c; c = next) {
 		next = c->next;
-		if (c->waiting || now - c->last_active < RFSD_IDLE_SECS)
+		if (c->waiting)
 			continue;
-		pr_debug("control client uid %u idle for %d s; dropped\n",
-			 c->uid, RFSD_IDLE_SECS);
+		if (!c->served) {
+			/* a refused peer too: it had its chance to ask */
+			if (mono_ms() - c->since_ms < RFSD_HELLO_SECS * 1000LL)
+				continue;
+			pr_debug("control client uid %u sent no request in %d s; dropped\n",
+				 c->uid, RFSD_HELLO_SECS);
+		} else {
+			if (now - c->last_active < RFSD_IDLE_SECS)
+				continue;
+			pr_debug("control client uid %u idle for %d s; dropped\n",
+				 c->uid, RFSD_IDLE_SECS);
+		}
 		client_close(d, c);
 	}
 }
 
 size_t rfsd_server_clients(const struct rfsd *d)
 {
-	return d->srv ? d->srv->n_clients : 0;
+	return d->srv ? d->srv->n_clients + d->srv->n_denied : 0;
 }
 
 void rfsd_server_close(struct rfsd *d)
 {
 	struct rfsd_server *s = d->srv;
-	struct stat st;
 
 	if (!s)
 		return;
@@ -606,10 +618,7 @@ void rfsd_server_close(struct rfsd *d)
 			rfsd_watch_del(d, &s->lw);
 		close(s->lw.fd);
 	}
-	/* a newer rfsd may have taken the path over: leave its socket */
-	if (s->bound && !stat(s->path, &st) && st.st_dev == s->dev &&
-	    st.st_ino == s->ino)
-		unlink(s->path);
+	rfsd_ctlsock_unlink(&s->file);
 	free(s);
 	d->srv = NULL;
 }

@@ -5,6 +5,15 @@
  * bounded: a request line is at most RFSD_LINE_MAX bytes, at most
  * RFSD_MAX_CLIENTS peers at once, and a peer that neither sends nor reads
  * for RFSD_IDLE_SECS is dropped.
+ *
+ * Idle peers must never lock the administrator out.  A peer gets
+ * RFSD_HELLO_SECS from connect to its first whole request line; when the
+ * table is full, a newcomer takes the slot of the peer that has connected
+ * longest ago without a request, else of the one idle longest between
+ * requests.  If every peer is busy with a request, root still gets one of
+ * RFSD_ROOT_SPARE extra slots.  Refused peers (not root, not in group rfs)
+ * take no slot: up to RFSD_MAX_DENIED of them wait, RFSD_HELLO_SECS at
+ * most, to be told why, the oldest making room for the next.
  */
 #ifndef RFSD_SERVER_H
 #define RFSD_SERVER_H
@@ -18,7 +27,10 @@
 #define RFSD_SOCKET_DEFAULT	"/run/rfs/rfsd.sock"
 #define RFSD_LINE_MAX		65536
 #define RFSD_MAX_CLIENTS	64
+#define RFSD_ROOT_SPARE		4
+#define RFSD_MAX_DENIED		16
 #define RFSD_IDLE_SECS		60
+#define RFSD_HELLO_SECS		10
 
 struct rfsd;
 struct rfsd_client;

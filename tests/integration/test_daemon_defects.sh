@@ -23,6 +23,7 @@ ALL_TESTS="
 	test_silent_partial_clients
 	test_denied_clients
 	test_first_request_timeout
+	test_busy_clients
 	test_duplicate_keys
 	test_unknown_keys
 	test_config_not_a_number
@@ -92,11 +93,15 @@ status_promptly()	# WHAT
 # ------------------------------------------------------------ defect 3
 
 # 80 peers connect and never send: the 81st, root, gets status at once.
+# They are root too (the test is), so they may take the spare slots root
+# keeps for when every peer is busy; rfsd drops a peer for being silent
+# only once it has been connected RFSD_SILENT_MS (0.5 s): wait for that.
 test_idle_clients()
 {
 	setup
 	PEER_RUN=$PEER
 	hold $((MAX_CLIENTS + 16))
+	sleep 1
 	status_promptly "$((MAX_CLIENTS + 16)) idle peers"
 	# the table is still full of idle peers: again, and again
 	status_promptly "again"
@@ -104,13 +109,14 @@ test_idle_clients()
 	lab_rfsd_alive || fail "rfsd died"
 }
 
-# 64 peers each send half a request and stop: still no lockout.
+# 70 peers each send half a request and stop: still no lockout.
 test_silent_partial_clients()
 {
 	setup
 	PEER_RUN=$PEER
-	hold "$MAX_CLIENTS" --send '{"cmd":"sta'
-	status_promptly "$MAX_CLIENTS peers with half a request"
+	hold $((MAX_CLIENTS + 6)) --send '{"cmd":"sta'
+	sleep 1
+	status_promptly "$((MAX_CLIENTS + 6)) peers with half a request"
 }
 
 # Denied peers (uid 65534 through a socket opened to all) hold no slot:
@@ -127,7 +133,8 @@ test_denied_clients()
 	hold "$MAX_CLIENTS"
 	HOLD_AS=
 	status_promptly "$MAX_CLIENTS denied peers"
-	hold "$MAX_CLIENTS"
+	hold $((MAX_CLIENTS + 4))
+	sleep 1
 	status_promptly "$MAX_CLIENTS denied and $MAX_CLIENTS idle peers"
 	# a denied peer is still told why
 	out=$(setpriv --reuid=65534 --regid=65534 --clear-groups \
@@ -147,6 +154,35 @@ test_first_request_timeout()
 	[ "$t" != null ] ||
 		fail "a silent peer was still connected after 20 s"
 	say "a silent peer was dropped after ${t}s"
+}
+
+# Every slot busy with a request that waits for the datapath (a flows
+# sample runs): root still gets RFSD_ROOT_SPARE more, and the next one is
+# told "too many clients", not "Broken pipe".
+test_busy_clients()
+{
+	local out rc=0 spare=4 t0
+	setup
+	lab_up
+	ctl attach "$LAB_A" >/dev/null || fail "rfsctl attach $LAB_A failed"
+	lab_bg "$RFSCTL" --socket "$RFS_SOCK" flows --interval 6000 \
+		>"$LAB_DIR/flows.out" 2>&1
+	sleep 0.5
+	PEER_RUN=$PEER
+	# we are root: the last $spare take the spare slots
+	hold $((MAX_CLIENTS + spare)) --send $'{"cmd":"status"}\n'
+	t0=$(lab_now)
+	out=$(timeout 20 "$RFSCTL" --socket "$RFS_SOCK" status 2>&1) || rc=$?
+	[ $rc -eq 1 ] || fail "status with every slot busy exited $rc: $out"
+	grep -q "too many clients" <<<"$out" ||
+		fail "status with every slot busy: no 'too many clients' in: $out"
+	say "root beyond the spare slots, $(lab_since "$t0")s: $out"
+	# once the sample is done, the waiting requests are answered and the
+	# table makes room again
+	sleep 6
+	status_promptly "after the sample"
+	grep -q "no flows seen\|flows" "$LAB_DIR/flows.out" ||
+		fail "flows did not answer: $(cat "$LAB_DIR/flows.out")"
 }
 
 # ------------------------------------------------------------ defect 5

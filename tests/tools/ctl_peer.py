@@ -16,10 +16,21 @@ import argparse, json, os, select, signal, socket, sys, time
 
 
 def connect(path):
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    s.settimeout(5)
-    s.connect(path)
-    return s
+    # a unix socket with a timeout is non-blocking, and its connect()
+    # fails at once with EAGAIN while rfsd's backlog is full: wait for
+    # room instead, up to 5 s
+    end = time.monotonic() + 5
+    while True:
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.settimeout(5)
+        try:
+            s.connect(path)
+            return s
+        except BlockingIOError:
+            s.close()
+            if time.monotonic() > end:
+                raise
+            time.sleep(0.01)
 
 
 def closed_by_peer(s):

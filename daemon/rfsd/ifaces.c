@@ -12,8 +12,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "log.h"
+#include "netlink.h"
 #include "rfsd.h"
 
 const char *rfsd_trace_mode_name(enum rfs_trace_mode mode)
@@ -282,6 +284,32 @@ void rfsd_ifaces_link_gone(struct rfsd *d, int ifindex)
 	/* still here (the event was about something else): keep it */
 	if (if_indextoname(ifindex, buf))
 		return;
+	forget(d, ifc);
+}
+
+void rfsd_ifaces_link_moved(struct rfsd *d, int ifindex, int nsid,
+			    int new_ifindex)
+{
+	struct rfs_if *ifc = rfs_dp_if_find_index(d->dp, ifindex);
+	int e;
+
+	if (!ifc)
+		return;
+	/* The event comes as the move starts: give it a moment to land. */
+	for (int i = 0; i < 5; i++) {
+		e = rfsd_netlink_xdp_detach_moved(nsid, new_ifindex,
+						  rfs_if_prog_fd(ifc),
+						  rfs_if_mode(ifc) == RFS_XDP_GENERIC);
+		if (!e)
+			break;
+		usleep(20000);
+	}
+	if (e)
+		pr_warn("interface %s moved to another network namespace (netns id %d, ifindex %d); can't detach XDP there: %s\n",
+			rfs_if_name(ifc), nsid, new_ifindex, strerror(-e));
+	else
+		pr_info("interface %s moved to another network namespace (netns id %d); detached XDP there\n",
+			rfs_if_name(ifc), nsid);
 	forget(d, ifc);
 }
 

@@ -2,10 +2,13 @@
 /*
  * Link events.  An XDP program goes away with its interface, but our
  * handle and pins would stay: so on RTM_DELLINK the interface is
- * forgotten.  Events lost to a full socket buffer (ENOBUFS) are made up
+ * forgotten.  One moved to another network namespace keeps its program,
+ * which would steer there with nobody owning it: it is detached there
+ * first.  A rename is followed.  Events lost to a full socket buffer (ENOBUFS) are made up
  * for by checking every attached interface still exists.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <net/if.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +39,7 @@ static int link_cb(const struct nlmsghdr *nlh, void *data)
 	const struct ifinfomsg *ifi;
 	const struct nlattr *a;
 	const char *name = NULL;
+	int nsid = -1, new_ifindex = 0;
 
 	if (nlh->nlmsg_type != RTM_NEWLINK && nlh->nlmsg_type != RTM_DELLINK)
 		return MNL_CB_OK;
@@ -49,8 +53,17 @@ static int link_cb(const struct nlmsghdr *nlh, void *data)
 		if (mnl_attr_get_type(a) == IFLA_IFNAME &&
 		    mnl_attr_validate(a, MNL_TYPE_NUL_STRING) >= 0)
 			name = mnl_attr_get_str(a);
+		/* a move to another netns: where it went, and as what */
+		if (mnl_attr_get_type(a) == IFLA_NEW_NETNSID &&
+		    mnl_attr_validate(a, MNL_TYPE_U32) >= 0)
+			nsid = (int)mnl_attr_get_u32(a);
+		if (mnl_attr_get_type(a) == IFLA_NEW_IFINDEX &&
+		    mnl_attr_validate(a, MNL_TYPE_U32) >= 0)
+			new_ifindex = (int)mnl_attr_get_u32(a);
 	}
-	if (nlh->nlmsg_type == RTM_DELLINK)
+	if (nlh->nlmsg_type == RTM_DELLINK && nsid >= 0 && new_ifindex)
+		rfsd_ifaces_link_moved(d, ifi->ifi_index, nsid, new_ifindex);
+	else if (nlh->nlmsg_type == RTM_DELLINK)
 		rfsd_ifaces_link_gone(d, ifi->ifi_index);
 	else if (name)
 		rfsd_ifaces_link_new(d, ifi->ifi_index, name);

@@ -97,6 +97,9 @@ void rfsd_ifaces_start(struct rfsd *d);
 void rfsd_ifaces_reload(struct rfsd *d, const struct rfsd_config *old);
 void rfsd_ifaces_link_new(struct rfsd *d, int ifindex, const char *name);
 void rfsd_ifaces_link_gone(struct rfsd *d, int ifindex);
+/* It moved to another network namespace (nsid, as new_ifindex there). */
+void rfsd_ifaces_link_moved(struct rfsd *d, int ifindex, int nsid,
+			    int new_ifindex);
 void rfsd_ifaces_resync(struct rfsd *d);
 void rfsd_ifaces_user_attach(struct rfsd *d, const char *name);
 void rfsd_ifaces_user_detach(struct rfsd *d, const char *name);

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Tests of include/rfs_decide.h: rfs_pick_cpu() branch by branch from a
- * table (one cmocka test per row), its helpers, the sock flow entry
- * encoding, and a queue simulation checking the property the whole rule
- * exists for: a flow's frames are never dequeued out of order.
+ * Tests of include/rfs_decide.h and include/rfs_order.h, as pure functions:
+ * rfs_pick_cpu() branch by branch from a table (one cmocka test per row),
+ * its helpers, the sock flow entry encoding, and each piece of the in-order
+ * rule (dev table index, dequeue marks, the delivery proof, the local
+ * path).  Whether the pieces together keep flows in order is checked by
+ * the simulator in test_order_sim.c, which runs this same code.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,14 +16,12 @@
 #include <cmocka.h>
 
 #include "rfs_decide.h"
+#include "cpulist.h"
 
 #define RFS_TEST_ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
-
-/* CPU lists in the table end with RFS_TEST_END. */
 #define RFS_TEST_END		(-1)
 #define RFS_TEST_CPUS(...)	{ __VA_ARGS__, RFS_TEST_END }
 #define RFS_TEST_NOCPUS		{ RFS_TEST_END }
-#define RFS_TEST_A4		RFS_TEST_CPUS(0, 1, 2, 3)
 #define RFS_TEST_ANY		(-1)
 
 /*
@@ -33,145 +33,322 @@
 #define RFS_TEST_H2		0x80000000u
 #define RFS_TEST_H3		0xc0000000u
 
-static void rfs_test_cfg(struct rfs_if_config *cfg, const int *allowed,
-			 const int *leaving)
+static void rfs_test_cpus_to_set(struct rfs_cpuset *set, const int *cpus)
 {
-	int i;
+	rfs_cpuset_zero(set);
+	for (; *cpus != RFS_TEST_END; cpus++)
+		rfs_cpuset_add(set, *cpus);
+}
+
+/*
+ * allowed (also usable, and listed in order for spreading) and leaving
+ * (usable only: being removed, frames may still go there while its flows
+ * drain, new flows may not), as rfsd writes them.
+ */
+static void rfs_test_cfg_sets(struct rfs_if_config *cfg,
+			      const struct rfs_cpuset *allowed,
+			      const struct rfs_cpuset *leaving)
+{
+	unsigned int c;
 
 	memset(cfg, 0, sizeof(*cfg));
-	for (i = 0; allowed[i] != RFS_TEST_END; i++) {
-		unsigned int c = allowed[i];
-
-		cfg->allowed[c / 64] |= 1ULL << (c % 64);
-		cfg->usable[c / 64] |= 1ULL << (c % 64);
-		cfg->allowed_list[cfg->n_allowed++] = c;
-	}
-	/* Being removed: frames may still go there, new flows may not. */
-	for (i = 0; leaving[i] != RFS_TEST_END; i++) {
-		unsigned int c = leaving[i];
-
-		cfg->usable[c / 64] |= 1ULL << (c % 64);
+	for (c = 0; c < RFS_MAX_CPUS; c++) {
+		if (rfs_cpuset_has(allowed, c)) {
+			cfg->allowed[c / 64] |= 1ULL << (c % 64);
+			cfg->usable[c / 64] |= 1ULL << (c % 64);
+			cfg->allowed_list[cfg->n_allowed++] = c;
+		} else if (rfs_cpuset_has(leaving, c)) {
+			cfg->usable[c / 64] |= 1ULL << (c % 64);
+		}
 	}
 }
 
+static void rfs_test_cfg(struct rfs_if_config *cfg, const int *allowed,
+			 const int *leaving)
+{
+	struct rfs_cpuset a, l;
+
+	rfs_test_cpus_to_set(&a, allowed);
+	rfs_test_cpus_to_set(&l, leaving);
+	rfs_test_cfg_sets(cfg, &a, &l);
+}
+
+/* The same from "0-3,6" lists; NULL is the empty set. */
+static void rfs_test_cfg_str(struct rfs_if_config *cfg, const char *allowed,
+			     const char *leaving)
+{
+	struct rfs_cpuset a, l;
+
+	rfs_cpuset_zero(&a);
+	rfs_cpuset_zero(&l);
+	if (allowed)
+		assert_int_equal(rfs_cpulist_parse(allowed, &a), 0);
+	if (leaving)
+		assert_int_equal(rfs_cpulist_parse(leaving, &l), 0);
+	rfs_test_cfg_sets(cfg, &a, &l);
+}
+
+/* ---- rfs_pick_cpu(), one row per branch ------------------------------ */
+
 struct rfs_test_pick {
 	const char *name;
-	int allowed[8];
-	int leaving[8];
+	const char *allowed;	/* cpulist, NULL = none */
+	const char *leaving;
+	unsigned int opts;	/* RFS_TEST_LP | RFS_TEST_HO | RFS_TEST_NG */
 	__u32 hash;
 	__u32 desired;
+	__u32 rx;		/* the CPU the frame arrived on */
 	int valid;
+	int cur_local;
 	__u32 cur;
-	__u32 last_tail;
-	__u32 head;		/* the current CPU's done counter */
+	int drained;		/* cur_drained */
 	/* expected */
 	__u32 cpu;
 	enum rfs_verdict verdict;
 	int spread;		/* 0, 1 or RFS_TEST_ANY */
+	int local;
 };
 
-#define A4	RFS_TEST_A4
-#define NONE	RFS_TEST_NOCPUS
-#define NO	RFS_NO_CPU
-#define H0	RFS_TEST_H0
-#define H1	RFS_TEST_H1
-#define H2	RFS_TEST_H2
-#define H3	RFS_TEST_H3
-#define ANY	RFS_TEST_ANY
+#define RFS_TEST_LP		0x1	/* local_path */
+#define RFS_TEST_HO		0x2	/* local_handover */
+#define RFS_TEST_NG		0x4	/* noguard */
 
-static struct rfs_test_pick rfs_test_picks[] = {
-	/* name, allowed, leaving, hash, desired, valid, cur, last_tail, head,
-	 * -> cpu, verdict, spread */
+/* Row helpers: the flow's current path, and the expected answer. */
+#define NOCUR			.valid = 0
+#define CUR(c)			.valid = 1, .cur = (c)
+#define CURL(c)			.valid = 1, .cur_local = 1, .cur = (c)
+#define WANT(c, v, s, l)	.cpu = (c), .verdict = RFS_V_##v, \
+				.spread = (s), .local = (l)
+#define NO			RFS_NO_CPU
+#define ANY			RFS_TEST_ANY
+#define LP			RFS_TEST_LP
+#define HO			RFS_TEST_HO
+#define NG			RFS_TEST_NG
+#define H0			RFS_TEST_H0
+#define H1			RFS_TEST_H1
+#define H2			RFS_TEST_H2
+#define H3			RFS_TEST_H3
+
+static const struct rfs_test_pick rfs_test_picks[] = {
+	/* NONE: no CPU allowed, and nothing to keep */
 	{ "none: no CPU allowed, new flow",
-	  NONE, NONE, H0, NO, 0, 0, 0, 0, NO, RFS_V_NONE, ANY },
+	  .hash = H0, .desired = NO, NOCUR, WANT(NO, NONE, ANY, 0) },
 	{ "none: no CPU allowed, desired set",
-	  NONE, NONE, H0, 2, 0, 0, 0, 0, NO, RFS_V_NONE, ANY },
+	  .hash = H0, .desired = 2, NOCUR, WANT(NO, NONE, ANY, 0) },
 	{ "none: no CPU allowed, current CPU gone",
-	  NONE, NONE, H0, 2, 1, 1, 5, 5, NO, RFS_V_NONE, ANY },
+	  .hash = H0, .desired = 2, CUR(1), .drained = 1,
+	  WANT(NO, NONE, ANY, 0) },
+	{ "none: no CPU allowed, local flow of another RX CPU gone",
+	  .opts = LP, .rx = 0, .desired = 2, CURL(1), .drained = 1,
+	  WANT(NO, NONE, ANY, 0) },
 	{ "held: no CPU allowed, current leaving, drained",
-	  NONE, RFS_TEST_CPUS(1), H0, NO, 1, 1, 5, 5, 1, RFS_V_HELD, ANY },
+	  .leaving = "1", .hash = H0, .desired = NO, CUR(1), .drained = 1,
+	  WANT(1, HELD, ANY, 0) },
+	{ "held: no CPU allowed, noguard does not move it",
+	  .leaving = "1", .opts = NG, .desired = NO, CUR(1),
+	  WANT(1, HELD, ANY, 0) },
+	{ "keep: no CPU allowed, local flow stays on this RX CPU",
+	  .opts = LP, .rx = 2, .desired = NO, CURL(2),
+	  WANT(2, KEEP, ANY, 1) },
 
+	/* NEW: no current path */
 	{ "new: to the desired CPU",
-	  A4, NONE, H3, 2, 0, 0, 0, 0, 2, RFS_V_NEW, 0 },
+	  .allowed = "0-3", .hash = H3, .desired = 2, NOCUR,
+	  WANT(2, NEW, 0, 0) },
 	{ "new: no desired CPU, spread by hash",
-	  A4, NONE, H1, NO, 0, 0, 0, 0, 1, RFS_V_NEW, 1 },
+	  .allowed = "0-3", .hash = H1, .desired = NO, NOCUR,
+	  WANT(1, NEW, 1, 0) },
 	{ "new: desired CPU leaving, spread by hash",
-	  A4, RFS_TEST_CPUS(5), H2, 5, 0, 0, 0, 0, 2, RFS_V_NEW, 1 },
+	  .allowed = "0-3", .leaving = "5", .hash = H2, .desired = 5, NOCUR,
+	  WANT(2, NEW, 1, 0) },
 	{ "new: desired CPU not allowed, spread by hash",
-	  A4, NONE, H3, 9, 0, 0, 0, 0, 3, RFS_V_NEW, 1 },
+	  .allowed = "0-3", .hash = H3, .desired = 9, NOCUR,
+	  WANT(3, NEW, 1, 0) },
 	{ "new: desired CPU == RFS_MAX_CPUS, spread by hash",
-	  A4, NONE, H3, RFS_MAX_CPUS, 0, 0, 0, 0, 3, RFS_V_NEW, 1 },
+	  .allowed = "0-3", .hash = H3, .desired = RFS_MAX_CPUS, NOCUR,
+	  WANT(3, NEW, 1, 0) },
 	{ "new: desired CPU 0xffffffff, spread by hash",
-	  A4, NONE, H0, 0xffffffff, 0, 0, 0, 0, 0, RFS_V_NEW, 1 },
+	  .allowed = "0-3", .hash = H0, .desired = 0xffffffff, NOCUR,
+	  WANT(0, NEW, 1, 0) },
 	{ "new: stale cpu without the valid flag is ignored",
-	  A4, NONE, H0, 2, 0, 3, 10, 0, 2, RFS_V_NEW, 0 },
+	  .allowed = "0-3", .hash = H0, .desired = 2, .cur = 3,
+	  WANT(2, NEW, 0, 0) },
 	{ "new: highest CPU 255 as desired",
-	  RFS_TEST_CPUS(7, 255), NONE, H0, 255, 0, 0, 0, 0, 255, RFS_V_NEW, 0 },
+	  .allowed = "7,255", .hash = H0, .desired = 255, NOCUR,
+	  WANT(255, NEW, 0, 0) },
 	{ "new: CPU 64 in the second bitmap word",
-	  RFS_TEST_CPUS(0, 64), NONE, H0, 64, 0, 0, 0, 0, 64, RFS_V_NEW, 0 },
+	  .allowed = "0,64", .hash = H0, .desired = 64, NOCUR,
+	  WANT(64, NEW, 0, 0) },
+	{ "new: desired is the RX CPU, local path on: local",
+	  .allowed = "0-3", .opts = LP, .rx = 2, .desired = 2, NOCUR,
+	  WANT(2, NEW, 0, 1) },
+	{ "new: desired is the RX CPU, local path off: cpumap",
+	  .allowed = "0-3", .rx = 2, .desired = 2, NOCUR,
+	  WANT(2, NEW, 0, 0) },
+	{ "new: spread to the RX CPU, local path on: local",
+	  .allowed = "0-3", .opts = LP, .rx = 3, .hash = H3, .desired = NO,
+	  NOCUR, WANT(3, NEW, 1, 1) },
+	{ "new: desired elsewhere, local path on: cpumap",
+	  .allowed = "0-3", .opts = LP, .rx = 1, .desired = 2, NOCUR,
+	  WANT(2, NEW, 0, 0) },
 
+	/* FORCED: the current CPU is gone from the cpumap */
 	{ "forced: current CPU not usable, to desired",
-	  A4, NONE, H0, 2, 1, 6, 10, 0, 2, RFS_V_FORCED, 0 },
+	  .allowed = "0-3", .hash = H0, .desired = 2, CUR(6),
+	  WANT(2, FORCED, 0, 0) },
 	{ "forced: current CPU not usable, spread",
-	  A4, NONE, H3, NO, 1, 6, 10, 0, 3, RFS_V_FORCED, 1 },
+	  .allowed = "0-3", .hash = H3, .desired = NO, CUR(6),
+	  WANT(3, FORCED, 1, 0) },
 	{ "forced: current CPU == RFS_MAX_CPUS",
-	  A4, NONE, H0, 1, 1, RFS_MAX_CPUS, 10, 0, 1, RFS_V_FORCED, 0 },
+	  .allowed = "0-3", .hash = H0, .desired = 1, CUR(RFS_MAX_CPUS),
+	  WANT(1, FORCED, 0, 0) },
 	{ "forced: current CPU is RFS_NO_CPU",
-	  A4, NONE, H0, 1, 1, RFS_NO_CPU, 10, 0, 1, RFS_V_FORCED, 0 },
+	  .allowed = "0-3", .hash = H0, .desired = 1, CUR(RFS_NO_CPU),
+	  WANT(1, FORCED, 0, 0) },
+	{ "forced: to the RX CPU, local path on: local",
+	  .allowed = "0-3", .opts = LP, .rx = 1, .desired = 1, CUR(6),
+	  WANT(1, FORCED, 0, 1) },
+	{ "forced: local flow of another RX CPU that is gone",
+	  .allowed = "0-3", .opts = LP, .rx = 0, .desired = 2, CURL(6),
+	  WANT(2, FORCED, 0, 0) },
+	{ "held: local flow on this RX CPU is not forced off it",
+	  .allowed = "0-3", .opts = LP, .rx = 6, .desired = 2, CURL(6),
+	  WANT(6, HELD, 0, 1) },
+	{ "switch: local flow on a non-usable RX CPU, drained",
+	  .allowed = "0-3", .opts = LP, .rx = 6, .desired = 2, CURL(6),
+	  .drained = 1, WANT(2, SWITCH, 0, 0) },
 
+	/* KEEP */
 	{ "keep: current CPU is the desired one",
-	  A4, NONE, H0, 2, 1, 2, 10, 3, 2, RFS_V_KEEP, 0 },
+	  .allowed = "0-3", .hash = H0, .desired = 2, CUR(2),
+	  WANT(2, KEEP, 0, 0) },
 	{ "keep: current CPU is the spread target",
-	  A4, NONE, H3, NO, 1, 3, 10, 3, 3, RFS_V_KEEP, 1 },
-	{ "keep: no desired CPU, current allowed, drained",
-	  A4, NONE, H3, NO, 1, 1, 10, 10, 1, RFS_V_KEEP, 1 },
-	{ "keep: desired CPU not allowed, current allowed",
-	  A4, NONE, H3, 7, 1, 0, 10, 10, 0, RFS_V_KEEP, 1 },
-	{ "keep: desired CPU out of range, current allowed",
-	  A4, NONE, H3, 300, 1, 0, 10, 10, 0, RFS_V_KEEP, 1 },
-	{ "keep: desired CPU leaving, current allowed",
-	  A4, RFS_TEST_CPUS(5), H3, 5, 1, 0, 10, 10, 0, RFS_V_KEEP, 1 },
+	  .allowed = "0-3", .hash = H3, .desired = NO, CUR(3),
+	  WANT(3, KEEP, 1, 0) },
+	{ "keep: spread, no desired CPU, current allowed, drained",
+	  .allowed = "0-3", .hash = H3, .desired = NO, CUR(1), .drained = 1,
+	  WANT(1, KEEP, 1, 0) },
+	{ "keep: spread, desired CPU not allowed, current allowed",
+	  .allowed = "0-3", .hash = H3, .desired = 7, CUR(0),
+	  WANT(0, KEEP, 1, 0) },
+	{ "keep: spread, desired CPU out of range, current allowed",
+	  .allowed = "0-3", .hash = H3, .desired = 300, CUR(0),
+	  WANT(0, KEEP, 1, 0) },
+	{ "keep: spread, desired CPU leaving, current allowed",
+	  .allowed = "0-3", .leaving = "5", .hash = H3, .desired = 5, CUR(0),
+	  WANT(0, KEEP, 1, 0) },
+	{ "keep: local, desired is this RX CPU",
+	  .allowed = "0-3", .opts = LP, .rx = 2, .desired = 2, CURL(2),
+	  WANT(2, KEEP, 0, 1) },
+	{ "keep: local, spread keeps a local flow on this RX CPU",
+	  .allowed = "0-3", .opts = LP, .rx = 1, .hash = H3, .desired = NO,
+	  CURL(1), WANT(1, KEEP, 1, 1) },
+	{ "keep: remote to the RX CPU while the local path is off",
+	  .allowed = "0-3", .rx = 2, .desired = 2, CUR(2),
+	  WANT(2, KEEP, 0, 0) },
+	{ "held: spread keeps no local flow of another RX CPU",
+	  .allowed = "0-3", .opts = LP, .rx = 2, .hash = H3, .desired = NO,
+	  CURL(1), WANT(1, HELD, 1, 0) },
+	{ "switch: local flow of another RX CPU, spread, drained",
+	  .allowed = "0-3", .opts = LP, .rx = 2, .hash = H3, .desired = NO,
+	  CURL(1), .drained = 1, WANT(3, SWITCH, 1, 0) },
 
-	{ "switch: head reached last_tail",
-	  A4, NONE, H0, 2, 1, 1, 10, 10, 2, RFS_V_SWITCH, 0 },
-	{ "switch: head past last_tail",
-	  A4, NONE, H0, 2, 1, 1, 10, 15, 2, RFS_V_SWITCH, 0 },
-	{ "held: head one short of last_tail",
-	  A4, NONE, H0, 2, 1, 1, 10, 9, 1, RFS_V_HELD, 0 },
-	{ "held: head far behind last_tail",
-	  A4, NONE, H0, 2, 1, 1, 1000, 0, 1, RFS_V_HELD, 0 },
-
+	/* SWITCH when drained, HELD otherwise */
+	{ "switch: new desired CPU, drained",
+	  .allowed = "0-3", .hash = H0, .desired = 2, CUR(1), .drained = 1,
+	  WANT(2, SWITCH, 0, 0) },
+	{ "held: new desired CPU, not drained",
+	  .allowed = "0-3", .hash = H0, .desired = 2, CUR(1),
+	  WANT(1, HELD, 0, 0) },
 	{ "held: leaving CPU not drained, no desired CPU",
-	  A4, RFS_TEST_CPUS(5), H3, NO, 1, 5, 10, 9, 5, RFS_V_HELD, 1 },
+	  .allowed = "0-3", .leaving = "5", .hash = H3, .desired = NO, CUR(5),
+	  WANT(5, HELD, 1, 0) },
 	{ "switch: leaving CPU drained, spread",
-	  A4, RFS_TEST_CPUS(5), H3, NO, 1, 5, 10, 10, 3, RFS_V_SWITCH, 1 },
+	  .allowed = "0-3", .leaving = "5", .hash = H3, .desired = NO, CUR(5),
+	  .drained = 1, WANT(3, SWITCH, 1, 0) },
 	{ "held: leaving CPU not drained, desired CPU",
-	  A4, RFS_TEST_CPUS(5), H3, 2, 1, 5, 10, 9, 5, RFS_V_HELD, 0 },
+	  .allowed = "0-3", .leaving = "5", .hash = H3, .desired = 2, CUR(5),
+	  WANT(5, HELD, 0, 0) },
 	{ "switch: leaving CPU drained, to desired",
-	  A4, RFS_TEST_CPUS(5), H3, 2, 1, 5, 10, 10, 2, RFS_V_SWITCH, 0 },
+	  .allowed = "0-3", .leaving = "5", .hash = H3, .desired = 2, CUR(5),
+	  .drained = 1, WANT(2, SWITCH, 0, 0) },
 	{ "held: app on the leaving CPU, not drained",
-	  A4, RFS_TEST_CPUS(5), H1, 5, 1, 5, 10, 9, 5, RFS_V_HELD, 1 },
+	  .allowed = "0-3", .leaving = "5", .hash = H1, .desired = 5, CUR(5),
+	  WANT(5, HELD, 1, 0) },
 	{ "switch: app on the leaving CPU, drained",
-	  A4, RFS_TEST_CPUS(5), H1, 5, 1, 5, 10, 10, 1, RFS_V_SWITCH, 1 },
+	  .allowed = "0-3", .leaving = "5", .hash = H1, .desired = 5, CUR(5),
+	  .drained = 1, WANT(1, SWITCH, 1, 0) },
+	{ "switch: noguard moves an undrained flow",
+	  .allowed = "0-3", .opts = NG, .hash = H0, .desired = 2, CUR(1),
+	  WANT(2, SWITCH, 0, 0) },
+	{ "switch: noguard, leaving CPU, spread",
+	  .allowed = "0-3", .leaving = "5", .opts = NG, .hash = H3,
+	  .desired = NO, CUR(5), WANT(3, SWITCH, 1, 0) },
 
-	{ "switch: wrap, head 0x00000002 past tail 0xfffffffe",
-	  A4, NONE, H0, 2, 1, 1, 0xfffffffe, 0x00000002, 2, RFS_V_SWITCH, 0 },
-	{ "held: wrap, head 0xfffffffe short of tail 0x00000002",
-	  A4, NONE, H0, 2, 1, 1, 0x00000002, 0xfffffffe, 1, RFS_V_HELD, 0 },
-	{ "switch: head == tail == 0xffffffff",
-	  A4, NONE, H0, 2, 1, 1, 0xffffffff, 0xffffffff, 2, RFS_V_SWITCH, 0 },
-	{ "switch: head == tail == 0",
-	  A4, NONE, H0, 2, 1, 1, 0, 0, 2, RFS_V_SWITCH, 0 },
+	/* remote <-> local */
+	{ "held: remote -> local on the same CPU needs a drain",
+	  .allowed = "0-3", .opts = LP, .rx = 2, .desired = 2, CUR(2),
+	  WANT(2, HELD, 0, 0) },
+	{ "switch: remote -> local on the same CPU, drained",
+	  .allowed = "0-3", .opts = LP, .rx = 2, .desired = 2, CUR(2),
+	  .drained = 1, WANT(2, SWITCH, 0, 1) },
+	{ "held: remote elsewhere -> local, not drained",
+	  .allowed = "0-3", .opts = LP, .rx = 2, .desired = 2, CUR(0),
+	  WANT(0, HELD, 0, 0) },
+	{ "switch: remote elsewhere -> local, drained",
+	  .allowed = "0-3", .opts = LP, .rx = 2, .desired = 2, CUR(0),
+	  .drained = 1, WANT(2, SWITCH, 0, 1) },
+	{ "held: local -> remote, stays local without handover",
+	  .allowed = "0-3", .opts = LP, .rx = 2, .desired = 0, CURL(2),
+	  WANT(2, HELD, 0, 1) },
+	{ "held: local -> remote, handover through this CPU's cpumap",
+	  .allowed = "0-3", .opts = LP | HO, .rx = 2, .desired = 0, CURL(2),
+	  WANT(2, HELD, 0, 0) },
+	{ "switch: local -> remote, drained",
+	  .allowed = "0-3", .opts = LP | HO, .rx = 2, .desired = 0, CURL(2),
+	  .drained = 1, WANT(0, SWITCH, 0, 0) },
+	{ "held: local path turned off, local flow stays local",
+	  .allowed = "0-3", .rx = 2, .desired = 2, CURL(2),
+	  WANT(2, HELD, 0, 1) },
+	{ "held: local path turned off, handover set: cpumap",
+	  .allowed = "0-3", .opts = HO, .rx = 2, .desired = 2, CURL(2),
+	  WANT(2, HELD, 0, 0) },
+	{ "switch: local path turned off, drained: cpumap",
+	  .allowed = "0-3", .rx = 2, .desired = 2, CURL(2), .drained = 1,
+	  WANT(2, SWITCH, 0, 0) },
+	{ "held: local flow of another RX CPU, through its cpumap",
+	  .allowed = "0-3", .opts = LP, .rx = 0, .desired = 2, CURL(1),
+	  WANT(1, HELD, 0, 0) },
+	{ "held: local flow of another RX CPU that it wants back",
+	  .allowed = "0-3", .opts = LP, .rx = 0, .desired = 1, CURL(1),
+	  WANT(1, HELD, 0, 0) },
+	{ "switch: local flow of another RX CPU, drained, to local",
+	  .allowed = "0-3", .opts = LP, .rx = 0, .desired = 0, CURL(1),
+	  .drained = 1, WANT(0, SWITCH, 0, 1) },
+	{ "held: local flow, leaving RX CPU, no desired CPU",
+	  .allowed = "0-3", .leaving = "5", .opts = LP, .rx = 5, .hash = H1,
+	  .desired = NO, CURL(5), WANT(5, HELD, 1, 1) },
+	{ "held: local flow, leaving RX CPU, handover",
+	  .allowed = "0-3", .leaving = "5", .opts = LP | HO, .rx = 5,
+	  .hash = H1, .desired = NO, CURL(5), WANT(5, HELD, 1, 0) },
+	{ "switch: noguard moves a local flow at once",
+	  .allowed = "0-3", .opts = LP | NG, .rx = 2, .desired = 0, CURL(2),
+	  WANT(0, SWITCH, 0, 0) },
 };
 
-#undef A4
-#undef NONE
+#undef NOCUR
+#undef CUR
+#undef CURL
+#undef WANT
 #undef NO
+#undef ANY
+#undef LP
+#undef HO
+#undef NG
 #undef H0
 #undef H1
 #undef H2
 #undef H3
-#undef ANY
 
 static const char *rfs_test_verdict_name(unsigned int v)
 {
@@ -193,36 +370,88 @@ static void rfs_test_pick_one(void **state)
 	struct rfs_flow_state st = {
 		.hash = t->hash,
 		.desired_cpu = t->desired,
+		.rx_cpu = t->rx,
 		.cur = {
-			.cpu = t->cur,
-			.flags = t->valid ? RFS_DEV_FLOW_VALID : 0,
-			.last_tail = t->last_tail,
+			/* last is the rule's business, never the pick's */
+			.last = 0xdeadbeef,
+			.cpu = (__u16)t->cur,
+			.rx_cpu = (__u8)t->rx,
 		},
-		.cur_done = t->head,
+		.cur_drained = t->drained,
 	};
 	struct rfs_if_config cfg;
 	struct rfs_choice c;
 
-	rfs_test_cfg(&cfg, t->allowed, t->leaving);
+	if (t->valid)
+		st.cur.flags |= RFS_DEV_FLOW_VALID;
+	if (t->cur_local)
+		st.cur.flags |= RFS_DEV_FLOW_LOCAL;
+	rfs_test_cfg_str(&cfg, t->allowed, t->leaving);
+	cfg.local_path = !!(t->opts & RFS_TEST_LP);
+	cfg.local_handover = !!(t->opts & RFS_TEST_HO);
+	cfg.noguard = !!(t->opts & RFS_TEST_NG);
+	cfg.local_drain_jiffies = 2;
+
 	c = rfs_pick_cpu(&st, &cfg);
 	if (c.cpu != t->cpu || c.verdict != t->verdict ||
+	    c.local != t->local ||
 	    (t->spread != RFS_TEST_ANY && c.spread != t->spread)) {
-		print_error("got cpu %u %s spread %u, want cpu %u %s spread %d\n",
+		print_error("got cpu %u %s spread %u local %u, want cpu %u %s spread %d local %d\n",
 			    c.cpu, rfs_test_verdict_name(c.verdict), c.spread,
-			    t->cpu, rfs_test_verdict_name(t->verdict),
-			    t->spread);
+			    c.local, t->cpu, rfs_test_verdict_name(t->verdict),
+			    t->spread, t->local);
 		fail();
+	}
+	/* Local only here, and only with the local path on or a local flow
+	 * of this RX CPU staying put. */
+	if (c.local) {
+		assert_int_equal(c.cpu, t->rx);
+		assert_true(cfg.local_path ||
+			    (t->cur_local && t->cur == t->rx));
 	}
 }
 
-static void rfs_test_queue_passed(void **state)
+/* The verdict does not depend on cur.last or cur.rx_cpu of a remote path. */
+static void rfs_test_pick_ignores_mark(void **state)
+{
+	static const __u32 lasts[] = { 0, 1, 0x7fffffff, 0xffffffff };
+	struct rfs_flow_state st = {
+		.hash = RFS_TEST_H0,
+		.desired_cpu = 2,
+		.rx_cpu = 0,
+		.cur = { .cpu = 1, .flags = RFS_DEV_FLOW_VALID },
+	};
+	struct rfs_if_config cfg;
+	struct rfs_choice c;
+	unsigned int i, rx;
+
+	rfs_test_cfg_str(&cfg, "0-3", NULL);
+	for (i = 0; i < RFS_TEST_ARRAY_SIZE(lasts); i++) {
+		for (rx = 0; rx < 4; rx++) {
+			st.cur.last = lasts[i];
+			st.cur.rx_cpu = rx;
+			st.cur_drained = 0;
+			c = rfs_pick_cpu(&st, &cfg);
+			assert_int_equal(c.verdict, RFS_V_HELD);
+			assert_int_equal(c.cpu, 1);
+			st.cur_drained = 1;
+			c = rfs_pick_cpu(&st, &cfg);
+			assert_int_equal(c.verdict, RFS_V_SWITCH);
+			assert_int_equal(c.cpu, 2);
+		}
+	}
+}
+
+/* ---- helpers --------------------------------------------------------- */
+
+static void rfs_test_seq_after_eq(void **state)
 {
 	static const struct {
-		__u32 head, tail;
-		int passed;
+		__u32 a, b;
+		int after_eq;
 	} t[] = {
-		{ 0x00000002, 0xfffffffe, 1 },	/* head wrapped, tail not */
-		{ 0xfffffffe, 0x00000002, 0 },	/* tail wrapped, head not */
+		{ 0x00000002, 0xfffffffe, 1 },	/* a wrapped, b not */
+		{ 0xfffffffe, 0x00000002, 0 },	/* b wrapped, a not */
 		{ 0, 0, 1 },
 		{ 0x7fffffff, 0x7fffffff, 1 },
 		{ 0x80000000, 0x80000000, 1 },
@@ -238,9 +467,9 @@ static void rfs_test_queue_passed(void **state)
 	unsigned int i;
 
 	for (i = 0; i < RFS_TEST_ARRAY_SIZE(t); i++) {
-		if (rfs_queue_passed(t[i].head, t[i].tail) != t[i].passed) {
-			print_error("head %#x tail %#x: want passed=%d\n",
-				    t[i].head, t[i].tail, t[i].passed);
+		if (rfs_seq_after_eq(t[i].a, t[i].b) != t[i].after_eq) {
+			print_error("a %#x b %#x: want after_eq=%d\n",
+				    t[i].a, t[i].b, t[i].after_eq);
 			fail();
 		}
 	}
@@ -347,6 +576,8 @@ static void rfs_test_spread_edges(void **state)
 	assert_int_equal(rfs_spread_cpu(&cfg, 0xffffffff), 42);
 }
 
+/* ---- the sock flow entry --------------------------------------------- */
+
 /*
  * The cpu_mask rfsd must use, as the comment in rfs_common.h states it:
  * the smallest 2^n - 1 that holds nr_cpus (CPUs are stored plus one).
@@ -402,9 +633,9 @@ static void rfs_test_sock_entry_roundtrip(void **state)
 				e = rfs_sock_entry_make(hashes[j], cpu, mask);
 				assert_int_not_equal(e, 0);
 				assert_int_equal(e & ~mask, hashes[j] & ~mask);
-				assert_int_equal(rfs_sock_entry_cpu(e, hashes[j],
-								    mask),
-						 cpu);
+				assert_int_equal(
+					rfs_sock_entry_cpu(e, hashes[j], mask),
+					cpu);
 			}
 		}
 	}
@@ -447,393 +678,490 @@ static void rfs_test_sock_entry_collision(void **state)
 			 RFS_NO_CPU);
 }
 
-/*
- * In-order property.  One flow goes through rfs_pick_cpu() frame by frame
- * while its application hops between CPUs every few frames and CPUs leave
- * and rejoin the allowed set; other traffic shares the queues, at times
- * in bursts that fill a ring; consumers dequeue at random, uneven pace.
- * The flow itself comes in bursts: a flow that never pauses never drains
- * its old queue, and would never be seen to move.  The queues behave
- * like the cpumap seen from one RX CPU: a frame takes its tail number
- * when it is redirected, sits in a bulk queue of 8 until the end of the
- * NAPI poll (or until the bulk is full), and is dropped at that flush if
- * the ring is full; the drop then shows in rfs_cpu_queue.drops.  Whenever
- * a frame of the flow is dequeued, no earlier frame of it may still be
- * queued anywhere.
- * Deterministic (fixed seeds); RFS_SIM_DEBUG=1 prints each run's counts.
- */
-#define RFS_SIM_CPUS	4
-#define RFS_SIM_RING	4096
-#define RFS_SIM_BULK	8	/* CPU_MAP_BULK_SIZE */
-#define RFS_SIM_STEPS	200000
-#define RFS_SIM_FLOW	0
-#define RFS_SIM_OTHER	1
-#define RFS_SIM_HASH	0x9e3779b9
+/* ---- rfs_order.h: the dev flow table ----------------------------------- */
 
-/* What the caller feeds rfs_pick_cpu() with. */
-enum rfs_sim_mode {
-	/* as rfs_xdp.bpf.c does: last_tail = tail - drops seen at enqueue,
-	 * compared with done (head here: no GRO stage in the model), and
-	 * held while the RX CPU's bulk queue for that CPU is not empty */
-	RFS_SIM_DATAPATH,
-	/* control: no drain check at all, the flow moves at once */
-	RFS_SIM_NAIVE,
-};
-
-struct rfs_sim_frame {
-	int flow;
-	__u32 seq;
-};
-
-struct rfs_sim_queue {
-	struct rfs_sim_frame ring[RFS_SIM_RING];
-	unsigned int rd, len;
-	struct rfs_sim_frame bulk[RFS_SIM_BULK];
-	unsigned int nbulk;
-	__u32 tail, head, drops;	/* as in struct rfs_cpu_queue */
-};
-
-struct rfs_sim_stats {
-	unsigned int frames, delivered, dropped, reordered;
-	unsigned int verdicts[RFS_V_HELD + 1];
-};
-
-struct rfs_sim {
-	struct rfs_sim_queue q[RFS_SIM_CPUS];
-	int allowed[RFS_SIM_CPUS];	/* 1 allowed, 0 leaving */
-	unsigned int qlen;		/* ring capacity, <= RFS_SIM_RING */
-	enum rfs_sim_mode mode;
-	struct rfs_if_config cfg;
-	struct rfs_dev_flow df;
-	__u32 desired, next_seq, last_seq, rng;
-	int delivered_any;
-	struct rfs_sim_stats *st;
-};
-
-static void rfs_sim_cfg(struct rfs_sim *s)
+static void rfs_test_dev_header(void **state)
 {
-	int allowed[RFS_SIM_CPUS + 1], leaving[RFS_SIM_CPUS + 1];
-	int i, na = 0, nl = 0;
+	struct rfs_dev_flow h = rfs_dev_table_header(4096, 8);
+	struct rfs_dev_flow zero = { 0 };
 
-	for (i = 0; i < RFS_SIM_CPUS; i++) {
-		if (s->allowed[i])
-			allowed[na++] = i;
-		else
-			leaving[nl++] = i;
-	}
-	allowed[na] = leaving[nl] = RFS_TEST_END;
-	rfs_test_cfg(&s->cfg, allowed, leaving);
+	assert_int_equal(h.last, 4095);
+	assert_int_equal(h.cpu, 8);
+	assert_int_equal(h.flags, RFS_DEV_TABLE_HDR);
+	assert_true(rfs_dev_table_ok(&h));
+	/* A zero-filled entry 0 (a table nobody set up) is refused... */
+	assert_false(rfs_dev_table_ok(&zero));
+	/* ...and so is a header with no queues: every index would be 1. */
+	h.cpu = 0;
+	assert_false(rfs_dev_table_ok(&h));
+	/* A flow entry in slot 0 is not a header. */
+	zero.flags = RFS_DEV_FLOW_VALID;
+	zero.cpu = 3;
+	assert_false(rfs_dev_table_ok(&zero));
+
+	assert_int_equal(rfs_dev_table_entries(4096, 8), 1 + 4096 * 8);
+	assert_int_equal(rfs_dev_table_entries(RFS_FLOW_CNT_MIN, 1),
+			 1 + RFS_FLOW_CNT_MIN);
+	h = rfs_dev_table_header(RFS_FLOW_CNT_MAX, RFS_MAX_RX_QUEUES);
+	assert_int_equal(h.last, RFS_FLOW_CNT_MAX - 1);
+	assert_int_equal(h.cpu, RFS_MAX_RX_QUEUES);
 }
 
-/* bq_flush_to_queue(): into the ring, or dropped when it is full */
-static void rfs_sim_flush_one(struct rfs_sim *s, struct rfs_sim_queue *q)
+static void rfs_test_dev_index(void **state)
 {
+	static const __u32 cnts[] = { 64, 256, 4096 };
+	static const __u32 queues[] = { 1, 2, 3, 8, RFS_MAX_RX_QUEUES };
+	static const __u32 hashes[] = {
+		0, 0xff, 0x100, 0x12345678, 0xdeadbeef, 0xffffff00, 0xffffffff,
+	};
+	unsigned int i, j, k;
+	__u32 rxq;
+
+	for (i = 0; i < RFS_TEST_ARRAY_SIZE(cnts); i++) {
+		for (j = 0; j < RFS_TEST_ARRAY_SIZE(queues); j++) {
+			struct rfs_dev_flow h;
+			__u32 n;
+
+			h = rfs_dev_table_header(cnts[i], queues[j]);
+			n = rfs_dev_table_entries(cnts[i], queues[j]);
+			for (k = 0; k < RFS_TEST_ARRAY_SIZE(hashes); k++) {
+				__u32 hash = hashes[k];
+				__u32 slot = (hash >> 8) & (cnts[i] - 1);
+
+				for (rxq = 0; rxq < queues[j] + 3; rxq++) {
+					__u32 q = rxq < queues[j] ? rxq : 0;
+					__u32 idx;
+
+					idx = rfs_dev_index(&h, hash, rxq);
+
+					/* the header is never a flow's */
+					assert_int_not_equal(idx, 0);
+					assert_true(idx < n);
+					/* slot-major, queue-minor */
+					assert_int_equal(idx,
+						1 + slot * queues[j] + q);
+				}
+				/* a queue number the table can't hold */
+				assert_int_equal(rfs_dev_index(&h, hash,
+							       0xffffffff),
+						 1 + slot * queues[j]);
+			}
+		}
+	}
+}
+
+/* The low 8 bits (what the sock table's slot uses) don't pick the slot. */
+static void rfs_test_dev_index_bits(void **state)
+{
+	struct rfs_dev_flow h = rfs_dev_table_header(64, 2);
+	__u32 lo;
+
+	for (lo = 0; lo < 256; lo++)
+		assert_int_equal(rfs_dev_index(&h, 0x1200 | lo, 1),
+				 rfs_dev_index(&h, 0x1200, 1));
+	assert_int_not_equal(rfs_dev_index(&h, 0x1200, 1),
+			     rfs_dev_index(&h, 0x1300, 1));
+	/* every entry of a small table is reachable, and only once */
+	{
+		unsigned char seen[1 + 64 * 2] = { 0 };
+		__u32 s, q;
+
+		for (s = 0; s < 64; s++)
+			for (q = 0; q < 2; q++)
+				seen[rfs_dev_index(&h, s << 8, q)]++;
+		assert_int_equal(seen[0], 0);
+		for (s = 1; s < RFS_TEST_ARRAY_SIZE(seen); s++)
+			assert_int_equal(seen[s], 1);
+	}
+}
+
+static void rfs_test_record(void **state)
+{
+	struct rfs_dev_flow df;
+
+	memset(&df, 0xa5, sizeof(df));
+	rfs_record_remote(&df, 7, 3, 0xfffffffe);
+	assert_int_equal(df.last, 0xfffffffe);
+	assert_int_equal(df.cpu, 7);
+	assert_int_equal(df.rx_cpu, 3);
+	assert_int_equal(df.flags, RFS_DEV_FLOW_VALID);
+
+	/* local: only the low 32 bits of jiffies are kept */
+	rfs_record_local(&df, 5, 0x123456789ULL);
+	assert_int_equal(df.last, 0x23456789);
+	assert_int_equal(df.cpu, 5);
+	assert_int_equal(df.rx_cpu, 5);
+	assert_int_equal(df.flags, RFS_DEV_FLOW_VALID | RFS_DEV_FLOW_LOCAL);
+
+	rfs_record_remote(&df, 255, 255, 1);
+	assert_int_equal(df.cpu, 255);
+	assert_int_equal(df.rx_cpu, 255);
+	assert_int_equal(df.flags, RFS_DEV_FLOW_VALID);
+}
+
+/* ---- rfs_order.h: the target side -------------------------------------- */
+
+static void rfs_test_mark(void **state)
+{
+	__u64 m = rfs_mark(0xfffffffe, 7);
+
+	assert_int_equal(rfs_mark_seq(m), 0xfffffffe);
+	assert_int_equal(rfs_mark_epoch(m), 7);
+	m = rfs_mark(1, 0xffffffff);
+	assert_int_equal(rfs_mark_seq(m), 1);
+	assert_int_equal(rfs_mark_epoch(m), 0xffffffff);
+	assert_true(m == 0xffffffff00000001ULL);
+}
+
+static void rfs_test_track_dequeued(void **state)
+{
+	struct rfs_rx_track t = { 0 };
+
+	/* first frame: last set, nothing earlier to keep */
+	t = rfs_track_dequeued(t, 1, 10);
+	assert_true(t.last == rfs_mark(1, 10));
+	assert_true(t.prev == 0);
+	/* same epoch: last moves on, prev stays */
+	t = rfs_track_dequeued(t, 2, 10);
+	t = rfs_track_dequeued(t, 5, 10);
+	assert_true(t.last == rfs_mark(5, 10));
+	assert_true(t.prev == 0);
+	/* epoch changes: the newest mark of the old epoch rolls into prev */
+	t = rfs_track_dequeued(t, 6, 11);
+	assert_true(t.last == rfs_mark(6, 11));
+	assert_true(t.prev == rfs_mark(5, 10));
+	t = rfs_track_dequeued(t, 7, 11);
+	assert_true(t.prev == rfs_mark(5, 10));
+	/* epochs with no frame from this RX CPU in between */
+	t = rfs_track_dequeued(t, 8, 20);
+	assert_true(t.last == rfs_mark(8, 20));
+	assert_true(t.prev == rfs_mark(7, 11));
+	/* seq and epoch wrap */
+	t.last = rfs_mark(0xffffffff, 0xffffffff);
+	t.prev = 0;
+	t = rfs_track_dequeued(t, 0, 0);
+	assert_true(t.last == rfs_mark(0, 0));
+	assert_true(t.prev == rfs_mark(0xffffffff, 0xffffffff));
+	/* a mark of all zero bits reads as "nothing yet": not rolled into
+	 * prev, which keeps the older, still true, mark */
+	t = rfs_track_dequeued(t, 1, 1);
+	assert_true(t.last == rfs_mark(1, 1));
+	assert_true(t.prev == rfs_mark(0xffffffff, 0xffffffff));
+}
+
+static void rfs_test_remote_drained(void **state)
+{
+	static const struct {
+		const char *name;
+		__u64 last, prev;
+		__u32 seq, delivered;
+		int idle, want;
+	} t[] = {
+		{ "empty track", 0, 0, 1, 100, 0, 0 },
+		{ "empty track, idle", 0, 0, 1, 100, 1, 0 },
+		{ "last covers seq, its epoch delivered",
+		  0x000000070000000aULL, 0, 10, 7, 0, 1 },
+		{ "last passed seq, its epoch delivered",
+		  0x000000070000000cULL, 0, 10, 8, 0, 1 },
+		{ "last covers seq, epoch not delivered",
+		  0x000000070000000aULL, 0, 10, 6, 0, 0 },
+		{ "last short of seq",
+		  0x0000000700000009ULL, 0, 10, 9, 0, 0 },
+		{ "prev covers seq and is delivered",
+		  0x000000080000000cULL, 0x000000070000000aULL, 10, 7, 0, 1 },
+		{ "prev delivered but short of seq",
+		  0x000000080000000cULL, 0x0000000700000009ULL, 10, 7, 0, 0 },
+		{ "prev covers seq, not delivered either",
+		  0x000000080000000cULL, 0x000000070000000aULL, 10, 6, 0, 0 },
+		{ "idle: last covers seq, nothing delivered",
+		  0x000000070000000aULL, 0, 10, 0, 1, 1 },
+		{ "idle: last short of seq (not dequeued yet)",
+		  0x0000000700000009ULL, 0, 10, 0, 1, 0 },
+		{ "idle: prev covers seq does not count",
+		  0x0000000800000009ULL, 0x000000070000000aULL, 10, 0, 1, 0 },
+		{ "seq wrap: mark 2 covers 0xfffffffe",
+		  0x0000000700000002ULL, 0, 0xfffffffe, 7, 0, 1 },
+		{ "seq wrap: mark 0xfffffffe short of 2",
+		  0x00000007fffffffeULL, 0, 2, 7, 0, 0 },
+		{ "seq wrap: mark 0 covers 0xffffffff",
+		  0x0000000700000000ULL, 0, 0xffffffff, 7, 0, 1 },
+		{ "epoch wrap: delivered 1 covers epoch 0xffffffff",
+		  0xffffffff00000005ULL, 0, 5, 1, 0, 1 },
+		{ "epoch wrap: delivered 0xffffffff short of epoch 1",
+		  0x0000000100000005ULL, 0, 5, 0xffffffff, 0, 0 },
+		{ "epoch wrap: delivered 0 covers epoch 0xffffffff",
+		  0xffffffff00000005ULL, 0, 5, 0, 0, 1 },
+		{ "both wrap at once",
+		  0x0000000000000001ULL, 0xffffffffffffffffULL, 0xffffffff,
+		  0xffffffff, 0, 1 },
+	};
 	unsigned int i;
 
-	for (i = 0; i < q->nbulk; i++) {
-		if (q->len == s->qlen) {
-			q->drops++;
-			if (q->bulk[i].flow == RFS_SIM_FLOW)
-				s->st->dropped++;
-			continue;
-		}
-		q->ring[(q->rd + q->len++) % RFS_SIM_RING] = q->bulk[i];
-	}
-	q->nbulk = 0;
-}
+	for (i = 0; i < RFS_TEST_ARRAY_SIZE(t); i++) {
+		struct rfs_rx_track tr = { .last = t[i].last,
+					   .prev = t[i].prev };
 
-/* xdp_do_flush() at the end of the NAPI poll */
-static void rfs_sim_flush(struct rfs_sim *s)
-{
-	unsigned int c;
-
-	for (c = 0; c < RFS_SIM_CPUS; c++)
-		rfs_sim_flush_one(s, &s->q[c]);
-}
-
-/* bpf_redirect_map() plus the tail claim, then bq_enqueue() */
-static void rfs_sim_enqueue(struct rfs_sim *s, __u32 cpu, int flow,
-			    __u32 seq)
-{
-	struct rfs_sim_queue *q = &s->q[cpu];
-
-	q->tail++;
-	if (q->nbulk == RFS_SIM_BULK)
-		rfs_sim_flush_one(s, q);
-	q->bulk[q->nbulk++] = (struct rfs_sim_frame){ .flow = flow,
-						      .seq = seq };
-}
-
-/* Is a frame of the flow older than seq still queued on any CPU? */
-static int rfs_sim_older_queued(const struct rfs_sim *s, __u32 seq)
-{
-	unsigned int c, i;
-
-	for (c = 0; c < RFS_SIM_CPUS; c++) {
-		const struct rfs_sim_queue *q = &s->q[c];
-
-		for (i = 0; i < q->len; i++) {
-			const struct rfs_sim_frame *f;
-
-			f = &q->ring[(q->rd + i) % RFS_SIM_RING];
-			if (f->flow == RFS_SIM_FLOW && f->seq < seq)
-				return 1;
-		}
-		for (i = 0; i < q->nbulk; i++)
-			if (q->bulk[i].flow == RFS_SIM_FLOW &&
-			    q->bulk[i].seq < seq)
-				return 1;
-	}
-	return 0;
-}
-
-/* The cpumap kthread takes a frame; rfs_cpumap.bpf.c bumps head. */
-static void rfs_sim_dequeue(struct rfs_sim *s, __u32 cpu)
-{
-	struct rfs_sim_queue *q = &s->q[cpu];
-	struct rfs_sim_frame f;
-
-	if (!q->len)
-		return;
-	f = q->ring[q->rd];
-	q->rd = (q->rd + 1) % RFS_SIM_RING;
-	q->len--;
-	q->head++;
-	if (f.flow != RFS_SIM_FLOW)
-		return;
-	s->st->delivered++;
-	if (rfs_sim_older_queued(s, f.seq) ||
-	    (s->delivered_any && f.seq < s->last_seq))
-		s->st->reordered++;
-	s->last_seq = f.seq;
-	s->delivered_any = 1;
-}
-
-/* One frame of the flow through rfs_xdp: pick, redirect, record. */
-static void rfs_sim_frame_in(struct rfs_sim *s)
-{
-	struct rfs_flow_state fs = {
-		.hash = RFS_SIM_HASH,
-		.desired_cpu = s->desired,
-		.cur = s->df,
-	};
-	struct rfs_sim_queue *q;
-	struct rfs_choice c;
-
-	if (fs.cur.flags & RFS_DEV_FLOW_VALID) {
-		q = &s->q[fs.cur.cpu];
-		if (s->mode == RFS_SIM_DATAPATH) {
-			fs.cur_done = q->head;
-			fs.cur_unflushed = q->nbulk;
-		} else {
-			fs.cur_done = fs.cur.last_tail;
+		if (rfs_remote_drained(tr, t[i].seq, t[i].delivered,
+				       t[i].idle) != t[i].want) {
+			print_error("%s: want drained=%d\n", t[i].name,
+				    t[i].want);
+			fail();
 		}
 	}
-	c = rfs_pick_cpu(&fs, &s->cfg);
-	s->st->verdicts[c.verdict]++;
-	/* The sim always keeps one CPU allowed: NONE would be a bug. */
-	assert_int_not_equal(c.verdict, RFS_V_NONE);
-	assert_in_range(c.cpu, 0, RFS_SIM_CPUS - 1);
-	s->st->frames++;
-	rfs_sim_enqueue(s, c.cpu, RFS_SIM_FLOW, s->next_seq++);
-	q = &s->q[c.cpu];
-	s->df.last_tail = q->tail;
-	if (s->mode == RFS_SIM_DATAPATH)
-		s->df.last_tail -= q->drops;
-	s->df.cpu = c.cpu;
-	s->df.flags = RFS_DEV_FLOW_VALID;
-}
-
-static void rfs_sim_run(__u32 seed, enum rfs_sim_mode mode, unsigned int qlen,
-			struct rfs_sim_stats *st)
-{
-	/* Consumers run at different speeds, so backlogs build up. */
-	static const unsigned int speed[RFS_SIM_CPUS] = { 2, 3, 4, 6 };
-	static struct rfs_sim s;
-	unsigned int step, until_flip = 1, i;
-	int busy = 1;
-	__u32 r, c;
-
-	memset(&s, 0, sizeof(s));
-	memset(st, 0, sizeof(*st));
-	s.st = st;
-	s.mode = mode;
-	s.qlen = qlen;
-	s.rng = seed;
-	s.desired = RFS_NO_CPU;
-	for (i = 0; i < RFS_SIM_CPUS; i++)
-		s.allowed[i] = 1;
-	rfs_sim_cfg(&s);
-
-	for (step = 0; step < RFS_SIM_STEPS; step++) {
-		/* busy/idle phases of about 64 steps */
-		if (rfs_test_rand(&s.rng) % 64 == 0)
-			busy = !busy;
-		r = rfs_test_rand(&s.rng) % 100;
-		if (r < 20 && busy) {
-			rfs_sim_frame_in(&s);
-			if (--until_flip)
-				continue;
-			/* The application hops: mostly to a CPU, sometimes
-			 * to none (no socket seen yet). */
-			c = rfs_test_rand(&s.rng) % (RFS_SIM_CPUS + 1);
-			s.desired = c < RFS_SIM_CPUS ? c : RFS_NO_CPU;
-			until_flip = 1 + rfs_test_rand(&s.rng) % 5;
-		} else if (r < 20) {
-			/* idle */
-		} else if (r < 30) {
-			c = rfs_test_rand(&s.rng) % RFS_SIM_CPUS;
-			rfs_sim_enqueue(&s, c, RFS_SIM_OTHER, 0);
-		} else if (r < 32) {
-			/* Another flow's burst floods one CPU's ring. */
-			c = rfs_test_rand(&s.rng) % RFS_SIM_CPUS;
-			for (i = 0; i < 3 * RFS_SIM_BULK; i++)
-				rfs_sim_enqueue(&s, c, RFS_SIM_OTHER, 0);
-			rfs_sim_flush(&s);
-		} else if (r < 40) {
-			rfs_sim_flush(&s);
-		} else if (r < 42) {
-			/* A CPU leaves the set or rejoins; one stays. */
-			int n = 0;
-
-			c = rfs_test_rand(&s.rng) % RFS_SIM_CPUS;
-			for (i = 0; i < RFS_SIM_CPUS; i++)
-				n += s.allowed[i];
-			if (!s.allowed[c] || n > 1) {
-				s.allowed[c] = !s.allowed[c];
-				rfs_sim_cfg(&s);
-			}
-		} else {
-			r = rfs_test_rand(&s.rng) % 15;
-			for (c = 0; r >= speed[c]; c++)
-				r -= speed[c];
-			for (i = rfs_test_rand(&s.rng) % 8; i; i--)
-				rfs_sim_dequeue(&s, c);
-		}
-	}
-}
-
-static const __u32 rfs_sim_seeds[] = { 1, 42, 0xdeadbeef, 0x12345678 };
-
-/* Runs every seed; returns the number of reordered frames. */
-static unsigned int rfs_sim_all(enum rfs_sim_mode mode, unsigned int qlen,
-				struct rfs_sim_stats *sum)
-{
-	struct rfs_sim_stats st;
-	unsigned int i, v;
-
-	memset(sum, 0, sizeof(*sum));
-	for (i = 0; i < RFS_TEST_ARRAY_SIZE(rfs_sim_seeds); i++) {
-		rfs_sim_run(rfs_sim_seeds[i], mode, qlen, &st);
-		if (getenv("RFS_SIM_DEBUG"))
-			print_message("mode %d qlen %u seed %#x: frames %u delivered %u dropped %u reordered %u new %u keep %u switch %u held %u\n",
-				      mode, qlen, rfs_sim_seeds[i], st.frames,
-				      st.delivered, st.dropped, st.reordered,
-				      st.verdicts[RFS_V_NEW],
-				      st.verdicts[RFS_V_KEEP],
-				      st.verdicts[RFS_V_SWITCH],
-				      st.verdicts[RFS_V_HELD]);
-		sum->frames += st.frames;
-		sum->delivered += st.delivered;
-		sum->dropped += st.dropped;
-		sum->reordered += st.reordered;
-		for (v = 0; v <= RFS_V_HELD; v++)
-			sum->verdicts[v] += st.verdicts[v];
-	}
-	return sum->reordered;
-}
-
-/* Not vacuous: the flow moved, waited and stayed, frames got through. */
-static void rfs_sim_check_busy(const struct rfs_sim_stats *sum)
-{
-	assert_true(sum->verdicts[RFS_V_SWITCH] > 100);
-	assert_true(sum->verdicts[RFS_V_HELD] > 100);
-	assert_true(sum->verdicts[RFS_V_KEEP] > 100);
-	assert_true(sum->delivered > sum->frames / 2);
-	assert_true(sum->delivered + sum->dropped <= sum->frames);
-}
-
-/* Rings that never fill: the rule as rfs_xdp feeds it keeps order. */
-static void rfs_test_in_order(void **state)
-{
-	struct rfs_sim_stats sum;
-
-	if (rfs_sim_all(RFS_SIM_DATAPATH, RFS_SIM_RING, &sum)) {
-		print_error("%u of %u frames out of order\n", sum.reordered,
-			    sum.delivered);
-		fail();
-	}
-	assert_int_equal(sum.dropped, 0);
-	rfs_sim_check_busy(&sum);
 }
 
 /*
- * A frame of this RX CPU still in its cpumap bulk queue is not in the
- * ring yet, so the counters say nothing about it: drained or not, the
- * flow must stay until the queue is flushed.
+ * The marks as the target writes them, read back by the rule: a frame is
+ * drained once the epoch it was dequeued in is delivered, whether its mark
+ * is still last or has rolled into prev.
  */
-static void rfs_test_unflushed_holds(void **state)
+static void rfs_test_track_then_drained(void **state)
+{
+	struct rfs_rx_track t = { 0 };
+
+	t = rfs_track_dequeued(t, 1, 1);
+	t = rfs_track_dequeued(t, 2, 1);
+	assert_false(rfs_remote_drained(t, 2, 0, 0));
+	assert_true(rfs_remote_drained(t, 2, 1, 0));
+	/* frame 3 was never dequeued (dropped, or still in the ring) */
+	assert_false(rfs_remote_drained(t, 3, 1, 0));
+	assert_false(rfs_remote_drained(t, 3, 1, 1));
+	/* epoch 2 dequeues frame 4: 3 is passed (lost) but epoch 2 is not
+	 * delivered yet; prev still proves 2 */
+	t = rfs_track_dequeued(t, 4, 2);
+	assert_false(rfs_remote_drained(t, 3, 1, 0));
+	assert_true(rfs_remote_drained(t, 2, 1, 0));
+	assert_true(rfs_remote_drained(t, 3, 2, 0));
+	assert_true(rfs_remote_drained(t, 3, 1, 1));
+	/* epochs 3 and 4 (other flows' frames): only the two newest marks
+	 * are kept, so 2@1 is proven again only once 5@3 is delivered */
+	t = rfs_track_dequeued(t, 5, 3);
+	t = rfs_track_dequeued(t, 6, 4);
+	assert_false(rfs_remote_drained(t, 2, 2, 0));
+	assert_true(rfs_remote_drained(t, 2, 3, 0));
+	assert_false(rfs_remote_drained(t, 6, 3, 0));
+	assert_true(rfs_remote_drained(t, 5, 3, 0));
+	assert_true(rfs_remote_drained(t, 6, 4, 0));
+}
+
+static const struct rfs_gro_view rfs_test_no_gro = { .has_gro = 0 };
+static const struct rfs_gro_view rfs_test_gro_empty = { .has_gro = 1 };
+
+static void rfs_test_delivered_no_gro(void **state)
+{
+	struct rfs_jiffy_epoch hist[RFS_EPOCH_HISTORY] = { { 0 } };
+	struct rfs_gro_view v = rfs_test_no_gro;
+	__u32 d = 12345;
+
+	/* without GRO, everything dequeued before this batch is delivered,
+	 * whatever the (meaningless) counters say */
+	v.rx_count = 5;
+	v.bitmask = 1;
+	assert_int_equal(rfs_delivered_epoch(hist, &v, 10, 1000, &d), 1);
+	assert_int_equal(d, 9);
+	assert_true(hist[1000 % RFS_EPOCH_HISTORY].jiffy == 1000);
+	assert_int_equal(hist[1000 % RFS_EPOCH_HISTORY].epoch, 10);
+	/* epoch 0: everything before it is epoch 0xffffffff */
+	assert_int_equal(rfs_delivered_epoch(hist, &v, 0, 1001, &d), 1);
+	assert_int_equal(d, 0xffffffff);
+}
+
+static void rfs_test_delivered_empty(void **state)
+{
+	struct rfs_jiffy_epoch hist[RFS_EPOCH_HISTORY] = { { 0 } };
+	__u32 d = 12345;
+
+	assert_int_equal(rfs_delivered_epoch(hist, &rfs_test_gro_empty, 42,
+					     77, &d), 1);
+	assert_int_equal(d, 41);
+	assert_true(hist[77 % RFS_EPOCH_HISTORY].jiffy == 77);
+	assert_int_equal(hist[77 % RFS_EPOCH_HISTORY].epoch, 42);
+}
+
+static void rfs_test_delivered_rx_list(void **state)
+{
+	struct rfs_jiffy_epoch hist[RFS_EPOCH_HISTORY] = { { 0 } };
+	struct rfs_gro_view v = { .has_gro = 1, .rx_count = 1 };
+	__u32 d = 12345;
+
+	/* a history that would prove a lot if rx_list were empty */
+	assert_int_equal(rfs_delivered_epoch(hist, &rfs_test_gro_empty, 10,
+					     100, &d), 1);
+	assert_int_equal(rfs_delivered_epoch(hist, &rfs_test_gro_empty, 20,
+					     101, &d), 1);
+	d = 12345;
+	/* rx_list is not empty: any earlier frame may sit in it */
+	assert_int_equal(rfs_delivered_epoch(hist, &v, 30, 105, &d), 0);
+	assert_int_equal(d, 12345);
+	v.bitmask = 0x3;
+	v.oldest_age = 105;
+	assert_int_equal(rfs_delivered_epoch(hist, &v, 31, 105, &d), 0);
+	assert_int_equal(d, 12345);
+	/* the batch is still noted, for later proofs */
+	assert_true(hist[105 % RFS_EPOCH_HISTORY].jiffy == 105);
+	assert_int_equal(hist[105 % RFS_EPOCH_HISTORY].epoch, 31);
+}
+
+static void rfs_test_delivered_held(void **state)
+{
+	struct rfs_jiffy_epoch hist[RFS_EPOCH_HISTORY] = { { 0 } };
+	struct rfs_gro_view v = { .has_gro = 1, .bitmask = 0x10 };
+	__u32 d;
+
+	/* batches 10 @ jiffy 100, 11 and 12 @ 101, 13 @ 102 */
+	rfs_delivered_epoch(hist, &rfs_test_gro_empty, 10, 100, &d);
+	rfs_delivered_epoch(hist, &rfs_test_gro_empty, 11, 101, &d);
+	rfs_delivered_epoch(hist, &rfs_test_gro_empty, 12, 101, &d);
+	rfs_delivered_epoch(hist, &rfs_test_gro_empty, 13, 102, &d);
+
+	/* oldest held skb from 102: batches before 12 (the last one seen
+	 * in 101) entered GRO before 102, so are out of it */
+	v.oldest_age = 102;
+	d = 0;
+	assert_int_equal(rfs_delivered_epoch(hist, &v, 14, 102, &d), 1);
+	assert_int_equal(d, 11);
+	/* oldest from 101: only batch 10's jiffy is older: before 10 */
+	v.oldest_age = 101;
+	assert_int_equal(rfs_delivered_epoch(hist, &v, 15, 102, &d), 1);
+	assert_int_equal(d, 9);
+	/* oldest from 100: nothing seen in an earlier jiffy */
+	v.oldest_age = 100;
+	d = 12345;
+	assert_int_equal(rfs_delivered_epoch(hist, &v, 16, 102, &d), 0);
+	assert_int_equal(d, 12345);
+}
+
+static void rfs_test_delivered_history_ring(void **state)
+{
+	struct rfs_jiffy_epoch hist[RFS_EPOCH_HISTORY] = { { 0 } };
+	struct rfs_gro_view v = { .has_gro = 1, .bitmask = 1 };
+	__u32 d, j;
+
+	/* one batch per jiffy, epochs 100.. at jiffies 1000.. */
+	for (j = 0; j < 10; j++)
+		rfs_delivered_epoch(hist, &rfs_test_gro_empty, 100 + j,
+				    1000 + j, &d);
+	/* the ring keeps the last RFS_EPOCH_HISTORY jiffies: 1006..1009 */
+	v.oldest_age = 1009;
+	assert_int_equal(rfs_delivered_epoch(hist, &v, 110, 1010, &d), 1);
+	/* 1010 overwrote 1006; 1007 and 1008 are older than 1009 */
+	assert_int_equal(d, 107);
+	/* an oldest skb older than anything kept: nothing proven */
+	v.oldest_age = 1005;
+	assert_int_equal(rfs_delivered_epoch(hist, &v, 111, 1010, &d), 0);
+}
+
+static void rfs_test_delivered_wrap(void **state)
+{
+	struct rfs_jiffy_epoch hist[RFS_EPOCH_HISTORY] = { { 0 } };
+	struct rfs_gro_view v = { .has_gro = 1, .bitmask = 1 };
+	__u32 d;
+
+	/* epochs wrap between two jiffies: the newer epoch still wins */
+	rfs_delivered_epoch(hist, &rfs_test_gro_empty, 0xfffffffe, 200, &d);
+	rfs_delivered_epoch(hist, &rfs_test_gro_empty, 0x00000001, 201, &d);
+	v.oldest_age = 202;
+	assert_int_equal(rfs_delivered_epoch(hist, &v, 2, 202, &d), 1);
+	assert_int_equal(d, 0);
+	v.oldest_age = 201;
+	assert_int_equal(rfs_delivered_epoch(hist, &v, 3, 202, &d), 1);
+	assert_int_equal(d, 0xfffffffd);
+	/* and an empty node with epoch 0 delivers up to 0xffffffff */
+	assert_int_equal(rfs_delivered_epoch(hist, &rfs_test_gro_empty, 0,
+					     203, &d), 1);
+	assert_int_equal(d, 0xffffffff);
+}
+
+/* ---- rfs_order.h: the local path ---------------------------------------- */
+
+static void rfs_test_local_drained(void **state)
+{
+	static const struct {
+		__u32 last;
+		__u64 now;
+		__u32 drain;
+		int want;
+	} t[] = {
+		{ 100, 100, 2, 0 },
+		{ 100, 101, 2, 0 },
+		{ 100, 102, 2, 1 },
+		{ 100, 1000, 2, 1 },
+		{ 100, 100, 0, 1 },	/* no wait at all */
+		{ 100, 100, 1, 0 },
+		{ 100, 101, 1, 1 },
+		/* only the low 32 bits of jiffies are recorded */
+		{ 0xffffffff, 0x100000000ULL, 2, 0 },
+		{ 0xffffffff, 0x100000001ULL, 2, 1 },
+		{ 0xfffffffe, 0x300000000ULL, 2, 1 },
+		{ 5, 0x700000006ULL, 2, 0 },
+		{ 5, 0x700000007ULL, 2, 1 },
+	};
+	unsigned int i;
+
+	for (i = 0; i < RFS_TEST_ARRAY_SIZE(t); i++) {
+		struct rfs_dev_flow df;
+
+		rfs_record_local(&df, 1, t[i].last);
+		if (rfs_local_drained(&df, t[i].now, t[i].drain) !=
+		    t[i].want) {
+			print_error("last %#x now %#llx drain %u: want %d\n",
+				    t[i].last, (unsigned long long)t[i].now,
+				    t[i].drain, t[i].want);
+			fail();
+		}
+	}
+}
+
+/* What rfs_xdp does on HELD: ask again with the real drained answer. */
+static void rfs_test_pick_twice(void **state)
 {
 	struct rfs_flow_state st = {
 		.hash = RFS_TEST_H0,
 		.desired_cpu = 2,
-		.cur = { .cpu = 1, .flags = RFS_DEV_FLOW_VALID, .last_tail = 10 },
-		.cur_done = 10,
-		.cur_unflushed = 1,
+		.rx_cpu = 0,
 	};
-	static const int all4[] = RFS_TEST_A4, none[] = RFS_TEST_NOCPUS;
-	static const int cpu0[] = RFS_TEST_CPUS(0), cpu1[] = RFS_TEST_CPUS(1);
+	struct rfs_rx_track t = { 0 };
 	struct rfs_if_config cfg;
 	struct rfs_choice c;
 
-	rfs_test_cfg(&cfg, all4, none);
+	rfs_test_cfg_str(&cfg, "0-3", NULL);
+	cfg.local_path = 1;
+	cfg.local_drain_jiffies = 2;
+	rfs_record_remote(&st.cur, 1, 0, 41);
+
+	t = rfs_track_dequeued(t, 41, 9);
 	c = rfs_pick_cpu(&st, &cfg);
 	assert_int_equal(c.verdict, RFS_V_HELD);
-	assert_int_equal(c.cpu, 1);
-	/* flushed: now it may go */
-	st.cur_unflushed = 0;
+	st.cur_drained = rfs_remote_drained(t, st.cur.last, 8, 0);
+	assert_false(st.cur_drained);
+	st.cur_drained = rfs_remote_drained(t, st.cur.last, 9, 0);
+	assert_true(st.cur_drained);
 	c = rfs_pick_cpu(&st, &cfg);
 	assert_int_equal(c.verdict, RFS_V_SWITCH);
 	assert_int_equal(c.cpu, 2);
-	/* a CPU being removed waits for its bulk queue too */
-	rfs_test_cfg(&cfg, cpu0, cpu1);
-	st.desired_cpu = RFS_NO_CPU;
-	st.cur_unflushed = 3;
+
+	/* local, passed at jiffy 500, the app moves to CPU 3 */
+	rfs_record_local(&st.cur, 0, 500);
+	st.desired_cpu = 3;
+	st.cur_drained = 0;
 	c = rfs_pick_cpu(&st, &cfg);
 	assert_int_equal(c.verdict, RFS_V_HELD);
-	assert_int_equal(c.cpu, 1);
-}
-
-/* The checker must catch a rule without the drain check. */
-static void rfs_test_in_order_control(void **state)
-{
-	struct rfs_sim_stats sum;
-
-	assert_true(rfs_sim_all(RFS_SIM_NAIVE, RFS_SIM_RING, &sum) > 0);
-}
-
-/*
- * Full rings, with last_tail = tail - drops taken when the frame is
- * queued and compared with head alone.  Drops reported later only make
- * the flow wait longer, never move early.
- */
-static void rfs_test_in_order_drops_snapshot(void **state)
-{
-	struct rfs_sim_stats sum;
-
-	if (rfs_sim_all(RFS_SIM_DATAPATH, 16, &sum)) {
-		print_error("%u of %u frames out of order\n", sum.reordered,
-			    sum.delivered);
-		fail();
-	}
-	assert_true(sum.dropped > 0);
-	rfs_sim_check_busy(&sum);
+	assert_int_equal(c.local, 1);
+	st.cur_drained = rfs_local_drained(&st.cur, 501, 2);
+	assert_false(st.cur_drained);
+	st.cur_drained = rfs_local_drained(&st.cur, 502, 2);
+	c = rfs_pick_cpu(&st, &cfg);
+	assert_int_equal(c.verdict, RFS_V_SWITCH);
+	assert_int_equal(c.cpu, 3);
+	assert_int_equal(c.local, 0);
 }
 
 int main(void)
 {
 	static const struct CMUnitTest fixed[] = {
-		cmocka_unit_test(rfs_test_queue_passed),
+		cmocka_unit_test(rfs_test_pick_ignores_mark),
+		cmocka_unit_test(rfs_test_pick_twice),
+		cmocka_unit_test(rfs_test_seq_after_eq),
 		cmocka_unit_test(rfs_test_cpu_in),
 		cmocka_unit_test(rfs_test_spread),
 		cmocka_unit_test(rfs_test_spread_edges),
@@ -841,10 +1169,21 @@ int main(void)
 		cmocka_unit_test(rfs_test_sock_entry_roundtrip),
 		cmocka_unit_test(rfs_test_sock_entry_empty),
 		cmocka_unit_test(rfs_test_sock_entry_collision),
-		cmocka_unit_test(rfs_test_in_order),
-		cmocka_unit_test(rfs_test_in_order_control),
-		cmocka_unit_test(rfs_test_unflushed_holds),
-		cmocka_unit_test(rfs_test_in_order_drops_snapshot),
+		cmocka_unit_test(rfs_test_dev_header),
+		cmocka_unit_test(rfs_test_dev_index),
+		cmocka_unit_test(rfs_test_dev_index_bits),
+		cmocka_unit_test(rfs_test_record),
+		cmocka_unit_test(rfs_test_mark),
+		cmocka_unit_test(rfs_test_track_dequeued),
+		cmocka_unit_test(rfs_test_remote_drained),
+		cmocka_unit_test(rfs_test_track_then_drained),
+		cmocka_unit_test(rfs_test_delivered_no_gro),
+		cmocka_unit_test(rfs_test_delivered_empty),
+		cmocka_unit_test(rfs_test_delivered_rx_list),
+		cmocka_unit_test(rfs_test_delivered_held),
+		cmocka_unit_test(rfs_test_delivered_history_ring),
+		cmocka_unit_test(rfs_test_delivered_wrap),
+		cmocka_unit_test(rfs_test_local_drained),
 	};
 	static struct CMUnitTest tests[RFS_TEST_ARRAY_SIZE(rfs_test_picks) +
 				       RFS_TEST_ARRAY_SIZE(fixed)];
@@ -855,7 +1194,7 @@ int main(void)
 		tests[n++] = (struct CMUnitTest){
 			.name = rfs_test_picks[i].name,
 			.test_func = rfs_test_pick_one,
-			.initial_state = &rfs_test_picks[i],
+			.initial_state = (void *)&rfs_test_picks[i],
 		};
 	for (i = 0; i < RFS_TEST_ARRAY_SIZE(fixed); i++)
 		tests[n++] = fixed[i];

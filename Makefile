@@ -21,6 +21,26 @@ CC        ?= gcc
 BPFTOOL   ?= bpftool
 B         := build
 
+# ---- SANITIZE=1: userspace with ASan+UBSan (issue 8) ----------------------
+# `make check SANITIZE=1` builds rfsd, rfsctl, the tools and the tests into
+# build-san/ (the plain build/ is left alone) and runs the suite on them:
+# tests/run.sh and tests/lib/lab.sh take their binaries from $RFS_BUILD.
+# BPF objects are built there too, unsanitized (BPF_CFLAGS).  Any report
+# fails the test that caused it: -fno-sanitize-recover, and ASan's exit
+# code.
+ifeq ($(SANITIZE),1)
+B         := build-san
+CFLAGS    ?= -O2 -g
+CFLAGS    += -fsanitize=address,undefined -fno-sanitize-recover=all \
+	     -fno-omit-frame-pointer
+export RFS_BUILD := $(B)
+# verify_asan_link_order=0: tests/run.sh runs the tests under stdbuf,
+# whose LD_PRELOAD comes before the ASan runtime
+export ASAN_OPTIONS ?= detect_leaks=1:verify_asan_link_order=0
+export UBSAN_OPTIONS ?= print_stacktrace=1:halt_on_error=1
+endif
+# ---- end SANITIZE -----------------------------------------------------------
+
 ifeq ($(V),1)
 Q =
 msg =

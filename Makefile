@@ -144,6 +144,28 @@ $(B)/tests/test_%: tests/prog/test_%.c $(HEADERS) $(SKELS) $(LIB_OBJS) $(wildcar
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -Itests/prog $(PKG_CFLAGS) -o $@ $< $(LIB_OBJS) -lcmocka $(PKG_LIBS) -lelf -lz
 
+# ---- tests/prog BPF objects (test_xdp's layout probe, rfs_rearm) ----------
+# tests/prog/bpf/*.bpf.c: small programs loaded next to the real datapath:
+# layout.bpf.c reads where its map values are (test_xdp), rearm.bpf.c lets
+# a plain test run repeat rfs_xdp on one buffer (test_xdp, bench/cost).
+$(B)/tests/bpf:
+	$(Q)mkdir -p $@
+
+$(B)/tests/bpf/%.bpf.o: tests/prog/bpf/%.bpf.c tests/prog/bpf/rfs_layout.h \
+			$(HEADERS) $(B)/vmlinux.h | $(B)/tests/bpf
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(B)/tests/bpf/%.skel.h: $(B)/tests/bpf/%.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name rfs_test_$* > $@ 2> $@.log || \
+		{ cat $@.log >&2; exit 1; }
+
+$(B)/tests/test_xdp: $(B)/tests/bpf/layout.skel.h tests/prog/bpf/rfs_layout.h \
+		    $(B)/tests/bpf/rearm.skel.h
+$(B)/bench/cost: $(B)/tests/bpf/rearm.skel.h
+# ---- end tests/prog BPF objects ---------------------------------------------
+
 $(B)/tests/rfs_%: tests/tools/rfs_%.c | $(B)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $<

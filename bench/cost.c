@@ -14,7 +14,12 @@
  *   prog   plain test run, what tests/prog/test_xdp prints: the verdict is
  *          returned and nothing is enqueued, so this is the program alone.
  *          For the bare program that is little more than the run loop and
- *          one helper call: a floor, not a redirect.
+ *          one helper call: a floor, not a redirect.  The repeats share
+ *          one buffer, on which rfs_xdp's metadata would pile up until
+ *          the headroom is gone (then it passes frames instead of steering
+ *          them), so both programs run behind rfs_rearm (tests/prog/bpf/
+ *          rearm.bpf.c: drop the metadata, tail-call the program); what
+ *          rfs_rearm costs by itself is printed as rearm_ns.
  *   live   BPF_F_TEST_XDP_LIVE_FRAMES: each verdict is carried out, like
  *          a driver's NAPI poll (batches of 64, xdp_do_redirect, bulk
  *          queue, flush into the target's ring).  The producer side of a
@@ -24,7 +29,15 @@
  *          So this number depends on the target CPU keeping up: while
  *          it lags (busy with something else), frames are dropped at
  *          the flush, which costs the producer less.  rfs_xdp's ring
- *          drops are counted (drops_pct); the bare program's are not.
+ *          drops are counted (drops_pct, from rfs_gstats.enqueue_drops)
+ *          and the rest must reach the target's cpumap program
+ *          (rfs_cpu_queues[target].dequeued) before the next run; the
+ *          bare program's are not counted.
+ *
+ * Every rfs_xdp run must have steered every frame to the target: its
+ * sequence numbers from the runner's CPU to the target (rfs_tx_seq) move
+ * by repeat, and rfs_if_stats counts no frame passed for want of
+ * metadata room.
  *
  * Both programs send the frame to the same CPU (the last one on 2 CPUs),
  * and the runner is pinned to another: a target on the runner's own CPU
@@ -71,6 +84,7 @@
 #include "rfs_dp_int.h"
 #include "rfs_test_util.h"
 #include "bench/bare_redirect.skel.h"
+#include "tests/bpf/rearm.skel.h"
 
 #define RFS_COST_RUNS_MAX	101
 #define RFS_COST_SKIP		77
@@ -79,6 +93,8 @@ static struct {
 	struct rfs_dp *dp;
 	struct rfs_if *ifc;
 	struct rfs_bare *bare;
+	struct rfs_test_rearm *rearm;
+	int ncpus;
 	int attached_ifindex;	/* --attach: detach from here on exit */
 	char pin_dir[128];
 } rc;
@@ -102,6 +118,10 @@ static void rfs_cost_cleanup(void)
 	if (rc.bare) {
 		rfs_bare__destroy(rc.bare);
 		rc.bare = NULL;
+	}
+	if (rc.rearm) {
+		rfs_test_rearm__destroy(rc.rearm);
+		rc.rearm = NULL;
 	}
 }
 
@@ -136,7 +156,7 @@ static int rfs_cost_run(int prog_fd, __u32 flags, const __u8 *frame,
 	if (bpf_prog_test_run_opts(prog_fd, &o))
 		return -errno;
 	*wns = (rfs_cost_now() - t0) / repeat;
-	/* live frames return no verdict: the tail check covers them */
+	/* live frames return no verdict: the sequence check covers them */
 	if (!(flags & BPF_F_TEST_XDP_LIVE_FRAMES) && o.retval != XDP_REDIRECT) {
 		fprintf(stderr, "cost: verdict %u, not XDP_REDIRECT (%u)\n",
 			o.retval, XDP_REDIRECT);
@@ -211,14 +231,97 @@ static int rfs_cost_load_bare(__u32 target)
 	return 0;
 }
 
-/* rfs_xdp's counters of target's queue: frames counted into it (tail)
- * and frames the ring had no room for (drops). */
-static struct rfs_cpu_queue rfs_cost_queue(__u32 target)
-{
-	struct rfs_cpu_queue q = {};
+/*
+ * What rfs_xdp did with the frames of a run, from the datapath's own
+ * counters: the sequence numbers it took from the runner's CPU to the
+ * target (one per redirected frame), frames it passed for want of
+ * metadata room, frames the target's ring had no room for (counted on
+ * the RX CPU by the enqueue tracepoint), and frames the target's cpumap
+ * program ran on.
+ */
+struct rfs_cost_count {
+	__u32 seq;
+	__u64 no_meta;
+	__u64 enqueue_drops;
+	__u64 dequeued;
+};
 
-	bpf_map_lookup_elem(rc.dp->cpu_queues_fd, &target, &q);
-	return q;
+static int rfs_cost_count(__u32 cpu, __u32 target, struct rfs_cost_count *c)
+{
+	struct rfs_tx_seq *seq = calloc(rc.ncpus, sizeof(*seq));
+	struct rfs_global_stats *gs = calloc(rc.ncpus, sizeof(*gs));
+	struct rfs_if_stats *st = calloc(rc.ncpus, sizeof(*st));
+	struct rfs_cpu_queue q = {};
+	int e = -ENOMEM, i;
+
+	memset(c, 0, sizeof(*c));
+	if (!seq || !gs || !st)
+		goto out;
+	e = rfs_read_percpu(rc.dp->tx_seq_fd, 0, sizeof(*seq), seq, rc.ncpus) ?:
+	    rfs_dp_read_gstats(rc.dp, gs) ?:
+	    rfs_if_read_stats(rc.ifc, st);
+	if (!e && bpf_map_lookup_elem(rc.dp->cpu_queues_fd, &target, &q))
+		e = -errno;
+	if (e)
+		goto out;
+	c->seq = seq[cpu].seq[target];
+	c->dequeued = q.dequeued;
+	for (i = 0; i < rc.ncpus; i++) {
+		c->no_meta += st[i].pass_no_meta;
+		c->enqueue_drops += gs[i].enqueue_drops;
+	}
+out:
+	free(seq);
+	free(gs);
+	free(st);
+	return e;
+}
+
+/* Live frames: wait for target's kthread to have taken every frame of the
+ * run that the ring did not drop.  0, or -ETIMEDOUT. */
+static int rfs_cost_drain(__u32 cpu, __u32 target,
+			  const struct rfs_cost_count *c0, __u32 repeat,
+			  struct rfs_cost_count *c1)
+{
+	struct timespec ts = { 0, 10 * 1000000L };
+	int i, e;
+
+	for (i = 0; i < 1000; i++) {
+		e = rfs_cost_count(cpu, target, c1);
+		if (e)
+			return e;
+		if (c1->dequeued - c0->dequeued +
+		    c1->enqueue_drops - c0->enqueue_drops >= repeat)
+			return 0;
+		nanosleep(&ts, NULL);
+	}
+	return -ETIMEDOUT;
+}
+
+/* rfs_rearm, tail-calling nothing yet (rfs_cost_behind sets it). */
+static int rfs_cost_load_rearm(void)
+{
+	rc.rearm = rfs_test_rearm__open_and_load();
+	if (!rc.rearm) {
+		fprintf(stderr, "cost: can't load program 'rfs_rearm': %s\n",
+			strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* Put prog_fd behind rfs_rearm; rfs_rearm's fd to run. */
+static int rfs_cost_behind(int prog_fd)
+{
+	__u32 zero = 0;
+
+	if (bpf_map_update_elem(bpf_map__fd(rc.rearm->maps.rfs_rearm_next),
+				&zero, &prog_fd, BPF_ANY)) {
+		fprintf(stderr, "cost: can't put a program behind 'rfs_rearm': %s\n",
+			strerror(errno));
+		return -1;
+	}
+	return bpf_program__fd(rc.rearm->progs.rfs_rearm);
 }
 
 /* The real datapath under a pin dir of our own, one unattached interface,
@@ -306,30 +409,49 @@ static const struct rfs_cost_mode {
 
 /* runs of both programs in one mode; prints "run" and "summary" lines */
 static int rfs_cost_mode(const struct rfs_cost_mode *m, int runs,
-			 __u32 repeat, __u32 target, const __u8 *buf,
+			 __u32 repeat, int cpu, __u32 target, const __u8 *buf,
 			 size_t len)
 {
 	double kb[RFS_COST_RUNS_MAX], kr[RFS_COST_RUNS_MAX];
 	double kratio[RFS_COST_RUNS_MAX], wratio[RFS_COST_RUNS_MAX];
 	double kdelta[RFS_COST_RUNS_MAX], drops[RFS_COST_RUNS_MAX];
+	double kfloor[RFS_COST_RUNS_MAX];
 	int fds[2] = { bpf_program__fd(rc.bare->progs.rfs_bare_redirect),
 		       rfs_if_prog_fd(rc.ifc) };
 	static const char *const names[2] = { "rfs_bare_redirect", "rfs_xdp" };
+	bool live = m->flags & BPF_F_TEST_XDP_LIVE_FRAMES;
 	double med, min, max;
-	int i, j, e;
+	int i, j, e, fd;
 
 	for (i = 0; i < runs; i++) {
-		struct rfs_cpu_queue q0, q1 = {};
-		__u32 k[2];
-		double w[2];
+		struct rfs_cost_count c0, c1;
+		__u64 ring_drops = 0, dequeued = 0;
+		__u32 k[2], kf = 0;
+		double w[2], wf;
 
+		/* prog mode: rfs_rearm's own cost, behind it rfs_rearm_nop */
+		if (!live) {
+			fd = rfs_cost_behind(bpf_program__fd(rc.rearm->progs.rfs_rearm_nop));
+			if (fd < 0)
+				return -1;
+			e = rfs_cost_run(fd, 0, buf, len, repeat, &kf, &wf);
+			if (e) {
+				fprintf(stderr, "cost: can't test-run 'rfs_rearm' (%s): %s\n",
+					m->name, strerror(-e));
+				return -1;
+			}
+		}
 		/* even runs: bare first; odd runs: rfs_xdp first */
 		for (j = 0; j < 2; j++) {
 			int p = i % 2 ? 1 - j : j;
 
-			q0 = rfs_cost_queue(target);
-			e = rfs_cost_run(fds[p], m->flags, buf, len, repeat,
-					 &k[p], &w[p]);
+			fd = live ? fds[p] : rfs_cost_behind(fds[p]);
+			if (fd < 0)
+				return -1;
+			e = rfs_cost_count(cpu, target, &c0);
+			if (!e)
+				e = rfs_cost_run(fd, m->flags, buf, len, repeat,
+						 &k[p], &w[p]);
 			if (e) {
 				fprintf(stderr, "cost: can't test-run '%s' (%s): %s\n",
 					names[p], m->name, strerror(-e));
@@ -338,26 +460,39 @@ static int rfs_cost_mode(const struct rfs_cost_mode *m, int runs,
 			if (!p)
 				continue;
 			/* rfs_xdp must have steered every frame to target */
-			q1 = rfs_cost_queue(target);
-			q1.tail -= q0.tail;
-			q1.drops -= q0.drops;
-			if (q1.tail != repeat) {
-				fprintf(stderr, "cost: rfs_xdp (%s) sent %u of %u frames to cpu %u\n",
-					m->name, q1.tail, repeat, target);
+			e = live ? rfs_cost_drain(cpu, target, &c0, repeat, &c1) :
+				   rfs_cost_count(cpu, target, &c1);
+			if (e) {
+				fprintf(stderr, "cost: rfs_xdp (%s): frames to cpu %u not accounted for: %s\n",
+					m->name, target, strerror(-e));
 				return -1;
 			}
+			if (c1.seq - c0.seq != repeat || c1.no_meta != c0.no_meta) {
+				fprintf(stderr, "cost: rfs_xdp (%s) sent %u of %u frames to cpu %u (%llu passed for want of metadata room)\n",
+					m->name, c1.seq - c0.seq, repeat, target,
+					(unsigned long long)(c1.no_meta - c0.no_meta));
+				return -1;
+			}
+			ring_drops = c1.enqueue_drops - c0.enqueue_drops;
+			dequeued = c1.dequeued - c0.dequeued;
 		}
 		kb[i] = k[0];
 		kr[i] = k[1];
+		kfloor[i] = kf;
 		kratio[i] = k[0] ? (double)k[1] / k[0] : 0;
 		kdelta[i] = (double)k[1] - k[0];
 		wratio[i] = w[1] / w[0];
-		drops[i] = 100.0 * q1.drops / repeat;
+		drops[i] = 100.0 * ring_drops / repeat;
 		/* ring_drops: rfs_xdp's frames that found target's ring full
-		 * (live only; the consumer is slower than the producer) */
-		printf("run %s %d bare_ns %u rfs_ns %u ratio %.3f wall_bare_ns %.2f wall_rfs_ns %.2f wall_ratio %.3f ring_drops %u\n",
+		 * (live only; the consumer is slower than the producer);
+		 * dequeued: those the target's cpumap program ran on */
+		printf("run %s %d bare_ns %u rfs_ns %u ratio %.3f wall_bare_ns %.2f wall_rfs_ns %.2f wall_ratio %.3f ring_drops %llu dequeued %llu",
 		       m->name, i + 1, k[0], k[1], kratio[i], w[0], w[1],
-		       wratio[i], q1.drops);
+		       wratio[i], (unsigned long long)ring_drops,
+		       (unsigned long long)dequeued);
+		if (!live)
+			printf(" rearm_ns %u", kf);
+		printf("\n");
 	}
 	rfs_cost_stats(kb, runs, &med, &min, &max);
 	printf("summary %s bare_ns median %.1f min %.0f max %.0f\n", m->name,
@@ -377,6 +512,11 @@ static int rfs_cost_mode(const struct rfs_cost_mode *m, int runs,
 	rfs_cost_stats(drops, runs, &med, &min, &max);
 	printf("summary %s drops_pct median %.1f min %.1f max %.1f\n",
 	       m->name, med, min, max);
+	if (!live) {
+		rfs_cost_stats(kfloor, runs, &med, &min, &max);
+		printf("summary %s rearm_ns median %.1f min %.0f max %.0f\n",
+		       m->name, med, min, max);
+	}
 	return 0;
 }
 
@@ -438,6 +578,7 @@ int main(int argc, char **argv)
 		return RFS_COST_SKIP;
 	}
 	ncpus = libbpf_num_possible_cpus();
+	rc.ncpus = ncpus;
 	if (ncpus < 2) {
 		fprintf(stderr, "cost: needs 2 CPUs, have %d\n", ncpus);
 		return RFS_COST_SKIP;
@@ -478,13 +619,14 @@ int main(int argc, char **argv)
 	rfs_frame_v4(&f, IPPROTO_TCP, "198.18.0.2", 51000, "198.18.0.1", 80);
 	rfs_frame_build(&f, buf, &lay);
 
-	if (rfs_cost_load_bare(target) || rfs_cost_load_rfs(&f, target))
+	if (rfs_cost_load_bare(target) || rfs_cost_load_rfs(&f, target) ||
+	    rfs_cost_load_rearm())
 		goto out;
 
 	printf("cost: repeat %u runs %d cpu %d target %u frame %zu\n", repeat,
 	       runs, cpu, target, lay.len);
 	for (m = 0; m < sizeof(rfs_cost_modes) / sizeof(rfs_cost_modes[0]); m++)
-		if (rfs_cost_mode(&rfs_cost_modes[m], runs, repeat, target,
+		if (rfs_cost_mode(&rfs_cost_modes[m], runs, repeat, cpu, target,
 				  buf, lay.len))
 			goto out;
 	ret = 0;

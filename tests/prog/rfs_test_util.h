@@ -105,4 +105,24 @@ static inline void rfs_tu_sleep_ms(unsigned int ms)
 	nanosleep(&ts, NULL);
 }
 
+/*
+ * The kernel's jiffies, as /proc/timer_list prints them ("jiffies: N",
+ * root only); 0 when they can't be read.  What bpf_jiffies64() returns
+ * at the same moment, so a test can bracket a value the datapath wrote.
+ */
+static inline __u64 rfs_tu_jiffies(void)
+{
+	FILE *f = fopen("/proc/timer_list", "re");
+	unsigned long long j = 0;
+	char line[256];
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "jiffies: %llu", &j) == 1)
+			break;
+	fclose(f);
+	return j;
+}
+
 #endif /* RFS_TEST_UTIL_H */

@@ -1,21 +1,33 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * BPF_PROG_TEST_RUN of the real XDP object (build/rfs_xdp.bpf.o through its
- * skeleton, loaded by rfs_if_attach() with no_attach), on frames built by
- * frames.h.  Each test checks the verdict, the counters in rfs_if_stats and
- * the dev flow table against the hash computed here with rfs_flow_hash().
+ * BPF_PROG_TEST_RUN of the real datapath objects, loaded through
+ * daemon/lib exactly as rfsd loads them (rfs_dp_open, and rfs_if_attach
+ * with no_attach), on frames built by frames.h.  Each test checks the
+ * verdict, the counters in rfs_if_stats, the dev flow entry at the index
+ * computed here (rfs_dev_index through the table's header entry), the
+ * per-(RX CPU, target) sequence numbers in rfs_tx_seq and the metadata
+ * the frame carries out of rfs_xdp (data_out of the test run).
  *
- * In plain test-run mode a redirected frame is never enqueued: the XDP
- * program advances a CPU's tail and this CPU's unflushed count, but
- * nothing flushes the bulk queue or advances head and done.  That is what
- * makes the in-order rule testable: the frames of a flow stay "queued"
- * until the test writes done (and zeroes unflushed) itself.  The
- * live-frames test then pushes frames through the real cpumap to check
- * the other half: the flush, and head and done advancing on the target
- * CPU.
+ * The test thread is pinned to CPU 0 for the whole run, so the RX CPU
+ * (bpf_get_smp_processor_id) is known: 0.  Most tests use an interface
+ * with the local path off, where every frame goes through the cpumap, to
+ * CPU 0 as well as to CPU 1; the local-path tests attach one with it on
+ * (what rfsd does), where frames for CPU 0 are passed up (XDP_PASS).
  *
- * The socket-side programs are detached for these tests (see
- * rfs_xt_detach_sock_side()): the desired CPUs come from the test alone.
+ * In a plain test run a redirected frame is never enqueued: no cpumap
+ * program marks it and no kthread proves it delivered.  That is what
+ * makes the in-order rule testable: the test plays the target side
+ * itself, writing marks into rfs_rx_track and delivered epochs into
+ * rfs_cpu_queues, and checks that a flow leaves its CPU exactly when
+ * rfs_order.h says it may.  The target side's own code is tested two
+ * ways: rfs_cpumap itself, loaded a second time from the core object as
+ * a plain XDP program (the kernel refuses to test-run a cpumap program)
+ * and run on the frames rfs_xdp put out, metadata and all; and live
+ * frames (BPF_F_TEST_XDP_LIVE_FRAMES) through the real cpumap, its
+ * kthreads and the xdp_cpumap_kthread tracepoint.
+ *
+ * The socket-side programs are detached (rfs_xt_detach_sock_side()): the
+ * desired CPUs come from the test alone.
  *
  * The RX queue comes from ctx_in.  The kernel only takes a nonzero
  * rx_queue_index together with the ifindex of a real device that has that
@@ -23,6 +35,9 @@
  * pair with 4 RX queues and name one end as the ingress device; without
  * it only queue 0 is tested.  Frames shorter than an Ethernet header are
  * refused by the kernel (-EINVAL) before the program runs.
+ *
+ * Tests that reproduce a datapath bug fail with a "DATAPATH BUG"
+ * message; RFS_XT_SKIP_KNOWN_BUGS=1 turns those into skips.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -48,16 +63,25 @@
 
 #include "frames.h"
 #include "rfs_decide.h"
+#include "rfs_order.h"
 #include "log.h"
 #include "rfs_dp_int.h"
 #include "rfs_test_util.h"
+#include "rfs_core.skel.h"
+#include "tests/bpf/layout.skel.h"
+#include "tests/bpf/rearm.skel.h"
+#include "bpf/rfs_layout.h"
 
 #define RFS_XT_RXQ		2	/* rx_queues of the test interface */
 #define RFS_XT_FLOWS		64	/* its flow_cnt */
 #define RFS_XT_SOCK_ENTRIES	1024
 #define RFS_XT_INGRESS_RXQ	4	/* queues of the ingress veth */
+#define RFS_XT_RX_CPU		0	/* the test thread runs here */
+#define RFS_XT_META		((__u32)sizeof(struct rfs_frame_meta))
 #define RFS_XT_NSTAT		(sizeof(struct rfs_if_stats) / sizeof(__u64))
 #define RFS_XT_ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+_Static_assert(sizeof(struct rfs_frame_meta) == 8, "metadata is 8 bytes");
 
 static struct {
 	struct rfs_dp *dp;
@@ -67,12 +91,24 @@ static struct {
 	char pin_dir[64];
 	char ingress[IF_NAMESIZE];
 	int ingress_ifindex;	/* 0: none, only RX queue 0 is tested */
+	cpu_set_t old_affinity;
+	bool pinned;
+	/* rfs_cpumap from the core object, loaded as a plain XDP program
+	 * on the datapath's maps; NULL if that failed (tests skip) */
+	struct rfs_core *cm;
+	/* rfs_cpu_queues[0..1] as rfs_dp_open() left them */
+	struct rfs_cpu_queue q_fresh[2];
+	bool skip_bugs;		/* RFS_XT_SKIP_KNOWN_BUGS: skip, don't fail */
 } xt;
 
 /* ---- setup ------------------------------------------------------------ */
 
 static void rfs_xt_cleanup(void)
 {
+	if (xt.cm) {
+		rfs_core__destroy(xt.cm);
+		xt.cm = NULL;
+	}
 	if (xt.dp) {
 		rfs_dp_close(xt.dp, true);
 		xt.dp = NULL;
@@ -81,6 +117,10 @@ static void rfs_xt_cleanup(void)
 	if (xt.ingress[0]) {
 		rfs_tu_sh("ip link del %s", xt.ingress);
 		xt.ingress[0] = 0;
+	}
+	if (xt.pinned) {
+		sched_setaffinity(0, sizeof(xt.old_affinity), &xt.old_affinity);
+		xt.pinned = false;
 	}
 }
 
@@ -136,7 +176,7 @@ static int rfs_xt_detach_sock_side(void)
 	}
 	while ((de = readdir(d))) {
 		/* only the socket side: the cpumap-side links (enqueue drops,
-		 * the GRO delivery barrier) are what the live tests need */
+		 * the kthread's delivery proof) are what the live tests need */
 		if (strncmp(de->d_name, "rfs_tp_", 7) &&
 		    strncmp(de->d_name, "rfs_kp_", 7) &&
 		    strcmp(de->d_name, "rfs_sockops"))
@@ -178,6 +218,41 @@ static int rfs_xt_detach_sock_side(void)
 	return 0;
 }
 
+/*
+ * rfs_cpumap as a plain XDP program: the same object, the same code, the
+ * datapath's maps; only the expected attach type differs, since
+ * BPF_PROG_TEST_RUN refuses BPF_XDP_CPUMAP programs.  Nothing else of
+ * the core object is loaded.
+ */
+static int rfs_xt_load_cpumap_copy(void)
+{
+	struct bpf_program *p;
+	struct rfs_core *cm;
+	int e;
+
+	cm = rfs_core__open();
+	if (!cm)
+		return -errno;
+	bpf_object__for_each_program(p, cm->obj)
+		bpf_program__set_autoload(p, p == cm->progs.rfs_cpumap);
+	e = bpf_program__set_expected_attach_type(cm->progs.rfs_cpumap,
+						  BPF_XDP) ?:
+	    bpf_map__reuse_fd(cm->maps.rfs_cpu_queues, xt.dp->cpu_queues_fd) ?:
+	    bpf_map__reuse_fd(cm->maps.rfs_rx_track, xt.dp->rx_track_fd) ?:
+	    bpf_map__reuse_fd(cm->maps.rfs_sock_outer, xt.dp->sock_outer_fd) ?:
+	    bpf_map__reuse_fd(cm->maps.rfs_cpu_map, xt.dp->cpu_map_fd) ?:
+	    bpf_map__reuse_fd(cm->maps.rfs_globals, xt.dp->globals_fd) ?:
+	    bpf_map__reuse_fd(cm->maps.rfs_gstats, xt.dp->gstats_fd) ?:
+	    bpf_map__reuse_fd(cm->maps.rfs_tx_seq, xt.dp->tx_seq_fd) ?:
+	    rfs_core__load(cm);
+	if (e) {
+		rfs_core__destroy(cm);
+		return e;
+	}
+	xt.cm = cm;
+	return 0;
+}
+
 /* Killed or interrupted: still remove the pins and the veth pair. */
 static void rfs_xt_on_signal(int sig)
 {
@@ -189,9 +264,11 @@ static void rfs_xt_on_signal(int sig)
 static int rfs_xt_group_setup(void **state)
 {
 	char err[RFS_ERR_LEN] = "";
-	__u32 zero = 0;
+	cpu_set_t set;
+	__u32 zero = 0, cpu;
 	int e;
 
+	xt.skip_bugs = getenv("RFS_XT_SKIP_KNOWN_BUGS") != NULL;
 	xt.ncpus = libbpf_num_possible_cpus();
 	if (xt.ncpus < 2) {
 		fprintf(stderr, "test_xdp: needs 2 CPUs, have %d\n", xt.ncpus);
@@ -205,18 +282,44 @@ static int rfs_xt_group_setup(void **state)
 	signal(SIGHUP, rfs_xt_on_signal);
 	/* A closed stdout (| head) must not kill us before the cleanup. */
 	signal(SIGPIPE, SIG_IGN);
+
+	/* The RX CPU every test run sees. */
+	if (sched_getaffinity(0, sizeof(xt.old_affinity), &xt.old_affinity))
+		return -1;
+	CPU_ZERO(&set);
+	CPU_SET(RFS_XT_RX_CPU, &set);
+	if (sched_setaffinity(0, sizeof(set), &set)) {
+		fprintf(stderr, "test_xdp: can't pin to CPU %d: %s\n",
+			RFS_XT_RX_CPU, strerror(errno));
+		return -1;
+	}
+	xt.pinned = true;
+	if (sched_getcpu() != RFS_XT_RX_CPU) {
+		fprintf(stderr, "test_xdp: pinned to CPU %d, running on %d\n",
+			RFS_XT_RX_CPU, sched_getcpu());
+		return -1;
+	}
+
 	e = rfs_tu_dp_open(&xt.dp, xt.pin_dir, RFS_TRACE_AUTO,
 			   RFS_XT_SOCK_ENTRIES, err);
 	if (e) {
 		fprintf(stderr, "test_xdp: can't open the datapath: %s\n", err);
 		return -1;
 	}
+	for (cpu = 0; cpu < 2; cpu++)
+		if (bpf_map_lookup_elem(xt.dp->cpu_queues_fd, &cpu,
+					&xt.q_fresh[cpu]))
+			return -1;
 	if (bpf_map_lookup_elem(xt.dp->globals_fd, &zero, &xt.g)) {
 		fprintf(stderr, "test_xdp: can't read %s\n", RFS_MAP_GLOBALS);
 		return -1;
 	}
 	if (rfs_xt_detach_sock_side())
 		return -1;
+	e = rfs_xt_load_cpumap_copy();
+	if (e)
+		fprintf(stderr, "test_xdp: can't load rfs_cpumap as a plain XDP program (%s); its tests skip\n",
+			strerror(-e));
 
 	/* An ingress device of our own for nonzero rx_queue_index (a veth
 	 * pair: this kernel has no dummy driver); it stays down. */
@@ -240,35 +343,15 @@ static int rfs_xt_group_teardown(void **state)
 	return 0;
 }
 
-static void rfs_xt_flush_bulk(void);
+static void rfs_xt_reset_flows(void);
 
-/* Empty dev flow table, sock flow table, queue and bulk counters. */
-static void rfs_xt_reset_flows(void)
-{
-	struct rfs_dev_flow df = {};
-	struct rfs_cpu_queue q = {};
-	rfs_sock_entry_t se = 0;
-	__u32 i;
-
-	for (i = 0; i < RFS_XT_FLOWS * RFS_XT_RXQ; i++)
-		assert_int_equal(bpf_map_update_elem(xt.ifc->dev_flows_fd, &i,
-						     &df, BPF_ANY), 0);
-	for (i = 0; i <= xt.g.sock_flow_mask; i++)
-		assert_int_equal(bpf_map_update_elem(xt.dp->sock_flows_fd, &i,
-						     &se, BPF_ANY), 0);
-	for (i = 0; i < (__u32)xt.ncpus; i++)
-		assert_int_equal(bpf_map_update_elem(xt.dp->cpu_queues_fd, &i,
-						     &q, BPF_ANY), 0);
-	rfs_xt_flush_bulk();
-}
-
-/* A fresh interface per test: its own table, counters and config. */
-static int rfs_xt_setup(void **state)
+static int rfs_xt_attach(bool local_path)
 {
 	struct rfs_if_opts o = {
 		.no_attach = true,
 		.rx_queues = RFS_XT_RXQ,
 		.flow_cnt = RFS_XT_FLOWS,
+		.no_local_path = !local_path,
 	};
 	char err[RFS_ERR_LEN] = "";
 
@@ -282,6 +365,19 @@ static int rfs_xt_setup(void **state)
 	return 0;
 }
 
+/* A fresh interface per test: its own table, counters and config.  The
+ * local path is off: every frame goes through the cpumap. */
+static int rfs_xt_setup(void **state)
+{
+	return rfs_xt_attach(false);
+}
+
+/* The same with the local path on, as rfsd attaches. */
+static int rfs_xt_setup_local(void **state)
+{
+	return rfs_xt_attach(true);
+}
+
 static int rfs_xt_teardown(void **state)
 {
 	char err[RFS_ERR_LEN];
@@ -289,10 +385,196 @@ static int rfs_xt_teardown(void **state)
 	if (xt.ifc && rfs_if_detach(xt.dp, xt.ifc, err))
 		fprintf(stderr, "test_xdp: %s\n", err);
 	xt.ifc = NULL;
+	/* back on the RX CPU, whatever a failed test left */
+	if (sched_getcpu() != RFS_XT_RX_CPU) {
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET(RFS_XT_RX_CPU, &set);
+		sched_setaffinity(0, sizeof(set), &set);
+	}
 	return 0;
 }
 
-/* ---- helpers ---------------------------------------------------------- */
+/* A datapath bug showed: fail with its description (or skip). */
+static void rfs_xt_known_bug(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+static void rfs_xt_known_bug(const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (!xt.skip_bugs)
+		fail_msg("DATAPATH BUG: %s", msg);
+	print_message("  DATAPATH BUG (skipped: RFS_XT_SKIP_KNOWN_BUGS): %s\n",
+		      msg);
+	skip();
+}
+
+/* ---- map helpers ------------------------------------------------------ */
+
+static void rfs_xt_pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	assert_int_equal(sched_setaffinity(0, sizeof(set), &set), 0);
+	assert_int_equal(sched_getcpu(), cpu);
+}
+
+static __u32 rfs_xt_max_entries(int fd)
+{
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
+
+	assert_int_equal(bpf_obj_get_info_by_fd(fd, &info, &len), 0);
+	return info.max_entries;
+}
+
+static struct rfs_dev_flow rfs_xt_hdr(int table_fd)
+{
+	struct rfs_dev_flow h = {};
+	__u32 zero = 0;
+
+	assert_int_equal(bpf_map_lookup_elem(table_fd, &zero, &h), 0);
+	return h;
+}
+
+/* The map id in a slot of the interface's rfs_dev_outer; 0 if empty. */
+static __u32 rfs_xt_outer_id(__u32 slot)
+{
+	__u32 id = 0;
+
+	if (bpf_map_lookup_elem(xt.ifc->dev_outer_fd, &slot, &id))
+		return 0;
+	return id;
+}
+
+static void rfs_xt_zero_percpu(int fd, size_t size)
+{
+	size_t stride = rfs_percpu_stride(size);
+	char *buf = calloc(xt.ncpus, stride);
+	__u32 zero = 0;
+
+	assert_non_null(buf);
+	assert_int_equal(bpf_map_update_elem(fd, &zero, buf, BPF_ANY), 0);
+	free(buf);
+}
+
+/* rfs_tx_seq of RX CPU rx: the last sequence number it gave target t. */
+static __u32 rfs_xt_tx_seq(__u32 rx, __u32 t)
+{
+	struct rfs_tx_seq *v = calloc(xt.ncpus, sizeof(*v));
+	__u32 s;
+
+	assert_non_null(v);
+	assert_int_equal(rfs_read_percpu(xt.dp->tx_seq_fd, 0, sizeof(*v), v,
+					 xt.ncpus), 0);
+	s = v[rx].seq[t];
+	free(v);
+	return s;
+}
+
+static void rfs_xt_set_tx_seq(__u32 rx, __u32 t, __u32 seq)
+{
+	size_t stride = rfs_percpu_stride(sizeof(struct rfs_tx_seq));
+	char *buf = calloc(xt.ncpus, stride);
+	__u32 zero = 0;
+
+	assert_non_null(buf);
+	assert_int_equal(bpf_map_lookup_elem(xt.dp->tx_seq_fd, &zero, buf), 0);
+	((struct rfs_tx_seq *)(buf + rx * stride))->seq[t] = seq;
+	assert_int_equal(bpf_map_update_elem(xt.dp->tx_seq_fd, &zero, buf,
+					     BPF_ANY), 0);
+	free(buf);
+}
+
+static void rfs_xt_gstats(struct rfs_global_stats *sum)
+{
+	struct rfs_global_stats *v = calloc(xt.ncpus, sizeof(*v));
+
+	assert_non_null(v);
+	assert_int_equal(rfs_dp_read_gstats(xt.dp, v), 0);
+	rfs_tu_sum_u64(v, sizeof(*v), xt.ncpus, sum);
+	free(v);
+}
+
+static struct rfs_cpu_queue rfs_xt_queue(__u32 cpu)
+{
+	struct rfs_cpu_queue q;
+
+	assert_int_equal(bpf_map_lookup_elem(xt.dp->cpu_queues_fd, &cpu, &q), 0);
+	return q;
+}
+
+/*
+ * Play target cpu's kthread tracepoint: its current batch epoch, and
+ * the highest epoch proven delivered.
+ */
+static void rfs_xt_set_epochs(__u32 cpu, __u32 epoch, __u32 delivered)
+{
+	struct rfs_cpu_queue q = rfs_xt_queue(cpu);
+
+	q.epoch = epoch;
+	q.delivered = delivered;
+	assert_int_equal(bpf_map_update_elem(xt.dp->cpu_queues_fd, &cpu, &q,
+					     BPF_ANY), 0);
+}
+
+static struct rfs_rx_track rfs_xt_track(__u32 t, __u32 rx)
+{
+	struct rfs_rx_track tr;
+	__u32 key = t * RFS_MAX_CPUS + rx;
+
+	assert_int_equal(bpf_map_lookup_elem(xt.dp->rx_track_fd, &key, &tr), 0);
+	return tr;
+}
+
+/* Play target t's cpumap program: what it has dequeued from RX CPU rx. */
+static void rfs_xt_set_track(__u32 t, __u32 rx, __u64 last, __u64 prev)
+{
+	struct rfs_rx_track tr = { .last = last, .prev = prev };
+	__u32 key = t * RFS_MAX_CPUS + rx;
+
+	assert_int_equal(bpf_map_update_elem(xt.dp->rx_track_fd, &key, &tr,
+					     BPF_ANY), 0);
+}
+
+/*
+ * Everything a flow's path depends on back to a fresh state: the dev
+ * flow table (header kept), the sock flow table, every target's queue
+ * slot and rfs_rx_track rows, the sequence numbers.  Queue slots start
+ * at epoch 1, delivered 0: nothing is proven (test_epoch_zero shows why
+ * not epoch 0).
+ */
+static void rfs_xt_reset_flows(void)
+{
+	struct rfs_cpu_queue q = { .epoch = 1 };
+	struct rfs_dev_flow df = {}, hdr;
+	rfs_sock_entry_t se = 0;
+	__u32 i, n, t, r;
+
+	hdr = rfs_xt_hdr(xt.ifc->dev_flows_fd);
+	assert_true(rfs_dev_table_ok(&hdr));
+	n = rfs_xt_max_entries(xt.ifc->dev_flows_fd);
+	for (i = 1; i < n; i++)
+		assert_int_equal(bpf_map_update_elem(xt.ifc->dev_flows_fd, &i,
+						     &df, BPF_ANY), 0);
+	for (i = 0; i <= xt.g.sock_flow_mask; i++)
+		assert_int_equal(bpf_map_update_elem(xt.dp->sock_flows_fd, &i,
+						     &se, BPF_ANY), 0);
+	for (t = 0; t < (__u32)xt.ncpus; t++) {
+		assert_int_equal(bpf_map_update_elem(xt.dp->cpu_queues_fd, &t,
+						     &q, BPF_ANY), 0);
+		for (r = 0; r < (__u32)xt.ncpus; r++)
+			rfs_xt_set_track(t, r, 0, 0);
+	}
+	rfs_xt_zero_percpu(xt.dp->tx_seq_fd, sizeof(struct rfs_tx_seq));
+}
 
 static void rfs_xt_set_cpus(const char *list)
 {
@@ -302,6 +584,33 @@ static void rfs_xt_set_cpus(const char *list)
 	assert_int_equal(rfs_cpulist_parse(list, &set), 0);
 	if (rfs_if_set_cpus(xt.dp, xt.ifc, &set, err))
 		fail_msg("set cpus %s: %s", list, err);
+}
+
+static struct rfs_if_config rfs_xt_cfg(void)
+{
+	struct rfs_if_config cfg;
+	__u32 zero = 0;
+
+	assert_int_equal(bpf_map_lookup_elem(xt.ifc->cfg_fd, &zero, &cfg), 0);
+	return cfg;
+}
+
+static void rfs_xt_refresh(void)
+{
+	char err[RFS_ERR_LEN] = "";
+
+	if (rfs_dp_refresh_cpus(xt.dp, err))
+		fail_msg("refresh: %s", err);
+}
+
+/* The local path's knobs, as rfsd would push them. */
+static void rfs_xt_set_local(bool handover, __u32 drain_jiffies)
+{
+	xt.ifc->local_handover = handover;
+	xt.ifc->local_drain_jiffies = drain_jiffies;
+	assert_int_equal(rfs_if_push_config(xt.ifc, 0), 0);
+	assert_int_equal(rfs_xt_cfg().local_handover, handover);
+	assert_int_equal(rfs_xt_cfg().local_drain_jiffies, drain_jiffies);
 }
 
 static void rfs_xt_stats(struct rfs_if_stats *sum)
@@ -327,37 +636,74 @@ static struct rfs_if_stats rfs_xt_delta(const struct rfs_if_stats *before)
 	return d;
 }
 
+/* ---- running frames --------------------------------------------------- */
+
+/* What a test run gave back: the verdict and the buffer as the program
+ * left it, metadata first (data_out starts at data_meta). */
+struct rfs_xt_out {
+	__u32 ret;
+	__u32 meta_len;		/* ctx_out.data: bytes of metadata */
+	__u32 len;		/* bytes in buf, metadata included */
+	__u8 buf[RFS_FR_MAX + 64];
+};
+
+static int rfs_xt_run_prog(int prog_fd, const __u8 *in, size_t len,
+			   __u32 meta_len, __u32 rxq, struct rfs_xt_out *out)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, o);
+	struct xdp_md ctx = {}, ctx_out = {};
+
+	memset(out, 0, sizeof(*out));
+	ctx.data = meta_len;
+	ctx.data_end = len;
+	if (rxq) {
+		ctx.ingress_ifindex = xt.ingress_ifindex;
+		ctx.rx_queue_index = rxq;
+	}
+	o.data_in = in;
+	o.data_size_in = len;
+	o.data_out = out->buf;
+	o.data_size_out = sizeof(out->buf);
+	o.ctx_in = &ctx;
+	o.ctx_size_in = sizeof(ctx);
+	o.ctx_out = &ctx_out;
+	o.ctx_size_out = sizeof(ctx_out);
+	o.repeat = 1;
+	if (bpf_prog_test_run_opts(prog_fd, &o))
+		return -errno;
+	out->ret = o.retval;
+	out->meta_len = ctx_out.data;
+	out->len = o.data_size_out;
+	return 0;
+}
+
 /*
  * One test run of len bytes of frame on an RX queue.  The kernel refuses
  * (-EINVAL) a frame shorter than an Ethernet header, even one put behind
  * a metadata prefix: the program never sees fewer than 14 bytes here.
  */
 static int rfs_xt_run_q(const __u8 *frame, size_t len, __u32 rxq,
-			__u32 *retval)
+			struct rfs_xt_out *out)
 {
-	LIBBPF_OPTS(bpf_test_run_opts, o);
-	struct xdp_md ctx = {};
-
-	ctx.data_end = len;
-	ctx.ingress_ifindex = xt.ingress_ifindex;
-	ctx.rx_queue_index = rxq;
-	o.data_in = frame;
-	o.data_size_in = len;
-	o.ctx_in = &ctx;
-	o.ctx_size_in = sizeof(ctx);
-	o.repeat = 1;
-	if (bpf_prog_test_run_opts(rfs_if_prog_fd(xt.ifc), &o))
-		return -errno;
-	*retval = o.retval;
-	return 0;
+	return rfs_xt_run_prog(rfs_if_prog_fd(xt.ifc), frame, len, 0, rxq, out);
 }
 
 static __u32 rfs_xt_run(const __u8 *frame, size_t len)
 {
-	__u32 ret = ~0u;
+	struct rfs_xt_out out;
 
-	assert_int_equal(rfs_xt_run_q(frame, len, 0, &ret), 0);
-	return ret;
+	assert_int_equal(rfs_xt_run_q(frame, len, 0, &out), 0);
+	return out.ret;
+}
+
+/* The metadata rfs_xdp put in front of a redirected frame. */
+static struct rfs_frame_meta rfs_xt_meta(const struct rfs_xt_out *out)
+{
+	struct rfs_frame_meta m;
+
+	assert_int_equal(out->meta_len, RFS_XT_META);
+	memcpy(&m, out->buf, sizeof(m));
+	return m;
 }
 
 static __u32 rfs_xt_hash(const struct rfs_frame *f)
@@ -368,102 +714,67 @@ static __u32 rfs_xt_hash(const struct rfs_frame *f)
 	return rfs_flow_hash(&k, xt.g.hash_seed);
 }
 
+/* Where the flow's entry is, written out here rather than through
+ * rfs_dev_index(): entry 0 is the header, then slot-major, queue-minor
+ * by the hash's high bits; a queue the table has no column for uses 0. */
+static __u32 rfs_xt_idx_in(__u32 hash, __u32 rxq, __u32 flows, __u32 rxqs)
+{
+	return 1 + ((hash >> 8) % flows) * rxqs + (rxq < rxqs ? rxq : 0);
+}
+
 static __u32 rfs_xt_idx(__u32 hash, __u32 rxq)
 {
-	return (hash & (RFS_XT_FLOWS - 1)) * RFS_XT_RXQ + rxq;
+	return rfs_xt_idx_in(hash, rxq, RFS_XT_FLOWS, RFS_XT_RXQ);
+}
+
+/* A flow's entry in a table, found through that table's header. */
+static struct rfs_dev_flow rfs_xt_entry_in(int table_fd, __u32 hash, __u32 rxq)
+{
+	struct rfs_dev_flow hdr = rfs_xt_hdr(table_fd), e = {};
+	__u32 idx;
+
+	assert_true(rfs_dev_table_ok(&hdr));
+	idx = rfs_dev_index(&hdr, hash, rxq);
+	assert_int_equal(idx, rfs_xt_idx_in(hash, rxq, hdr.last + 1, hdr.cpu));
+	assert_int_equal(bpf_map_lookup_elem(table_fd, &idx, &e), 0);
+	return e;
 }
 
 static struct rfs_dev_flow rfs_xt_entry(__u32 hash, __u32 rxq)
 {
-	struct rfs_dev_flow e = {};
-	__u32 idx = rfs_xt_idx(hash, rxq);
-
-	assert_int_equal(bpf_map_lookup_elem(xt.ifc->dev_flows_fd, &idx, &e), 0);
-	return e;
+	return rfs_xt_entry_in(xt.ifc->dev_flows_fd, hash, rxq);
 }
 
-/* How many dev flow entries are valid; the index of the last one. */
-static int rfs_xt_valid_entries(__u32 *last)
+/* How many flow entries of a table are valid; the index of the last. */
+static int rfs_xt_valid_in(int table_fd, __u32 *last)
 {
+	__u32 n = rfs_xt_max_entries(table_fd), i;
 	struct rfs_dev_flow e;
-	int n = 0;
-	__u32 i;
+	int valid = 0;
 
-	for (i = 0; i < RFS_XT_FLOWS * RFS_XT_RXQ; i++) {
-		assert_int_equal(bpf_map_lookup_elem(xt.ifc->dev_flows_fd, &i,
-						     &e), 0);
+	for (i = 1; i < n; i++) {
+		assert_int_equal(bpf_map_lookup_elem(table_fd, &i, &e), 0);
 		if (e.flags & RFS_DEV_FLOW_VALID) {
-			n++;
+			valid++;
 			if (last)
 				*last = i;
 		}
 	}
-	return n;
+	return valid;
 }
 
-static struct rfs_cpu_queue rfs_xt_queue(__u32 cpu)
+static int rfs_xt_valid_entries(__u32 *last)
 {
-	struct rfs_cpu_queue q;
-
-	assert_int_equal(bpf_map_lookup_elem(xt.dp->cpu_queues_fd, &cpu, &q), 0);
-	return q;
+	return rfs_xt_valid_in(xt.ifc->dev_flows_fd, last);
 }
 
-/*
- * Simulate the other side of a CPU's queue: the cpumap program (head),
- * delivery to the stack (done: head once GRO holds nothing), and ring
- * drops (the enqueue tracepoint).
- */
-static void rfs_xt_set_queue(__u32 cpu, __u32 tail, __u32 drops, __u32 head,
-			     __u32 done)
+/* Move g to another source port until its dev flow slot is not f's: the
+ * table keeps no flow tag (as kernel RFS), two flows in one slot share
+ * their state. */
+static void rfs_xt_other_slot(struct rfs_frame *g, const struct rfs_frame *f)
 {
-	struct rfs_cpu_queue q = rfs_xt_queue(cpu);
-
-	q.tail = tail;
-	q.drops = drops;
-	q.head = head;
-	q.done = done;
-	assert_int_equal(bpf_map_update_elem(xt.dp->cpu_queues_fd, &cpu, &q,
-					     BPF_ANY), 0);
-}
-
-/* Every frame of CPU 0's queue up to n dequeued and delivered. */
-static void rfs_xt_deliver(__u32 cpu, __u32 n)
-{
-	struct rfs_cpu_queue q = rfs_xt_queue(cpu);
-
-	rfs_xt_set_queue(cpu, q.tail, q.drops, n, n);
-}
-
-/* Frames the CPUs redirected to cpu that still sit in their bulk queues
- * (summed over the producer CPUs). */
-static __u32 rfs_xt_unflushed(__u32 cpu)
-{
-	size_t stride = rfs_percpu_stride(sizeof(struct rfs_producer));
-	char *buf = calloc(xt.ncpus, stride);
-	__u32 zero = 0, n = 0;
-	int c;
-
-	assert_non_null(buf);
-	assert_int_equal(bpf_map_lookup_elem(xt.dp->producer_fd, &zero, buf), 0);
-	for (c = 0; c < xt.ncpus; c++)
-		n += ((struct rfs_producer *)(buf + c * stride))->unflushed[cpu];
-	free(buf);
-	return n;
-}
-
-/* Simulate the end of the NAPI poll: every bulk queue flushed into the
- * rings (in a plain test run nothing ever flushes them). */
-static void rfs_xt_flush_bulk(void)
-{
-	size_t stride = rfs_percpu_stride(sizeof(struct rfs_producer));
-	char *buf = calloc(xt.ncpus, stride);
-	__u32 zero = 0;
-
-	assert_non_null(buf);
-	assert_int_equal(bpf_map_update_elem(xt.dp->producer_fd, &zero, buf,
-					     BPF_ANY), 0);
-	free(buf);
+	while (rfs_xt_idx(rfs_xt_hash(g), 0) == rfs_xt_idx(rfs_xt_hash(f), 0))
+		g->sport++;
 }
 
 /* What the socket side writes when the application runs on cpu. */
@@ -483,43 +794,115 @@ static void rfs_xt_set_desired(__u32 hash, __u32 cpu)
 	}
 }
 
+static void rfs_xt_clear_desired(__u32 hash)
+{
+	rfs_sock_entry_t e = 0;
+	__u32 idx = hash & xt.g.sock_flow_mask;
+
+	assert_int_equal(bpf_map_update_elem(xt.dp->sock_flows_fd, &idx, &e,
+					     BPF_ANY), 0);
+}
+
 /*
- * Run f once on rxq, expect it steered, and check the dev flow entry the
- * program must have written: at the slot of the hash computed here, valid,
- * and with last_tail equal to tail - drops of the CPU it went to.  Returns
- * the counter deltas; *cpu gets the CPU.
+ * Run f once on rxq and expect it redirected: the dev flow entry at the
+ * index computed here is {cpu, rx_cpu = this CPU, last = the sequence
+ * number just taken from rfs_tx_seq}, and the frame carries the same in
+ * its metadata, in front of the unchanged frame.  Returns the counter
+ * deltas; *cpu gets the target, *out (if given) what the run put out.
  */
-static struct rfs_if_stats rfs_xt_steer_q(const struct rfs_frame *f,
-					  __u32 rxq, __u32 *cpu)
+static struct rfs_if_stats rfs_xt_steer_out(const struct rfs_frame *f,
+					    __u32 rxq, __u32 *cpu,
+					    struct rfs_xt_out *out)
 {
 	struct rfs_if_stats before, d;
 	struct rfs_frame_layout lay;
+	struct rfs_frame_meta m;
+	struct rfs_xt_out o, *po = out ? out : &o;
 	__u8 buf[RFS_FR_MAX];
 	struct rfs_dev_flow e;
-	__u32 ret = ~0u, hash = rfs_xt_hash(f);
+	__u32 hash = rfs_xt_hash(f);
 
 	rfs_frame_build(f, buf, &lay);
 	rfs_xt_stats(&before);
-	assert_int_equal(rfs_xt_run_q(buf, lay.len, rxq, &ret), 0);
+	assert_int_equal(rfs_xt_run_q(buf, lay.len, rxq, po), 0);
 	d = rfs_xt_delta(&before);
-	assert_int_equal(ret, XDP_REDIRECT);
+	assert_int_equal(po->ret, XDP_REDIRECT);
 	assert_int_equal(d.seen, 1);
 	assert_int_equal(d.steered, 1);
 	assert_int_equal(d.to_desired + d.spread + d.held, 1);
-	assert_int_equal(d.redirect_err, 0);
-	e = rfs_xt_entry(hash, rxq < RFS_XT_RXQ ? rxq : 0);
+	assert_int_equal(d.local, 0);
+	assert_int_equal(d.redirect_err + d.pass_no_meta, 0);
+	e = rfs_xt_entry(hash, rxq);
 	assert_true(e.flags & RFS_DEV_FLOW_VALID);
+	assert_false(e.flags & RFS_DEV_FLOW_LOCAL);
 	assert_in_range(e.cpu, 0, xt.ncpus - 1);
-	assert_int_equal(e.last_tail,
-			 rfs_xt_queue(e.cpu).tail - rfs_xt_queue(e.cpu).drops);
+	assert_int_equal(e.rx_cpu, RFS_XT_RX_CPU);
+	assert_int_equal(e.last, rfs_xt_tx_seq(RFS_XT_RX_CPU, e.cpu));
+	m = rfs_xt_meta(po);
+	assert_int_equal(m.magic, RFS_META_MAGIC);
+	assert_int_equal(m.seq, e.last);
+	assert_int_equal(m.rx_cpu, RFS_XT_RX_CPU);
+	assert_int_equal(m.cpu, e.cpu);
+	assert_int_equal(po->len, RFS_XT_META + lay.len);
+	assert_memory_equal(po->buf + RFS_XT_META, buf, lay.len);
 	if (cpu)
 		*cpu = e.cpu;
 	return d;
 }
 
+static struct rfs_if_stats rfs_xt_steer_q(const struct rfs_frame *f,
+					  __u32 rxq, __u32 *cpu)
+{
+	return rfs_xt_steer_out(f, rxq, cpu, NULL);
+}
+
 static struct rfs_if_stats rfs_xt_steer(const struct rfs_frame *f, __u32 *cpu)
 {
 	return rfs_xt_steer_q(f, 0, cpu);
+}
+
+/*
+ * Run f and expect it passed up here on the local path: XDP_PASS, no
+ * metadata, no sequence number taken, and the entry {this CPU, LOCAL,
+ * last = jiffies (low 32 bits) at the run}.  Returns the deltas.
+ */
+static struct rfs_if_stats rfs_xt_local(const struct rfs_frame *f)
+{
+	__u32 seq0 = rfs_xt_tx_seq(sched_getcpu(), sched_getcpu());
+	struct rfs_if_stats before, d;
+	struct rfs_frame_layout lay;
+	__u8 buf[RFS_FR_MAX];
+	struct rfs_xt_out out;
+	struct rfs_dev_flow e;
+	__u64 j0, j1;
+	int cpu = sched_getcpu();
+
+	rfs_frame_build(f, buf, &lay);
+	rfs_xt_stats(&before);
+	j0 = rfs_tu_jiffies();
+	assert_int_equal(rfs_xt_run_q(buf, lay.len, 0, &out), 0);
+	j1 = rfs_tu_jiffies();
+	d = rfs_xt_delta(&before);
+	assert_int_equal(out.ret, XDP_PASS);
+	assert_int_equal(out.meta_len, 0);
+	assert_int_equal(d.seen, 1);
+	assert_int_equal(d.steered, 1);
+	assert_int_equal(d.local, 1);
+	assert_int_equal(d.to_desired + d.spread + d.held, 1);
+	e = rfs_xt_entry(rfs_xt_hash(f), 0);
+	assert_int_equal(e.flags, RFS_DEV_FLOW_VALID | RFS_DEV_FLOW_LOCAL);
+	assert_int_equal(e.cpu, cpu);
+	assert_int_equal(e.rx_cpu, cpu);
+	if (j0 && j1) {
+		/* jiffies when it was passed, wrap-safe */
+		if ((__s32)(e.last - (__u32)j0) < 0 ||
+		    (__s32)((__u32)j1 - e.last) < 0)
+			fail_msg("local entry jiffies %u outside [%u, %u]",
+				 e.last, (__u32)j0, (__u32)j1);
+	}
+	/* the local path takes no sequence number */
+	assert_int_equal(rfs_xt_tx_seq(cpu, cpu), seq0);
+	return d;
 }
 
 /* Run f (cut to len bytes if len) and expect it passed for one reason. */
@@ -529,25 +912,86 @@ static void rfs_xt_expect_pass(const struct rfs_frame *f, size_t len,
 	struct rfs_if_stats before, d;
 	struct rfs_frame_layout lay;
 	__u8 buf[RFS_FR_MAX];
-	__u32 ret;
+	struct rfs_xt_out out;
 
 	rfs_frame_build(f, buf, &lay);
 	rfs_xt_stats(&before);
-	ret = rfs_xt_run(buf, len ? len : lay.len);
+	assert_int_equal(rfs_xt_run_q(buf, len ? len : lay.len, 0, &out), 0);
 	d = rfs_xt_delta(&before);
-	if (ret != XDP_PASS || d.seen != 1 || d.steered != 0 ||
+	if (out.ret != XDP_PASS || d.seen != 1 || d.steered != 0 ||
 	    *(__u64 *)((char *)&d + reason_off) != 1)
 		fail_msg("%s: ret %u seen %llu steered %llu, reason counter %llu",
-			 what, ret, (unsigned long long)d.seen,
+			 what, out.ret, (unsigned long long)d.seen,
 			 (unsigned long long)d.steered,
 			 (unsigned long long)*(__u64 *)((char *)&d + reason_off));
+	assert_int_equal(out.meta_len, 0);
 	assert_int_equal(rfs_xt_valid_entries(NULL), 0);
 }
 
 #define RFS_XT_PASS(f, len, field, what) \
 	rfs_xt_expect_pass(f, len, offsetof(struct rfs_if_stats, field), what)
 
-/* ---- tests ------------------------------------------------------------ */
+/*
+ * Put a flow on cpu (remote: through the cpumap) with n frames; returns
+ * its hash.  Its desired CPU is cpu.
+ */
+static __u32 rfs_xt_flow_on(struct rfs_frame *f, __u16 sport, __u32 cpu,
+			    int n)
+{
+	struct rfs_if_stats d;
+	__u32 hash, c;
+	int i;
+
+	rfs_frame_v4(f, IPPROTO_TCP, "192.0.2.2", sport, "192.0.2.1", 80);
+	hash = rfs_xt_hash(f);
+	rfs_xt_set_desired(hash, cpu);
+	for (i = 0; i < n; i++) {
+		d = rfs_xt_steer(f, &c);
+		assert_int_equal(c, cpu);
+		assert_int_equal(d.to_desired, 1);
+		assert_int_equal(d.switches, 0);
+	}
+	return hash;
+}
+
+/* A frame of a flow that wants to leave cpu: it must stay there, and
+ * its entry now waits for this frame too.  *out gets the frame. */
+static void rfs_xt_expect_held_out(const struct rfs_frame *f, __u32 cpu,
+				   struct rfs_xt_out *out)
+{
+	__u32 hash = rfs_xt_hash(f), seq = rfs_xt_tx_seq(RFS_XT_RX_CPU, cpu);
+	struct rfs_if_stats d;
+	__u32 c;
+
+	d = rfs_xt_steer_out(f, 0, &c, out);
+	if (d.held != 1 || d.switches || c != cpu)
+		fail_msg("flow %08x: expected held on CPU %u, got CPU %u (held %llu switches %llu)",
+			 hash, cpu, c, (unsigned long long)d.held,
+			 (unsigned long long)d.switches);
+	assert_int_equal(rfs_xt_entry(hash, 0).last, seq + 1);
+}
+
+static void rfs_xt_expect_held(const struct rfs_frame *f, __u32 cpu)
+{
+	rfs_xt_expect_held_out(f, cpu, NULL);
+}
+
+/* A frame of a flow that may leave: it moves to remote CPU to. */
+static void rfs_xt_expect_switch(const struct rfs_frame *f, __u32 to)
+{
+	__u32 hash = rfs_xt_hash(f);
+	struct rfs_if_stats d;
+	__u32 c;
+
+	d = rfs_xt_steer(f, &c);
+	if (d.switches != 1 || d.held || c != to)
+		fail_msg("flow %08x: expected a switch to CPU %u, got CPU %u (held %llu switches %llu)",
+			 hash, to, c, (unsigned long long)d.held,
+			 (unsigned long long)d.switches);
+	assert_int_equal(rfs_xt_entry(hash, 0).cpu, to);
+}
+
+/* ---- steering and parsing --------------------------------------------- */
 
 struct rfs_xt_variant {
 	const char *name;
@@ -582,7 +1026,8 @@ static void rfs_xt_variant_frame(const struct rfs_xt_variant *v, __u16 sport,
 }
 
 /* Every IP/L4 combination is steered under the hash computed here: with
- * no desired CPU by hash (spread), with one to that CPU (to_desired). */
+ * no desired CPU by hash (spread), with one to that CPU (to_desired);
+ * each target's sequence numbers count only its own frames. */
 static void test_steer_variants(void **state)
 {
 	size_t i;
@@ -602,6 +1047,7 @@ static void test_steer_variants(void **state)
 		assert_int_equal(d.switches + d.held, 0);
 		assert_int_equal(rfs_xt_valid_entries(&slot), 1);
 		assert_int_equal(slot, rfs_xt_idx(rfs_xt_hash(&f), 0));
+		assert_int_equal(rfs_xt_tx_seq(RFS_XT_RX_CPU, cpu), 1);
 
 		for (want = 0; want < 2; want++) {
 			rfs_xt_reset_flows();
@@ -609,15 +1055,18 @@ static void test_steer_variants(void **state)
 			d = rfs_xt_steer(&f, &cpu);
 			assert_int_equal(d.to_desired, 1);
 			assert_int_equal(cpu, want);
-			assert_int_equal(rfs_xt_queue(want).tail, 1);
-			assert_int_equal(rfs_xt_queue(!want).tail, 0);
+			d = rfs_xt_steer(&f, &cpu);
+			assert_int_equal(d.to_desired, 1);
+			assert_int_equal(cpu, want);
+			assert_int_equal(rfs_xt_tx_seq(RFS_XT_RX_CPU, want), 2);
+			assert_int_equal(rfs_xt_tx_seq(RFS_XT_RX_CPU, !want), 0);
 		}
 	}
 }
 
 /* 802.1Q and 802.1ad+802.1Q tagged frames hash like the untagged frame:
- * the desired CPU written under the untagged hash steers them (the entry
- * tag holds 30 bits of that hash), in the untagged frame's slot. */
+ * the desired CPU written under the untagged hash steers them, in the
+ * untagged frame's slot. */
 static void test_vlan_same_hash(void **state)
 {
 	static const struct rfs_xt_variant base[] = {
@@ -751,11 +1200,11 @@ static void test_truncated(void **state)
 		rfs_frame_build(&f, buf, &lay);
 		for (len = 0; len < lay.ports_end; len++) {
 			struct rfs_if_stats before, d;
-			__u32 ret = ~0u;
+			struct rfs_xt_out out;
 			int e;
 
 			rfs_xt_stats(&before);
-			e = rfs_xt_run_q(buf, len, 0, &ret);
+			e = rfs_xt_run_q(buf, len, 0, &out);
 			d = rfs_xt_delta(&before);
 			if (len < 14) {
 				/* refused by the kernel, never run */
@@ -764,10 +1213,10 @@ static void test_truncated(void **state)
 				continue;
 			}
 			assert_int_equal(e, 0);
-			if (ret != XDP_PASS || d.seen != 1 || d.steered ||
+			if (out.ret != XDP_PASS || d.seen != 1 || d.steered ||
 			    d.pass_truncated + d.pass_not_ip != 1)
 				fail_msg("%s cut at %zu: ret %u seen %llu steered %llu truncated %llu not_ip %llu",
-					 v->name, len, ret,
+					 v->name, len, out.ret,
 					 (unsigned long long)d.seen,
 					 (unsigned long long)d.steered,
 					 (unsigned long long)d.pass_truncated,
@@ -787,17 +1236,17 @@ static void test_truncated(void **state)
 /*
  * Random and mutated frames (fixed seed) with random desired CPUs in the
  * sock table, including CPU 0 (not allowed) and a CPU that does not
- * exist: only XDP_PASS or XDP_REDIRECT, and nothing ever goes to CPU 0.
+ * exist: only XDP_PASS or XDP_REDIRECT, nothing ever goes to CPU 0, and
+ * the table's header entry is never written.
  */
 static void test_garbage(void **state)
 {
+	struct rfs_dev_flow hdr0 = rfs_xt_hdr(xt.ifc->dev_flows_fd), hdr, e;
 	struct rfs_if_stats before, d;
-	struct rfs_dev_flow e;
-	__u32 i, n_redirect = 0, tail1;
+	__u32 i, n, n_redirect = 0;
 	unsigned int seed = 0x5eed;
 
 	rfs_xt_set_cpus("1");
-	assert_int_equal(rfs_xt_queue(0).tail, 0);
 	rfs_xt_stats(&before);
 	for (i = 0; i < 20000; i++) {
 		const struct rfs_xt_variant *v =
@@ -806,7 +1255,7 @@ static void test_garbage(void **state)
 		struct rfs_frame_layout lay;
 		__u8 buf[RFS_FR_MAX];
 		struct rfs_frame f;
-		size_t len, k, n;
+		size_t len, k, nf;
 		__u32 ret;
 
 		rfs_xt_variant_frame(v, rand_r(&seed), &f);
@@ -833,8 +1282,8 @@ static void test_garbage(void **state)
 		}
 		default:	/* a real frame with a few bytes flipped */
 			len = lay.len;
-			n = rand_r(&seed) % 4;
-			for (k = 0; k < n; k++)
+			nf = rand_r(&seed) % 4;
+			for (k = 0; k < nf; k++)
 				buf[rand_r(&seed) % len] ^= 1 << (rand_r(&seed) % 8);
 			if (rand_r(&seed) % 4 == 0)
 				len = 14 + rand_r(&seed) % (len - 13);
@@ -852,54 +1301,121 @@ static void test_garbage(void **state)
 	assert_int_equal(d.steered, n_redirect);
 	assert_int_equal(d.steered + d.pass_not_ip + d.pass_fragment +
 			 d.pass_other_proto + d.pass_truncated + d.pass_no_table +
-			 d.redirect_err, i);
+			 d.redirect_err + d.pass_no_meta, i);
 	/* CPU 0 was never given a frame; every flow sits on CPU 1. */
-	assert_int_equal(rfs_xt_queue(0).tail, 0);
-	tail1 = rfs_xt_queue(1).tail;
-	assert_int_equal(tail1, n_redirect);
-	for (i = 0; i < RFS_XT_FLOWS * RFS_XT_RXQ; i++) {
+	assert_int_equal(rfs_xt_tx_seq(RFS_XT_RX_CPU, 0), 0);
+	assert_int_equal(rfs_xt_tx_seq(RFS_XT_RX_CPU, 1), n_redirect);
+	n = rfs_xt_max_entries(xt.ifc->dev_flows_fd);
+	for (i = 1; i < n; i++) {
 		assert_int_equal(bpf_map_lookup_elem(xt.ifc->dev_flows_fd, &i,
 						     &e), 0);
 		if (e.flags & RFS_DEV_FLOW_VALID)
 			assert_int_equal(e.cpu, 1);
 	}
+	hdr = rfs_xt_hdr(xt.ifc->dev_flows_fd);
+	assert_memory_equal(&hdr, &hdr0, sizeof(hdr));
 }
 
-/* ctx_in picks the RX queue: one flow has one entry per queue, and a
- * queue beyond rx_queues shares queue 0's. */
+/*
+ * ctx_in picks the RX queue: one flow has one entry per queue, at
+ * 1 + slot * rx_queues + queue (entry 0 is the header), and a queue
+ * beyond the table's rx_queues shares queue 0's.
+ */
 static void test_rx_queue(void **state)
 {
-	struct rfs_frame f;
-	__u32 ret, slot;
-	__u8 buf[RFS_FR_MAX];
 	struct rfs_frame_layout lay;
+	struct rfs_dev_flow hdr;
+	__u8 buf[RFS_FR_MAX];
+	struct rfs_xt_out out;
+	struct rfs_frame f;
+	__u32 slot, hash;
 	int e;
+
+	hdr = rfs_xt_hdr(xt.ifc->dev_flows_fd);
+	assert_int_equal(hdr.flags, RFS_DEV_TABLE_HDR);
+	assert_int_equal(hdr.last, RFS_XT_FLOWS - 1);
+	assert_int_equal(hdr.cpu, RFS_XT_RXQ);
+	assert_int_equal(rfs_xt_max_entries(xt.ifc->dev_flows_fd),
+			 1 + RFS_XT_FLOWS * RFS_XT_RXQ);
 
 	rfs_frame_v4(&f, IPPROTO_TCP, "192.0.2.2", 43000, "192.0.2.1", 80);
 	rfs_frame_build(&f, buf, &lay);
+	hash = rfs_xt_hash(&f);
 	if (!xt.ingress_ifindex) {
 		/* Without a device the kernel takes queue 0 only. */
-		e = rfs_xt_run_q(buf, lay.len, 1, &ret);
+		e = rfs_xt_run_q(buf, lay.len, 1, &out);
 		print_message("  rx_queue_index 1 without ingress_ifindex: %s\n",
 			      e ? strerror(-e) : "accepted");
 		skip();
 	}
 	rfs_xt_steer_q(&f, 1, NULL);
 	assert_int_equal(rfs_xt_valid_entries(&slot), 1);
-	assert_int_equal(slot, rfs_xt_idx(rfs_xt_hash(&f), 1));
+	assert_int_equal(slot, rfs_xt_idx(hash, 1));
+	assert_int_equal(slot, 1 + ((hash >> 8) & (RFS_XT_FLOWS - 1)) * 2 + 1);
 	rfs_xt_steer_q(&f, 0, NULL);
 	assert_int_equal(rfs_xt_valid_entries(NULL), 2);
-	assert_true(rfs_xt_entry(rfs_xt_hash(&f), 0).flags & RFS_DEV_FLOW_VALID);
+	assert_true(rfs_xt_entry(hash, 0).flags & RFS_DEV_FLOW_VALID);
 
 	/* Queue 3 of a 4-queue device, interface configured with 2. */
 	rfs_xt_reset_flows();
 	rfs_xt_steer_q(&f, 3, NULL);
 	assert_int_equal(rfs_xt_valid_entries(&slot), 1);
-	assert_int_equal(slot, rfs_xt_idx(rfs_xt_hash(&f), 0));
+	assert_int_equal(slot, rfs_xt_idx(hash, 0));
 
 	/* The kernel refuses a queue the device does not have. */
-	e = rfs_xt_run_q(buf, lay.len, RFS_XT_INGRESS_RXQ, &ret);
+	e = rfs_xt_run_q(buf, lay.len, RFS_XT_INGRESS_RXQ, &out);
 	assert_int_equal(e, -EINVAL);
+}
+
+/*
+ * A table carries its own geometry: the program indexes by the header
+ * in entry 0, not by the interface config.  A header that is not one
+ * (flag missing, no queues) or no table at all: pass_no_table.
+ */
+static void test_dev_header(void **state)
+{
+	struct rfs_dev_flow hdr0 = rfs_xt_hdr(xt.ifc->dev_flows_fd), h;
+	struct rfs_frame f;
+	__u32 zero = 0, slot, hash;
+
+	rfs_frame_v4(&f, IPPROTO_UDP, "192.0.2.2", 43500, "192.0.2.1", 53);
+	hash = rfs_xt_hash(&f);
+
+	/* 32 slots of 1 queue in the same map: index 1 + slot */
+	h = rfs_dev_table_header(32, 1);
+	assert_int_equal(bpf_map_update_elem(xt.ifc->dev_flows_fd, &zero, &h,
+					     BPF_ANY), 0);
+	assert_int_equal(rfs_xt_cfg().flow_mask, RFS_XT_FLOWS - 1);
+	rfs_xt_steer(&f, NULL);
+	assert_int_equal(rfs_xt_valid_entries(&slot), 1);
+	assert_int_equal(slot, 1 + ((hash >> 8) & 31));
+
+	h.flags = 0;
+	assert_int_equal(bpf_map_update_elem(xt.ifc->dev_flows_fd, &zero, &h,
+					     BPF_ANY), 0);
+	{
+		struct rfs_dev_flow z = {};
+
+		assert_int_equal(bpf_map_update_elem(xt.ifc->dev_flows_fd,
+						     &slot, &z, BPF_ANY), 0);
+	}
+	RFS_XT_PASS(&f, 0, pass_no_table, "header flag missing");
+	h = rfs_dev_table_header(32, 1);
+	h.cpu = 0;
+	assert_int_equal(bpf_map_update_elem(xt.ifc->dev_flows_fd, &zero, &h,
+					     BPF_ANY), 0);
+	RFS_XT_PASS(&f, 0, pass_no_table, "header with no queues");
+	assert_int_equal(bpf_map_update_elem(xt.ifc->dev_flows_fd, &zero, &hdr0,
+					     BPF_ANY), 0);
+
+	/* No table in outer slot 0 */
+	assert_int_equal(bpf_map_delete_elem(xt.ifc->dev_outer_fd, &zero), 0);
+	RFS_XT_PASS(&f, 0, pass_no_table, "no table");
+	assert_int_equal(bpf_map_update_elem(xt.ifc->dev_outer_fd, &zero,
+					     &xt.ifc->dev_flows_fd, BPF_ANY), 0);
+	rfs_xt_steer(&f, NULL);
+	assert_int_equal(rfs_xt_valid_entries(&slot), 1);
+	assert_int_equal(slot, rfs_xt_idx(hash, 0));
 }
 
 /* No desired CPU: a CPU from the allowed set; a desired CPU outside it
@@ -916,7 +1432,6 @@ static void test_allowed_set(void **state)
 		for (i = 0; i < 32; i++) {
 			rfs_frame_v4(&f, IPPROTO_UDP, "192.0.2.2", 44000 + i,
 				     "192.0.2.1", 53);
-			f.v6 = 0;
 			d = rfs_xt_steer(&f, &cpu);
 			assert_int_equal(d.spread, 1);
 			assert_int_equal(cpu, want);
@@ -952,7 +1467,8 @@ static void test_allowed_set(void **state)
 }
 
 /* No CPU allowed at all (config written by hand): pass, pass_no_table;
- * a CPU missing from the cpumap: pass, redirect_err, entry untouched. */
+ * a CPU missing from the cpumap: pass, redirect_err, entry untouched and
+ * no sequence number taken. */
 static void test_no_table_and_redirect_err(void **state)
 {
 	struct rfs_if_config cfg, saved;
@@ -962,13 +1478,11 @@ static void test_no_table_and_redirect_err(void **state)
 	__u8 buf[RFS_FR_MAX];
 	struct rfs_frame f;
 	__u32 zero = 0, cpu = 1;
-	char err[RFS_ERR_LEN];
 
 	rfs_frame_v4(&f, IPPROTO_TCP, "192.0.2.2", 47000, "192.0.2.1", 80);
 	rfs_frame_build(&f, buf, &lay);
 
-	assert_int_equal(bpf_map_lookup_elem(xt.ifc->cfg_fd, &zero, &saved), 0);
-	cfg = saved;
+	saved = cfg = rfs_xt_cfg();
 	memset(cfg.allowed, 0, sizeof(cfg.allowed));
 	memset(cfg.usable, 0, sizeof(cfg.usable));
 	cfg.n_allowed = 0;
@@ -985,221 +1499,437 @@ static void test_no_table_and_redirect_err(void **state)
 	rfs_xt_stats(&before);
 	assert_int_equal(rfs_xt_run(buf, lay.len), XDP_PASS);
 	d = rfs_xt_delta(&before);
-	/* sync the cpumap back before asserting: a failure must not leave
-	 * CPU 1 without a queue for the tests after this one */
-	assert_int_equal(rfs_dp_refresh_cpus(xt.dp, err), 0);
+	/* the cpumap back before asserting: a failure must not leave CPU 1
+	 * without a queue for the tests after this one */
+	val.bpf_prog.fd = xt.dp->cpumap_prog_fd;
+	assert_int_equal(bpf_map_update_elem(xt.dp->cpu_map_fd, &cpu, &val,
+					     BPF_ANY), 0);
 	assert_int_equal(d.redirect_err, 1);
 	assert_int_equal(d.steered, 0);
 	assert_int_equal(rfs_xt_valid_entries(NULL), 0);
-	assert_int_equal(rfs_xt_queue(1).tail, 0);
-	assert_int_equal(bpf_map_lookup_elem(xt.dp->cpu_map_fd, &cpu, &val), 0);
+	assert_int_equal(rfs_xt_tx_seq(RFS_XT_RX_CPU, 1), 0);
 	assert_int_equal(rfs_xt_run(buf, lay.len), XDP_REDIRECT);
+	assert_int_equal(rfs_xt_tx_seq(RFS_XT_RX_CPU, 1), 1);
+}
+
+/* ---- the metadata and the cpumap program ------------------------------ */
+
+/*
+ * A redirected frame carries {seq, rx_cpu, cpu, magic} in its metadata;
+ * seq counts per (RX CPU, target) in this CPU's slot of rfs_tx_seq only.
+ */
+static void test_meta(void **state)
+{
+	struct rfs_tx_seq *v = calloc(xt.ncpus, sizeof(*v));
+	struct rfs_xt_out out;
+	struct rfs_frame f, g;
+	struct rfs_frame_meta m;
+	__u32 i, c;
+	int cpu;
+
+	assert_non_null(v);
+	rfs_frame_v4(&f, IPPROTO_UDP, "192.0.2.2", 47500, "192.0.2.1", 53);
+	rfs_frame_v6(&g, IPPROTO_TCP, "2001:db8::2", 47501, "2001:db8::1", 80);
+	rfs_xt_other_slot(&g, &f);
+	rfs_xt_set_desired(rfs_xt_hash(&f), 1);
+	rfs_xt_set_desired(rfs_xt_hash(&g), 0);
+	for (i = 1; i <= 3; i++) {
+		rfs_xt_steer_out(&f, 0, &c, &out);
+		m = rfs_xt_meta(&out);
+		assert_int_equal(c, 1);
+		assert_int_equal(m.seq, i);
+		assert_int_equal(m.cpu, 1);
+		assert_int_equal(m.rx_cpu, RFS_XT_RX_CPU);
+		assert_int_equal(m.magic, RFS_META_MAGIC);
+		rfs_xt_steer_out(&g, 0, &c, &out);
+		m = rfs_xt_meta(&out);
+		assert_int_equal(c, 0);
+		assert_int_equal(m.seq, i);
+		assert_int_equal(m.cpu, 0);
+	}
+	assert_int_equal(rfs_read_percpu(xt.dp->tx_seq_fd, 0, sizeof(*v), v,
+					 xt.ncpus), 0);
+	for (cpu = 0; cpu < xt.ncpus; cpu++) {
+		__u32 t;
+
+		for (t = 0; t < RFS_MAX_CPUS; t++) {
+			__u32 want = cpu == RFS_XT_RX_CPU && t < 2 ? 3 : 0;
+
+			if (v[cpu].seq[t] != want)
+				fail_msg("rfs_tx_seq[cpu %d].seq[%u] = %u, want %u",
+					 cpu, t, v[cpu].seq[t], want);
+		}
+	}
+	free(v);
+}
+
+/* Run the copy of rfs_cpumap on what rfs_xdp put out. */
+static void rfs_xt_cpumap(const struct rfs_xt_out *in, struct rfs_xt_out *out)
+{
+	assert_int_equal(rfs_xt_run_prog(bpf_program__fd(xt.cm->progs.rfs_cpumap),
+					 in->buf, in->len, in->meta_len, 0,
+					 out), 0);
+	assert_int_equal(out->ret, XDP_PASS);
 }
 
 /*
- * Put a flow on CPU 0 with n frames "queued" there (tail start + n, head
- * and done at start), its bulk queue flushed; returns its hash.
+ * The target side, by its own code: rfs_cpumap marks each frame it
+ * dequeues in rfs_rx_track[target][rx_cpu] with the batch epoch of the
+ * target's queue slot (prev keeps the newest mark of an earlier epoch),
+ * counts it, and strips the metadata.  The flow moves once the target's
+ * delivered epoch (played here) reaches the mark of its last frame.
+ * Frames without our metadata are counted foreign and left alone.
  */
-static __u32 rfs_xt_flow_on_cpu0(struct rfs_frame *f, __u16 sport,
-				 __u32 start, int n)
+static void test_cpumap_marks(void **state)
 {
-	__u32 hash, cpu;
-	int i;
+	struct rfs_xt_out sent[8], out;
+	struct rfs_global_stats g0, g1;
+	struct rfs_cpu_queue q0, q;
+	struct rfs_rx_track tr;
+	struct rfs_frame f;
+	__u32 hash, i;
 
-	rfs_frame_v4(f, IPPROTO_TCP, "192.0.2.2", sport, "192.0.2.1", 80);
-	hash = rfs_xt_hash(f);
-	rfs_xt_set_queue(0, start, 0, start, start);
+	if (!xt.cm)
+		skip();
+	rfs_frame_v4(&f, IPPROTO_TCP, "192.0.2.2", 47600, "192.0.2.1", 80);
+	hash = rfs_xt_hash(&f);
 	rfs_xt_set_desired(hash, 0);
-	for (i = 0; i < n; i++) {
-		rfs_xt_steer(f, &cpu);
-		assert_int_equal(cpu, 0);
+	for (i = 0; i < 3; i++)
+		rfs_xt_steer_out(&f, 0, NULL, &sent[i]);	/* seq 1..3 */
+	rfs_xt_set_epochs(0, 7, 6);
+	q0 = rfs_xt_queue(0);
+
+	/* 1 and 2 dequeued in batch 7: marked, counted, metadata gone */
+	for (i = 0; i < 2; i++) {
+		rfs_xt_cpumap(&sent[i], &out);
+		assert_int_equal(out.meta_len, 0);
+		assert_int_equal(out.len, sent[i].len - RFS_XT_META);
+		assert_memory_equal(out.buf, sent[i].buf + RFS_XT_META, out.len);
 	}
-	assert_int_equal(rfs_xt_entry(hash, 0).last_tail, start + n);
-	/* each redirected frame waits in the bulk queue until the flush */
-	assert_int_equal(rfs_xt_unflushed(0), n);
-	rfs_xt_flush_bulk();
-	return hash;
+	tr = rfs_xt_track(0, RFS_XT_RX_CPU);
+	assert_true(tr.last == rfs_mark(2, 7));
+	assert_true(tr.prev == 0);
+	q = rfs_xt_queue(0);
+	assert_int_equal(q.dequeued - q0.dequeued, 2);
+	assert_true(q.kthread != 0);	/* whoever ran it: this thread */
+	/* nothing else of the row, or of another target, changed */
+	assert_true(rfs_xt_track(0, 1).last == 0);
+	assert_true(rfs_xt_track(1, RFS_XT_RX_CPU).last == 0);
+
+	/* The application moves.  Batch 7 proven, but 3 not dequeued. */
+	rfs_xt_set_desired(hash, 1);
+	rfs_xt_set_epochs(0, 8, 7);
+	rfs_xt_expect_held_out(&f, 0, &sent[3]);		/* seq 4 */
+
+	/* 3 and 4 dequeued in batch 8: prev keeps batch 7's mark */
+	rfs_xt_cpumap(&sent[2], &out);
+	rfs_xt_cpumap(&sent[3], &out);
+	tr = rfs_xt_track(0, RFS_XT_RX_CPU);
+	assert_true(tr.last == rfs_mark(4, 8));
+	assert_true(tr.prev == rfs_mark(2, 7));
+	/* batch 8 not proven delivered: held */
+	rfs_xt_expect_held_out(&f, 0, &sent[4]);		/* seq 5 */
+	rfs_xt_expect_held_out(&f, 0, &sent[5]);		/* seq 6 */
+
+	/* 5 lost on a full ring, 6 dequeued in batch 8 (same epoch: prev
+	 * stays); proven delivered: 6 covers 5, the flow moves */
+	rfs_xt_cpumap(&sent[5], &out);
+	tr = rfs_xt_track(0, RFS_XT_RX_CPU);
+	assert_true(tr.last == rfs_mark(6, 8));
+	assert_true(tr.prev == rfs_mark(2, 7));
+	rfs_xt_set_epochs(0, 9, 8);
+	rfs_xt_expect_switch(&f, 1);
+	q = rfs_xt_queue(0);
+	assert_int_equal(q.dequeued - q0.dequeued, 5);
+	assert_int_equal(q.epoch, 9);		/* the program never moves it */
+
+	/* foreign frames: no metadata, or not ours; left alone */
+	rfs_xt_gstats(&g0);
+	out = sent[0];
+	memmove(out.buf, out.buf + RFS_XT_META, out.len - RFS_XT_META);
+	out.len -= RFS_XT_META;
+	out.meta_len = 0;
+	sent[6] = out;
+	rfs_xt_cpumap(&sent[6], &out);
+	assert_int_equal(out.len, sent[6].len);
+	assert_int_equal(out.meta_len, 0);
+	sent[7] = sent[0];
+	sent[7].buf[offsetof(struct rfs_frame_meta, magic)] ^= 0xff;
+	rfs_xt_cpumap(&sent[7], &out);
+	assert_int_equal(out.meta_len, RFS_XT_META);
+	rfs_xt_gstats(&g1);
+	assert_int_equal(g1.foreign - g0.foreign, 2);
+	tr = rfs_xt_track(0, RFS_XT_RX_CPU);
+	assert_true(tr.last == rfs_mark(6, 8));
+	assert_int_equal(rfs_xt_queue(0).dequeued - q0.dequeued, 5);
 }
 
-/* Run a frame of a flow that wants to leave CPU 0: it must stay, and
- * wait for this frame too. */
-static void rfs_xt_expect_held(const struct rfs_frame *f, __u32 hash)
+/*
+ * rfs_dp_open() must leave every target at a batch epoch its delivered
+ * epoch does not cover (epoch 1, delivered 0): with both at 0, the marks
+ * of a target's very first batch would read as delivered the moment they
+ * are written, before its tracepoint proved anything (its first proof,
+ * delivered = epoch - 1, is refused as a step back), and a flow whose
+ * first frames are in that batch could move while they sit in GRO.
+ */
+static void test_epoch_zero(void **state)
 {
-	struct rfs_cpu_queue q = rfs_xt_queue(0);
-	struct rfs_dev_flow after;
+	struct rfs_xt_out sent, out;
 	struct rfs_if_stats d;
-	__u32 cpu;
+	struct rfs_frame f;
+	__u32 hash, c, cpu;
 
-	d = rfs_xt_steer(f, &cpu);
-	after = rfs_xt_entry(hash, 0);
+	print_message("  fresh datapath: CPU 0 epoch %u delivered %u, CPU 1 epoch %u delivered %u\n",
+		      xt.q_fresh[0].epoch, xt.q_fresh[0].delivered,
+		      xt.q_fresh[1].epoch, xt.q_fresh[1].delivered);
+	/* CPU 0 as the datapath left it: its first batch not proven yet */
+	cpu = 0;
+	assert_int_equal(bpf_map_update_elem(xt.dp->cpu_queues_fd, &cpu,
+					     &xt.q_fresh[0], BPF_ANY), 0);
+	rfs_frame_v4(&f, IPPROTO_TCP, "192.0.2.2", 47700, "192.0.2.1", 80);
+	hash = rfs_xt_hash(&f);
+	rfs_xt_set_desired(hash, 0);
+	rfs_xt_steer_out(&f, 0, NULL, &sent);
+	if (xt.cm)
+		rfs_xt_cpumap(&sent, &out);	/* dequeued in that batch */
+	else
+		rfs_xt_set_track(0, RFS_XT_RX_CPU,
+				 rfs_mark(1, xt.q_fresh[0].epoch), 0);
+	rfs_xt_set_desired(hash, 1);
+	d = rfs_xt_steer(&f, &c);
+	if (d.switches && !d.held)
+		rfs_xt_known_bug("flow moved off CPU 0 on a mark of epoch %u with delivered %u, before any batch was proven delivered (rfs_cpu_queues must start at epoch 1)",
+				 rfs_mark_epoch(rfs_xt_track(0, RFS_XT_RX_CPU).last),
+				 xt.q_fresh[0].delivered);
 	assert_int_equal(d.held, 1);
-	assert_int_equal(d.switches, 0);
-	assert_int_equal(cpu, 0);
-	assert_int_equal(after.cpu, 0);
-	assert_int_equal(after.last_tail, q.tail + 1 - q.drops);
+	assert_int_equal(c, 0);
+	for (cpu = 0; cpu < 2; cpu++)
+		assert_false(rfs_seq_after_eq(xt.q_fresh[cpu].delivered,
+					      xt.q_fresh[cpu].epoch));
 }
 
-static void rfs_xt_expect_switch(const struct rfs_frame *f, __u32 hash,
-				 __u32 to)
-{
-	struct rfs_cpu_queue q = rfs_xt_queue(to);
-	struct rfs_if_stats d;
-	__u32 cpu;
-
-	d = rfs_xt_steer(f, &cpu);
-	assert_int_equal(d.switches, 1);
-	assert_int_equal(d.held, 0);
-	assert_int_equal(cpu, to);
-	assert_int_equal(rfs_xt_entry(hash, 0).cpu, to);
-	assert_int_equal(rfs_xt_entry(hash, 0).last_tail, q.tail + 1 - q.drops);
-}
+/* ---- in-order moves --------------------------------------------------- */
 
 /*
  * The in-order rule: a flow on CPU 0 whose application moves to CPU 1
- * stays on CPU 0 while any of its frames may still be ahead of the stack
- * there: queued, dequeued but held by GRO (head passed, done not), or
- * still in this RX CPU's bulk queue.  It moves on the first frame after
- * CPU 0's done has reached its last tail with the bulk queue flushed.
+ * stays on CPU 0 until the mark of its last frame there (rfs_rx_track
+ * [0][this CPU]) covers that frame's sequence number and CPU 0's
+ * delivered epoch has reached the mark's epoch; then it moves.
  */
-static void test_inorder_head(void **state)
+static void test_inorder_hold(void **state)
 {
-	struct rfs_cpu_queue q;
 	struct rfs_frame f;
-	__u32 hash, t;
+	__u32 hash, s;
 
-	hash = rfs_xt_flow_on_cpu0(&f, 48000, 0, 3);
-	q = rfs_xt_queue(0);
-	assert_int_equal(q.head, 0);
-	assert_int_equal(q.done, 0);
+	hash = rfs_xt_flow_on(&f, 48000, 0, 3);
+	assert_int_equal(rfs_xt_entry(hash, 0).last, 3);
+	rfs_xt_set_epochs(0, 5, 4);
 	rfs_xt_set_desired(hash, 1);
-	rfs_xt_expect_held(&f, hash);
-	rfs_xt_expect_held(&f, hash);
-	rfs_xt_flush_bulk();
 
-	/* All but the flow's last frame delivered: still held. */
-	t = rfs_xt_entry(hash, 0).last_tail;
-	assert_int_equal(t, 5);
-	rfs_xt_deliver(0, t - 1);
-	rfs_xt_expect_held(&f, hash);
-	rfs_xt_flush_bulk();
+	/* nothing dequeued */
+	rfs_xt_expect_held(&f, 0);
+	/* dequeued up to the frame before its last, delivered */
+	s = rfs_xt_entry(hash, 0).last;
+	assert_int_equal(s, 4);
+	rfs_xt_set_track(0, RFS_XT_RX_CPU, rfs_mark(s - 1, 5), 0);
+	rfs_xt_set_epochs(0, 6, 5);
+	rfs_xt_expect_held(&f, 0);
+	/* its last frame dequeued, but its epoch not proven delivered */
+	s = rfs_xt_entry(hash, 0).last;
+	rfs_xt_set_track(0, RFS_XT_RX_CPU, rfs_mark(s, 6), rfs_mark(s - 1, 5));
+	rfs_xt_expect_held(&f, 0);
+	/* the last frame (s + 1, the held one) dequeued in epoch 6, epoch 6
+	 * delivered: it moves */
+	s = rfs_xt_entry(hash, 0).last;
+	rfs_xt_set_track(0, RFS_XT_RX_CPU, rfs_mark(s, 6), rfs_mark(s - 2, 5));
+	rfs_xt_set_epochs(0, 7, 6);
+	rfs_xt_expect_switch(&f, 1);
+	assert_int_equal(rfs_xt_entry(hash, 0).rx_cpu, RFS_XT_RX_CPU);
+	assert_int_equal(rfs_xt_entry(hash, 0).last, 1);	/* (0, 1)'s first */
 
-	/* Every frame dequeued (head) but the last still held in GRO. */
-	t = rfs_xt_entry(hash, 0).last_tail;
-	q = rfs_xt_queue(0);
-	rfs_xt_set_queue(0, q.tail, q.drops, t, t - 1);
-	rfs_xt_expect_held(&f, hash);
+	/* on CPU 1 now: it stays (KEEP), nothing more goes to CPU 0 */
+	s = rfs_xt_tx_seq(RFS_XT_RX_CPU, 0);
+	{
+		struct rfs_if_stats d = rfs_xt_steer(&f, NULL);
 
-	/* done has reached last_tail, but this RX CPU's bulk queue still
-	 * holds a frame for CPU 0 (the one just sent): held once more. */
-	t = rfs_xt_entry(hash, 0).last_tail;
-	rfs_xt_deliver(0, t);
-	assert_int_equal(rfs_xt_unflushed(0), 1);
-	rfs_xt_expect_held(&f, hash);
-
-	/* Flushed and delivered: it moves. */
-	t = rfs_xt_entry(hash, 0).last_tail;
-	rfs_xt_flush_bulk();
-	rfs_xt_deliver(0, t);
-	rfs_xt_expect_switch(&f, hash, 1);
-
-	/* On CPU 1 now: it stays there (KEEP), CPU 0's tail does not move,
-	 * though CPU 1's bulk queue is not flushed: nothing waits on it. */
-	t = rfs_xt_queue(0).tail;
-	assert_int_equal(rfs_xt_unflushed(1), 1);
-	rfs_xt_steer(&f, NULL);
+		assert_int_equal(d.to_desired, 1);
+		assert_int_equal(d.switches + d.held, 0);
+	}
 	assert_int_equal(rfs_xt_entry(hash, 0).cpu, 1);
-	assert_int_equal(rfs_xt_queue(0).tail, t);
+	assert_int_equal(rfs_xt_tx_seq(RFS_XT_RX_CPU, 0), s);
 }
 
 /*
- * Frames the ring dropped are never delivered: the next frame's last_tail
- * leaves them out (tail - drops), so the flow does not wait for them.
+ * prev, the newest mark of an earlier epoch, covers too: when last is
+ * in a batch not proven yet, a frame up to prev's seq is delivered once
+ * prev's epoch is.  delivered past the mark's epoch counts as well.
  */
-static void test_inorder_drops(void **state)
+static void test_inorder_prev(void **state)
 {
 	struct rfs_frame f;
-	__u32 hash, t;
+	__u32 hash, s;
 
-	hash = rfs_xt_flow_on_cpu0(&f, 48100, 0, 4);
+	hash = rfs_xt_flow_on(&f, 48100, 0, 2);
 	rfs_xt_set_desired(hash, 1);
-	t = rfs_xt_entry(hash, 0).last_tail;
-	assert_int_equal(t, 4);
-	/* 2 of the 4 dropped, the other 2 delivered: done can only reach 2,
-	 * the flow's last_tail (4) predates the drops: held ... */
-	rfs_xt_set_queue(0, 4, 2, 2, 2);
-	rfs_xt_expect_held(&f, hash);
-	/* ... but the held frame's last_tail is 5 - 2 = 3 */
-	t = rfs_xt_entry(hash, 0).last_tail;
-	assert_int_equal(t, 3);
-	rfs_xt_flush_bulk();
-	rfs_xt_deliver(0, t - 1);
-	rfs_xt_expect_held(&f, hash);
-	t = rfs_xt_entry(hash, 0).last_tail;
-	assert_int_equal(t, 4);
-	rfs_xt_flush_bulk();
-	rfs_xt_deliver(0, t);
-	rfs_xt_expect_switch(&f, hash, 1);
+	s = rfs_xt_entry(hash, 0).last;
+	/* both marks cover, neither epoch delivered */
+	rfs_xt_set_track(0, RFS_XT_RX_CPU, rfs_mark(s + 10, 9), rfs_mark(s, 8));
+	rfs_xt_set_epochs(0, 10, 7);
+	rfs_xt_expect_held(&f, 0);
+	/* prev's epoch delivered, prev one short of the last frame */
+	s = rfs_xt_entry(hash, 0).last;
+	rfs_xt_set_track(0, RFS_XT_RX_CPU, rfs_mark(s + 10, 9),
+			 rfs_mark(s - 1, 8));
+	rfs_xt_set_epochs(0, 10, 8);
+	rfs_xt_expect_held(&f, 0);
+	/* prev covers it: moves, although last's batch is unproven */
+	s = rfs_xt_entry(hash, 0).last;
+	rfs_xt_set_track(0, RFS_XT_RX_CPU, rfs_mark(s + 10, 9), rfs_mark(s, 8));
+	rfs_xt_expect_switch(&f, 1);
+
+	/* back to CPU 0: last alone covers, delivered well past it */
+	rfs_xt_set_desired(hash, 0);
+	s = rfs_xt_entry(hash, 0).last;
+	rfs_xt_set_track(1, RFS_XT_RX_CPU, rfs_mark(s, 3), 0);
+	rfs_xt_set_epochs(1, 50, 40);
+	rfs_xt_expect_switch(&f, 0);
 }
 
-/* The counters wrap: done "before" a wrapped last_tail is still behind. */
+/* Sequence numbers and epochs wrap: "covers" and "delivered" compare
+ * serially, so a mark or epoch from before the wrap stays behind. */
 static void test_inorder_wrap(void **state)
 {
 	struct rfs_frame f;
-	__u32 hash, t;
+	__u32 hash, s;
 
-	hash = rfs_xt_flow_on_cpu0(&f, 48200, 0xfffffffeu, 4);
-	t = rfs_xt_entry(hash, 0).last_tail;
-	assert_int_equal(t, 2);		/* wrapped */
+	rfs_xt_set_tx_seq(RFS_XT_RX_CPU, 0, 0xfffffffeu);
+	hash = rfs_xt_flow_on(&f, 48200, 0, 3);
+	s = rfs_xt_entry(hash, 0).last;
+	assert_int_equal(s, 1);			/* 0xffffffff, 0, 1 */
 	rfs_xt_set_desired(hash, 1);
-	rfs_xt_deliver(0, 0xffffffffu);
-	rfs_xt_expect_held(&f, hash);
-	rfs_xt_flush_bulk();
-	t = rfs_xt_entry(hash, 0).last_tail;
-	rfs_xt_deliver(0, t - 1);
-	rfs_xt_expect_held(&f, hash);
-	rfs_xt_flush_bulk();
-	t = rfs_xt_entry(hash, 0).last_tail;
-	rfs_xt_deliver(0, t);
-	rfs_xt_expect_switch(&f, hash, 1);
+
+	/* a mark from before the wrap does not cover */
+	rfs_xt_set_track(0, RFS_XT_RX_CPU, rfs_mark(0xffffffffu, 5), 0);
+	rfs_xt_set_epochs(0, 6, 5);
+	rfs_xt_expect_held(&f, 0);
+	s = rfs_xt_entry(hash, 0).last;
+	assert_int_equal(s, 2);
+	/* epoch 1 is after delivered 0xffffffff: not delivered */
+	rfs_xt_set_track(0, RFS_XT_RX_CPU, rfs_mark(s, 1), 0);
+	rfs_xt_set_epochs(0, 2, 0xffffffffu);
+	rfs_xt_expect_held(&f, 0);
+	/* covering mark of epoch 0xffffffff, delivered 1 (wrapped past it) */
+	s = rfs_xt_entry(hash, 0).last;
+	rfs_xt_set_track(0, RFS_XT_RX_CPU, rfs_mark(s, 0xffffffffu), 0);
+	rfs_xt_set_epochs(0, 2, 1);
+	rfs_xt_expect_switch(&f, 1);
 }
 
 /*
- * Removing CPU 0 while a flow has frames queued there: the flow stays on
- * CPU 0 (held) until they are delivered, then moves; no new flow is ever
- * given CPU 0 after the removal, even one whose application runs there.
+ * A flow never moves on a mark that does not prove its last frame
+ * delivered: none, one short, undelivered epoch, an epoch half the space
+ * away (serially before delivered), the right mark in another RX CPU's
+ * or another target's row, or another target's delivered epoch.
+ */
+static void test_inorder_undelivered(void **state)
+{
+	struct rfs_if_stats before, d;
+	struct rfs_frame f;
+	__u32 hash, s, i;
+	const __u32 e = 20;
+
+	hash = rfs_xt_flow_on(&f, 48300, 0, 1);
+	rfs_xt_set_desired(hash, 1);
+	rfs_xt_stats(&before);
+	for (i = 0; i < 140; i++) {
+		s = rfs_xt_entry(hash, 0).last;
+		rfs_xt_set_track(0, RFS_XT_RX_CPU, 0, 0);
+		rfs_xt_set_track(0, 1, 0, 0);
+		rfs_xt_set_track(1, RFS_XT_RX_CPU, 0, 0);
+		rfs_xt_set_epochs(0, e + 1, e);
+		rfs_xt_set_epochs(1, e + 1, e);
+		switch (i % 7) {
+		case 0:		/* nothing dequeued, all delivered */
+			break;
+		case 1:		/* dequeued, not delivered */
+			rfs_xt_set_track(0, RFS_XT_RX_CPU, rfs_mark(s, e + 1),
+					 rfs_mark(s - 1, e + 1));
+			break;
+		case 2:		/* one short, delivered */
+			rfs_xt_set_track(0, RFS_XT_RX_CPU, rfs_mark(s - 1, e),
+					 rfs_mark(s - 2, e - 1));
+			break;
+		case 3:		/* epoch half the space ahead of delivered */
+			rfs_xt_set_track(0, RFS_XT_RX_CPU,
+					 rfs_mark(s, e + 0x80000000u), 0);
+			break;
+		case 4:		/* in another RX CPU's row */
+			rfs_xt_set_track(0, 1, rfs_mark(s, e), rfs_mark(s, e));
+			break;
+		case 5:		/* in another target's row */
+			rfs_xt_set_track(1, RFS_XT_RX_CPU, rfs_mark(s, e),
+					 rfs_mark(s, e));
+			break;
+		case 6:		/* another target delivered it */
+			rfs_xt_set_track(0, RFS_XT_RX_CPU, rfs_mark(s, e), 0);
+			rfs_xt_set_epochs(0, e + 1, e - 1);
+			rfs_xt_set_epochs(1, e + 2, e + 1);
+			break;
+		}
+		rfs_xt_expect_held(&f, 0);
+	}
+	d = rfs_xt_delta(&before);
+	assert_int_equal(d.held, i);
+	assert_int_equal(d.switches, 0);
+	assert_int_equal(rfs_xt_tx_seq(RFS_XT_RX_CPU, 1), 0);
+}
+
+/* ---- CPU set and table changes ---------------------------------------- */
+
+static bool rfs_xt_usable(__u32 cpu)
+{
+	struct rfs_if_config cfg = rfs_xt_cfg();
+
+	return rfs_cpu_in(cfg.usable, cpu);
+}
+
+/*
+ * Removing CPU 0 while a flow has frames in flight there: no new flow is
+ * given CPU 0, the flow stays on it (held) whatever its desired CPU, and
+ * CPU 0 stays usable through any number of refreshes for as long as
+ * rfs_devtab_in_flight() says so (no removal is ever forced).  Once its
+ * last frame is delivered, the next refresh drops CPU 0, and the flow
+ * leaves it.
  */
 static void test_remove_cpu(void **state)
 {
 	struct rfs_if_config cfg;
 	struct rfs_frame f, g;
-	__u32 hash, zero = 0, cpu, i, t;
+	struct rfs_if_stats d;
+	__u32 hash, cpu, i, s, seq0;
 
-	hash = rfs_xt_flow_on_cpu0(&f, 48300, 0, 3);
+	hash = rfs_xt_flow_on(&f, 48400, 0, 3);
+	rfs_xt_set_epochs(0, 5, 4);
 	rfs_xt_set_cpus("1");
-	/* CPU 0 left the allowed set but stays usable until it drains. */
-	assert_int_equal(bpf_map_lookup_elem(xt.ifc->cfg_fd, &zero, &cfg), 0);
+	cfg = rfs_xt_cfg();
 	assert_false(rfs_cpu_in(cfg.allowed, 0));
 	assert_true(rfs_cpu_in(cfg.usable, 0));
 	assert_int_equal(cfg.n_allowed, 1);
 	assert_int_equal(cfg.allowed_list[0], 1);
+	assert_int_equal(rfs_devtab_in_flight(xt.dp, xt.ifc, 0), 1);
+	assert_int_equal(rfs_devtab_in_flight(xt.dp, xt.ifc, 1), 0);
 
-	/* The application still runs on CPU 0: the flow is held there. */
-	rfs_xt_expect_held(&f, hash);
+	/* The application still runs on CPU 0: held there. */
+	rfs_xt_expect_held(&f, 0);
 	/* It moves to CPU 1 instead: held all the same. */
 	rfs_xt_set_desired(hash, 1);
-	rfs_xt_expect_held(&f, hash);
+	rfs_xt_expect_held(&f, 0);
 	/* And with no desired CPU at all. */
-	{
-		rfs_sock_entry_t zero_e = 0;
-		__u32 idx = hash & xt.g.sock_flow_mask;
-
-		assert_int_equal(bpf_map_update_elem(xt.dp->sock_flows_fd,
-						     &idx, &zero_e, BPF_ANY), 0);
-	}
-	rfs_xt_expect_held(&f, hash);
+	rfs_xt_clear_desired(hash);
+	rfs_xt_expect_held(&f, 0);
 
 	/* New flows, with and without desired CPU 0: never CPU 0. */
-	t = rfs_xt_queue(0).tail;
+	seq0 = rfs_xt_tx_seq(RFS_XT_RX_CPU, 0);
 	for (i = 0; i < 32; i++) {
 		rfs_frame_v4(&g, IPPROTO_UDP, "192.0.2.4", 49000 + i,
 			     "192.0.2.1", 53);
@@ -1210,200 +1940,772 @@ static void test_remove_cpu(void **state)
 		rfs_xt_steer(&g, &cpu);
 		assert_int_equal(cpu, 1);
 	}
-	assert_int_equal(rfs_xt_queue(0).tail, t);
+	assert_int_equal(rfs_xt_tx_seq(RFS_XT_RX_CPU, 0), seq0);
 
-	/* CPU 0's queue drains: the flow moves on its next frame. */
-	t = rfs_xt_entry(hash, 0).last_tail;
-	rfs_xt_flush_bulk();
-	rfs_xt_deliver(0, t);
-	rfs_xt_expect_switch(&f, hash, 1);
+	/* Never forced: refreshes keep it while anything is in flight. */
+	for (i = 0; i < 10; i++)
+		rfs_xt_refresh();
+	assert_true(rfs_xt_usable(0));
+	rfs_xt_expect_held(&f, 0);
 
-	/* Drained: the next refresh (rfsd's timer) finishes the removal. */
-	{
-		char err[RFS_ERR_LEN];
+	/* Dequeued up to one short of its last frame: still in flight. */
+	s = rfs_xt_entry(hash, 0).last;
+	rfs_xt_set_track(0, RFS_XT_RX_CPU, rfs_mark(s - 1, 5), 0);
+	assert_int_equal(rfs_devtab_in_flight(xt.dp, xt.ifc, 0), 1);
+	rfs_xt_refresh();
+	assert_true(rfs_xt_usable(0));
 
-		assert_int_equal(rfs_dp_refresh_cpus(xt.dp, err), 0);
-	}
-	assert_int_equal(bpf_map_lookup_elem(xt.ifc->cfg_fd, &zero, &cfg), 0);
-	assert_false(rfs_cpu_in(cfg.usable, 0));
+	/* Delivered: the next refresh (rfsd's timer) finishes the removal. */
+	rfs_xt_set_track(0, RFS_XT_RX_CPU, rfs_mark(s, 5), 0);
+	rfs_xt_set_epochs(0, 6, 5);
+	assert_int_equal(rfs_devtab_in_flight(xt.dp, xt.ifc, 0), 0);
+	rfs_xt_refresh();
+	assert_false(rfs_xt_usable(0));
+	assert_false(rfs_cpu_in(rfs_xt_cfg().allowed, 0));
+
+	/* And the flow leaves (not usable any more: FORCED, and safe). */
+	d = rfs_xt_steer(&f, &cpu);
+	assert_int_equal(cpu, 1);
+	assert_int_equal(d.switches, 1);
+	assert_int_equal(rfs_xt_tx_seq(RFS_XT_RX_CPU, 0), s);
 }
 
-/* Removing a CPU whose queue has already drained is immediate: its flows
- * leave on their next frame (forced: the CPU is not usable any more). */
+/* Removing a CPU whose flows have all been delivered is immediate. */
 static void test_remove_cpu_drained(void **state)
 {
 	struct rfs_if_config cfg;
 	struct rfs_frame f;
-	__u32 hash, zero = 0;
+	__u32 hash;
 
-	hash = rfs_xt_flow_on_cpu0(&f, 48350, 0, 3);
-	rfs_xt_deliver(0, rfs_xt_entry(hash, 0).last_tail);
+	hash = rfs_xt_flow_on(&f, 48350, 0, 3);
+	rfs_xt_set_track(0, RFS_XT_RX_CPU,
+			 rfs_mark(rfs_xt_entry(hash, 0).last, 3), 0);
+	rfs_xt_set_epochs(0, 4, 3);
+	assert_int_equal(rfs_devtab_in_flight(xt.dp, xt.ifc, 0), 0);
 	rfs_xt_set_cpus("1");
-	assert_int_equal(bpf_map_lookup_elem(xt.ifc->cfg_fd, &zero, &cfg), 0);
+	cfg = rfs_xt_cfg();
 	assert_false(rfs_cpu_in(cfg.usable, 0));
 	assert_false(rfs_cpu_in(cfg.allowed, 0));
-	rfs_xt_expect_switch(&f, hash, 1);
+	rfs_xt_expect_switch(&f, 1);
+
+	/* And back: CPU 0 allowed again, the flow follows its app there. */
+	rfs_xt_set_cpus("0-1");
+	assert_true(rfs_xt_usable(0));
+	rfs_xt_set_track(1, RFS_XT_RX_CPU,
+			 rfs_mark(rfs_xt_entry(hash, 0).last, 3), 0);
+	rfs_xt_set_epochs(1, 4, 3);
+	rfs_xt_expect_switch(&f, 0);
+}
+
+/* Slot 1 of rfs_dev_outer: the table before the last resize. */
+static int rfs_xt_prev_fd(void)
+{
+	__u32 id = rfs_xt_outer_id(1);
+
+	return id ? bpf_map_get_fd_by_id(id) : -1;
+}
+
+static void rfs_xt_resize(__u32 n)
+{
+	char err[RFS_ERR_LEN] = "";
+	struct rfs_dev_flow hdr;
+
+	if (rfs_if_set_flow_cnt(xt.dp, xt.ifc, n, err))
+		fail_msg("set flow-cnt %u: %s", n, err);
+	hdr = rfs_xt_hdr(xt.ifc->dev_flows_fd);
+	assert_int_equal(hdr.flags, RFS_DEV_TABLE_HDR);
+	assert_int_equal(hdr.last, n - 1);
+	assert_int_equal(hdr.cpu, RFS_XT_RXQ);
+	assert_int_equal(rfs_xt_max_entries(xt.ifc->dev_flows_fd),
+			 1 + n * RFS_XT_RXQ);
+	assert_int_equal(rfs_xt_outer_id(0), rfs_obj_id(xt.ifc->dev_flows_fd));
+	assert_int_equal(rfs_xt_cfg().flow_mask, n - 1);
+	/* the new table starts empty */
+	assert_int_equal(rfs_xt_valid_entries(NULL), 0);
 }
 
 /*
- * A removed CPU whose queue never drains (a stuck kthread) is given up
- * after RFS_LEAVE_REFRESHES refreshes: the flow is then forced off it.
+ * Growing the table: the new one starts empty and the old one stays in
+ * outer slot 1, frozen.  A flow known only to the old table keeps its
+ * path: held on its old CPU when its application moved (no switch on a
+ * resize, unlike kernel RFS), kept when it did not; its state goes to
+ * the new table.  rfs_if_refresh drops the old table once nothing in it
+ * is in flight.
  */
-static void test_remove_cpu_timeout(void **state)
+static void test_resize_grow(void **state)
 {
-	struct rfs_if_config cfg;
-	char err[RFS_ERR_LEN];
+	struct rfs_dev_flow old1, old2, e;
+	struct rfs_frame f1, f2;
+	__u32 h1, h2, c;
+	__u16 sport;
+	struct rfs_if_stats d;
+	int old_fd;
+
+	h1 = rfs_xt_flow_on(&f1, 48500, 0, 2);
+	/* a second flow in another slot of both tables */
+	for (sport = 48501;; sport++) {
+		rfs_frame_v4(&f2, IPPROTO_TCP, "192.0.2.2", sport,
+			     "192.0.2.1", 80);
+		h2 = rfs_xt_hash(&f2);
+		if (rfs_xt_idx(h2, 0) != rfs_xt_idx(h1, 0) &&
+		    rfs_xt_idx_in(h2, 0, 256, RFS_XT_RXQ) !=
+		    rfs_xt_idx_in(h1, 0, 256, RFS_XT_RXQ))
+			break;
+	}
+	assert_int_equal(rfs_xt_flow_on(&f2, sport, 0, 1), h2);
+	old1 = rfs_xt_entry(h1, 0);
+	old2 = rfs_xt_entry(h2, 0);
+	old_fd = dup(xt.ifc->dev_flows_fd);
+	assert_true(old_fd >= 0);
+	assert_int_equal(rfs_xt_outer_id(1), 0);
+
+	rfs_xt_resize(256);
+	assert_int_equal(rfs_xt_outer_id(1), rfs_obj_id(old_fd));
+
+	/* flow 1's app moved: held on CPU 0, from the old table's state */
+	rfs_xt_set_desired(h1, 1);
+	rfs_xt_expect_held(&f1, 0);
+	e = rfs_xt_entry(h1, 0);
+	assert_int_equal(e.cpu, 0);
+	assert_int_equal(e.last, old2.last + 1);
+	/* flow 2's did not: kept, no switch */
+	d = rfs_xt_steer(&f2, &c);
+	assert_int_equal(c, 0);
+	assert_int_equal(d.to_desired, 1);
+	assert_int_equal(d.switches + d.held, 0);
+	assert_int_equal(rfs_xt_valid_entries(NULL), 2);
+	/* the old table is never written again */
+	e = rfs_xt_entry_in(old_fd, h1, 0);
+	assert_memory_equal(&old1, &e, sizeof(e));
+	e = rfs_xt_entry_in(old_fd, h2, 0);
+	assert_memory_equal(&old2, &e, sizeof(e));
+
+	/* in flight: the old table stays through refreshes */
+	rfs_xt_refresh();
+	rfs_xt_refresh();
+	assert_int_equal(rfs_xt_outer_id(1), rfs_obj_id(old_fd));
+	rfs_xt_expect_held(&f1, 0);
+
+	/* delivered: flow 1 moves, the next refresh drops the old table */
+	rfs_xt_set_track(0, RFS_XT_RX_CPU,
+			 rfs_mark(rfs_xt_tx_seq(RFS_XT_RX_CPU, 0), 2), 0);
+	rfs_xt_set_epochs(0, 3, 2);
+	rfs_xt_expect_switch(&f1, 1);
+	rfs_xt_refresh();
+	assert_int_equal(rfs_xt_outer_id(1), 0);
+	close(old_fd);
+}
+
+/*
+ * Shrinking works the same way; the table before the last resize must
+ * be drained before the next resize (refused with EBUSY until then), and
+ * its in-flight flows keep a removed CPU usable just as the current
+ * table's do.
+ */
+static void test_resize_shrink(void **state)
+{
+	char err[RFS_ERR_LEN] = "";
 	struct rfs_frame f;
-	__u32 hash, zero = 0;
+	__u32 hash;
+	int prev_fd;
+
+	rfs_xt_resize(128);
+	rfs_xt_refresh();			/* nothing in flight: dropped */
+	assert_int_equal(rfs_xt_outer_id(1), 0);
+
+	hash = rfs_xt_flow_on(&f, 48600, 0, 2);
+	rfs_xt_resize(64);
+	prev_fd = rfs_xt_prev_fd();
+	assert_true(prev_fd >= 0);
+	assert_int_equal(rfs_xt_max_entries(prev_fd), 1 + 128 * RFS_XT_RXQ);
+	assert_int_equal(rfs_xt_valid_in(prev_fd, NULL), 1);
+	assert_int_equal(rfs_xt_entry_in(prev_fd, hash, 0).cpu, 0);
+
+	/* a second resize while the old table has frames in flight */
+	assert_int_equal(rfs_if_set_flow_cnt(xt.dp, xt.ifc, 256, err), -EBUSY);
+	print_message("  second resize: %s\n", err);
+	assert_int_equal(rfs_xt_hdr(xt.ifc->dev_flows_fd).last, 63);
+
+	/* CPU 0 removed: usable while the old table's flow is in flight
+	 * (the new table knows nothing of it yet) */
+	assert_int_equal(rfs_xt_valid_entries(NULL), 0);
+	rfs_xt_set_cpus("1");
+	assert_true(rfs_xt_usable(0));
+	assert_int_equal(rfs_devtab_in_flight(xt.dp, xt.ifc, 0), 1);
+	rfs_xt_refresh();
+	assert_true(rfs_xt_usable(0));
+
+	/* held on CPU 0 from the old table's state */
+	rfs_xt_set_desired(hash, 1);
+	rfs_xt_expect_held(&f, 0);
+	assert_int_equal(rfs_xt_valid_entries(NULL), 1);
+
+	rfs_xt_set_track(0, RFS_XT_RX_CPU,
+			 rfs_mark(rfs_xt_entry(hash, 0).last, 2), 0);
+	rfs_xt_set_epochs(0, 3, 2);
+	rfs_xt_refresh();
+	assert_int_equal(rfs_xt_outer_id(1), 0);
+	assert_false(rfs_xt_usable(0));
+	rfs_xt_expect_switch(&f, 1);
+	close(prev_fd);
+	rfs_xt_resize(256);
+}
+
+/* ---- the local path ---------------------------------------------------- */
+
+/*
+ * With the local path on, a flow whose application runs on the RX CPU
+ * is passed up right there (XDP_PASS, no cpumap, no sequence number),
+ * its entry LOCAL with the jiffy of its last frame, counted in local
+ * (and in steered/to_desired/spread).  Flows for other CPUs still go
+ * through the cpumap.
+ */
+static void test_local_path(void **state)
+{
+	struct rfs_if_stats d;
+	struct rfs_frame f, g;
+	__u32 c, i;
+
+	assert_true(rfs_xt_cfg().local_path);
+	rfs_frame_v4(&f, IPPROTO_TCP, "192.0.2.2", 50100, "192.0.2.1", 80);
+	rfs_xt_set_desired(rfs_xt_hash(&f), RFS_XT_RX_CPU);
+	d = rfs_xt_local(&f);
+	assert_int_equal(d.to_desired, 1);
+	assert_int_equal(d.switches, 0);
+	d = rfs_xt_local(&f);		/* KEEP */
+	assert_int_equal(d.to_desired, 1);
+	rfs_tu_sleep_ms(30);		/* a few jiffies: last follows */
+	d = rfs_xt_local(&f);
+	assert_int_equal(d.switches + d.held, 0);
+
+	/* another CPU's flow: cpumap */
+	rfs_frame_v4(&g, IPPROTO_TCP, "192.0.2.3", 50101, "192.0.2.1", 80);
+	rfs_xt_other_slot(&g, &f);
+	rfs_xt_set_desired(rfs_xt_hash(&g), 1);
+	d = rfs_xt_steer(&g, &c);
+	assert_int_equal(c, 1);
+
+	/* spread flows landing on the RX CPU are local too */
+	rfs_xt_set_cpus("0");
+	for (i = 0; i < 8; i++) {
+		rfs_frame_v4(&g, IPPROTO_UDP, "192.0.2.4", 50200 + i,
+			     "192.0.2.1", 53);
+		if (rfs_xt_entry(rfs_xt_hash(&g), 0).flags & RFS_DEV_FLOW_VALID)
+			continue;	/* shares a slot (no tags, as in RFS) */
+		d = rfs_xt_local(&g);
+		assert_int_equal(d.spread, 1);
+	}
+}
+
+/*
+ * Leaving the local path without handover: the flow is held on the RX
+ * CPU, still passed up locally, until local_drain_jiffies have gone by
+ * since its last local frame; then it moves through the cpumap.
+ */
+static void test_local_drain(void **state)
+{
+	struct rfs_dev_flow e;
+	struct rfs_if_stats d;
+	struct rfs_frame f;
+	__u32 hash, idx;
+	__u64 now;
 	int i;
 
-	hash = rfs_xt_flow_on_cpu0(&f, 48400, 0, 2);
-	rfs_xt_set_cpus("1");		/* refresh 1 */
-	for (i = 1; i < RFS_LEAVE_REFRESHES - 1; i++)
-		assert_int_equal(rfs_dp_refresh_cpus(xt.dp, err), 0);
-	assert_int_equal(bpf_map_lookup_elem(xt.ifc->cfg_fd, &zero, &cfg), 0);
-	assert_true(rfs_cpu_in(cfg.usable, 0));
-	rfs_xt_expect_held(&f, hash);
+	if (!rfs_tu_jiffies())
+		skip();
+	rfs_xt_set_local(false, 100);
+	rfs_frame_v4(&f, IPPROTO_TCP, "192.0.2.2", 50300, "192.0.2.1", 80);
+	hash = rfs_xt_hash(&f);
+	rfs_xt_set_desired(hash, RFS_XT_RX_CPU);
+	rfs_xt_local(&f);
+	rfs_xt_set_desired(hash, 1);
+	for (i = 0; i < 3; i++) {
+		d = rfs_xt_local(&f);
+		assert_int_equal(d.held, 1);
+		assert_int_equal(d.switches, 0);
+	}
+	/* its last local frame 50 jiffies ago: still held (and refreshed) */
+	idx = rfs_xt_idx(hash, 0);
+	now = rfs_tu_jiffies();
+	e = rfs_xt_entry(hash, 0);
+	e.last = (__u32)now - 50;
+	assert_int_equal(bpf_map_update_elem(xt.ifc->dev_flows_fd, &idx, &e,
+					     BPF_ANY), 0);
+	d = rfs_xt_local(&f);
+	assert_int_equal(d.held, 1);
+	/* 150 jiffies ago: drained, it moves to CPU 1 via the cpumap */
+	now = rfs_tu_jiffies();
+	e = rfs_xt_entry(hash, 0);
+	e.last = (__u32)now - 150;
+	assert_int_equal(bpf_map_update_elem(xt.ifc->dev_flows_fd, &idx, &e,
+					     BPF_ANY), 0);
+	rfs_xt_expect_switch(&f, 1);
+	e = rfs_xt_entry(hash, 0);
+	assert_int_equal(e.flags, RFS_DEV_FLOW_VALID);
+	assert_int_equal(e.last, 1);
 
-	assert_int_equal(rfs_dp_refresh_cpus(xt.dp, err), 0);
-	assert_int_equal(bpf_map_lookup_elem(xt.ifc->cfg_fd, &zero, &cfg), 0);
-	assert_false(rfs_cpu_in(cfg.usable, 0));
-	rfs_xt_expect_switch(&f, hash, 1);	/* FORCED */
-}
-
-static __u64 rfs_xt_dequeued(__u32 cpu)
-{
-	size_t stride = rfs_percpu_stride(sizeof(struct rfs_global_stats));
-	struct rfs_global_stats *gs;
-	char *buf = calloc(xt.ncpus, stride);
-	__u32 zero = 0;
-	__u64 n;
-
-	assert_non_null(buf);
-	assert_int_equal(bpf_map_lookup_elem(xt.dp->gstats_fd, &zero, buf), 0);
-	gs = (void *)(buf + cpu * stride);
-	n = gs->dequeued;
-	free(buf);
-	return n;
+	/* and in real time: back local, then away after 2 jiffies */
+	rfs_xt_set_track(1, RFS_XT_RX_CPU, rfs_mark(1, 3), 0);
+	rfs_xt_set_epochs(1, 4, 3);
+	rfs_xt_set_desired(hash, RFS_XT_RX_CPU);
+	d = rfs_xt_local(&f);
+	assert_int_equal(d.switches, 1);
+	rfs_xt_set_local(false, 2);
+	rfs_xt_set_desired(hash, 1);
+	rfs_tu_sleep_ms(3 * 1000 / 100 + 20);	/* > 2 jiffies at HZ >= 100 */
+	rfs_xt_expect_switch(&f, 1);
 }
 
 /*
- * Live frames really go through bpf_redirect_map into the cpumap: the
- * test run flushes the bulk queue into the target's ring (the enqueue
- * tracepoint then zeroes unflushed), the target CPU's kthread runs
- * rfs_cpumap on each frame, which advances that CPU's head and dequeued
- * counter, and done follows once the frames are delivered, until both
- * reach the tail the XDP program claimed.  The test thread runs on CPU
- * 0, so target 1 is a remote CPU and target 0 the local one.
- *
- * No real ingress device is needed: without ingress_ifindex the kernel
- * uses RX queue 0 of the netns' loopback (target 0 runs that way); target
- * 1 names RX queue 1 of our veth.  The frames are addressed to a MAC no
- * device has, so after the cpumap the stack drops them (PACKET_OTHERHOST).
+ * Leaving with handover (local_handover, set when NAPI GRO is flushed
+ * at every poll end): the flow's first frame after the move takes the RX
+ * CPU's own cpumap queue (held there), making it an ordinary remote flow
+ * on that CPU; it moves on once that frame is delivered.
+ */
+static void test_local_handover(void **state)
+{
+	struct rfs_dev_flow e;
+	struct rfs_frame f;
+	__u32 hash, s;
+
+	rfs_xt_set_local(true, 100000);
+	rfs_frame_v4(&f, IPPROTO_TCP, "192.0.2.2", 50400, "192.0.2.1", 80);
+	hash = rfs_xt_hash(&f);
+	rfs_xt_set_desired(hash, RFS_XT_RX_CPU);
+	rfs_xt_local(&f);
+	rfs_xt_set_desired(hash, 1);
+	rfs_xt_expect_held(&f, RFS_XT_RX_CPU);	/* via CPU 0's cpumap */
+	e = rfs_xt_entry(hash, 0);
+	assert_int_equal(e.flags, RFS_DEV_FLOW_VALID);
+	assert_int_equal(e.cpu, RFS_XT_RX_CPU);
+	assert_int_equal(e.last, 1);
+	rfs_xt_expect_held(&f, RFS_XT_RX_CPU);
+	s = rfs_xt_entry(hash, 0).last;
+	rfs_xt_set_track(RFS_XT_RX_CPU, RFS_XT_RX_CPU, rfs_mark(s, 2), 0);
+	rfs_xt_set_epochs(RFS_XT_RX_CPU, 3, 1);
+	rfs_xt_expect_held(&f, RFS_XT_RX_CPU);
+	s = rfs_xt_entry(hash, 0).last;
+	rfs_xt_set_track(RFS_XT_RX_CPU, RFS_XT_RX_CPU, rfs_mark(s, 2), 0);
+	rfs_xt_set_epochs(RFS_XT_RX_CPU, 3, 2);
+	rfs_xt_expect_switch(&f, 1);
+}
+
+/* Entering the local path: a remote flow whose application moves to the
+ * RX CPU waits for its frames on the old CPU like any other move. */
+static void test_local_enter(void **state)
+{
+	struct rfs_if_stats d;
+	struct rfs_frame f;
+	__u32 hash, s;
+
+	hash = rfs_xt_flow_on(&f, 50500, 1, 2);
+	rfs_xt_set_desired(hash, RFS_XT_RX_CPU);
+	rfs_xt_expect_held(&f, 1);
+	s = rfs_xt_entry(hash, 0).last;
+	rfs_xt_set_track(1, RFS_XT_RX_CPU, rfs_mark(s, 4), 0);
+	rfs_xt_set_epochs(1, 5, 4);
+	d = rfs_xt_local(&f);
+	assert_int_equal(d.switches, 1);
+	assert_int_equal(d.to_desired, 1);
+	assert_int_equal(rfs_xt_tx_seq(RFS_XT_RX_CPU, 1), s);
+}
+
+/*
+ * A flow last passed up locally on CPU 1 whose frame now arrives on
+ * CPU 0 (its queue's interrupt moved): held through CPU 1's cpumap, whose
+ * kthread runs only after CPU 1's NAPI poll flushed the earlier frames.
+ */
+static void test_local_other_rx(void **state)
+{
+	struct rfs_if_stats d;
+	struct rfs_dev_flow e;
+	struct rfs_frame f;
+	__u32 hash, c;
+
+	rfs_xt_set_local(false, 100000);
+	rfs_frame_v4(&f, IPPROTO_TCP, "192.0.2.2", 50600, "192.0.2.1", 80);
+	hash = rfs_xt_hash(&f);
+	rfs_xt_set_desired(hash, 1);
+	rfs_xt_pin(1);
+	d = rfs_xt_local(&f);
+	rfs_xt_pin(RFS_XT_RX_CPU);
+	assert_int_equal(d.to_desired, 1);
+	e = rfs_xt_entry(hash, 0);
+	assert_int_equal(e.cpu, 1);
+	assert_int_equal(e.rx_cpu, 1);
+
+	d = rfs_xt_steer(&f, &c);
+	assert_int_equal(c, 1);
+	assert_int_equal(d.held, 1);
+	assert_int_equal(d.switches, 0);
+	e = rfs_xt_entry(hash, 0);
+	assert_int_equal(e.flags, RFS_DEV_FLOW_VALID);
+	assert_int_equal(e.rx_cpu, RFS_XT_RX_CPU);
+	/* now an ordinary remote flow on its desired CPU */
+	d = rfs_xt_steer(&f, &c);
+	assert_int_equal(c, 1);
+	assert_int_equal(d.to_desired, 1);
+	assert_int_equal(d.held + d.switches, 0);
+}
+
+/*
+ * CPU 0 (the RX CPU) removed while a flow is local there.  No remote flow
+ * is in flight on it, so the refresh drops it from usable at once.  The
+ * flow must then wait out its local drain on CPU 0 and leave: a handover
+ * through CPU 0's cpumap queue would send a frame to a CPU no longer
+ * usable, and the flow's next frame, finding CPU 0 not usable, would be
+ * FORCED to CPU 1 while that one is still in CPU 0's queue.
+ */
+static void test_local_removed_cpu(void **state)
+{
+	struct rfs_xt_out out;
+	struct rfs_if_stats before, d;
+	struct rfs_frame_layout lay;
+	__u8 buf[RFS_FR_MAX];
+	struct rfs_frame f;
+	__u32 hash, c;
+
+	rfs_xt_set_local(true, 100000);
+	rfs_frame_v4(&f, IPPROTO_TCP, "192.0.2.2", 50700, "192.0.2.1", 80);
+	hash = rfs_xt_hash(&f);
+	rfs_xt_set_desired(hash, RFS_XT_RX_CPU);
+	rfs_xt_local(&f);
+	rfs_xt_set_cpus("1");
+	print_message("  CPU 0 removed with a local flow on it: usable %d\n",
+		      rfs_xt_usable(0));
+
+	rfs_frame_build(&f, buf, &lay);
+	rfs_xt_stats(&before);
+	assert_int_equal(rfs_xt_run_q(buf, lay.len, 0, &out), 0);
+	d = rfs_xt_delta(&before);
+	assert_int_equal(d.held, 1);
+	if (out.ret == XDP_PASS) {
+		/* held locally until drained: in order; then it leaves */
+		assert_int_equal(d.local, 1);
+		rfs_xt_set_local(true, 2);
+		rfs_tu_sleep_ms(3 * 1000 / 100 + 20);
+		rfs_xt_expect_switch(&f, 1);
+		return;
+	}
+	assert_int_equal(out.ret, XDP_REDIRECT);
+	assert_int_equal(rfs_xt_meta(&out).cpu, RFS_XT_RX_CPU);
+	/* that frame (seq 1 to CPU 0) is not dequeued, let alone delivered */
+	assert_true(rfs_xt_track(RFS_XT_RX_CPU, RFS_XT_RX_CPU).last == 0);
+	d = rfs_xt_steer(&f, &c);
+	if (c != RFS_XT_RX_CPU)
+		rfs_xt_known_bug("flow %08x handed over into CPU %u's cpumap after CPU %u left the usable set, then FORCED to CPU %u with that frame undelivered (switches %llu)",
+				 hash, RFS_XT_RX_CPU, RFS_XT_RX_CPU, c,
+				 (unsigned long long)d.switches);
+}
+
+/* ---- live frames ------------------------------------------------------- */
+
+static void rfs_xt_live_run(const __u8 *buf, size_t len, __u32 repeat)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, o);
+	struct xdp_md ctx = {};
+
+	ctx.data_end = len;
+	o.data_in = buf;
+	o.data_size_in = len;
+	o.ctx_in = &ctx;
+	o.ctx_size_in = sizeof(ctx);
+	o.repeat = repeat;
+	o.flags = BPF_F_TEST_XDP_LIVE_FRAMES;
+	if (bpf_prog_test_run_opts(rfs_if_prog_fd(xt.ifc), &o))
+		fail_msg("live test run: %s", strerror(errno));
+}
+
+/* Wait for target's kthread to have run rfs_cpumap on n more frames. */
+static struct rfs_cpu_queue rfs_xt_wait_dequeued(__u32 target, __u64 from,
+						 __u64 n)
+{
+	struct rfs_cpu_queue q;
+	int i;
+
+	for (i = 0; i < 300; i++) {
+		q = rfs_xt_queue(target);
+		if (q.dequeued - from >= n)
+			break;
+		rfs_tu_sleep_ms(10);
+	}
+	/* the cpumap program counts a frame before its batch's tracepoint
+	 * runs: let the kthread finish the batch and go back to sleep */
+	rfs_tu_sleep_ms(50);
+	return rfs_xt_queue(target);
+}
+
+/*
+ * Live frames go through bpf_redirect_map into the real cpumap: the
+ * target's kthread runs rfs_cpumap on each (dequeued, marks in
+ * rfs_rx_track[target][this CPU] up to the last sequence number), its
+ * xdp_cpumap_kthread tracepoint advances the batch epoch and proves
+ * earlier batches delivered, and no frame of a modest batch is dropped
+ * on enqueue.  The test thread runs on CPU 0: target 1 is another CPU,
+ * target 0 its own (its kthread runs when the test sleeps).  Without
+ * ingress_ifindex the kernel uses RX queue 0 of the netns' loopback; the
+ * frames are addressed to a MAC no device has, so after the cpumap the
+ * stack drops them (PACKET_OTHERHOST).
  */
 static void test_live_frames(void **state)
 {
 	struct rfs_frame_layout lay;
 	__u8 buf[RFS_FR_MAX];
 	struct rfs_frame f;
-	cpu_set_t set, old;
 	__u32 target;
-	int i, e;
 
-	CPU_ZERO(&set);
-	CPU_SET(0, &set);
-	assert_int_equal(sched_getaffinity(0, sizeof(old), &old), 0);
-	assert_int_equal(sched_setaffinity(0, sizeof(set), &set), 0);
 	for (target = 0; target < 2; target++) {
-		LIBBPF_OPTS(bpf_test_run_opts, o);
-		struct xdp_md ctx = {};
-		struct rfs_cpu_queue q;
-		__u64 deq0 = rfs_xt_dequeued(target);
-		__u32 repeat = 64;
+		struct rfs_global_stats g0, g1;
+		struct rfs_cpu_queue q0, q1, q2, other0;
+		struct rfs_rx_track tr1, tr2;
+		const __u32 n1 = 64, n2 = 8;
+		struct rfs_dev_flow e;
+		__u32 hash;
 
 		rfs_xt_reset_flows();
-		rfs_frame_v4(&f, IPPROTO_UDP, "192.0.2.2", 50000 + target,
+		rfs_frame_v4(&f, IPPROTO_UDP, "192.0.2.2", 51000 + target,
 			     "192.0.2.1", 9);
 		rfs_frame_build(&f, buf, &lay);
-		rfs_xt_set_desired(rfs_xt_hash(&f), target);
-		ctx.data_end = lay.len;
-		if (target == 1 && xt.ingress_ifindex) {
-			ctx.ingress_ifindex = xt.ingress_ifindex;
-			ctx.rx_queue_index = 1;
-		}
-		o.data_in = buf;
-		o.data_size_in = lay.len;
-		o.ctx_in = &ctx;
-		o.ctx_size_in = sizeof(ctx);
-		o.repeat = repeat;
-		o.flags = BPF_F_TEST_XDP_LIVE_FRAMES;
-		e = bpf_prog_test_run_opts(rfs_if_prog_fd(xt.ifc), &o);
-		if (e) {
-			sched_setaffinity(0, sizeof(old), &old);
-			fail_msg("live test run: %s", strerror(errno));
-		}
-		/* The kthread is woken at the end of each batch. */
-		for (i = 0; i < 200; i++) {
-			q = rfs_xt_queue(target);
-			if (q.head == q.tail && q.tail == repeat &&
-			    q.done == repeat)
-				break;
-			rfs_tu_sleep_ms(10);
-		}
-		print_message("  live -> CPU %u: tail %u head %u done %u drops %u dequeued +%llu\n",
-			      target, q.tail, q.head, q.done, q.drops,
-			      (unsigned long long)(rfs_xt_dequeued(target) - deq0));
-		assert_int_equal(q.tail, repeat);
-		assert_int_equal(q.head, repeat);
-		assert_int_equal(q.done, repeat);
-		assert_int_equal(q.drops, 0);
-		/* the bulk queue was really flushed (enqueue tracepoint) */
-		assert_int_equal(rfs_xt_unflushed(target), 0);
-		assert_int_equal(rfs_xt_dequeued(target) - deq0, repeat);
-		assert_int_equal(rfs_xt_queue(!target).tail, 0);
-		assert_int_equal(rfs_xt_queue(!target).head, 0);
-		/* Live frames run on a copy of the ingress queue's info
-		 * that the kernel registers as queue 0 (xdp_test_run_setup),
-		 * so rx_queue_index 1 arrives as 0. */
-		{
-			struct rfs_dev_flow e0 = rfs_xt_entry(rfs_xt_hash(&f), 0);
-			struct rfs_dev_flow e1 = rfs_xt_entry(rfs_xt_hash(&f), 1);
-			struct rfs_dev_flow *e = e1.flags ? &e1 : &e0;
+		hash = rfs_xt_hash(&f);
+		rfs_xt_set_desired(hash, target);
+		q0 = rfs_xt_queue(target);
+		other0 = rfs_xt_queue(!target);
+		rfs_xt_gstats(&g0);
 
-			if (ctx.rx_queue_index)
-				print_message("  live frames on rx_queue_index 1 seen on queue %d\n",
-					      e == &e1);
-			assert_true(e->flags & RFS_DEV_FLOW_VALID);
-			assert_int_equal(e->cpu, target);
-			assert_false((e0.flags & e1.flags) & RFS_DEV_FLOW_VALID);
-		}
+		rfs_xt_live_run(buf, lay.len, n1);
+		q1 = rfs_xt_wait_dequeued(target, q0.dequeued, n1);
+		rfs_xt_gstats(&g1);
+		tr1 = rfs_xt_track(target, RFS_XT_RX_CPU);
+		e = rfs_xt_entry(hash, 0);
+		print_message("  live -> CPU %u: dequeued +%llu, epoch %u -> %u, delivered %u -> %u, mark last {%u, epoch %u} prev {%u, epoch %u}, enqueue drops +%llu\n",
+			      target,
+			      (unsigned long long)(q1.dequeued - q0.dequeued),
+			      q0.epoch, q1.epoch, q0.delivered, q1.delivered,
+			      rfs_mark_seq(tr1.last), rfs_mark_epoch(tr1.last),
+			      rfs_mark_seq(tr1.prev), rfs_mark_epoch(tr1.prev),
+			      (unsigned long long)(g1.enqueue_drops -
+						   g0.enqueue_drops));
+		assert_int_equal(g1.enqueue_drops - g0.enqueue_drops, 0);
+		assert_int_equal(q1.dequeued - q0.dequeued, n1);
+		assert_int_equal(g1.foreign - g0.foreign, 0);
+		assert_int_equal(rfs_xt_tx_seq(RFS_XT_RX_CPU, target), n1);
+		assert_int_equal(e.cpu, target);
+		assert_int_equal(e.last, n1);
+		/* the kthread marked them all, in batches of at most 8 */
+		assert_int_equal(rfs_mark_seq(tr1.last), n1);
+		assert_true(rfs_seq_after_eq(rfs_mark_epoch(tr1.last), q0.epoch));
+		assert_true(q1.epoch - q0.epoch >= n1 / 8);
+		assert_true(rfs_mark_epoch(tr1.last) == q1.epoch - 1);
+		assert_true(tr1.prev != 0);
+		assert_true(rfs_mark_epoch(tr1.prev) < rfs_mark_epoch(tr1.last));
+		assert_true(q1.kthread != 0);
+		assert_true(q1.rcpu != 0);
+		/* nothing went to the other CPU */
+		assert_int_equal(rfs_xt_queue(!target).dequeued,
+				 other0.dequeued);
+
+		/* a second run: its first batch proves the first run's last
+		 * batch delivered (the ring ran empty: GRO fully flushed) */
+		rfs_xt_live_run(buf, lay.len, n2);
+		q2 = rfs_xt_wait_dequeued(target, q0.dequeued, n1 + n2);
+		tr2 = rfs_xt_track(target, RFS_XT_RX_CPU);
+		print_message("  live -> CPU %u again: delivered %u (first run's last epoch %u), mark last {%u, epoch %u}\n",
+			      target, q2.delivered, rfs_mark_epoch(tr1.last),
+			      rfs_mark_seq(tr2.last), rfs_mark_epoch(tr2.last));
+		assert_int_equal(q2.dequeued - q0.dequeued, n1 + n2);
+		assert_int_equal(rfs_mark_seq(tr2.last), n1 + n2);
+		assert_true(rfs_seq_after_eq(q2.delivered,
+					     rfs_mark_epoch(tr1.last)));
+		assert_true(rfs_mark_delivers(tr1.last, n1, q2.delivered));
+
+		/* its app moves: the flow follows at once (last batch
+		 * proven, or the target's kthread asleep on an empty ring) */
+		rfs_xt_set_desired(hash, !target);
+		rfs_xt_expect_switch(&f, !target);
 	}
-	sched_setaffinity(0, sizeof(old), &old);
 }
 
-/* Printed, not asserted: the cost of a steered IPv4 TCP frame. */
+/*
+ * Printed, not asserted: the cost of a steered IPv4 TCP frame, plain test
+ * run, 10^6 repeats.  The repeats share one buffer, so rfs_xdp runs
+ * behind rfs_rearm (tests/prog/bpf/rearm.bpf.c), which drops the metadata
+ * the previous repeat left; without it the metadata piles up in front of
+ * the frame until the headroom is gone, and every later repeat is passed
+ * (pass_no_meta), not steered.  Asserted: it really steered every repeat.
+ */
 static void test_cost(void **state)
 {
 	LIBBPF_OPTS(bpf_test_run_opts, o);
+	struct rfs_if_stats before, d;
+	struct rfs_test_rearm *rearm;
 	struct rfs_frame_layout lay;
 	__u8 buf[RFS_FR_MAX];
 	struct rfs_frame f;
+	__u32 zero = 0, repeat = 1000000, alone, floor;
+	__u64 steered_alone;
+	int next_fd, fd;
 
-	rfs_frame_v4(&f, IPPROTO_TCP, "192.0.2.2", 51000, "192.0.2.1", 80);
+	rfs_frame_v4(&f, IPPROTO_TCP, "192.0.2.2", 51100, "192.0.2.1", 80);
 	rfs_frame_build(&f, buf, &lay);
 	rfs_xt_set_desired(rfs_xt_hash(&f), 1);
 	o.data_in = buf;
 	o.data_size_in = lay.len;
-	o.repeat = 1000000;
+	o.repeat = repeat;
+
+	/* alone: only the first repeats steer, until the headroom in
+	 * front of the frame is used up by their metadata */
+	rfs_xt_stats(&before);
 	assert_int_equal(bpf_prog_test_run_opts(rfs_if_prog_fd(xt.ifc), &o), 0);
+	d = rfs_xt_delta(&before);
+	alone = o.duration;
+	print_message("  rfs_xdp alone on one buffer: %llu of %u repeats steered, %llu passed for want of metadata room\n",
+		      (unsigned long long)d.steered, repeat,
+		      (unsigned long long)d.pass_no_meta);
+	assert_true(d.steered > 0 && d.steered < 64);
+	assert_int_equal(d.steered + d.pass_no_meta, repeat);
+	steered_alone = d.steered;
+
+	rearm = rfs_test_rearm__open_and_load();
+	assert_non_null(rearm);
+	next_fd = bpf_map__fd(rearm->maps.rfs_rearm_next);
+	fd = bpf_program__fd(rearm->progs.rfs_rearm_nop);
+	assert_int_equal(bpf_map_update_elem(next_fd, &zero, &fd, BPF_ANY), 0);
+	assert_int_equal(bpf_prog_test_run_opts(bpf_program__fd(rearm->progs.rfs_rearm),
+						&o), 0);
+	floor = o.duration;
+	fd = rfs_if_prog_fd(xt.ifc);
+	assert_int_equal(bpf_map_update_elem(next_fd, &zero, &fd, BPF_ANY), 0);
+	rfs_xt_stats(&before);
+	o.data_size_out = 0;	/* the last run's: a longer frame is ENOSPC */
+	assert_int_equal(bpf_prog_test_run_opts(bpf_program__fd(rearm->progs.rfs_rearm),
+						&o), 0);
+	d = rfs_xt_delta(&before);
+	rfs_test_rearm__destroy(rearm);
 	assert_int_equal(o.retval, XDP_REDIRECT);
-	printf("cost: rfs_xdp %u ns/frame\n", o.duration);
+	assert_int_equal(d.steered, repeat);
+	assert_int_equal(d.pass_no_meta, 0);
+	assert_int_equal(rfs_xt_tx_seq(RFS_XT_RX_CPU, 1),
+			 steered_alone + repeat);
+	print_message("cost: rfs_xdp %u ns/frame behind rfs_rearm (rfs_rearm alone %u ns; rfs_xdp alone, mostly not steering, %u ns)\n",
+		      o.duration, floor, alone);
+}
+
+/* ---- layout ------------------------------------------------------------ */
+
+/* Run the layout probe with its two maps taken from these fds. */
+static void rfs_xt_layout_probe(int queues_fd, int track_fd, __u32 target,
+				struct rfs_layout_out *out)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, o);
+	struct rfs_layout_args args = { .target = target };
+	struct rfs_test_layout *skel;
+	__u32 zero = 0;
+	int e;
+
+	skel = rfs_test_layout__open();
+	assert_non_null(skel);
+	e = bpf_map__reuse_fd(skel->maps.rfs_cpu_queues, queues_fd) ?:
+	    bpf_map__reuse_fd(skel->maps.rfs_rx_track, track_fd) ?:
+	    rfs_test_layout__load(skel);
+	if (e) {
+		rfs_test_layout__destroy(skel);
+		fail_msg("layout probe: can't load: %s", strerror(-e));
+	}
+	o.ctx_in = &args;
+	o.ctx_size_in = sizeof(args);
+	e = bpf_prog_test_run_opts(bpf_program__fd(skel->progs.rfs_layout), &o);
+	if (e || o.retval) {
+		rfs_test_layout__destroy(skel);
+		fail_msg("layout probe: run: %s, retval %u", strerror(errno),
+			 o.retval);
+	}
+	e = bpf_map_lookup_elem(bpf_map__fd(skel->maps.rfs_lay_out), &zero, out);
+	rfs_test_layout__destroy(skel);
+	assert_int_equal(e, 0);
+	assert_int_equal(out->done, 1);
+}
+
+static __u32 rfs_xt_map_flags(int fd)
+{
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
+
+	assert_int_equal(bpf_obj_get_info_by_fd(fd, &info, &len), 0);
+	return info.map_flags;
+}
+
+/*
+ * struct rfs_cpu_queue is 128 bytes so that each target's slot has its
+ * cache lines to itself; rfs_rx_track's rows are one page each.  That
+ * holds only if the values start where the padding assumes: read the
+ * real offsets from the real maps (tests/prog/bpf/layout.bpf.c), and, as
+ * the control, show that a plain array of the same value type would not
+ * give them.
+ */
+static void test_layout(void **state)
+{
+	__u32 target = xt.ncpus - 1;
+	struct rfs_layout_out real, plain;
+	int pq, pt;
+
+	assert_true(rfs_xt_map_flags(xt.dp->cpu_queues_fd) & BPF_F_MMAPABLE);
+	assert_true(rfs_xt_map_flags(xt.dp->rx_track_fd) & BPF_F_MMAPABLE);
+	rfs_xt_layout_probe(xt.dp->cpu_queues_fd, xt.dp->rx_track_fd, target,
+			    &real);
+
+	/* the control: plain arrays, same value types and sizes */
+	pq = bpf_map_create(BPF_MAP_TYPE_ARRAY, "rfs_lay_plainq", 4,
+			    sizeof(struct rfs_cpu_queue), RFS_MAX_CPUS, NULL);
+	pt = bpf_map_create(BPF_MAP_TYPE_ARRAY, "rfs_lay_plaint", 4,
+			    sizeof(struct rfs_rx_track),
+			    RFS_MAX_CPUS * RFS_MAX_CPUS, NULL);
+	assert_true(pq >= 0 && pt >= 0);
+	rfs_xt_layout_probe(pq, pt, target, &plain);
+	close(pq);
+	close(pt);
+
+	print_message("  rfs_cpu_queues: [0] mod 64 = %llu, [1] mod 64 = %llu, stride %llu (sizeof %zu); rfs_rx_track row %u: mod 64 = %llu, mod 4096 = %llu, stride %llu\n",
+		      (unsigned long long)real.q_mod64[0],
+		      (unsigned long long)real.q_mod64[1],
+		      (unsigned long long)real.q_stride,
+		      sizeof(struct rfs_cpu_queue), target,
+		      (unsigned long long)real.t_mod64[0],
+		      (unsigned long long)real.t_mod4096,
+		      (unsigned long long)real.t_stride);
+	print_message("  plain arrays (control): [0] mod 64 = %llu, [1] mod 64 = %llu, stride %llu; rfs_rx_track row %u: mod 64 = %llu\n",
+		      (unsigned long long)plain.q_mod64[0],
+		      (unsigned long long)plain.q_mod64[1],
+		      (unsigned long long)plain.q_stride, target,
+		      (unsigned long long)plain.t_mod64[0]);
+	/* the probe's numbers agree with the addresses themselves */
+	assert_int_equal(real.q_addr[0] % 64, real.q_mod64[0]);
+	assert_int_equal(real.q_addr[1] - real.q_addr[0], real.q_stride);
+	assert_int_equal(plain.q_addr[0] % 64, plain.q_mod64[0]);
+	/* the control would fail the check below: the layout is the map's */
+	assert_int_equal(plain.q_stride, sizeof(struct rfs_cpu_queue));
+	assert_int_not_equal(plain.q_mod64[0], 0);
+
+	/* rfs_rx_track: a target's row starts a page of its own */
+	assert_int_equal(real.t_stride, sizeof(struct rfs_rx_track));
+	assert_int_equal(real.t_mod64[0], 0);
+	assert_int_equal(real.t_mod4096, 0);
+
+	/* rfs_cpu_queues: every slot on its own two cache lines */
+	assert_int_equal(real.q_stride, sizeof(struct rfs_cpu_queue));
+	if (real.q_mod64[0] || real.q_mod64[1] || real.q_stride != 128)
+		rfs_xt_known_bug("rfs_cpu_queues values at %llu and %llu mod 64, stride %llu: struct rfs_cpu_queue is %zu bytes, not the 128 (two cache lines) it is padded for, so targets share cache lines",
+				 (unsigned long long)real.q_mod64[0],
+				 (unsigned long long)real.q_mod64[1],
+				 (unsigned long long)real.q_stride,
+				 sizeof(struct rfs_cpu_queue));
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, rfs_xt_setup, rfs_xt_teardown)
+#define TL(fn) cmocka_unit_test_setup_teardown(fn, rfs_xt_setup_local, \
+					       rfs_xt_teardown)
 		T(test_steer_variants),
 		T(test_vlan_same_hash),
 		T(test_fragments),
@@ -1412,16 +2714,30 @@ int main(void)
 		T(test_truncated),
 		T(test_garbage),
 		T(test_rx_queue),
+		T(test_dev_header),
 		T(test_allowed_set),
 		T(test_no_table_and_redirect_err),
-		T(test_inorder_head),
-		T(test_inorder_drops),
+		T(test_meta),
+		T(test_cpumap_marks),
+		T(test_epoch_zero),
+		T(test_inorder_hold),
+		T(test_inorder_prev),
 		T(test_inorder_wrap),
+		T(test_inorder_undelivered),
 		T(test_remove_cpu),
 		T(test_remove_cpu_drained),
-		T(test_remove_cpu_timeout),
+		T(test_resize_grow),
+		T(test_resize_shrink),
+		TL(test_local_path),
+		TL(test_local_drain),
+		TL(test_local_handover),
+		TL(test_local_enter),
+		TL(test_local_other_rx),
+		TL(test_local_removed_cpu),
 		T(test_live_frames),
 		T(test_cost),
+		cmocka_unit_test(test_layout),
+#undef TL
 #undef T
 	};
 

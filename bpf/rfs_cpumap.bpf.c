@@ -47,10 +47,19 @@ int rfs_cpumap(struct xdp_md *ctx)
 	task = bpf_get_current_task();
 	if (q->kthread != task)
 		RFS_WRITE_ONCE(q->kthread, task);
-	t = rfs_track_dequeued(*tr, m.seq, q->epoch);
+	t = rfs_track_dequeued(*tr, m.seq, q->epoch, q->delivered, q->jiffy);
+	/* older marks before newer ones: a reader never sees a mark roll
+	 * away before its successor is in place */
+	if (t.done != tr->done)
+		RFS_WRITE_ONCE(tr->done, t.done);
+	if (t.jiffy2 != tr->jiffy2)
+		RFS_WRITE_ONCE(tr->jiffy2, t.jiffy2);
+	if (t.jiffy1 != tr->jiffy1)
+		RFS_WRITE_ONCE(tr->jiffy1, t.jiffy1);
 	if (t.prev != tr->prev)
 		RFS_WRITE_ONCE(tr->prev, t.prev);
 	RFS_WRITE_ONCE(tr->last, t.last);
+	tr->jiffy = t.jiffy;
 	q->dequeued++;
 	return XDP_PASS;
 }

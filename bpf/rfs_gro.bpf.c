@@ -70,6 +70,7 @@ int BPF_PROG(rfs_kthread_batch, int map_id, unsigned int processed,
 	struct rfs_globals *g;
 	__u32 cpu, delivered;
 	struct kthread *kt;
+	__u64 now;
 
 	g = rfs_get_globals();
 	if (!g || g->cpumap_id != (__u32)map_id)
@@ -85,11 +86,14 @@ int BPF_PROG(rfs_kthread_batch, int map_id, unsigned int processed,
 	if (q->rcpu != (__u64)rcpu)
 		q->rcpu = (__u64)rcpu;
 	rfs_gro_view(rcpu, &view);
-	if (rfs_delivered_epoch(q->hist, &view, q->epoch, bpf_jiffies64(),
-				&delivered) &&
-	    rfs_seq_after_eq(delivered, q->delivered) &&
+	now = bpf_jiffies64();
+	q->jiffy = (__u32)now;
+	if (!rfs_delivered_epoch(q->hist, &view, q->epoch, now, &delivered))
+		return 0;
+	if (rfs_seq_after_eq(delivered, q->delivered) &&
 	    delivered != q->delivered)
 		RFS_WRITE_ONCE(q->delivered, delivered);
+	/* A new epoch only at a proof (rfs_order.h, EPOCHS). */
 	RFS_WRITE_ONCE(q->epoch, q->epoch + 1);
 	return 0;
 }

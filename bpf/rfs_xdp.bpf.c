@@ -150,14 +150,17 @@ static __always_inline int rfs_cur_drained(const struct rfs_dev_flow *cur)
 	 * is newer than the mark, so "asleep" covers the marked frame. */
 	t.last = __sync_fetch_and_add(&tr->last, 0);
 	t.prev = RFS_READ_ONCE(tr->prev);
-	if (rfs_remote_drained(t, cur->last, RFS_READ_ONCE(q->delivered), 0))
+	t.jiffy1 = RFS_READ_ONCE(tr->jiffy1);
+	t.jiffy2 = RFS_READ_ONCE(tr->jiffy2);
+	t.done = RFS_READ_ONCE(tr->done);
+	if (rfs_remote_drained(&t, cur->last, RFS_READ_ONCE(q->delivered), 0))
 		return 1;
 	kt = (struct task_struct *)RFS_READ_ONCE(q->kthread);
 	if (!kt || bpf_core_read(&state, sizeof(state), &kt->__state))
 		return 0;
 	/* TASK_INTERRUPTIBLE: asleep at the top of its loop, which it only
 	 * reaches with an empty ring after a full GRO flush. */
-	return rfs_remote_drained(t, cur->last, RFS_READ_ONCE(q->delivered),
+	return rfs_remote_drained(&t, cur->last, RFS_READ_ONCE(q->delivered),
 				  state == RFS_TASK_INTERRUPTIBLE);
 }
 

@@ -91,30 +91,34 @@ struct rfs_cpu_queue {
 	__u64 kthread;		/* this CPU's cpumap kthread (task address) */
 	__u64 rcpu;		/* and its bpf_cpu_map_entry (GRO node) */
 	__u64 dequeued;		/* frames the cpumap program ran on */
-	__u64 foreign;		/* ... without our metadata (not from rfs_xdp) */
-	/*
-	 * Locality at the socket, whatever steers (xdp-rfs, RPS/RFS or
-	 * nothing): a recv that returned data, on a connected TCP/UDP socket
-	 * whose last frame the stack processed on this CPU (hit,
-	 * sk_incoming_cpu == this CPU) or on another (miss).
-	 */
-	__u64 recv_local;
-	__u64 recv_remote;
 	struct rfs_jiffy_epoch hist[RFS_EPOCH_HISTORY];
-	__u64 _pad[4];
+	__u32 jiffy;		/* low 32 bits of jiffies at the last batch */
+	__u32 _pad1;
+	__u64 _pad[3];
 };
+/* Two cache lines exactly: a slot shares no line with another target's. */
+_Static_assert(sizeof(struct rfs_cpu_queue) == 128, "rfs_cpu_queue layout");
 
 /*
  * What a target CPU has dequeued from one RX CPU: rfs_rx_track[target *
  * RFS_MAX_CPUS + rx_cpu].  Each u64 is a mark, epoch << 32 | seq, meaning
  * "frame seq from rx_cpu, and every frame from it before, was dequeued
- * in a batch of epoch <= epoch".  last is the newest such mark, prev the
- * newest one of an earlier epoch; each is stored whole, so any mark a
+ * in a batch of epoch <= epoch".  Each is stored whole, so any mark a
  * reader sees is true (rfs_order.h).  Only the target writes its row.
+ *
+ * Under steady traffic from rx_cpu the newest marks are always younger
+ * than the delivered epoch, so older ones are kept too: prev rolls by
+ * epoch, jiffy1/jiffy2 by jiffy (an age-based proof lags by about a
+ * jiffy), and done is the newest mark seen delivered at a dequeue.
  */
 struct rfs_rx_track {
-	__u64 last;
-	__u64 prev;
+	__u64 last;		/* the newest mark */
+	__u64 prev;		/* the newest of an earlier epoch than last */
+	__u64 jiffy1;		/* the newest of an earlier jiffy than last */
+	__u64 jiffy2;		/* the newest of an earlier jiffy than jiffy1 */
+	__u64 done;		/* the newest found delivered at a dequeue */
+	__u32 jiffy;		/* low 32 bits of the jiffy of last */
+	__u32 _pad;
 };
 
 /*

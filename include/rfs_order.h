@@ -26,11 +26,14 @@
  *	  records {r, LOCAL, jiffies} (rfs_record_local).
  *  rfs_cpumap (target t, kthread, per frame, before GRO):
  *	- marks {seq, epoch} of the frame in rfs_rx_track[t][r]
- *	  (rfs_track_dequeued) and strips the metadata.
+ *	  (rfs_track_dequeued), keeping older marks by epoch and by jiffy
+ *	  and the newest one already delivered, so that steady traffic from
+ *	  r can't roll a paused flow's proof away; strips the metadata.
  *  rfs_kthread_batch (tp_btf/xdp_cpumap_kthread on t, once per batch,
  *  after the cpumap program ran on the batch and before it enters GRO):
  *	- proves which earlier batches are delivered (rfs_delivered_epoch)
- *	  from t's own GRO node, and advances t's epoch.
+ *	  from t's own GRO node, and when it proves anything starts a new
+ *	  epoch for the batches after this one.
  *  rfs_xdp, deciding whether a flow may move (rfs_remote_drained):
  *	- the flow's last frame is marked dequeued in an epoch that is
  *	  proven delivered; or it is marked dequeued and t's kthread is
@@ -45,16 +48,37 @@
  *	  run before the NAPI poll that passed the earlier frames has ended
  *	  and flushed them, so from then on it is an ordinary remote flow.
  *
+ * EPOCHS
+ *	An epoch is the run of batches between two proofs, not one batch: a
+ *	proof at batch k covers every batch before k, which is every epoch
+ *	before k's, so after a full proof the delivered epoch is exactly the
+ *	current one minus one.  Then, of the marks rfs_rx_track keeps, the
+ *	newest one from an earlier epoch is always delivered, and done keeps
+ *	it when steady traffic from the same RX CPU rolls the others on: a
+ *	paused flow's proof is never lost.  (With one epoch per batch a proof
+ *	can skip several epochs at once and lose the marks in between.)
+ *	Age-based proofs (HZ >= 1000) may lag by a jiffy or two of epochs;
+ *	the marks rolled by jiffy cover that.
+ *
  * WORST CASE (what "bounded" means here)
  *	A flow that wants to move moves at its first frame that arrives after
  *	its previous frame has been proven delivered.  On a busy target that
- *	proof comes at the next GRO flush point after the frame was dequeued:
- *	<= 64 packets later when HZ < 1000 (full flush), else the first flush
- *	point in a later jiffy; on an idle target, as soon as the kthread
- *	sleeps.  So the delay is the old CPU's ring latency plus that flush
- *	lag.  A flow whose frames never leave such a gap never moves, as with
- *	the kernel's RFS (which waits for the backlog head to pass the flow's
- *	tail): nothing is ever reordered to make it move.
+ *	proof comes with the second GRO flush point after the frame was
+ *	dequeued (an epoch ends at a proof, so the frame's own epoch is
+ *	vouched for by the next one): at most 128 packets later when
+ *	HZ < 1000 (every flush point is full).  With HZ >= 1000 the kernel
+ *	flushes only skbs from earlier jiffies while its ring is busy, and
+ *	the proof comes at least three jiffies after the dequeue; under
+ *	sustained overload an age-based proof can lag further than the marks
+ *	kept by jiffy reach, and the flow then waits for a pause in its RX
+ *	CPU's traffic to that target (tests/unit/test_order_sim.c measures
+ *	both: none past the bound with full flushes, under 1 in 10^4 with
+ *	flush_old).  On an idle target the proof is immediate: its kthread
+ *	sleeps only after a full flush.  So the delay is the old CPU's ring
+ *	latency plus that flush lag.  A flow whose frames never leave such a
+ *	gap never moves, as with the kernel's RFS (which waits for the
+ *	backlog head to pass the flow's tail): nothing is ever reordered to
+ *	make it move.
  */
 #ifndef RFS_ORDER_H
 #define RFS_ORDER_H
@@ -158,18 +182,9 @@ static __always_inline __u32 rfs_mark_epoch(__u64 m)
 	return (__u32)(m >> 32);
 }
 
-/*
- * A frame (seq from one RX CPU) was dequeued in batch epoch.  Returns the
- * new track; the caller stores prev before last, each as one 64-bit
- * store, so a reader on another CPU only ever sees true marks.
- */
-static __always_inline struct rfs_rx_track
-rfs_track_dequeued(struct rfs_rx_track t, __u32 seq, __u32 epoch)
+static __always_inline int rfs_mark_newer(__u64 a, __u64 b)
 {
-	if (t.last && rfs_mark_epoch(t.last) != epoch)
-		t.prev = t.last;
-	t.last = rfs_mark(seq, epoch);
-	return t;
+	return a && (!b || (__s32)(rfs_mark_seq(a) - rfs_mark_seq(b)) > 0);
 }
 
 /* Is frame seq covered by mark m, and m's epoch delivered? */
@@ -180,18 +195,63 @@ static __always_inline int rfs_mark_delivers(__u64 m, __u32 seq,
 	       rfs_seq_after_eq(delivered, rfs_mark_epoch(m));
 }
 
+/* Is mark m's epoch delivered? */
+static __always_inline int rfs_mark_done(__u64 m, __u32 delivered)
+{
+	return m && rfs_seq_after_eq(delivered, rfs_mark_epoch(m));
+}
+
+/*
+ * A frame (seq from one RX CPU) was dequeued in batch epoch, at jiffy
+ * (that of the last batch), while the target's delivered epoch is
+ * delivered.  Returns the new track; the caller stores each changed mark
+ * as one 64-bit store, so a reader on another CPU only ever sees true
+ * marks.  First the marks already delivered are kept in done (under
+ * steady traffic from this RX CPU nothing else would remember them), then
+ * the older marks roll.
+ */
+static __always_inline struct rfs_rx_track
+rfs_track_dequeued(struct rfs_rx_track t, __u32 seq, __u32 epoch,
+		   __u32 delivered, __u32 jiffy)
+{
+	/* newest first: last, prev, jiffy1, jiffy2 */
+	if (rfs_mark_done(t.last, delivered))
+		t.done = t.last;
+	else if (rfs_mark_done(t.prev, delivered) &&
+		 rfs_mark_newer(t.prev, t.done))
+		t.done = t.prev;
+	else if (rfs_mark_done(t.jiffy1, delivered) &&
+		 rfs_mark_newer(t.jiffy1, t.done))
+		t.done = t.jiffy1;
+	else if (rfs_mark_done(t.jiffy2, delivered) &&
+		 rfs_mark_newer(t.jiffy2, t.done))
+		t.done = t.jiffy2;
+	if (t.last && t.jiffy != jiffy) {
+		t.jiffy2 = t.jiffy1;
+		t.jiffy1 = t.last;
+	}
+	if (t.last && rfs_mark_epoch(t.last) != epoch)
+		t.prev = t.last;
+	t.last = rfs_mark(seq, epoch);
+	t.jiffy = jiffy;
+	return t;
+}
+
 /*
  * Has frame seq (from the RX CPU this track belongs to) been delivered?
  * idle: the target's kthread was seen asleep after the track was read.
  */
-static __always_inline int rfs_remote_drained(struct rfs_rx_track t,
+static __always_inline int rfs_remote_drained(const struct rfs_rx_track *t,
 					      __u32 seq, __u32 delivered,
 					      int idle)
 {
-	if (rfs_mark_delivers(t.last, seq, delivered) ||
-	    rfs_mark_delivers(t.prev, seq, delivered))
+	if (rfs_mark_delivers(t->done, seq, delivered) ||
+	    rfs_mark_delivers(t->last, seq, delivered) ||
+	    rfs_mark_delivers(t->prev, seq, delivered) ||
+	    rfs_mark_delivers(t->jiffy1, seq, delivered) ||
+	    rfs_mark_delivers(t->jiffy2, seq, delivered))
 		return 1;
-	return idle && t.last && rfs_seq_after_eq(rfs_mark_seq(t.last), seq);
+	return idle && t->last && rfs_seq_after_eq(rfs_mark_seq(t->last), seq);
 }
 
 /*

@@ -162,7 +162,7 @@ int rfs_devtab_busy(const struct rfs_dp *dp, int table_fd, __u32 cpu)
 		/* A CPU no longer in the cpumap will never be waited on. */
 		if (!rfs_cpuset_has(&dp->in_cpumap, f->cpu))
 			continue;
-		busy = !rfs_remote_drained(tracks[i], f->last,
+		busy = !rfs_remote_drained(&tracks[i], f->last,
 					   queues[f->cpu].delivered,
 					   idle[f->cpu]);
 	}

@@ -66,10 +66,17 @@ void rfs_local_path_params(const char *ifname, bool no_attach,
 		hz = 1000;
 	jiffy_ns = 1000000000LL / hz;
 	p->hz = hz;
-	/* A NAPI poll ends within a jiffy; a frame passed up at jiffy J is
-	 * out of GRO at the first poll end at J + 1 or later, and a
-	 * gro_flush_timeout defers that by up to the timeout. */
-	p->drain_jiffies = 2;
+	/*
+	 * A NAPI poll lasts less than a jiffy.  With HZ < 1000 every poll
+	 * end flushes NAPI GRO fully, so a frame passed up at jiffy J is out
+	 * by J + 2.  With HZ >= 1000 a poll that used its whole budget
+	 * flushes only skbs older than the current jiffy: the frame leaves
+	 * at the first poll end at J + 1 or later, which a poll running from
+	 * J + 1 into J + 2 may put after a frame of the same flow sent
+	 * elsewhere in J + 2; so wait one jiffy more.  A gro_flush_timeout
+	 * defers the flush by up to the timeout.
+	 */
+	p->drain_jiffies = hz >= 1000 ? 3 : 2;
 	if (timeout > 0)
 		p->drain_jiffies += (__u32)((timeout + jiffy_ns - 1) / jiffy_ns);
 	/* Full flush at every poll end: a frame sent through this CPU's own

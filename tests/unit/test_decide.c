@@ -818,33 +818,33 @@ static void rfs_test_track_dequeued(void **state)
 	struct rfs_rx_track t = { 0 };
 
 	/* first frame: last set, nothing earlier to keep */
-	t = rfs_track_dequeued(t, 1, 10);
+	t = rfs_track_dequeued(t, 1, 10, 0, 0);
 	assert_true(t.last == rfs_mark(1, 10));
 	assert_true(t.prev == 0);
 	/* same epoch: last moves on, prev stays */
-	t = rfs_track_dequeued(t, 2, 10);
-	t = rfs_track_dequeued(t, 5, 10);
+	t = rfs_track_dequeued(t, 2, 10, 0, 0);
+	t = rfs_track_dequeued(t, 5, 10, 0, 0);
 	assert_true(t.last == rfs_mark(5, 10));
 	assert_true(t.prev == 0);
 	/* epoch changes: the newest mark of the old epoch rolls into prev */
-	t = rfs_track_dequeued(t, 6, 11);
+	t = rfs_track_dequeued(t, 6, 11, 0, 0);
 	assert_true(t.last == rfs_mark(6, 11));
 	assert_true(t.prev == rfs_mark(5, 10));
-	t = rfs_track_dequeued(t, 7, 11);
+	t = rfs_track_dequeued(t, 7, 11, 0, 0);
 	assert_true(t.prev == rfs_mark(5, 10));
 	/* epochs with no frame from this RX CPU in between */
-	t = rfs_track_dequeued(t, 8, 20);
+	t = rfs_track_dequeued(t, 8, 20, 0, 0);
 	assert_true(t.last == rfs_mark(8, 20));
 	assert_true(t.prev == rfs_mark(7, 11));
 	/* seq and epoch wrap */
 	t.last = rfs_mark(0xffffffff, 0xffffffff);
 	t.prev = 0;
-	t = rfs_track_dequeued(t, 0, 0);
+	t = rfs_track_dequeued(t, 0, 0, 0, 0);
 	assert_true(t.last == rfs_mark(0, 0));
 	assert_true(t.prev == rfs_mark(0xffffffff, 0xffffffff));
 	/* a mark of all zero bits reads as "nothing yet": not rolled into
 	 * prev, which keeps the older, still true, mark */
-	t = rfs_track_dequeued(t, 1, 1);
+	t = rfs_track_dequeued(t, 1, 1, 0, 0);
 	assert_true(t.last == rfs_mark(1, 1));
 	assert_true(t.prev == rfs_mark(0xffffffff, 0xffffffff));
 }
@@ -901,7 +901,7 @@ static void rfs_test_remote_drained(void **state)
 		struct rfs_rx_track tr = { .last = t[i].last,
 					   .prev = t[i].prev };
 
-		if (rfs_remote_drained(tr, t[i].seq, t[i].delivered,
+		if (rfs_remote_drained(&tr, t[i].seq, t[i].delivered,
 				       t[i].idle) != t[i].want) {
 			print_error("%s: want drained=%d\n", t[i].name,
 				    t[i].want);
@@ -919,29 +919,81 @@ static void rfs_test_track_then_drained(void **state)
 {
 	struct rfs_rx_track t = { 0 };
 
-	t = rfs_track_dequeued(t, 1, 1);
-	t = rfs_track_dequeued(t, 2, 1);
-	assert_false(rfs_remote_drained(t, 2, 0, 0));
-	assert_true(rfs_remote_drained(t, 2, 1, 0));
+	t = rfs_track_dequeued(t, 1, 1, 0, 0);
+	t = rfs_track_dequeued(t, 2, 1, 0, 0);
+	assert_false(rfs_remote_drained(&t, 2, 0, 0));
+	assert_true(rfs_remote_drained(&t, 2, 1, 0));
 	/* frame 3 was never dequeued (dropped, or still in the ring) */
-	assert_false(rfs_remote_drained(t, 3, 1, 0));
-	assert_false(rfs_remote_drained(t, 3, 1, 1));
+	assert_false(rfs_remote_drained(&t, 3, 1, 0));
+	assert_false(rfs_remote_drained(&t, 3, 1, 1));
 	/* epoch 2 dequeues frame 4: 3 is passed (lost) but epoch 2 is not
 	 * delivered yet; prev still proves 2 */
-	t = rfs_track_dequeued(t, 4, 2);
-	assert_false(rfs_remote_drained(t, 3, 1, 0));
-	assert_true(rfs_remote_drained(t, 2, 1, 0));
-	assert_true(rfs_remote_drained(t, 3, 2, 0));
-	assert_true(rfs_remote_drained(t, 3, 1, 1));
-	/* epochs 3 and 4 (other flows' frames): only the two newest marks
-	 * are kept, so 2@1 is proven again only once 5@3 is delivered */
-	t = rfs_track_dequeued(t, 5, 3);
-	t = rfs_track_dequeued(t, 6, 4);
-	assert_false(rfs_remote_drained(t, 2, 2, 0));
-	assert_true(rfs_remote_drained(t, 2, 3, 0));
-	assert_false(rfs_remote_drained(t, 6, 3, 0));
-	assert_true(rfs_remote_drained(t, 5, 3, 0));
-	assert_true(rfs_remote_drained(t, 6, 4, 0));
+	t = rfs_track_dequeued(t, 4, 2, 0, 0);
+	assert_false(rfs_remote_drained(&t, 3, 1, 0));
+	assert_true(rfs_remote_drained(&t, 2, 1, 0));
+	assert_true(rfs_remote_drained(&t, 3, 2, 0));
+	assert_true(rfs_remote_drained(&t, 3, 1, 1));
+	/* epochs 3 and 4 (other flows' frames) within one jiffy and with
+	 * nothing delivered at the dequeues: 2@1 is proven again only once
+	 * 5@3 is delivered (done, below, keeps such proofs) */
+	t = rfs_track_dequeued(t, 5, 3, 0, 0);
+	t = rfs_track_dequeued(t, 6, 4, 0, 0);
+	assert_false(rfs_remote_drained(&t, 2, 2, 0));
+	assert_true(rfs_remote_drained(&t, 2, 3, 0));
+	assert_false(rfs_remote_drained(&t, 6, 3, 0));
+	assert_true(rfs_remote_drained(&t, 5, 3, 0));
+	assert_true(rfs_remote_drained(&t, 6, 4, 0));
+}
+
+/*
+ * Steady traffic from one RX CPU rolls last and prev on; done keeps the
+ * newest mark found delivered at a dequeue, and the jiffy marks keep
+ * older ones for age-based proofs, so a paused flow stays proven.
+ */
+static void rfs_test_track_keeps_proof(void **state)
+{
+	struct rfs_rx_track t = { 0 };
+
+	/* flow A's last frame, 3, in epoch 1 (jiffy 100) */
+	t = rfs_track_dequeued(t, 3, 1, 0, 100);
+	/* other flows from the same RX CPU, epochs 2 and 3; epoch 1 proven
+	 * delivered while epoch 3 is dequeued */
+	t = rfs_track_dequeued(t, 4, 2, 0, 100);
+	t = rfs_track_dequeued(t, 5, 3, 1, 100);
+	assert_true(t.done == rfs_mark(3, 1));
+	assert_true(rfs_remote_drained(&t, 3, 1, 0));
+	/* more traffic rolls last and prev past it: done still proves */
+	t = rfs_track_dequeued(t, 6, 4, 1, 100);
+	t = rfs_track_dequeued(t, 7, 5, 1, 100);
+	assert_false(rfs_mark_delivers(t.prev, 3, 1));
+	assert_true(rfs_remote_drained(&t, 3, 1, 0));
+	/* done only moves to newer marks */
+	t = rfs_track_dequeued(t, 8, 6, 4, 100);
+	assert_true(t.done == rfs_mark(6, 4));
+	t = rfs_track_dequeued(t, 9, 6, 4, 100);
+	assert_true(t.done == rfs_mark(8, 6) || t.done == rfs_mark(6, 4));
+	assert_false(rfs_mark_newer(rfs_mark(6, 4), t.done));
+}
+
+static void rfs_test_track_jiffy_marks(void **state)
+{
+	struct rfs_rx_track t = { 0 };
+
+	t = rfs_track_dequeued(t, 10, 1, 0, 100);
+	t = rfs_track_dequeued(t, 11, 1, 0, 100);
+	assert_true(t.jiffy1 == 0);
+	/* a new jiffy: the newest mark of the old one rolls into jiffy1 */
+	t = rfs_track_dequeued(t, 12, 2, 0, 101);
+	assert_true(t.jiffy1 == rfs_mark(11, 1));
+	assert_true(t.jiffy2 == 0);
+	t = rfs_track_dequeued(t, 13, 3, 0, 102);
+	assert_true(t.jiffy1 == rfs_mark(12, 2));
+	assert_true(t.jiffy2 == rfs_mark(11, 1));
+	/* epoch 1 delivered: jiffy2 proves frame 11 though last and prev
+	 * moved on, and done picks it up at the next dequeue */
+	assert_true(rfs_remote_drained(&t, 11, 1, 0));
+	t = rfs_track_dequeued(t, 14, 3, 1, 102);
+	assert_true(t.done == rfs_mark(11, 1));
 }
 
 static const struct rfs_gro_view rfs_test_no_gro = { .has_gro = 0 };
@@ -1129,12 +1181,12 @@ static void rfs_test_pick_twice(void **state)
 	cfg.local_drain_jiffies = 2;
 	rfs_record_remote(&st.cur, 1, 0, 41);
 
-	t = rfs_track_dequeued(t, 41, 9);
+	t = rfs_track_dequeued(t, 41, 9, 0, 0);
 	c = rfs_pick_cpu(&st, &cfg);
 	assert_int_equal(c.verdict, RFS_V_HELD);
-	st.cur_drained = rfs_remote_drained(t, st.cur.last, 8, 0);
+	st.cur_drained = rfs_remote_drained(&t, st.cur.last, 8, 0);
 	assert_false(st.cur_drained);
-	st.cur_drained = rfs_remote_drained(t, st.cur.last, 9, 0);
+	st.cur_drained = rfs_remote_drained(&t, st.cur.last, 9, 0);
 	assert_true(st.cur_drained);
 	c = rfs_pick_cpu(&st, &cfg);
 	assert_int_equal(c.verdict, RFS_V_SWITCH);
@@ -1177,6 +1229,8 @@ int main(void)
 		cmocka_unit_test(rfs_test_track_dequeued),
 		cmocka_unit_test(rfs_test_remote_drained),
 		cmocka_unit_test(rfs_test_track_then_drained),
+		cmocka_unit_test(rfs_test_track_keeps_proof),
+		cmocka_unit_test(rfs_test_track_jiffy_marks),
 		cmocka_unit_test(rfs_test_delivered_no_gro),
 		cmocka_unit_test(rfs_test_delivered_empty),
 		cmocka_unit_test(rfs_test_delivered_rx_list),

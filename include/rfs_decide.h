@@ -128,8 +128,8 @@ rfs_choose(__u32 cpu, enum rfs_verdict v, __u8 spread, __u8 local)
  *    delivered (cur_drained, see rfs_order.h), else HELD on its current
  *    path.  A flow held on the local path of another RX CPU, or one that
  *    hands over (local_handover), is held through the cpumap of its
- *    current CPU instead: that CPU's kthread runs only after the NAPI
- *    poll that passed its earlier frames flushed them.
+ *    current CPU instead, if that CPU is usable: its kthread runs only
+ *    after the NAPI poll that passed the earlier frames flushed them.
  *  - noguard (benchmarks only) treats every path as drained.
  */
 static __always_inline struct rfs_choice
@@ -163,8 +163,12 @@ rfs_pick_cpu(const struct rfs_flow_state *st, const struct rfs_if_config *cfg)
 		return rfs_choose(cur, RFS_V_KEEP, spread, cur_local);
 	if (target != RFS_NO_CPU && (st->cur_drained || cfg->noguard))
 		return rfs_choose(target, RFS_V_SWITCH, spread, target_local);
-	/* Leaving CPU with nowhere to go also stays: it is still usable. */
-	if (cur_local && (cur != st->rx_cpu || cfg->local_handover))
+	/* Leaving CPU with nowhere to go also stays: it is still usable.
+	 * A hand-over goes through the cpumap of a CPU that stays usable
+	 * until it drains; a local flow on a CPU leaving the set (kept for
+	 * it only as local) waits on the local path instead. */
+	if (cur_local && (cur != st->rx_cpu || cfg->local_handover) &&
+	    rfs_cpu_in(cfg->usable, cur))
 		return rfs_choose(cur, RFS_V_HELD, spread, 0);
 	return rfs_choose(cur, RFS_V_HELD, spread, cur_local);
 }

@@ -544,6 +544,25 @@ static void rfs_xt_set_track(__u32 t, __u32 rx, __u64 last, __u64 prev)
 					     BPF_ANY), 0);
 }
 
+/* The same with every mark of the entry given. */
+static void rfs_xt_put_track(__u32 t, __u32 rx, const struct rfs_rx_track *tr)
+{
+	__u32 key = t * RFS_MAX_CPUS + rx;
+
+	assert_int_equal(bpf_map_update_elem(xt.dp->rx_track_fd, &key, tr,
+					     BPF_ANY), 0);
+}
+
+/* Play target cpu's tracepoint's jiffy (what rfs_cpumap rolls by). */
+static void rfs_xt_set_jiffy(__u32 cpu, __u32 jiffy)
+{
+	struct rfs_cpu_queue q = rfs_xt_queue(cpu);
+
+	q.jiffy = jiffy;
+	assert_int_equal(bpf_map_update_elem(xt.dp->cpu_queues_fd, &cpu, &q,
+					     BPF_ANY), 0);
+}
+
 /*
  * Everything a flow's path depends on back to a fresh state: the dev
  * flow table (header kept), the sock flow table, every target's queue
@@ -1597,6 +1616,7 @@ static void test_cpumap_marks(void **state)
 	for (i = 0; i < 3; i++)
 		rfs_xt_steer_out(&f, 0, NULL, &sent[i]);	/* seq 1..3 */
 	rfs_xt_set_epochs(0, 7, 6);
+	rfs_xt_set_jiffy(0, 100);
 	q0 = rfs_xt_queue(0);
 
 	/* 1 and 2 dequeued in batch 7: marked, counted, metadata gone */
@@ -1609,6 +1629,8 @@ static void test_cpumap_marks(void **state)
 	tr = rfs_xt_track(0, RFS_XT_RX_CPU);
 	assert_true(tr.last == rfs_mark(2, 7));
 	assert_true(tr.prev == 0);
+	assert_true(tr.jiffy1 == 0 && tr.jiffy2 == 0 && tr.done == 0);
+	assert_int_equal(tr.jiffy, 100);
 	q = rfs_xt_queue(0);
 	assert_int_equal(q.dequeued - q0.dequeued, 2);
 	assert_true(q.kthread != 0);	/* whoever ran it: this thread */
@@ -1621,12 +1643,24 @@ static void test_cpumap_marks(void **state)
 	rfs_xt_set_epochs(0, 8, 7);
 	rfs_xt_expect_held_out(&f, 0, &sent[3]);		/* seq 4 */
 
-	/* 3 and 4 dequeued in batch 8: prev keeps batch 7's mark */
+	/* 3 dequeued in batch 8, a jiffy later: prev and jiffy1 keep batch
+	 * 7's mark, and done the newest mark found delivered */
+	rfs_xt_set_jiffy(0, 101);
 	rfs_xt_cpumap(&sent[2], &out);
+	tr = rfs_xt_track(0, RFS_XT_RX_CPU);
+	assert_true(tr.last == rfs_mark(3, 8));
+	assert_true(tr.prev == rfs_mark(2, 7));
+	assert_true(tr.jiffy1 == rfs_mark(2, 7));
+	assert_true(tr.jiffy2 == 0);
+	assert_true(tr.done == rfs_mark(2, 7));
+	assert_int_equal(tr.jiffy, 101);
+	/* 4 in the same batch and jiffy: only last moves */
 	rfs_xt_cpumap(&sent[3], &out);
 	tr = rfs_xt_track(0, RFS_XT_RX_CPU);
 	assert_true(tr.last == rfs_mark(4, 8));
 	assert_true(tr.prev == rfs_mark(2, 7));
+	assert_true(tr.jiffy1 == rfs_mark(2, 7));
+	assert_true(tr.done == rfs_mark(2, 7));
 	/* batch 8 not proven delivered: held */
 	rfs_xt_expect_held_out(&f, 0, &sent[4]);		/* seq 5 */
 	rfs_xt_expect_held_out(&f, 0, &sent[5]);		/* seq 6 */
@@ -1760,32 +1794,56 @@ static void test_inorder_hold(void **state)
 }
 
 /*
- * prev, the newest mark of an earlier epoch, covers too: when last is
- * in a batch not proven yet, a frame up to prev's seq is delivered once
- * prev's epoch is.  delivered past the mark's epoch counts as well.
+ * The older marks a row keeps cover too: prev (the newest of an earlier
+ * epoch), jiffy1 and jiffy2 (of earlier jiffies) and done (the newest
+ * found delivered at a dequeue).  Each, alone, holds the flow while one
+ * short of its last frame and moves it once it covers that frame, with
+ * last itself in a batch not proven yet.  delivered past the mark's
+ * epoch counts as well.
  */
-static void test_inorder_prev(void **state)
+static void test_inorder_marks(void **state)
 {
+	static const struct {
+		const char *name;
+		size_t off;
+	} kinds[] = {
+		{ "prev", offsetof(struct rfs_rx_track, prev) },
+		{ "jiffy1", offsetof(struct rfs_rx_track, jiffy1) },
+		{ "jiffy2", offsetof(struct rfs_rx_track, jiffy2) },
+		{ "done", offsetof(struct rfs_rx_track, done) },
+	};
 	struct rfs_frame f;
 	__u32 hash, s;
+	size_t k;
 
-	hash = rfs_xt_flow_on(&f, 48100, 0, 2);
-	rfs_xt_set_desired(hash, 1);
-	s = rfs_xt_entry(hash, 0).last;
-	/* both marks cover, neither epoch delivered */
-	rfs_xt_set_track(0, RFS_XT_RX_CPU, rfs_mark(s + 10, 9), rfs_mark(s, 8));
-	rfs_xt_set_epochs(0, 10, 7);
-	rfs_xt_expect_held(&f, 0);
-	/* prev's epoch delivered, prev one short of the last frame */
-	s = rfs_xt_entry(hash, 0).last;
-	rfs_xt_set_track(0, RFS_XT_RX_CPU, rfs_mark(s + 10, 9),
-			 rfs_mark(s - 1, 8));
-	rfs_xt_set_epochs(0, 10, 8);
-	rfs_xt_expect_held(&f, 0);
-	/* prev covers it: moves, although last's batch is unproven */
-	s = rfs_xt_entry(hash, 0).last;
-	rfs_xt_set_track(0, RFS_XT_RX_CPU, rfs_mark(s + 10, 9), rfs_mark(s, 8));
-	rfs_xt_expect_switch(&f, 1);
+	for (k = 0; k < RFS_XT_ARRAY_SIZE(kinds); k++) {
+		struct rfs_rx_track tr = {};
+
+		rfs_xt_reset_flows();
+		hash = rfs_xt_flow_on(&f, 48100 + k, 0, 2);
+		rfs_xt_set_desired(hash, 1);
+		rfs_xt_set_epochs(0, 10, 8);
+		/* last covers but is not delivered; the kept mark is one
+		 * short of the flow's last frame */
+		s = rfs_xt_entry(hash, 0).last;
+		tr.last = rfs_mark(s + 10, 9);
+		*(__u64 *)((char *)&tr + kinds[k].off) = rfs_mark(s - 1, 8);
+		rfs_xt_put_track(0, RFS_XT_RX_CPU, &tr);
+		rfs_xt_expect_held(&f, 0);
+		/* the kept mark covers it, its epoch not delivered */
+		s = rfs_xt_entry(hash, 0).last;
+		tr.last = rfs_mark(s + 10, 9);
+		*(__u64 *)((char *)&tr + kinds[k].off) = rfs_mark(s, 9);
+		rfs_xt_put_track(0, RFS_XT_RX_CPU, &tr);
+		rfs_xt_expect_held(&f, 0);
+		/* covers, delivered: moves */
+		s = rfs_xt_entry(hash, 0).last;
+		*(__u64 *)((char *)&tr + kinds[k].off) = rfs_mark(s, 8);
+		rfs_xt_put_track(0, RFS_XT_RX_CPU, &tr);
+		print_message("  %s covers: ", kinds[k].name);
+		rfs_xt_expect_switch(&f, 1);
+		print_message("moved\n");
+	}
 
 	/* back to CPU 0: last alone covers, delivered well past it */
 	rfs_xt_set_desired(hash, 0);
@@ -1793,6 +1851,49 @@ static void test_inorder_prev(void **state)
 	rfs_xt_set_track(1, RFS_XT_RX_CPU, rfs_mark(s, 3), 0);
 	rfs_xt_set_epochs(1, 50, 40);
 	rfs_xt_expect_switch(&f, 0);
+}
+
+/*
+ * Steady traffic from the RX CPU to the target keeps last and prev in
+ * batches not proven yet (delivered lags by two epochs here).  A flow
+ * that paused must still be able to move: done, kept by the cpumap
+ * program itself, remembers a delivered mark that covers its frame.
+ */
+static void test_inorder_steady(void **state)
+{
+	struct rfs_xt_out a, b, out;
+	struct rfs_frame fa, fb;
+	struct rfs_rx_track tr;
+	__u32 e, i;
+
+	if (!xt.cm)
+		skip();
+	rfs_frame_v4(&fa, IPPROTO_TCP, "192.0.2.2", 48150, "192.0.2.1", 80);
+	rfs_frame_v4(&fb, IPPROTO_UDP, "192.0.2.3", 48151, "192.0.2.1", 53);
+	rfs_xt_other_slot(&fb, &fa);
+	rfs_xt_set_desired(rfs_xt_hash(&fa), 0);
+	rfs_xt_set_desired(rfs_xt_hash(&fb), 0);
+	rfs_xt_steer_out(&fa, 0, NULL, &a);		/* A: seq 1, then quiet */
+	rfs_xt_set_epochs(0, 2, 0);
+	rfs_xt_cpumap(&a, &out);
+	for (e = 2; e <= 6; e++) {
+		rfs_xt_set_epochs(0, e, e - 2);
+		for (i = 0; i < 3; i++) {
+			rfs_xt_steer_out(&fb, 0, NULL, &b);
+			rfs_xt_cpumap(&b, &out);
+		}
+	}
+	tr = rfs_xt_track(0, RFS_XT_RX_CPU);
+	print_message("  after steady traffic: last {%u, %u} prev {%u, %u} done {%u, %u}, delivered %u\n",
+		      rfs_mark_seq(tr.last), rfs_mark_epoch(tr.last),
+		      rfs_mark_seq(tr.prev), rfs_mark_epoch(tr.prev),
+		      rfs_mark_seq(tr.done), rfs_mark_epoch(tr.done),
+		      rfs_xt_queue(0).delivered);
+	assert_false(rfs_mark_done(tr.last, rfs_xt_queue(0).delivered));
+	assert_false(rfs_mark_done(tr.prev, rfs_xt_queue(0).delivered));
+	assert_true(rfs_mark_delivers(tr.done, 1, rfs_xt_queue(0).delivered));
+	rfs_xt_set_desired(rfs_xt_hash(&fa), 1);
+	rfs_xt_expect_switch(&fa, 1);
 }
 
 /* Sequence numbers and epochs wrap: "covers" and "delivered" compare
@@ -1829,11 +1930,13 @@ static void test_inorder_wrap(void **state)
  * A flow never moves on a mark that does not prove its last frame
  * delivered: none, one short, undelivered epoch, an epoch half the space
  * away (serially before delivered), the right mark in another RX CPU's
- * or another target's row, or another target's delivered epoch.
+ * or another target's row, another target's delivered epoch, or any of
+ * the kept marks (done, jiffy1, jiffy2) short or undelivered.
  */
 static void test_inorder_undelivered(void **state)
 {
 	struct rfs_if_stats before, d;
+	struct rfs_rx_track tr;
 	struct rfs_frame f;
 	__u32 hash, s, i;
 	const __u32 e = 20;
@@ -1841,14 +1944,14 @@ static void test_inorder_undelivered(void **state)
 	hash = rfs_xt_flow_on(&f, 48300, 0, 1);
 	rfs_xt_set_desired(hash, 1);
 	rfs_xt_stats(&before);
-	for (i = 0; i < 140; i++) {
+	for (i = 0; i < 200; i++) {
 		s = rfs_xt_entry(hash, 0).last;
 		rfs_xt_set_track(0, RFS_XT_RX_CPU, 0, 0);
 		rfs_xt_set_track(0, 1, 0, 0);
 		rfs_xt_set_track(1, RFS_XT_RX_CPU, 0, 0);
 		rfs_xt_set_epochs(0, e + 1, e);
 		rfs_xt_set_epochs(1, e + 1, e);
-		switch (i % 7) {
+		switch (i % 10) {
 		case 0:		/* nothing dequeued, all delivered */
 			break;
 		case 1:		/* dequeued, not delivered */
@@ -1874,6 +1977,27 @@ static void test_inorder_undelivered(void **state)
 			rfs_xt_set_track(0, RFS_XT_RX_CPU, rfs_mark(s, e), 0);
 			rfs_xt_set_epochs(0, e + 1, e - 1);
 			rfs_xt_set_epochs(1, e + 2, e + 1);
+			break;
+		case 7:		/* done covering, its epoch not delivered */
+			tr = (struct rfs_rx_track){ .done = rfs_mark(s, e + 1) };
+			rfs_xt_put_track(0, RFS_XT_RX_CPU, &tr);
+			break;
+		case 8:		/* jiffy marks: one short, and undelivered */
+			tr = (struct rfs_rx_track){
+				.jiffy1 = rfs_mark(s - 1, e),
+				.jiffy2 = rfs_mark(s, e + 1),
+			};
+			rfs_xt_put_track(0, RFS_XT_RX_CPU, &tr);
+			break;
+		case 9:		/* every mark one short, all delivered */
+			tr = (struct rfs_rx_track){
+				.last = rfs_mark(s - 1, e),
+				.prev = rfs_mark(s - 2, e - 1),
+				.jiffy1 = rfs_mark(s - 1, e),
+				.jiffy2 = rfs_mark(s - 3, e - 1),
+				.done = rfs_mark(s - 1, e),
+			};
+			rfs_xt_put_track(0, RFS_XT_RX_CPU, &tr);
 			break;
 		}
 		rfs_xt_expect_held(&f, 0);
@@ -2460,7 +2584,7 @@ static void test_live_frames(void **state)
 		struct rfs_rx_track tr1, tr2;
 		const __u32 n1 = 64, n2 = 8;
 		struct rfs_dev_flow e;
-		__u32 hash;
+		__u32 hash, i;
 
 		rfs_xt_reset_flows();
 		rfs_frame_v4(&f, IPPROTO_UDP, "192.0.2.2", 51000 + target,
@@ -2491,32 +2615,43 @@ static void test_live_frames(void **state)
 		assert_int_equal(rfs_xt_tx_seq(RFS_XT_RX_CPU, target), n1);
 		assert_int_equal(e.cpu, target);
 		assert_int_equal(e.last, n1);
-		/* the kthread marked them all, in batches of at most 8 */
+		/* the kthread marked them all; its tracepoint moved the
+		 * epoch on (at each batch that proved something) */
 		assert_int_equal(rfs_mark_seq(tr1.last), n1);
 		assert_true(rfs_seq_after_eq(rfs_mark_epoch(tr1.last), q0.epoch));
-		assert_true(q1.epoch - q0.epoch >= n1 / 8);
-		assert_true(rfs_mark_epoch(tr1.last) == q1.epoch - 1);
-		assert_true(tr1.prev != 0);
-		assert_true(rfs_mark_epoch(tr1.prev) < rfs_mark_epoch(tr1.last));
+		assert_true(rfs_seq_after_eq(q1.epoch, rfs_mark_epoch(tr1.last)));
+		assert_true(q1.epoch != q0.epoch);
+		assert_true(rfs_seq_after_eq(q1.delivered, q0.delivered));
+		if (tr1.prev)
+			assert_true(rfs_mark_epoch(tr1.prev) <
+				    rfs_mark_epoch(tr1.last));
 		assert_true(q1.kthread != 0);
 		assert_true(q1.rcpu != 0);
 		/* nothing went to the other CPU */
 		assert_int_equal(rfs_xt_queue(!target).dequeued,
 				 other0.dequeued);
 
-		/* a second run: its first batch proves the first run's last
-		 * batch delivered (the ring ran empty: GRO fully flushed) */
-		rfs_xt_live_run(buf, lay.len, n2);
-		q2 = rfs_xt_wait_dequeued(target, q0.dequeued, n1 + n2);
-		tr2 = rfs_xt_track(target, RFS_XT_RX_CPU);
-		print_message("  live -> CPU %u again: delivered %u (first run's last epoch %u), mark last {%u, epoch %u}\n",
-			      target, q2.delivered, rfs_mark_epoch(tr1.last),
-			      rfs_mark_seq(tr2.last), rfs_mark_epoch(tr2.last));
-		assert_int_equal(q2.dequeued - q0.dequeued, n1 + n2);
-		assert_int_equal(rfs_mark_seq(tr2.last), n1 + n2);
+		/* more runs: the first batch of one proves what came before
+		 * it delivered (the ring ran empty: GRO fully flushed); the
+		 * first run's last batch is proven within two */
+		for (i = 1; i <= 4; i++) {
+			rfs_xt_live_run(buf, lay.len, n2);
+			q2 = rfs_xt_wait_dequeued(target, q0.dequeued,
+						  n1 + i * n2);
+			tr2 = rfs_xt_track(target, RFS_XT_RX_CPU);
+			print_message("  live -> CPU %u, run %u: delivered %u (first run's last epoch %u), mark last {%u, epoch %u}\n",
+				      target, i + 1, q2.delivered,
+				      rfs_mark_epoch(tr1.last),
+				      rfs_mark_seq(tr2.last),
+				      rfs_mark_epoch(tr2.last));
+			assert_int_equal(q2.dequeued - q0.dequeued, n1 + i * n2);
+			assert_int_equal(rfs_mark_seq(tr2.last), n1 + i * n2);
+			if (rfs_mark_delivers(tr1.last, n1, q2.delivered))
+				break;
+		}
+		assert_true(i <= 2);
 		assert_true(rfs_seq_after_eq(q2.delivered,
 					     rfs_mark_epoch(tr1.last)));
-		assert_true(rfs_mark_delivers(tr1.last, n1, q2.delivered));
 
 		/* its app moves: the flow follows at once (last batch
 		 * proven, or the target's kthread asleep on an empty ring) */
@@ -2721,7 +2856,8 @@ int main(void)
 		T(test_cpumap_marks),
 		T(test_epoch_zero),
 		T(test_inorder_hold),
-		T(test_inorder_prev),
+		T(test_inorder_marks),
+		T(test_inorder_steady),
 		T(test_inorder_wrap),
 		T(test_inorder_undelivered),
 		T(test_remove_cpu),

@@ -231,3 +231,45 @@ uninstall:
 clean:
 	$(call msg,CLEAN,$(B))
 	$(Q)rm -rf $(B)
+
+# ---- parser tests and fuzzing (issue 8) -------------------------------------
+# tests/unit/test_config.c and test_request.c compile rfsd's config.c and
+# request.c into themselves: rebuild them when those change.
+$(B)/tests/test_config: daemon/rfsd/config.c daemon/rfsd/config.h
+$(B)/tests/test_request: daemon/rfsd/request.c daemon/rfsd/request.h
+
+# libFuzzer targets of the parsers (tests/fuzz/README.md), built with
+# clang-16 into build-fuzz/, never linked with libbpf:
+#   make fuzz FUZZ_SECONDS=N   fuzz each target N seconds (default 60)
+#   make check-fuzz            replay each corpus, then fuzz 10 s each
+FUZZ_CC      ?= clang-16
+FUZZ_B       := build-fuzz
+FUZZ_SECONDS ?= 60
+FUZZ_CFLAGS  := -g -O1 -fsanitize=fuzzer,address,undefined \
+		-fno-sanitize-recover=all -fno-omit-frame-pointer -std=gnu11 \
+		-D_GNU_SOURCE -Iinclude -Idaemon/lib -Idaemon/rfsd -Itests/fuzz
+FUZZ_LIBS     = $(shell pkg-config --libs inih json-c 2>/dev/null)
+FUZZ_BINS    := $(patsubst tests/fuzz/%.c,$(FUZZ_B)/%,$(wildcard tests/fuzz/fuzz_*.c))
+
+$(FUZZ_B)/fuzz_config: daemon/rfsd/config.c daemon/lib/cpulist.c daemon/lib/parse.c
+$(FUZZ_B)/fuzz_request: daemon/rfsd/request.c daemon/lib/cpulist.c
+$(FUZZ_B)/fuzz_cpulist: daemon/lib/cpulist.c
+$(FUZZ_B)/fuzz_words: daemon/lib/parse.c
+
+$(FUZZ_B)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(HEADERS) $(LIB_HDRS) \
+		  $(wildcard daemon/rfsd/*.h)
+	$(call msg,FUZZ-CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) $(PKG_CFLAGS) -o $@ $(filter %.c,$^) $(FUZZ_LIBS)
+
+.PHONY: fuzz check-fuzz clean-fuzz
+fuzz: $(FUZZ_BINS)
+	$(Q)tests/fuzz/run.sh --seconds $(FUZZ_SECONDS)
+
+check-fuzz: $(FUZZ_BINS)
+	$(Q)tests/fuzz/run.sh --replay --seconds 10
+
+clean-fuzz:
+	$(call msg,CLEAN,$(FUZZ_B))
+	$(Q)rm -rf $(FUZZ_B)
+# ---- end parser tests and fuzzing -------------------------------------------

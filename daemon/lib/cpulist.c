@@ -96,7 +96,9 @@ static int cpulist_parse(const char *s, struct rfs_cpuset *set, bool clamp)
 		}
 		for (c = lo; c <= hi; c++)
 			rfs_cpuset_add(set, c);
-		if (*end == '\0' || *end == '\n')
+		/* one '\n' may end it, as in /sys/devices/system/cpu/online;
+		 * nothing may follow that */
+		if (*end == '\0' || (*end == '\n' && !end[1]))
 			return 0;
 		if (*end != ',')
 			return -EINVAL;

@@ -14,7 +14,7 @@ struct rfs_cpuset {
 };
 
 /* "0-3,6" -> set.  0, or -EINVAL for bad syntax, -ERANGE for a CPU >=
- * RFS_MAX_CPUS.  An empty string gives -EINVAL. */
+ * RFS_MAX_CPUS.  An empty string gives -EINVAL; one '\n' may end it. */
 int rfs_cpulist_parse(const char *s, struct rfs_cpuset *set);
 /* The same, leaving out CPUs >= RFS_MAX_CPUS instead of failing. */
 int rfs_cpulist_parse_clamped(const char *s, struct rfs_cpuset *set);

@@ -55,9 +55,11 @@ peer_line()
 }
 
 # Hold $1 connections in the background (extra args to ctl_peer.py hold),
-# run as $HOLD_AS (a setpriv prefix) if set; waits until they are open.
+# run through the HOLD_AS array (a setpriv prefix) if set; waits until they
+# are open.
 # The report goes to $LAB_DIR/hold.$n.out.
 HOLD_N=0
+HOLD_AS=()
 hold()
 {
 	local n=$1 ready i
@@ -66,7 +68,7 @@ hold()
 	# the peer may run as nobody: it writes where anyone may
 	mkdir -p "$LAB_DIR/ready" && chmod 1777 "$LAB_DIR/ready"
 	ready=$LAB_DIR/ready/hold.$HOLD_N
-	lab_bg ${HOLD_AS:-} "$LAB_PY" "$PEER_RUN" hold "$RFS_SOCK" "$n" \
+	lab_bg "${HOLD_AS[@]}" "$LAB_PY" "$PEER_RUN" hold "$RFS_SOCK" "$n" \
 		--ready "$ready" --seconds 60 "$@" \
 		>"$LAB_DIR/hold.$HOLD_N.out" 2>&1
 	HOLD_PID=$LAB_BG_PID
@@ -129,9 +131,9 @@ test_denied_clients()
 	PEER_RUN=$LAB_DIR/ctl_peer.py
 	cp "$PEER" "$PEER_RUN" && chmod 0644 "$PEER_RUN"
 	chmod 0666 "$RFS_SOCK"
-	HOLD_AS="setpriv --reuid=65534 --regid=65534 --clear-groups"
+	HOLD_AS=(setpriv --reuid=65534 --regid=65534 --clear-groups)
 	hold "$MAX_CLIENTS"
-	HOLD_AS=
+	HOLD_AS=()
 	status_promptly "$MAX_CLIENTS denied peers"
 	hold $((MAX_CLIENTS + 4))
 	sleep 1

@@ -94,6 +94,10 @@ static void rfs_test_parse_errors(void **state)
 		{ "0x1", -EINVAL },
 		{ "1;2", -EINVAL },
 		{ "\n", -EINVAL },
+		/* fuzz_cpulist: the rest after a newline was ignored */
+		{ "0\n\x05\n%", -EINVAL },
+		{ "0-1\n2", -EINVAL },
+		{ "0\n\n", -EINVAL },
 		{ "256", -ERANGE },
 		{ "0-256", -ERANGE },
 		{ "1,300", -ERANGE },

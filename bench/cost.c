@@ -267,7 +267,7 @@ static int rfs_cost_count(__u32 cpu, __u32 target, struct rfs_cost_count *c)
 	c->seq = seq[cpu].seq[target];
 	c->dequeued = q.dequeued;
 	for (i = 0; i < rc.ncpus; i++) {
-		c->no_meta += st[i].pass_no_meta;
+		c->no_meta += st[i].no_meta;
 		c->enqueue_drops += gs[i].enqueue_drops;
 	}
 out:

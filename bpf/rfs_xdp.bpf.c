@@ -272,24 +272,28 @@ int rfs_xdp(struct xdp_md *ctx)
 		s->redirect_err++;
 		return ret;
 	}
-	if (bpf_xdp_adjust_meta(ctx, -(int)sizeof(*meta))) {
-		/* Without metadata the target can't mark the frame: send
-		 * nothing we could not keep in order. */
-		s->pass_no_meta++;
-		return XDP_PASS;
-	}
-	data = (void *)(long)ctx->data;
-	meta = (void *)(long)ctx->data_meta;
-	if ((void *)(meta + 1) > data) {
-		s->pass_no_meta++;
-		return XDP_PASS;
-	}
 	seq = tx->seq[c.cpu & (RFS_MAX_CPUS - 1)] + 1;
 	tx->seq[c.cpu & (RFS_MAX_CPUS - 1)] = seq;
-	meta->seq = seq;
-	meta->rx_cpu = (__u8)st.rx_cpu;
-	meta->cpu = (__u8)c.cpu;
-	meta->magic = RFS_META_MAGIC;
+	meta = NULL;
+	if (!bpf_xdp_adjust_meta(ctx, -(int)sizeof(*meta))) {
+		data = (void *)(long)ctx->data;
+		meta = (void *)(long)ctx->data_meta;
+		if ((void *)(meta + 1) > data)
+			meta = NULL;
+	}
+	if (meta) {
+		meta->seq = seq;
+		meta->rx_cpu = (__u8)st.rx_cpu;
+		meta->cpu = (__u8)c.cpu;
+		meta->magic = RFS_META_MAGIC;
+	} else {
+		/* No room for metadata: the frame still goes where its
+		 * flow's frames go, behind them, but the target can't mark
+		 * it; the next marked frame from this CPU vouches for it
+		 * (as for a ring drop).  Passing it up here instead could
+		 * overtake the flow's frames in flight. */
+		s->no_meta++;
+	}
 	rfs_record_remote(df, c.cpu, st.rx_cpu, seq);
 	rfs_count(s, &c);
 	return XDP_REDIRECT;

@@ -135,11 +135,14 @@ struct rfs_frame_meta {
 #define RFS_META_MAGIC		0x5253	/* "RS" */
 
 /*
- * Per RX CPU (per-CPU map, one slot): the sequence number of the last
- * frame this CPU redirected to each target.  Only its CPU writes it.
+ * Per RX CPU (per-CPU map, one slot), per target: the sequence number of
+ * the last frame this CPU redirected there, and, after a flush that found
+ * the target's ring full, the last one sent before it (all up to it were
+ * flushed or dropped, rfs_enqueue).  Only its CPU writes it.
  */
 struct rfs_tx_seq {
 	__u32 seq[RFS_MAX_CPUS];
+	__u32 dropped_upto[RFS_MAX_CPUS];
 };
 
 /* Global settings, one slot, written by rfsd. */
@@ -219,7 +222,8 @@ struct rfs_if_stats {
 	__u64 pass_truncated;
 	__u64 pass_no_table;	/* no config, table or allowed CPU */
 	__u64 redirect_err;	/* CPU missing from the cpumap */
-	__u64 pass_no_meta;	/* driver has no XDP metadata room */
+	__u64 no_meta;		/* redirected without metadata (no room):
+				   its target can't mark it */
 };
 
 /* Counters of the socket-side and cpumap-side programs, per CPU. */

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <linux/membarrier.h>
 #include <sys/syscall.h>
@@ -53,12 +54,29 @@ int rfs_devtab_create(int btf_src_fd, __u32 flow_cnt, __u32 rx_queues)
 	return fd;
 }
 
+/* A kthread asleep this long has an empty ring and nothing in an RX
+ * CPU's bulk queue for it (those are flushed at every NAPI poll's end):
+ * whatever was sent to it is delivered, or was dropped on a full ring. */
+#define RFS_QUIET_MS	1000
+
+static __u64 rfs_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 /*
  * Is the cpumap kthread of each CPU asleep?  Read from /proc: its name is
  * "cpumap/<cpu>/map:<id>", state S while it waits on an empty ring.
+ * quiet: asleep at every look for RFS_QUIET_MS or more.
  */
-static void rfs_kthreads_idle(const struct rfs_dp *dp, bool *idle)
+static void rfs_kthreads_idle(struct rfs_dp *dp, bool *idle, bool *quiet)
 {
+	__u64 now = rfs_now_ms();
+	int c;
+
 	char path[300], buf[256], name[64];
 	unsigned int cpu, id;
 	struct dirent *de;
@@ -89,6 +107,14 @@ static void rfs_kthreads_idle(const struct rfs_dp *dp, bool *idle)
 		idle[cpu] = state == 'S';
 	}
 	closedir(d);
+	for (c = 0; c < dp->nr_cpus; c++) {
+		if (!idle[c])
+			dp->asleep_since_ms[c] = 0;
+		else if (!dp->asleep_since_ms[c])
+			dp->asleep_since_ms[c] = now;
+		quiet[c] = idle[c] &&
+			   now - dp->asleep_since_ms[c] >= RFS_QUIET_MS;
+	}
 }
 
 static int rfs_read_table(int fd, struct rfs_dev_flow **out, __u32 *n)
@@ -113,12 +139,16 @@ static int rfs_read_table(int fd, struct rfs_dev_flow **out, __u32 *n)
 	return 0;
 }
 
-int rfs_devtab_busy(const struct rfs_dp *dp, int table_fd, __u32 cpu)
+int rfs_devtab_busy(struct rfs_dp *dp, int table_fd, __u32 cpu)
 {
 	struct rfs_rx_track *tracks = NULL;
 	struct rfs_cpu_queue *queues = NULL;
 	struct rfs_dev_flow *t = NULL;
-	bool idle[RFS_MAX_CPUS];
+	bool idle[RFS_MAX_CPUS], quiet[RFS_MAX_CPUS];
+	/* per-CPU values of rfs_tx_seq, as the kernel lays them out */
+	const size_t stride_words =
+		rfs_percpu_stride(sizeof(struct rfs_tx_seq)) / sizeof(__u32);
+	__u32 *tx = NULL, zero = 0;
 	__u32 n = 0, i;
 	int e, busy = 0;
 
@@ -150,7 +180,13 @@ int rfs_devtab_busy(const struct rfs_dp *dp, int table_fd, __u32 cpu)
 	e = rfs_dp_read_queues(dp, queues);
 	if (e)
 		goto out;
-	rfs_kthreads_idle(dp, idle);
+	rfs_kthreads_idle(dp, idle, quiet);
+	/* after the sleep was seen: a drop recorded since is covered too */
+	tx = calloc(dp->nr_cpus, stride_words * sizeof(__u32));
+	if (tx && bpf_map_lookup_elem(dp->tx_seq_fd, &zero, tx)) {
+		free(tx);
+		tx = NULL;
+	}
 	for (i = 1; i < n && !busy; i++) {
 		const struct rfs_dev_flow *f = &t[i];
 
@@ -159,8 +195,16 @@ int rfs_devtab_busy(const struct rfs_dp *dp, int table_fd, __u32 cpu)
 		    (cpu != RFS_NO_CPU && f->cpu != cpu) ||
 		    f->cpu >= dp->nr_cpus)
 			continue;
-		/* A CPU no longer in the cpumap will never be waited on. */
+		/* A CPU no longer in the cpumap will never be waited on.  A
+		 * last frame lost on a full ring would keep its flow "in
+		 * flight" for ever: once the target has been asleep long
+		 * enough, a frame numbered before a flush that dropped is
+		 * either marked or lost. */
 		if (!rfs_cpuset_has(&dp->in_cpumap, f->cpu))
+			continue;
+		if (quiet[f->cpu] && tx &&
+		    rfs_seq_after_eq(tx[(size_t)f->rx_cpu * stride_words +
+					RFS_MAX_CPUS + f->cpu], f->last))
 			continue;
 		busy = !rfs_remote_drained(&tracks[i], f->last,
 					   queues[f->cpu].delivered,
@@ -170,6 +214,7 @@ out:
 	free(t);
 	free(tracks);
 	free(queues);
+	free(tx);
 	return e ? e : busy;
 }
 
@@ -186,7 +231,7 @@ static int rfs_devtab_prev_fd(const struct rfs_if *ifc)
 	return fd < 0 ? -errno : fd;
 }
 
-int rfs_devtab_in_flight(const struct rfs_dp *dp, const struct rfs_if *ifc,
+int rfs_devtab_in_flight(struct rfs_dp *dp, const struct rfs_if *ifc,
 			 __u32 cpu)
 {
 	int busy, prev;

@@ -34,6 +34,9 @@ struct rfs_dp {
 	/* went offline since their cpumap entry was made: the kthread lost
 	 * its binding, the entry is remade once no flow is in flight there */
 	struct rfs_cpuset unbound;
+	/* when each CPU's cpumap kthread was first seen asleep, in a run
+	 * of sightings (0: not asleep at the last look) */
+	__u64 asleep_since_ms[RFS_MAX_CPUS];
 	struct rfs_if **ifs;
 	size_t n_ifs;
 };
@@ -87,9 +90,9 @@ static inline size_t rfs_percpu_stride(size_t size)
 int rfs_devtab_create(int btf_src_fd, __u32 flow_cnt, __u32 rx_queues);
 /* 1 when a flow in the table has frames in flight on cpu (RFS_NO_CPU: on
  * any CPU), 0 when none has, or -errno. */
-int rfs_devtab_busy(const struct rfs_dp *dp, int table_fd, __u32 cpu);
+int rfs_devtab_busy(struct rfs_dp *dp, int table_fd, __u32 cpu);
 /* The same over the interface's current and previous table. */
-int rfs_devtab_in_flight(const struct rfs_dp *dp, const struct rfs_if *ifc,
+int rfs_devtab_in_flight(struct rfs_dp *dp, const struct rfs_if *ifc,
 			 __u32 cpu);
 int rfs_devtab_resize(struct rfs_dp *dp, struct rfs_if *ifc, __u32 flow_cnt,
 		      __u32 rx_queues, char *err);

@@ -39,7 +39,7 @@ static const struct rfsd_counter if_ctrs[] = {
 	IF_CTR(switches), IF_CTR(held), IF_CTR(pass_not_ip),
 	IF_CTR(pass_fragment), IF_CTR(pass_other_proto),
 	IF_CTR(pass_truncated), IF_CTR(pass_no_table), IF_CTR(redirect_err),
-	IF_CTR(local), IF_CTR(pass_no_meta),
+	IF_CTR(local), IF_CTR(no_meta),
 };
 #define N_IF_CTRS (sizeof(if_ctrs) / sizeof(if_ctrs[0]))
 

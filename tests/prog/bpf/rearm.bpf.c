@@ -6,8 +6,8 @@
  * same buffer, as the previous repeat left it.  rfs_xdp puts 8 bytes of
  * metadata in front of each frame it redirects (struct rfs_frame_meta);
  * on a reused buffer that piles up until the headroom is gone (27 repeats
- * with the test run's 256 bytes), and from then on rfs_xdp passes the
- * frame (pass_no_meta) instead of steering it: a cost test would time the
+ * with the test run's 256 bytes), and from then on rfs_xdp redirects the
+ * frame without its metadata (no_meta): a cost test would time the
  * wrong path.  A driver never hands it a frame with metadata on it.
  *
  * This program drops our metadata (a no-op when there is none) and

@@ -26,19 +26,26 @@
 # ones started here (ended by recorded PID), no traffic but to the lab
 # addresses.
 #
-# The oracle: which CPU ran the stack for a steered frame is told by the
-# kernel itself, independently of our counters, through the tracepoint
-# xdp:xdp_cpumap_kthread.  It fires in the cpumap kthread of the target
-# CPU once per batch it dequeued (up to 8 frames, 0 on a spurious wake-up)
-# and carries the frame count in "processed" and the cpumap's map_id.
-# cpu_frames sums "processed" per CPU, filtered to this rfsd's cpumap so
-# another lab's traffic on the same machine cannot leak in: a frame count.
-# It records into a tracefs instance of its own (instances/rfslab$$, only
-# this event, removed by lab_down); where that is impossible, perf record +
-# perf script.  cpu_counts counts events per CPU with perf stat -A: batches,
-# not frames, but cheap.  /proc/softirqs NET_RX is no oracle here: the
-# cpumap kthread hands frames to the stack without raising NET_RX, and the
-# veth NAPI that does raise it runs on the sender's CPU.
+# The oracle: which CPU ran the network stack for each frame of the lab
+# interface is told by the kernel itself, independently of xdp-rfs's
+# counters, through the tracepoint net:netif_receive_skb filtered on the
+# skb's device name.  It fires in __netif_receive_skb_core() for every skb
+# the stack takes in, on the CPU doing the work, whichever way the frame
+# came: passed up by rfs_xdp on the RX CPU (the local path: the veth's NAPI
+# poll), redirected through the cpumap (the target CPU's cpumap kthread
+# builds the skb with dev = the interface the frame arrived on), or not
+# steered at all.  It counts skbs after GRO: a TCP skb merged from n
+# segments counts once.  cpu_frames counts it per CPU with perf stat -A
+# (exact counters in the kernel, nothing to overrun at any rate) or,
+# without perf, from events recorded in a tracefs instance of our own
+# (instances/rfslab$$, removed by lab_down); lab_rx_trace_* record them
+# with timestamps, to time a move.  The tracepoint before the local path
+# existed, xdp:xdp_cpumap_kthread, sees the cpumap path only (a frame
+# passed up locally never reaches a kthread); lab_cpumap_frames still
+# reads it, for a test about that path alone.  /proc/softirqs NET_RX is
+# no oracle here: the cpumap kthread hands frames to the stack without
+# raising NET_RX, and the veth NAPI that does raise it runs on the
+# sender's CPU.
 #
 # Usage:
 #	. tests/lib/lab.sh
@@ -67,6 +74,10 @@ LAB_QUEUES=${LAB_QUEUES:-1}	# veth queues (lab_veth)
 LAB_DIR=/tmp/rfs-lab-$LAB_ID
 RFS_SOCK=$LAB_DIR/rfsd.sock
 RFS_PIN=/sys/fs/bpf/rfs-test-$LAB_ID
+# its versioned layout (RFS_PIN_LAYOUT in include/rfs_common.h)
+LAB_PIN_LAYOUT=$(sed -n 's/^#define[[:space:]]*RFS_PIN_LAYOUT[[:space:]]*"\(.*\)"/\1/p' \
+	"$LAB_TOP/include/rfs_common.h" 2>/dev/null)
+RFS_PIN_V=$RFS_PIN/${LAB_PIN_LAYOUT:-v2}
 RFSD_LOG=$LAB_DIR/rfsd.log
 RFSD_PID=
 LAB_PIDS=()			# "pid:starttime" of everything started here
@@ -499,7 +510,7 @@ lab_up()
 	lab_ns ip addr add "$LAB_IP4_B/24" dev "$LAB_B" &&
 	lab_ns ip -6 addr add "$LAB_IP6_B/64" dev "$LAB_B" nodad ||
 		fail "can't address $LAB_A/$LAB_B"
-	lab_trace_instance || true	# for cpu_frames; perf otherwise
+	lab_trace_instance || true	# for lab_rx_trace_*; perf otherwise
 	lab_ns ping -c 1 -W 2 "$LAB_IP4_A" >/dev/null 2>&1 ||
 		fail "lab: $LAB_IP4_A does not answer from $LAB_NS"
 	lab_ns ping -6 -c 1 -W 2 "$LAB_IP6_A" >/dev/null 2>&1 ||
@@ -587,17 +598,150 @@ lab_stat()
 	ctlj stats "$1" | jget "d['total']['$2']"
 }
 
-# The id of this rfsd's cpumap (to filter the oracle), empty if unknown.
+# The id of this rfsd's cpumap (to filter lab_cpumap_frames), empty if
+# unknown.
 lab_cpumap_id()
 {
-	bpftool -j map show pinned "$RFS_PIN/v1/maps/rfs_cpu_map" 2>/dev/null |
+	bpftool -j map show pinned "$RFS_PIN_V/maps/rfs_cpu_map" 2>/dev/null |
 		jget 'd["id"]' 2>/dev/null
 }
 
 # ------------------------------------------------------------ the oracle
 
-# Per-CPU counts of xdp:xdp_cpumap_kthread events (batches) over $1
-# seconds: "cpu count" lines for every CPU.  $2: cpumap id to filter on.
+# The tracefs filter of the oracle: frames of device $1 (default $LAB_A),
+# and expression $2 over the event's fields (skbaddr, len) if given.
+lab_rx_filter()
+{
+	local f="name == \"${1:-$LAB_A}\""
+	[ -n "${2:-}" ] && f="$f && ($2)"
+	echo "$f"
+}
+
+# The oracle: per-CPU counts of the skbs the stack received on device $2
+# (default $LAB_A) over $1 seconds, "cpu n" lines for every online CPU.
+# $3: an extra filter on the event's fields, e.g. "len == 36" (an IPv4
+# UDP datagram of 8 bytes: skb->len counts from the IP header here).
+lab_rx_cpus()
+{
+	local secs=$1 dev=${2:-$LAB_A} filt
+	filt=$(lab_rx_filter "$dev" "${3:-}")
+	if [ -z "${LAB_NO_PERF:-}" ] && command -v perf >/dev/null 2>&1; then
+		lab_rx_cpus_perf "$secs" "$filt"
+	elif lab_trace_instance; then
+		lab_rx_cpus_tracefs "$secs" "$filt"
+	else
+		fail "no oracle: neither perf nor a tracefs instance"
+	fi
+}
+
+lab_rx_cpus_perf()
+{
+	local secs=$1 filt=$2 out
+	out=$(perf stat -a -A -x, -e net:netif_receive_skb --filter "$filt" \
+		-- sleep "$secs" 2>&1 >/dev/null) ||
+		fail "perf stat -e net:netif_receive_skb failed: $(tail -n 2 <<< "$out")"
+	{
+		lab_online_cpus | sed 's/$/ 0/'
+		awk -F, '/^CPU[0-9]+,/ { c = substr($1, 4); v = $2;
+			 if (v !~ /^[0-9]+$/) v = 0; print c, v }' <<< "$out"
+	} | awk '{ n[$1] += $2 } END { for (c in n) print c, n[c] }' | sort -n
+}
+
+lab_rx_cpus_tracefs()
+{
+	local secs=$1 filt=$2
+	lab_rx_trace_start "$filt"
+	sleep "$secs"
+	lab_rx_trace_stop | awk '$2 != "MARK" { n[$2]++ }
+		END { for (c in n) print c, n[c] }' |
+		cat <(lab_online_cpus | sed 's/$/ 0/') - |
+		awk '{ n[$1] += $2 } END { for (c in n) print c, n[c] }' | sort -n
+}
+
+# Record netif_receive_skb events matching filter $1 (lab_rx_filter) in
+# the lab's tracefs instance until lab_rx_trace_stop; lab_rx_trace_mark
+# puts a line of its own in between, in the same clock.  Events added
+# with lab_trace_event before are recorded alongside.
+lab_rx_trace_start()
+{
+	lab_trace_event net/netif_receive_skb "$1"
+	: > "$LAB_TRACE_INST/trace"
+	echo 1 > "$LAB_TRACE_INST/tracing_on"
+}
+
+# Record event $1 (a tracefs events/ path: xdp/xdp_cpumap_kthread,
+# sched/sched_migrate_task, ...) matching filter $2 in the next
+# lab_rx_trace_start .. _stop.
+lab_trace_event()
+{
+	local ev
+	lab_trace_instance || fail "no tracefs instance for the oracle"
+	ev=$LAB_TRACE_INST/events/$1
+	echo 0 > "$LAB_TRACE_INST/tracing_on"
+	echo "$2" > "$ev/filter" || fail "tracefs refused the filter '$2' for $1"
+	echo 1 > "$ev/enable" || fail "can't enable $1"
+}
+
+lab_rx_trace_mark()
+{
+	echo "rfslab $*" > "$LAB_TRACE_INST/trace_marker"
+}
+
+# Stop recording; print, in time order (the trace file merges the per-CPU
+# buffers), "seconds cpu" per netif_receive_skb, "seconds MARK text" per
+# mark and "seconds EV event cpu fields..." per other event.
+lab_rx_trace_stop()
+{
+	local c o
+	echo 0 > "$LAB_TRACE_INST/tracing_on"
+	echo 0 > "$LAB_TRACE_INST/events/enable"	# every event of the instance
+	for c in "$LAB_TRACE_INST"/per_cpu/cpu*; do
+		o=$(awk '$1 == "overrun:" { print $2 }' "$c/stats")
+		[ "${o:-0}" = 0 ] ||
+			lab_warn "trace buffer overrun on ${c##*/}: $o events lost"
+	done
+	lab_parse_trace < "$LAB_TRACE_INST/trace"
+	: > "$LAB_TRACE_INST/trace"
+}
+
+# "  comm-12  [001] ..s1.  2027.348209: netif_receive_skb: dev=..." ->
+# "2027.348209 1"; a trace_marker line "... tracing_mark_write: rfslab X"
+# -> "2027.3 MARK X"; "... 2027.4: xdp_cpumap_kthread: kthread cpu=1 ..."
+# -> "2027.4 EV xdp_cpumap_kthread 1 kthread cpu=1 ...".
+lab_parse_trace()
+{
+	awk '!/^#/ { c = -1; t = ""
+		for (i = 1; i <= NF; i++) {
+			if (c < 0 && $i ~ /^\[[0-9]+\]$/) {
+				c = substr($i, 2, length($i) - 2) + 0
+			} else if (c >= 0 && $i ~ /^[0-9]+\.[0-9]+:$/) {
+				t = substr($i, 1, length($i) - 1); break
+			}
+		}
+		if (t == "") next
+		if ($0 ~ /tracing_mark_write: rfslab /) {
+			sub(/.*tracing_mark_write: rfslab /, "")
+			print t, "MARK", $0
+		} else if ($(i + 1) == "netif_receive_skb:") {
+			print t, c
+		} else {
+			e = $(i + 1); sub(/:$/, "", e)
+			r = ""
+			for (j = i + 2; j <= NF; j++) r = r " " $j
+			print t, "EV", e, c r
+		} }'
+}
+
+# cpu_frames SECS [MAPID]: the oracle on the lab interface, lab_rx_cpus
+# SECS $LAB_A.  MAPID, which the cpumap-only oracle needed, is accepted
+# and not needed: the device name already tells this lab's frames apart.
+cpu_frames()
+{
+	lab_rx_cpus "$1" "$LAB_A"
+}
+
+# Per-CPU counts of xdp:xdp_cpumap_kthread events (cpumap batches, not
+# frames) over $1 seconds: "cpu count" lines.  $2: cpumap id to filter on.
 cpu_counts()
 {
 	local secs=$1 id=${2:-} filt=()
@@ -609,30 +753,34 @@ cpu_counts()
 			 if (v !~ /^[0-9]+$/) v = 0; print c, v }'
 }
 
-# Per-CPU frame counts: the sum of the tracepoint's "processed" field over
-# $1 seconds, for cpumap $2 (empty: any); "cpu frames" lines for every
-# online CPU.  Recorded in a tracefs instance of our own (cheap, no
-# post-processing), else with perf record.
-cpu_frames()
+# Frames that took the cpumap path only, per target CPU: the sum of
+# xdp:xdp_cpumap_kthread's "processed" over $1 seconds for cpumap $2
+# (empty: any); "cpu frames" lines for every online CPU.  Blind to the
+# local path: not the oracle of where the stack ran (cpu_frames is).
+lab_cpumap_frames()
 {
 	if lab_trace_instance; then
-		cpu_frames_tracefs "$@"
+		lab_cpumap_frames_tracefs "$@"
 	else
-		cpu_frames_perf "$@"
+		lab_cpumap_frames_perf "$@"
 	fi
 }
 
 LAB_TRACEFS=
 LAB_TRACE_INST=
+# the events lab_trace_instance_rm turns off
+# the events the lab relies on
+LAB_TRACE_EVENTS="xdp/xdp_cpumap_kthread xdp/xdp_cpumap_enqueue net/netif_receive_skb"
 
-# Make (once) a tracefs instance with only xdp_cpumap_kthread in it.
+# Make (once) a tracefs instance of this lab; events are enabled in it
+# when needed, each with its own filter.
 lab_trace_instance()
 {
-	local t
+	local t e
 	[ -n "$LAB_TRACE_INST" ] && return 0
 	[ -n "${LAB_NO_TRACEFS:-}" ] && return 1
 	for t in /sys/kernel/tracing /sys/kernel/debug/tracing; do
-		[ -d "$t/instances" ] && [ -d "$t/events/xdp/xdp_cpumap_kthread" ] &&
+		[ -d "$t/instances" ] && [ -d "$t/events/net/netif_receive_skb" ] &&
 			{ LAB_TRACEFS=$t; break; }
 	done
 	[ -n "$LAB_TRACEFS" ] || return 1
@@ -645,8 +793,10 @@ lab_trace_instance()
 	LAB_TRACE_INST=$LAB_TRACEFS/instances/rfslab$LAB_ID
 	echo 0 > "$LAB_TRACE_INST/tracing_on"
 	echo 16384 > "$LAB_TRACE_INST/buffer_size_kb"	# per CPU
-	echo 1 > "$LAB_TRACE_INST/events/xdp/xdp_cpumap_kthread/enable" ||
-		{ lab_trace_instance_rm; return 1; }
+	for e in $LAB_TRACE_EVENTS; do
+		[ -d "$LAB_TRACE_INST/events/$e" ] ||
+			{ lab_trace_instance_rm; return 1; }
+	done
 }
 
 lab_trace_instance_rm()
@@ -659,7 +809,7 @@ lab_trace_instance_rm()
 	done
 	[ -n "$LAB_TRACE_INST" ] && [ -d "$LAB_TRACE_INST" ] || return 0
 	echo 0 > "$LAB_TRACE_INST/tracing_on" 2>/dev/null
-	echo 0 > "$LAB_TRACE_INST/events/xdp/xdp_cpumap_kthread/enable" 2>/dev/null
+	echo 0 > "$LAB_TRACE_INST/events/enable" 2>/dev/null
 	rmdir "$LAB_TRACE_INST" 2>/dev/null
 	LAB_TRACE_INST=
 }
@@ -676,7 +826,7 @@ lab_parse_kthread()
 		if (c >= 0 && p >= 0) print c, p }'
 }
 
-cpu_frames_tracefs()
+lab_cpumap_frames_tracefs()
 {
 	local secs=$1 id=${2:-} ev="$LAB_TRACE_INST/events/xdp/xdp_cpumap_kthread" c o
 	if [ -n "$id" ]; then
@@ -684,10 +834,12 @@ cpu_frames_tracefs()
 	else
 		echo "processed > 0" > "$ev/filter"
 	fi
+	echo 1 > "$ev/enable"
 	: > "$LAB_TRACE_INST/trace"
 	echo 1 > "$LAB_TRACE_INST/tracing_on"
 	sleep "$secs"
 	echo 0 > "$LAB_TRACE_INST/tracing_on"
+	echo 0 > "$ev/enable"
 	for c in "$LAB_TRACE_INST"/per_cpu/cpu*; do
 		o=$(awk '$1 == "overrun:" { print $2 }' "$c/stats")
 		[ "${o:-0}" = 0 ] ||
@@ -700,7 +852,7 @@ cpu_frames_tracefs()
 	: > "$LAB_TRACE_INST/trace"
 }
 
-cpu_frames_perf()
+lab_cpumap_frames_perf()
 {
 	local secs=$1 id=${2:-} f="$LAB_DIR/perf.$BASHPID.data" filt
 	lab_need perf

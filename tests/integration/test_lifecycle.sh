@@ -1,0 +1,194 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# rfsd's lifecycle in trouble: what a crash, a rename or a move to another
+# network namespace leaves, and the recovery command.  Each test has its
+# own lab (tests/lib/lab.sh) and rfsd, torn down on every exit path.
+#
+#	tests/integration/test_lifecycle.sh [test_name...]
+#
+# Exit: 0 all passed (some may have skipped), 249 all skipped, 1 a failure.
+
+# shellcheck disable=SC2317  # the test_* functions are called by name
+ALL_TESTS="
+	test_cleanup_after_kill
+	test_cleanup_refused_while_running
+	test_orphan_swept
+	test_rename_live
+	test_rename_while_down
+	test_netns_move
+"
+
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/lab.sh"
+
+say() { printf '    [%5.1fs] %s\n' "$(lab_since "$TEST_T0")" "$*"; }
+
+# The id of the XDP program on $1 (in netns $2 if given), empty if none.
+xdp_id()
+{
+	local out
+	if [ -n "${2:-}" ]; then
+		out=$(ip -n "$2" -d link show dev "$1" 2>/dev/null)
+	else
+		out=$(ip -d link show dev "$1" 2>/dev/null)
+	fi
+	sed -n 's/.*prog\/xdp id \([0-9]*\).*/\1/p' <<< "$out" | head -1
+}
+
+setup()
+{
+	lab_trap
+	lab_up
+	lab_start_rfsd
+	ctl attach "$LAB_A" >/dev/null || fail "rfsctl attach $LAB_A failed"
+	PROG=$(xdp_id "$LAB_A")
+	[ -n "$PROG" ] || fail "no XDP program on $LAB_A after attach"
+}
+
+# Issue 8, defect 1: after SIGKILL, 'rfsd --cleanup' removes everything
+# the pinned datapath attached (two interfaces here) and its pins; a
+# second run finds nothing and still succeeds.
+test_cleanup_after_kill()
+{
+	setup
+	lab_up_spare
+	ctl attach "$LAB_X" >/dev/null || fail "rfsctl attach $LAB_X failed"
+	lab_stop_rfsd KILL
+	[ -n "$(xdp_id "$LAB_A")" ] && [ -n "$(xdp_id "$LAB_X")" ] ||
+		fail "SIGKILL should leave both programs attached"
+	"$RFSD" --cleanup --pin-dir "$RFS_PIN" >"$LAB_DIR/cleanup.log" 2>&1 ||
+		fail "rfsd --cleanup failed: $(cat "$LAB_DIR/cleanup.log")"
+	say "$(tr '\n' ' ' < "$LAB_DIR/cleanup.log")"
+	[ -z "$(xdp_id "$LAB_A")" ] || fail "$LAB_A still has XDP after --cleanup"
+	[ -z "$(xdp_id "$LAB_X")" ] || fail "$LAB_X still has XDP after --cleanup"
+	[ ! -e "$RFS_PIN" ] || fail "$RFS_PIN still exists after --cleanup"
+	"$RFSD" --cleanup --pin-dir "$RFS_PIN" >/dev/null 2>&1 ||
+		fail "a second rfsd --cleanup (nothing left) failed"
+}
+
+test_cleanup_refused_while_running()
+{
+	local out rc
+	setup
+	out=$("$RFSD" --cleanup --pin-dir "$RFS_PIN" 2>&1)
+	rc=$?
+	[ $rc -eq 1 ] || fail "rfsd --cleanup beside a running rfsd: exit $rc, want 1"
+	grep -q "in use" <<< "$out" || fail "no 'in use' in: $out"
+	[ "$(xdp_id "$LAB_A")" = "$PROG" ] ||
+		fail "the refused cleanup touched $LAB_A's program"
+}
+
+# Issue 8, defect 1: a program attached but never pinned (rfsd killed
+# between the two) is detached by the next rfsd, which can then attach.
+test_orphan_swept()
+{
+	local i
+	setup
+	lab_stop_rfsd KILL
+	rm -rf "${RFS_PIN:?}/v2/if/$LAB_A"
+	[ "$(xdp_id "$LAB_A")" = "$PROG" ] || fail "program gone before the test"
+	# a younger one could be another rfsd's attach in progress
+	say "waiting for the orphan to be 10 s old"
+	sleep 10
+	lab_start_rfsd
+	for ((i = 0; i < 30; i++)); do
+		[ -z "$(xdp_id "$LAB_A")" ] && break
+		sleep 0.1
+	done
+	[ -z "$(xdp_id "$LAB_A")" ] ||
+		fail "orphaned rfs_xdp (id $PROG) still attached to $LAB_A"
+	grep -q "detached orphaned rfs_xdp (id $PROG)" "$RFSD_LOG" ||
+		fail "rfsd did not log the orphan it removed"
+	ctl attach "$LAB_A" >/dev/null ||
+		fail "rfsctl attach $LAB_A after the sweep failed"
+}
+
+# Issue 8, defect 2: a renamed interface is followed: status, pins,
+# detach under the new name.
+test_rename_live()
+{
+	local new=rfsN$LAB_ID
+	setup
+	ip link set dev "$LAB_A" name "$new" || fail "can't rename $LAB_A"
+	LAB_A_RENAMED=$new
+	sleep 1
+	ctlj status | jget '[i["name"] for i in d["interfaces"]]' |
+		grep -q "\"$new\"" || fail "status does not list $new"
+	[ -d "$RFS_PIN/v2/if/$new" ] || fail "pins did not move to v2/if/$new"
+	[ ! -e "$RFS_PIN/v2/if/$LAB_A" ] || fail "pins left under the old name"
+	ctl detach "$new" >/dev/null || fail "rfsctl detach $new failed"
+	[ -z "$(xdp_id "$new")" ] || fail "$new still has XDP after detach"
+	ip link set dev "$new" name "$LAB_A"
+}
+
+test_rename_while_down()
+{
+	local new=rfsN$LAB_ID
+	setup
+	lab_stop_rfsd KILL
+	ip link set dev "$LAB_A" name "$new" || fail "can't rename $LAB_A"
+	lab_start_rfsd
+	ctlj status | jget '[i["name"] for i in d["interfaces"]]' |
+		grep -q "\"$new\"" ||
+		fail "rfsd did not adopt $new (renamed from $LAB_A while down)"
+	[ "$(xdp_id "$new")" = "$PROG" ] || fail "adopting replaced the program"
+	ctl detach "$new" >/dev/null || fail "rfsctl detach $new failed"
+	[ -z "$(xdp_id "$new")" ] || fail "$new still has XDP after detach"
+	ip link set dev "$new" name "$LAB_A"
+}
+
+# Issue 8, defect 2: moved to another network namespace, the interface
+# keeps no program nobody owns.
+test_netns_move()
+{
+	local ns=rfsmv$LAB_ID i
+	setup
+	ip netns add "$ns" || fail "can't create netns $ns"
+	# the veth pair goes with the namespace when it is deleted
+	trap 'ip netns del '"$ns"' 2>/dev/null; lab_down' EXIT
+	ip link set dev "$LAB_A" netns "$ns" || fail "can't move $LAB_A"
+	for ((i = 0; i < 30; i++)); do
+		[ -z "$(xdp_id "$LAB_A" "$ns")" ] && break
+		sleep 0.1
+	done
+	[ -z "$(xdp_id "$LAB_A" "$ns")" ] ||
+		fail "$LAB_A in $ns still runs rfs_xdp (id $PROG)"
+	grep -q "moved to another network namespace.*detached XDP there" \
+		"$RFSD_LOG" || fail "rfsd did not log the move"
+	ctlj status | jget '[i["name"] for i in d["interfaces"]]' |
+		grep -q "\"$LAB_A\"" && fail "status still lists $LAB_A"
+	ip -n "$ns" link set dev "$LAB_A" netns 1 2>/dev/null
+	ip netns del "$ns"
+}
+
+run_tests()
+{
+	local t rc t0 pass=0 failed=0 skipped=0 failures=""
+	lab_require_root
+	lab_need_bins
+	lab_need ip ethtool "$LAB_PY"
+	for t in ${1:-$ALL_TESTS}; do
+		declare -F "$t" >/dev/null || { echo "no test '$t'"; return 1; }
+		echo "=== $t"
+		t0=$(lab_now)
+		TEST_T0=$t0
+		( "$t" )
+		rc=$?
+		case $rc in
+		0) echo "--- PASS $t ($(lab_since "$t0")s)"; pass=$((pass + 1)) ;;
+		249) echo "--- SKIP $t ($(lab_since "$t0")s)"; skipped=$((skipped + 1)) ;;
+		*) echo "--- FAIL $t ($(lab_since "$t0")s)"; failed=$((failed + 1))
+		   failures="$failures $t" ;;
+		esac
+		[ $rc -eq 130 ] || [ $rc -eq 143 ] && break
+	done
+	echo "test_lifecycle: $pass passed, $failed failed, $skipped skipped"
+	[ $failed -eq 0 ] || { echo "failed:$failures"; return 1; }
+	[ $pass -eq 0 ] && [ $skipped -gt 0 ] && return 249
+	return 0
+}
+
+trap lab_down EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+run_tests "$*"

@@ -517,6 +517,19 @@ lab_up()
 		fail "lab: $LAB_IP6_A does not answer from $LAB_NS"
 }
 
+# Give the sending peer $1 (in $LAB_NS) a qdisc: when the ring of the
+# receiving veth is full (it has one once an XDP program is attached,
+# 256 frames per queue, drained by NAPI), veth then stops the queue and
+# the qdisc holds the packet until NAPI has made room (Linux 6.16+),
+# where with noqueue (veth's default) it drops it.  A NIC's sender is
+# paced by the wire and never loses a frame that way; a TCP sender that
+# outruns the receiving CPU's NAPI should not either.
+lab_ns_backpressure()
+{
+	lab_ns tc qdisc replace dev "$1" root pfifo limit 1000 ||
+		fail "can't give $1 a qdisc"
+}
+
 # The spare pair, for tests that need a second interface.
 lab_up_spare()
 {

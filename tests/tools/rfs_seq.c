@@ -8,8 +8,14 @@
  * own counters mix the two, since a lost segment also lands in the
  * out-of-order queue.
  *
- *   rfs_seq recv LOCAL PORT PEER PEERPORT SECONDS [BOUNCE_MS]
- *   rfs_seq send LOCAL PORT PEER PEERPORT SECONDS PPS
+ *   rfs_seq recv LOCAL PORT PEER PEERPORT SECONDS [BOUNCE_MS [FIRST_CPU]]
+ *   rfs_seq send LOCAL PORT PEER PEERPORT SECONDS PPS [NFLOWS]
+ *
+ * With BOUNCE_MS the receiver pins itself to CPU FIRST_CPU (default 0)
+ * and then to the next online CPU number every BOUNCE_MS: receivers
+ * started with different FIRST_CPUs hop out of phase.  send with NFLOWS
+ * sends NFLOWS flows, PORT + i to PEERPORT + i, each at PPS, from one
+ * process, and prints their total.
  *
  * Both ends bind and connect, so the socket side records the flow.  recv
  * prints one JSON object; it exits 0 unless it could not run.
@@ -94,7 +100,7 @@ static int do_recv(char **argv, int argc)
 	double bounce = argc > 5 ? atof(argv[5]) / 1000 : 0;
 	uint64_t received = 0, inversions = 0, max_seq = 0, moves = 0;
 	struct timeval tv = { 0, 100000 };
-	int cpu = 0, have = 0;
+	int cpu = argc > 6 ? atoi(argv[6]) % ncpu : 0, have = 0;
 
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	if (bounce)
@@ -127,31 +133,56 @@ static int do_recv(char **argv, int argc)
 	return 0;
 }
 
-static int do_send(char **argv)
+#define RFS_SEQ_MAX_FLOWS	256
+
+/* NFLOWS flows from one process: PORT + i to PEERPORT + i, each paced at
+ * PPS.  One timer loop for all of them, not one process each: a sender
+ * per flow waking 5000 times a second would load the scheduler more
+ * than the traffic does the stack. */
+static int do_send(char **argv, int argc)
 {
-	int fd = flow_socket(argv);
+	int nflows = argc > 6 ? atoi(argv[6]) : 1;
 	double start = now(), end = start + atof(argv[4]);
 	double pps = atof(argv[5]);
-	uint64_t seq = 0;
+	uint64_t seq[RFS_SEQ_MAX_FLOWS] = { 0 }, total = 0;
+	int fd[RFS_SEQ_MAX_FLOWS], i;
+	char port[16], peerport[16];
+	char *args[4] = { argv[0], port, argv[2], peerport };
 	double t;
 
+	if (nflows < 1 || nflows > RFS_SEQ_MAX_FLOWS) {
+		fprintf(stderr, "rfs_seq: NFLOWS must be 1..%d\n",
+			RFS_SEQ_MAX_FLOWS);
+		return 2;
+	}
+	for (i = 0; i < nflows; i++) {
+		snprintf(port, sizeof(port), "%d", atoi(argv[1]) + i);
+		snprintf(peerport, sizeof(peerport), "%d", atoi(argv[3]) + i);
+		fd[i] = flow_socket(args);
+	}
 	while ((t = now()) < end) {
 		/* pace: never ahead of pps; a refused or full send is a
 		 * lost datagram, not a reason to spin */
-		while (seq < (t - start) * pps) {
-			if (send(fd, &seq, sizeof(seq), 0) != sizeof(seq) &&
-			    errno != ENOBUFS && errno != ECONNREFUSED &&
-			    errno != EAGAIN) {
-				fprintf(stderr, "rfs_seq: send: %s\n",
-					strerror(errno));
-				return 1;
+		for (i = 0; i < nflows; i++) {
+			while (seq[i] < (t - start) * pps) {
+				if (send(fd[i], &seq[i], sizeof(seq[i]), 0) !=
+				    sizeof(seq[i]) &&
+				    errno != ENOBUFS && errno != ECONNREFUSED &&
+				    errno != EAGAIN) {
+					fprintf(stderr, "rfs_seq: send: %s\n",
+						strerror(errno));
+					return 1;
+				}
+				seq[i]++;
 			}
-			seq++;
 		}
 		usleep(200);
 	}
-	printf("{\"sent\": %llu}\n", (unsigned long long)seq);
-	close(fd);
+	for (i = 0; i < nflows; i++) {
+		total += seq[i];
+		close(fd[i]);
+	}
+	printf("{\"sent\": %llu}\n", (unsigned long long)total);
 	return 0;
 }
 
@@ -160,9 +191,9 @@ int main(int argc, char **argv)
 	if (argc >= 7 && !strcmp(argv[1], "recv"))
 		return do_recv(argv + 2, argc - 2);
 	if (argc >= 8 && !strcmp(argv[1], "send"))
-		return do_send(argv + 2);
+		return do_send(argv + 2, argc - 2);
 	fprintf(stderr,
-		"usage: rfs_seq recv LOCAL PORT PEER PEERPORT SECONDS [BOUNCE_MS]\n"
-		"       rfs_seq send LOCAL PORT PEER PEERPORT SECONDS PPS\n");
+		"usage: rfs_seq recv LOCAL PORT PEER PEERPORT SECONDS [BOUNCE_MS [FIRST_CPU]]\n"
+		"       rfs_seq send LOCAL PORT PEER PEERPORT SECONDS PPS [NFLOWS]\n");
 	return 2;
 }

@@ -76,7 +76,7 @@ online=" $(lab_online_cpus | tr '\n' ' ')"
 [[ $online == *" $CPU_FROM "* && $online == *" $CPU_TO "* ]] ||
 	die "needs CPUs $CPU_FROM and $CPU_TO online (online:$online)"
 
-trap 'step "Cleaning up" "stopping rfsd (SIGTERM detaches XDP and removes its pins), the workload, the namespace and the veth pair"; lab_down; echo "    done."' EXIT
+trap 'step "Cleaning up" "stopping rfsd (SIGTERM leaves the datapath steering) and removing it (rfsd --cleanup), the workload, the namespace and the veth pair"; lab_down; echo "    done."' EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 

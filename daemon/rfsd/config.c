@@ -25,6 +25,7 @@ enum {
 	RFSD_SET_CPUS		= 1 << 4,
 	RFSD_SET_FLOW_CNT	= 1 << 5,
 	RFSD_SET_MODE		= 1 << 6,
+	RFSD_SET_DETACH		= 1 << 7,
 };
 
 enum rfsd_section { SEC_NONE, SEC_GLOBAL, SEC_IFACE, SEC_BAD };
@@ -238,9 +239,19 @@ static void global_key(struct rfsd_parse *p, const char *key, const char *v)
 	} else if (!strcmp(key, "cgroup")) {
 		if (once(p, &c->set, RFSD_SET_CGROUP, key))
 			c->cgroup = set_path(p, key, v);
+	} else if (!strcmp(key, "detach_on_exit")) {
+		if (!once(p, &c->set, RFSD_SET_DETACH, key))
+			return;
+		if (!strcmp(v, "yes") || !strcmp(v, "true") || !strcmp(v, "1"))
+			c->detach_on_exit = true;
+		else if (!strcmp(v, "no") || !strcmp(v, "false") ||
+			 !strcmp(v, "0"))
+			c->detach_on_exit = false;
+		else
+			parse_fail(p, EINVAL, "%s '%s' is not yes or no", key, v);
 	} else {
 		parse_fail(p, EINVAL,
-			   "unknown key '%s' in [global] (sock_flow_entries, socket, pin_dir, cgroup)",
+			   "unknown key '%s' in [global] (sock_flow_entries, socket, pin_dir, cgroup, detach_on_exit)",
 			   key);
 	}
 }

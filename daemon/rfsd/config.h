@@ -7,6 +7,7 @@
  *	socket = /run/rfs/rfsd.sock
  *	pin_dir = /sys/fs/bpf/rfs
  *	cgroup = /sys/fs/cgroup
+ *	detach_on_exit = no
  *
  *	[interface eth1]
  *	cpus = 0-3,6
@@ -44,6 +45,9 @@ struct rfsd_config {
 	char *socket;			/* NULL: not set */
 	char *pin_dir;
 	char *cgroup;
+	/* SIGTERM detaches and unpins everything; default: leave the
+	 * datapath steering for the next rfsd to adopt */
+	bool detach_on_exit;
 	unsigned int set;
 	struct rfsd_iface_cfg *ifs;
 	size_t n_ifs;

@@ -3,9 +3,10 @@
  * rfsd: keeps the xdp-rfs datapath loaded, attached and configured, and
  * serves the control socket.  It runs in the foreground (Type=notify):
  * READY=1 once the datapath is up and the configured interfaces are
- * attached, SIGHUP re-reads the config, SIGTERM/SIGINT detach everything
- * and exit 0.  One epoll loop handles the control socket, signals, link
- * events and a 1 s timer.
+ * attached, SIGHUP re-reads the config, SIGTERM/SIGINT exit 0 leaving
+ * the datapath pinned and steering (or detach it all: detach_on_exit).
+ * One epoll loop handles the control socket, signals, link events and a
+ * 1 s timer.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -44,7 +45,9 @@ static const char rfsd_usage[] =
 "  -h, --help            this help\n"
 "  -V, --version         print the version\n"
 "\n"
-"Signals: SIGHUP re-reads the config, SIGTERM or SIGINT detach and exit.\n"
+"Signals: SIGHUP re-reads the config; SIGTERM or SIGINT exit, leaving the\n"
+"datapath pinned and steering for the next rfsd (detach_on_exit = yes in\n"
+"the config detaches it instead; rfsd --cleanup removes it).\n"
 "See rfsd(8) and rfsctl(8).\n";
 
 enum { OPT_CONFIG = 256, OPT_SOCKET, OPT_PIN_DIR, OPT_CGROUP, OPT_TRACE,
@@ -150,8 +153,10 @@ static void on_signal(struct rfsd *d, struct rfsd_watch *w, uint32_t ev)
 			break;
 		case SIGTERM:
 		case SIGINT:
-			pr_info("%s: detaching and exiting\n",
-				strsignal(si.ssi_signo));
+			pr_info("%s: %s\n", strsignal(si.ssi_signo),
+				d->cfg.detach_on_exit ?
+				"detaching and exiting (detach_on_exit)" :
+				"exiting; the datapath stays attached and steering for the next rfsd (rfsd --cleanup removes it)");
 			d->stop = true;
 			break;
 		}
@@ -404,14 +409,16 @@ int main(int argc, char **argv)
 
 	if (!run(&d, &tmr))
 		ret = EXIT_SUCCESS;
-	sd_notify(0, "STOPPING=1\nSTATUS=detaching");
+	sd_notify(0, d.cfg.detach_on_exit ? "STOPPING=1\nSTATUS=detaching" :
+		  "STOPPING=1\nSTATUS=leaving the datapath steering");
 	rfsd_flows_cancel(&d);
 	rfsd_server_close(&d);
 	rfsd_netlink_close(&d);
-	rfs_dp_close(d.dp, true);
+	rfs_dp_close(d.dp, d.cfg.detach_on_exit);
 	d.dp = NULL;
 	if (ret == EXIT_SUCCESS)
-		pr_info("detached; bye\n");
+		pr_info(d.cfg.detach_on_exit ? "detached; bye\n" :
+			"left the datapath pinned and steering; bye\n");
 out:
 	rfsd_server_close(&d);
 	rfsd_netlink_close(&d);

@@ -23,7 +23,8 @@ ALL_TESTS="
 	test_ipv6
 	test_dual_stack
 	test_sigkill_adopt
-	test_sigterm_cleanup
+	test_sigterm_keeps_steering
+	test_sigterm_detach_on_exit
 	test_iface_delete
 	test_live_changes
 	test_bad_input
@@ -335,15 +336,72 @@ test_sigkill_adopt()
 }
 
 # SIGTERM detaches: no XDP program left on the interface, no pins.
-test_sigterm_cleanup()
+# Stopping rfsd leaves the datapath steering (issue 8, restarts): under
+# traffic, SIGTERM exits 0 and leaves the same XDP program on the link and
+# its pins; frames are still steered while rfsd is down; the next rfsd
+# adopts it, same program, same hash seed, the flows on the same CPUs;
+# and 0 inversions on a UDP sequence stream through all of it.
+test_sigterm_keeps_steering()
+{
+	local prog seed seen0 seen1 out
+	setup
+	prog=$(ip -d link show dev "$LAB_A" | sed -n 's/.*prog\/xdp id \([0-9]*\).*/\1/p')
+	[ -n "$prog" ] || fail "no XDP program on $LAB_A while attached"
+	seed=$(bpftool -j map dump pinned "$RFS_PIN/v2/maps/rfs_globals" |
+		jget 'd[0]["formatted"]["value"]["hash_seed"]')
+	# one numbered UDP flow whose reader hops CPUs every 200 ms
+	lab_bg "$LAB_BUILD/tests/rfs_seq" recv "$LAB_IP4_A" "$LAB_PORT" \
+		"$LAB_IP4_B" $((LAB_PORT + 1)) 12 200 "$CPU_A" \
+		>"$LAB_DIR/seq.json"
+	local rpid=$LAB_BG_PID
+	sleep 0.3
+	lab_bg_ns taskset -c "$CPU_A" "$LAB_BUILD/tests/rfs_seq" send \
+		"$LAB_IP4_B" $((LAB_PORT + 1)) "$LAB_IP4_A" "$LAB_PORT" 10 \
+		5000 >/dev/null
+	sleep 2
+	lab_stop_rfsd TERM 10
+	[ "$LAB_RFSD_RC" = 0 ] || fail "rfsd exited with $LAB_RFSD_RC on SIGTERM"
+	out=$(ip -d link show dev "$LAB_A" | sed -n 's/.*prog\/xdp id \([0-9]*\).*/\1/p')
+	[ "$out" = "$prog" ] || fail "XDP program $prog gone after SIGTERM (now '${out}')"
+	[ -e "$RFS_PIN/v2/if/$LAB_A/prog" ] || fail "pins gone after SIGTERM"
+	seen0=$(bpftool -j map dump pinned "$RFS_PIN/v2/if/$LAB_A/rfs_if_stats" |
+		jget 'sum(v["value"]["steered"] for v in d[0]["formatted"]["values"])')
+	sleep 2
+	seen1=$(bpftool -j map dump pinned "$RFS_PIN/v2/if/$LAB_A/rfs_if_stats" |
+		jget 'sum(v["value"]["steered"] for v in d[0]["formatted"]["values"])')
+	say "while rfsd was down: $((seen1 - seen0)) frames steered in 2 s"
+	[ "$((seen1 - seen0))" -gt 2000 ] ||
+		fail "not steering while rfsd was down ($seen0 -> $seen1)"
+	lab_start_rfsd
+	grep -q "adopted $LAB_A" "$RFSD_LOG" || fail "the new rfsd did not adopt $LAB_A"
+	out=$(ip -d link show dev "$LAB_A" | sed -n 's/.*prog\/xdp id \([0-9]*\).*/\1/p')
+	[ "$out" = "$prog" ] || fail "adopting replaced the program ($prog -> $out)"
+	out=$(bpftool -j map dump pinned "$RFS_PIN/v2/maps/rfs_globals" |
+		jget 'd[0]["formatted"]["value"]["hash_seed"]')
+	[ "$out" = "$seed" ] || fail "hash seed changed across the restart"
+	lab_wait "$rpid" 20 || fail "rfs_seq receiver did not finish"
+	out=$(jget '"%d %d %d" % (d["received"], d["inversions"], d["lost"])' \
+		< "$LAB_DIR/seq.json") || fail "no rfs_seq result"
+	say "rfs_seq: received, inversions, lost = $out"
+	set -- $out
+	[ "$1" -gt 1000 ] || fail "rfs_seq received only $1 datagrams"
+	[ "$2" -eq 0 ] || fail "$2 inversions across the restart"
+}
+
+# detach_on_exit = yes: stop means off.
+test_sigterm_detach_on_exit()
 {
 	local left
-	setup
+	lab_trap
+	[ -n "$CPU_B" ] || skip "needs 2 online CPUs (have ${#CPU_LIST[@]})"
+	lab_up
+	lab_init
+	printf '[global]\ndetach_on_exit = yes\n' > "$LAB_DIR/rfsd.conf"
+	lab_start_rfsd
+	ctl attach "$LAB_A" >/dev/null || fail "rfsctl attach $LAB_A failed"
 	lab_server "$CPU_A" "$LAB_IP4_A"
 	lab_client "$LAB_IP4_A" 30 2
 	sleep 1
-	ip -d link show dev "$LAB_A" | grep -q "prog/xdp" ||
-		fail "no XDP program on $LAB_A while attached"
 	# under traffic: the connections must survive the detach
 	lab_stop_rfsd TERM 10
 	[ "$LAB_RFSD_RC" = 0 ] || fail "rfsd exited with $LAB_RFSD_RC on SIGTERM"
@@ -356,7 +414,6 @@ test_sigterm_cleanup()
 		left=$(find "$RFS_PIN" -mindepth 1 | head -n 5)
 		[ -z "$left" ] || fail "pins left after SIGTERM: $left"
 	fi
-	[ -e "$RFS_SOCK" ] && lab_warn "control socket $RFS_SOCK left behind"
 	say "no XDP on $LAB_A, pin dir $([ -d "$RFS_PIN" ] && echo empty || echo gone)"
 }
 

@@ -986,13 +986,16 @@ lab_down()
 {
 	local e pid
 	trap - INT TERM
-	# rfsd first, gently: SIGTERM detaches and removes its pins
+	# rfsd first, gently (SIGTERM leaves the datapath steering), then
+	# what it left, as a user would remove it: rfsd --cleanup
 	if [ -n "$RFSD_PID" ] && lab_is_ours "$RFSD_PID"; then
 		kill -TERM "$RFSD_PID" 2>/dev/null
 		lab_wait "$RFSD_PID" 10 >/dev/null 2>&1 || true
 		lab_alive "$RFSD_PID" && kill -KILL "$RFSD_PID" 2>/dev/null
 	fi
 	RFSD_PID=
+	[ -d "$RFS_PIN" ] && [ -x "${RFSD:-}" ] &&
+		"$RFSD" --cleanup --pin-dir "$RFS_PIN" >/dev/null 2>&1
 	for e in "${LAB_PIDS[@]}"; do
 		pid=${e%%:*}
 		lab_is_ours "$pid" && kill -TERM "$pid" 2>/dev/null
@@ -1027,8 +1030,8 @@ lab_down()
 	fi
 	LAB_NS_MADE=
 	lab_trace_instance_rm
-	# an rfsd killed with SIGKILL leaves its pins; drop them (and with
-	# them its links and programs)
+	# if --cleanup could not run: drop the pins (and with them the
+	# links and programs)
 	[ -d "$RFS_PIN" ] && rm -rf "$RFS_PIN"
 	[ -n "$LAB_DIR" ] && [ -d "$LAB_DIR" ] && rm -rf "$LAB_DIR"
 	return 0

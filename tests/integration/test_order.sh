@@ -129,11 +129,11 @@ seq_flows()
 		sport=$((SEQ_PORT + 1000 + i))
 		if [ "$bounce" -gt 0 ]; then
 			lab_bg "$SEQ" recv "$LAB_IP4_A" "$rport" "$LAB_IP4_B" \
-				"$sport" $((secs + 2)) "$bounce" "$i" \
+				"$sport" $((secs + 5)) "$bounce" "$i" \
 				> "$LAB_DIR/seq.recv.$i"
 		else
 			lab_bg taskset -c "$cpu0" "$SEQ" recv "$LAB_IP4_A" \
-				"$rport" "$LAB_IP4_B" "$sport" $((secs + 2)) \
+				"$rport" "$LAB_IP4_B" "$sport" $((secs + 5)) \
 				> "$LAB_DIR/seq.recv.$i"
 		fi
 		rpids+=("$LAB_BG_PID")
@@ -159,7 +159,7 @@ seq_flows()
 		lab_wait "$i" $((secs + 10)) || fail "an rfs_seq sender failed"
 	done
 	for i in "${rpids[@]}"; do
-		lab_wait "$i" 10 || fail "an rfs_seq receiver failed"
+		lab_wait "$i" 15 || fail "an rfs_seq receiver failed"
 	done
 	FLOWS_SUM=$(cat "$LAB_DIR"/seq.recv.* "$LAB_DIR"/seq.send.* |
 		"$LAB_PY" -c '
@@ -193,9 +193,9 @@ seq_run()
 	RUN_REDIR_ERR=$(stat_delta "$s0" "$s1" redirect_err)
 	RUN_PRODUCERS=
 	for c in "$CPU_A" "$CPU_B"; do
-		RUN_PRODUCERS+=" cpu$c:seen+$(stat_delta "$s0" "$s1" seen "$c"),redirected+$(( $(stat_delta "$s0" "$s1" steered "$c") - $(stat_delta "$s0" "$s1" local "$c") ))"
+		RUN_PRODUCERS+=" cpu$c:seen+$(stat_delta "$s0" "$s1" seen "$c"),redirected+$(( $(stat_delta "$s0" "$s1" steered "$c") - $(stat_delta "$s0" "$s1" local "$c") )),ring_drops+$(stat_delta "$s0" "$s1" enqueue_drops "$c"),dequeued_here+$(stat_delta "$s0" "$s1" dequeued "$c")"
 	done
-	say "$1: sent $RUN_SENT received $RUN_RECV, inversions $RUN_INV, lost $RUN_LOST (cpumap ring drops $RUN_RING, veth/backlog/UDP drops $RUN_OTHER), receiver CPU moves $RUN_MOVES"
+	say "$1: sent $RUN_SENT received $RUN_RECV, inversions $RUN_INV, lost $RUN_LOST (cpumap ring drops $RUN_RING, veth/backlog/UDP drops $RUN_OTHER), after the receivers ended $((RUN_SENT - RUN_RECV - RUN_LOST)), receiver CPU moves $RUN_MOVES"
 	say "$1: switches +$RUN_SWITCHES, local +$RUN_LOCAL, redirect_err +$RUN_REDIR_ERR; per RX CPU:$RUN_PRODUCERS"
 	say "$1: stats grown: $(stats_grown "$s0" "$s1")"
 }

@@ -29,7 +29,8 @@ static void status_plain(struct json_object *st)
 		"pin_dir", "cgroup", "trace_mode", "sock_flow_entries",
 		"nr_cpus", "programs", NULL
 	};
-	static const char *const skip[] = { "version", "interfaces", NULL };
+	static const char *const skip[] = { "version", "interfaces", "lost",
+					    NULL };
 	struct json_object *ifs, *v;
 	size_t i, n = 0;
 
@@ -46,6 +47,24 @@ static void status_plain(struct json_object *st)
 	}
 	if (!n)
 		printf("\nno interface attached\n");
+	if (json_object_object_get_ex(st, "lost", &ifs) &&
+	    json_object_is_type(ifs, json_type_array)) {
+		for (i = 0; i < json_object_array_length(ifs); i++) {
+			struct json_object *l = json_object_array_get_idx(ifs, i),
+					   *nm, *by;
+
+			if (!json_object_object_get_ex(l, "name", &nm))
+				continue;
+			if (json_object_object_get_ex(l, "replaced_by", &by) &&
+			    by)
+				printf("\nlost %s: another tool replaced our XDP program with program %s\n",
+				       json_object_get_string(nm),
+				       json_object_get_string(by));
+			else
+				printf("\nlost %s: another tool detached our XDP program\n",
+				       json_object_get_string(nm));
+		}
+	}
 }
 
 static void status_json(struct json_object *st)

@@ -120,6 +120,7 @@ static struct json_object *do_status(struct rfsd *d, struct rfsd_client *c,
 	for (i = 0; i < rfs_dp_if_count(d->dp); i++)
 		json_object_array_add(ifs, rfsd_if_json(rfs_dp_if_at(d->dp, i)));
 	json_object_object_add(o, "interfaces", ifs);
+	json_object_object_add(o, "lost", rfsd_ifaces_lost_json(d));
 	return rfsd_reply_ok(o);
 }
 
@@ -170,6 +171,17 @@ static struct json_object *do_detach(struct rfsd *d, struct rfsd_client *c,
 
 	if (arg_iface(req, true, &iface, &reply) < 0)
 		return reply;
+	if (!rfs_dp_if_find(d->dp, iface) && rfsd_ifaces_lost(d, iface)) {
+		const struct rfsd_ifstate *st = rfsd_ifaces_lost(d, iface);
+
+		if (st->lost_to)
+			return rfsd_reply_err(ENOENT,
+					      "detach %s: not attached: another tool replaced our XDP program with program %u",
+					      iface, st->lost_to);
+		return rfsd_reply_err(ENOENT,
+				      "detach %s: not attached: another tool detached our XDP program",
+				      iface);
+	}
 	ifc = rfsd_find_if(d, "detach", iface, &reply);
 	if (!ifc)
 		return reply;

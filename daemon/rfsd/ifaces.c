@@ -14,6 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <json-c/json.h>
+
 #include "log.h"
 #include "netlink.h"
 #include "rfsd.h"
@@ -287,6 +289,74 @@ void rfsd_ifaces_link_gone(struct rfsd *d, int ifindex)
 	forget(d, ifc);
 }
 
+void rfsd_ifaces_link_xdp(struct rfsd *d, int ifindex, __u32 prog_id)
+{
+	struct rfs_if *ifc = rfs_dp_if_find_index(d->dp, ifindex);
+
+	if (!ifc || prog_id == rfs_if_prog_id(ifc))
+		return;
+	/* under a libxdp dispatcher the link runs the dispatcher, and ours
+	 * is one of its programs: ask libxdp before calling it lost */
+	if (prog_id && rfs_if_prog_on(ifindex, rfs_if_prog_id(ifc)))
+		return;
+	rfsd_ifaces_link_lost(d, ifindex, prog_id);
+}
+
+void rfsd_ifaces_link_lost(struct rfsd *d, int ifindex, __u32 prog_id)
+{
+	struct rfs_if *ifc = rfs_dp_if_find_index(d->dp, ifindex);
+	char name[IF_NAMESIZE];
+	struct rfsd_ifstate *st;
+	__u32 ours;
+
+	if (!ifc)
+		return;
+	snprintf(name, sizeof(name), "%s", rfs_if_name(ifc));
+	ours = rfs_if_prog_id(ifc);
+	if (prog_id)
+		pr_warn("%s: our XDP program (id %u) was replaced by program %u by another tool; %s is no longer steered and its pins are dropped (rfsctl attach %s once that program is gone)\n",
+			name, ours, prog_id, name, name);
+	else
+		pr_warn("%s: our XDP program (id %u) was detached by another tool; %s is no longer steered and its pins are dropped\n",
+			name, ours, name);
+	rfs_if_forget(d->dp, ifc);
+	st = ifstate(d, name, true);
+	if (st) {
+		st->lost = true;
+		st->lost_to = prog_id;
+		st->user_detached = true;	/* not re-attached on reload */
+	}
+}
+
+const struct rfsd_ifstate *rfsd_ifaces_lost(struct rfsd *d, const char *name)
+{
+	const struct rfsd_ifstate *st = ifstate(d, name, false);
+
+	return st && st->lost ? st : NULL;
+}
+
+struct json_object *rfsd_ifaces_lost_json(struct rfsd *d)
+{
+	struct json_object *a = json_object_new_array();
+	size_t i;
+
+	for (i = 0; i < d->n_ifstate; i++) {
+		const struct rfsd_ifstate *st = &d->ifstate[i];
+		struct json_object *o;
+
+		if (!st->lost)
+			continue;
+		o = json_object_new_object();
+		json_object_object_add(o, "name",
+				       json_object_new_string(st->name));
+		json_object_object_add(o, "replaced_by",
+				       st->lost_to ?
+				       json_object_new_int64(st->lost_to) : NULL);
+		json_object_array_add(a, o);
+	}
+	return a;
+}
+
 void rfsd_ifaces_link_moved(struct rfsd *d, int ifindex, int nsid,
 			    int new_ifindex)
 {
@@ -334,6 +404,8 @@ void rfsd_ifaces_user_attach(struct rfsd *d, const char *name)
 	if (st) {
 		st->user_detached = false;
 		st->last_err = 0;
+		st->lost = false;
+		st->lost_to = 0;
 	}
 }
 

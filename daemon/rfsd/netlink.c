@@ -4,7 +4,9 @@
  * handle and pins would stay: so on RTM_DELLINK the interface is
  * forgotten.  One moved to another network namespace keeps its program,
  * which would steer there with nobody owning it: it is detached there
- * first.  A rename is followed.  Events lost to a full socket buffer (ENOBUFS) are made up
+ * first.  A rename is followed.  Another tool replacing our XDP program
+ * (ip link set ... xdp obj ...) makes the interface lost: logged, dropped,
+ * shown as lost in status.  Events lost to a full socket buffer (ENOBUFS) are made up
  * for by checking every attached interface still exists.
  */
 #include <errno.h>
@@ -40,6 +42,8 @@ static int link_cb(const struct nlmsghdr *nlh, void *data)
 	const struct nlattr *a;
 	const char *name = NULL;
 	int nsid = -1, new_ifindex = 0;
+	bool has_xdp = false;
+	__u32 xdp_prog = 0;
 
 	if (nlh->nlmsg_type != RTM_NEWLINK && nlh->nlmsg_type != RTM_DELLINK)
 		return MNL_CB_OK;
@@ -60,6 +64,16 @@ static int link_cb(const struct nlmsghdr *nlh, void *data)
 		if (mnl_attr_get_type(a) == IFLA_NEW_IFINDEX &&
 		    mnl_attr_validate(a, MNL_TYPE_U32) >= 0)
 			new_ifindex = (int)mnl_attr_get_u32(a);
+		/* which XDP program the link runs now */
+		if (mnl_attr_get_type(a) == IFLA_XDP) {
+			const struct nlattr *x;
+
+			has_xdp = true;
+			mnl_attr_for_each_nested(x, a)
+				if (mnl_attr_get_type(x) == IFLA_XDP_PROG_ID &&
+				    mnl_attr_validate(x, MNL_TYPE_U32) >= 0)
+					xdp_prog = mnl_attr_get_u32(x);
+		}
 	}
 	if (nlh->nlmsg_type == RTM_DELLINK && nsid >= 0 && new_ifindex)
 		rfsd_ifaces_link_moved(d, ifi->ifi_index, nsid, new_ifindex);
@@ -67,6 +81,8 @@ static int link_cb(const struct nlmsghdr *nlh, void *data)
 		rfsd_ifaces_link_gone(d, ifi->ifi_index);
 	else if (name)
 		rfsd_ifaces_link_new(d, ifi->ifi_index, name);
+	if (nlh->nlmsg_type == RTM_NEWLINK && has_xdp)
+		rfsd_ifaces_link_xdp(d, ifi->ifi_index, xdp_prog);
 	return MNL_CB_OK;
 }
 

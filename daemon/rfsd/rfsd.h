@@ -37,6 +37,9 @@ struct rfsd_ifstate {
 	char name[IF_NAMESIZE];
 	bool user_detached;	/* rfsctl detach: don't bring it back */
 	int last_err;		/* last attach attempt; -ENODEV: wait for it */
+	__u32 lost_to;		/* another tool replaced our program with this
+				   one (0: none left); lost says whether */
+	bool lost;
 };
 
 struct rfsd {
@@ -97,6 +100,14 @@ void rfsd_ifaces_start(struct rfsd *d);
 void rfsd_ifaces_reload(struct rfsd *d, const struct rfsd_config *old);
 void rfsd_ifaces_link_new(struct rfsd *d, int ifindex, const char *name);
 void rfsd_ifaces_link_gone(struct rfsd *d, int ifindex);
+/* The link's XDP program is now prog_id (0: none): is it still ours? */
+void rfsd_ifaces_link_xdp(struct rfsd *d, int ifindex, __u32 prog_id);
+/* Another tool put its XDP program (id prog_id, 0: none) where ours was. */
+void rfsd_ifaces_link_lost(struct rfsd *d, int ifindex, __u32 prog_id);
+/* status: interfaces lost that way, as [{"name", "replaced_by"}] */
+struct json_object *rfsd_ifaces_lost_json(struct rfsd *d);
+/* The reason name was lost, or NULL. */
+const struct rfsd_ifstate *rfsd_ifaces_lost(struct rfsd *d, const char *name);
 /* It moved to another network namespace (nsid, as new_ifindex there). */
 void rfsd_ifaces_link_moved(struct rfsd *d, int ifindex, int nsid,
 			    int new_ifindex);

@@ -17,6 +17,7 @@ ALL_TESTS="
 	test_rename_live
 	test_rename_while_down
 	test_netns_move
+	test_replaced_by_other_tool
 "
 
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/lab.sh"
@@ -159,6 +160,38 @@ test_netns_move()
 		grep -q "\"$LAB_A\"" && fail "status still lists $LAB_A"
 	ip -n "$ns" link set dev "$LAB_A" netns 1 2>/dev/null
 	ip netns del "$ns"
+}
+
+# Issue 8, defect 4: another tool replaces our program.  rfsd notices
+# (rtnetlink), logs it, drops the interface and shows it as lost; detach
+# then says why instead of succeeding silently.
+test_replaced_by_other_tool()
+{
+	local obj=$LAB_BUILD/tests/bpf/other_xdp.bpf.o other i out rc
+	[ -f "$obj" ] || skip "no $obj (make check builds it)"
+	setup
+	ip -force link set dev "$LAB_A" xdpdrv obj "$obj" sec xdp ||
+		fail "can't put another program on $LAB_A"
+	other=$(xdp_id "$LAB_A")
+	[ -n "$other" ] && [ "$other" != "$PROG" ] || fail "no other program on $LAB_A"
+	for ((i = 0; i < 30; i++)); do
+		grep -q "replaced by program $other" "$RFSD_LOG" && break
+		sleep 0.1
+	done
+	grep -q "$LAB_A: our XDP program (id $PROG) was replaced by program $other" \
+		"$RFSD_LOG" || fail "rfsd did not log the replacement"
+	out=$(ctlj status | jget '[i["name"] for i in d["interfaces"]]')
+	grep -q "\"$LAB_A\"" <<< "$out" && fail "status still lists $LAB_A as attached"
+	out=$(ctlj status | jget '[(l["name"], l["replaced_by"]) for l in d["lost"]]')
+	grep -q "\"$LAB_A\", $other" <<< "$out" ||
+		fail "status does not show $LAB_A as lost to $other: $out"
+	out=$(ctl detach "$LAB_A" 2>&1)
+	rc=$?
+	[ $rc -eq 1 ] || fail "rfsctl detach of a lost interface: exit $rc, want 1"
+	grep -q "replaced our XDP program with program $other" <<< "$out" ||
+		fail "detach does not say why: $out"
+	[ "$(xdp_id "$LAB_A")" = "$other" ] || fail "the other program was touched"
+	ip link set dev "$LAB_A" xdpdrv off
 }
 
 run_tests()

@@ -164,6 +164,8 @@ $(B)/tests/bpf/%.skel.h: $(B)/tests/bpf/%.bpf.o
 $(B)/tests/test_xdp: $(B)/tests/bpf/layout.skel.h tests/prog/bpf/rfs_layout.h \
 		    $(B)/tests/bpf/rearm.skel.h
 $(B)/bench/cost: $(B)/tests/bpf/rearm.skel.h
+# other_xdp.bpf.c: another tool's program, for the lifecycle tests
+TOOL_BINS += $(B)/tests/bpf/other_xdp.bpf.o
 # ---- end tests/prog BPF objects ---------------------------------------------
 
 $(B)/tests/rfs_%: tests/tools/rfs_%.c | $(B)/tests

@@ -7,6 +7,7 @@
  * removes such orphans when it starts, and `rfsd --cleanup` with them
  * everything its pin dir holds.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <ftw.h>
 #include <net/if.h>
@@ -161,6 +162,23 @@ int rfs_sweep_orphans(unsigned int min_age_s)
 	return removed;
 }
 
+static void rfs_remove_layouts(const char *pin_dir)
+{
+	char path[PATH_MAX];
+	struct dirent *de;
+	DIR *d = opendir(pin_dir);
+
+	if (!d)
+		return;
+	while ((de = readdir(d)))
+		if (de->d_name[0] == 'v' && de->d_name[1] >= '0' &&
+		    de->d_name[1] <= '9' &&
+		    !rfs_path(path, "%s/%s", pin_dir, de->d_name))
+			rfs_pin_remove_tree_dir(path);
+	closedir(d);
+	rmdir(pin_dir);	/* only if empty: someone else's pins stay */
+}
+
 int rfs_dp_cleanup(const char *pin_dir, char *err)
 {
 	struct rfs_dp_opts o = { .pin_dir = pin_dir };
@@ -173,17 +191,23 @@ int rfs_dp_cleanup(const char *pin_dir, char *err)
 		     RFS_MAP_GLOBALS))
 		return rfs_errf(err, ENAMETOOLONG, "pin dir '%s' too long",
 				pin_dir);
+	e = -ENOENT;
 	if (rfs_pin_exists(path)) {
 		/* Adopting takes the pin dir's lock (a running rfsd holds
 		 * it) and finds every interface the datapath owns. */
 		e = rfs_dp_open(&dp, &o, &adopted, err);
-		if (e)
+		if (e && e != -EPROTO)
 			return e;
-		rfs_dp_close(dp, true);
-		pr_info("removed the datapath pinned under %s\n", pin_dir);
-	} else if (rfs_pin_exists(pin_dir)) {
-		/* Pins of another layout version, or half made: their
-		 * programs become orphans below. */
+		if (!e) {
+			rfs_dp_close(dp, true);
+			pr_info("removed the datapath pinned under %s\n",
+				pin_dir);
+		}
+	}
+	if (e && rfs_pin_exists(pin_dir)) {
+		/* Pins of another build (other sizes, another layout
+		 * version) or half made: their programs become orphans,
+		 * removed below. */
 		int lock = rfs_pin_lock(pin_dir);
 
 		if (lock < 0)
@@ -192,7 +216,8 @@ int rfs_dp_cleanup(const char *pin_dir, char *err)
 					"pin dir '%s' is in use by a running rfsd; stop it first" :
 					"can't lock pin dir '%s': %s",
 					pin_dir, strerror(-lock));
-		rfs_pin_remove_tree(pin_dir);
+		/* every layout's tree (v1/, v2/ ...), then the dir if empty */
+		rfs_remove_layouts(pin_dir);
 		close(lock);
 		pr_info("removed the pins under %s\n", pin_dir);
 	}

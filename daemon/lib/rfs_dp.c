@@ -151,6 +151,28 @@ int rfs_write_array(int fd, __u32 value_size, __u32 entries, const void *buf)
 	return 0;
 }
 
+/*
+ * A pinned map must have the sizes this build's programs use: pins made
+ * by another build of xdp-rfs with another layout would be read into the
+ * wrong structs.  -EPROTO with the reason in err when they differ.
+ */
+int rfs_check_map(int fd, const char *name, __u32 value_size, char *err)
+{
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
+
+	if (fd < 0)
+		return 0;	/* missing: reported as incomplete */
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+		return rfs_errf(err, errno, "can't read pinned map %s: %s",
+				name, strerror(errno));
+	if (info.key_size != sizeof(__u32) || info.value_size != value_size)
+		return rfs_errf(err, EPROTO,
+				"pinned map %s has %u-byte values, this build's are %u: it was made by another build of xdp-rfs",
+				name, info.value_size, value_size);
+	return 0;
+}
+
 static int rfs_get_pinned(struct rfs_dp *dp, const char *dir, const char *name)
 {
 	char path[PATH_MAX];
@@ -483,11 +505,11 @@ out:
 
 static int rfs_dp_adopt(struct rfs_dp *dp, char *err)
 {
-	char path[PATH_MAX];
+	char path[PATH_MAX], why[RFS_ERR_LEN];
 	struct dirent *de;
 	__u32 zero = 0;
 	DIR *d;
-	int fd;
+	int fd, e;
 
 	dp->globals_fd = rfs_get_pinned(dp, "maps", RFS_MAP_GLOBALS);
 	dp->sock_outer_fd = rfs_get_pinned(dp, "maps", RFS_MAP_SOCK_OUTER);
@@ -498,6 +520,23 @@ static int rfs_dp_adopt(struct rfs_dp *dp, char *err)
 	dp->tx_seq_fd = rfs_get_pinned(dp, "maps", RFS_MAP_TX_SEQ);
 	dp->rx_track_fd = rfs_get_pinned(dp, "maps", RFS_MAP_RX_TRACK);
 	dp->cpumap_prog_fd = rfs_get_pinned(dp, "progs", "rfs_cpumap");
+	e = rfs_check_map(dp->globals_fd, RFS_MAP_GLOBALS,
+			  sizeof(struct rfs_globals), err) ?:
+	    rfs_check_map(dp->sock_flows_fd, RFS_MAP_SOCK_FLOWS,
+			  sizeof(rfs_sock_entry_t), err) ?:
+	    rfs_check_map(dp->cpu_queues_fd, RFS_MAP_CPU_QUEUES,
+			  sizeof(struct rfs_cpu_queue), err) ?:
+	    rfs_check_map(dp->gstats_fd, RFS_MAP_GSTATS,
+			  sizeof(struct rfs_global_stats), err) ?:
+	    rfs_check_map(dp->tx_seq_fd, RFS_MAP_TX_SEQ,
+			  sizeof(struct rfs_tx_seq), err) ?:
+	    rfs_check_map(dp->rx_track_fd, RFS_MAP_RX_TRACK,
+			  sizeof(struct rfs_rx_track), err);
+	if (e)
+		return rfs_errf(err, e,
+				"%s; under '%s' (stop the rfsd using it, run rfsd --cleanup --pin-dir %s, or pick another --pin-dir)",
+				(snprintf(why, sizeof(why), "%s", err), why),
+				dp->base, dp->pin_dir);
 	if (dp->globals_fd < 0 || dp->sock_outer_fd < 0 ||
 	    dp->sock_flows_fd < 0 || dp->cpu_queues_fd < 0 ||
 	    dp->cpu_map_fd < 0 || dp->gstats_fd < 0 || dp->tx_seq_fd < 0 ||
@@ -527,12 +566,17 @@ static int rfs_dp_adopt(struct rfs_dp *dp, char *err)
 	if (!d)
 		return 0;
 	while ((de = readdir(d))) {
-		char why[RFS_ERR_LEN];
-
 		/* one adopted under its new name is seen again here */
 		if (de->d_name[0] == '.' || rfs_dp_if_find(dp, de->d_name))
 			continue;
-		if (rfs_if_adopt(dp, de->d_name, why))
+		e = rfs_if_adopt(dp, de->d_name, why);
+		if (e == -EPROTO) {
+			closedir(d);
+			return rfs_errf(err, e,
+					"%s (stop the rfsd using it, run rfsd --cleanup --pin-dir %s, or pick another --pin-dir)",
+					why, dp->pin_dir);
+		}
+		if (e)
 			pr_warn("%s\n", why);
 	}
 	closedir(d);
@@ -564,6 +608,34 @@ static void rfs_dp_fill_ids(struct rfs_dp *dp)
 			rfs_prog_id_of_link(fd);
 		close(fd);
 	}
+}
+
+/*
+ * A datapath pinned by a build with another pin layout (v1/, v3/ ... next
+ * to our v2/): it would keep steering beside a new one, both holding the
+ * interfaces' XDP hooks.  Refused with what to do; no migration: the
+ * layouts differ in what the programs record.
+ */
+static int rfs_other_layout(struct rfs_dp *dp, char *err)
+{
+	struct dirent *de;
+	int e = 0;
+	DIR *d;
+
+	d = opendir(dp->pin_dir);
+	if (!d)
+		return 0;
+	while (!e && (de = readdir(d))) {
+		if (de->d_name[0] != 'v' || de->d_name[1] < '0' ||
+		    de->d_name[1] > '9' || !strcmp(de->d_name, RFS_PIN_LAYOUT))
+			continue;
+		e = rfs_errf(err, EPROTO,
+			     "pin dir '%s' holds a datapath of pin layout %s (another build of xdp-rfs); this build uses %s: stop it, run rfsd --cleanup --pin-dir %s, then start again",
+			     dp->pin_dir, de->d_name, RFS_PIN_LAYOUT,
+			     dp->pin_dir);
+	}
+	closedir(d);
+	return e;
 }
 
 int rfs_dp_open(struct rfs_dp **out, const struct rfs_dp_opts *o,
@@ -637,6 +709,8 @@ int rfs_dp_open(struct rfs_dp **out, const struct rfs_dp_opts *o,
 			goto fail;
 		if (adopted)
 			*adopted = true;
+	} else if ((e = rfs_other_layout(dp, err))) {
+		goto fail;
 	} else {
 		static const char *const dirs[] = { "maps", "links", "progs", "if" };
 		size_t i;

@@ -76,6 +76,9 @@ int rfs_create_table(int btf_src_fd, const char *name, const char *value_type,
 /* Read a whole array map (value_size each) into buf. */
 int rfs_read_array(int fd, __u32 value_size, __u32 entries, void *buf);
 int rfs_write_array(int fd, __u32 value_size, __u32 entries, const void *buf);
+/* fd (a pinned map, or -1) has u32 keys and value_size values, else
+ * -EPROTO: made by another build (rfs_dp.c). */
+int rfs_check_map(int fd, const char *name, __u32 value_size, char *err);
 /* The id of a prog or map fd, 0 if it can't be had. */
 __u32 rfs_obj_id(int fd);
 /* One per-CPU value into out[0..n), each size bytes (not the stride). */

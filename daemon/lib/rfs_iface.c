@@ -322,12 +322,18 @@ static int rfs_if_xdp_attach(struct rfs_if *ifc, struct rfs_xdp *skel,
 				want == RFS_XDP_NATIVE ?
 				" (try --mode generic)" : "");
 	}
+	got = want == RFS_XDP_GENERIC ? RFS_XDP_GENERIC : RFS_XDP_NATIVE;
 	e = rfs_if_take_fds(ifc, skel, xdp_program__fd(xp));
-	xdp_program__close(xp);
-	if (e)
+	if (e) {
+		/* live already: take it off before saying it failed */
+		rfs_prog_attached(ifc->ifindex, xdp_program__id(xp), NULL,
+				  NULL, 0, &got);
+		xdp_program__detach(xp, ifc->ifindex, to_libxdp(got), 0);
+		xdp_program__close(xp);
 		return rfs_errf(err, e, "attach %s: out of file descriptors",
 				ifc->name);
-	got = want == RFS_XDP_GENERIC ? RFS_XDP_GENERIC : RFS_XDP_NATIVE;
+	}
+	xdp_program__close(xp);
 	rfs_prog_attached(ifc->ifindex, ifc->prog_id, NULL, NULL, 0, &got);
 	ifc->mode = got;
 	return 0;
@@ -490,6 +496,23 @@ int rfs_if_adopt(struct rfs_dp *dp, const char *name, char *err)
 		rfs_errf(err, e, "adopt %s: pins incomplete (%s); dropped them",
 			 name, strerror(-e));
 		goto drop;
+	}
+	e = rfs_check_map(ifc->cfg_fd, RFS_MAP_IF_CFG,
+			  sizeof(struct rfs_if_config), err) ?:
+	    rfs_check_map(ifc->dev_flows_fd, RFS_MAP_DEV_FLOWS,
+			  sizeof(struct rfs_dev_flow), err) ?:
+	    rfs_check_map(ifc->stats_fd, RFS_MAP_IF_STATS,
+			  sizeof(struct rfs_if_stats), err) ?:
+	    rfs_check_map(ifc->hits_fd, RFS_MAP_FLOW_HITS,
+			  sizeof(struct rfs_flow_hit), err);
+	if (e) {
+		char why[RFS_ERR_LEN];
+
+		/* another build's: leave its pins alone */
+		snprintf(why, sizeof(why), "%s", err);
+		rfs_errf(err, e, "adopt %s: %s", name, why);
+		rfs_if_free(ifc);
+		return e;
 	}
 	if (bpf_map_lookup_elem(ifc->cfg_fd, &zero, &cfg)) {
 		e = rfs_errf(err, errno, "adopt %s: can't read config: %s",

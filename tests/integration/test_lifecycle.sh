@@ -18,6 +18,7 @@ ALL_TESTS="
 	test_rename_while_down
 	test_netns_move
 	test_replaced_by_other_tool
+	test_incompatible_pins
 "
 
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/lab.sh"
@@ -192,6 +193,44 @@ test_replaced_by_other_tool()
 		fail "detach does not say why: $out"
 	[ "$(xdp_id "$LAB_A")" = "$other" ] || fail "the other program was touched"
 	ip link set dev "$LAB_A" xdpdrv off
+}
+
+# Issue 8, defect 6: pins another build made are refused with what to do,
+# never read into this build's structs: a pinned map with other sizes,
+# and a datapath of another pin layout next to ours.
+test_incompatible_pins()
+{
+	local out rc
+	setup
+	lab_stop_rfsd KILL
+	rm -f "$RFS_PIN/v2/maps/rfs_globals"
+	bpftool map create "$RFS_PIN/v2/maps/rfs_globals" type array key 4 \
+		value 8 entries 1 name rfs_globals ||
+		fail "can't pin a look-alike rfs_globals"
+	out=$(timeout 20 "$RFSD" --socket "$RFS_SOCK" --pin-dir "$RFS_PIN" \
+		--config "$LAB_DIR/rfsd.conf" 2>&1)
+	rc=$?
+	[ $rc -eq 1 ] || fail "rfsd over foreign pins: exit $rc, want 1"
+	grep -q "pinned map rfs_globals has 8-byte values" <<< "$out" ||
+		fail "no size mismatch reported: $out"
+	grep -q "rfsd --cleanup --pin-dir $RFS_PIN" <<< "$out" ||
+		fail "no way out given: $out"
+	[ "$(xdp_id "$LAB_A")" = "$PROG" ] || fail "the refused start touched $LAB_A"
+
+	# another layout beside ours: refused too, and --cleanup clears it
+	"$RFSD" --cleanup --pin-dir "$RFS_PIN" >/dev/null 2>&1 ||
+		fail "rfsd --cleanup failed"
+	mkdir -p "$RFS_PIN/v1/maps" || fail "can't make $RFS_PIN/v1"
+	out=$(timeout 20 "$RFSD" --socket "$RFS_SOCK" --pin-dir "$RFS_PIN" \
+		--config "$LAB_DIR/rfsd.conf" 2>&1)
+	rc=$?
+	[ $rc -eq 1 ] || fail "rfsd beside a v1 layout: exit $rc, want 1"
+	grep -q "holds a datapath of pin layout v1" <<< "$out" ||
+		fail "no layout mismatch reported: $out"
+	"$RFSD" --cleanup --pin-dir "$RFS_PIN" >/dev/null 2>&1 ||
+		fail "rfsd --cleanup of a v1 layout failed"
+	lab_start_rfsd
+	ctl attach "$LAB_A" >/dev/null || fail "attach after --cleanup failed"
 }
 
 run_tests()

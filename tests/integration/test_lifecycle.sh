@@ -99,8 +99,11 @@ test_orphan_swept()
 	done
 	[ -z "$(xdp_id "$LAB_A")" ] ||
 		fail "orphaned rfs_xdp (id $PROG) still attached to $LAB_A"
-	grep -q "detached orphaned rfs_xdp (id $PROG)" "$RFSD_LOG" ||
-		fail "rfsd did not log the orphan it removed"
+	# another lab's rfsd running at the same time may have swept it
+	# first: any rfsd's log will do
+	grep -qs "detached orphaned rfs_xdp (id $PROG)" "$RFSD_LOG" \
+		/tmp/rfs-lab-*/rfsd.log ||
+		fail "no rfsd logged removing the orphan"
 	ctl attach "$LAB_A" >/dev/null ||
 		fail "rfsctl attach $LAB_A after the sweep failed"
 }

@@ -36,7 +36,12 @@ ORDER_FLOWS=${ORDER_FLOWS:-16}
 ORDER_PPS=${ORDER_PPS:-2000}
 ORDER_BOUNCE_MS=${ORDER_BOUNCE_MS:-20}
 ORDER_CONTROL_RUNS=${ORDER_CONTROL_RUNS:-3}
-MOVE_BOUND_MS=${MOVE_BOUND_MS:-500}
+# The whole move's cap.  L, the saturated CPU's own ring latency, has no
+# bound of xdp-rfs's making: its cpumap kthread is an ordinary
+# (SCHED_OTHER) thread competing with the saturating load; here it waited
+# up to 0.53 s (README, Known limits).  The cap is a liveness check with
+# room for that on a loaded 2-CPU VM, not a latency target.
+MOVE_BOUND_MS=${MOVE_BOUND_MS:-2000}
 BULK_SECS=${BULK_SECS:-5}
 MIN_SHARE=90			# percent, as in test_steering.sh
 SEQ_PORT=$((LAB_PORT + 100))	# rfs_seq: receivers here, senders +1000

@@ -40,11 +40,12 @@ pct()
 		END { if (t == 0) print "-"; else printf "%.1f%%\n", 100 * m / t }'
 }
 
-# rfsd's own view: frames its cpumap program ran on, per target CPU
+# rfsd's own view, per CPU: frames its cpumap program ran on there, plus
+# frames passed up there on the local path (the app runs on the RX CPU)
 dequeued()
 {
 	ctlj stats "$LAB_A" |
-		jget '"\n".join("%d %d" % (c["cpu"], c["dequeued"]) for c in d["per_cpu"])'
+		jget '"\n".join("%d %d" % (c["cpu"], c["dequeued"] + c["local"]) for c in d["per_cpu"])'
 }
 
 # One measurement: the kernel oracle and rfsd's counters over the same
@@ -85,9 +86,10 @@ xdp-rfs demo: Receive Flow Steering on XDP
 
 An XDP program hashes every incoming flow, looks up the CPU on which the
 application last read or wrote that flow's socket (recorded by BPF on
-recv/send), and redirects the frame into that CPU's cpumap queue, so the
+recv/send), and redirects the frame into that CPU's cpumap queue (or
+passes it up right where it arrived, when that is the CPU), so the
 kernel's network stack runs on the CPU where the data is consumed.  A flow
-only moves once its frames queued on the old CPU are dequeued: never
+only moves once its frames queued on the old CPU are delivered: never
 reordered.
 EOF
 
@@ -113,8 +115,9 @@ sleep 1
 echo "    running (server PID $LAB_SERVER_PID)."
 
 step "4. Where do the frames go? (${SECS}s)" \
-	"Two independent views: rfsd's own counters (frames dequeued per target CPU)" \
-	"and the kernel's tracepoint xdp:xdp_cpumap_kthread (frames processed per CPU)."
+	"Two independent views: rfsd's own counters (frames dequeued per target CPU," \
+	"or passed up locally) and the kernel's tracepoint net:netif_receive_skb on" \
+	"$LAB_A (on which CPU the stack ran, per frame)."
 measure
 BEFORE_ORACLE=$ORACLE
 BEFORE_COUNTERS=$COUNTERS

@@ -185,6 +185,20 @@ check-prog: $(PROG_BINS)
 check-integration: all $(TOOL_BINS)
 	$(Q)tests/run.sh integration
 
+# ---- check-kernels: the suite on other kernels, in QEMU (issue 11) ---------
+# Boots Debian 12's own kernel (linux-image-6.1.0-*-amd64, unpacked under
+# $(B)/kernels/, never installed) and this machine's (when /boot has it)
+# in a 2-vCPU guest that shares this checkout read-only, and runs
+# tests/run.sh there on this build (tests/kernels/README.md).
+#   make check-kernels KERNELS=debian    one kernel only (debian, host)
+# RFS_VM_LAYERS, RFS_VM_TIMEOUT, RFS_VM_ACCEL, ... go to tests/kernels/run.sh.
+KERNELS ?=
+.PHONY: check-kernels
+check-kernels: deps
+	$(Q)$(MAKE) --no-print-directory all $(UNIT_BINS) $(PROG_BINS) $(TOOL_BINS)
+	$(Q)tests/kernels/run.sh $(KERNELS)
+# ---- end check-kernels ------------------------------------------------------
+
 demo: deps
 	$(Q)$(MAKE) --no-print-directory all $(TOOL_BINS)
 	$(Q)scripts/demo.sh

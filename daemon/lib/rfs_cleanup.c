@@ -44,7 +44,9 @@ static int rfs_note_pin(const char *path, const struct stat *st, int type,
 	if (fd < 0)
 		return 0;
 	if (!bpf_obj_get_info_by_fd(fd, &info, &len) && info.id &&
-	    info.type == BPF_PROG_TYPE_XDP) {
+	    (info.type == BPF_PROG_TYPE_XDP ||
+	     /* under libxdp's dispatcher our program is an extension */
+	     info.type == BPF_PROG_TYPE_EXT)) {
 		if (rfs_n_pinned == rfs_cap_pinned) {
 			size_t cap = rfs_cap_pinned ? rfs_cap_pinned * 2 : 64;
 			__u32 *n = realloc(rfs_pinned_ids, cap * sizeof(*n));

@@ -270,7 +270,11 @@ static struct rfs_xdp *rfs_if_open_obj(struct rfs_dp *dp, struct rfs_if *ifc,
 	    bpf_map__reuse_fd(skel->maps.rfs_gstats, dp->gstats_fd) ?:
 	    bpf_map__reuse_fd(skel->maps.rfs_tx_seq, dp->tx_seq_fd) ?:
 	    bpf_map__reuse_fd(skel->maps.rfs_rx_track, dp->rx_track_fd) ?:
-	    bpf_map__reuse_fd(skel->maps.rfs_dev_flows, ifc->dev_flows_fd);
+	    bpf_map__reuse_fd(skel->maps.rfs_dev_flows, ifc->dev_flows_fd) ?:
+	    /* the outer map's template is our table too: 6.1 refuses an
+	     * inner map whose BTF differs from the template's */
+	    bpf_map__set_inner_map_fd(skel->maps.rfs_dev_outer,
+				      ifc->dev_flows_fd);
 	if (e) {
 		rfs_errf(err, e, "attach %s: can't share maps: %s", ifc->name,
 			 strerror(-e));

@@ -18,9 +18,8 @@
 #include <stddef.h>
 #include <json-c/json.h>
 
-#define RFS_CTL_SOCKET_DEFAULT	"/run/rfs/rfsd.sock"
-#define RFS_CTL_SOCKET_ENV	"RFS_SOCKET"	/* overrides the default */
-#define RFS_CTL_REQUEST_MAX	65536		/* the daemon's limit */
+#include "rfs_ctl_proto.h"
+
 #define RFS_CTL_REPLY_MAX	(1 << 20)	/* ours: many interfaces */
 #define RFS_CTL_TIMEOUT_MS	10000		/* per reply */
 #define RFS_CTL_ERR_LEN		512

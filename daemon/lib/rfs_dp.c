@@ -22,6 +22,7 @@
 #include <bpf/libbpf.h>
 
 #include "log.h"
+#include "parse.h"
 #include "rfs_core.skel.h"
 #include "rfs_decide.h"
 #include "rfs_dp_int.h"
@@ -37,11 +38,6 @@ int rfs_errf(char *err, int e, const char *fmt, ...)
 		va_end(ap);
 	}
 	return e > 0 ? -e : e;
-}
-
-static bool rfs_pow2_in(__u32 n, __u32 lo, __u32 hi)
-{
-	return n >= lo && n <= hi && !(n & (n - 1));
 }
 
 /* Smallest 2^k - 1 that holds cpu + 1 for every CPU: see rfs_common.h. */
@@ -384,7 +380,7 @@ static int rfs_dp_create(struct rfs_dp *dp, const struct rfs_dp_opts *o,
 	__u32 entries = o->sock_flow_entries ? o->sock_flow_entries :
 					       RFS_SOCK_FLOW_DEFAULT;
 
-	if (!rfs_pow2_in(entries, RFS_SOCK_FLOW_MIN, RFS_SOCK_FLOW_MAX))
+	if (rfs_check_pow2(entries, RFS_SOCK_FLOW_MIN, RFS_SOCK_FLOW_MAX))
 		return rfs_errf(err, EINVAL,
 				"sock_flow_entries %u is not a power of two (%u..%u)",
 				entries, RFS_SOCK_FLOW_MIN, RFS_SOCK_FLOW_MAX);
@@ -890,7 +886,7 @@ int rfs_dp_set_sock_flow_entries(struct rfs_dp *dp, __u32 n, char *err)
 	int old_fd = dp->sock_flows_fd, new_fd = -1, e;
 	struct rfs_globals g = dp->globals;
 
-	if (!rfs_pow2_in(n, RFS_SOCK_FLOW_MIN, RFS_SOCK_FLOW_MAX))
+	if (rfs_check_pow2(n, RFS_SOCK_FLOW_MIN, RFS_SOCK_FLOW_MAX))
 		return rfs_errf(err, EINVAL,
 				"set sock-flow-entries: %u is not a power of two (%u..%u)",
 				n, RFS_SOCK_FLOW_MIN, RFS_SOCK_FLOW_MAX);

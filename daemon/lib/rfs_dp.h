@@ -21,14 +21,9 @@
 
 #include "rfs_common.h"
 #include "cpulist.h"
+#include "rfs_names.h"
 
 #define RFS_ERR_LEN 256
-
-enum rfs_trace_mode {
-	RFS_TRACE_AUTO,		/* tp_btf if the kernel has it, else kprobes */
-	RFS_TRACE_TP_BTF,
-	RFS_TRACE_KPROBE,
-};
 
 struct rfs_dp_opts {
 	const char *pin_dir;		/* default RFS_PIN_DIR_DEFAULT */
@@ -126,7 +121,6 @@ bool rfs_if_prog_on(int ifindex, __u32 prog_id);
 const char *rfs_if_name(const struct rfs_if *ifc);
 int rfs_if_ifindex(const struct rfs_if *ifc);
 enum rfs_xdp_mode rfs_if_mode(const struct rfs_if *ifc);	/* as attached */
-const char *rfs_if_mode_name(enum rfs_xdp_mode mode);	/* "native" ... */
 __u32 rfs_if_rx_queues(const struct rfs_if *ifc);
 __u32 rfs_if_flow_cnt(const struct rfs_if *ifc);
 /* the set asked for, and the part of it steered to now (online ones) */

@@ -18,6 +18,7 @@
 #include <xdp/libxdp.h>
 
 #include "log.h"
+#include "parse.h"
 #include "rfs_decide.h"
 #include "rfs_dp_int.h"
 #include "rfs_features.h"
@@ -88,18 +89,6 @@ static void if_unpin(const struct rfs_dp *dp, const char *name)
 
 	if (!if_dir(dp, name, path))
 		rfs_pin_remove_tree_dir(path);
-}
-
-const char *rfs_if_mode_name(enum rfs_xdp_mode mode)
-{
-	switch (mode) {
-	case RFS_XDP_NATIVE:
-		return "native";
-	case RFS_XDP_GENERIC:
-		return "generic";
-	default:
-		return "auto";
-	}
 }
 
 static enum xdp_attach_mode to_libxdp(enum rfs_xdp_mode m)
@@ -213,7 +202,7 @@ static int rfs_check_cpus(struct rfs_dp *dp, const char *what,
 
 static int rfs_check_flow_cnt(const char *what, __u32 n, char *err)
 {
-	if (n < RFS_FLOW_CNT_MIN || n > RFS_FLOW_CNT_MAX || (n & (n - 1)))
+	if (rfs_check_pow2(n, RFS_FLOW_CNT_MIN, RFS_FLOW_CNT_MAX))
 		return rfs_errf(err, EINVAL,
 				"%s: %u is not a power of two (%u..%u)",
 				what, n, RFS_FLOW_CNT_MIN, RFS_FLOW_CNT_MAX);
@@ -322,7 +311,7 @@ static int rfs_if_xdp_attach(struct rfs_if *ifc, struct rfs_xdp *skel,
 		libxdp_strerror(e, buf, sizeof(buf));
 		xdp_program__close(xp);
 		return rfs_errf(err, e, "attach %s: can't attach XDP in %s mode: %s%s",
-				ifc->name, rfs_if_mode_name(want), buf,
+				ifc->name, rfs_xdp_mode_name(want), buf,
 				want == RFS_XDP_NATIVE ?
 				" (try --mode generic)" : "");
 	}
@@ -451,7 +440,7 @@ int rfs_if_attach(struct rfs_dp *dp, const char *name,
 	}
 	if (!o->no_attach)
 		pr_info("attached to %s (ifindex %d, %s mode, %u rx queues, flow_cnt %u, local path %s%s, local drain %u jiffies)\n",
-			name, ifc->ifindex, rfs_if_mode_name(ifc->mode),
+			name, ifc->ifindex, rfs_xdp_mode_name(ifc->mode),
 			ifc->rx_queues, ifc->flow_cnt,
 			ifc->local_path ? "on" : "off",
 			ifc->local_handover ? " with handover" : "",
@@ -573,7 +562,7 @@ int rfs_if_adopt(struct rfs_dp *dp, const char *name, char *err)
 	if (e)
 		goto drop;
 	pr_info("adopted %s (ifindex %d, %s mode, flow_cnt %u)\n", ifc->name,
-		ifc->ifindex, rfs_if_mode_name(ifc->mode), ifc->flow_cnt);
+		ifc->ifindex, rfs_xdp_mode_name(ifc->mode), ifc->flow_cnt);
 	return 0;
 drop:
 	if_unpin(dp, name);

@@ -6,12 +6,11 @@
  */
 #include <stdlib.h>
 
+#include "rfs_names.h"
 #include "rfsctl.h"
 
 #define XSTR(x)	#x
 #define STR(x)	XSTR(x)
-
-static const char *const rfs_modes[] = { "auto", "native", "generic", NULL };
 
 const struct rfs_opt attach_opts[] = {
 	DEFINE_OPTION("iface", OPT_IFNAME, struct attach_cfg, iface,
@@ -25,7 +24,7 @@ const struct rfs_opt attach_opts[] = {
 		      .help = "entries per RX queue, a power of two (default: "
 			      STR(RFS_FLOW_CNT_DEFAULT) ")"),
 	DEFINE_OPTION("mode", OPT_ENUM, struct attach_cfg, mode,
-		      .metavar = "MODE", .values = rfs_modes,
+		      .metavar = "MODE", .values = rfs_xdp_mode_names,
 		      .help = "XDP attach mode (default: auto)"),
 	END_OPTIONS
 };

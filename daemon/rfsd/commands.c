@@ -69,7 +69,7 @@ struct json_object *rfsd_if_json(const struct rfs_if *ifc)
 	json_object_object_add(o, "name", json_object_new_string(rfs_if_name(ifc)));
 	json_object_object_add(o, "ifindex", json_object_new_int(rfs_if_ifindex(ifc)));
 	json_object_object_add(o, "mode",
-			       json_object_new_string(rfs_if_mode_name(rfs_if_mode(ifc))));
+			       json_object_new_string(rfs_xdp_mode_name(rfs_if_mode(ifc))));
 	json_object_object_add(o, "rx_queues",
 			       json_object_new_int64(rfs_if_rx_queues(ifc)));
 	json_object_object_add(o, "flow_cnt",
@@ -104,7 +104,7 @@ static struct json_object *do_status(struct rfsd *d, struct rfsd_client *c,
 			       json_object_new_string(rfs_dp_pin_dir(d->dp)));
 	json_object_object_add(o, "cgroup", cg ? json_object_new_string(cg) : NULL);
 	json_object_object_add(o, "trace_mode",
-			       json_object_new_string(rfsd_trace_mode_name(rfs_dp_trace_mode(d->dp))));
+			       json_object_new_string(rfs_trace_mode_name(rfs_dp_trace_mode(d->dp))));
 	json_object_object_add(o, "sock_flow_entries",
 			       json_object_new_int64(rfs_dp_sock_flow_entries(d->dp)));
 	json_object_object_add(o, "nr_cpus",
@@ -147,7 +147,7 @@ static struct json_object *do_attach(struct rfsd *d, struct rfsd_client *c,
 	r = rfsd_arg_str(req, "mode", false, &mode, &reply);
 	if (r < 0)
 		return reply;
-	if (!r && rfsd_parse_mode(mode, &opts.mode))
+	if (!r && rfs_xdp_mode_parse(mode, &opts.mode))
 		return rfsd_reply_err(EINVAL,
 				      "bad request: 'mode' must be \"auto\", \"native\" or \"generic\"");
 	snprintf(what, sizeof(what), "attach %s", name);

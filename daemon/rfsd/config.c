@@ -16,6 +16,7 @@
 
 #include "config.h"
 #include "parse.h"
+#include "rfs_names.h"
 
 enum {
 	RFSD_SET_SOCK_FLOW	= 1 << 0,
@@ -58,19 +59,6 @@ static void parse_fail(struct rfsd_parse *p, int e, const char *fmt, ...)
 	snprintf(p->msg, RFSD_CONFIG_ERR_LEN, "can't parse config '%s:%d': %s",
 		 p->path, p->lineno, cause);
 	p->err = -e;
-}
-
-int rfsd_parse_mode(const char *s, enum rfs_xdp_mode *mode)
-{
-	if (!strcmp(s, "auto"))
-		*mode = RFS_XDP_AUTO;
-	else if (!strcmp(s, "native"))
-		*mode = RFS_XDP_NATIVE;
-	else if (!strcmp(s, "generic"))
-		*mode = RFS_XDP_GENERIC;
-	else
-		return -EINVAL;
-	return 0;
 }
 
 const struct rfsd_iface_cfg *rfsd_config_iface(const struct rfsd_config *cfg,
@@ -278,7 +266,7 @@ static void iface_key(struct rfsd_parse *p, const char *key, const char *v)
 	} else if (!strcmp(key, "mode")) {
 		if (!once(p, &ifc->set, RFSD_SET_MODE, key))
 			return;
-		if (rfsd_parse_mode(v, &ifc->mode))
+		if (rfs_xdp_mode_parse(v, &ifc->mode))
 			parse_fail(p, EINVAL,
 				   "mode '%s' is not auto, native or generic", v);
 	} else {

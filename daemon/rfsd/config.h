@@ -66,7 +66,5 @@ int rfsd_config_parse(FILE *f, const char *path, struct rfsd_config *cfg,
 void rfsd_config_free(struct rfsd_config *cfg);
 const struct rfsd_iface_cfg *rfsd_config_iface(const struct rfsd_config *cfg,
 					       const char *name);
-/* "auto", "native", "generic" -> mode; -EINVAL for anything else. */
-int rfsd_parse_mode(const char *s, enum rfs_xdp_mode *mode);
 
 #endif /* RFSD_CONFIG_H */

@@ -114,7 +114,7 @@ int rfsd_ctlsock_bind(struct rfsd_ctlsock *cs, const char *path,
 			strerror(errno));
 	if (have_group && chown(path, 0, group))
 		pr_warn("can't give control socket '%s' to group %s: %s\n",
-			path, RFSD_GROUP, strerror(errno));
+			path, RFS_CTL_GROUP, strerror(errno));
 	return fd;
 }
 

@@ -20,18 +20,6 @@
 #include "netlink.h"
 #include "rfsd.h"
 
-const char *rfsd_trace_mode_name(enum rfs_trace_mode mode)
-{
-	switch (mode) {
-	case RFS_TRACE_TP_BTF:
-		return "tp_btf";
-	case RFS_TRACE_KPROBE:
-		return "kprobe";
-	default:
-		return "auto";
-	}
-}
-
 void rfsd_if_describe(const struct rfs_if *ifc, char *buf, size_t len)
 {
 	struct rfs_cpuset cpus, active;
@@ -41,7 +29,7 @@ void rfsd_if_describe(const struct rfs_if *ifc, char *buf, size_t len)
 	rfs_cpulist_format(&cpus, list, sizeof(list));
 	snprintf(buf, len, "%s (ifindex %d, %s, cpus %s, flow_cnt %u)",
 		 rfs_if_name(ifc), rfs_if_ifindex(ifc),
-		 rfs_if_mode_name(rfs_if_mode(ifc)), list[0] ? list : "all",
+		 rfs_xdp_mode_name(rfs_if_mode(ifc)), list[0] ? list : "all",
 		 rfs_if_flow_cnt(ifc));
 }
 
@@ -175,7 +163,7 @@ static void apply_changes(struct rfsd *d, struct rfs_if *ifc,
 	}
 	if (was->mode != now->mode)
 		pr_warn("reload: %s: a new mode takes a detach and attach; still %s\n",
-			now->name, rfs_if_mode_name(rfs_if_mode(ifc)));
+			now->name, rfs_xdp_mode_name(rfs_if_mode(ifc)));
 }
 
 static bool str_changed(const char *a, const char *b)

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "request.h"
-#include "server.h"
+#include "rfs_ctl_proto.h"
 
 struct json_object *rfsd_reply_ok(struct json_object *result)
 {
@@ -318,9 +318,9 @@ enum rfsd_cmd_rc rfsd_request_run(const struct rfsd_cmd *cmds, bool dp_busy,
 	const char *name;
 
 	*reply = NULL;
-	if (len > RFSD_LINE_MAX) {
+	if (len > RFS_CTL_REQUEST_MAX) {
 		*reply = rfsd_reply_err(EMSGSIZE, "request too long (max %d bytes)",
-					RFSD_LINE_MAX);
+					RFS_CTL_REQUEST_MAX);
 		return RFSD_CMD_REPLY;
 	}
 	req = rfsd_request_parse(line, len, reply);

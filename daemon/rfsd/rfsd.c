@@ -35,7 +35,7 @@ static const char rfsd_usage[] =
 "serve rfsctl.  Runs in the foreground; under systemd, Type=notify.\n"
 "\n"
 "  --config FILE         config file (default " RFSD_CONFIG_DEFAULT ")\n"
-"  --socket PATH         control socket (default " RFSD_SOCKET_DEFAULT ")\n"
+"  --socket PATH         control socket (default " RFS_CTL_SOCKET_DEFAULT ")\n"
 "  --pin-dir DIR         bpffs pin dir (default " RFS_PIN_DIR_DEFAULT ")\n"
 "  --cgroup DIR          cgroup v2 dir for sockops (default: the cgroup2 root)\n"
 "  --trace-mode MODE     auto, tp_btf or kprobe (default auto)\n"
@@ -214,13 +214,7 @@ static int parse_args(struct rfsd *d, int argc, char **argv, bool *verbose)
 			d->opt_cgroup = optarg;
 			break;
 		case OPT_TRACE:
-			if (!strcmp(optarg, "auto")) {
-				d->trace_mode = RFS_TRACE_AUTO;
-			} else if (!strcmp(optarg, "tp_btf")) {
-				d->trace_mode = RFS_TRACE_TP_BTF;
-			} else if (!strcmp(optarg, "kprobe")) {
-				d->trace_mode = RFS_TRACE_KPROBE;
-			} else {
+			if (rfs_trace_mode_parse(optarg, &d->trace_mode)) {
 				fprintf(stderr, "rfsd: can't use trace mode '%s': not auto, tp_btf or kprobe\n",
 					optarg);
 				return -EINVAL;
@@ -343,7 +337,7 @@ int main(int argc, char **argv)
 		pr_warn("%s\n", err);
 		return EXIT_FAILURE;
 	}
-	d.socket_path = d.opt_socket ?: d.cfg.socket ?: RFSD_SOCKET_DEFAULT;
+	d.socket_path = d.opt_socket ?: d.cfg.socket ?: RFS_CTL_SOCKET_DEFAULT;
 	opts.pin_dir = d.opt_pin_dir ?: d.cfg.pin_dir ?: RFS_PIN_DIR_DEFAULT;
 	if (d.opt_cgroup || d.cfg.cgroup) {
 		snprintf(d.cgroup, sizeof(d.cgroup), "%s",
@@ -389,7 +383,7 @@ int main(int argc, char **argv)
 	} else {
 		pr_info("loaded datapath: pinned under %s, cgroup %s, trace mode %s, %u sock flow entries\n",
 			rfs_dp_pin_dir(d.dp), rfs_dp_cgroup(d.dp),
-			rfsd_trace_mode_name(rfs_dp_trace_mode(d.dp)),
+			rfs_trace_mode_name(rfs_dp_trace_mode(d.dp)),
 			rfs_dp_sock_flow_entries(d.dp));
 	}
 	/* subscribe before attaching: no deletion may slip in between */

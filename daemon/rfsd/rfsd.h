@@ -119,6 +119,4 @@ void rfsd_ifaces_free(struct rfsd *d);
 /* "veth0 (ifindex 7, native, cpus 0-1, flow_cnt 4096)" */
 void rfsd_if_describe(const struct rfs_if *ifc, char *buf, size_t len);
 
-const char *rfsd_trace_mode_name(enum rfs_trace_mode mode);
-
 #endif /* RFSD_H */

@@ -2,7 +2,7 @@
 /*
  * The control socket.  One epoll loop serves every peer, so nothing here
  * may block: sockets are non-blocking, each client has an input buffer of
- * at most one request line (RFSD_LINE_MAX + '\n') and an output backlog;
+ * at most one request line (RFS_CTL_REQUEST_MAX + '\n') and an output backlog;
  * a client stops being read while it has RFSD_OUT_HIGH bytes of replies
  * it has not taken, or while its request waits for the datapath.  Peers
  * that stall are dropped after RFSD_IDLE_SECS, or RFSD_HELLO_SECS before
@@ -26,7 +26,7 @@
 #include "rfsd.h"
 #include "server.h"
 
-#define RFSD_IN_MAX	(RFSD_LINE_MAX + 1)	/* the line and its '\n' */
+#define RFSD_IN_MAX	(RFS_CTL_REQUEST_MAX + 1)	/* the line and its '\n' */
 #define RFSD_OUT_HIGH	(1u << 20)
 /* A peer is silent once it has said nothing for this long: a client
  * sends its request right after connect(), but rfsd may accept it in
@@ -85,7 +85,7 @@ static bool warn_ok(struct rfsd_server *s)
 void rfsd_server_reload_group(struct rfsd *d)
 {
 	struct rfsd_server *s = d->srv;
-	struct group *g = getgrnam(RFSD_GROUP);
+	struct group *g = getgrnam(RFS_CTL_GROUP);
 
 	s->have_group = g != NULL;
 	s->group = g ? g->gr_gid : 0;
@@ -190,7 +190,7 @@ static struct json_object *denied_reply(const struct rfsd_client *c)
 {
 	return rfsd_reply_err(EACCES,
 			      "permission denied: uid %u is not root or in group %s",
-			      c->uid, RFSD_GROUP);
+			      c->uid, RFS_CTL_GROUP);
 }
 
 /* Nothing in flight either way: dropping it loses nothing it asked for. */
@@ -371,18 +371,18 @@ static bool client_process(struct rfsd *d, struct rfsd_client *c)
 		if (nl) {
 			len = nl - c->in;
 			used = len + 1;
-		} else if (c->in_len > RFSD_LINE_MAX) {
-			len = used = RFSD_LINE_MAX + 1;
+		} else if (c->in_len > RFS_CTL_REQUEST_MAX) {
+			len = used = RFS_CTL_REQUEST_MAX + 1;
 		} else if (c->eof && c->in_len) {
 			/* a last request without its '\n': serve it anyway */
 			len = used = c->in_len;
 		} else {
 			break;
 		}
-		if (len > RFSD_LINE_MAX) {
+		if (len > RFS_CTL_REQUEST_MAX) {
 			queue_reply(c, rfsd_reply_err(EMSGSIZE,
 					"request too long (max %d bytes)",
-					RFSD_LINE_MAX));
+					RFS_CTL_REQUEST_MAX));
 			c->closing = true;
 			c->in_len = 0;
 			break;
@@ -537,7 +537,7 @@ static void server_accept(struct rfsd *d, struct rfsd_watch *w, uint32_t ev)
 			s->n_denied++;
 			if (warn_ok(s))
 				pr_warn("refusing control connection from uid %u (pid %d): not root or in group %s\n",
-					cr.uid, cr.pid, RFSD_GROUP);
+					cr.uid, cr.pid, RFS_CTL_GROUP);
 			continue;
 		}
 		s->n_clients++;

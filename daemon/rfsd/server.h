@@ -2,7 +2,7 @@
 /*
  * The control socket (docs/protocol.md): a unix stream socket, one JSON
  * request per line, one reply line each.  Everything is non-blocking and
- * bounded: a request line is at most RFSD_LINE_MAX bytes, at most
+ * bounded: a request line is at most RFS_CTL_REQUEST_MAX bytes, at most
  * RFSD_MAX_CLIENTS peers at once, and a peer that neither sends nor reads
  * for RFSD_IDLE_SECS is dropped.
  *
@@ -24,8 +24,8 @@
 
 #include <json.h>
 
-#define RFSD_SOCKET_DEFAULT	"/run/rfs/rfsd.sock"
-#define RFSD_LINE_MAX		65536
+#include "rfs_ctl_proto.h"
+
 #define RFSD_MAX_CLIENTS	64
 #define RFSD_ROOT_SPARE		4
 #define RFSD_MAX_DENIED		16

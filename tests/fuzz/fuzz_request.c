@@ -10,7 +10,6 @@
 
 #include "fuzz.h"
 #include "request.h"
-#include "server.h"
 
 /* What rfsd's handlers ask of a request (commands.c, stats.c). */
 static struct json_object *run_any(struct rfsd *d, struct rfsd_client *c,

@@ -57,6 +57,8 @@ CFLAGS    += -Wall -Wextra -Wno-unused-parameter -Werror -std=gnu11 \
 	     -Iinclude -I$(B) -Idaemon/lib -D_GNU_SOURCE
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+# rfsctl talks JSON over a socket and nothing else: no libbpf, no libxdp
+CTL_LIBS   = $(shell pkg-config --libs json-c 2>/dev/null)
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) \
 	      -Wall -Werror -Iinclude -Ibpf -I$(B)
 
@@ -134,7 +136,7 @@ $(B)/rfsd: $(RFSD_OBJS) $(LIB_OBJS)
 
 $(B)/rfsctl: $(CTL_OBJS) $(CTL_OBJS_LIB)
 	$(call msg,LD,$@)
-	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(PKG_LIBS) -lelf -lz
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(CTL_LIBS)
 
 $(B)/tests/test_%: tests/unit/test_%.c $(HEADERS) $(CTL_OBJS_LIB) | $(B)/tests
 	$(call msg,CC,$@)

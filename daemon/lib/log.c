@@ -3,9 +3,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include <bpf/libbpf.h>
-#include <xdp/libxdp.h>
-
 #include "log.h"
 
 static const char *log_prog = "rfs";
@@ -24,7 +21,7 @@ bool rfs_log_verbose(void)
 	return log_verbose;
 }
 
-static void rfs_vlog(enum rfs_log_level lvl, const char *fmt, va_list ap)
+void rfs_vlog(enum rfs_log_level lvl, const char *fmt, va_list ap)
 {
 	static const char *const journal_prio[] = { "<4>", "<6>", "<7>" };
 
@@ -44,31 +41,4 @@ void rfs_log(enum rfs_log_level lvl, const char *fmt, ...)
 	va_start(ap, fmt);
 	rfs_vlog(lvl, fmt, ap);
 	va_end(ap);
-}
-
-static int libbpf_print(enum libbpf_print_level level, const char *fmt,
-			va_list ap)
-{
-	if (!log_verbose && level != LIBBPF_WARN)
-		return 0;
-	/* libbpf warns about many things it then handles; keep them at -v */
-	if (!log_verbose)
-		return 0;
-	rfs_vlog(RFS_LOG_DEBUG, fmt, ap);
-	return 0;
-}
-
-static int libxdp_print(enum libxdp_print_level level, const char *fmt,
-			va_list ap)
-{
-	if (!log_verbose)
-		return 0;
-	rfs_vlog(RFS_LOG_DEBUG, fmt, ap);
-	return 0;
-}
-
-void rfs_log_hook_libs(void)
-{
-	libbpf_set_print(libbpf_print);
-	libxdp_set_print(libxdp_print);
 }

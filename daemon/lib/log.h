@@ -8,6 +8,7 @@
 #ifndef RFS_LOG_H
 #define RFS_LOG_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 
 enum rfs_log_level { RFS_LOG_WARN, RFS_LOG_INFO, RFS_LOG_DEBUG };
@@ -17,12 +18,11 @@ void rfs_log_init(const char *prog, bool verbose);
 bool rfs_log_verbose(void);
 void rfs_log(enum rfs_log_level lvl, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* The same with a va_list: for libraries' own print hooks (rfs_bpf.c). */
+void rfs_vlog(enum rfs_log_level lvl, const char *fmt, va_list ap);
 
 #define pr_warn(...)	rfs_log(RFS_LOG_WARN, __VA_ARGS__)
 #define pr_info(...)	rfs_log(RFS_LOG_INFO, __VA_ARGS__)
 #define pr_debug(...)	rfs_log(RFS_LOG_DEBUG, __VA_ARGS__)
-
-/* libbpf's and libxdp's own messages: shown only when verbose. */
-void rfs_log_hook_libs(void);
 
 #endif /* RFS_LOG_H */

@@ -20,8 +20,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <linux/membarrier.h>
-#include <sys/syscall.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -245,17 +243,6 @@ int rfs_devtab_in_flight(struct rfs_dp *dp, const struct rfs_if *ifc,
 	busy = rfs_devtab_busy(dp, prev, cpu);
 	close(prev);
 	return busy;
-}
-
-/*
- * Every XDP program that could still write a table it looked up before a
- * swap has finished: MEMBARRIER_CMD_GLOBAL waits for an RCU grace period,
- * and XDP runs inside an RCU read-side section.
- */
-static void rfs_wait_rcu(void)
-{
-	if (syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0))
-		usleep(50000);
 }
 
 void rfs_devtab_retire(struct rfs_dp *dp, struct rfs_if *ifc)

@@ -8,14 +8,11 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 #include <unistd.h>
-#include <linux/membarrier.h>
-#include <sys/syscall.h>
 
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
@@ -28,18 +25,6 @@
 #include "rfs_dp_int.h"
 #include "rfs_pin.h"
 
-int rfs_errf(char *err, int e, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err) {
-		va_start(ap, fmt);
-		vsnprintf(err, RFS_ERR_LEN, fmt, ap);
-		va_end(ap);
-	}
-	return e > 0 ? -e : e;
-}
-
 /* Smallest 2^k - 1 that holds cpu + 1 for every CPU: see rfs_common.h. */
 static __u32 rfs_cpu_mask_for(int nr_cpus)
 {
@@ -50,152 +35,6 @@ static __u32 rfs_cpu_mask_for(int nr_cpus)
 	return m;
 }
 
-int rfs_create_table(int btf_src_fd, const char *name, const char *value_type,
-		     __u32 value_size, __u32 entries)
-{
-	LIBBPF_OPTS(bpf_map_create_opts, opts, .map_flags = BPF_F_INNER_MAP);
-	struct bpf_map_info info = {};
-	__u32 len = sizeof(info);
-	struct btf *btf = NULL;
-	int fd, key_id, val_id, btf_fd = -1;
-
-	/* BTF, so bpftool map dump shows field names; best effort. */
-	if (!bpf_obj_get_info_by_fd(btf_src_fd, &info, &len) && info.btf_id)
-		btf = btf__load_from_kernel_by_id(info.btf_id);
-	if (btf) {
-		key_id = btf__find_by_name(btf, "__u32");
-		val_id = btf__find_by_name_kind(btf, value_type,
-						BTF_KIND_TYPEDEF);
-		if (val_id <= 0)
-			val_id = btf__find_by_name_kind(btf, value_type,
-							BTF_KIND_STRUCT);
-		btf_fd = bpf_btf_get_fd_by_id(info.btf_id);
-		if (key_id > 0 && val_id > 0 && btf_fd >= 0) {
-			opts.btf_fd = btf_fd;
-			opts.btf_key_type_id = key_id;
-			opts.btf_value_type_id = val_id;
-		}
-	}
-	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, name, sizeof(__u32),
-			    value_size, entries, &opts);
-	if (fd < 0 && opts.btf_fd) {
-		opts.btf_fd = opts.btf_key_type_id = opts.btf_value_type_id = 0;
-		fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, name, sizeof(__u32),
-				    value_size, entries, &opts);
-	}
-	if (fd < 0)
-		fd = -errno;
-	if (btf_fd >= 0)
-		close(btf_fd);
-	btf__free(btf);
-	return fd;
-}
-
-/*
- * Whole arrays move with the batch syscalls (a few calls for a table of a
- * million entries, not a million); kernels without them for arrays get
- * the per-entry loop.
- */
-int rfs_read_array(int fd, __u32 value_size, __u32 entries, void *buf)
-{
-	LIBBPF_OPTS(bpf_map_batch_opts, opts);
-	__u32 *keys, done = 0, next = 0, count, i;
-	int e = 0;
-
-	keys = calloc(entries ? entries : 1, sizeof(*keys));
-	if (!keys)
-		return -ENOMEM;
-	while (done < entries) {
-		count = entries - done;
-		e = bpf_map_lookup_batch(fd, done ? &next : NULL, &next,
-					 keys + done,
-					 (char *)buf + (size_t)done * value_size,
-					 &count, &opts);
-		done += count;
-		if (e)
-			break;
-	}
-	free(keys);
-	if (done >= entries || (e && errno == ENOENT && done == entries))
-		return 0;
-	for (i = 0; i < entries; i++)
-		if (bpf_map_lookup_elem(fd, &i, (char *)buf + (size_t)i * value_size))
-			return -errno;
-	return 0;
-}
-
-int rfs_write_array(int fd, __u32 value_size, __u32 entries, const void *buf)
-{
-	LIBBPF_OPTS(bpf_map_batch_opts, opts);
-	__u32 *keys, count = entries, i;
-	int e;
-
-	keys = calloc(entries ? entries : 1, sizeof(*keys));
-	if (!keys)
-		return -ENOMEM;
-	for (i = 0; i < entries; i++)
-		keys[i] = i;
-	e = bpf_map_update_batch(fd, keys, buf, &count, &opts);
-	free(keys);
-	if (!e && count == entries)
-		return 0;
-	for (i = 0; i < entries; i++)
-		if (bpf_map_update_elem(fd, &i,
-					(const char *)buf + (size_t)i * value_size,
-					BPF_ANY))
-			return -errno;
-	return 0;
-}
-
-/*
- * A pinned map must have the sizes this build's programs use: pins made
- * by another build of xdp-rfs with another layout would be read into the
- * wrong structs.  -EPROTO with the reason in err when they differ.
- */
-int rfs_check_map(int fd, const char *name, __u32 value_size, char *err)
-{
-	struct bpf_map_info info = {};
-	__u32 len = sizeof(info);
-
-	if (fd < 0)
-		return 0;	/* missing: reported as incomplete */
-	if (bpf_obj_get_info_by_fd(fd, &info, &len))
-		return rfs_errf(err, errno, "can't read pinned map %s: %s",
-				name, strerror(errno));
-	if (info.key_size != sizeof(__u32) || info.value_size != value_size)
-		return rfs_errf(err, EPROTO,
-				"pinned map %s has %u-byte values, this build's are %u: it was made by another build of xdp-rfs",
-				name, info.value_size, value_size);
-	return 0;
-}
-
-static int rfs_get_pinned(struct rfs_dp *dp, const char *dir, const char *name)
-{
-	char path[PATH_MAX];
-
-	int fd;
-
-	if (rfs_path(path, "%s/%s/%s", dp->base, dir, name))
-		return -ENAMETOOLONG;
-	fd = bpf_obj_get(path);
-	return fd < 0 ? -errno : fd;
-}
-
-static int rfs_pin_fd(struct rfs_dp *dp, int fd, const char *dir,
-		      const char *name, char *err)
-{
-	char path[PATH_MAX];
-
-	if (rfs_path(path, "%s/%s/%s", dp->base, dir, name))
-		return rfs_errf(err, ENAMETOOLONG, "pin dir '%s' too long",
-				dp->pin_dir);
-	rfs_pin_unlink(path);
-	if (bpf_obj_pin(fd, path))
-		return rfs_errf(err, errno, "can't pin '%s': %s", path,
-				strerror(errno));
-	return 0;
-}
-
 static __u32 rfs_prog_id_of_link(int link_fd)
 {
 	struct bpf_link_info info = {};
@@ -204,41 +43,6 @@ static __u32 rfs_prog_id_of_link(int link_fd)
 	if (bpf_obj_get_info_by_fd(link_fd, &info, &len))
 		return 0;
 	return info.prog_id;
-}
-
-__u32 rfs_obj_id(int fd)
-{
-	/* prog and map info both start with type, then id */
-	union {
-		struct bpf_prog_info prog;
-		struct bpf_map_info map;
-	} info = {};
-	__u32 len = sizeof(info);
-
-	if (bpf_obj_get_info_by_fd(fd, &info, &len))
-		return 0;
-	return info.prog.id;
-}
-
-int rfs_read_percpu(int fd, __u32 key, size_t size, void *out, int n)
-{
-	size_t stride = rfs_percpu_stride(size);
-	int ncpu = libbpf_num_possible_cpus(), i;
-	char *buf;
-
-	if (ncpu <= 0)
-		return -EINVAL;
-	buf = calloc(ncpu, stride);
-	if (!buf)
-		return -ENOMEM;
-	if (bpf_map_lookup_elem(fd, &key, buf)) {
-		free(buf);
-		return -errno;
-	}
-	for (i = 0; i < n && i < ncpu; i++)
-		memcpy((char *)out + i * size, buf + i * stride, size);
-	free(buf);
-	return 0;
 }
 
 /*
@@ -365,7 +169,7 @@ static int rfs_dp_install_sock_table(struct rfs_dp *dp, __u32 entries,
 				strerror(e));
 	}
 	dp->sock_flows_fd = fd;
-	return rfs_pin_fd(dp, fd, "maps", RFS_MAP_SOCK_FLOWS, err);
+	return rfs_pin_at(dp->base, fd, "maps", RFS_MAP_SOCK_FLOWS, err);
 }
 
 static int rfs_dp_create(struct rfs_dp *dp, const struct rfs_dp_opts *o,
@@ -447,14 +251,14 @@ static int rfs_dp_create(struct rfs_dp *dp, const struct rfs_dp_opts *o,
 		goto out;
 	}
 
-	err_ = rfs_pin_fd(dp, dp->globals_fd, "maps", RFS_MAP_GLOBALS, err) ?:
-	       rfs_pin_fd(dp, dp->sock_outer_fd, "maps", RFS_MAP_SOCK_OUTER, err) ?:
-	       rfs_pin_fd(dp, dp->cpu_queues_fd, "maps", RFS_MAP_CPU_QUEUES, err) ?:
-	       rfs_pin_fd(dp, dp->cpu_map_fd, "maps", RFS_MAP_CPUMAP, err) ?:
-	       rfs_pin_fd(dp, dp->gstats_fd, "maps", RFS_MAP_GSTATS, err) ?:
-	       rfs_pin_fd(dp, dp->tx_seq_fd, "maps", RFS_MAP_TX_SEQ, err) ?:
-	       rfs_pin_fd(dp, dp->rx_track_fd, "maps", RFS_MAP_RX_TRACK, err) ?:
-	       rfs_pin_fd(dp, dp->cpumap_prog_fd, "progs", "rfs_cpumap", err) ?:
+	err_ = rfs_pin_at(dp->base, dp->globals_fd, "maps", RFS_MAP_GLOBALS, err) ?:
+	       rfs_pin_at(dp->base, dp->sock_outer_fd, "maps", RFS_MAP_SOCK_OUTER, err) ?:
+	       rfs_pin_at(dp->base, dp->cpu_queues_fd, "maps", RFS_MAP_CPU_QUEUES, err) ?:
+	       rfs_pin_at(dp->base, dp->cpu_map_fd, "maps", RFS_MAP_CPUMAP, err) ?:
+	       rfs_pin_at(dp->base, dp->gstats_fd, "maps", RFS_MAP_GSTATS, err) ?:
+	       rfs_pin_at(dp->base, dp->tx_seq_fd, "maps", RFS_MAP_TX_SEQ, err) ?:
+	       rfs_pin_at(dp->base, dp->rx_track_fd, "maps", RFS_MAP_RX_TRACK, err) ?:
+	       rfs_pin_at(dp->base, dp->cpumap_prog_fd, "progs", "rfs_cpumap", err) ?:
 	       rfs_dp_install_sock_table(dp, entries, err) ?:
 	       rfs_dp_sync_cpumap(dp, err);
 	if (err_)
@@ -507,27 +311,27 @@ static int rfs_dp_adopt(struct rfs_dp *dp, char *err)
 	DIR *d;
 	int fd, e;
 
-	dp->globals_fd = rfs_get_pinned(dp, "maps", RFS_MAP_GLOBALS);
-	dp->sock_outer_fd = rfs_get_pinned(dp, "maps", RFS_MAP_SOCK_OUTER);
-	dp->sock_flows_fd = rfs_get_pinned(dp, "maps", RFS_MAP_SOCK_FLOWS);
-	dp->cpu_queues_fd = rfs_get_pinned(dp, "maps", RFS_MAP_CPU_QUEUES);
-	dp->cpu_map_fd = rfs_get_pinned(dp, "maps", RFS_MAP_CPUMAP);
-	dp->gstats_fd = rfs_get_pinned(dp, "maps", RFS_MAP_GSTATS);
-	dp->tx_seq_fd = rfs_get_pinned(dp, "maps", RFS_MAP_TX_SEQ);
-	dp->rx_track_fd = rfs_get_pinned(dp, "maps", RFS_MAP_RX_TRACK);
-	dp->cpumap_prog_fd = rfs_get_pinned(dp, "progs", "rfs_cpumap");
-	e = rfs_check_map(dp->globals_fd, RFS_MAP_GLOBALS,
-			  sizeof(struct rfs_globals), err) ?:
-	    rfs_check_map(dp->sock_flows_fd, RFS_MAP_SOCK_FLOWS,
-			  sizeof(rfs_sock_entry_t), err) ?:
-	    rfs_check_map(dp->cpu_queues_fd, RFS_MAP_CPU_QUEUES,
-			  sizeof(struct rfs_cpu_queue), err) ?:
-	    rfs_check_map(dp->gstats_fd, RFS_MAP_GSTATS,
-			  sizeof(struct rfs_global_stats), err) ?:
-	    rfs_check_map(dp->tx_seq_fd, RFS_MAP_TX_SEQ,
-			  sizeof(struct rfs_tx_seq), err) ?:
-	    rfs_check_map(dp->rx_track_fd, RFS_MAP_RX_TRACK,
-			  sizeof(struct rfs_rx_track), err);
+	dp->globals_fd = rfs_get_pinned(dp->base, "maps", RFS_MAP_GLOBALS);
+	dp->sock_outer_fd = rfs_get_pinned(dp->base, "maps", RFS_MAP_SOCK_OUTER);
+	dp->sock_flows_fd = rfs_get_pinned(dp->base, "maps", RFS_MAP_SOCK_FLOWS);
+	dp->cpu_queues_fd = rfs_get_pinned(dp->base, "maps", RFS_MAP_CPU_QUEUES);
+	dp->cpu_map_fd = rfs_get_pinned(dp->base, "maps", RFS_MAP_CPUMAP);
+	dp->gstats_fd = rfs_get_pinned(dp->base, "maps", RFS_MAP_GSTATS);
+	dp->tx_seq_fd = rfs_get_pinned(dp->base, "maps", RFS_MAP_TX_SEQ);
+	dp->rx_track_fd = rfs_get_pinned(dp->base, "maps", RFS_MAP_RX_TRACK);
+	dp->cpumap_prog_fd = rfs_get_pinned(dp->base, "progs", "rfs_cpumap");
+	{
+		const struct rfs_map_check maps[] = {
+			{ dp->globals_fd, RFS_MAP_GLOBALS, sizeof(struct rfs_globals) },
+			{ dp->sock_flows_fd, RFS_MAP_SOCK_FLOWS, sizeof(rfs_sock_entry_t) },
+			{ dp->cpu_queues_fd, RFS_MAP_CPU_QUEUES, sizeof(struct rfs_cpu_queue) },
+			{ dp->gstats_fd, RFS_MAP_GSTATS, sizeof(struct rfs_global_stats) },
+			{ dp->tx_seq_fd, RFS_MAP_TX_SEQ, sizeof(struct rfs_tx_seq) },
+			{ dp->rx_track_fd, RFS_MAP_RX_TRACK, sizeof(struct rfs_rx_track) },
+		};
+
+		e = rfs_check_maps(maps, sizeof(maps) / sizeof(maps[0]), err);
+	}
 	if (e)
 		return rfs_errf(err, e,
 				"%s; under '%s' (stop the rfsd using it, run rfsd --cleanup --pin-dir %s, or pick another --pin-dir)",
@@ -549,7 +353,7 @@ static int rfs_dp_adopt(struct rfs_dp *dp, char *err)
 				"pinned datapath was made for %u CPUs, this system has %d",
 				dp->globals.nr_cpus, dp->nr_cpus);
 
-	fd = rfs_get_pinned(dp, "links", "rfs_tp_recv");
+	fd = rfs_get_pinned(dp->base, "links", "rfs_tp_recv");
 	dp->trace_mode = fd >= 0 ? RFS_TRACE_TP_BTF : RFS_TRACE_KPROBE;
 	if (fd >= 0)
 		close(fd);
@@ -596,7 +400,7 @@ static void rfs_dp_fill_ids(struct rfs_dp *dp)
 
 	dp->ids.cpumap = rfs_obj_id(dp->cpumap_prog_fd);
 	for (i = 0; i < sizeof(links) / sizeof(links[0]); i++) {
-		int fd = rfs_get_pinned(dp, "links", links[i].link);
+		int fd = rfs_get_pinned(dp->base, "links", links[i].link);
 
 		if (fd < 0)
 			continue;
@@ -758,7 +562,7 @@ static void rfs_dp_detach_links(struct rfs_dp *dp)
 
 		if (de->d_name[0] == '.')
 			continue;
-		fd = rfs_get_pinned(dp, "links", de->d_name);
+		fd = rfs_get_pinned(dp->base, "links", de->d_name);
 		if (fd >= 0) {
 			bpf_link_detach(fd);
 			close(fd);
@@ -854,8 +658,7 @@ static void rfs_sock_resize_catch_up(int old_fd, const rfs_sock_entry_t *copied,
 
 	if (!now)
 		return;
-	if (syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0))
-		usleep(50000);
+	rfs_wait_rcu();
 	if (rfs_read_array(old_fd, sizeof(*now), old_n, now))
 		goto out;
 	for (k = 0; k < old_n; k++) {
@@ -939,7 +742,7 @@ int rfs_dp_set_sock_flow_entries(struct rfs_dp *dp, __u32 n, char *err)
 	new_fd = old_fd;	/* closed below */
 	rfs_sock_resize_catch_up(old_fd, old_t, old_n, dp->sock_flows_fd,
 				 new_t, n);
-	e = rfs_pin_fd(dp, dp->sock_flows_fd, "maps", RFS_MAP_SOCK_FLOWS, err);
+	e = rfs_pin_at(dp->base, dp->sock_flows_fd, "maps", RFS_MAP_SOCK_FLOWS, err);
 	pr_info("sock flow table: %u -> %u entries\n", old_n, n);
 	goto out;
 fail_errno:

@@ -36,6 +36,10 @@ struct rfs_dp_opts {
 struct rfs_dp;
 struct rfs_if;
 
+/* libbpf's and libxdp's own messages into log.c, shown only when verbose
+ * (rfs_bpf.c; rfsctl, which links neither, has none). */
+void rfs_log_hook_libs(void);
+
 /* Load and pin the datapath, or adopt the one pinned under pin_dir (then
  * *adopted is set and the opts' sizes are ignored: the pinned ones win).
  * Mounts bpffs at /sys/fs/bpf if needed and holds an flock() on the pin

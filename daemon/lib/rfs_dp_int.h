@@ -6,6 +6,7 @@
 #include <limits.h>
 #include <net/if.h>
 
+#include "rfs_bpf.h"
 #include "rfs_dp.h"
 
 struct rfs_dp {
@@ -64,30 +65,6 @@ struct rfs_if {
 	int stats_fd;
 	int hits_fd;
 };
-
-/* errors: "<fmt>" into err (RFS_ERR_LEN), returns -e */
-int rfs_errf(char *err, int e, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-/* BTF-typed array for a swapped-in table, BTF taken from a map that has
- * it; value type looked up by name. Returns fd or -errno. */
-int rfs_create_table(int btf_src_fd, const char *name, const char *value_type,
-		     __u32 value_size, __u32 entries);
-/* Read a whole array map (value_size each) into buf. */
-int rfs_read_array(int fd, __u32 value_size, __u32 entries, void *buf);
-int rfs_write_array(int fd, __u32 value_size, __u32 entries, const void *buf);
-/* fd (a pinned map, or -1) has u32 keys and value_size values, else
- * -EPROTO: made by another build (rfs_dp.c). */
-int rfs_check_map(int fd, const char *name, __u32 value_size, char *err);
-/* The id of a prog or map fd, 0 if it can't be had. */
-__u32 rfs_obj_id(int fd);
-/* One per-CPU value into out[0..n), each size bytes (not the stride). */
-int rfs_read_percpu(int fd, __u32 key, size_t size, void *out, int n);
-/* Per-CPU value stride as the kernel lays it out. */
-static inline size_t rfs_percpu_stride(size_t size)
-{
-	return (size + 7) & ~(size_t)7;
-}
 
 /* Dev flow tables (rfs_devtab.c). */
 int rfs_devtab_create(int btf_src_fd, __u32 flow_cnt, __u32 rx_queues);

@@ -490,14 +490,16 @@ int rfs_if_adopt(struct rfs_dp *dp, const char *name, char *err)
 			 name, strerror(-e));
 		goto drop;
 	}
-	e = rfs_check_map(ifc->cfg_fd, RFS_MAP_IF_CFG,
-			  sizeof(struct rfs_if_config), err) ?:
-	    rfs_check_map(ifc->dev_flows_fd, RFS_MAP_DEV_FLOWS,
-			  sizeof(struct rfs_dev_flow), err) ?:
-	    rfs_check_map(ifc->stats_fd, RFS_MAP_IF_STATS,
-			  sizeof(struct rfs_if_stats), err) ?:
-	    rfs_check_map(ifc->hits_fd, RFS_MAP_FLOW_HITS,
-			  sizeof(struct rfs_flow_hit), err);
+	{
+		const struct rfs_map_check maps[] = {
+			{ ifc->cfg_fd, RFS_MAP_IF_CFG, sizeof(struct rfs_if_config) },
+			{ ifc->dev_flows_fd, RFS_MAP_DEV_FLOWS, sizeof(struct rfs_dev_flow) },
+			{ ifc->stats_fd, RFS_MAP_IF_STATS, sizeof(struct rfs_if_stats) },
+			{ ifc->hits_fd, RFS_MAP_FLOW_HITS, sizeof(struct rfs_flow_hit) },
+		};
+
+		e = rfs_check_maps(maps, sizeof(maps) / sizeof(maps[0]), err);
+	}
 	if (e) {
 		char why[RFS_ERR_LEN];
 

@@ -22,7 +22,8 @@
 #include <xdp/libxdp.h>
 
 #include "log.h"
-#include "rfs_dp_int.h"
+#include "rfs_bpf.h"
+#include "rfs_dp.h"
 #include "rfs_pin.h"
 
 #define RFS_XDP_PROG_NAME	"rfs_xdp"

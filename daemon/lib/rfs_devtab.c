@@ -25,7 +25,8 @@
 #include <bpf/libbpf.h>
 
 #include "log.h"
-#include "rfs_dp_int.h"
+#include "rfs_bpf.h"
+#include "rfs_devtab.h"
 #include "rfs_order.h"
 #include "rfs_pin.h"
 
@@ -70,7 +71,8 @@ static __u64 rfs_now_ms(void)
  * "cpumap/<cpu>/map:<id>", state S while it waits on an empty ring.
  * quiet: asleep at every look for RFS_QUIET_MS or more.
  */
-static void rfs_kthreads_idle(struct rfs_dp *dp, bool *idle, bool *quiet)
+static void rfs_kthreads_idle(const struct rfs_if_env *env, bool *idle,
+			      bool *quiet)
 {
 	__u64 now = rfs_now_ms();
 	int c;
@@ -80,7 +82,7 @@ static void rfs_kthreads_idle(struct rfs_dp *dp, bool *idle, bool *quiet)
 	struct dirent *de;
 	DIR *d;
 
-	memset(idle, 0, sizeof(bool) * dp->nr_cpus);
+	memset(idle, 0, sizeof(bool) * env->nr_cpus);
 	d = opendir("/proc");
 	if (!d)
 		return;
@@ -100,18 +102,19 @@ static void rfs_kthreads_idle(struct rfs_dp *dp, bool *idle, bool *quiet)
 		if (!p || !(p = strchr(buf, '(')) ||
 		    sscanf(p, "(%63[^)]) %c", name, &state) != 2 ||
 		    sscanf(name, "cpumap/%u/map:%u", &cpu, &id) != 2 ||
-		    id != dp->globals.cpumap_id || cpu >= (unsigned int)dp->nr_cpus)
+		    id != env->globals->cpumap_id ||
+		    cpu >= (unsigned int)env->nr_cpus)
 			continue;
 		idle[cpu] = state == 'S';
 	}
 	closedir(d);
-	for (c = 0; c < dp->nr_cpus; c++) {
+	for (c = 0; c < env->nr_cpus; c++) {
 		if (!idle[c])
-			dp->asleep_since_ms[c] = 0;
-		else if (!dp->asleep_since_ms[c])
-			dp->asleep_since_ms[c] = now;
+			env->asleep_since_ms[c] = 0;
+		else if (!env->asleep_since_ms[c])
+			env->asleep_since_ms[c] = now;
 		quiet[c] = idle[c] &&
-			   now - dp->asleep_since_ms[c] >= RFS_QUIET_MS;
+			   now - env->asleep_since_ms[c] >= RFS_QUIET_MS;
 	}
 }
 
@@ -137,7 +140,7 @@ static int rfs_read_table(int fd, struct rfs_dev_flow **out, __u32 *n)
 	return 0;
 }
 
-int rfs_devtab_busy(struct rfs_dp *dp, int table_fd, __u32 cpu)
+int rfs_devtab_busy(const struct rfs_if_env *env, int table_fd, __u32 cpu)
 {
 	struct rfs_rx_track *tracks = NULL;
 	struct rfs_cpu_queue *queues = NULL;
@@ -154,7 +157,7 @@ int rfs_devtab_busy(struct rfs_dp *dp, int table_fd, __u32 cpu)
 	if (e)
 		return e;
 	tracks = calloc(n, sizeof(*tracks));
-	queues = calloc(dp->nr_cpus, sizeof(*queues));
+	queues = calloc(env->nr_cpus, sizeof(*queues));
 	if (!tracks || !queues) {
 		e = -ENOMEM;
 		goto out;
@@ -167,21 +170,22 @@ int rfs_devtab_busy(struct rfs_dp *dp, int table_fd, __u32 cpu)
 		if (!(t[i].flags & RFS_DEV_FLOW_VALID) ||
 		    (t[i].flags & RFS_DEV_FLOW_LOCAL) ||
 		    (cpu != RFS_NO_CPU && t[i].cpu != cpu) ||
-		    t[i].cpu >= dp->nr_cpus)
+		    t[i].cpu >= env->nr_cpus)
 			continue;
 		key = t[i].cpu * RFS_MAX_CPUS + t[i].rx_cpu;
-		if (bpf_map_lookup_elem(dp->rx_track_fd, &key, &tracks[i])) {
+		if (bpf_map_lookup_elem(env->rx_track_fd, &key, &tracks[i])) {
 			e = -errno;
 			goto out;
 		}
 	}
-	e = rfs_dp_read_queues(dp, queues);
+	e = rfs_read_array(env->cpu_queues_fd, sizeof(*queues), env->nr_cpus,
+			   queues);
 	if (e)
 		goto out;
-	rfs_kthreads_idle(dp, idle, quiet);
+	rfs_kthreads_idle(env, idle, quiet);
 	/* after the sleep was seen: a drop recorded since is covered too */
-	tx = calloc(dp->nr_cpus, stride_words * sizeof(__u32));
-	if (tx && bpf_map_lookup_elem(dp->tx_seq_fd, &zero, tx)) {
+	tx = calloc(env->nr_cpus, stride_words * sizeof(__u32));
+	if (tx && bpf_map_lookup_elem(env->tx_seq_fd, &zero, tx)) {
 		free(tx);
 		tx = NULL;
 	}
@@ -191,14 +195,14 @@ int rfs_devtab_busy(struct rfs_dp *dp, int table_fd, __u32 cpu)
 		if (!(f->flags & RFS_DEV_FLOW_VALID) ||
 		    (f->flags & RFS_DEV_FLOW_LOCAL) ||
 		    (cpu != RFS_NO_CPU && f->cpu != cpu) ||
-		    f->cpu >= dp->nr_cpus)
+		    f->cpu >= env->nr_cpus)
 			continue;
 		/* A CPU no longer in the cpumap will never be waited on.  A
 		 * last frame lost on a full ring would keep its flow "in
 		 * flight" for ever: once the target has been asleep long
 		 * enough, a frame numbered before a flush that dropped is
 		 * either marked or lost. */
-		if (!rfs_cpuset_has(&dp->in_cpumap, f->cpu))
+		if (!rfs_cpuset_has(env->in_cpumap, f->cpu))
 			continue;
 		if (quiet[f->cpu] && tx &&
 		    rfs_seq_after_eq(tx[(size_t)f->rx_cpu * stride_words +
@@ -229,23 +233,23 @@ static int rfs_devtab_prev_fd(const struct rfs_if *ifc)
 	return fd < 0 ? -errno : fd;
 }
 
-int rfs_devtab_in_flight(struct rfs_dp *dp, const struct rfs_if *ifc,
-			 __u32 cpu)
+int rfs_devtab_in_flight(const struct rfs_if_env *env,
+			 const struct rfs_if *ifc, __u32 cpu)
 {
 	int busy, prev;
 
-	busy = rfs_devtab_busy(dp, ifc->dev_flows_fd, cpu);
+	busy = rfs_devtab_busy(env, ifc->dev_flows_fd, cpu);
 	if (busy)
 		return busy;
 	prev = rfs_devtab_prev_fd(ifc);
 	if (prev < 0)
 		return 0;
-	busy = rfs_devtab_busy(dp, prev, cpu);
+	busy = rfs_devtab_busy(env, prev, cpu);
 	close(prev);
 	return busy;
 }
 
-void rfs_devtab_retire(struct rfs_dp *dp, struct rfs_if *ifc)
+void rfs_devtab_retire(const struct rfs_if_env *env, struct rfs_if *ifc)
 {
 	__u32 slot = RFS_DEV_PREV;
 	int prev, busy;
@@ -254,7 +258,7 @@ void rfs_devtab_retire(struct rfs_dp *dp, struct rfs_if *ifc)
 	if (prev < 0)
 		return;
 	rfs_wait_rcu();
-	busy = rfs_devtab_busy(dp, prev, RFS_NO_CPU);
+	busy = rfs_devtab_busy(env, prev, RFS_NO_CPU);
 	close(prev);
 	if (busy)
 		return;
@@ -266,8 +270,8 @@ void rfs_devtab_retire(struct rfs_dp *dp, struct rfs_if *ifc)
 			ifc->name);
 }
 
-int rfs_devtab_resize(struct rfs_dp *dp, struct rfs_if *ifc, __u32 flow_cnt,
-		      __u32 rx_queues, char *err)
+int rfs_devtab_resize(const struct rfs_if_env *env, struct rfs_if *ifc,
+		      __u32 flow_cnt, __u32 rx_queues, char *err)
 {
 	__u32 cur = RFS_DEV_CUR, prev = RFS_DEV_PREV;
 	int new_fd, prev_fd, e;
@@ -277,7 +281,7 @@ int rfs_devtab_resize(struct rfs_dp *dp, struct rfs_if *ifc, __u32 flow_cnt,
 		/* Only one old table at a time: the one before must be empty
 		 * of in-flight frames before it is let go. */
 		rfs_wait_rcu();
-		e = rfs_devtab_busy(dp, prev_fd, RFS_NO_CPU);
+		e = rfs_devtab_busy(env, prev_fd, RFS_NO_CPU);
 		close(prev_fd);
 		if (e)
 			return rfs_errf(err, e < 0 ? e : EBUSY,
@@ -306,7 +310,7 @@ int rfs_devtab_resize(struct rfs_dp *dp, struct rfs_if *ifc, __u32 flow_cnt,
 	if (!ifc->no_attach) {
 		char path[PATH_MAX];
 
-		if (!rfs_path(path, "%s/if/%s/%s", dp->base, ifc->name,
+		if (!rfs_path(path, "%s/if/%s/%s", env->base, ifc->name,
 			      RFS_MAP_DEV_FLOWS)) {
 			rfs_pin_unlink(path);
 			if (bpf_obj_pin(ifc->dev_flows_fd, path))

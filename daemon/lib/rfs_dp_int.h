@@ -1,5 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Internals shared by rfs_dp.c (global state) and rfs_iface.c. */
+/*
+ * The datapath's own state (struct rfs_dp), for the files that keep it:
+ *
+ *	rfs_dp.c	open and close; the list of interfaces, and the
+ *			rfs_if_* calls of rfs_dp.h that go through it
+ *	rfs_core.c	the core BPF object: load and pin it, or adopt its
+ *			pins; its links and program ids
+ *	rfs_cpumap.c	the cpumap queues and the online CPUs
+ *
+ * Below them, and handed what they need instead of struct rfs_dp: the
+ * interface code (rfs_iface.h, through rfs_dp_env()), the dev and sock
+ * flow tables (rfs_devtab.h, rfs_socktab.h) and libbpf helpers
+ * (rfs_bpf.h).  The tests in tests/prog read the fds here too.
+ */
 #ifndef RFS_DP_INT_H
 #define RFS_DP_INT_H
 
@@ -7,11 +20,14 @@
 #include <net/if.h>
 
 #include "rfs_bpf.h"
+#include "rfs_devtab.h"
 #include "rfs_dp.h"
+#include "rfs_iface.h"
+#include "rfs_socktab.h"
 
 struct rfs_dp {
 	char pin_dir[PATH_MAX];
-	char base[PATH_MAX];		/* pin_dir/v1 */
+	char base[PATH_MAX];		/* pin_dir/v2 (RFS_PIN_LAYOUT) */
 	char cgroup[PATH_MAX];
 	int lock_fd;
 	int nr_cpus;			/* possible CPUs, <= RFS_MAX_CPUS */
@@ -42,48 +58,47 @@ struct rfs_dp {
 	size_t n_ifs;
 };
 
-struct rfs_if {
-	char name[IF_NAMESIZE];
-	int ifindex;
-	bool no_attach;
-	enum rfs_xdp_mode mode;		/* as attached: native or generic */
-	__u32 rx_queues;
-	__u32 flow_cnt;
-	struct rfs_cpuset configured;
-	struct rfs_cpuset allowed;
-	struct rfs_cpuset usable;
-	/* the local path: XDP_PASS for flows whose app runs on the RX CPU */
-	bool local_path;
-	bool local_handover;
-	__u32 local_drain_jiffies;
+/* What the interface code gets of dp for one call. */
+static inline struct rfs_if_env rfs_dp_env(struct rfs_dp *dp)
+{
+	return (struct rfs_if_env){
+		.base = dp->base,
+		.nr_cpus = dp->nr_cpus,
+		.globals = &dp->globals,
+		.online = &dp->online,
+		.in_cpumap = &dp->in_cpumap,
+		.unbound = &dp->unbound,
+		.asleep_since_ms = dp->asleep_since_ms,
+		.globals_fd = dp->globals_fd,
+		.sock_outer_fd = dp->sock_outer_fd,
+		.sock_flows_fd = dp->sock_flows_fd,
+		.cpu_queues_fd = dp->cpu_queues_fd,
+		.cpu_map_fd = dp->cpu_map_fd,
+		.gstats_fd = dp->gstats_fd,
+		.tx_seq_fd = dp->tx_seq_fd,
+		.rx_track_fd = dp->rx_track_fd,
+	};
+}
 
-	int prog_fd;
-	__u32 prog_id;
-	int cfg_fd;
-	int dev_outer_fd;
-	int dev_flows_fd;
-	int stats_fd;
-	int hits_fd;
-};
+/* ---- rfs_core.c ---- */
 
-/* Dev flow tables (rfs_devtab.c). */
-int rfs_devtab_create(int btf_src_fd, __u32 flow_cnt, __u32 rx_queues);
-/* 1 when a flow in the table has frames in flight on cpu (RFS_NO_CPU: on
- * any CPU), 0 when none has, or -errno. */
-int rfs_devtab_busy(struct rfs_dp *dp, int table_fd, __u32 cpu);
-/* The same over the interface's current and previous table. */
-int rfs_devtab_in_flight(struct rfs_dp *dp, const struct rfs_if *ifc,
-			 __u32 cpu);
-int rfs_devtab_resize(struct rfs_dp *dp, struct rfs_if *ifc, __u32 flow_cnt,
-		      __u32 rx_queues, char *err);
-void rfs_devtab_retire(struct rfs_dp *dp, struct rfs_if *ifc);
+/* Load the core object, write its maps, pin them, attach and pin its
+ * programs: dp's pin dir is empty, its layout dirs made. */
+int rfs_core_create(struct rfs_dp *dp, const struct rfs_dp_opts *o,
+		    char *err);
+/* Take the core maps over from their pins (interfaces: rfs_dp.c). */
+int rfs_core_adopt(struct rfs_dp *dp, char *err);
+/* -EPROTO if the pin dir holds another pin layout than this build's. */
+int rfs_core_other_layout(const struct rfs_dp *dp, char *err);
+/* dp->ids from the pinned links. */
+void rfs_core_fill_ids(struct rfs_dp *dp);
+/* Detach the pinned links the kernel lets go of (cgroup links). */
+void rfs_core_detach_links(const struct rfs_dp *dp);
 
-int rfs_if_adopt(struct rfs_dp *dp, const char *name, char *err);
-/* Rewrite the interface's config map from its sets. */
-int rfs_if_push_config(struct rfs_if *ifc, __u32 sample_flows);
-/* Drop offline CPUs; finish removals whose queue has drained. */
-void rfs_if_refresh(struct rfs_dp *dp, struct rfs_if *ifc);
-void rfs_if_free(struct rfs_if *ifc);
-void rfs_dp_if_remove(struct rfs_dp *dp, struct rfs_if *ifc);
+/* ---- rfs_cpumap.c ---- */
+
+/* A cpumap queue for every online CPU; remade for one back online once
+ * no flow of any interface is in flight there. */
+int rfs_cpumap_sync(struct rfs_dp *dp, char *err);
 
 #endif /* RFS_DP_INT_H */

@@ -628,6 +628,14 @@ static struct rfs_if_config rfs_xt_cfg(void)
 	return cfg;
 }
 
+/* rfs_devtab_in_flight() for the test interface, as the datapath asks */
+static int rfs_xt_in_flight(__u32 cpu)
+{
+	struct rfs_if_env env = rfs_dp_env(xt.dp);
+
+	return rfs_devtab_in_flight(&env, xt.ifc, cpu);
+}
+
 static void rfs_xt_refresh(void)
 {
 	char err[RFS_ERR_LEN] = "";
@@ -2054,8 +2062,8 @@ static void test_remove_cpu(void **state)
 	assert_true(rfs_cpu_in(cfg.usable, 0));
 	assert_int_equal(cfg.n_allowed, 1);
 	assert_int_equal(cfg.allowed_list[0], 1);
-	assert_int_equal(rfs_devtab_in_flight(xt.dp, xt.ifc, 0), 1);
-	assert_int_equal(rfs_devtab_in_flight(xt.dp, xt.ifc, 1), 0);
+	assert_int_equal(rfs_xt_in_flight(0), 1);
+	assert_int_equal(rfs_xt_in_flight(1), 0);
 
 	/* The application still runs on CPU 0: held there. */
 	rfs_xt_expect_held(&f, 0);
@@ -2089,14 +2097,14 @@ static void test_remove_cpu(void **state)
 	/* Dequeued up to one short of its last frame: still in flight. */
 	s = rfs_xt_entry(hash, 0).last;
 	rfs_xt_set_track(0, RFS_XT_RX_CPU, rfs_mark(s - 1, 5), 0);
-	assert_int_equal(rfs_devtab_in_flight(xt.dp, xt.ifc, 0), 1);
+	assert_int_equal(rfs_xt_in_flight(0), 1);
 	rfs_xt_refresh();
 	assert_true(rfs_xt_usable(0));
 
 	/* Delivered: the next refresh (rfsd's timer) finishes the removal. */
 	rfs_xt_set_track(0, RFS_XT_RX_CPU, rfs_mark(s, 5), 0);
 	rfs_xt_set_epochs(0, 6, 5);
-	assert_int_equal(rfs_devtab_in_flight(xt.dp, xt.ifc, 0), 0);
+	assert_int_equal(rfs_xt_in_flight(0), 0);
 	rfs_xt_refresh();
 	assert_false(rfs_xt_usable(0));
 	assert_false(rfs_cpu_in(rfs_xt_cfg().allowed, 0));
@@ -2127,19 +2135,19 @@ static void test_remove_cpu_dropped(void **state)
 	rfs_xt_set_cpus("1");
 	s = rfs_xt_entry(hash, 0).last;
 	rfs_xt_set_track(0, RFS_XT_RX_CPU, rfs_mark(s - 1, 4), 0);
-	assert_int_equal(rfs_devtab_in_flight(xt.dp, xt.ifc, 0), 1);
+	assert_int_equal(rfs_xt_in_flight(0), 1);
 
 	/* a drop short of the frame: in flight, however long it sleeps */
 	rfs_xt_set_dropped_upto(RFS_XT_RX_CPU, 0, s - 1);
-	assert_int_equal(rfs_devtab_in_flight(xt.dp, xt.ifc, 0), 1);
+	assert_int_equal(rfs_xt_in_flight(0), 1);
 	usleep(1100 * 1000);
-	assert_int_equal(rfs_devtab_in_flight(xt.dp, xt.ifc, 0), 1);
+	assert_int_equal(rfs_xt_in_flight(0), 1);
 	rfs_xt_refresh();
 	assert_true(rfs_xt_usable(0));
 
 	/* the drop covers it, and the kthread (idle here) has slept long */
 	rfs_xt_set_dropped_upto(RFS_XT_RX_CPU, 0, s);
-	assert_int_equal(rfs_devtab_in_flight(xt.dp, xt.ifc, 0), 0);
+	assert_int_equal(rfs_xt_in_flight(0), 0);
 	rfs_xt_refresh();
 	assert_false(rfs_xt_usable(0));
 }
@@ -2154,7 +2162,7 @@ static void test_remove_cpu_drained(void **state)
 	rfs_xt_set_track(0, RFS_XT_RX_CPU,
 			 rfs_mark(rfs_xt_entry(hash, 0).last, 3), 0);
 	rfs_xt_set_epochs(0, 4, 3);
-	assert_int_equal(rfs_devtab_in_flight(xt.dp, xt.ifc, 0), 0);
+	assert_int_equal(rfs_xt_in_flight(0), 0);
 	rfs_xt_set_cpus("1");
 	cfg = rfs_xt_cfg();
 	assert_false(rfs_cpu_in(cfg.usable, 0));
@@ -2304,7 +2312,7 @@ static void test_resize_shrink(void **state)
 	assert_int_equal(rfs_xt_valid_entries(NULL), 0);
 	rfs_xt_set_cpus("1");
 	assert_true(rfs_xt_usable(0));
-	assert_int_equal(rfs_devtab_in_flight(xt.dp, xt.ifc, 0), 1);
+	assert_int_equal(rfs_xt_in_flight(0), 1);
 	rfs_xt_refresh();
 	assert_true(rfs_xt_usable(0));
 

@@ -1,0 +1,384 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The core BPF object (cpumap program, enqueue tracepoint, socket-side
+ * programs) and its maps: loaded, written and pinned once, then only ever
+ * handled through the pins, so a new rfsd adopts exactly what an old one
+ * left running.  The interfaces' programs share these maps (rfs_iface.h).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+
+#include "log.h"
+#include "parse.h"
+#include "rfs_core.skel.h"
+#include "rfs_dp_int.h"
+#include "rfs_pin.h"
+
+/* Smallest 2^k - 1 that holds cpu + 1 for every CPU: see rfs_common.h. */
+static __u32 rfs_cpu_mask_for(int nr_cpus)
+{
+	__u32 m = 1;
+
+	while (m < (__u32)nr_cpus)
+		m = (m << 1) | 1;
+	return m;
+}
+
+static __u32 rfs_prog_id_of_link(int link_fd)
+{
+	struct bpf_link_info info = {};
+	__u32 len = sizeof(info);
+
+	if (bpf_obj_get_info_by_fd(link_fd, &info, &len))
+		return 0;
+	return info.prog_id;
+}
+
+static bool rfs_kernel_has_tp_btf(void)
+{
+	struct btf *vmlinux = btf__load_vmlinux_btf();
+	bool ok;
+
+	if (!vmlinux)
+		return false;
+	ok = btf__find_by_name_kind(vmlinux, "btf_trace_sock_recv_length",
+				    BTF_KIND_TYPEDEF) > 0 &&
+	     btf__find_by_name_kind(vmlinux, "btf_trace_sock_send_length",
+				    BTF_KIND_TYPEDEF) > 0;
+	btf__free(vmlinux);
+	return ok;
+}
+
+static struct bpf_program *const *rfs_core_progs(struct rfs_core *skel,
+						  size_t *n)
+{
+	static struct bpf_program *progs[16];
+	size_t i = 0;
+
+	progs[i++] = skel->progs.rfs_tp_recv;
+	progs[i++] = skel->progs.rfs_tp_send;
+	progs[i++] = skel->progs.rfs_kp_tcp_recv;
+	progs[i++] = skel->progs.rfs_kp_tcp_send;
+	progs[i++] = skel->progs.rfs_kp_udp_recv;
+	progs[i++] = skel->progs.rfs_kp_udp_send;
+	progs[i++] = skel->progs.rfs_kp_udp6_recv;
+	progs[i++] = skel->progs.rfs_kp_udp6_send;
+	*n = i;
+	return progs;
+}
+
+static int rfs_attach_pin(struct rfs_dp *dp, struct bpf_program *prog,
+			  struct bpf_link *link, char *err)
+{
+	const char *name = bpf_program__name(prog);
+	char path[PATH_MAX];
+	long e = libbpf_get_error(link);
+
+	if (!link || e)
+		return rfs_errf(err, e ? e : EINVAL, "can't attach %s: %s",
+				name, strerror(e ? -e : EINVAL));
+	if (rfs_path(path, "%s/links/%s", dp->base, name) ||
+	    bpf_link__pin(link, path)) {
+		e = errno;
+		bpf_link__destroy(link);
+		return rfs_errf(err, e, "can't pin link '%s': %s", path,
+				strerror(e));
+	}
+	/* The pin keeps it attached once our fd is closed; unlinking the
+	 * pin (with no fd left open anywhere) is what detaches it, since
+	 * bpf_link_detach() refuses tracepoint links. */
+	bpf_link__destroy(link);
+	return 0;
+}
+
+/* The first sock flow table, in the outer map's slot and pinned. */
+static int rfs_core_sock_table(struct rfs_dp *dp, __u32 entries, char *err)
+{
+	int fd = rfs_socktab_create(dp->globals_fd, dp->sock_outer_fd, entries,
+				    err);
+
+	if (fd < 0)
+		return fd;
+	dp->sock_flows_fd = fd;
+	return rfs_pin_at(dp->base, fd, "maps", RFS_MAP_SOCK_FLOWS, err);
+}
+
+int rfs_core_create(struct rfs_dp *dp, const struct rfs_dp_opts *o,
+		    char *err)
+{
+	struct rfs_core *skel;
+	struct bpf_program *const *progs;
+	size_t n_progs, i;
+	bool use_tp;
+	int cg_fd = -1, err_ = 0;
+	__u32 zero = 0;
+	__u32 entries = o->sock_flow_entries ? o->sock_flow_entries :
+					       RFS_SOCK_FLOW_DEFAULT;
+
+	if (rfs_check_pow2(entries, RFS_SOCK_FLOW_MIN, RFS_SOCK_FLOW_MAX))
+		return rfs_errf(err, EINVAL,
+				"sock_flow_entries %u is not a power of two (%u..%u)",
+				entries, RFS_SOCK_FLOW_MIN, RFS_SOCK_FLOW_MAX);
+
+	switch (o->trace_mode) {
+	case RFS_TRACE_TP_BTF:
+		use_tp = true;
+		break;
+	case RFS_TRACE_KPROBE:
+		use_tp = false;
+		break;
+	default:
+		use_tp = rfs_kernel_has_tp_btf();
+		break;
+	}
+	dp->trace_mode = use_tp ? RFS_TRACE_TP_BTF : RFS_TRACE_KPROBE;
+
+	skel = rfs_core__open();
+	if (!skel)
+		return rfs_errf(err, errno, "can't open the core BPF object: %s",
+				strerror(errno));
+	progs = rfs_core_progs(skel, &n_progs);
+	for (i = 0; i < n_progs; i++) {
+		bool tp = i < 2;
+
+		bpf_program__set_autoload(progs[i], tp == use_tp);
+	}
+	err_ = rfs_core__load(skel);
+	if (err_) {
+		err_ = rfs_errf(err, err_, "can't load the core BPF programs: %s (run with -v for the verifier log)",
+				strerror(-err_));
+		goto out;
+	}
+
+	dp->globals_fd = dup(bpf_map__fd(skel->maps.rfs_globals));
+	dp->sock_outer_fd = dup(bpf_map__fd(skel->maps.rfs_sock_outer));
+	dp->cpu_queues_fd = dup(bpf_map__fd(skel->maps.rfs_cpu_queues));
+	dp->cpu_map_fd = dup(bpf_map__fd(skel->maps.rfs_cpu_map));
+	dp->gstats_fd = dup(bpf_map__fd(skel->maps.rfs_gstats));
+	dp->tx_seq_fd = dup(bpf_map__fd(skel->maps.rfs_tx_seq));
+	dp->rx_track_fd = dup(bpf_map__fd(skel->maps.rfs_rx_track));
+	dp->cpumap_prog_fd = dup(bpf_program__fd(skel->progs.rfs_cpumap));
+
+	/* Batch epochs start at 1: delivered = 0 then proves nothing. */
+	for (i = 0; i < (size_t)dp->nr_cpus; i++) {
+		struct rfs_cpu_queue q = { .epoch = 1 };
+		__u32 cpu = i;
+
+		if (bpf_map_update_elem(dp->cpu_queues_fd, &cpu, &q, BPF_ANY)) {
+			err_ = rfs_errf(err, errno, "can't write %s: %s",
+					RFS_MAP_CPU_QUEUES, strerror(errno));
+			goto out;
+		}
+	}
+	dp->globals.sock_flow_mask = entries - 1;
+	dp->globals.cpu_mask = rfs_cpu_mask_for(dp->nr_cpus);
+	dp->globals.nr_cpus = dp->nr_cpus;
+	dp->globals.cpumap_id = rfs_obj_id(dp->cpu_map_fd);
+	if (getrandom(&dp->globals.hash_seed, sizeof(dp->globals.hash_seed), 0) < 0)
+		dp->globals.hash_seed = (__u32)getpid() * 2654435761u;
+	if (bpf_map_update_elem(dp->globals_fd, &zero, &dp->globals, BPF_ANY)) {
+		err_ = rfs_errf(err, errno, "can't write %s: %s",
+				RFS_MAP_GLOBALS, strerror(errno));
+		goto out;
+	}
+
+	err_ = rfs_pin_at(dp->base, dp->globals_fd, "maps", RFS_MAP_GLOBALS, err) ?:
+	       rfs_pin_at(dp->base, dp->sock_outer_fd, "maps", RFS_MAP_SOCK_OUTER, err) ?:
+	       rfs_pin_at(dp->base, dp->cpu_queues_fd, "maps", RFS_MAP_CPU_QUEUES, err) ?:
+	       rfs_pin_at(dp->base, dp->cpu_map_fd, "maps", RFS_MAP_CPUMAP, err) ?:
+	       rfs_pin_at(dp->base, dp->gstats_fd, "maps", RFS_MAP_GSTATS, err) ?:
+	       rfs_pin_at(dp->base, dp->tx_seq_fd, "maps", RFS_MAP_TX_SEQ, err) ?:
+	       rfs_pin_at(dp->base, dp->rx_track_fd, "maps", RFS_MAP_RX_TRACK, err) ?:
+	       rfs_pin_at(dp->base, dp->cpumap_prog_fd, "progs", "rfs_cpumap", err) ?:
+	       rfs_core_sock_table(dp, entries, err) ?:
+	       rfs_cpumap_sync(dp, err);
+	if (err_)
+		goto out;
+
+	cg_fd = open(dp->cgroup, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (cg_fd < 0) {
+		err_ = rfs_errf(err, errno, "can't open cgroup '%s': %s",
+				dp->cgroup, strerror(errno));
+		goto out;
+	}
+	err_ = rfs_attach_pin(dp, skel->progs.rfs_sockops,
+			      bpf_program__attach_cgroup(skel->progs.rfs_sockops,
+							 cg_fd), err) ?:
+	       rfs_attach_pin(dp, skel->progs.rfs_enqueue,
+			      bpf_program__attach(skel->progs.rfs_enqueue), err);
+	/* The delivery proof goes in before any XDP program can steer. */
+	if (!err_)
+		err_ = rfs_attach_pin(dp, skel->progs.rfs_kthread_batch,
+				      bpf_program__attach(skel->progs.rfs_kthread_batch), err);
+	for (i = 0; !err_ && i < n_progs; i++) {
+		struct bpf_link *l;
+
+		if (!bpf_program__autoload(progs[i]))
+			continue;
+		l = bpf_program__attach(progs[i]);
+		/* udpv6_* is absent when IPv6 is built as a module not
+		 * loaded: steer what we can and say so. */
+		if (!use_tp && libbpf_get_error(l) &&
+		    strstr(bpf_program__name(progs[i]), "udp6")) {
+			pr_warn("can't attach %s: %s; IPv6 UDP flows won't be recorded\n",
+				bpf_program__name(progs[i]),
+				strerror(-(int)libbpf_get_error(l)));
+			continue;
+		}
+		err_ = rfs_attach_pin(dp, progs[i], l, err);
+	}
+out:
+	if (cg_fd >= 0)
+		close(cg_fd);
+	rfs_core__destroy(skel);
+	return err_;
+}
+
+int rfs_core_adopt(struct rfs_dp *dp, char *err)
+{
+	char why[RFS_ERR_LEN];
+	__u32 zero = 0;
+	int fd, e;
+
+	dp->globals_fd = rfs_get_pinned(dp->base, "maps", RFS_MAP_GLOBALS);
+	dp->sock_outer_fd = rfs_get_pinned(dp->base, "maps", RFS_MAP_SOCK_OUTER);
+	dp->sock_flows_fd = rfs_get_pinned(dp->base, "maps", RFS_MAP_SOCK_FLOWS);
+	dp->cpu_queues_fd = rfs_get_pinned(dp->base, "maps", RFS_MAP_CPU_QUEUES);
+	dp->cpu_map_fd = rfs_get_pinned(dp->base, "maps", RFS_MAP_CPUMAP);
+	dp->gstats_fd = rfs_get_pinned(dp->base, "maps", RFS_MAP_GSTATS);
+	dp->tx_seq_fd = rfs_get_pinned(dp->base, "maps", RFS_MAP_TX_SEQ);
+	dp->rx_track_fd = rfs_get_pinned(dp->base, "maps", RFS_MAP_RX_TRACK);
+	dp->cpumap_prog_fd = rfs_get_pinned(dp->base, "progs", "rfs_cpumap");
+	{
+		const struct rfs_map_check maps[] = {
+			{ dp->globals_fd, RFS_MAP_GLOBALS, sizeof(struct rfs_globals) },
+			{ dp->sock_flows_fd, RFS_MAP_SOCK_FLOWS, sizeof(rfs_sock_entry_t) },
+			{ dp->cpu_queues_fd, RFS_MAP_CPU_QUEUES, sizeof(struct rfs_cpu_queue) },
+			{ dp->gstats_fd, RFS_MAP_GSTATS, sizeof(struct rfs_global_stats) },
+			{ dp->tx_seq_fd, RFS_MAP_TX_SEQ, sizeof(struct rfs_tx_seq) },
+			{ dp->rx_track_fd, RFS_MAP_RX_TRACK, sizeof(struct rfs_rx_track) },
+		};
+
+		e = rfs_check_maps(maps, sizeof(maps) / sizeof(maps[0]), err);
+	}
+	if (e)
+		return rfs_errf(err, e,
+				"%s; under '%s' (stop the rfsd using it, run rfsd --cleanup --pin-dir %s, or pick another --pin-dir)",
+				(snprintf(why, sizeof(why), "%s", err), why),
+				dp->base, dp->pin_dir);
+	if (dp->globals_fd < 0 || dp->sock_outer_fd < 0 ||
+	    dp->sock_flows_fd < 0 || dp->cpu_queues_fd < 0 ||
+	    dp->cpu_map_fd < 0 || dp->gstats_fd < 0 || dp->tx_seq_fd < 0 ||
+	    dp->rx_track_fd < 0 ||
+	    dp->cpumap_prog_fd < 0)
+		return rfs_errf(err, ENOENT,
+				"pinned datapath under '%s' is incomplete; remove it or run rfsd with another --pin-dir",
+				dp->base);
+	if (bpf_map_lookup_elem(dp->globals_fd, &zero, &dp->globals))
+		return rfs_errf(err, errno, "can't read %s: %s",
+				RFS_MAP_GLOBALS, strerror(errno));
+	if (dp->globals.nr_cpus != (__u32)dp->nr_cpus)
+		return rfs_errf(err, EINVAL,
+				"pinned datapath was made for %u CPUs, this system has %d",
+				dp->globals.nr_cpus, dp->nr_cpus);
+
+	fd = rfs_get_pinned(dp->base, "links", "rfs_tp_recv");
+	dp->trace_mode = fd >= 0 ? RFS_TRACE_TP_BTF : RFS_TRACE_KPROBE;
+	if (fd >= 0)
+		close(fd);
+	if (rfs_cpumap_sync(dp, err))
+		return -EIO;
+	return 0;
+}
+
+void rfs_core_fill_ids(struct rfs_dp *dp)
+{
+	static const struct {
+		const char *link;
+		size_t off;
+	} links[] = {
+		{ "rfs_enqueue", offsetof(struct rfs_dp_prog_ids, enqueue) },
+		{ "rfs_sockops", offsetof(struct rfs_dp_prog_ids, sockops) },
+		{ "rfs_tp_recv", offsetof(struct rfs_dp_prog_ids, recv) },
+		{ "rfs_tp_send", offsetof(struct rfs_dp_prog_ids, send) },
+		{ "rfs_kp_tcp_recv", offsetof(struct rfs_dp_prog_ids, recv) },
+		{ "rfs_kp_tcp_send", offsetof(struct rfs_dp_prog_ids, send) },
+	};
+	size_t i;
+
+	dp->ids.cpumap = rfs_obj_id(dp->cpumap_prog_fd);
+	for (i = 0; i < sizeof(links) / sizeof(links[0]); i++) {
+		int fd = rfs_get_pinned(dp->base, "links", links[i].link);
+
+		if (fd < 0)
+			continue;
+		*(__u32 *)((char *)&dp->ids + links[i].off) =
+			rfs_prog_id_of_link(fd);
+		close(fd);
+	}
+}
+
+/*
+ * A datapath pinned by a build with another pin layout (v1/, v3/ ... next
+ * to our v2/): it would keep steering beside a new one, both holding the
+ * interfaces' XDP hooks.  Refused with what to do; no migration: the
+ * layouts differ in what the programs record.
+ */
+int rfs_core_other_layout(const struct rfs_dp *dp, char *err)
+{
+	struct dirent *de;
+	int e = 0;
+	DIR *d;
+
+	d = opendir(dp->pin_dir);
+	if (!d)
+		return 0;
+	while (!e && (de = readdir(d))) {
+		if (de->d_name[0] != 'v' || de->d_name[1] < '0' ||
+		    de->d_name[1] > '9' || !strcmp(de->d_name, RFS_PIN_LAYOUT))
+			continue;
+		e = rfs_errf(err, EPROTO,
+			     "pin dir '%s' holds a datapath of pin layout %s (another build of xdp-rfs); this build uses %s: stop it, run rfsd --cleanup --pin-dir %s, then start again",
+			     dp->pin_dir, de->d_name, RFS_PIN_LAYOUT,
+			     dp->pin_dir);
+	}
+	closedir(d);
+	return e;
+}
+
+/* Detach every link we pinned where the kernel allows it (cgroup links);
+ * the rest go when their pins are removed. */
+void rfs_core_detach_links(const struct rfs_dp *dp)
+{
+	char path[PATH_MAX];
+	struct dirent *de;
+	DIR *d;
+
+	if (rfs_path(path, "%s/links", dp->base))
+		return;
+	d = opendir(path);
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		int fd;
+
+		if (de->d_name[0] == '.')
+			continue;
+		fd = rfs_get_pinned(dp->base, "links", de->d_name);
+		if (fd >= 0) {
+			bpf_link_detach(fd);
+			close(fd);
+		}
+	}
+	closedir(d);
+}

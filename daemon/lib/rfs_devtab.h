@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * An interface's dev flow tables (rfs_devtab.c): making one, asking
+ * whether a flow in one still has frames in flight on a CPU, resizing
+ * live, dropping the old table once it drained.
+ */
+#ifndef RFS_DEVTAB_H
+#define RFS_DEVTAB_H
+
+#include "rfs_iface.h"
+
+/* A new table with its header entry written; its fd or -errno. */
+int rfs_devtab_create(int btf_src_fd, __u32 flow_cnt, __u32 rx_queues);
+/* 1 when a flow in the table has frames in flight on cpu (RFS_NO_CPU: on
+ * any CPU), 0 when none has, or -errno. */
+int rfs_devtab_busy(const struct rfs_if_env *env, int table_fd, __u32 cpu);
+/* The same over the interface's current and previous table. */
+int rfs_devtab_in_flight(const struct rfs_if_env *env,
+			 const struct rfs_if *ifc, __u32 cpu);
+int rfs_devtab_resize(const struct rfs_if_env *env, struct rfs_if *ifc,
+		      __u32 flow_cnt, __u32 rx_queues, char *err);
+void rfs_devtab_retire(const struct rfs_if_env *env, struct rfs_if *ifc);
+
+#endif /* RFS_DEVTAB_H */

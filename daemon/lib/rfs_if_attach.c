@@ -1,0 +1,277 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Attaching an interface: its instance of the XDP program is opened with
+ * the core maps reused and a dev flow table of its own, loaded, put on
+ * the interface's XDP hook (never in place of another program), given its
+ * config, then pinned.  Until the config is written the program passes
+ * every frame, so a half-made attach steers nothing.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <xdp/libxdp.h>
+
+#include "log.h"
+#include "parse.h"
+#include "rfs_bpf.h"
+#include "rfs_devtab.h"
+#include "rfs_features.h"
+#include "rfs_iface.h"
+#include "rfs_pin.h"
+#include "rfs_xdp.skel.h"
+
+static __u32 rfs_count_rx_queues(const char *name)
+{
+	char path[PATH_MAX];
+	struct dirent *de;
+	__u32 n = 0;
+	DIR *d;
+
+	if (rfs_path(path, "/sys/class/net/%s/queues", name))
+		return 1;
+	d = opendir(path);
+	if (!d)
+		return 1;
+	while ((de = readdir(d)))
+		if (!strncmp(de->d_name, "rx-", 3))
+			n++;
+	closedir(d);
+	if (!n)
+		n = 1;
+	return n > RFS_MAX_RX_QUEUES ? RFS_MAX_RX_QUEUES : n;
+}
+
+/* Open this interface's XDP object with the shared maps reused. */
+static struct rfs_xdp *rfs_if_open_obj(const struct rfs_if_env *env,
+				       struct rfs_if *ifc, char *err)
+{
+	struct rfs_xdp *skel = rfs_xdp__open();
+	int e;
+
+	if (!skel) {
+		rfs_errf(err, errno, "attach %s: can't open the XDP object: %s",
+			 ifc->name, strerror(errno));
+		return NULL;
+	}
+	/* The first table comes with its header written, so the program
+	 * finds its geometry from the first frame on. */
+	ifc->dev_flows_fd = rfs_devtab_create(env->globals_fd, ifc->flow_cnt,
+					      ifc->rx_queues);
+	if (ifc->dev_flows_fd < 0) {
+		rfs_errf(err, ifc->dev_flows_fd,
+			 "attach %s: can't create the flow table: %s",
+			 ifc->name, strerror(-ifc->dev_flows_fd));
+		ifc->dev_flows_fd = -1;
+		rfs_xdp__destroy(skel);
+		return NULL;
+	}
+	e = bpf_map__reuse_fd(skel->maps.rfs_sock_outer, env->sock_outer_fd) ?:
+	    bpf_map__reuse_fd(skel->maps.rfs_cpu_queues, env->cpu_queues_fd) ?:
+	    bpf_map__reuse_fd(skel->maps.rfs_cpu_map, env->cpu_map_fd) ?:
+	    bpf_map__reuse_fd(skel->maps.rfs_globals, env->globals_fd) ?:
+	    bpf_map__reuse_fd(skel->maps.rfs_gstats, env->gstats_fd) ?:
+	    bpf_map__reuse_fd(skel->maps.rfs_tx_seq, env->tx_seq_fd) ?:
+	    bpf_map__reuse_fd(skel->maps.rfs_rx_track, env->rx_track_fd) ?:
+	    bpf_map__reuse_fd(skel->maps.rfs_dev_flows, ifc->dev_flows_fd) ?:
+	    /* the outer map's template is our table too: 6.1 refuses an
+	     * inner map whose BTF differs from the template's */
+	    bpf_map__set_inner_map_fd(skel->maps.rfs_dev_outer,
+				      ifc->dev_flows_fd);
+	if (e) {
+		rfs_errf(err, e, "attach %s: can't share maps: %s", ifc->name,
+			 strerror(-e));
+		rfs_xdp__destroy(skel);
+		return NULL;
+	}
+	return skel;
+}
+
+static int rfs_if_take_fds(struct rfs_if *ifc, struct rfs_xdp *skel, int prog_fd)
+{
+	ifc->prog_fd = dup(prog_fd);
+	ifc->cfg_fd = dup(bpf_map__fd(skel->maps.rfs_if_cfg));
+	ifc->dev_outer_fd = dup(bpf_map__fd(skel->maps.rfs_dev_outer));
+	ifc->stats_fd = dup(bpf_map__fd(skel->maps.rfs_if_stats));
+	ifc->hits_fd = dup(bpf_map__fd(skel->maps.rfs_flow_hits));
+	ifc->prog_id = rfs_obj_id(ifc->prog_fd);
+	return ifc->prog_fd < 0 || ifc->cfg_fd < 0 || ifc->dev_outer_fd < 0 ||
+	       ifc->dev_flows_fd < 0 || ifc->stats_fd < 0 || ifc->hits_fd < 0 ?
+	       -EMFILE : 0;
+}
+
+static int rfs_if_xdp_attach(struct rfs_if *ifc, struct rfs_xdp *skel,
+			     enum rfs_xdp_mode want, char *err)
+{
+	struct xdp_program *xp;
+	enum rfs_xdp_mode got;
+	char buf[128];
+	int e;
+
+	xp = xdp_program__from_bpf_obj(skel->obj, "xdp");
+	e = libxdp_get_error(xp);
+	if (!xp || e)
+		return rfs_errf(err, e ? e : EINVAL,
+				"attach %s: can't prepare the XDP program: %s",
+				ifc->name, strerror(e ? -e : EINVAL));
+	if (want == RFS_XDP_AUTO) {
+		e = xdp_program__attach(xp, ifc->ifindex, XDP_MODE_NATIVE, 0);
+		if (e)
+			e = xdp_program__attach(xp, ifc->ifindex, XDP_MODE_SKB, 0);
+	} else {
+		e = xdp_program__attach(xp, ifc->ifindex,
+					rfs_iface_libxdp_mode(want), 0);
+	}
+	if (e) {
+		libxdp_strerror(e, buf, sizeof(buf));
+		xdp_program__close(xp);
+		return rfs_errf(err, e, "attach %s: can't attach XDP in %s mode: %s%s",
+				ifc->name, rfs_xdp_mode_name(want), buf,
+				want == RFS_XDP_NATIVE ?
+				" (try --mode generic)" : "");
+	}
+	got = want == RFS_XDP_GENERIC ? RFS_XDP_GENERIC : RFS_XDP_NATIVE;
+	e = rfs_if_take_fds(ifc, skel, xdp_program__fd(xp));
+	if (e) {
+		/* live already: take it off before saying it failed */
+		rfs_iface_prog_attached(ifc->ifindex, xdp_program__id(xp), NULL,
+					NULL, 0, &got);
+		xdp_program__detach(xp, ifc->ifindex,
+				    rfs_iface_libxdp_mode(got), 0);
+		xdp_program__close(xp);
+		return rfs_errf(err, e, "attach %s: out of file descriptors",
+				ifc->name);
+	}
+	xdp_program__close(xp);
+	rfs_iface_prog_attached(ifc->ifindex, ifc->prog_id, NULL, NULL, 0,
+				&got);
+	ifc->mode = got;
+	return 0;
+}
+
+static int rfs_if_test_load(struct rfs_if *ifc, struct rfs_xdp *skel, char *err)
+{
+	int e = rfs_xdp__load(skel);
+
+	if (e)
+		return rfs_errf(err, e, "load %s: can't load the XDP program: %s",
+				ifc->name, strerror(-e));
+	e = rfs_if_take_fds(ifc, skel, bpf_program__fd(skel->progs.rfs_xdp));
+	return e ? rfs_errf(err, e, "load %s: out of file descriptors",
+			    ifc->name) : 0;
+}
+
+int rfs_iface_attach(const struct rfs_if_env *env, const char *name,
+		     const struct rfs_if_opts *o, struct rfs_if **out,
+		     char *err)
+{
+	char other_name[64] = "";
+	struct rfs_xdp *skel = NULL;
+	struct rfs_if *ifc = NULL;
+	__u32 other = 0;
+	int e;
+
+	*out = NULL;
+	if (!name[0] || strlen(name) >= IF_NAMESIZE || strchr(name, '/'))
+		return rfs_errf(err, ENODEV, "attach %s: no such interface", name);
+	ifc = rfs_iface_new(name);
+	if (!ifc)
+		return rfs_errf(err, ENOMEM, "attach %s: out of memory", name);
+	ifc->no_attach = o->no_attach;
+	ifc->flow_cnt = o->flow_cnt ? o->flow_cnt : RFS_FLOW_CNT_DEFAULT;
+	if (!o->no_attach) {
+		ifc->ifindex = if_nametoindex(name);
+		if (!ifc->ifindex) {
+			e = rfs_errf(err, ENODEV, "attach %s: no such interface", name);
+			goto fail;
+		}
+		if (!rfs_iface_prog_attached(ifc->ifindex, 0, &other,
+					     other_name, sizeof(other_name),
+					     NULL) && other) {
+			e = rfs_errf(err, EBUSY,
+				     "attach %s: another XDP program is attached (id %u, %s); xdp-rfs never replaces it",
+				     name, other, other_name);
+			goto fail;
+		}
+		ifc->rx_queues = rfs_count_rx_queues(name);
+	} else {
+		ifc->rx_queues = o->rx_queues ? o->rx_queues : 1;
+	}
+	{
+		char what[64];
+
+		snprintf(what, sizeof(what), "attach %s", name);
+		e = rfs_iface_check_flow_cnt(what, ifc->flow_cnt, err);
+		if (e)
+			goto fail;
+	}
+	if (rfs_cpuset_count(&o->cpus)) {
+		char what[64];
+
+		snprintf(what, sizeof(what), "attach %s", name);
+		e = rfs_iface_check_cpus(env, what, &o->cpus, err);
+		if (e)
+			goto fail;
+		ifc->configured = o->cpus;
+	} else {
+		ifc->configured = *env->online;
+	}
+	rfs_cpuset_and(&ifc->allowed, &ifc->configured, env->online);
+	ifc->usable = ifc->allowed;
+	{
+		struct rfs_local_params lp;
+
+		rfs_local_path_params(name, o->no_attach, &lp);
+		ifc->local_path = !o->no_local_path;
+		ifc->local_handover = lp.handover;
+		ifc->local_drain_jiffies = lp.drain_jiffies;
+	}
+
+	skel = rfs_if_open_obj(env, ifc, err);
+	if (!skel) {
+		e = -EINVAL;
+		goto fail;
+	}
+	e = o->no_attach ? rfs_if_test_load(ifc, skel, err) :
+			   rfs_if_xdp_attach(ifc, skel, o->mode, err);
+	rfs_xdp__destroy(skel);
+	if (e)
+		goto fail;
+	/* Until this write the program passes every frame (no CPU allowed). */
+	e = rfs_if_push_config(ifc, 0);
+	if (e) {
+		e = rfs_errf(err, e, "attach %s: can't write config: %s", name,
+			     strerror(-e));
+		goto fail_detach;
+	}
+	if (!o->no_attach) {
+		e = rfs_iface_pin_all(env, ifc, err);
+		if (e)
+			goto fail_detach;
+	}
+	if (!o->no_attach)
+		pr_info("attached to %s (ifindex %d, %s mode, %u rx queues, flow_cnt %u, local path %s%s, local drain %u jiffies)\n",
+			name, ifc->ifindex, rfs_xdp_mode_name(ifc->mode),
+			ifc->rx_queues, ifc->flow_cnt,
+			ifc->local_path ? "on" : "off",
+			ifc->local_handover ? " with handover" : "",
+			ifc->local_drain_jiffies);
+	if (!o->no_attach && ifc->mode == RFS_XDP_GENERIC)
+		pr_warn("%s: generic XDP: the kernel does not pass XDP metadata to the cpumap program, so flows keep the CPU they were first given; use native mode to let them follow their application\n",
+			name);
+	*out = ifc;
+	return 0;
+fail_detach:
+	if (!o->no_attach) {
+		rfs_iface_xdp_off(ifc);
+		rfs_iface_unpin(env, name);
+	}
+fail:
+	rfs_iface_free(ifc);
+	return e;
+}

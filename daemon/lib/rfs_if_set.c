@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Live changes to an attached interface, all in order (include/
+ * rfs_order.h): a CPU taken out of its set, or gone offline, gets no new
+ * flows at once and keeps the ones it has until their frames there are
+ * delivered; a resized flow table starts empty beside the old one.  The
+ * refresh on rfsd's timer finishes both.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "log.h"
+#include "rfs_bpf.h"
+#include "rfs_devtab.h"
+#include "rfs_iface.h"
+
+/*
+ * Follow the online CPUs and finish removals: a CPU that left the set (or
+ * went offline) stays usable, not allowed, for as long as a flow still has
+ * frames in flight there, so its flows leave it in order and none is ever
+ * forced off.  Also drops the previous flow table once it has drained.
+ */
+void rfs_iface_refresh(const struct rfs_if_env *env, struct rfs_if *ifc)
+{
+	struct rfs_cpuset usable = ifc->usable, allowed, ok;
+	unsigned int cpu;
+
+	/* A CPU whose cpumap entry awaits remaking gets no new flows. */
+	rfs_cpuset_and(&ok, env->online, env->in_cpumap);
+	for (cpu = 0; cpu < RFS_MAX_CPUS; cpu++)
+		if (rfs_cpuset_has(env->unbound, cpu))
+			ok.bits[cpu / 64] &= ~(1ULL << (cpu % 64));
+	rfs_cpuset_and(&allowed, &ifc->configured, &ok);
+	for (cpu = 0; cpu < (unsigned int)env->nr_cpus; cpu++) {
+		if (rfs_cpuset_has(&allowed, cpu)) {
+			rfs_cpuset_add(&usable, cpu);
+			continue;
+		}
+		if (!rfs_cpuset_has(&usable, cpu))
+			continue;
+		if (rfs_cpuset_has(env->in_cpumap, cpu) &&
+		    rfs_devtab_in_flight(env, ifc, cpu) != 0)
+			continue;	/* still draining: keep it usable */
+		usable.bits[cpu / 64] &= ~(1ULL << (cpu % 64));
+		pr_info("%s: CPU %u has no flow in flight any more; removed\n",
+			ifc->name, cpu);
+	}
+	rfs_devtab_retire(env, ifc);
+	if (rfs_cpuset_equal(&usable, &ifc->usable) &&
+	    rfs_cpuset_equal(&allowed, &ifc->allowed))
+		return;
+	ifc->usable = usable;
+	ifc->allowed = allowed;
+	if (rfs_if_push_config(ifc, 0))
+		pr_warn("can't update config of %s: %s\n", ifc->name,
+			strerror(errno));
+}
+
+int rfs_iface_set_cpus(const struct rfs_if_env *env, struct rfs_if *ifc,
+		       const struct rfs_cpuset *cpus, char *err)
+{
+	struct rfs_cpuset old_allowed = ifc->allowed, old_usable = ifc->usable;
+	char what[64];
+	unsigned int cpu;
+	int e;
+
+	snprintf(what, sizeof(what), "set cpus %s", ifc->name);
+	e = rfs_iface_check_cpus(env, what, cpus, err);
+	if (e)
+		return e;
+	ifc->configured = *cpus;
+	rfs_cpuset_and(&ifc->allowed, cpus, env->online);
+	/* Removed CPUs stay usable (not allowed) until their queue drains:
+	 * rfs_iface_refresh() finishes the removal. */
+	for (cpu = 0; cpu < RFS_MAX_CPUS; cpu++)
+		if (rfs_cpuset_has(&ifc->allowed, cpu))
+			rfs_cpuset_add(&ifc->usable, cpu);
+	e = rfs_if_push_config(ifc, 0);
+	if (e) {
+		ifc->allowed = old_allowed;
+		ifc->usable = old_usable;
+		return rfs_errf(err, e, "%s: can't write config: %s", what,
+				strerror(-e));
+	}
+	rfs_iface_refresh(env, ifc);
+	return 0;
+}
+
+int rfs_iface_set_flow_cnt(const struct rfs_if_env *env, struct rfs_if *ifc,
+			   __u32 n, char *err)
+{
+	__u32 old_n = ifc->flow_cnt;
+	char what[64];
+	int e;
+
+	snprintf(what, sizeof(what), "set flow-cnt %s", ifc->name);
+	e = rfs_iface_check_flow_cnt(what, n, err);
+	if (e || n == old_n)
+		return e;
+	e = rfs_devtab_resize(env, ifc, n, ifc->rx_queues, err);
+	if (e)
+		return e;
+	e = rfs_if_push_config(ifc, 0);
+	if (e)
+		pr_warn("%s: can't update config: %s\n", ifc->name,
+			strerror(-e));
+	pr_info("%s: flow_cnt %u -> %u\n", ifc->name, old_n, n);
+	return 0;
+}

@@ -1,8 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * rfsd's control commands: their table, run by request.c on each line,
- * and the helpers the handlers in commands.c and stats.c share.  The
- * replies and argument getters are request.h's.
+ * rfsd's control commands: their table (commands.c), which server.c is
+ * handed and request.c runs, and what their handlers share.  A handler
+ * gets the command context below and the client that asked, checks its
+ * arguments (request.h's getters), calls the datapath library and builds
+ * the reply; it never calls back into the server or the event loop.
+ *
+ *	commands.c	the table; version, status, attach, detach, set
+ *	stats.c		stats
+ *	flows.c		flows (a sampler thread; see flows.h)
+ *	cmd_iface.c	the interface a request names, and its JSON
  */
 #ifndef RFSD_COMMANDS_H
 #define RFSD_COMMANDS_H
@@ -15,33 +22,33 @@
 #include "request.h"
 #include "rfs_dp.h"
 
-struct rfsd;
 struct rfsd_client;
+struct rfsd_ifaces;
+struct rfsd_sampler;
 
-/* rfsd_request_run() with rfsd's commands: line is NUL-terminated (len
- * bytes before the NUL, no '\n'). */
-enum rfsd_cmd_rc rfsd_cmd_run(struct rfsd *d, struct rfsd_client *c,
-			      const char *line, size_t len,
-			      struct json_object **reply);
+/* What every handler works on. */
+struct rfsd_cmd_ctx {
+	struct rfs_dp *dp;
+	struct rfsd_ifaces *ifaces;	/* configured interfaces (ifaces.h) */
+	struct rfsd_sampler *sampler;	/* the flows command's (flows.h) */
+};
 
-/* The attached interface called name, or NULL with a reply
+/* NULL-terminated */
+extern const struct rfsd_cmd rfsd_cmds[];
+
+/* A client that started a command still running (flows) left. */
+void rfsd_cmd_client_gone(struct rfsd_cmd_ctx *x, struct rfsd_client *c);
+
+/* cmd_iface.c: the attached interface called name, or NULL with a reply
  * "<what> <name>: not attached" (or "no such interface"). */
-struct rfs_if *rfsd_find_if(struct rfsd *d, const char *what, const char *name,
-			    struct json_object **reply);
-
-/* The interface object of the status result. */
+struct rfs_if *rfsd_find_if(struct rfsd_cmd_ctx *x, const char *what,
+			    const char *name, struct json_object **reply);
+/* The interface object of status, attach and set replies. */
 struct json_object *rfsd_if_json(const struct rfs_if *ifc);
 
 /* stats.c */
-struct json_object *rfsd_cmd_stats(struct rfsd *d, struct json_object *req);
-enum rfsd_cmd_rc rfsd_cmd_flows(struct rfsd *d, struct rfsd_client *c,
-				struct json_object *req,
-				struct json_object **reply);
-/* The sampler's eventfd fired: reply to its client. */
-void rfsd_flows_done(struct rfsd *d);
-/* A client left: don't answer it. */
-void rfsd_flows_client_gone(struct rfsd *d, struct rfsd_client *c);
-/* Shutdown: wait for the sampler, drop its result. */
-void rfsd_flows_cancel(struct rfsd *d);
+struct json_object *rfsd_cmd_stats(struct rfsd_cmd_ctx *x,
+				   struct rfsd_client *c,
+				   struct json_object *req);
 
 #endif /* RFSD_COMMANDS_H */

@@ -16,63 +16,50 @@
 
 #include <json-c/json.h>
 
+#include "ifaces.h"
 #include "log.h"
-#include "netlink.h"
-#include "rfsd.h"
+#include "netns.h"
 
-void rfsd_if_describe(const struct rfs_if *ifc, char *buf, size_t len)
-{
-	struct rfs_cpuset cpus, active;
-	char list[128];
-
-	rfs_if_cpus(ifc, &cpus, &active);
-	rfs_cpulist_format(&cpus, list, sizeof(list));
-	snprintf(buf, len, "%s (ifindex %d, %s, cpus %s, flow_cnt %u)",
-		 rfs_if_name(ifc), rfs_if_ifindex(ifc),
-		 rfs_xdp_mode_name(rfs_if_mode(ifc)), list[0] ? list : "all",
-		 rfs_if_flow_cnt(ifc));
-}
-
-static struct rfsd_ifstate *ifstate(struct rfsd *d, const char *name,
+static struct rfsd_ifstate *ifstate(struct rfsd_ifaces *ifs, const char *name,
 				    bool create)
 {
 	struct rfsd_ifstate *s;
 	size_t i;
 
-	for (i = 0; i < d->n_ifstate; i++)
-		if (!strcmp(d->ifstate[i].name, name))
-			return &d->ifstate[i];
+	for (i = 0; i < ifs->n; i++)
+		if (!strcmp(ifs->st[i].name, name))
+			return &ifs->st[i];
 	if (!create)
 		return NULL;
-	s = realloc(d->ifstate, (d->n_ifstate + 1) * sizeof(*s));
+	s = realloc(ifs->st, (ifs->n + 1) * sizeof(*s));
 	if (!s)
 		return NULL;
-	d->ifstate = s;
-	s = &s[d->n_ifstate++];
+	ifs->st = s;
+	s = &s[ifs->n++];
 	memset(s, 0, sizeof(*s));
 	snprintf(s->name, sizeof(s->name), "%s", name);
 	return s;
 }
 
-void rfsd_ifaces_free(struct rfsd *d)
+void rfsd_ifaces_free(struct rfsd_ifaces *ifs)
 {
-	free(d->ifstate);
-	d->ifstate = NULL;
-	d->n_ifstate = 0;
+	free(ifs->st);
+	ifs->st = NULL;
+	ifs->n = 0;
 }
 
-static int attach_cfg(struct rfsd *d, const struct rfsd_iface_cfg *ic,
+static int attach_cfg(struct rfsd_ifaces *ifs, const struct rfsd_iface_cfg *ic,
 		      const char *why)
 {
 	struct rfs_if_opts o = {
 		.cpus = ic->cpus, .flow_cnt = ic->flow_cnt, .mode = ic->mode,
 	};
-	struct rfsd_ifstate *st = ifstate(d, ic->name, true);
+	struct rfsd_ifstate *st = ifstate(ifs, ic->name, true);
 	char err[RFS_ERR_LEN] = "", desc[128];
 	struct rfs_if *ifc;
 	int r;
 
-	r = rfs_if_attach(d->dp, ic->name, &o, &ifc, err);
+	r = rfs_if_attach(ifs->dp, ic->name, &o, &ifc, err);
 	if (st)
 		st->last_err = r;
 	if (r) {
@@ -84,7 +71,7 @@ static int attach_cfg(struct rfsd *d, const struct rfsd_iface_cfg *ic,
 			missing ? "; attaching it when it appears" : "");
 		return r;
 	}
-	rfsd_if_describe(ifc, desc, sizeof(desc));
+	rfs_if_describe(ifc, desc, sizeof(desc));
 	pr_debug("attached %s: %s\n", desc, why);
 	return 0;
 }
@@ -102,20 +89,20 @@ static bool cfg_matches(const struct rfsd_iface_cfg *ic, const struct rfs_if *if
 	return flow_cnt == rfs_if_flow_cnt(ifc);
 }
 
-void rfsd_ifaces_start(struct rfsd *d)
+void rfsd_ifaces_start(struct rfsd_ifaces *ifs)
 {
 	size_t i;
 
-	for (i = 0; i < d->cfg.n_ifs; i++) {
-		const struct rfsd_iface_cfg *ic = &d->cfg.ifs[i];
-		struct rfs_if *ifc = rfs_dp_if_find(d->dp, ic->name);
+	for (i = 0; i < ifs->cfg->n_ifs; i++) {
+		const struct rfsd_iface_cfg *ic = &ifs->cfg->ifs[i];
+		struct rfs_if *ifc = rfs_dp_if_find(ifs->dp, ic->name);
 		char desc[128];
 
 		if (!ifc) {
-			attach_cfg(d, ic, "configured");
+			attach_cfg(ifs, ic, "configured");
 			continue;
 		}
-		rfsd_if_describe(ifc, desc, sizeof(desc));
+		rfs_if_describe(ifc, desc, sizeof(desc));
 		pr_info("kept adopted %s%s\n", desc,
 			cfg_matches(ic, ifc) ? "" :
 			" as it is; the config differs (rfsctl set, or detach and restart, to apply it)");
@@ -132,7 +119,7 @@ static int cfg_cpus(const struct rfsd_iface_cfg *ic, struct rfs_cpuset *set)
 	return rfs_cpuset_online(set);
 }
 
-static void apply_changes(struct rfsd *d, struct rfs_if *ifc,
+static void apply_changes(struct rfsd_ifaces *ifs, struct rfs_if *ifc,
 			  const struct rfsd_iface_cfg *was,
 			  const struct rfsd_iface_cfg *now)
 {
@@ -145,7 +132,7 @@ static void apply_changes(struct rfsd *d, struct rfs_if *ifc,
 		rfs_cpulist_format(&now->cpus, list, sizeof(list));
 		r = cfg_cpus(now, &set);
 		if (!r)
-			r = rfs_if_set_cpus(d->dp, ifc, &set, err);
+			r = rfs_if_set_cpus(ifs->dp, ifc, &set, err);
 		if (r)
 			pr_warn("reload: %s\n", err[0] ? err : strerror(-r));
 		else
@@ -155,7 +142,7 @@ static void apply_changes(struct rfsd *d, struct rfs_if *ifc,
 	if (was->flow_cnt != now->flow_cnt) {
 		n = now->flow_cnt ? now->flow_cnt : RFS_FLOW_CNT_DEFAULT;
 		err[0] = '\0';
-		r = rfs_if_set_flow_cnt(d->dp, ifc, n, err);
+		r = rfs_if_set_flow_cnt(ifs->dp, ifc, n, err);
 		if (r)
 			pr_warn("reload: %s\n", err[0] ? err : strerror(-r));
 		else
@@ -171,9 +158,9 @@ static bool str_changed(const char *a, const char *b)
 	return (a || b) && (!a || !b || strcmp(a, b));
 }
 
-void rfsd_ifaces_reload(struct rfsd *d, const struct rfsd_config *old)
+void rfsd_ifaces_reload(struct rfsd_ifaces *ifs, const struct rfsd_config *old)
 {
-	const struct rfsd_config *cfg = &d->cfg;
+	const struct rfsd_config *cfg = ifs->cfg;
 	char err[RFS_ERR_LEN] = "";
 	size_t i;
 	int r;
@@ -186,7 +173,7 @@ void rfsd_ifaces_reload(struct rfsd *d, const struct rfsd_config *old)
 		pr_warn("reload: a new cgroup takes a restart\n");
 	if (old->sock_flow_entries != cfg->sock_flow_entries &&
 	    cfg->sock_flow_entries) {
-		r = rfs_dp_set_sock_flow_entries(d->dp, cfg->sock_flow_entries, err);
+		r = rfs_dp_set_sock_flow_entries(ifs->dp, cfg->sock_flow_entries, err);
 		if (r)
 			pr_warn("reload: %s\n", err[0] ? err : strerror(-r));
 		else
@@ -197,76 +184,77 @@ void rfsd_ifaces_reload(struct rfsd *d, const struct rfsd_config *old)
 	for (i = 0; i < cfg->n_ifs; i++) {
 		const struct rfsd_iface_cfg *ic = &cfg->ifs[i];
 		const struct rfsd_iface_cfg *was = rfsd_config_iface(old, ic->name);
-		struct rfs_if *ifc = rfs_dp_if_find(d->dp, ic->name);
-		struct rfsd_ifstate *st = ifstate(d, ic->name, false);
+		struct rfs_if *ifc = rfs_dp_if_find(ifs->dp, ic->name);
+		struct rfsd_ifstate *st = ifstate(ifs, ic->name, false);
 
 		if (ifc && was) {
-			apply_changes(d, ifc, was, ic);
+			apply_changes(ifs, ifc, was, ic);
 		} else if (ifc) {
 			pr_info("reload: %s newly configured, already attached; kept as it is\n",
 				ic->name);
 		} else if (!was) {
 			if (st)
 				st->user_detached = false;
-			attach_cfg(d, ic, "newly configured");
+			attach_cfg(ifs, ic, "newly configured");
 		} else if (st && st->user_detached) {
 			pr_info("reload: %s was detached by rfsctl; left detached\n",
 				ic->name);
 		} else {
-			attach_cfg(d, ic, "configured");
+			attach_cfg(ifs, ic, "configured");
 		}
 	}
 	for (i = 0; i < old->n_ifs; i++) {
 		const char *name = old->ifs[i].name;
 
-		if (!rfsd_config_iface(cfg, name) && rfs_dp_if_find(d->dp, name))
+		if (!rfsd_config_iface(cfg, name) && rfs_dp_if_find(ifs->dp, name))
 			pr_info("reload: %s no longer configured; left attached (rfsctl detach %s to remove it)\n",
 				name, name);
 	}
 }
 
-void rfsd_ifaces_link_new(struct rfsd *d, int ifindex, const char *name)
+void rfsd_ifaces_link_new(struct rfsd_ifaces *ifs, int ifindex,
+			  const char *name)
 {
 	const struct rfsd_iface_cfg *ic;
 	struct rfsd_ifstate *st;
 	struct rfs_if *ifc;
 
-	ifc = rfs_dp_if_find_index(d->dp, ifindex);
+	ifc = rfs_dp_if_find_index(ifs->dp, ifindex);
 	if (ifc) {
 		if (strcmp(rfs_if_name(ifc), name))
-			rfs_if_rename(d->dp, ifc, name);
+			rfs_if_rename(ifs->dp, ifc, name);
 		return;
 	}
-	ic = rfsd_config_iface(&d->cfg, name);
-	if (!ic || rfs_dp_if_find(d->dp, name))
+	ic = rfsd_config_iface(ifs->cfg, name);
+	if (!ic || rfs_dp_if_find(ifs->dp, name))
 		return;
-	st = ifstate(d, name, false);
+	st = ifstate(ifs, name, false);
 	/* only one that was missing: link flaps must not retry an
 	 * attach that failed for good */
 	if (!st || st->user_detached || st->last_err != -ENODEV)
 		return;
-	attach_cfg(d, ic, "configured; it appeared");
+	attach_cfg(ifs, ic, "configured; it appeared");
 }
 
-static void forget(struct rfsd *d, struct rfs_if *ifc)
+static void forget(struct rfsd_ifaces *ifs, struct rfs_if *ifc)
 {
 	char name[IF_NAMESIZE];
 	struct rfsd_ifstate *st;
 	int ifindex = rfs_if_ifindex(ifc);
 
 	snprintf(name, sizeof(name), "%s", rfs_if_name(ifc));
-	rfs_if_forget(d->dp, ifc);
+	rfs_if_forget(ifs->dp, ifc);
 	pr_info("interface %s (ifindex %d) disappeared; dropped\n", name, ifindex);
-	if (rfsd_config_iface(&d->cfg, name)) {
-		st = ifstate(d, name, true);
+	if (rfsd_config_iface(ifs->cfg, name)) {
+		st = ifstate(ifs, name, true);
 		if (st && !st->user_detached)
 			st->last_err = -ENODEV;
 	}
 }
 
-void rfsd_ifaces_link_gone(struct rfsd *d, int ifindex)
+void rfsd_ifaces_link_gone(struct rfsd_ifaces *ifs, int ifindex)
 {
-	struct rfs_if *ifc = rfs_dp_if_find_index(d->dp, ifindex);
+	struct rfs_if *ifc = rfs_dp_if_find_index(ifs->dp, ifindex);
 	char buf[IF_NAMESIZE];
 
 	if (!ifc)
@@ -274,12 +262,12 @@ void rfsd_ifaces_link_gone(struct rfsd *d, int ifindex)
 	/* still here (the event was about something else): keep it */
 	if (if_indextoname(ifindex, buf))
 		return;
-	forget(d, ifc);
+	forget(ifs, ifc);
 }
 
-void rfsd_ifaces_link_xdp(struct rfsd *d, int ifindex, __u32 prog_id)
+void rfsd_ifaces_link_xdp(struct rfsd_ifaces *ifs, int ifindex, __u32 prog_id)
 {
-	struct rfs_if *ifc = rfs_dp_if_find_index(d->dp, ifindex);
+	struct rfs_if *ifc = rfs_dp_if_find_index(ifs->dp, ifindex);
 
 	if (!ifc || prog_id == rfs_if_prog_id(ifc))
 		return;
@@ -287,12 +275,12 @@ void rfsd_ifaces_link_xdp(struct rfsd *d, int ifindex, __u32 prog_id)
 	 * is one of its programs: ask libxdp before calling it lost */
 	if (prog_id && rfs_if_prog_on(ifindex, rfs_if_prog_id(ifc)))
 		return;
-	rfsd_ifaces_link_lost(d, ifindex, prog_id);
+	rfsd_ifaces_link_lost(ifs, ifindex, prog_id);
 }
 
-void rfsd_ifaces_link_lost(struct rfsd *d, int ifindex, __u32 prog_id)
+void rfsd_ifaces_link_lost(struct rfsd_ifaces *ifs, int ifindex, __u32 prog_id)
 {
-	struct rfs_if *ifc = rfs_dp_if_find_index(d->dp, ifindex);
+	struct rfs_if *ifc = rfs_dp_if_find_index(ifs->dp, ifindex);
 	char name[IF_NAMESIZE];
 	struct rfsd_ifstate *st;
 	__u32 ours;
@@ -307,8 +295,8 @@ void rfsd_ifaces_link_lost(struct rfsd *d, int ifindex, __u32 prog_id)
 	else
 		pr_warn("%s: our XDP program (id %u) was detached by another tool; %s is no longer steered and its pins are dropped\n",
 			name, ours, name);
-	rfs_if_forget(d->dp, ifc);
-	st = ifstate(d, name, true);
+	rfs_if_forget(ifs->dp, ifc);
+	st = ifstate(ifs, name, true);
 	if (st) {
 		st->lost = true;
 		st->lost_to = prog_id;
@@ -316,20 +304,21 @@ void rfsd_ifaces_link_lost(struct rfsd *d, int ifindex, __u32 prog_id)
 	}
 }
 
-const struct rfsd_ifstate *rfsd_ifaces_lost(struct rfsd *d, const char *name)
+const struct rfsd_ifstate *rfsd_ifaces_lost(struct rfsd_ifaces *ifs,
+					    const char *name)
 {
-	const struct rfsd_ifstate *st = ifstate(d, name, false);
+	const struct rfsd_ifstate *st = ifstate(ifs, name, false);
 
 	return st && st->lost ? st : NULL;
 }
 
-struct json_object *rfsd_ifaces_lost_json(struct rfsd *d)
+struct json_object *rfsd_ifaces_lost_json(struct rfsd_ifaces *ifs)
 {
 	struct json_object *a = json_object_new_array();
 	size_t i;
 
-	for (i = 0; i < d->n_ifstate; i++) {
-		const struct rfsd_ifstate *st = &d->ifstate[i];
+	for (i = 0; i < ifs->n; i++) {
+		const struct rfsd_ifstate *st = &ifs->st[i];
 		struct json_object *o;
 
 		if (!st->lost)
@@ -345,19 +334,19 @@ struct json_object *rfsd_ifaces_lost_json(struct rfsd *d)
 	return a;
 }
 
-void rfsd_ifaces_link_moved(struct rfsd *d, int ifindex, int nsid,
+void rfsd_ifaces_link_moved(struct rfsd_ifaces *ifs, int ifindex, int nsid,
 			    int new_ifindex)
 {
-	struct rfs_if *ifc = rfs_dp_if_find_index(d->dp, ifindex);
+	struct rfs_if *ifc = rfs_dp_if_find_index(ifs->dp, ifindex);
 	int e;
 
 	if (!ifc)
 		return;
 	/* The event comes as the move starts: give it a moment to land. */
 	for (int i = 0; i < 5; i++) {
-		e = rfsd_netlink_xdp_detach_moved(nsid, new_ifindex,
-						  rfs_if_prog_fd(ifc),
-						  rfs_if_mode(ifc) == RFS_XDP_GENERIC);
+		e = rfsd_netns_xdp_detach(nsid, new_ifindex,
+					  rfs_if_prog_fd(ifc),
+					  rfs_if_mode(ifc) == RFS_XDP_GENERIC);
 		if (!e)
 			break;
 		usleep(20000);
@@ -368,26 +357,26 @@ void rfsd_ifaces_link_moved(struct rfsd *d, int ifindex, int nsid,
 	else
 		pr_info("interface %s moved to another network namespace (netns id %d); detached XDP there\n",
 			rfs_if_name(ifc), nsid);
-	forget(d, ifc);
+	forget(ifs, ifc);
 }
 
-void rfsd_ifaces_resync(struct rfsd *d)
+void rfsd_ifaces_resync(struct rfsd_ifaces *ifs)
 {
 	char buf[IF_NAMESIZE];
-	size_t i = rfs_dp_if_count(d->dp);
+	size_t i = rfs_dp_if_count(ifs->dp);
 
 	while (i--) {
-		struct rfs_if *ifc = rfs_dp_if_at(d->dp, i);
+		struct rfs_if *ifc = rfs_dp_if_at(ifs->dp, i);
 
 		if (ifc && !if_indextoname(rfs_if_ifindex(ifc), buf) &&
 		    (errno == ENXIO || errno == ENODEV))
-			forget(d, ifc);
+			forget(ifs, ifc);
 	}
 }
 
-void rfsd_ifaces_user_attach(struct rfsd *d, const char *name)
+void rfsd_ifaces_user_attach(struct rfsd_ifaces *ifs, const char *name)
 {
-	struct rfsd_ifstate *st = ifstate(d, name, false);
+	struct rfsd_ifstate *st = ifstate(ifs, name, false);
 
 	if (st) {
 		st->user_detached = false;
@@ -397,31 +386,31 @@ void rfsd_ifaces_user_attach(struct rfsd *d, const char *name)
 	}
 }
 
-void rfsd_ifaces_user_detach(struct rfsd *d, const char *name)
+void rfsd_ifaces_user_detach(struct rfsd_ifaces *ifs, const char *name)
 {
 	struct rfsd_ifstate *st;
 
-	if (!rfsd_config_iface(&d->cfg, name))
+	if (!rfsd_config_iface(ifs->cfg, name))
 		return;
-	st = ifstate(d, name, true);
+	st = ifstate(ifs, name, true);
 	if (st)
 		st->user_detached = true;
 }
 
-size_t rfsd_ifaces_waiting(const struct rfsd *d)
+size_t rfsd_ifaces_waiting(const struct rfsd_ifaces *ifs)
 {
 	size_t i, n = 0;
 
-	for (i = 0; i < d->cfg.n_ifs; i++) {
-		const char *name = d->cfg.ifs[i].name;
+	for (i = 0; i < ifs->cfg->n_ifs; i++) {
+		const char *name = ifs->cfg->ifs[i].name;
 		size_t k;
 		bool detached = false;
 
-		if (rfs_dp_if_find(d->dp, name))
+		if (rfs_dp_if_find(ifs->dp, name))
 			continue;
-		for (k = 0; k < d->n_ifstate; k++)
-			if (!strcmp(d->ifstate[k].name, name))
-				detached = d->ifstate[k].user_detached;
+		for (k = 0; k < ifs->n; k++)
+			if (!strcmp(ifs->st[k].name, name))
+				detached = ifs->st[k].user_detached;
 		if (!detached)
 			n++;
 	}

@@ -22,22 +22,25 @@
 #include <linux/if_link.h>
 #include <linux/rtnetlink.h>
 
+#include "ifaces.h"
 #include "log.h"
 #include "netlink.h"
-#include "rfsd.h"
 
 #define RFSD_NL_BUF	(64 * 1024)
 #define RFSD_NL_RCVBUF	(1 << 20)
 
 struct rfsd_netlink {
-	struct rfsd_watch w;		/* first */
+	struct rfsd_watch w;
+	struct rfsd_loop *loop;
+	struct rfsd_ifaces *ifs;	/* where the events go */
+	const bool *dp_busy;		/* set: leave them queued */
 	struct mnl_socket *nl;
 	char buf[RFSD_NL_BUF];
 };
 
 static int link_cb(const struct nlmsghdr *nlh, void *data)
 {
-	struct rfsd *d = data;
+	struct rfsd_ifaces *ifs = data;
 	const struct ifinfomsg *ifi;
 	const struct nlattr *a;
 	const char *name = NULL;
@@ -76,26 +79,26 @@ static int link_cb(const struct nlmsghdr *nlh, void *data)
 		}
 	}
 	if (nlh->nlmsg_type == RTM_DELLINK && nsid >= 0 && new_ifindex)
-		rfsd_ifaces_link_moved(d, ifi->ifi_index, nsid, new_ifindex);
+		rfsd_ifaces_link_moved(ifs, ifi->ifi_index, nsid, new_ifindex);
 	else if (nlh->nlmsg_type == RTM_DELLINK)
-		rfsd_ifaces_link_gone(d, ifi->ifi_index);
+		rfsd_ifaces_link_gone(ifs, ifi->ifi_index);
 	else if (name)
-		rfsd_ifaces_link_new(d, ifi->ifi_index, name);
+		rfsd_ifaces_link_new(ifs, ifi->ifi_index, name);
 	if (nlh->nlmsg_type == RTM_NEWLINK && has_xdp)
-		rfsd_ifaces_link_xdp(d, ifi->ifi_index, xdp_prog);
+		rfsd_ifaces_link_xdp(ifs, ifi->ifi_index, xdp_prog);
 	return MNL_CB_OK;
 }
 
-static void nl_event(struct rfsd *d, struct rfsd_watch *w, uint32_t ev)
+static void nl_event(struct rfsd_watch *w, uint32_t ev)
 {
-	struct rfsd_netlink *nl = (struct rfsd_netlink *)w;
+	struct rfsd_netlink *nl = rfsd_container_of(w, struct rfsd_netlink, w);
 
 	for (;;) {
 		ssize_t n;
 
 		/* the sampler has the datapath: leave the events queued */
-		if (rfsd_dp_busy(d)) {
-			rfsd_watch_mod(d, w, 0);
+		if (*nl->dp_busy) {
+			rfsd_watch_mod(nl->loop, w, 0);
 			return;
 		}
 		n = mnl_socket_recvfrom(nl->nl, nl->buf, sizeof(nl->buf));
@@ -106,21 +109,24 @@ static void nl_event(struct rfsd *d, struct rfsd_watch *w, uint32_t ev)
 				return;
 			if (errno == ENOBUFS) {
 				pr_warn("link events lost: socket buffer full; checking attached interfaces\n");
-				rfsd_ifaces_resync(d);
+				rfsd_ifaces_resync(nl->ifs);
 				continue;
 			}
 			pr_warn("can't read link events: %s\n", strerror(errno));
 			return;
 		}
-		mnl_cb_run(nl->buf, n, 0, 0, link_cb, d);
+		mnl_cb_run(nl->buf, n, 0, 0, link_cb, nl->ifs);
 	}
 }
 
-int rfsd_netlink_open(struct rfsd *d, char *err, size_t len)
+int rfsd_netlink_open(struct rfsd_netlink **out, struct rfsd_loop *loop,
+		      struct rfsd_ifaces *ifs, const bool *dp_busy, char *err,
+		      size_t len)
 {
 	struct rfsd_netlink *nl;
 	int sz = RFSD_NL_RCVBUF, fd;
 
+	*out = NULL;
 	nl = calloc(1, sizeof(*nl));
 	if (!nl) {
 		snprintf(err, len, "can't open rtnetlink: %s", strerror(ENOMEM));
@@ -143,7 +149,10 @@ int rfsd_netlink_open(struct rfsd *d, char *err, size_t len)
 		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &sz, sizeof(sz));
 	nl->w.fd = fd;
 	nl->w.fn = nl_event;
-	if (rfsd_watch_add(d, &nl->w, EPOLLIN)) {
+	nl->loop = loop;
+	nl->ifs = ifs;
+	nl->dp_busy = dp_busy;
+	if (rfsd_watch_add(loop, &nl->w, EPOLLIN)) {
 		int e = errno;
 
 		snprintf(err, len, "can't watch rtnetlink: %s", strerror(e));
@@ -151,26 +160,21 @@ int rfsd_netlink_open(struct rfsd *d, char *err, size_t len)
 		free(nl);
 		return -e;
 	}
-	d->nl = nl;
+	*out = nl;
 	return 0;
 }
 
-void rfsd_netlink_resume(struct rfsd *d)
+void rfsd_netlink_resume(struct rfsd_netlink *nl)
 {
-	struct rfsd_netlink *nl = d->nl;
-
-	if (nl && !nl->w.events && rfsd_watch_mod(d, &nl->w, EPOLLIN))
+	if (nl && !nl->w.events && rfsd_watch_mod(nl->loop, &nl->w, EPOLLIN))
 		pr_warn("can't watch rtnetlink: %s\n", strerror(errno));
 }
 
-void rfsd_netlink_close(struct rfsd *d)
+void rfsd_netlink_close(struct rfsd_netlink *nl)
 {
-	struct rfsd_netlink *nl = d->nl;
-
 	if (!nl)
 		return;
-	rfsd_watch_del(d, &nl->w);
+	rfsd_watch_del(nl->loop, &nl->w);
 	mnl_socket_close(nl->nl);
 	free(nl);
-	d->nl = NULL;
 }

@@ -24,7 +24,7 @@
 #include <linux/net_namespace.h>
 #include <linux/rtnetlink.h>
 
-#include "netlink.h"
+#include "netns.h"
 
 struct nsid_reply {
 	int nsid;
@@ -116,8 +116,7 @@ static int netns_fd_by_id(int nsid)
 	return fd;
 }
 
-int rfsd_netlink_xdp_detach_moved(int nsid, int ifindex, int prog_fd,
-				  bool generic)
+int rfsd_netns_xdp_detach(int nsid, int ifindex, int prog_fd, bool generic)
 {
 	LIBBPF_OPTS(bpf_xdp_attach_opts, opts, .old_prog_fd = prog_fd);
 	int ns = netns_fd_by_id(nsid), status;

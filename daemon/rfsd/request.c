@@ -6,6 +6,7 @@
  * other key is an argument of that command.
  */
 #include <errno.h>
+#include <net/if.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -144,6 +145,22 @@ int rfsd_arg_cpus(struct json_object *req, const char *key, bool required,
 			return -EINVAL;
 		}
 		rfs_cpuset_add(out, (unsigned int)cpu);
+	}
+	return 0;
+}
+
+int rfsd_arg_iface(struct json_object *req, bool required, const char **out,
+		   struct json_object **reply)
+{
+	int r = rfsd_arg_str(req, "iface", required, out, reply);
+
+	if (r)
+		return r;
+	if (!**out || strlen(*out) >= IF_NAMESIZE) {
+		*reply = rfsd_reply_err(EINVAL,
+					"bad request: 'iface' must be an interface name (1..%d characters)",
+					IF_NAMESIZE - 1);
+		return -EINVAL;
 	}
 	return 0;
 }
@@ -308,7 +325,7 @@ static bool known_arg(const char *const *args, const char *key)
 }
 
 enum rfsd_cmd_rc rfsd_request_run(const struct rfsd_cmd *cmds, bool dp_busy,
-				  struct rfsd *d, struct rfsd_client *c,
+				  struct rfsd_cmd_ctx *x, struct rfsd_client *c,
 				  const char *line, size_t len,
 				  struct json_object **reply)
 {
@@ -350,9 +367,9 @@ enum rfsd_cmd_rc rfsd_request_run(const struct rfsd_cmd *cmds, bool dp_busy,
 		goto out;
 	}
 	if (cmd->start)
-		rc = cmd->start(d, c, req, reply);
+		rc = cmd->start(x, c, req, reply);
 	else
-		*reply = cmd->run(d, c, req);
+		*reply = cmd->run(x, c, req);
 out:
 	json_object_put(req);
 	/* name pointed into req: only the table's own name is left */

@@ -6,8 +6,9 @@
  * reply objects and the typed argument getters the handlers use.
  *
  * Nothing here touches the datapath or the client table: the handlers get
- * d and c as they are, so the fuzz target tests/fuzz/fuzz_request.c runs
- * this file with a table of its own.
+ * their context and the client as they are (both opaque here), so the
+ * fuzz target tests/fuzz/fuzz_request.c runs this file with a table of its
+ * own.
  */
 #ifndef RFSD_REQUEST_H
 #define RFSD_REQUEST_H
@@ -19,8 +20,8 @@
 
 #include "cpulist.h"
 
-struct rfsd;
-struct rfsd_client;
+struct rfsd_cmd_ctx;	/* what the handlers work on (commands.h) */
+struct rfsd_client;	/* who asked (server.c) */
 
 enum rfsd_cmd_rc {
 	RFSD_CMD_REPLY,		/* *reply is the answer */
@@ -34,9 +35,11 @@ struct rfsd_cmd {
 	const char *const *args;
 	bool needs_dp;
 	/* either, taking the request and returning the reply */
-	struct json_object *(*run)(struct rfsd *d, struct rfsd_client *c,
+	struct json_object *(*run)(struct rfsd_cmd_ctx *x,
+				   struct rfsd_client *c,
 				   struct json_object *req);
-	enum rfsd_cmd_rc (*start)(struct rfsd *d, struct rfsd_client *c,
+	enum rfsd_cmd_rc (*start)(struct rfsd_cmd_ctx *x,
+				  struct rfsd_client *c,
 				  struct json_object *req,
 				  struct json_object **reply);
 };
@@ -48,7 +51,7 @@ struct rfsd_cmd {
  * that returns no reply gets "<cmd>: internal error".
  */
 enum rfsd_cmd_rc rfsd_request_run(const struct rfsd_cmd *cmds, bool dp_busy,
-				  struct rfsd *d, struct rfsd_client *c,
+				  struct rfsd_cmd_ctx *x, struct rfsd_client *c,
 				  const char *line, size_t len,
 				  struct json_object **reply);
 
@@ -76,5 +79,8 @@ int rfsd_arg_int(struct json_object *req, const char *key, bool required,
 		 struct json_object **reply);
 int rfsd_arg_cpus(struct json_object *req, const char *key, bool required,
 		  struct rfs_cpuset *out, struct json_object **reply);
+/* "iface": a string of 1..IF_NAMESIZE - 1 characters. */
+int rfsd_arg_iface(struct json_object *req, bool required, const char **out,
+		   struct json_object **reply);
 
 #endif /* RFSD_REQUEST_H */

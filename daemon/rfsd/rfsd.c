@@ -5,8 +5,17 @@
  * READY=1 once the datapath is up and the configured interfaces are
  * attached, SIGHUP re-reads the config, SIGTERM/SIGINT exit 0 leaving
  * the datapath pinned and steering (or detach it all: detach_on_exit).
- * One epoll loop handles the control socket, signals, link events and a
- * 1 s timer.
+ *
+ * This file wires the parts together and owns what they share; none of
+ * them calls back into it.  One event loop (loop.c) runs everything:
+ *
+ *	signals, a 1 s timer	here: reload, exit, CPU refresh, status
+ *	the control socket	server.c, which hands each request line to
+ *				the command table (commands.c, request.c)
+ *	the flows sampler	flows.c; its reply goes to the server here
+ *	link events		netlink.c, for the interfaces (ifaces.c)
+ *
+ * and the commands and the interfaces call the datapath library.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -24,10 +33,51 @@
 
 #include "cgroup.h"
 #include "commands.h"
+#include "config.h"
+#include "flows.h"
+#include "ifaces.h"
 #include "log.h"
+#include "loop.h"
 #include "netlink.h"
-#include "rfsd.h"
+#include "rfs_dp.h"
 #include "server.h"
+
+/* Orphaned rfs_xdp programs are looked for every RFSD_SWEEP_TICKS seconds;
+ * one loaded less than RFSD_ORPHAN_MIN_AGE s ago may be another rfsd's
+ * attach in progress, not an orphan. */
+#define RFSD_SWEEP_TICKS	30
+#define RFSD_ORPHAN_MIN_AGE	10
+
+struct rfsd {
+	struct rfsd_loop loop;
+	struct rfs_dp *dp;
+
+	/* the command line: NULL or 0 where not given */
+	const char *opt_config;
+	const char *opt_socket;
+	const char *opt_pin_dir;
+	const char *opt_cgroup;
+	enum rfs_trace_mode trace_mode;
+	bool opt_cleanup;		/* --cleanup: remove everything, exit */
+
+	const char *config_path;
+	bool config_named;		/* --config: it must exist */
+	struct rfsd_config cfg;
+	const char *socket_path;	/* what is in effect */
+	char cgroup[4096];
+
+	struct rfsd_ifaces ifaces;
+	struct rfsd_sampler sampler;
+	struct rfsd_cmd_ctx cmd;	/* what the command handlers get */
+	struct rfsd_server *srv;
+	struct rfsd_netlink *nl;
+	struct rfsd_watch sig, tmr, job;
+
+	bool reload_pending;
+	unsigned long ticks;		/* of the 1 s timer */
+	char refresh_err[RFS_ERR_LEN];	/* last one logged */
+	char status[256];		/* last STATUS= sent */
+};
 
 static const char rfsd_usage[] =
 "Usage: rfsd [OPTIONS]\n"
@@ -66,34 +116,10 @@ static const struct option rfsd_options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-int rfsd_watch_add(struct rfsd *d, struct rfsd_watch *w, uint32_t events)
-{
-	struct epoll_event ev = { .events = events, .data.ptr = w };
-
-	if (epoll_ctl(d->epfd, EPOLL_CTL_ADD, w->fd, &ev))
-		return -errno;
-	w->events = events;
-	return 0;
-}
-
-int rfsd_watch_mod(struct rfsd *d, struct rfsd_watch *w, uint32_t events)
-{
-	struct epoll_event ev = { .events = events, .data.ptr = w };
-
-	if (epoll_ctl(d->epfd, EPOLL_CTL_MOD, w->fd, &ev))
-		return -errno;
-	w->events = events;
-	return 0;
-}
-
-void rfsd_watch_del(struct rfsd *d, struct rfsd_watch *w)
-{
-	epoll_ctl(d->epfd, EPOLL_CTL_DEL, w->fd, NULL);
-}
-
 static void update_status(struct rfsd *d)
 {
-	size_t n = rfs_dp_if_count(d->dp), waiting = rfsd_ifaces_waiting(d);
+	size_t n = rfs_dp_if_count(d->dp);
+	size_t waiting = rfsd_ifaces_waiting(&d->ifaces);
 	char buf[sizeof(d->status)];
 	int off;
 
@@ -120,33 +146,35 @@ static void reload(struct rfsd *d)
 	} else {
 		pr_info("reloading config '%s'\n", d->config_path);
 		d->cfg = cfg;
-		rfsd_ifaces_reload(d, &old);
+		rfsd_ifaces_reload(&d->ifaces, &old);
 		rfsd_config_free(&old);
 	}
-	rfsd_server_reload_group(d);
+	rfsd_server_reload_group(d->srv);
 	d->status[0] = '\0';
 	sd_notify(0, "READY=1");
 	update_status(d);
 }
 
-void rfsd_dp_released(struct rfsd *d)
+/* The sampler gave the datapath back: let whatever waited go on. */
+static void dp_released(struct rfsd *d)
 {
-	if (rfsd_dp_busy(d))
+	if (d->sampler.busy)
 		return;
-	rfsd_netlink_resume(d);
+	rfsd_netlink_resume(d->nl);
 	if (d->reload_pending)
 		reload(d);
-	rfsd_server_kick(d);
+	rfsd_server_kick(d->srv);
 }
 
-static void on_signal(struct rfsd *d, struct rfsd_watch *w, uint32_t ev)
+static void on_signal(struct rfsd_watch *w, uint32_t ev)
 {
+	struct rfsd *d = rfsd_container_of(w, struct rfsd, sig);
 	struct signalfd_siginfo si;
 
 	while (read(w->fd, &si, sizeof(si)) == sizeof(si)) {
 		switch (si.ssi_signo) {
 		case SIGHUP:
-			if (rfsd_dp_busy(d))
+			if (d->sampler.busy)
 				d->reload_pending = true;
 			else
 				reload(d);
@@ -157,21 +185,22 @@ static void on_signal(struct rfsd *d, struct rfsd_watch *w, uint32_t ev)
 				d->cfg.detach_on_exit ?
 				"detaching and exiting (detach_on_exit)" :
 				"exiting; the datapath stays attached and steering for the next rfsd (rfsd --cleanup removes it)");
-			d->stop = true;
+			d->loop.stop = true;
 			break;
 		}
 	}
 }
 
-static void on_timer(struct rfsd *d, struct rfsd_watch *w, uint32_t ev)
+static void on_timer(struct rfsd_watch *w, uint32_t ev)
 {
+	struct rfsd *d = rfsd_container_of(w, struct rfsd, tmr);
 	char err[RFS_ERR_LEN] = "";
 	uint64_t ticks;
 
 	if (read(w->fd, &ticks, sizeof(ticks)) < 0 && errno != EAGAIN)
 		pr_debug("can't read timerfd: %s\n", strerror(errno));
-	rfsd_server_tick(d, time(NULL));
-	if (rfsd_dp_busy(d))
+	rfsd_server_tick(d->srv, time(NULL));
+	if (d->sampler.busy)
 		return;
 	/* An orphaned rfs_xdp (a crash between attach and pin) is found
 	 * within a minute; the startup sweep finds older ones. */
@@ -189,9 +218,17 @@ static void on_timer(struct rfsd *d, struct rfsd_watch *w, uint32_t ev)
 	update_status(d);
 }
 
-static void on_job(struct rfsd *d, struct rfsd_watch *w, uint32_t ev)
+static void on_job(struct rfsd_watch *w, uint32_t ev)
 {
-	rfsd_flows_done(d);
+	struct rfsd *d = rfsd_container_of(w, struct rfsd, job);
+	struct json_object *reply;
+	struct rfsd_client *c;
+
+	if (rfsd_sampler_done(&d->sampler, &c, &reply)) {
+		if (c)
+			rfsd_server_reply(d->srv, c, reply);
+		dp_released(d);
+	}
 	update_status(d);
 }
 
@@ -245,8 +282,7 @@ static int parse_args(struct rfsd *d, int argc, char **argv, bool *verbose)
 	return 0;
 }
 
-static int open_fds(struct rfsd *d, struct rfsd_watch *sig,
-		    struct rfsd_watch *tmr)
+static int open_fds(struct rfsd *d)
 {
 	struct itimerspec its = {
 		.it_interval = { .tv_sec = 1 }, .it_value = { .tv_sec = 1 },
@@ -261,55 +297,46 @@ static int open_fds(struct rfsd *d, struct rfsd_watch *sig,
 		return -errno;
 	signal(SIGPIPE, SIG_IGN);
 
-	d->epfd = epoll_create1(EPOLL_CLOEXEC);
-	sig->fd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
-	tmr->fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-	d->job_efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	if (d->epfd < 0 || sig->fd < 0 || tmr->fd < 0 || d->job_efd < 0)
+	if (rfsd_loop_init(&d->loop))
 		return -errno;
-	sig->fn = on_signal;
-	tmr->fn = on_timer;
-	d->job_watch.fd = d->job_efd;
-	d->job_watch.fn = on_job;
-	if (timerfd_settime(tmr->fd, 0, &its, NULL))
+	d->sig.fd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+	d->tmr.fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	d->sampler.efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (d->sig.fd < 0 || d->tmr.fd < 0 || d->sampler.efd < 0)
 		return -errno;
-	return rfsd_watch_add(d, sig, EPOLLIN) ?:
-	       rfsd_watch_add(d, &d->job_watch, EPOLLIN);
+	d->sig.fn = on_signal;
+	d->tmr.fn = on_timer;
+	d->job.fd = d->sampler.efd;
+	d->job.fn = on_job;
+	if (timerfd_settime(d->tmr.fd, 0, &its, NULL))
+		return -errno;
+	return rfsd_watch_add(&d->loop, &d->sig, EPOLLIN) ?:
+	       rfsd_watch_add(&d->loop, &d->job, EPOLLIN);
 }
 
-static int run(struct rfsd *d, struct rfsd_watch *tmr)
+static void close_fds(struct rfsd *d)
 {
-	struct epoll_event evs[32];
-	int n, i;
-
-	if (rfsd_watch_add(d, tmr, EPOLLIN))
-		return -errno;
-	while (!d->stop) {
-		n = epoll_wait(d->epfd, evs, 32, -1);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			pr_warn("can't wait for events: %s\n", strerror(errno));
-			return -errno;
-		}
-		/* a handler may free the client of a later event: then
-		 * poll again rather than touch it */
-		for (i = 0; i < n && !d->stop; i++) {
-			struct rfsd_watch *w = evs[i].data.ptr;
-			unsigned long closes = d->client_closes;
-
-			w->fn(d, w, evs[i].events);
-			if (d->client_closes != closes)
-				break;
-		}
-	}
-	return 0;
+	if (d->sig.fd >= 0)
+		close(d->sig.fd);
+	if (d->tmr.fd >= 0)
+		close(d->tmr.fd);
+	if (d->sampler.efd >= 0)
+		close(d->sampler.efd);
+	rfsd_loop_fini(&d->loop);
 }
 
 int main(int argc, char **argv)
 {
-	struct rfsd_watch sig = { .fd = -1 }, tmr = { .fd = -1 };
-	struct rfsd d = { .epfd = -1, .job_efd = -1 };
+	struct rfsd d = {
+		.loop.epfd = -1, .sampler.efd = -1,
+		.sig.fd = -1, .tmr.fd = -1, .job.fd = -1,
+	};
+	const struct rfsd_dispatch dispatch = {
+		.cmds = rfsd_cmds,
+		.ctx = &d.cmd,
+		.dp_busy = &d.sampler.busy,
+		.client_gone = rfsd_cmd_client_gone,
+	};
 	char err[RFSD_CONFIG_ERR_LEN], cgerr[256];
 	struct rfs_dp_opts opts = {};
 	bool verbose = false, adopted = false;
@@ -351,13 +378,14 @@ int main(int argc, char **argv)
 	opts.sock_flow_entries = d.cfg.sock_flow_entries;
 	opts.trace_mode = d.trace_mode;
 
-	e = open_fds(&d, &sig, &tmr);
+	e = open_fds(&d);
 	if (e) {
 		pr_warn("can't set up the event loop: %s\n", strerror(-e));
 		goto out;
 	}
 	/* claim the socket path first: a second rfsd stops here */
-	if (rfsd_server_bind(&d, d.socket_path, err, sizeof(err))) {
+	if (rfsd_server_bind(&d.srv, &d.loop, &dispatch, d.socket_path, err,
+			     sizeof(err))) {
 		pr_warn("%s\n", err);
 		goto out;
 	}
@@ -368,6 +396,10 @@ int main(int argc, char **argv)
 			err[0] ? err : strerror(-e));
 		goto out;
 	}
+	d.ifaces = (struct rfsd_ifaces){ .dp = d.dp, .cfg = &d.cfg };
+	d.cmd = (struct rfsd_cmd_ctx){
+		.dp = d.dp, .ifaces = &d.ifaces, .sampler = &d.sampler,
+	};
 	e = rfs_sweep_orphans(RFSD_ORPHAN_MIN_AGE);
 	if (e < 0)
 		pr_warn("can't look for orphaned XDP programs: %s\n",
@@ -387,13 +419,14 @@ int main(int argc, char **argv)
 			rfs_dp_sock_flow_entries(d.dp));
 	}
 	/* subscribe before attaching: no deletion may slip in between */
-	if (rfsd_netlink_open(&d, err, sizeof(err))) {
+	if (rfsd_netlink_open(&d.nl, &d.loop, &d.ifaces, &d.sampler.busy, err,
+			      sizeof(err))) {
 		pr_warn("%s\n", err);
 		goto out;
 	}
-	rfsd_ifaces_resync(&d);
-	rfsd_ifaces_start(&d);
-	if (rfsd_server_listen(&d, err, sizeof(err))) {
+	rfsd_ifaces_resync(&d.ifaces);
+	rfsd_ifaces_start(&d.ifaces);
+	if (rfsd_server_listen(d.srv, err, sizeof(err))) {
 		pr_warn("%s\n", err);
 		goto out;
 	}
@@ -401,33 +434,29 @@ int main(int argc, char **argv)
 	sd_notify(0, "READY=1");
 	update_status(&d);
 
-	if (!run(&d, &tmr))
+	if (!rfsd_watch_add(&d.loop, &d.tmr, EPOLLIN) &&
+	    !rfsd_loop_run(&d.loop))
 		ret = EXIT_SUCCESS;
 	sd_notify(0, d.cfg.detach_on_exit ? "STOPPING=1\nSTATUS=detaching" :
 		  "STOPPING=1\nSTATUS=leaving the datapath steering");
-	rfsd_flows_cancel(&d);
-	rfsd_server_close(&d);
-	rfsd_netlink_close(&d);
+	rfsd_sampler_cancel(&d.sampler);
+	rfsd_server_close(d.srv);
+	d.srv = NULL;
+	rfsd_netlink_close(d.nl);
+	d.nl = NULL;
 	rfs_dp_close(d.dp, d.cfg.detach_on_exit);
 	d.dp = NULL;
 	if (ret == EXIT_SUCCESS)
 		pr_info(d.cfg.detach_on_exit ? "detached; bye\n" :
 			"left the datapath pinned and steering; bye\n");
 out:
-	rfsd_server_close(&d);
-	rfsd_netlink_close(&d);
+	rfsd_server_close(d.srv);
+	rfsd_netlink_close(d.nl);
 	/* a failed start removes what it made, and leaves what it adopted */
 	if (d.dp)
 		rfs_dp_close(d.dp, !adopted);
-	rfsd_ifaces_free(&d);
+	rfsd_ifaces_free(&d.ifaces);
 	rfsd_config_free(&d.cfg);
-	if (sig.fd >= 0)
-		close(sig.fd);
-	if (tmr.fd >= 0)
-		close(tmr.fd);
-	if (d.job_efd >= 0)
-		close(d.job_efd);
-	if (d.epfd >= 0)
-		close(d.epfd);
+	close_fds(&d);
 	return ret;
 }

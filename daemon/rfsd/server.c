@@ -15,15 +15,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "commands.h"
+#include "conn.h"
 #include "ctlsock.h"
 #include "log.h"
 #include "peercred.h"
-#include "rfsd.h"
 #include "server.h"
 
 #define RFSD_IN_MAX	(RFS_CTL_REQUEST_MAX + 1)	/* the line and its '\n' */
@@ -34,18 +32,15 @@
 #define RFSD_SILENT_MS	500
 
 struct rfsd_client {
-	struct rfsd_watch w;		/* first: the watch is the client */
+	struct rfsd_watch w;
+	struct rfsd_server *srv;
 	struct rfsd_client *next;
 	uid_t uid;
 	gid_t gid;
 	pid_t pid;
-	char *in;
-	size_t in_len, in_cap;
-	char *out;
-	size_t out_off, out_len, out_cap;
+	struct rfsd_conn conn;
 	bool waiting;		/* its request waits for the datapath */
-	bool owns_job;		/* ... or for the sampler it started */
-	bool eof;		/* it sent everything */
+	bool owns_job;		/* ... or for the job it started */
 	bool closing;		/* close once its replies are out */
 	bool denied;		/* not root or rfs: refuse its first request */
 	bool served;		/* it sent a whole request line */
@@ -55,6 +50,8 @@ struct rfsd_client {
 
 struct rfsd_server {
 	struct rfsd_watch lw;		/* the listening socket */
+	struct rfsd_loop *loop;
+	struct rfsd_dispatch dispatch;
 	struct rfsd_ctlsock file;
 	bool have_group;
 	gid_t group;
@@ -82,35 +79,46 @@ static bool warn_ok(struct rfsd_server *s)
 	return true;
 }
 
-void rfsd_server_reload_group(struct rfsd *d)
+void rfsd_server_reload_group(struct rfsd_server *s)
 {
-	struct rfsd_server *s = d->srv;
 	struct group *g = getgrnam(RFS_CTL_GROUP);
 
 	s->have_group = g != NULL;
 	s->group = g ? g->gr_gid : 0;
 }
 
-int rfsd_server_bind(struct rfsd *d, const char *path, char *err, size_t len)
+int rfsd_server_bind(struct rfsd_server **out, struct rfsd_loop *loop,
+		     const struct rfsd_dispatch *dispatch, const char *path,
+		     char *err, size_t len)
 {
 	struct rfsd_server *s;
+	int e;
 
+	*out = NULL;
 	s = calloc(1, sizeof(*s));
-	if (!s)
+	if (!s) {
+		snprintf(err, len, "can't bind control socket '%s': %s", path,
+			 strerror(ENOMEM));
 		return -ENOMEM;
-	d->srv = s;
-	rfsd_server_reload_group(d);
+	}
+	s->loop = loop;
+	s->dispatch = *dispatch;
+	rfsd_server_reload_group(s);
 	s->lw.fd = rfsd_ctlsock_bind(&s->file, path, s->have_group, s->group,
 				     err, len);
-	return s->lw.fd < 0 ? s->lw.fd : 0;
+	if (s->lw.fd < 0) {
+		e = s->lw.fd;
+		free(s);
+		return e;
+	}
+	*out = s;
+	return 0;
 }
 
-static void server_accept(struct rfsd *d, struct rfsd_watch *w, uint32_t ev);
+static void server_accept(struct rfsd_watch *w, uint32_t ev);
 
-int rfsd_server_listen(struct rfsd *d, char *err, size_t len)
+int rfsd_server_listen(struct rfsd_server *s, char *err, size_t len)
 {
-	struct rfsd_server *s = d->srv;
-
 	if (listen(s->lw.fd, RFSD_MAX_CLIENTS)) {
 		int e = -errno;
 
@@ -119,7 +127,7 @@ int rfsd_server_listen(struct rfsd *d, char *err, size_t len)
 		return e;
 	}
 	s->lw.fn = server_accept;
-	if (rfsd_watch_add(d, &s->lw, EPOLLIN)) {
+	if (rfsd_watch_add(s->loop, &s->lw, EPOLLIN)) {
 		int e = -errno;
 
 		snprintf(err, len, "can't watch control socket '%s': %s",
@@ -131,24 +139,12 @@ int rfsd_server_listen(struct rfsd *d, char *err, size_t len)
 
 static size_t out_pending(const struct rfsd_client *c)
 {
-	return c->out_len - c->out_off;
+	return rfsd_conn_out_pending(&c->conn);
 }
 
-/* Closing with unread input makes the peer read ECONNRESET after our
- * last reply instead of a clean end of file: take what is there. */
-static void drain(int fd)
+static void client_close(struct rfsd_client *c)
 {
-	char buf[4096];
-	int i;
-
-	for (i = 0; i < 64; i++)
-		if (recv(fd, buf, sizeof(buf), MSG_DONTWAIT) <= 0)
-			break;
-}
-
-static void client_close(struct rfsd *d, struct rfsd_client *c)
-{
-	struct rfsd_server *s = d->srv;
+	struct rfsd_server *s = c->srv;
 	struct rfsd_client **pp;
 
 	for (pp = &s->clients; *pp; pp = &(*pp)->next) {
@@ -161,29 +157,12 @@ static void client_close(struct rfsd *d, struct rfsd_client *c)
 			break;
 		}
 	}
-	if (c->owns_job)
-		rfsd_flows_client_gone(d, c);
-	d->client_closes++;
-	rfsd_watch_del(d, &c->w);
-	drain(c->w.fd);
-	close(c->w.fd);
-	free(c->in);
-	free(c->out);
+	if (c->owns_job && s->dispatch.client_gone)
+		s->dispatch.client_gone(s->dispatch.ctx, c);
+	/* the loop sees the removal: no later event of c is run */
+	rfsd_watch_del(s->loop, &c->w);
+	rfsd_conn_close(&c->conn);
 	free(c);
-}
-
-/* One reply line straight to fd, if it fits in its buffer (takes r):
- * for peers about to be closed. */
-static void send_last(int fd, struct json_object *r)
-{
-	const char *s = json_object_to_json_string_ext(r, JSON_C_TO_STRING_PLAIN);
-	char line[640];
-	int n = snprintf(line, sizeof(line), "%s\n", s);
-
-	if (n > 0 && (size_t)n < sizeof(line) &&
-	    send(fd, line, n, MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
-		pr_debug("can't send refusal: %s\n", strerror(errno));
-	json_object_put(r);
 }
 
 static struct json_object *denied_reply(const struct rfsd_client *c)
@@ -196,15 +175,8 @@ static struct json_object *denied_reply(const struct rfsd_client *c)
 /* Nothing in flight either way: dropping it loses nothing it asked for. */
 static bool client_idle(const struct rfsd_client *c)
 {
-	return !c->waiting && !c->owns_job && !out_pending(c) && !c->in_len;
-}
-
-/* Bytes it sent that we have not read yet. */
-static bool unread_input(const struct rfsd_client *c)
-{
-	int n = 0;
-
-	return !ioctl(c->w.fd, FIONREAD, &n) && n > 0;
+	return !c->waiting && !c->owns_job && !out_pending(c) &&
+	       !c->conn.in_len;
 }
 
 /*
@@ -223,7 +195,8 @@ static struct rfsd_client *pick_victim(struct rfsd_server *s, bool denied)
 
 	for (c = s->clients; c; c = c->next) {
 		if (c->denied != denied || c->closing ||
-		    now - c->since_ms < RFSD_SILENT_MS || unread_input(c))
+		    now - c->since_ms < RFSD_SILENT_MS ||
+		    rfsd_conn_unread(&c->conn))
 			continue;
 		if (denied || (!c->served && !c->waiting)) {
 			if (!silent || c->since_ms <= silent->since_ms)
@@ -241,9 +214,8 @@ static struct rfsd_client *pick_victim(struct rfsd_server *s, bool denied)
  * dropped another if the table was full, or false if the newcomer must be
  * refused.  Root is never refused while a spare slot is left.
  */
-static bool make_room(struct rfsd *d, uid_t uid, bool denied)
+static bool make_room(struct rfsd_server *s, uid_t uid, bool denied)
 {
-	struct rfsd_server *s = d->srv;
 	struct rfsd_client *v;
 
 	if (denied ? s->n_denied < RFSD_MAX_DENIED :
@@ -255,47 +227,24 @@ static bool make_room(struct rfsd *d, uid_t uid, bool denied)
 			pr_warn("control socket full: dropping %s client uid %u (pid %d) for a new one\n",
 				denied ? "a refused" : v->served ? "an idle" :
 				"a silent", v->uid, v->pid);
-		send_last(v->w.fd, denied ? denied_reply(v) :
-			  rfsd_reply_err(EAGAIN,
-					 "dropped: %u clients already and this one was idle",
-					 RFSD_MAX_CLIENTS));
-		client_close(d, v);
+		rfsd_conn_send_last(v->conn.fd, denied ? denied_reply(v) :
+				    rfsd_reply_err(EAGAIN,
+						   "dropped: %u clients already and this one was idle",
+						   RFSD_MAX_CLIENTS));
+		client_close(v);
 		return true;
 	}
 	return !denied && uid == 0 &&
 	       s->n_clients < RFSD_MAX_CLIENTS + RFSD_ROOT_SPARE;
 }
 
-static int queue_out(struct rfsd_client *c, const char *buf, size_t n)
-{
-	if (c->out_off && c->out_off == c->out_len)
-		c->out_off = c->out_len = 0;
-	if (c->out_len + n > c->out_cap) {
-		size_t cap = c->out_cap ? c->out_cap : 4096;
-		char *p;
-
-		while (cap < c->out_len + n)
-			cap *= 2;
-		p = realloc(c->out, cap);
-		if (!p)
-			return -ENOMEM;
-		c->out = p;
-		c->out_cap = cap;
-	}
-	memcpy(c->out + c->out_len, buf, n);
-	c->out_len += n;
-	return 0;
-}
-
 static void queue_reply(struct rfsd_client *c, struct json_object *reply)
 {
 	const char *s;
-	size_t n;
 
 	s = json_object_to_json_string_ext(reply, JSON_C_TO_STRING_PLAIN |
 					   JSON_C_TO_STRING_NOSLASHESCAPE);
-	n = s ? strlen(s) : 0;
-	if (!s || queue_out(c, s, n) || queue_out(c, "\n", 1)) {
+	if (!s || rfsd_conn_queue_line(&c->conn, s)) {
 		pr_warn("can't queue reply for uid %u: %s\n", c->uid,
 			strerror(ENOMEM));
 		c->closing = true;
@@ -304,78 +253,67 @@ static void queue_reply(struct rfsd_client *c, struct json_object *reply)
 }
 
 /* false: the peer is gone (c is freed) */
-static bool client_flush(struct rfsd *d, struct rfsd_client *c)
+static bool client_flush(struct rfsd_client *c)
 {
-	while (out_pending(c)) {
-		ssize_t n = send(c->w.fd, c->out + c->out_off, out_pending(c),
-				 MSG_NOSIGNAL | MSG_DONTWAIT);
+	bool sent;
+	int e = rfsd_conn_flush(&c->conn, &sent);
 
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-			return true;
-		if (n <= 0) {
-			pr_debug("control client uid %u left: %s\n", c->uid,
-				 n ? strerror(errno) : "closed");
-			client_close(d, c);
-			return false;
-		}
-		c->out_off += n;
+	if (sent)
 		c->last_active = time(NULL);
+	if (e) {
+		pr_debug("control client uid %u left: %s\n", c->uid,
+			 e == -EPIPE ? "closed" : strerror(-e));
+		client_close(c);
+		return false;
 	}
-	c->out_off = c->out_len = 0;
-	if (c->closing) {
-		client_close(d, c);
+	if (!out_pending(c) && c->closing) {
+		client_close(c);
 		return false;
 	}
 	return true;
 }
 
-static void client_update(struct rfsd *d, struct rfsd_client *c)
+static void client_update(struct rfsd_client *c)
 {
 	uint32_t ev = 0;
 
-	if (!c->closing && !c->eof && !c->waiting && c->in_len < RFSD_IN_MAX &&
-	    out_pending(c) < RFSD_OUT_HIGH)
+	if (!c->closing && !c->conn.eof && !c->waiting &&
+	    c->conn.in_len < RFSD_IN_MAX && out_pending(c) < RFSD_OUT_HIGH)
 		ev |= EPOLLIN;
 	if (out_pending(c))
 		ev |= EPOLLOUT;
-	if (ev != c->w.events && rfsd_watch_mod(d, &c->w, ev))
+	if (ev != c->w.events && rfsd_watch_mod(c->srv->loop, &c->w, ev))
 		pr_warn("can't watch control client uid %u: %s\n", c->uid,
 			strerror(errno));
 }
 
-static void consume(struct rfsd_client *c, size_t n)
-{
-	memmove(c->in, c->in + n, c->in_len - n);
-	c->in_len -= n;
-}
-
 /* Serve the complete lines in the buffer; false: c is gone. */
-static bool client_process(struct rfsd *d, struct rfsd_client *c)
+static bool client_process(struct rfsd_client *c)
 {
+	const struct rfsd_dispatch *dp = &c->srv->dispatch;
+	struct rfsd_conn *in = &c->conn;
 	struct json_object *reply;
 	enum rfsd_cmd_rc rc;
 
 	/* answered when it speaks: refused at once, a client's write
 	 * could fail before it gets to read why */
-	if (c->denied && !c->closing && (c->in_len || c->eof)) {
+	if (c->denied && !c->closing && (in->in_len || in->eof)) {
 		queue_reply(c, denied_reply(c));
 		c->closing = true;
-		c->in_len = 0;
+		in->in_len = 0;
 	}
 	while (!c->closing && !c->waiting && out_pending(c) < RFSD_OUT_HIGH) {
-		char *nl = c->in_len ? memchr(c->in, '\n', c->in_len) : NULL;
+		char *nl = in->in_len ? memchr(in->in, '\n', in->in_len) : NULL;
 		size_t len, used;
 
 		if (nl) {
-			len = nl - c->in;
+			len = nl - in->in;
 			used = len + 1;
-		} else if (c->in_len > RFS_CTL_REQUEST_MAX) {
+		} else if (in->in_len > RFS_CTL_REQUEST_MAX) {
 			len = used = RFS_CTL_REQUEST_MAX + 1;
-		} else if (c->eof && c->in_len) {
+		} else if (in->eof && in->in_len) {
 			/* a last request without its '\n': serve it anyway */
-			len = used = c->in_len;
+			len = used = in->in_len;
 		} else {
 			break;
 		}
@@ -384,99 +322,74 @@ static bool client_process(struct rfsd *d, struct rfsd_client *c)
 					"request too long (max %d bytes)",
 					RFS_CTL_REQUEST_MAX));
 			c->closing = true;
-			c->in_len = 0;
+			in->in_len = 0;
 			break;
 		}
-		c->in[len] = '\0';
+		in->in[len] = '\0';
 		c->served = true;
-		pr_debug("request from uid %u: %.200s\n", c->uid, c->in);
+		pr_debug("request from uid %u: %.200s\n", c->uid, in->in);
 		reply = NULL;
-		rc = rfsd_cmd_run(d, c, c->in, len, &reply);
+		rc = rfsd_request_run(dp->cmds, *dp->dp_busy, dp->ctx, c,
+				      in->in, len, &reply);
 		if (rc == RFSD_CMD_WAIT) {
 			if (nl)
 				*nl = '\n';
 			c->waiting = true;
 			break;
 		}
-		consume(c, used);
+		rfsd_conn_consume(in, used);
 		if (rc == RFSD_CMD_STARTED) {
 			c->waiting = c->owns_job = true;
 			break;
 		}
 		queue_reply(c, reply);
 	}
-	if (c->eof && !c->in_len && !c->waiting)
+	if (in->eof && !in->in_len && !c->waiting)
 		c->closing = true;
-	if (!client_flush(d, c))
+	if (!client_flush(c))
 		return false;
-	client_update(d, c);
+	client_update(c);
 	return true;
 }
 
 /* false: c is gone */
-static bool client_read(struct rfsd *d, struct rfsd_client *c)
+static bool client_read(struct rfsd_client *c)
 {
-	while (!c->eof && c->in_len < RFSD_IN_MAX) {
-		size_t room;
-		ssize_t n;
+	bool got;
+	int e = rfsd_conn_read(&c->conn, RFSD_IN_MAX, &got);
 
-		if (c->in_len + 1 >= c->in_cap) {
-			/* one spare byte for the NUL after the last line */
-			size_t cap = c->in_cap ? c->in_cap * 2 : 4096;
-			char *p;
-
-			if (cap > RFSD_IN_MAX + 1)
-				cap = RFSD_IN_MAX + 1;
-			p = realloc(c->in, cap);
-			if (!p) {
-				client_close(d, c);
-				return false;
-			}
-			c->in = p;
-			c->in_cap = cap;
-		}
-		room = c->in_cap - 1 - c->in_len;
-		n = recv(c->w.fd, c->in + c->in_len, room, MSG_DONTWAIT);
-		if (n > 0) {
-			c->in_len += n;
-			c->last_active = time(NULL);
-			continue;
-		}
-		if (!n) {
-			c->eof = true;
-			break;
-		}
-		if (errno == EINTR)
-			continue;
-		if (errno == EAGAIN || errno == EWOULDBLOCK)
-			break;
-		pr_debug("control client uid %u: %s\n", c->uid, strerror(errno));
-		client_close(d, c);
+	if (got)
+		c->last_active = time(NULL);
+	if (e) {
+		if (e != -ENOMEM)
+			pr_debug("control client uid %u: %s\n", c->uid,
+				 strerror(-e));
+		client_close(c);
 		return false;
 	}
 	return true;
 }
 
-static void client_event(struct rfsd *d, struct rfsd_watch *w, uint32_t ev)
+static void client_event(struct rfsd_watch *w, uint32_t ev)
 {
-	struct rfsd_client *c = (struct rfsd_client *)w;
+	struct rfsd_client *c = rfsd_container_of(w, struct rfsd_client, w);
 
 	if (ev & (EPOLLERR | EPOLLHUP)) {
 		/* closed both ways: nobody would read the replies */
 		pr_debug("control client uid %u left\n", c->uid);
-		client_close(d, c);
+		client_close(c);
 		return;
 	}
-	if ((ev & EPOLLOUT) && !client_flush(d, c))
+	if ((ev & EPOLLOUT) && !client_flush(c))
 		return;
-	if ((ev & EPOLLIN) && !client_read(d, c))
+	if ((ev & EPOLLIN) && !client_read(c))
 		return;
-	client_process(d, c);
+	client_process(c);
 }
 
-static void server_accept(struct rfsd *d, struct rfsd_watch *w, uint32_t ev)
+static void server_accept(struct rfsd_watch *w, uint32_t ev)
 {
-	struct rfsd_server *s = d->srv;
+	struct rfsd_server *s = rfsd_container_of(w, struct rfsd_server, lw);
 
 	for (;;) {
 		struct ucred cr = { .pid = 0, .uid = (uid_t)-1, .gid = (gid_t)-1 };
@@ -496,20 +409,19 @@ static void server_accept(struct rfsd *d, struct rfsd_watch *w, uint32_t ev)
 			if (warn_ok(s))
 				pr_warn("can't accept control connection: %s\n",
 					strerror(errno));
-			rfsd_watch_mod(d, &s->lw, 0);
+			rfsd_watch_mod(s->loop, &s->lw, 0);
 			return;
 		}
 		getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &crlen);
 		denied = !rfsd_peer_allowed(fd, &cr, s->have_group, s->group);
-		if (!make_room(d, cr.uid, denied)) {
+		if (!make_room(s, cr.uid, denied)) {
 			if (warn_ok(s))
 				pr_warn("refusing control connection from uid %u (pid %d): %u clients already\n",
 					cr.uid, cr.pid, RFSD_MAX_CLIENTS);
-			send_last(fd, rfsd_reply_err(EAGAIN,
-						     "too many clients (max %u); try again",
-						     RFSD_MAX_CLIENTS));
-			drain(fd);
-			close(fd);
+			rfsd_conn_send_last(fd, rfsd_reply_err(EAGAIN,
+						"too many clients (max %u); try again",
+						RFSD_MAX_CLIENTS));
+			rfsd_conn_close_fd(fd);
 			continue;
 		}
 		c = calloc(1, sizeof(*c));
@@ -517,15 +429,16 @@ static void server_accept(struct rfsd *d, struct rfsd_watch *w, uint32_t ev)
 			close(fd);
 			continue;
 		}
-		c->w.fd = fd;
+		c->w.fd = c->conn.fd = fd;
 		c->w.fn = client_event;
+		c->srv = s;
 		c->uid = cr.uid;
 		c->gid = cr.gid;
 		c->pid = cr.pid;
 		c->denied = denied;
 		c->last_active = time(NULL);
 		c->since_ms = mono_ms();
-		if (rfsd_watch_add(d, &c->w, EPOLLIN)) {
+		if (rfsd_watch_add(s->loop, &c->w, EPOLLIN)) {
 			pr_warn("can't watch control client: %s\n", strerror(errno));
 			close(fd);
 			free(c);
@@ -546,40 +459,39 @@ static void server_accept(struct rfsd *d, struct rfsd_watch *w, uint32_t ev)
 	}
 }
 
-void rfsd_server_reply(struct rfsd *d, struct rfsd_client *c,
+void rfsd_server_reply(struct rfsd_server *s, struct rfsd_client *c,
 		       struct json_object *reply)
 {
 	c->owns_job = c->waiting = false;
 	queue_reply(c, reply);
-	client_process(d, c);
+	client_process(c);
 }
 
-void rfsd_server_kick(struct rfsd *d)
+void rfsd_server_kick(struct rfsd_server *s)
 {
 	struct rfsd_client *c, *next;
 
-	if (!d->srv)
+	if (!s)
 		return;
-	for (c = d->srv->clients; c; c = next) {
+	for (c = s->clients; c; c = next) {
 		next = c->next;
-		if (rfsd_dp_busy(d))
+		if (*s->dispatch.dp_busy)
 			return;
 		if (!c->waiting || c->owns_job)
 			continue;
 		c->waiting = false;
-		client_process(d, c);
+		client_process(c);
 	}
 }
 
-void rfsd_server_tick(struct rfsd *d, time_t now)
+void rfsd_server_tick(struct rfsd_server *s, time_t now)
 {
-	struct rfsd_server *s = d->srv;
 	struct rfsd_client *c, *next;
 
 	if (!s)
 		return;
 	if (s->lw.fn && !s->lw.events)
-		rfsd_watch_mod(d, &s->lw, EPOLLIN);
+		rfsd_watch_mod(s->loop, &s->lw, EPOLLIN);
 	for (c = s->clients; c; c = next) {
 		next = c->next;
 		if (c->waiting)
@@ -596,31 +508,28 @@ void rfsd_server_tick(struct rfsd *d, time_t now)
 			pr_debug("control client uid %u idle for %d s; dropped\n",
 				 c->uid, RFSD_IDLE_SECS);
 		}
-		client_close(d, c);
+		client_close(c);
 	}
 }
 
-size_t rfsd_server_clients(const struct rfsd *d)
+size_t rfsd_server_clients(const struct rfsd_server *s)
 {
-	return d->srv ? d->srv->n_clients + d->srv->n_denied : 0;
+	return s ? s->n_clients + s->n_denied : 0;
 }
 
-void rfsd_server_close(struct rfsd *d)
+void rfsd_server_close(struct rfsd_server *s)
 {
-	struct rfsd_server *s = d->srv;
-
 	if (!s)
 		return;
 	while (s->clients)
-		client_close(d, s->clients);
+		client_close(s->clients);
 	if (s->lw.fd >= 0) {
 		if (s->lw.fn)
-			rfsd_watch_del(d, &s->lw);
+			rfsd_watch_del(s->loop, &s->lw);
 		close(s->lw.fd);
 	}
 	rfsd_ctlsock_unlink(&s->file);
 	free(s);
-	d->srv = NULL;
 }
 
 uid_t rfsd_client_uid(const struct rfsd_client *c)

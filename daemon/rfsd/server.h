@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The control socket (docs/protocol.md): a unix stream socket, one JSON
- * request per line, one reply line each.  Everything is non-blocking and
+ * request per line, one reply line each, each line handed to the command
+ * table it was given (struct rfsd_dispatch).  Everything is non-blocking and
  * bounded: a request line is at most RFS_CTL_REQUEST_MAX bytes, at most
  * RFSD_MAX_CLIENTS peers at once, and a peer that neither sends nor reads
  * for RFSD_IDLE_SECS is dropped.
@@ -24,6 +25,8 @@
 
 #include <json.h>
 
+#include "loop.h"
+#include "request.h"
 #include "rfs_ctl_proto.h"
 
 #define RFSD_MAX_CLIENTS	64
@@ -32,25 +35,41 @@
 #define RFSD_IDLE_SECS		60
 #define RFSD_HELLO_SECS		10
 
-struct rfsd;
+struct rfsd_server;
 struct rfsd_client;
+
+/* Where the server hands each request line: request.c parses it and runs
+ * the command of cmds it names.  The server knows no command. */
+struct rfsd_dispatch {
+	const struct rfsd_cmd *cmds;	/* the table (commands.c) */
+	struct rfsd_cmd_ctx *ctx;	/* what its handlers get */
+	/* set while the datapath is lent out: requests that need it wait in
+	 * their client's buffer until rfsd_server_kick() */
+	const bool *dp_busy;
+	/* a client whose request started a job (RFSD_CMD_STARTED) left
+	 * before rfsd_server_reply() */
+	void (*client_gone)(struct rfsd_cmd_ctx *ctx, struct rfsd_client *c);
+};
 
 /* Claim path (bind, mode 0660, group rfs if it exists); clients can't
  * connect until rfsd_server_listen(). */
-int rfsd_server_bind(struct rfsd *d, const char *path, char *err, size_t len);
-int rfsd_server_listen(struct rfsd *d, char *err, size_t len);
-/* Drop every client and remove the socket file (if it is still ours). */
-void rfsd_server_close(struct rfsd *d);
+int rfsd_server_bind(struct rfsd_server **s, struct rfsd_loop *loop,
+		     const struct rfsd_dispatch *dispatch, const char *path,
+		     char *err, size_t len);
+int rfsd_server_listen(struct rfsd_server *s, char *err, size_t len);
+/* Drop every client and remove the socket file (if it is still ours);
+ * frees s (NULL is fine). */
+void rfsd_server_close(struct rfsd_server *s);
 /* Once a second: drop idle clients. */
-void rfsd_server_tick(struct rfsd *d, time_t now);
+void rfsd_server_tick(struct rfsd_server *s, time_t now);
 /* The datapath is free again: serve the requests that waited for it. */
-void rfsd_server_kick(struct rfsd *d);
+void rfsd_server_kick(struct rfsd_server *s);
 /* The reply to a request that was answered later (takes reply). */
-void rfsd_server_reply(struct rfsd *d, struct rfsd_client *c,
+void rfsd_server_reply(struct rfsd_server *s, struct rfsd_client *c,
 		       struct json_object *reply);
 /* Look group rfs up again (SIGHUP). */
-void rfsd_server_reload_group(struct rfsd *d);
-size_t rfsd_server_clients(const struct rfsd *d);
+void rfsd_server_reload_group(struct rfsd_server *s);
+size_t rfsd_server_clients(const struct rfsd_server *s);
 
 uid_t rfsd_client_uid(const struct rfsd_client *c);
 pid_t rfsd_client_pid(const struct rfsd_client *c);

@@ -2,17 +2,18 @@
 /*
  * daemon/rfsd/request.c: rfsd_request_run() on any line, with a table of
  * rfsd's commands and arguments whose handlers read every argument the
- * way commands.c and stats.c do but touch no datapath.  Every line gets
- * exactly one well-formed reply (or WAIT, only when busy and only for a
- * command that needs the datapath), and nothing leaks.
+ * way commands.c, stats.c and flows.c do but touch no datapath.  Every
+ * line gets exactly one well-formed reply (or WAIT, only when busy and
+ * only for a command that needs the datapath), and nothing leaks.
  */
 #include <errno.h>
 
 #include "fuzz.h"
 #include "request.h"
 
-/* What rfsd's handlers ask of a request (commands.c, stats.c). */
-static struct json_object *run_any(struct rfsd *d, struct rfsd_client *c,
+/* What rfsd's handlers ask of a request (commands.c, stats.c, flows.c). */
+static struct json_object *run_any(struct rfsd_cmd_ctx *x,
+				   struct rfsd_client *c,
 				   struct json_object *req)
 {
 	struct json_object *reply = NULL;
@@ -20,7 +21,7 @@ static struct json_object *run_any(struct rfsd *d, struct rfsd_client *c,
 	const char *str;
 	long long n;
 
-	if (rfsd_arg_str(req, "iface", false, &str, &reply) < 0 ||
+	if (rfsd_arg_iface(req, false, &str, &reply) < 0 ||
 	    rfsd_arg_str(req, "mode", false, &str, &reply) < 0 ||
 	    rfsd_arg_str(req, "key", false, &str, &reply) < 0 ||
 	    rfsd_arg_cpus(req, "cpus", false, &cpus, &reply) < 0 ||
@@ -32,16 +33,18 @@ static struct json_object *run_any(struct rfsd *d, struct rfsd_client *c,
 	return rfsd_reply_ok(json_object_new_object());
 }
 
-static enum rfsd_cmd_rc start_any(struct rfsd *d, struct rfsd_client *c,
+static enum rfsd_cmd_rc start_any(struct rfsd_cmd_ctx *x,
+				  struct rfsd_client *c,
 				  struct json_object *req,
 				  struct json_object **reply)
 {
-	*reply = run_any(d, c, req);
+	*reply = run_any(x, c, req);
 	return RFSD_CMD_REPLY;
 }
 
 /* A handler with a bug, as defect 6 needed: the reply is left out. */
-static struct json_object *run_none(struct rfsd *d, struct rfsd_client *c,
+static struct json_object *run_none(struct rfsd_cmd_ctx *x,
+				    struct rfsd_client *c,
 				    struct json_object *req)
 {
 	return NULL;

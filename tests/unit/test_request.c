@@ -26,7 +26,8 @@
 
 static const char *rfs_test_ran;	/* the handler called, if any */
 
-static struct json_object *rfs_test_ok(struct rfsd *d, struct rfsd_client *c,
+static struct json_object *rfs_test_ok(struct rfsd_cmd_ctx *x,
+				       struct rfsd_client *c,
 				       struct json_object *req)
 {
 	const char *name = NULL;
@@ -42,7 +43,8 @@ static struct json_object *rfs_test_ok(struct rfsd *d, struct rfsd_client *c,
 }
 
 /* A handler with a bug: it forgot its reply. */
-static struct json_object *rfs_test_null(struct rfsd *d, struct rfsd_client *c,
+static struct json_object *rfs_test_null(struct rfsd_cmd_ctx *x,
+					 struct rfsd_client *c,
 					 struct json_object *req)
 {
 	rfs_test_ran = "broken";

@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: GPL-2.0
+/* rfsd's event loop; see loop.h. */
+#include <errno.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "loop.h"
+
+int rfsd_loop_init(struct rfsd_loop *l)
+{
+	l->stop = false;
+	l->removed = 0;
+	l->epfd = epoll_create1(EPOLL_CLOEXEC);
+	return l->epfd < 0 ? -errno : 0;
+}
+
+void rfsd_loop_fini(struct rfsd_loop *l)
+{
+	if (l->epfd >= 0)
+		close(l->epfd);
+	l->epfd = -1;
+}
+
+static int watch_ctl(struct rfsd_loop *l, int op, struct rfsd_watch *w,
+		     uint32_t events)
+{
+	struct epoll_event ev = { .events = events, .data.ptr = w };
+
+	if (epoll_ctl(l->epfd, op, w->fd, &ev))
+		return -errno;
+	w->events = events;
+	return 0;
+}
+
+int rfsd_watch_add(struct rfsd_loop *l, struct rfsd_watch *w, uint32_t events)
+{
+	return watch_ctl(l, EPOLL_CTL_ADD, w, events);
+}
+
+int rfsd_watch_mod(struct rfsd_loop *l, struct rfsd_watch *w, uint32_t events)
+{
+	return watch_ctl(l, EPOLL_CTL_MOD, w, events);
+}
+
+void rfsd_watch_del(struct rfsd_loop *l, struct rfsd_watch *w)
+{
+	epoll_ctl(l->epfd, EPOLL_CTL_DEL, w->fd, NULL);
+	l->removed++;
+}
+
+int rfsd_loop_run(struct rfsd_loop *l)
+{
+	struct epoll_event evs[32];
+	int n, i;
+
+	while (!l->stop) {
+		n = epoll_wait(l->epfd, evs, 32, -1);
+		if (n < 0) {
+			int e = errno;
+
+			if (e == EINTR)
+				continue;
+			pr_warn("can't wait for events: %s\n", strerror(e));
+			return -e;
+		}
+		/* a handler may free the watch of a later event: then
+		 * poll again rather than touch it */
+		for (i = 0; i < n && !l->stop; i++) {
+			struct rfsd_watch *w = evs[i].data.ptr;
+			unsigned long removed = l->removed;
+
+			w->fn(w, evs[i].events);
+			if (l->removed != removed)
+				break;
+		}
+	}
+	return 0;
+}

@@ -73,7 +73,7 @@ static void flows_json(struct json_object *flows)
 	p_json(flows);
 }
 
-int do_flows(const void *cfg)
+int do_flows(const struct rfsctl_cfg *g, const void *cfg)
 {
 	const struct flows_cfg *c = cfg;
 	struct json_object *req = rfs_req_new("flows");
@@ -90,14 +90,14 @@ int do_flows(const void *cfg)
 	interval = c->interval ? c->interval : FLOWS_INTERVAL_DEFAULT;
 
 	/* rfsd caps the interval (and says so); don't wait past a minute */
-	ret = rfs_call(req, interval < 60000 ? interval : 60000, &reply,
+	ret = rfs_call(g, req, interval < 60000 ? interval : 60000, &reply,
 		       &result);
 	if (!ret)
 		json_object_object_get_ex(result, "flows", &flows);
 	if (!ret)
 		ret = rfs_expect(flows, json_type_array, "\"flows\"");
 	if (!ret) {
-		if (rfsctl_cfg.json)
+		if (g->json)
 			flows_json(flows);
 		else
 			flows_plain(flows, interval);

@@ -84,11 +84,12 @@ void rfs_print_iface_plain(struct json_object *ifc)
 }
 
 /* The reply of attach and set is an interface object, or the setting. */
-static int print_changed(struct json_object *result, const char *what)
+static int print_changed(const struct rfsctl_cfg *g,
+			 struct json_object *result, const char *what)
 {
 	if (rfs_expect(result, json_type_object, what))
 		return EXIT_FAILURE;
-	if (rfsctl_cfg.json)
+	if (g->json)
 		p_json(result);
 	else if (json_object_object_get_ex(result, "name", NULL))
 		rfs_print_iface_plain(result);
@@ -97,19 +98,20 @@ static int print_changed(struct json_object *result, const char *what)
 	return EXIT_SUCCESS;
 }
 
-static int send_and_print(struct json_object *req, const char *what)
+static int send_and_print(const struct rfsctl_cfg *g, struct json_object *req,
+			  const char *what)
 {
 	struct json_object *reply, *result;
 	int ret;
 
-	ret = rfs_call(req, 0, &reply, &result);
+	ret = rfs_call(g, req, 0, &reply, &result);
 	if (!ret)
-		ret = print_changed(result, what);
+		ret = print_changed(g, result, what);
 	json_object_put(reply);
 	return ret;
 }
 
-int do_attach(const void *cfg)
+int do_attach(const struct rfsctl_cfg *g, const void *cfg)
 {
 	const struct attach_cfg *c = cfg;
 	struct json_object *req = rfs_req_new("attach");
@@ -122,10 +124,10 @@ int do_attach(const void *cfg)
 		rfs_req_add_int(req, "flow_cnt", c->flow_cnt);
 	if (c->mode)
 		rfs_req_add_str(req, "mode", c->mode);
-	return send_and_print(req, "the attach result");
+	return send_and_print(g, req, "the attach result");
 }
 
-int do_detach(const void *cfg)
+int do_detach(const struct rfsctl_cfg *g, const void *cfg)
 {
 	const struct iface_cfg *c = cfg;
 	struct json_object *req = rfs_req_new("detach");
@@ -133,9 +135,9 @@ int do_detach(const void *cfg)
 	int ret;
 
 	rfs_req_add_str(req, "iface", c->iface);
-	ret = rfs_call(req, 0, &reply, &result);
+	ret = rfs_call(g, req, 0, &reply, &result);
 	/* plain: silent on success; JSON: rfsd's {} */
-	if (!ret && rfsctl_cfg.json)
+	if (!ret && g->json)
 		p_json(result);
 	json_object_put(reply);
 	return ret;
@@ -149,31 +151,31 @@ static struct json_object *set_req(const char *key)
 	return req;
 }
 
-int do_set_sock_flow_entries(const void *cfg)
+int do_set_sock_flow_entries(const struct rfsctl_cfg *g, const void *cfg)
 {
 	const struct set_num_cfg *c = cfg;
 	struct json_object *req = set_req("sock_flow_entries");
 
 	rfs_req_add_int(req, "value", c->value);
-	return send_and_print(req, "the set result");
+	return send_and_print(g, req, "the set result");
 }
 
-int do_set_flow_cnt(const void *cfg)
+int do_set_flow_cnt(const struct rfsctl_cfg *g, const void *cfg)
 {
 	const struct set_iface_num_cfg *c = cfg;
 	struct json_object *req = set_req("flow_cnt");
 
 	rfs_req_add_str(req, "iface", c->iface);
 	rfs_req_add_int(req, "value", c->value);
-	return send_and_print(req, "the set result");
+	return send_and_print(g, req, "the set result");
 }
 
-int do_set_cpus(const void *cfg)
+int do_set_cpus(const struct rfsctl_cfg *g, const void *cfg)
 {
 	const struct set_cpus_cfg *c = cfg;
 	struct json_object *req = set_req("cpus");
 
 	rfs_req_add_str(req, "iface", c->iface);
 	rfs_req_add_cpus(req, "cpus", &c->cpus.cpus);
-	return send_and_print(req, "the set result");
+	return send_and_print(g, req, "the set result");
 }

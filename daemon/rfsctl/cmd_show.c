@@ -72,16 +72,16 @@ static void status_json(struct json_object *st)
 	p_json(st);
 }
 
-int do_status(const void *cfg)
+int do_status(const struct rfsctl_cfg *g, const void *cfg)
 {
 	struct json_object *reply, *result;
 	int ret;
 
-	ret = rfs_call(rfs_req_new("status"), 0, &reply, &result);
+	ret = rfs_call(g, rfs_req_new("status"), 0, &reply, &result);
 	if (!ret)
 		ret = rfs_expect(result, json_type_object, "the status");
 	if (!ret) {
-		if (rfsctl_cfg.json)
+		if (g->json)
 			status_json(result);
 		else
 			status_plain(result);
@@ -238,7 +238,7 @@ static void stats_json(struct json_object *st)
 	p_json(st);
 }
 
-int do_stats(const void *cfg)
+int do_stats(const struct rfsctl_cfg *g, const void *cfg)
 {
 	const struct stats_cfg *c = cfg;
 	struct json_object *req = rfs_req_new("stats");
@@ -247,14 +247,14 @@ int do_stats(const void *cfg)
 
 	if (c->iface)
 		rfs_req_add_str(req, "iface", c->iface);
-	ret = rfs_call(req, 0, &reply, &result);
+	ret = rfs_call(g, req, 0, &reply, &result);
 	if (!ret)
 		ret = rfs_expect(result, json_type_object, "the stats result");
 	if (!ret && (!json_object_object_get_ex(result, "total", &total) ||
 		     !json_object_is_type(total, json_type_object)))
 		ret = rfs_expect(NULL, json_type_object, "stats \"total\"");
 	if (!ret) {
-		if (rfsctl_cfg.json)
+		if (g->json)
 			stats_json(result);
 		else
 			stats_plain(result);

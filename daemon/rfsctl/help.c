@@ -169,7 +169,8 @@ static void print_cmd_defs(FILE *f, const struct rfs_cmd *cmds,
 	}
 }
 
-void rfs_help_global(FILE *f)
+void rfs_help_global(FILE *f, const struct rfs_cmd *cmds,
+		     const struct rfs_opt *gopts)
 {
 	const char *items[16];
 	char specs[16][64];
@@ -178,15 +179,15 @@ void rfs_help_global(FILE *f)
 	int n = 0;
 
 	fprintf(f, "Usage: rfsctl [OPTIONS] COMMAND [ARGS]\n");
-	print_usage_lines(f, rfsctl_cmds, NULL);
+	print_usage_lines(f, cmds, NULL);
 	fprintf(f, "\n");
-	for (o = rfsctl_opts; o->name && n < 16; o++) {
+	for (o = gopts; o->name && n < 16; o++) {
 		opt_spec(specs[n], sizeof(specs[n]), o);
 		items[n] = specs[n];
 		n++;
 	}
 	print_alts(f, "OPTIONS", items, n);
-	print_cmd_defs(f, rfsctl_cmds, &mv);
+	print_cmd_defs(f, cmds, &mv);
 }
 
 static void help_leaf(FILE *f, const struct rfs_cmd *cmd, const char *path)

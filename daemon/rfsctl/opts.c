@@ -180,12 +180,13 @@ static bool opt_usable(const struct rfs_opt *opt, bool global, bool leading)
  * Look a long option up: an exact name, else a unique prefix, among the
  * command's options then the global ones.  0, or a usage error.
  */
-static int find_long(const struct rfs_opt *opts, void *cfg, bool leading,
+static int find_long(const struct rfs_opt_globals *gl,
+		     const struct rfs_opt *opts, void *cfg, bool leading,
 		     const char *name, size_t nlen, const char *word,
 		     const char *path, struct opt_ref *out)
 {
-	const struct rfs_opt *tables[2] = { opts, rfsctl_opts };
-	void *cfgs[2] = { cfg, &rfsctl_cfg };
+	const struct rfs_opt *tables[2] = { opts, gl->opts };
+	void *cfgs[2] = { cfg, gl->cfg };
 	const struct rfs_opt *o;
 	char cands[256];
 	size_t off = 0;
@@ -219,11 +220,12 @@ static int find_long(const struct rfs_opt *opts, void *cfg, bool leading,
 	return p_usage(path, "option '%s' is unknown", word);
 }
 
-static int find_short(const struct rfs_opt *opts, void *cfg, bool leading,
+static int find_short(const struct rfs_opt_globals *gl,
+		      const struct rfs_opt *opts, void *cfg, bool leading,
 		      char c, const char *path, struct opt_ref *out)
 {
-	const struct rfs_opt *tables[2] = { opts, rfsctl_opts };
-	void *cfgs[2] = { cfg, &rfsctl_cfg };
+	const struct rfs_opt *tables[2] = { opts, gl->opts };
+	void *cfgs[2] = { cfg, gl->cfg };
 	const struct rfs_opt *o;
 	int t;
 
@@ -257,7 +259,8 @@ static bool looks_negative(const char *s)
 	return s[0] == '-' && s[1] >= '0' && s[1] <= '9';
 }
 
-int rfs_opts_parse(const struct rfs_opt *opts, void *cfg, int argc,
+int rfs_opts_parse(const struct rfs_opt_globals *gl,
+		   const struct rfs_opt *opts, void *cfg, int argc,
 		   char **argv, const char *path, bool stop)
 {
 	/* before the command (opts NULL, stop), leading options are fine */
@@ -290,7 +293,7 @@ int rfs_opts_parse(const struct rfs_opt *opts, void *cfg, int argc,
 		}
 		if (w[1] == '-') {
 			eq = strchr(w + 2, '=');
-			if (find_long(opts, cfg, leading, w + 2,
+			if (find_long(gl, opts, cfg, leading, w + 2,
 				      eq ? (size_t)(eq - w - 2) : strlen(w + 2),
 				      w, path, &r))
 				return -1;
@@ -301,8 +304,8 @@ int rfs_opts_parse(const struct rfs_opt *opts, void *cfg, int argc,
 		} else {
 			/* a bundle of flags (-jv), or -x ARG / -xARG */
 			for (w++; *w; w++) {
-				if (find_short(opts, cfg, leading, *w, path,
-					       &r))
+				if (find_short(gl, opts, cfg, leading, *w,
+					       path, &r))
 					return -1;
 				if (takes_arg(r.opt))
 					break;
@@ -324,7 +327,7 @@ int rfs_opts_parse(const struct rfs_opt *opts, void *cfg, int argc,
 		if (set_value(&r, arg, path))
 			return -1;
 	}
-	if (rfsctl_cfg.help)
+	if (gl->cfg->help)
 		return argc;
 	pos = next_positional(opts, npos);
 	if (pos && !pos->optional)

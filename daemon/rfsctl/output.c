@@ -10,6 +10,13 @@
 
 #include "rfsctl.h"
 
+static const struct rfsctl_cfg *out_cfg;	/* NULL: plain, not pretty */
+
+void rfs_output_init(const struct rfsctl_cfg *g)
+{
+	out_cfg = g;
+}
+
 void p_err(const char *fmt, ...)
 {
 	struct json_object *obj;
@@ -20,7 +27,7 @@ void p_err(const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 
-	if (!rfsctl_cfg.json) {
+	if (!out_cfg || !out_cfg->json) {
 		fflush(stdout);
 		fprintf(stderr, "rfsctl: %s\n", msg);
 		return;
@@ -52,7 +59,7 @@ void p_json(struct json_object *obj)
 {
 	int flags = JSON_C_TO_STRING_NOSLASHESCAPE;
 
-	if (rfsctl_cfg.pretty)
+	if (out_cfg && out_cfg->pretty)
 		flags |= JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED;
 	/* a NULL obj prints "null": the document is still valid JSON */
 	printf("%s\n", json_object_to_json_string_ext(obj, flags));

@@ -49,16 +49,16 @@ static void trace(const char *dir, const char *line, void *arg)
 	pr_debug("%s %s\n", !strcmp(dir, "send") ? ">" : "<", line);
 }
 
-static int call(struct json_object *req, int extra_ms,
-		struct json_object **reply, struct json_object **result,
-		char *err, size_t len)
+static int call(const struct rfsctl_cfg *g, struct json_object *req,
+		int extra_ms, struct json_object **reply,
+		struct json_object **result, char *err, size_t len)
 {
 	struct rfs_ctl *ctl;
 	int ret;
 
 	*reply = NULL;
 	*result = NULL;
-	ret = rfs_ctl_connect(&ctl, rfsctl_cfg.socket, err, len);
+	ret = rfs_ctl_connect(&ctl, g->socket, err, len);
 	if (ret)
 		goto out;
 	rfs_ctl_set_trace(ctl, trace, NULL);
@@ -77,22 +77,24 @@ out:
 	return ret;
 }
 
-int rfs_call(struct json_object *req, int extra_ms,
-	     struct json_object **reply, struct json_object **result)
+int rfs_call(const struct rfsctl_cfg *g, struct json_object *req,
+	     int extra_ms, struct json_object **reply,
+	     struct json_object **result)
 {
 	char err[RFS_CTL_ERR_LEN];
 
-	if (!call(req, extra_ms, reply, result, err, sizeof(err)))
+	if (!call(g, req, extra_ms, reply, result, err, sizeof(err)))
 		return EXIT_SUCCESS;
 	/* the daemon's message names object and cause: pass it through */
 	p_err("%s", err);
 	return EXIT_FAILURE;
 }
 
-int rfs_call_quiet(struct json_object *req, struct json_object **reply,
-		   struct json_object **result, char *err, size_t len)
+int rfs_call_quiet(const struct rfsctl_cfg *g, struct json_object *req,
+		   struct json_object **reply, struct json_object **result,
+		   char *err, size_t len)
 {
-	return call(req, 0, reply, result, err, len);
+	return call(g, req, 0, reply, result, err, len);
 }
 
 int rfs_expect(struct json_object *result, enum json_type type,

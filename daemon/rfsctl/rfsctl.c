@@ -17,11 +17,12 @@
 #include "log.h"
 #include "rfsctl.h"
 
-struct rfsctl_cfg rfsctl_cfg;
+/* The global options: main's, handed to every command. */
+static struct rfsctl_cfg rfsctl_cfg;
 
 /* Global options; their grammar is in the help text, the man page says
  * what each does. */
-const struct rfs_opt rfsctl_opts[] = {
+static const struct rfs_opt rfsctl_opts[] = {
 	DEFINE_OPTION("socket", OPT_STRING, struct rfsctl_cfg, socket,
 		      .metavar = "PATH"),
 	DEFINE_OPTION("json", OPT_BOOL, struct rfsctl_cfg, json,
@@ -37,16 +38,26 @@ const struct rfs_opt rfsctl_opts[] = {
 	END_OPTIONS
 };
 
-const struct rfs_opt version_opts[] = { END_OPTIONS };
-const struct none_cfg version_defaults;
+static const struct rfs_opt_globals rfsctl_globals = {
+	.opts = rfsctl_opts,
+	.cfg = &rfsctl_cfg,
+};
 
-const struct rfs_opt help_opts[] = {
+static int do_version(const struct rfsctl_cfg *g, const void *cfg);
+static const struct rfs_opt version_opts[] = { END_OPTIONS };
+static const struct none_cfg version_defaults;
+
+struct help_cfg {
+	const char *command;
+};
+static int do_help(const struct rfsctl_cfg *g, const void *cfg);
+static const struct rfs_opt help_opts[] = {
 	DEFINE_OPTION("command", OPT_STRING, struct help_cfg, command,
 		      .positional = true, .optional = true,
 		      .metavar = "COMMAND"),
 	END_OPTIONS
 };
-const struct help_cfg help_defaults;
+static const struct help_cfg help_defaults;
 
 static const struct rfs_cmd set_cmds[] = {
 	DEFINE_COMMAND("sock-flow-entries", set_sock_flow_entries,
@@ -58,7 +69,7 @@ static const struct rfs_cmd set_cmds[] = {
 	END_COMMANDS
 };
 
-const struct rfs_cmd rfsctl_cmds[] = {
+static const struct rfs_cmd rfsctl_cmds[] = {
 	DEFINE_COMMAND("attach", attach,
 		       "Attach xdp-rfs to IFACE and steer its flows."),
 	DEFINE_COMMAND("detach", detach,
@@ -126,7 +137,8 @@ static int run_leaf(const struct rfs_cmd *cmd, const char *path, int argc,
 		return EXIT_FAILURE;
 	}
 	memcpy(cfg, cmd->defaults, cmd->cfg_size);
-	if (rfs_opts_parse(cmd->opts, cfg, argc, argv, path, false) < 0) {
+	if (rfs_opts_parse(&rfsctl_globals, cmd->opts, cfg, argc, argv, path,
+			   false) < 0) {
 		free(cfg);
 		return RFSCTL_EXIT_USAGE;
 	}
@@ -135,7 +147,7 @@ static int run_leaf(const struct rfs_cmd *cmd, const char *path, int argc,
 		rfs_help_cmd(stdout, cmd, path);
 		ret = EXIT_SUCCESS;
 	} else {
-		ret = cmd->func(cfg);
+		ret = cmd->func(&rfsctl_cfg, cfg);
 	}
 	free(cfg);
 	return ret;
@@ -184,7 +196,8 @@ static int dispatch(const struct rfs_cmd *group, const struct rfs_cmd *cmds,
 			if (group)
 				rfs_help_cmd(stdout, group, path);
 			else
-				rfs_help_global(stdout);
+				rfs_help_global(stdout, rfsctl_cmds,
+						rfsctl_opts);
 			return EXIT_SUCCESS;
 		}
 		return p_usage(path, "missing command");
@@ -198,19 +211,20 @@ static int dispatch(const struct rfs_cmd *group, const struct rfs_cmd *cmds,
 	if (!cmd->sub)
 		return run_leaf(cmd, sub, argc - 1, argv + 1);
 	/* a group: global options may sit between it and its command */
-	n = rfs_opts_parse(NULL, NULL, argc - 1, argv + 1, sub, true);
+	n = rfs_opts_parse(&rfsctl_globals, NULL, NULL, argc - 1, argv + 1,
+			   sub, true);
 	if (n < 0)
 		return RFSCTL_EXIT_USAGE;
 	return dispatch(cmd, cmd->sub, sub, argc - 1 - n, argv + 1 + n);
 }
 
-int do_help(const void *cfg)
+static int do_help(const struct rfsctl_cfg *g, const void *cfg)
 {
 	const struct help_cfg *c = cfg;
 	const struct rfs_cmd *cmd;
 
 	if (!c->command) {
-		rfs_help_global(stdout);
+		rfs_help_global(stdout, rfsctl_cmds, rfsctl_opts);
 		return EXIT_SUCCESS;
 	}
 	cmd = select_cmd(rfsctl_cmds, c->command, NULL);
@@ -221,11 +235,12 @@ int do_help(const void *cfg)
 }
 
 /* asked: rfsd was asked (the version command, not --version) */
-static int print_version(bool asked, const char *rfsd_version)
+static int print_version(const struct rfsctl_cfg *g, bool asked,
+			 const char *rfsd_version)
 {
 	struct json_object *obj;
 
-	if (!rfsctl_cfg.json) {
+	if (!g->json) {
 		printf("rfsctl %s\n", RFS_VERSION);
 		if (rfsd_version)
 			printf("rfsd %s\n", rfsd_version);
@@ -243,7 +258,7 @@ static int print_version(bool asked, const char *rfsd_version)
 	return EXIT_SUCCESS;
 }
 
-int do_version(const void *cfg)
+static int do_version(const struct rfsctl_cfg *g, const void *cfg)
 {
 	struct json_object *reply, *result, *v;
 	char err[RFS_CTL_ERR_LEN];
@@ -251,13 +266,13 @@ int do_version(const void *cfg)
 	int ret;
 
 	/* rfsd not answering is no error here: -v says why */
-	if (rfs_call_quiet(rfs_req_new("version"), &reply, &result, err,
+	if (rfs_call_quiet(g, rfs_req_new("version"), &reply, &result, err,
 			   sizeof(err)))
 		pr_debug("%s\n", err);
 	else if (json_object_object_get_ex(result, "version", &v) &&
 		 json_object_is_type(v, json_type_string))
 		ver = json_object_get_string(v);
-	ret = print_version(true, ver);
+	ret = print_version(g, true, ver);
 	json_object_put(reply);
 	return ret;
 }
@@ -266,13 +281,15 @@ int main(int argc, char **argv)
 {
 	int n;
 
+	rfs_output_init(&rfsctl_cfg);
 	prescan_json(argc, argv);
-	n = rfs_opts_parse(NULL, NULL, argc - 1, argv + 1, NULL, true);
+	n = rfs_opts_parse(&rfsctl_globals, NULL, NULL, argc - 1, argv + 1,
+			   NULL, true);
 	if (n < 0)
 		return RFSCTL_EXIT_USAGE;
 	if (rfsctl_cfg.version) {
 		apply_globals();
-		return print_version(false, NULL);
+		return print_version(&rfsctl_cfg, false, NULL);
 	}
 	return dispatch(NULL, rfsctl_cmds, NULL, argc - 1 - n, argv + 1 + n);
 }

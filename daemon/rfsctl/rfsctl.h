@@ -3,6 +3,10 @@
  * rfsctl internals.  The CLI is one grammar: the command table in rfsctl.c
  * and the option tables next to each do_<cmd>.  The parser (opts.c), the
  * help text (help.c) and so the man page SYNOPSIS all come from them.
+ *
+ * rfsctl.c holds the tables and main(); nothing calls back into it.  The
+ * parser and the help are handed the tables, each do_<cmd> the global
+ * options (struct rfsctl_cfg), and output.c is told once where they are.
  */
 #ifndef RFSCTL_H
 #define RFSCTL_H
@@ -53,9 +57,12 @@ struct rfs_opt {
 
 /* ---- command table (rfsctl.c) ---- */
 
+struct rfsctl_cfg;
+
 struct rfs_cmd {
 	const char *name;
-	int (*func)(const void *cfg);	/* NULL for a group such as set */
+	/* NULL for a group such as set; g: the global options */
+	int (*func)(const struct rfsctl_cfg *g, const void *cfg);
 	const struct rfs_opt *opts;
 	const void *defaults;		/* copied into a fresh cfg */
 	size_t cfg_size;
@@ -81,19 +88,24 @@ struct rfsctl_cfg {
 	bool help;
 	bool version;
 };
-extern struct rfsctl_cfg rfsctl_cfg;
-extern const struct rfs_opt rfsctl_opts[];
-extern const struct rfs_cmd rfsctl_cmds[];
+
+/* The global options' table and where they go: besides a command's own
+ * options, rfs_opts_parse() takes these. */
+struct rfs_opt_globals {
+	const struct rfs_opt *opts;
+	struct rfsctl_cfg *cfg;
+};
 
 /* Exact name, else the one command the name is a prefix of.  NULL with
  * *ambiguous set when several match. */
 const struct rfs_cmd *rfs_cmd_select(const struct rfs_cmd *cmds,
 				     const char *name, bool *ambiguous);
 /* Parse argv[0..argc) (the words after the command) into cfg, the command
- * options first and then the non-leading global ones.  stop: return at the
- * first positional (global options before COMMAND).  Returns the number of
- * words used, or -1 after a usage error was reported. */
-int rfs_opts_parse(const struct rfs_opt *opts, void *cfg, int argc,
+ * options first and then the non-leading global ones (gl).  stop: return
+ * at the first positional (global options before COMMAND).  Returns the
+ * number of words used, or -1 after a usage error was reported. */
+int rfs_opts_parse(const struct rfs_opt_globals *gl,
+		   const struct rfs_opt *opts, void *cfg, int argc,
 		   char **argv, const char *path, bool stop);
 /* Strict positive decimal (1..INT_MAX), rfs_parse_u32()'s syntax: 0, or
  * -EINVAL (not a number), -EDOM (0) or -ERANGE (above INT_MAX). */
@@ -101,12 +113,17 @@ int rfs_parse_uint(const char *s, unsigned int *val);
 
 /* ---- help (help.c) ---- */
 
-void rfs_help_global(FILE *f);
+/* Every command of cmds, then the global options gopts. */
+void rfs_help_global(FILE *f, const struct rfs_cmd *cmds,
+		     const struct rfs_opt *gopts);
 /* path: "attach", "set flow-cnt", "set" (a group: all its commands) */
 void rfs_help_cmd(FILE *f, const struct rfs_cmd *cmd, const char *path);
 
 /* ---- output (output.c) ---- */
 
+/* Where the global options are: -j and -p as they are when output is
+ * made (the parser may still be setting them). */
+void rfs_output_init(const struct rfsctl_cfg *g);
 /* Errors: "rfsctl: <msg>" on stderr, or {"error": "<msg>"} on stdout
  * under -j.  p_usage appends the hint ", try 'rfsctl help'" (path NULL)
  * or ", try 'rfsctl <path> --help'" and returns RFSCTL_EXIT_USAGE. */
@@ -148,15 +165,18 @@ void rfs_req_add_int(struct json_object *req, const char *key, int val);
 void rfs_req_add_cpus(struct json_object *req, const char *key,
 		      const struct rfs_cpuset *cpus);
 /*
- * Send req (consumed) to rfsd and wait up to the default timeout plus
- * extra_ms.  0: *reply to put, *result inside it.  Otherwise the error
- * (the daemon's own message when it refused) is printed: EXIT_FAILURE.
- * quiet: print nothing (the error stays in err if err is not NULL).
+ * Send req (consumed) to rfsd at g->socket and wait up to the default
+ * timeout plus extra_ms.  0: *reply to put, *result inside it.  Otherwise
+ * the error (the daemon's own message when it refused) is printed:
+ * EXIT_FAILURE.  quiet: print nothing (the error stays in err if err is
+ * not NULL).
  */
-int rfs_call(struct json_object *req, int extra_ms,
-	     struct json_object **reply, struct json_object **result);
-int rfs_call_quiet(struct json_object *req, struct json_object **reply,
-		   struct json_object **result, char *err, size_t len);
+int rfs_call(const struct rfsctl_cfg *g, struct json_object *req,
+	     int extra_ms, struct json_object **reply,
+	     struct json_object **result);
+int rfs_call_quiet(const struct rfsctl_cfg *g, struct json_object *req,
+		   struct json_object **reply, struct json_object **result,
+		   char *err, size_t len);
 /* The result as the type a command expects, or an error (EXIT_FAILURE). */
 int rfs_expect(struct json_object *result, enum json_type type,
 	       const char *what);
@@ -194,9 +214,6 @@ struct set_cpus_cfg {
 	const char *iface;
 	struct rfs_opt_cpus cpus;
 };
-struct help_cfg {
-	const char *command;
-};
 
 /* cmd_iface.c */
 extern const struct rfs_opt attach_opts[], detach_opts[],
@@ -206,11 +223,11 @@ extern const struct iface_cfg detach_defaults;
 extern const struct set_num_cfg set_sock_flow_entries_defaults;
 extern const struct set_iface_num_cfg set_flow_cnt_defaults;
 extern const struct set_cpus_cfg set_cpus_defaults;
-int do_attach(const void *cfg);
-int do_detach(const void *cfg);
-int do_set_sock_flow_entries(const void *cfg);
-int do_set_flow_cnt(const void *cfg);
-int do_set_cpus(const void *cfg);
+int do_attach(const struct rfsctl_cfg *g, const void *cfg);
+int do_detach(const struct rfsctl_cfg *g, const void *cfg);
+int do_set_sock_flow_entries(const struct rfsctl_cfg *g, const void *cfg);
+int do_set_flow_cnt(const struct rfsctl_cfg *g, const void *cfg);
+int do_set_cpus(const struct rfsctl_cfg *g, const void *cfg);
 /* the interface object (attach, set, status) as plain text */
 void rfs_print_iface_plain(struct json_object *ifc);
 
@@ -218,19 +235,12 @@ void rfs_print_iface_plain(struct json_object *ifc);
 extern const struct rfs_opt status_opts[], stats_opts[];
 extern const struct none_cfg status_defaults;
 extern const struct stats_cfg stats_defaults;
-int do_status(const void *cfg);
-int do_stats(const void *cfg);
+int do_status(const struct rfsctl_cfg *g, const void *cfg);
+int do_stats(const struct rfsctl_cfg *g, const void *cfg);
 
 /* cmd_flows.c */
 extern const struct rfs_opt flows_opts[];
 extern const struct flows_cfg flows_defaults;
-int do_flows(const void *cfg);
-
-/* rfsctl.c */
-extern const struct rfs_opt version_opts[], help_opts[];
-extern const struct none_cfg version_defaults;
-extern const struct help_cfg help_defaults;
-int do_version(const void *cfg);
-int do_help(const void *cfg);
+int do_flows(const struct rfsctl_cfg *g, const void *cfg);
 
 #endif /* RFSCTL_H */

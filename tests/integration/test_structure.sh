@@ -1,0 +1,285 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The daemon's structure (issue 8, "Structure"), read from what make built:
+#
+#   - no dependency cycle between object files: in the graph "A needs a
+#     symbol B defines" (nm), no two objects need each other, directly or
+#     around a loop.  Checked for rfsd (its objects and the library's),
+#     for rfsctl (its objects and the library objects it pulls in) and for
+#     daemon/lib alone;
+#   - every .c and .h under daemon/ has at most RFS_MAX_LINES (600) lines;
+#   - rfsctl links only what it uses: no libbpf, libxdp, libelf, libz on
+#     its link line or in its NEEDED entries, and neither rfsd nor rfsctl
+#     has a NEEDED library it does not use (ldd -u).
+#
+#	tests/integration/test_structure.sh [TEST...]
+#
+# Builds nothing: `make check` builds first.  RFS_BUILD (default build) is
+# where the objects are.  Exit 0 if every test passed, 249 (skip) without
+# nm, 1 otherwise.  No root needed.
+
+# shellcheck disable=SC2317  # the test_* functions are called by name
+set -u
+
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+BUILD=${RFS_BUILD:-build}
+[[ $BUILD == /* ]] || BUILD=$ROOT/$BUILD
+MAX_LINES=${RFS_MAX_LINES:-600}
+SKIP=249
+
+ALL_TESTS="
+	test_no_cycles_lib
+	test_no_cycles_rfsd
+	test_no_cycles_rfsctl
+	test_file_size
+	test_rfsctl_libs
+	test_unused_libs
+"
+
+if ! command -v nm >/dev/null 2>&1; then
+	echo "nm not found"
+	exit $SKIP
+fi
+
+FAILED=0
+
+fail()
+{
+	echo "  FAIL: $*"
+	FAILED=1
+}
+
+# The objects of one daemon/ folder, one for each source there (a stale
+# object whose source is gone is not read); a missing one fails.
+objects()	# DIR (rfsd, lib, rfsctl)
+{
+	local src obj
+
+	for src in "$ROOT"/daemon/"$1"/*.c; do
+		obj=$BUILD/daemon/$1/$(basename "${src%.c}").o
+		if [[ -f $obj ]]; then
+			echo "$obj"
+		else
+			echo "missing $obj" >&2
+		fi
+	done
+}
+
+# "D obj sym" for every global symbol obj defines, "U obj sym" for every
+# one it needs; obj relative to $BUILD/daemon.
+symbols()	# OBJ...
+{
+	local o name
+
+	for o; do
+		name=${o#"$BUILD"/daemon/}
+		nm -g --defined-only "$o" |
+			awk -v o="$name" 'NF >= 3 { print "D", o, $3 }'
+		nm -u "$o" | awk -v o="$name" '{ print "U", o, $NF }'
+	done
+}
+
+# Reads symbols(); ROOTS (space-separated, empty: every object) are where
+# the link starts: only the objects they reach count, as in a link that
+# pulls what it needs.  Prints each cycle (strongly connected component of
+# more than one object) with the edges inside it, and "ok N" when none.
+cycles_awk='
+$1 == "D" { def[$3] = def[$3] " " $2; node[$2] = 1; next }
+$1 == "U" { need[$2, $3] = 1; node[$2] = 1; next }
+END {
+	for (k in need) {
+		split(k, p, SUBSEP)
+		n = split(def[p[2]], to, " ")
+		for (i = 1; i <= n; i++) {
+			if (to[i] == p[1])
+				continue
+			if (!((p[1], to[i]) in edge))
+				edge[p[1], to[i]] = p[2]
+			else if (length(edge[p[1], to[i]]) < 60)
+				edge[p[1], to[i]] = edge[p[1], to[i]] " " p[2]
+			adj[p[1]] = adj[p[1]] " " to[i]
+		}
+	}
+	# what the link holds: the roots and everything they reach
+	nr = split(roots, r, " ")
+	if (nr == 0)
+		for (v in node)
+			in_link[v] = 1
+	for (i = 1; i <= nr; i++) {
+		if (!(r[i] in node))
+			continue
+		in_link[r[i]] = 1
+		queue[++qt] = r[i]
+	}
+	for (qh = 1; qh <= qt; qh++) {
+		n = split(adj[queue[qh]], to, " ")
+		for (i = 1; i <= n; i++)
+			if (!(to[i] in in_link)) {
+				in_link[to[i]] = 1
+				queue[++qt] = to[i]
+			}
+	}
+	# reach[a, b]: b can be reached from a (a BFS from each object)
+	for (a in in_link) {
+		delete seen
+		qt = 0
+		queue[++qt] = a
+		seen[a] = 1
+		for (qh = 1; qh <= qt; qh++) {
+			n = split(adj[queue[qh]], to, " ")
+			for (i = 1; i <= n; i++)
+				if ((to[i] in in_link) && !(to[i] in seen)) {
+					seen[to[i]] = 1
+					reach[a, to[i]] = 1
+					queue[++qt] = to[i]
+				}
+		}
+	}
+	found = 0
+	for (a in in_link) {
+		if (a in done)
+			continue
+		members = a
+		cnt = 1
+		done[a] = 1
+		for (b in in_link)
+			if (b != a && ((a, b) in reach) && ((b, a) in reach)) {
+				members = members " " b
+				done[b] = 1
+				cnt++
+			}
+		if (cnt < 2)
+			continue
+		found++
+		print "cycle of " cnt " objects:" 
+		n = split(members, m, " ")
+		for (i = 1; i <= n; i++)
+			for (j = 1; j <= n; j++)
+				if (i != j && ((m[i], m[j]) in edge))
+					print "    " m[i] " needs " m[j] ":" \
+					      edge[m[i], m[j]]
+	}
+	if (!found)
+		print "ok " length(in_link)
+}'
+
+check_cycles()	# LABEL ROOTS OBJ...
+{
+	local label=$1 roots=$2 out
+	shift 2
+
+	out=$(symbols "$@" | awk -v roots="$roots" "$cycles_awk")
+	if [[ $out == "ok "* ]]; then
+		echo "    $label: ${out#ok } objects, no cycle"
+		return
+	fi
+	fail "$label: objects that need each other"
+	echo "$out" | sed 's/^/    /'
+}
+
+read_objects()	# DIR -> OBJS
+{
+	local missing
+	missing=$(objects "$1" 2>&1 >/dev/null)
+	mapfile -t OBJS < <(objects "$1" 2>/dev/null)
+	if [[ -n $missing ]]; then
+		fail "daemon/$1 not built (run make): $missing"
+		return 1
+	fi
+}
+
+test_no_cycles_lib()
+{
+	read_objects lib || return
+	check_cycles lib "" "${OBJS[@]}"
+}
+
+test_no_cycles_rfsd()
+{
+	local lib
+	read_objects lib || return
+	lib=("${OBJS[@]}")
+	read_objects rfsd || return
+	# the Makefile links every library object into rfsd
+	check_cycles rfsd "" "${OBJS[@]}" "${lib[@]}"
+}
+
+test_no_cycles_rfsctl()
+{
+	local lib roots o
+	read_objects lib || return
+	lib=("${OBJS[@]}")
+	read_objects rfsctl || return
+	roots=""
+	for o in "${OBJS[@]}"; do
+		roots+=" ${o#"$BUILD"/daemon/}"
+	done
+	check_cycles rfsctl "$roots" "${OBJS[@]}" "${lib[@]}"
+}
+
+test_file_size()
+{
+	local f n
+
+	while IFS= read -r f; do
+		n=$(wc -l <"$f")
+		((n > MAX_LINES)) &&
+			fail "${f#"$ROOT"/}: $n lines (at most $MAX_LINES)"
+	done < <(find "$ROOT/daemon" -name '*.[ch]' | sort)
+}
+
+# The libraries rfsctl must not need: the datapath's.
+RFSCTL_NOT='libbpf|libxdp|libelf|libz'
+
+test_rfsctl_libs()
+{
+	local rfsctl=$BUILD/rfsctl line needed
+
+	if [[ ! -x $rfsctl ]]; then
+		fail "$rfsctl not built (run make)"
+		return
+	fi
+	needed=$(readelf -d "$rfsctl" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
+	grep -qE "^($RFSCTL_NOT)\." <<<"$needed" &&
+		fail "rfsctl needs $(grep -E "^($RFSCTL_NOT)\." <<<"$needed" |
+			tr '\n' ' ')"
+	# the link line, as make would run it now (-n: nothing is built)
+	line=$(make -C "$ROOT" --no-print-directory -n -B B="${BUILD#"$ROOT"/}" \
+		"${BUILD#"$ROOT"/}/rfsctl" 2>/dev/null |
+		grep -E -- "-o [^ ]*/rfsctl( |$)")
+	if [[ -z $line ]]; then
+		fail "can't find rfsctl's link line in make -n"
+	elif grep -qE -- "-l(bpf|xdp|elf|z)( |$)" <<<"$line"; then
+		fail "rfsctl's link line has the datapath's libraries: $line"
+	fi
+}
+
+test_unused_libs()
+{
+	local bin out
+
+	for bin in rfsd rfsctl; do
+		if [[ ! -x $BUILD/$bin ]]; then
+			fail "$BUILD/$bin not built (run make)"
+			continue
+		fi
+		# run.sh preloads stdbuf: not a dependency of the binary
+		out=$(env -u LD_PRELOAD ldd -u "$BUILD/$bin" 2>/dev/null |
+			grep '^[[:space:]]*/')
+		[[ -z $out ]] ||
+			fail "$bin needs libraries it does not use:" $out
+	done
+}
+
+TESTS=${*:-$ALL_TESTS}
+for t in $TESTS; do
+	echo "$t"
+	"$t"
+done
+if ((FAILED)); then
+	echo "test_structure: FAILED"
+	exit 1
+fi
+echo "test_structure: all passed"
+exit 0

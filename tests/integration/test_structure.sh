@@ -152,7 +152,7 @@ END {
 		if (cnt < 2)
 			continue
 		found++
-		print "cycle of " cnt " objects:" 
+		print "cycle of " cnt " objects:"
 		n = split(members, m, " ")
 		for (i = 1; i <= n; i++)
 			for (j = 1; j <= n; j++)

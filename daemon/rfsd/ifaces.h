@@ -3,7 +3,8 @@
  * The configured interfaces applied to the datapath (ifaces.c), and what
  * rfsd knows of each beyond the config: detached by rfsctl, waiting to
  * appear, lost to another tool.  Link events (netlink.c) and the control
- * commands (commands.c) report here; it calls only the datapath library.
+ * commands (commands.c) report here; it calls the datapath library, and
+ * netns.c for an interface that moved to another network namespace.
  */
 #ifndef RFSD_IFACES_H
 #define RFSD_IFACES_H

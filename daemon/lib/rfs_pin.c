@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/mount.h>
@@ -51,6 +52,19 @@ int rfs_pin_ensure_bpffs(const char *pin_dir, char *err, size_t len)
 	if (strncmp(pin_dir, RFS_BPFFS_ROOT "/", strlen(RFS_BPFFS_ROOT) + 1)) {
 		snprintf(err, len, "pin dir '%s' is not on a bpffs", pin_dir);
 		return -EINVAL;
+	}
+	/*
+	 * Under systemd (INVOCATION_ID) rfsd runs in the unit's own mount
+	 * namespace (ProtectSystem=strict): a bpffs mounted there is seen by
+	 * nobody else and goes away with the unit, and with it every pin, so
+	 * the datapath the next rfsd should adopt would be gone.  systemd
+	 * mounts /sys/fs/bpf at boot; when it is missing, say so.
+	 */
+	if (getenv("INVOCATION_ID")) {
+		snprintf(err, len,
+			 "'%s' is not a bpffs, and under systemd rfsd won't mount one: in the unit's mount namespace it would vanish with rfsd, pins and all; mount it on the host (mount -t bpf bpf %s)",
+			 RFS_BPFFS_ROOT, RFS_BPFFS_ROOT);
+		return -ENOTSUP;
 	}
 	if (mount("bpf", RFS_BPFFS_ROOT, "bpf", 0, "mode=0700")) {
 		int e = errno;

@@ -6,7 +6,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* Mount bpffs at /sys/fs/bpf unless pin_dir already lies on a bpffs. */
+/* Mount bpffs at /sys/fs/bpf unless pin_dir already lies on a bpffs;
+ * under systemd (INVOCATION_ID set) refuse instead (-ENOTSUP). */
 int rfs_pin_ensure_bpffs(const char *pin_dir, char *err, size_t len);
 /* mkdir -p, mode 0700. */
 int rfs_pin_mkdirs(const char *path);

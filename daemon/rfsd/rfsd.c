@@ -31,6 +31,7 @@
 
 #include <systemd/sd-daemon.h>
 
+#include "caps.h"
 #include "cgroup.h"
 #include "commands.h"
 #include "config.h"
@@ -340,7 +341,8 @@ int main(int argc, char **argv)
 	char err[RFSD_CONFIG_ERR_LEN], cgerr[256];
 	struct rfs_dp_opts opts = {};
 	bool verbose = false, adopted = false;
-	int ret = EXIT_FAILURE, e;
+	int ret = EXIT_FAILURE, e, ncaps;
+	char caps[128];
 
 	if (parse_args(&d, argc, argv, &verbose))
 		return EXIT_FAILURE;
@@ -426,6 +428,15 @@ int main(int argc, char **argv)
 	}
 	rfsd_ifaces_resync(&d.ifaces);
 	rfsd_ifaces_start(&d.ifaces);
+	/* loaded and attached: from here on only what attach on request,
+	 * reload and the netns-move path need (caps.c) */
+	e = rfsd_caps_drop(caps, sizeof(caps), &ncaps);
+	if (e)
+		pr_warn("can't drop capabilities: %s; running with more than it needs\n",
+			strerror(-e));
+	else
+		pr_debug("capabilities: kept %s, dropped %d others\n",
+			 caps[0] ? caps : "none", ncaps);
 	if (rfsd_server_listen(d.srv, err, sizeof(err))) {
 		pr_warn("%s\n", err);
 		goto out;

@@ -124,7 +124,7 @@ expect_directive()	# KEY WORD...
 
 test_unit_hardening()
 {
-	local cap
+	local cap line w
 
 	expect_directive Type notify
 	expect_directive EnvironmentFile -/etc/default/rfsd
@@ -136,19 +136,38 @@ test_unit_hardening()
 	expect_directive ProtectHome yes
 	expect_directive PrivateTmp yes
 	expect_directive NoNewPrivileges yes
-	expect_directive RestrictAddressFamilies AF_UNIX AF_NETLINK AF_INET AF_INET6
+	expect_directive RestrictAddressFamilies AF_UNIX AF_NETLINK
 	expect_directive ProtectKernelModules yes
 	expect_directive LockPersonality yes
 	expect_directive MemoryDenyWriteExecute yes
 	expect_directive SystemCallArchitectures native
 	expect_directive Documentation man:rfsd\(8\) man:rfsctl\(8\)
-	for cap in CAP_BPF CAP_NET_ADMIN CAP_PERFMON CAP_SYS_ADMIN; do
-		expect_directive CapabilityBoundingSet "$cap"
-		expect_directive AmbientCapabilities "$cap"
+	# exactly what rfsd keeps while it runs (daemon/rfsd/caps.c); root
+	# needs no AmbientCapabilities to keep them
+	line=$(grep -E '^CapabilityBoundingSet=' "$UNIT" | tail -n 1)
+	[[ $(tr ' ' '\n' <<<"${line#*=}" | sort | tr '\n' ' ') == \
+	   "CAP_BPF CAP_CHOWN CAP_NET_ADMIN CAP_PERFMON CAP_SYS_ADMIN CAP_SYS_PTRACE " ]] ||
+		fail "CapabilityBoundingSet= is '${line#*=}', not the six rfsd keeps"
+	for cap in CAP_BPF CAP_NET_ADMIN CAP_PERFMON CAP_SYS_ADMIN CAP_SYS_PTRACE CAP_CHOWN; do
+		grep -q "{ $cap," "$ROOT/daemon/rfsd/caps.c" ||
+			fail "$cap is in the unit but not kept by daemon/rfsd/caps.c"
 	done
-	# rfsd needs /sys/fs/bpf and the cgroup tree writable or reachable
-	grep -Eq '^(ProtectKernelTunables|ProtectControlGroups)=(yes|true)' "$UNIT" &&
-		fail "ProtectKernelTunables/ProtectControlGroups would cut rfsd off bpffs or cgroupfs"
+	expect_directive ProtectControlGroups yes
+	expect_directive RestrictNamespaces net
+	# the first SystemCallFilter= makes it an allow list
+	line=$(grep -E '^SystemCallFilter=' "$UNIT" | head -n 1)
+	for w in @system-service bpf perf_event_open; do
+		[[ " ${line#*=} " == *" $w "* ]] ||
+			fail "the first SystemCallFilter= lacks $w (has '${line#*=}')"
+	done
+	expect_directive ProtectProc invisible
+	# pins are writes under /sys/fs/bpf: ProtectKernelTunables makes it
+	# read-only on systemd 252 whatever ReadWritePaths says
+	grep -Eq '^ProtectKernelTunables=(yes|true)' "$UNIT" &&
+		fail "ProtectKernelTunables makes /sys/fs/bpf read-only"
+	# CONFIG_HZ comes from /proc/config.gz where /boot has none
+	grep -Eq '^ProcSubset=pid' "$UNIT" &&
+		fail "ProcSubset=pid hides /proc/config.gz"
 	grep -Eq '^PrivateNetwork=(yes|true)' "$UNIT" &&
 		fail "PrivateNetwork would hide the host's interfaces"
 	return 0

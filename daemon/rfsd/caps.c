@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Least privilege.  rfsd needs root's capabilities only for what it does
+ * with BPF, links and the control socket, and it does those all the time
+ * (rfsctl attach loads and attaches, SIGHUP re-chowns the socket), so the
+ * set it keeps is the same after start as during it:
+ *
+ *   CAP_BPF        programs, maps, pins
+ *   CAP_PERFMON    tracing programs; kprobes (perf_event_open)
+ *   CAP_NET_ADMIN  XDP and cgroup attach; SO_RCVBUFFORCE on netlink
+ *   CAP_SYS_ADMIN  BPF_PROG_GET_FD_BY_ID (libxdp, the orphan sweep),
+ *                  setns() into the namespace a moved interface went to
+ *   CAP_SYS_PTRACE /proc/PID/ns/net of a process that holds that
+ *                  namespace: without it the kernel allows the open only
+ *                  to a caller whose capabilities cover the holder's
+ *                  (cap_ptrace_access_check), and root's are all of them
+ *   CAP_CHOWN      the control socket's group
+ *
+ * It drops the rest once the datapath is loaded: CAP_SYS_RESOURCE (the
+ * RLIMIT_MEMLOCK bump libbpf does at the first load on kernels before
+ * 5.11) and, when started by hand as root, everything else root holds.
+ * Under the unit the bounding set is already this one and this changes
+ * nothing.  Raw capget/capset and prctl, no library: three calls.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <linux/capability.h>
+
+#include "caps.h"
+
+#ifndef CAP_PERFMON
+#define CAP_PERFMON	38
+#endif
+#ifndef CAP_BPF
+#define CAP_BPF		39
+#endif
+#ifndef PR_CAP_AMBIENT
+#define PR_CAP_AMBIENT			47
+#define PR_CAP_AMBIENT_CLEAR_ALL	4
+#endif
+
+static const struct {
+	int cap;
+	const char *name;
+} rfsd_kept[] = {
+	{ CAP_BPF, "cap_bpf" },
+	{ CAP_PERFMON, "cap_perfmon" },
+	{ CAP_NET_ADMIN, "cap_net_admin" },
+	{ CAP_SYS_ADMIN, "cap_sys_admin" },
+	{ CAP_SYS_PTRACE, "cap_sys_ptrace" },
+	{ CAP_CHOWN, "cap_chown" },
+};
+
+#define RFSD_NKEPT (sizeof(rfsd_kept) / sizeof(rfsd_kept[0]))
+
+static bool rfsd_cap_kept(int cap)
+{
+	size_t i;
+
+	for (i = 0; i < RFSD_NKEPT; i++)
+		if (rfsd_kept[i].cap == cap)
+			return true;
+	return false;
+}
+
+static void rfsd_cap_append(char *buf, size_t len, const char *name)
+{
+	size_t n = strlen(buf);
+
+	snprintf(buf + n, len - n, "%s%s", n ? "," : "", name);
+}
+
+int rfsd_caps_drop(char *kept, size_t len, int *dropped)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[2] = {};
+	__u32 keep[2] = {};
+	size_t i;
+	int cap;
+
+	kept[0] = '\0';
+	*dropped = 0;
+	for (i = 0; i < RFSD_NKEPT; i++)
+		keep[rfsd_kept[i].cap / 32] |= 1u << (rfsd_kept[i].cap % 32);
+	/*
+	 * The bounding set first, while CAP_SETPCAP may still be effective;
+	 * PR_CAPBSET_READ says -EINVAL past the kernel's last capability.
+	 * Without CAP_SETPCAP (the unit gives none) the set is what the
+	 * caller chose, and is left as it is.
+	 */
+	for (cap = 0; prctl(PR_CAPBSET_READ, cap, 0, 0, 0) >= 0; cap++)
+		if (!rfsd_cap_kept(cap) &&
+		    prctl(PR_CAPBSET_READ, cap, 0, 0, 0) == 1 &&
+		    prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) && errno != EPERM)
+			return -errno;
+	/* EINVAL: a kernel before 4.3, which has no ambient set */
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) &&
+	    errno != EINVAL)
+		return -errno;
+	if (syscall(SYS_capget, &hdr, data))
+		return -errno;
+	for (cap = 0; cap < 64; cap++)
+		if ((data[cap / 32].effective & ~keep[cap / 32]) &
+		    (1u << (cap % 32)))
+			++*dropped;
+	for (i = 0; i < 2; i++) {
+		data[i].permitted &= keep[i];
+		data[i].effective &= keep[i];
+		data[i].inheritable = 0;
+	}
+	if (syscall(SYS_capset, &hdr, data))
+		return -errno;
+	for (i = 0; i < RFSD_NKEPT; i++) {
+		cap = rfsd_kept[i].cap;
+		if (data[cap / 32].effective & (1u << (cap % 32)))
+			rfsd_cap_append(kept, len, rfsd_kept[i].name);
+	}
+	return 0;
+}

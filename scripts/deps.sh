@@ -8,7 +8,10 @@ PKGS="clang llvm make gcc pkg-config libbpf-dev libxdp-dev xdp-tools bpftool
 libelf-dev zlib1g-dev libcmocka-dev libinih-dev libsystemd-dev libjson-c-dev
 libmnl-dev iproute2 ethtool iputils-ping sockperf iperf3 linux-perf
 systemd procps python3 clang-16 libfuzzer-16-dev libclang-rt-16-dev
-qemu-system-x86 busybox-static cpio kmod"
+qemu-system-x86 busybox-static cpio kmod
+systemd-container debootstrap util-linux"
+# systemd-container, debootstrap: tests/integration/test_systemd.sh boots a
+# Debian tree under systemd-nspawn to run rfsd.service under a real systemd
 
 missing=""
 for p in $PKGS; do

@@ -1,0 +1,436 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# rfsd under systemd: the unit's exposure score, the bpffs it must never
+# mount for itself, and a real systemd running systemd/rfsd.service
+# (tests/lib/nspawn.sh: a Debian tree booted with systemd-nspawn, sharing
+# the host's network namespace and bpffs): Type=notify readiness, reload,
+# and stop and restart leaving the datapath steering.  Each test has its
+# own lab (tests/lib/lab.sh), torn down on every exit path, the container
+# first.
+#
+#	tests/integration/test_systemd.sh [test_name...]
+#
+# Exit: 0 all passed (some may have skipped), 249 all skipped, 1 a failure.
+# SD_MAX_EXPOSURE (default 3.0): the highest score test_security_score
+# takes.  The first run builds the container's tree (debootstrap, a few
+# minutes, ~250 MB under build/nspawn/); later runs reuse it.
+
+# shellcheck disable=SC2317  # the test_* functions are called by name
+ALL_TESTS="
+	test_security_score
+	test_bpffs_not_mounted_under_systemd
+	test_notify_ready_reload
+	test_stop_restart_keep_steering
+	test_netns_move_under_unit
+"
+
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/lab.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/nspawn.sh"
+
+UNIT_IN=${RFSD_UNIT_IN:-$LAB_TOP/systemd/rfsd.service.in}
+SD_MAX_EXPOSURE=${SD_MAX_EXPOSURE:-3.0}
+SEQ=$LAB_BUILD/tests/rfs_seq
+SEQ_PORT=$((LAB_PORT + 300))
+
+say() { printf '    [%5.1fs] %s\n' "$(lab_since "$TEST_T0")" "$*"; }
+
+# The id of the XDP program on $1, empty if none.
+xdp_id()
+{
+	ip -d link show dev "$1" 2>/dev/null |
+		sed -n 's/.*prog\/xdp id \([0-9]*\).*/\1/p' | head -1
+}
+
+# The unit as `make install` writes it (the Makefile's sed, word for word),
+# ExecStart in directory $1.
+make_unit()
+{
+	sed "s|@SBINDIR@|$1|g" "$UNIT_IN"
+}
+
+# ------------------------------------------------------ without a systemd
+
+# The unit's systemd-analyze security exposure, offline (no unit installed,
+# nothing started): at most SD_MAX_EXPOSURE (issue 8: 5.9 MEDIUM before).
+test_security_score()
+{
+	local dir out score
+	lab_need systemd-analyze
+	lab_trap
+	lab_init
+	dir=$LAB_DIR/unit
+	mkdir -p "$dir"
+	make_unit /usr/sbin > "$dir/rfsd.service"
+	out=$(systemd-analyze security --offline=yes --no-pager \
+		"$dir/rfsd.service" 2>&1) ||
+		fail "systemd-analyze security --offline=yes failed: $(tail -n 3 <<< "$out")"
+	score=$(sed -n 's/.*Overall exposure level for rfsd\.service: \([0-9.]*\).*/\1/p' <<< "$out")
+	[ -n "$score" ] || fail "no overall exposure in: $(tail -n 3 <<< "$out")"
+	say "exposure $score ($(grep -c '✗' <<< "$out") settings open: $(grep '✗' <<< "$out" |
+		awk '{ print $2 }' | tr '\n' ' '))"
+	awk -v s="$score" -v m="$SD_MAX_EXPOSURE" 'BEGIN { exit !(s <= m) }' ||
+		fail "exposure $score > $SD_MAX_EXPOSURE; open settings:
+$(grep '✗' <<< "$out")"
+}
+
+# Under systemd (INVOCATION_ID set) with no bpffs at /sys/fs/bpf, rfsd
+# refuses to start rather than mount one in the unit's mount namespace,
+# where the pins would die with the unit.  Simulated in a mount namespace
+# of our own (unshare -m, private propagation) with /sys/fs/bpf unmounted
+# there only; the host's bpffs is never touched.
+test_bpffs_not_mounted_under_systemd()
+{
+	local out rc after
+	lab_require_root
+	lab_need_bins
+	lab_need unshare umount
+	lab_trap
+	lab_init
+	# shellcheck disable=SC2016
+	out=$(unshare -m sh -c '
+		umount -l /sys/fs/bpf 2>/dev/null
+		[ "$(stat -f -c %T /sys/fs/bpf)" = bpf_fs ] &&
+			{ echo "SETUP: /sys/fs/bpf still a bpffs"; exit 0; }
+		INVOCATION_ID=rfstest "$1" --socket "$2" --pin-dir "$3" \
+			--config "$4" 2>&1
+		echo "RC $?"
+		echo "FS $(stat -f -c %T /sys/fs/bpf)"' sh "$RFSD" "$LAB_DIR/nobpf.sock" \
+		"$RFS_PIN" "$LAB_DIR/rfsd.conf")
+	grep -q '^SETUP:' <<< "$out" && skip "can't unmount /sys/fs/bpf in a mount namespace of our own"
+	rc=$(sed -n 's/^RC //p' <<< "$out")
+	after=$(sed -n 's/^FS //p' <<< "$out")
+	say "rfsd: $(grep -v '^RC \|^FS ' <<< "$out" | tail -n 1)"
+	[ "$rc" = 1 ] || fail "rfsd exited $rc, want 1; it said: $out"
+	grep -q "under systemd rfsd won't mount one" <<< "$out" ||
+		fail "no refusal naming systemd in: $out"
+	grep -q "mount -t bpf bpf /sys/fs/bpf" <<< "$out" ||
+		fail "the refusal does not say how to mount it: $out"
+	[ "$after" != bpf_fs ] ||
+		fail "a bpffs was mounted at /sys/fs/bpf in rfsd's namespace"
+	[ "$(stat -f -c %T /sys/fs/bpf)" = bpf_fs ] ||
+		fail "the host's /sys/fs/bpf is no bpffs any more"
+}
+
+# ------------------------------------------------------- under systemd
+
+# The journal of rfsd.service in the container goes to RFSD_LOG, where
+# fail() shows it from.
+sd_log()
+{
+	# less the noise of systemd's debug level: a unit reloaded for every
+	# systemctl show of a stopped unit, and the system call names its
+	# libseccomp does not know
+	[ -n "$NSPAWN_LEADER" ] || return 0
+	sd journalctl -u rfsd -o cat --no-pager 2>&1 |
+		grep -vE 'Failed to parse system call|: Collecting\.$|Failed to send unit (change|remove) signal' \
+		> "$RFSD_LOG"
+}
+
+sd_fail()
+{
+	sd_log
+	LAB_LOG_LINES=25 fail "$@"
+}
+
+# A unit property of rfsd.service.
+sd_prop() { sd systemctl show -p "$1" --value rfsd; }
+
+# The container's journal since cursor $1, one message per line, with the
+# unit name (systemd's own debug lines say which unit they are about).
+sd_journal_since()
+{
+	sd journalctl --after-cursor="$1" -o cat --no-pager 2>/dev/null
+}
+
+sd_cursor()
+{
+	sd journalctl -n 0 --show-cursor --no-pager 2>/dev/null |
+		sed -n 's/^-- cursor: //p'
+}
+
+# Wait up to $2 seconds for the journal since cursor $1 to match the
+# extended regexps $3, $4, ... in that order; 1 if it does not.
+sd_wait_journal()
+{
+	local cur=$1 t=$2 i
+	shift 2
+	for ((i = 0; i < t * 10; i++)); do
+		sd_journal_since "$cur" | awk -v n=$# '
+			BEGIN { for (i = 1; i <= n; i++) re[i] = ARGV[i]; ARGC = 1; k = 1 }
+			k <= n && $0 ~ re[k] { k++ }
+			END { exit k <= n }' "$@" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# systemd's debug line for a notification from rfsd: "rfsd.service: Got
+# notification message from PID 123 (READY=1, STATUS=...)".
+notify_re() { echo "rfsd\\.service: Got notification message from PID [0-9]+ \\(.*$1"; }
+
+# Lab, tree, unit installed in the container, config attaching $LAB_A,
+# container booted with systemd logging at debug (so the notifications
+# rfsd sends are in the journal).  The control socket is reached through
+# the container's root: /proc/LEADER/root/run/rfs/rfsd.sock.
+sd_setup()
+{
+	trap 'nspawn_down; lab_down' EXIT
+	trap 'exit 130' INT
+	trap 'exit 143' TERM
+	lab_require_root
+	lab_need_bins
+	lab_up
+	nspawn_tree || skip "no Debian tree for systemd-nspawn: $NSPAWN_WHY"
+	mkdir -p "$NSPAWN_ETC/rfs"
+	make_unit "$LAB_BUILD" > "$NSPAWN_ETC/rfsd.service"
+	echo "RFSD_OPTS=\"-v --pin-dir $RFS_PIN\"" > "$NSPAWN_ETC/default-rfsd"
+	printf '[interface %s]\n' "$LAB_A" > "$NSPAWN_ETC/rfs/rfsd.conf"
+	# make check SANITIZE=1: the sanitizers' options, and ptrace(), with
+	# which LeakSanitizer stops rfsd's threads at exit (the unit's filter
+	# refuses it: "LeakSanitizer has encountered a fatal error")
+	mkdir -p "$NSPAWN_ETC/rfsd.service.d"
+	if ldd "$RFSD" 2>/dev/null | grep -q libasan; then
+		cat > "$NSPAWN_ETC/rfsd.service.d/sanitizers.conf" <<-EOF
+		[Service]
+		SystemCallFilter=ptrace
+		Environment="ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}"
+		Environment="UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
+		EOF
+	fi
+	nspawn_boot \
+		--bind-ro="$NSPAWN_ETC/rfsd.service:/etc/systemd/system/rfsd.service" \
+		--bind-ro="$NSPAWN_ETC/rfsd.service.d:/etc/systemd/system/rfsd.service.d" \
+		--bind-ro="$NSPAWN_ETC/default-rfsd:/etc/default/rfsd" \
+		--bind-ro="$NSPAWN_ETC/rfs:/etc/rfs" ||
+		skip "can't boot a systemd container here: $NSPAWN_WHY"
+	say "container $NSPAWN_MACHINE up (systemd $(sd systemctl --version | awk 'NR == 1 { print $2 }'), PID 1 is host PID $NSPAWN_LEADER)"
+	sd systemctl log-level debug || fail "can't set the container's log level"
+	RFS_SOCK=/proc/$NSPAWN_LEADER/root/run/rfs/rfsd.sock
+}
+
+# systemctl start, which returns once rfsd said READY=1 (or failed).
+sd_start()
+{
+	timeout 60 nsenter -t "$NSPAWN_LEADER" -a -- systemctl "${1:-start}" rfsd ||
+		sd_fail "systemctl ${1:-start} rfsd failed: $(sd systemctl status rfsd --no-pager 2>&1 | head -n 5)"
+}
+
+# Type=notify: `systemctl start` returns once rfsd sent READY=1, which it
+# does only after the configured interface is attached: the program is on
+# the link the moment start returns, the unit is active (running) with
+# rfsd's STATUS=, and READY=1 came after the attach.  Reload (SIGHUP via
+# ExecReload): rfsd sends RELOADING=1, applies the changed config and
+# sends READY=1; the unit is running again, the program the same.
+test_notify_ready_reload()
+{
+	local cur prog st
+	sd_setup
+	cur=$(sd_cursor)
+	sd_start
+	prog=$(xdp_id "$LAB_A")
+	[ -n "$prog" ] || sd_fail "systemctl start returned before $LAB_A had its XDP program"
+	st="$(sd_prop ActiveState)/$(sd_prop SubState)"
+	[ "$st" = active/running ] || sd_fail "rfsd.service is $st after start"
+	[ "$(sd_prop StatusText)" = "steering 1 interface" ] ||
+		sd_fail "StatusText is '$(sd_prop StatusText)', want 'steering 1 interface'"
+	# (the journal gets rfsd's lines and systemd's in either order: the
+	# order is proven by the program being there when start returned)
+	sd_wait_journal "$cur" 5 "attached to $LAB_A " &&
+	sd_wait_journal "$cur" 5 "$(notify_re 'READY=1')" ||
+		sd_fail "no attach of $LAB_A and READY=1 in the journal"
+	say "started: XDP id $prog on $LAB_A when start returned (READY=1), status '$(sd_prop StatusText)'"
+	[ "$(ctlj status | jget "d['interfaces'][0]['flow_cnt']")" = 4096 ] ||
+		sd_fail "rfsctl status through $RFS_SOCK does not show flow_cnt 4096"
+
+	printf '[interface %s]\nflow_cnt = 8192\n' "$LAB_A" > "$NSPAWN_ETC/rfs/rfsd.conf"
+	cur=$(sd_cursor)
+	timeout 30 nsenter -t "$NSPAWN_LEADER" -a -- systemctl reload rfsd ||
+		sd_fail "systemctl reload rfsd failed"
+	sd_wait_journal "$cur" 10 "$(notify_re 'RELOADING=1')" \
+		"$(notify_re 'READY=1')" &&
+	sd_wait_journal "$cur" 5 "reloading config '/etc/rfs/rfsd.conf'" ||
+		sd_fail "no RELOADING=1 then READY=1, and reload, in the journal after systemctl reload"
+	[ "$(ctlj status | jget "d['interfaces'][0]['flow_cnt']")" = 8192 ] ||
+		sd_fail "the reloaded flow_cnt = 8192 is not in effect"
+	st="$(sd_prop ActiveState)/$(sd_prop SubState)"
+	[ "$st" = active/running ] || sd_fail "rfsd.service is $st after reload"
+	[ "$(xdp_id "$LAB_A")" = "$prog" ] || sd_fail "reload replaced the XDP program"
+	say "reloaded: RELOADING=1, flow_cnt 4096 -> 8192, READY=1; XDP id $prog kept"
+	sd_log
+}
+
+# stats of $LAB_A -> "seen steered"
+seen_steered()
+{
+	ctlj stats "$LAB_A" | jget '"%d %d" % (d["total"]["seen"], d["total"]["steered"])'
+}
+
+# Numbered UDP from $LAB_NS to the root namespace for $2 seconds at $3
+# datagrams/s on port pair $1; the receiver listens $4 seconds longer.
+# Sets SEQ_RECV_PID, SEQ_SEND_PID; results in $LAB_DIR/seq.{recv,send}.$1.
+seq_start()
+{
+	local port=$1 secs=$2 pps=$3 extra=${4:-3} i
+	lab_bg "$SEQ" recv "$LAB_IP4_A" "$port" "$LAB_IP4_B" $((port + 1000)) \
+		$((secs + extra)) > "$LAB_DIR/seq.recv.$port"
+	SEQ_RECV_PID=$LAB_BG_PID
+	for ((i = 0; i < 50; i++)); do
+		ss -Huan "( sport = :$port )" | grep -q . && break
+		sleep 0.1
+	done
+	lab_bg_ns "$SEQ" send "$LAB_IP4_B" $((port + 1000)) "$LAB_IP4_A" "$port" \
+		"$secs" "$pps" > "$LAB_DIR/seq.send.$port" 2>&1
+	SEQ_SEND_PID=$LAB_BG_PID
+}
+
+# Wait for both; SEQ_RESULT="sent received inversions lost".
+seq_result()
+{
+	local port=$1 rc=0
+	lab_wait "$SEQ_SEND_PID" 30 || rc=$?
+	[ $rc -eq 0 ] || fail "rfs_seq send failed (exit $rc): $(cat "$LAB_DIR/seq.send.$port")"
+	lab_wait "$SEQ_RECV_PID" 30 || fail "rfs_seq recv failed"
+	SEQ_RESULT=$(cat "$LAB_DIR/seq.send.$port" "$LAB_DIR/seq.recv.$port" | "$LAB_PY" -c '
+import json, sys
+d = {}
+for line in sys.stdin:
+    d.update(json.loads(line))
+print(d["sent"], d["received"], d["inversions"], d["lost"])') ||
+		fail "can't read the rfs_seq results"
+}
+
+# Stop (SIGTERM, the unit's KillSignal) leaves the datapath pinned,
+# attached and steering: the unit ends inactive with success after
+# STOPPING=1, the program and pins stay, and frames sent while no rfsd
+# runs are seen and steered by it (counted in the pinned counters the
+# next rfsd reads) and arrive in order.  Start adopts it: same program.
+# Restart under traffic: same program, a new rfsd, no frame reordered.
+test_stop_restart_keep_steering()
+{
+	local cur prog pid s0 s1 sent recv inv lost
+	[ -x "$SEQ" ] || skip "$SEQ is not built (make)"
+	sd_setup
+	sd_start
+	prog=$(xdp_id "$LAB_A")
+	pid=$(sd_prop MainPID)
+	s0=$(seen_steered)
+
+	cur=$(sd_cursor)
+	timeout 60 nsenter -t "$NSPAWN_LEADER" -a -- systemctl stop rfsd ||
+		sd_fail "systemctl stop rfsd failed"
+	[ "$(sd_prop ActiveState)" = inactive ] ||
+		sd_fail "rfsd.service is $(sd_prop ActiveState) after stop"
+	[ "$(sd_prop Result)" = success ] ||
+		sd_fail "rfsd.service stopped with result $(sd_prop Result) (exit $(sd_prop ExecMainStatus))"
+	sd_wait_journal "$cur" 5 "$(notify_re 'STOPPING=1')" &&
+	sd_wait_journal "$cur" 5 "left the datapath pinned and steering" ||
+		sd_fail "no STOPPING=1 and 'left the datapath ... steering' in the journal"
+	[ "$(xdp_id "$LAB_A")" = "$prog" ] ||
+		sd_fail "stop removed or replaced the XDP program (was id $prog, now '$(xdp_id "$LAB_A")')"
+	[ -d "$RFS_PIN_V/if/$LAB_A" ] || sd_fail "stop removed the pins of $LAB_A"
+	[ ! -e "$RFS_SOCK" ] || sd_fail "the control socket outlived the unit"
+	say "stopped: unit inactive (success), XDP id $prog still on $LAB_A, pins kept"
+
+	seq_start "$SEQ_PORT" 2 1000 2
+	seq_result "$SEQ_PORT"
+	read -r sent recv inv lost <<< "$SEQ_RESULT"
+	say "while down: sent $sent, received $recv, inversions $inv, lost $lost"
+	[ "$inv" = 0 ] || fail "$inv inversions while rfsd was down"
+	[ "$recv" -ge $((sent * 99 / 100)) ] || fail "received $recv of $sent while rfsd was down"
+
+	cur=$(sd_cursor)
+	sd_start
+	sd_wait_journal "$cur" 5 "adopted datapath from $RFS_PIN: 1 interfaces" &&
+	sd_wait_journal "$cur" 5 "$(notify_re 'READY=1')" ||
+		sd_fail "the next start did not adopt the datapath"
+	[ "$(xdp_id "$LAB_A")" = "$prog" ] || sd_fail "start replaced the XDP program"
+	s1=$(seen_steered)
+	read -r a b <<< "$s0"
+	read -r c d <<< "$s1"
+	say "started again: adopted, XDP id $prog; while down seen +$((c - a)), steered +$((d - b)) (sent $sent)"
+	[ $((c - a)) -ge "$sent" ] && [ $((d - b)) -ge "$sent" ] ||
+		sd_fail "frames sent while rfsd was down were not all steered: seen +$((c - a)), steered +$((d - b)), sent $sent"
+
+	pid=$(sd_prop MainPID)
+	seq_start $((SEQ_PORT + 1)) 6 1000 3
+	sleep 2
+	cur=$(sd_cursor)
+	sd_start restart
+	[ "$(sd_prop MainPID)" != "$pid" ] || sd_fail "restart kept the same rfsd (PID $pid)"
+	[ "$(xdp_id "$LAB_A")" = "$prog" ] || sd_fail "restart replaced the XDP program"
+	sd_wait_journal "$cur" 5 "$(notify_re 'STOPPING=1')" "$(notify_re 'READY=1')" &&
+	sd_wait_journal "$cur" 5 "adopted datapath from $RFS_PIN: 1 interfaces" ||
+		sd_fail "restart: no STOPPING=1, adoption, READY=1 in the journal"
+	seq_result $((SEQ_PORT + 1))
+	read -r sent recv inv lost <<< "$SEQ_RESULT"
+	say "restart under traffic: XDP id $prog kept, rfsd PID $pid -> $(sd_prop MainPID); sent $sent, received $recv, inversions $inv, lost $lost"
+	[ "$inv" = 0 ] || fail "$inv inversions across the restart"
+	[ "$recv" -ge $((sent * 99 / 100)) ] || fail "received $recv of $sent across the restart"
+	sd_log
+}
+
+# The unit's sandbox lets rfsd do what an interface moved to another
+# network namespace takes (daemon/rfsd/netns.c): find the namespace among
+# the processes it can see (ProtectProc=invisible), fork, setns() into it
+# (RestrictNamespaces=net, CAP_SYS_ADMIN, SystemCallFilter) and detach its
+# program there.  The namespace is made in the container (unshare --net, a
+# sleep holds it), so rfsd sees its holder; the lab veth is moved there
+# from the host.
+test_netns_move_under_unit()
+{
+	local cur prog holder i
+	sd_setup
+	sd_start
+	prog=$(xdp_id "$LAB_A")
+	lab_bg nsenter -t "$NSPAWN_LEADER" -a -- unshare --net sleep 120
+	for ((i = 0; i < 50; i++)); do
+		holder=$(pgrep -P "$LAB_BG_PID" -x sleep)
+		[ -n "$holder" ] && break
+		sleep 0.1
+	done
+	[ -n "$holder" ] || fail "no process holding a new netns in the container"
+	cur=$(sd_cursor)
+	ip link set dev "$LAB_A" netns "$holder" ||
+		fail "can't move $LAB_A into the netns of PID $holder"
+	for ((i = 0; i < 50; i++)); do
+		nsenter -t "$holder" -n ip -d link show dev "$LAB_A" 2>/dev/null |
+			grep -q 'prog/xdp' || break
+		sleep 0.1
+	done
+	nsenter -t "$holder" -n ip -d link show dev "$LAB_A" | grep -q 'prog/xdp' &&
+		sd_fail "$LAB_A moved to another netns still runs rfs_xdp (id $prog)"
+	sd_wait_journal "$cur" 5 "interface $LAB_A moved to another network namespace \\(netns id [0-9-]+\\); detached XDP there" ||
+		sd_fail "rfsd under the unit did not detach XDP in the namespace $LAB_A moved to"
+	say "$LAB_A moved to the netns of container PID $holder: rfsd detached XDP (id $prog) there"
+	sd_log
+}
+
+run_tests()
+{
+	local t rc t0 pass=0 failed=0 skipped=0 failures=""
+	for t in ${1:-$ALL_TESTS}; do
+		declare -F "$t" >/dev/null || { echo "no test '$t'"; return 1; }
+		echo "=== $t"
+		t0=$(lab_now)
+		TEST_T0=$t0
+		( "$t" )
+		rc=$?
+		case $rc in
+		0) echo "--- PASS $t ($(lab_since "$t0")s)"; pass=$((pass + 1)) ;;
+		249) echo "--- SKIP $t ($(lab_since "$t0")s)"; skipped=$((skipped + 1)) ;;
+		*) echo "--- FAIL $t ($(lab_since "$t0")s)"; failed=$((failed + 1))
+		   failures="$failures $t" ;;
+		esac
+		[ $rc -eq 130 ] || [ $rc -eq 143 ] && break
+	done
+	echo "test_systemd: $pass passed, $failed failed, $skipped skipped"
+	[ $failed -eq 0 ] || { echo "failed:$failures"; return 1; }
+	[ $pass -eq 0 ] && [ $skipped -gt 0 ] && return 249
+	return 0
+}
+
+trap lab_down EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+run_tests "$*"

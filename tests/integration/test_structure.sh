@@ -67,23 +67,33 @@ objects()	# DIR (rfsd, lib, rfsctl)
 }
 
 # "D obj sym" for every global symbol obj defines, "U obj sym" for every
-# one it needs; obj relative to $BUILD/daemon.
+# one it needs; obj relative to $BUILD/daemon.  One nm for all objects:
+# each run of nm costs far more than its reading.
 symbols()	# OBJ...
 {
-	local o name
+	local prefix=$BUILD/daemon/
 
-	for o; do
-		name=${o#"$BUILD"/daemon/}
-		nm -g --defined-only "$o" |
-			awk -v o="$name" 'NF >= 3 { print "D", o, $3 }'
-		nm -u "$o" | awk -v o="$name" '{ print "U", o, $NF }'
-	done
+	{
+		nm -A -g --defined-only "$@" | sed 's/^/D /'
+		nm -A -u "$@" | sed 's/^/U /'
+	} | awk -v prefix="$prefix" '
+	{
+		# "D path:value T name" or "U path: U name"
+		obj = $2
+		sub(/:[0-9a-fA-F]*$/, "", obj)
+		if (index(obj, prefix) == 1)
+			obj = substr(obj, length(prefix) + 1)
+		if ($1 == "D" && NF < 4)
+			next
+		print $1, obj, $NF
+	}'
 }
 
 # Reads symbols(); ROOTS (space-separated, empty: every object) are where
 # the link starts: only the objects they reach count, as in a link that
 # pulls what it needs.  Prints each cycle (strongly connected component of
 # more than one object) with the edges inside it, and "ok N" when none.
+# shellcheck disable=SC2016  # an awk program, not shell
 cycles_awk='
 $1 == "D" { def[$3] = def[$3] " " $2; node[$2] = 1; next }
 $1 == "U" { need[$2, $3] = 1; node[$2] = 1; next }
@@ -157,7 +167,7 @@ END {
 		for (i = 1; i <= n; i++)
 			for (j = 1; j <= n; j++)
 				if (i != j && ((m[i], m[j]) in edge))
-					print "    " m[i] " needs " m[j] ":" \
+					print "    " m[i] " needs " m[j] ": " \
 					      edge[m[i], m[j]]
 	}
 	if (!found)
@@ -166,7 +176,7 @@ END {
 
 check_cycles()	# LABEL ROOTS OBJ...
 {
-	local label=$1 roots=$2 out
+	local label=$1 roots=$2 out line
 	shift 2
 
 	out=$(symbols "$@" | awk -v roots="$roots" "$cycles_awk")
@@ -175,7 +185,9 @@ check_cycles()	# LABEL ROOTS OBJ...
 		return
 	fi
 	fail "$label: objects that need each other"
-	echo "$out" | sed 's/^/    /'
+	while IFS= read -r line; do
+		echo "    $line"
+	done <<<"$out"
 }
 
 read_objects()	# DIR -> OBJS
@@ -234,16 +246,15 @@ RFSCTL_NOT='libbpf|libxdp|libelf|libz'
 
 test_rfsctl_libs()
 {
-	local rfsctl=$BUILD/rfsctl line needed
+	local rfsctl=$BUILD/rfsctl line needed bad
 
 	if [[ ! -x $rfsctl ]]; then
 		fail "$rfsctl not built (run make)"
 		return
 	fi
 	needed=$(readelf -d "$rfsctl" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
-	grep -qE "^($RFSCTL_NOT)\." <<<"$needed" &&
-		fail "rfsctl needs $(grep -E "^($RFSCTL_NOT)\." <<<"$needed" |
-			tr '\n' ' ')"
+	bad=$(grep -E "^($RFSCTL_NOT)\." <<<"$needed")
+	[[ -z $bad ]] || fail "rfsctl needs ${bad//$'\n'/ }"
 	# the link line, as make would run it now (-n: nothing is built)
 	line=$(make -C "$ROOT" --no-print-directory -n -B B="${BUILD#"$ROOT"/}" \
 		"${BUILD#"$ROOT"/}/rfsctl" 2>/dev/null |
@@ -266,9 +277,9 @@ test_unused_libs()
 		fi
 		# run.sh preloads stdbuf: not a dependency of the binary
 		out=$(env -u LD_PRELOAD ldd -u "$BUILD/$bin" 2>/dev/null |
-			grep '^[[:space:]]*/')
+			awk '$1 ~ /^\// { printf "%s%s", sep, $1; sep = " " }')
 		[[ -z $out ]] ||
-			fail "$bin needs libraries it does not use:" $out
+			fail "$bin needs libraries it does not use: $out"
 	done
 }
 

@@ -390,6 +390,11 @@ test_netns_move_under_unit()
 		sleep 0.1
 	done
 	[ -n "$holder" ] || fail "no process holding a new netns in the container"
+	# ended by us before the container powers off: systemd-shutdown
+	# stops it (SIGSTOP to all) but does not end a process it did not
+	# start, and the poweroff then waits for it
+	LAB_PIDS+=("$holder:$(lab_starttime "$holder")")
+	trap 'lab_kill '"$holder"' KILL 2; nspawn_down; lab_down' EXIT
 	cur=$(sd_cursor)
 	ip link set dev "$LAB_A" netns "$holder" ||
 		fail "can't move $LAB_A into the netns of PID $holder"
@@ -402,8 +407,9 @@ test_netns_move_under_unit()
 		sd_fail "$LAB_A moved to another netns still runs rfs_xdp (id $prog)"
 	sd_wait_journal "$cur" 5 "interface $LAB_A moved to another network namespace \\(netns id [0-9-]+\\); detached XDP there" ||
 		sd_fail "rfsd under the unit did not detach XDP in the namespace $LAB_A moved to"
-	say "$LAB_A moved to the netns of container PID $holder: rfsd detached XDP (id $prog) there"
+	say "$LAB_A moved to the netns a process in the container holds (host PID $holder): rfsd detached XDP (id $prog) there"
 	sd_log
+	lab_kill "$holder"
 }
 
 run_tests()

@@ -243,7 +243,7 @@ nspawn_down()
 	# exited, so try for a while; one with a process left in it stays
 	# (rmdir fails): nothing is killed by cgroup
 	for cg in "${NSPAWN_CGROUPS[@]}"; do
-		for ((i = 0; i < 50; i++)); do
+		for ((i = 0; i < 100; i++)); do
 			[ -d "$cg" ] || break
 			find "$cg" -depth -type d -exec rmdir {} \; 2>/dev/null
 			sleep 0.1

@@ -39,7 +39,9 @@ static int rfs_note_pin(const char *path, const struct stat *st, int type,
 	__u32 len = sizeof(info);
 	int fd;
 
-	if (type != FTW_F)
+	/* an rfs_xdp is pinned as <pin dir>/v<N>/if/<name>/prog: open only
+	 * those, not every map and link pinned on the host */
+	if (type != FTW_F || strcmp(path + ftw->base, "prog"))
 		return 0;
 	fd = bpf_obj_get(path);
 	if (fd < 0)

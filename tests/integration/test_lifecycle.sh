@@ -101,7 +101,7 @@ test_orphan_swept()
 		fail "orphaned rfs_xdp (id $PROG) still attached to $LAB_A"
 	# another lab's rfsd running at the same time may have swept it
 	# first: any rfsd's log will do
-	grep -qs "detached orphaned rfs_xdp (id $PROG)" "$RFSD_LOG" \
+	grep -qs "detached orphaned rfs_xdp (id $PROG)" "$RFSD_LOG" /tmp/rfs-bench-*/*.log \
 		/tmp/rfs-lab-*/rfsd.log ||
 		fail "no rfsd logged removing the orphan"
 	ctl attach "$LAB_A" >/dev/null ||

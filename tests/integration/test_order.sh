@@ -795,9 +795,17 @@ bulk_tcp()
 	[ -z "$IP_DROPS" ] || fail "frames lost in steady state: $IP_DROPS"
 	[ "$IP_FAST" -eq 0 ] ||
 		fail "$IP_FAST fast retransmits in steady state: segments lost or reordered ($(ip_retrans))"
+	# Loss and reordering show as fast retransmits (asserted 0 above) and
+	# drops.  Timer retransmits the receiver D-SACKs as duplicates are
+	# spurious: tail loss probes fired by late ACKs on a loaded VM (XDP
+	# on veth also makes its peer segment in software, slower).  Those
+	# are reported; any other retransmit beyond the last two (whose
+	# D-SACK may come after the window) fails.
 	if [ "$base_retr" = 0 ]; then
-		[ "$IP_NRETR" -eq 0 ] ||
-			fail "$IP_NRETR segments retransmitted in steady state, 0 without xdp-rfs ($(ip_retrans))"
+		[ $((IP_NRETR - IP_DSACK)) -le 2 ] ||
+			fail "$((IP_NRETR - IP_DSACK)) segments retransmitted in steady state and not found spurious, 0 without xdp-rfs ($(ip_retrans))"
+		[ "$IP_DSACK" -eq 0 ] ||
+			lab_warn "$IP_DSACK spurious (D-SACKed) retransmits with xdp-rfs, 0 without: late ACKs, not loss"
 	elif [ "$IP_NRETR" -gt 0 ]; then
 		lab_warn "retransmits with xdp-rfs $IP_NRETR, without ${base_retr:-(not run)}: spurious ones (late ACKs on a loaded machine) hide any other; not asserted"
 	fi

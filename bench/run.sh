@@ -1,48 +1,80 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# make bench: xdp-rfs against no steering, kernel RPS and kernel RFS, on
-# one lab, in one run, in interleaved rounds (the order of the modes
-# rotates every round, so the VM's noise hits every mode alike).
+# make bench: xdp-rfs against no steering, kernel RPS and kernel RFS, and
+# against a bare cpumap redirect, on one lab, in one run, in interleaved
+# rounds (the order of the modes rotates every round, so the VM's noise
+# hits every mode alike; every ratio is to the baseline of the same round).
 #
 #   root namespace                              namespace rfsbns$$
-#   sockperf server(s)                          sockperf ping-pong client(s)
+#   sockperf / iperf3 servers (pinned)          clients (pinned to CPU 0)
 #   rfsbA$$  198.18.N.1/24  <------ veth ------>  rfsbB$$  198.18.N.2/24
 #     ^ the mode under test acts here: requests arrive on this side
 #
+# veth receives on the sending CPU (its NAPI, or netif_rx, runs there), so
+# every request and every bulk segment is received on CPU $CLI_CPU, the
+# clients' CPU: a server on CPU $SRV_CPU has its "RX CPU" elsewhere, a
+# server on CPU $CLI_CPU shares it.
+#
 # Modes (each set up before and undone after its cell):
 #   base  no steering: rps_cpus 0 on rfsbA's RX queue
-#   rps   rps_cpus = every CPU
+#   rps   rps_cpus = every CPU (rr and multi only)
 #   rfs   rps_cpus = every CPU, rps_flow_cnt 4096 on the queue and
 #         net.core.rps_sock_flow_entries 32768 (put back afterwards)
 #   xdp   rfsd (own pin dir and socket) + rfsctl attach rfsbA$$
-#   cpumap  diagnostic, rr only: bench/bare_redirect.bpf.c attached to
-#         rfsbA$$ (build/bench/cost --attach), every frame to the rr
-#         server's CPU.  The cpumap path without rfs_xdp's work: what is
-#         left between it and xdp is steering's own cost, what is between
-#         it and rfs is the cost of going through a cpumap at all.
-# Workloads, per mode and round:
-#   rr    one TCP connection, sockperf ping-pong (64 B) from the namespace
-#         (client on CPU $CLI_CPU) to a server pinned to CPU $SRV_CPU
-#   multi 4 TCP connections at once, 2 to a server pinned to each CPU,
-#         each client pinned to the other CPU: both CPUs busy, and every
-#         flow is received on its client's CPU unless it is steered
-# plus the per-frame cost of the XDP program (build/bench/cost), and one
-# extra xdp rr run with BPF run-time stats on: where its time goes.
+#   cpumap  diagnostic: bench/bare_redirect.bpf.c attached to rfsbA$$
+#         (build/bench/cost --attach), every frame into the cpumap to the
+#         CPU of the workload's server, re-attached per workload.  The
+#         cpumap path without rfs_xdp's work: what is left between it and
+#         xdp is steering's own cost, what is between it and rfs is the
+#         cost of going through a cpumap at all.  No multi cell (it can
+#         send every flow to one CPU only).
+#   pass  diagnostic, rr-local and bulk-local only: an XDP program that
+#         returns XDP_PASS for every frame, attached natively to rfsbA$$
+#         (built here with clang, one line).  The floor of xdp-rfs's local
+#         path: what any XDP program on veth costs (veth's NAPI ring, the
+#         skb turned into an xdp_buff and back), with no work in it.
+# Workloads, per mode and round (--workloads picks some):
+#   rr          one TCP connection, sockperf ping-pong (64 B), client on
+#               CPU $CLI_CPU, server on CPU $SRV_CPU: the app is not on
+#               the RX CPU, steering has to move the flow
+#   rr-local    the same with the server on CPU $CLI_CPU too: the app
+#               shares the RX CPU (xdp-rfs's local path, XDP_PASS)
+#   multi       4 TCP connections at once, 2 to a server pinned to each
+#               CPU, each client pinned to the other CPU
+#   bulk        iperf3, one TCP stream for --bulk-seconds, sender on CPU
+#               $CLI_CPU, receiver on CPU $SRV_CPU
+#   bulk-local  the same with the receiver on CPU $CLI_CPU
+# plus the per-frame cost of the XDP program (build/bench/cost), and, after
+# the rounds, one profile session with kernel.bpf_stats_enabled=1 (put
+# back after): xdp-rfs's BPF time per rr and rr-local transaction, per
+# program, and the runs of its programs during `perf bench sched pipe`
+# (a program that runs per context switch shows up there).
 #
-# Also counted per rr cell, as a check on what each mode did: on which CPU
-# the kernel received the requests (net:netif_receive_skb on rfsbA$$,
-# perf stat per CPU; every path, backlog, GRO and cpumap, goes through it).
+# Also counted per cell, as checks on what each mode did: on which CPU the
+# kernel received the requests (rr, rr-local: net:netif_receive_skb on
+# rfsbA$$, perf stat per CPU; every path, backlog, GRO, cpumap, goes
+# through it), TCP retransmissions, veth ring drops, and under xdp the
+# datapath's own counters (frames seen, redirected, local path, cpumap
+# ring drops: enqueue_drops from rfsctl -j stats).
 #
 # Everything it makes carries its PID and is removed on every exit path:
 # the namespace, the veth pair, the safety route, rfsd (by recorded PID),
 # its pin dir, the work dir; sysctl and RPS settings are put back.  It
 # never touches an interface it did not create.
 #
-# Usage: bench/run.sh [--rounds N] [--seconds S] [--modes LIST]
-#                     [--no-multi] [--no-cost] [--out DIR]
-# Results: build/bench/results.txt (summary), raw.txt (every cell); a
-# markdown table on stdout.
+# Usage: bench/run.sh [--quick] [--rounds N] [--seconds S] [--bulk-seconds S]
+#                     [--modes LIST] [--workloads LIST] [--no-multi]
+#                     [--no-cost] [--no-profile] [--out DIR]
+#   default:  --rounds 5 --seconds 3 --bulk-seconds 5, every mode and
+#             workload it applies to (19 min on a busy 2-CPU VM)
+#   --quick (or QUICK=1): --rounds 2 --seconds 1 --bulk-seconds 1, modes
+#             base rfs xdp cpumap (the ones issue 7's targets compare),
+#             no multi, 3 cost runs instead of 7 (under 4 min); options
+#             after it win
+# Results: build/bench/results.txt (summary), raw.txt (every cell),
+# profile.json, cost.txt, logs/ (every client's output); the summary's
+# markdown tables also go to stdout.
 
 set -u
 
@@ -54,14 +86,20 @@ RFSCTL=$BUILD/rfsctl
 COST=$BUILD/bench/cost
 OUT=$BUILD/bench
 
+ALL_MODES="base rps rfs xdp cpumap pass"
+ALL_WORKLOADS="rr rr-local multi bulk bulk-local"
 ROUNDS=5
 SECS=3			# per sockperf run: its valid window is ~SECS-0.45,
 			# and each run costs ~SECS+2.3 (connect, warm-up, exit)
-MODES="base rps rfs xdp cpumap"
-DO_MULTI=1
+BULK_SECS=5		# per iperf3 run
+COST_RUNS=7
+MODES=$ALL_MODES
+WORKLOADS=$ALL_WORKLOADS
 DO_COST=1
-SRV_CPU=1
-CLI_CPU=0
+DO_PROFILE=1
+PIPE_LOOPS=50000	# perf bench sched pipe -l
+SRV_CPU=1		# the rr/bulk server: not the RX CPU
+CLI_CPU=0		# every client, hence the RX CPU; rr-local's server
 MSG=64
 # sockperf times with rdtsc by default; on this VM that clock jumped
 # (a 3 s run reported RunTime=3855 s, another 0 transactions/s): take
@@ -74,23 +112,41 @@ usage()
 	exit "${1:-2}"
 }
 
+quick()
+{
+	ROUNDS=2 SECS=1 BULK_SECS=1 COST_RUNS=3 QUICK=1
+	MODES="base rfs xdp cpumap"
+	WORKLOADS="rr rr-local bulk bulk-local"
+}
+case ${QUICK:-} in
+''|0) QUICK= ;;
+*) quick ;;
+esac
+
 while [ $# -gt 0 ]; do
 	case $1 in
-	--rounds|--seconds|--modes|--out)
+	--rounds|--seconds|--bulk-seconds|--modes|--workloads|--out)
 		[ $# -ge 2 ] || { echo "bench: $1 needs a value" >&2; usage; } ;;
 	esac
 	case $1 in
+	--quick) quick ;;
 	--rounds) ROUNDS=$2; shift ;;
 	--seconds) SECS=$2; shift ;;
+	--bulk-seconds) BULK_SECS=$2; shift ;;
 	--modes) MODES=${2//,/ }; shift ;;
-	--no-multi) DO_MULTI= ;;
+	--workloads) WORKLOADS=${2//,/ }; shift ;;
+	--no-multi) WORKLOADS=$(echo " $WORKLOADS " | sed 's/ multi / /') ;;
 	--no-cost) DO_COST= ;;
+	--no-profile) DO_PROFILE= ;;
 	--out) OUT=$2; shift ;;
 	-h|--help) usage 0 ;;
 	*) echo "bench: unknown option '$1'" >&2; usage ;;
 	esac
 	shift
 done
+ARGS="--rounds $ROUNDS --seconds $SECS --bulk-seconds $BULK_SECS --modes '$MODES' --workloads '$(echo $WORKLOADS)'"
+[ -n "$DO_COST" ] || ARGS+=" --no-cost"
+[ -n "$DO_PROFILE" ] || ARGS+=" --no-profile"
 
 ID=$$
 NS=rfsbns$ID
@@ -99,11 +155,14 @@ B=rfsbB$ID
 WORK=/tmp/rfs-bench-$ID
 PIN=/sys/fs/bpf/rfs-bench-$ID
 SOCK=$WORK/rfsd.sock
-PORT=$((30000 + ID % 20000))
+PORT=$((30000 + ID % 20000))	# rr; +1, +2 multi; +3 rr-local;
+				# +4 bulk-local, +5 bulk (iperf3)
 
 PIDS=()			# everything started here, "pid:starttime"
+SERVERS=()		# the servers, "pid:cpu"
 RFSD_PID=
 CPUMAP_PID=
+CPUMAP_TARGET=
 NS_MADE=
 LINK_MADE=
 IFINDEX=
@@ -115,6 +174,7 @@ STATS_FILE=/proc/sys/kernel/bpf_stats_enabled
 STATS_ORIG=
 STATS_SET=
 T0=$(date +%s.%N)
+LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
 
 msg() { printf '  %-7s %s\n' "$1" "$2" >&2; }
 warn() { printf 'bench: %s\n' "$*" >&2; }
@@ -250,7 +310,9 @@ lab_up()
 	IP_A=$NET.1
 	IP_B=$NET.2
 	mkdir -p "$WORK" || die "can't create $WORK"
-	: > "$WORK/rfsd.conf"		# never the host's /etc/rfs/rfsd.conf
+	# never the host's /etc/rfs/rfsd.conf; and stopping rfsd between
+	# cells must take xdp-rfs off the link (by default it stays steering)
+	printf '[global]\ndetach_on_exit = yes\n' > "$WORK/rfsd.conf"
 	ip netns add "$NS" || die "can't create netns $NS"
 	NS_MADE=1
 	ns ip link set dev lo up
@@ -303,13 +365,47 @@ rfsd_stop()
 	RFSD_PID=
 }
 
-mode_on()
+# cpumap mode: the bare redirect on $A, every frame to CPU $1; kept while
+# the target stays, re-attached when it changes
+cpumap_target()
 {
 	local i
+	[ -n "$CPUMAP_PID" ] && [ "$CPUMAP_TARGET" = "$1" ] &&
+		alive "$CPUMAP_PID" && return 0
+	cpumap_detach
+	: > "$WORK/cpumap.out"
+	bg "$COST" --attach "$A" --target "$1" > "$WORK/cpumap.out"
+	CPUMAP_PID=$BG_PID
+	CPUMAP_TARGET=$1
+	for ((i = 0; i < 50; i++)); do
+		grep -q '^attached' "$WORK/cpumap.out" && return 0
+		alive "$CPUMAP_PID" || break
+		sleep 0.1
+	done
+	die "cost --attach $A --target $1 did not attach"
+}
+
+cpumap_detach()
+{
+	[ -n "$CPUMAP_PID" ] || return 0
+	stop_pid "$CPUMAP_PID" 5
+	CPUMAP_PID=
+	CPUMAP_TARGET=
+	ip link show dev "$A" | grep -q 'prog/xdp' &&
+		die "an XDP program is still on $A after cost --attach"
+	return 0
+}
+
+mode_on()
+{
 	echo 0 > "$RXQ/rps_flow_cnt"
 	echo 0 > "$RXQ/rps_cpus"
 	case $1 in
-	base) ;;
+	base|cpumap) ;;		# cpumap: attached per workload
+	pass)
+		ip link set dev "$A" xdpdrv obj "$WORK/xdp_pass.o" sec xdp ||
+			die "can't attach the XDP_PASS program to $A"
+		;;
 	rps) echo "$ALLMASK" > "$RXQ/rps_cpus" ;;
 	rfs)
 		echo "$ALLMASK" > "$RXQ/rps_cpus"
@@ -320,21 +416,10 @@ mode_on()
 	xdp)
 		rfsd_start
 		ctl attach "$A" >/dev/null || die "rfsctl attach $A failed"
-		XDP_MODE=$("$RFSCTL" --socket "$SOCK" -j status | python3 -c '
+		XDP_MODE=$(ctl -j status | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
 print(next((i.get("mode", "?") for i in d["interfaces"] if i["name"] == sys.argv[1]), "none"))' "$A")
-		;;
-	cpumap)
-		: > "$WORK/cpumap.out"
-		bg "$COST" --attach "$A" --target "$SRV_CPU" > "$WORK/cpumap.out"
-		CPUMAP_PID=$BG_PID
-		for ((i = 0; i < 50; i++)); do
-			grep -q '^attached' "$WORK/cpumap.out" && return 0
-			alive "$CPUMAP_PID" || break
-			sleep 0.1
-		done
-		die "cost --attach $A did not attach"
 		;;
 	esac
 }
@@ -349,28 +434,59 @@ mode_off()
 		SFE_SET=
 		;;
 	xdp)
-		# stats while attached: did it steer?
-		"$RFSCTL" --socket "$SOCK" -j stats "$A" > "$WORK/stats.$2.json" 2>/dev/null
 		ctl detach "$A" >/dev/null || warn "rfsctl detach $A failed"
 		rfsd_stop
 		;;
-	cpumap)
-		stop_pid "$CPUMAP_PID" 5
-		ip link show dev "$A" | grep -q 'prog/xdp' &&
-			die "an XDP program is still on $A after cost --attach"
-		;;
+	cpumap) cpumap_detach ;;
+	pass) ip link set dev "$A" xdpdrv off || die "can't detach XDP from $A" ;;
 	esac
+}
+
+# Does mode $1 run workload $2?  cpumap sends every flow to one CPU: no
+# multi; pass is the local path's floor: the local workloads only; rps
+# (a reference, not a target) only rr and multi, which keeps a default
+# run under 20 minutes on a busy 2-CPU VM.
+applies()
+{
+	case $1:$2 in
+	cpumap:multi) return 1 ;;
+	pass:rr-local|pass:bulk-local) return 0 ;;
+	pass:*) return 1 ;;
+	rps:rr|rps:multi) return 0 ;;
+	rps:*) return 1 ;;
+	esac
+	return 0
+}
+
+# The pass mode's program: XDP_PASS (2) for every frame
+build_pass()
+{
+	printf '%s\n' \
+		'__attribute__((section("xdp"), used)) int rfs_bench_pass(void *ctx) { return 2; }' \
+		'char _license[] __attribute__((section("license"), used)) = "GPL";' |
+		clang -target bpf -O2 -c -x c - -o "$WORK/xdp_pass.o"
 }
 
 # ---------------------------------------------------------------- workloads
 
+# Servers, all in the root namespace, bound to $IP_A, pinned:
+#   PORT    sockperf, CPU SRV_CPU (rr; blocking recvfrom, one connection)
+#   PORT+1  sockperf with epoll, CPU 0 (multi)
+#   PORT+2  sockperf with epoll, CPU 1 (multi)
+#   PORT+3  sockperf, CPU CLI_CPU (rr-local)
+#   PORT+4  iperf3, CPU CLI_CPU (bulk-local)
+#   PORT+5  iperf3, CPU SRV_CPU (bulk)
 servers_up()
 {
 	local i p c
-	# rr: one server on SRV_CPU (blocking recvfrom, one connection);
-	# multi: one server per CPU (0 and 1)
 	bg taskset -c "$SRV_CPU" sockperf server --tcp -i "$IP_A" -p "$PORT" \
 		>"$WORK/server.0.log" 2>&1
+	SRV_PID_RR=$BG_PID
+	SERVERS+=("$BG_PID:$SRV_CPU")
+	bg taskset -c "$CLI_CPU" sockperf server --tcp -i "$IP_A" -p $((PORT + 3)) \
+		>"$WORK/server.3.log" 2>&1
+	SRV_PID_LOCAL=$BG_PID
+	SERVERS+=("$BG_PID:$CLI_CPU")
 	# several connections per server need epoll, which needs a feed file
 	for i in 1 2; do
 		p=$((PORT + i))
@@ -378,36 +494,79 @@ servers_up()
 		echo "T:$IP_A:$p" > "$WORK/feed.$i"
 		bg taskset -c "$c" sockperf server -f "$WORK/feed.$i" -F e \
 			>"$WORK/server.$i.log" 2>&1
+		SERVERS+=("$BG_PID:$c")
 	done
-	for ((i = 0; i < 50; i++)); do
-		ns sockperf ping-pong --tcp -i "$IP_A" -p "$PORT" -t 1 -m "$MSG" \
-			>/dev/null 2>&1 && return 0
-		sleep 0.2
+	if [ -n "$NEED_IPERF" ]; then
+		bg taskset -c "$CLI_CPU" iperf3 -s -B "$IP_A" -p $((PORT + 4)) \
+			>"$WORK/server.4.log" 2>&1
+		SERVERS+=("$BG_PID:$CLI_CPU")
+		bg taskset -c "$SRV_CPU" iperf3 -s -B "$IP_A" -p $((PORT + 5)) \
+			>"$WORK/server.5.log" 2>&1
+		SERVERS+=("$BG_PID:$SRV_CPU")
+	fi
+	# listening is enough: lab_up has checked the path
+	for p in "$PORT" $((PORT + 1)) $((PORT + 2)) $((PORT + 3)) \
+		 ${NEED_IPERF:+$((PORT + 4)) $((PORT + 5))}; do
+		for ((i = 0; i < 100; i++)); do
+			ss -Hltn "src $IP_A:$p" | grep -q . && break
+			sleep 0.1
+		done
+		[ "$i" -lt 100 ] || die "no server is listening on $IP_A:$p"
 	done
-	die "sockperf server on $IP_A:$PORT does not answer"
 }
 
-# Run "$@" under perf stat, counting per CPU the skbs the kernel received
-# on $A (net:netif_receive_skb, filtered on the device): "cpu count"
-# lines into $WORK/rxcpu, empty without perf.
+# A CPU taken offline (by anyone: other people's tests do it) leaves every
+# task pinned to it unpinned for good.  Put the servers back on their CPU;
+# fails when one had lost its pin, or when the online CPUs are not
+# ONLINE0 (the set at the start), so that the cell in progress can be
+# left out.
+repin_servers()
+{
+	local e pid cpu ok=0 i
+	# a CPU that is offline now may come back soon: wait up to 30 s
+	for ((i = 0; i < 300; i++)); do
+		[ "$(cat /sys/devices/system/cpu/online)" = "$ONLINE0" ] && break
+		ok=1
+		sleep 0.1
+	done
+	for e in "${SERVERS[@]}"; do
+		pid=${e%%:*} cpu=${e#*:}
+		alive "$pid" || continue
+		# every thread, not only the first
+		taskset -a -pc "$pid" 2>/dev/null |
+			awk -v c="$cpu" '$NF != c { bad = 1 } END { exit bad }' &&
+			continue
+		taskset -a -pc "$cpu" "$pid" >/dev/null 2>&1 ||
+			warn "can't pin server $pid back to CPU $cpu"
+		ok=1
+	done
+	return $ok
+}
+
+# Run "${@:2}" (a command, not a function) under perf stat, its output
+# into $1, counting per CPU the skbs the kernel received on $A
+# (net:netif_receive_skb, filtered on the device): "cpu count" lines into
+# $WORK/rxcpu, empty without perf.
 rx_cpus_during()
 {
+	local o=$1
+	shift
 	: > "$WORK/rxcpu"
 	if [ -z "$HAVE_PERF" ]; then
-		"$@"
+		"$@" > "$o" 2>&1
 		return
 	fi
 	perf stat -a -A -x, -e net:netif_receive_skb --filter "name == \"$A\"" \
-		-o "$WORK/perf.out" -- "$@"
+		-o "$WORK/perf.out" -- "$@" > "$o" 2>&1
 	awk -F, '/^CPU[0-9]+,/ { v = $2; if (v !~ /^[0-9]+$/) v = 0;
 		print substr($1, 4), v }' "$WORK/perf.out" > "$WORK/rxcpu"
 }
 
-# sockperf ping-pong output(s) -> "tps p50 p99 max" (µs, full round
+# sockperf ping-pong output(s) -> "tps= p50= p99= max=" (µs, full round
 # trips), or "bad: why" for a run that did not measure anything.
 parse_pp()
 {
-	python3 - "$@" <<'EOF'
+	python3 - "$@" <<'PY'
 import os, re, sys
 tps = []; p50 = []; p99 = []; mx = []
 for f in sys.argv[1:]:
@@ -428,15 +587,42 @@ for f in sys.argv[1:]:
     mx.append(float(c.group(1)))
 # several connections: summed rate, median of the p50s, worst p99 and max
 p50.sort()
-print('%.0f %.2f %.2f %.1f' % (sum(tps), p50[len(p50) // 2], max(p99), max(mx)))
-EOF
+print('tps=%.0f p50=%.2f p99=%.2f max=%.1f' % (sum(tps), p50[len(p50) // 2], max(p99), max(mx)))
+PY
 }
 
-run_rr()
+# iperf3 -J output -> "gbps= irtx=" (received rate, sender's retransmits)
+parse_iperf()
 {
-	rx_cpus_during ip netns exec "$NS" taskset -c "$CLI_CPU" \
-		sockperf ping-pong --tcp -i "$IP_A" -p "$PORT" -t "$SECS" \
-		-m "$MSG" --full-rtt --no-rdtsc > "$WORK/pp.rr" 2>&1
+	python3 - "$1" <<'PY'
+import json, os, sys
+name = os.path.basename(sys.argv[1])
+try:
+    d = json.load(open(sys.argv[1]))
+except Exception as e:
+    print('bad: %s is not iperf3 JSON' % name); sys.exit(0)
+if d.get('error'):
+    print('bad: %s: %s' % (name, d['error'].replace(' ', '_'))); sys.exit(0)
+e = d.get('end', {})
+r = e.get('sum_received', {}).get('bits_per_second', 0)
+if not r:
+    print('bad: %s received nothing' % name); sys.exit(0)
+print('gbps=%.3f irtx=%d' % (r / 1e9, e.get('sum_sent', {}).get('retransmits', 0)))
+PY
+}
+
+# sockperf ping-pong client pinned to CPU $1, to port $2: its command line
+# into PP (an array), to run as it is (perf stat, wait)
+pp_cmd()
+{
+	PP=(ip netns exec "$NS" taskset -c "$1" sockperf ping-pong --tcp
+	    -i "$IP_A" -p "$2" -t "$SECS" -m "$MSG" --full-rtt --no-rdtsc)
+}
+
+pp_client()	# CPU PORT OUTFILE
+{
+	pp_cmd "$1" "$2"
+	"${PP[@]}" > "$3" 2>&1
 }
 
 # Clients i = 0..3: to the server on CPU i % 2, pinned to the other CPU,
@@ -446,27 +632,94 @@ run_multi()
 {
 	local i pids=()
 	for i in 0 1 2 3; do
-		ns taskset -c $((1 - i % 2)) sockperf ping-pong --tcp -i "$IP_A" \
-			-p $((PORT + 1 + i % 2)) -t "$SECS" -m "$MSG" --full-rtt --no-rdtsc \
-			> "$WORK/pp.multi.$i" 2>&1 &
+		pp_client $((1 - i % 2)) $((PORT + 1 + i % 2)) "$WORK/pp.multi.$i" &
 		pids+=($!)
 	done
 	for i in "${pids[@]}"; do wait "$i"; done
 }
 
-# TCP segments retransmitted so far, both ends: root namespace (server
-# side) plus the lab's (client side).  A frame lost anywhere on the path
-# (veth ring, cpumap ring, backlog) shows up here, usually as an RTO stall
-# of >= 200 ms in the max column.
-retrans()
+# The counters every cell reads, before and after, from one awk per
+# namespace (an `ip netns exec` costs tens of ms on a busy VM):
+#   rtx       TCP segments retransmitted (Tcp RetransSegs).  A frame lost
+#             anywhere on the path (veth ring, cpumap ring, backlog) shows
+#             up here, usually as an RTO stall of >= 200 ms in rr's max.
+#   dsack     (lab namespace: the clients, the bulk sender) retransmitted
+#             segments the receiver reported as duplicates (D-SACK), i.e.
+#             spurious retransmits, after reordering rather than loss
+#   sockdrop  (root namespace: the servers, shared with anything else
+#             there) segments TCP dropped on receive: socket backlog full,
+#             receive queue full, out-of-order queue, zero window
+#   ofo       (root namespace) segments that arrived out of order (queued
+#             in the OFO queue: reordering, or a loss before them)
+#   backlog   frames dropped at the backlogs (softnet_stat's second
+#             column, every CPU; host-wide: anyone's traffic counts)
+#   veth      frames dropped by the veth pair, both ways, both ends (with
+#             XDP on $A, a full ring shows as a drop on the sending peer)
+# "name value" lines: the lab namespace's with an "n" suffix, the root's
+# with "r".
+COUNT_AWK='
+function hex(s,   i, d, x) {
+	for (i = 1; i <= length(s); i++) {
+		d = index("0123456789abcdef", tolower(substr(s, i, 1))) - 1
+		x = x * 16 + d
+	}
+	return x
+}
+FILENAME ~ /snmp$/ && $1 == "Tcp:" {
+	if (!th) { for (i = 1; i <= NF; i++) if ($i == "RetransSegs") rc = i; th = 1 }
+	else v["rtx"] += $rc
+}
+FILENAME ~ /netstat$/ && $1 == "TcpExt:" {
+	if (!eh) { for (i = 2; i <= NF; i++) n[i] = $i; eh = 1; next }
+	for (i = 2; i <= NF; i++) {
+		if (n[i] == "TCPDSACKRecvSegs") v["dsack"] += $i
+		else if (n[i] == "TCPOFOQueue") v["ofo"] += $i
+		else if (n[i] ~ /^(TCPBacklogDrop|TCPRcvQDrop|TCPOFODrop|TCPZeroWindowDrop)$/) v["sockdrop"] += $i
+	}
+}
+FILENAME ~ /softnet_stat$/ { v["backlog"] += hex($2) }
+FILENAME ~ /_dropped$/ { v["veth"] += $1 }
+END { for (k in v) print k sfx, v[k] }'
+
+counters()
 {
-	local f='$1 == "Tcp:" { if (!h) { for (i = 1; i <= NF; i++) if ($i == "RetransSegs") c = i; h = 1 } else print $c }'
-	echo $(( $(awk "$f" /proc/net/snmp) + $(ns awk "$f" /proc/net/snmp) ))
+	ns awk -v sfx=n "$COUNT_AWK" /proc/net/snmp /proc/net/netstat \
+		"/sys/class/net/$B/statistics/tx_dropped" \
+		"/sys/class/net/$B/statistics/rx_dropped" 2>/dev/null
+	awk -v sfx=r "$COUNT_AWK" /proc/net/snmp /proc/net/netstat /proc/net/softnet_stat \
+		"/sys/class/net/$A/statistics/tx_dropped" \
+		"/sys/class/net/$A/statistics/rx_dropped" 2>/dev/null
 }
 
-# raw.txt line: round mode workload tps p50 p99 max share retrans, or a "bad"
-# line (left out of the summary, listed under it) when sockperf measured
-# nothing; the bench goes on either way.
+# Two counters snapshots -> the raw.txt keys: rtxn rtxr veth backlog
+# sockdrop ofo dsack
+counters_delta()
+{
+	awk 'NR == FNR { a[$1] = $2; next } { d[$1] = $2 - a[$1] }
+	END { printf "rtxn=%d rtxr=%d veth=%d backlog=%d sockdrop=%d ofo=%d dsack=%d",
+		d["rtxn"], d["rtxr"], d["vethn"] + d["vethr"], d["backlogr"],
+		d["sockdropr"], d["ofor"], d["dsackn"] }' "$1" "$2"
+}
+
+# xdp-rfs's own counters (rfsctl -j stats) into $1
+xdp_snap() { ctl -j stats "$A" > "$1" 2>/dev/null || : > "$1"; }
+
+# Two xdp_snap files -> "seen= redir= local= held= ringdrop= rerr="
+xdp_delta()
+{
+	python3 - "$1" "$2" <<'PY' 2>/dev/null || echo "xdperr=1"
+import json, sys
+a, b = (json.load(open(f))['total'] for f in sys.argv[1:3])
+d = {k: b.get(k, 0) - a.get(k, 0) for k in b}
+print('seen=%d redir=%d local=%d held=%d ringdrop=%d rerr=%d' % (
+    d['seen'], d['steered'] - d.get('local', 0), d.get('local', 0),
+    d.get('held', 0), d.get('enqueue_drops', 0), d.get('redirect_err', 0)))
+PY
+}
+
+# raw.txt: "round mode workload key=value ...", or "round mode workload
+# bad why" (left out of the summary, listed under it) when the client
+# measured nothing; the bench goes on either way.
 record()
 {
 	case $4 in
@@ -474,240 +727,647 @@ record()
 		warn "round $1 $2 $3: ${4#bad: } (logs in $OUT/logs)"
 		echo "$1 $2 $3 bad ${4#bad: }" >> "$OUT/raw.txt"
 		;;
-	*) echo "$1 $2 $3 $4 $5 $6" >> "$OUT/raw.txt" ;;
+	*) echo "$1 $2 $3 $4" >> "$OUT/raw.txt" ;;
 	esac
 }
 
-# One cell: mode $1, round $2.  Appends to raw.txt; sockperf's own
-# output is kept in $OUT/logs/ROUND.MODE.WORKLOAD[.N].
-cell()
+# Workload $W of mode $M, round $R: one raw.txt line, the client's own
+# output kept in $OUT/logs/ROUND.MODE.WORKLOAD[.N].
+workload()
 {
-	local m=$1 r=$2 i res share="-" steer="-" t0
-	XDP_MODE=
-	mode_on "$m"
-	t0=$(retrans)
-	run_rr
-	cp "$WORK/pp.rr" "$OUT/logs/$r.$m.rr"
-	res=$(parse_pp "$WORK/pp.rr")
-	[ -s "$WORK/rxcpu" ] &&
-		share=$(awk -v c="$SRV_CPU" '{ t += $2; if ($1 == c) s = $2 }
-			END { if (t) printf "%.0f", 100 * s / t; else print "-" }' "$WORK/rxcpu")
-	record "$r" "$m" rr "$res" "$share" $(($(retrans) - t0))
-	# cpumap sends every flow to one CPU: no multi-connection cell
-	if [ -n "$DO_MULTI" ] && [ "$m" != cpumap ]; then
-		t0=$(retrans)
+	local res share=- x="" i
+	case $W in
+	rr|bulk) WCPU=$SRV_CPU ;;
+	*) WCPU=$CLI_CPU ;;
+	esac
+	[ "$M" = cpumap ] && cpumap_target "$WCPU"
+	repin_servers ||
+		warn "round $R $M $W: a CPU went offline or a server lost its pin before the cell; pinned again"
+	[ "$M" = xdp ] && xdp_snap "$WORK/x0.json"
+	counters > "$WORK/c0"
+	case $W in
+	rr|rr-local)
+		[ "$W" = rr ] && i=$PORT || i=$((PORT + 3))
+		pp_cmd "$CLI_CPU" "$i"
+		rx_cpus_during "$WORK/pp.$W" "${PP[@]}"
+		cp "$WORK/pp.$W" "$OUT/logs/$R.$M.$W"
+		res=$(parse_pp "$WORK/pp.$W")
+		[ -s "$WORK/rxcpu" ] &&
+			share=$(awk -v c="$WCPU" '{ t += $2; if ($1 == c) s = $2 }
+				END { if (t) printf "%.0f", 100 * s / t; else print "-" }' "$WORK/rxcpu")
+		;;
+	multi)
 		run_multi
 		for i in 0 1 2 3; do
-			cp "$WORK/pp.multi.$i" "$OUT/logs/$r.$m.multi.$i"
+			cp "$WORK/pp.multi.$i" "$OUT/logs/$R.$M.multi.$i"
 		done
-		record "$r" "$m" multi "$(parse_pp "$WORK"/pp.multi.*)" - \
-			$(($(retrans) - t0))
-	fi
-	mode_off "$m" "$r"
-	if [ "$m" = xdp ]; then
-		steer=$(python3 -c '
-import json, sys
-t = json.load(open(sys.argv[1]))["total"]
-print("%s %.1f%%" % (sys.argv[2], 100.0 * t["steered"] / max(t["seen"], 1)))' \
-			"$WORK/stats.$r.json" "$XDP_MODE" 2>/dev/null || echo "?")
-		echo "$r xdp-check $steer" >> "$OUT/raw.txt"
-	fi
-	msg "$m" "round $r: $(awk -v r="$r" -v m="$m" '$1 == r && $2 == m && $4 != "bad" {
-		printf "%s %s/s p50 %s p99 %s max %s us rtx %s  ", $3, $4, $5, $6, $7, $9 }' "$OUT/raw.txt")rx on cpu$SRV_CPU $share%${steer:+  xdp $steer}"
+		res=$(parse_pp "$WORK"/pp.multi.*)
+		;;
+	bulk|bulk-local)
+		[ "$W" = bulk ] && i=$((PORT + 5)) || i=$((PORT + 4))
+		ns taskset -c "$CLI_CPU" iperf3 -c "$IP_A" -p "$i" -t "$BULK_SECS" \
+			-J --connect-timeout 3000 > "$WORK/ip.$W" 2>&1
+		cp "$WORK/ip.$W" "$OUT/logs/$R.$M.$W"
+		res=$(parse_iperf "$WORK/ip.$W")
+		;;
+	esac
+	counters > "$WORK/c1"
+	[ "$M" = xdp ] && xdp_snap "$WORK/x1.json" &&
+		x=" $(xdp_delta "$WORK/x0.json" "$WORK/x1.json")"
+	repin_servers ||
+		res="bad: CPU hotplug during the cell (online now $(cat /sys/devices/system/cpu/online), servers pinned again)"
+	case $res in
+	bad:*) record "$R" "$M" "$W" "$res" ;;
+	*) record "$R" "$M" "$W" "$res share=$share $(counters_delta "$WORK/c0" "$WORK/c1")$x" ;;
+	esac
 }
 
-# Where xdp-rfs's time goes: one more xdp rr run with BPF run-time stats on
-# (kernel.bpf_stats_enabled, put back after), then per program of this
-# rfsd: runs per transaction and ns per run.  Programs of anyone else on
-# the machine (another lab's rfsd) are summed as "others".  Not part of
-# the rounds: the stats cost two clock reads per program run.
+# One cell: mode $1, round $2, every workload in $WORKLOADS.
+cell()
+{
+	local w line
+	M=$1 R=$2
+	XDP_MODE=
+	mode_on "$M"
+	for w in $WORKLOADS; do
+		W=$w
+		applies "$M" "$W" || continue
+		workload
+	done
+	mode_off "$M"
+	[ "$M" = xdp ] && echo "$R xdp-check - attach=$XDP_MODE" >> "$OUT/raw.txt"
+	line=$(awk -v r="$R" -v m="$M" '$1 == r && $2 == m && $4 != "bad" {
+		s = $3; for (i = 4; i <= NF; i++) if ($i ~ /^(tps|gbps|p50|share|rtxn|rtxr|ringdrop|local)=/) s = s " " $i
+		printf "%s; ", s }' "$OUT/raw.txt")
+	msg "$M" "round $R: $line${XDP_MODE:+xdp $XDP_MODE}"
+}
+
+# ------------------------------------------------------------------ profile
+
+# Every BPF program's run_cnt and run_time_ns (kernel.bpf_stats_enabled)
+prog_snap() { bpftool -j prog show > "$1" 2>/dev/null || echo '[]' > "$1"; }
+
+# "${@:2}" under perf stat -a (context switches, whole machine); its
+# output into $1, the switch count into $1.cs
+switches_during()
+{
+	local o=$1
+	shift
+	perf stat -a -x, -e context-switches -o "$o.perf" -- "$@" > "$o" 2>&1
+	awk -F, '$3 == "context-switches" { print $1 }' "$o.perf" > "$o.cs"
+}
+
+# One session with rfsd attached and kernel.bpf_stats_enabled=1 (put back
+# after; the stats cost two clock reads per program run, so ns per run is
+# an upper bound), in phases:
+#   bg        BG_SECS of nothing from us: what this rfsd's programs run
+#             for other traffic on the host
+#   rr        one rr run (server on CPU SRV_CPU)
+#   rr-local  one rr-local run (server on CPU CLI_CPU)
+#   pipe      perf bench sched pipe -l PIPE_LOOPS: no socket, no traffic
+#             on $A, ~2 context switches per loop
+# with a bpftool snapshot of every program's run_cnt/run_time_ns before
+# and after each.  Those counts are the whole host's: the socket
+# tracepoints fire for every socket and the cpumap tracepoints for every
+# cpumap, so on a shared host this rfsd's programs also run for other
+# people's traffic.  What our own tasks caused is counted apart, with
+# perf stat per task (no -a) on the tracepoints this rfsd's programs are
+# attached to (a tp_btf program runs once per firing): the socket
+# tracepoints in the rr client and server, every hooked tracepoint plus
+# context switches in the pipe's two processes.  Programs of this rfsd are
+# told from others (other labs' rfsd) by the maps they use: its maps are
+# the ones pinned under $PIN.  Not part of the rounds.
+BG_SECS=2
+
+profile_phase()		# NAME COMMAND...
+{
+	local n=$1 t0 t1
+	shift
+	t0=$(date +%s.%N)
+	prog_snap "$WORK/progs.$n.0.json"
+	"$@"
+	prog_snap "$WORK/progs.$n.1.json"
+	t1=$(date +%s.%N)
+	echo "$n $t0 $t1" >> "$WORK/phases"
+}
+
+# The trace events behind this rfsd's tracepoint links, "sys:name" each,
+# comma-separated; $1: only those matching this regex
+hooked_events()
+{
+	local f t e out=''
+	for f in "$PIN"/*/links/*; do
+		[ -e "$f" ] || continue
+		t=$(bpftool -j link show pinned "$f" 2>/dev/null |
+			python3 -c 'import json, sys; print(json.load(sys.stdin).get("tp_name") or "")' 2>/dev/null)
+		[ -n "$t" ] && [[ $t =~ $1 ]] || continue
+		for e in /sys/kernel/tracing/events/*/"$t" /sys/kernel/debug/tracing/events/*/"$t"; do
+			[ -d "$e" ] || continue
+			e=${e%/*}
+			out+=",${e##*/}:$t"
+			break
+		done
+	done
+	echo "${out#,}"
+}
+
+# rr client on CPU $1 to port $2, output $3, under perf stat counting the
+# events $5 in it and, alongside, in the server's process $4 (-p), and
+# host-wide the events in MAP_EV (perf args, filtered on this rfsd's
+# cpumap): into $3.cli, $3.srv and $3.map
+pp_client_counted()
+{
+	local ppid mpid=''
+	if [ -z "$5" ]; then
+		pp_client "$1" "$2" "$3"
+		return
+	fi
+	perf stat -x, -e "$5" -p "$4" -o "$3.srv" &
+	ppid=$!
+	PIDS+=("$ppid:$(starttime "$ppid")")
+	if [ ${#MAP_EV[@]} -gt 0 ]; then
+		perf stat -a -x, "${MAP_EV[@]}" -o "$3.map" &
+		mpid=$!
+		PIDS+=("$mpid:$(starttime "$mpid")")
+	fi
+	sleep 0.3
+	pp_cmd "$1" "$2"
+	perf stat -x, -e "$5" -o "$3.cli" -- "${PP[@]}" > "$3" 2>&1
+	is_ours "$ppid" && kill -INT "$ppid" 2>/dev/null
+	wait "$ppid" 2>/dev/null
+	[ -n "$mpid" ] && is_ours "$mpid" && kill -INT "$mpid" 2>/dev/null
+	[ -n "$mpid" ] && wait "$mpid" 2>/dev/null
+	return 0
+}
+
 profile_xdp()
 {
-	local ids=() f id
+	local have_pipe='' sock_ev all_ev id e
+	perf bench sched pipe -l 1 >/dev/null 2>&1 && have_pipe=1
+	: > "$WORK/phases"
+	[ -n "$have_pipe" ] &&
+		perf bench sched pipe -l "$PIPE_LOOPS" > "$WORK/pipe.base" 2>&1
 	mode_on xdp
-	id=$(ctl -j status 2>/dev/null | python3 -c '
-import json, sys
-d = json.load(sys.stdin)
-print(" ".join(str(v) for v in d.get("programs", {}).values()))
-for i in d["interfaces"]:
-    print(i.get("prog_id", ""))')
-	read -ra ids <<< "$(echo $id)"
-	for f in "$PIN"/v1/links/* "$PIN"/v1/progs/*; do
-		[ -e "$f" ] || continue
-		id=$(bpftool -j link show pinned "$f" 2>/dev/null ||
-		     bpftool -j prog show pinned "$f" 2>/dev/null)
-		id=$(echo "$id" | python3 -c '
-import json, sys
-d = json.load(sys.stdin)
-print(d.get("prog_id", d.get("id", "")))' 2>/dev/null)
-		[ -n "$id" ] && ids+=("$id")
-	done
+	sock_ev=$(hooked_events '^sock_')
+	all_ev=$(hooked_events '.')
+	# the cpumap tracepoints carry the map's id: count this rfsd's own
+	MAP_EV=()
+	id=$(bpftool -j map show pinned "$(echo "$PIN"/*/maps/rfs_cpu_map)" 2>/dev/null |
+		python3 -c 'import json, sys; print(json.load(sys.stdin)["id"])' 2>/dev/null)
+	if [ -n "$id" ]; then
+		for e in ${all_ev//,/ }; do
+			case $e in
+			xdp:xdp_cpumap_*) MAP_EV+=(-e "$e" --filter "map_id == $id") ;;
+			esac
+		done
+	fi
 	STATS_ORIG=$(cat "$STATS_FILE")
 	echo 1 > "$STATS_FILE" && STATS_SET=1
-	bpftool -j prog show > "$WORK/progs.0.json"
-	ip netns exec "$NS" taskset -c "$CLI_CPU" sockperf ping-pong --tcp \
-		-i "$IP_A" -p "$PORT" -t "$SECS" -m "$MSG" --full-rtt --no-rdtsc \
-		> "$WORK/pp.prof" 2>&1
-	bpftool -j prog show > "$WORK/progs.1.json"
+	profile_phase bg sleep "$BG_SECS"
+	profile_phase rr pp_client_counted "$CLI_CPU" "$PORT" "$WORK/pp.prof.rr" \
+		"$SRV_PID_RR" "$sock_ev"
+	profile_phase rr-local pp_client_counted "$CLI_CPU" $((PORT + 3)) \
+		"$WORK/pp.prof.rr-local" "$SRV_PID_LOCAL" "$sock_ev"
+	[ -n "$have_pipe" ] &&
+		profile_phase pipe perf stat -x, -e "context-switches${all_ev:+,$all_ev}" \
+			-o "$WORK/pipe.xdp.perf" -- perf bench sched pipe -l "$PIPE_LOOPS" \
+			> "$WORK/pipe.xdp" 2>&1
 	echo "$STATS_ORIG" > "$STATS_FILE"
 	STATS_SET=
-	mode_off xdp prof
-	python3 - "$WORK/progs.0.json" "$WORK/progs.1.json" "$WORK/pp.prof" \
-		"${ids[@]}" > "$OUT/profile.txt" <<'EOF'
-import json, re, sys
-a = {p['id']: p for p in json.load(open(sys.argv[1]))}
-b = {p['id']: p for p in json.load(open(sys.argv[2]))}
-t = re.sub(r'\x1b\[[0-9;]*m', '', open(sys.argv[3]).read())
-m = re.search(r'\[Total Run\] RunTime=[0-9.]+ sec; Warm up time=\d+ msec; '
-              r'SentMessages=\d+; ReceivedMessages=(\d+)', t)
-tx = int(m.group(1)) if m else 0
-ours = set(int(i) for i in sys.argv[4:] if i.isdigit())
-rows = []; other_cnt = other_ns = 0
-for i, p in b.items():
-    q = a.get(i, {})
-    cnt = p.get('run_cnt', 0) - q.get('run_cnt', 0)
-    ns = p.get('run_time_ns', 0) - q.get('run_time_ns', 0)
-    if cnt <= 0:
+	bpftool -j link show > "$WORK/links.json" 2>/dev/null || echo '[]' > "$WORK/links.json"
+	python3 - "$PIN" "$A" "$WORK" > "$OUT/profile.json" <<'PY'
+import glob, json, os, re, subprocess, sys
+pin, ifname, work = sys.argv[1:4]
+
+def bt(*a):
+    r = subprocess.run(('bpftool', '-j') + a, capture_output=True, text=True)
+    try:
+        return json.loads(r.stdout)
+    except ValueError:
+        return {}
+
+def load(f):
+    try:
+        return {p['id']: p for p in json.load(open(f))}
+    except (OSError, ValueError):
+        return {}
+
+def perf_counts(*files):
+    """perf stat -x, outputs -> {event: count}, summed over the files"""
+    c = {}
+    for f in files:
+        try:
+            lines = open(f).read().splitlines()
+        except OSError:
+            continue
+        for l in lines:
+            x = l.split(',')
+            if len(x) > 2 and x[0].isdigit():
+                c[x[2]] = c.get(x[2], 0) + int(x[0])
+    return c
+
+phases = {}
+for line in open(os.path.join(work, 'phases')):
+    n, t0, t1 = line.split()
+    phases[n] = {'secs': float(t1) - float(t0),
+                 'a': load(os.path.join(work, 'progs.%s.0.json' % n)),
+                 'b': load(os.path.join(work, 'progs.%s.1.json' % n))}
+
+# this rfsd: its pinned maps, links and programs, and every rfs_* program
+# using one of those maps
+our_maps, ours = set(), set()
+for f in glob.glob(os.path.join(pin, '**'), recursive=True):
+    if not os.path.isfile(f):
         continue
-    if i in ours:
-        rows.append((p.get('name', '?'), cnt, ns))
+    for kind in ('map', 'link', 'prog'):
+        d = bt(kind, 'show', 'pinned', f)
+        if isinstance(d, dict) and 'id' in d:
+            if kind == 'map':
+                our_maps.add(d['id'])
+            elif kind == 'link':
+                ours.add(d.get('prog_id'))
+            else:
+                ours.add(d['id'])
+            break
+last = phases[list(phases)[-1]]['b']
+for p in last.values():
+    if p.get('name', '').startswith('rfs_') and our_maps & set(p.get('map_ids', [])):
+        ours.add(p['id'])
+ours.discard(None)
+hook, tp = {}, {}
+for l in json.load(open(os.path.join(work, 'links.json'))):
+    if l.get('tp_name'):
+        hook[l.get('prog_id')] = 'tp_btf/' + l['tp_name']
+        tp[l.get('prog_id')] = l['tp_name']
     else:
-        other_cnt += cnt; other_ns += ns
-print('transactions %d' % tx)
-for name, cnt, ns in sorted(rows, key=lambda r: -r[2]):
-    print('prog %s runs_per_tx %.2f ns_per_run %.0f ns_per_tx %.0f' %
-          (name, cnt / max(tx, 1), ns / cnt, ns / max(tx, 1)))
-tot = sum(r[2] for r in rows)
-print('total ours ns_per_tx %.0f' % (tot / max(tx, 1)))
-print('total others runs_per_tx %.2f ns_per_tx %.0f' %
-      (other_cnt / max(tx, 1), other_ns / max(tx, 1)))
-EOF
-	msg PROFILE "$(grep '^total ours' "$OUT/profile.txt")"
+        hook[l.get('prog_id')] = l.get('attach_type') or l.get('type', '?')
+for i, p in last.items():
+    if i in hook:
+        continue
+    if p.get('name') == 'rfs_cpumap':
+        hook[i] = 'cpumap program'
+    elif p.get('type') == 'xdp':
+        hook[i] = 'XDP on ' + ifname
+    else:
+        hook[i] = p.get('type', '?')
+
+def tx(f):
+    try:
+        t = re.sub(r'\x1b\[[0-9;]*m', '', open(f).read())
+    except OSError:
+        return 0
+    m = re.search(r'\[Total Run\] RunTime=([0-9.]+) sec; Warm up time=\d+ msec; '
+                  r'SentMessages=\d+; ReceivedMessages=(\d+)', t)
+    return int(m.group(2)) if m else 0
+
+out = {'ours': sorted(ours), 'phases': {}}
+for n, ph in phases.items():
+    own = {}
+    if n in ('rr', 'rr-local'):
+        f = os.path.join(work, 'pp.prof.' + n)
+        own = perf_counts(f + '.cli', f + '.srv', f + '.map')
+    elif n == 'pipe':
+        own = perf_counts(os.path.join(work, 'pipe.xdp.perf'))
+    own = {k.split(':')[-1]: v for k, v in own.items()}
+    a, b = ph['a'], ph['b']
+    rows = []; ro = [0, 0]; o = [0, 0]
+    for i, p in b.items():
+        q = a.get(i, {})
+        cnt = p.get('run_cnt', 0) - q.get('run_cnt', 0)
+        ns = p.get('run_time_ns', 0) - q.get('run_time_ns', 0)
+        if i in ours:
+            rows.append({'id': i, 'name': p.get('name', '?'), 'hook': hook.get(i, '?'),
+                         'runs': cnt, 'ns': ns, 'own_runs': own.get(tp.get(i))})
+        elif cnt > 0:
+            x = ro if p.get('name', '').startswith('rfs_') else o
+            x[0] += cnt; x[1] += ns
+    rows.sort(key=lambda r: (-r['ns'], r['name']))
+    e = {'secs': ph['secs'], 'progs': rows, 'rfs_other_runs': ro[0], 'rfs_other_ns': ro[1],
+         'other_runs': o[0], 'other_ns': o[1]}
+    if n in ('rr', 'rr-local'):
+        e['transactions'] = tx(os.path.join(work, 'pp.prof.' + n))
+    if n == 'pipe':
+        e['switches'] = own.get('context-switches')
+        for f, key in (('pipe.xdp', 'xdp'), ('pipe.base', 'base')):
+            try:
+                t = open(os.path.join(work, f)).read()
+            except OSError:
+                t = ''
+            m = re.search(r'([0-9.]+) usecs/op', t)
+            e['usecs_per_op_' + key] = float(m.group(1)) if m else None
+    out['phases'][n] = e
+print(json.dumps(out, indent=1))
+PY
+	mode_off xdp
+	python3 - "$OUT/profile.json" <<'PY' >&2
+import json, sys
+d = json.load(open(sys.argv[1]))['phases']
+def own_ns(p):
+    if p['own_runs'] is None or not p['runs']:
+        return p['ns']
+    return p['ns'] / p['runs'] * p['own_runs']
+for k in ('rr', 'rr-local'):
+    if k not in d:
+        continue
+    t = d[k]['transactions'] or 1
+    print('  PROFILE %s: %.0f ns of this rfsd\'s BPF time per transaction, %.0f for our own traffic'
+          % (k, sum(p['ns'] for p in d[k]['progs']) / t, sum(own_ns(p) for p in d[k]['progs']) / t))
+if 'pipe' in d:
+    p = d['pipe']
+    print('  PROFILE sched pipe: %s context switches; this rfsd\'s programs ran %d times on the host, '
+          '%d times in the pipe\'s tasks' % (p['switches'], sum(q['runs'] for q in p['progs']),
+                                              sum(q['own_runs'] or 0 for q in p['progs'])))
+PY
 }
 
 # ------------------------------------------------------------------- report
 
 summary()
 {
-	python3 - "$OUT/raw.txt" "$OUT/cost.txt" "$MODES" "$ROUNDS" "$SECS" \
-		"$SRV_CPU" "$CLI_CPU" "$1" <<'EOF'
-import os, statistics as st, sys
-raw, costf, modes, rounds, secs, srv, cli, took = sys.argv[1:9]
-modes = modes.split()
-cells = {}            # (workload, mode) -> {round: (tps, p50, p99, share, max)}
-checks = []
-bad = []
-for line in open(raw):
+	python3 - "$OUT" "$MODES" "$WORKLOADS" "$SRV_CPU" "$CLI_CPU" "$MSG" \
+		"$BULK_SECS" "$SECS" "$ROUNDS" "$1" "$PIPE_LOOPS" <<'PY'
+import json, os, statistics as st, sys
+out_dir, modes, wls, srv, cli, msg, bsecs, secs, rounds, took, loops = sys.argv[1:12]
+modes = modes.split(); wls = wls.split()
+cells = {}            # (workload, mode) -> {round: {key: value}}
+checks = []; bad = []
+for line in open(os.path.join(out_dir, 'raw.txt')):
     f = line.split()
+    if len(f) < 4:
+        continue
     if f[1] == 'xdp-check':
-        checks.append(' '.join(f[2:]))
+        checks.append('round %s %s' % (f[0], ' '.join(f[3:])))
         continue
     r, m, w = int(f[0]), f[1], f[2]
     if f[3] == 'bad':
         bad.append('round %d %s %s: %s' % (r, m, w, ' '.join(f[4:])))
         continue
-    share = None if f[7] == '-' else float(f[7])
-    cells.setdefault((w, m), {})[r] = (float(f[3]), float(f[4]), float(f[5]),
-                                       share, float(f[6]), int(f[8]))
+    kv = {}
+    for x in f[3:]:
+        k, _, v = x.partition('=')
+        try:
+            kv[k] = float(v)
+        except ValueError:
+            kv[k] = None
+    cells.setdefault((w, m), {})[r] = kv
 
 def spread(v, fmt='%.0f'):
     if not v:
         return '-'
+    if len(v) == 1:
+        return fmt % v[0]
     return (fmt + ' (' + fmt + '–' + fmt + ')') % (st.median(v), min(v), max(v))
 
+def ratios(w, m, ref, key):
+    c, b = cells.get((w, m), {}), cells.get((w, ref), {})
+    return [c[r][key] / b[r][key] for r in sorted(c)
+            if r in b and c[r].get(key) and b[r].get(key)]
+
+def total(c, key):
+    v = [c[r][key] for r in c if c[r].get(key) is not None]
+    return '%d' % sum(v) if v else '-'
+
 out = []
-out.append('xdp-rfs bench: %s rounds x %s modes, %s s per sockperf run, '
-           'order rotated per round; took %s s' % (rounds, len(modes), secs, took))
+out.append('xdp-rfs bench: %s rounds x %d modes, %s s per sockperf run, %s s per '
+           'iperf3 run, order rotated per round; took %s s' %
+           (rounds, len(modes), secs, bsecs, took))
 out.append('median (min–max) over rounds; "vs base" is the ratio to the '
            'baseline of the same round')
 out.append('')
-wl = [w for w in ('rr', 'multi') if any(k[0] == w for k in cells)]
 titles = {
-    'rr': 'rr: 1 TCP connection, sockperf ping-pong %s B, server on CPU %s, client on CPU %s',
+    'rr': 'rr: 1 TCP connection, sockperf ping-pong %s B, server on CPU %s, client (and RX) on CPU %s' % (msg, srv, cli),
+    'rr-local': 'rr-local: the same, server on CPU %s with the client: the app shares the RX CPU' % cli,
     'multi': 'multi: 4 TCP connections, servers on CPU 0 and CPU 1 (2 each), each client on the other CPU',
+    'bulk': 'bulk: iperf3, 1 TCP stream, %s s, sender (and RX) on CPU %s, receiver on CPU %s; counts summed over the rounds' % (bsecs, cli, srv),
+    'bulk-local': 'bulk-local: the same, receiver on CPU %s with the sender; counts summed over the rounds' % cli,
 }
-for w in wl:
-    out.append('### ' + (titles[w] % ('64', srv, cli) if w == 'rr' else titles[w]))
+for w in wls:
+    if not any(k[0] == w for k in cells):
+        continue
+    out.append('### ' + titles[w])
     out.append('')
-    hdr = '| mode | transactions/s | vs base | p50 RTT µs | p50 vs base | p99 RTT µs | p99 vs base | max RTT µs | TCP retrans, all rounds |'
-    if w == 'rr':
-        hdr += ' requests rx on CPU %s |' % srv
+    if w.startswith('bulk'):
+        hdr = ('| mode | Gbit/s | vs base | TCP retrans (iperf3), all rounds | of which D-SACKed (spurious) '
+               '| cpumap ring drops | veth drops | backlog drops (host-wide) | TCP receive drops (root netns) '
+               '| out-of-order segments at the receiver (root netns) |')
+    else:
+        hdr = ('| mode | transactions/s | vs base | p50 RTT µs | p50 vs base | p99 RTT µs '
+               '| p99 vs base | max RTT µs | TCP retrans, all rounds |')
+        if w != 'multi':
+            hdr += ' requests rx on CPU %s |' % (srv if w == 'rr' else cli)
     out.append(hdr)
     out.append('|' + '---|' * (hdr.count('|') - 1))
-    base = cells.get((w, 'base'), {})
     for m in modes:
         c = cells.get((w, m), {})
         if not c:
             continue
         rs = sorted(c)
-        tps = [c[r][0] for r in rs]
-        p50 = [c[r][1] for r in rs]
-        p99 = [c[r][2] for r in rs]
-        rt = [c[r][0] / base[r][0] for r in rs if r in base]
-        r50 = [c[r][1] / base[r][1] for r in rs if r in base]
-        r99 = [c[r][2] / base[r][2] for r in rs if r in base]
-        mx = [c[r][4] for r in rs]
-        row = '| %s | %s | %s | %s | %s | %s | %s | %s | %d |' % (
-            m, spread(tps), spread(rt, '%.2f'), spread(p50, '%.1f'),
-            spread(r50, '%.2f'), spread(p99, '%.1f'), spread(r99, '%.2f'),
-            spread(mx), sum(c[r][5] for r in rs))
-        if w == 'rr':
-            sh = [c[r][3] for r in rs if c[r][3] is not None]
-            row += ' %s |' % (spread(sh) + ' %' if sh else '-')
+        col = lambda k: [c[r][k] for r in rs if c[r].get(k) is not None]
+        if w.startswith('bulk'):
+            row = '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |' % (
+                m, spread(col('gbps'), '%.2f'),
+                '1.00' if m == 'base' else spread(ratios(w, m, 'base', 'gbps'), '%.2f'),
+                total(c, 'irtx'), total(c, 'dsack'),
+                total(c, 'ringdrop') if m == 'xdp' else '-', total(c, 'veth'),
+                total(c, 'backlog'), total(c, 'sockdrop'), total(c, 'ofo'))
+        else:
+            rtx = [c[r].get('rtxn', 0) + c[r].get('rtxr', 0) for r in rs]
+            row = '| %s | %s | %s | %s | %s | %s | %s | %s | %d |' % (
+                m, spread(col('tps')),
+                '1.00' if m == 'base' else spread(ratios(w, m, 'base', 'tps'), '%.2f'),
+                spread(col('p50'), '%.1f'),
+                '1.00' if m == 'base' else spread(ratios(w, m, 'base', 'p50'), '%.2f'),
+                spread(col('p99'), '%.1f'),
+                '1.00' if m == 'base' else spread(ratios(w, m, 'base', 'p99'), '%.2f'),
+                spread(col('max')), sum(rtx))
+            if w != 'multi':
+                sh = col('share')
+                row += ' %s |' % (spread(sh) + ' %' if sh else '-')
         out.append(row)
     out.append('')
+
+# xdp-rfs's own counters, per workload
+xw = [w for w in wls if cells.get((w, 'xdp'))]
+if xw:
+    out.append("### xdp-rfs's datapath counters in the xdp cells (rfsctl -j stats, deltas, all rounds)")
+    out.append('')
+    out.append('| workload | frames seen | redirected to a cpumap | local path (XDP_PASS) | held on the old path | cpumap ring drops | redirect errors |')
+    out.append('|---|---|---|---|---|---|---|')
+    for w in xw:
+        c = cells[(w, 'xdp')]
+        s = lambda k: sum(c[r].get(k) or 0 for r in c)
+        seen = s('seen') or 1
+        out.append('| %s | %d | %.1f %% | %.1f %% | %.2f %% | %d | %d |' % (
+            w, s('seen'), 100 * s('redir') / seen, 100 * s('local') / seen,
+            100 * s('held') / seen, s('ringdrop'), s('rerr')))
+    out.append('')
+    if checks:
+        out.append('xdp-rfs attach mode per round: ' + '; '.join(checks))
+        out.append('')
 if bad:
-    out.append('left out (sockperf measured nothing): ' + '; '.join(bad))
+    out.append('left out (the client measured nothing, or a CPU went offline): ' + '; '.join(bad))
     out.append('')
-if checks:
-    out.append('xdp-rfs attach mode and share of frames steered, per round: ' +
-               '; '.join(checks))
+
+# the profile session
+prof = None
+pf = os.path.join(out_dir, 'profile.json')
+if os.path.exists(pf) and os.path.getsize(pf):
+    try:
+        prof = json.load(open(pf))
+    except ValueError:
+        prof = None
+ph = prof['phases'] if prof else {}
+def own_ns(p):
+    """BPF ns the bench's own tasks caused: tracepoint programs at ns/run
+    times their hook's firings in our tasks; other hooks as counted"""
+    if p.get('own_runs') is None or not p['runs']:
+        return p['ns']
+    return p['ns'] / p['runs'] * p['own_runs']
+def per_tx(k, own=False):
+    t = ph[k]['transactions'] or 1
+    return sum(own_ns(p) if own else p['ns'] for p in ph[k]['progs']) / t
+if 'rr' in ph and 'rr-local' in ph:
+    out.append('### BPF time per transaction (one more xdp session, kernel.bpf_stats_enabled=1)')
     out.append('')
+    if os.path.exists(os.path.join(out_dir, 'profile.bad')):
+        out.append('**' + open(os.path.join(out_dir, 'profile.bad')).read().strip() + '**')
+        out.append('')
+    bg = ph.get('bg')
+    out.append('Transactions: rr %d, rr-local %d (whole sockperf runs, warm-up included). '
+               'The stats add two clock reads per run: ns are upper bounds. "host" counts are '
+               "every run of this rfsd's programs while the client ran (the socket tracepoints fire "
+               'for every socket on the host, the cpumap tracepoints for every cpumap%s); "own" counts '
+               "the firings of a tracepoint program's hook caused by the bench itself: the socket "
+               'tracepoints in the rr client and server (perf stat per task), the cpumap tracepoints '
+               'filtered on this rfsd\'s cpumap (perf stat --filter map_id); "own ns/tx" is ns/run '
+               '(the average over all runs) times that.' % (
+                   ph['rr']['transactions'], ph['rr-local']['transactions'],
+                   '; with none of the bench\'s traffic they ran %.0f times/s here' %
+                   (sum(p['runs'] for p in bg['progs']) / bg['secs']) if bg else ''))
+    out.append('')
+    out.append('| program | hook | rr runs/tx, host | rr runs/tx, own | rr ns/run | rr ns/tx, host | rr ns/tx, own '
+               '| rr-local runs/tx, host | rr-local runs/tx, own | rr-local ns/run | rr-local ns/tx, host | rr-local ns/tx, own |')
+    out.append('|' + '---|' * 12)
+    def cellf(k, i):
+        t = ph[k]['transactions'] or 1
+        p = next((p for p in ph[k]['progs'] if p['id'] == i), None)
+        if not p or not p['runs']:
+            return '0 | %s | - | 0 | 0' % ('0' if p and p.get('own_runs') is not None else '-')
+        return '%.2f | %s | %.0f | %.0f | %.0f' % (
+            p['runs'] / t, '%.2f' % (p['own_runs'] / t) if p.get('own_runs') is not None else '-',
+            p['ns'] / p['runs'], p['ns'] / t, own_ns(p) / t)
+    for p in ph['rr']['progs']:
+        out.append('| %s | %s | %s | %s |' % (p['name'], p['hook'], cellf('rr', p['id']), cellf('rr-local', p['id'])))
+    out.append('| **all of this rfsd** | | | | | **%.0f** | **%.0f** | | | | **%.0f** | **%.0f** |' % (
+        per_tx('rr'), per_tx('rr', True), per_tx('rr-local'), per_tx('rr-local', True)))
+    for k, lab in (('rfs_other', "other labs' rfs_* programs (not this rfsd)"),
+                   ('other', "everyone else's BPF programs")):
+        f2 = lambda w: '%.2f | | | %.0f | ' % (ph[w][k + '_runs'] / (ph[w]['transactions'] or 1),
+                                                 ph[w][k + '_ns'] / (ph[w]['transactions'] or 1))
+        out.append('| %s | | %s | %s |' % (lab, f2('rr'), f2('rr-local')))
+    out.append('')
+if 'pipe' in ph:
+    p = ph['pipe']
+    sw = p.get('switches') or 0
+    out.append('### perf bench sched pipe -l %s with rfsd attached (kernel.bpf_stats_enabled=1)' % loops)
+    out.append('')
+    out.append('usecs/op: %s without rfsd, %s with rfsd attached and stats on. Context switches of the '
+               "pipe's two processes (perf stat per task): %d. \"host\": every run of this rfsd's programs "
+               'during the pipe run, anyone\'s traffic included; "in the pipe\'s tasks": firings of a '
+               "tracepoint program's hook in the pipe's processes (perf stat per task). Programs not on a "
+               'tracepoint are counted host-wide (rfs_xdp and rfs_cpumap only see this lab\'s interface).' % (
+                   p.get('usecs_per_op_base'), p.get('usecs_per_op_xdp'), sw))
+    out.append('')
+    out.append("| program | hook | runs on the host during the pipe run | runs in the pipe's tasks | per pipe context switch |")
+    out.append('|---|---|---|---|---|')
+    def pcount(q):
+        return q['own_runs'] if q.get('own_runs') is not None else q['runs']
+    for q in sorted(p['progs'], key=lambda q: (-pcount(q), q['name'])):
+        out.append('| %s | %s | %d | %s | %s |' % (
+            q['name'], q['hook'], q['runs'], q['own_runs'] if q.get('own_runs') is not None else '-',
+            '%.4f' % (pcount(q) / sw) if sw else '-'))
+    tot = sum(pcount(q) for q in p['progs'])
+    out.append('| **all of this rfsd** | | **%d** | **%d** | **%s** |' % (
+        sum(q['runs'] for q in p['progs']), tot, '%.4f' % (tot / sw) if sw else '-'))
+    out.append("| other labs' rfs_* programs (not this rfsd) | | %d | | |" % p['rfs_other_runs'])
+    out.append('')
+
+# the targets of issue 7, from the tables above
+tg = []
+def med(v):
+    return st.median(v) if v else None
+if 'rr' in ph:
+    v = per_tx('rr', True)
+    tg.append(('BPF time per rr transaction ≤ 800 ns',
+               '%.0f ns for the bench\'s own traffic (%.0f counting every run on the host); rr-local %.0f (%.0f)' % (
+                   v, per_tx('rr'), per_tx('rr-local', True), per_tx('rr-local')),
+               'yes' if v <= 800 else 'no'))
+r = ratios('rr', 'xdp', 'cpumap', 'tps')
+if r:
+    tg.append(('rr transactions/s within 3 % of the bare cpumap redirect (xdp / cpumap, same round)',
+               spread(r, '%.3f'), 'yes' if med(r) >= 0.97 else 'no'))
+r = ratios('rr-local', 'xdp', 'rfs', 'tps')
+if r:
+    tg.append(('rr-local transactions/s ≥ kernel RFS (xdp / rfs, same round)',
+               spread(r, '%.3f'), 'yes' if med(r) >= 1.0 else 'no'))
+for w in ('bulk', 'bulk-local'):
+    r = ratios(w, 'xdp', 'base', 'gbps')
+    c = cells.get((w, 'xdp'), {})
+    if r:
+        irtx = sum(c[x].get('irtx') or 0 for x in c)
+        drops = sum(c[x].get('ringdrop') or 0 for x in c)
+        tg.append(('%s ≥ 0.95 × base with 0 retransmits (xdp / base)' % w,
+                   '%s, %d retransmits, %d ring drops' % (spread(r, '%.3f'), irtx, drops),
+                   'yes' if med(r) >= 0.95 and irtx == 0 else 'no'))
+if 'pipe' in ph and ph['pipe'].get('switches'):
+    p = ph['pipe']
+    tot = sum(q['own_runs'] if q.get('own_runs') is not None else q['runs'] for q in p['progs'])
+    sched = sorted(set(q['hook'] for q in p['progs'] if q['hook'].startswith('tp_btf/sched')))
+    v = tot / p['switches']
+    tg.append(('no xdp-rfs program runs per context switch (sched pipe)',
+               "%d runs in the pipe's %d context switches: %.4f per switch; programs on a sched "
+               'tracepoint: %s' % (tot, p['switches'], v, ', '.join(sched) or 'none'),
+               'yes' if not sched and v < 0.01 else 'no'))
+if tg:
+    out.append('### targets (issue 7), judged on the medians')
+    out.append('')
+    out.append('| target | measured: median (min–max) | met |')
+    out.append('|---|---|---|')
+    for t in tg:
+        out.append('| %s | %s | %s |' % t)
+    out.append('')
+
+costf = os.path.join(out_dir, 'cost.txt')
 if os.path.exists(costf) and os.path.getsize(costf):
     s = {}
     for line in open(costf):
         f = line.split()
-        if f and f[0] == 'summary':
+        if f and f[0] == 'summary' and len(f) >= 9:
             s[(f[1], f[2])] = (float(f[4]), float(f[6]), float(f[8]))
     def c3(k, fmt='%.0f'):
         v = s.get(k)
         return (fmt + ' (' + fmt + '–' + fmt + ')') % v if v else '-'
-    out.append('### cost per frame: BPF_PROG_TEST_RUN, repeat 1000000, same IPv4 TCP frame')
-    out.append('')
-    out.append('| test-run mode | bare cpumap redirect ns | rfs_xdp ns | rfs_xdp − bare ns | ratio (budget ≤ 1.25) | ratio, wall clock | rfs_xdp ring drops % |')
-    out.append('|---|---|---|---|---|---|---|')
-    for mode, what in (('prog', 'plain (program only)'), ('live', 'live frames (redirect carried out)')):
-        if (mode, 'ratio') in s:
-            out.append('| %s | %s | %s | %s | %s | %s | %s |' % (
-                what, c3((mode, 'bare_ns')), c3((mode, 'rfs_ns')),
-                c3((mode, 'delta_ns')), c3((mode, 'ratio'), '%.2f'),
-                c3((mode, 'wall_ratio'), '%.2f'),
-                c3((mode, 'drops_pct'), '%.1f')))
-    out.append('')
-proff = os.path.join(os.path.dirname(raw), 'profile.txt')
-if os.path.exists(proff) and os.path.getsize(proff):
-    lines = open(proff).read().split('\n')
-    out.append('### where xdp-rfs spends BPF time in rr (one extra run, kernel.bpf_stats_enabled)')
-    out.append('')
-    out.append('| program | runs per transaction | ns per run | ns per transaction |')
-    out.append('|---|---|---|---|')
-    for l in lines:
-        f = l.split()
-        if f and f[0] == 'prog':
-            out.append('| %s | %s | %s | %s |' % (f[1], f[3], f[5], f[7]))
-        elif f[:2] == ['total', 'ours']:
-            out.append('| all of this rfsd | | | %s |' % f[3])
-        elif f[:2] == ['total', 'others']:
-            out.append("| anyone else's BPF programs (other labs) | %s | | %s |" % (f[3], f[5]))
-    out.append('')
+    if s:
+        out.append('### cost per frame: BPF_PROG_TEST_RUN, repeat 1000000, same IPv4 TCP frame')
+        out.append('')
+        out.append('| test-run mode | bare cpumap redirect ns | rfs_xdp ns | rfs_xdp − bare ns | ratio (budget ≤ 1.25) | ratio, wall clock | rfs_xdp ring drops % |')
+        out.append('|---|---|---|---|---|---|---|')
+        for mode, what in (('prog', 'plain (program only)'), ('live', 'live frames (redirect carried out)')):
+            if (mode, 'ratio') in s:
+                out.append('| %s | %s | %s | %s | %s | %s | %s |' % (
+                    what, c3((mode, 'bare_ns')), c3((mode, 'rfs_ns')),
+                    c3((mode, 'delta_ns')), c3((mode, 'ratio'), '%.2f'),
+                    c3((mode, 'wall_ratio'), '%.2f'),
+                    c3((mode, 'drops_pct'), '%.1f')))
+        out.append('')
 print('\n'.join(out))
-EOF
+PY
 }
 
 # --------------------------------------------------------------------- main
 
 [ "$(id -u)" -eq 0 ] || die "must run as root"
-for c in ip ethtool taskset sockperf python3 awk; do
+for c in ip ethtool taskset sockperf python3 awk ss; do
 	command -v "$c" >/dev/null 2>&1 || die "'$c' is not installed (make deps)"
 done
 for f in "$RFSD" "$RFSCTL"; do
@@ -715,35 +1375,75 @@ for f in "$RFSD" "$RFSCTL"; do
 done
 [ "$(nproc)" -ge 2 ] || die "needs 2 CPUs"
 for m in $MODES; do
-	case $m in
-	base|rps|rfs|xdp|cpumap) ;;
-	*) die "unknown mode '$m' (base rps rfs xdp cpumap)" ;;
+	case " $ALL_MODES " in
+	*" $m "*) ;;
+	*) die "unknown mode '$m' ($ALL_MODES)" ;;
 	esac
 done
-[[ $ROUNDS =~ ^[1-9][0-9]*$ ]] && [[ $SECS =~ ^[1-9][0-9]*$ ]] ||
-	die "--rounds and --seconds take whole numbers >= 1"
+for w in $WORKLOADS; do
+	case " $ALL_WORKLOADS " in
+	*" $w "*) ;;
+	*) die "unknown workload '$w' ($ALL_WORKLOADS)" ;;
+	esac
+done
+[[ $ROUNDS =~ ^[1-9][0-9]*$ ]] && [[ $SECS =~ ^[1-9][0-9]*$ ]] &&
+	[[ $BULK_SECS =~ ^[1-9][0-9]*$ ]] ||
+	die "--rounds, --seconds and --bulk-seconds take whole numbers >= 1"
 case " $MODES " in
-*" cpumap "*) [ -x "$COST" ] || die "$COST is not built (make $COST)" ;;
+*" cpumap "*) [ -x "$COST" ] || die "$COST is not built (make $COST), needed by mode cpumap (or leave it out: --modes)" ;;
 esac
+case " $MODES " in
+*" pass "*) command -v clang >/dev/null 2>&1 || die "mode pass needs clang (make deps)" ;;
+esac
+NEED_IPERF=
+case " $WORKLOADS " in
+*" bulk"*)
+	command -v iperf3 >/dev/null 2>&1 || die "'iperf3' is not installed (make deps)"
+	NEED_IPERF=1
+	;;
+esac
+if [ -n "$DO_PROFILE" ]; then
+	case " $MODES " in
+	*" xdp "*) command -v bpftool >/dev/null 2>&1 ||
+		{ warn "no bpftool: no profile"; DO_PROFILE=; } ;;
+	*) DO_PROFILE= ;;
+	esac
+fi
 # the per-CPU receive check needs perf and the tracepoint; without them
 # the bench runs, with "-" in that column
 HAVE_PERF=
 perf stat -a -e net:netif_receive_skb -o /dev/null -- true >/dev/null 2>&1 &&
 	HAVE_PERF=1
 SFE_ORIG=$(cat "$SFE_FILE")
+ONLINE0=$(cat /sys/devices/system/cpu/online)
+# What was measured: the checkout's HEAD and its uncommitted changes, or,
+# for binaries built elsewhere (RFS_BUILD=, e.g. from a `git archive` of
+# one commit, while this checkout moves on), what RFS_BENCH_REV says
+if [ -n "${RFS_BENCH_REV:-}" ]; then
+	REV="$RFS_BENCH_REV (binaries from $BUILD)"
+	DIRTY=
+else
+	REV=$(git -C "$TOP" rev-parse --short HEAD 2>/dev/null || echo "?")
+	DIRTY=$(git -C "$TOP" status --porcelain --untracked-files=no -- bpf include daemon bench Makefile 2>/dev/null |
+		awk '{ print $2 }' | paste -sd' ')
+fi
 
 mkdir -p "$OUT" || die "can't create $OUT"
 : > "$OUT/raw.txt"
 : > "$OUT/cost.txt"
+: > "$OUT/profile.json"
+rm -f "$OUT/profile.txt" "$OUT/profile.bad"
 rm -rf "$OUT/logs" && mkdir -p "$OUT/logs" || die "can't create $OUT/logs"
-: > "$OUT/profile.txt"
 lab_up
-msg LAB "$A <-> $NS/$B, $IP_A/$IP_B, $NCPU CPUs, rounds $ROUNDS x ${SECS}s"
+case " $MODES " in
+*" pass "*) build_pass || die "can't build the XDP_PASS program" ;;
+esac
+msg LAB "$A <-> $NS/$B, $IP_A/$IP_B, $NCPU CPUs, ${QUICK:+quick: }rounds $ROUNDS x ${SECS}s/${BULK_SECS}s"
 
 if [ -n "$DO_COST" ]; then
 	if [ -x "$COST" ]; then
-		msg COST "$COST --runs 7"
-		"$COST" --runs 7 --pin-dir "$PIN-cost" > "$OUT/cost.txt" ||
+		msg COST "$COST --runs $COST_RUNS"
+		"$COST" --runs "$COST_RUNS" --pin-dir "$PIN-cost" > "$OUT/cost.txt" ||
 			warn "cost failed; no cost table"
 	else
 		warn "$COST is not built (make $COST); no cost table"
@@ -751,25 +1451,32 @@ if [ -n "$DO_COST" ]; then
 fi
 
 servers_up
-read -ra M <<< "$MODES"
+read -ra MS <<< "$MODES"
 for ((r = 1; r <= ROUNDS; r++)); do
-	for ((k = 0; k < ${#M[@]}; k++)); do
-		cell "${M[(k + r - 1) % ${#M[@]}]}" "$r"
+	for ((k = 0; k < ${#MS[@]}; k++)); do
+		cell "${MS[(k + r - 1) % ${#MS[@]}]}" "$r"
 	done
 done
 
-case " $MODES " in
-*" xdp "*) command -v bpftool >/dev/null 2>&1 && profile_xdp ;;
-esac
+if [ -n "$DO_PROFILE" ]; then
+	repin_servers || warn "profile: a CPU went offline or a server lost its pin before it; pinned again"
+	profile_xdp
+	repin_servers || {
+		warn "profile: CPU hotplug during the profile session"
+		echo "CPU hotplug during the profile session: its figures are suspect" > "$OUT/profile.bad"
+	}
+fi
 
 TOOK=$(elapsed)
 {
-	echo "command: $0 --rounds $ROUNDS --seconds $SECS --modes '$MODES'"
+	echo "command: $0 $ARGS"
+	echo "commit: $REV${DIRTY:+ plus uncommitted changes to $DIRTY}"
 	echo "kernel: $(uname -r), $(nproc) CPUs; lab $A/$B $IP_A/$IP_B"
+	echo "load average (1, 5, 15 min): $LOAD0 at the start, $(cut -d' ' -f1-3 /proc/loadavg) at the end"
 	echo
 	summary "$TOOK"
-	echo "raw cells (round mode workload tps p50 p99 max share% retrans): $OUT/raw.txt"
-	echo "sockperf logs: $OUT/logs/; cost runs: $OUT/cost.txt"
+	echo "raw cells (round mode workload key=value): $OUT/raw.txt"
+	echo "client logs: $OUT/logs/; cost runs: $OUT/cost.txt; profile: $OUT/profile.json"
 } > "$OUT/results.txt"
-summary "$TOOK"
+sed -n '/^xdp-rfs bench:/,/^raw cells/p' "$OUT/results.txt" | sed '$d'
 msg DONE "$OUT/results.txt (${TOOK}s)"

@@ -130,9 +130,10 @@ $(B)/daemon/%.o: daemon/%.c $(HEADERS) $(LIB_HDRS) $(wildcard daemon/*/*.h)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(PKG_CFLAGS) -c $< -o $@
 
+# -lz: rfs_features.c reads /proc/config.gz; libbpf brings its own libelf
 $(B)/rfsd: $(RFSD_OBJS) $(LIB_OBJS)
 	$(call msg,LD,$@)
-	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(PKG_LIBS) -lelf -lz
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(PKG_LIBS) -lz
 
 $(B)/rfsctl: $(CTL_OBJS) $(CTL_OBJS_LIB)
 	$(call msg,LD,$@)

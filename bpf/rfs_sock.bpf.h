@@ -97,6 +97,24 @@ static __always_inline void rfs_record_sock(struct sock *sk, const bool trusted)
 		gs->sock_records++;
 }
 
+/*
+ * A send needs no record when the socket's frames already arrive on the
+ * CPU the application sends from (sk_incoming_cpu, kept by the kernel
+ * per socket): the table can only move them away from here, and the
+ * next recv records wherever the application reads.  One load instead
+ * of a key, a hash and two map lookups; in request/response traffic the
+ * reply is sent where the request was read, so this is the common case.
+ * Receives always record: the reader's CPU is what the table holds.
+ */
+static __always_inline int rfs_frames_land_here(struct sock *sk,
+						const bool trusted)
+{
+	int incoming = RFS_SK(trusted, sk, __sk_common.skc_incoming_cpu);
+
+	return incoming >= 0 &&
+	       (__u32)incoming == bpf_get_smp_processor_id();
+}
+
 /* Count a recv that returned data as local or remote (see
  * rfs_global_stats.recv_local): the kernel keeps the CPU that processed
  * the socket's last incoming frame in sk_incoming_cpu. */

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Where the application runs: sock_recv_length and sock_send_length fire
- * in the calling thread on every recvmsg/sendmsg.  Kernels without those
- * tracepoints use the kprobes below instead; rfsd loads one set or the
- * other (autoload), never both.
+ * in the calling thread on every recvmsg/sendmsg (a send records only
+ * when its frames land elsewhere: rfs_frames_land_here).  Kernels
+ * without those tracepoints use the kprobes below instead; rfsd loads one
+ * set or the other (autoload), never both.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -28,7 +29,7 @@ int BPF_PROG(rfs_tp_recv, struct sock *sk, int ret, int flags)
 SEC("tp_btf/sock_send_length")
 int BPF_PROG(rfs_tp_send, struct sock *sk, int ret, int flags)
 {
-	if (ret > 0)
+	if (ret > 0 && !rfs_frames_land_here(sk, true))
 		rfs_record_sock(sk, true);
 	return 0;
 }
@@ -43,7 +44,8 @@ int BPF_KPROBE(rfs_kp_tcp_recv, struct sock *sk)
 SEC("kprobe/tcp_sendmsg")
 int BPF_KPROBE(rfs_kp_tcp_send, struct sock *sk)
 {
-	rfs_record_sock(sk, false);
+	if (!rfs_frames_land_here(sk, false))
+		rfs_record_sock(sk, false);
 	return 0;
 }
 
@@ -57,7 +59,8 @@ int BPF_KPROBE(rfs_kp_udp_recv, struct sock *sk)
 SEC("kprobe/udp_sendmsg")
 int BPF_KPROBE(rfs_kp_udp_send, struct sock *sk)
 {
-	rfs_record_sock(sk, false);
+	if (!rfs_frames_land_here(sk, false))
+		rfs_record_sock(sk, false);
 	return 0;
 }
 
@@ -71,6 +74,7 @@ int BPF_KPROBE(rfs_kp_udp6_recv, struct sock *sk)
 SEC("kprobe/udpv6_sendmsg")
 int BPF_KPROBE(rfs_kp_udp6_send, struct sock *sk)
 {
-	rfs_record_sock(sk, false);
+	if (!rfs_frames_land_here(sk, false))
+		rfs_record_sock(sk, false);
 	return 0;
 }

@@ -57,8 +57,9 @@ CFLAGS    += -Wall -Wextra -Wno-unused-parameter -Werror -std=gnu11 \
 	     -Iinclude -I$(B) -Idaemon/lib -D_GNU_SOURCE
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
-# rfsctl talks JSON over a socket and nothing else: no libbpf, no libxdp
-CTL_LIBS   = $(shell pkg-config --libs json-c 2>/dev/null)
+# rfsctl talks JSON over a socket and nothing else: no libbpf, no libxdp;
+# ncurses draws rfsctl top (daemon/rfsctl/top_view.c), in rfsctl only
+CTL_LIBS   = $(shell pkg-config --libs json-c ncurses 2>/dev/null)
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) \
 	      -Wall -Werror -Iinclude -Ibpf -I$(B)
 
@@ -256,6 +257,8 @@ clean:
 # request.c into themselves: rebuild them when those change.
 $(B)/tests/test_config: daemon/rfsd/config.c daemon/rfsd/config.h
 $(B)/tests/test_request: daemon/rfsd/request.c daemon/rfsd/request.h
+# and test_top_rates rfsctl's top_rates.c
+$(B)/tests/test_top_rates: daemon/rfsctl/top_rates.c daemon/rfsctl/top_rates.h
 
 # libFuzzer targets of the parsers (tests/fuzz/README.md), built with
 # clang-16 into build-fuzz/, never linked with libbpf:

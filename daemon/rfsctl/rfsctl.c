@@ -80,6 +80,8 @@ static const struct rfs_cmd rfsctl_cmds[] = {
 		       "Show the datapath counters, in total and per CPU."),
 	DEFINE_COMMAND("flows", flows,
 		       "Show the busiest flows with their desired and current CPU."),
+	DEFINE_COMMAND("top", top,
+		       "Show the counters as rates per CPU and interface, live."),
 	DEFINE_GROUP("set", set_cmds),
 	DEFINE_COMMAND("version", version,
 		       "Show the versions of rfsctl and, if it answers, of rfsd."),

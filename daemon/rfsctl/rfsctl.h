@@ -203,6 +203,10 @@ struct flows_cfg {
 	unsigned int limit;
 	unsigned int interval;
 };
+struct top_cfg {
+	unsigned int interval;
+	bool once;
+};
 struct set_num_cfg {
 	unsigned int value;
 };
@@ -242,5 +246,10 @@ int do_stats(const struct rfsctl_cfg *g, const void *cfg);
 extern const struct rfs_opt flows_opts[];
 extern const struct flows_cfg flows_defaults;
 int do_flows(const struct rfsctl_cfg *g, const void *cfg);
+
+/* cmd_top.c (and top_*.c) */
+extern const struct rfs_opt top_opts[];
+extern const struct top_cfg top_defaults;
+int do_top(const struct rfsctl_cfg *g, const void *cfg);
 
 #endif /* RFSCTL_H */

@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rfsctl top's arithmetic (top_rates.h): deltas of monotonic counters,
+ * told apart from a restart, divided by the time between the samples.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "top_rates.h"
+
+const char *const rfs_top_ctr_keys[RFS_TOP_NR_CTRS] = {
+	[RFS_TOP_SEEN] = "seen",
+	[RFS_TOP_STEERED] = "steered",
+	[RFS_TOP_TO_DESIRED] = "to_desired",
+	[RFS_TOP_HELD] = "held",
+	[RFS_TOP_SWITCHES] = "switches",
+	[RFS_TOP_DEQUEUED] = "dequeued",
+	[RFS_TOP_DROPS] = "enqueue_drops",
+	[RFS_TOP_RECV_LOCAL] = "recv_local",
+	[RFS_TOP_RECV_REMOTE] = "recv_remote",
+};
+
+__u64 rfs_top_delta(__u64 prev, __u64 cur, bool *reset)
+{
+	__u64 d = cur - prev;	/* modulo 2^64: a wrap comes out right */
+
+	if (d <= (__u64)1 << 63)
+		return d;
+	/* "went back by less than 2^63": the map was made anew (rfsd
+	 * restarted without adopting it, the interface re-attached), so
+	 * everything it holds now was counted since the earlier sample */
+	*reset = true;
+	return cur;
+}
+
+double rfs_top_pct(double part, double whole)
+{
+	return whole > 0 ? 100.0 * part / whole : NAN;
+}
+
+void rfs_top_rate_row(const struct rfs_top_row *prev,
+		      const struct rfs_top_row *cur, double secs,
+		      struct rfs_top_rate *out)
+{
+	__u64 d[RFS_TOP_NR_CTRS];
+	int k;
+
+	memset(out, 0, sizeof(*out));
+	out->kind = cur->kind;
+	memcpy(out->name, cur->name, sizeof(out->name));
+	out->name[sizeof(out->name) - 1] = '\0';
+	out->backlog = cur->backlog;
+	out->to_desired_pct = NAN;
+	out->locality_pct = NAN;
+	/* secs > 0 also refuses NaN: a clock that did not move gives no
+	 * rate rather than a division by zero */
+	if (!prev || !(secs > 0))
+		return;
+	out->valid = true;
+	for (k = 0; k < RFS_TOP_NR_CTRS; k++) {
+		d[k] = rfs_top_delta(prev->ctr[k], cur->ctr[k], &out->reset);
+		out->per_s[k] = d[k] / secs;
+	}
+	out->to_desired_pct = rfs_top_pct(d[RFS_TOP_TO_DESIRED],
+					  d[RFS_TOP_STEERED]);
+	out->locality_pct = rfs_top_pct(d[RFS_TOP_RECV_LOCAL],
+					d[RFS_TOP_RECV_LOCAL] +
+					(double)d[RFS_TOP_RECV_REMOTE]);
+}
+
+const struct rfs_top_row *rfs_top_find(const struct rfs_top_snap *snap,
+				       enum rfs_top_kind kind,
+				       const char *name)
+{
+	size_t i;
+
+	for (i = 0; snap && i < snap->n; i++)
+		if (snap->rows[i].kind == kind &&
+		    !strncmp(snap->rows[i].name, name, RFS_TOP_NAME_LEN))
+			return &snap->rows[i];
+	return NULL;
+}
+
+void rfs_top_rates(const struct rfs_top_snap *prev,
+		   const struct rfs_top_snap *cur, struct rfs_top_rate *out)
+{
+	double secs = prev ? cur->t - prev->t : 0;
+	const struct rfs_top_row *r;
+	size_t i;
+
+	for (i = 0; i < cur->n; i++) {
+		r = &cur->rows[i];
+		rfs_top_rate_row(rfs_top_find(prev, r->kind, r->name), r,
+				 secs, &out[i]);
+	}
+}

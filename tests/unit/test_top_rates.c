@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Tests of daemon/rfsctl/top_rates.c, rfsctl top's arithmetic: deltas of
+ * counters between two stats replies, a counter that wrapped at 2^64 told
+ * from one that started again (rfsd restarted with new maps), rows that
+ * appear or vanish between samples, and no division by zero when nothing
+ * moved or no time passed.
+ *
+ * top_rates.c is compiled into this test (it is rfsctl's, not the
+ * library's); the Makefile rebuilds the test when it changes.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <math.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "../../daemon/rfsctl/top_rates.c"
+
+static struct rfs_top_row rfs_test_row(enum rfs_top_kind kind,
+				       const char *name)
+{
+	struct rfs_top_row r = { .kind = kind, .backlog = RFS_TOP_NO_BACKLOG };
+
+	strncpy(r.name, name, sizeof(r.name) - 1);
+	return r;
+}
+
+static void rfs_test_delta_grows(void **state)
+{
+	bool reset = false;
+
+	assert_int_equal(rfs_top_delta(100, 250, &reset), 150);
+	assert_int_equal(rfs_top_delta(7, 7, &reset), 0);
+	assert_false(reset);
+}
+
+static void rfs_test_delta_wraps(void **state)
+{
+	bool reset = false;
+
+	/* 10 before the wrap, 5 after: it grew by 15 */
+	assert_int_equal(rfs_top_delta(UINT64_MAX - 9, 5, &reset), 15);
+	assert_false(reset);
+}
+
+static void rfs_test_delta_reset(void **state)
+{
+	bool reset = false;
+
+	/* rfsd restarted: the counter is back near zero, and what it holds
+	 * was counted since */
+	assert_int_equal(rfs_top_delta(1000000, 40, &reset), 40);
+	assert_true(reset);
+	reset = false;
+	assert_int_equal(rfs_top_delta(5, 0, &reset), 0);
+	assert_true(reset);
+}
+
+static void rfs_test_rates(void **state)
+{
+	struct rfs_top_row a = rfs_test_row(RFS_TOP_CPU, "1"), b = a;
+	struct rfs_top_rate r;
+
+	a.ctr[RFS_TOP_STEERED] = 1000;
+	a.ctr[RFS_TOP_TO_DESIRED] = 900;
+	a.ctr[RFS_TOP_HELD] = 100;
+	a.ctr[RFS_TOP_RECV_LOCAL] = 10;
+	a.ctr[RFS_TOP_RECV_REMOTE] = 10;
+	b.ctr[RFS_TOP_STEERED] = 3000;		/* +2000 */
+	b.ctr[RFS_TOP_TO_DESIRED] = 2400;	/* +1500: 75 % */
+	b.ctr[RFS_TOP_HELD] = 600;		/* +500 */
+	b.ctr[RFS_TOP_RECV_LOCAL] = 40;		/* +30 */
+	b.ctr[RFS_TOP_RECV_REMOTE] = 20;	/* +10: 75 % local */
+	b.backlog = 12;
+	rfs_top_rate_row(&a, &b, 2.0, &r);
+	assert_true(r.valid);
+	assert_false(r.reset);
+	assert_string_equal(r.name, "1");
+	assert_true(r.per_s[RFS_TOP_STEERED] == 1000.0);
+	assert_true(r.per_s[RFS_TOP_HELD] == 250.0);
+	assert_true(r.per_s[RFS_TOP_SWITCHES] == 0.0);
+	assert_true(r.to_desired_pct == 75.0);
+	assert_true(r.locality_pct == 75.0);
+	/* a gauge: as it is now, not a difference */
+	assert_int_equal(r.backlog, 12);
+}
+
+static void rfs_test_rates_reset(void **state)
+{
+	struct rfs_top_row a = rfs_test_row(RFS_TOP_TOTAL, "all"), b = a;
+	struct rfs_top_rate r;
+
+	a.ctr[RFS_TOP_STEERED] = 5000000;
+	a.ctr[RFS_TOP_TO_DESIRED] = 5000000;
+	b.ctr[RFS_TOP_STEERED] = 300;
+	b.ctr[RFS_TOP_TO_DESIRED] = 150;
+	rfs_top_rate_row(&a, &b, 1.0, &r);
+	assert_true(r.valid);
+	assert_true(r.reset);
+	/* not 2^64 - 4999700 frames/s */
+	assert_true(r.per_s[RFS_TOP_STEERED] == 300.0);
+	assert_true(r.to_desired_pct == 50.0);
+}
+
+/* Nothing moved: rates 0, percentages undefined (NaN), never a division
+ * by zero; no time passed: no rate at all. */
+static void rfs_test_rates_idle(void **state)
+{
+	struct rfs_top_row a = rfs_test_row(RFS_TOP_IFACE, "eth0"), b = a;
+	struct rfs_top_rate r;
+
+	a.ctr[RFS_TOP_STEERED] = b.ctr[RFS_TOP_STEERED] = 77;
+	rfs_top_rate_row(&a, &b, 1.0, &r);
+	assert_true(r.valid);
+	assert_true(r.per_s[RFS_TOP_STEERED] == 0.0);
+	assert_true(isnan(r.to_desired_pct));
+	assert_true(isnan(r.locality_pct));
+
+	b.ctr[RFS_TOP_STEERED] = 99;
+	rfs_top_rate_row(&a, &b, 0.0, &r);
+	assert_false(r.valid);
+	assert_true(r.per_s[RFS_TOP_STEERED] == 0.0);
+	assert_true(isnan(r.to_desired_pct));
+	rfs_top_rate_row(&a, &b, NAN, &r);
+	assert_false(r.valid);
+	rfs_top_rate_row(&a, &b, -1.0, &r);
+	assert_false(r.valid);
+}
+
+/* Rows are matched by kind and name, not position: a CPU that came
+ * online or an interface attached since has no rate yet. */
+static void rfs_test_rates_snapshots(void **state)
+{
+	struct rfs_top_row pr[2], cr[3];
+	struct rfs_top_snap prev = { .t = 10.0, .n = 2, .rows = pr };
+	struct rfs_top_snap cur = { .t = 10.5, .n = 3, .rows = cr };
+	struct rfs_top_rate out[3];
+
+	pr[0] = rfs_test_row(RFS_TOP_IFACE, "eth1");
+	pr[1] = rfs_test_row(RFS_TOP_CPU, "0");
+	pr[0].ctr[RFS_TOP_SEEN] = 100;
+	pr[1].ctr[RFS_TOP_SEEN] = 1000;
+	cr[0] = rfs_test_row(RFS_TOP_CPU, "0");
+	cr[1] = rfs_test_row(RFS_TOP_CPU, "1");
+	cr[2] = rfs_test_row(RFS_TOP_IFACE, "eth1");
+	cr[0].ctr[RFS_TOP_SEEN] = 1100;
+	cr[1].ctr[RFS_TOP_SEEN] = 5;
+	cr[2].ctr[RFS_TOP_SEEN] = 150;
+	rfs_top_rates(&prev, &cur, out);
+	assert_true(out[0].valid);
+	assert_true(out[0].per_s[RFS_TOP_SEEN] == 200.0);
+	assert_false(out[1].valid);
+	assert_true(out[2].valid);
+	assert_true(out[2].per_s[RFS_TOP_SEEN] == 100.0);
+	assert_null(rfs_top_find(&prev, RFS_TOP_CPU, "eth1"));
+
+	/* the first sample */
+	rfs_top_rates(NULL, &cur, out);
+	assert_false(out[0].valid);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(rfs_test_delta_grows),
+		cmocka_unit_test(rfs_test_delta_wraps),
+		cmocka_unit_test(rfs_test_delta_reset),
+		cmocka_unit_test(rfs_test_rates),
+		cmocka_unit_test(rfs_test_rates_reset),
+		cmocka_unit_test(rfs_test_rates_idle),
+		cmocka_unit_test(rfs_test_rates_snapshots),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -17,6 +17,7 @@
 #include <bpf/libbpf.h>
 
 #include "log.h"
+#include "rfs_bpf.h"
 #include "rfs_dp_int.h"
 #include "rfs_pin.h"
 
@@ -284,6 +285,56 @@ int rfs_dp_read_gstats(const struct rfs_dp *dp, struct rfs_global_stats *out)
 int rfs_dp_read_queues(const struct rfs_dp *dp, struct rfs_cpu_queue *out)
 {
 	return rfs_read_array(dp->cpu_queues_fd, sizeof(*out), dp->nr_cpus, out);
+}
+
+/*
+ * For each target CPU, the frames redirected to it and not yet taken
+ * off its ring: per RX CPU, the last sequence number sent there
+ * (rfs_tx_seq) against the newest one its cpumap program marked
+ * dequeued (rfs_rx_track).  Frames numbered up to a flush that found the
+ * ring full are either dequeued or lost, and lost ones never will be:
+ * they are not counted, so the figure may be short by what is still in
+ * the ring then, but never stays above zero once traffic stops.  The
+ * sequence numbers are read first: a frame dequeued between the reads
+ * only makes a pair come out below zero, counted as none.
+ */
+int rfs_dp_read_backlog(const struct rfs_dp *dp, __u64 *out)
+{
+	const size_t stride =
+		rfs_percpu_stride(sizeof(struct rfs_tx_seq)) / sizeof(__u32);
+	__u32 *tx, zero = 0, key, sent, done, dropped;
+	struct rfs_rx_track tr;
+	int nr = dp->nr_cpus, rx, t, e = 0;
+
+	tx = calloc(nr, stride * sizeof(__u32));
+	if (!tx)
+		return -ENOMEM;
+	if (bpf_map_lookup_elem(dp->tx_seq_fd, &zero, tx)) {
+		e = -errno;
+		goto out;
+	}
+	for (t = 0; t < nr; t++) {
+		out[t] = 0;
+		for (rx = 0; rx < nr; rx++) {
+			sent = tx[(size_t)rx * stride + t];
+			if (!sent)	/* never sent there: no lookup */
+				continue;
+			key = t * RFS_MAX_CPUS + rx;
+			if (bpf_map_lookup_elem(dp->rx_track_fd, &key, &tr)) {
+				e = -errno;
+				goto out;
+			}
+			done = (__u32)tr.last;		/* the mark's seq */
+			dropped = tx[(size_t)rx * stride + RFS_MAX_CPUS + t];
+			if ((__s32)(dropped - done) > 0)
+				done = dropped;
+			if ((__s32)(sent - done) > 0)
+				out[t] += sent - done;
+		}
+	}
+out:
+	free(tx);
+	return e;
 }
 
 __u32 rfs_dp_desired_cpu(const struct rfs_dp *dp, __u32 hash)

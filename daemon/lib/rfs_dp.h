@@ -82,6 +82,9 @@ void rfs_dp_prog_ids(const struct rfs_dp *dp, struct rfs_dp_prog_ids *ids);
 int rfs_dp_read_gstats(const struct rfs_dp *dp, struct rfs_global_stats *out);
 /* Per-CPU queue counters; out has rfs_dp_nr_cpus() entries. */
 int rfs_dp_read_queues(const struct rfs_dp *dp, struct rfs_cpu_queue *out);
+/* Frames in each CPU's cpumap ring, not yet dequeued (an estimate, see
+ * rfs_dp.c); out has rfs_dp_nr_cpus() entries. */
+int rfs_dp_read_backlog(const struct rfs_dp *dp, __u64 *out);
 /* The desired CPU recorded for a hash, or RFS_NO_CPU. */
 __u32 rfs_dp_desired_cpu(const struct rfs_dp *dp, __u32 hash);
 

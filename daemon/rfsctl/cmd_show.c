@@ -98,6 +98,7 @@ static bool global_counter(const char *key)
 	static const char *const keys[] = {
 		"dequeued", "enqueue_drops", "sock_records", "sock_clears",
 		"sock_skipped", "foreign", "recv_local", "recv_remote",
+		"backlog",
 	};
 	size_t i;
 

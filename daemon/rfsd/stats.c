@@ -52,6 +52,7 @@ struct json_object *rfsd_cmd_stats(struct rfsd_cmd_ctx *x,
 	struct rfs_if_stats *sum = NULL, *one = NULL;
 	struct rfs_global_stats *gs = NULL, gtot = {};
 	struct rfs_cpu_queue *qs = NULL;
+	__u64 *backlog = NULL, btot = 0;
 	struct rfs_if *only = NULL;
 	const char *name = NULL;
 	size_t i, k;
@@ -64,7 +65,8 @@ struct json_object *rfsd_cmd_stats(struct rfsd_cmd_ctx *x,
 	one = calloc(nr, sizeof(*one));
 	gs = calloc(nr, sizeof(*gs));
 	qs = calloc(nr, sizeof(*qs));
-	if (!sum || !one || !gs || !qs) {
+	backlog = calloc(nr, sizeof(*backlog));
+	if (!sum || !one || !gs || !qs || !backlog) {
 		reply = rfsd_reply_err(ENOMEM, "stats: out of memory");
 		goto out;
 	}
@@ -87,6 +89,8 @@ struct json_object *rfsd_cmd_stats(struct rfsd_cmd_ctx *x,
 	e = rfs_dp_read_gstats(x->dp, gs);
 	if (!e)
 		e = rfs_dp_read_queues(x->dp, qs);
+	if (!e)
+		e = rfs_dp_read_backlog(x->dp, backlog);
 	if (e) {
 		reply = rfsd_reply_err(e, "stats: can't read datapath counters: %s",
 				       strerror(-e));
@@ -107,6 +111,9 @@ struct json_object *rfsd_cmd_stats(struct rfsd_cmd_ctx *x,
 		gs[cpu].dequeued = qs[cpu].dequeued;
 		for (k = 0; k < N_G_CTRS; k++)
 			add_u64(pc, g_ctrs[k].name, *ctr(&gs[cpu], &g_ctrs[k]));
+		/* a gauge, not a counter: frames in this CPU's ring now */
+		add_u64(pc, "backlog", backlog[cpu]);
+		btot += backlog[cpu];
 		json_object_array_add(per, pc);
 		for (k = 0; k < N_G_CTRS; k++)
 			*ctr(&gtot, &g_ctrs[k]) += *ctr(&gs[cpu], &g_ctrs[k]);
@@ -119,6 +126,7 @@ struct json_object *rfsd_cmd_stats(struct rfsd_cmd_ctx *x,
 		add_u64(total, if_ctrs[k].name, *ctr(&sum[0], &if_ctrs[k]));
 	for (k = 0; k < N_G_CTRS; k++)
 		add_u64(total, g_ctrs[k].name, *ctr(&gtot, &g_ctrs[k]));
+	add_u64(total, "backlog", btot);
 
 	o = json_object_new_object();
 	json_object_object_add(o, "interface",
@@ -131,5 +139,6 @@ out:
 	free(one);
 	free(gs);
 	free(qs);
+	free(backlog);
 	return reply;
 }

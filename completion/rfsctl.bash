@@ -5,7 +5,7 @@
 # IFACE, XDP modes for --mode and the online CPUs for a CPU LIST.
 # shellcheck disable=SC2207  # COMPREPLY=($(compgen ...)) splits on purpose
 
-_rfsctl_commands="attach detach status stats flows set version help"
+_rfsctl_commands="attach detach status stats flows top set version help"
 _rfsctl_set_commands="sock-flow-entries flow-cnt cpus"
 _rfsctl_global_opts="--socket --json --pretty --verbose --help"
 
@@ -49,6 +49,7 @@ _rfsctl_cmd_opts()
 	case $1 in
 	attach) echo "--cpus --flow-cnt --mode" ;;
 	flows) echo "--limit --interval" ;;
+	top) echo "--interval --once" ;;
 	esac
 }
 

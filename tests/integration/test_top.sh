@@ -180,7 +180,12 @@ test_live()
 	[ "$w" -le 80 ] && [ "$l" -le 24 ] ||
 		fail "the view is ${w}x$l in an 80x24 terminal"
 	say "80x24: ${w} columns used, all steered/s $steered"
-	[ -n "${RFS_TOP_SHOW:-}" ] && printf '%s\n' "$PANE"
+	# RFS_TOP_SHOW=1: print the pane once the traffic has settled (the
+	# README's capture comes from here)
+	if [ -n "${RFS_TOP_SHOW:-}" ]; then
+		sleep 4
+		pane
+	fi
 
 	tm send-keys -t top q
 	expect_restored 0

@@ -30,23 +30,6 @@ const struct rfs_opt top_opts[] = {
 };
 const struct top_cfg top_defaults = { .interval = 1 };
 
-double rfs_top_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-void rfs_top_clock(char *buf, size_t len)
-{
-	time_t now = time(NULL);
-	struct tm tm;
-
-	if (!localtime_r(&now, &tm) || !strftime(buf, len, "%H:%M:%S", &tm))
-		snprintf(buf, len, "?");
-}
-
 static volatile sig_atomic_t plain_stop;
 
 static void plain_signal(int sig)

@@ -73,9 +73,9 @@ void rfs_top_fmt_pct(char *buf, size_t len, const struct rfs_top_rate *r,
 int rfs_top_view(const struct rfsctl_cfg *g, unsigned int interval,
 		 struct rfs_top_sample *first);
 
-/* cmd_top.c: a monotonic clock, seconds */
+/* top_fetch.c: a monotonic clock, seconds (the samples' time) */
 double rfs_top_now(void);
-/* the wall clock as HH:MM:SS */
+/* top_fmt.c: the wall clock as HH:MM:SS (the title's) */
 void rfs_top_clock(char *buf, size_t len);
 
 #endif /* RFS_TOP_H */

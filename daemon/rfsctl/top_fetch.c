@@ -9,10 +9,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "ctl_client.h"
 #include "log.h"
 #include "top.h"
+
+double rfs_top_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
 
 static void trace(const char *dir, const char *line, void *arg)
 {

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "top.h"
 
@@ -20,6 +21,15 @@
 #define CPU_ROW  "%-4s %9s %8s %8s %8s %8s %8s %7s %7s"
 #define IF_HEAD  "IFACE             seen/s steered/s desired%%   held/s switch/s"
 #define IF_ROW   "%-15s %8s %9s %8s %8s %8s"
+
+void rfs_top_clock(char *buf, size_t len)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+
+	if (!localtime_r(&now, &tm) || !strftime(buf, len, "%H:%M:%S", &tm))
+		snprintf(buf, len, "?");
+}
 
 static struct rfs_top_line *line_add(struct rfs_top_lines *l,
 				     enum rfs_top_line_kind kind,

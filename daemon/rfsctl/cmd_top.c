@@ -204,7 +204,10 @@ int do_top(const struct rfsctl_cfg *g, const void *cfg)
 		p_err("%s", err);
 		return EXIT_FAILURE;
 	}
-	if (c->once || g->json || !isatty(STDOUT_FILENO))
+	/* keys come from stdin: without a terminal there the view could
+	 * not be left with q, so it is plain text then too */
+	if (c->once || g->json || !isatty(STDOUT_FILENO) ||
+	    !isatty(STDIN_FILENO))
 		return top_plain(g, c->interval, c->once, &first);
 	return rfs_top_view(g, c->interval, &first);
 }

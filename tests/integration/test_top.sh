@@ -177,7 +177,7 @@ test_live()
 	grep -q '^rfsd .* every 1s' <<< "$PANE" || fail "no title line"
 	w=$(pane_width)
 	l=$(pane_lines)
-	[ "$w" -le 80 ] && [ "$l" -le 24 ] ||
+	{ [ "$w" -le 80 ] && [ "$l" -le 24 ]; } ||
 		fail "the view is ${w}x$l in an 80x24 terminal"
 	say "80x24: ${w} columns used, all steered/s $steered"
 	# RFS_TOP_SHOW=1: print the pane once the traffic has settled (the
@@ -208,7 +208,7 @@ test_resize_ctrl_c()
 		fail "not redrawn for 60x8 (no 'more lines' line)"
 	w=$(pane_width)
 	l=$(pane_lines)
-	[ "$w" -le 60 ] && [ "$l" -le 8 ] ||
+	{ [ "$w" -le 60 ] && [ "$l" -le 8 ]; } ||
 		fail "the view is ${w}x$l in a 60x8 terminal"
 	grep -Eq '^CPU +steered/s' <<< "$PANE" || fail "no header at 60x8"
 	[ "$(tail -n 1 <<< "$PANE" | cut -c1-7)" = "q: quit" ] ||

@@ -25,7 +25,7 @@ const struct rfs_opt top_opts[] = {
 		      .metavar = "SECONDS",
 		      .help = "refresh every SECONDS (default: 1)"),
 	DEFINE_OPTION("once", OPT_BOOL, struct top_cfg, once,
-		      .help = "print one sample after one interval as plain text, then exit"),
+		      .help = "one sample after one interval, as plain text"),
 	END_OPTIONS
 };
 const struct top_cfg top_defaults = { .interval = 1 };

@@ -16,6 +16,9 @@
 #                   is redrawn to fit at once (the view says what no
 #                   longer fits), back to 80x24 the whole table; Ctrl-C
 #                   exits 0 and restores the terminal
+#   test_rfsd_restart  rfsd stops under the view and comes back with new
+#                   maps: the view says so, then "counters reset" with
+#                   rates from zero, then rates again; q still exits 0
 #   test_plain      not a terminal: --once prints plain text after one
 #                   interval (no escape sequence), -j --once JSON rates
 #                   that agree with the traffic; without --once one block
@@ -30,6 +33,7 @@
 ALL_TESTS="
 	test_live
 	test_resize_ctrl_c
+	test_rfsd_restart
 	test_plain
 	test_no_rfsd
 "
@@ -220,6 +224,40 @@ test_resize_ctrl_c()
 	say "80x24 again: whole table"
 
 	tm send-keys -t top C-c
+	expect_restored 0
+}
+
+# rfsd goes away under a live view and comes back with new maps: the
+# view stays, says rfsd is not answering, then says the counters were
+# reset and shows rates counted from zero (not 2^64 - something), then
+# plain rates again.
+test_rfsd_restart()
+{
+	local c
+	setup_traffic
+	start_top
+	wait_pane '^all +[1-9]' 20 || fail "no rates under traffic"
+	lab_stop_rfsd TERM
+	wait_pane "can't connect to rfsd at '$RFS_SOCK'" 10 ||
+		fail "the view does not say rfsd stopped answering"
+	grep -Eq '^CPU +steered/s' <<< "$PANE" || fail "the table is gone"
+	say "rfsd stopped: $(tail -n 1 <<< "$PANE")"
+	# new maps: what rfsd leaves pinned goes, so counters start at 0
+	"$RFSD" --cleanup --pin-dir "$RFS_PIN" >/dev/null 2>&1 ||
+		fail "rfsd --cleanup failed"
+	lab_start_rfsd
+	ctl attach "$LAB_A" >/dev/null || fail "rfsctl attach $LAB_A failed"
+	wait_pane 'counters reset' 10 ||
+		fail "the title never said 'counters reset' after rfsd came back"
+	c=$(cell all 2)
+	say "reset: $(grep -E '^rfsd ' <<< "$PANE"); all steered/s $c"
+	[[ $c =~ ^(-|[0-9]+|[0-9.]+k)$ ]] ||
+		fail "steered/s '$c' after the reset: a wrapped difference?"
+	wait_pane '^rfsd .*every 1s  [0-9:]+$' 10 ||
+		fail "'counters reset' stayed"
+	wait_pane '^all +[1-9]' 10 || fail "no rates after rfsd came back"
+	grep -q 'q: quit' <<< "$PANE" || fail "the status line still shows an error"
+	tm send-keys -t top q
 	expect_restored 0
 }
 

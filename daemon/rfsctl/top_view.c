@@ -43,6 +43,9 @@ static void view_end(void)
 struct view {
 	struct rfs_top_lines lines;
 	char status[RFS_CTL_ERR_LEN];
+	/* when counters last went back: the title says so for one sample,
+	 * the status line until the end, so a glance later still sees it */
+	char reset_at[16];
 };
 
 static void draw(const struct view *v)
@@ -83,6 +86,7 @@ static void sample(const struct rfsctl_cfg *g, unsigned int interval,
 	struct rfs_top_rate *rates;
 	struct rfs_top_sample cur;
 	char err[RFS_CTL_ERR_LEN], clock[16];
+	size_t i;
 
 	if (rfs_top_fetch(g, &cur, err, sizeof(err))) {
 		snprintf(v->status, sizeof(v->status), "%s", err);
@@ -96,8 +100,14 @@ static void sample(const struct rfsctl_cfg *g, unsigned int interval,
 	}
 	rfs_top_rates(&prev->snap, &cur.snap, rates);
 	rfs_top_clock(clock, sizeof(clock));
+	for (i = 0; i < cur.snap.n; i++)
+		if (rates[i].reset)
+			snprintf(v->reset_at, sizeof(v->reset_at), "%s", clock);
 	if (rfs_top_format(&v->lines, &cur, rates, interval, clock))
 		snprintf(v->status, sizeof(v->status), "out of memory");
+	else if (v->reset_at[0])
+		snprintf(v->status, sizeof(v->status),
+			 "q: quit  (counters reset at %s)", v->reset_at);
 	else
 		snprintf(v->status, sizeof(v->status), "q: quit");
 	free(rates);

@@ -209,7 +209,7 @@ demo: deps
 
 # bench/: the per-frame cost loader and its floor, a bare cpumap redirect
 # (bench/README.md).  BENCH_ARGS go to bench/run.sh (--rounds N, ...).
-BENCH_BINS := $(B)/bench/cost
+BENCH_BINS := $(B)/bench/cost $(B)/bench/inject $(B)/bench/sizing
 
 $(B)/bench:
 	$(Q)mkdir -p $@
@@ -227,6 +227,27 @@ $(B)/bench/cost: bench/cost.c $(B)/bench/bare_redirect.skel.h $(HEADERS) \
 		 $(SKELS) $(LIB_OBJS) $(wildcard tests/prog/*.h) | $(B)/bench
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -Itests/prog $(PKG_CFLAGS) -o $@ $< $(LIB_OBJS) $(PKG_LIBS) -lelf -lz
+
+# inject: the NIC-like receive path (bench/nic.sh); its BPF front end
+# gives each frame its flow, then tail-calls the program under test.
+$(B)/bench/inject.bpf.o: bench/inject.bpf.c $(B)/vmlinux.h | $(B)/bench
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(B)/bench/inject.skel.h: $(B)/bench/inject.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name rfs_inject > $@ 2> $@.log || \
+		{ cat $@.log >&2; exit 1; }
+
+$(B)/bench/inject: bench/inject.c $(B)/bench/inject.skel.h $(HEADERS) | $(B)/bench
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $< $(PKG_LIBS) -lpthread
+
+# sizing: steering accuracy against table sizes, simulated over the
+# decision code in include/ (no BPF, no root)
+$(B)/bench/sizing: bench/sizing.c $(HEADERS) | $(B)/bench
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $< -lm
 
 bench: deps
 	$(Q)$(MAKE) --no-print-directory all $(BENCH_BINS)

@@ -354,7 +354,7 @@ static int rfs_cost_load_rfs(const struct rfs_frame *f, __u32 target)
 	rfs_frame_key(f, &k);
 	hash = rfs_flow_hash(&k, g.hash_seed);
 	se = rfs_sock_entry_make(hash, target, g.cpu_mask);
-	idx = hash & g.sock_flow_mask;
+	idx = rfs_sock_index(hash, g.sock_flow_mask);
 	if (bpf_map_update_elem(rc.dp->sock_flows_fd, &idx, &se, BPF_ANY) ||
 	    rfs_dp_desired_cpu(rc.dp, hash) != target) {
 		fprintf(stderr, "cost: can't record desired cpu %u for the flow\n",

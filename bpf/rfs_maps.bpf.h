@@ -8,6 +8,7 @@
 #define RFS_MAPS_BPF_H
 
 #include "rfs_common.h"
+#include "rfs_decide.h"	/* rfs_sock_index */
 
 /* Kernel constants vmlinux.h has no enum for (they are macros). */
 #define RFS_AF_INET	2
@@ -108,7 +109,7 @@ rfs_sock_slot(const struct rfs_globals *g, __u32 hash)
 	table = bpf_map_lookup_elem(&rfs_sock_outer, &zero);
 	if (!table)
 		return NULL;
-	idx = hash & g->sock_flow_mask;
+	idx = rfs_sock_index(hash, g->sock_flow_mask);
 	return bpf_map_lookup_elem(table, &idx);
 }
 

@@ -19,12 +19,31 @@
 /* Hide a value's known range from the optimiser (empty asm, no code). */
 #define rfs_barrier_var(v) __asm__ __volatile__("" : "+r"(v))
 
+/* The entry's CPU field: the smallest 2^k - 1 that holds cpu + 1 for
+ * every CPU (rfs_sock_entry_t in rfs_common.h).  rfsd and the sizing
+ * simulation (bench/sizing.c) both take it from here. */
+static __always_inline __u32 rfs_sock_cpu_mask(__u32 nr_cpus)
+{
+	__u32 m = 1;
+
+	while (m < nr_cpus)
+		m = (m << 1) | 1;
+	return m;
+}
+
 /* Sock flow entry encoding: see rfs_sock_entry_t in rfs_common.h. */
 static __always_inline rfs_sock_entry_t rfs_sock_entry_make(__u32 hash,
 							    __u32 cpu,
 							    __u32 cpu_mask)
 {
 	return (hash & ~cpu_mask) | ((cpu + 1) & cpu_mask);
+}
+
+/* The sock flow table slot of a flow: its low hash bits (the entry's tag
+ * keeps the high ones; dev tables index by bits 8 and up, rfs_dev_index). */
+static __always_inline __u32 rfs_sock_index(__u32 hash, __u32 sock_flow_mask)
+{
+	return hash & sock_flow_mask;
 }
 
 /* The desired CPU an entry records for this hash, or RFS_NO_CPU when the

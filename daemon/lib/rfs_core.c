@@ -21,18 +21,9 @@
 #include "log.h"
 #include "parse.h"
 #include "rfs_core.skel.h"
+#include "rfs_decide.h"
 #include "rfs_dp_int.h"
 #include "rfs_pin.h"
-
-/* Smallest 2^k - 1 that holds cpu + 1 for every CPU: see rfs_common.h. */
-static __u32 rfs_cpu_mask_for(int nr_cpus)
-{
-	__u32 m = 1;
-
-	while (m < (__u32)nr_cpus)
-		m = (m << 1) | 1;
-	return m;
-}
 
 static __u32 rfs_prog_id_of_link(int link_fd)
 {
@@ -181,7 +172,7 @@ int rfs_core_create(struct rfs_dp *dp, const struct rfs_dp_opts *o,
 		}
 	}
 	dp->globals.sock_flow_mask = entries - 1;
-	dp->globals.cpu_mask = rfs_cpu_mask_for(dp->nr_cpus);
+	dp->globals.cpu_mask = rfs_sock_cpu_mask(dp->nr_cpus);
 	dp->globals.nr_cpus = dp->nr_cpus;
 	dp->globals.cpumap_id = rfs_obj_id(dp->cpu_map_fd);
 	if (getrandom(&dp->globals.hash_seed, sizeof(dp->globals.hash_seed), 0) < 0)

@@ -157,7 +157,7 @@ out:
 __u32 rfs_socktab_desired_cpu(int flows_fd, const struct rfs_globals *g,
 			      __u32 hash)
 {
-	__u32 idx = hash & g->sock_flow_mask;
+	__u32 idx = rfs_sock_index(hash, g->sock_flow_mask);
 	rfs_sock_entry_t e;
 
 	if (bpf_map_lookup_elem(flows_fd, &idx, &e))

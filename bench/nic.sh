@@ -1,0 +1,195 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The NIC-like receive path (issue 9, workload 3): UDP datagrams for many
+# connected sockets, injected on CPU 0 as a NIC RX queue would deliver
+# them (build/bench/inject: BPF_PROG_TEST_RUN with live frames on the lab
+# interface's ifindex), read by threads pinned to every other CPU.  On veth
+# the kernel's own receive runs in the sender's context; here, as on a NIC,
+# one CPU receives everything and the question is what it hands on:
+#
+#   base         XDP_PASS: skb built and the whole stack run on CPU 0
+#   rps          XDP_PASS, rps_cpus = every CPU on the lab queue: skb
+#                built on CPU 0, the stack on the CPU the hash picks
+#   rfs          rps plus rps_flow_cnt 4096 and rps_sock_flow_entries
+#                32768: the stack on the CPU that last read the socket
+#   xdp          rfsd's rfs_xdp: no skb on CPU 0, the frame goes through
+#                the cpumap to the reader's CPU, whose kthread builds it
+#   xdp-noguard  the same with the in-order rule off (rfs_ifcfg noguard 1)
+#
+# Every frame first passes bench/inject.bpf.c, which gives it its flow
+# (a port per socket, round robin) and tail-calls the program under test:
+# the same front end for every mode.  Per cell: --warmup seconds of
+# traffic (RFS and rfsd learn each socket's CPU from its reads), then the
+# measured window.  Rows (bench/tsv.sh), workload nic, param socks=N:
+# delivered_pps, injected_pps, ns_per_frame (the injecting CPU's, from the
+# kernel's test-run timer), wall_ns_per_frame, drops_rcvbuf (UDP
+# RcvbufErrors), drops_backlog (softnet_stat), drops_cpumap (rfsd's ring
+# drops), drops_noport, drops_total (injected - delivered), socks_fed_pct,
+# stack_off_rx_cpu_pct (softnet_stat "processed" off CPU 0: where the
+# stack ran; RPS/RFS act when it is above 0).  The snmp and softnet
+# counters are the root namespace's and the host's: other traffic on the
+# machine is in them.
+#
+#   OUT=build/bench ROUNDS=3 QUICK= bench/nic.sh
+#
+# QUICK=1: 64 sockets, at most 2 rounds, 0.5 s warm-up, 1 s windows.
+# NIC_MODES, NIC_SOCKS, NIC_SECS, NIC_WARMUP override.  Root; exit 249 when
+# it can't run here (one CPU, no build).
+
+set -u
+cd "$(dirname "$0")/.." || exit 1
+. tests/lib/lab.sh
+. bench/tsv.sh
+
+OUT=${OUT:-build/bench}
+ROUNDS=${ROUNDS:-3}
+QUICK=${QUICK:-}
+INJECT=$LAB_BUILD/bench/inject
+IFCFG=$LAB_BUILD/tests/rfs_ifcfg
+if [ -n "$QUICK" ]; then
+	((ROUNDS > 2)) && ROUNDS=2
+	NIC_SOCKS=${NIC_SOCKS:-64}
+	NIC_SECS=${NIC_SECS:-1}
+	NIC_WARMUP=${NIC_WARMUP:-0.5}
+else
+	NIC_SOCKS=${NIC_SOCKS:-"64 256"}
+	NIC_SECS=${NIC_SECS:-3}
+	NIC_WARMUP=${NIC_WARMUP:-1}
+fi
+NIC_MODES=${NIC_MODES:-"base rps rfs xdp xdp-noguard"}
+INJ_CPU=0
+
+SFE_FILE=/proc/sys/net/core/rps_sock_flow_entries
+SFE_ORIG=$(cat "$SFE_FILE")
+SFE_OURS=32768
+SFE_SET=
+
+say() { printf '  nic     %s\n' "$*" >&2; }
+
+# Put back the one host-wide setting touched here (the rest lives on the
+# lab's interface and goes with it), unless someone changed it since.
+nic_restore()
+{
+	if [ -n "$SFE_SET" ] && [ "$(cat "$SFE_FILE")" = "$SFE_OURS" ]; then
+		echo "$SFE_ORIG" > "$SFE_FILE"
+	fi
+	SFE_SET=
+}
+
+nic_down()
+{
+	nic_restore
+	lab_down
+}
+
+RXQ=
+ALLMASK=
+
+mode_on()
+{
+	echo 0 > "$RXQ/rps_flow_cnt"
+	echo 0 > "$RXQ/rps_cpus"
+	case $1 in
+	base) ;;
+	rps) echo "$ALLMASK" > "$RXQ/rps_cpus" ;;
+	rfs)
+		echo "$ALLMASK" > "$RXQ/rps_cpus"
+		echo 4096 > "$RXQ/rps_flow_cnt"
+		SFE_SET=1
+		echo "$SFE_OURS" > "$SFE_FILE"
+		;;
+	xdp|xdp-noguard)
+		lab_start_rfsd
+		ctl attach "$LAB_A" >/dev/null || fail "can't attach rfsd to $LAB_A"
+		if [ "$1" = xdp-noguard ]; then
+			"$IFCFG" "$RFS_PIN_V/if/$LAB_A/rfs_if_cfg" noguard 1 >/dev/null ||
+				fail "can't set noguard on $LAB_A"
+		fi
+		;;
+	*) fail "unknown mode '$1'" ;;
+	esac
+}
+
+mode_off()
+{
+	echo 0 > "$RXQ/rps_flow_cnt"
+	echo 0 > "$RXQ/rps_cpus"
+	case $1 in
+	rfs) nic_restore ;;
+	xdp|xdp-noguard)
+		ctl detach "$LAB_A" >/dev/null || lab_warn "can't detach rfsd from $LAB_A"
+		lab_stop_rfsd
+		"$RFSD" --cleanup --pin-dir "$RFS_PIN" >/dev/null 2>&1
+		;;
+	esac
+}
+
+# One cell: mode $1, $2 sockets, round $3.
+cell()
+{
+	local mode=$1 n=$2 round=$3 out=$LAB_DIR/inject.out args=() k v rows=0
+	mode_on "$mode"
+	case $mode in
+	xdp*) args=(--prog "$RFS_PIN_V/if/$LAB_A/prog"
+		    --gstats "$RFS_PIN_V/maps/rfs_gstats") ;;
+	esac
+	if ! "$INJECT" --ifname "$LAB_A" --src "$LAB_IP4_B" --dst "$LAB_IP4_A" \
+		--socks "$n" --port0 $((LAB_PORT + 1000)) --rport $((LAB_PORT + 999)) \
+		--cpu "$INJ_CPU" --warmup "$NIC_WARMUP" --secs "$NIC_SECS" \
+		"${args[@]}" > "$out" 2> "$LAB_DIR/inject.err"; then
+		lab_warn "nic: $mode socks=$n round $round failed, left out: $(tail -n 2 "$LAB_DIR/inject.err")"
+		mode_off "$mode"
+		return 0
+	fi
+	mode_off "$mode"
+	while read -r k v; do
+		case $k in
+		*_pps) u=pps ;;
+		*ns_per_frame) u=ns ;;
+		*_pct) u=pct ;;
+		secs) u=s ;;
+		*) u=count ;;
+		esac
+		tsv_row nic "socks=$n" "$mode" "$round" "$k" "$v" "$u"
+		rows=$((rows + 1))
+	done < "$out"
+	[ "$(awk '$1 == "drops_noport" { print $2 }' "$out")" = 0 ] ||
+		lab_warn "nic: $mode socks=$n: datagrams to no socket (check the frame)"
+	say "$(printf 'round %s socks=%-4s %-11s %s' "$round" "$n" "$mode" \
+		"$(awk '{ v[$1] = $2 } END { printf "delivered %d/s of %d/s, %.0f ns/frame on cpu 0, stack off cpu 0 %.0f%%", v["delivered_pps"], v["injected_pps"], v["ns_per_frame"], v["stack_off_rx_cpu_pct"] }' "$out")")"
+}
+
+main()
+{
+	local t0 r n m i modes nm
+	lab_require_root
+	[ -x "$INJECT" ] || skip "$INJECT is not built (make bench)"
+	[ "$(lab_online_cpus | wc -l)" -ge 2 ] || skip "needs 2 CPUs"
+	case " $NIC_MODES " in
+	*" xdp"*) lab_need_bins; [ -x "$IFCFG" ] || skip "$IFCFG is not built (make $IFCFG)" ;;
+	esac
+	trap nic_down EXIT
+	trap 'exit 130' INT
+	trap 'exit 143' TERM
+	t0=$(lab_now)
+	tsv_init || fail "can't write $OUT/results.tsv"
+	lab_up
+	RXQ=/sys/class/net/$LAB_A/queues/rx-0
+	ALLMASK=$(printf '%x' $(( (1 << $(nproc --all)) - 1 )))
+	read -ra modes <<< "$NIC_MODES"
+	nm=${#modes[@]}
+	for ((r = 1; r <= ROUNDS; r++)); do
+		for n in $NIC_SOCKS; do
+			# rotate the order each round: a noisy spell hits every
+			# mode in turn
+			for ((i = 0; i < nm; i++)); do
+				m=${modes[$(((i + r - 1) % nm))]}
+				cell "$m" "$n" "$r"
+			done
+		done
+	done
+	say "done in $(lab_since "$t0") s ($ROUNDS rounds, socks $NIC_SOCKS, ${NIC_SECS}s windows)"
+}
+
+main "$@"

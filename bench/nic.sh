@@ -32,6 +32,7 @@
 # machine is in them.
 #
 #   OUT=build/bench ROUNDS=3 QUICK= bench/nic.sh
+#   bench/nic.sh [--out DIR] [--rounds N] [--quick]
 #
 # QUICK=1: 64 sockets, at most 2 rounds, 0.5 s warm-up, 1 s windows.
 # NIC_MODES, NIC_SOCKS, NIC_SECS, NIC_WARMUP override.  Root; exit 249 when
@@ -39,12 +40,24 @@
 
 set -u
 cd "$(dirname "$0")/.." || exit 1
+# shellcheck source=tests/lib/lab.sh
 . tests/lib/lab.sh
+# shellcheck source=bench/tsv.sh
 . bench/tsv.sh
 
 OUT=${OUT:-build/bench}
 ROUNDS=${ROUNDS:-3}
 QUICK=${QUICK:-}
+# bench/run.sh's way of saying the same: --out DIR --rounds N --quick
+while [ $# -gt 0 ]; do
+	case $1 in
+	--out) OUT=$2; shift ;;
+	--rounds) ROUNDS=$2; shift ;;
+	--quick) QUICK=1 ;;
+	*) echo "usage: $0 [--out DIR] [--rounds N] [--quick]" >&2; exit 2 ;;
+	esac
+	shift
+done
 INJECT=$LAB_BUILD/bench/inject
 IFCFG=$LAB_BUILD/tests/rfs_ifcfg
 if [ -n "$QUICK" ]; then
@@ -128,7 +141,7 @@ mode_off()
 # One cell: mode $1, $2 sockets, round $3.
 cell()
 {
-	local mode=$1 n=$2 round=$3 out=$LAB_DIR/inject.out args=() k v rows=0
+	local mode=$1 n=$2 round=$3 out=$LAB_DIR/inject.out args=() k v u
 	mode_on "$mode"
 	case $mode in
 	xdp*) args=(--prog "$RFS_PIN_V/if/$LAB_A/prog"
@@ -152,7 +165,7 @@ cell()
 		*) u=count ;;
 		esac
 		tsv_row nic "socks=$n" "$mode" "$round" "$k" "$v" "$u"
-		rows=$((rows + 1))
+
 	done < "$out"
 	[ "$(awk '$1 == "drops_noport" { print $2 }' "$out")" = 0 ] ||
 		lab_warn "nic: $mode socks=$n: datagrams to no socket (check the frame)"

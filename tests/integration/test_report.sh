@@ -1,0 +1,128 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# bench/report.sh's arithmetic on a small synthetic results.tsv: medians
+# (odd and even counts), min-max, quartiles only from 4 rounds, per-round
+# ratios to base, rfs and cpumap (a round missing on one side left out),
+# one-shot rows, a malformed row skipped, missing workloads named as such,
+# a results file with a header only.  Figures are checked in summary.tsv
+# (the report's machine-readable twin) and in REPORT.md's table rows.  No
+# lab, no root.
+#
+#	tests/integration/test_report.sh
+
+set -u
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+REPORT=$TOP/bench/report.sh
+LAB_SKIP=249
+
+fail() { printf 'FAIL: %s\n' "$*" >&2; exit 1; }
+command -v python3 >/dev/null 2>&1 || { echo "SKIP: no python3" >&2; exit $LAB_SKIP; }
+
+T=$(mktemp -d) || fail "can't make a temporary directory"
+trap 'rm -rf "$T"' EXIT
+
+# row WORKLOAD PARAM MODE ROUND METRIC VALUE UNIT
+row() { local IFS=$'\t'; printf '%s\n' "$*" >> "$T/results.tsv"; }
+
+printf 'workload\tparam\tmode\tround\tmetric\tvalue\tunit\n' > "$T/results.tsv"
+# 4 rounds: quartiles; xdp has a 5th round with no base or rfs in it
+for r in 1 2 3 4; do
+	row nic socks=64 base "$r" delivered_pps $((r * 100)) pps
+done
+r=1; for v in 150 300 600 200; do row nic socks=64 rfs $r delivered_pps $v pps; r=$((r + 1)); done
+for r in 1 2 3 4; do row nic socks=64 xdp "$r" delivered_pps 300 pps; done
+row nic socks=64 xdp 5 delivered_pps 1000 pps
+# 3 runs: no quartiles; ratio to cpumap
+r=1; for v in 10 20 40; do row cost path=prog cpumap $r ns_per_frame $v ns; r=$((r + 1)); done
+r=1; for v in 30 50 80; do row cost path=prog xdp $r ns_per_frame $v ns; r=$((r + 1)); done
+# 2 rounds: the median of an even count is the mean of the middle two
+row rr-many n=16,req=1 base 1 tps 10 tps
+row rr-many n=16,req=1 base 2 tps 20 tps
+# one-shot
+row sizing flows=256,sock=4096,devtab=1024,cpus=8 sim 0 accuracy_pct 93.5 pct
+printf 'nic\tbroken row\n' >> "$T/results.tsv"
+printf 'commit abc123\nkernel 6.18\n' > "$T/meta.txt"
+
+"$REPORT" "$T" 2> "$T/err" || fail "report.sh failed: $(cat "$T/err")"
+[ -s "$T/REPORT.md" ] || fail "no REPORT.md"
+[ -s "$T/summary.tsv" ] || fail "no summary.tsv"
+
+# summary.tsv: workload param mode metric n median min max q1 q3
+#   x_base x_base_min x_base_max x_rfs ... x_cpumap ...
+get()	# WORKLOAD PARAM MODE METRIC COLUMN-NAME
+{
+	awk -F'\t' -v w="$1" -v p="$2" -v m="$3" -v k="$4" -v c="$5" '
+		NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+		$1 == w && $2 == p && $3 == m && $4 == k { print $col[c]; f = 1 }
+		END { if (!f) print "none" }' "$T/summary.tsv"
+}
+expect()	# WORKLOAD PARAM MODE METRIC COLUMN WANT
+{
+	local got
+	got=$(get "$1" "$2" "$3" "$4" "$5")
+	[ "$got" = "$6" ] || fail "$1 $2 $3 $4: $5 is '$got', want '$6'"
+}
+
+# base 100 200 300 400: median 250, q1 at 0.75 of the way 100..200
+expect nic socks=64 base delivered_pps n 4
+expect nic socks=64 base delivered_pps median 250
+expect nic socks=64 base delivered_pps min 100
+expect nic socks=64 base delivered_pps max 400
+expect nic socks=64 base delivered_pps q1 175
+expect nic socks=64 base delivered_pps q3 325
+# rfs / base per round: 1.5 1.5 2 0.5
+expect nic socks=64 rfs delivered_pps x_base 1.5
+expect nic socks=64 rfs delivered_pps x_base_min 0.5
+expect nic socks=64 rfs delivered_pps x_base_max 2
+# xdp: 5 values (300 x4, 1000); ratios from rounds 1-4 only:
+# to base 3 1.5 1 0.75 -> 1.25; to rfs 2 1 0.5 1.5 -> 1.25
+expect nic socks=64 xdp delivered_pps n 5
+expect nic socks=64 xdp delivered_pps median 300
+expect nic socks=64 xdp delivered_pps max 1000
+expect nic socks=64 xdp delivered_pps x_base 1.25
+expect nic socks=64 xdp delivered_pps x_base_max 3
+expect nic socks=64 xdp delivered_pps x_rfs 1.25
+expect nic socks=64 xdp delivered_pps x_rfs_min 0.5
+# no reference to itself
+expect nic socks=64 base delivered_pps x_base -
+# 3 values: no quartiles; xdp / cpumap 3 2.5 2
+expect cost path=prog cpumap ns_per_frame median 20
+expect cost path=prog cpumap ns_per_frame q1 -
+expect cost path=prog xdp ns_per_frame x_cpumap 2.5
+expect cost path=prog xdp ns_per_frame x_cpumap_min 2
+expect cost path=prog xdp ns_per_frame x_cpumap_max 3
+expect cost path=prog xdp ns_per_frame x_base -
+expect rr-many n=16,req=1 base tps median 15
+expect sizing flows=256,sock=4096,devtab=1024,cpus=8 sim accuracy_pct median 93.5
+
+# the same in the tables a reader sees (base / rfs: 0.667 0.667 0.5 2)
+grep -qF '| socks=64 | base | 4 | 250 | 100–400 | 175–325 |  | 0.667 (0.500–2.000) |' "$T/REPORT.md" ||
+	fail "REPORT.md: no base row with its median, range, IQR and × rfs: $(grep 'socks=64 | base' "$T/REPORT.md" | head -n 1)"
+grep -qF '| socks=64 | xdp | 5 | 300 | 300–1000 | 300–300 | 1.250 (0.750–3.000) | 1.250 (0.500–2.000) |' "$T/REPORT.md" ||
+	fail "REPORT.md: no xdp row: $(grep 'socks=64 | xdp' "$T/REPORT.md" | head -n 1)"
+grep -qF '| path=prog | xdp | 3 | 50 | 30–80 | – | 2.500 (2.000–3.000) |' "$T/REPORT.md" ||
+	fail "REPORT.md: no cost row: $(grep 'path=prog | xdp' "$T/REPORT.md" | head -n 1)"
+grep -qF '| 256 | 93.5 |' "$T/REPORT.md" || fail "REPORT.md: no sizing row"
+grep -q '1 malformed rows skipped' "$T/REPORT.md" || fail "REPORT.md: the malformed row is not reported"
+grep -q 'commit abc123' "$T/REPORT.md" || fail "REPORT.md: meta.txt is not quoted"
+for w in rpc order-bulk order-udp; do
+	grep -A 2 "^## $w:" "$T/REPORT.md" | grep -q 'No rows for this workload' ||
+		fail "REPORT.md: missing workload $w is not said to be missing"
+done
+grep -A 2 '^## nic:' "$T/REPORT.md" | grep -q 'No rows' &&
+	fail "REPORT.md: nic has rows but is said to be missing"
+if command -v gnuplot >/dev/null 2>&1; then
+	for p in nic_delivered cost_ns_per_frame sizing_accuracy; do
+		[ -s "$T/$p.png" ] || fail "no $p.png although gnuplot is installed"
+		grep -qF "($p.png)" "$T/REPORT.md" || fail "REPORT.md does not show $p.png"
+	done
+fi
+
+# a run that produced nothing yet: still a report, every workload missing
+E=$T/empty
+mkdir "$E" && printf 'workload\tparam\tmode\tround\tmetric\tvalue\tunit\n' > "$E/results.tsv"
+"$REPORT" "$E" 2> "$T/err" || fail "report.sh failed on a header-only file: $(cat "$T/err")"
+[ "$(grep -c 'No rows for this workload' "$E/REPORT.md")" -ge 7 ] ||
+	fail "header-only results: not every workload is said to be missing"
+echo "report arithmetic: medians, quartiles, per-round ratios and missing workloads as computed by hand"

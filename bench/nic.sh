@@ -25,7 +25,8 @@
 # delivered_pps, injected_pps, ns_per_frame (the injecting CPU's, from the
 # kernel's test-run timer), wall_ns_per_frame, drops_rcvbuf (UDP
 # RcvbufErrors), drops_backlog (softnet_stat), drops_cpumap (rfsd's ring
-# drops), drops_noport, drops_total (injected - delivered), socks_fed_pct,
+# drops), drops_noport, drops_total (injected - delivered), drops_other
+# (lost where none of those counts: the injector itself), socks_fed_pct,
 # stack_off_rx_cpu_pct (softnet_stat "processed" off CPU 0: where the
 # stack ran; RPS/RFS act when it is above 0).  The snmp and softnet
 # counters are the root namespace's and the host's: other traffic on the

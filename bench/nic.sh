@@ -15,7 +15,9 @@
 #                32768: the stack on the CPU that last read the socket
 #   xdp          rfsd's rfs_xdp: no skb on CPU 0, the frame goes through
 #                the cpumap to the reader's CPU, whose kthread builds it
-#   xdp-noguard  the same with the in-order rule off (rfs_ifcfg noguard 1)
+#   xdp-noguard  the same with the in-order rule off: rfsd --unsafe-noguard
+#                and 'noguard = yes' where rfsd has them, else rfs_ifcfg
+#                noguard 1 behind its back; checked in the pinned config
 #
 # Every frame first passes bench/inject.bpf.c, which gives it its flow
 # (a port per socket, round robin) and tail-calls the program under test:
@@ -100,6 +102,26 @@ nic_down()
 RXQ=
 ALLMASK=
 
+# rfsd attaches the interfaces of its config as it starts
+nic_wait_pin()
+{
+	local i
+	for ((i = 0; i < 50; i++)); do
+		[ -e "$RFS_PIN_V/if/$LAB_A/rfs_if_cfg" ] && return 0
+		sleep 0.1
+	done
+	fail "rfsd did not attach $LAB_A from its config"
+}
+
+# The in-order rule is as the mode says: the field rfs_xdp reads.
+nic_check_noguard()
+{
+	local got
+	got=$("$IFCFG" "$RFS_PIN_V/if/$LAB_A/rfs_if_cfg" |
+		awk '$1 == "noguard" { print $2 }')
+	[ "$got" = "$1" ] || fail "noguard is '$got' on $LAB_A, want $1"
+}
+
 mode_on()
 {
 	echo 0 > "$RXQ/rps_flow_cnt"
@@ -113,13 +135,28 @@ mode_on()
 		SFE_SET=1
 		echo "$SFE_OURS" > "$SFE_FILE"
 		;;
-	xdp|xdp-noguard)
+	xdp)
+		: > "$LAB_DIR/rfsd.conf"
 		lab_start_rfsd
 		ctl attach "$LAB_A" >/dev/null || fail "can't attach rfsd to $LAB_A"
-		if [ "$1" = xdp-noguard ]; then
+		nic_check_noguard 0
+		;;
+	xdp-noguard)
+		# rfsd's own switch where it has one (a config key it honours
+		# only under --unsafe-noguard), else the field set behind its
+		# back (tests/tools/rfs_ifcfg)
+		if "$RFSD" --help 2>&1 | grep -q -- --unsafe-noguard; then
+			printf '[interface %s]\nnoguard = yes\n' "$LAB_A" > "$LAB_DIR/rfsd.conf"
+			lab_start_rfsd --unsafe-noguard
+			nic_wait_pin
+		else
+			: > "$LAB_DIR/rfsd.conf"
+			lab_start_rfsd
+			ctl attach "$LAB_A" >/dev/null || fail "can't attach rfsd to $LAB_A"
 			"$IFCFG" "$RFS_PIN_V/if/$LAB_A/rfs_if_cfg" noguard 1 >/dev/null ||
 				fail "can't set noguard on $LAB_A"
 		fi
+		nic_check_noguard 1
 		;;
 	*) fail "unknown mode '$1'" ;;
 	esac

@@ -209,7 +209,9 @@ demo: deps
 
 # bench/: the per-frame cost loader and its floor, a bare cpumap redirect
 # (bench/README.md).  BENCH_ARGS go to bench/run.sh (--rounds N, ...).
-BENCH_BINS := $(B)/bench/cost $(B)/bench/inject $(B)/bench/sizing
+# rfs_ifcfg: bench/nic.sh sets noguard with it where rfsd cannot
+BENCH_BINS := $(B)/bench/cost $(B)/bench/inject $(B)/bench/sizing \
+	      $(B)/tests/rfs_ifcfg
 
 $(B)/bench:
 	$(Q)mkdir -p $@

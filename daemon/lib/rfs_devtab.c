@@ -71,8 +71,7 @@ static __u64 rfs_now_ms(void)
  * "cpumap/<cpu>/map:<id>", state S while it waits on an empty ring.
  * quiet: asleep at every look for RFS_QUIET_MS or more.
  */
-static void rfs_kthreads_idle(const struct rfs_if_env *env, bool *idle,
-			      bool *quiet)
+void rfs_kthreads_idle(const struct rfs_if_env *env, bool *idle, bool *quiet)
 {
 	__u64 now = rfs_now_ms();
 	int c;

@@ -19,6 +19,9 @@ int rfs_devtab_in_flight(const struct rfs_if_env *env,
 			 const struct rfs_if *ifc, __u32 cpu);
 int rfs_devtab_resize(const struct rfs_if_env *env, struct rfs_if *ifc,
 		      __u32 flow_cnt, __u32 rx_queues, char *err);
+/* Per CPU (env->nr_cpus entries): its cpumap kthread is asleep now, by
+ * /proc; quiet: asleep at every look for a second or more. */
+void rfs_kthreads_idle(const struct rfs_if_env *env, bool *idle, bool *quiet);
 void rfs_devtab_retire(const struct rfs_if_env *env, struct rfs_if *ifc);
 
 #endif /* RFS_DEVTAB_H */

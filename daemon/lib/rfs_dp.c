@@ -447,3 +447,12 @@ int rfs_if_sample_flows(struct rfs_dp *dp, struct rfs_if *ifc,
 
 	return rfs_iface_sample_flows(&env, ifc, ms, limit, out, n, err);
 }
+
+int rfs_if_explain(struct rfs_dp *dp, struct rfs_if *ifc,
+		   struct rfs_explain_in *in,
+		   struct rfs_explain_queue **out, size_t *n, char *err)
+{
+	struct rfs_if_env env = rfs_dp_env(dp);
+
+	return rfs_iface_explain(&env, ifc, in, out, n, err);
+}

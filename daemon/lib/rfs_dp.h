@@ -165,4 +165,12 @@ int rfs_if_sample_flows(struct rfs_dp *dp, struct rfs_if *ifc,
 			unsigned int ms, size_t limit,
 			struct rfs_flow_sample **out, size_t *n, char *err);
 
+struct rfs_explain_in;
+struct rfs_explain_queue;
+/* rfsctl explain: the state rfs_xdp reads for in->key (and
+ * in->steerable), per RX queue (rfs_explain.h); caller frees *out. */
+int rfs_if_explain(struct rfs_dp *dp, struct rfs_if *ifc,
+		   struct rfs_explain_in *in,
+		   struct rfs_explain_queue **out, size_t *n, char *err);
+
 #endif /* RFS_DP_H */

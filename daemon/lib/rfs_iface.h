@@ -25,6 +25,7 @@
 #include <xdp/libxdp.h>
 
 #include "rfs_dp.h"
+#include "rfs_explain.h"
 
 /*
  * What an interface's code needs of the shared datapath: where its pins
@@ -152,5 +153,13 @@ int rfs_iface_set_flow_cnt(const struct rfs_if_env *env, struct rfs_if *ifc,
 int rfs_iface_sample_flows(const struct rfs_if_env *env, struct rfs_if *ifc,
 			   unsigned int ms, size_t limit,
 			   struct rfs_flow_sample **out, size_t *n, char *err);
+
+/* ---- rfs_if_explain.c ---- */
+
+/* Read what rfs_xdp would read for in->key (set by the caller) on each
+ * RX queue: *out has *n queues (caller frees). */
+int rfs_iface_explain(const struct rfs_if_env *env, struct rfs_if *ifc,
+		      struct rfs_explain_in *in,
+		      struct rfs_explain_queue **out, size_t *n, char *err);
 
 #endif /* RFS_IFACE_H */

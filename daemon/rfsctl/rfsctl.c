@@ -82,6 +82,8 @@ static const struct rfs_cmd rfsctl_cmds[] = {
 		       "Show the busiest flows with their desired and current CPU."),
 	DEFINE_COMMAND("top", top,
 		       "Show the counters as rates per CPU and interface, live."),
+	DEFINE_COMMAND("explain", explain,
+		       "Explain where a flow's next frame goes, and why."),
 	DEFINE_GROUP("set", set_cmds),
 	DEFINE_COMMAND("version", version,
 		       "Show the versions of rfsctl and, if it answers, of rfsd."),

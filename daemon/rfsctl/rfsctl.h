@@ -207,6 +207,15 @@ struct top_cfg {
 	unsigned int interval;
 	bool once;
 };
+struct explain_cfg {
+	const char *iface;
+	const char *src;
+	const char *dst;
+	const char *sport;
+	const char *dport;
+	const char *proto;
+	const char *rx_cpu;
+};
 struct set_num_cfg {
 	unsigned int value;
 };
@@ -251,5 +260,10 @@ int do_flows(const struct rfsctl_cfg *g, const void *cfg);
 extern const struct rfs_opt top_opts[];
 extern const struct top_cfg top_defaults;
 int do_top(const struct rfsctl_cfg *g, const void *cfg);
+
+/* cmd_explain.c */
+extern const struct rfs_opt explain_opts[];
+extern const struct explain_cfg explain_defaults;
+int do_explain(const struct rfsctl_cfg *g, const void *cfg);
 
 #endif /* RFSCTL_H */

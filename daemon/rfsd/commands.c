@@ -224,6 +224,9 @@ static const char *const no_args[] = { NULL };
 static const char *const attach_args[] = { "iface", "cpus", "flow_cnt", "mode", NULL };
 static const char *const iface_args[] = { "iface", NULL };
 static const char *const flows_args[] = { "iface", "limit", "interval_ms", NULL };
+static const char *const explain_args[] = {
+	"iface", "src", "dst", "sport", "dport", "proto", "rx_cpu", NULL
+};
 static const char *const set_args[] = { "key", "value", "iface", "cpus", NULL };
 
 const struct rfsd_cmd rfsd_cmds[] = {
@@ -234,6 +237,7 @@ const struct rfsd_cmd rfsd_cmds[] = {
 	{ "stats", iface_args, true, rfsd_cmd_stats, NULL },
 	{ "flows", flows_args, true, NULL, rfsd_cmd_flows },
 	{ "set", set_args, true, do_set, NULL },
+	{ "explain", explain_args, true, rfsd_cmd_explain, NULL },
 	{ NULL },
 };
 

@@ -9,6 +9,7 @@
  *	commands.c	the table; version, status, attach, detach, set
  *	stats.c		stats
  *	flows.c		flows (a sampler thread; see flows.h)
+ *	explain.c	explain (one flow, through rfs_pick_cpu)
  *	cmd_iface.c	the interface a request names, and its JSON
  */
 #ifndef RFSD_COMMANDS_H
@@ -50,5 +51,10 @@ struct json_object *rfsd_if_json(const struct rfs_if *ifc);
 struct json_object *rfsd_cmd_stats(struct rfsd_cmd_ctx *x,
 				   struct rfsd_client *c,
 				   struct json_object *req);
+
+/* explain.c */
+struct json_object *rfsd_cmd_explain(struct rfsd_cmd_ctx *x,
+				     struct rfsd_client *c,
+				     struct json_object *req);
 
 #endif /* RFSD_COMMANDS_H */

@@ -1,0 +1,359 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rfsctl explain, the pure half (rfs_explain.h): the XDP program's steps
+ * for one flow, on state read beforehand, and the outcome in words.  Every
+ * decision is made by the shared code in include/; this file only orders
+ * the calls as bpf/rfs_xdp.bpf.c does and says what came out.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "rfs_explain.h"
+#include "rfs_order.h"
+
+__u32 rfs_explain_hash(const struct rfs_explain_in *in)
+{
+	return rfs_flow_hash(&in->key, in->g.hash_seed);
+}
+
+__u32 rfs_explain_sock_slot(const struct rfs_explain_in *in, __u32 hash)
+{
+	return hash & in->g.sock_flow_mask;
+}
+
+__u32 rfs_explain_desired(const struct rfs_explain_in *in, __u32 hash)
+{
+	if (!in->have_sock)
+		return RFS_NO_CPU;
+	return rfs_sock_entry_cpu(in->sock_entry, hash, in->g.cpu_mask);
+}
+
+void rfs_explain_pick_entry(struct rfs_explain_queue *q)
+{
+	/* rfs_xdp: not seen since a resize, the old table knows it */
+	q->cur = q->entry;
+	q->cur_from_prev = false;
+	if (!(q->entry.flags & RFS_DEV_FLOW_VALID) && q->have_prev) {
+		q->cur = q->prev_entry;
+		q->cur_from_prev = true;
+	}
+}
+
+static enum rfs_explain_action action_of(const struct rfs_explain_in *in,
+					 const struct rfs_choice *c)
+{
+	if (c->verdict == RFS_V_NONE)
+		return RFS_XA_PASS_NO_TABLE;
+	if (c->local)
+		return RFS_XA_LOCAL;
+	if (!rfs_cpu_in(in->in_cpumap, c->cpu))
+		return RFS_XA_REDIRECT_ERR;
+	return RFS_XA_REDIRECT;
+}
+
+void rfs_explain_case(const struct rfs_explain_in *in,
+		      const struct rfs_explain_queue *q, __u32 rx_cpu,
+		      struct rfs_explain_case *out)
+{
+	__u32 hash = rfs_explain_hash(in);
+	struct rfs_flow_state st = {
+		.hash = hash,
+		.desired_cpu = rfs_explain_desired(in, hash),
+		.rx_cpu = rx_cpu,
+		.cur = q->cur,
+	};
+
+	memset(out, 0, sizeof(*out));
+	out->rx_cpu = rx_cpu;
+	if (!in->steerable) {
+		out->action = RFS_XA_PASS_PROTO;
+		return;
+	}
+	if (!q->have_table) {
+		out->first.verdict = RFS_V_NONE;
+		out->first.cpu = RFS_NO_CPU;
+		out->result = out->then = out->first;
+		out->action = RFS_XA_PASS_NO_TABLE;
+		return;
+	}
+	out->first = rfs_pick_cpu(&st, &in->cfg);
+	out->result = out->then = out->first;
+	if (out->first.verdict == RFS_V_HELD) {
+		if (st.cur.flags & RFS_DEV_FLOW_LOCAL) {
+			out->drain = RFS_XD_LOCAL;
+			if (in->have_jiffies) {
+				out->age_known = true;
+				out->age = (__s32)((__u32)in->jiffies -
+						   st.cur.last);
+				out->drained = rfs_local_drained(&st.cur,
+						in->jiffies,
+						in->cfg.local_drain_jiffies);
+			} else {
+				out->drained = -1;
+			}
+		} else if (!q->have_track || !q->have_cpu_queue) {
+			out->drain = RFS_XD_NO_STATE;
+		} else {
+			out->drain = RFS_XD_REMOTE;
+			out->proven = rfs_remote_drained(&q->track, st.cur.last,
+							 q->q.delivered, 0);
+			out->if_asleep = rfs_remote_drained(&q->track,
+							    st.cur.last,
+							    q->q.delivered, 1);
+			out->drained = out->proven ? 1 : out->if_asleep ? -1 : 0;
+		}
+		st.cur_drained = 1;
+		out->then = rfs_pick_cpu(&st, &in->cfg);
+		if (out->drained == 1)
+			out->result = out->then;
+	}
+	out->action = action_of(in, &out->result);
+	out->action_drained = action_of(in, &out->then);
+}
+
+const char *rfs_explain_verdict_name(__u8 verdict)
+{
+	switch (verdict) {
+	case RFS_V_NONE:	return "none";
+	case RFS_V_NEW:		return "new";
+	case RFS_V_KEEP:	return "keep";
+	case RFS_V_SWITCH:	return "switch";
+	case RFS_V_FORCED:	return "forced";
+	case RFS_V_HELD:	return "held";
+	}
+	return "?";
+}
+
+const char *rfs_explain_action_name(enum rfs_explain_action a)
+{
+	switch (a) {
+	case RFS_XA_PASS_PROTO:
+	case RFS_XA_PASS_NO_TABLE:
+	case RFS_XA_REDIRECT_ERR:
+		return "pass";
+	case RFS_XA_LOCAL:
+		return "local";
+	case RFS_XA_REDIRECT:
+		return "cpumap";
+	}
+	return "?";
+}
+
+struct sbuf {
+	char *p;
+	size_t len, used;
+};
+
+static void put(struct sbuf *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void put(struct sbuf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (b->used >= b->len)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(b->p + b->used, b->len - b->used, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		b->used += (size_t)n;
+}
+
+static const char *path_of(bool local)
+{
+	return local ? "local path" : "cpumap";
+}
+
+/* Why the target is what it is. */
+static void put_target(struct sbuf *b, const struct rfs_explain_in *in,
+		       const struct rfs_choice *c, __u32 desired)
+{
+	if (!c->spread)
+		put(b, "its application reads on CPU %u", desired);
+	else if (desired == RFS_NO_CPU)
+		put(b, "no socket recorded a CPU for it (no read yet, or its sock slot is empty or another flow's), so it is spread by hash");
+	else
+		put(b, "its application reads on CPU %u, which this interface may not steer to, so it is spread by hash",
+		    desired);
+}
+
+static void put_mark(struct sbuf *b, const char *name, __u64 m)
+{
+	if (m)
+		put(b, " %s %u@%u", name, rfs_mark_seq(m), rfs_mark_epoch(m));
+}
+
+/* What the drain test looked at. */
+static void put_drain(struct sbuf *b, const struct rfs_explain_in *in,
+		      const struct rfs_explain_queue *q,
+		      const struct rfs_explain_case *c)
+{
+	const struct rfs_dev_flow *cur = &q->cur;
+
+	switch (c->drain) {
+	case RFS_XD_NOT_ASKED:
+		return;
+	case RFS_XD_LOCAL:
+		if (c->age_known)
+			put(b, "its last frame was passed up locally at jiffy %u, %d jiffies ago; it may leave after %u (rfs_local_drained)",
+			    cur->last, c->age, in->cfg.local_drain_jiffies);
+		else
+			put(b, "its last frame was passed up locally at jiffy %u; it may leave %u jiffies after that, and jiffies can't be read here: the program reads them at the frame",
+			    cur->last, in->cfg.local_drain_jiffies);
+		return;
+	case RFS_XD_NO_STATE:
+		put(b, "no ordering state for RX CPU %u -> CPU %u can be read, which the program takes as not drained",
+		    cur->rx_cpu, cur->cpu);
+		return;
+	case RFS_XD_REMOTE:
+		break;
+	}
+	put(b, "its last frame is seq %u from RX CPU %u to CPU %u; CPU %u's marks for RX CPU %u:",
+	    cur->last, cur->rx_cpu, cur->cpu, cur->cpu, cur->rx_cpu);
+	if (!q->track.last)
+		put(b, " none");
+	put_mark(b, "last", q->track.last);
+	put_mark(b, "prev", q->track.prev);
+	put_mark(b, "jiffy1", q->track.jiffy1);
+	put_mark(b, "jiffy2", q->track.jiffy2);
+	put_mark(b, "done", q->track.done);
+	put(b, " (seq@epoch), delivered epoch %u", q->q.delivered);
+	if (c->proven) {
+		put(b, ": a mark covering it is in a delivered epoch (rfs_remote_drained)");
+		return;
+	}
+	if (!c->if_asleep) {
+		if (q->track.last &&
+		    !rfs_seq_after_eq(rfs_mark_seq(q->track.last), cur->last))
+			put(b, ": it is not dequeued yet (still in CPU %u's ring or RX CPU %u's bulk queue, or lost on a full ring and waiting for the next frame to pass it)",
+			    cur->cpu, cur->rx_cpu);
+		else
+			put(b, ": not proven delivered");
+		return;
+	}
+	put(b, ": dequeued, not proven delivered; the program then reads CPU %u's cpumap kthread state, and asleep proves it (it sleeps only with an empty ring after a full GRO flush). That state is only known in the kernel at the frame; ",
+	    cur->cpu);
+	if (q->kthread_asleep_now < 0)
+		put(b, "it can't be read here");
+	else
+		put(b, "right now /proc shows it %s",
+		    q->kthread_asleep_now ? "asleep" : "running");
+}
+
+static void put_action(struct sbuf *b, const struct rfs_choice *ch,
+		       enum rfs_explain_action a, __u32 rx_cpu)
+{
+	switch (a) {
+	case RFS_XA_PASS_PROTO:
+	case RFS_XA_PASS_NO_TABLE:
+		put(b, "passed up on CPU %u", rx_cpu);
+		break;
+	case RFS_XA_LOCAL:
+		put(b, "passed up on CPU %u (local path: it is the RX CPU)",
+		    rx_cpu);
+		break;
+	case RFS_XA_REDIRECT:
+		put(b, "redirected to CPU %u through the cpumap", ch->cpu);
+		break;
+	case RFS_XA_REDIRECT_ERR:
+		put(b, "meant for CPU %u, which has no cpumap entry: passed up on CPU %u, its state untouched (redirect_err)",
+		    ch->cpu, rx_cpu);
+		break;
+	}
+}
+
+char *rfs_explain_words(const struct rfs_explain_in *in,
+			const struct rfs_explain_queue *q,
+			const struct rfs_explain_case *c, char *buf,
+			size_t len)
+{
+	struct sbuf b = { buf, len, 0 };
+	__u32 hash = rfs_explain_hash(in);
+	__u32 desired = rfs_explain_desired(in, hash);
+	const struct rfs_choice *r = &c->result, *f = &c->first;
+	bool cur_local = q->cur.flags & RFS_DEV_FLOW_LOCAL;
+
+	if (len)
+		buf[0] = '\0';
+	if (c->action == RFS_XA_PASS_PROTO) {
+		put(&b, "passed: not TCP or UDP with ports, xdp-rfs does not steer it; it goes up the stack on CPU %u (pass_other_proto)",
+		    c->rx_cpu);
+		return buf;
+	}
+	if (!q->have_table) {
+		put(&b, "passed: the interface has no usable dev flow table; up the stack on CPU %u (pass_no_table)",
+		    c->rx_cpu);
+		return buf;
+	}
+	if (r->verdict == RFS_V_NONE) {
+		put(&b, "passed: no CPU is allowed on this interface; up the stack on CPU %u (pass_no_table)",
+		    c->rx_cpu);
+		return buf;
+	}
+	switch (f->verdict) {
+	case RFS_V_NEW:
+		put(&b, "new: ");
+		put_action(&b, r, c->action, c->rx_cpu);
+		put(&b, ". The flow has no entry on this queue; ");
+		put_target(&b, in, f, desired);
+		break;
+	case RFS_V_FORCED:
+		put(&b, "forced: ");
+		put_action(&b, r, c->action, c->rx_cpu);
+		put(&b, ". Its current CPU %u is gone from the cpumap, so nothing there is waited for; ",
+		    q->cur.cpu);
+		put_target(&b, in, f, desired);
+		break;
+	case RFS_V_KEEP:
+		put(&b, "keep: ");
+		put_action(&b, r, c->action, c->rx_cpu);
+		if (!f->spread)
+			put(&b, ". It already goes where its application reads (CPU %u)",
+			    desired);
+		else if (desired == RFS_NO_CPU && cur_local && !f->local)
+			put(&b, ". No CPU is allowed and it stays on its local path");
+		else
+			put(&b, ". It has no allowed desired CPU (%s) and CPU %u is still allowed: a flow is not moved for a hash hint",
+			    desired == RFS_NO_CPU ? "no socket recorded one" :
+			    "its application's CPU is not in the set",
+			    q->cur.cpu);
+		break;
+	case RFS_V_SWITCH:
+		/* only with noguard: cur_drained is 0 at the first call */
+		put(&b, "switch (noguard: this interface moves flows at once and may reorder): ");
+		put_action(&b, r, c->action, c->rx_cpu);
+		put(&b, "; ");
+		put_target(&b, in, f, desired);
+		break;
+	case RFS_V_HELD:
+		if (c->drained == 1) {
+			put(&b, "switch: ");
+			put_action(&b, r, c->action, c->rx_cpu);
+			put(&b, ", leaving CPU %u (%s). It wants to move because ",
+			    q->cur.cpu, path_of(cur_local));
+			put_target(&b, in, &c->then, desired);
+			put(&b, ", and every frame on its old path is delivered: ");
+			put_drain(&b, in, q, c);
+			break;
+		}
+		put(&b, "held: ");
+		put_action(&b, r, c->action, c->rx_cpu);
+		put(&b, " (its current CPU, %s), until its old path drains. It wants CPU %u (%s) because ",
+		    path_of(r->local), c->then.cpu, path_of(c->then.local));
+		put_target(&b, in, &c->then, desired);
+		put(&b, ", but ");
+		put_drain(&b, in, q, c);
+		if (c->drained < 0) {
+			put(&b, ". If it is drained by then it switches: ");
+			put_action(&b, &c->then, c->action_drained, c->rx_cpu);
+		}
+		break;
+	default:
+		put(&b, "%s", rfs_explain_verdict_name(f->verdict));
+	}
+	if (q->cur_from_prev)
+		put(&b, " (its state comes from the table before the last resize)");
+	return buf;
+}

@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * rfsctl explain: what one flow's next frame will do, and why.  The map
+ * reads are rfs_if_explain.c's; this is the pure half (rfs_explain.c, no
+ * maps, no libc beyond formatting), run by rfsd and by tests/unit: it feeds
+ * the state it is given to the same code the XDP program runs, in the same
+ * order (bpf/rfs_xdp.bpf.c): rfs_flow_hash() with the datapath's seed, the
+ * sock slot and rfs_sock_entry_cpu(), rfs_dev_index() in the current table
+ * and, for a flow it has no entry for, the previous one, rfs_pick_cpu()
+ * with cur_drained = 0, and on HELD the drain test the program makes
+ * (rfs_local_drained or rfs_remote_drained) and rfs_pick_cpu() again.
+ *
+ * Two inputs exist only inside the kernel at frame time: the CPU the frame
+ * arrives on (the NAPI poll's), and whether the target's cpumap kthread is
+ * asleep then.  The first is a parameter (each case is one RX CPU); for
+ * the second the answer is given for both, and says which one applies.
+ */
+#ifndef RFS_EXPLAIN_H
+#define RFS_EXPLAIN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <linux/types.h>
+
+#include "rfs_common.h"
+#include "rfs_decide.h"
+#include "rfs_hash.h"
+
+/* The state rfs_xdp reads for a flow, as the maps hold it now. */
+struct rfs_explain_in {
+	struct rfs_flow_key key;
+	bool steerable;			/* TCP or UDP with ports */
+	struct rfs_globals g;		/* hash seed, sock mask, cpu mask */
+	struct rfs_if_config cfg;	/* the interface's rfs_if_cfg */
+	bool have_sock;			/* its sock slot could be read */
+	rfs_sock_entry_t sock_entry;
+	bool have_jiffies;		/* jiffies read (/proc/timer_list) */
+	__u64 jiffies;
+	__u64 in_cpumap[RFS_CPU_WORDS];	/* CPUs with a cpumap entry */
+};
+
+/* One RX queue's entry for the flow and the ordering state behind it. */
+struct rfs_explain_queue {
+	__u32 rxq;
+	bool have_table;		/* a current table with a header */
+	__u32 index;			/* rfs_dev_index() in it */
+	struct rfs_dev_flow entry;
+	bool have_prev;			/* a previous table (after a resize) */
+	__u32 prev_index;
+	struct rfs_dev_flow prev_entry;
+	/* what rfs_xdp passes as st.cur: entry, or prev_entry if entry is
+	 * not valid and the previous table has one */
+	struct rfs_dev_flow cur;
+	bool cur_from_prev;
+	/* for a remote cur: the target's mark row for cur.rx_cpu, its
+	 * queue, the RX CPU's sequence counters toward it */
+	bool have_track;
+	struct rfs_rx_track track;
+	bool have_cpu_queue;
+	struct rfs_cpu_queue q;
+	bool have_tx;
+	__u32 tx_seq;			/* last seq cur.rx_cpu sent to cur.cpu */
+	__u32 tx_dropped_upto;
+	int kthread_asleep_now;		/* -1: unknown; seen in /proc now */
+};
+
+enum rfs_explain_drain {
+	RFS_XD_NOT_ASKED,	/* not HELD: the program doesn't ask */
+	RFS_XD_LOCAL,		/* rfs_local_drained() */
+	RFS_XD_REMOTE,		/* rfs_remote_drained() */
+	RFS_XD_NO_STATE,	/* remote, but no track/queue entry: 0 */
+};
+
+enum rfs_explain_action {
+	RFS_XA_PASS_PROTO,	/* not TCP/UDP: pass_other_proto */
+	RFS_XA_PASS_NO_TABLE,	/* no table or no CPU allowed: pass_no_table */
+	RFS_XA_LOCAL,		/* XDP_PASS on the RX CPU (local path) */
+	RFS_XA_REDIRECT,	/* into cpu's cpumap queue */
+	RFS_XA_REDIRECT_ERR,	/* cpu has no cpumap entry: redirect_err */
+};
+
+/* What one frame arriving on rx_cpu does. */
+struct rfs_explain_case {
+	__u32 rx_cpu;
+	struct rfs_choice first;	/* rfs_pick_cpu(cur_drained = 0) */
+	enum rfs_explain_drain drain;
+	/* RFS_XD_LOCAL: age of the last local frame, in jiffies */
+	bool age_known;
+	__s32 age;
+	/* RFS_XD_REMOTE: drained without and with the kthread asleep */
+	bool proven;
+	bool if_asleep;
+	/* drained as the program will see it: 1, 0, or -1 when it depends
+	 * on what only the kernel knows then (kthread asleep, jiffies) */
+	int drained;
+	struct rfs_choice then;		/* rfs_pick_cpu(cur_drained = 1) */
+	struct rfs_choice result;	/* with drained as known (0 if -1) */
+	enum rfs_explain_action action;
+	enum rfs_explain_action action_drained;	/* when drained is -1 */
+};
+
+/* The hash, the sock slot, the desired CPU: as rfs_xdp computes them. */
+__u32 rfs_explain_hash(const struct rfs_explain_in *in);
+__u32 rfs_explain_sock_slot(const struct rfs_explain_in *in, __u32 hash);
+__u32 rfs_explain_desired(const struct rfs_explain_in *in, __u32 hash);
+
+/* Fill q->cur from the entries read (entry, prev_entry). */
+void rfs_explain_pick_entry(struct rfs_explain_queue *q);
+
+/* The frame's fate when it arrives on rx_cpu from queue q. */
+void rfs_explain_case(const struct rfs_explain_in *in,
+		      const struct rfs_explain_queue *q, __u32 rx_cpu,
+		      struct rfs_explain_case *out);
+
+/* Names for JSON: "new", "keep", ...; "pass", "local", "cpumap". */
+const char *rfs_explain_verdict_name(__u8 verdict);
+const char *rfs_explain_action_name(enum rfs_explain_action a);
+
+/* The case in words: "keep: ... because ...".  Returns buf. */
+char *rfs_explain_words(const struct rfs_explain_in *in,
+			const struct rfs_explain_queue *q,
+			const struct rfs_explain_case *c, char *buf,
+			size_t len);
+
+#endif /* RFS_EXPLAIN_H */

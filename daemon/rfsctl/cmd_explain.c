@@ -1,0 +1,244 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * explain: what one flow's next frame does and why.  rfsd reads the maps
+ * and runs the datapath's own decision on them (docs/protocol.md,
+ * "explain"); this only checks the words and prints the answer.
+ */
+#include <arpa/inet.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "parse.h"
+#include "rfsctl.h"
+
+static const char *const explain_protos[] = { "tcp", "udp", NULL };
+
+const struct rfs_opt explain_opts[] = {
+	DEFINE_OPTION("iface", OPT_IFNAME, struct explain_cfg, iface,
+		      .positional = true, .metavar = "IFACE",
+		      .help = "the attached interface the flow arrives on"),
+	DEFINE_OPTION("src", OPT_STRING, struct explain_cfg, src,
+		      .positional = true, .metavar = "SRC",
+		      .help = "the frames' source (the peer), IPv4 or IPv6"),
+	DEFINE_OPTION("dst", OPT_STRING, struct explain_cfg, dst,
+		      .positional = true, .metavar = "DST",
+		      .help = "the frames' destination (this host)"),
+	DEFINE_OPTION("sport", OPT_STRING, struct explain_cfg, sport,
+		      .positional = true, .optional = true, .metavar = "SPORT",
+		      .help = "source port (with DPORT; without both, a frame that is not TCP or UDP)"),
+	DEFINE_OPTION("dport", OPT_STRING, struct explain_cfg, dport,
+		      .positional = true, .optional = true, .metavar = "DPORT",
+		      .help = "destination port"),
+	DEFINE_OPTION("proto", OPT_ENUM, struct explain_cfg, proto,
+		      .positional = true, .optional = true, .metavar = "PROTO",
+		      .values = explain_protos,
+		      .help = "the transport (default: tcp)"),
+	DEFINE_OPTION("rx-cpu", OPT_STRING, struct explain_cfg, rx_cpu,
+		      .metavar = "CPU",
+		      .help = "explain for frames arriving on CPU (default: the RX CPU of the flow's last frame, or every online CPU)"),
+	END_OPTIONS
+};
+const struct explain_cfg explain_defaults;
+
+static int port_arg(const char *what, const char *s, int *out)
+{
+	__u32 v;
+
+	if (rfs_parse_u32(s, &v) || v > 65535)
+		return p_usage("explain", "%s '%s' is not a port number (0..65535)",
+			       what, s);
+	*out = (int)v;
+	return 0;
+}
+
+static const char *str(struct json_object *o, const char *key)
+{
+	struct json_object *v;
+
+	if (!json_object_object_get_ex(o, key, &v) || !v)
+		return NULL;
+	return json_object_get_string(v);
+}
+
+static long long num(struct json_object *o, const char *key, long long dflt)
+{
+	struct json_object *v;
+
+	if (!json_object_object_get_ex(o, key, &v) || !v)
+		return dflt;
+	return json_object_get_int64(v);
+}
+
+static struct json_object *obj(struct json_object *o, const char *key)
+{
+	struct json_object *v;
+
+	if (!o || !json_object_object_get_ex(o, key, &v))
+		return NULL;
+	return v;
+}
+
+static void print_entry(const char *label, long long slot,
+			struct json_object *e)
+{
+	printf("    %s %lld: ", label, slot);
+	if (!e || !json_object_get_boolean(obj(e, "valid"))) {
+		printf("empty\n");
+		return;
+	}
+	if (!strcmp(str(e, "path"), "local"))
+		printf("local path on CPU %lld, last frame at jiffy %lld\n",
+		       num(e, "cpu", -1), num(e, "jiffy", -1));
+	else
+		printf("cpumap to CPU %lld from RX CPU %lld, last frame seq %lld\n",
+		       num(e, "cpu", -1), num(e, "rx_cpu", -1),
+		       num(e, "seq", -1));
+}
+
+static void print_mark(struct json_object *marks, const char *key)
+{
+	struct json_object *m = obj(marks, key);
+
+	if (m)
+		printf(" %s %lld@%lld", key, num(m, "seq", 0),
+		       num(m, "epoch", 0));
+}
+
+static void print_order(struct json_object *o)
+{
+	struct json_object *marks = obj(o, "marks"), *k;
+
+	printf("    order RX CPU %lld -> CPU %lld: flow seq %lld, sent up to %s",
+	       num(o, "rx_cpu", -1), num(o, "cpu", -1), num(o, "flow_seq", -1),
+	       str(o, "sent_seq") ? str(o, "sent_seq") : "-");
+	printf("; marks");
+	if (!marks || !obj(marks, "last"))
+		printf(" none");
+	print_mark(marks, "last");
+	print_mark(marks, "prev");
+	print_mark(marks, "jiffy1");
+	print_mark(marks, "jiffy2");
+	print_mark(marks, "done");
+	printf("; epoch %s, delivered %s",
+	       str(o, "epoch") ? str(o, "epoch") : "-",
+	       str(o, "delivered_epoch") ? str(o, "delivered_epoch") : "-");
+	k = obj(o, "kthread_asleep_now");
+	printf("; kthread %s now\n", !k ? "state unknown" :
+	       json_object_get_boolean(k) ? "asleep" : "running");
+}
+
+static void explain_plain(struct json_object *r)
+{
+	struct json_object *sock = obj(r, "sock"), *qs = obj(r, "rx_queues");
+	const char *hash = str(r, "hash");
+	bool v6 = strchr(str(r, "src"), ':') != NULL;
+	size_t i, j;
+
+	if (obj(r, "sport"))
+		printf("%s: %s %s%s%s:%lld -> %s%s%s:%lld\n", str(r, "iface"),
+		       str(r, "proto"), v6 ? "[" : "", str(r, "src"),
+		       v6 ? "]" : "", num(r, "sport", 0), v6 ? "[" : "",
+		       str(r, "dst"), v6 ? "]" : "", num(r, "dport", 0));
+	else
+		printf("%s: %s -> %s, not TCP or UDP\n", str(r, "iface"),
+		       str(r, "src"), str(r, "dst"));
+	if (hash)
+		printf("  hash %s\n", hash);
+	if (sock) {
+		printf("  sock flow slot %lld of %lld: ", num(sock, "slot", -1),
+		       num(sock, "entries", -1));
+		if (json_object_get_boolean(obj(sock, "empty")))
+			printf("empty: no desired CPU\n");
+		else if (!json_object_get_boolean(obj(sock, "tag_match")))
+			printf("entry %s, tag does not match (another flow's): no desired CPU\n",
+			       str(sock, "entry"));
+		else
+			printf("entry %s, tag matches: desired CPU %lld\n",
+			       str(sock, "entry"), num(r, "desired_cpu", -1));
+	}
+	printf("  local path %s\n",
+	       json_object_get_boolean(obj(r, "local_path")) ? "on" : "off");
+	for (i = 0; qs && i < json_object_array_length(qs); i++) {
+		struct json_object *q = json_object_array_get_idx(qs, i);
+		struct json_object *cases = obj(q, "cases");
+
+		printf("  rx queue %lld:\n", num(q, "rx_queue", -1));
+		if (!obj(q, "slot"))
+			printf("    no dev flow table\n");
+		else
+			print_entry("dev slot", num(q, "slot", -1),
+				    obj(q, "entry"));
+		if (obj(q, "prev_slot"))
+			print_entry("previous table's slot",
+				    num(q, "prev_slot", -1),
+				    obj(q, "prev_entry"));
+		if (obj(q, "order"))
+			print_order(obj(q, "order"));
+		for (j = 0; cases && j < json_object_array_length(cases); j++) {
+			struct json_object *c = json_object_array_get_idx(cases, j);
+
+			printf("    arriving on CPU %lld: %s\n",
+			       num(c, "rx_cpu", -1), str(c, "why"));
+		}
+	}
+}
+
+int do_explain(const struct rfsctl_cfg *g, const void *cfg)
+{
+	const struct explain_cfg *c = cfg;
+	struct json_object *req, *reply, *result;
+	unsigned char a[16], b[16];
+	int sport = 0, dport = 0, fa, fb, ret;
+	__u32 rx;
+
+	fa = inet_pton(AF_INET, c->src, a) == 1 ? AF_INET :
+	     inet_pton(AF_INET6, c->src, a) == 1 ? AF_INET6 : 0;
+	if (!fa)
+		return p_usage("explain", "can't parse address '%s': not an IPv4 or IPv6 address",
+			       c->src);
+	fb = inet_pton(AF_INET, c->dst, b) == 1 ? AF_INET :
+	     inet_pton(AF_INET6, c->dst, b) == 1 ? AF_INET6 : 0;
+	if (!fb)
+		return p_usage("explain", "can't parse address '%s': not an IPv4 or IPv6 address",
+			       c->dst);
+	if (fa != fb)
+		return p_usage("explain", "can't parse address '%s': not of the family of '%s'",
+			       c->dst, c->src);
+	if (c->sport && !c->dport)
+		return p_usage("explain", "SPORT and DPORT go together (PROTO needs both)");
+	req = rfs_req_new("explain");
+	rfs_req_add_str(req, "iface", c->iface);
+	rfs_req_add_str(req, "src", c->src);
+	rfs_req_add_str(req, "dst", c->dst);
+	if (c->sport) {
+		if (port_arg("SPORT", c->sport, &sport) ||
+		    port_arg("DPORT", c->dport, &dport)) {
+			json_object_put(req);
+			return RFSCTL_EXIT_USAGE;
+		}
+		rfs_req_add_int(req, "sport", sport);
+		rfs_req_add_int(req, "dport", dport);
+		rfs_req_add_str(req, "proto", c->proto ? c->proto : "tcp");
+	}
+	if (c->rx_cpu) {
+		if (rfs_parse_u32(c->rx_cpu, &rx) || rx >= RFS_MAX_CPUS) {
+			json_object_put(req);
+			return p_usage("explain", "--rx-cpu '%s' is not a CPU number (0..%d)",
+				       c->rx_cpu, RFS_MAX_CPUS - 1);
+		}
+		rfs_req_add_int(req, "rx_cpu", rx);
+	}
+	ret = rfs_call(g, req, 0, &reply, &result);
+	if (!ret)
+		ret = rfs_expect(result, json_type_object, "explain");
+	if (!ret) {
+		if (g->json)
+			p_json(result);
+		else
+			explain_plain(result);
+	}
+	if (reply)
+		json_object_put(reply);
+	return ret;
+}

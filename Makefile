@@ -282,6 +282,8 @@ $(B)/tests/test_config: daemon/rfsd/config.c daemon/rfsd/config.h
 $(B)/tests/test_request: daemon/rfsd/request.c daemon/rfsd/request.h
 # and test_top_rates rfsctl's top_rates.c
 $(B)/tests/test_top_rates: daemon/rfsctl/top_rates.c daemon/rfsctl/top_rates.h
+# and test_explain rfsd's pure half of explain
+$(B)/tests/test_explain: daemon/lib/rfs_explain.c daemon/lib/rfs_explain.h
 
 # libFuzzer targets of the parsers (tests/fuzz/README.md), built with
 # clang-16 into build-fuzz/, never linked with libbpf:

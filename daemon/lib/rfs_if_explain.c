@@ -96,6 +96,8 @@ int rfs_iface_explain(const struct rfs_if_env *env, struct rfs_if *ifc,
 
 		q->rxq = i;
 		q->kthread_asleep_now = -1;
+		if (!in->steerable)
+			continue;	/* rfs_xdp stops at the parse */
 		q->have_table = read_entry(ifc->dev_outer_fd, 0, hash, i,
 					   &q->index, &q->entry);
 		q->have_prev = read_entry(ifc->dev_outer_fd, 1, hash, i,

@@ -164,9 +164,9 @@ static void explain_plain(struct json_object *r)
 		struct json_object *cases = obj(q, "cases");
 
 		printf("  rx queue %lld:\n", num(q, "rx_queue", -1));
-		if (!obj(q, "slot"))
+		if (!obj(q, "slot") && sock)
 			printf("    no dev flow table\n");
-		else
+		else if (obj(q, "slot"))
 			print_entry("dev slot", num(q, "slot", -1),
 				    obj(q, "entry"));
 		if (obj(q, "prev_slot"))

@@ -73,7 +73,7 @@ oracle_on()
 	share=$(share_of "$cpu" <<< "$out")
 	total=$(lab_total <<< "$out")
 	say "$what: oracle $(fmt_shares <<< "$out")"
-	[ "$total" -ge 100 ] ||
+	[ "$total" -ge 30 ] ||
 		fail "$what: only $total frames on $LAB_A in ${WINDOW}s (traffic stalled?)"
 	[ "$share" -ge "$MIN_SHARE" ] ||
 		fail "$what: explain said CPU $1, the oracle saw $share% there ($(fmt_shares <<< "$out"))"
@@ -117,6 +117,8 @@ explain_follows()
 	grep -q "application reads.*CPU $CPU_B" <<< "$why" ||
 		fail "explain does not say why: $why"
 	oracle_on "$cpu" "after the move, as explained"
+	ctl explain "$LAB_A" "$src" "$dst" "$sport" "$LAB_PORT" |
+		sed 's/^/        /'
 	lab_signal "$LAB_CLIENT_PID" TERM
 	lab_wait "$LAB_CLIENT_PID" 10 || true
 }

@@ -439,13 +439,24 @@ int rfs_if_set_flow_cnt(struct rfs_dp *dp, struct rfs_if *ifc, __u32 n,
 	return rfs_iface_set_flow_cnt(&env, ifc, n, err);
 }
 
-int rfs_if_sample_flows(struct rfs_dp *dp, struct rfs_if *ifc,
-			unsigned int ms, size_t limit,
-			struct rfs_flow_sample **out, size_t *n, char *err)
+int rfs_if_sample_start(struct rfs_dp *dp, struct rfs_if *ifc, char *err)
 {
 	struct rfs_if_env env = rfs_dp_env(dp);
 
-	return rfs_iface_sample_flows(&env, ifc, ms, limit, out, n, err);
+	return rfs_iface_sample_start(&env, ifc, err);
+}
+
+void rfs_if_sample_stop(struct rfs_if *ifc)
+{
+	rfs_iface_sample_stop(ifc);
+}
+
+int rfs_if_sample_collect(struct rfs_dp *dp, struct rfs_if *ifc, size_t limit,
+			  struct rfs_flow_sample **out, size_t *n, char *err)
+{
+	struct rfs_if_env env = rfs_dp_env(dp);
+
+	return rfs_iface_sample_collect(&env, ifc, limit, out, n, err);
 }
 
 int rfs_if_explain(struct rfs_dp *dp, struct rfs_if *ifc,

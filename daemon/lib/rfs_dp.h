@@ -159,11 +159,15 @@ struct rfs_flow_sample {
 	__u32 desired_cpu;	/* RFS_NO_CPU if no socket recorded one */
 	bool local;		/* passed up on its RX CPU (no cpumap) */
 };
-/* Count frames per flow for ms milliseconds, then return the flows seen,
- * busiest first (at most limit; caller frees *out). */
-int rfs_if_sample_flows(struct rfs_dp *dp, struct rfs_if *ifc,
-			unsigned int ms, size_t limit,
-			struct rfs_flow_sample **out, size_t *n, char *err);
+/* Flow sampling, in two steps so that nothing waits for the window:
+ * start counting frames per flow (-EBUSY if already counting), then
+ * stop and return the flows seen, busiest first (at most limit; caller
+ * frees *out).  stop alone drops the count.  Detaching an interface
+ * ends its sampling with it. */
+int rfs_if_sample_start(struct rfs_dp *dp, struct rfs_if *ifc, char *err);
+void rfs_if_sample_stop(struct rfs_if *ifc);
+int rfs_if_sample_collect(struct rfs_dp *dp, struct rfs_if *ifc, size_t limit,
+			  struct rfs_flow_sample **out, size_t *n, char *err);
 
 struct rfs_explain_in;
 struct rfs_explain_queue;

@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -32,14 +31,48 @@ static int cmp_frames_desc(const void *a, const void *b)
 	return x->frames < y->frames ? 1 : x->frames > y->frames ? -1 : 0;
 }
 
-int rfs_iface_sample_flows(const struct rfs_if_env *env, struct rfs_if *ifc,
-			   unsigned int ms, size_t limit,
-			   struct rfs_flow_sample **out, size_t *n, char *err)
+int rfs_iface_sample_start(const struct rfs_if_env *env, struct rfs_if *ifc,
+			   char *err)
+{
+	size_t stride = rfs_percpu_stride(sizeof(struct rfs_flow_hit));
+	int ncpu = libbpf_num_possible_cpus(), e;
+	__u32 slot;
+	char *buf;
+
+	if (ifc->sampling)
+		return rfs_errf(err, EBUSY, "flows %s: already being sampled",
+				ifc->name);
+	buf = calloc(ncpu, stride);
+	if (!buf)
+		return rfs_errf(err, ENOMEM, "flows: out of memory");
+	for (slot = 0; slot < RFS_FLOW_HITS; slot++)
+		bpf_map_update_elem(ifc->hits_fd, &slot, buf, BPF_ANY);
+	free(buf);
+	ifc->sampling = true;
+	e = rfs_if_push_config(ifc, 1);
+	if (e) {
+		ifc->sampling = false;
+		return rfs_errf(err, e, "flows %s: can't start sampling: %s",
+				ifc->name, strerror(-e));
+	}
+	return 0;
+}
+
+void rfs_iface_sample_stop(struct rfs_if *ifc)
+{
+	if (!ifc->sampling)
+		return;
+	ifc->sampling = false;
+	rfs_if_push_config(ifc, 0);
+}
+
+int rfs_iface_sample_collect(const struct rfs_if_env *env, struct rfs_if *ifc,
+			     size_t limit, struct rfs_flow_sample **out,
+			     size_t *n, char *err)
 {
 	size_t stride = rfs_percpu_stride(sizeof(struct rfs_flow_hit));
 	int ncpu = libbpf_num_possible_cpus(), c;
 	struct rfs_flow_sample *v = NULL;
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
 	size_t nv = 0, cap = 0, i;
 	char *buf;
 	__u32 slot;
@@ -47,19 +80,10 @@ int rfs_iface_sample_flows(const struct rfs_if_env *env, struct rfs_if *ifc,
 
 	*out = NULL;
 	*n = 0;
+	rfs_iface_sample_stop(ifc);
 	buf = calloc(ncpu, stride);
 	if (!buf)
 		return rfs_errf(err, ENOMEM, "flows: out of memory");
-	for (slot = 0; slot < RFS_FLOW_HITS; slot++)
-		bpf_map_update_elem(ifc->hits_fd, &slot, buf, BPF_ANY);
-	e = rfs_if_push_config(ifc, 1);
-	if (e) {
-		free(buf);
-		return rfs_errf(err, e, "flows %s: can't start sampling: %s",
-				ifc->name, strerror(-e));
-	}
-	nanosleep(&ts, NULL);
-	rfs_if_push_config(ifc, 0);
 
 	for (slot = 0; slot < RFS_FLOW_HITS; slot++) {
 		if (bpf_map_lookup_elem(ifc->hits_fd, &slot, buf))

@@ -218,7 +218,7 @@ int rfs_if_push_config(struct rfs_if *ifc, __u32 sample_flows)
 	struct rfs_if_config cfg = {
 		.flow_mask = ifc->flow_cnt - 1,
 		.rx_queues = ifc->rx_queues,
-		.sample_flows = sample_flows,
+		.sample_flows = sample_flows || ifc->sampling,
 		.local_path = ifc->local_path,
 		.local_handover = ifc->local_handover,
 		.local_drain_jiffies = ifc->local_drain_jiffies,

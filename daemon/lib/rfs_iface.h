@@ -69,6 +69,9 @@ struct rfs_if {
 	bool local_path;
 	bool local_handover;
 	__u32 local_drain_jiffies;
+	/* rfsctl flows is counting its frames (rfs_if_cfg.sample_flows):
+	 * every push of the config keeps it on */
+	bool sampling;
 
 	int prog_fd;
 	__u32 prog_id;
@@ -150,9 +153,12 @@ int rfs_iface_set_flow_cnt(const struct rfs_if_env *env, struct rfs_if *ifc,
 
 /* ---- rfs_if_sample.c ---- */
 
-int rfs_iface_sample_flows(const struct rfs_if_env *env, struct rfs_if *ifc,
-			   unsigned int ms, size_t limit,
-			   struct rfs_flow_sample **out, size_t *n, char *err);
+int rfs_iface_sample_start(const struct rfs_if_env *env, struct rfs_if *ifc,
+			   char *err);
+void rfs_iface_sample_stop(struct rfs_if *ifc);
+int rfs_iface_sample_collect(const struct rfs_if_env *env, struct rfs_if *ifc,
+			     size_t limit, struct rfs_flow_sample **out,
+			     size_t *n, char *err);
 
 /* ---- rfs_if_explain.c ---- */
 

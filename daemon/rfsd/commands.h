@@ -8,7 +8,7 @@
  *
  *	commands.c	the table; version, status, attach, detach, set
  *	stats.c		stats
- *	flows.c		flows (a sampler thread; see flows.h)
+ *	flows.c		flows (sampled beside the rest; see flows.h)
  *	explain.c	explain (one flow, through rfs_pick_cpu)
  *	cmd_iface.c	the interface a request names, and its JSON
  */

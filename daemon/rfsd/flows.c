@@ -1,16 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The flows command: a sampler thread counts each interface's flows for
- * the interval while the loop goes on; flows.h says how the datapath is
- * lent to it.
+ * The flows command: start counting each interface's flows, answer when
+ * the window is over (flows.h says how nothing waits meanwhile).
  */
 #include <errno.h>
 #include <net/if.h>
-#include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/timerfd.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "commands.h"
@@ -27,21 +26,12 @@ struct rfsd_flow {
 };
 
 struct rfsd_flows_job {
-	pthread_t thread;
-	struct rfs_dp *dp;		/* the thread's while it runs */
-	int efd;
+	struct rfsd_flows_job *next;
 	struct rfsd_client *client;	/* NULL: it left */
-	unsigned int ms;
+	struct timespec end;		/* CLOCK_MONOTONIC */
 	size_t limit;
 	size_t n_ifs;
-	struct rfs_if **ifs;
-	char (*names)[IF_NAMESIZE];
-	int cancel;		/* atomic: stop after this interface */
-	/* the result */
-	struct rfsd_flow *flows;
-	size_t n_flows;
-	int ret;
-	char err[RFS_ERR_LEN];
+	int *ifindex;			/* found again at the end */
 };
 
 static int flow_cmp(const void *a, const void *b)
@@ -53,57 +43,42 @@ static int flow_cmp(const void *a, const void *b)
 	return x->s.hash < y->s.hash ? -1 : x->s.hash > y->s.hash;
 }
 
-static void *flows_thread(void *arg)
+static bool ts_before(const struct timespec *a, const struct timespec *b)
 {
-	struct rfsd_flows_job *j = arg;
-	__u64 one = 1;
-	size_t i, k;
+	return a->tv_sec < b->tv_sec ||
+	       (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
+}
 
-	for (i = 0; i < j->n_ifs && !j->ret; i++) {
-		struct rfs_flow_sample *s = NULL;
-		struct rfsd_flow *f;
-		size_t n = 0;
+/* The timer at the soonest end, or off. */
+static void rearm(struct rfsd_sampler *s)
+{
+	struct itimerspec its = {};
+	struct rfsd_flows_job *j;
 
-		if (__atomic_load_n(&j->cancel, __ATOMIC_RELAXED))
-			break;
-		j->ret = rfs_if_sample_flows(j->dp, j->ifs[i], j->ms, j->limit,
-					     &s, &n, j->err);
-		if (j->ret)
-			break;
-		if (!n) {
-			free(s);
-			continue;
-		}
-		f = realloc(j->flows, (j->n_flows + n) * sizeof(*f));
-		if (!f) {
-			j->ret = -ENOMEM;
-			snprintf(j->err, sizeof(j->err), "flows: out of memory");
-			free(s);
-			break;
-		}
-		j->flows = f;
-		for (k = 0; k < n; k++) {
-			memcpy(f[j->n_flows].iface, j->names[i], IF_NAMESIZE);
-			f[j->n_flows++].s = s[k];
-		}
-		free(s);
-	}
-	if (!j->ret && j->n_flows) {
-		qsort(j->flows, j->n_flows, sizeof(*j->flows), flow_cmp);
-		if (j->n_flows > j->limit)
-			j->n_flows = j->limit;
-	}
-	if (write(j->efd, &one, sizeof(one)) != sizeof(one))
-		pr_warn("can't wake rfsd up after sampling: %s\n", strerror(errno));
-	return NULL;
+	for (j = s->jobs; j; j = j->next)
+		if ((!its.it_value.tv_sec && !its.it_value.tv_nsec) ||
+		    ts_before(&j->end, &its.it_value))
+			its.it_value = j->end;
+	if (timerfd_settime(s->tfd, TFD_TIMER_ABSTIME, &its, NULL))
+		pr_warn("can't arm the flow sampler's timer: %s\n",
+			strerror(errno));
 }
 
 static void job_free(struct rfsd_flows_job *j)
 {
-	free(j->ifs);
-	free(j->names);
-	free(j->flows);
+	free(j->ifindex);
 	free(j);
+}
+
+/* Stop whatever of j still counts (an interface gone needs nothing). */
+static void job_stop(struct rfsd_flows_job *j, struct rfs_dp *dp, size_t n)
+{
+	struct rfs_if *ifc;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if ((ifc = rfs_dp_if_find_index(dp, j->ifindex[i])))
+			rfs_if_sample_stop(ifc);
 }
 
 enum rfsd_cmd_rc rfsd_cmd_flows(struct rfsd_cmd_ctx *x, struct rfsd_client *c,
@@ -111,10 +86,10 @@ enum rfsd_cmd_rc rfsd_cmd_flows(struct rfsd_cmd_ctx *x, struct rfsd_client *c,
 				struct json_object **reply)
 {
 	long long limit = RFSD_FLOWS_LIMIT, ms = RFSD_FLOWS_MS;
+	char err[RFS_ERR_LEN] = "";
 	struct rfsd_flows_job *j;
-	sigset_t all, old;
-	const char *name = NULL;
 	struct rfs_if *only = NULL;
+	const char *name = NULL;
 	size_t i, n;
 	int e;
 
@@ -134,40 +109,46 @@ enum rfsd_cmd_rc rfsd_cmd_flows(struct rfsd_cmd_ctx *x, struct rfsd_client *c,
 		return RFSD_CMD_REPLY;
 	}
 	j = calloc(1, sizeof(*j));
-	if (j) {
-		j->ifs = calloc(n, sizeof(*j->ifs));
-		j->names = calloc(n, sizeof(*j->names));
-	}
-	if (!j || !j->ifs || !j->names) {
+	if (j)
+		j->ifindex = calloc(n, sizeof(*j->ifindex));
+	if (!j || !j->ifindex) {
 		if (j)
 			job_free(j);
 		*reply = rfsd_reply_err(ENOMEM, "flows: out of memory");
 		return RFSD_CMD_REPLY;
 	}
-	j->dp = x->dp;
-	j->efd = x->sampler->efd;
-	j->client = c;
-	j->ms = ms;
-	/* an interface has at most RFS_FLOW_HITS sampled flows */
-	j->limit = limit > RFS_FLOW_HITS ? RFS_FLOW_HITS : limit;
 	for (i = 0; i < n; i++) {
-		j->ifs[i] = only ? only : rfs_dp_if_at(x->dp, i);
-		snprintf(j->names[i], IF_NAMESIZE, "%s", rfs_if_name(j->ifs[i]));
+		struct rfs_if *ifc = only ? only : rfs_dp_if_at(x->dp, i);
+
+		j->ifindex[i] = rfs_if_ifindex(ifc);
+		e = rfs_if_sample_start(x->dp, ifc, err);
+		if (e == -EBUSY) {
+			/* another request counts there: after it */
+			job_stop(j, x->dp, i);
+			job_free(j);
+			return RFSD_CMD_WAIT;
+		}
+		if (e) {
+			job_stop(j, x->dp, i);
+			job_free(j);
+			*reply = rfsd_reply_dp_err(e, err, "flows");
+			return RFSD_CMD_REPLY;
+		}
 	}
 	j->n_ifs = n;
-	/* signals stay with the main thread's signalfd */
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	e = pthread_create(&j->thread, NULL, flows_thread, j);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (e) {
-		job_free(j);
-		*reply = rfsd_reply_err(e, "flows: can't start the sampler: %s",
-					strerror(e));
-		return RFSD_CMD_REPLY;
+	j->client = c;
+	/* an interface has at most RFS_FLOW_HITS sampled flows */
+	j->limit = limit > RFS_FLOW_HITS ? RFS_FLOW_HITS : limit;
+	clock_gettime(CLOCK_MONOTONIC, &j->end);
+	j->end.tv_sec += ms / 1000;
+	j->end.tv_nsec += (ms % 1000) * 1000000L;
+	if (j->end.tv_nsec >= 1000000000L) {
+		j->end.tv_sec++;
+		j->end.tv_nsec -= 1000000000L;
 	}
-	x->sampler->job = j;
-	x->sampler->busy = true;
+	j->next = x->sampler->jobs;
+	x->sampler->jobs = j;
+	rearm(x->sampler);
 	pr_debug("sampling flows on %zu interface(s) for %lld ms\n", n, ms);
 	return RFSD_CMD_STARTED;
 }
@@ -177,22 +158,21 @@ static struct json_object *cpu_or_null(__u32 cpu)
 	return cpu >= RFS_MAX_CPUS ? NULL : json_object_new_int64(cpu);
 }
 
-static struct json_object *flows_reply(struct rfsd_flows_job *j)
+static struct json_object *flows_json(const struct rfsd_flow *flows,
+				      size_t n)
 {
 	struct json_object *o, *a;
 	char hash[16];
 	size_t i;
 
-	if (j->ret)
-		return rfsd_reply_dp_err(j->ret, j->err, "flows");
 	a = json_object_new_array();
-	for (i = 0; i < j->n_flows; i++) {
-		const struct rfs_flow_sample *s = &j->flows[i].s;
+	for (i = 0; i < n; i++) {
+		const struct rfs_flow_sample *s = &flows[i].s;
 		struct json_object *f = json_object_new_object();
 
 		snprintf(hash, sizeof(hash), "0x%08x", s->hash);
 		json_object_object_add(f, "iface",
-				       json_object_new_string(j->flows[i].iface));
+				       json_object_new_string(flows[i].iface));
 		json_object_object_add(f, "hash", json_object_new_string(hash));
 		json_object_object_add(f, "frames",
 				       json_object_new_uint64(s->frames));
@@ -213,54 +193,105 @@ static struct json_object *flows_reply(struct rfsd_flows_job *j)
 	return rfsd_reply_ok(o);
 }
 
-static void job_reap(struct rfsd_sampler *s)
+/* Stop j's counts and read them: the reply. */
+static struct json_object *job_collect(struct rfsd_flows_job *j,
+				       struct rfs_dp *dp)
 {
-	__u64 v;
+	struct rfsd_flow *flows = NULL, *f;
+	struct json_object *reply = NULL;
+	char err[RFS_ERR_LEN] = "";
+	size_t n_flows = 0, i, k;
+	int e = 0;
 
-	pthread_join(s->job->thread, NULL);
-	if (read(s->efd, &v, sizeof(v)) < 0 && errno != EAGAIN)
-		pr_debug("can't read sampler eventfd: %s\n", strerror(errno));
+	for (i = 0; i < j->n_ifs; i++) {
+		struct rfs_if *ifc = rfs_dp_if_find_index(dp, j->ifindex[i]);
+		struct rfs_flow_sample *s = NULL;
+		size_t n = 0;
+
+		if (!ifc)
+			continue;	/* detached or gone meanwhile */
+		if (e) {
+			rfs_if_sample_stop(ifc);
+			continue;
+		}
+		e = rfs_if_sample_collect(dp, ifc, j->limit, &s, &n, err);
+		if (e || !n) {
+			free(s);
+			continue;
+		}
+		f = realloc(flows, (n_flows + n) * sizeof(*f));
+		if (!f) {
+			e = -ENOMEM;
+			snprintf(err, sizeof(err), "flows: out of memory");
+			free(s);
+			continue;
+		}
+		flows = f;
+		for (k = 0; k < n; k++) {
+			snprintf(f[n_flows].iface, IF_NAMESIZE, "%s",
+				 rfs_if_name(ifc));
+			f[n_flows++].s = s[k];
+		}
+		free(s);
+	}
+	if (e) {
+		reply = rfsd_reply_dp_err(e, err, "flows");
+	} else {
+		if (n_flows)
+			qsort(flows, n_flows, sizeof(*flows), flow_cmp);
+		reply = flows_json(flows, n_flows > j->limit ? j->limit : n_flows);
+	}
+	free(flows);
+	return reply;
 }
 
-bool rfsd_sampler_done(struct rfsd_sampler *s, struct rfsd_client **c,
-		       struct json_object **reply)
+bool rfsd_sampler_done(struct rfsd_sampler *s, struct rfs_dp *dp,
+		       struct rfsd_client **c, struct json_object **reply)
 {
-	struct rfsd_flows_job *j = s->job;
+	struct rfsd_flows_job **pj, *j;
+	struct timespec now;
+	__u64 ticks;
 
 	*c = NULL;
 	*reply = NULL;
+	if (read(s->tfd, &ticks, sizeof(ticks)) < 0 && errno != EAGAIN)
+		pr_debug("can't read the sampler's timerfd: %s\n",
+			 strerror(errno));
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	for (pj = &s->jobs; (j = *pj); pj = &j->next)
+		if (!ts_before(&now, &j->end))
+			break;
 	if (!j) {
-		__u64 v;
-
-		if (read(s->efd, &v, sizeof(v)) < 0 && errno != EAGAIN)
-			pr_debug("can't read sampler eventfd: %s\n", strerror(errno));
+		rearm(s);
 		return false;
 	}
-	job_reap(s);
-	s->job = NULL;
-	s->busy = false;
+	*pj = j->next;
 	*c = j->client;
 	if (*c)
-		*reply = flows_reply(j);
+		*reply = job_collect(j, dp);
+	else
+		job_stop(j, dp, j->n_ifs);
 	job_free(j);
 	return true;
 }
 
 void rfsd_sampler_client_gone(struct rfsd_sampler *s, struct rfsd_client *c)
 {
-	if (s->job && s->job->client == c)
-		s->job->client = NULL;
+	struct rfsd_flows_job *j;
+
+	for (j = s->jobs; j; j = j->next)
+		if (j->client == c)
+			j->client = NULL;
 }
 
-void rfsd_sampler_cancel(struct rfsd_sampler *s)
+void rfsd_sampler_cancel(struct rfsd_sampler *s, struct rfs_dp *dp)
 {
-	if (!s->job)
-		return;
-	pr_info("waiting for the flow sampler to finish\n");
-	/* at most the window of the interface it is sampling now */
-	__atomic_store_n(&s->job->cancel, 1, __ATOMIC_RELAXED);
-	job_reap(s);
-	job_free(s->job);
-	s->job = NULL;
-	s->busy = false;
+	struct rfsd_flows_job *j;
+
+	while ((j = s->jobs)) {
+		s->jobs = j->next;
+		if (dp)
+			job_stop(j, dp, j->n_ifs);
+		job_free(j);
+	}
 }

@@ -33,7 +33,6 @@ struct rfsd_netlink {
 	struct rfsd_watch w;
 	struct rfsd_loop *loop;
 	struct rfsd_ifaces *ifs;	/* where the events go */
-	const bool *dp_busy;		/* set: leave them queued */
 	struct mnl_socket *nl;
 	char buf[RFSD_NL_BUF];
 };
@@ -96,11 +95,6 @@ static void nl_event(struct rfsd_watch *w, uint32_t ev)
 	for (;;) {
 		ssize_t n;
 
-		/* the sampler has the datapath: leave the events queued */
-		if (*nl->dp_busy) {
-			rfsd_watch_mod(nl->loop, w, 0);
-			return;
-		}
 		n = mnl_socket_recvfrom(nl->nl, nl->buf, sizeof(nl->buf));
 		if (n < 0) {
 			if (errno == EINTR || errno == ENOSPC)
@@ -120,7 +114,7 @@ static void nl_event(struct rfsd_watch *w, uint32_t ev)
 }
 
 int rfsd_netlink_open(struct rfsd_netlink **out, struct rfsd_loop *loop,
-		      struct rfsd_ifaces *ifs, const bool *dp_busy, char *err,
+		      struct rfsd_ifaces *ifs, char *err,
 		      size_t len)
 {
 	struct rfsd_netlink *nl;
@@ -151,7 +145,6 @@ int rfsd_netlink_open(struct rfsd_netlink **out, struct rfsd_loop *loop,
 	nl->w.fn = nl_event;
 	nl->loop = loop;
 	nl->ifs = ifs;
-	nl->dp_busy = dp_busy;
 	if (rfsd_watch_add(loop, &nl->w, EPOLLIN)) {
 		int e = errno;
 
@@ -162,12 +155,6 @@ int rfsd_netlink_open(struct rfsd_netlink **out, struct rfsd_loop *loop,
 	}
 	*out = nl;
 	return 0;
-}
-
-void rfsd_netlink_resume(struct rfsd_netlink *nl)
-{
-	if (nl && !nl->w.events && rfsd_watch_mod(nl->loop, &nl->w, EPOLLIN))
-		pr_warn("can't watch rtnetlink: %s\n", strerror(errno));
 }
 
 void rfsd_netlink_close(struct rfsd_netlink *nl)

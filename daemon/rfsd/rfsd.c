@@ -24,7 +24,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/eventfd.h>
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
@@ -74,7 +73,6 @@ struct rfsd {
 	struct rfsd_netlink *nl;
 	struct rfsd_watch sig, tmr, job;
 
-	bool reload_pending;
 	unsigned long ticks;		/* of the 1 s timer */
 	char refresh_err[RFS_ERR_LEN];	/* last one logged */
 	char status[256];		/* last STATUS= sent */
@@ -140,7 +138,6 @@ static void reload(struct rfsd *d)
 	struct rfsd_config old = d->cfg, cfg;
 	char err[RFSD_CONFIG_ERR_LEN];
 
-	d->reload_pending = false;
 	sd_notify(0, "RELOADING=1\nSTATUS=reloading the config");
 	if (rfsd_config_load(d->config_path, d->config_named, &cfg, err)) {
 		pr_warn("%s; keeping the running config\n", err);
@@ -156,17 +153,6 @@ static void reload(struct rfsd *d)
 	update_status(d);
 }
 
-/* The sampler gave the datapath back: let whatever waited go on. */
-static void dp_released(struct rfsd *d)
-{
-	if (d->sampler.busy)
-		return;
-	rfsd_netlink_resume(d->nl);
-	if (d->reload_pending)
-		reload(d);
-	rfsd_server_kick(d->srv);
-}
-
 static void on_signal(struct rfsd_watch *w, uint32_t ev)
 {
 	struct rfsd *d = rfsd_container_of(w, struct rfsd, sig);
@@ -175,10 +161,7 @@ static void on_signal(struct rfsd_watch *w, uint32_t ev)
 	while (read(w->fd, &si, sizeof(si)) == sizeof(si)) {
 		switch (si.ssi_signo) {
 		case SIGHUP:
-			if (d->sampler.busy)
-				d->reload_pending = true;
-			else
-				reload(d);
+			reload(d);
 			break;
 		case SIGTERM:
 		case SIGINT:
@@ -201,8 +184,6 @@ static void on_timer(struct rfsd_watch *w, uint32_t ev)
 	if (read(w->fd, &ticks, sizeof(ticks)) < 0 && errno != EAGAIN)
 		pr_debug("can't read timerfd: %s\n", strerror(errno));
 	rfsd_server_tick(d->srv, time(NULL));
-	if (d->sampler.busy)
-		return;
 	/* An orphaned rfs_xdp (a crash between attach and pin) is found
 	 * within a minute; the startup sweep finds older ones. */
 	if (++d->ticks % RFSD_SWEEP_TICKS == 0)
@@ -225,10 +206,11 @@ static void on_job(struct rfsd_watch *w, uint32_t ev)
 	struct json_object *reply;
 	struct rfsd_client *c;
 
-	if (rfsd_sampler_done(&d->sampler, &c, &reply)) {
+	while (rfsd_sampler_done(&d->sampler, d->dp, &c, &reply)) {
 		if (c)
 			rfsd_server_reply(d->srv, c, reply);
-		dp_released(d);
+		/* a flows request for an interface that was being sampled */
+		rfsd_server_kick(d->srv);
 	}
 	update_status(d);
 }
@@ -302,12 +284,13 @@ static int open_fds(struct rfsd *d)
 		return -errno;
 	d->sig.fd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
 	d->tmr.fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-	d->sampler.efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	if (d->sig.fd < 0 || d->tmr.fd < 0 || d->sampler.efd < 0)
+	d->sampler.tfd = timerfd_create(CLOCK_MONOTONIC,
+					TFD_NONBLOCK | TFD_CLOEXEC);
+	if (d->sig.fd < 0 || d->tmr.fd < 0 || d->sampler.tfd < 0)
 		return -errno;
 	d->sig.fn = on_signal;
 	d->tmr.fn = on_timer;
-	d->job.fd = d->sampler.efd;
+	d->job.fd = d->sampler.tfd;
 	d->job.fn = on_job;
 	if (timerfd_settime(d->tmr.fd, 0, &its, NULL))
 		return -errno;
@@ -321,21 +304,20 @@ static void close_fds(struct rfsd *d)
 		close(d->sig.fd);
 	if (d->tmr.fd >= 0)
 		close(d->tmr.fd);
-	if (d->sampler.efd >= 0)
-		close(d->sampler.efd);
+	if (d->sampler.tfd >= 0)
+		close(d->sampler.tfd);
 	rfsd_loop_fini(&d->loop);
 }
 
 int main(int argc, char **argv)
 {
 	struct rfsd d = {
-		.loop.epfd = -1, .sampler.efd = -1,
+		.loop.epfd = -1, .sampler.tfd = -1,
 		.sig.fd = -1, .tmr.fd = -1, .job.fd = -1,
 	};
 	const struct rfsd_dispatch dispatch = {
 		.cmds = rfsd_cmds,
 		.ctx = &d.cmd,
-		.dp_busy = &d.sampler.busy,
 		.client_gone = rfsd_cmd_client_gone,
 	};
 	char err[RFSD_CONFIG_ERR_LEN], cgerr[256];
@@ -421,7 +403,7 @@ int main(int argc, char **argv)
 			rfs_dp_sock_flow_entries(d.dp));
 	}
 	/* subscribe before attaching: no deletion may slip in between */
-	if (rfsd_netlink_open(&d.nl, &d.loop, &d.ifaces, &d.sampler.busy, err,
+	if (rfsd_netlink_open(&d.nl, &d.loop, &d.ifaces, err,
 			      sizeof(err))) {
 		pr_warn("%s\n", err);
 		goto out;
@@ -450,7 +432,7 @@ int main(int argc, char **argv)
 		ret = EXIT_SUCCESS;
 	sd_notify(0, d.cfg.detach_on_exit ? "STOPPING=1\nSTATUS=detaching" :
 		  "STOPPING=1\nSTATUS=leaving the datapath steering");
-	rfsd_sampler_cancel(&d.sampler);
+	rfsd_sampler_cancel(&d.sampler, d.dp);
 	rfsd_server_close(d.srv);
 	d.srv = NULL;
 	rfsd_netlink_close(d.nl);

@@ -329,7 +329,8 @@ static bool client_process(struct rfsd_client *c)
 		c->served = true;
 		pr_debug("request from uid %u: %.200s\n", c->uid, in->in);
 		reply = NULL;
-		rc = rfsd_request_run(dp->cmds, *dp->dp_busy, dp->ctx, c,
+		rc = rfsd_request_run(dp->cmds, dp->dp_busy && *dp->dp_busy,
+				      dp->ctx, c,
 				      in->in, len, &reply);
 		if (rc == RFSD_CMD_WAIT) {
 			if (nl)
@@ -475,7 +476,7 @@ void rfsd_server_kick(struct rfsd_server *s)
 		return;
 	for (c = s->clients; c; c = next) {
 		next = c->next;
-		if (*s->dispatch.dp_busy)
+		if (s->dispatch.dp_busy && *s->dispatch.dp_busy)
 			return;
 		if (!c->waiting || c->owns_job)
 			continue;

@@ -43,8 +43,9 @@ struct rfsd_client;
 struct rfsd_dispatch {
 	const struct rfsd_cmd *cmds;	/* the table (commands.c) */
 	struct rfsd_cmd_ctx *ctx;	/* what its handlers get */
-	/* set while the datapath is lent out: requests that need it wait in
-	 * their client's buffer until rfsd_server_kick() */
+	/* set while the datapath is lent out (NULL: never): requests that
+	 * need it wait in their client's buffer until rfsd_server_kick(),
+	 * as do those whose handler said RFSD_CMD_WAIT */
 	const bool *dp_busy;
 	/* a client whose request started a job (RFSD_CMD_STARTED) left
 	 * before rfsd_server_reply() */

@@ -21,6 +21,14 @@ void rfs_log(enum rfs_log_level lvl, const char *fmt, ...)
 /* The same with a va_list: for libraries' own print hooks (rfs_bpf.c). */
 void rfs_vlog(enum rfs_log_level lvl, const char *fmt, va_list ap);
 
+/*
+ * One line per state change of an interface, in one format that names
+ * the object, the change and its cause (fmt has no '\n'):
+ *	iface 'veth0' (ifindex 7): attached, mode native, ...: rfsctl attach, uid 0 pid 42
+ */
+void rfs_log_iface(enum rfs_log_level lvl, const char *name, int ifindex,
+		   const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
 #define pr_warn(...)	rfs_log(RFS_LOG_WARN, __VA_ARGS__)
 #define pr_info(...)	rfs_log(RFS_LOG_INFO, __VA_ARGS__)
 #define pr_debug(...)	rfs_log(RFS_LOG_DEBUG, __VA_ARGS__)

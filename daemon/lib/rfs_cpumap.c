@@ -74,9 +74,19 @@ int rfs_dp_refresh_cpus(struct rfs_dp *dp, char *err)
 	if (!rfs_cpuset_equal(&online, &dp->online)) {
 		char was[256], now[256];
 
+		unsigned int cpu;
+
 		rfs_cpulist_format(&dp->online, was, sizeof(was));
 		rfs_cpulist_format(&online, now, sizeof(now));
-		pr_info("online CPUs changed: %s -> %s\n", was, now);
+		for (cpu = 0; cpu < RFS_MAX_CPUS; cpu++) {
+			bool a = rfs_cpuset_has(&dp->online, cpu);
+			bool b = rfs_cpuset_has(&online, cpu);
+
+			if (a != b)
+				pr_info("CPU %u: %s (online CPUs %s -> %s)\n", cpu,
+					b ? "came online" : "went offline",
+					was, now);
+		}
 	}
 	dp->online = online;
 	/* Interfaces first: no flow may be sent to a queue about to go. */

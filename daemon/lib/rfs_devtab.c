@@ -265,8 +265,8 @@ void rfs_devtab_retire(const struct rfs_if_env *env, struct rfs_if *ifc)
 		pr_warn("%s: can't drop the previous flow table: %s\n",
 			ifc->name, strerror(errno));
 	else
-		pr_info("%s: previous flow table drained and dropped\n",
-			ifc->name);
+		rfs_log_iface(RFS_LOG_INFO, ifc->name, ifc->ifindex,
+			      "previous flow table dropped: nothing in flight in it since the last resize");
 }
 
 int rfs_devtab_resize(const struct rfs_if_env *env, struct rfs_if *ifc,

@@ -204,10 +204,16 @@ void rfs_dp_close(struct rfs_dp *dp, bool teardown)
 	if (teardown) {
 		while (dp->n_ifs) {
 			struct rfs_if *ifc = dp->ifs[dp->n_ifs - 1];
+			char name[IF_NAMESIZE];
+			int ifindex = ifc->ifindex;
 
+			snprintf(name, sizeof(name), "%s", ifc->name);
 			if (rfs_if_detach(dp, ifc, why)) {
 				pr_warn("%s\n", why);
 				rfs_dp_if_remove(dp, ifc);
+			} else {
+				rfs_log_iface(RFS_LOG_INFO, name, ifindex,
+					      "detached: rfsd is exiting (detach_on_exit)");
 			}
 		}
 		rfs_core_detach_links(dp);

@@ -126,7 +126,8 @@ int rfs_if_rename(struct rfs_dp *dp, struct rfs_if *ifc, const char *name);
 bool rfs_if_prog_on(int ifindex, __u32 prog_id);
 
 const char *rfs_if_name(const struct rfs_if *ifc);
-/* "veth0 (ifindex 7, native, cpus 0-1, flow_cnt 4096)", for logs */
+/* "mode native, 1 rx queue, flow_cnt 4096, cpus 0-1, local path on",
+ * for logs (rfs_log_iface) */
 void rfs_if_describe(const struct rfs_if *ifc, char *buf, size_t len);
 int rfs_if_ifindex(const struct rfs_if *ifc);
 enum rfs_xdp_mode rfs_if_mode(const struct rfs_if *ifc);	/* as attached */

@@ -106,8 +106,13 @@ int rfs_iface_adopt(const struct rfs_if_env *env, const char *name,
 	memcpy(ifc->configured.bits, cfg.configured, sizeof(cfg.configured));
 	memcpy(ifc->allowed.bits, cfg.allowed, sizeof(cfg.allowed));
 	memcpy(ifc->usable.bits, cfg.usable, sizeof(cfg.usable));
-	pr_info("adopted %s (ifindex %d, %s mode, flow_cnt %u)\n", ifc->name,
-		ifc->ifindex, rfs_xdp_mode_name(ifc->mode), ifc->flow_cnt);
+	{
+		char desc[160];
+
+		rfs_if_describe(ifc, desc, sizeof(desc));
+		rfs_log_iface(RFS_LOG_INFO, ifc->name, ifc->ifindex,
+			      "adopted, %s: attached by an earlier rfsd", desc);
+	}
 	*out = ifc;
 	return 0;
 drop:

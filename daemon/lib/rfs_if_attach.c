@@ -255,7 +255,8 @@ int rfs_iface_attach(const struct rfs_if_env *env, const char *name,
 			goto fail_detach;
 	}
 	if (!o->no_attach)
-		pr_info("attached to %s (ifindex %d, %s mode, %u rx queues, flow_cnt %u, local path %s%s, local drain %u jiffies)\n",
+		/* the caller logs it, with its cause */
+		pr_debug("attached to %s (ifindex %d, %s mode, %u rx queues, flow_cnt %u, local path %s%s, local drain %u jiffies)\n",
 			name, ifc->ifindex, rfs_xdp_mode_name(ifc->mode),
 			ifc->rx_queues, ifc->flow_cnt,
 			ifc->local_path ? "on" : "off",

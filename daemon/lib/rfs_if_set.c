@@ -43,13 +43,23 @@ void rfs_iface_refresh(const struct rfs_if_env *env, struct rfs_if *ifc)
 		    rfs_devtab_in_flight(env, ifc, cpu) != 0)
 			continue;	/* still draining: keep it usable */
 		usable.bits[cpu / 64] &= ~(1ULL << (cpu % 64));
-		pr_info("%s: CPU %u has no flow in flight any more; removed\n",
-			ifc->name, cpu);
+		rfs_log_iface(RFS_LOG_INFO, ifc->name, ifc->ifindex,
+			      "CPU %u removed: no flow in flight there any more",
+			      cpu);
 	}
 	rfs_devtab_retire(env, ifc);
 	if (rfs_cpuset_equal(&usable, &ifc->usable) &&
 	    rfs_cpuset_equal(&allowed, &ifc->allowed))
 		return;
+	if (!rfs_cpuset_equal(&allowed, &ifc->allowed)) {
+		char was[256], now[256];
+
+		rfs_cpulist_format(&ifc->allowed, was, sizeof(was));
+		rfs_cpulist_format(&allowed, now, sizeof(now));
+		rfs_log_iface(RFS_LOG_INFO, ifc->name, ifc->ifindex,
+			      "active cpus %s -> %s: online CPUs changed",
+			      was[0] ? was : "none", now[0] ? now : "none");
+	}
 	ifc->usable = usable;
 	ifc->allowed = allowed;
 	if (rfs_if_push_config(ifc, 0))
@@ -105,6 +115,6 @@ int rfs_iface_set_flow_cnt(const struct rfs_if_env *env, struct rfs_if *ifc,
 	if (e)
 		pr_warn("%s: can't update config: %s\n", ifc->name,
 			strerror(-e));
-	pr_info("%s: flow_cnt %u -> %u\n", ifc->name, old_n, n);
+	pr_debug("%s: flow_cnt %u -> %u\n", ifc->name, old_n, n);	/* callers say why */
 	return 0;
 }

@@ -126,8 +126,8 @@ int rfs_iface_rename(const struct rfs_if_env *env, struct rfs_if *ifc,
 			strerror(errno));
 		return -errno;
 	}
-	pr_info("interface %s (ifindex %d) is now called %s; pins moved\n",
-		ifc->name, ifc->ifindex, name);
+	rfs_log_iface(RFS_LOG_INFO, ifc->name, ifc->ifindex,
+		      "renamed to '%s': pins moved", name);
 	snprintf(ifc->name, sizeof(ifc->name), "%s", name);
 	return 0;
 }
@@ -253,7 +253,7 @@ int rfs_iface_detach(const struct rfs_if_env *env, struct rfs_if *ifc,
 					ifc->name, strerror(-e));
 	}
 	rfs_iface_unpin(env, ifc->name);
-	pr_info("detached from %s\n", ifc->name);
+	pr_debug("detached from %s\n", ifc->name);	/* callers say why */
 	return 0;
 }
 
@@ -306,7 +306,8 @@ void rfs_if_describe(const struct rfs_if *ifc, char *buf, size_t len)
 	char list[128];
 
 	rfs_cpulist_format(&ifc->configured, list, sizeof(list));
-	snprintf(buf, len, "%s (ifindex %d, %s, cpus %s, flow_cnt %u)",
-		 ifc->name, ifc->ifindex, rfs_xdp_mode_name(ifc->mode),
-		 list[0] ? list : "all", ifc->flow_cnt);
+	snprintf(buf, len, "mode %s, %u rx queue%s, flow_cnt %u, cpus %s, local path %s",
+		 rfs_xdp_mode_name(ifc->mode), ifc->rx_queues,
+		 ifc->rx_queues == 1 ? "" : "s", ifc->flow_cnt,
+		 list[0] ? list : "all", ifc->local_path ? "on" : "off");
 }

@@ -141,7 +141,7 @@ int rfs_socktab_resize(int globals_fd, int outer_fd, int *flows_fd,
 	*flows_fd = new_fd;
 	new_fd = old_fd;	/* closed below */
 	rfs_sock_resize_catch_up(old_fd, old_t, old_n, *flows_fd, new_t, n);
-	pr_info("sock flow table: %u -> %u entries\n", old_n, n);
+	pr_debug("sock flow table: %u -> %u entries\n", old_n, n);	/* callers say why */
 	goto out;
 fail_errno:
 	e = rfs_errf(err, errno, "set sock-flow-entries: can't swap tables: %s",

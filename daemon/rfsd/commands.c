@@ -70,7 +70,7 @@ static struct json_object *do_attach(struct rfsd_cmd_ctx *x,
 {
 	struct rfs_if_opts opts = { .mode = RFS_XDP_AUTO };
 	struct json_object *reply = NULL;
-	char err[RFS_ERR_LEN] = "", what[128];
+	char err[RFS_ERR_LEN] = "", what[128], desc[160];
 	const char *name, *mode;
 	struct rfs_if *ifc;
 	long long n;
@@ -96,8 +96,10 @@ static struct json_object *do_attach(struct rfsd_cmd_ctx *x,
 	if (r)
 		return rfsd_reply_dp_err(r, err, what);
 	rfsd_ifaces_user_attach(x->ifaces, name);
-	pr_info("%s: attached for uid %u (pid %d)\n", name, rfsd_client_uid(c),
-		rfsd_client_pid(c));
+	rfs_if_describe(ifc, desc, sizeof(desc));
+	rfs_log_iface(RFS_LOG_INFO, name, rfs_if_ifindex(ifc),
+		      "attached, %s: rfsctl attach, uid %u pid %d", desc,
+		      rfsd_client_uid(c), rfsd_client_pid(c));
 	return rfsd_reply_ok(rfsd_if_json(ifc));
 }
 
@@ -110,7 +112,7 @@ static struct json_object *do_detach(struct rfsd_cmd_ctx *x,
 	char err[RFS_ERR_LEN] = "", what[64], name[IF_NAMESIZE];
 	const char *iface;
 	struct rfs_if *ifc;
-	int r;
+	int r, ifindex;
 
 	if (rfsd_arg_iface(req, true, &iface, &reply) < 0)
 		return reply;
@@ -128,13 +130,15 @@ static struct json_object *do_detach(struct rfsd_cmd_ctx *x,
 	if (!ifc)
 		return reply;
 	snprintf(name, sizeof(name), "%s", iface);
+	ifindex = rfs_if_ifindex(ifc);
 	snprintf(what, sizeof(what), "detach %s", name);
 	r = rfs_if_detach(x->dp, ifc, err);
 	if (r)
 		return rfsd_reply_dp_err(r, err, what);
 	rfsd_ifaces_user_detach(x->ifaces, name);
-	pr_info("%s: detached for uid %u (pid %d)\n", name, rfsd_client_uid(c),
-		rfsd_client_pid(c));
+	rfs_log_iface(RFS_LOG_INFO, name, ifindex,
+		      "detached: rfsctl detach, uid %u pid %d",
+		      rfsd_client_uid(c), rfsd_client_pid(c));
 	return rfsd_reply_ok(json_object_new_object());
 }
 
@@ -154,9 +158,9 @@ static struct json_object *set_sock_flow(struct rfsd_cmd_ctx *x,
 	if (r)
 		return rfsd_reply_dp_err(r, err, "set sock-flow-entries");
 	if (old != rfs_dp_sock_flow_entries(x->dp))
-		pr_info("sock_flow_entries set to %u for uid %u (pid %d)\n",
-			rfs_dp_sock_flow_entries(x->dp), rfsd_client_uid(c),
-			rfsd_client_pid(c));
+		pr_info("sock flow table: %u -> %u entries: rfsctl set sock-flow-entries, uid %u pid %d\n",
+			old, rfs_dp_sock_flow_entries(x->dp),
+			rfsd_client_uid(c), rfsd_client_pid(c));
 	o = json_object_new_object();
 	json_object_object_add(o, "sock_flow_entries",
 			       json_object_new_int64(rfs_dp_sock_flow_entries(x->dp)));
@@ -168,9 +172,10 @@ static struct json_object *set_iface(struct rfsd_cmd_ctx *x,
 				     struct json_object *req, bool cpus)
 {
 	struct json_object *reply = NULL;
-	char err[RFS_ERR_LEN] = "", what[64], desc[128];
+	char err[RFS_ERR_LEN] = "", what[64], was[256], now[256];
 	const char *key = cpus ? "set cpus" : "set flow-cnt";
-	struct rfs_cpuset set;
+	struct rfs_cpuset set, conf, active;
+	__u32 old_n;
 	const char *name;
 	struct rfs_if *ifc;
 	long long v = 0;
@@ -188,15 +193,26 @@ static struct json_object *set_iface(struct rfsd_cmd_ctx *x,
 	if (!ifc)
 		return reply;
 	snprintf(what, sizeof(what), "%s %s", key, name);
+	rfs_if_cpus(ifc, &conf, &active);
+	rfs_cpulist_format(&conf, was, sizeof(was));
+	old_n = rfs_if_flow_cnt(ifc);
 	if (cpus)
 		r = rfs_if_set_cpus(x->dp, ifc, &set, err);
 	else
 		r = rfs_if_set_flow_cnt(x->dp, ifc, v, err);
 	if (r)
 		return rfsd_reply_dp_err(r, err, what);
-	rfs_if_describe(ifc, desc, sizeof(desc));
-	pr_info("%s for uid %u (pid %d): now %s\n", what, rfsd_client_uid(c),
-		rfsd_client_pid(c), desc);
+	rfs_if_cpus(ifc, &conf, &active);
+	rfs_cpulist_format(&conf, now, sizeof(now));
+	if (cpus && strcmp(was, now))
+		rfs_log_iface(RFS_LOG_INFO, name, rfs_if_ifindex(ifc),
+			      "cpus %s -> %s: rfsctl set cpus, uid %u pid %d",
+			      was[0] ? was : "all", now[0] ? now : "all", rfsd_client_uid(c), rfsd_client_pid(c));
+	else if (!cpus && old_n != rfs_if_flow_cnt(ifc))
+		rfs_log_iface(RFS_LOG_INFO, name, rfs_if_ifindex(ifc),
+			      "flow_cnt %u -> %u: rfsctl set flow-cnt, uid %u pid %d",
+			      old_n, rfs_if_flow_cnt(ifc), rfsd_client_uid(c),
+			      rfsd_client_pid(c));
 	return rfsd_reply_ok(rfsd_if_json(ifc));
 }
 

@@ -55,7 +55,7 @@ static int attach_cfg(struct rfsd_ifaces *ifs, const struct rfsd_iface_cfg *ic,
 		.cpus = ic->cpus, .flow_cnt = ic->flow_cnt, .mode = ic->mode,
 	};
 	struct rfsd_ifstate *st = ifstate(ifs, ic->name, true);
-	char err[RFS_ERR_LEN] = "", desc[128];
+	char err[RFS_ERR_LEN] = "", desc[160];
 	struct rfs_if *ifc;
 	int r;
 
@@ -72,7 +72,8 @@ static int attach_cfg(struct rfsd_ifaces *ifs, const struct rfsd_iface_cfg *ic,
 		return r;
 	}
 	rfs_if_describe(ifc, desc, sizeof(desc));
-	pr_debug("attached %s: %s\n", desc, why);
+	rfs_log_iface(RFS_LOG_INFO, ic->name, rfs_if_ifindex(ifc),
+		      "attached, %s: %s", desc, why);
 	return 0;
 }
 
@@ -96,16 +97,15 @@ void rfsd_ifaces_start(struct rfsd_ifaces *ifs)
 	for (i = 0; i < ifs->cfg->n_ifs; i++) {
 		const struct rfsd_iface_cfg *ic = &ifs->cfg->ifs[i];
 		struct rfs_if *ifc = rfs_dp_if_find(ifs->dp, ic->name);
-		char desc[128];
-
 		if (!ifc) {
-			attach_cfg(ifs, ic, "configured");
+			attach_cfg(ifs, ic, "in the config");
 			continue;
 		}
-		rfs_if_describe(ifc, desc, sizeof(desc));
-		pr_info("kept adopted %s%s\n", desc,
-			cfg_matches(ic, ifc) ? "" :
-			" as it is; the config differs (rfsctl set, or detach and restart, to apply it)");
+		/* adopting it was its state change (logged); the config is
+		 * not applied over it */
+		if (!cfg_matches(ic, ifc))
+			rfs_log_iface(RFS_LOG_INFO, ic->name, rfs_if_ifindex(ifc),
+				      "kept as adopted; the config differs (rfsctl set, or detach and restart, to apply it)");
 	}
 }
 
@@ -123,21 +123,25 @@ static void apply_changes(struct rfsd_ifaces *ifs, struct rfs_if *ifc,
 			  const struct rfsd_iface_cfg *was,
 			  const struct rfsd_iface_cfg *now)
 {
-	char err[RFS_ERR_LEN] = "", list[128];
-	struct rfs_cpuset set;
-	__u32 n;
+	char err[RFS_ERR_LEN] = "", list[128], old[128];
+	struct rfs_cpuset set, conf, active;
+	__u32 n, old_n = rfs_if_flow_cnt(ifc);
 	int r;
 
 	if (!rfs_cpuset_equal(&was->cpus, &now->cpus)) {
-		rfs_cpulist_format(&now->cpus, list, sizeof(list));
+		rfs_if_cpus(ifc, &conf, &active);
+		rfs_cpulist_format(&conf, old, sizeof(old));
 		r = cfg_cpus(now, &set);
 		if (!r)
 			r = rfs_if_set_cpus(ifs->dp, ifc, &set, err);
+		rfs_if_cpus(ifc, &conf, &active);
+		rfs_cpulist_format(&conf, list, sizeof(list));
 		if (r)
 			pr_warn("reload: %s\n", err[0] ? err : strerror(-r));
 		else
-			pr_info("reload: %s: cpus now %s\n", now->name,
-				list[0] ? list : "all online");
+			rfs_log_iface(RFS_LOG_INFO, now->name, rfs_if_ifindex(ifc),
+				      "cpus %s -> %s: config reload",
+				      old[0] ? old : "all", list[0] ? list : "all");
 	}
 	if (was->flow_cnt != now->flow_cnt) {
 		n = now->flow_cnt ? now->flow_cnt : RFS_FLOW_CNT_DEFAULT;
@@ -145,8 +149,9 @@ static void apply_changes(struct rfsd_ifaces *ifs, struct rfs_if *ifc,
 		r = rfs_if_set_flow_cnt(ifs->dp, ifc, n, err);
 		if (r)
 			pr_warn("reload: %s\n", err[0] ? err : strerror(-r));
-		else
-			pr_info("reload: %s: flow_cnt now %u\n", now->name, n);
+		else if (n != old_n)
+			rfs_log_iface(RFS_LOG_INFO, now->name, rfs_if_ifindex(ifc),
+				      "flow_cnt %u -> %u: config reload", old_n, n);
 	}
 	if (was->mode != now->mode)
 		pr_warn("reload: %s: a new mode takes a detach and attach; still %s\n",
@@ -163,6 +168,7 @@ void rfsd_ifaces_reload(struct rfsd_ifaces *ifs, const struct rfsd_config *old)
 	const struct rfsd_config *cfg = ifs->cfg;
 	char err[RFS_ERR_LEN] = "";
 	size_t i;
+	__u32 was_n = rfs_dp_sock_flow_entries(ifs->dp);
 	int r;
 
 	if (str_changed(old->socket, cfg->socket))
@@ -177,8 +183,8 @@ void rfsd_ifaces_reload(struct rfsd_ifaces *ifs, const struct rfsd_config *old)
 		if (r)
 			pr_warn("reload: %s\n", err[0] ? err : strerror(-r));
 		else
-			pr_info("reload: sock_flow_entries now %u\n",
-				cfg->sock_flow_entries);
+			pr_info("sock flow table: %u -> %u entries: config reload\n",
+				was_n, rfs_dp_sock_flow_entries(ifs->dp));
 	}
 
 	for (i = 0; i < cfg->n_ifs; i++) {
@@ -195,12 +201,12 @@ void rfsd_ifaces_reload(struct rfsd_ifaces *ifs, const struct rfsd_config *old)
 		} else if (!was) {
 			if (st)
 				st->user_detached = false;
-			attach_cfg(ifs, ic, "newly configured");
+			attach_cfg(ifs, ic, "newly in the config (reload)");
 		} else if (st && st->user_detached) {
 			pr_info("reload: %s was detached by rfsctl; left detached\n",
 				ic->name);
 		} else {
-			attach_cfg(ifs, ic, "configured");
+			attach_cfg(ifs, ic, "in the config (reload)");
 		}
 	}
 	for (i = 0; i < old->n_ifs; i++) {
@@ -233,10 +239,12 @@ void rfsd_ifaces_link_new(struct rfsd_ifaces *ifs, int ifindex,
 	 * attach that failed for good */
 	if (!st || st->user_detached || st->last_err != -ENODEV)
 		return;
-	attach_cfg(ifs, ic, "configured; it appeared");
+	attach_cfg(ifs, ic, "in the config, and the interface appeared");
 }
 
-static void forget(struct rfsd_ifaces *ifs, struct rfs_if *ifc)
+/* Drop ifc; why (NULL: the caller said it) goes into the log line. */
+static void forget(struct rfsd_ifaces *ifs, struct rfs_if *ifc,
+		   const char *why)
 {
 	char name[IF_NAMESIZE];
 	struct rfsd_ifstate *st;
@@ -244,7 +252,8 @@ static void forget(struct rfsd_ifaces *ifs, struct rfs_if *ifc)
 
 	snprintf(name, sizeof(name), "%s", rfs_if_name(ifc));
 	rfs_if_forget(ifs->dp, ifc);
-	pr_info("interface %s (ifindex %d) disappeared; dropped\n", name, ifindex);
+	if (why)
+		rfs_log_iface(RFS_LOG_INFO, name, ifindex, "%s", why);
 	if (rfsd_config_iface(ifs->cfg, name)) {
 		st = ifstate(ifs, name, true);
 		if (st && !st->user_detached)
@@ -262,7 +271,7 @@ void rfsd_ifaces_link_gone(struct rfsd_ifaces *ifs, int ifindex)
 	/* still here (the event was about something else): keep it */
 	if (if_indextoname(ifindex, buf))
 		return;
-	forget(ifs, ifc);
+	forget(ifs, ifc, "gone: the interface was deleted; its pins dropped");
 }
 
 void rfsd_ifaces_link_xdp(struct rfsd_ifaces *ifs, int ifindex, __u32 prog_id)
@@ -290,11 +299,13 @@ void rfsd_ifaces_link_lost(struct rfsd_ifaces *ifs, int ifindex, __u32 prog_id)
 	snprintf(name, sizeof(name), "%s", rfs_if_name(ifc));
 	ours = rfs_if_prog_id(ifc);
 	if (prog_id)
-		pr_warn("%s: our XDP program (id %u) was replaced by program %u by another tool; %s is no longer steered and its pins are dropped (rfsctl attach %s once that program is gone)\n",
-			name, ours, prog_id, name, name);
+		rfs_log_iface(RFS_LOG_WARN, name, ifindex,
+			      "lost: our XDP program (id %u) was replaced by program %u by another tool; no longer steered, pins dropped (rfsctl attach %s once that program is gone)",
+			      ours, prog_id, name);
 	else
-		pr_warn("%s: our XDP program (id %u) was detached by another tool; %s is no longer steered and its pins are dropped\n",
-			name, ours, name);
+		rfs_log_iface(RFS_LOG_WARN, name, ifindex,
+			      "lost: our XDP program (id %u) was detached by another tool; no longer steered, pins dropped",
+			      ours);
 	rfs_if_forget(ifs->dp, ifc);
 	st = ifstate(ifs, name, true);
 	if (st) {
@@ -352,12 +363,14 @@ void rfsd_ifaces_link_moved(struct rfsd_ifaces *ifs, int ifindex, int nsid,
 		usleep(20000);
 	}
 	if (e)
-		pr_warn("interface %s moved to another network namespace (netns id %d, ifindex %d); can't detach XDP there: %s\n",
-			rfs_if_name(ifc), nsid, new_ifindex, strerror(-e));
+		rfs_log_iface(RFS_LOG_WARN, rfs_if_name(ifc), ifindex,
+			      "moved to another network namespace (netns id %d, ifindex %d there): can't detach XDP there: %s; pins dropped",
+			      nsid, new_ifindex, strerror(-e));
 	else
-		pr_info("interface %s moved to another network namespace (netns id %d); detached XDP there\n",
-			rfs_if_name(ifc), nsid);
-	forget(ifs, ifc);
+		rfs_log_iface(RFS_LOG_INFO, rfs_if_name(ifc), ifindex,
+			      "moved to another network namespace (netns id %d): detached XDP there, pins dropped",
+			      nsid);
+	forget(ifs, ifc, NULL);
 }
 
 void rfsd_ifaces_resync(struct rfsd_ifaces *ifs)
@@ -370,7 +383,7 @@ void rfsd_ifaces_resync(struct rfsd_ifaces *ifs)
 
 		if (ifc && !if_indextoname(rfs_if_ifindex(ifc), buf) &&
 		    (errno == ENXIO || errno == ENODEV))
-			forget(ifs, ifc);
+			forget(ifs, ifc, "gone: the interface was deleted (found at a resync after lost link events); its pins dropped");
 	}
 }
 

@@ -134,10 +134,85 @@ test_flows_do_not_block()
 	done
 }
 
-# Filled in with the log format (below).
+# log_has SECONDS TEXT: a line of rfsd's log holds TEXT (fixed, as
+# written), within SECONDS.
+log_has()
+{
+	local i
+	for ((i = 0; i < $1 * 10; i++)); do
+		grep -qF -- "$2" "$RFSD_LOG" && { say "log: ...$2"; return 0; }
+		sleep 0.1
+	done
+	fail "rfsd did not log: $2 (log: $(grep -F "iface '" "$RFSD_LOG" | tail -n 5))"
+}
+
+ifindex_of() { cat "/sys/class/net/$1/ifindex"; }
+
+# One line per state change, "iface 'NAME' (ifindex N): change: cause",
+# for each change a lifecycle can make here: attach (by the config and
+# by rfsctl), resize, CPU set change and the removal it finishes, the
+# sock flow table's resize, a config reload, rename, detach, XDP detached
+# by another tool, a move to another network namespace, deletion.  (CPUs
+# going offline and online are test_hotplug.sh's: this host may not
+# take a CPU offline.)
 test_state_change_log()
 {
-	skip "not yet"
+	local ia ix ip uid=$(id -u) cpus=($(lab_online_cpus)) r=rfsR$LAB_ID
+	local all=$(cat /sys/devices/system/cpu/online)
+	lab_trap
+	[ "${#cpus[@]}" -ge 2 ] || skip "needs 2 online CPUs"
+	lab_up
+	lab_up_spare
+	lab_veth "$LAB_P" "$LAB_Q" || fail "can't create veth $LAB_P/$LAB_Q"
+	ia=$(ifindex_of "$LAB_A") ix=$(ifindex_of "$LAB_X") ip=$(ifindex_of "$LAB_P")
+	lab_init
+	printf '[interface %s]\n' "$LAB_X" > "$LAB_DIR/rfsd.conf"
+	lab_start_rfsd
+	log_has 5 "iface '$LAB_X' (ifindex $ix): attached, mode native, 1 rx queue, flow_cnt 4096, cpus $all, local path on: in the config"
+
+	ctl attach "$LAB_A" >/dev/null || fail "attach $LAB_A"
+	log_has 2 "iface '$LAB_A' (ifindex $ia): attached, mode native, 1 rx queue, flow_cnt 4096, cpus $all, local path on: rfsctl attach, uid $uid pid "
+	ctl set flow-cnt "$LAB_A" 8192 >/dev/null || fail "set flow-cnt"
+	log_has 2 "iface '$LAB_A' (ifindex $ia): flow_cnt 4096 -> 8192: rfsctl set flow-cnt, uid $uid pid "
+	log_has 5 "iface '$LAB_A' (ifindex $ia): previous flow table dropped: nothing in flight in it since the last resize"
+	ctl set cpus "$LAB_A" "${cpus[1]}" >/dev/null || fail "set cpus"
+	log_has 2 "iface '$LAB_A' (ifindex $ia): cpus $all -> ${cpus[1]}: rfsctl set cpus, uid $uid pid "
+	log_has 5 "iface '$LAB_A' (ifindex $ia): CPU ${cpus[0]} removed: no flow in flight there any more"
+	ctl set sock-flow-entries 65536 >/dev/null || fail "set sock-flow-entries"
+	log_has 2 "sock flow table: 32768 -> 65536 entries: rfsctl set sock-flow-entries, uid $uid pid "
+
+	printf '[interface %s]\nflow_cnt = 8192\ncpus = %s\n' "$LAB_X" "${cpus[0]}" \
+		> "$LAB_DIR/rfsd.conf"
+	kill -HUP "$RFSD_PID"
+	log_has 5 "iface '$LAB_X' (ifindex $ix): flow_cnt 4096 -> 8192: config reload"
+	log_has 5 "iface '$LAB_X' (ifindex $ix): cpus $all -> ${cpus[0]}: config reload"
+
+	ctl attach "$LAB_P" >/dev/null || fail "attach $LAB_P"
+	ip link set dev "$LAB_P" name "$r" || fail "can't rename $LAB_P"
+	log_has 5 "iface '$LAB_P' (ifindex $ip): renamed to '$r': pins moved"
+	ip link set dev "$r" name "$LAB_P" || fail "can't rename $r back"
+	log_has 5 "iface '$r' (ifindex $ip): renamed to '$LAB_P': pins moved"
+
+	ctl detach "$LAB_A" >/dev/null || fail "detach $LAB_A"
+	log_has 2 "iface '$LAB_A' (ifindex $ia): detached: rfsctl detach, uid $uid pid "
+
+	ip link set dev "$LAB_X" xdp off || fail "can't take XDP off $LAB_X"
+	log_has 5 "iface '$LAB_X' (ifindex $ix): lost: our XDP program (id "
+	grep -qF "was detached by another tool; no longer steered, pins dropped" "$RFSD_LOG" ||
+		fail "the lost line does not say why"
+
+	ctl attach "$LAB_A" >/dev/null || fail "attach $LAB_A again"
+	ip link set dev "$LAB_A" netns "$LAB_NS" || fail "can't move $LAB_A"
+	log_has 5 "iface '$LAB_A' (ifindex $ia): moved to another network namespace (netns id "
+	grep -qF "detached XDP there, pins dropped" "$RFSD_LOG" ||
+		fail "the move line does not say what was done"
+	lab_ns ip link set dev "$LAB_A" netns 1 || true
+
+	ip link del "$LAB_P" || fail "can't delete $LAB_P"
+	log_has 5 "iface '$LAB_P' (ifindex $ip): gone: the interface was deleted; its pins dropped"
+	# one line each: no change logged twice
+	[ "$(grep -cF "iface '$LAB_A' (ifindex $ia): attached," "$RFSD_LOG")" = 2 ] ||
+		fail "attach of $LAB_A not logged exactly once per attach: $(grep -F "iface '$LAB_A'" "$RFSD_LOG")"
 }
 
 run_tests()

@@ -242,12 +242,12 @@ test_cpu_offline_online()
 	l0=$(log_lines)
 	hp_offline
 	say "CPU $HP_CPU offline (watchdog PID $HP_WD_PID puts it back in ${HP_WATCHDOG}s otherwise)"
-	log_wait 5 "online CPUs changed: .* -> " "$l0" ||
+	log_wait 5 "CPU $HP_CPU: went offline \\(online CPUs .* -> " "$l0" ||
 		fail "rfsd did not log the online CPUs changing"
-	log_wait 10 "$LAB_A: CPU $HP_CPU has no flow in flight any more; removed" "$l0" ||
+	log_wait 10 "iface '$LAB_A' \\(ifindex [0-9]+\\): CPU $HP_CPU removed: no flow in flight there any more" "$l0" ||
 		fail "rfsd did not log CPU $HP_CPU leaving $LAB_A"
 	active_wait 5 "[$other]" || fail "active CPUs of $LAB_A are $(active_cpus) with CPU $HP_CPU offline"
-	say "rfsd: $(tail -n +"$((l0 + 1))" "$RFSD_LOG" | grep -E 'online CPUs changed|CPU [0-9]+ has no flow' | sed "s/^rfsd: //" | tr "\n" ";")"
+	say "rfsd: $(tail -n +"$((l0 + 1))" "$RFSD_LOG" | grep -E 'went offline|came online|active cpus|CPU [0-9]+ removed' | sed "s/^rfsd: //" | tr "\n" ";")"
 	share_wait "$other" 1 || fail "offline: frames not on CPU $other: $HP_SHARES"
 	say "offline: $HP_SHARES"
 	ctlj stats "$LAB_A" >/dev/null || fail "rfsctl stats failed with CPU $HP_CPU offline"
@@ -258,13 +258,13 @@ test_cpu_offline_online()
 	hp_online && HP_TOOK=
 	hp_watchdog_stop
 	say "CPU $HP_CPU online again"
-	log_wait 5 "online CPUs changed: .* -> " "$l0" ||
+	log_wait 5 "CPU $HP_CPU: came online \\(online CPUs .* -> " "$l0" ||
 		fail "rfsd did not log CPU $HP_CPU coming back"
 	log_wait 10 "CPU $HP_CPU: cpumap queue remade \\(back online\\)" "$l0" ||
 		fail "rfsd did not remake CPU $HP_CPU's cpumap queue"
 	active_wait 5 "$(lab_online_cpus | "$LAB_PY" -c 'import sys; print([int(l) for l in sys.stdin])')" ||
 		fail "active CPUs of $LAB_A are $(active_cpus) with CPU $HP_CPU back"
-	say "rfsd: $(tail -n +"$((l0 + 1))" "$RFSD_LOG" | grep -E 'online CPUs changed|cpumap queue remade' | sed "s/^rfsd: //" | tr "\n" ";")"
+	say "rfsd: $(tail -n +"$((l0 + 1))" "$RFSD_LOG" | grep -E 'came online|active cpus|cpumap queue remade' | sed "s/^rfsd: //" | tr "\n" ";")"
 	seq_pin "$HP_CPU"
 	share_wait "$HP_CPU" 4 ||
 		fail "after: flows not steered back to CPU $HP_CPU: $HP_SHARES"

@@ -376,7 +376,7 @@ test_sigterm_keeps_steering()
 	[ "$((seen1 - seen0))" -gt 2000 ] ||
 		fail "not steering while rfsd was down ($seen0 -> $seen1)"
 	lab_start_rfsd
-	grep -q "adopted $LAB_A" "$RFSD_LOG" || fail "the new rfsd did not adopt $LAB_A"
+	grep -q "iface '$LAB_A' (ifindex [0-9]*): adopted" "$RFSD_LOG" || fail "the new rfsd did not adopt $LAB_A"
 	out=$(ip -d link show dev "$LAB_A" | sed -n 's/.*prog\/xdp id \([0-9]*\).*/\1/p')
 	[ "$out" = "$prog" ] || fail "adopting replaced the program ($prog -> $out)"
 	out=$(bpftool -j map dump pinned "$RFS_PIN/v2/maps/rfs_globals" |

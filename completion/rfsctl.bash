@@ -5,7 +5,7 @@
 # IFACE, XDP modes for --mode and the online CPUs for a CPU LIST.
 # shellcheck disable=SC2207  # COMPREPLY=($(compgen ...)) splits on purpose
 
-_rfsctl_commands="attach detach status stats flows top set version help"
+_rfsctl_commands="attach detach status stats flows top explain set version help"
 _rfsctl_set_commands="sock-flow-entries flow-cnt cpus"
 _rfsctl_global_opts="--socket --json --pretty --verbose --help"
 
@@ -50,6 +50,7 @@ _rfsctl_cmd_opts()
 	attach) echo "--cpus --flow-cnt --mode" ;;
 	flows) echo "--limit --interval" ;;
 	top) echo "--interval --once" ;;
+	explain) echo "--rx-cpu" ;;
 	esac
 }
 
@@ -57,7 +58,8 @@ _rfsctl_cmd_opts()
 _rfsctl_positional()
 {
 	case "$1:$2" in
-	attach:0 | detach:0 | stats:0 | flows:0) echo IFACE ;;
+	attach:0 | detach:0 | stats:0 | flows:0 | explain:0) echo IFACE ;;
+	explain:5) echo PROTO ;;
 	"set flow-cnt:0" | "set cpus:0") echo IFACE ;;
 	"set cpus:1") echo LIST ;;
 	set:0) echo SETCMD ;;
@@ -90,6 +92,10 @@ _rfsctl()
 		COMPREPLY=($(compgen -W "1024 4096 16384 65536" -- "$cur"))
 		return
 		;;
+	--rx-cpu)
+		COMPREPLY=($(compgen -W "$(_rfsctl_cpus)" -- "$cur"))
+		return
+		;;
 	--limit | --interval)
 		return
 		;;
@@ -99,7 +105,7 @@ _rfsctl()
 	for ((i = 1; i < COMP_CWORD; i++)); do
 		w=${COMP_WORDS[i]}
 		case $w in
-		--socket | --cpus | --mode | --flow-cnt | --limit | --interval)
+		--socket | --cpus | --mode | --flow-cnt | --limit | --interval | --rx-cpu)
 			((i++))
 			continue
 			;;
@@ -137,6 +143,7 @@ _rfsctl()
 	LIST) COMPREPLY=($(compgen -W "$(_rfsctl_cpus)" -- "$cur")) ;;
 	SETCMD) COMPREPLY=($(compgen -W "$_rfsctl_set_commands" -- "$cur")) ;;
 	COMMAND) COMPREPLY=($(compgen -W "$_rfsctl_commands" -- "$cur")) ;;
+	PROTO) COMPREPLY=($(compgen -W "tcp udp" -- "$cur")) ;;
 	esac
 }
 

@@ -17,16 +17,16 @@ static const char *const explain_protos[] = { "tcp", "udp", NULL };
 const struct rfs_opt explain_opts[] = {
 	DEFINE_OPTION("iface", OPT_IFNAME, struct explain_cfg, iface,
 		      .positional = true, .metavar = "IFACE",
-		      .help = "the attached interface the flow arrives on"),
+		      .help = "the attached interface the frames arrive on"),
 	DEFINE_OPTION("src", OPT_STRING, struct explain_cfg, src,
 		      .positional = true, .metavar = "SRC",
-		      .help = "the frames' source (the peer), IPv4 or IPv6"),
+		      .help = "their source address (the peer), IPv4 or IPv6"),
 	DEFINE_OPTION("dst", OPT_STRING, struct explain_cfg, dst,
 		      .positional = true, .metavar = "DST",
-		      .help = "the frames' destination (this host)"),
+		      .help = "their destination address (this host)"),
 	DEFINE_OPTION("sport", OPT_STRING, struct explain_cfg, sport,
 		      .positional = true, .optional = true, .metavar = "SPORT",
-		      .help = "source port (with DPORT; without both, a frame that is not TCP or UDP)"),
+		      .help = "source port; with no ports: not TCP or UDP"),
 	DEFINE_OPTION("dport", OPT_STRING, struct explain_cfg, dport,
 		      .positional = true, .optional = true, .metavar = "DPORT",
 		      .help = "destination port"),
@@ -36,7 +36,7 @@ const struct rfs_opt explain_opts[] = {
 		      .help = "the transport (default: tcp)"),
 	DEFINE_OPTION("rx-cpu", OPT_STRING, struct explain_cfg, rx_cpu,
 		      .metavar = "CPU",
-		      .help = "explain for frames arriving on CPU (default: the RX CPU of the flow's last frame, or every online CPU)"),
+		      .help = "for frames that arrive on CPU (default: its last RX CPU)"),
 	END_OPTIONS
 };
 const struct explain_cfg explain_defaults;

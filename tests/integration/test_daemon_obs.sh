@@ -10,6 +10,7 @@
 
 ALL_TESTS="
 	test_flows_do_not_block
+	test_flows_same_iface
 	test_state_change_log
 "
 
@@ -20,25 +21,37 @@ say() { printf '    [%5.1fs] %s\n' "$(lab_since "$TEST_T0")" "$*"; }
 LAB_P=rfsP$LAB_ID		# a third pair, root side
 LAB_Q=rfsQ$LAB_ID
 
-# Milliseconds "$@" takes, by the wall clock; its output is dropped, a
-# failure fails the test.
-ms_of()
+# req_ms N JSON: send JSON to rfsd N times, each on a connection of its
+# own, and print how long each took by the wall clock, from connect to
+# the end of the reply, in ms (one process for all: no fork/exec inside
+# the measurement).  A refused request fails the test.
+req_ms()
 {
-	local t0 t1
-	t0=$(date +%s%N)
-	"$@" >/dev/null 2>"$LAB_DIR/ms.err" ||
-		fail "'$*' failed: $(cat "$LAB_DIR/ms.err")"
-	t1=$(date +%s%N)
-	echo $(((t1 - t0) / 1000000))
+	"$LAB_PY" - "$RFS_SOCK" "$1" "$2" <<'EOF' || fail "request $2 failed"
+import json, socket, sys, time
+path, n, req = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+for _ in range(n):
+    t0 = time.time_ns()
+    s = socket.socket(socket.AF_UNIX)
+    s.settimeout(60)
+    s.connect(path)
+    s.sendall(req.encode() + b"\n")
+    line = s.makefile("rb").readline()
+    t1 = time.time_ns()
+    s.close()
+    if not json.loads(line).get("ok"):
+        sys.exit("refused: %s" % line.decode().strip())
+    print((t1 - t0) // 1000000)
+EOF
 }
 
-# attach_times N: N attach/detach of $LAB_P, the attach times in at.
+# attach_times N: N attach/detach of $LAB_P; the attach times in at.
 attach_times()
 {
 	local i
 	for ((i = 0; i < $1; i++)); do
-		at+=("$(ms_of ctl attach "$LAB_P")")
-		ctl detach "$LAB_P" >/dev/null || fail "can't detach $LAB_P"
+		at+=($(req_ms 1 "{\"cmd\": \"attach\", \"iface\": \"$LAB_P\"}"))
+		req_ms 1 "{\"cmd\": \"detach\", \"iface\": \"$LAB_P\"}" >/dev/null
 	done
 }
 
@@ -49,7 +62,7 @@ median()
 }
 
 # check_times WHAT BASE T1 T2 ...: the median < BASE + 100 ms, each <
-# BASE + 1000 ms (BASE: the median of the same request alone).
+# BASE + 1000 ms.
 check_times()
 {
 	local what=$1 base=$2 med
@@ -64,10 +77,15 @@ check_times()
 	done
 }
 
+# The issue's bound: while two 10 s samples run on two interfaces,
+# status, stats and attach answer within 100 ms.  status and stats are
+# held to it as they are; attach loads and verifies a BPF program, which
+# costs more than that by itself (here 200-500 ms, with the machine
+# loaded by other work), so it is held to what it costs alone (before
+# and after the samples) plus 100 ms.
 test_flows_do_not_block()
 {
-	local i s1 s2 t t0 st=() sa=() at=() f at_alone st_alone sa_alone
-	local at_before at_during
+	local i s1 s2 t t0 st sa at=() f at_alone at_before at_during
 	lab_trap
 	lab_up
 	lab_up_spare
@@ -75,19 +93,8 @@ test_flows_do_not_block()
 	lab_start_rfsd
 	ctl attach "$LAB_A" >/dev/null && ctl attach "$LAB_X" >/dev/null ||
 		fail "can't attach $LAB_A and $LAB_X"
-	# the control: the same requests with nothing sampling.  They cost
-	# what rfsctl's start and the machine's load cost (other work runs
-	# here), and attach loads and verifies a BPF program: what is
-	# checked is what a running sample adds, against the issue's 100 ms.
-	for i in 1 2 3 4 5; do
-		st+=("$(ms_of ctl status)")
-		sa+=("$(ms_of ctl stats)")
-	done
-	st_alone=$(median "${st[@]}")
-	sa_alone=$(median "${sa[@]}")
-	say "alone: status ${st[*]} ms, stats ${sa[*]} ms"
-	st=() sa=()
-	attach_times 5
+	say "alone: status $(req_ms 5 '{"cmd": "status"}' | tr '\n' ' ')ms, stats $(req_ms 5 '{"cmd": "stats"}' | tr '\n' ' ')ms"
+	attach_times 9
 	at_before=("${at[@]}")
 	at=()
 
@@ -104,16 +111,14 @@ test_flows_do_not_block()
 		sleep 0.1
 	done
 	[ "$i" -lt 50 ] || fail "the two samples did not start: $(grep flows "$RFSD_LOG")"
-	for i in 1 2 3 4 5; do
-		st+=("$(ms_of ctl status)")
-		sa+=("$(ms_of ctl stats)")
-	done
-	attach_times 5
+	st=($(req_ms 7 '{"cmd": "status"}'))
+	sa=($(req_ms 7 '{"cmd": "stats"}'))
+	attach_times 9
 	at_during=("${at[@]}")
 	at=()
 	t=$((($(date +%s%N) - t0) / 1000000))
-	check_times status "$st_alone" "${st[@]}"
-	check_times stats "$sa_alone" "${sa[@]}"
+	check_times status 0 "${st[@]}"
+	check_times stats 0 "${sa[@]}"
 	[ "$t" -lt 9000 ] ||
 		fail "the requests took ${t} ms: the samples may have ended first, the test proves nothing"
 	# the samples ran side by side, for their window, and answered
@@ -123,8 +128,7 @@ test_flows_do_not_block()
 	say "both samples answered after $t ms"
 	[ "$t" -ge 9900 ] || fail "a 10 s sample answered after $t ms"
 	[ "$t" -lt 15000 ] || fail "two 10 s samples took $t ms: they did not run side by side"
-	# attach's own cost drifts with the load: alone before and after
-	attach_times 5
+	attach_times 9
 	at_alone=$(median "${at_before[@]}" "${at[@]}")
 	say "attach $LAB_P alone: ${at_before[*]} ${at[*]} ms (median $at_alone)"
 	check_times "attach $LAB_P" "$at_alone" "${at_during[@]}"
@@ -132,6 +136,31 @@ test_flows_do_not_block()
 		jget 'isinstance(d, list)' < "$LAB_DIR/$f.json" | grep -q true ||
 			fail "$f: not a flow list: $(cat "$LAB_DIR/$f.json")"
 	done
+}
+
+# Two samples of one interface can't share its counters: the second
+# starts when the first ends, and both answer.
+test_flows_same_iface()
+{
+	local t0 t s1 s2
+	lab_trap
+	lab_up
+	lab_start_rfsd
+	ctl attach "$LAB_A" >/dev/null || fail "can't attach $LAB_A"
+	t0=$(date +%s%N)
+	lab_bg "$RFSCTL" --socket "$RFS_SOCK" -j flows "$LAB_A" \
+		--interval 2000 > "$LAB_DIR/flows1.json"
+	s1=$LAB_BG_PID
+	lab_bg "$RFSCTL" --socket "$RFS_SOCK" -j flows "$LAB_A" \
+		--interval 2000 > "$LAB_DIR/flows2.json"
+	s2=$LAB_BG_PID
+	lab_wait "$s1" 20 || fail "first flows failed: $(cat "$LAB_DIR/flows1.json")"
+	lab_wait "$s2" 20 || fail "second flows failed: $(cat "$LAB_DIR/flows2.json")"
+	t=$((($(date +%s%N) - t0) / 1000000))
+	say "two 2 s samples of $LAB_A answered after $t ms"
+	[ "$t" -ge 3900 ] || fail "two samples of one interface overlapped ($t ms)"
+	jget 'isinstance(d, list)' < "$LAB_DIR/flows2.json" | grep -q true ||
+		fail "second flows: $(cat "$LAB_DIR/flows2.json")"
 }
 
 # log_has SECONDS TEXT: a line of rfsd's log holds TEXT (fixed, as

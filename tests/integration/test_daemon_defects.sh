@@ -158,9 +158,10 @@ test_first_request_timeout()
 	say "a silent peer was dropped after ${t}s"
 }
 
-# Every slot busy with a request that waits for the datapath (a flows
-# sample runs): root still gets RFSD_ROOT_SPARE more, and the next one is
-# told "too many clients", not "Broken pipe".
+# Every slot busy with a request that waits (a flows sample of the
+# interface runs, and each peer asks for another of the same interface,
+# which waits for it): root still gets RFSD_ROOT_SPARE more, and the next
+# one is told "too many clients", not "Broken pipe".
 test_busy_clients()
 {
 	local out rc=0 spare=4 t0
@@ -172,7 +173,8 @@ test_busy_clients()
 	sleep 0.5
 	PEER_RUN=$PEER
 	# we are root: the last $spare take the spare slots
-	hold $((MAX_CLIENTS + spare)) --send $'{"cmd":"status"}\n'
+	hold $((MAX_CLIENTS + spare)) \
+		--send "{\"cmd\":\"flows\",\"iface\":\"$LAB_A\",\"interval_ms\":1000}"$'\n'
 	t0=$(lab_now)
 	out=$(timeout 20 "$RFSCTL" --socket "$RFS_SOCK" status 2>&1) || rc=$?
 	[ $rc -eq 1 ] || fail "status with every slot busy exited $rc: $out"

@@ -154,8 +154,9 @@ int rfs_sweep_orphans(unsigned int min_age_s)
 					i->if_name, id, strerror(-e));
 				continue;
 			}
-			pr_info("%s: detached orphaned rfs_xdp (id %u): no pin refers to it\n",
-				i->if_name, id);
+			rfs_log_iface(RFS_LOG_INFO, i->if_name, i->if_index,
+				      "detached orphaned rfs_xdp (id %u): no pin refers to it",
+				      id);
 			removed++;
 		}
 		xdp_multiprog__close(mp);

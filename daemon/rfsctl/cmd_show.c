@@ -24,7 +24,7 @@ const struct rfs_opt stats_opts[] = {
 		      .help = "an attached interface (default: all of them)"),
 	DEFINE_OPTION("format", OPT_ENUM, struct stats_cfg, format,
 		      .metavar = "FORMAT", .values = stats_formats,
-		      .help = "table (default), or prometheus: the text exposition rfsd serves on /metrics, every interface"),
+		      .help = "table (default), or prometheus: what /metrics serves"),
 	END_OPTIONS
 };
 const struct stats_cfg stats_defaults;

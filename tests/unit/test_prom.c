@@ -216,16 +216,18 @@ static int fake_call(void *ctx, struct json_object *req,
 {
 	struct fake *fk = ctx;
 	struct json_object *v;
-	const char *cmd, *iface = NULL;
+	char cmd[32], ifbuf[32], *iface = NULL;
 
 	fk->calls++;
 	assert_true(json_object_object_get_ex(req, "cmd", &v));
-	cmd = json_object_get_string(v);
-	if (json_object_object_get_ex(req, "iface", &v))
-		iface = json_object_get_string(v);
+	snprintf(cmd, sizeof(cmd), "%s", json_object_get_string(v));
+	if (json_object_object_get_ex(req, "iface", &v)) {
+		snprintf(ifbuf, sizeof(ifbuf), "%s", json_object_get_string(v));
+		iface = ifbuf;
+	}
 	snprintf(fk->log + strlen(fk->log), sizeof(fk->log) - strlen(fk->log),
 		 "%s%s%s;", cmd, iface ? " " : "", iface ?: "");
-	json_object_put(req);
+	json_object_put(req);	/* consumed, as the real callbacks do */
 	if (!strcmp(cmd, "status")) {
 		*result = json_tokener_parse(
 			"{\"interfaces\": [{\"name\": \"eth0\"}, {\"name\": \"eth1\"}]}");

@@ -48,8 +48,16 @@ static const struct rfs_prom_ctr g_ctrs[] = {
 	{ "foreign", "Frames the cpumap program ran on without xdp-rfs's metadata." },
 };
 
+/* Per CPU in the stats reply, but levels, not counts: gauges without the
+ * _total suffix.  A key of a newer rfsd not in any table is taken for a
+ * counter (all of stats' keys were, until backlog). */
+static const struct rfs_prom_ctr g_gauges[] = {
+	{ "backlog", "Frames steered to the CPU that its cpumap program has not taken off the ring yet." },
+};
+
 #define N_IF_CTRS	(sizeof(if_ctrs) / sizeof(if_ctrs[0]))
 #define N_G_CTRS	(sizeof(g_ctrs) / sizeof(g_ctrs[0]))
+#define N_G_GAUGES	(sizeof(g_gauges) / sizeof(g_gauges[0]))
 
 /* ---- collecting ---- */
 
@@ -181,8 +189,9 @@ static size_t arr_len(struct json_object *a)
 
 /* One sample per CPU of per_cpu (an array of {"cpu": N, key: V}) that has
  * key; iface: the interface label, or NULL. */
-static size_t samples(FILE *f, const char *name, const char *iface,
-		      struct json_object *per_cpu, const char *key, bool emit)
+static size_t samples(FILE *f, const char *name, const char *suffix,
+		      const char *iface, struct json_object *per_cpu,
+		      const char *key, bool emit)
 {
 	size_t i, n = 0;
 
@@ -196,7 +205,7 @@ static size_t samples(FILE *f, const char *name, const char *iface,
 		n++;
 		if (!emit)
 			continue;
-		fprintf(f, "rfs_%s_total{", name);
+		fprintf(f, "rfs_%s%s{", name, suffix);
 		if (iface) {
 			fputs("interface=\"", f);
 			rfs_prom_label_value(f, iface);
@@ -225,20 +234,22 @@ static void if_counter(FILE *f, const struct rfs_prom_ctr *c,
 			const char *name = member_str(st, "interface");
 
 			if (name)
-				n += samples(f, c->key, name,
+				n += samples(f, c->key, "_total", name,
 					     member(st, "per_cpu", json_type_array),
 					     c->key, pass);
 		}
 	}
 }
 
-static void g_counter(FILE *f, const char *key, const char *help,
-		      struct json_object *per_cpu)
+/* A per-CPU series of the datapath: a counter (suffix "_total") or a
+ * gauge (""). */
+static void g_series(FILE *f, const char *key, const char *suffix,
+		     const char *help, struct json_object *per_cpu)
 {
-	if (!samples(f, key, NULL, per_cpu, key, false))
+	if (!samples(f, key, suffix, NULL, per_cpu, key, false))
 		return;
-	family(f, key, "_total", "counter", help);
-	samples(f, key, NULL, per_cpu, key, true);
+	family(f, key, suffix, *suffix ? "counter" : "gauge", help);
+	samples(f, key, suffix, NULL, per_cpu, key, true);
 }
 
 static bool known(const char *key)
@@ -250,6 +261,9 @@ static bool known(const char *key)
 			return true;
 	for (k = 0; k < N_G_CTRS; k++)
 		if (!strcmp(key, g_ctrs[k].key))
+			return true;
+	for (k = 0; k < N_G_GAUGES; k++)
+		if (!strcmp(key, g_gauges[k].key))
 			return true;
 	return !strcmp(key, "cpu");
 }
@@ -376,7 +390,9 @@ int rfs_prom_format(FILE *f, struct json_object *snap)
 	for (k = 0; k < N_IF_CTRS; k++)
 		if_counter(f, &if_ctrs[k], ifs);
 	for (k = 0; k < N_G_CTRS; k++)
-		g_counter(f, g_ctrs[k].key, g_ctrs[k].help, per_cpu);
+		g_series(f, g_ctrs[k].key, "_total", g_ctrs[k].help, per_cpu);
+	for (k = 0; k < N_G_GAUGES; k++)
+		g_series(f, g_gauges[k].key, "", g_gauges[k].help, per_cpu);
 	/* a newer rfsd's counters: still exposed, per CPU */
 	first = arr_len(per_cpu) ? json_object_array_get_idx(per_cpu, 0) : NULL;
 	if (json_object_is_type(first, json_type_object)) {
@@ -389,7 +405,7 @@ int rfs_prom_format(FILE *f, struct json_object *snap)
 			snprintf(help, sizeof(help),
 				 "rfsd's counter '%s' (rfsctl stats), summed over interfaces.",
 				 key);
-			g_counter(f, key, help, per_cpu);
+			g_series(f, key, "_total", help, per_cpu);
 		}
 	}
 	return 0;

@@ -118,8 +118,14 @@ test_exposition()
 		fail "/metrics and rfsctl stats --format prometheus differ in series: $(cat "$LAB_DIR/diff")"
 	say "$(grep -vc '^#' "$LAB_DIR/http.prom") samples in $(grep -c '^# TYPE' "$LAB_DIR/http.prom") families, same in both"
 
-	# every counter of rfsctl -j stats is there, as rfs_<key>_total
+	# every key of rfsctl -j stats is there: a counter as rfs_<key>_total,
+	# backlog (a level) as the gauge rfs_backlog
 	for key in $(ctlj stats | jget '"\n".join(k for k in d["per_cpu"][0] if k != "cpu")'); do
+		if [ "$key" = backlog ]; then
+			grep -q "^# TYPE rfs_backlog gauge$" "$LAB_DIR/http.prom" ||
+				fail "stats' backlog is not the gauge rfs_backlog in /metrics"
+			continue
+		fi
 		grep -q "^# TYPE rfs_${key}_total counter$" "$LAB_DIR/http.prom" ||
 			fail "stats counter '$key' has no rfs_${key}_total in /metrics"
 	done
@@ -246,7 +252,8 @@ test_dashboard()
 	missing = sorted(used - have)
 	assert not missing, "not in the exposition: %s" % missing
 	for want in ("rfs_steered_total", "rfs_recv_local_total",
-	             "rfs_recv_remote_total", "rfs_enqueue_drops_total"):
+	             "rfs_recv_remote_total", "rfs_enqueue_drops_total",
+	             "rfs_backlog"):
 	    assert want in used, "the dashboard does not plot " + want
 	print("    %d panels, %d queries, metrics: %s" % (len(d["panels"]), len(exprs),
 	      " ".join(sorted(used))))

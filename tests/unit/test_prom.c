@@ -33,10 +33,11 @@ static const char snap_json[] =
 "  \"lost\": [{\"name\": \"eth9\", \"replaced_by\": 42}]},"
 " \"stats\": {\"interface\": null, \"total\": {},"
 "  \"per_cpu\": [{\"cpu\": 0, \"seen\": 10, \"dequeued\": 5, \"enqueue_drops\": 0,"
-"                \"recv_local\": 7, \"recv_remote\": 3, \"future_ctr\": 9},"
+"                \"recv_local\": 7, \"recv_remote\": 3, \"future_ctr\": 9,"
+"                \"backlog\": 0},"
 "               {\"cpu\": 1, \"seen\": 20, \"dequeued\": 18446744073709551615,"
 "                \"enqueue_drops\": 4, \"recv_local\": 1, \"recv_remote\": 0,"
-"                \"future_ctr\": 8}]},"
+"                \"future_ctr\": 8, \"backlog\": 3}]},"
 " \"interfaces\": [{\"interface\": \"ve\\\"th\\\\0\", \"total\": {},"
 "  \"per_cpu\": [{\"cpu\": 0, \"seen\": 10, \"steered\": 9, \"held\": 1},"
 "               {\"cpu\": 1, \"seen\": 20, \"steered\": 20, \"held\": 0}]}]}";
@@ -99,6 +100,10 @@ static void rfs_test_samples(void **state)
 	assert_line(t, "rfs_interface_cpus{interface=\"ve\\\"th\\\\0\"} 2");
 	assert_line(t, "rfs_interface_active_cpus{interface=\"ve\\\"th\\\\0\"} 1");
 	assert_line(t, "rfs_interface_lost{interface=\"eth9\"} 1");
+	/* backlog is a level: a gauge, no _total */
+	assert_line(t, "# TYPE rfs_backlog gauge");
+	assert_line(t, "rfs_backlog{cpu=\"1\"} 3");
+	assert_null(strstr(t, "rfs_backlog_total"));
 	/* a counter it does not know is still there, per CPU */
 	assert_line(t, "# TYPE rfs_future_ctr_total counter");
 	assert_line(t, "rfs_future_ctr_total{cpu=\"1\"} 8");

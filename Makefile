@@ -60,6 +60,10 @@ PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 # rfsctl talks JSON over a socket and nothing else: no libbpf, no libxdp;
 # ncurses draws rfsctl top (daemon/rfsctl/top_view.c), in rfsctl only
 CTL_LIBS   = $(shell pkg-config --libs json-c ncurses 2>/dev/null)
+# rfsd alone serves /metrics over HTTP (daemon/rfsd/metrics.c)
+RFSD_PKGS  := libmicrohttpd
+RFSD_CFLAGS = $(shell pkg-config --cflags $(RFSD_PKGS) 2>/dev/null)
+RFSD_LIBS   = $(shell pkg-config --libs $(RFSD_PKGS) 2>/dev/null)
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) \
 	      -Wall -Werror -Iinclude -Ibpf -I$(B)
 
@@ -77,7 +81,8 @@ CTL_SRCS  := $(wildcard daemon/rfsctl/*.c)
 LIB_OBJS  := $(patsubst %.c,$(B)/%.o,$(LIB_SRCS))
 # what rfsctl and the unit tests need: no datapath code
 CTL_OBJS_LIB := $(B)/daemon/lib/log.o $(B)/daemon/lib/cpulist.o \
-		$(B)/daemon/lib/ctl_client.o $(B)/daemon/lib/parse.o
+		$(B)/daemon/lib/ctl_client.o $(B)/daemon/lib/parse.o \
+		$(B)/daemon/lib/rfs_prom.o
 RFSD_OBJS := $(patsubst %.c,$(B)/%.o,$(RFSD_SRCS))
 CTL_OBJS  := $(patsubst %.c,$(B)/%.o,$(CTL_SRCS))
 BINS      := $(if $(RFSD_SRCS),$(B)/rfsd) $(if $(CTL_SRCS),$(B)/rfsctl)
@@ -131,10 +136,23 @@ $(B)/daemon/%.o: daemon/%.c $(HEADERS) $(LIB_HDRS) $(wildcard daemon/*/*.h)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(PKG_CFLAGS) -c $< -o $@
 
+$(B)/daemon/rfsd/metrics.o: PKG_CFLAGS += $(RFSD_CFLAGS)
+
+# The commit rfsd was built from (status, rfs_build_info): rewritten only
+# when it changes, so an unchanged tree rebuilds nothing.
+$(B)/rfs_commit.h: FORCE | $(B)
+	$(Q)c=$$(git -C $(CURDIR) describe --always --dirty --abbrev=12 \
+		--match=NONE 2>/dev/null || echo unknown); \
+	printf '#define RFS_COMMIT "%s"\n' "$$c" > $@.tmp; \
+	cmp -s $@.tmp $@ && rm -f $@.tmp || mv -f $@.tmp $@
+$(B)/daemon/rfsd/commands.o: $(B)/rfs_commit.h
+.PHONY: FORCE
+FORCE:
+
 # -lz: rfs_features.c reads /proc/config.gz; libbpf brings its own libelf
 $(B)/rfsd: $(RFSD_OBJS) $(LIB_OBJS)
 	$(call msg,LD,$@)
-	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(PKG_LIBS) -lz
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(PKG_LIBS) $(RFSD_LIBS) -lz
 
 $(B)/rfsctl: $(CTL_OBJS) $(CTL_OBJS_LIB)
 	$(call msg,LD,$@)

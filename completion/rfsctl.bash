@@ -2,7 +2,8 @@
 # bash completion for rfsctl(8).  Mirrors the command and option tables of
 # daemon/rfsctl/: commands and set's commands (unique prefixes resolve, as
 # in rfsctl), the options of each, interface names from /sys/class/net for
-# IFACE, XDP modes for --mode and the online CPUs for a CPU LIST.
+# IFACE, XDP modes for --mode, stats formats for --format and the online
+# CPUs for a CPU LIST.
 # shellcheck disable=SC2207  # COMPREPLY=($(compgen ...)) splits on purpose
 
 _rfsctl_commands="attach detach status stats flows top explain set version help"
@@ -51,6 +52,7 @@ _rfsctl_cmd_opts()
 	flows) echo "--limit --interval" ;;
 	top) echo "--interval --once" ;;
 	explain) echo "--rx-cpu" ;;
+	stats) echo "--format" ;;
 	esac
 }
 
@@ -88,6 +90,10 @@ _rfsctl()
 		COMPREPLY=($(compgen -W "auto native generic" -- "$cur"))
 		return
 		;;
+	--format)
+		COMPREPLY=($(compgen -W "table prometheus" -- "$cur"))
+		return
+		;;
 	--flow-cnt)
 		COMPREPLY=($(compgen -W "1024 4096 16384 65536" -- "$cur"))
 		return
@@ -105,7 +111,7 @@ _rfsctl()
 	for ((i = 1; i < COMP_CWORD; i++)); do
 		w=${COMP_WORDS[i]}
 		case $w in
-		--socket | --cpus | --mode | --flow-cnt | --limit | --interval | --rx-cpu)
+		--socket | --cpus | --mode | --flow-cnt | --limit | --interval | --rx-cpu | --format)
 			((i++))
 			continue
 			;;

@@ -9,12 +9,17 @@ libelf-dev zlib1g-dev libcmocka-dev libinih-dev libsystemd-dev libjson-c-dev
 libmnl-dev iproute2 ethtool iputils-ping sockperf iperf3 linux-perf
 systemd procps python3 clang-16 libfuzzer-16-dev libclang-rt-16-dev
 qemu-system-x86 busybox-static cpio kmod
-systemd-container debootstrap util-linux libncurses-dev tmux gnuplot-nox"
+systemd-container debootstrap util-linux libncurses-dev tmux gnuplot-nox
+libmicrohttpd-dev prometheus curl"
 # libncurses-dev: rfsctl top's live view; tmux: tests/integration/
 # test_top.sh runs it in a detached 80x24 session and reads the pane
 # systemd-container, debootstrap: tests/integration/test_systemd.sh boots a
 # Debian tree under systemd-nspawn to run rfsd.service under a real systemd
 # gnuplot-nox: bench/report.sh draws the bench's plots (PNG, no X)
+# libmicrohttpd-dev: rfsd's /metrics endpoint (metrics_listen); prometheus:
+# promtool and a real server for tests/integration/test_metrics.sh; curl
+# scrapes the endpoint there.  (On a systemd host, installing prometheus
+# also enables its own service on :9090; the tests never use that one.)
 
 missing=""
 for p in $PKGS; do

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <arpa/inet.h>
 #include <errno.h>
 #include <net/if.h>
+#include <netinet/in.h>
 #include <string.h>
 
 #include "parse.h"
@@ -40,4 +42,52 @@ bool rfs_ifname_valid(const char *s)
 		return false;
 	/* the kernel's isspace(): also \v and \f */
 	return !strpbrk(s, "/: \t\n\v\f\r");
+}
+
+int rfs_parse_hostport(const char *s, struct sockaddr_storage *ss,
+		       socklen_t *len)
+{
+	struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)ss;
+	struct sockaddr_in *a4 = (struct sockaddr_in *)ss;
+	char host[INET6_ADDRSTRLEN + 1];
+	const char *colon, *port;
+	bool v6 = *s == '[';
+	size_t n;
+	__u32 p;
+
+	memset(ss, 0, sizeof(*ss));
+	if (v6) {
+		colon = strchr(s, ']');
+		if (!colon || colon[1] != ':')
+			return -EINVAL;
+		n = colon - s - 1;
+		s++;
+		port = colon + 2;
+	} else {
+		colon = strrchr(s, ':');
+		if (!colon)
+			return -EINVAL;
+		n = colon - s;
+		port = colon + 1;
+	}
+	if (!n || n >= sizeof(host))
+		return -EINVAL;
+	memcpy(host, s, n);
+	host[n] = '\0';
+	if (rfs_parse_u32(port, &p) || !p || p > 65535)
+		return -EINVAL;
+	if (v6) {
+		if (inet_pton(AF_INET6, host, &a6->sin6_addr) != 1)
+			return -EINVAL;
+		a6->sin6_family = AF_INET6;
+		a6->sin6_port = htons(p);
+		*len = sizeof(*a6);
+	} else {
+		if (inet_pton(AF_INET, host, &a4->sin_addr) != 1)
+			return -EINVAL;
+		a4->sin_family = AF_INET;
+		a4->sin_port = htons(p);
+		*len = sizeof(*a4);
+	}
+	return 0;
 }

@@ -10,6 +10,7 @@
 #define RFS_PARSE_H
 
 #include <stdbool.h>
+#include <sys/socket.h>
 #include <linux/types.h>
 
 /* Decimal digits only, at least one ("007" is 7): no sign, no blanks, no
@@ -24,5 +25,11 @@ int rfs_check_pow2(__u32 n, __u32 lo, __u32 hi);
 /* The kernel's dev_valid_name(): 1..IFNAMSIZ-1 bytes, not "." or "..",
  * no '/', ':' or white space. */
 bool rfs_ifname_valid(const char *s);
+
+/* A listening address, numeric only (no name lookup in a daemon's config):
+ * "IPv4:PORT" or "[IPv6]:PORT", PORT 1..65535.  0 with the address in
+ * *ss (*len its size); -EINVAL if s is not of that form. */
+int rfs_parse_hostport(const char *s, struct sockaddr_storage *ss,
+		       socklen_t *len);
 
 #endif /* RFS_PARSE_H */

@@ -4,19 +4,27 @@
  * is) and a _plain one; the plain ones print the keys they know in order
  * and then any others, so a newer rfsd's additions still show.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "ctl_client.h"
+#include "rfs_prom.h"
 #include "rfsctl.h"
 
 const struct rfs_opt status_opts[] = { END_OPTIONS };
 const struct none_cfg status_defaults;
+
+static const char *const stats_formats[] = { "table", "prometheus", NULL };
 
 const struct rfs_opt stats_opts[] = {
 	DEFINE_OPTION("iface", OPT_IFNAME, struct stats_cfg, iface,
 		      .positional = true, .optional = true,
 		      .metavar = "IFACE",
 		      .help = "an attached interface (default: all of them)"),
+	DEFINE_OPTION("format", OPT_ENUM, struct stats_cfg, format,
+		      .metavar = "FORMAT", .values = stats_formats,
+		      .help = "table (default), or prometheus: what /metrics serves"),
 	END_OPTIONS
 };
 const struct stats_cfg stats_defaults;
@@ -239,12 +247,60 @@ static void stats_json(struct json_object *st)
 	p_json(st);
 }
 
+/* rfs_prom_call_fn: one request to rfsd, as every command makes it. */
+static int prom_call(void *ctx, struct json_object *req,
+		     struct json_object **result, char *err, size_t len)
+{
+	struct json_object *reply, *r;
+	int e;
+
+	e = rfs_call_quiet(ctx, req, &reply, &r, err, len);
+	if (e)
+		return e;
+	*result = json_object_get(r);
+	json_object_put(reply);
+	return 0;
+}
+
+/* The exposition of /metrics, built by the same code (rfs_prom.c) from
+ * the same requests: for node_exporter's textfile collector. */
+static int stats_prometheus(const struct rfsctl_cfg *g)
+{
+	struct json_object *snap;
+	char err[RFS_CTL_ERR_LEN];
+	int e;
+
+	e = rfs_prom_collect(prom_call, (void *)g, &snap, err, sizeof(err));
+	if (e) {
+		p_err("%s", err);
+		return EXIT_FAILURE;
+	}
+	e = rfs_prom_format(stdout, snap);
+	json_object_put(snap);
+	if (e || fflush(stdout)) {
+		p_err("can't print the exposition: %s",
+		      strerror(e ? -e : errno));
+		return EXIT_FAILURE;
+	}
+	return EXIT_SUCCESS;
+}
+
 int do_stats(const struct rfsctl_cfg *g, const void *cfg)
 {
 	const struct stats_cfg *c = cfg;
-	struct json_object *req = rfs_req_new("stats");
-	struct json_object *reply, *result, *total;
+	struct json_object *req, *reply, *result, *total;
 	int ret;
+
+	if (c->format && !strcmp(c->format, "prometheus")) {
+		if (c->iface)
+			return p_usage("stats",
+				       "--format prometheus covers every interface: no IFACE");
+		if (g->json)
+			return p_usage("stats",
+				       "--format prometheus and -j don't go together");
+		return stats_prometheus(g);
+	}
+	req = rfs_req_new("stats");
 
 	if (c->iface)
 		rfs_req_add_str(req, "iface", c->iface);

@@ -197,6 +197,7 @@ struct none_cfg {
 };
 struct stats_cfg {
 	const char *iface;
+	const char *format;	/* NULL, "table" or "prometheus" */
 };
 struct flows_cfg {
 	const char *iface;

@@ -17,6 +17,7 @@
 #include "flows.h"
 #include "ifaces.h"
 #include "log.h"
+#include "rfs_commit.h"
 #include "server.h"
 
 static struct json_object *do_version(struct rfsd_cmd_ctx *x,
@@ -26,6 +27,7 @@ static struct json_object *do_version(struct rfsd_cmd_ctx *x,
 	struct json_object *o = json_object_new_object();
 
 	json_object_object_add(o, "version", json_object_new_string(RFS_VERSION));
+	json_object_object_add(o, "commit", json_object_new_string(RFS_COMMIT));
 	return rfsd_reply_ok(o);
 }
 
@@ -40,6 +42,7 @@ static struct json_object *do_status(struct rfsd_cmd_ctx *x,
 
 	rfs_dp_prog_ids(x->dp, &ids);
 	json_object_object_add(o, "version", json_object_new_string(RFS_VERSION));
+	json_object_object_add(o, "commit", json_object_new_string(RFS_COMMIT));
 	json_object_object_add(o, "pin_dir",
 			       json_object_new_string(rfs_dp_pin_dir(x->dp)));
 	json_object_object_add(o, "cgroup", cg ? json_object_new_string(cg) : NULL);

@@ -27,6 +27,7 @@ enum {
 	RFSD_SET_FLOW_CNT	= 1 << 5,
 	RFSD_SET_MODE		= 1 << 6,
 	RFSD_SET_DETACH		= 1 << 7,
+	RFSD_SET_METRICS	= 1 << 8,
 };
 
 enum rfsd_section { SEC_NONE, SEC_GLOBAL, SEC_IFACE, SEC_BAD };
@@ -237,9 +238,25 @@ static void global_key(struct rfsd_parse *p, const char *key, const char *v)
 			c->detach_on_exit = false;
 		else
 			parse_fail(p, EINVAL, "%s '%s' is not yes or no", key, v);
+	} else if (!strcmp(key, "metrics_listen")) {
+		struct sockaddr_storage ss;
+		socklen_t len;
+
+		if (!once(p, &c->set, RFSD_SET_METRICS, key))
+			return;
+		/* checked here, so a typo is a config error at its line */
+		if (rfs_parse_hostport(v, &ss, &len)) {
+			parse_fail(p, EINVAL,
+				   "%s '%s' is not IPV4:PORT or [IPV6]:PORT (numeric, port 1..65535)",
+				   key, v);
+			return;
+		}
+		c->metrics_listen = strdup(v);
+		if (!c->metrics_listen)
+			parse_fail(p, ENOMEM, "out of memory");
 	} else {
 		parse_fail(p, EINVAL,
-			   "unknown key '%s' in [global] (sock_flow_entries, socket, pin_dir, cgroup, detach_on_exit)",
+			   "unknown key '%s' in [global] (sock_flow_entries, socket, pin_dir, cgroup, detach_on_exit, metrics_listen)",
 			   key);
 	}
 }
@@ -358,6 +375,7 @@ void rfsd_config_free(struct rfsd_config *cfg)
 	free(cfg->socket);
 	free(cfg->pin_dir);
 	free(cfg->cgroup);
+	free(cfg->metrics_listen);
 	free(cfg->ifs);
 	memset(cfg, 0, sizeof(*cfg));
 }

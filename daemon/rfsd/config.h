@@ -8,6 +8,7 @@
  *	pin_dir = /sys/fs/bpf/rfs
  *	cgroup = /sys/fs/cgroup
  *	detach_on_exit = no
+ *	metrics_listen = 127.0.0.1:9464
  *
  *	[interface eth1]
  *	cpus = 0-3,6
@@ -48,6 +49,8 @@ struct rfsd_config {
 	/* SIGTERM detaches and unpins everything; default: leave the
 	 * datapath steering for the next rfsd to adopt */
 	bool detach_on_exit;
+	/* "127.0.0.1:9464", "[::1]:9464": serve /metrics there; NULL: off */
+	char *metrics_listen;
 	unsigned int set;
 	struct rfsd_iface_cfg *ifs;
 	size_t n_ifs;

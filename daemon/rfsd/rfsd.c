@@ -14,6 +14,8 @@
  *				the command table (commands.c, request.c)
  *	the flows sampler	flows.c; its reply goes to the server here
  *	link events		netlink.c, for the interfaces (ifaces.c)
+ *	/metrics over HTTP	metrics.c (metrics_listen), which runs status
+ *				and stats through the same command table
  *
  * and the commands and the interfaces call the datapath library.
  */
@@ -38,6 +40,7 @@
 #include "ifaces.h"
 #include "log.h"
 #include "loop.h"
+#include "metrics.h"
 #include "netlink.h"
 #include "rfs_dp.h"
 #include "server.h"
@@ -70,6 +73,8 @@ struct rfsd {
 	struct rfsd_sampler sampler;
 	struct rfsd_cmd_ctx cmd;	/* what the command handlers get */
 	struct rfsd_server *srv;
+	const struct rfsd_dispatch *dispatch;	/* the server's, for metrics */
+	struct rfsd_metrics *metrics;		/* NULL: metrics_listen unset */
 	struct rfsd_netlink *nl;
 	struct rfsd_watch sig, tmr, job;
 
@@ -133,6 +138,34 @@ static void update_status(struct rfsd *d)
 	sd_notifyf(0, "STATUS=%s", buf);
 }
 
+/* Serve /metrics where the config says (or stop): 0, or -errno with the
+ * cause logged.  A reload that can't listen at the new address keeps the
+ * old one. */
+static int metrics_apply(struct rfsd *d)
+{
+	const char *want = d->cfg.metrics_listen, *have = rfsd_metrics_addr(d->metrics);
+	struct rfsd_metrics *m = NULL;
+	char err[256];
+	int e;
+
+	if ((!want && !have) || (want && have && !strcmp(want, have)))
+		return 0;
+	if (want) {
+		e = rfsd_metrics_open(&m, &d->loop, d->dispatch, want, err,
+				      sizeof(err));
+		if (e) {
+			pr_warn("%s%s\n", err, have ? "; still serving the old address" : "");
+			return e;
+		}
+		pr_info("serving metrics on http://%s/metrics\n", want);
+	} else {
+		pr_info("no longer serving metrics on %s\n", have);
+	}
+	rfsd_metrics_close(d->metrics);
+	d->metrics = m;
+	return 0;
+}
+
 static void reload(struct rfsd *d)
 {
 	struct rfsd_config old = d->cfg, cfg;
@@ -146,6 +179,7 @@ static void reload(struct rfsd *d)
 		d->cfg = cfg;
 		rfsd_ifaces_reload(&d->ifaces, &old);
 		rfsd_config_free(&old);
+		metrics_apply(d);
 	}
 	rfsd_server_reload_group(d->srv);
 	d->status[0] = '\0';
@@ -424,6 +458,9 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	pr_info("listening on %s\n", d.socket_path);
+	d.dispatch = &dispatch;
+	if (metrics_apply(&d))
+		goto out;
 	sd_notify(0, "READY=1");
 	update_status(&d);
 
@@ -433,6 +470,8 @@ int main(int argc, char **argv)
 	sd_notify(0, d.cfg.detach_on_exit ? "STOPPING=1\nSTATUS=detaching" :
 		  "STOPPING=1\nSTATUS=leaving the datapath steering");
 	rfsd_sampler_cancel(&d.sampler, d.dp);
+	rfsd_metrics_close(d.metrics);
+	d.metrics = NULL;
 	rfsd_server_close(d.srv);
 	d.srv = NULL;
 	rfsd_netlink_close(d.nl);
@@ -443,6 +482,7 @@ int main(int argc, char **argv)
 		pr_info(d.cfg.detach_on_exit ? "detached; bye\n" :
 			"left the datapath pinned and steering; bye\n");
 out:
+	rfsd_metrics_close(d.metrics);
 	rfsd_server_close(d.srv);
 	rfsd_netlink_close(d.nl);
 	/* a failed start removes what it made, and leaves what it adopted */

@@ -2,10 +2,13 @@
 /*
  * daemon/lib/parse.c: rfs_parse_u32(), rfs_check_pow2() and
  * rfs_ifname_valid() on the same string, each against a reference written
- * the slow, obvious way.
+ * the slow, obvious way; rfs_parse_hostport() (metrics_listen) against
+ * getaddrinfo() with numeric host and service.
  */
 #include <errno.h>
 #include <net/if.h>
+#include <netdb.h>
+#include <netinet/in.h>
 
 #include "fuzz.h"
 #include "parse.h"
@@ -38,6 +41,78 @@ static int ref_pow2(unsigned long long n, unsigned long long lo,
 		if (p == n)
 			return n < lo || n > hi ? -ERANGE : 0;
 	return -EDOM;
+}
+
+/* "HOST:PORT" or "[HOST6]:PORT" split the obvious way, then getaddrinfo()
+ * with AI_NUMERICHOST | AI_NUMERICSERV; the port must be all digits
+ * (getaddrinfo takes " 80" and "+80") and 1..65535. */
+static int ref_hostport(const char *s, struct sockaddr_storage *ss)
+{
+	struct addrinfo hints = { .ai_flags = AI_NUMERICHOST | AI_NUMERICSERV,
+				  .ai_socktype = SOCK_STREAM }, *ai;
+	char host[128], portbuf[8];
+	const char *port, *end;
+	unsigned long v;
+	size_t i, n;
+
+	if (s[0] == '[') {
+		end = strchr(s, ']');
+		if (!end || end[1] != ':')
+			return -EINVAL;
+		n = end - s - 1;
+		port = end + 2;
+		hints.ai_family = AF_INET6;
+		s++;
+	} else {
+		end = strrchr(s, ':');
+		if (!end)
+			return -EINVAL;
+		n = end - s;
+		port = end + 1;
+		hints.ai_family = AF_INET;
+	}
+	if (!n || n >= sizeof(host) || !*port)
+		return -EINVAL;
+	/* leading zeros are fine ("007" is 7, as everywhere in the config) */
+	for (i = 0, v = 0; port[i]; i++) {
+		if (port[i] < '0' || port[i] > '9')
+			return -EINVAL;
+		if (v <= 65535)
+			v = v * 10 + (port[i] - '0');
+	}
+	if (!v || v > 65535)
+		return -EINVAL;
+	snprintf(portbuf, sizeof(portbuf), "%lu", v);
+	port = portbuf;
+	memcpy(host, s, n);
+	host[n] = '\0';
+	/* inet_pton's syntax, narrower than getaddrinfo's: no scope ids;
+	 * IPv4 as four decimal parts 0..255 without leading zeros */
+	if (strchr(host, '%') ||
+	    host[strspn(host, "0123456789abcdefABCDEF:.")])	/* glibc takes "*" */
+		return -EINVAL;
+	if (hints.ai_family == AF_INET) {
+		const char *q = host;
+		int parts;
+
+		for (parts = 0; parts < 4; parts++) {
+			size_t d = strspn(q, "0123456789");
+
+			if (!d || d > 3 || (d > 1 && q[0] == '0') || atoi(q) > 255)
+				return -EINVAL;
+			q += d;
+			if (parts < 3 && *q++ != '.')
+				return -EINVAL;
+		}
+		if (*q)
+			return -EINVAL;
+	}
+	if (getaddrinfo(host, port, &hints, &ai))
+		return -EINVAL;
+	memset(ss, 0, sizeof(*ss));
+	memcpy(ss, ai->ai_addr, ai->ai_addrlen);
+	freeaddrinfo(ai);
+	return 0;
 }
 
 static int ref_ifname(const char *s)
@@ -78,6 +153,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	r = rfs_ifname_valid(s);
 	e = ref_ifname(s);
 	RFS_FUZZ_CHECK(r == e, "ifname '%s': %d, reference %d", s, r, e);
+	{
+		struct sockaddr_storage a, b;
+		socklen_t len;
+
+		r = rfs_parse_hostport(s, &a, &len);
+		e = ref_hostport(s, &b);
+		RFS_FUZZ_CHECK(r == e, "hostport '%s': %d, reference %d", s, r,
+			       e);
+		RFS_FUZZ_CHECK(r || !memcmp(&a, &b, len),
+			       "hostport '%s': not the reference's address", s);
+	}
 	free(s);
 	return 0;
 }

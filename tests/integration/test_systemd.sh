@@ -23,6 +23,7 @@ ALL_TESTS="
 	test_notify_ready_reload
 	test_stop_restart_keep_steering
 	test_netns_move_under_unit
+	test_metrics_under_unit
 "
 
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/lab.sh"
@@ -416,6 +417,32 @@ test_netns_move_under_unit()
 	say "$LAB_A moved to the netns a process in the container holds (host PID $holder): rfsd detached XDP (id $prog) there"
 	sd_log
 	lab_kill "$holder"
+}
+
+# metrics_listen under the unit: rfsd.service allows AF_INET/AF_INET6 and
+# IP traffic to and from loopback only (IPAddressDeny=any,
+# IPAddressAllow=localhost).  rfsd listens on every address here, so the
+# unit's filter alone decides: a scrape of 127.0.0.1 gets the metrics, one
+# from the lab namespace to the lab address gets nothing.
+test_metrics_under_unit()
+{
+	local port
+	lab_need curl
+	sd_setup
+	port=$("$LAB_PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	printf '[global]\nmetrics_listen = 0.0.0.0:%s\n[interface %s]\n' \
+		"$port" "$LAB_A" > "$NSPAWN_ETC/rfs/rfsd.conf"
+	sd_start
+	curl -sS --max-time 10 --fail "http://127.0.0.1:$port/metrics" \
+		> "$LAB_DIR/unit.prom" ||
+		sd_fail "no scrape through loopback under rfsd.service"
+	grep -q "^rfs_interface_attached{interface=\"$LAB_A\"," "$LAB_DIR/unit.prom" ||
+		sd_fail "the scrape under rfsd.service does not show $LAB_A attached"
+	say "a loopback scrape under rfsd.service: $(grep -vc '^#' "$LAB_DIR/unit.prom") samples"
+	lab_ns curl -s --max-time 5 -o /dev/null "http://$LAB_IP4_A:$port/metrics" &&
+		sd_fail "a scrape from the lab namespace got through IPAddressDeny=any"
+	say "a scrape of $LAB_IP4_A:$port from $LAB_NS: refused by the unit, as it should"
+	sd_log
 }
 
 run_tests()

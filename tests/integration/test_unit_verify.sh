@@ -137,6 +137,11 @@ test_unit_hardening()
 	expect_directive PrivateTmp yes
 	expect_directive NoNewPrivileges yes
 	expect_directive RestrictAddressFamilies AF_UNIX AF_NETLINK
+	# IP only for metrics_listen, and only from and to loopback
+	expect_directive IPAddressDeny any
+	line=$(grep -E '^IPAddressAllow=' "$UNIT" | tr '\n' ' ')
+	[[ $line == "IPAddressAllow=localhost " ]] ||
+		fail "IPAddressAllow= must be localhost alone, is '$line'"
 	expect_directive ProtectKernelModules yes
 	expect_directive LockPersonality yes
 	expect_directive MemoryDenyWriteExecute yes

@@ -55,6 +55,7 @@ static void rfs_test_good(void **state)
 		"[global]\n"
 		"sock_flow_entries = 0065536\n"
 		"socket = /run/x.sock\n"
+		"metrics_listen = [::1]:9464\n"
 		"\n"
 		"[interface eth1]\n"
 		"  cpus = 0-3,6\n"
@@ -64,6 +65,7 @@ static void rfs_test_good(void **state)
 		"flow_cnt = 1048576\n", &cfg, err), 0);
 	assert_int_equal(cfg.sock_flow_entries, 65536);
 	assert_string_equal(cfg.socket, "/run/x.sock");
+	assert_string_equal(cfg.metrics_listen, "[::1]:9464");
 	assert_null(cfg.pin_dir);
 	assert_int_equal(cfg.n_ifs, 2);
 	ifc = rfsd_config_iface(&cfg, "eth1");
@@ -160,6 +162,27 @@ static void rfs_test_other_errors(void **state)
 		{ "[global]\nsocket = x\n", "2': socket 'x' is not an absolute path" },
 		{ "[global]\nsocket = /a\nsocket = /b\n", "3': 'socket' set twice" },
 		{ "[global]\nnot a key\n", "2': syntax error" },
+		/* numeric addresses only, a port, brackets around IPv6 */
+		{ "[global]\nmetrics_listen = localhost:9464\n",
+		  "2': metrics_listen 'localhost:9464' is not IPV4:PORT or [IPV6]:PORT" },
+		{ "[global]\nmetrics_listen = 127.0.0.1\n",
+		  "2': metrics_listen '127.0.0.1' is not" },
+		{ "[global]\nmetrics_listen = 127.0.0.1:0\n",
+		  "2': metrics_listen '127.0.0.1:0' is not" },
+		{ "[global]\nmetrics_listen = 127.0.0.1:65536\n",
+		  "2': metrics_listen '127.0.0.1:65536' is not" },
+		{ "[global]\nmetrics_listen = 127.0.0.1:94x\n",
+		  "2': metrics_listen '127.0.0.1:94x' is not" },
+		{ "[global]\nmetrics_listen = ::1:9464\n",
+		  "2': metrics_listen '::1:9464' is not" },
+		{ "[global]\nmetrics_listen = [::1]9464\n",
+		  "2': metrics_listen '[::1]9464' is not" },
+		{ "[global]\nmetrics_listen = [127.0.0.1]:9464\n",
+		  "2': metrics_listen '[127.0.0.1]:9464' is not" },
+		{ "[global]\nmetrics_listen = :9464\n",
+		  "2': metrics_listen ':9464' is not" },
+		{ "[global]\nmetrics_listen = 127.0.0.1:1\nmetrics_listen = 127.0.0.1:2\n",
+		  "3': 'metrics_listen' set twice" },
 	};
 	struct rfsd_config cfg;
 	char err[RFSD_CONFIG_ERR_LEN], want[RFSD_CONFIG_ERR_LEN];

@@ -1,0 +1,433 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The Prometheus exposition of rfsd's status and stats; see rfs_prom.h.
+ * Naming follows the Prometheus conventions (prometheus.io/docs/practices/
+ * naming): every counter of `rfsctl stats` is rfs_<key>_total, labelled
+ * interface and cpu where it is counted per interface, cpu alone where it
+ * is datapath-wide; sizes and the attached interfaces are gauges.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rfs_prom.h"
+
+struct rfs_prom_ctr {
+	const char *key;
+	const char *help;
+};
+
+/* Counted per interface and RX CPU (struct rfs_if_stats). */
+static const struct rfs_prom_ctr if_ctrs[] = {
+	{ "seen", "Frames the XDP program ran on, by interface and RX CPU." },
+	{ "steered", "Frames steered: redirected to a CPU's cpumap queue or passed up on the RX CPU (to_desired + spread + held)." },
+	{ "to_desired", "Steered frames sent to the CPU where the application reads the flow." },
+	{ "spread", "Steered frames spread by hash: no desired CPU known or allowed." },
+	{ "held", "Steered frames kept on the flow's old CPU until it drained its earlier frames (in-order rule)." },
+	{ "local", "Steered frames passed up on their RX CPU, the application's CPU (also counted in steered)." },
+	{ "switches", "Flows moved to another CPU." },
+	{ "pass_not_ip", "Frames passed up unsteered: not IPv4 or IPv6." },
+	{ "pass_fragment", "Frames passed up unsteered: IP fragments." },
+	{ "pass_other_proto", "Frames passed up unsteered: neither TCP nor UDP." },
+	{ "pass_truncated", "Frames passed up unsteered: headers cut short." },
+	{ "pass_no_table", "Frames passed up unsteered: no config, flow table or allowed CPU." },
+	{ "redirect_err", "Frames whose cpumap redirect failed: CPU missing from the cpumap." },
+	{ "no_meta", "Frames redirected without metadata (no headroom): their target CPU can't mark them." },
+};
+
+/* Datapath-wide, per CPU (struct rfs_global_stats). */
+static const struct rfs_prom_ctr g_ctrs[] = {
+	{ "dequeued", "Frames the CPU's cpumap queue handed to the stack (by target CPU)." },
+	{ "enqueue_drops", "Frames dropped because a cpumap ring was full (ring drops, by the RX CPU that flushed)." },
+	{ "recv_local", "Receive calls that returned data on a connected TCP/UDP socket whose last frame the stack processed on the reading CPU (locality hit)." },
+	{ "recv_remote", "Receive calls that returned data on a connected TCP/UDP socket whose last frame the stack processed on another CPU (locality miss)." },
+	{ "sock_records", "Sock flow table entries written." },
+	{ "sock_clears", "Sock flow table entries cleared on close." },
+	{ "sock_skipped", "Socket events skipped: unconnected or non-IP sockets." },
+	{ "foreign", "Frames the cpumap program ran on without xdp-rfs's metadata." },
+};
+
+/* Per CPU in the stats reply, but levels, not counts: gauges without the
+ * _total suffix.  A key of a newer rfsd not in any table is taken for a
+ * counter (all of stats' keys were, until backlog). */
+static const struct rfs_prom_ctr g_gauges[] = {
+	{ "backlog", "Frames steered to the CPU that its cpumap program has not taken off the ring yet." },
+};
+
+#define N_IF_CTRS	(sizeof(if_ctrs) / sizeof(if_ctrs[0]))
+#define N_G_CTRS	(sizeof(g_ctrs) / sizeof(g_ctrs[0]))
+#define N_G_GAUGES	(sizeof(g_gauges) / sizeof(g_gauges[0]))
+
+/* ---- collecting ---- */
+
+static int call_cmd(rfs_prom_call_fn call, void *ctx, const char *cmd,
+		    const char *iface, struct json_object **result,
+		    char *err, size_t len)
+{
+	struct json_object *req = json_object_new_object();
+
+	json_object_object_add(req, "cmd", json_object_new_string(cmd));
+	if (iface)
+		json_object_object_add(req, "iface",
+				       json_object_new_string(iface));
+	return call(ctx, req, result, err, len);
+}
+
+int rfs_prom_collect(rfs_prom_call_fn call, void *ctx,
+		     struct json_object **snap, char *err, size_t len)
+{
+	struct json_object *status = NULL, *stats = NULL, *ifs, *arr, *nm, *one;
+	size_t i, n = 0;
+	int e;
+
+	*snap = NULL;
+	e = call_cmd(call, ctx, "status", NULL, &status, err, len);
+	if (!e)
+		e = call_cmd(call, ctx, "stats", NULL, &stats, err, len);
+	if (e) {
+		json_object_put(status);
+		return e;
+	}
+	arr = json_object_new_array();
+	if (json_object_object_get_ex(status, "interfaces", &ifs) &&
+	    json_object_is_type(ifs, json_type_array))
+		n = json_object_array_length(ifs);
+	for (i = 0; i < n; i++) {
+		if (!json_object_object_get_ex(json_object_array_get_idx(ifs, i),
+					       "name", &nm) ||
+		    !json_object_is_type(nm, json_type_string))
+			continue;
+		e = call_cmd(call, ctx, "stats", json_object_get_string(nm),
+			     &one, err, len);
+		if (e == -ENOENT)	/* detached since status */
+			continue;
+		if (e) {
+			json_object_put(arr);
+			json_object_put(status);
+			json_object_put(stats);
+			return e;
+		}
+		json_object_array_add(arr, one);
+	}
+	*snap = json_object_new_object();
+	json_object_object_add(*snap, "status", status);
+	json_object_object_add(*snap, "stats", stats);
+	json_object_object_add(*snap, "interfaces", arr);
+	return 0;
+}
+
+/* ---- formatting ---- */
+
+void rfs_prom_label_value(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '\\' || *s == '"')
+			fprintf(f, "\\%c", *s);
+		else if (*s == '\n')
+			fputs("\\n", f);
+		else
+			fputc(*s, f);
+	}
+}
+
+/* HELP text: \ and newline escaped (quotes are fine there). */
+static void help_text(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '\\')
+			fputs("\\\\", f);
+		else if (*s == '\n')
+			fputs("\\n", f);
+		else
+			fputc(*s, f);
+	}
+}
+
+static void family(FILE *f, const char *name, const char *suffix,
+		   const char *type, const char *help)
+{
+	fprintf(f, "# HELP rfs_%s%s ", name, suffix);
+	help_text(f, help);
+	fprintf(f, "\n# TYPE rfs_%s%s %s\n", name, suffix, type);
+}
+
+/* A metric name may hold [a-zA-Z0-9_:] and starts with no digit. */
+static bool name_ok(const char *s)
+{
+	if (!*s || (*s >= '0' && *s <= '9'))
+		return false;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9') || *s == '_' || *s == ':'))
+			return false;
+	return true;
+}
+
+static struct json_object *member(struct json_object *o, const char *key,
+				  enum json_type type)
+{
+	struct json_object *v;
+
+	if (!o || !json_object_object_get_ex(o, key, &v) ||
+	    !json_object_is_type(v, type))
+		return NULL;
+	return v;
+}
+
+static const char *member_str(struct json_object *o, const char *key)
+{
+	struct json_object *v = member(o, key, json_type_string);
+
+	return v ? json_object_get_string(v) : NULL;
+}
+
+static size_t arr_len(struct json_object *a)
+{
+	return a ? json_object_array_length(a) : 0;
+}
+
+/* One sample per CPU of per_cpu (an array of {"cpu": N, key: V}) that has
+ * key; iface: the interface label, or NULL. */
+static size_t samples(FILE *f, const char *name, const char *suffix,
+		      const char *iface, struct json_object *per_cpu,
+		      const char *key, bool emit)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < arr_len(per_cpu); i++) {
+		struct json_object *e = json_object_array_get_idx(per_cpu, i);
+		struct json_object *cpu = member(e, "cpu", json_type_int);
+		struct json_object *v = member(e, key, json_type_int);
+
+		if (!cpu || !v)
+			continue;
+		n++;
+		if (!emit)
+			continue;
+		fprintf(f, "rfs_%s%s{", name, suffix);
+		if (iface) {
+			fputs("interface=\"", f);
+			rfs_prom_label_value(f, iface);
+			fputs("\",", f);
+		}
+		fprintf(f, "cpu=\"%d\"} %llu\n", json_object_get_int(cpu),
+			(unsigned long long)json_object_get_uint64(v));
+	}
+	return n;
+}
+
+static void if_counter(FILE *f, const struct rfs_prom_ctr *c,
+		       struct json_object *ifs)
+{
+	size_t i, n = 0;
+	int pass;
+
+	/* a family without samples is left out */
+	for (pass = 0; pass < 2; pass++) {
+		if (pass && !n)
+			return;
+		if (pass)
+			family(f, c->key, "_total", "counter", c->help);
+		for (i = 0; i < arr_len(ifs); i++) {
+			struct json_object *st = json_object_array_get_idx(ifs, i);
+			const char *name = member_str(st, "interface");
+
+			if (name)
+				n += samples(f, c->key, "_total", name,
+					     member(st, "per_cpu", json_type_array),
+					     c->key, pass);
+		}
+	}
+}
+
+/* A per-CPU series of the datapath: a counter (suffix "_total") or a
+ * gauge (""). */
+static void g_series(FILE *f, const char *key, const char *suffix,
+		     const char *help, struct json_object *per_cpu)
+{
+	if (!samples(f, key, suffix, NULL, per_cpu, key, false))
+		return;
+	family(f, key, suffix, *suffix ? "counter" : "gauge", help);
+	samples(f, key, suffix, NULL, per_cpu, key, true);
+}
+
+static bool known(const char *key)
+{
+	size_t k;
+
+	for (k = 0; k < N_IF_CTRS; k++)
+		if (!strcmp(key, if_ctrs[k].key))
+			return true;
+	for (k = 0; k < N_G_CTRS; k++)
+		if (!strcmp(key, g_ctrs[k].key))
+			return true;
+	for (k = 0; k < N_G_GAUGES; k++)
+		if (!strcmp(key, g_gauges[k].key))
+			return true;
+	return !strcmp(key, "cpu");
+}
+
+static void gauge(FILE *f, const char *name, const char *help,
+		  struct json_object *v)
+{
+	if (!v)
+		return;
+	family(f, name, "", "gauge", help);
+	fprintf(f, "rfs_%s %lld\n", name, (long long)json_object_get_int64(v));
+}
+
+static void iface_gauge(FILE *f, const char *name, const char *help,
+			struct json_object *ifs, const char *key)
+{
+	size_t i;
+	bool head = false;
+
+	for (i = 0; i < arr_len(ifs); i++) {
+		struct json_object *o = json_object_array_get_idx(ifs, i);
+		const char *nm = member_str(o, "name");
+		struct json_object *v;
+		long long val;
+
+		if (!nm)
+			continue;
+		if (!strcmp(key, "cpus") || !strcmp(key, "active_cpus")) {
+			v = member(o, key, json_type_array);
+			if (!v)
+				continue;
+			val = json_object_array_length(v);
+		} else {
+			v = member(o, key, json_type_int);
+			if (!v)
+				continue;
+			val = json_object_get_int64(v);
+		}
+		if (!head)
+			family(f, name, "", "gauge", help);
+		head = true;
+		fprintf(f, "rfs_%s{interface=\"", name);
+		rfs_prom_label_value(f, nm);
+		fprintf(f, "\"} %lld\n", val);
+	}
+}
+
+static void interfaces(FILE *f, struct json_object *status)
+{
+	struct json_object *ifs = member(status, "interfaces", json_type_array);
+	struct json_object *lost = member(status, "lost", json_type_array);
+	size_t i;
+
+	family(f, "interface_attached", "", "gauge",
+	       "1 for each interface xdp-rfs is attached to, with its XDP mode.");
+	for (i = 0; i < arr_len(ifs); i++) {
+		struct json_object *o = json_object_array_get_idx(ifs, i);
+		const char *nm = member_str(o, "name"), *mode = member_str(o, "mode");
+
+		if (!nm)
+			continue;
+		fputs("rfs_interface_attached{interface=\"", f);
+		rfs_prom_label_value(f, nm);
+		fputs("\",mode=\"", f);
+		rfs_prom_label_value(f, mode ?: "unknown");
+		fputs("\"} 1\n", f);
+	}
+	iface_gauge(f, "interface_rx_queues",
+		    "RX queues of the interface (one device flow table each).",
+		    ifs, "rx_queues");
+	iface_gauge(f, "interface_flow_cnt",
+		    "Entries of each of the interface's device flow tables (per RX queue).",
+		    ifs, "flow_cnt");
+	iface_gauge(f, "interface_cpus",
+		    "CPUs the interface's flows may be steered to (as configured).",
+		    ifs, "cpus");
+	iface_gauge(f, "interface_active_cpus",
+		    "CPUs the interface's flows are steered to now (configured and online).",
+		    ifs, "active_cpus");
+	if (!arr_len(lost))
+		return;
+	family(f, "interface_lost", "", "gauge",
+	       "1 for each configured interface whose XDP program another tool detached or replaced.");
+	for (i = 0; i < arr_len(lost); i++) {
+		const char *nm = member_str(json_object_array_get_idx(lost, i),
+					    "name");
+
+		if (!nm)
+			continue;
+		fputs("rfs_interface_lost{interface=\"", f);
+		rfs_prom_label_value(f, nm);
+		fputs("\"} 1\n", f);
+	}
+}
+
+int rfs_prom_format(FILE *f, struct json_object *snap)
+{
+	struct json_object *status = member(snap, "status", json_type_object);
+	struct json_object *stats = member(snap, "stats", json_type_object);
+	struct json_object *ifs = member(snap, "interfaces", json_type_array);
+	struct json_object *per_cpu, *first;
+	const char *commit;
+	size_t k;
+
+	if (!status || !stats)
+		return -EINVAL;
+	per_cpu = member(stats, "per_cpu", json_type_array);
+	commit = member_str(status, "commit");
+
+	family(f, "build_info", "", "gauge",
+	       "rfsd's version and the commit it was built from; always 1.");
+	fputs("rfs_build_info{version=\"", f);
+	rfs_prom_label_value(f, member_str(status, "version") ?: "unknown");
+	fputs("\",commit=\"", f);
+	rfs_prom_label_value(f, commit ?: "unknown");
+	fputs("\"} 1\n", f);
+	gauge(f, "cpus", "Possible CPUs: the per-CPU counters have one series each.",
+	      member(status, "nr_cpus", json_type_int));
+	gauge(f, "sock_flow_entries",
+	      "Entries of the sock flow table shared by every interface.",
+	      member(status, "sock_flow_entries", json_type_int));
+	interfaces(f, status);
+
+	for (k = 0; k < N_IF_CTRS; k++)
+		if_counter(f, &if_ctrs[k], ifs);
+	for (k = 0; k < N_G_CTRS; k++)
+		g_series(f, g_ctrs[k].key, "_total", g_ctrs[k].help, per_cpu);
+	for (k = 0; k < N_G_GAUGES; k++)
+		g_series(f, g_gauges[k].key, "", g_gauges[k].help, per_cpu);
+	/* a newer rfsd's counters: still exposed, per CPU */
+	first = arr_len(per_cpu) ? json_object_array_get_idx(per_cpu, 0) : NULL;
+	if (json_object_is_type(first, json_type_object)) {
+		json_object_object_foreach(first, key, val) {
+			char help[160];
+
+			if (known(key) || !name_ok(key) ||
+			    !json_object_is_type(val, json_type_int))
+				continue;
+			snprintf(help, sizeof(help),
+				 "rfsd's counter '%s' (rfsctl stats), summed over interfaces.",
+				 key);
+			g_series(f, key, "_total", help, per_cpu);
+		}
+	}
+	return 0;
+}
+
+int rfs_prom_format_buf(struct json_object *snap, char **buf, size_t *len)
+{
+	FILE *f;
+	int e;
+
+	*buf = NULL;
+	*len = 0;
+	f = open_memstream(buf, len);
+	if (!f)
+		return -errno;
+	e = rfs_prom_format(f, snap);
+	if (fclose(f) && !e)
+		e = -ENOMEM;
+	if (e) {
+		free(*buf);
+		*buf = NULL;
+		*len = 0;
+	}
+	return e;
+}

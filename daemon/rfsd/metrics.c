@@ -1,0 +1,325 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /metrics over HTTP; see metrics.h.  MHD in "external polling" mode with
+ * epoll (MHD_USE_EPOLL, no MHD_USE_INTERNAL_POLLING_THREAD): MHD's own
+ * epoll fd sits in rfsd's epoll set, and MHD_get_timeout() arms a timerfd
+ * so that MHD_run() also runs when MHD has work without fd activity
+ * (timeouts, a resumed connection), as its manual requires.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
+
+#include <microhttpd.h>
+
+#include "ctl_client.h"
+#include "log.h"
+#include "metrics.h"
+#include "parse.h"
+#include "rfs_prom.h"
+#include "server.h"
+
+struct rfsd_metrics {
+	struct MHD_Daemon *mhd;
+	struct rfsd_loop *loop;
+	const struct rfsd_dispatch *dispatch;
+	struct rfsd_watch ev;		/* MHD's epoll fd */
+	struct rfsd_watch tmr;		/* MHD's next timeout */
+	char addr[64];
+	/* scrapes waiting for the datapath (each counts against the
+	 * connection limit, so this is enough room) */
+	struct MHD_Connection *waiting[RFSD_METRICS_MAX_CONNS];
+	size_t n_waiting;
+};
+
+/* ---- gathering: the control requests, run in-process ---- */
+
+/* rfs_prom_call_fn: req through the command table, as a request line from
+ * the control socket would go, and its reply read as rfsctl reads it. */
+static int run_request(void *ctx, struct json_object *req,
+		       struct json_object **result, char *err, size_t len)
+{
+	const struct rfsd_dispatch *d = ctx;
+	struct json_object *reply = NULL, *r;
+	const char *line = json_object_to_json_string_ext(req,
+							  JSON_C_TO_STRING_PLAIN);
+	enum rfsd_cmd_rc rc;
+	int e;
+
+	*result = NULL;
+	rc = rfsd_request_run(d->cmds, d->dp_busy && *d->dp_busy, d->ctx, NULL, line,
+			      strlen(line), &reply);
+	json_object_put(req);
+	if (rc != RFSD_CMD_REPLY) {	/* checked before; a job never starts */
+		json_object_put(reply);
+		snprintf(err, len, "the datapath is busy");
+		return -EBUSY;
+	}
+	e = rfs_ctl_result(reply, &r, err, len);
+	if (!e)
+		*result = json_object_get(r);
+	json_object_put(reply);
+	return e;
+}
+
+static enum MHD_Result respond(struct MHD_Connection *conn,
+			       unsigned int code, const char *type,
+			       char *body, size_t len, bool owned)
+{
+	struct MHD_Response *r;
+	enum MHD_Result ret;
+
+	r = MHD_create_response_from_buffer(len, body,
+					    owned ? MHD_RESPMEM_MUST_FREE :
+					    MHD_RESPMEM_PERSISTENT);
+	if (!r) {
+		if (owned)
+			free(body);
+		return MHD_NO;
+	}
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+	if (code == MHD_HTTP_METHOD_NOT_ALLOWED)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+	ret = MHD_queue_response(conn, code, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+static enum MHD_Result respond_text(struct MHD_Connection *conn,
+				    unsigned int code, const char *text)
+{
+	return respond(conn, code, "text/plain; charset=utf-8", (char *)text,
+		       strlen(text), false);
+}
+
+static enum MHD_Result serve_metrics(struct rfsd_metrics *m,
+				     struct MHD_Connection *conn)
+{
+	struct json_object *snap;
+	char err[RFS_CTL_ERR_LEN], *buf, *msg;
+	size_t len;
+	int e;
+
+	e = rfs_prom_collect(run_request, (void *)m->dispatch, &snap, err,
+			     sizeof(err));
+	if (!e) {
+		e = rfs_prom_format_buf(snap, &buf, &len);
+		if (e)
+			snprintf(err, sizeof(err), "%s", strerror(-e));
+		json_object_put(snap);
+	}
+	if (!e)
+		return respond(conn, MHD_HTTP_OK, RFS_PROM_CONTENT_TYPE, buf,
+			       len, true);
+	pr_warn("can't serve metrics on '%s': %s\n", m->addr, err);
+	if (asprintf(&msg, "can't gather the metrics: %s\n", err) < 0)
+		return MHD_NO;
+	return respond(conn, MHD_HTTP_INTERNAL_SERVER_ERROR,
+		       "text/plain; charset=utf-8", msg, strlen(msg), true);
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
+				  const char *url, const char *method,
+				  const char *version, const char *upload,
+				  size_t *upload_len, void **req_ctx)
+{
+	struct rfsd_metrics *m = cls;
+
+	if (strcmp(method, MHD_HTTP_METHOD_GET) &&
+	    strcmp(method, MHD_HTTP_METHOD_HEAD))
+		return respond_text(conn, MHD_HTTP_METHOD_NOT_ALLOWED,
+				    "only GET and HEAD\n");
+	/* a GET with a body: refuse rather than read it */
+	if (*upload_len)
+		return respond_text(conn, MHD_HTTP_BAD_REQUEST,
+				    "no request body expected\n");
+	if (!strcmp(url, "/"))
+		return respond_text(conn, MHD_HTTP_OK,
+				    "rfsd: Prometheus metrics at /metrics\n");
+	if (strcmp(url, "/metrics"))
+		return respond_text(conn, MHD_HTTP_NOT_FOUND,
+				    "not found; the metrics are at /metrics\n");
+	if (m->dispatch->dp_busy && *m->dispatch->dp_busy) {
+		/* the flows sampler has the datapath: wait, as a control
+		 * request does (MHD calls us again once resumed) */
+		if (m->n_waiting == RFSD_METRICS_MAX_CONNS)
+			return respond_text(conn, MHD_HTTP_SERVICE_UNAVAILABLE,
+					    "rfsd is busy; try again\n");
+		MHD_suspend_connection(conn);
+		m->waiting[m->n_waiting++] = conn;
+		return MHD_YES;
+	}
+	return serve_metrics(m, conn);
+}
+
+/* ---- the event loop side ---- */
+
+static void arm_timer(struct rfsd_metrics *m)
+{
+	struct itimerspec its = {};
+	MHD_UNSIGNED_LONG_LONG ms;
+
+	if (MHD_get_timeout(m->mhd, &ms) == MHD_YES) {
+		if (!ms)
+			ms = 1;		/* now: a zero it_value disarms */
+		its.it_value.tv_sec = ms / 1000;
+		its.it_value.tv_nsec = (ms % 1000) * 1000000;
+	}
+	if (timerfd_settime(m->tmr.fd, 0, &its, NULL))
+		pr_warn("can't arm the metrics timer: %s\n", strerror(errno));
+}
+
+static void run(struct rfsd_metrics *m)
+{
+	MHD_run(m->mhd);
+	arm_timer(m);
+}
+
+static void on_mhd(struct rfsd_watch *w, uint32_t events)
+{
+	run(rfsd_container_of(w, struct rfsd_metrics, ev));
+}
+
+static void on_timer(struct rfsd_watch *w, uint32_t events)
+{
+	struct rfsd_metrics *m = rfsd_container_of(w, struct rfsd_metrics, tmr);
+	uint64_t n;
+
+	if (read(w->fd, &n, sizeof(n)) < 0 && errno != EAGAIN)
+		pr_debug("can't read the metrics timer: %s\n", strerror(errno));
+	run(m);
+}
+
+static void resume_all(struct rfsd_metrics *m)
+{
+	while (m->n_waiting)
+		MHD_resume_connection(m->waiting[--m->n_waiting]);
+}
+
+void rfsd_metrics_kick(struct rfsd_metrics *m)
+{
+	if (!m || !m->n_waiting ||
+	    (m->dispatch->dp_busy && *m->dispatch->dp_busy))
+		return;
+	resume_all(m);
+	run(m);
+}
+
+/* MHD's own messages (a peer that broke the protocol, a failed accept):
+ * debug, they are the peer's business; startup errors reach err. */
+static void mhd_log(void *cls, const char *fmt, va_list ap)
+{
+	char buf[256];
+
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	buf[strcspn(buf, "\n")] = '\0';
+	pr_debug("metrics: %s\n", buf);
+}
+
+const char *rfsd_metrics_addr(const struct rfsd_metrics *m)
+{
+	return m ? m->addr : NULL;
+}
+
+int rfsd_metrics_open(struct rfsd_metrics **mp, struct rfsd_loop *loop,
+		      const struct rfsd_dispatch *dispatch, const char *addr,
+		      char *err, size_t len)
+{
+	unsigned int flags = MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME |
+			     MHD_USE_ERROR_LOG;
+	const union MHD_DaemonInfo *info;
+	struct sockaddr_storage ss;
+	struct rfsd_metrics *m;
+	socklen_t sl;
+	int e;
+
+	*mp = NULL;
+	if (rfs_parse_hostport(addr, &ss, &sl)) {
+		snprintf(err, len, "can't serve metrics on '%s': not IPV4:PORT or [IPV6]:PORT",
+			 addr);
+		return -EINVAL;
+	}
+	m = calloc(1, sizeof(*m));
+	if (!m) {
+		snprintf(err, len, "can't serve metrics on '%s': %s", addr,
+			 strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	m->loop = loop;
+	m->dispatch = dispatch;
+	m->ev.fd = m->tmr.fd = -1;
+	snprintf(m->addr, sizeof(m->addr), "%s", addr);
+	if (ss.ss_family == AF_INET6)
+		flags |= MHD_USE_IPv6;
+	/* MHD does not say why a start failed: errno is what bind() or
+	 * listen() left */
+	errno = 0;
+	m->mhd = MHD_start_daemon(flags, 0, NULL, NULL, on_request, m,
+				  /* first, or MHD logs the rest itself */
+				  MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
+				  MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+				  MHD_OPTION_CONNECTION_LIMIT,
+				  (unsigned int)RFSD_METRICS_MAX_CONNS,
+				  MHD_OPTION_CONNECTION_TIMEOUT,
+				  (unsigned int)RFSD_METRICS_TIMEOUT,
+				  MHD_OPTION_END);
+	if (!m->mhd) {
+		e = errno ? -errno : -EIO;
+		snprintf(err, len, "can't serve metrics on '%s': %s", addr,
+			 strerror(-e));
+		goto fail;
+	}
+	info = MHD_get_daemon_info(m->mhd, MHD_DAEMON_INFO_EPOLL_FD);
+	m->ev.fd = info ? info->epoll_fd : -1;
+	m->ev.fn = on_mhd;
+	m->tmr.fn = on_timer;
+	m->tmr.fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (m->ev.fd < 0 || m->tmr.fd < 0) {
+		e = m->tmr.fd < 0 ? -errno : -EIO;
+		snprintf(err, len, "can't serve metrics on '%s': %s", addr,
+			 m->ev.fd < 0 ? "no epoll fd from libmicrohttpd" :
+			 strerror(-e));
+		goto fail;
+	}
+	e = rfsd_watch_add(loop, &m->ev, EPOLLIN);
+	if (!e) {
+		e = rfsd_watch_add(loop, &m->tmr, EPOLLIN);
+		if (e)
+			rfsd_watch_del(loop, &m->ev);
+	}
+	if (e) {
+		snprintf(err, len, "can't serve metrics on '%s': %s", addr,
+			 strerror(-e));
+		m->ev.fd = -1;	/* MHD's: MHD_stop_daemon() closes it */
+		goto fail;
+	}
+	arm_timer(m);
+	*mp = m;
+	return 0;
+fail:
+	m->ev.fd = -1;
+	if (m->tmr.fd >= 0)
+		close(m->tmr.fd);
+	if (m->mhd)
+		MHD_stop_daemon(m->mhd);
+	free(m);
+	return e;
+}
+
+void rfsd_metrics_close(struct rfsd_metrics *m)
+{
+	if (!m)
+		return;
+	rfsd_watch_del(m->loop, &m->ev);
+	rfsd_watch_del(m->loop, &m->tmr);
+	/* MHD_stop_daemon() must not find a suspended connection */
+	resume_all(m);
+	MHD_stop_daemon(m->mhd);
+	close(m->tmr.fd);
+	free(m);
+}

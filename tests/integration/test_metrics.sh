@@ -1,0 +1,416 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# rfsd's Prometheus endpoint (metrics_listen) and `rfsctl stats --format
+# prometheus`, checked with the real tools: promtool on both outputs, a
+# real Prometheus server (own port, own temp dir) that scrapes rfsd and is
+# asked for a series back through its HTTP API; the Grafana dashboard in
+# contrib/ against a live exposition; a scraper that stalls must not stall
+# the control socket.  Each test has its own lab (tests/lib/lab.sh) and
+# rfsd, with traffic from the lab namespace to a server in the root one.
+#
+#	tests/integration/test_metrics.sh [test_name...]
+#
+# Exit: 0 all passed (some may have skipped), 249 all skipped, 1 a failure.
+
+ALL_TESTS="
+	test_exposition
+	test_prometheus_server
+	test_dashboard
+	test_stalled_scrapers
+	test_scrape_during_flows
+	test_reload_and_errors
+"
+
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/lab.sh"
+
+DASHBOARD=$LAB_TOP/contrib/grafana/xdp-rfs.json
+
+say() { printf '    [%5.1fs] %s\n' "$(lab_since "$TEST_T0")" "$*"; }
+
+# A TCP port free on loopback now (the kernel's pick).
+free_port()
+{
+	"$LAB_PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# lab + rfsd serving metrics on 127.0.0.1:$MPORT, attached to the lab
+# interface; then $1 seconds of request/response traffic through it.
+setup()
+{
+	lab_trap
+	lab_up
+	lab_init
+	MPORT=$(free_port) || fail "can't pick a port"
+	MURL=http://127.0.0.1:$MPORT/metrics
+	printf '[global]\nmetrics_listen = 127.0.0.1:%s\n' "$MPORT" \
+		> "$LAB_DIR/rfsd.conf"
+	lab_start_rfsd
+	ctl attach "$LAB_A" >/dev/null || fail "rfsctl attach $LAB_A failed"
+	if [ "${1:-0}" != 0 ]; then
+		lab_server "$(lab_online_cpus | head -n1)"
+		lab_client "$LAB_IP4_A" "$1" 2
+		lab_wait "$LAB_CLIENT_PID" $(( $1 + 30 )) ||
+			fail "the lab client did not finish"
+	fi
+}
+
+scrape()	# [URL]: the body on stdout; fails unless 200
+{
+	curl -sS --max-time 10 --fail "${1:-$MURL}" ||
+		fail "can't scrape ${1:-$MURL}"
+}
+
+# The series of an exposition, values left out: name{labels}
+series() { grep -v '^#' | sed 's/ [^ ]*$//' | sort; }
+
+# Sum of the samples of one series selector (an exact prefix) in stdin.
+sum_of() { awk -v p="$1" 'index($0, p) == 1 { s += $NF } END { printf "%.0f\n", s }'; }
+
+promtool_ok()	# FILE WHAT
+{
+	local out
+	out=$(promtool check metrics < "$1" 2>&1) ||
+		fail "promtool check metrics rejects $2: $out"
+	# promtool also lints (names, HELP): it prints what it dislikes
+	[ -z "$out" ] || fail "promtool check metrics on $2 says: $out"
+}
+
+# -------------------------------------------------------------------- tests
+
+# Both outputs pass promtool, have the same series, and hold every
+# counter `rfsctl -j stats` reports, with traffic counted on the lab
+# interface.
+test_exposition()
+{
+	local key n
+	lab_trap
+	lab_up
+	lab_init
+	MPORT=$(free_port) || fail "can't pick a port"
+	MURL=http://127.0.0.1:$MPORT/metrics
+	printf '[global]\nmetrics_listen = 127.0.0.1:%s\n' "$MPORT" \
+		> "$LAB_DIR/rfsd.conf"
+	lab_start_rfsd
+	# nothing attached yet: still a valid exposition
+	scrape > "$LAB_DIR/empty.prom"
+	promtool_ok "$LAB_DIR/empty.prom" "/metrics with no interface"
+	grep -q '^rfs_build_info{' "$LAB_DIR/empty.prom" ||
+		fail "no rfs_build_info with no interface attached"
+
+	ctl attach "$LAB_A" >/dev/null || fail "rfsctl attach $LAB_A failed"
+	lab_server "$(lab_online_cpus | head -n1)"
+	lab_client "$LAB_IP4_A" 3 2
+	lab_wait "$LAB_CLIENT_PID" 40 || fail "the lab client did not finish"
+
+	scrape > "$LAB_DIR/http.prom"
+	ctl stats --format prometheus > "$LAB_DIR/ctl.prom" ||
+		fail "rfsctl stats --format prometheus failed"
+	curl -sS -D "$LAB_DIR/headers" -o /dev/null "$MURL"
+	promtool_ok "$LAB_DIR/http.prom" "rfsd's /metrics"
+	promtool_ok "$LAB_DIR/ctl.prom" "rfsctl stats --format prometheus"
+	grep -qi '^content-type: text/plain; version=0.0.4' "$LAB_DIR/headers" ||
+		fail "/metrics is not served as text format 0.0.4: $(cat "$LAB_DIR/headers")"
+
+	# one formatter: the same series (values move between the two)
+	diff <(series < "$LAB_DIR/http.prom") <(series < "$LAB_DIR/ctl.prom") \
+		> "$LAB_DIR/diff" ||
+		fail "/metrics and rfsctl stats --format prometheus differ in series: $(cat "$LAB_DIR/diff")"
+	say "$(grep -vc '^#' "$LAB_DIR/http.prom") samples in $(grep -c '^# TYPE' "$LAB_DIR/http.prom") families, same in both"
+
+	# every key of rfsctl -j stats is there: a counter as rfs_<key>_total,
+	# backlog (a level) as the gauge rfs_backlog
+	for key in $(ctlj stats | jget '"\n".join(k for k in d["per_cpu"][0] if k != "cpu")'); do
+		if [ "$key" = backlog ]; then
+			grep -q "^# TYPE rfs_backlog gauge$" "$LAB_DIR/http.prom" ||
+				fail "stats' backlog is not the gauge rfs_backlog in /metrics"
+			continue
+		fi
+		grep -q "^# TYPE rfs_${key}_total counter$" "$LAB_DIR/http.prom" ||
+			fail "stats counter '$key' has no rfs_${key}_total in /metrics"
+	done
+	# what traffic did shows, on the lab interface, per CPU
+	n=$(sum_of "rfs_seen_total{interface=\"$LAB_A\",cpu=" < "$LAB_DIR/http.prom")
+	say "rfs_seen_total{interface=\"$LAB_A\"} sums to $n"
+	[ "$n" -gt 0 ] || fail "no frame counted in rfs_seen_total for $LAB_A"
+	[ "$(grep -c "^rfs_seen_total{interface=\"$LAB_A\",cpu=\"[0-9]*\"} " "$LAB_DIR/http.prom")" \
+		-eq "$(lab_nr_cpus)" ] || fail "rfs_seen_total has not one series per CPU"
+	n=$(ctlj stats "$LAB_A" | jget 'd["total"]["seen"]')
+	[ "$n" -ge "$(sum_of "rfs_seen_total{interface=\"$LAB_A\"," < "$LAB_DIR/http.prom")" ] ||
+		fail "rfsctl stats shows fewer frames ($n) than /metrics did before it"
+	n=$(sum_of "rfs_recv_local_total{cpu=" < "$LAB_DIR/http.prom")
+	n=$((n + $(sum_of "rfs_recv_remote_total{cpu=" < "$LAB_DIR/http.prom")))
+	[ "$n" -gt 0 ] || fail "no receive counted in rfs_recv_local/remote_total"
+	grep -q "^rfs_interface_attached{interface=\"$LAB_A\",mode=\"$(ctlj status | jget 'd["interfaces"][0]["mode"]')\"} 1$" \
+		"$LAB_DIR/http.prom" || fail "no rfs_interface_attached for $LAB_A with its mode"
+	grep -q "^rfs_sock_flow_entries $(ctlj status | jget 'd["sock_flow_entries"]')$" \
+		"$LAB_DIR/http.prom" || fail "rfs_sock_flow_entries is not status's sock_flow_entries"
+	grep -q "^rfs_build_info{version=\"$(ctlj status | jget 'd["version"]')\",commit=\"$(ctlj status | jget 'd["commit"]')\"} 1$" \
+		"$LAB_DIR/http.prom" || fail "rfs_build_info is not rfsd's version and commit"
+	# not a page of anything else
+	[ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$MPORT/nope")" = 404 ] ||
+		fail "an unknown path is not 404"
+	[ "$(curl -s -o /dev/null -w '%{http_code}' -X POST "$MURL")" = 405 ] ||
+		fail "POST /metrics is not 405"
+	return 0
+}
+
+# A real Prometheus scrapes rfsd every second; a counter the traffic made
+# non-zero comes back through its query API with rfsd's labels.
+test_prometheus_server()
+{
+	local pport pdir i out
+	lab_need prometheus
+	setup 3
+	pport=$(free_port) || fail "can't pick a port"
+	pdir=$LAB_DIR/prometheus
+	mkdir -p "$pdir"
+	cat > "$pdir/prometheus.yml" <<-EOF
+	global:
+	  scrape_interval: 1s
+	  evaluation_interval: 1s
+	scrape_configs:
+	  - job_name: rfsd
+	    static_configs:
+	      - targets: ['127.0.0.1:$MPORT']
+	EOF
+	lab_bg prometheus --config.file="$pdir/prometheus.yml" \
+		--storage.tsdb.path="$pdir/data" \
+		--web.listen-address="127.0.0.1:$pport" \
+		>"$pdir/log" 2>&1
+	PROM_PID=$LAB_BG_PID
+	say "prometheus (pid $PROM_PID) on 127.0.0.1:$pport scraping :$MPORT"
+	for ((i = 0; i < 600; i++)); do
+		lab_alive "$PROM_PID" ||
+			fail "prometheus exited: $(tail -n 5 "$pdir/log")"
+		out=$(curl -s --max-time 2 "http://127.0.0.1:$pport/api/v1/query" \
+			--data-urlencode 'query=up{job="rfsd"}' | jget \
+			'd["data"]["result"][0]["value"][1] if d["data"]["result"] else ""' 2>/dev/null)
+		[ "$out" = 1 ] && break
+		sleep 0.1
+	done
+	[ "$out" = 1 ] || fail "prometheus did not scrape rfsd within 60 s (up='$out'): $(tail -n 5 "$pdir/log")"
+	say "up{job=\"rfsd\"} is 1 after $(lab_since "$TEST_T0")s"
+	curl -s --max-time 5 "http://127.0.0.1:$pport/api/v1/query" \
+		--data-urlencode "query=rfs_seen_total{interface=\"$LAB_A\"}" \
+		> "$pdir/seen.json" || fail "can't query prometheus"
+	"$LAB_PY" - "$pdir/seen.json" "$LAB_A" "$(lab_nr_cpus)" <<-'EOF' ||
+	import json, sys
+	d = json.load(open(sys.argv[1]))
+	assert d["status"] == "success", d
+	r = d["data"]["result"]
+	cpus = sorted(int(s["metric"]["cpu"]) for s in r)
+	assert cpus == list(range(int(sys.argv[3]))), "cpus %s" % cpus
+	for s in r:
+	    m = s["metric"]
+	    assert m["__name__"] == "rfs_seen_total", m
+	    assert m["interface"] == sys.argv[2], m
+	    assert m["job"] == "rfsd", m
+	total = sum(float(s["value"][1]) for s in r)
+	assert total > 0, "rfs_seen_total sums to %s" % total
+	print("    rfs_seen_total{interface=%s} from prometheus: %d series, sum %d"
+	      % (sys.argv[2], len(r), total))
+	EOF
+		fail "prometheus's answer for rfs_seen_total is not right: $(cat "$pdir/seen.json")"
+	kill -TERM "$PROM_PID"
+	lab_wait "$PROM_PID" 20 || fail "prometheus did not exit on SIGTERM"
+}
+
+# The dashboard is JSON Grafana can import, and every rfs_ metric its
+# queries name is in the exposition: renaming a metric breaks this test,
+# not the dashboard silently.
+test_dashboard()
+{
+	setup 2
+	scrape > "$LAB_DIR/http.prom"
+	"$LAB_PY" - "$DASHBOARD" "$LAB_DIR/http.prom" <<-'EOF' || fail "contrib/grafana/xdp-rfs.json does not match the exposition"
+	import json, re, sys
+	d = json.load(open(sys.argv[1]))
+	have = set()
+	for line in open(sys.argv[2]):
+	    if line.startswith("# TYPE "):
+	        have.add(line.split()[2])
+	exprs = []
+	def walk(o):
+	    if isinstance(o, dict):
+	        for k, v in o.items():
+	            if k in ("expr", "definition") and isinstance(v, str):
+	                exprs.append(v)
+	            elif k == "query" and isinstance(v, str):
+	                exprs.append(v)
+	            else:
+	                walk(v)
+	    elif isinstance(o, list):
+	        for v in o:
+	            walk(v)
+	walk(d)
+	assert d.get("panels"), "no panels"
+	assert exprs, "no query in the dashboard"
+	used = set()
+	for e in exprs:
+	    used |= set(re.findall(r"\brfs_[a-z0-9_]+", e))
+	missing = sorted(used - have)
+	assert not missing, "not in the exposition: %s" % missing
+	for want in ("rfs_steered_total", "rfs_recv_local_total",
+	             "rfs_recv_remote_total", "rfs_enqueue_drops_total",
+	             "rfs_backlog"):
+	    assert want in used, "the dashboard does not plot " + want
+	print("    %d panels, %d queries, metrics: %s" % (len(d["panels"]), len(exprs),
+	      " ".join(sorted(used))))
+	EOF
+}
+
+# Scrapers that send half a request, or ask and never read, hold their own
+# connections only: the control socket and other scrapes go on, and MHD
+# drops the stalled ones after its timeout.
+test_stalled_scrapers()
+{
+	local t0 i
+	setup 0
+	# a file: a background job's stdin is /dev/null, not a here-document
+	cat > "$LAB_DIR/stalled.py" <<-'EOF'
+	import socket, sys, time
+	port = int(sys.argv[1])
+	conns = []
+	for i in range(4):
+	    s = socket.create_connection(("127.0.0.1", port))
+	    s.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\n")   # never finished
+	    conns.append(s)
+	for i in range(4):
+	    s = socket.socket()
+	    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1024)
+	    s.connect(("127.0.0.1", port))
+	    s.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")  # never read
+	    conns.append(s)
+	open(sys.argv[2], "w").close()
+	time.sleep(25)
+	# rfsd must have dropped the half-sent ones by now
+	closed = 0
+	for s in conns[:4]:
+	    s.settimeout(1)
+	    try:
+	        closed += s.recv(4096) == b""
+	    except Exception:
+	        pass
+	open(sys.argv[3], "w").write("%d\n" % closed)
+	EOF
+	lab_bg "$LAB_PY" "$LAB_DIR/stalled.py" "$MPORT" "$LAB_DIR/stalled.ready" \
+		"$LAB_DIR/stalled.out"
+	for ((i = 0; i < 100; i++)); do
+		[ -e "$LAB_DIR/stalled.ready" ] && break
+		sleep 0.1
+	done
+	[ -e "$LAB_DIR/stalled.ready" ] || fail "the stalled scrapers did not connect"
+	for i in 1 2 3 4 5; do
+		t0=$(lab_now)
+		ctl status >/dev/null || fail "rfsctl status failed beside stalled scrapers"
+		scrape > "$LAB_DIR/http.prom"
+		grep -q '^rfs_build_info{' "$LAB_DIR/http.prom" || fail "a scrape got no exposition"
+		say "status + a scrape beside 8 stalled scrapers: $(lab_since "$t0")s"
+		# generous for a loaded host: a server blocked on a stalled peer
+		# would take the whole 25 s
+		awk -v t="$(lab_since "$t0")" 'BEGIN { exit !(t < 5) }' ||
+			fail "status and a scrape took $(lab_since "$t0")s beside stalled scrapers"
+		sleep 0.5
+	done
+	lab_wait "$LAB_BG_PID" 60 || fail "the stalled scrapers did not finish"
+	[ "$(cat "$LAB_DIR/stalled.out" 2>/dev/null)" = 4 ] ||
+		fail "rfsd did not drop the scrapers that stalled mid-request (closed: $(cat "$LAB_DIR/stalled.out" 2>/dev/null))"
+}
+
+# While rfsctl flows samples, a scrape waits for the datapath (or is served
+# at once by a sampler that does not hold it) and gets a whole exposition.
+test_scrape_during_flows()
+{
+	local fpid code t0
+	setup 0
+	lab_bg "$RFSCTL" --socket "$RFS_SOCK" flows --interval 3000 \
+		>"$LAB_DIR/flows.out" 2>&1
+	fpid=$LAB_BG_PID
+	sleep 0.5
+	t0=$(lab_now)
+	code=$(curl -sS --max-time 15 -o "$LAB_DIR/http.prom" -w '%{http_code}' "$MURL") ||
+		fail "a scrape during rfsctl flows failed"
+	say "a scrape during a 3 s flows sample: HTTP $code after $(lab_since "$t0")s"
+	[ "$code" = 200 ] || fail "a scrape during rfsctl flows got HTTP $code"
+	promtool_ok "$LAB_DIR/http.prom" "/metrics scraped during rfsctl flows"
+	lab_wait "$fpid" 20 || fail "rfsctl flows did not finish"
+	ctl status >/dev/null || fail "rfsd does not answer after flows and a scrape"
+}
+
+# SIGHUP moves the endpoint and takes it away; a port in use or a typo
+# stops rfsd at start with a message that says so.
+test_reload_and_errors()
+{
+	local p2 out i
+	setup 0
+	p2=$(free_port) || fail "can't pick a port"
+	printf '[global]\nmetrics_listen = [::1]:%s\n' "$p2" > "$LAB_DIR/rfsd.conf"
+	kill -HUP "$RFSD_PID"
+	for ((i = 0; i < 50; i++)); do
+		curl -s --max-time 2 -o /dev/null "http://[::1]:$p2/metrics" && break
+		sleep 0.1
+	done
+	# (to a file: grep -q would close the pipe on curl)
+	scrape "http://[::1]:$p2/metrics" > "$LAB_DIR/v6.prom"
+	grep -q '^rfs_build_info{' "$LAB_DIR/v6.prom" ||
+		fail "no metrics on [::1]:$p2 after SIGHUP"
+	curl -s --max-time 2 -o /dev/null "$MURL" &&
+		fail "metrics still served on the old address after SIGHUP"
+	: > "$LAB_DIR/rfsd.conf"
+	kill -HUP "$RFSD_PID"
+	sleep 1
+	curl -s --max-time 2 -o /dev/null "http://[::1]:$p2/metrics" &&
+		fail "metrics still served after metrics_listen was removed"
+	ctl status >/dev/null || fail "rfsd does not answer after the reloads"
+	lab_stop_rfsd
+
+	# a second rfsd can't take a port in use: it says so and exits
+	lab_bg "$LAB_PY" -c 'import socket, time, sys
+s = socket.socket(); s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(); time.sleep(60)' "$MPORT"
+	sleep 0.5
+	printf '[global]\nmetrics_listen = 127.0.0.1:%s\n' "$MPORT" > "$LAB_DIR/rfsd.conf"
+	out=$(timeout 20 "$RFSD" --socket "$RFS_SOCK" --pin-dir "$RFS_PIN" \
+		--config "$LAB_DIR/rfsd.conf" 2>&1) && fail "rfsd started on a port in use"
+	grep -q "can't serve metrics on '127.0.0.1:$MPORT': Address already in use" <<< "$out" ||
+		fail "rfsd's message for a port in use: $out"
+	printf '[global]\nmetrics_listen = localhost:9464\n' > "$LAB_DIR/rfsd.conf"
+	out=$(timeout 20 "$RFSD" --socket "$RFS_SOCK" --pin-dir "$RFS_PIN" \
+		--config "$LAB_DIR/rfsd.conf" 2>&1) && fail "rfsd started with metrics_listen = localhost:9464"
+	grep -q "rfsd.conf:2': metrics_listen 'localhost:9464' is not IPV4:PORT or \[IPV6\]:PORT" <<< "$out" ||
+		fail "rfsd's message for a bad metrics_listen: $out"
+}
+
+# ----------------------------------------------------------------- runner
+
+run_tests()
+{
+	local t rc t0 pass=0 failed=0 skipped=0 failures=""
+	lab_require_root
+	lab_need_bins
+	lab_need ip ethtool taskset curl promtool "$LAB_PY"
+	for t in ${1:-$ALL_TESTS}; do
+		declare -F "$t" >/dev/null || { echo "no test '$t'"; return 1; }
+		echo "=== $t"
+		t0=$(lab_now)
+		TEST_T0=$t0
+		( "$t" )
+		rc=$?
+		case $rc in
+		0) echo "--- PASS $t ($(lab_since "$t0")s)"; pass=$((pass + 1)) ;;
+		249) echo "--- SKIP $t ($(lab_since "$t0")s)"; skipped=$((skipped + 1)) ;;
+		*) echo "--- FAIL $t ($(lab_since "$t0")s)"; failed=$((failed + 1))
+		   failures="$failures $t" ;;
+		esac
+		[ $rc -eq 130 ] || [ $rc -eq 143 ] && break
+	done
+	echo "test_metrics: $pass passed, $failed failed, $skipped skipped"
+	[ $failed -eq 0 ] || { echo "failed:$failures"; return 1; }
+	[ $pass -eq 0 ] && [ $skipped -gt 0 ] && return 249
+	return 0
+}
+
+trap lab_down EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+run_tests "$*"

@@ -83,6 +83,9 @@ static void rfs_collect_pinned(void)
 	fclose(f);
 }
 
+/* How long an attach in another rfsd may take to pin its program. */
+#define RFS_ORPHAN_SETTLE_S	2
+
 /* Loaded less than min_age_s seconds ago: it may be an attach in
  * progress in another rfsd that has not pinned it yet. */
 static bool rfs_too_young(__u32 id, unsigned int min_age_s)
@@ -122,6 +125,7 @@ static bool rfs_is_pinned(__u32 id)
 int rfs_sweep_orphans(unsigned int min_age_s)
 {
 	struct if_nameindex *ifs, *i;
+	bool settled = false;
 	int removed = 0;
 
 	ifs = if_nameindex();
@@ -148,6 +152,17 @@ int rfs_sweep_orphans(unsigned int min_age_s)
 			if (strcmp(xdp_program__name(p), RFS_XDP_PROG_NAME) ||
 			    rfs_is_pinned(id) || rfs_too_young(id, min_age_s))
 				continue;
+			/* Removing at any age (rfsd --cleanup): a program
+			 * this young may be another rfsd's attach whose pin
+			 * is a moment away; look at the pins again once. */
+			if (!min_age_s && !settled &&
+			    rfs_too_young(id, RFS_ORPHAN_SETTLE_S)) {
+				sleep(RFS_ORPHAN_SETTLE_S);
+				rfs_collect_pinned();
+				settled = true;
+				if (rfs_is_pinned(id))
+					continue;
+			}
 			e = xdp_program__detach(p, i->if_index, mode, 0);
 			if (e) {
 				pr_warn("%s: can't detach orphaned rfs_xdp (id %u): %s\n",

@@ -47,8 +47,6 @@ SEQ_PORT=$((LAB_PORT + 500))	# receivers here, senders +1000
 HP_WD_PID=
 HP_WD_START=
 
-say() { printf '    [%5.1fs] %s\n' "$(lab_since "$TEST_T0")" "$*"; }
-
 # ------------------------------------------------------ CPU and watchdog
 
 hp_online() { [ "$(cat "$HP_ONLINE" 2>/dev/null)" = 1 ]; }
@@ -278,31 +276,5 @@ test_cpu_offline_online()
 	[ "$recv" -gt 0 ] || fail "nothing received"
 }
 
-run_tests()
-{
-	local t rc t0 pass=0 failed=0 skipped=0 failures=""
-	for t in ${1:-$ALL_TESTS}; do
-		declare -F "$t" >/dev/null || { echo "no test '$t'"; return 1; }
-		echo "=== $t"
-		t0=$(lab_now)
-		TEST_T0=$t0
-		( "$t" )
-		rc=$?
-		case $rc in
-		0) echo "--- PASS $t ($(lab_since "$t0")s)"; pass=$((pass + 1)) ;;
-		249) echo "--- SKIP $t ($(lab_since "$t0")s)"; skipped=$((skipped + 1)) ;;
-		*) echo "--- FAIL $t ($(lab_since "$t0")s)"; failed=$((failed + 1))
-		   failures="$failures $t" ;;
-		esac
-		[ $rc -eq 130 ] || [ $rc -eq 143 ] && break
-	done
-	echo "test_hotplug: $pass passed, $failed failed, $skipped skipped"
-	[ $failed -eq 0 ] || { echo "failed:$failures"; return 1; }
-	[ $pass -eq 0 ] && [ $skipped -gt 0 ] && return 249
-	return 0
-}
-
-trap lab_down EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-run_tests "$*"
+lab_trap
+lab_run_tests test_hotplug "${*:-$ALL_TESTS}"

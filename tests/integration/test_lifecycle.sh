@@ -23,27 +23,10 @@ ALL_TESTS="
 
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/lab.sh"
 
-say() { printf '    [%5.1fs] %s\n' "$(lab_since "$TEST_T0")" "$*"; }
-
-# The id of the XDP program on $1 (in netns $2 if given), empty if none.
-xdp_id()
-{
-	local out
-	if [ -n "${2:-}" ]; then
-		out=$(ip -n "$2" -d link show dev "$1" 2>/dev/null)
-	else
-		out=$(ip -d link show dev "$1" 2>/dev/null)
-	fi
-	sed -n 's/.*prog\/xdp id \([0-9]*\).*/\1/p' <<< "$out" | head -1
-}
-
 setup()
 {
-	lab_trap
-	lab_up
-	lab_start_rfsd
-	ctl attach "$LAB_A" >/dev/null || fail "rfsctl attach $LAB_A failed"
-	PROG=$(xdp_id "$LAB_A")
+	lab_up_attached
+	PROG=$(lab_xdp_id "$LAB_A")
 	[ -n "$PROG" ] || fail "no XDP program on $LAB_A after attach"
 }
 
@@ -56,13 +39,13 @@ test_cleanup_after_kill()
 	lab_up_spare
 	ctl attach "$LAB_X" >/dev/null || fail "rfsctl attach $LAB_X failed"
 	lab_stop_rfsd KILL
-	[ -n "$(xdp_id "$LAB_A")" ] && [ -n "$(xdp_id "$LAB_X")" ] ||
+	[ -n "$(lab_xdp_id "$LAB_A")" ] && [ -n "$(lab_xdp_id "$LAB_X")" ] ||
 		fail "SIGKILL should leave both programs attached"
 	"$RFSD" --cleanup --pin-dir "$RFS_PIN" >"$LAB_DIR/cleanup.log" 2>&1 ||
 		fail "rfsd --cleanup failed: $(cat "$LAB_DIR/cleanup.log")"
 	say "$(tr '\n' ' ' < "$LAB_DIR/cleanup.log")"
-	[ -z "$(xdp_id "$LAB_A")" ] || fail "$LAB_A still has XDP after --cleanup"
-	[ -z "$(xdp_id "$LAB_X")" ] || fail "$LAB_X still has XDP after --cleanup"
+	[ -z "$(lab_xdp_id "$LAB_A")" ] || fail "$LAB_A still has XDP after --cleanup"
+	[ -z "$(lab_xdp_id "$LAB_X")" ] || fail "$LAB_X still has XDP after --cleanup"
 	[ ! -e "$RFS_PIN" ] || fail "$RFS_PIN still exists after --cleanup"
 	"$RFSD" --cleanup --pin-dir "$RFS_PIN" >/dev/null 2>&1 ||
 		fail "a second rfsd --cleanup (nothing left) failed"
@@ -76,7 +59,7 @@ test_cleanup_refused_while_running()
 	rc=$?
 	[ $rc -eq 1 ] || fail "rfsd --cleanup beside a running rfsd: exit $rc, want 1"
 	grep -q "in use" <<< "$out" || fail "no 'in use' in: $out"
-	[ "$(xdp_id "$LAB_A")" = "$PROG" ] ||
+	[ "$(lab_xdp_id "$LAB_A")" = "$PROG" ] ||
 		fail "the refused cleanup touched $LAB_A's program"
 }
 
@@ -88,16 +71,16 @@ test_orphan_swept()
 	setup
 	lab_stop_rfsd KILL
 	rm -rf "${RFS_PIN:?}/v2/if/$LAB_A"
-	[ "$(xdp_id "$LAB_A")" = "$PROG" ] || fail "program gone before the test"
+	[ "$(lab_xdp_id "$LAB_A")" = "$PROG" ] || fail "program gone before the test"
 	# a younger one could be another rfsd's attach in progress
 	say "waiting for the orphan to be 10 s old"
 	sleep 10
 	lab_start_rfsd
 	for ((i = 0; i < 30; i++)); do
-		[ -z "$(xdp_id "$LAB_A")" ] && break
+		[ -z "$(lab_xdp_id "$LAB_A")" ] && break
 		sleep 0.1
 	done
-	[ -z "$(xdp_id "$LAB_A")" ] ||
+	[ -z "$(lab_xdp_id "$LAB_A")" ] ||
 		fail "orphaned rfs_xdp (id $PROG) still attached to $LAB_A"
 	# another lab's rfsd running at the same time may have swept it
 	# first: any rfsd's log will do
@@ -122,7 +105,7 @@ test_rename_live()
 	[ -d "$RFS_PIN/v2/if/$new" ] || fail "pins did not move to v2/if/$new"
 	[ ! -e "$RFS_PIN/v2/if/$LAB_A" ] || fail "pins left under the old name"
 	ctl detach "$new" >/dev/null || fail "rfsctl detach $new failed"
-	[ -z "$(xdp_id "$new")" ] || fail "$new still has XDP after detach"
+	[ -z "$(lab_xdp_id "$new")" ] || fail "$new still has XDP after detach"
 	ip link set dev "$new" name "$LAB_A"
 }
 
@@ -136,9 +119,9 @@ test_rename_while_down()
 	ctlj status | jget '[i["name"] for i in d["interfaces"]]' |
 		grep -q "\"$new\"" ||
 		fail "rfsd did not adopt $new (renamed from $LAB_A while down)"
-	[ "$(xdp_id "$new")" = "$PROG" ] || fail "adopting replaced the program"
+	[ "$(lab_xdp_id "$new")" = "$PROG" ] || fail "adopting replaced the program"
 	ctl detach "$new" >/dev/null || fail "rfsctl detach $new failed"
-	[ -z "$(xdp_id "$new")" ] || fail "$new still has XDP after detach"
+	[ -z "$(lab_xdp_id "$new")" ] || fail "$new still has XDP after detach"
 	ip link set dev "$new" name "$LAB_A"
 }
 
@@ -153,10 +136,10 @@ test_netns_move()
 	trap 'ip netns del '"$ns"' 2>/dev/null; lab_down' EXIT
 	ip link set dev "$LAB_A" netns "$ns" || fail "can't move $LAB_A"
 	for ((i = 0; i < 30; i++)); do
-		[ -z "$(xdp_id "$LAB_A" "$ns")" ] && break
+		[ -z "$(lab_xdp_id "$LAB_A" "$ns")" ] && break
 		sleep 0.1
 	done
-	[ -z "$(xdp_id "$LAB_A" "$ns")" ] ||
+	[ -z "$(lab_xdp_id "$LAB_A" "$ns")" ] ||
 		fail "$LAB_A in $ns still runs rfs_xdp (id $PROG)"
 	grep -q "moved to another network namespace.*detached XDP there" \
 		"$RFSD_LOG" || fail "rfsd did not log the move"
@@ -176,7 +159,7 @@ test_replaced_by_other_tool()
 	setup
 	ip -force link set dev "$LAB_A" xdpdrv obj "$obj" sec xdp ||
 		fail "can't put another program on $LAB_A"
-	other=$(xdp_id "$LAB_A")
+	other=$(lab_xdp_id "$LAB_A")
 	[ -n "$other" ] && [ "$other" != "$PROG" ] || fail "no other program on $LAB_A"
 	for ((i = 0; i < 30; i++)); do
 		grep -q "replaced by program $other" "$RFSD_LOG" && break
@@ -194,7 +177,7 @@ test_replaced_by_other_tool()
 	[ $rc -eq 1 ] || fail "rfsctl detach of a lost interface: exit $rc, want 1"
 	grep -q "replaced our XDP program with program $other" <<< "$out" ||
 		fail "detach does not say why: $out"
-	[ "$(xdp_id "$LAB_A")" = "$other" ] || fail "the other program was touched"
+	[ "$(lab_xdp_id "$LAB_A")" = "$other" ] || fail "the other program was touched"
 	ip link set dev "$LAB_A" xdpdrv off
 }
 
@@ -218,7 +201,7 @@ test_incompatible_pins()
 		fail "no size mismatch reported: $out"
 	grep -q "rfsd --cleanup --pin-dir $RFS_PIN" <<< "$out" ||
 		fail "no way out given: $out"
-	[ "$(xdp_id "$LAB_A")" = "$PROG" ] || fail "the refused start touched $LAB_A"
+	[ "$(lab_xdp_id "$LAB_A")" = "$PROG" ] || fail "the refused start touched $LAB_A"
 
 	# another layout beside ours: refused too, and --cleanup clears it
 	"$RFSD" --cleanup --pin-dir "$RFS_PIN" >/dev/null 2>&1 ||
@@ -236,34 +219,8 @@ test_incompatible_pins()
 	ctl attach "$LAB_A" >/dev/null || fail "attach after --cleanup failed"
 }
 
-run_tests()
-{
-	local t rc t0 pass=0 failed=0 skipped=0 failures=""
-	lab_require_root
-	lab_need_bins
-	lab_need ip ethtool "$LAB_PY"
-	for t in ${1:-$ALL_TESTS}; do
-		declare -F "$t" >/dev/null || { echo "no test '$t'"; return 1; }
-		echo "=== $t"
-		t0=$(lab_now)
-		TEST_T0=$t0
-		( "$t" )
-		rc=$?
-		case $rc in
-		0) echo "--- PASS $t ($(lab_since "$t0")s)"; pass=$((pass + 1)) ;;
-		249) echo "--- SKIP $t ($(lab_since "$t0")s)"; skipped=$((skipped + 1)) ;;
-		*) echo "--- FAIL $t ($(lab_since "$t0")s)"; failed=$((failed + 1))
-		   failures="$failures $t" ;;
-		esac
-		[ $rc -eq 130 ] || [ $rc -eq 143 ] && break
-	done
-	echo "test_lifecycle: $pass passed, $failed failed, $skipped skipped"
-	[ $failed -eq 0 ] || { echo "failed:$failures"; return 1; }
-	[ $pass -eq 0 ] && [ $skipped -gt 0 ] && return 249
-	return 0
-}
-
-trap lab_down EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-run_tests "$*"
+lab_trap
+lab_require_root
+lab_need_bins
+lab_need ip ethtool "$LAB_PY"
+lab_run_tests test_lifecycle "${*:-$ALL_TESTS}"

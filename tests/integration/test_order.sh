@@ -52,20 +52,12 @@ CPU_B=${CPU_LIST[1]:-}
 
 # ----------------------------------------------------------------- helpers
 
-say()
-{
-	printf '    [%5.1fs] %s\n' "$(lab_since "$TEST_T0")" "$*"
-}
-
 # lab + rfsd + attach to the root-side veth, extra args to attach.
 setup()
 {
 	lab_trap
 	[ -n "$CPU_B" ] || skip "needs 2 online CPUs (have ${#CPU_LIST[@]})"
-	lab_up
-	lab_start_rfsd
-	ctl attach "$LAB_A" "$@" >/dev/null ||
-		fail "rfsctl attach $LAB_A $* failed"
+	lab_up_attached "$@"
 }
 
 need_tool()
@@ -823,36 +815,10 @@ test_bulk_tcp_remote()
 
 # ----------------------------------------------------------------- runner
 
-run_tests()
-{
-	local t rc t0 pass=0 failed=0 skipped=0 failures=""
-	lab_require_root
-	lab_need_bins
-	lab_need ip ethtool taskset bpftool nstat "$LAB_PY"
-	for t in ${1:-$ALL_TESTS}; do
-		declare -F "$t" >/dev/null || { echo "no test '$t'"; return 1; }
-		echo "=== $t"
-		t0=$(lab_now)
-		TEST_T0=$t0
-		( "$t" )
-		rc=$?
-		case $rc in
-		0) echo "--- PASS $t ($(lab_since "$t0")s)"; pass=$((pass + 1)) ;;
-		249) echo "--- SKIP $t ($(lab_since "$t0")s)"; skipped=$((skipped + 1)) ;;
-		*) echo "--- FAIL $t ($(lab_since "$t0")s)"; failed=$((failed + 1))
-		   failures="$failures $t" ;;
-		esac
-		[ $rc -eq 130 ] || [ $rc -eq 143 ] && break
-	done
-	echo "test_order: $pass passed, $failed failed, $skipped skipped"
-	[ $failed -eq 0 ] || { echo "failed:$failures"; return 1; }
-	[ $pass -eq 0 ] && [ $skipped -gt 0 ] && return 249
-	return 0
-}
-
 # sourced (to reuse its helpers by hand): define, don't run
 [ "${BASH_SOURCE[0]}" = "$0" ] || return 0
-trap lab_down EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-run_tests "$*"
+lab_trap
+lab_require_root
+lab_need_bins
+lab_need ip ethtool taskset bpftool nstat "$LAB_PY"
+lab_run_tests test_order "${*:-$ALL_TESTS}"

@@ -43,12 +43,6 @@ MIN_SHARE=90			# percent of the frames on the expected CPU
 
 # ----------------------------------------------------------------- helpers
 
-# A progress line, stamped with the seconds since the test began.
-say()
-{
-	printf '    [%5.1fs] %s\n' "$(lab_since "$TEST_T0")" "$*"
-}
-
 # The two CPUs the tests move applications between (the first two online
 # ones); picked once, before any test.
 CPU_LIST=($(lab_online_cpus))
@@ -60,10 +54,7 @@ setup()
 {
 	lab_trap
 	[ -n "$CPU_B" ] || skip "needs 2 online CPUs (have ${#CPU_LIST[@]})"
-	lab_up
-	lab_start_rfsd
-	ctl attach "$LAB_A" "$@" >/dev/null ||
-		fail "rfsctl attach $LAB_A $* failed"
+	lab_up_attached "$@"
 }
 
 # Measure the oracle for $WINDOW seconds and check that >= MIN_SHARE % of
@@ -348,7 +339,7 @@ test_sigterm_keeps_steering()
 {
 	local prog seed seen0 seen1 out
 	setup
-	prog=$(ip -d link show dev "$LAB_A" | sed -n 's/.*prog\/xdp id \([0-9]*\).*/\1/p')
+	prog=$(lab_xdp_id "$LAB_A")
 	[ -n "$prog" ] || fail "no XDP program on $LAB_A while attached"
 	seed=$(bpftool -j map dump pinned "$RFS_PIN/v2/maps/rfs_globals" |
 		jget 'd[0]["formatted"]["value"]["hash_seed"]')
@@ -364,7 +355,7 @@ test_sigterm_keeps_steering()
 	sleep 2
 	lab_stop_rfsd TERM 10
 	[ "$LAB_RFSD_RC" = 0 ] || fail "rfsd exited with $LAB_RFSD_RC on SIGTERM"
-	out=$(ip -d link show dev "$LAB_A" | sed -n 's/.*prog\/xdp id \([0-9]*\).*/\1/p')
+	out=$(lab_xdp_id "$LAB_A")
 	[ "$out" = "$prog" ] || fail "XDP program $prog gone after SIGTERM (now '${out}')"
 	[ -e "$RFS_PIN/v2/if/$LAB_A/prog" ] || fail "pins gone after SIGTERM"
 	seen0=$(bpftool -j map dump pinned "$RFS_PIN/v2/if/$LAB_A/rfs_if_stats" |
@@ -377,7 +368,7 @@ test_sigterm_keeps_steering()
 		fail "not steering while rfsd was down ($seen0 -> $seen1)"
 	lab_start_rfsd
 	grep -q "iface '$LAB_A' (ifindex [0-9]*): adopted" "$RFSD_LOG" || fail "the new rfsd did not adopt $LAB_A"
-	out=$(ip -d link show dev "$LAB_A" | sed -n 's/.*prog\/xdp id \([0-9]*\).*/\1/p')
+	out=$(lab_xdp_id "$LAB_A")
 	[ "$out" = "$prog" ] || fail "adopting replaced the program ($prog -> $out)"
 	out=$(bpftool -j map dump pinned "$RFS_PIN/v2/maps/rfs_globals" |
 		jget 'd[0]["formatted"]["value"]["hash_seed"]')
@@ -540,11 +531,6 @@ EOF
 	return $rc
 }
 
-xdp_prog_id()
-{
-	ip -j -d link show dev "$1" | jget 'd[0].get("xdp", {}).get("prog", {}).get("id")'
-}
-
 # Raw lines on the control socket: garbage, oversized, half a line.
 raw_socket()
 {
@@ -669,11 +655,11 @@ test_bad_input()
 
 	# another XDP program on the spare: refused, left alone
 	if foreign_xdp "$LAB_X"; then
-		fid=$(xdp_prog_id "$LAB_X")
+		fid=$(lab_xdp_id "$LAB_X")
 		check_err "foreign XDP program" "another XDP program" -- \
 			attach "$LAB_X"
-		[ "$(xdp_prog_id "$LAB_X")" = "$fid" ] ||
-			fail "foreign XDP program $fid on $LAB_X replaced by $(xdp_prog_id "$LAB_X")"
+		[ "$(lab_xdp_id "$LAB_X")" = "$fid" ] ||
+			fail "foreign XDP program $fid on $LAB_X replaced by $(lab_xdp_id "$LAB_X")"
 		[ "$(lab_if_status "$LAB_X")" = null ] ||
 			fail "$LAB_X in status after a refused attach"
 	else
@@ -710,39 +696,12 @@ test_bad_input()
 
 # ----------------------------------------------------------------- runner
 
-run_tests()
-{
-	local t rc t0 pass=0 failed=0 skipped=0 failures=""
-	lab_require_root
-	lab_need_bins
-	lab_need ip ethtool taskset setpriv bpftool nstat "$LAB_PY"
-	# the oracle: perf, else a tracefs instance
-	command -v perf >/dev/null 2>&1 ||
-		[ -d /sys/kernel/tracing/instances ] ||
-		[ -d /sys/kernel/debug/tracing/instances ] || lab_need perf
-	for t in ${1:-$ALL_TESTS}; do
-		declare -F "$t" >/dev/null || { echo "no test '$t'"; return 1; }
-		echo "=== $t"
-		t0=$(lab_now)
-		TEST_T0=$t0
-		( "$t" )
-		rc=$?
-		case $rc in
-		0) echo "--- PASS $t ($(lab_since "$t0")s)"; pass=$((pass + 1)) ;;
-		249) echo "--- SKIP $t ($(lab_since "$t0")s)"; skipped=$((skipped + 1)) ;;
-		*) echo "--- FAIL $t ($(lab_since "$t0")s)"; failed=$((failed + 1))
-		   failures="$failures $t" ;;
-		esac
-		# interrupted: stop here
-		[ $rc -eq 130 ] || [ $rc -eq 143 ] && break
-	done
-	echo "test_steering: $pass passed, $failed failed, $skipped skipped"
-	[ $failed -eq 0 ] || { echo "failed:$failures"; return 1; }
-	[ $pass -eq 0 ] && [ $skipped -gt 0 ] && return 249
-	return 0
-}
-
-trap lab_down EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-run_tests "$*"
+lab_trap
+lab_require_root
+lab_need_bins
+lab_need ip ethtool taskset setpriv bpftool nstat "$LAB_PY"
+# the oracle: perf, else a tracefs instance
+command -v perf >/dev/null 2>&1 ||
+	[ -d /sys/kernel/tracing/instances ] ||
+	[ -d /sys/kernel/debug/tracing/instances ] || lab_need perf
+lab_run_tests test_steering "${*:-$ALL_TESTS}"

@@ -34,15 +34,6 @@ SD_MAX_EXPOSURE=${SD_MAX_EXPOSURE:-3.0}
 SEQ=$LAB_BUILD/tests/rfs_seq
 SEQ_PORT=$((LAB_PORT + 300))
 
-say() { printf '    [%5.1fs] %s\n' "$(lab_since "$TEST_T0")" "$*"; }
-
-# The id of the XDP program on $1, empty if none.
-xdp_id()
-{
-	ip -d link show dev "$1" 2>/dev/null |
-		sed -n 's/.*prog\/xdp id \([0-9]*\).*/\1/p' | head -1
-}
-
 # The unit as `make install` writes it (the Makefile's sed, word for word),
 # ExecStart in directory $1.
 make_unit()
@@ -235,7 +226,7 @@ test_notify_ready_reload()
 	sd_setup
 	cur=$(sd_cursor)
 	sd_start
-	prog=$(xdp_id "$LAB_A")
+	prog=$(lab_xdp_id "$LAB_A")
 	[ -n "$prog" ] || sd_fail "systemctl start returned before $LAB_A had its XDP program"
 	st="$(sd_prop ActiveState)/$(sd_prop SubState)"
 	[ "$st" = active/running ] || sd_fail "rfsd.service is $st after start"
@@ -262,7 +253,7 @@ test_notify_ready_reload()
 		sd_fail "the reloaded flow_cnt = 8192 is not in effect"
 	st="$(sd_prop ActiveState)/$(sd_prop SubState)"
 	[ "$st" = active/running ] || sd_fail "rfsd.service is $st after reload"
-	[ "$(xdp_id "$LAB_A")" = "$prog" ] || sd_fail "reload replaced the XDP program"
+	[ "$(lab_xdp_id "$LAB_A")" = "$prog" ] || sd_fail "reload replaced the XDP program"
 	say "reloaded: RELOADING=1, flow_cnt 4096 -> 8192, READY=1; XDP id $prog kept"
 	sd_log
 }
@@ -319,7 +310,7 @@ test_stop_restart_keep_steering()
 	[ -x "$SEQ" ] || skip "$SEQ is not built (make)"
 	sd_setup
 	sd_start
-	prog=$(xdp_id "$LAB_A")
+	prog=$(lab_xdp_id "$LAB_A")
 	pid=$(sd_prop MainPID)
 	s0=$(seen_steered)
 
@@ -333,8 +324,8 @@ test_stop_restart_keep_steering()
 	sd_wait_journal "$cur" 5 "$(notify_re 'STOPPING=1')" &&
 	sd_wait_journal "$cur" 5 "left the datapath pinned and steering" ||
 		sd_fail "no STOPPING=1 and 'left the datapath ... steering' in the journal"
-	[ "$(xdp_id "$LAB_A")" = "$prog" ] ||
-		sd_fail "stop removed or replaced the XDP program (was id $prog, now '$(xdp_id "$LAB_A")')"
+	[ "$(lab_xdp_id "$LAB_A")" = "$prog" ] ||
+		sd_fail "stop removed or replaced the XDP program (was id $prog, now '$(lab_xdp_id "$LAB_A")')"
 	[ -d "$RFS_PIN_V/if/$LAB_A" ] || sd_fail "stop removed the pins of $LAB_A"
 	[ ! -e "$RFS_SOCK" ] || sd_fail "the control socket outlived the unit"
 	say "stopped: unit inactive (success), XDP id $prog still on $LAB_A, pins kept"
@@ -351,7 +342,7 @@ test_stop_restart_keep_steering()
 	sd_wait_journal "$cur" 5 "adopted datapath from $RFS_PIN: 1 interfaces" &&
 	sd_wait_journal "$cur" 5 "$(notify_re 'READY=1')" ||
 		sd_fail "the next start did not adopt the datapath"
-	[ "$(xdp_id "$LAB_A")" = "$prog" ] || sd_fail "start replaced the XDP program"
+	[ "$(lab_xdp_id "$LAB_A")" = "$prog" ] || sd_fail "start replaced the XDP program"
 	s1=$(seen_steered)
 	read -r a b <<< "$s0"
 	read -r c d <<< "$s1"
@@ -365,7 +356,7 @@ test_stop_restart_keep_steering()
 	cur=$(sd_cursor)
 	sd_start restart
 	[ "$(sd_prop MainPID)" != "$pid" ] || sd_fail "restart kept the same rfsd (PID $pid)"
-	[ "$(xdp_id "$LAB_A")" = "$prog" ] || sd_fail "restart replaced the XDP program"
+	[ "$(lab_xdp_id "$LAB_A")" = "$prog" ] || sd_fail "restart replaced the XDP program"
 	sd_wait_journal "$cur" 5 "$(notify_re 'STOPPING=1')" "$(notify_re 'READY=1')" &&
 	sd_wait_journal "$cur" 5 "adopted datapath from $RFS_PIN: 1 interfaces" ||
 		sd_fail "restart: no STOPPING=1, adoption, READY=1 in the journal"
@@ -389,7 +380,7 @@ test_netns_move_under_unit()
 	local cur prog holder i
 	sd_setup
 	sd_start
-	prog=$(xdp_id "$LAB_A")
+	prog=$(lab_xdp_id "$LAB_A")
 	lab_bg nsenter -t "$NSPAWN_LEADER" -a -- unshare --net sleep 120
 	for ((i = 0; i < 50; i++)); do
 		holder=$(pgrep -P "$LAB_BG_PID" -x sleep)
@@ -445,31 +436,5 @@ test_metrics_under_unit()
 	sd_log
 }
 
-run_tests()
-{
-	local t rc t0 pass=0 failed=0 skipped=0 failures=""
-	for t in ${1:-$ALL_TESTS}; do
-		declare -F "$t" >/dev/null || { echo "no test '$t'"; return 1; }
-		echo "=== $t"
-		t0=$(lab_now)
-		TEST_T0=$t0
-		( "$t" )
-		rc=$?
-		case $rc in
-		0) echo "--- PASS $t ($(lab_since "$t0")s)"; pass=$((pass + 1)) ;;
-		249) echo "--- SKIP $t ($(lab_since "$t0")s)"; skipped=$((skipped + 1)) ;;
-		*) echo "--- FAIL $t ($(lab_since "$t0")s)"; failed=$((failed + 1))
-		   failures="$failures $t" ;;
-		esac
-		[ $rc -eq 130 ] || [ $rc -eq 143 ] && break
-	done
-	echo "test_systemd: $pass passed, $failed failed, $skipped skipped"
-	[ $failed -eq 0 ] || { echo "failed:$failures"; return 1; }
-	[ $pass -eq 0 ] && [ $skipped -gt 0 ] && return 249
-	return 0
-}
-
-trap lab_down EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-run_tests "$*"
+lab_trap
+lab_run_tests test_systemd "${*:-$ALL_TESTS}"

@@ -538,6 +538,18 @@ lab_up_spare()
 
 lab_has_link() { ip link show dev "$1" >/dev/null 2>&1; }
 
+# The id of the XDP program on $1 (in netns $2 if given), empty if none.
+lab_xdp_id()
+{
+	local out
+	if [ -n "${2:-}" ]; then
+		out=$(ip -n "$2" -d link show dev "$1" 2>/dev/null)
+	else
+		out=$(ip -d link show dev "$1" 2>/dev/null)
+	fi
+	sed -n 's/.*prog\/xdp id \([0-9]*\).*/\1/p' <<< "$out" | head -1
+}
+
 # --------------------------------------------------------------- rfsd
 
 ctl() { "$RFSCTL" --socket "$RFS_SOCK" "$@"; }
@@ -565,6 +577,17 @@ lab_start_rfsd()
 
 # Stop rfsd with signal $1 (default TERM); fail if it takes longer than
 # $2 seconds (default 10).  Its exit code is in LAB_RFSD_RC.
+# A test's usual start: the lab up, rfsd running, attached to the
+# root-side veth with extra attach args; torn down on every exit.
+lab_up_attached()
+{
+	lab_trap
+	lab_up
+	lab_start_rfsd
+	ctl attach "$LAB_A" "$@" >/dev/null ||
+		fail "rfsctl attach $LAB_A $* failed"
+}
+
 lab_stop_rfsd()
 {
 	local sig=${1:-TERM} t=${2:-10}
@@ -1042,4 +1065,42 @@ lab_trap()
 	trap lab_down EXIT
 	trap 'exit 130' INT
 	trap 'exit 143' TERM
+}
+
+# ----------------------------------------------------------------- runner
+
+# A progress line, stamped with the seconds since the test began.
+say() { printf '    [%5.1fs] %s\n' "$(lab_since "$TEST_T0")" "$*"; }
+
+# The loop of every integration script:
+#	lab_run_tests test_foo "${*:-$ALL_TESTS}"
+# (the script's name, then the tests named or all) runs each in its own
+# subshell, so a fail or skip ends that test only, with "=== t" before and
+# "--- PASS|SKIP|FAIL t (Ns)" after it, and stops at an interrupt.  Then
+# one line "NAME: N passed, N failed, N skipped".  Returns 1 if any
+# failed (or a name is no test), LAB_SKIP if all skipped, else 0.
+lab_run_tests()
+{
+	local name=$1 t rc pass=0 failed=0 skipped=0 failures=""
+
+	for t in $2; do
+		declare -F "$t" >/dev/null || { echo "no test '$t'"; return 1; }
+		echo "=== $t"
+		TEST_T0=$(lab_now)
+		( "$t" )
+		rc=$?
+		case $rc in
+		0) echo "--- PASS $t ($(lab_since "$TEST_T0")s)"; pass=$((pass + 1)) ;;
+		"$LAB_SKIP") echo "--- SKIP $t ($(lab_since "$TEST_T0")s)"
+		   skipped=$((skipped + 1)) ;;
+		*) echo "--- FAIL $t ($(lab_since "$TEST_T0")s)"; failed=$((failed + 1))
+		   failures="$failures $t" ;;
+		esac
+		# interrupted: stop here
+		[ $rc -eq 130 ] || [ $rc -eq 143 ] && break
+	done
+	echo "$name: $pass passed, $failed failed, $skipped skipped"
+	[ $failed -eq 0 ] || { echo "failed:$failures"; return 1; }
+	[ $pass -eq 0 ] && [ $skipped -gt 0 ] && return "$LAB_SKIP"
+	return 0
 }

@@ -7,6 +7,8 @@
 #ifndef RFS_TEST_UTIL_H
 #define RFS_TEST_UTIL_H
 
+#include <errno.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -96,6 +98,61 @@ static inline void rfs_tu_sum_u64(const void *percpu, size_t size, int n,
 	for (c = 0; c < n; c++)
 		for (i = 0; i < words; i++)
 			s[i] += v[(size_t)c * words + i];
+}
+
+/* Pin this thread to cpu, its affinity before saved in old: 0, or -1
+ * with the reason on stderr after "who: ". */
+static inline int rfs_tu_pin_cpu(const char *who, int cpu, cpu_set_t *old)
+{
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof(*old), old))
+		return -1;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set)) {
+		fprintf(stderr, "%s: can't pin to CPU %d: %s\n", who, cpu,
+			strerror(errno));
+		return -1;
+	}
+	if (sched_getcpu() != cpu) {
+		fprintf(stderr, "%s: pinned to CPU %d, running on %d\n", who,
+			cpu, sched_getcpu());
+		sched_setaffinity(0, sizeof(*old), old);
+		return -1;
+	}
+	return 0;
+}
+
+/* An interface's counters summed over its n CPUs: 0 or -errno. */
+static inline int rfs_tu_if_stats(const struct rfs_if *ifc, int n,
+				  struct rfs_if_stats *sum)
+{
+	struct rfs_if_stats *v = calloc(n, sizeof(*v));
+	int e;
+
+	if (!v)
+		return -ENOMEM;
+	e = rfs_if_read_stats(ifc, v);
+	if (!e)
+		rfs_tu_sum_u64(v, sizeof(*v), n, sum);
+	free(v);
+	return e;
+}
+
+/* after - before, counter by counter. */
+static inline struct rfs_if_stats
+rfs_tu_stats_sub(const struct rfs_if_stats *after,
+		 const struct rfs_if_stats *before)
+{
+	const __u64 *a = (const __u64 *)after, *b = (const __u64 *)before;
+	struct rfs_if_stats d;
+	__u64 *o = (__u64 *)&d;
+	size_t i;
+
+	for (i = 0; i < sizeof(d) / sizeof(__u64); i++)
+		o[i] = a[i] - b[i];
+	return d;
 }
 
 static inline void rfs_tu_sleep_ms(unsigned int ms)

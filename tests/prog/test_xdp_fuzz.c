@@ -53,7 +53,6 @@
 
 #define RFS_FZ_RX_CPU		0	/* the test thread runs here */
 #define RFS_FZ_MAX		RFS_FR_REF_MAX
-#define RFS_FZ_NSTAT		(sizeof(struct rfs_if_stats) / sizeof(__u64))
 #define RFS_FZ_ITERS		20000
 
 static struct {
@@ -97,7 +96,6 @@ static int rfs_fz_group_setup(void **state)
 {
 	char err[RFS_ERR_LEN] = "";
 	const char *env;
-	cpu_set_t set;
 	__u32 zero = 0;
 
 	fz.ncpus = libbpf_num_possible_cpus();
@@ -109,15 +107,8 @@ static int rfs_fz_group_setup(void **state)
 	signal(SIGHUP, rfs_fz_on_signal);
 
 	/* One RX CPU, so the per-CPU samples and counters are its own. */
-	if (sched_getaffinity(0, sizeof(fz.old_affinity), &fz.old_affinity))
+	if (rfs_tu_pin_cpu("test_xdp_fuzz", RFS_FZ_RX_CPU, &fz.old_affinity))
 		return -1;
-	CPU_ZERO(&set);
-	CPU_SET(RFS_FZ_RX_CPU, &set);
-	if (sched_setaffinity(0, sizeof(set), &set)) {
-		fprintf(stderr, "test_xdp_fuzz: can't pin to CPU %d: %s\n",
-			RFS_FZ_RX_CPU, strerror(errno));
-		return -1;
-	}
 	fz.pinned = true;
 
 	if (rfs_tu_dp_open(&fz.dp, fz.pin_dir, RFS_TRACE_AUTO, 1024, err)) {
@@ -204,16 +195,6 @@ static __u32 rfs_fz_below(__u32 n)
 
 /* ---- running one frame ------------------------------------------------ */
 
-static void rfs_fz_stats(struct rfs_if_stats *sum)
-{
-	struct rfs_if_stats *v = calloc(fz.ncpus, sizeof(*v));
-
-	assert_non_null(v);
-	assert_int_equal(rfs_if_read_stats(fz.ifc, v), 0);
-	rfs_tu_sum_u64(v, sizeof(*v), fz.ncpus, sum);
-	free(v);
-}
-
 static struct rfs_flow_hit rfs_fz_hit(__u32 hash)
 {
 	struct rfs_flow_hit *v = calloc(fz.ncpus, sizeof(*v)), h;
@@ -258,6 +239,32 @@ static void rfs_fz_fail(const __u8 *p, size_t len, const char *fmt, ...)
 		 len > n ? "..." : "");
 }
 
+/* Every counter of rfs_if_stats, in order, for failure messages. */
+static const char *const rfs_fz_counter_names[] = {
+	"seen", "steered", "to_desired", "spread", "held", "local",
+	"switches", "pass_not_ip", "pass_fragment", "pass_other_proto",
+	"pass_truncated", "pass_no_table", "redirect_err", "no_meta",
+};
+_Static_assert(sizeof(rfs_fz_counter_names) / sizeof(char *) ==
+	       sizeof(struct rfs_if_stats) / sizeof(__u64),
+	       "a name for every counter");
+#define RFS_FZ_CNT_LEN	512
+
+/* The counters that moved, "name n ...", into buf (RFS_FZ_CNT_LEN). */
+static const char *rfs_fz_counters(const struct rfs_if_stats *d, char *buf)
+{
+	const __u64 *v = (const __u64 *)d;
+	size_t i, n = 0;
+
+	buf[0] = 0;
+	for (i = 0; i < sizeof(rfs_fz_counter_names) / sizeof(char *); i++)
+		if (v[i] && n < RFS_FZ_CNT_LEN)
+			n += snprintf(buf + n, RFS_FZ_CNT_LEN - n, " %s %llu",
+				      rfs_fz_counter_names[i],
+				      (unsigned long long)v[i]);
+	return buf[0] ? buf + 1 : "none";
+}
+
 /* The counter a class of frame is passed under. */
 static __u64 rfs_fz_reason(const struct rfs_if_stats *d, int class)
 {
@@ -284,7 +291,8 @@ static int rfs_fz_run(const __u8 *p, size_t len,
 	struct rfs_flow_hit hit0 = {}, hit;
 	struct rfs_flow_key k;
 	__u8 out[RFS_FZ_MAX + 64];
-	__u32 hash = 0, meta, i;
+	char cnt[RFS_FZ_CNT_LEN];
+	__u32 hash = 0, meta;
 	__u64 outcomes;
 	int class;
 
@@ -299,7 +307,7 @@ static int rfs_fz_run(const __u8 *p, size_t len,
 		hit0 = rfs_fz_hit(hash);
 	}
 
-	rfs_fz_stats(&before);
+	assert_int_equal(rfs_tu_if_stats(fz.ifc, fz.ncpus, &before), 0);
 	ctx.data_end = len;
 	o.data_in = p;
 	o.data_size_in = len;
@@ -312,9 +320,8 @@ static int rfs_fz_run(const __u8 *p, size_t len,
 	o.repeat = 1;
 	if (bpf_prog_test_run_opts(rfs_if_prog_fd(fz.ifc), &o))
 		rfs_fz_fail(p, len, "test run: %s", strerror(errno));
-	rfs_fz_stats(&now);
-	for (i = 0; i < RFS_FZ_NSTAT; i++)
-		((__u64 *)&d)[i] = ((__u64 *)&now)[i] - ((__u64 *)&before)[i];
+	assert_int_equal(rfs_tu_if_stats(fz.ifc, fz.ncpus, &now), 0);
+	d = rfs_tu_stats_sub(&now, &before);
 
 	if (o.retval != XDP_PASS && o.retval != XDP_REDIRECT)
 		rfs_fz_fail(p, len, "verdict %u", o.retval);
@@ -324,29 +331,14 @@ static int rfs_fz_run(const __u8 *p, size_t len,
 	if (d.seen != 1 || outcomes != 1 ||
 	    d.to_desired + d.spread + d.held != d.steered ||
 	    d.local > d.steered || d.no_meta > d.steered - d.local)
-		rfs_fz_fail(p, len, "counters: seen %llu, %llu outcomes, steered %llu = %llu + %llu + %llu, local %llu, no_meta %llu",
-			    (unsigned long long)d.seen,
-			    (unsigned long long)outcomes,
-			    (unsigned long long)d.steered,
-			    (unsigned long long)d.to_desired,
-			    (unsigned long long)d.spread,
-			    (unsigned long long)d.held,
-			    (unsigned long long)d.local,
-			    (unsigned long long)d.no_meta);
+		rfs_fz_fail(p, len, "counters out of line: %s",
+			    rfs_fz_counters(&d, cnt));
 	if ((o.retval == XDP_REDIRECT) != (d.steered && !d.local))
-		rfs_fz_fail(p, len, "verdict %u with steered %llu, local %llu",
-			    o.retval, (unsigned long long)d.steered,
-			    (unsigned long long)d.local);
+		rfs_fz_fail(p, len, "verdict %u with %s", o.retval,
+			    rfs_fz_counters(&d, cnt));
 	if (rfs_fz_reason(&d, class) != 1)
-		rfs_fz_fail(p, len, "the reference parser says %s; counters: steered %llu not_ip %llu fragment %llu other %llu truncated %llu no_table %llu redirect_err %llu",
-			    rfs_fr_ref_name[class],
-			    (unsigned long long)d.steered,
-			    (unsigned long long)d.pass_not_ip,
-			    (unsigned long long)d.pass_fragment,
-			    (unsigned long long)d.pass_other_proto,
-			    (unsigned long long)d.pass_truncated,
-			    (unsigned long long)d.pass_no_table,
-			    (unsigned long long)d.redirect_err);
+		rfs_fz_fail(p, len, "the reference parser says %s; counters: %s",
+			    rfs_fr_ref_name[class], rfs_fz_counters(&d, cnt));
 
 	/* the frame itself is never touched, only prefixed */
 	meta = ctx_out.data;

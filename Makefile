@@ -3,6 +3,7 @@
 #
 #   make            build BPF objects, skeletons, rfsd and rfsctl into build/
 #   make check      install missing packages, build, run every test (root)
+#   make check SANITIZE=1   the same on an ASan+UBSan build (build-san/)
 #   make demo       install missing packages, build, run the lab demo (root)
 #   make bench      benchmarks against kernel RPS/RFS (root)
 #   make install    PREFIX=/usr/local DESTDIR= SBINDIR= MANDIR=
@@ -194,9 +195,13 @@ $(B)/tests/rfs_%: tests/tools/rfs_%.c | $(B)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $<
 
+# The fuzz layer: each parser's libFuzzer target over its corpus, then
+# CHECK_FUZZ_SECONDS of new inputs (make fuzz for longer runs).
+CHECK_FUZZ_SECONDS ?= 5
 check: deps
-	$(Q)$(MAKE) --no-print-directory all $(UNIT_BINS) $(PROG_BINS) $(TOOL_BINS)
-	$(Q)tests/run.sh unit prog integration
+	$(Q)$(MAKE) --no-print-directory all $(UNIT_BINS) $(PROG_BINS) $(TOOL_BINS) \
+		$(FUZZ_BINS)
+	$(Q)RFS_FUZZ_SECONDS=$(CHECK_FUZZ_SECONDS) tests/run.sh unit prog fuzz integration
 
 check-unit: $(UNIT_BINS)
 	$(Q)tests/run.sh unit

@@ -1,12 +1,16 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Run the test layers: tests/run.sh [unit] [prog] [integration]
-# (all three when none is named).  `make check` builds everything first.
+# Run the test layers: tests/run.sh [unit] [prog] [fuzz] [integration]
+# (all four when none is named).  `make check` builds everything first.
 #
 #   unit         build/tests/test_* built from tests/unit/test_*.c
 #   prog         build/tests/test_* built from tests/prog/test_*.c (root:
 #                BPF_PROG_TEST_RUN); skipped when not root
+#   fuzz         each libFuzzer target of tests/fuzz (build-fuzz/fuzz_*,
+#                clang-16): its corpus replayed, every crash ever found
+#                included, then a short burst of new inputs
+#                (tests/fuzz/run.sh --replay --seconds RFS_FUZZ_SECONDS)
 #   integration  tests/integration/test_*.sh, each in its own process
 #
 # Each result goes on its own line, then one summary line that CI parses:
@@ -25,7 +29,8 @@
 #
 # Environment: V=1 shows the output of passing tests too (failing ones
 # always show it); RFS_BUILD (default build) is where binaries are;
-# RFS_TEST_TIMEOUT (seconds, default 600) bounds each test.
+# RFS_TEST_TIMEOUT (seconds, default 600) bounds each test;
+# RFS_FUZZ_SECONDS (default 5) is each fuzz target's burst.
 
 set -u
 
@@ -33,7 +38,7 @@ RFS_SKIP=249
 
 usage()
 {
-	echo "Usage: $0 [unit] [prog] [integration]" >&2
+	echo "Usage: $0 [unit] [prog] [fuzz] [integration]" >&2
 	exit 2
 }
 
@@ -41,6 +46,7 @@ cd "$(dirname "$0")/.." || exit 1
 RFS_ROOT=$PWD
 RFS_BUILD=${RFS_BUILD:-build}
 RFS_TEST_TIMEOUT=${RFS_TEST_TIMEOUT:-600}
+RFS_FUZZ_SECONDS=${RFS_FUZZ_SECONDS:-5}
 export RFS_ROOT RFS_BUILD
 # The parser reads cmocka's standard output, not TAP/XML/subunit.
 unset CMOCKA_MESSAGE_OUTPUT CMOCKA_XML_FILE
@@ -189,6 +195,31 @@ run_prog()
 	((found)) || printf '  %-4s  %s\n' "----" "prog: no tests"
 }
 
+# One result per fuzz target: what tests/fuzz/run.sh says of it.  The
+# targets are ASan+UBSan builds of their own (build-fuzz/), the same in a
+# SANITIZE=1 run.
+run_fuzz()
+{
+	local src t found=0
+
+	for src in tests/fuzz/fuzz_*.c; do
+		found=1
+		t=${src##*/fuzz_}
+		t=${t%.c}
+		run_logged tests/fuzz/run.sh --replay \
+			--seconds "$RFS_FUZZ_SECONDS" "$t"
+		case $rc in
+		0) result PASS "fuzz/$t" "$(sed -n 's/^  PASS  [a-z_]*: //p' "$log" |
+					    paste -sd ';' | sed 's/;/; /g')" ;;
+		*) result FAIL "fuzz/$t" "$(exit_detail "$rc")" ;;
+		esac
+		if [[ $rc != 0 ]] || [[ ${V:-0} == 1 ]]; then
+			show_log
+		fi
+	done
+	((found)) || printf '  %-4s  %s\n' "----" "fuzz: no targets"
+}
+
 run_integration()
 {
 	local t found=0 label
@@ -217,10 +248,10 @@ run_integration()
 	((found)) || printf '  %-4s  %s\n' "----" "integration: no tests"
 }
 
-(($# > 0)) || set -- unit prog integration
+(($# > 0)) || set -- unit prog fuzz integration
 for layer in "$@"; do
 	case $layer in
-	unit|prog|integration) ;;
+	unit|prog|fuzz|integration) ;;
 	*) usage ;;
 	esac
 done

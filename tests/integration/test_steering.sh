@@ -330,14 +330,25 @@ test_sigkill_adopt()
 }
 
 # SIGTERM detaches: no XDP program left on the interface, no pins.
+# "hash current_cpu" of each flow rfsd sees on $LAB_A in 500 ms, busiest
+# first.
+flow_cpus()
+{
+	ctlj flows --limit 64 |
+		jget '"\n".join("%s %s" % (f["hash"], f["current_cpu"]) for f in d)'
+}
+
 # Stopping rfsd leaves the datapath steering (issue 8, restarts): under
 # traffic, SIGTERM exits 0 and leaves the same XDP program on the link and
 # its pins; frames are still steered while rfsd is down; the next rfsd
-# adopts it, same program, same hash seed, the flows on the same CPUs;
-# and 0 inversions on a UDP sequence stream through all of it.
+# adopts it, same program, same hash seed, the flows on the same CPUs
+# (two request/response connections whose server stays on CPU_B: the same
+# hashes on CPU_B before the stop and after the adoption); and 0
+# inversions on a UDP sequence stream, whose reader hops CPUs, through
+# all of it.
 test_sigterm_keeps_steering()
 {
-	local prog seed seen0 seen1 out
+	local prog seed seen0 seen1 out seq_hash before after f
 	setup
 	prog=$(lab_xdp_id "$LAB_A")
 	[ -n "$prog" ] || fail "no XDP program on $LAB_A while attached"
@@ -352,7 +363,19 @@ test_sigterm_keeps_steering()
 	lab_bg_ns taskset -c "$CPU_A" "$LAB_BUILD/tests/rfs_seq" send \
 		"$LAB_IP4_B" $((LAB_PORT + 1)) "$LAB_IP4_A" "$LAB_PORT" 10 \
 		5000 >/dev/null
-	sleep 2
+	sleep 1
+	# the UDP stream alone so far: its hash, to tell it from the others
+	seq_hash=$(flow_cpus | head -n 1)
+	seq_hash=${seq_hash%% *}
+	[ -n "$seq_hash" ] || fail "rfsd sees no flow of the UDP stream"
+	lab_server "$CPU_B" "$LAB_IP4_A"
+	lab_client "$LAB_IP4_A" 30 2
+	sleep 1
+	before=$(flow_cpus | grep -v "^$seq_hash ")
+	say "flows on CPU $CPU_B before the stop: $(tr '\n' ' ' <<< "$before")"
+	if [ "$(wc -l <<< "$before")" -lt 2 ] || grep -qv " $CPU_B\$" <<< "$before"; then
+		fail "the request/response flows are not on CPU $CPU_B: $before"
+	fi
 	lab_stop_rfsd TERM 10
 	[ "$LAB_RFSD_RC" = 0 ] || fail "rfsd exited with $LAB_RFSD_RC on SIGTERM"
 	out=$(lab_xdp_id "$LAB_A")
@@ -373,6 +396,13 @@ test_sigterm_keeps_steering()
 	out=$(bpftool -j map dump pinned "$RFS_PIN/v2/maps/rfs_globals" |
 		jget 'd[0]["formatted"]["value"]["hash_seed"]')
 	[ "$out" = "$seed" ] || fail "hash seed changed across the restart"
+	after=$(flow_cpus)
+	say "flows after the adoption: $(tr '\n' ' ' <<< "$after")"
+	while read -r f; do
+		grep -qx "$f" <<< "$after" ||
+			fail "flow ${f% *} was on CPU $CPU_B before the stop; after the adoption: '$(grep "^${f% *} " <<< "$after")'"
+	done <<< "$before"
+	client_ok
 	lab_wait "$rpid" 20 || fail "rfs_seq receiver did not finish"
 	out=$(jget '"%d %d %d" % (d["received"], d["inversions"], d["lost"])' \
 		< "$LAB_DIR/seq.json") || fail "no rfs_seq result"

@@ -44,11 +44,6 @@ LAB_PORT=${LAB_PORT:-$((20000 + $$ % 20000))}
 TMUX_L=				# this test's tmux server (-L), if started
 TOP_EXIT=			# where the pane writes rfsctl's exit code
 
-say()
-{
-	printf '    [%5.1fs] %s\n' "$(lab_since "$TEST_T0")" "$*"
-}
-
 tm() { tmux -L "$TMUX_L" "$@"; }
 
 # End this test's tmux server (its pane, and rfsctl in it, get SIGHUP),
@@ -356,31 +351,5 @@ test_no_rfsd()
 
 # ------------------------------------------------------------------ runner
 
-run_tests()
-{
-	local t t0 rc pass=0 failed=0 skipped=0 failures=""
-	for t in ${1:-$ALL_TESTS}; do
-		declare -F "$t" >/dev/null || { echo "no test '$t'"; return 1; }
-		echo "=== $t"
-		t0=$(lab_now)
-		TEST_T0=$t0
-		( "$t" )
-		rc=$?
-		case $rc in
-		0) echo "--- PASS $t ($(lab_since "$t0")s)"; pass=$((pass + 1)) ;;
-		249) echo "--- SKIP $t ($(lab_since "$t0")s)"; skipped=$((skipped + 1)) ;;
-		*) echo "--- FAIL $t ($(lab_since "$t0")s)"; failed=$((failed + 1))
-		   failures="$failures $t" ;;
-		esac
-		[ $rc -eq 130 ] || [ $rc -eq 143 ] && break
-	done
-	echo "test_top: $pass passed, $failed failed, $skipped skipped"
-	[ $failed -eq 0 ] || { echo "failed:$failures"; return 1; }
-	[ $pass -eq 0 ] && [ $skipped -gt 0 ] && return 249
-	return 0
-}
-
-trap lab_down EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-run_tests "$*"
+lab_trap
+lab_run_tests test_top "${*:-$ALL_TESTS}"

@@ -16,8 +16,6 @@ ALL_TESTS="
 
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/lab.sh"
 
-say() { printf '    [%5.1fs] %s\n' "$(lab_since "$TEST_T0")" "$*"; }
-
 LAB_P=rfsP$LAB_ID		# a third pair, root side
 LAB_Q=rfsQ$LAB_ID
 
@@ -244,34 +242,8 @@ test_state_change_log()
 		fail "attach of $LAB_A not logged exactly once per attach: $(grep -F "iface '$LAB_A'" "$RFSD_LOG")"
 }
 
-run_tests()
-{
-	local t rc t0 pass=0 failed=0 skipped=0 failures=""
-	lab_require_root
-	lab_need_bins
-	lab_need ip ethtool "$LAB_PY"
-	for t in ${1:-$ALL_TESTS}; do
-		declare -F "$t" >/dev/null || { echo "no test '$t'"; return 1; }
-		echo "=== $t"
-		t0=$(lab_now)
-		TEST_T0=$t0
-		( "$t" )
-		rc=$?
-		case $rc in
-		0) echo "--- PASS $t ($(lab_since "$t0")s)"; pass=$((pass + 1)) ;;
-		249) echo "--- SKIP $t ($(lab_since "$t0")s)"; skipped=$((skipped + 1)) ;;
-		*) echo "--- FAIL $t ($(lab_since "$t0")s)"; failed=$((failed + 1))
-		   failures="$failures $t" ;;
-		esac
-		[ $rc -eq 130 ] || [ $rc -eq 143 ] && break
-	done
-	echo "test_daemon_obs: $pass passed, $failed failed, $skipped skipped"
-	[ $failed -eq 0 ] || { echo "failed:$failures"; return 1; }
-	[ $pass -eq 0 ] && [ $skipped -gt 0 ] && return 249
-	return 0
-}
-
-trap lab_down EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-run_tests "$*"
+lab_trap
+lab_require_root
+lab_need_bins
+lab_need ip ethtool "$LAB_PY"
+lab_run_tests test_daemon_obs "${*:-$ALL_TESTS}"

@@ -23,8 +23,6 @@ ALL_TESTS="
 WINDOW=${RFS_TEST_WINDOW:-2}
 MIN_SHARE=90
 
-say() { printf '    [%5.1fs] %s\n' "$(lab_since "$TEST_T0")" "$*"; }
-
 CPU_LIST=($(lab_online_cpus))
 CPU_A=${CPU_LIST[0]}
 CPU_B=${CPU_LIST[1]:-}
@@ -33,9 +31,7 @@ setup()
 {
 	lab_trap
 	[ -n "$CPU_B" ] || skip "needs 2 online CPUs (have ${#CPU_LIST[@]})"
-	lab_up
-	lab_start_rfsd
-	ctl attach "$LAB_A" >/dev/null || fail "rfsctl attach $LAB_A failed"
+	lab_up_attached
 }
 
 # The client's source port of its one connection to $1 (the server's
@@ -177,37 +173,11 @@ print(s.makefile().readline())' "$RFS_SOCK" "$LAB_A"
 	expect 0 "passed: not TCP or UDP" ctl explain "$LAB_A" 10.0.0.1 10.0.0.2
 }
 
-run_tests()
-{
-	local t rc t0 pass=0 failed=0 skipped=0 failures=""
-	lab_require_root
-	lab_need_bins
-	lab_need ip ethtool taskset ss "$LAB_PY"
-	command -v perf >/dev/null 2>&1 ||
-		[ -d /sys/kernel/tracing/instances ] ||
-		[ -d /sys/kernel/debug/tracing/instances ] || lab_need perf
-	for t in ${1:-$ALL_TESTS}; do
-		declare -F "$t" >/dev/null || { echo "no test '$t'"; return 1; }
-		echo "=== $t"
-		t0=$(lab_now)
-		TEST_T0=$t0
-		( "$t" )
-		rc=$?
-		case $rc in
-		0) echo "--- PASS $t ($(lab_since "$t0")s)"; pass=$((pass + 1)) ;;
-		249) echo "--- SKIP $t ($(lab_since "$t0")s)"; skipped=$((skipped + 1)) ;;
-		*) echo "--- FAIL $t ($(lab_since "$t0")s)"; failed=$((failed + 1))
-		   failures="$failures $t" ;;
-		esac
-		[ $rc -eq 130 ] || [ $rc -eq 143 ] && break
-	done
-	echo "test_explain: $pass passed, $failed failed, $skipped skipped"
-	[ $failed -eq 0 ] || { echo "failed:$failures"; return 1; }
-	[ $pass -eq 0 ] && [ $skipped -gt 0 ] && return 249
-	return 0
-}
-
-trap lab_down EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-run_tests "$*"
+lab_trap
+lab_require_root
+lab_need_bins
+lab_need ip ethtool taskset ss "$LAB_PY"
+command -v perf >/dev/null 2>&1 ||
+	[ -d /sys/kernel/tracing/instances ] ||
+	[ -d /sys/kernel/debug/tracing/instances ] || lab_need perf
+lab_run_tests test_explain "${*:-$ALL_TESTS}"

@@ -26,8 +26,6 @@ ALL_TESTS="
 
 DASHBOARD=$LAB_TOP/contrib/grafana/xdp-rfs.json
 
-say() { printf '    [%5.1fs] %s\n' "$(lab_since "$TEST_T0")" "$*"; }
-
 # A TCP port free on loopback now (the kernel's pick).
 free_port()
 {
@@ -383,34 +381,8 @@ s = socket.socket(); s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(); time.s
 
 # ----------------------------------------------------------------- runner
 
-run_tests()
-{
-	local t rc t0 pass=0 failed=0 skipped=0 failures=""
-	lab_require_root
-	lab_need_bins
-	lab_need ip ethtool taskset curl promtool "$LAB_PY"
-	for t in ${1:-$ALL_TESTS}; do
-		declare -F "$t" >/dev/null || { echo "no test '$t'"; return 1; }
-		echo "=== $t"
-		t0=$(lab_now)
-		TEST_T0=$t0
-		( "$t" )
-		rc=$?
-		case $rc in
-		0) echo "--- PASS $t ($(lab_since "$t0")s)"; pass=$((pass + 1)) ;;
-		249) echo "--- SKIP $t ($(lab_since "$t0")s)"; skipped=$((skipped + 1)) ;;
-		*) echo "--- FAIL $t ($(lab_since "$t0")s)"; failed=$((failed + 1))
-		   failures="$failures $t" ;;
-		esac
-		[ $rc -eq 130 ] || [ $rc -eq 143 ] && break
-	done
-	echo "test_metrics: $pass passed, $failed failed, $skipped skipped"
-	[ $failed -eq 0 ] || { echo "failed:$failures"; return 1; }
-	[ $pass -eq 0 ] && [ $skipped -gt 0 ] && return 249
-	return 0
-}
-
-trap lab_down EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-run_tests "$*"
+lab_trap
+lab_require_root
+lab_need_bins
+lab_need ip ethtool taskset curl promtool "$LAB_PY"
+lab_run_tests test_metrics "${*:-$ALL_TESTS}"

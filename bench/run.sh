@@ -1365,7 +1365,8 @@ for m in $MODES; do
 	*) die "unknown mode '$m' ($ALL_MODES)" ;;
 	esac
 done
-NEED_SOCKPERF= NEED_IPERF=
+NEED_SOCKPERF=
+NEED_IPERF=
 for w in $WORKLOADS; do
 	case " $ALL_WORKLOADS " in
 	*" $w "*) ;;
@@ -1442,7 +1443,6 @@ rm -rf "$OUT/logs" && mkdir -p "$OUT/logs" || die "can't create $OUT/logs"
 lab_up
 IP_A=$LAB_IP4_A
 IP_B=$LAB_IP4_B
-RXQ=/sys/class/net/$A/queues/rx-0
 NCPU=$(nproc)
 ALLMASK=$(printf '%x' $(((1 << NCPU) - 1)))
 case " $MODES " in
@@ -1500,8 +1500,9 @@ bench_down
 trap - EXIT
 if [ -n "$DO_NIC" ] && [ -x "$TOP/bench/nic.sh" ]; then
 	msg NIC "bench/nic.sh --out $OUT --rounds $ROUNDS${QUICK:+ --quick}"
-	OUT=$OUT ROUNDS=$ROUNDS QUICK=$QUICK "$TOP/bench/nic.sh" --out "$OUT" \
-		--rounds "$ROUNDS" ${QUICK:+--quick} || warn "bench/nic.sh failed"
+	export OUT ROUNDS QUICK
+	"$TOP/bench/nic.sh" --out "$OUT" --rounds "$ROUNDS" ${QUICK:+--quick} ||
+		warn "bench/nic.sh failed"
 fi
 TOOK=$(elapsed)
 {
@@ -1510,6 +1511,7 @@ TOOK=$(elapsed)
 } >> "$OUT/meta.txt"
 if [ -x "$TOP/bench/report.sh" ]; then
 	msg REPORT "bench/report.sh $OUT"
-	OUT=$OUT "$TOP/bench/report.sh" "$OUT" || warn "bench/report.sh failed"
+	export OUT
+	"$TOP/bench/report.sh" "$OUT" || warn "bench/report.sh failed"
 fi
 msg DONE "$OUT/results.tsv, $OUT/meta.txt (${TOOK}s)"

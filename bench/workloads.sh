@@ -60,7 +60,7 @@ new_servers_up()
 rr_run()
 {
 	local w=$1 param=$2 port=$3 conns=$4 size=$5 secs=$6 log kv k v
-	local tps='' util='' rtx
+	local tps='' util='' rtx rows=() row
 	log=$OUT/logs/$R.$M.$w.${param//[=,]/_}
 	counters > "$WORK/c0"
 	ns "$TOOLS/rfs_rr" client --addr "$IP_A" --port "$port" --cpus "$CLI_CPU" \
@@ -70,18 +70,22 @@ rr_run()
 	for kv in $(tail -n 1 "$log"); do
 		k=${kv%%=*} v=${kv#*=}
 		case $k in
-		tps) tps=$v; tsv "$w" "$param" "$M" "$R" tps "$v" tps ;;
-		p50_us|p90_us|p99_us|p999_us|max_us)
-			tsv "$w" "$param" "$M" "$R" "$k" "$v" us ;;
-		rx_cpu_util_pct) util=$v; tsv "$w" "$param" "$M" "$R" "$k" "$v" pct ;;
-		cpu[0-9]*_util_pct) tsv "$w" "$param" "$M" "$R" "$k" "$v" pct ;;
-		errors) tsv "$w" "$param" "$M" "$R" conn_errors "$v" count ;;
+		tps) tps=$v; rows+=("tps $v tps") ;;
+		p50_us|p90_us|p99_us|p999_us|max_us) rows+=("$k $v us") ;;
+		rx_cpu_util_pct) util=$v; rows+=("$k $v pct") ;;
+		cpu[0-9]*_util_pct) rows+=("$k $v pct") ;;
+		errors) rows+=("conn_errors $v count") ;;
 		esac
 	done
+	# a client that measured nothing is left out, not a row of zeros
 	if [ -z "$tps" ] || [ "$tps" = 0 ]; then
 		warn "round $R $M $w $param: no transaction measured (log: $log)"
 		return 0
 	fi
+	for row in "${rows[@]}"; do
+		# shellcheck disable=SC2086	# metric value unit
+		tsv "$w" "$param" "$M" "$R" $row
+	done
 	rtx=$(counters_delta "$WORK/c0" "$WORK/c1" |
 		awk '{ for (i = 1; i <= NF; i++) { split($i, a, "=");
 			if (a[1] == "rtxn" || a[1] == "rtxr") t += a[2] } }
@@ -128,7 +132,10 @@ order_bulk()
 	counters > "$WORK/c0"
 	ns taskset -c "$CLI_CPU" "$TOOLS/rfs_bulk" source --addr "$IP_A" \
 		--port $((PORT + 9)) --seconds "$ORDER_SECS" > "$log.source" 2>&1
-	lab_wait "$sink" 15 || warn "round $R $M order-bulk: the sink failed (log: $log.sink)"
+	if ! lab_wait "$sink" 15; then
+		warn "round $R $M order-bulk: the sink failed (log: $log.sink)"
+		lab_kill "$sink"	# it may still hold the port
+	fi
 	counters > "$WORK/c1"
 	ns tc qdisc del dev "$B" root 2>/dev/null
 	xdp_rows "$param"

@@ -52,6 +52,10 @@
 #	trap lab_down EXIT INT TERM		(lab_trap does this)
 #	lab_up && lab_start_rfsd
 #	ctl attach "$LAB_A"; ctlj status | jget 'd["interfaces"][0]["name"]'
+#	lab_set /proc/sys/net/core/rps_sock_flow_entries 32768	(put back
+#		by lab_restore, and by lab_down on every exit path)
+#
+# bench/run.sh runs on this lab too.
 
 LAB_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 LAB_BUILD=${RFS_BUILD:-build}	# tests/run.sh exports RFS_BUILD

@@ -101,7 +101,7 @@
 #   --quick (or QUICK=1): one round, rr-many 0.5 s per cell (N = 1 64
 #             256 at 1 B, 16 at 1024 B), rpc, order-* 1 s (8 UDP flows),
 #             sockperf 1 s and iperf3 1 s in modes base and xdp only, 3
-#             cost runs; options after it win
+#             cost runs, a shorter profile; options after it win
 # Results in OUT (default build/bench): results.tsv (one row per figure:
 # workload param mode round metric value unit, bench/README.md),
 # meta.txt (commit, kernel, CPUs, date, command line), results.txt (the
@@ -118,7 +118,7 @@ export RFS_BUILD=$BUILD		# lab.sh's binaries, and bench/nic.sh's
 COST=$BUILD/bench/cost
 TOOLS=$BUILD/tests
 OUT=$BUILD/bench
-CMDLINE="$0 $*"
+CMDLINE="${QUICK:+QUICK=$QUICK }$0 $*"
 
 ALL_MODES="base rps rfs xdp xdp-noguard cpumap pass"
 ALL_WORKLOADS="rr-many rpc order-bulk order-udp rr rr-local multi bulk bulk-local"
@@ -162,6 +162,7 @@ usage()
 quick()
 {
 	ROUNDS=1 SECS=1 BULK_SECS=1 COST_RUNS=3 QUICK=1 OLD_ROUNDS=1
+	PIPE_LOOPS=10000 BG_SECS=1
 	RR_SECS=0.5 RR_WARMUP=0.2 RPC_SECS=1 ORDER_SECS=1 UDP_FLOWS=8
 	RR_CELLS="1:1 64:1 256:1 16:1024"
 }
@@ -827,7 +828,7 @@ switches_during()
 # context switches in the pipe's two processes.  Programs of this rfsd are
 # told from others (other labs' rfsd) by the maps they use: its maps are
 # the ones pinned under $PIN.  Not part of the rounds.
-BG_SECS=2
+BG_SECS=${BG_SECS:-2}
 
 profile_phase()		# NAME COMMAND...
 {

@@ -100,7 +100,7 @@
 #             workloads (rr rr-local bulk bulk-local) in rounds 1-2 only
 #   --quick (or QUICK=1): one round, rr-many 0.5 s per cell (N = 1 64
 #             256 at 1 B, 16 at 1024 B), rpc, order-* 1 s (8 UDP flows),
-#             sockperf 1 s and iperf3 1 s in modes base and xdp only, 3
+#             sockperf 2 s and iperf3 1 s in modes base and xdp only, 3
 #             cost runs, a shorter profile; options after it win
 # Results in OUT (default build/bench): results.tsv (one row per figure:
 # workload param mode round metric value unit, bench/README.md),
@@ -161,7 +161,9 @@ usage()
 
 quick()
 {
-	ROUNDS=1 SECS=1 BULK_SECS=1 COST_RUNS=3 QUICK=1 OLD_ROUNDS=1
+	# sockperf's valid window is its run less ~0.45 s of warm-up: 1 s
+	# left a loaded machine with no valid observation at all
+	ROUNDS=1 SECS=2 BULK_SECS=1 COST_RUNS=3 QUICK=1 OLD_ROUNDS=1
 	PIPE_LOOPS=10000 BG_SECS=1
 	RR_SECS=0.5 RR_WARMUP=0.2 RPC_SECS=1 ORDER_SECS=1 UDP_FLOWS=8
 	RR_CELLS="1:1 64:1 256:1 16:1024"

@@ -79,11 +79,12 @@
 # the rounds, one profile session with kernel.bpf_stats_enabled=1 (put
 # back after): xdp-rfs's BPF time per rr and rr-local transaction, per
 # program, and the runs of its programs during `perf bench sched pipe`.
-# Then, when present, bench/nic.sh (the NIC-like receive path), with
-# --out OUT --rounds N [--quick] (and OUT, ROUNDS, QUICK, RFS_BUILD in its
-# environment), which appends its rows to the same results.tsv, and last
-# bench/report.sh OUT, which turns results.tsv and meta.txt into
-# REPORT.md and plots.
+# Then, when present, with OUT, ROUNDS, QUICK and RFS_BUILD in their
+# environment, each appending rows to the same results.tsv: bench/cost.sh
+# (the cost runs above as rows, from cost.txt), build/bench/sizing (the
+# table-sizing simulation), bench/nic.sh --out OUT --rounds N [--quick]
+# (the NIC-like receive path); and last bench/report.sh OUT, which turns
+# results.tsv and meta.txt into REPORT.md and plots.
 #
 # Also counted per cell, as checks on what each mode did: on which CPU the
 # kernel received the requests (rr, rr-local: net:netif_receive_skb on
@@ -1499,12 +1500,22 @@ if [ -n "$NEED_SOCKPERF$NEED_IPERF" ]; then
 fi
 new_summary
 
-# the lab goes before the other bench's workloads, which make their own
+# the lab goes before the other bench scripts, which make their own
 bench_down
 trap - EXIT
+export OUT ROUNDS QUICK
+# the cost runs above as rows (bench/cost.sh converts cost.txt)
+if [ -s "$OUT/cost.txt" ] && [ -x "$TOP/bench/cost.sh" ]; then
+	msg COST "bench/cost.sh: rows from $OUT/cost.txt"
+	COST_TXT=$OUT/cost.txt "$TOP/bench/cost.sh" --out "$OUT" ${QUICK:+--quick} ||
+		warn "bench/cost.sh failed"
+fi
+if [ -x "$BUILD/bench/sizing" ]; then
+	msg SIZING "$BUILD/bench/sizing${QUICK:+ (QUICK)}"
+	"$BUILD/bench/sizing" || warn "bench/sizing failed"
+fi
 if [ -n "$DO_NIC" ] && [ -x "$TOP/bench/nic.sh" ]; then
 	msg NIC "bench/nic.sh --out $OUT --rounds $ROUNDS${QUICK:+ --quick}"
-	export OUT ROUNDS QUICK
 	"$TOP/bench/nic.sh" --out "$OUT" --rounds "$ROUNDS" ${QUICK:+--quick} ||
 		warn "bench/nic.sh failed"
 fi

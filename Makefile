@@ -195,6 +195,15 @@ $(B)/tests/rfs_%: tests/tools/rfs_%.c | $(B)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $<
 
+# the bench's load generators share tests/tools/lib (histogram, sockets,
+# /proc/stat)
+TOOL_LIB := $(wildcard tests/tools/lib/*.c)
+BENCH_TOOLS := $(B)/tests/rfs_rr $(B)/tests/rfs_rpc $(B)/tests/rfs_bulk
+$(BENCH_TOOLS): $(B)/tests/%: tests/tools/%.c $(TOOL_LIB) \
+		$(wildcard tests/tools/lib/*.h) | $(B)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $< $(TOOL_LIB) -lpthread
+
 # The fuzz layer: each parser's libFuzzer target over its corpus, then
 # CHECK_FUZZ_SECONDS of new inputs (make fuzz for longer runs).
 CHECK_FUZZ_SECONDS ?= 5
@@ -232,9 +241,11 @@ demo: deps
 
 # bench/: the per-frame cost loader and its floor, a bare cpumap redirect
 # (bench/README.md).  BENCH_ARGS go to bench/run.sh (--rounds N, ...).
-# rfs_ifcfg: bench/nic.sh sets noguard with it where rfsd cannot
+# rfs_ifcfg: bench/nic.sh sets noguard with it where rfsd cannot; rfs_rr,
+# rfs_rpc, rfs_bulk, rfs_seq: bench/run.sh's load generators
 BENCH_BINS := $(B)/bench/cost $(B)/bench/inject $(B)/bench/sizing \
-	      $(B)/tests/rfs_ifcfg
+	      $(B)/tests/rfs_ifcfg $(B)/tests/rfs_rr $(B)/tests/rfs_rpc \
+	      $(B)/tests/rfs_bulk $(B)/tests/rfs_seq
 
 $(B)/bench:
 	$(Q)mkdir -p $@
@@ -301,6 +312,8 @@ clean:
 # ---- parser tests and fuzzing (issue 8) -------------------------------------
 # tests/unit/test_config.c and test_request.c compile rfsd's config.c and
 # request.c into themselves: rebuild them when those change.
+# test_hist compiles the bench's histogram (tests/tools/lib/rfs_hist.c)
+$(B)/tests/test_hist: tests/tools/lib/rfs_hist.c tests/tools/lib/rfs_hist.h
 $(B)/tests/test_config: daemon/rfsd/config.c daemon/rfsd/config.h
 $(B)/tests/test_request: daemon/rfsd/request.c daemon/rfsd/request.h
 # and test_top_rates rfsctl's top_rates.c

@@ -1,15 +1,22 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# make bench: xdp-rfs against no steering, kernel RPS and kernel RFS, and
-# against a bare cpumap redirect, on one lab, in one run, in interleaved
-# rounds (the order of the modes rotates every round, so the VM's noise
-# hits every mode alike; every ratio is to the baseline of the same round).
+# make bench: xdp-rfs against no steering, kernel RPS and kernel RFS (and
+# against itself with the in-order rule off, and a bare cpumap redirect),
+# on one lab, in one run, in interleaved rounds: the order of the modes
+# rotates every round, so the VM's noise hits every mode alike, and every
+# ratio is to the baseline of the same round.
 #
-#   root namespace                              namespace rfsbns$$
-#   sockperf / iperf3 servers (pinned)          clients (pinned to CPU 0)
-#   rfsbA$$  198.18.N.1/24  <------ veth ------>  rfsbB$$  198.18.N.2/24
+#   root namespace                              namespace rfsns$$
+#   servers / receivers (pinned)                clients (pinned to CPU 0)
+#   rfsA$$  198.18.N.1/24  <------ veth ------>  rfsB$$  198.18.N.2/24
 #     ^ the mode under test acts here: requests arrive on this side
+#
+# The lab is tests/lib/lab.sh's (the integration tests' own): its veth
+# pair, namespace, rfsd start and stop, recorded PIDs, and lab_set, which
+# keeps the original of every kernel setting the bench changes (rps_cpus,
+# rps_flow_cnt, net.core.rps_sock_flow_entries, kernel.bpf_stats_enabled)
+# and puts it back when a mode ends and in lab_down, on every exit path.
 #
 # veth receives on the sending CPU (its NAPI, or netif_rx, runs there), so
 # every request and every bulk segment is received on CPU $CLI_CPU, the
@@ -17,86 +24,127 @@
 # server on CPU $CLI_CPU shares it.
 #
 # Modes (each set up before and undone after its cell):
-#   base  no steering: rps_cpus 0 on rfsbA's RX queue
-#   rps   rps_cpus = every CPU (rr and multi only)
+#   base  no steering: rps_cpus 0 on rfsA's RX queue
+#   rps   rps_cpus = every CPU
 #   rfs   rps_cpus = every CPU, rps_flow_cnt 4096 on the queue and
 #         net.core.rps_sock_flow_entries 32768 (put back afterwards)
-#   xdp   rfsd (own pin dir and socket) + rfsctl attach rfsbA$$
-#   cpumap  diagnostic: bench/bare_redirect.bpf.c attached to rfsbA$$
-#         (build/bench/cost --attach), every frame into the cpumap to the
-#         CPU of the workload's server, re-attached per workload.  The
-#         cpumap path without rfs_xdp's work: what is left between it and
-#         xdp is steering's own cost, what is between it and rfs is the
-#         cost of going through a cpumap at all.  No multi cell (it can
-#         send every flow to one CPU only).
+#   xdp   rfsd (own pin dir and socket) + rfsctl attach rfsA$$
+#   xdp-noguard  the same with the in-order rule off: rfsd --unsafe-noguard
+#         attaching rfsA$$ from a config with noguard = yes (rfsd(8)).
+#         What the rule buys, in the ordering A/B; never a production mode
+#   cpumap  diagnostic (rr, rr-local, bulk, bulk-local):
+#         bench/bare_redirect.bpf.c attached to rfsA$$ (build/bench/cost
+#         --attach), every frame into the cpumap to the CPU of the
+#         workload's server.  What is left between it and xdp is
+#         steering's own cost, what is between it and rfs is the cost of
+#         going through a cpumap at all
 #   pass  diagnostic, rr-local and bulk-local only: an XDP program that
-#         returns XDP_PASS for every frame, attached natively to rfsbA$$
-#         (built here with clang, one line).  The floor of xdp-rfs's local
-#         path: what any XDP program on veth costs (veth's NAPI ring, the
-#         skb turned into an xdp_buff and back), with no work in it.
+#         returns XDP_PASS for every frame (built here with clang, one
+#         line): the floor of xdp-rfs's local path on veth
 # Workloads, per mode and round (--workloads picks some):
+#   rr-many     the RFS patch's netperf TCP_RR test: tests/tools/rfs_rr,
+#               one pinned client thread on CPU $CLI_CPU, a server thread
+#               pinned on every CPU (connection i on CPU i % ncpus, CPU
+#               $SRV_CPU first), N connections with one transaction in
+#               flight each, for every N in RR_CONNS and request size in
+#               RR_SIZES; transactions/s, p50/p90/p99/p99.9 round trip,
+#               busy % of every CPU (/proc/stat), TCP retransmits
+#   rpc         the RFS patch's RPC test: tests/tools/rfs_rpc, a pool of
+#               4 x nproc unpinned server threads (free to migrate), each
+#               request walking its connection's 32 KiB buffer 4 times;
+#               RPC_CONNS connections from rfs_rr; the same figures
+#   order-bulk  ordering A/B: one bulk TCP stream (tests/tools/rfs_bulk),
+#               sender on CPU $CLI_CPU, receiver hopping CPUs every
+#               HOP_MS; segments out of order at the receiver (its
+#               TCP_INFO and nstat TcpExtTCPOFOQueue), D-SACKs, TCP
+#               retransmits; the sender's queue has a qdisc so that a
+#               full veth ring holds rather than drops (a loss would look
+#               like reordering)
+#   order-udp   ordering A/B: tests/tools/rfs_seq, UDP_FLOWS numbered
+#               flows at UDP_PPS each from CPU $CLI_CPU, their readers
+#               hopping CPUs every HOP_MS out of phase; inversions (real
+#               reordering) apart from losses
 #   rr          one TCP connection, sockperf ping-pong (64 B), client on
 #               CPU $CLI_CPU, server on CPU $SRV_CPU: the app is not on
 #               the RX CPU, steering has to move the flow
 #   rr-local    the same with the server on CPU $CLI_CPU too: the app
 #               shares the RX CPU (xdp-rfs's local path, XDP_PASS)
 #   multi       4 TCP connections at once, 2 to a server pinned to each
-#               CPU, each client pinned to the other CPU
+#               CPU, each client pinned to the other CPU (not by default:
+#               rr-many covers many connections)
 #   bulk        iperf3, one TCP stream for --bulk-seconds, sender on CPU
 #               $CLI_CPU, receiver on CPU $SRV_CPU
 #   bulk-local  the same with the receiver on CPU $CLI_CPU
 # plus the per-frame cost of the XDP program (build/bench/cost), and, after
 # the rounds, one profile session with kernel.bpf_stats_enabled=1 (put
 # back after): xdp-rfs's BPF time per rr and rr-local transaction, per
-# program, and the runs of its programs during `perf bench sched pipe`
-# (a program that runs per context switch shows up there).
+# program, and the runs of its programs during `perf bench sched pipe`.
+# Then, when present, with OUT, ROUNDS, QUICK and RFS_BUILD in their
+# environment, each appending rows to the same results.tsv: bench/cost.sh
+# (the cost runs above as rows, from cost.txt), build/bench/sizing (the
+# table-sizing simulation), bench/nic.sh --out OUT --rounds N [--quick]
+# (the NIC-like receive path); and last bench/report.sh OUT, which turns
+# results.tsv and meta.txt into REPORT.md and plots.
 #
 # Also counted per cell, as checks on what each mode did: on which CPU the
 # kernel received the requests (rr, rr-local: net:netif_receive_skb on
-# rfsbA$$, perf stat per CPU; every path, backlog, GRO, cpumap, goes
-# through it), TCP retransmissions, veth ring drops, and under xdp the
-# datapath's own counters (frames seen, redirected, local path, cpumap
-# ring drops: enqueue_drops from rfsctl -j stats).
-#
-# Everything it makes carries its PID and is removed on every exit path:
-# the namespace, the veth pair, the safety route, rfsd (by recorded PID),
-# its pin dir, the work dir; sysctl and RPS settings are put back.  It
-# never touches an interface it did not create.
+# rfsA$$, perf stat per CPU), TCP retransmissions, veth ring drops, and
+# under xdp the datapath's own counters (rfsctl -j stats).
 #
 # Usage: bench/run.sh [--quick] [--rounds N] [--seconds S] [--bulk-seconds S]
 #                     [--modes LIST] [--workloads LIST] [--no-multi]
-#                     [--no-cost] [--no-profile] [--out DIR]
-#   default:  --rounds 5 --seconds 3 --bulk-seconds 5, every mode and
-#             workload it applies to (19 min on a busy 2-CPU VM)
-#   --quick (or QUICK=1): --rounds 2 --seconds 1 --bulk-seconds 1, modes
-#             base rfs xdp cpumap (the ones issue 7's targets compare),
-#             no multi, 3 cost runs instead of 7 (under 4 min); options
-#             after it win
-# Results: build/bench/results.txt (summary), raw.txt (every cell),
-# profile.json, cost.txt, logs/ (every client's output); the summary's
-# markdown tables also go to stdout.
+#                     [--no-cost] [--no-profile] [--no-nic] [--out DIR]
+#   default:  --rounds 3 --seconds 2 --bulk-seconds 3, every mode and
+#             workload but multi, each mode on the workloads it applies
+#             to; rr-many 1.5 s per cell (N = 1 16 64 256, 1 and 1024 B),
+#             rpc 3 s, order-* 2 s (16 UDP flows); the sockperf/iperf3
+#             workloads (rr rr-local bulk bulk-local) in rounds 1-2 only
+#   --quick (or QUICK=1): one round, rr-many 0.5 s per cell (N = 1 64
+#             256 at 1 B, 16 at 1024 B), rpc, order-* 1 s (8 UDP flows),
+#             sockperf 2 s and iperf3 1 s in modes base and xdp only, 3
+#             cost runs, a shorter profile; options after it win
+# Results in OUT (default build/bench): results.tsv (one row per figure:
+# workload param mode round metric value unit, bench/README.md),
+# meta.txt (commit, kernel, CPUs, date, command line), results.txt (the
+# sockperf/iperf3 summary), raw.txt (those cells), profile.json, cost.txt,
+# logs/ (every client's output); the summary's markdown tables also go to
+# stdout.
 
 set -u
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${RFS_BUILD:-$TOP/build}
 [[ $BUILD == /* ]] || BUILD=$TOP/$BUILD
-RFSD=$BUILD/rfsd
-RFSCTL=$BUILD/rfsctl
+export RFS_BUILD=$BUILD		# lab.sh's binaries, and bench/nic.sh's
 COST=$BUILD/bench/cost
+TOOLS=$BUILD/tests
 OUT=$BUILD/bench
+CMDLINE="${QUICK:+QUICK=$QUICK }$0 $*"
 
-ALL_MODES="base rps rfs xdp cpumap pass"
-ALL_WORKLOADS="rr rr-local multi bulk bulk-local"
-ROUNDS=5
-SECS=3			# per sockperf run: its valid window is ~SECS-0.45,
+ALL_MODES="base rps rfs xdp xdp-noguard cpumap pass"
+ALL_WORKLOADS="rr-many rpc order-bulk order-udp rr rr-local multi bulk bulk-local"
+NEW_WORKLOADS="rr-many rpc order-bulk order-udp"
+ROUNDS=3
+SECS=2			# per sockperf run: its valid window is ~SECS-0.45,
 			# and each run costs ~SECS+2.3 (connect, warm-up, exit)
-BULK_SECS=5		# per iperf3 run
+BULK_SECS=3		# per iperf3 run
+OLD_ROUNDS=2		# sockperf/iperf3 workloads in rounds 1..this
+RR_SECS=1.5		# rr-many, per (N, size) cell, after RR_WARMUP
+RR_WARMUP=0.3
+RR_CELLS="1:1 16:1 64:1 256:1 1:1024 16:1024 64:1024 256:1024"	# N:bytes
+RPC_SECS=3
+RPC_CONNS=32
+RPC_SIZE=64
+ORDER_SECS=2		# order-bulk and order-udp
+HOP_MS=20		# the receivers' CPU hops
+UDP_FLOWS=16
+UDP_PPS=2000
 COST_RUNS=7
 MODES=$ALL_MODES
-WORKLOADS=$ALL_WORKLOADS
+WORKLOADS="rr-many rpc order-bulk order-udp rr rr-local bulk bulk-local"
 DO_COST=1
 DO_PROFILE=1
+DO_NIC=1
 PIPE_LOOPS=50000	# perf bench sched pipe -l
 SRV_CPU=1		# the rr/bulk server: not the RX CPU
 CLI_CPU=0		# every client, hence the RX CPU; rr-local's server
@@ -108,15 +156,18 @@ MSG=64
 usage()
 {
 	if [ "${1:-2}" = 0 ]; then exec 3>&1; else exec 3>&2; fi
-	sed -n '/^# Usage:/,/^# markdown/p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&3
+	sed -n '/^# Usage:/,/^# stdout/p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&3
 	exit "${1:-2}"
 }
 
 quick()
 {
-	ROUNDS=2 SECS=1 BULK_SECS=1 COST_RUNS=3 QUICK=1
-	MODES="base rfs xdp cpumap"
-	WORKLOADS="rr rr-local bulk bulk-local"
+	# sockperf's valid window is its run less ~0.45 s of warm-up: 1 s
+	# left a loaded machine with no valid observation at all
+	ROUNDS=1 SECS=2 BULK_SECS=1 COST_RUNS=3 QUICK=1 OLD_ROUNDS=1
+	PIPE_LOOPS=10000 BG_SECS=1
+	RR_SECS=0.5 RR_WARMUP=0.2 RPC_SECS=1 ORDER_SECS=1 UDP_FLOWS=8
+	RR_CELLS="1:1 64:1 256:1 16:1024"
 }
 case ${QUICK:-} in
 ''|0) QUICK= ;;
@@ -138,231 +189,86 @@ while [ $# -gt 0 ]; do
 	--no-multi) WORKLOADS=$(echo " $WORKLOADS " | sed 's/ multi / /') ;;
 	--no-cost) DO_COST= ;;
 	--no-profile) DO_PROFILE= ;;
+	--no-nic) DO_NIC= ;;
 	--out) OUT=$2; shift ;;
 	-h|--help) usage 0 ;;
 	*) echo "bench: unknown option '$1'" >&2; usage ;;
 	esac
 	shift
 done
+[[ $OUT == /* ]] || OUT=$PWD/$OUT
+[ "$OLD_ROUNDS" -le "$ROUNDS" ] || OLD_ROUNDS=$ROUNDS
 ARGS="--rounds $ROUNDS --seconds $SECS --bulk-seconds $BULK_SECS --modes '$MODES' --workloads '$(echo $WORKLOADS)'"
 [ -n "$DO_COST" ] || ARGS+=" --no-cost"
 [ -n "$DO_PROFILE" ] || ARGS+=" --no-profile"
 
-ID=$$
-NS=rfsbns$ID
-A=rfsbA$ID
-B=rfsbB$ID
-WORK=/tmp/rfs-bench-$ID
-PIN=/sys/fs/bpf/rfs-bench-$ID
-SOCK=$WORK/rfsd.sock
-PORT=$((30000 + ID % 20000))	# rr; +1, +2 multi; +3 rr-local;
-				# +4 bulk-local, +5 bulk (iperf3)
+# the lab: names carry this PID (LAB_ID is not exported: bench/nic.sh
+# makes its own)
+LAB_ID=$$
+. "$TOP/tests/lib/lab.sh"
+. "$TOP/bench/workloads.sh"
+A=$LAB_A
+B=$LAB_B
+NS=$LAB_NS
+WORK=$LAB_DIR
+PIN=$RFS_PIN
+PORT=$((30000 + LAB_ID % 20000))	# rr; +1, +2 multi; +3 rr-local;
+				# +4 bulk-local, +5 bulk (iperf3); +6, +7
+				# rr-many 1 B and 1 KiB; +8 rpc; +9
+				# order-bulk; +10.. order-udp (and +40..)
 
-PIDS=()			# everything started here, "pid:starttime"
-SERVERS=()		# the servers, "pid:cpu"
-RFSD_PID=
+SERVERS=()		# the pinned servers, "pid:cpu"
 CPUMAP_PID=
 CPUMAP_TARGET=
-NS_MADE=
-LINK_MADE=
-IFINDEX=
-ROUTE=
 SFE_FILE=/proc/sys/net/core/rps_sock_flow_entries
-SFE_ORIG=
-SFE_SET=
 STATS_FILE=/proc/sys/kernel/bpf_stats_enabled
-STATS_ORIG=
-STATS_SET=
 T0=$(date +%s.%N)
 LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
 
-msg() { printf '  %-7s %s\n' "$1" "$2" >&2; }
+msg() { printf '  %-7s [%3ss] %s\n' "$1" "$SECONDS" "$2" >&2; }
 warn() { printf 'bench: %s\n' "$*" >&2; }
-die() { printf 'bench: %s\n' "$*" >&2; exit 1; }
+die() { fail "bench: $*"; }
 elapsed() { awk -v a="$T0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.0f", b - a }'; }
 
-# ---------------------------------------------------------------- processes
+# lab.sh's process bookkeeping under the bench's short names
+bg() { lab_bg "$@"; BG_PID=$LAB_BG_PID; }
+is_ours() { lab_is_ours "$1"; }
+alive() { lab_alive "$1"; }
+stop_pid() { lab_kill "$1" TERM "${2:-5}"; }
+ns() { lab_ns "$@"; }
 
-starttime()
+bench_down()
 {
-	local s
-	s=$(cat "/proc/$1/stat" 2>/dev/null) || { echo 0; return; }
-	s=${s##*) }
-	# shellcheck disable=SC2086	# fields on purpose
-	set -- $s
-	echo "${20}"
+	lab_down
+	rm -rf "$RFS_PIN-cost"
 }
-
-# Start "$@" in the background (exec-style wrappers only: taskset, ip
-# netns exec), record it; PID in BG_PID.
-bg()
-{
-	"$@" &
-	BG_PID=$!
-	PIDS+=("$BG_PID:$(starttime "$BG_PID")")
-}
-
-is_ours()
-{
-	local e
-	for e in "${PIDS[@]}"; do
-		[ "${e%%:*}" = "$1" ] || continue
-		# an explicit status: a bare "return" in a function run from
-		# the EXIT trap returns the status from before the trap
-		[ -d "/proc/$1" ] && [ "${e#*:}" = "$(starttime "$1")" ] &&
-			return 0
-		return 1
-	done
-	return 1
-}
-
-alive()
-{
-	is_ours "$1" && [ "$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null)" != Z ]
-}
-
-# TERM a recorded PID, wait up to $2 s (default 5), then KILL; reap it.
-stop_pid()
-{
-	local pid=$1 t=${2:-5} i
-	is_ours "$pid" || return 0
-	kill -TERM "$pid" 2>/dev/null
-	for ((i = 0; i < t * 10; i++)); do
-		alive "$pid" || break
-		sleep 0.1
-	done
-	alive "$pid" && kill -KILL "$pid" 2>/dev/null
-	wait "$pid" 2>/dev/null
-	return 0
-}
-
-# ------------------------------------------------------------------ cleanup
-
-cleanup()
-{
-	local e
-	trap - INT TERM
-	[ -n "$RFSD_PID" ] && stop_pid "$RFSD_PID" 10
-	RFSD_PID=
-	for e in "${PIDS[@]}"; do
-		stop_pid "${e%%:*}" 3
-	done
-	PIDS=()
-	# put net.core.rps_sock_flow_entries back, unless someone else has
-	# changed it since we did
-	if [ -n "$SFE_SET" ] && [ "$(cat "$SFE_FILE")" = 32768 ]; then
-		echo "$SFE_ORIG" > "$SFE_FILE"
-	fi
-	SFE_SET=
-	[ -n "$STATS_SET" ] && echo "$STATS_ORIG" > "$STATS_FILE"
-	STATS_SET=
-	if [ -n "$LINK_MADE" ] && [ -d "/sys/class/net/$A" ]; then
-		echo 0 > "/sys/class/net/$A/queues/rx-0/rps_flow_cnt" 2>/dev/null
-		echo 0 > "/sys/class/net/$A/queues/rx-0/rps_cpus" 2>/dev/null
-		ip link del dev "$A" 2>/dev/null
-	fi
-	LINK_MADE=
-	# libxdp's dispatcher pins for our (now gone) ifindex
-	if [ -n "$IFINDEX" ] && ! ip -o link show | grep -q "^$IFINDEX:"; then
-		rm -rf /sys/fs/bpf/xdp/dispatch-"$IFINDEX"-* 2>/dev/null
-	fi
-	[ -n "$ROUTE" ] && ip route del unreachable "$ROUTE" metric 4000 2>/dev/null
-	ROUTE=
-	[ -n "$NS_MADE" ] && ip netns del "$NS" 2>/dev/null
-	NS_MADE=
-	[ -d "$PIN" ] && rm -rf "$PIN"
-	[ -d "$WORK" ] && rm -rf "$WORK"
-	return 0
-}
-trap cleanup EXIT
+trap bench_down EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-# ---------------------------------------------------------------------- lab
+# ------------------------------------------------------------------ results
 
-# Is the /24 a.b.c routed or addressed in the root namespace?
-net_used()
+# One row of results.tsv: WORKLOAD PARAM MODE ROUND METRIC VALUE UNIT
+tsv()
 {
-	local n=${1//./\\.}
-	ip -4 route show table all 2>/dev/null |
-		grep -Eq "^(unreachable |local |broadcast )?$n\." && return 0
-	ip -4 addr show 2>/dev/null | grep -q "inet $n\."
-}
-
-# One /24 of 198.18.0.0/15 (RFC 2544 benchmarking), from the PID, skipping
-# any the root namespace already uses (other labs; never eth0's).
-pick_net()
-{
-	local i n
-	for ((i = 0; i < 512; i++)); do
-		n=$(((ID + 257 + i) % 512))
-		NET=198.$((18 + n / 256)).$((n % 256))
-		net_used "$NET" || return 0
-	done
-	die "no free /24 in 198.18.0.0/15"
-}
-
-ns() { ip netns exec "$NS" "$@"; }
-
-lab_up()
-{
-	pick_net
-	IP_A=$NET.1
-	IP_B=$NET.2
-	mkdir -p "$WORK" || die "can't create $WORK"
-	# never the host's /etc/rfs/rfsd.conf; and stopping rfsd between
-	# cells must take xdp-rfs off the link (by default it stays steering)
-	printf '[global]\ndetach_on_exit = yes\n' > "$WORK/rfsd.conf"
-	ip netns add "$NS" || die "can't create netns $NS"
-	NS_MADE=1
-	ns ip link set dev lo up
-	# one queue each way, like a single-queue NIC: RPS/RFS then act on
-	# rx-0 and every request of a flow shares one ring
-	ip link add "$A" numtxqueues 1 numrxqueues 1 type veth peer name "$B" \
-		netns "$NS" numtxqueues 1 numrxqueues 1 ||
-		die "can't create veth $A/$B"
-	LINK_MADE=1
-	IFINDEX=$(cat "/sys/class/net/$A/ifindex")
-	ip route add unreachable "$NET.0/24" metric 4000 && ROUTE=$NET.0/24
-	ip addr add "$IP_A/24" dev "$A" &&
-	ip link set dev "$A" up &&
-	ns ip addr add "$IP_B/24" dev "$B" &&
-	ns ip link set dev "$B" up || die "can't set up $A/$B"
-	# XDP redirect of a veth frame loses its partial checksum: with TX
-	# checksum offload on, redirected TCP segments are dropped
-	ethtool -K "$A" tx off >/dev/null 2>&1 &&
-	ns ethtool -K "$B" tx off >/dev/null 2>&1 ||
-		die "can't turn off tx checksum offload on $A/$B"
-	ns ping -c 1 -W 2 "$IP_A" >/dev/null 2>&1 ||
-		die "$IP_A does not answer from $NS"
-	RXQ=/sys/class/net/$A/queues/rx-0
-	NCPU=$(nproc)
-	ALLMASK=$(printf '%x' $(((1 << NCPU) - 1)))
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$@" >> "$OUT/results.tsv"
 }
 
 # ---------------------------------------------------------------- the modes
 
-ctl() { "$RFSCTL" --socket "$SOCK" "$@"; }
-
+# rfsd with $1 as its config; extra arguments go to rfsd
 rfsd_start()
 {
-	local i
-	bg "$RFSD" --socket "$SOCK" --pin-dir "$PIN" --config "$WORK/rfsd.conf" \
-		>>"$WORK/rfsd.log" 2>&1
-	RFSD_PID=$BG_PID
-	for ((i = 0; i < 150; i++)); do
-		alive "$RFSD_PID" || { tail -5 "$WORK/rfsd.log" >&2; die "rfsd exited"; }
-		ctl status >/dev/null 2>&1 && return 0
-		sleep 0.1
-	done
-	die "rfsd did not answer within 15s"
+	local conf=$1
+	shift
+	printf '%s' "$conf" > "$WORK/rfsd.conf"
+	lab_start_rfsd "$@"
 }
 
 rfsd_stop()
 {
 	[ -n "$RFSD_PID" ] || return 0
-	stop_pid "$RFSD_PID" 10
-	RFSD_PID=
+	lab_stop_rfsd TERM 10
 }
 
 # cpumap mode: the bare redirect on $A, every frame to CPU $1; kept while
@@ -396,44 +302,55 @@ cpumap_detach()
 	return 0
 }
 
+# the xdp modes: which XDP mode rfsd attached in, and whether noguard is on
+xdp_check()
+{
+	local want_ng=$1 st
+	st=$(lab_if_status "$A")
+	[ "$st" != null ] || die "rfsd has not attached $A"
+	XDP_MODE=$(jget 'd["mode"]' <<< "$st")
+	[ "$(jget 'd.get("noguard", False)' <<< "$st")" = "$want_ng" ] ||
+		die "rfsd's noguard on $A is not $want_ng: $st"
+}
+
 mode_on()
 {
-	echo 0 > "$RXQ/rps_flow_cnt"
-	echo 0 > "$RXQ/rps_cpus"
+	local i
 	case $1 in
 	base|cpumap) ;;		# cpumap: attached per workload
 	pass)
 		ip link set dev "$A" xdpdrv obj "$WORK/xdp_pass.o" sec xdp ||
 			die "can't attach the XDP_PASS program to $A"
 		;;
-	rps) echo "$ALLMASK" > "$RXQ/rps_cpus" ;;
+	rps) lab_rps "$A" "$ALLMASK" 0 ;;
 	rfs)
-		echo "$ALLMASK" > "$RXQ/rps_cpus"
-		echo 4096 > "$RXQ/rps_flow_cnt"
-		echo 32768 > "$SFE_FILE"
-		SFE_SET=1
+		lab_rps "$A" "$ALLMASK" 4096
+		lab_set "$SFE_FILE" 32768
 		;;
 	xdp)
-		rfsd_start
+		# never the host's /etc/rfs/rfsd.conf; and stopping rfsd
+		# between cells must take xdp-rfs off the link
+		rfsd_start $'[global]\ndetach_on_exit = yes\n'
 		ctl attach "$A" >/dev/null || die "rfsctl attach $A failed"
-		XDP_MODE=$(ctl -j status | python3 -c '
-import json, sys
-d = json.load(sys.stdin)
-print(next((i.get("mode", "?") for i in d["interfaces"] if i["name"] == sys.argv[1]), "none"))' "$A")
+		xdp_check false
+		;;
+	xdp-noguard)
+		rfsd_start "$(printf '[global]\ndetach_on_exit = yes\n\n[interface %s]\nnoguard = yes\n' "$A")" \
+			--unsafe-noguard
+		for ((i = 0; i < 50; i++)); do
+			[ "$(lab_if_status "$A")" != null ] && break
+			sleep 0.1
+		done
+		xdp_check true
 		;;
 	esac
 }
 
 mode_off()
 {
-	echo 0 > "$RXQ/rps_flow_cnt"
-	echo 0 > "$RXQ/rps_cpus"
 	case $1 in
-	rfs)
-		[ "$(cat "$SFE_FILE")" = 32768 ] && echo "$SFE_ORIG" > "$SFE_FILE"
-		SFE_SET=
-		;;
-	xdp)
+	rps|rfs) lab_restore_rps ;;
+	xdp|xdp-noguard)
 		ctl detach "$A" >/dev/null || warn "rfsctl detach $A failed"
 		rfsd_stop
 		;;
@@ -442,18 +359,44 @@ mode_off()
 	esac
 }
 
-# Does mode $1 run workload $2?  cpumap sends every flow to one CPU: no
-# multi; pass is the local path's floor: the local workloads only; rps
-# (a reference, not a target) only rr and multi, which keeps a default
-# run under 20 minutes on a busy 2-CPU VM.
+# rps/rfs off again: every setting of $A's queues and the sock flow table
+lab_restore_rps()
+{
+	local q
+	for q in /sys/class/net/"$A"/queues/rx-*; do
+		lab_restore "$q/rps_cpus"
+		lab_restore "$q/rps_flow_cnt"
+	done
+	lab_restore "$SFE_FILE"
+}
+
+# Does mode $1 run workload $2 in round $3?  The workloads of issue 9
+# (rr-many, rpc, order-*) run in base rps rfs xdp xdp-noguard.  Of the
+# sockperf/iperf3 ones (rounds 1..OLD_ROUNDS only): cpumap sends every
+# flow to one CPU: no multi; pass is the local path's floor: the local
+# workloads only; rps (a reference there) only rr and multi; xdp-noguard
+# none (nothing in them moves a flow).  That keeps a default run under
+# 20 minutes on a busy 2-CPU VM.
 applies()
 {
+	case " $NEW_WORKLOADS " in
+	*" $2 "*)
+		case $1 in
+		cpumap|pass) return 1 ;;
+		*) return 0 ;;
+		esac
+		;;
+	esac
+	[ "${3:-1}" -le "$OLD_ROUNDS" ] || return 1
+	# quick: the diagnostic modes and rps are left out of these
+	[ -z "$QUICK" ] || case $1 in base|xdp) ;; *) return 1 ;; esac
 	case $1:$2 in
 	cpumap:multi) return 1 ;;
 	pass:rr-local|pass:bulk-local) return 0 ;;
 	pass:*) return 1 ;;
 	rps:rr|rps:multi) return 0 ;;
 	rps:*) return 1 ;;
+	xdp-noguard:*) return 1 ;;
 	esac
 	return 0
 }
@@ -479,6 +422,7 @@ build_pass()
 servers_up()
 {
 	local i p c
+	[ -n "$NEED_SOCKPERF" ] || return 0
 	bg taskset -c "$SRV_CPU" sockperf server --tcp -i "$IP_A" -p "$PORT" \
 		>"$WORK/server.0.log" 2>&1
 	SRV_PID_RR=$BG_PID
@@ -505,8 +449,15 @@ servers_up()
 		SERVERS+=("$BG_PID:$SRV_CPU")
 	fi
 	# listening is enough: lab_up has checked the path
-	for p in "$PORT" $((PORT + 1)) $((PORT + 2)) $((PORT + 3)) \
-		 ${NEED_IPERF:+$((PORT + 4)) $((PORT + 5))}; do
+	wait_listen "$PORT" $((PORT + 1)) $((PORT + 2)) $((PORT + 3)) \
+		 ${NEED_IPERF:+$((PORT + 4)) $((PORT + 5))}
+}
+
+# Wait for a server to listen on every port given (on $IP_A)
+wait_listen()
+{
+	local p i
+	for p in "$@"; do
 		for ((i = 0; i < 100; i++)); do
 			ss -Hltn "src $IP_A:$p" | grep -q . && break
 			sleep 0.1
@@ -727,8 +678,37 @@ record()
 		warn "round $1 $2 $3: ${4#bad: } (logs in $OUT/logs)"
 		echo "$1 $2 $3 bad ${4#bad: }" >> "$OUT/raw.txt"
 		;;
-	*) echo "$1 $2 $3 $4" >> "$OUT/raw.txt" ;;
+	*)
+		echo "$1 $2 $3 $4" >> "$OUT/raw.txt"
+		old_tsv "$@"
+		;;
 	esac
+}
+
+# results.tsv rows of a sockperf/iperf3 cell: ROUND MODE WORKLOAD "k=v ..."
+old_tsv()
+{
+	local kv k v rtx=0 param=-
+	case $3 in
+	rr|rr-local|multi) param="msg=$MSG" ;;
+	esac
+	for kv in $4; do
+		k=${kv%%=*} v=${kv#*=}
+		[[ $v =~ ^-?[0-9.]+$ ]] || continue
+		case $k in
+		tps) tsv "$3" "$param" "$2" "$1" tps "$v" tps ;;
+		p50) tsv "$3" "$param" "$2" "$1" p50_us "$v" us ;;
+		p99) tsv "$3" "$param" "$2" "$1" p99_us "$v" us ;;
+		max) tsv "$3" "$param" "$2" "$1" max_us "$v" us ;;
+		gbps) tsv "$3" "$param" "$2" "$1" throughput_gbps "$v" gbps ;;
+		share) tsv "$3" "$param" "$2" "$1" rx_on_app_cpu_pct "$v" pct ;;
+		rtxn|rtxr) rtx=$((rtx + v)) ;;
+		ofo) tsv "$3" "$param" "$2" "$1" ooo_segments "$v" count ;;
+		veth) tsv "$3" "$param" "$2" "$1" drops_veth "$v" count ;;
+		ringdrop) tsv "$3" "$param" "$2" "$1" drops_cpumap "$v" count ;;
+		esac
+	done
+	tsv "$3" "$param" "$2" "$1" retrans "$rtx" count
 }
 
 # Workload $W of mode $M, round $R: one raw.txt line, the client's own
@@ -782,20 +762,34 @@ workload()
 	esac
 }
 
-# One cell: mode $1, round $2, every workload in $WORKLOADS.
+# One cell: mode $1, round $2, every workload in $WORKLOADS it applies to
+# (none: the mode is not even set up).
 cell()
 {
-	local w line
+	local w line any=
 	M=$1 R=$2
 	XDP_MODE=
+	for w in $WORKLOADS; do
+		applies "$M" "$w" "$R" && any=1
+	done
+	[ -n "$any" ] || return 0
 	mode_on "$M"
 	for w in $WORKLOADS; do
 		W=$w
-		applies "$M" "$W" || continue
-		workload
+		applies "$M" "$W" "$R" || continue
+		case " $NEW_WORKLOADS " in
+		*" $W "*) new_workload ;;
+		*) workload ;;
+		esac
 	done
 	mode_off "$M"
-	[ "$M" = xdp ] && echo "$R xdp-check - attach=$XDP_MODE" >> "$OUT/raw.txt"
+	case $M in
+	xdp*)
+		echo "$R $M-check - attach=$XDP_MODE" >> "$OUT/raw.txt"
+		[ "$XDP_MODE" = native ] ||
+			warn "round $R $M: rfsd attached in $XDP_MODE mode, not native"
+		;;
+	esac
 	line=$(awk -v r="$R" -v m="$M" '$1 == r && $2 == m && $4 != "bad" {
 		s = $3; for (i = 4; i <= NF; i++) if ($i ~ /^(tps|gbps|p50|share|rtxn|rtxr|ringdrop|local)=/) s = s " " $i
 		printf "%s; ", s }' "$OUT/raw.txt")
@@ -837,7 +831,7 @@ switches_during()
 # context switches in the pipe's two processes.  Programs of this rfsd are
 # told from others (other labs' rfsd) by the maps they use: its maps are
 # the ones pinned under $PIN.  Not part of the rounds.
-BG_SECS=2
+BG_SECS=${BG_SECS:-2}
 
 profile_phase()		# NAME COMMAND...
 {
@@ -882,13 +876,11 @@ pp_client_counted()
 		pp_client "$1" "$2" "$3"
 		return
 	fi
-	perf stat -x, -e "$5" -p "$4" -o "$3.srv" &
-	ppid=$!
-	PIDS+=("$ppid:$(starttime "$ppid")")
+	bg perf stat -x, -e "$5" -p "$4" -o "$3.srv"
+	ppid=$BG_PID
 	if [ ${#MAP_EV[@]} -gt 0 ]; then
-		perf stat -a -x, "${MAP_EV[@]}" -o "$3.map" &
-		mpid=$!
-		PIDS+=("$mpid:$(starttime "$mpid")")
+		bg perf stat -a -x, "${MAP_EV[@]}" -o "$3.map"
+		mpid=$BG_PID
 	fi
 	sleep 0.3
 	pp_cmd "$1" "$2"
@@ -921,8 +913,7 @@ profile_xdp()
 			esac
 		done
 	fi
-	STATS_ORIG=$(cat "$STATS_FILE")
-	echo 1 > "$STATS_FILE" && STATS_SET=1
+	lab_set "$STATS_FILE" 1
 	profile_phase bg sleep "$BG_SECS"
 	profile_phase rr pp_client_counted "$CLI_CPU" "$PORT" "$WORK/pp.prof.rr" \
 		"$SRV_PID_RR" "$sock_ev"
@@ -932,8 +923,7 @@ profile_xdp()
 		profile_phase pipe perf stat -x, -e "context-switches${all_ev:+,$all_ev}" \
 			-o "$WORK/pipe.xdp.perf" -- perf bench sched pipe -l "$PIPE_LOOPS" \
 			> "$WORK/pipe.xdp" 2>&1
-	echo "$STATS_ORIG" > "$STATS_FILE"
-	STATS_SET=
+	lab_restore "$STATS_FILE"
 	bpftool -j link show > "$WORK/links.json" 2>/dev/null || echo '[]' > "$WORK/links.json"
 	python3 - "$PIN" "$A" "$WORK" > "$OUT/profile.json" <<'PY'
 import glob, json, os, re, subprocess, sys
@@ -1367,7 +1357,7 @@ PY
 # --------------------------------------------------------------------- main
 
 [ "$(id -u)" -eq 0 ] || die "must run as root"
-for c in ip ethtool taskset sockperf python3 awk ss; do
+for c in ip ethtool taskset python3 awk ss nstat tc; do
 	command -v "$c" >/dev/null 2>&1 || die "'$c' is not installed (make deps)"
 done
 for f in "$RFSD" "$RFSCTL"; do
@@ -1380,12 +1370,25 @@ for m in $MODES; do
 	*) die "unknown mode '$m' ($ALL_MODES)" ;;
 	esac
 done
+NEED_SOCKPERF=
+NEED_IPERF=
 for w in $WORKLOADS; do
 	case " $ALL_WORKLOADS " in
 	*" $w "*) ;;
 	*) die "unknown workload '$w' ($ALL_WORKLOADS)" ;;
 	esac
+	case $w in
+	rr|rr-local|multi) NEED_SOCKPERF=1 ;;
+	bulk|bulk-local) NEED_IPERF=1 ;;
+	rr-many|rpc) need_tool rfs_rr; need_tool rfs_rpc ;;
+	order-bulk) need_tool rfs_bulk ;;
+	order-udp) need_tool rfs_seq ;;
+	esac
 done
+[ -z "$NEED_SOCKPERF" ] || command -v sockperf >/dev/null 2>&1 ||
+	die "'sockperf' is not installed (make deps)"
+[ -z "$NEED_IPERF" ] || command -v iperf3 >/dev/null 2>&1 ||
+	die "'iperf3' is not installed (make deps)"
 [[ $ROUNDS =~ ^[1-9][0-9]*$ ]] && [[ $SECS =~ ^[1-9][0-9]*$ ]] &&
 	[[ $BULK_SECS =~ ^[1-9][0-9]*$ ]] ||
 	die "--rounds, --seconds and --bulk-seconds take whole numbers >= 1"
@@ -1395,17 +1398,15 @@ esac
 case " $MODES " in
 *" pass "*) command -v clang >/dev/null 2>&1 || die "mode pass needs clang (make deps)" ;;
 esac
-NEED_IPERF=
-case " $WORKLOADS " in
-*" bulk"*)
-	command -v iperf3 >/dev/null 2>&1 || die "'iperf3' is not installed (make deps)"
-	NEED_IPERF=1
-	;;
-esac
 if [ -n "$DO_PROFILE" ]; then
 	case " $MODES " in
 	*" xdp "*) command -v bpftool >/dev/null 2>&1 ||
 		{ warn "no bpftool: no profile"; DO_PROFILE=; } ;;
+	*) DO_PROFILE= ;;
+	esac
+	# it measures the rr and rr-local servers
+	case " $WORKLOADS " in
+	*" rr "*|*" rr-local "*) ;;
 	*) DO_PROFILE= ;;
 	esac
 fi
@@ -1414,7 +1415,6 @@ fi
 HAVE_PERF=
 perf stat -a -e net:netif_receive_skb -o /dev/null -- true >/dev/null 2>&1 &&
 	HAVE_PERF=1
-SFE_ORIG=$(cat "$SFE_FILE")
 ONLINE0=$(cat /sys/devices/system/cpu/online)
 # What was measured: the checkout's HEAD and its uncommitted changes, or,
 # for binaries built elsewhere (RFS_BUILD=, e.g. from a `git archive` of
@@ -1424,7 +1424,7 @@ if [ -n "${RFS_BENCH_REV:-}" ]; then
 	DIRTY=
 else
 	REV=$(git -C "$TOP" rev-parse --short HEAD 2>/dev/null || echo "?")
-	DIRTY=$(git -C "$TOP" status --porcelain --untracked-files=no -- bpf include daemon bench Makefile 2>/dev/null |
+	DIRTY=$(git -C "$TOP" status --porcelain --untracked-files=no -- bpf include daemon bench tests/tools Makefile 2>/dev/null |
 		awk '{ print $2 }' | paste -sd' ')
 fi
 
@@ -1432,13 +1432,28 @@ mkdir -p "$OUT" || die "can't create $OUT"
 : > "$OUT/raw.txt"
 : > "$OUT/cost.txt"
 : > "$OUT/profile.json"
-rm -f "$OUT/profile.txt" "$OUT/profile.bad"
+printf 'workload\tparam\tmode\tround\tmetric\tvalue\tunit\n' > "$OUT/results.tsv"
+rm -f "$OUT/profile.txt" "$OUT/profile.bad" "$OUT/REPORT.md"
 rm -rf "$OUT/logs" && mkdir -p "$OUT/logs" || die "can't create $OUT/logs"
+{
+	echo "commit: $REV${DIRTY:+ plus uncommitted changes to $DIRTY}"
+	echo "kernel: $(uname -r)"
+	echo "cpus: $(nproc)"
+	echo "cpu_model: $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)"
+	echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+	echo "command: $CMDLINE"
+	echo "settings: $ARGS${QUICK:+ (quick)}; rr-many ${RR_SECS}s per cell, cells $RR_CELLS; rpc ${RPC_SECS}s, $RPC_CONNS conns of ${RPC_SIZE} B; order-* ${ORDER_SECS}s, hops every ${HOP_MS} ms, $UDP_FLOWS UDP flows x $UDP_PPS/s"
+	echo "load_start: $LOAD0"
+} > "$OUT/meta.txt"
 lab_up
+IP_A=$LAB_IP4_A
+IP_B=$LAB_IP4_B
+NCPU=$(nproc)
+ALLMASK=$(printf '%x' $(((1 << NCPU) - 1)))
 case " $MODES " in
 *" pass "*) build_pass || die "can't build the XDP_PASS program" ;;
 esac
-msg LAB "$A <-> $NS/$B, $IP_A/$IP_B, $NCPU CPUs, ${QUICK:+quick: }rounds $ROUNDS x ${SECS}s/${BULK_SECS}s"
+msg LAB "$A <-> $NS/$B, $IP_A/$IP_B, $NCPU CPUs, ${QUICK:+quick: }rounds $ROUNDS"
 
 if [ -n "$DO_COST" ]; then
 	if [ -x "$COST" ]; then
@@ -1451,11 +1466,13 @@ if [ -n "$DO_COST" ]; then
 fi
 
 servers_up
+new_servers_up
 read -ra MS <<< "$MODES"
 for ((r = 1; r <= ROUNDS; r++)); do
 	for ((k = 0; k < ${#MS[@]}; k++)); do
 		cell "${MS[(k + r - 1) % ${#MS[@]}]}" "$r"
 	done
+	msg ROUND "$r of $ROUNDS done at $(elapsed) s"
 done
 
 if [ -n "$DO_PROFILE" ]; then
@@ -1466,17 +1483,50 @@ if [ -n "$DO_PROFILE" ]; then
 		echo "CPU hotplug during the profile session: its figures are suspect" > "$OUT/profile.bad"
 	}
 fi
+TOOK_OWN=$(elapsed)
 
+if [ -n "$NEED_SOCKPERF$NEED_IPERF" ]; then
+	{
+		echo "command: $0 $ARGS"
+		echo "commit: $REV${DIRTY:+ plus uncommitted changes to $DIRTY}"
+		echo "kernel: $(uname -r), $(nproc) CPUs; lab $A/$B $IP_A/$IP_B"
+		echo "load average (1, 5, 15 min): $LOAD0 at the start, $(cut -d' ' -f1-3 /proc/loadavg) at the end"
+		echo
+		summary "$TOOK_OWN"
+		echo "raw cells (round mode workload key=value): $OUT/raw.txt"
+		echo "client logs: $OUT/logs/; cost runs: $OUT/cost.txt; profile: $OUT/profile.json"
+	} > "$OUT/results.txt"
+	sed -n '/^xdp-rfs bench:/,/^raw cells/p' "$OUT/results.txt" | sed '$d'
+fi
+new_summary
+
+# the lab goes before the other bench scripts, which make their own
+bench_down
+trap - EXIT
+export OUT ROUNDS QUICK
+# the cost runs above as rows (bench/cost.sh converts cost.txt)
+if [ -s "$OUT/cost.txt" ] && [ -x "$TOP/bench/cost.sh" ]; then
+	msg COST "bench/cost.sh: rows from $OUT/cost.txt"
+	COST_TXT=$OUT/cost.txt "$TOP/bench/cost.sh" --out "$OUT" ${QUICK:+--quick} ||
+		warn "bench/cost.sh failed"
+fi
+if [ -x "$BUILD/bench/sizing" ]; then
+	msg SIZING "$BUILD/bench/sizing${QUICK:+ (QUICK)}"
+	"$BUILD/bench/sizing" || warn "bench/sizing failed"
+fi
+if [ -n "$DO_NIC" ] && [ -x "$TOP/bench/nic.sh" ]; then
+	msg NIC "bench/nic.sh --out $OUT --rounds $ROUNDS${QUICK:+ --quick}"
+	"$TOP/bench/nic.sh" --out "$OUT" --rounds "$ROUNDS" ${QUICK:+--quick} ||
+		warn "bench/nic.sh failed"
+fi
 TOOK=$(elapsed)
 {
-	echo "command: $0 $ARGS"
-	echo "commit: $REV${DIRTY:+ plus uncommitted changes to $DIRTY}"
-	echo "kernel: $(uname -r), $(nproc) CPUs; lab $A/$B $IP_A/$IP_B"
-	echo "load average (1, 5, 15 min): $LOAD0 at the start, $(cut -d' ' -f1-3 /proc/loadavg) at the end"
-	echo
-	summary "$TOOK"
-	echo "raw cells (round mode workload key=value): $OUT/raw.txt"
-	echo "client logs: $OUT/logs/; cost runs: $OUT/cost.txt; profile: $OUT/profile.json"
-} > "$OUT/results.txt"
-sed -n '/^xdp-rfs bench:/,/^raw cells/p' "$OUT/results.txt" | sed '$d'
-msg DONE "$OUT/results.txt (${TOOK}s)"
+	echo "load_end: $(cut -d' ' -f1-3 /proc/loadavg)"
+	echo "seconds: $TOOK (this script's own workloads: $TOOK_OWN)"
+} >> "$OUT/meta.txt"
+if [ -x "$TOP/bench/report.sh" ]; then
+	msg REPORT "bench/report.sh $OUT"
+	export OUT
+	"$TOP/bench/report.sh" "$OUT" || warn "bench/report.sh failed"
+fi
+msg DONE "$OUT/results.tsv, $OUT/meta.txt (${TOOK}s)"

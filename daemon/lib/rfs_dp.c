@@ -445,6 +445,13 @@ int rfs_if_set_flow_cnt(struct rfs_dp *dp, struct rfs_if *ifc, __u32 n,
 	return rfs_iface_set_flow_cnt(&env, ifc, n, err);
 }
 
+int rfs_if_set_noguard(struct rfs_dp *dp, struct rfs_if *ifc, bool on,
+		       char *err)
+{
+	(void)dp;
+	return rfs_iface_set_noguard(ifc, on, err);
+}
+
 int rfs_if_sample_start(struct rfs_dp *dp, struct rfs_if *ifc, char *err)
 {
 	struct rfs_if_env env = rfs_dp_env(dp);

@@ -108,6 +108,9 @@ struct rfs_if_opts {
 	__u32 rx_queues;		/* no_attach only; 0: 1 */
 	/* every frame through the cpumap, also for the RX CPU's own flows */
 	bool no_local_path;
+	/* benchmarks only: the in-order rule off, a flow moves at once and
+	 * may be reordered (rfsd sets it only under --unsafe-noguard) */
+	bool noguard;
 };
 
 /* Refuses: no such interface, already attached, another XDP program there
@@ -148,6 +151,10 @@ int rfs_if_set_cpus(struct rfs_dp *dp, struct rfs_if *ifc,
 		    const struct rfs_cpuset *cpus, char *err);
 int rfs_if_set_flow_cnt(struct rfs_dp *dp, struct rfs_if *ifc, __u32 n,
 			char *err);
+/* The in-order rule off (noguard, benchmarks only) or back on. */
+int rfs_if_set_noguard(struct rfs_dp *dp, struct rfs_if *ifc, bool on,
+		       char *err);
+bool rfs_if_noguard(const struct rfs_if *ifc);
 
 /* Per-CPU counters of this interface; out has rfs_dp_nr_cpus() entries. */
 int rfs_if_read_stats(const struct rfs_if *ifc, struct rfs_if_stats *out);

@@ -103,6 +103,7 @@ int rfs_iface_adopt(const struct rfs_if_env *env, const char *name,
 	ifc->local_path = cfg.local_path;
 	ifc->local_handover = cfg.local_handover;
 	ifc->local_drain_jiffies = cfg.local_drain_jiffies;
+	ifc->noguard = cfg.noguard;
 	memcpy(ifc->configured.bits, cfg.configured, sizeof(cfg.configured));
 	memcpy(ifc->allowed.bits, cfg.allowed, sizeof(cfg.allowed));
 	memcpy(ifc->usable.bits, cfg.usable, sizeof(cfg.usable));

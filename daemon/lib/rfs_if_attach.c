@@ -228,6 +228,7 @@ int rfs_iface_attach(const struct rfs_if_env *env, const char *name,
 
 		rfs_local_path_params(name, o->no_attach, &lp);
 		ifc->local_path = !o->no_local_path;
+		ifc->noguard = o->noguard;
 		ifc->local_handover = lp.handover;
 		ifc->local_drain_jiffies = lp.drain_jiffies;
 	}
@@ -262,6 +263,9 @@ int rfs_iface_attach(const struct rfs_if_env *env, const char *name,
 			ifc->local_path ? "on" : "off",
 			ifc->local_handover ? " with handover" : "",
 			ifc->local_drain_jiffies);
+	if (!o->no_attach && ifc->noguard)
+		pr_warn("%s: NOGUARD: the in-order rule is OFF: a flow moves to its new CPU at once and its frames may be reordered (benchmarks only)\n",
+			name);
 	if (!o->no_attach && ifc->mode == RFS_XDP_GENERIC)
 		pr_warn("%s: generic XDP: the kernel does not pass XDP metadata to the cpumap program, so flows keep the CPU they were first given; use native mode to let them follow their application\n",
 			name);

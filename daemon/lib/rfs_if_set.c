@@ -97,6 +97,29 @@ int rfs_iface_set_cpus(const struct rfs_if_env *env, struct rfs_if *ifc,
 	return 0;
 }
 
+int rfs_iface_set_noguard(struct rfs_if *ifc, bool on, char *err)
+{
+	bool was = ifc->noguard;
+	int e;
+
+	if (on == was)
+		return 0;
+	ifc->noguard = on;
+	e = rfs_if_push_config(ifc, 0);
+	if (e) {
+		ifc->noguard = was;
+		return rfs_errf(err, e, "set noguard %s: can't write config: %s",
+				ifc->name, strerror(-e));
+	}
+	if (on)
+		pr_warn("%s: NOGUARD: the in-order rule is now OFF: flows move at once and may be reordered (benchmarks only)\n",
+			ifc->name);
+	else
+		pr_info("%s: the in-order rule is on again (noguard off)\n",
+			ifc->name);
+	return 0;
+}
+
 int rfs_iface_set_flow_cnt(const struct rfs_if_env *env, struct rfs_if *ifc,
 			   __u32 n, char *err)
 {

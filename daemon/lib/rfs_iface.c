@@ -222,6 +222,7 @@ int rfs_if_push_config(struct rfs_if *ifc, __u32 sample_flows)
 		.local_path = ifc->local_path,
 		.local_handover = ifc->local_handover,
 		.local_drain_jiffies = ifc->local_drain_jiffies,
+		.noguard = ifc->noguard,
 		.xdp_mode = ifc->mode,
 		.ifindex = ifc->ifindex,
 	};
@@ -282,6 +283,11 @@ __u32 rfs_if_flow_cnt(const struct rfs_if *ifc)
 	return ifc->flow_cnt;
 }
 
+bool rfs_if_noguard(const struct rfs_if *ifc)
+{
+	return ifc->noguard;
+}
+
 void rfs_if_cpus(const struct rfs_if *ifc, struct rfs_cpuset *configured,
 		 struct rfs_cpuset *allowed)
 {
@@ -306,8 +312,9 @@ void rfs_if_describe(const struct rfs_if *ifc, char *buf, size_t len)
 	char list[128];
 
 	rfs_cpulist_format(&ifc->configured, list, sizeof(list));
-	snprintf(buf, len, "mode %s, %u rx queue%s, flow_cnt %u, cpus %s, local path %s",
+	snprintf(buf, len, "mode %s, %u rx queue%s, flow_cnt %u, cpus %s, local path %s%s",
 		 rfs_xdp_mode_name(ifc->mode), ifc->rx_queues,
 		 ifc->rx_queues == 1 ? "" : "s", ifc->flow_cnt,
-		 list[0] ? list : "all", ifc->local_path ? "on" : "off");
+		 list[0] ? list : "all", ifc->local_path ? "on" : "off",
+		 ifc->noguard ? ", NOGUARD: in-order rule off" : "");
 }

@@ -72,6 +72,7 @@ struct rfs_if {
 	/* rfsctl flows is counting its frames (rfs_if_cfg.sample_flows):
 	 * every push of the config keeps it on */
 	bool sampling;
+	bool noguard;			/* in-order rule off (bench only) */
 
 	int prog_fd;
 	__u32 prog_id;
@@ -150,6 +151,7 @@ int rfs_iface_set_cpus(const struct rfs_if_env *env, struct rfs_if *ifc,
 		       const struct rfs_cpuset *cpus, char *err);
 int rfs_iface_set_flow_cnt(const struct rfs_if_env *env, struct rfs_if *ifc,
 			   __u32 n, char *err);
+int rfs_iface_set_noguard(struct rfs_if *ifc, bool on, char *err);
 
 /* ---- rfs_if_sample.c ---- */
 

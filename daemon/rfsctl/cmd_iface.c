@@ -74,13 +74,19 @@ void rfs_print_iface_plain(struct json_object *ifc)
 		"ifindex", "mode", "prog_id", "rx_queues", "flow_cnt",
 		"cpus", "active_cpus", NULL
 	};
-	static const char *const skip[] = { "name", NULL };
-	struct json_object *name;
+	static const char *const skip[] = { "name", "noguard", NULL };
+	struct json_object *name, *ng;
 
 	printf("interface %s\n",
 	       json_object_object_get_ex(ifc, "name", &name) ?
 	       json_object_get_string(name) : "?");
 	rfs_print_kv(stdout, ifc, "  ", order, skip);
+	/* said so that nobody takes a noguard figure for xdp-rfs's own */
+	if (json_object_object_get_ex(ifc, "noguard", &ng))
+		printf("  %-18s %s\n", "noguard",
+		       json_object_get_boolean(ng) ?
+		       "YES: in-order rule OFF, flows may be reordered (rfsd --unsafe-noguard)" :
+		       "no");
 }
 
 /* The reply of attach and set is an interface object, or the setting. */

@@ -51,6 +51,8 @@ struct json_object *rfsd_if_json(const struct rfs_if *ifc)
 			       json_object_new_int64(rfs_if_flow_cnt(ifc)));
 	json_object_object_add(o, "cpus", cpus_json(&cpus));
 	json_object_object_add(o, "active_cpus", cpus_json(&active));
+	json_object_object_add(o, "noguard",
+			       json_object_new_boolean(rfs_if_noguard(ifc)));
 	json_object_object_add(o, "prog_id",
 			       json_object_new_int64(rfs_if_prog_id(ifc)));
 	return o;

@@ -28,6 +28,7 @@ enum {
 	RFSD_SET_MODE		= 1 << 6,
 	RFSD_SET_DETACH		= 1 << 7,
 	RFSD_SET_METRICS	= 1 << 8,
+	RFSD_SET_NOGUARD	= 1 << 9,
 };
 
 enum rfsd_section { SEC_NONE, SEC_GLOBAL, SEC_IFACE, SEC_BAD };
@@ -211,6 +212,18 @@ static char *set_path(struct rfsd_parse *p, const char *key, const char *v)
 	return s;
 }
 
+/* yes/true/1 or no/false/0 */
+static void set_bool(struct rfsd_parse *p, const char *key, const char *v,
+		     bool *out)
+{
+	if (!strcmp(v, "yes") || !strcmp(v, "true") || !strcmp(v, "1"))
+		*out = true;
+	else if (!strcmp(v, "no") || !strcmp(v, "false") || !strcmp(v, "0"))
+		*out = false;
+	else
+		parse_fail(p, EINVAL, "%s '%s' is not yes or no", key, v);
+}
+
 static void global_key(struct rfsd_parse *p, const char *key, const char *v)
 {
 	struct rfsd_config *c = p->cfg;
@@ -229,15 +242,8 @@ static void global_key(struct rfsd_parse *p, const char *key, const char *v)
 		if (once(p, &c->set, RFSD_SET_CGROUP, key))
 			c->cgroup = set_path(p, key, v);
 	} else if (!strcmp(key, "detach_on_exit")) {
-		if (!once(p, &c->set, RFSD_SET_DETACH, key))
-			return;
-		if (!strcmp(v, "yes") || !strcmp(v, "true") || !strcmp(v, "1"))
-			c->detach_on_exit = true;
-		else if (!strcmp(v, "no") || !strcmp(v, "false") ||
-			 !strcmp(v, "0"))
-			c->detach_on_exit = false;
-		else
-			parse_fail(p, EINVAL, "%s '%s' is not yes or no", key, v);
+		if (once(p, &c->set, RFSD_SET_DETACH, key))
+			set_bool(p, key, v, &c->detach_on_exit);
 	} else if (!strcmp(key, "metrics_listen")) {
 		struct sockaddr_storage ss;
 		socklen_t len;
@@ -286,9 +292,12 @@ static void iface_key(struct rfsd_parse *p, const char *key, const char *v)
 		if (rfs_xdp_mode_parse(v, &ifc->mode))
 			parse_fail(p, EINVAL,
 				   "mode '%s' is not auto, native or generic", v);
+	} else if (!strcmp(key, "noguard")) {
+		if (once(p, &ifc->set, RFSD_SET_NOGUARD, key))
+			set_bool(p, key, v, &ifc->noguard);
 	} else {
 		parse_fail(p, EINVAL,
-			   "unknown key '%s' in [interface %s] (cpus, flow_cnt, mode)",
+			   "unknown key '%s' in [interface %s] (cpus, flow_cnt, mode, noguard)",
 			   key, ifc->name);
 	}
 }
@@ -368,6 +377,24 @@ int rfsd_config_parse(FILE *f, const char *path, struct rfsd_config *cfg,
 	if (p.err)
 		rfsd_config_free(cfg);
 	return p.err;
+}
+
+int rfsd_config_check_noguard(const struct rfsd_config *cfg, const char *path,
+			      bool unsafe_noguard, char *err)
+{
+	size_t i;
+
+	err[0] = '\0';
+	if (unsafe_noguard)
+		return 0;
+	for (i = 0; i < cfg->n_ifs; i++)
+		if (cfg->ifs[i].noguard) {
+			snprintf(err, RFSD_CONFIG_ERR_LEN,
+				 "can't honour 'noguard = yes' in [interface %s] of '%s': it turns off the in-order rule and lets flows be reordered, so rfsd refuses it unless started with --unsafe-noguard (benchmarks only)",
+				 cfg->ifs[i].name, path);
+			return -EPERM;
+		}
+	return 0;
 }
 
 void rfsd_config_free(struct rfsd_config *cfg)

@@ -14,6 +14,7 @@
  *	cpus = 0-3,6
  *	flow_cnt = 4096
  *	mode = auto
+ *	noguard = no		(yes: benchmarks only, needs --unsafe-noguard)
  *
  * Unknown sections and keys are errors that name file:line, and so is a
  * value of the wrong kind ("flow_cnt '4k' is not a number").
@@ -38,6 +39,8 @@ struct rfsd_iface_cfg {
 	struct rfs_cpuset cpus;		/* empty: every online CPU */
 	__u32 flow_cnt;			/* 0: RFS_FLOW_CNT_DEFAULT */
 	enum rfs_xdp_mode mode;
+	/* the in-order rule off: honoured only under --unsafe-noguard */
+	bool noguard;
 	unsigned int set;		/* RFSD_SET_* seen, for duplicates */
 };
 
@@ -67,6 +70,10 @@ int rfsd_config_load(const char *path, bool must_exist,
 int rfsd_config_parse(FILE *f, const char *path, struct rfsd_config *cfg,
 		      char *err);
 void rfsd_config_free(struct rfsd_config *cfg);
+/* 0, or -EPERM with the reason in err when an interface asks for noguard
+ * and rfsd was not started with --unsafe-noguard (path names the file). */
+int rfsd_config_check_noguard(const struct rfsd_config *cfg, const char *path,
+			      bool unsafe_noguard, char *err);
 const struct rfsd_iface_cfg *rfsd_config_iface(const struct rfsd_config *cfg,
 					       const char *name);
 

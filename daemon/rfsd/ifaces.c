@@ -53,6 +53,8 @@ static int attach_cfg(struct rfsd_ifaces *ifs, const struct rfsd_iface_cfg *ic,
 {
 	struct rfs_if_opts o = {
 		.cpus = ic->cpus, .flow_cnt = ic->flow_cnt, .mode = ic->mode,
+		/* the config was refused without --unsafe-noguard */
+		.noguard = ic->noguard,
 	};
 	struct rfsd_ifstate *st = ifstate(ifs, ic->name, true);
 	char err[RFS_ERR_LEN] = "", desc[160];
@@ -87,13 +89,45 @@ static bool cfg_matches(const struct rfsd_iface_cfg *ic, const struct rfs_if *if
 		return false;
 	if (ic->mode != RFS_XDP_AUTO && ic->mode != rfs_if_mode(ifc))
 		return false;
+	if (ic->noguard != rfs_if_noguard(ifc))
+		return false;
 	return flow_cnt == rfs_if_flow_cnt(ifc);
+}
+
+/*
+ * The in-order rule is off exactly where the config says noguard = yes
+ * (which rfsd only loads under --unsafe-noguard): an adopted interface an
+ * earlier rfsd left in noguard gets its rule back unless asked for again.
+ */
+static void noguard_adopted(struct rfsd_ifaces *ifs)
+{
+	char err[RFS_ERR_LEN] = "";
+	size_t i;
+
+	for (i = 0; i < rfs_dp_if_count(ifs->dp); i++) {
+		struct rfs_if *ifc = rfs_dp_if_at(ifs->dp, i);
+		const struct rfsd_iface_cfg *ic;
+		bool want;
+
+		if (!ifc || !rfs_if_noguard(ifc))
+			continue;
+		ic = rfsd_config_iface(ifs->cfg, rfs_if_name(ifc));
+		want = ic && ic->noguard;
+		if (want)
+			continue;
+		if (rfs_if_set_noguard(ifs->dp, ifc, false, err))
+			pr_warn("%s\n", err);
+		else
+			pr_warn("adopted %s with noguard on; the config does not ask for it: in-order rule on again\n",
+				rfs_if_name(ifc));
+	}
 }
 
 void rfsd_ifaces_start(struct rfsd_ifaces *ifs)
 {
 	size_t i;
 
+	noguard_adopted(ifs);
 	for (i = 0; i < ifs->cfg->n_ifs; i++) {
 		const struct rfsd_iface_cfg *ic = &ifs->cfg->ifs[i];
 		struct rfs_if *ifc = rfs_dp_if_find(ifs->dp, ic->name);
@@ -152,6 +186,12 @@ static void apply_changes(struct rfsd_ifaces *ifs, struct rfs_if *ifc,
 		else if (n != old_n)
 			rfs_log_iface(RFS_LOG_INFO, now->name, rfs_if_ifindex(ifc),
 				      "flow_cnt %u -> %u: config reload", old_n, n);
+	}
+	if (was->noguard != now->noguard) {
+		err[0] = '\0';
+		r = rfs_if_set_noguard(ifs->dp, ifc, now->noguard, err);
+		if (r)
+			pr_warn("reload: %s\n", err[0] ? err : strerror(-r));
 	}
 	if (was->mode != now->mode)
 		pr_warn("reload: %s: a new mode takes a detach and attach; still %s\n",

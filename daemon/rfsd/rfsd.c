@@ -62,6 +62,7 @@ struct rfsd {
 	const char *opt_cgroup;
 	enum rfs_trace_mode trace_mode;
 	bool opt_cleanup;		/* --cleanup: remove everything, exit */
+	bool unsafe_noguard;		/* --unsafe-noguard: honour noguard */
 
 	const char *config_path;
 	bool config_named;		/* --config: it must exist */
@@ -95,6 +96,9 @@ static const char rfsd_usage[] =
 "  --trace-mode MODE     auto, tp_btf or kprobe (default auto)\n"
 "  --cleanup             remove everything xdp-rfs attached or pinned under\n"
 "                        the pin dir (and orphaned rfs_xdp programs), exit\n"
+"  --unsafe-noguard      honour 'noguard = yes' in the config: the in-order\n"
+"                        rule off on those interfaces, flows may be\n"
+"                        reordered (benchmarks only; refused without it)\n"
 "  -v, --verbose         debug messages, libbpf and libxdp output\n"
 "  -h, --help            this help\n"
 "  -V, --version         print the version\n"
@@ -105,7 +109,7 @@ static const char rfsd_usage[] =
 "See rfsd(8) and rfsctl(8).\n";
 
 enum { OPT_CONFIG = 256, OPT_SOCKET, OPT_PIN_DIR, OPT_CGROUP, OPT_TRACE,
-       OPT_CLEANUP };
+       OPT_CLEANUP, OPT_UNSAFE_NOGUARD };
 
 static const struct option rfsd_options[] = {
 	{ "config", required_argument, NULL, OPT_CONFIG },
@@ -114,6 +118,7 @@ static const struct option rfsd_options[] = {
 	{ "cgroup", required_argument, NULL, OPT_CGROUP },
 	{ "trace-mode", required_argument, NULL, OPT_TRACE },
 	{ "cleanup", no_argument, NULL, OPT_CLEANUP },
+	{ "unsafe-noguard", no_argument, NULL, OPT_UNSAFE_NOGUARD },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -174,6 +179,10 @@ static void reload(struct rfsd *d)
 	sd_notify(0, "RELOADING=1\nSTATUS=reloading the config");
 	if (rfsd_config_load(d->config_path, d->config_named, &cfg, err)) {
 		pr_warn("%s; keeping the running config\n", err);
+	} else if (rfsd_config_check_noguard(&cfg, d->config_path,
+					     d->unsafe_noguard, err)) {
+		pr_warn("%s; keeping the running config\n", err);
+		rfsd_config_free(&cfg);
 	} else {
 		pr_info("reloading config '%s'\n", d->config_path);
 		d->cfg = cfg;
@@ -277,6 +286,9 @@ static int parse_args(struct rfsd *d, int argc, char **argv, bool *verbose)
 		case OPT_CLEANUP:
 			d->opt_cleanup = true;
 			break;
+		case OPT_UNSAFE_NOGUARD:
+			d->unsafe_noguard = true;
+			break;
 		case 'v':
 			*verbose = true;
 			break;
@@ -378,10 +390,15 @@ int main(int argc, char **argv)
 	}
 	d.config_named = d.opt_config != NULL;
 	d.config_path = d.opt_config ? d.opt_config : RFSD_CONFIG_DEFAULT;
-	if (rfsd_config_load(d.config_path, d.config_named, &d.cfg, err)) {
+	if (rfsd_config_load(d.config_path, d.config_named, &d.cfg, err) ||
+	    rfsd_config_check_noguard(&d.cfg, d.config_path, d.unsafe_noguard,
+				      err)) {
 		pr_warn("%s\n", err);
+		rfsd_config_free(&d.cfg);
 		return EXIT_FAILURE;
 	}
+	if (d.unsafe_noguard)
+		pr_warn("WARNING: --unsafe-noguard: interfaces with 'noguard = yes' in the config steer WITHOUT the in-order rule; their flows may be reordered (benchmarks only)\n");
 	d.socket_path = d.opt_socket ?: d.cfg.socket ?: RFS_CTL_SOCKET_DEFAULT;
 	opts.pin_dir = d.opt_pin_dir ?: d.cfg.pin_dir ?: RFS_PIN_DIR_DEFAULT;
 	if (d.opt_cgroup || d.cfg.cgroup) {

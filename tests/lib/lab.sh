@@ -52,6 +52,10 @@
 #	trap lab_down EXIT INT TERM		(lab_trap does this)
 #	lab_up && lab_start_rfsd
 #	ctl attach "$LAB_A"; ctlj status | jget 'd["interfaces"][0]["name"]'
+#	lab_set /proc/sys/net/core/rps_sock_flow_entries 32768	(put back
+#		by lab_restore, and by lab_down on every exit path)
+#
+# bench/run.sh runs on this lab too.
 
 LAB_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 LAB_BUILD=${RFS_BUILD:-build}	# tests/run.sh exports RFS_BUILD
@@ -86,6 +90,7 @@ LAB_IFINDEXES=()		# and their ifindexes
 LAB_ROUTES=()			# unreachable routes made here
 LAB_NS_MADE=
 LAB_BG_PID=
+LAB_SETTINGS=()			# "path<TAB>original<TAB>as written" (lab_set)
 
 # Is the /24 $1 (a.b.c) or the /64 $2 (prefix::) routed or addressed in
 # the root namespace?
@@ -1001,6 +1006,64 @@ lab_client()
 	LAB_CLIENT_PID=$LAB_BG_PID
 }
 
+# ------------------------------------------------------ kernel settings
+
+# Write $2 to the sysctl or sysfs file $1 (rps_cpus, rps_flow_cnt,
+# net.core.rps_sock_flow_entries, kernel.bpf_stats_enabled, ...), keeping
+# its value from before the first write for lab_restore (and lab_down,
+# on every exit path).  Must run in the lab's own shell, not a subshell.
+lab_set()
+{
+	local path=$1 val=$2 i orig
+	orig=$(cat "$path" 2>/dev/null) || fail "can't read '$path'"
+	echo "$val" > "$path" 2>/dev/null || fail "can't write '$val' to '$path'"
+	for i in "${!LAB_SETTINGS[@]}"; do
+		if [ "${LAB_SETTINGS[i]%%$'\t'*}" = "$path" ]; then
+			orig=${LAB_SETTINGS[i]#*$'\t'}
+			LAB_SETTINGS[i]="$path"$'\t'"${orig%%$'\t'*}"$'\t'"$(cat "$path")"
+			return 0
+		fi
+	done
+	LAB_SETTINGS+=("$path"$'\t'"$orig"$'\t'"$(cat "$path")")
+}
+
+# Put back what lab_set changed: the file $1 only, or every one (last
+# first).  A host-wide setting someone else changed since is left as it
+# is, with a warning; one whose file is gone (a deleted link) is dropped.
+lab_restore()
+{
+	local i e path orig wrote keep=()
+	for ((i = ${#LAB_SETTINGS[@]} - 1; i >= 0; i--)); do
+		e=${LAB_SETTINGS[i]}
+		path=${e%%$'\t'*}
+		e=${e#*$'\t'}
+		orig=${e%%$'\t'*}
+		wrote=${e#*$'\t'}
+		if [ -n "${1:-}" ] && [ "$path" != "$1" ]; then
+			keep=("${LAB_SETTINGS[i]}" "${keep[@]}")
+			continue
+		fi
+		[ -e "$path" ] || continue
+		if [ "$(cat "$path" 2>/dev/null)" != "$wrote" ]; then
+			lab_warn "$path changed by someone else since the lab set it; left as it is"
+			continue
+		fi
+		echo "$orig" > "$path" 2>/dev/null ||
+			lab_warn "can't put '$orig' back into '$path'"
+	done
+	LAB_SETTINGS=("${keep[@]}")
+}
+
+# RPS/RFS on every RX queue of $1: rps_cpus mask $2 (hex), rps_flow_cnt $3
+lab_rps()
+{
+	local q
+	for q in /sys/class/net/"$1"/queues/rx-*; do
+		lab_set "$q/rps_cpus" "$2"
+		lab_set "$q/rps_flow_cnt" "$3"
+	done
+}
+
 # ----------------------------------------------------------- teardown
 
 # Undo everything lab_up/lab_start_rfsd/lab_bg did.  Safe to call twice
@@ -1009,6 +1072,8 @@ lab_down()
 {
 	local e pid
 	trap - INT TERM
+	# kernel settings first, while the lab's links still exist
+	lab_restore
 	# rfsd first, gently (SIGTERM leaves the datapath steering), then
 	# what it left, as a user would remove it: rfsd --cleanup
 	if [ -n "$RFSD_PID" ] && lab_is_ours "$RFSD_PID"; then

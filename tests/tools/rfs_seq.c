@@ -18,7 +18,9 @@
  * process, and prints their total.
  *
  * Both ends bind and connect, so the socket side records the flow.  recv
- * prints one JSON object; it exits 0 unless it could not run.
+ * prints one JSON object; it exits 0 unless it could not run.  It ends
+ * after SECONDS, or 1 s after its last datagram once it has had some
+ * (the sender is done: waiting longer would count nothing more).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -96,7 +98,7 @@ static void pin(int cpu)
 static int do_recv(char **argv, int argc)
 {
 	int fd = flow_socket(argv), ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	double end = now() + atof(argv[4]), next_hop;
+	double end = now() + atof(argv[4]), next_hop, last = 0;
 	double bounce = argc > 5 ? atof(argv[5]) / 1000 : 0;
 	uint64_t received = 0, inversions = 0, max_seq = 0, moves = 0;
 	struct timeval tv = { 0, 100000 };
@@ -116,8 +118,12 @@ static int do_recv(char **argv, int argc)
 			moves++;
 			next_hop = now() + bounce;
 		}
-		if (n != sizeof(seq))
+		if (n != sizeof(seq)) {
+			if (received && now() - last > 1.0)
+				break;
 			continue;
+		}
+		last = now();
 		received++;
 		if (have && seq < max_seq)
 			inversions++;

@@ -183,6 +183,12 @@ static void rfs_test_other_errors(void **state)
 		  "2': metrics_listen ':9464' is not" },
 		{ "[global]\nmetrics_listen = 127.0.0.1:1\nmetrics_listen = 127.0.0.1:2\n",
 		  "3': 'metrics_listen' set twice" },
+		{ "[interface e]\nnoguard = maybe\n",
+		  "2': noguard 'maybe' is not yes or no" },
+		{ "[interface e]\nnoguard = no\nnoguard = no\n",
+		  "3': 'noguard' set twice" },
+		{ "[global]\nnoguard = yes\n",
+		  "2': unknown key 'noguard' in [global]" },
 	};
 	struct rfsd_config cfg;
 	char err[RFSD_CONFIG_ERR_LEN], want[RFSD_CONFIG_ERR_LEN];
@@ -201,12 +207,41 @@ static void rfs_test_other_errors(void **state)
 	}
 }
 
+/* noguard is parsed per interface, and refused without --unsafe-noguard
+ * by a message that names the interface, the file and the option. */
+static void rfs_test_noguard(void **state)
+{
+	struct rfsd_config cfg;
+	char err[RFSD_CONFIG_ERR_LEN];
+
+	assert_int_equal(rfs_test_load("[interface a]\nnoguard = yes\n"
+				       "[interface b]\nnoguard = no\n"
+				       "[interface c]\n", &cfg, err), 0);
+	assert_true(rfsd_config_iface(&cfg, "a")->noguard);
+	assert_false(rfsd_config_iface(&cfg, "b")->noguard);
+	assert_false(rfsd_config_iface(&cfg, "c")->noguard);
+	assert_int_equal(rfsd_config_check_noguard(&cfg, "/x.conf", false, err),
+			 -EPERM);
+	assert_non_null(strstr(err, "can't honour 'noguard = yes' in [interface a] of '/x.conf'"));
+	assert_non_null(strstr(err, "--unsafe-noguard"));
+	assert_int_equal(rfsd_config_check_noguard(&cfg, "/x.conf", true, err), 0);
+	assert_string_equal(err, "");
+	rfsd_config_free(&cfg);
+
+	/* no interface asks: nothing to refuse */
+	assert_int_equal(rfs_test_load("[interface b]\nnoguard = no\n", &cfg,
+				       err), 0);
+	assert_int_equal(rfsd_config_check_noguard(&cfg, "/x.conf", false, err), 0);
+	rfsd_config_free(&cfg);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(rfs_test_good),
 		cmocka_unit_test(rfs_test_numbers),
 		cmocka_unit_test(rfs_test_other_errors),
+		cmocka_unit_test(rfs_test_noguard),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -68,7 +68,7 @@ int BPF_PROG(rfs_kthread_batch, int map_id, unsigned int processed,
 	struct bpf_cpu_map_entry *rcpu;
 	struct rfs_cpu_queue *q;
 	struct rfs_globals *g;
-	__u32 cpu, delivered;
+	__u32 cpu, delivered, pid;
 	struct kthread *kt;
 	__u64 now;
 
@@ -85,6 +85,11 @@ int BPF_PROG(rfs_kthread_batch, int map_id, unsigned int processed,
 		return 0;
 	if (q->rcpu != (__u64)rcpu)
 		q->rcpu = (__u64)rcpu;
+	/* for rfsd's cpumap_kthread_sched; written only when the kthread
+	 * was remade (CPU online, cpumap resized), not per batch */
+	pid = BPF_CORE_READ(task, pid);
+	if (q->kthread_pid != pid)
+		q->kthread_pid = pid;
 	rfs_gro_view(rcpu, &view);
 	now = bpf_jiffies64();
 	q->jiffy = (__u32)now;

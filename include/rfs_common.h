@@ -102,7 +102,11 @@ struct rfs_cpu_queue {
 	__u64 dequeued;		/* frames the cpumap program ran on */
 	struct rfs_jiffy_epoch hist[RFS_EPOCH_HISTORY];
 	__u32 jiffy;		/* low 32 bits of jiffies at the last batch */
-	__u32 _pad1;
+	__u32 kthread_pid;	/* its cpumap kthread, as its last batch saw
+				   it; 0: none yet.  rfsd sets its scheduling
+				   policy (cpumap_kthread_sched).  In the
+				   spare word: the size, which is all the
+				   pinned-map check compares, stays 128 */
 	__u64 _pad[3];
 };
 /* Two cache lines exactly: a slot shares no line with another target's. */

@@ -249,6 +249,11 @@ int rfs_dp_nr_cpus(const struct rfs_dp *dp)
 	return dp->nr_cpus;
 }
 
+__u32 rfs_dp_cpumap_id(const struct rfs_dp *dp)
+{
+	return dp->globals.cpumap_id;
+}
+
 const char *rfs_dp_pin_dir(const struct rfs_dp *dp)
 {
 	return dp->pin_dir;

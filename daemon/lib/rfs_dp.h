@@ -69,6 +69,8 @@ int rfs_dp_cleanup(const char *pin_dir, char *err);
 __u32 rfs_dp_sock_flow_entries(const struct rfs_dp *dp);
 int rfs_dp_set_sock_flow_entries(struct rfs_dp *dp, __u32 n, char *err);
 int rfs_dp_nr_cpus(const struct rfs_dp *dp);	/* possible CPUs */
+/* The cpumap's id: its kthreads are "cpumap/<cpu>/map:<id>". */
+__u32 rfs_dp_cpumap_id(const struct rfs_dp *dp);
 const char *rfs_dp_pin_dir(const struct rfs_dp *dp);
 const char *rfs_dp_cgroup(const struct rfs_dp *dp);
 enum rfs_trace_mode rfs_dp_trace_mode(const struct rfs_dp *dp);

@@ -31,6 +31,39 @@ const struct stats_cfg stats_defaults;
 
 /* status */
 
+/* cpumap_kthreads: the policy asked for, then a line per CPU whose
+ * kthread the datapath has seen ("cpu 0  pid 1234, SCHED_FIFO 1"). */
+static void kthreads_plain(struct json_object *k)
+{
+	struct json_object *a, *e, *v;
+	size_t i;
+
+	printf("  %-18s %s\n", "kthread sched",
+	       json_object_object_get_ex(k, "sched", &v) ?
+	       json_object_get_string(v) : "?");
+	if (!json_object_object_get_ex(k, "kthreads", &a) ||
+	    !json_object_is_type(a, json_type_array))
+		return;
+	for (i = 0; i < json_object_array_length(a); i++) {
+		char label[32];
+
+		e = json_object_array_get_idx(a, i);
+		if (!json_object_object_get_ex(e, "pid", &v) || !v)
+			continue;
+		snprintf(label, sizeof(label), "cpu %s kthread",
+			 json_object_object_get_ex(e, "cpu", &v) ?
+			 json_object_get_string(v) : "?");
+		json_object_object_get_ex(e, "pid", &v);
+		printf("  %-18s pid %s", label, json_object_get_string(v));
+		if (json_object_object_get_ex(e, "error", &v) && v)
+			printf(", not changed: %s\n", json_object_get_string(v));
+		else if (json_object_object_get_ex(e, "policy", &v) && v)
+			printf(", %s\n", json_object_get_string(v));
+		else
+			printf(", left alone\n");
+	}
+}
+
 static void status_plain(struct json_object *st)
 {
 	static const char *const order[] = {
@@ -38,13 +71,16 @@ static void status_plain(struct json_object *st)
 		"nr_cpus", "programs", NULL
 	};
 	static const char *const skip[] = { "version", "interfaces", "lost",
-					    NULL };
+					    "cpumap_kthreads", NULL };
 	struct json_object *ifs, *v;
 	size_t i, n = 0;
 
 	printf("rfsd %s\n", json_object_object_get_ex(st, "version", &v) ?
 	       json_object_get_string(v) : "?");
 	rfs_print_kv(stdout, st, "  ", order, skip);
+	if (json_object_object_get_ex(st, "cpumap_kthreads", &v) &&
+	    json_object_is_type(v, json_type_object))
+		kthreads_plain(v);
 
 	if (json_object_object_get_ex(st, "interfaces", &ifs) &&
 	    json_object_is_type(ifs, json_type_array))

@@ -15,6 +15,10 @@
  *                  to a caller whose capabilities cover the holder's
  *                  (cap_ptrace_access_check), and root's are all of them
  *   CAP_CHOWN      the control socket's group
+ *   CAP_SYS_NICE   only when the config asks for a cpumap_kthread_sched
+ *                  policy: SCHED_FIFO or a lower nice for a kernel thread
+ *                  (ksched.c); dropped otherwise, so a SIGHUP that adds
+ *                  the key needs a restart to raise a priority
  *
  * It drops the rest once the datapath is loaded: CAP_SYS_RESOURCE (the
  * RLIMIT_MEMLOCK bump libbpf does at the first load on kernels before
@@ -54,14 +58,17 @@ static const struct {
 	{ CAP_SYS_ADMIN, "cap_sys_admin" },
 	{ CAP_SYS_PTRACE, "cap_sys_ptrace" },
 	{ CAP_CHOWN, "cap_chown" },
+	{ CAP_SYS_NICE, "cap_sys_nice" },	/* if keep_nice */
 };
 
 #define RFSD_NKEPT (sizeof(rfsd_kept) / sizeof(rfsd_kept[0]))
 
-static bool rfsd_cap_kept(int cap)
+static bool rfsd_cap_kept(int cap, bool keep_nice)
 {
 	size_t i;
 
+	if (cap == CAP_SYS_NICE && !keep_nice)
+		return false;
 	for (i = 0; i < RFSD_NKEPT; i++)
 		if (rfsd_kept[i].cap == cap)
 			return true;
@@ -75,7 +82,7 @@ static void rfsd_cap_append(char *buf, size_t len, const char *name)
 	snprintf(buf + n, len - n, "%s%s", n ? "," : "", name);
 }
 
-int rfsd_caps_drop(char *kept, size_t len, int *dropped)
+int rfsd_caps_drop(bool keep_nice, char *kept, size_t len, int *dropped)
 {
 	struct __user_cap_header_struct hdr = {
 		.version = _LINUX_CAPABILITY_VERSION_3,
@@ -88,7 +95,9 @@ int rfsd_caps_drop(char *kept, size_t len, int *dropped)
 	kept[0] = '\0';
 	*dropped = 0;
 	for (i = 0; i < RFSD_NKEPT; i++)
-		keep[rfsd_kept[i].cap / 32] |= 1u << (rfsd_kept[i].cap % 32);
+		if (rfsd_cap_kept(rfsd_kept[i].cap, keep_nice))
+			keep[rfsd_kept[i].cap / 32] |=
+				1u << (rfsd_kept[i].cap % 32);
 	/*
 	 * The bounding set first, while CAP_SETPCAP may still be effective;
 	 * PR_CAPBSET_READ says -EINVAL past the kernel's last capability.
@@ -96,7 +105,7 @@ int rfsd_caps_drop(char *kept, size_t len, int *dropped)
 	 * caller chose, and is left as it is.
 	 */
 	for (cap = 0; prctl(PR_CAPBSET_READ, cap, 0, 0, 0) >= 0; cap++)
-		if (!rfsd_cap_kept(cap) &&
+		if (!rfsd_cap_kept(cap, keep_nice) &&
 		    prctl(PR_CAPBSET_READ, cap, 0, 0, 0) == 1 &&
 		    prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) && errno != EPERM)
 			return -errno;

@@ -16,6 +16,7 @@
 #include "commands.h"
 #include "flows.h"
 #include "ifaces.h"
+#include "ksched.h"
 #include "log.h"
 #include "rfs_commit.h"
 #include "server.h"
@@ -59,6 +60,7 @@ static struct json_object *do_status(struct rfsd_cmd_ctx *x,
 	json_object_object_add(p, "recv", json_object_new_int64(ids.recv));
 	json_object_object_add(p, "send", json_object_new_int64(ids.send));
 	json_object_object_add(o, "programs", p);
+	json_object_object_add(o, "cpumap_kthreads", rfsd_ksched_json(x->ksched));
 	ifs = json_object_new_array();
 	for (i = 0; i < rfs_dp_if_count(x->dp); i++)
 		json_object_array_add(ifs, rfsd_if_json(rfs_dp_if_at(x->dp, i)));

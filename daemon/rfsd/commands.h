@@ -25,6 +25,7 @@
 
 struct rfsd_client;
 struct rfsd_ifaces;
+struct rfsd_kscheds;
 struct rfsd_sampler;
 
 /* What every handler works on. */
@@ -32,6 +33,7 @@ struct rfsd_cmd_ctx {
 	struct rfs_dp *dp;
 	struct rfsd_ifaces *ifaces;	/* configured interfaces (ifaces.h) */
 	struct rfsd_sampler *sampler;	/* the flows command's (flows.h) */
+	struct rfsd_kscheds *ksched;	/* cpumap kthreads (ksched.h) */
 };
 
 /* NULL-terminated */

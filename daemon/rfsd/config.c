@@ -29,6 +29,7 @@ enum {
 	RFSD_SET_DETACH		= 1 << 7,
 	RFSD_SET_METRICS	= 1 << 8,
 	RFSD_SET_NOGUARD	= 1 << 9,
+	RFSD_SET_KSCHED		= 1 << 10,
 };
 
 enum rfsd_section { SEC_NONE, SEC_GLOBAL, SEC_IFACE, SEC_BAD };
@@ -224,6 +225,81 @@ static void set_bool(struct rfsd_parse *p, const char *key, const char *v,
 		parse_fail(p, EINVAL, "%s '%s' is not yes or no", key, v);
 }
 
+int rfsd_ksched_parse(const char *v, struct rfsd_ksched *out)
+{
+	struct rfsd_ksched k = { .kind = RFSD_KSCHED_DEFAULT };
+	const char *num;
+	bool neg = false;
+	__u32 n = 0;
+	int e, lo, hi;
+
+	if (!strcmp(v, "default")) {
+		*out = k;
+		return 0;
+	}
+	if (!strncmp(v, "nice:", 5)) {
+		k.kind = RFSD_KSCHED_NICE;
+		lo = RFSD_KSCHED_NICE_MIN;
+		hi = RFSD_KSCHED_NICE_MAX;
+	} else if (!strncmp(v, "fifo:", 5)) {
+		k.kind = RFSD_KSCHED_FIFO;
+		lo = RFSD_KSCHED_FIFO_MIN;
+		hi = RFSD_KSCHED_FIFO_MAX;
+	} else {
+		return -EINVAL;
+	}
+	/* a number is digits with an optional '-': "fifo:-1" is a number
+	 * out of range, "nice:+5" and "nice:5x" are not numbers */
+	num = v + 5;
+	neg = num[0] == '-';
+	e = rfs_parse_u32(num + neg, &n);
+	if (e == -ERANGE)
+		return -ERANGE;		/* digits, just too many */
+	if (e)
+		return e;
+	/* n may be up to UINT32_MAX: compare before making it an int */
+	if (neg ? (lo >= 0 ? n != 0 : n > (__u32)-lo) : n > (__u32)hi)
+		return -ERANGE;
+	k.prio = neg ? -(int)n : (int)n;
+	if (k.prio < lo)
+		return -ERANGE;
+	*out = k;
+	return 0;
+}
+
+void rfsd_ksched_name(const struct rfsd_ksched *k, char *buf, size_t len)
+{
+	switch (k->kind) {
+	case RFSD_KSCHED_NICE:
+		snprintf(buf, len, "nice:%d", k->prio);
+		break;
+	case RFSD_KSCHED_FIFO:
+		snprintf(buf, len, "fifo:%d", k->prio);
+		break;
+	default:
+		snprintf(buf, len, "default");
+		break;
+	}
+}
+
+static void set_ksched(struct rfsd_parse *p, const char *key, const char *v)
+{
+	const char *range = !strncmp(v, "nice:", 5) ? "nice:-20..19" :
+			    "fifo:1..99";
+	int e = rfsd_ksched_parse(v, &p->cfg->ksched);
+
+	if (e == -ERANGE)
+		parse_fail(p, ERANGE, "%s '%s' is out of range (%s)", key, v,
+			   range);
+	else if (e && (!strncmp(v, "nice:", 5) || !strncmp(v, "fifo:", 5)))
+		parse_fail(p, EINVAL, "%s '%s': '%s' is not a number (%s)",
+			   key, v, v + 5, range);
+	else if (e)
+		parse_fail(p, EINVAL,
+			   "%s '%s' is not default, nice:N (-20..19) or fifo:N (1..99)",
+			   key, v);
+}
+
 static void global_key(struct rfsd_parse *p, const char *key, const char *v)
 {
 	struct rfsd_config *c = p->cfg;
@@ -260,9 +336,12 @@ static void global_key(struct rfsd_parse *p, const char *key, const char *v)
 		c->metrics_listen = strdup(v);
 		if (!c->metrics_listen)
 			parse_fail(p, ENOMEM, "out of memory");
+	} else if (!strcmp(key, "cpumap_kthread_sched")) {
+		if (once(p, &c->set, RFSD_SET_KSCHED, key))
+			set_ksched(p, key, v);
 	} else {
 		parse_fail(p, EINVAL,
-			   "unknown key '%s' in [global] (sock_flow_entries, socket, pin_dir, cgroup, detach_on_exit, metrics_listen)",
+			   "unknown key '%s' in [global] (sock_flow_entries, socket, pin_dir, cgroup, detach_on_exit, metrics_listen, cpumap_kthread_sched)",
 			   key);
 	}
 }

@@ -9,6 +9,7 @@
  *	cgroup = /sys/fs/cgroup
  *	detach_on_exit = no
  *	metrics_listen = 127.0.0.1:9464
+ *	cpumap_kthread_sched = default
  *
  *	[interface eth1]
  *	cpus = 0-3,6
@@ -44,6 +45,24 @@ struct rfsd_iface_cfg {
 	unsigned int set;		/* RFSD_SET_* seen, for duplicates */
 };
 
+/* cpumap_kthread_sched: what rfsd does to the scheduling of its cpumap
+ * kthreads (ksched.c).  default leaves them as the kernel made them. */
+enum rfsd_ksched_kind {
+	RFSD_KSCHED_DEFAULT,
+	RFSD_KSCHED_NICE,		/* SCHED_OTHER at nice prio */
+	RFSD_KSCHED_FIFO,		/* SCHED_FIFO at rt priority prio */
+};
+
+#define RFSD_KSCHED_NICE_MIN	(-20)
+#define RFSD_KSCHED_NICE_MAX	19
+#define RFSD_KSCHED_FIFO_MIN	1
+#define RFSD_KSCHED_FIFO_MAX	99
+
+struct rfsd_ksched {
+	enum rfsd_ksched_kind kind;
+	int prio;
+};
+
 struct rfsd_config {
 	__u32 sock_flow_entries;	/* 0: not set */
 	char *socket;			/* NULL: not set */
@@ -54,6 +73,7 @@ struct rfsd_config {
 	bool detach_on_exit;
 	/* "127.0.0.1:9464", "[::1]:9464": serve /metrics there; NULL: off */
 	char *metrics_listen;
+	struct rfsd_ksched ksched;	/* cpumap_kthread_sched */
 	unsigned int set;
 	struct rfsd_iface_cfg *ifs;
 	size_t n_ifs;
@@ -74,6 +94,12 @@ void rfsd_config_free(struct rfsd_config *cfg);
  * and rfsd was not started with --unsafe-noguard (path names the file). */
 int rfsd_config_check_noguard(const struct rfsd_config *cfg, const char *path,
 			      bool unsafe_noguard, char *err);
+/* A cpumap_kthread_sched value: "default", "nice:N" (-20..19) or "fifo:N"
+ * (1..99).  0; -EINVAL if it is none of those forms or N is not a number
+ * (an optional '-' on nice, then digits), -ERANGE if N is out of range. */
+int rfsd_ksched_parse(const char *v, struct rfsd_ksched *out);
+/* The value back as the config spells it: "default", "nice:-5", "fifo:1". */
+void rfsd_ksched_name(const struct rfsd_ksched *k, char *buf, size_t len);
 const struct rfsd_iface_cfg *rfsd_config_iface(const struct rfsd_config *cfg,
 					       const char *name);
 

@@ -9,7 +9,8 @@
  * This file wires the parts together and owns what they share; none of
  * them calls back into it.  One event loop (loop.c) runs everything:
  *
- *	signals, a 1 s timer	here: reload, exit, CPU refresh, status
+ *	signals, a 1 s timer	here: reload, exit, CPU refresh, status,
+ *				the cpumap kthreads' policy (ksched.c)
  *	the control socket	server.c, which hands each request line to
  *				the command table (commands.c, request.c)
  *	the flows sampler	flows.c; its reply goes to the server here
@@ -38,6 +39,7 @@
 #include "config.h"
 #include "flows.h"
 #include "ifaces.h"
+#include "ksched.h"
 #include "log.h"
 #include "loop.h"
 #include "metrics.h"
@@ -71,6 +73,7 @@ struct rfsd {
 	char cgroup[4096];
 
 	struct rfsd_ifaces ifaces;
+	struct rfsd_kscheds ksched;
 	struct rfsd_sampler sampler;
 	struct rfsd_cmd_ctx cmd;	/* what the command handlers get */
 	struct rfsd_server *srv;
@@ -187,6 +190,7 @@ static void reload(struct rfsd *d)
 		pr_info("reloading config '%s'\n", d->config_path);
 		d->cfg = cfg;
 		rfsd_ifaces_reload(&d->ifaces, &old);
+		rfsd_ksched_set(&d->ksched, &d->cfg.ksched);
 		rfsd_config_free(&old);
 		metrics_apply(d);
 	}
@@ -240,6 +244,7 @@ static void on_timer(struct rfsd_watch *w, uint32_t ev)
 		pr_info("online CPUs refreshed again\n");
 		d->refresh_err[0] = '\0';
 	}
+	rfsd_ksched_tick(&d->ksched);
 	update_status(d);
 }
 
@@ -368,7 +373,7 @@ int main(int argc, char **argv)
 	};
 	char err[RFSD_CONFIG_ERR_LEN], cgerr[256];
 	struct rfs_dp_opts opts = {};
-	bool verbose = false, adopted = false;
+	bool verbose = false, adopted = false, keep_nice;
 	int ret = EXIT_FAILURE, e, ncaps;
 	char caps[128];
 
@@ -434,6 +439,7 @@ int main(int argc, char **argv)
 	d.ifaces = (struct rfsd_ifaces){ .dp = d.dp, .cfg = &d.cfg };
 	d.cmd = (struct rfsd_cmd_ctx){
 		.dp = d.dp, .ifaces = &d.ifaces, .sampler = &d.sampler,
+		.ksched = &d.ksched,
 	};
 	e = rfs_sweep_orphans(RFSD_ORPHAN_MIN_AGE);
 	if (e < 0)
@@ -463,13 +469,16 @@ int main(int argc, char **argv)
 	rfsd_ifaces_start(&d.ifaces);
 	/* loaded and attached: from here on only what attach on request,
 	 * reload and the netns-move path need (caps.c) */
-	e = rfsd_caps_drop(caps, sizeof(caps), &ncaps);
+	keep_nice = d.cfg.ksched.kind != RFSD_KSCHED_DEFAULT;
+	e = rfsd_caps_drop(keep_nice, caps, sizeof(caps), &ncaps);
 	if (e)
 		pr_warn("can't drop capabilities: %s; running with more than it needs\n",
 			strerror(-e));
 	else
 		pr_debug("capabilities: kept %s, dropped %d others\n",
 			 caps[0] ? caps : "none", ncaps);
+	rfsd_ksched_init(&d.ksched, d.dp, &d.cfg.ksched,
+			 e ? true : strstr(caps, "cap_sys_nice") != NULL);
 	if (rfsd_server_listen(d.srv, err, sizeof(err))) {
 		pr_warn("%s\n", err);
 		goto out;

@@ -120,6 +120,31 @@ static void rfs_test_numbers(void **state)
 		  "2': flow_cnt '32' is out of range (64..1048576)" },
 		{ "[interface eth0]\nflow_cnt = 4294967296\n",
 		  "2': flow_cnt '4294967296' is out of range (64..1048576)" },
+		/* cpumap_kthread_sched: not a number vs out of range */
+		{ "[global]\ncpumap_kthread_sched = fifo:x\n",
+		  "2': cpumap_kthread_sched 'fifo:x': 'x' is not a number (fifo:1..99)" },
+		{ "[global]\ncpumap_kthread_sched = fifo:\n",
+		  "2': cpumap_kthread_sched 'fifo:': '' is not a number (fifo:1..99)" },
+		{ "[global]\ncpumap_kthread_sched = nice:+5\n",
+		  "2': cpumap_kthread_sched 'nice:+5': '+5' is not a number (nice:-20..19)" },
+		{ "[global]\ncpumap_kthread_sched = nice:-5x\n",
+		  "2': cpumap_kthread_sched 'nice:-5x': '-5x' is not a number (nice:-20..19)" },
+		{ "[global]\ncpumap_kthread_sched = nice:--5\n",
+		  "2': cpumap_kthread_sched 'nice:--5': '--5' is not a number (nice:-20..19)" },
+		{ "[global]\ncpumap_kthread_sched = fifo:0\n",
+		  "2': cpumap_kthread_sched 'fifo:0' is out of range (fifo:1..99)" },
+		{ "[global]\ncpumap_kthread_sched = fifo:100\n",
+		  "2': cpumap_kthread_sched 'fifo:100' is out of range (fifo:1..99)" },
+		{ "[global]\ncpumap_kthread_sched = fifo:-1\n",
+		  "2': cpumap_kthread_sched 'fifo:-1' is out of range (fifo:1..99)" },
+		{ "[global]\ncpumap_kthread_sched = fifo:99999999999999999999\n",
+		  "2': cpumap_kthread_sched 'fifo:99999999999999999999' is out of range (fifo:1..99)" },
+		{ "[global]\ncpumap_kthread_sched = nice:-21\n",
+		  "2': cpumap_kthread_sched 'nice:-21' is out of range (nice:-20..19)" },
+		{ "[global]\ncpumap_kthread_sched = nice:20\n",
+		  "2': cpumap_kthread_sched 'nice:20' is out of range (nice:-20..19)" },
+		{ "[global]\ncpumap_kthread_sched = nice:-4294967295\n",
+		  "2': cpumap_kthread_sched 'nice:-4294967295' is out of range (nice:-20..19)" },
 	};
 	struct rfsd_config cfg;
 	char err[RFSD_CONFIG_ERR_LEN], want[RFSD_CONFIG_ERR_LEN];
@@ -189,6 +214,12 @@ static void rfs_test_other_errors(void **state)
 		  "3': 'noguard' set twice" },
 		{ "[global]\nnoguard = yes\n",
 		  "2': unknown key 'noguard' in [global]" },
+		{ "[global]\ncpumap_kthread_sched = rr:1\n",
+		  "2': cpumap_kthread_sched 'rr:1' is not default, nice:N (-20..19) or fifo:N (1..99)" },
+		{ "[global]\ncpumap_kthread_sched = FIFO:1\n",
+		  "2': cpumap_kthread_sched 'FIFO:1' is not default, nice:N" },
+		{ "[global]\ncpumap_kthread_sched = fifo:1\ncpumap_kthread_sched = nice:0\n",
+		  "3': 'cpumap_kthread_sched' set twice" },
 	};
 	struct rfsd_config cfg;
 	char err[RFSD_CONFIG_ERR_LEN], want[RFSD_CONFIG_ERR_LEN];
@@ -235,10 +266,53 @@ static void rfs_test_noguard(void **state)
 	rfsd_config_free(&cfg);
 }
 
+/* cpumap_kthread_sched: every form and both ends of each range, and the
+ * default when the key is absent (rfsd then leaves the kthreads alone). */
+static void rfs_test_ksched(void **state)
+{
+	static const struct {
+		const char *v;
+		enum rfsd_ksched_kind kind;
+		int prio;
+	} t[] = {
+		{ "default", RFSD_KSCHED_DEFAULT, 0 },
+		{ "nice:-20", RFSD_KSCHED_NICE, -20 },
+		{ "nice:-5", RFSD_KSCHED_NICE, -5 },
+		{ "nice:0", RFSD_KSCHED_NICE, 0 },
+		{ "nice:-0", RFSD_KSCHED_NICE, 0 },
+		{ "nice:19", RFSD_KSCHED_NICE, 19 },
+		{ "fifo:1", RFSD_KSCHED_FIFO, 1 },
+		{ "fifo:099", RFSD_KSCHED_FIFO, 99 },
+	};
+	struct rfsd_config cfg;
+	char err[RFSD_CONFIG_ERR_LEN], text[128], name[32];
+	unsigned int i;
+
+	assert_int_equal(rfs_test_load("[global]\nsocket = /a\n", &cfg, err), 0);
+	assert_int_equal(cfg.ksched.kind, RFSD_KSCHED_DEFAULT);
+	rfsd_config_free(&cfg);
+	for (i = 0; i < RFS_TEST_ARRAY_SIZE(t); i++) {
+		snprintf(text, sizeof(text),
+			 "[global]\ncpumap_kthread_sched = %s\n", t[i].v);
+		if (rfs_test_load(text, &cfg, err)) {
+			print_error("'%s' refused: %s\n", t[i].v, err);
+			fail();
+		}
+		assert_int_equal(cfg.ksched.kind, t[i].kind);
+		assert_int_equal(cfg.ksched.prio, t[i].prio);
+		/* the name round-trips to what was parsed */
+		rfsd_ksched_name(&cfg.ksched, name, sizeof(name));
+		if (t[i].v[5] != '0' && strcmp(t[i].v, "nice:-0"))
+			assert_string_equal(name, t[i].v);
+		rfsd_config_free(&cfg);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(rfs_test_good),
+		cmocka_unit_test(rfs_test_ksched),
 		cmocka_unit_test(rfs_test_numbers),
 		cmocka_unit_test(rfs_test_other_errors),
 		cmocka_unit_test(rfs_test_noguard),

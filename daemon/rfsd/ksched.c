@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cpumap_kthread_sched (ksched.h): give this datapath's cpumap kthreads
+ * the scheduling policy the config asks for, whenever one appears.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include "ksched.h"
+#include "log.h"
+
+#define RFSD_PF_KTHREAD	0x00200000	/* task flags, include/linux/sched.h */
+#define RFSD_COMM_MAX	15		/* TASK_COMM_LEN - 1 */
+
+void rfsd_ksched_init(struct rfsd_kscheds *k, struct rfs_dp *dp,
+		      const struct rfsd_ksched *want, bool can_nice)
+{
+	memset(k, 0, sizeof(*k));
+	k->dp = dp;
+	k->want = *want;
+	k->gen = 1;
+	k->can_nice = can_nice;
+}
+
+void rfsd_ksched_set(struct rfsd_kscheds *k, const struct rfsd_ksched *want)
+{
+	char a[32], b[32];
+
+	if (want->kind == k->want.kind && want->prio == k->want.prio)
+		return;
+	rfsd_ksched_name(&k->want, a, sizeof(a));
+	rfsd_ksched_name(want, b, sizeof(b));
+	pr_info("cpumap_kthread_sched: %s -> %s\n", a, b);
+	k->want = *want;
+	k->gen++;
+}
+
+static void policy_name(const struct rfsd_ksched *p, char *buf, size_t len)
+{
+	if (p->kind == RFSD_KSCHED_FIFO)
+		snprintf(buf, len, "SCHED_FIFO %d", p->prio);
+	else
+		snprintf(buf, len, "SCHED_OTHER nice %d", p->prio);
+}
+
+/*
+ * Is pid still a kernel thread called "cpumap/<cpu>/map:<map_id>"?  A
+ * kthread that went (its CPU left the cpumap, rfsd --cleanup) leaves its
+ * PID in the datapath's record, and the PID may since be another task's.
+ * Kernels that keep a kthread's full name show it whole in /proc; others
+ * cut it to the 15 characters of a task's comm, and then what is left
+ * must agree.  0, or -ESRCH with the reason in why.
+ */
+static int is_cpumap_kthread(__u32 pid, int cpu, __u32 map_id, char *why,
+			     size_t len)
+{
+	char path[64], buf[512], want[64], comm[64];
+	unsigned int flags = 0;
+	char *open, *close;
+	size_t n;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
+	f = fopen(path, "re");
+	if (!f) {
+		snprintf(why, len, "pid %u is gone", pid);
+		return -ESRCH;
+	}
+	open = fgets(buf, sizeof(buf), f);
+	fclose(f);
+	/* "pid (comm) state ppid pgrp session tty tpgid flags ...": a comm
+	 * may hold ')' and blanks, so from the last ')' on */
+	close = open ? strrchr(buf, ')') : NULL;
+	open = open ? strchr(buf, '(') : NULL;
+	if (!open || !close || close < open ||
+	    sscanf(close + 1, " %*c %*d %*d %*d %*d %*d %u", &flags) != 1) {
+		snprintf(why, len, "can't read '%s'", path);
+		return -ESRCH;
+	}
+	n = close - open - 1;
+	snprintf(comm, sizeof(comm), "%.*s", (int)(n < sizeof(comm) - 1 ?
+						   n : sizeof(comm) - 1),
+		 open + 1);
+	n = snprintf(want, sizeof(want), "cpumap/%d/map:%u", cpu, map_id);
+	if (!(flags & RFSD_PF_KTHREAD) ||
+	    (strcmp(comm, want) &&
+	     (n <= RFSD_COMM_MAX || strlen(comm) != RFSD_COMM_MAX ||
+	      strncmp(comm, want, RFSD_COMM_MAX)))) {
+		snprintf(why, len, "pid %u is no longer its cpumap kthread ('%.24s', not '%.24s')",
+			 pid, comm, want);
+		return -ESRCH;
+	}
+	return 0;
+}
+
+/* SCHED_OTHER first for a nice: it may be SCHED_FIFO now; nice 0 with
+ * SCHED_FIFO, so that a nice set before does not linger (it would count
+ * again if the kthread went back to SCHED_OTHER). */
+static int set_policy(__u32 pid, const struct rfsd_ksched *p)
+{
+	struct sched_param sp = { .sched_priority = 0 };
+
+	if (p->kind == RFSD_KSCHED_FIFO) {
+		sp.sched_priority = p->prio;
+		if (setpriority(PRIO_PROCESS, pid, 0) ||
+		    sched_setscheduler(pid, SCHED_FIFO, &sp))
+			return -errno;
+		return 0;
+	}
+	if (sched_setscheduler(pid, SCHED_OTHER, &sp) ||
+	    setpriority(PRIO_PROCESS, pid, p->prio))
+		return -errno;
+	return 0;
+}
+
+static void apply(struct rfsd_kscheds *k, int cpu, __u32 pid)
+{
+	struct rfsd_ksched_cpu *c = &k->cpu[cpu];
+	struct rfsd_ksched p = k->want;
+	char name[48], why[128];
+	bool reset = false;
+	int e;
+
+	if (p.kind == RFSD_KSCHED_DEFAULT) {
+		/* leave alone what rfsd never touched; put back what it
+		 * did, on this same kthread */
+		if (!c->applied || c->done_pid != pid) {
+			c->applied = false;
+			c->err[0] = '\0';
+			goto done;
+		}
+		p = (struct rfsd_ksched){ .kind = RFSD_KSCHED_NICE, .prio = 0 };
+		reset = true;
+	}
+	policy_name(&p, name, sizeof(name));
+	e = is_cpumap_kthread(pid, cpu, rfs_dp_cpumap_id(k->dp), why,
+			      sizeof(why));
+	if (!e)
+		e = set_policy(pid, &p);
+	if (!e) {
+		pr_info("cpu %d: cpumap kthread pid %u -> %s%s\n", cpu, pid,
+			name, reset ? " (cpumap_kthread_sched removed)" : "");
+		c->applied = !reset;
+		c->policy = p;
+		c->err[0] = '\0';
+		goto done;
+	}
+	c->applied = false;
+	if (e == -ESRCH)
+		snprintf(c->err, sizeof(c->err), "%s", why);
+	else
+		snprintf(c->err, sizeof(c->err), "%s%s", strerror(-e),
+			 e == -EPERM && !k->can_nice ?
+			 " (rfsd keeps CAP_SYS_NICE only if started with cpumap_kthread_sched set: restart it)" :
+			 "");
+	/* said once: the next try is at the next change */
+	if (e == -ESRCH)
+		pr_debug("cpu %d: %s; not changing its policy\n", cpu, c->err);
+	else
+		pr_warn("can't set cpu %d's cpumap kthread (pid %u) to %s: %s\n",
+			cpu, pid, name, c->err);
+done:
+	c->done_pid = pid;
+	c->done_gen = k->gen;
+}
+
+void rfsd_ksched_tick(struct rfsd_kscheds *k)
+{
+	int n = rfs_dp_nr_cpus(k->dp), cpu;
+	struct rfs_cpu_queue *q;
+
+	if (n > RFS_MAX_CPUS)
+		n = RFS_MAX_CPUS;
+	q = calloc(n, sizeof(*q));
+	if (!q)
+		return;
+	if (rfs_dp_read_queues(k->dp, q)) {
+		free(q);
+		return;
+	}
+	for (cpu = 0; cpu < n; cpu++) {
+		struct rfsd_ksched_cpu *c = &k->cpu[cpu];
+		__u32 pid = q[cpu].kthread_pid;
+
+		c->pid = pid;
+		if (!pid || (pid == c->done_pid && k->gen == c->done_gen))
+			continue;
+		apply(k, cpu, pid);
+	}
+	free(q);
+}
+
+struct json_object *rfsd_ksched_json(const struct rfsd_kscheds *k)
+{
+	struct json_object *o = json_object_new_object(), *a, *e;
+	int n = rfs_dp_nr_cpus(k->dp), cpu;
+	char name[48];
+
+	rfsd_ksched_name(&k->want, name, sizeof(name));
+	json_object_object_add(o, "sched", json_object_new_string(name));
+	a = json_object_new_array();
+	for (cpu = 0; cpu < n && cpu < RFS_MAX_CPUS; cpu++) {
+		const struct rfsd_ksched_cpu *c = &k->cpu[cpu];
+
+		e = json_object_new_object();
+		json_object_object_add(e, "cpu", json_object_new_int(cpu));
+		json_object_object_add(e, "pid", c->pid ?
+				       json_object_new_int64(c->pid) : NULL);
+		name[0] = '\0';
+		if (c->applied && c->done_pid == c->pid)
+			policy_name(&c->policy, name, sizeof(name));
+		json_object_object_add(e, "policy", name[0] ?
+				       json_object_new_string(name) : NULL);
+		if (c->err[0] && c->done_pid == c->pid)
+			json_object_object_add(e, "error",
+					       json_object_new_string(c->err));
+		json_object_array_add(a, e);
+	}
+	json_object_object_add(o, "kthreads", a);
+	return o;
+}

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * cpumap_kthread_sched: the scheduling policy of the datapath's cpumap
+ * kthreads.  They are ordinary SCHED_OTHER threads, so on a CPU saturated
+ * by tasks the frames in that CPU's cpumap ring wait for the scheduler,
+ * where kernel RFS would run them in softirq.  An operator may ask for a
+ * lower nice or SCHED_FIFO instead (README, Known limits).
+ *
+ * The datapath records each kthread's PID (rfs_cpu_queue.kthread_pid,
+ * written by its first batch, bpf/rfs_gro.bpf.c); rfsd_ksched_tick(),
+ * once a second from rfsd's timer, applies the policy to a PID that
+ * appeared or changed (kthreads are remade when a CPU comes online or the
+ * cpumap entry is replaced), after checking in /proc/PID/stat that it is
+ * still a kernel thread named for that CPU's cpumap (a PID can be
+ * reused), and says so once per change.
+ */
+#ifndef RFSD_KSCHED_H
+#define RFSD_KSCHED_H
+
+#include <stdbool.h>
+
+#include <json.h>
+
+#include "config.h"
+#include "rfs_dp.h"
+
+struct rfsd_ksched_cpu {
+	__u32 pid;		/* as the datapath last said; 0: none yet */
+	__u32 done_pid;		/* the PID the last attempt was for */
+	__u32 done_gen;		/* and the generation of want it applied */
+	bool applied;		/* that attempt set policy */
+	struct rfsd_ksched policy;	/* what it set (kind default: none) */
+	char err[160];		/* why it failed; "" if it did not */
+};
+
+struct rfsd_kscheds {
+	struct rfs_dp *dp;
+	struct rfsd_ksched want;
+	__u32 gen;		/* bumped when want changes */
+	bool can_nice;		/* CAP_SYS_NICE kept (caps.c) */
+	struct rfsd_ksched_cpu cpu[RFS_MAX_CPUS];
+};
+
+void rfsd_ksched_init(struct rfsd_kscheds *k, struct rfs_dp *dp,
+		      const struct rfsd_ksched *want, bool can_nice);
+/* A reload: the kthreads get the new policy at the next tick; a return to
+ * default sets those rfsd changed back to SCHED_OTHER, nice 0 (what the
+ * kernel creates them with), and leaves them alone from then on. */
+void rfsd_ksched_set(struct rfsd_kscheds *k, const struct rfsd_ksched *want);
+void rfsd_ksched_tick(struct rfsd_kscheds *k);
+/* status: {"sched": "fifo:1", "kthreads": [{"cpu", "pid", "policy"
+ * (what rfsd set, or null), "error" (only if it could not)}]} */
+struct json_object *rfsd_ksched_json(const struct rfsd_kscheds *k);
+
+#endif /* RFSD_KSCHED_H */

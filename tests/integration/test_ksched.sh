@@ -1,0 +1,357 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# cpumap_kthread_sched (rfsd.conf [global]): rfsd gives its own cpumap
+# kthreads the policy asked for once they have run (their PIDs come from
+# the datapath, shown in `rfsctl -j status`), leaves other cpumaps'
+# kthreads alone, refuses a bad value with a message saying what is wrong,
+# and puts SCHED_OTHER nice 0 back when the key goes and SIGHUP re-reads
+# the config.  Each test has its own lab (tests/lib/lab.sh) and rfsd, torn
+# down on every exit path.
+#
+#	tests/integration/test_ksched.sh [test_name...]
+#
+# Exit: 0 all passed (some may have skipped), 249 all skipped, 1 a failure.
+
+# shellcheck disable=SC2317  # the test_* functions are called by name
+ALL_TESTS="
+	test_fifo_then_removed
+	test_nice_then_fifo
+	test_default_leaves_alone
+	test_bad_values_refused
+"
+
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/lab.sh"
+
+SEQ=$LAB_BUILD/tests/rfs_seq
+SEQ_PORT=$((LAB_PORT + 400))
+CPU_LIST=($(lab_online_cpus))
+CAP_SYS_NICE=23
+OTHER_PIN=$RFS_PIN-other	# another cpumap's, on the same bpffs
+
+ksched_trap()
+{
+	trap 'rm -f "$OTHER_PIN"; lab_down' EXIT
+	trap 'exit 130' INT
+	trap 'exit 143' TERM
+}
+
+# Another cpumap, as another lab's rfsd would have: a kthread per CPU
+# ("cpumap/<cpu>/map:<its id>"), each reniced to 7 so that a change shows.
+other_cpumap()
+{
+	local c pid
+	bpftool map create "$OTHER_PIN" type cpumap key 4 value 4 \
+		entries ${#CPU_LIST[@]} name rfs_t_other ||
+		fail "can't create a second cpumap"
+	for c in "${CPU_LIST[@]}"; do
+		# value: struct bpf_cpumap_val.qsize = 256, little endian
+		bpftool map update pinned "$OTHER_PIN" key "$c" 0 0 0 \
+			value 0 1 0 0 || fail "can't add CPU $c to the second cpumap"
+	done
+	OTHER_ID=$(bpftool -j map show pinned "$OTHER_PIN" | jget 'd["id"]')
+	for c in "${CPU_LIST[@]}"; do
+		for pid in $(all_cpumap_kthreads | awk -v n="cpumap/$c/map:$OTHER_ID" '$2 == n { print $1 }'); do
+			renice -n 7 -p "$pid" >/dev/null || fail "can't renice pid $pid"
+		done
+	done
+}
+
+say() { printf '    [%5.1fs] %s\n' "$(lab_since "$TEST_T0")" "$*"; }
+
+# lab + rfsd with cpumap_kthread_sched = $1 (none if empty) + attach.
+setup()
+{
+	ksched_trap
+	[ ${#CPU_LIST[@]} -ge 2 ] || skip "needs 2 online CPUs (have ${#CPU_LIST[@]})"
+	[ -x "$SEQ" ] || skip "$SEQ is not built"
+	lab_up
+	lab_init
+	set_key "$1"
+	lab_start_rfsd
+	ctl attach "$LAB_A" >/dev/null || fail "rfsctl attach $LAB_A failed"
+}
+
+set_key()
+{
+	if [ -n "$1" ]; then
+		printf '[global]\ncpumap_kthread_sched = %s\n' "$1" > "$LAB_DIR/rfsd.conf"
+	else
+		: > "$LAB_DIR/rfsd.conf"
+	fi
+}
+
+# SIGHUP and wait for rfsd to say it re-read the config.
+reload()
+{
+	local n i
+	n=$(grep -c "reloading config" "$RFSD_LOG")
+	kill -HUP "$RFSD_PID" || fail "can't signal rfsd"
+	for ((i = 0; i < 50; i++)); do
+		[ "$(grep -c "reloading config" "$RFSD_LOG")" -gt "$n" ] && return 0
+		sleep 0.1
+	done
+	fail "rfsd did not reload its config"
+}
+
+# Frames through both CPUs' cpumaps: veth receives on the sending CPU, so
+# a sender on one CPU and its reader on the other puts the flow through
+# the reader's CPU's cpumap queue, whose kthread then runs (and records
+# its PID).  One such flow each way, 2 s at 500 packets/s.
+traffic_both()
+{
+	local i a b pids=()
+	for i in 0 1; do
+		a=${CPU_LIST[i]}
+		b=${CPU_LIST[1 - i]}
+		lab_bg taskset -c "$b" "$SEQ" recv "$LAB_IP4_A" $((SEQ_PORT + i)) \
+			"$LAB_IP4_B" $((SEQ_PORT + 1000 + i)) 6 > "$LAB_DIR/seq.recv.$i"
+		pids+=("$LAB_BG_PID")
+	done
+	for ((i = 0; i < 50; i++)); do
+		[ "$(ss -Huan "( sport = :$SEQ_PORT or sport = :$((SEQ_PORT + 1)) )" |
+			wc -l)" -ge 2 ] && break
+		sleep 0.1
+	done
+	for i in 0 1; do
+		lab_bg_ns taskset -c "${CPU_LIST[i]}" "$SEQ" send "$LAB_IP4_B" \
+			$((SEQ_PORT + 1000 + i)) "$LAB_IP4_A" $((SEQ_PORT + i)) 2 500 \
+			> "$LAB_DIR/seq.send.$i"
+		pids+=("$LAB_BG_PID")
+	done
+	for i in "${pids[@]}"; do
+		lab_wait "$i" 15 || fail "rfs_seq failed"
+	done
+}
+
+# "cpu pid policy" per CPU from `rfsctl -j status` (pid 0: none seen,
+# policy "-": left alone).
+status_kthreads()
+{
+	ctlj status | "$LAB_PY" -c '
+import json, sys
+for k in json.load(sys.stdin)["cpumap_kthreads"]["kthreads"]:
+    print(k["cpu"], k["pid"] or 0, (k["policy"] or "-").replace(" ", "_"))'
+}
+
+# "comm policy rt_priority nice" of PID $1 from /proc/PID/stat (fields
+# 2, 41, 40, 19); empty if it is gone.
+proc_sched()
+{
+	local s comm
+	s=$(cat "/proc/$1/stat" 2>/dev/null) || return 0
+	comm=${s#*(}
+	comm=${comm%)*}
+	s=${s##*) }
+	# shellcheck disable=SC2086	# split into fields on purpose
+	set -- $s
+	echo "$comm ${39} ${38} ${17}"
+}
+
+# Every cpumap kthread on the host: "pid comm policy rt_priority nice".
+all_cpumap_kthreads()
+{
+	local d pid
+	for d in /proc/[0-9]*; do
+		pid=${d#/proc/}
+		case "$(cat "$d/comm" 2>/dev/null)" in
+		cpumap/*) echo "$pid $(proc_sched "$pid")" ;;
+		esac
+	done
+}
+
+# Wait up to 5 s until every online CPU's kthread (in status) shows policy
+# $1 ("SCHED_FIFO_1", "-"); then check each in /proc: policy $2, rt
+# priority $3, nice $4, named for its CPU and this rfsd's cpumap.  Sets
+# OURS to the PIDs.
+expect_policy()
+{
+	local want=$1 pol=$2 rt=$3 nice=$4 i c cpu pid p ok mapid got st
+	for ((i = 0; i < 25; i++)); do
+		st=$(status_kthreads)
+		ok=1
+		for c in "${CPU_LIST[@]}"; do
+			read -r cpu pid p < <(awk -v c="$c" '$1 == c' <<< "$st")
+			[ "${pid:-0}" != 0 ] && [ "$p" = "$want" ] || ok=0
+		done
+		((ok)) && break
+		sleep 0.2
+	done
+	((ok)) || fail "status after 5 s: $(tr '\n' ';' <<< "$st") (want $want on CPUs ${CPU_LIST[*]})"
+	mapid=$(lab_cpumap_id)
+	OURS=()
+	for c in "${CPU_LIST[@]}"; do
+		read -r cpu pid p < <(awk -v c="$c" '$1 == c' <<< "$st")
+		got=$(proc_sched "$pid")
+		say "cpu $c: kthread pid $pid: $got (status: $p)"
+		[ -n "$got" ] || fail "cpu $c: kthread pid $pid is gone"
+		read -r comm gp grt gn <<< "$got"
+		# the whole name, or the 15 characters a kernel keeps of it
+		[ "$comm" = "cpumap/$c/map:$mapid" ] ||
+			{ [ ${#comm} -eq 15 ] && [[ "cpumap/$c/map:$mapid" == "$comm"* ]]; } ||
+			fail "cpu $c: pid $pid is '$comm', not cpumap/$c/map:$mapid"
+		[ "$gp $grt $gn" = "$pol $rt $nice" ] ||
+			fail "cpu $c: kthread pid $pid has policy $gp, rt_priority $grt, nice $gn; want $pol $rt $nice"
+		OURS+=("$pid")
+	done
+}
+
+# Other cpumaps' kthreads present in both snapshots $1 and $2 kept their
+# policy, rt priority and nice; the second cpumap's (other_cpumap) are
+# among them.
+others_untouched()
+{
+	local changed n
+	n=$(grep -c " cpumap/[0-9]*/map:$OTHER_ID 0 0 7\$" <<< "$2")
+	[ "$n" -eq ${#CPU_LIST[@]} ] ||
+		fail "the second cpumap's kthreads are not all at nice 7: $(grep "map:$OTHER_ID " <<< "$2")"
+	changed=$(join <(sort <<< "$1") <(sort <<< "$2") | awk -v ours=" ${OURS[*]} " '
+		index(ours, " " $1 " ") { next }
+		$3 != $7 || $4 != $8 || $5 != $9 { print }')
+	[ -z "$changed" ] || fail "other cpumap kthreads changed (pid comm before / comm after): $changed"
+	say "$(join <(sort <<< "$1") <(sort <<< "$2") | awk -v ours=" ${OURS[*]} " '
+		!index(ours, " " $1 " ")' | wc -l) other cpumap kthreads untouched"
+}
+
+cap_eff_has()
+{
+	local eff
+	eff=$(awk '/^CapEff:/ { print $2 }' "/proc/$1/status")
+	(( (16#$eff >> $2) & 1 ))
+}
+
+# ------------------------------------------------------------------ tests
+
+# fifo:1: both CPUs' kthreads become SCHED_FIFO 1 (logged once each),
+# others stay as they were; the key removed + SIGHUP: SCHED_OTHER nice 0.
+test_fifo_then_removed()
+{
+	local before after n
+	setup fifo:1
+	other_cpumap
+	before=$(all_cpumap_kthreads)
+	cap_eff_has "$RFSD_PID" $CAP_SYS_NICE ||
+		fail "rfsd dropped CAP_SYS_NICE though cpumap_kthread_sched asks for a policy"
+	traffic_both
+	expect_policy SCHED_FIFO_1 1 1 0
+	for pid in "${OURS[@]}"; do
+		n=$(grep -c "cpumap kthread pid $pid -> SCHED_FIFO 1\$" "$RFSD_LOG")
+		[ "$n" = 1 ] || fail "rfsd logged the change of pid $pid $n times, want once"
+	done
+	ctl status | grep -q "kthread sched  *fifo:1" ||
+		fail "rfsctl status does not show the policy: $(ctl status)"
+	ctl status | grep -q "cpu ${CPU_LIST[0]} kthread  *pid ${OURS[0]}, SCHED_FIFO 1" ||
+		fail "rfsctl status does not show cpu ${CPU_LIST[0]}'s kthread: $(ctl status)"
+	after=$(all_cpumap_kthreads)
+	others_untouched "$before" "$after"
+
+	set_key ""
+	reload
+	expect_policy - 0 0 0
+	grep -q "cpumap kthread pid ${OURS[0]} -> SCHED_OTHER nice 0 (cpumap_kthread_sched removed)" \
+		"$RFSD_LOG" || fail "rfsd did not log putting pid ${OURS[0]} back"
+}
+
+# nice:-5, then fifo:2 by SIGHUP (CAP_SYS_NICE kept since the start).
+test_nice_then_fifo()
+{
+	local before
+	setup nice:-5
+	other_cpumap
+	before=$(all_cpumap_kthreads)
+	traffic_both
+	expect_policy SCHED_OTHER_nice_-5 0 0 -5
+	others_untouched "$before" "$(all_cpumap_kthreads)"
+	set_key fifo:2
+	reload
+	expect_policy SCHED_FIFO_2 1 2 0
+}
+
+# No key: rfsd leaves its kthreads alone, even one an operator changed by
+# hand, and drops CAP_SYS_NICE.
+test_default_leaves_alone()
+{
+	local pid
+	setup ""
+	cap_eff_has "$RFSD_PID" $CAP_SYS_NICE &&
+		fail "rfsd kept CAP_SYS_NICE with no cpumap_kthread_sched"
+	traffic_both
+	expect_policy - 0 0 0
+	pid=${OURS[0]}
+	renice -n 3 -p "$pid" >/dev/null || fail "can't renice pid $pid"
+	reload
+	sleep 2
+	[ "$(proc_sched "$pid" | awk '{ print $4 }')" = 3 ] ||
+		fail "rfsd changed pid $pid with no cpumap_kthread_sched: $(proc_sched "$pid")"
+	grep -q "cpumap kthread pid" "$RFSD_LOG" &&
+		fail "rfsd logged a policy change with no cpumap_kthread_sched: $(grep "cpumap kthread pid" "$RFSD_LOG")"
+	return 0
+}
+
+# Bad values: rfsd refuses to start and says which and why; a SIGHUP with
+# one keeps the running config.
+test_bad_values_refused()
+{
+	local v msg out rc
+	ksched_trap
+	lab_init
+	while IFS='|' read -r v msg; do
+		set_key "$v"
+		out=$(timeout 20 "$RFSD" --socket "$RFS_SOCK" --pin-dir "$RFS_PIN" \
+			--config "$LAB_DIR/rfsd.conf" 2>&1)
+		rc=$?
+		[ $rc -eq 1 ] || fail "rfsd with cpumap_kthread_sched = $v: exit $rc, want 1"
+		grep -qF "rfsd.conf:2': cpumap_kthread_sched '$v'$msg" <<< "$out" ||
+			fail "cpumap_kthread_sched = $v: want '...$v'$msg', got: $out"
+	done <<'EOF_T'
+fifo:100| is out of range (fifo:1..99)
+nice:-21| is out of range (nice:-20..19)
+fifo:x|: 'x' is not a number (fifo:1..99)
+nice:5k|: '5k' is not a number (nice:-20..19)
+rr:5| is not default, nice:N (-20..19) or fifo:N (1..99)
+EOF_T
+	set_key fifo:1
+	lab_start_rfsd
+	set_key fifo:0
+	kill -HUP "$RFSD_PID"
+	for ((rc = 0; rc < 50; rc++)); do
+		grep -q "keeping the running config" "$RFSD_LOG" && break
+		sleep 0.1
+	done
+	grep -q "cpumap_kthread_sched 'fifo:0' is out of range (fifo:1..99); keeping the running config" \
+		"$RFSD_LOG" || fail "a bad value on SIGHUP was not refused: $(tail -n 3 "$RFSD_LOG")"
+	[ "$(ctlj status | jget 'd["cpumap_kthreads"]["sched"]')" = fifo:1 ] ||
+		fail "the running policy changed on a refused reload"
+}
+
+# ----------------------------------------------------------------- runner
+
+run_tests()
+{
+	local t rc t0 pass=0 failed=0 skipped=0 failures=""
+	lab_need "$LAB_PY"
+	for t in ${1:-$ALL_TESTS}; do
+		declare -F "$t" >/dev/null || { echo "no test '$t'"; return 1; }
+		echo "=== $t"
+		t0=$(lab_now)
+		TEST_T0=$t0
+		( "$t" )
+		rc=$?
+		case $rc in
+		0) echo "--- PASS $t ($(lab_since "$t0")s)"; pass=$((pass + 1)) ;;
+		249) echo "--- SKIP $t ($(lab_since "$t0")s)"; skipped=$((skipped + 1)) ;;
+		*) echo "--- FAIL $t ($(lab_since "$t0")s)"; failed=$((failed + 1))
+		   failures="$failures $t" ;;
+		esac
+		[ $rc -eq 130 ] || [ $rc -eq 143 ] && break
+	done
+	echo "test_ksched: $pass passed, $failed failed, $skipped skipped"
+	[ $failed -eq 0 ] || { echo "failed:$failures"; return 1; }
+	[ $pass -eq 0 ] && [ $skipped -gt 0 ] && return 249
+	return 0
+}
+
+trap lab_down EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+run_tests "$*"

@@ -42,6 +42,10 @@ ORDER_CONTROL_RUNS=${ORDER_CONTROL_RUNS:-3}
 # up to 0.53 s (README, Known limits).  The cap is a liveness check with
 # room for that on a loaded 2-CPU VM, not a latency target.
 MOVE_BOUND_MS=${MOVE_BOUND_MS:-2000}
+# bench/ksched.sh: test_saturated_cpu with cpumap_kthread_sched = this
+# (default, nice:N, fifo:N), after a warm-up flow through A's cpumap so
+# that A's kthread has run and rfsd has given it the policy
+ORDER_KSCHED=${ORDER_KSCHED:-}
 BULK_SECS=${BULK_SECS:-5}
 MIN_SHARE=90			# percent, as in test_steering.sh
 SEQ_PORT=$((LAB_PORT + 100))	# rfs_seq: receivers here, senders +1000
@@ -282,6 +286,30 @@ test_two_producers()
 #	+ 10 ms		B's own ring latency and the trace
 # L is the largest latency seen in A's queue while the flow waited.  The
 # move time and L are printed; MOVE_BOUND_MS caps the whole.
+# ORDER_KSCHED: a flow sent from B to a reader on A, so that A's cpumap
+# kthread runs a batch (the datapath learns its PID) and rfsd gives it
+# the policy; says what A's kthread has then.
+ksched_warm_up()
+{
+	local r s i pol
+	lab_bg taskset -c "$CPU_A" "$SEQ" recv "$LAB_IP4_A" $((SEQ_PORT + 50)) \
+		"$LAB_IP4_B" $((SEQ_PORT + 1050)) 5 > /dev/null
+	r=$LAB_BG_PID
+	sleep 0.5
+	lab_bg_ns taskset -c "$CPU_B" "$SEQ" send "$LAB_IP4_B" $((SEQ_PORT + 1050)) \
+		"$LAB_IP4_A" $((SEQ_PORT + 50)) 1 200 > /dev/null
+	s=$LAB_BG_PID
+	lab_wait "$s" 10 || fail "warm-up sender failed"
+	lab_wait "$r" 10 || fail "warm-up receiver failed"
+	for ((i = 0; i < 30; i++)); do
+		pol=$(ctlj status | jget "next(k for k in d['cpumap_kthreads']['kthreads'] if k['cpu'] == $CPU_A)")
+		[ "$ORDER_KSCHED" = default ] && break
+		grep -q '"policy": "SCHED' <<< "$pol" && break
+		sleep 0.2
+	done
+	say "cpumap_kthread_sched $ORDER_KSCHED; CPU $CPU_A's kthread: $pol"
+}
+
 test_saturated_cpu()
 {
 	local port=$((LAB_PORT + 2)) pps=200 secs=12 rport=$SEQ_PORT
@@ -289,9 +317,15 @@ test_saturated_cpu()
 	local rpid spid ipid i idle0 idle1 tot0 tot1 mapid
 	need_tool "$SEQ"
 	lab_need iperf3 ss
+	if [ -n "$ORDER_KSCHED" ]; then
+		lab_init
+		printf '[global]\ncpumap_kthread_sched = %s\n' "$ORDER_KSCHED" \
+			> "$LAB_DIR/rfsd.conf"
+	fi
 	setup
 	# the test's own commands (rfsctl, taskset, the trace) stay off A
 	taskset -pc "$CPU_B" "$BASHPID" >/dev/null || fail "can't move the test to CPU $CPU_B"
+	[ -n "$ORDER_KSCHED" ] && ksched_warm_up
 	# the bulk stream: iperf3, server and sender on A (local path on A)
 	lab_bg taskset -c "$CPU_A" iperf3 -s -1 -B "$LAB_IP4_A" -p "$port" \
 		> "$LAB_DIR/iperf3.server" 2>&1

@@ -13,6 +13,7 @@
 #
 #	bench/ksched.sh [--rounds N] [POLICY...]   (default: 5 rounds of
 #	                                            default nice:-10 fifo:1)
+#	bench/ksched.sh --summary [POLICY...]      the tables again
 #
 # Results to stdout and build/bench/ksched.txt; each run's output in
 # build/bench/ksched-logs/.  Root; needs 2 CPUs and iperf3.
@@ -28,8 +29,36 @@ OUT=$TOP/build/bench
 LOGS=$OUT/ksched-logs
 mkdir -p "$LOGS"
 RAW=$LOGS/raw.txt
-: > "$RAW"
 
+# Per policy, over its runs: median (min-max) of each column of raw.txt.
+summarize()
+{
+	python3 - "$@" <<'PY'
+import statistics, sys
+rows = [l.split() for l in open(sys.argv[1]) if l.strip()]
+print("%-10s %4s %5s  %-20s %-20s %s" % ("policy", "runs", "fails",
+      "ring wait median ms", "ring wait max ms", "move ms"))
+for p in sys.argv[2:]:
+    rs = [r for r in rows if r[0] == p]
+    def col(i):
+        v = [float(r[i]) for r in rs if r[i] != "none"]
+        if not v:
+            return "none"
+        return "%.1f (%.1f-%.1f)" % (statistics.median(v), min(v), max(v))
+    print("%-10s %4d %5d  %-20s %-20s %s" % (p, len(rs),
+          sum(r[2] != "0" for r in rs), col(3), col(4), col(5)))
+print("(median (min-max) over runs; a run counts even when the test's own")
+print("checks failed, which here were the load's: see ksched-logs/)")
+PY
+}
+
+if [ "${1:-}" = --summary ]; then	# again, from an earlier run's raw.txt
+	shift
+	[ $# -gt 0 ] || set -- default nice:-10 fifo:1
+	summarize "$RAW" "$@"
+	exit
+fi
+: > "$RAW"
 for ((r = 1; r <= ROUNDS; r++)); do
 	# rotate the order every round
 	pols=("$@")
@@ -41,24 +70,22 @@ for ((r = 1; r <= ROUNDS; r++)); do
 		ORDER_KSCHED=$p "$TOP/tests/integration/test_order.sh" \
 			test_saturated_cpu > "$log" 2>&1
 		rc=$?
-		ring=$(sed -n 's/.*waiting for A.s kthread median \([0-9.]*\) ms, max \([0-9.]*\) ms.*/\1 \2/p' "$log")
-		move=$(sed -n 's/.*move time: first frame on CPU [0-9]* \([0-9.]*\) ms after.*/\1/p' "$log")
-		pol=$(sed -n 's/.*s kthread: \(.*\)$/\1/p' "$log")
-		printf '%s round %d rc %d ring_median_ms %s ring_max_ms %s move_ms %s  # %s\n' \
-			"$p" "$r" "$rc" "${ring% *}" "${ring#* }" "${move:-none}" "$pol" |
-			tee -a "$RAW"
+		# one line per run in the log, "policy round rc ring_median
+		# ring_max move" (none where the run did not get that far)
+		awk -v p="$p" -v r="$r" -v rc="$rc" '
+			function out() { if (n) print p, r, rc, med, max, mv; n = 0 }
+			/^=== test_saturated_cpu/ { out(); n = 1; med = max = mv = "none" }
+			/waiting for A.s kthread median/ {
+				for (i = 1; i <= NF; i++) {
+					if ($i == "median") med = $(i + 1)
+					if ($i == "max") max = $(i + 1)
+				}
+			}
+			/move time: first frame on CPU/ {
+				for (i = 1; i <= NF; i++) if ($i == "CPU") { mv = $(i + 2); break }
+			}
+			END { out() }' "$log" | tee -a "$RAW"
 	done
 done
 
-python3 - "$RAW" "$@" <<'PY' | tee "$OUT/ksched.txt"
-import statistics, sys
-rows = [l.split() for l in open(sys.argv[1])]
-print("policy      runs  ring wait median ms   ring wait max ms       move ms")
-print("                   median (min-max)      median (min-max)       median (min-max)")
-for p in sys.argv[2:]:
-    rs = [r for r in rows if r[0] == p]
-    def col(k):
-        v = [float(r[r.index(k) + 1]) for r in rs if r[r.index(k) + 1] not in ("", "none", "#")]
-        return "%7.1f (%.1f-%.1f)" % (statistics.median(v), min(v), max(v)) if v else "   none"
-    print("%-10s %5d  %-21s %-22s %s" % (p, len(rs), col("ring_median_ms"), col("ring_max_ms"), col("move_ms")))
-PY
+summarize "$RAW" "$@" | tee "$OUT/ksched.txt"

@@ -37,10 +37,11 @@ ORDER_PPS=${ORDER_PPS:-2000}
 ORDER_BOUNCE_MS=${ORDER_BOUNCE_MS:-20}
 ORDER_CONTROL_RUNS=${ORDER_CONTROL_RUNS:-3}
 # The whole move's cap.  L, the saturated CPU's own ring latency, has no
-# bound of xdp-rfs's making: its cpumap kthread is an ordinary
+# bound of xdp-rfs's making: by default its cpumap kthread is an ordinary
 # (SCHED_OTHER) thread competing with the saturating load; here it waited
-# up to 0.53 s (README, Known limits).  The cap is a liveness check with
-# room for that on a loaded 2-CPU VM, not a latency target.
+# up to 0.53 s (README, Known limits; cpumap_kthread_sched = fifo:N is
+# the operator's way out).  The cap is a liveness check with room for
+# that on a loaded 2-CPU VM, not a latency target.
 MOVE_BOUND_MS=${MOVE_BOUND_MS:-2000}
 # bench/ksched.sh: test_saturated_cpu with cpumap_kthread_sched = this
 # (default, nice:N, fifo:N), after a warm-up flow through A's cpumap so

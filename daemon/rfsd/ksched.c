@@ -157,9 +157,13 @@ static void apply(struct rfsd_kscheds *k, int cpu, __u32 pid)
 			 e == -EPERM && !k->can_nice ?
 			 " (rfsd keeps CAP_SYS_NICE only if started with cpumap_kthread_sched set: restart it)" :
 			 "");
-	/* said once: the next try is at the next change */
+	/* said once: the next try is at the next change.  In a PID
+	 * namespace other than the host's (a container) no kthread is
+	 * visible, and the datapath's PIDs are the host's: every PID
+	 * fails the check, and nothing else is touched. */
 	if (e == -ESRCH)
-		pr_debug("cpu %d: %s; not changing its policy\n", cpu, c->err);
+		pr_warn("cpu %d: %s; not setting it to %s (the kthread went, or rfsd is not in the host's PID namespace)\n",
+			cpu, c->err, name);
 	else
 		pr_warn("can't set cpu %d's cpumap kthread (pid %u) to %s: %s\n",
 			cpu, pid, name, c->err);

@@ -27,6 +27,7 @@ enum {
 	RFSD_SET_FLOW_CNT	= 1 << 5,
 	RFSD_SET_MODE		= 1 << 6,
 	RFSD_SET_DETACH		= 1 << 7,
+	RFSD_SET_UNORDERED	= 1 << 8,
 };
 
 enum rfsd_section { SEC_NONE, SEC_GLOBAL, SEC_IFACE, SEC_BAD };
@@ -210,6 +211,17 @@ static char *set_path(struct rfsd_parse *p, const char *key, const char *v)
 	return s;
 }
 
+static void set_bool(struct rfsd_parse *p, const char *key, const char *v,
+		     bool *out)
+{
+	if (!strcmp(v, "yes") || !strcmp(v, "true") || !strcmp(v, "1"))
+		*out = true;
+	else if (!strcmp(v, "no") || !strcmp(v, "false") || !strcmp(v, "0"))
+		*out = false;
+	else
+		parse_fail(p, EINVAL, "%s '%s' is not yes or no", key, v);
+}
+
 static void global_key(struct rfsd_parse *p, const char *key, const char *v)
 {
 	struct rfsd_config *c = p->cfg;
@@ -228,18 +240,14 @@ static void global_key(struct rfsd_parse *p, const char *key, const char *v)
 		if (once(p, &c->set, RFSD_SET_CGROUP, key))
 			c->cgroup = set_path(p, key, v);
 	} else if (!strcmp(key, "detach_on_exit")) {
-		if (!once(p, &c->set, RFSD_SET_DETACH, key))
-			return;
-		if (!strcmp(v, "yes") || !strcmp(v, "true") || !strcmp(v, "1"))
-			c->detach_on_exit = true;
-		else if (!strcmp(v, "no") || !strcmp(v, "false") ||
-			 !strcmp(v, "0"))
-			c->detach_on_exit = false;
-		else
-			parse_fail(p, EINVAL, "%s '%s' is not yes or no", key, v);
+		if (once(p, &c->set, RFSD_SET_DETACH, key))
+			set_bool(p, key, v, &c->detach_on_exit);
+	} else if (!strcmp(key, "allow_unordered")) {
+		if (once(p, &c->set, RFSD_SET_UNORDERED, key))
+			set_bool(p, key, v, &c->allow_unordered);
 	} else {
 		parse_fail(p, EINVAL,
-			   "unknown key '%s' in [global] (sock_flow_entries, socket, pin_dir, cgroup, detach_on_exit)",
+			   "unknown key '%s' in [global] (sock_flow_entries, socket, pin_dir, cgroup, detach_on_exit, allow_unordered)",
 			   key);
 	}
 }

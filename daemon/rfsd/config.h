@@ -8,6 +8,7 @@
  *	pin_dir = /sys/fs/bpf/rfs
  *	cgroup = /sys/fs/cgroup
  *	detach_on_exit = no
+ *	allow_unordered = no
  *
  *	[interface eth1]
  *	cpus = 0-3,6
@@ -48,6 +49,9 @@ struct rfsd_config {
 	/* SIGTERM detaches and unpins everything; default: leave the
 	 * datapath steering for the next rfsd to adopt */
 	bool detach_on_exit;
+	/* attach even on a kernel where flows can't be kept in order
+	 * (rfs_dp_kjudge()); default: refuse */
+	bool allow_unordered;
 	unsigned int set;
 	struct rfsd_iface_cfg *ifs;
 	size_t n_ifs;

@@ -53,6 +53,7 @@ static int attach_cfg(struct rfsd_ifaces *ifs, const struct rfsd_iface_cfg *ic,
 {
 	struct rfs_if_opts o = {
 		.cpus = ic->cpus, .flow_cnt = ic->flow_cnt, .mode = ic->mode,
+		.allow_unordered = ifs->cfg->allow_unordered,
 	};
 	struct rfsd_ifstate *st = ifstate(ifs, ic->name, true);
 	char err[RFS_ERR_LEN] = "", desc[128];

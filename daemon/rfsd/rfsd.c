@@ -37,6 +37,7 @@
 #include "config.h"
 #include "flows.h"
 #include "ifaces.h"
+#include "kernel.h"
 #include "log.h"
 #include "loop.h"
 #include "netlink.h"
@@ -379,6 +380,7 @@ int main(int argc, char **argv)
 	opts.cgroup = d.cgroup;
 	opts.sock_flow_entries = d.cfg.sock_flow_entries;
 	opts.trace_mode = d.trace_mode;
+	opts.allow_unordered = d.cfg.allow_unordered;
 
 	e = open_fds(&d);
 	if (e) {
@@ -420,6 +422,7 @@ int main(int argc, char **argv)
 			rfs_trace_mode_name(rfs_dp_trace_mode(d.dp)),
 			rfs_dp_sock_flow_entries(d.dp));
 	}
+	rfsd_log_kernel(d.dp, d.cfg.allow_unordered);
 	/* subscribe before attaching: no deletion may slip in between */
 	if (rfsd_netlink_open(&d.nl, &d.loop, &d.ifaces, &d.sampler.busy, err,
 			      sizeof(err))) {

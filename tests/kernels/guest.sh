@@ -212,7 +212,7 @@ run_e2e()
 
 main()
 {
-	local rc
+	local rc t0
 
 	setup
 	say "kernel $(uname -r), $(nproc) CPUs, $(awk '/MemTotal/ { print int($2 / 1024) " MiB" }' /proc/meminfo)"
@@ -225,15 +225,19 @@ main()
 		rc=$?
 	else
 		say "tests/run.sh $RFS_VM_LAYERS (RFS_BUILD=$RFS_BUILD)"
+		t0=$SECONDS
 		# shellcheck disable=SC2086	# a list of layers
 		tests/run.sh $RFS_VM_LAYERS
 		rc=$?
+		say "$RFS_VM_LAYERS took $((SECONDS - t0)) s"
 		case " $RFS_VM_LAYERS " in
 		*" integration "*) ;;
 		*)
 			if [ -n "${RFS_VM_E2E:-}" ]; then
 				say "end-to-end: $RFS_VM_E2E"
+				t0=$SECONDS
 				run_e2e
+				say "end-to-end took $((SECONDS - t0)) s"
 				echo "e2e: $n_pass passed, $n_fail failed, $n_skip skipped"
 				[ "$n_fail" = 0 ] || rc=1
 			fi ;;

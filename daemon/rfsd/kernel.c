@@ -29,6 +29,22 @@ void rfsd_log_kernel(const struct rfs_dp *dp, bool allow_unordered)
 		pr_warn("kernel: flows can NOT be kept in order on this kernel; attach is refused unless allow_unordered = yes or rfsctl attach --allow-unordered\n");
 }
 
+bool rfsd_print_kernel(FILE *out, const struct rfs_kfeatures *f)
+{
+	struct rfs_feat_report r;
+	int i;
+
+	rfs_kjudge(f, &r);
+	fprintf(out, "kernel %s%s: flows %s\n", f->release,
+		f->faked ? " (features faked by RFS_TEST_FEATURES)" : "",
+		r.order_kept ? "kept in order" : "NOT kept in order");
+	for (i = 0; i < r.n; i++)
+		fprintf(out, "  %-14s %-9s %s: %s\n", r.line[i].name,
+			rfs_feat_level_name(r.line[i].level), r.line[i].value,
+			r.line[i].why);
+	return r.order_kept;
+}
+
 static struct json_object *lines_json(const struct rfs_feat_report *r, int from)
 {
 	struct json_object *a = json_object_new_array(), *o;

@@ -61,6 +61,7 @@ struct rfsd {
 	const char *opt_cgroup;
 	enum rfs_trace_mode trace_mode;
 	bool opt_cleanup;		/* --cleanup: remove everything, exit */
+	bool opt_features;		/* --features: print the kernel's, exit */
 
 	const char *config_path;
 	bool config_named;		/* --config: it must exist */
@@ -93,6 +94,9 @@ static const char rfsd_usage[] =
 "  --trace-mode MODE     auto, tp_btf or kprobe (default auto)\n"
 "  --cleanup             remove everything xdp-rfs attached or pinned under\n"
 "                        the pin dir (and orphaned rfs_xdp programs), exit\n"
+"  --features            print what this kernel offers the datapath and\n"
+"                        whether flows can be kept in order on it, exit\n"
+"                        (0: they can, 1: they can't)\n"
 "  -v, --verbose         debug messages, libbpf and libxdp output\n"
 "  -h, --help            this help\n"
 "  -V, --version         print the version\n"
@@ -103,7 +107,7 @@ static const char rfsd_usage[] =
 "See rfsd(8) and rfsctl(8).\n";
 
 enum { OPT_CONFIG = 256, OPT_SOCKET, OPT_PIN_DIR, OPT_CGROUP, OPT_TRACE,
-       OPT_CLEANUP };
+       OPT_CLEANUP, OPT_FEATURES };
 
 static const struct option rfsd_options[] = {
 	{ "config", required_argument, NULL, OPT_CONFIG },
@@ -112,6 +116,7 @@ static const struct option rfsd_options[] = {
 	{ "cgroup", required_argument, NULL, OPT_CGROUP },
 	{ "trace-mode", required_argument, NULL, OPT_TRACE },
 	{ "cleanup", no_argument, NULL, OPT_CLEANUP },
+	{ "features", no_argument, NULL, OPT_FEATURES },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -262,6 +267,9 @@ static int parse_args(struct rfsd *d, int argc, char **argv, bool *verbose)
 		case OPT_CLEANUP:
 			d->opt_cleanup = true;
 			break;
+		case OPT_FEATURES:
+			d->opt_features = true;
+			break;
 		case 'v':
 			*verbose = true;
 			break;
@@ -350,6 +358,13 @@ int main(int argc, char **argv)
 	rfs_log_init("rfsd", verbose);
 	rfs_log_hook_libs();
 
+	if (d.opt_features) {
+		struct rfs_kfeatures f;
+
+		rfs_kfeatures_detect(&f);
+		return rfsd_print_kernel(stdout, &f) ? EXIT_SUCCESS :
+						      EXIT_FAILURE;
+	}
 	if (d.opt_cleanup) {
 		/* no config needed: only the pin dir matters */
 		const char *pin_dir = d.opt_pin_dir ?: RFS_PIN_DIR_DEFAULT;

@@ -71,6 +71,9 @@ test_features_shown()
 	[ "$(jget "[l['value'] for l in d['kernel']['interfaces']['$LAB_A'] if l['name'] == 'xdp_mode'][0]" <<< "$st")" = native ] ||
 		fail "xdp_mode of $LAB_A is not native"
 	line=$(ctl status) || fail "plain status failed"
+	# what this kernel offers, into the test's output (the support
+	# matrix of README.md is read off these lines in the kernel guest)
+	sed -n '/^kernel /,$p' <<< "$line" | while IFS= read -r l; do say "$l"; done
 	grep -q "^kernel $(uname -r): flows kept in order" <<< "$line" ||
 		fail "plain status has no kernel line: $line"
 	grep -q "^  cpumap_gro " <<< "$line" || fail "plain status lists no cpumap_gro"
@@ -85,6 +88,9 @@ test_refused_unordered()
 	local out rc
 	lab_trap
 	lab_up
+	"$RFSD" --features >/dev/null || fail "rfsd --features says this kernel can't keep order"
+	RFS_TEST_FEATURES=cpumap_gro=unreadable "$RFSD" --features >/dev/null &&
+		fail "rfsd --features exits 0 on a kernel that can't keep order"
 	RFS_TEST_FEATURES=cpumap_gro=unreadable lab_start_rfsd
 	grep -q "flows can NOT be kept in order on this kernel; attach is refused" "$RFSD_LOG" ||
 		fail "rfsd did not say the order can't be kept"

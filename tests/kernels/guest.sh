@@ -218,6 +218,14 @@ main()
 	say "kernel $(uname -r), $(nproc) CPUs, $(awk '/MemTotal/ { print int($2 / 1024) " MiB" }' /proc/meminfo)"
 	[ "${RFS_VM_FACTS:-1}" = 1 ] && facts
 	cd "$RFS_VM_TOP" || { say "FATAL: no checkout at $RFS_VM_TOP"; halt 1; }
+	# rfsd's own reading of this kernel (rfs_features.c), and its verdict:
+	# every kernel this runs on must keep flows in order
+	if "$RFS_BUILD/rfsd" --features > /tmp/rfs-features.txt 2>&1; then
+		result PASS "rfsd --features: flows kept in order"
+	else
+		result FAIL "rfsd --features: flows NOT kept in order"
+	fi
+	sed 's/^/  FEATURE /' /tmp/rfs-features.txt
 	if [ -n "${RFS_VM_CMD:-}" ]; then
 		# a developer's own command instead of the suite
 		say "bash -c '$RFS_VM_CMD'"

@@ -83,8 +83,10 @@ chmod 0700 /newroot/root
 mount -t tmpfs -o mode=0755 tmpfs /newroot/run
 if [ -e /keep.list ]; then
 	while read -r n p; do
-		mkdir -p "/newroot$p" && mount --bind "/keep/$n" "/newroot$p" ||
+		if ! { mkdir -p "/newroot$p" &&
+		       mount --bind "/keep/$n" "/newroot$p"; }; then
 			say "can't keep $p visible"
+		fi
 	done < /keep.list
 fi
 mkdir -p /newroot/run/netns /newroot/run/lock

@@ -44,7 +44,7 @@
 #                    test_sigkill_adopt); empty: none
 #   RFS_VM_CMD       run this shell command in the guest instead (a
 #                    developer's probe, e.g. 'V=1 build/tests/test_xdp')
-#   RFS_VM_TIMEOUT   seconds one guest may run (default: 1200 under TCG,
+#   RFS_VM_TIMEOUT   seconds one guest may run (default: 1500 under TCG,
 #                    900 under KVM)
 #   RFS_VM_9P_CACHE  the 9p root's cache mode (loose: the root is read-only
 #                    and nothing on it changes during a run; empty: none)
@@ -381,7 +381,7 @@ run_kernel()	# debian|host
 	mkdir -p "$CACHE"
 	[ -n "${ACCEL:-}" ] || pick_accel
 	if [ "$ACCEL" = tcg ]; then
-		t=${RFS_VM_TIMEOUT:-1200}
+		t=${RFS_VM_TIMEOUT:-1500}
 	else
 		t=${RFS_VM_TIMEOUT:-900}
 	fi

@@ -163,6 +163,14 @@ $(B)/tests/test_%: tests/unit/test_%.c $(HEADERS) $(CTL_OBJS_LIB) | $(B)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $< $(CTL_OBJS_LIB) -lcmocka $(PKG_LIBS)
 
+# test_kjudge: the feature judge and rfs_kfeat_set() (libbpf, zlib for
+# rfs_features.c)
+$(B)/tests/test_kjudge: tests/unit/test_kjudge.c $(HEADERS) $(LIB_HDRS) \
+		       $(B)/daemon/lib/rfs_kjudge.o $(B)/daemon/lib/rfs_features.o | $(B)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $< $(B)/daemon/lib/rfs_kjudge.o \
+		$(B)/daemon/lib/rfs_features.o -lcmocka $(PKG_LIBS) -lz
+
 $(B)/tests/test_%: tests/prog/test_%.c $(HEADERS) $(SKELS) $(LIB_OBJS) $(wildcard tests/prog/*.h) | $(B)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -Itests/prog $(PKG_CFLAGS) -o $@ $< $(LIB_OBJS) -lcmocka $(PKG_LIBS) -lelf -lz

@@ -48,7 +48,7 @@ _rfsctl_cpus()
 _rfsctl_cmd_opts()
 {
 	case $1 in
-	attach) echo "--cpus --flow-cnt --mode" ;;
+	attach) echo "--cpus --flow-cnt --mode --allow-unordered" ;;
 	flows) echo "--limit --interval" ;;
 	top) echo "--interval --once" ;;
 	explain) echo "--rx-cpu" ;;

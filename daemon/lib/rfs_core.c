@@ -35,21 +35,6 @@ static __u32 rfs_prog_id_of_link(int link_fd)
 	return info.prog_id;
 }
 
-static bool rfs_kernel_has_tp_btf(void)
-{
-	struct btf *vmlinux = btf__load_vmlinux_btf();
-	bool ok;
-
-	if (!vmlinux)
-		return false;
-	ok = btf__find_by_name_kind(vmlinux, "btf_trace_sock_recv_length",
-				    BTF_KIND_TYPEDEF) > 0 &&
-	     btf__find_by_name_kind(vmlinux, "btf_trace_sock_send_length",
-				    BTF_KIND_TYPEDEF) > 0;
-	btf__free(vmlinux);
-	return ok;
-}
-
 static struct bpf_program *const *rfs_core_progs(struct rfs_core *skel,
 						  size_t *n)
 {
@@ -109,8 +94,9 @@ int rfs_core_create(struct rfs_dp *dp, const struct rfs_dp_opts *o,
 {
 	struct rfs_core *skel;
 	struct bpf_program *const *progs;
+	const struct rfs_kfeatures *f = &dp->feat;
 	size_t n_progs, i;
-	bool use_tp;
+	bool use_tp, no_sock = false;
 	int cg_fd = -1, err_ = 0;
 	__u32 zero = 0;
 	__u32 entries = o->sock_flow_entries ? o->sock_flow_entries :
@@ -121,6 +107,7 @@ int rfs_core_create(struct rfs_dp *dp, const struct rfs_dp_opts *o,
 				"sock_flow_entries %u is not a power of two (%u..%u)",
 				entries, RFS_SOCK_FLOW_MIN, RFS_SOCK_FLOW_MAX);
 
+	/* What rfs_dp_open() found (rfs_features.c), not a version. */
 	switch (o->trace_mode) {
 	case RFS_TRACE_TP_BTF:
 		use_tp = true;
@@ -129,7 +116,9 @@ int rfs_core_create(struct rfs_dp *dp, const struct rfs_dp_opts *o,
 		use_tp = false;
 		break;
 	default:
-		use_tp = rfs_kernel_has_tp_btf();
+		use_tp = f->tp_sock_len;
+		/* neither: no socket programs; flows spread by hash */
+		no_sock = !use_tp && !f->kprobes;
 		break;
 	}
 	dp->trace_mode = use_tp ? RFS_TRACE_TP_BTF : RFS_TRACE_KPROBE;
@@ -142,8 +131,15 @@ int rfs_core_create(struct rfs_dp *dp, const struct rfs_dp_opts *o,
 	for (i = 0; i < n_progs; i++) {
 		bool tp = i < 2;
 
-		bpf_program__set_autoload(progs[i], tp == use_tp);
+		bpf_program__set_autoload(progs[i], !no_sock && tp == use_tp);
 	}
+	/* Without them flows stay in order, only less mobile (rfs_kjudge.c):
+	 * no proof (flows leave a CPU when its kthread sleeps), no drop
+	 * count.  Loading them would fail the whole object. */
+	if (!(f->tp_kthread && f->kthread_data))
+		bpf_program__set_autoload(skel->progs.rfs_kthread_batch, false);
+	if (!f->tp_enqueue)
+		bpf_program__set_autoload(skel->progs.rfs_enqueue, false);
 	err_ = rfs_core__load(skel);
 	if (err_) {
 		err_ = rfs_errf(err, err_, "can't load the core BPF programs: %s (run with -v for the verifier log)",
@@ -204,11 +200,12 @@ int rfs_core_create(struct rfs_dp *dp, const struct rfs_dp_opts *o,
 	}
 	err_ = rfs_attach_pin(dp, skel->progs.rfs_sockops,
 			      bpf_program__attach_cgroup(skel->progs.rfs_sockops,
-							 cg_fd), err) ?:
-	       rfs_attach_pin(dp, skel->progs.rfs_enqueue,
-			      bpf_program__attach(skel->progs.rfs_enqueue), err);
+							 cg_fd), err);
+	if (!err_ && bpf_program__autoload(skel->progs.rfs_enqueue))
+		err_ = rfs_attach_pin(dp, skel->progs.rfs_enqueue,
+				      bpf_program__attach(skel->progs.rfs_enqueue), err);
 	/* The delivery proof goes in before any XDP program can steer. */
-	if (!err_)
+	if (!err_ && bpf_program__autoload(skel->progs.rfs_kthread_batch))
 		err_ = rfs_attach_pin(dp, skel->progs.rfs_kthread_batch,
 				      bpf_program__attach(skel->progs.rfs_kthread_batch), err);
 	for (i = 0; !err_ && i < n_progs; i++) {

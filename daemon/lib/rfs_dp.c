@@ -110,6 +110,8 @@ int rfs_dp_open(struct rfs_dp **out, const struct rfs_dp_opts *o,
 	snprintf(dp->cgroup, sizeof(dp->cgroup), "%s",
 		 o->cgroup ? o->cgroup : "/sys/fs/cgroup");
 	dp->qsize = o->cpumap_qsize ? o->cpumap_qsize : RFS_CPUMAP_QSIZE;
+	dp->allow_unordered = o->allow_unordered;
+	rfs_kfeatures_detect(&dp->feat);
 	if (rfs_path(dp->base, "%s/%s", dp->pin_dir, RFS_PIN_LAYOUT)) {
 		e = rfs_errf(err, ENAMETOOLONG, "pin dir too long");
 		goto fail;
@@ -269,6 +271,16 @@ enum rfs_trace_mode rfs_dp_trace_mode(const struct rfs_dp *dp)
 	return dp->trace_mode;
 }
 
+const struct rfs_kfeatures *rfs_dp_kfeatures(const struct rfs_dp *dp)
+{
+	return &dp->feat;
+}
+
+void rfs_dp_kjudge(const struct rfs_dp *dp, struct rfs_feat_report *r)
+{
+	rfs_kjudge(&dp->feat, r);
+}
+
 void rfs_dp_prog_ids(const struct rfs_dp *dp, struct rfs_dp_prog_ids *ids)
 {
 	*ids = dp->ids;
@@ -398,6 +410,18 @@ int rfs_if_attach(struct rfs_dp *dp, const char *name,
 	if (name[0] && strlen(name) < IF_NAMESIZE && !strchr(name, '/') &&
 	    rfs_dp_if_find(dp, name))
 		return rfs_errf(err, EEXIST, "attach %s: already attached", name);
+	if (!o->no_attach && !o->allow_unordered && !dp->allow_unordered) {
+		struct rfs_feat_report r;
+		int i;
+
+		rfs_kjudge(&dp->feat, &r);
+		for (i = 0; !r.order_kept && i < r.n; i++)
+			if (r.line[i].level == RFS_FEAT_UNSAFE)
+				return rfs_errf(err, EOPNOTSUPP,
+						"attach %s: this kernel can't keep flows in order (%s: %s); set allow_unordered = yes in [global] or use rfsctl attach --allow-unordered to steer anyway",
+						name, r.line[i].name,
+						r.line[i].value);
+	}
 	if (rfs_dp_if_reserve(dp))
 		return rfs_errf(err, ENOMEM, "attach %s: out of memory", name);
 	e = rfs_iface_attach(&env, name, o, &ifc, err);

@@ -21,6 +21,7 @@
 
 #include "rfs_common.h"
 #include "cpulist.h"
+#include "rfs_features.h"
 #include "rfs_names.h"
 
 #define RFS_ERR_LEN 256
@@ -31,6 +32,9 @@ struct rfs_dp_opts {
 	__u32 sock_flow_entries;	/* 0: RFS_SOCK_FLOW_DEFAULT */
 	__u32 cpumap_qsize;		/* 0: RFS_CPUMAP_QSIZE */
 	enum rfs_trace_mode trace_mode;
+	/* attach even where this kernel can't keep flows in order
+	 * (rfs_dp_order_kept()); rfsd's allow_unordered */
+	bool allow_unordered;
 };
 
 struct rfs_dp;
@@ -74,6 +78,10 @@ __u32 rfs_dp_cpumap_id(const struct rfs_dp *dp);
 const char *rfs_dp_pin_dir(const struct rfs_dp *dp);
 const char *rfs_dp_cgroup(const struct rfs_dp *dp);
 enum rfs_trace_mode rfs_dp_trace_mode(const struct rfs_dp *dp);
+/* What the running kernel offers (found at rfs_dp_open(), rfs_features.h)
+ * and what that means for the in-order rule. */
+const struct rfs_kfeatures *rfs_dp_kfeatures(const struct rfs_dp *dp);
+void rfs_dp_kjudge(const struct rfs_dp *dp, struct rfs_feat_report *r);
 
 struct rfs_dp_prog_ids {
 	__u32 cpumap, enqueue, sockops, recv, send;	/* 0: not loaded */
@@ -113,10 +121,14 @@ struct rfs_if_opts {
 	/* benchmarks only: the in-order rule off, a flow moves at once and
 	 * may be reordered (rfsd sets it only under --unsafe-noguard) */
 	bool noguard;
+	/* attach even where the kernel can't keep flows in order */
+	bool allow_unordered;
 };
 
 /* Refuses: no such interface, already attached, another XDP program there
- * (never replaced), bad flow_cnt (power of two in [MIN, MAX]), a CPU that
+ * (never replaced), a kernel on which flows can't be kept in order
+ * (rfs_dp_kjudge(): some feature unsafe) unless opts or the dp's opts
+ * allow_unordered, bad flow_cnt (power of two in [MIN, MAX]), a CPU that
  * is not online.  The new interface is pinned under v1/if/<name>/. */
 int rfs_if_attach(struct rfs_dp *dp, const char *name,
 		  const struct rfs_if_opts *opts, struct rfs_if **out,

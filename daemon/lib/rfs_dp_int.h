@@ -33,6 +33,8 @@ struct rfs_dp {
 	int nr_cpus;			/* possible CPUs, <= RFS_MAX_CPUS */
 	__u32 qsize;
 	enum rfs_trace_mode trace_mode;
+	struct rfs_kfeatures feat;	/* found at open */
+	bool allow_unordered;
 	struct rfs_globals globals;
 
 	int sock_outer_fd;

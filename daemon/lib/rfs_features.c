@@ -1,16 +1,301 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * What the kernel and an interface do that the local path's ordering
- * depends on (include/rfs_order.h): how long NAPI GRO may hold a frame
- * after the poll that received it.
+ * What the kernel and an interface offer the datapath, found by looking
+ * at them: the kernel's BTF (types and members the programs read, the
+ * tracepoints' btf_trace_* types), the kprobe PMU, a trial fentry attach
+ * on the kernel's own test function, CONFIG_HZ, an interface's
+ * gro_flush_timeout.  No kernel version is compared anywhere: backports
+ * (RHEL) and distribution patches make versions lie.  rfs_kjudge.c says
+ * what each finding means for the in-order rule.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
+#include <unistd.h>
 #include <zlib.h>
 
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+
 #include "rfs_features.h"
+
+static const struct btf_type *rfs_btf_struct(const struct btf *btf,
+					     const char *name)
+{
+	int id = btf__find_by_name_kind(btf, name, BTF_KIND_STRUCT);
+
+	return id > 0 ? btf__type_by_id(btf, id) : NULL;
+}
+
+/* The member of struct t called name, or NULL; also inside anonymous
+ * structs and unions (napi_gro_cb's age is), as C and CO-RE reach it. */
+static const struct btf_member *rfs_btf_member(const struct btf *btf,
+					       const struct btf_type *t,
+					       const char *name)
+{
+	const struct btf_member *m, *in;
+	int i;
+
+	if (!t || !(btf_is_struct(t) || btf_is_union(t)))
+		return NULL;
+	m = btf_members(t);
+	for (i = 0; i < btf_vlen(t); i++, m++) {
+		const char *n = btf__name_by_offset(btf, m->name_off);
+		int id;
+
+		if (n && *n) {
+			if (!strcmp(n, name))
+				return m;
+			continue;
+		}
+		id = btf__resolve_type(btf, m->type);
+		in = id > 0 ? rfs_btf_member(btf, btf__type_by_id(btf, id),
+					     name) : NULL;
+		if (in)
+			return in;
+	}
+	return NULL;
+}
+
+static bool rfs_btf_has(const struct btf *btf, const char *sname,
+			const char *member)
+{
+	return rfs_btf_member(btf, rfs_btf_struct(btf, sname), member);
+}
+
+/* The name of a member's type, through typedefs and qualifiers. */
+static const char *rfs_btf_member_type(const struct btf *btf,
+				       const struct btf_member *m)
+{
+	int id = btf__resolve_type(btf, m->type);
+	const struct btf_type *t = id > 0 ? btf__type_by_id(btf, id) : NULL;
+
+	return t ? btf__name_by_offset(btf, t->name_off) : "";
+}
+
+/* Number of arguments of the tracepoint's btf_trace_<tp> (its first, the
+ * hidden context, included); -1 if the kernel has no such type. */
+static int rfs_btf_tp_args(const struct btf *btf, const char *tp)
+{
+	const struct btf_type *t;
+	char name[96];
+	int id;
+
+	snprintf(name, sizeof(name), "btf_trace_%s", tp);
+	id = btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF);
+	if (id <= 0)
+		return -1;
+	t = btf__type_by_id(btf, id);		/* typedef -> pointer */
+	t = t ? btf__type_by_id(btf, t->type) : NULL;
+	t = t && btf_is_ptr(t) ? btf__type_by_id(btf, t->type) : NULL;
+	return t && btf_is_func_proto(t) ? btf_vlen(t) : -1;
+}
+
+static bool rfs_btf_has_enumerator(const struct btf *btf, const char *name)
+{
+	__u32 n = btf__type_cnt(btf), id;
+
+	for (id = 1; id < n; id++) {
+		const struct btf_type *t = btf__type_by_id(btf, id);
+		const struct btf_enum *e;
+		int i;
+
+		if (!btf_is_enum(t))
+			continue;
+		e = btf_enum(t);
+		for (i = 0; i < btf_vlen(t); i++, e++)
+			if (!strcmp(btf__name_by_offset(btf, e->name_off), name))
+				return true;
+	}
+	return false;
+}
+
+/*
+ * The GRO stage of the cpumap kthread (6.15+: struct gro_node gro in
+ * bpf_cpu_map_entry).  Readable when every field rfs_gro.bpf.c reads is
+ * there; a member that looks like a GRO or NAPI context under another
+ * name, or a gro without those fields, is a stage the proof can't see.
+ */
+static enum rfs_cpumap_gro rfs_btf_cpumap_gro(const struct btf *btf)
+{
+	const struct btf_type *e = rfs_btf_struct(btf, "bpf_cpu_map_entry");
+	const struct btf_member *m;
+	int i;
+
+	if (!e)
+		return RFS_GRO_UNREADABLE;	/* can't tell: assume the worst */
+	m = rfs_btf_member(btf, e, "gro");
+	if (m && !strcmp(rfs_btf_member_type(btf, m), "gro_node") &&
+	    rfs_btf_has(btf, "gro_node", "bitmask") &&
+	    rfs_btf_has(btf, "gro_node", "hash") &&
+	    rfs_btf_has(btf, "gro_node", "rx_count") &&
+	    rfs_btf_has(btf, "gro_list", "list") &&
+	    rfs_btf_has(btf, "napi_gro_cb", "age"))
+		return RFS_GRO_READABLE;
+	if (m)
+		return RFS_GRO_UNREADABLE;
+	m = btf_members(e);
+	for (i = 0; i < btf_vlen(e); i++, m++) {
+		const char *tn = rfs_btf_member_type(btf, m);
+
+		if (!strcmp(tn, "gro_node") || !strcmp(tn, "napi_struct"))
+			return RFS_GRO_UNREADABLE;
+	}
+	return RFS_GRO_NONE;
+}
+
+/*
+ * fentry works only where the kernel can build BPF trampolines, which
+ * its BTF does not say: attach an empty program to bpf_fentry_test1 (the
+ * kernel's own target for such tests, called only by BPF_PROG_TEST_RUN)
+ * and take it off again.
+ */
+static bool rfs_probe_fentry(const struct btf *btf)
+{
+	struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	LIBBPF_OPTS(bpf_prog_load_opts, o,
+		    .expected_attach_type = BPF_TRACE_FENTRY);
+	int id, prog, link;
+
+	id = btf__find_by_name_kind(btf, "bpf_fentry_test1", BTF_KIND_FUNC);
+	if (id <= 0)
+		return false;
+	o.attach_btf_id = id;
+	prog = bpf_prog_load(BPF_PROG_TYPE_TRACING, "rfs_probe", "GPL", insns,
+			     2, &o);
+	if (prog < 0)
+		return false;
+	link = bpf_link_create(prog, 0, BPF_TRACE_FENTRY, NULL);
+	close(prog);
+	if (link < 0)
+		return false;
+	close(link);
+	return true;
+}
+
+static bool rfs_have_kprobes(void)
+{
+	/* libbpf uses the PMU, or tracefs' kprobe_events where it is older */
+	return !access("/sys/bus/event_source/devices/kprobe/type", F_OK) ||
+	       !access("/sys/kernel/tracing/kprobe_events", F_OK) ||
+	       !access("/sys/kernel/debug/tracing/kprobe_events", F_OK);
+}
+
+static void rfs_kfeatures_btf(struct rfs_kfeatures *f)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+
+	if (!btf) {
+		f->btf = false;
+		f->cpumap_gro = RFS_GRO_UNREADABLE;
+		return;
+	}
+	f->btf = true;
+	f->tp_sock_len = rfs_btf_tp_args(btf, "sock_recv_length") > 0 &&
+			 rfs_btf_tp_args(btf, "sock_send_length") > 0;
+	f->fentry = btf__find_by_name_kind(btf, "tcp_recvmsg",
+					   BTF_KIND_FUNC) > 0 &&
+		    rfs_probe_fentry(btf);
+	f->sockops_state = rfs_btf_has_enumerator(btf, "BPF_SOCK_OPS_STATE_CB");
+	f->tp_enqueue = rfs_btf_tp_args(btf, "xdp_cpumap_enqueue") == 5;
+	/* ctx, map_id, processed, drops, sched, xdp_cpumap_stats */
+	f->tp_kthread = rfs_btf_tp_args(btf, "xdp_cpumap_kthread") == 6;
+	f->kthread_data = rfs_btf_has(btf, "task_struct", "worker_private") &&
+			  rfs_btf_has(btf, "kthread", "data") &&
+			  rfs_btf_has(btf, "bpf_cpu_map_entry", "kthread") &&
+			  rfs_btf_has(btf, "bpf_cpu_map_entry", "cpu");
+	f->task_state = rfs_btf_has(btf, "task_struct", "__state");
+	f->cpumap_prog = rfs_btf_has(btf, "bpf_cpumap_val", "bpf_prog");
+	f->frame_meta = rfs_btf_has(btf, "xdp_frame", "metasize");
+	f->cpumap_gro = rfs_btf_cpumap_gro(btf);
+	btf__free(btf);
+}
+
+int rfs_kfeat_set(struct rfs_kfeatures *f, const char *name,
+		  const char *value)
+{
+	static const struct {
+		const char *name;
+		size_t off;
+	} bools[] = {
+#define B(x) { #x, offsetof(struct rfs_kfeatures, x) }
+		B(btf), B(tp_sock_len), B(kprobes), B(fentry),
+		B(sockops_state), B(tp_enqueue), B(tp_kthread),
+		B(kthread_data), B(task_state), B(cpumap_prog), B(frame_meta),
+#undef B
+	};
+	size_t i;
+
+	if (!strcmp(name, "cpumap_gro")) {
+		if (!strcmp(value, "none"))
+			f->cpumap_gro = RFS_GRO_NONE;
+		else if (!strcmp(value, "readable"))
+			f->cpumap_gro = RFS_GRO_READABLE;
+		else if (!strcmp(value, "unreadable"))
+			f->cpumap_gro = RFS_GRO_UNREADABLE;
+		else
+			return -EINVAL;
+		return 0;
+	}
+	if (!strcmp(name, "hz")) {
+		char *end;
+		long v = strtol(value, &end, 10);
+
+		if (*end || v < 0 || v > 100000)
+			return -EINVAL;
+		f->hz = (int)v;
+		return 0;
+	}
+	for (i = 0; i < sizeof(bools) / sizeof(bools[0]); i++) {
+		if (strcmp(name, bools[i].name))
+			continue;
+		if (strcmp(value, "0") && strcmp(value, "1"))
+			return -EINVAL;
+		*(bool *)((char *)f + bools[i].off) = value[0] == '1';
+		return 0;
+	}
+	return -EINVAL;
+}
+
+/* RFS_TEST_FEATURES="name=value,...": for tests only (rfsd.8). */
+static void rfs_kfeatures_fake(struct rfs_kfeatures *f)
+{
+	const char *env = getenv("RFS_TEST_FEATURES");
+	char buf[512], *tok, *save = NULL;
+
+	if (!env || !*env)
+		return;
+	snprintf(buf, sizeof(buf), "%s", env);
+	for (tok = strtok_r(buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(tok, '=');
+
+		if (!eq)
+			continue;
+		*eq = 0;
+		if (!rfs_kfeat_set(f, tok, eq + 1))
+			f->faked = true;
+	}
+}
+
+void rfs_kfeatures_detect(struct rfs_kfeatures *f)
+{
+	struct utsname u;
+
+	memset(f, 0, sizeof(*f));
+	if (!uname(&u))
+		snprintf(f->release, sizeof(f->release), "%s", u.release);
+	rfs_kfeatures_btf(f);
+	f->kprobes = rfs_have_kprobes();
+	f->hz = rfs_kernel_hz();
+	rfs_kfeatures_fake(f);
+}
 
 /* CONFIG_HZ from /boot/config-<release> or /proc/config.gz; 0 if unknown. */
 int rfs_kernel_hz(void)
@@ -60,6 +345,11 @@ void rfs_local_path_params(const char *ifname, bool no_attach,
 	long long timeout = no_attach ? 0 : rfs_if_gro_flush_timeout(ifname);
 	long long jiffy_ns;
 
+	/* Unreadable: how long GRO may hold a frame is unknown, so no drain
+	 * time is long enough; the caller turns the local path off. */
+	p->safe = timeout >= 0;
+	if (timeout < 0)
+		timeout = 0;
 	/* Unknown HZ: assume the shortest jiffy we know of (1000 Hz, flush
 	 * of old packets only), which asks for the most waiting. */
 	if (!hz)

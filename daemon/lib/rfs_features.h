@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Kernel and interface facts the local path's ordering depends on. */
+/*
+ * What the running kernel and an interface offer the datapath, found by
+ * looking (BTF, tracefs, sysfs), never by version number, and what each
+ * missing piece means for the in-order rule (include/rfs_order.h).
+ */
 #ifndef RFS_FEATURES_H
 #define RFS_FEATURES_H
 
@@ -10,7 +14,85 @@ struct rfs_local_params {
 	int hz;			/* CONFIG_HZ, or the assumed 1000 */
 	__u32 drain_jiffies;	/* rfs_if_config.local_drain_jiffies */
 	bool handover;		/* rfs_if_config.local_handover */
+	bool safe;		/* the drain is known: else no local path */
 };
+
+/* ---- the kernel (rfs_features.c) ---------------------------------------- */
+
+/* Where the cpumap kthread can hold skbs after our cpumap program ran. */
+enum rfs_cpumap_gro {
+	RFS_GRO_NONE,		/* no GRO stage: a batch goes straight up */
+	RFS_GRO_READABLE,	/* bpf_cpu_map_entry.gro, read by the proof */
+	RFS_GRO_UNREADABLE,	/* a GRO stage the proof can't look into */
+};
+
+struct rfs_kfeatures {
+	char release[65];	/* uname -r */
+	bool btf;		/* /sys/kernel/btf/vmlinux: CO-RE, tp_btf */
+	bool tp_sock_len;	/* btf_trace_sock_recv_length + _send_length */
+	bool kprobes;		/* the kprobe PMU (perf_event_open kprobes) */
+	bool fentry;		/* BTF of tcp_recvmsg + direct-call trampolines */
+	bool sockops_state;	/* BPF_SOCK_OPS_STATE_CB (a socket's close) */
+	bool tp_enqueue;	/* tp_btf/xdp_cpumap_enqueue */
+	bool tp_kthread;	/* tp_btf/xdp_cpumap_kthread with its stats arg */
+	bool kthread_data;	/* task->worker_private->data is the cpumap entry */
+	bool task_state;	/* task_struct.__state (is the kthread asleep) */
+	bool cpumap_prog;	/* bpf_cpumap_val.bpf_prog: cpumap programs */
+	bool frame_meta;	/* xdp_frame.metasize: metadata crosses the ring */
+	enum rfs_cpumap_gro cpumap_gro;
+	int hz;			/* CONFIG_HZ; 0: unknown */
+	bool faked;		/* RFS_TEST_FEATURES changed something */
+};
+
+/*
+ * Fill f from this kernel.  Then, for tests only, the environment
+ * variable RFS_TEST_FEATURES ("name=value,...", names as in
+ * rfs_kfeat_set()) overrides what was found: it lets a test show what
+ * rfsd does on a kernel it does not run on.
+ */
+void rfs_kfeatures_detect(struct rfs_kfeatures *f);
+/* Set one feature by name ("tp_kthread", "cpumap_gro", "hz", ...):
+ * bools take 0/1, cpumap_gro none/readable/unreadable.  -EINVAL if the
+ * name or value is unknown. */
+int rfs_kfeat_set(struct rfs_kfeatures *f, const char *name,
+		  const char *value);
+
+/* ---- what each feature means (rfs_kjudge.c, pure) ------------------------ */
+
+enum rfs_feat_level {
+	RFS_FEAT_OK,		/* as the design wants it */
+	RFS_FEAT_DEGRADED,	/* still in order; less local, or costlier */
+	RFS_FEAT_UNSAFE,	/* the in-order rule can't be kept */
+};
+
+#define RFS_FEAT_MAX 16
+
+struct rfs_feat_line {
+	const char *name;	/* "cpumap_gro", "socket_hooks", ... */
+	enum rfs_feat_level level;
+	char value[48];		/* what was found / chosen */
+	char why[200];		/* what it means, one sentence */
+};
+
+struct rfs_feat_report {
+	struct rfs_feat_line line[RFS_FEAT_MAX];
+	int n;
+	bool order_kept;	/* no line is RFS_FEAT_UNSAFE */
+};
+
+/* The kernel's lines, from f alone (interfaces: rfs_kjudge_iface()). */
+void rfs_kjudge(const struct rfs_kfeatures *f, struct rfs_feat_report *r);
+
+struct rfs_if_facts {
+	bool native;		/* native XDP (else generic: skb mode) */
+	long long gro_flush_timeout;	/* ns; -1: unreadable */
+};
+/* One interface's lines, appended to r (as "<what>" names). */
+void rfs_kjudge_iface(const struct rfs_kfeatures *f,
+		      const struct rfs_if_facts *i, struct rfs_feat_report *r);
+const char *rfs_feat_level_name(enum rfs_feat_level l);
+
+/* ---- the local path -------------------------------------------------------- */
 
 int rfs_kernel_hz(void);
 long long rfs_if_gro_flush_timeout(const char *ifname);

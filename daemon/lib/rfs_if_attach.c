@@ -227,7 +227,11 @@ int rfs_iface_attach(const struct rfs_if_env *env, const char *name,
 		struct rfs_local_params lp;
 
 		rfs_local_path_params(name, o->no_attach, &lp);
-		ifc->local_path = !o->no_local_path;
+		/* unknown GRO hold time: no drain is long enough */
+		ifc->local_path = !o->no_local_path && lp.safe;
+		if (!o->no_local_path && !lp.safe)
+			pr_warn("%s: can't read its gro_flush_timeout: local path off (every frame through the cpumap)\n",
+				name);
 		ifc->noguard = o->noguard;
 		ifc->local_handover = lp.handover;
 		ifc->local_drain_jiffies = lp.drain_jiffies;

@@ -26,6 +26,9 @@ const struct rfs_opt attach_opts[] = {
 	DEFINE_OPTION("mode", OPT_ENUM, struct attach_cfg, mode,
 		      .metavar = "MODE", .values = rfs_xdp_mode_names,
 		      .help = "XDP attach mode (default: auto)"),
+	DEFINE_OPTION("allow-unordered", OPT_BOOL, struct attach_cfg,
+		      allow_unordered,
+		      .help = "attach where the kernel can't keep flows in order"),
 	END_OPTIONS
 };
 const struct attach_cfg attach_defaults;
@@ -130,6 +133,9 @@ int do_attach(const struct rfsctl_cfg *g, const void *cfg)
 		rfs_req_add_int(req, "flow_cnt", c->flow_cnt);
 	if (c->mode)
 		rfs_req_add_str(req, "mode", c->mode);
+	if (c->allow_unordered)
+		json_object_object_add(req, "allow_unordered",
+				       json_object_new_boolean(1));
 	return send_and_print(g, req, "the attach result");
 }
 

@@ -64,6 +64,56 @@ static void kthreads_plain(struct json_object *k)
 	}
 }
 
+static const char *str_of(struct json_object *o, const char *key)
+{
+	struct json_object *v;
+
+	return json_object_object_get_ex(o, key, &v) && v ?
+	       json_object_get_string(v) : "?";
+}
+
+/* "  cpumap_gro      ok        none: <why>" per feature */
+static void feature_lines(struct json_object *a, const char *indent)
+{
+	size_t i;
+
+	if (!a || !json_object_is_type(a, json_type_array))
+		return;
+	for (i = 0; i < json_object_array_length(a); i++) {
+		struct json_object *l = json_object_array_get_idx(a, i);
+
+		printf("%s%-17s %-9s %s: %s\n", indent, str_of(l, "name"),
+		       str_of(l, "level"), str_of(l, "value"), str_of(l, "why"));
+	}
+}
+
+/* The kernel block: what rfsd found and what it means for ordering. */
+static void kernel_plain(struct json_object *st)
+{
+	struct json_object *k, *v, *ifs;
+
+	if (!json_object_object_get_ex(st, "kernel", &k) || !k)
+		return;
+	printf("\nkernel %s%s: flows %s\n", str_of(k, "release"),
+	       json_object_object_get_ex(k, "faked", &v) &&
+	       json_object_get_boolean(v) ? " (features faked for a test)" : "",
+	       json_object_object_get_ex(k, "order_kept", &v) &&
+	       json_object_get_boolean(v) ? "kept in order" :
+	       json_object_object_get_ex(k, "allow_unordered", &v) &&
+	       json_object_get_boolean(v) ?
+	       "NOT kept in order (allow_unordered: attaching anyway)" :
+	       "NOT kept in order (attach refused without --allow-unordered)");
+	if (json_object_object_get_ex(k, "features", &v))
+		feature_lines(v, "  ");
+	if (json_object_object_get_ex(k, "interfaces", &ifs) && ifs &&
+	    json_object_is_type(ifs, json_type_object)) {
+		json_object_object_foreach(ifs, name, lines) {
+			printf("  interface %s\n", name);
+			feature_lines(lines, "    ");
+		}
+	}
+}
+
 static void status_plain(struct json_object *st)
 {
 	static const char *const order[] = {
@@ -71,7 +121,7 @@ static void status_plain(struct json_object *st)
 		"nr_cpus", "programs", NULL
 	};
 	static const char *const skip[] = { "version", "interfaces", "lost",
-					    "cpumap_kthreads", NULL };
+					    "cpumap_kthreads", "kernel", NULL };
 	struct json_object *ifs, *v;
 	size_t i, n = 0;
 
@@ -91,6 +141,7 @@ static void status_plain(struct json_object *st)
 	}
 	if (!n)
 		printf("\nno interface attached\n");
+	kernel_plain(st);
 	if (json_object_object_get_ex(st, "lost", &ifs) &&
 	    json_object_is_type(ifs, json_type_array)) {
 		for (i = 0; i < json_object_array_length(ifs); i++) {

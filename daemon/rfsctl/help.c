@@ -20,7 +20,8 @@ static const struct {
 	{ "LIST", "{ CPU | CPU-CPU }[,...]" },
 };
 
-/* "rfsctl attach IFACE [--cpus LIST] [--flow-cnt N] [--mode MODE]" */
+/* "rfsctl attach IFACE [--cpus LIST] [--flow-cnt N] [--mode MODE]
+ *  [--allow-unordered]" */
 static void synopsis(char *buf, size_t len, const struct rfs_cmd *cmd,
 		     const char *path)
 {
@@ -47,6 +48,28 @@ static void synopsis(char *buf, size_t len, const struct rfs_cmd *cmd,
 						o->metavar);
 		}
 	}
+}
+
+/* lead, then the synopsis line; one too wide for HELP_WIDTH goes on
+ * before its last option that fits, under the command's first argument. */
+static void print_synopsis(FILE *f, const char *lead, const char *line,
+			   const char *path)
+{
+	size_t hang = strlen(HELP_INDENT) + strlen("rfsctl ") + strlen(path) + 1;
+	size_t col = strlen(lead), cut;
+
+	fputs(lead, f);
+	while (col + strlen(line) > HELP_WIDTH) {
+		for (cut = HELP_WIDTH - col; cut && strncmp(line + cut, " [", 2);
+		     cut--)
+			;
+		if (!cut)
+			break;
+		fprintf(f, "%.*s\n%*s", (int)cut, line, (int)hang, "");
+		line += cut + 1;
+		col = hang;
+	}
+	fprintf(f, "%s\n", line);
 }
 
 /* "-j|--json", "--socket PATH" */
@@ -152,7 +175,7 @@ static void print_usage_lines(FILE *f, const struct rfs_cmd *cmds,
 			continue;
 		}
 		synopsis(line, sizeof(line), c, path);
-		fprintf(f, HELP_INDENT "%s\n", line);
+		print_synopsis(f, HELP_INDENT, line, path);
 	}
 }
 
@@ -198,7 +221,8 @@ static void help_leaf(FILE *f, const struct rfs_cmd *cmd, const char *path)
 	int w = 0, l;
 
 	synopsis(line, sizeof(line), cmd, path);
-	fprintf(f, "Usage: %s\n%s\n", line, cmd->doc);
+	print_synopsis(f, "Usage: ", line, path);
+	fprintf(f, "%s\n", cmd->doc);
 
 	for (o = cmd->opts; o && o->name; o++) {
 		opt_spec(spec, sizeof(spec), o);

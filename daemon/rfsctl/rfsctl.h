@@ -188,6 +188,7 @@ struct attach_cfg {
 	struct rfs_opt_cpus cpus;
 	unsigned int flow_cnt;
 	const char *mode;
+	bool allow_unordered;
 };
 struct iface_cfg {
 	const char *iface;

@@ -17,6 +17,7 @@
 #include "flows.h"
 #include "ifaces.h"
 #include "ksched.h"
+#include "kernel.h"
 #include "log.h"
 #include "rfs_commit.h"
 #include "server.h"
@@ -66,6 +67,8 @@ static struct json_object *do_status(struct rfsd_cmd_ctx *x,
 		json_object_array_add(ifs, rfsd_if_json(rfs_dp_if_at(x->dp, i)));
 	json_object_object_add(o, "interfaces", ifs);
 	json_object_object_add(o, "lost", rfsd_ifaces_lost_json(x->ifaces));
+	json_object_object_add(o, "kernel",
+			       rfsd_kernel_json(x->dp, x->ifaces->cfg->allow_unordered));
 	return rfsd_reply_ok(o);
 }
 
@@ -96,6 +99,11 @@ static struct json_object *do_attach(struct rfsd_cmd_ctx *x,
 	if (!r && rfs_xdp_mode_parse(mode, &opts.mode))
 		return rfsd_reply_err(EINVAL,
 				      "bad request: 'mode' must be \"auto\", \"native\" or \"generic\"");
+	if (rfsd_arg_bool(req, "allow_unordered", false, &opts.allow_unordered,
+			  &reply) < 0)
+		return reply;
+	/* the config in effect, reloads included */
+	opts.allow_unordered |= x->ifaces->cfg->allow_unordered;
 	snprintf(what, sizeof(what), "attach %s", name);
 	r = rfs_if_attach(x->dp, name, &opts, &ifc, err);
 	if (r)
@@ -242,7 +250,8 @@ static struct json_object *do_set(struct rfsd_cmd_ctx *x,
 }
 
 static const char *const no_args[] = { NULL };
-static const char *const attach_args[] = { "iface", "cpus", "flow_cnt", "mode", NULL };
+static const char *const attach_args[] = { "iface", "cpus", "flow_cnt", "mode",
+					    "allow_unordered", NULL };
 static const char *const iface_args[] = { "iface", NULL };
 static const char *const flows_args[] = { "iface", "limit", "interval_ms", NULL };
 static const char *const explain_args[] = {

@@ -30,6 +30,7 @@ enum {
 	RFSD_SET_METRICS	= 1 << 8,
 	RFSD_SET_NOGUARD	= 1 << 9,
 	RFSD_SET_KSCHED		= 1 << 10,
+	RFSD_SET_UNORDERED	= 1 << 11,
 };
 
 enum rfsd_section { SEC_NONE, SEC_GLOBAL, SEC_IFACE, SEC_BAD };
@@ -339,9 +340,12 @@ static void global_key(struct rfsd_parse *p, const char *key, const char *v)
 	} else if (!strcmp(key, "cpumap_kthread_sched")) {
 		if (once(p, &c->set, RFSD_SET_KSCHED, key))
 			set_ksched(p, key, v);
+	} else if (!strcmp(key, "allow_unordered")) {
+		if (once(p, &c->set, RFSD_SET_UNORDERED, key))
+			set_bool(p, key, v, &c->allow_unordered);
 	} else {
 		parse_fail(p, EINVAL,
-			   "unknown key '%s' in [global] (sock_flow_entries, socket, pin_dir, cgroup, detach_on_exit, metrics_listen, cpumap_kthread_sched)",
+			   "unknown key '%s' in [global] (sock_flow_entries, socket, pin_dir, cgroup, detach_on_exit, metrics_listen, cpumap_kthread_sched, allow_unordered)",
 			   key);
 	}
 }

@@ -10,6 +10,7 @@
  *	detach_on_exit = no
  *	metrics_listen = 127.0.0.1:9464
  *	cpumap_kthread_sched = default
+ *	allow_unordered = no
  *
  *	[interface eth1]
  *	cpus = 0-3,6
@@ -74,6 +75,9 @@ struct rfsd_config {
 	/* "127.0.0.1:9464", "[::1]:9464": serve /metrics there; NULL: off */
 	char *metrics_listen;
 	struct rfsd_ksched ksched;	/* cpumap_kthread_sched */
+	/* attach even on a kernel where flows can't be kept in order
+	 * (rfs_dp_kjudge()); default: refuse */
+	bool allow_unordered;
 	unsigned int set;
 	struct rfsd_iface_cfg *ifs;
 	size_t n_ifs;

@@ -55,6 +55,7 @@ static int attach_cfg(struct rfsd_ifaces *ifs, const struct rfsd_iface_cfg *ic,
 		.cpus = ic->cpus, .flow_cnt = ic->flow_cnt, .mode = ic->mode,
 		/* the config was refused without --unsafe-noguard */
 		.noguard = ic->noguard,
+		.allow_unordered = ifs->cfg->allow_unordered,
 	};
 	struct rfsd_ifstate *st = ifstate(ifs, ic->name, true);
 	char err[RFS_ERR_LEN] = "", desc[160];

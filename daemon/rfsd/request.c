@@ -79,6 +79,26 @@ int rfsd_arg_str(struct json_object *req, const char *key, bool required,
 	return 0;
 }
 
+int rfsd_arg_bool(struct json_object *req, const char *key, bool required,
+		  bool *out, struct json_object **reply)
+{
+	struct json_object *v = arg_get(req, key);
+
+	if (!v) {
+		if (!required)
+			return 1;
+		*reply = rfsd_reply_err(EINVAL, "bad request: missing '%s'", key);
+		return -EINVAL;
+	}
+	if (!json_object_is_type(v, json_type_boolean)) {
+		*reply = rfsd_reply_err(EINVAL, "bad request: '%s' must be true or false",
+					key);
+		return -EINVAL;
+	}
+	*out = json_object_get_boolean(v);
+	return 0;
+}
+
 int rfsd_arg_int(struct json_object *req, const char *key, bool required,
 		 long long lo, long long hi, long long *out,
 		 struct json_object **reply)

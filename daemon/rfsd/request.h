@@ -74,6 +74,8 @@ struct json_object *rfsd_reply_dp_err(int ret, const char *err,
  * "bad request: ..." reply in *reply.  JSON null counts as absent. */
 int rfsd_arg_str(struct json_object *req, const char *key, bool required,
 		 const char **out, struct json_object **reply);
+int rfsd_arg_bool(struct json_object *req, const char *key, bool required,
+		  bool *out, struct json_object **reply);
 int rfsd_arg_int(struct json_object *req, const char *key, bool required,
 		 long long lo, long long hi, long long *out,
 		 struct json_object **reply);

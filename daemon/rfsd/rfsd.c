@@ -40,6 +40,7 @@
 #include "flows.h"
 #include "ifaces.h"
 #include "ksched.h"
+#include "kernel.h"
 #include "log.h"
 #include "loop.h"
 #include "metrics.h"
@@ -65,6 +66,7 @@ struct rfsd {
 	enum rfs_trace_mode trace_mode;
 	bool opt_cleanup;		/* --cleanup: remove everything, exit */
 	bool unsafe_noguard;		/* --unsafe-noguard: honour noguard */
+	bool opt_features;		/* --features: print the kernel's, exit */
 
 	const char *config_path;
 	bool config_named;		/* --config: it must exist */
@@ -102,6 +104,9 @@ static const char rfsd_usage[] =
 "  --unsafe-noguard      honour 'noguard = yes' in the config: the in-order\n"
 "                        rule off on those interfaces, flows may be\n"
 "                        reordered (benchmarks only; refused without it)\n"
+"  --features            print what this kernel offers the datapath and\n"
+"                        whether flows can be kept in order on it, exit\n"
+"                        (0: they can, 1: they can't)\n"
 "  -v, --verbose         debug messages, libbpf and libxdp output\n"
 "  -h, --help            this help\n"
 "  -V, --version         print the version\n"
@@ -112,7 +117,7 @@ static const char rfsd_usage[] =
 "See rfsd(8) and rfsctl(8).\n";
 
 enum { OPT_CONFIG = 256, OPT_SOCKET, OPT_PIN_DIR, OPT_CGROUP, OPT_TRACE,
-       OPT_CLEANUP, OPT_UNSAFE_NOGUARD };
+       OPT_CLEANUP, OPT_UNSAFE_NOGUARD, OPT_FEATURES };
 
 static const struct option rfsd_options[] = {
 	{ "config", required_argument, NULL, OPT_CONFIG },
@@ -122,6 +127,7 @@ static const struct option rfsd_options[] = {
 	{ "trace-mode", required_argument, NULL, OPT_TRACE },
 	{ "cleanup", no_argument, NULL, OPT_CLEANUP },
 	{ "unsafe-noguard", no_argument, NULL, OPT_UNSAFE_NOGUARD },
+	{ "features", no_argument, NULL, OPT_FEATURES },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -294,6 +300,9 @@ static int parse_args(struct rfsd *d, int argc, char **argv, bool *verbose)
 		case OPT_UNSAFE_NOGUARD:
 			d->unsafe_noguard = true;
 			break;
+		case OPT_FEATURES:
+			d->opt_features = true;
+			break;
 		case 'v':
 			*verbose = true;
 			break;
@@ -382,6 +391,13 @@ int main(int argc, char **argv)
 	rfs_log_init("rfsd", verbose);
 	rfs_log_hook_libs();
 
+	if (d.opt_features) {
+		struct rfs_kfeatures f;
+
+		rfs_kfeatures_detect(&f);
+		return rfsd_print_kernel(stdout, &f) ? EXIT_SUCCESS :
+						      EXIT_FAILURE;
+	}
 	if (d.opt_cleanup) {
 		/* no config needed: only the pin dir matters */
 		const char *pin_dir = d.opt_pin_dir ?: RFS_PIN_DIR_DEFAULT;
@@ -417,6 +433,7 @@ int main(int argc, char **argv)
 	opts.cgroup = d.cgroup;
 	opts.sock_flow_entries = d.cfg.sock_flow_entries;
 	opts.trace_mode = d.trace_mode;
+	opts.allow_unordered = d.cfg.allow_unordered;
 
 	e = open_fds(&d);
 	if (e) {
@@ -459,6 +476,7 @@ int main(int argc, char **argv)
 			rfs_trace_mode_name(rfs_dp_trace_mode(d.dp)),
 			rfs_dp_sock_flow_entries(d.dp));
 	}
+	rfsd_log_kernel(d.dp, d.cfg.allow_unordered);
 	/* subscribe before attaching: no deletion may slip in between */
 	if (rfsd_netlink_open(&d.nl, &d.loop, &d.ifaces, err,
 			      sizeof(err))) {

@@ -212,12 +212,20 @@ run_e2e()
 
 main()
 {
-	local rc
+	local rc t0
 
 	setup
 	say "kernel $(uname -r), $(nproc) CPUs, $(awk '/MemTotal/ { print int($2 / 1024) " MiB" }' /proc/meminfo)"
 	[ "${RFS_VM_FACTS:-1}" = 1 ] && facts
 	cd "$RFS_VM_TOP" || { say "FATAL: no checkout at $RFS_VM_TOP"; halt 1; }
+	# rfsd's own reading of this kernel (rfs_features.c), and its verdict:
+	# every kernel this runs on must keep flows in order
+	if "$RFS_BUILD/rfsd" --features > /tmp/rfs-features.txt 2>&1; then
+		result PASS "rfsd --features: flows kept in order"
+	else
+		result FAIL "rfsd --features: flows NOT kept in order"
+	fi
+	sed 's/^/  FEATURE /' /tmp/rfs-features.txt
 	if [ -n "${RFS_VM_CMD:-}" ]; then
 		# a developer's own command instead of the suite
 		say "bash -c '$RFS_VM_CMD'"
@@ -225,15 +233,19 @@ main()
 		rc=$?
 	else
 		say "tests/run.sh $RFS_VM_LAYERS (RFS_BUILD=$RFS_BUILD)"
+		t0=$SECONDS
 		# shellcheck disable=SC2086	# a list of layers
 		tests/run.sh $RFS_VM_LAYERS
 		rc=$?
+		say "$RFS_VM_LAYERS took $((SECONDS - t0)) s"
 		case " $RFS_VM_LAYERS " in
 		*" integration "*) ;;
 		*)
 			if [ -n "${RFS_VM_E2E:-}" ]; then
 				say "end-to-end: $RFS_VM_E2E"
+				t0=$SECONDS
 				run_e2e
+				say "end-to-end took $((SECONDS - t0)) s"
 				echo "e2e: $n_pass passed, $n_fail failed, $n_skip skipped"
 				[ "$n_fail" = 0 ] || rc=1
 			fi ;;

@@ -62,12 +62,33 @@ if ! mount -t 9p -o "trans=virtio,version=9p2000.L,ro,msize=${RFS_VM_MSIZE:-5242
 	halt
 fi
 
+# The checkout, its build and the kernel's modules may be under a directory
+# that gets a tmpfs below (a clean clone in /tmp): keep a bind of each,
+# and put it back in place on the tmpfs.
+n=0
+for p in "$RFS_VM_TOP" "$RFS_VM_BUILD" "${RFS_VM_MODROOT:-}"; do
+	case $p/ in
+	/tmp/*|/var/tmp/*|/root/*|/run/*) ;;
+	*) continue ;;
+	esac
+	mkdir -p "/keep/$n" && mount --bind "/newroot$p" "/keep/$n" &&
+		echo "$n $p" >> /keep.list
+	n=$((n + 1))
+done
 for d in tmp var/tmp root; do
 	mount -t tmpfs -o mode=1777 tmpfs "/newroot/$d" ||
 		say "can't mount tmpfs on /$d"
 done
 chmod 0700 /newroot/root
 mount -t tmpfs -o mode=0755 tmpfs /newroot/run
+if [ -e /keep.list ]; then
+	while read -r n p; do
+		if ! { mkdir -p "/newroot$p" &&
+		       mount --bind "/keep/$n" "/newroot$p"; }; then
+			say "can't keep $p visible"
+		fi
+	done < /keep.list
+fi
 mkdir -p /newroot/run/netns /newroot/run/lock
 
 mount --move /proc /newroot/proc

@@ -44,8 +44,10 @@
 #                    test_sigkill_adopt); empty: none
 #   RFS_VM_CMD       run this shell command in the guest instead (a
 #                    developer's probe, e.g. 'V=1 build/tests/test_xdp')
-#   RFS_VM_TIMEOUT   seconds one guest may run (default: 2400 under TCG,
+#   RFS_VM_TIMEOUT   seconds one guest may run (default: 1500 under TCG,
 #                    900 under KVM)
+#   RFS_VM_9P_CACHE  the 9p root's cache mode (loose: the root is read-only
+#                    and nothing on it changes during a run; empty: none)
 #   RFS_VM_ACCEL     kvm or tcg (default: probe KVM, else TCG)
 #   RFS_VM_CPUS, RFS_VM_MEM (MiB)          2 and 2048
 #   RFS_KERNEL_PKG   the Debian kernel package (default: what
@@ -349,7 +351,8 @@ guest_env()
 	     RFS_VM_BUILD="$BUILD" RFS_VM_LAYERS="$LAYERS" RFS_VM_E2E="$E2E"
 	     RFS_VM_MODROOT="$MODROOT" RFS_VM_MODULES="$GUEST_MODULES"
 	     RFS_VM_ACCEL="$ACCEL" RFS_VM_CMD="${RFS_VM_CMD:-}"
-	     RFS_VM_FACTS="${RFS_VM_FACTS:-1}")
+	     RFS_VM_FACTS="${RFS_VM_FACTS:-1}"
+	     RFS_VM_9P_CACHE="${RFS_VM_9P_CACHE-loose}")
 	if [ "$ACCEL" = tcg ]; then
 		ENV+=(RFS_TEST_TIMEOUT=1800 RFS_TEST_WINDOW=4 LAB_RFSD_WAIT=120)
 	fi
@@ -378,7 +381,7 @@ run_kernel()	# debian|host
 	mkdir -p "$CACHE"
 	[ -n "${ACCEL:-}" ] || pick_accel
 	if [ "$ACCEL" = tcg ]; then
-		t=${RFS_VM_TIMEOUT:-2400}
+		t=${RFS_VM_TIMEOUT:-1500}
 	else
 		t=${RFS_VM_TIMEOUT:-900}
 	fi

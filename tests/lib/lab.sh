@@ -977,7 +977,9 @@ LAB_PORT=${LAB_PORT:-$((20000 + LAB_ID % 20000))}
 
 # Echo server in the root namespace on CPU $1, bound to $2 (default
 # $LAB_IP4_A); extra args go to rfslab.py (--v6only 0, --port N).
-# PID in LAB_SERVER_PID.
+# PID in LAB_SERVER_PID.  It lasts as long as a test may
+# (RFS_TEST_TIMEOUT; lab_down ends it sooner): under emulation a test
+# outlived a fixed 170 s and its client saw the connection reset.
 lab_server()
 {
 	local cpu=$1 bind=${2:-$LAB_IP4_A} i r="$LAB_DIR/server.$LAB_PORT.ready"
@@ -985,7 +987,7 @@ lab_server()
 	rm -f "$r"
 	lab_bg taskset -c "$cpu" "$LAB_PY" "$LAB_DIR/rfslab.py" server \
 		--bind "$bind" --port "$LAB_PORT" --cpu "$cpu" --ready "$r" \
-		--timeout 170 "$@"
+		--timeout "${RFS_TEST_TIMEOUT:-600}" "$@"
 	LAB_SERVER_PID=$LAB_BG_PID
 	for ((i = 0; i < 50; i++)); do
 		[ -e "$r" ] && return 0

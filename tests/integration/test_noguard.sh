@@ -144,34 +144,8 @@ test_adopted_cleared_without_flag()
 		fail "the clearing is not logged"
 }
 
-run_tests()
-{
-	local t rc t0 pass=0 failed=0 skipped=0 failures=""
-	lab_require_root
-	lab_need_bins
-	lab_need ip ethtool timeout "$LAB_PY"
-	for t in ${1:-$ALL_TESTS}; do
-		declare -F "$t" >/dev/null || { echo "no test '$t'"; return 1; }
-		echo "=== $t"
-		t0=$(lab_now)
-		TEST_T0=$t0
-		( "$t" )
-		rc=$?
-		case $rc in
-		0) echo "--- PASS $t ($(lab_since "$t0")s)"; pass=$((pass + 1)) ;;
-		249) echo "--- SKIP $t ($(lab_since "$t0")s)"; skipped=$((skipped + 1)) ;;
-		*) echo "--- FAIL $t ($(lab_since "$t0")s)"; failed=$((failed + 1))
-		   failures="$failures $t" ;;
-		esac
-		[ $rc -eq 130 ] || [ $rc -eq 143 ] && break
-	done
-	echo "test_noguard: $pass passed, $failed failed, $skipped skipped"
-	[ $failed -eq 0 ] || { echo "failed:$failures"; return 1; }
-	[ $pass -eq 0 ] && [ $skipped -gt 0 ] && return 249
-	return 0
-}
-
-trap lab_down EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-run_tests "$*"
+lab_require_root
+lab_need_bins
+lab_need ip ethtool timeout "$LAB_PY"
+lab_trap
+lab_run_tests test_noguard "${*:-$ALL_TESTS}"

@@ -179,17 +179,13 @@ int main(int argc, char **argv)
 	printf("listening on %s:%d, %d threads, %zu KiB x %d passes per request\n",
 	       o.addr, o.port, o.threads, o.buf_words / 128, o.passes);
 	fflush(stdout);
-	while (!atomic_load(&rpc_stop)) {
-		int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC), one = 1;
+	for (;;) {
+		int fd = rfs_tcp_accept(lfd, &rpc_stop);
 		struct epoll_event ev = { .events = EPOLLIN };
 		struct rpc_conn *c;
 
-		if (fd < 0) {
-			if (errno == EINTR)
-				continue;
-			rfs_tool_die("can't accept: %s", strerror(errno));
-		}
-		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		if (fd < 0)
+			break;
 		c = calloc(1, sizeof(*c));
 		if (c)
 			c->buf = calloc(o.buf_words, sizeof(uint64_t));

@@ -197,17 +197,13 @@ static int rr_server(const struct rr_opts *o)
 	}
 	printf("listening on %s:%d, %d threads\n", o->addr, o->port, o->ncpus);
 	fflush(stdout);
-	while (!atomic_load(&rr_stop)) {
-		int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC), one = 1;
+	for (;;) {
+		int fd = rfs_tcp_accept(lfd, &rr_stop);
 		struct epoll_event ev = { .events = EPOLLIN };
 		struct rr_conn *c;
 
-		if (fd < 0) {
-			if (errno == EINTR)
-				continue;
-			rfs_tool_die("can't accept: %s", strerror(errno));
-		}
-		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		if (fd < 0)
+			break;
 		c = calloc(1, sizeof(*c));
 		if (!c)
 			rfs_tool_die("can't allocate a connection: out of memory");

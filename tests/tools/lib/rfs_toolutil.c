@@ -121,6 +121,23 @@ int rfs_tcp_listen(const char *addr, int port)
 	return fd;
 }
 
+int rfs_tcp_accept(int lfd, atomic_int *stop)
+{
+	int fd, one = 1;
+
+	while (!atomic_load(stop)) {
+		fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+		if (fd >= 0) {
+			setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one,
+				   sizeof(one));
+			return fd;
+		}
+		if (errno != EINTR)
+			rfs_tool_die("can't accept: %s", strerror(errno));
+	}
+	return -1;
+}
+
 int rfs_tcp_connect(const char *addr, int port)
 {
 	struct sockaddr_storage ss;

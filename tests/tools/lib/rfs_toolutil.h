@@ -8,6 +8,7 @@
 #ifndef RFS_TOOLUTIL_H
 #define RFS_TOOLUTIL_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -27,6 +28,9 @@ void rfs_pin_self(int cpu);
 
 /* A listening TCP socket on addr:port (IPv4 or IPv6 literal). */
 int rfs_tcp_listen(const char *addr, int port);
+/* The next connection on lfd, TCP_NODELAY on; -1 once *stop is set
+ * (a signal interrupts accept).  Dies on any other error. */
+int rfs_tcp_accept(int lfd, atomic_int *stop);
 /* A connected TCP socket to addr:port, TCP_NODELAY on. */
 int rfs_tcp_connect(const char *addr, int port);
 /* send() all of buf (blocking socket); 0 or -1 */

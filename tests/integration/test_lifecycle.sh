@@ -165,7 +165,7 @@ test_replaced_by_other_tool()
 		grep -q "replaced by program $other" "$RFSD_LOG" && break
 		sleep 0.1
 	done
-	grep -q "$LAB_A: our XDP program (id $PROG) was replaced by program $other" \
+	grep -q "iface '$LAB_A' (ifindex [0-9]*): lost: our XDP program (id $PROG) was replaced by program $other" \
 		"$RFSD_LOG" || fail "rfsd did not log the replacement"
 	out=$(ctlj status | jget '[i["name"] for i in d["interfaces"]]')
 	grep -q "\"$LAB_A\"" <<< "$out" && fail "status still lists $LAB_A as attached"

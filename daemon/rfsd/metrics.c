@@ -31,10 +31,6 @@ struct rfsd_metrics {
 	struct rfsd_watch ev;		/* MHD's epoll fd */
 	struct rfsd_watch tmr;		/* MHD's next timeout */
 	char addr[64];
-	/* scrapes waiting for the datapath (each counts against the
-	 * connection limit, so this is enough room) */
-	struct MHD_Connection *waiting[RFSD_METRICS_MAX_CONNS];
-	size_t n_waiting;
 };
 
 /* ---- gathering: the control requests, run in-process ---- */
@@ -52,12 +48,12 @@ static int run_request(void *ctx, struct json_object *req,
 	int e;
 
 	*result = NULL;
-	rc = rfsd_request_run(d->cmds, d->dp_busy && *d->dp_busy, d->ctx, NULL, line,
-			      strlen(line), &reply);
+	rc = rfsd_request_run(d->cmds, d->ctx, NULL, line, strlen(line),
+			      &reply);
 	json_object_put(req);
-	if (rc != RFSD_CMD_REPLY) {	/* checked before; a job never starts */
+	if (rc != RFSD_CMD_REPLY) {	/* only flows waits or starts a job */
 		json_object_put(reply);
-		snprintf(err, len, "the datapath is busy");
+		snprintf(err, len, "'%s' did not answer at once", line);
 		return -EBUSY;
 	}
 	e = rfs_ctl_result(reply, &r, err, len);
@@ -144,16 +140,6 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 	if (strcmp(url, "/metrics"))
 		return respond_text(conn, MHD_HTTP_NOT_FOUND,
 				    "not found; the metrics are at /metrics\n");
-	if (m->dispatch->dp_busy && *m->dispatch->dp_busy) {
-		/* the flows sampler has the datapath: wait, as a control
-		 * request does (MHD calls us again once resumed) */
-		if (m->n_waiting == RFSD_METRICS_MAX_CONNS)
-			return respond_text(conn, MHD_HTTP_SERVICE_UNAVAILABLE,
-					    "rfsd is busy; try again\n");
-		MHD_suspend_connection(conn);
-		m->waiting[m->n_waiting++] = conn;
-		return MHD_YES;
-	}
 	return serve_metrics(m, conn);
 }
 
@@ -195,21 +181,6 @@ static void on_timer(struct rfsd_watch *w, uint32_t events)
 	run(m);
 }
 
-static void resume_all(struct rfsd_metrics *m)
-{
-	while (m->n_waiting)
-		MHD_resume_connection(m->waiting[--m->n_waiting]);
-}
-
-void rfsd_metrics_kick(struct rfsd_metrics *m)
-{
-	if (!m || !m->n_waiting ||
-	    (m->dispatch->dp_busy && *m->dispatch->dp_busy))
-		return;
-	resume_all(m);
-	run(m);
-}
-
 /* MHD's own messages (a peer that broke the protocol, a failed accept):
  * debug, they are the peer's business; startup errors reach err. */
 static void mhd_log(void *cls, const char *fmt, va_list ap)
@@ -230,7 +201,7 @@ int rfsd_metrics_open(struct rfsd_metrics **mp, struct rfsd_loop *loop,
 		      const struct rfsd_dispatch *dispatch, const char *addr,
 		      char *err, size_t len)
 {
-	unsigned int flags = MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME |
+	unsigned int flags = MHD_USE_EPOLL |
 			     MHD_USE_ERROR_LOG;
 	const union MHD_DaemonInfo *info;
 	struct sockaddr_storage ss;
@@ -317,8 +288,6 @@ void rfsd_metrics_close(struct rfsd_metrics *m)
 		return;
 	rfsd_watch_del(m->loop, &m->ev);
 	rfsd_watch_del(m->loop, &m->tmr);
-	/* MHD_stop_daemon() must not find a suspended connection */
-	resume_all(m);
 	MHD_stop_daemon(m->mhd);
 	close(m->tmr.fd);
 	free(m);

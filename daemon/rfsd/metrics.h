@@ -14,9 +14,7 @@
  * nothing else touches them.  A slow or stuck scraper costs nothing: MHD's
  * sockets are non-blocking, the reply is built whole in memory and written
  * as the peer takes it, and a peer idle for RFSD_METRICS_TIMEOUT s is
- * dropped.  Should a dispatch mark the datapath busy (dp_busy; the flows
- * sampler no longer does), a scrape is suspended, like a control request,
- * until rfsd_metrics_kick().
+ * dropped.
  */
 #ifndef RFSD_METRICS_H
 #define RFSD_METRICS_H
@@ -38,8 +36,6 @@ int rfsd_metrics_open(struct rfsd_metrics **m, struct rfsd_loop *loop,
 		      char *err, size_t len);
 /* NULL is fine. */
 void rfsd_metrics_close(struct rfsd_metrics *m);
-/* The datapath is free again: serve the scrapes that waited. */
-void rfsd_metrics_kick(struct rfsd_metrics *m);
 /* What it listens on, as configured. */
 const char *rfsd_metrics_addr(const struct rfsd_metrics *m);
 

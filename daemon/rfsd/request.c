@@ -344,7 +344,7 @@ static bool known_arg(const char *const *args, const char *key)
 	return false;
 }
 
-enum rfsd_cmd_rc rfsd_request_run(const struct rfsd_cmd *cmds, bool dp_busy,
+enum rfsd_cmd_rc rfsd_request_run(const struct rfsd_cmd *cmds,
 				  struct rfsd_cmd_ctx *x, struct rfsd_client *c,
 				  const char *line, size_t len,
 				  struct json_object **reply)
@@ -381,10 +381,6 @@ enum rfsd_cmd_rc rfsd_request_run(const struct rfsd_cmd *cmds, bool dp_busy,
 						cmd->name, key);
 			goto out;
 		}
-	}
-	if (cmd->needs_dp && dp_busy) {
-		rc = RFSD_CMD_WAIT;
-		goto out;
 	}
 	if (cmd->start)
 		rc = cmd->start(x, c, req, reply);

@@ -25,7 +25,7 @@ struct rfsd_client;	/* who asked (server.c) */
 
 enum rfsd_cmd_rc {
 	RFSD_CMD_REPLY,		/* *reply is the answer */
-	RFSD_CMD_WAIT,		/* datapath busy: run the line again later */
+	RFSD_CMD_WAIT,		/* not now: run the line again later */
 	RFSD_CMD_STARTED,	/* the answer comes via rfsd_server_reply() */
 };
 
@@ -33,7 +33,6 @@ struct rfsd_cmd {
 	const char *name;
 	/* NULL-terminated: the arguments it takes besides "cmd" */
 	const char *const *args;
-	bool needs_dp;
 	/* either, taking the request and returning the reply */
 	struct json_object *(*run)(struct rfsd_cmd_ctx *x,
 				   struct rfsd_client *c,
@@ -46,11 +45,10 @@ struct rfsd_cmd {
 
 /*
  * Serve line (len bytes and a NUL after them, no '\n') with the command of
- * cmds (ended by a NULL name) that it names.  dp_busy: a command that
- * needs the datapath must wait (RFSD_CMD_WAIT, nothing run).  A handler
- * that returns no reply gets "<cmd>: internal error".
+ * cmds (ended by a NULL name) that it names.  A handler that returns no
+ * reply gets "<cmd>: internal error".
  */
-enum rfsd_cmd_rc rfsd_request_run(const struct rfsd_cmd *cmds, bool dp_busy,
+enum rfsd_cmd_rc rfsd_request_run(const struct rfsd_cmd *cmds,
 				  struct rfsd_cmd_ctx *x, struct rfsd_client *c,
 				  const char *line, size_t len,
 				  struct json_object **reply);

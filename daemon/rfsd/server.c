@@ -329,9 +329,8 @@ static bool client_process(struct rfsd_client *c)
 		c->served = true;
 		pr_debug("request from uid %u: %.200s\n", c->uid, in->in);
 		reply = NULL;
-		rc = rfsd_request_run(dp->cmds, dp->dp_busy && *dp->dp_busy,
-				      dp->ctx, c,
-				      in->in, len, &reply);
+		rc = rfsd_request_run(dp->cmds, dp->ctx, c, in->in, len,
+				      &reply);
 		if (rc == RFSD_CMD_WAIT) {
 			if (nl)
 				*nl = '\n';
@@ -476,8 +475,6 @@ void rfsd_server_kick(struct rfsd_server *s)
 		return;
 	for (c = s->clients; c; c = next) {
 		next = c->next;
-		if (s->dispatch.dp_busy && *s->dispatch.dp_busy)
-			return;
 		if (!c->waiting || c->owns_job)
 			continue;
 		c->waiting = false;

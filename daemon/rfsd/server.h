@@ -43,10 +43,6 @@ struct rfsd_client;
 struct rfsd_dispatch {
 	const struct rfsd_cmd *cmds;	/* the table (commands.c) */
 	struct rfsd_cmd_ctx *ctx;	/* what its handlers get */
-	/* set while the datapath is lent out (NULL: never): requests that
-	 * need it wait in their client's buffer until rfsd_server_kick(),
-	 * as do those whose handler said RFSD_CMD_WAIT */
-	const bool *dp_busy;
 	/* a client whose request started a job (RFSD_CMD_STARTED) left
 	 * before rfsd_server_reply() */
 	void (*client_gone)(struct rfsd_cmd_ctx *ctx, struct rfsd_client *c);
@@ -63,7 +59,7 @@ int rfsd_server_listen(struct rfsd_server *s, char *err, size_t len);
 void rfsd_server_close(struct rfsd_server *s);
 /* Once a second: drop idle clients. */
 void rfsd_server_tick(struct rfsd_server *s, time_t now);
-/* The datapath is free again: serve the requests that waited for it. */
+/* A job ended (a flows sample): serve the requests that waited for it. */
 void rfsd_server_kick(struct rfsd_server *s);
 /* The reply to a request that was answered later (takes reply). */
 void rfsd_server_reply(struct rfsd_server *s, struct rfsd_client *c,

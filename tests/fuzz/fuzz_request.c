@@ -57,14 +57,14 @@ static const char *const flows_args[] = { "iface", "limit", "interval_ms", NULL 
 static const char *const set_args[] = { "key", "value", "iface", "cpus", NULL };
 
 static const struct rfsd_cmd cmds[] = {
-	{ "version", no_args, false, run_any, NULL },
-	{ "status", no_args, true, run_any, NULL },
-	{ "attach", attach_args, true, run_any, NULL },
-	{ "detach", iface_args, true, run_any, NULL },
-	{ "stats", iface_args, true, run_any, NULL },
-	{ "flows", flows_args, true, NULL, start_any },
-	{ "set", set_args, true, run_any, NULL },
-	{ "none", no_args, false, run_none, NULL },
+	{ "version", no_args, run_any, NULL },
+	{ "status", no_args, run_any, NULL },
+	{ "attach", attach_args, run_any, NULL },
+	{ "detach", iface_args, run_any, NULL },
+	{ "stats", iface_args, run_any, NULL },
+	{ "flows", flows_args, NULL, start_any },
+	{ "set", set_args, run_any, NULL },
+	{ "none", no_args, run_none, NULL },
 	{ NULL },
 };
 
@@ -95,19 +95,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *line = rfs_fuzz_str(data, size);
 	struct json_object *reply;
 	enum rfsd_cmd_rc rc;
-	int busy;
 
-	for (busy = 0; busy < 2; busy++) {
-		rc = rfsd_request_run(cmds, busy, NULL, NULL, line, size,
-				      &reply);
-		if (rc == RFSD_CMD_WAIT) {
-			RFS_FUZZ_CHECK(busy && !reply, "WAIT while idle");
-			continue;
-		}
-		RFS_FUZZ_CHECK(rc == RFSD_CMD_REPLY, "rc %d", rc);
-		check_reply(reply, line);
-		json_object_put(reply);
-	}
+	rc = rfsd_request_run(cmds, NULL, NULL, line, size, &reply);
+	RFS_FUZZ_CHECK(rc == RFSD_CMD_REPLY, "rc %d", rc);
+	check_reply(reply, line);
+	json_object_put(reply);
 	free(line);
 	return 0;
 }

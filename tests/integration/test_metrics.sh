@@ -316,8 +316,8 @@ test_stalled_scrapers()
 		fail "rfsd did not drop the scrapers that stalled mid-request (closed: $(cat "$LAB_DIR/stalled.out" 2>/dev/null))"
 }
 
-# While rfsctl flows samples, a scrape waits for the datapath (or is served
-# at once by a sampler that does not hold it) and gets a whole exposition.
+# While rfsctl flows samples (beside every other request), a scrape gets a
+# whole exposition.
 test_scrape_during_flows()
 {
 	local fpid code t0

@@ -55,21 +55,21 @@ static const char *const rfs_test_no_args[] = { NULL };
 static const char *const rfs_test_iface_args[] = { "iface", NULL };
 
 static const struct rfsd_cmd rfs_test_cmds[] = {
-	{ "status", rfs_test_no_args, true, rfs_test_ok, NULL },
-	{ "detach", rfs_test_iface_args, true, rfs_test_ok, NULL },
-	{ "broken", rfs_test_no_args, false, rfs_test_null, NULL },
+	{ "status", rfs_test_no_args, rfs_test_ok, NULL },
+	{ "detach", rfs_test_iface_args, rfs_test_ok, NULL },
+	{ "broken", rfs_test_no_args, rfs_test_null, NULL },
 	{ NULL },
 };
 
 /* Run line; the reply's "error" (NULL if ok) into err. */
-static enum rfsd_cmd_rc rfs_test_run(const char *line, bool busy, char *err,
+static enum rfsd_cmd_rc rfs_test_run(const char *line, char *err,
 				     size_t len)
 {
 	struct json_object *reply = NULL, *v;
 	enum rfsd_cmd_rc rc;
 
 	rfs_test_ran = NULL;
-	rc = rfsd_request_run(rfs_test_cmds, busy, NULL, NULL, line,
+	rc = rfsd_request_run(rfs_test_cmds, NULL, NULL, line,
 			      strlen(line), &reply);
 	err[0] = '\0';
 	if (rc != RFSD_CMD_REPLY) {
@@ -108,7 +108,7 @@ static void rfs_test_duplicates(void **state)
 	unsigned int i;
 
 	for (i = 0; i < RFS_TEST_ARRAY_SIZE(t); i++) {
-		assert_int_equal(rfs_test_run(t[i].line, false, err, sizeof(err)),
+		assert_int_equal(rfs_test_run(t[i].line, err, sizeof(err)),
 				 RFSD_CMD_REPLY);
 		snprintf(want, sizeof(want), "bad request: duplicate key '%s'",
 			 t[i].key);
@@ -146,7 +146,7 @@ static void rfs_test_not_duplicates(void **state)
 	unsigned int i;
 
 	for (i = 0; i < RFS_TEST_ARRAY_SIZE(t); i++) {
-		rfs_test_run(t[i].line, false, err, sizeof(err));
+		rfs_test_run(t[i].line, err, sizeof(err));
 		if (strcmp(err, t[i].err)) {
 			print_error("%s\nwant: '%s'\ngot:  '%s'\n", t[i].line,
 				    t[i].err, err);
@@ -177,7 +177,7 @@ static void rfs_test_unknown(void **state)
 	unsigned int i;
 
 	for (i = 0; i < RFS_TEST_ARRAY_SIZE(t); i++) {
-		rfs_test_run(t[i].line, false, err, sizeof(err));
+		rfs_test_run(t[i].line, err, sizeof(err));
 		if (strcmp(err, t[i].err) || rfs_test_ran) {
 			print_error("%s\nwant: %s\ngot:  %s\n", t[i].line,
 				    t[i].err, err);
@@ -191,16 +191,11 @@ static void rfs_test_dispatch(void **state)
 	char err[512];
 
 	assert_int_equal(rfs_test_run("{\"cmd\":\"detach\",\"iface\":\"x\"}",
-				      false, err, sizeof(err)), RFSD_CMD_REPLY);
+				      err, sizeof(err)), RFSD_CMD_REPLY);
 	assert_string_equal(err, "");
 	assert_string_equal(rfs_test_ran, "detach");
-	/* the datapath is busy: wait, run nothing */
-	assert_int_equal(rfs_test_run("{\"cmd\":\"status\"}", true, err,
-				      sizeof(err)), RFSD_CMD_WAIT);
-	assert_null(rfs_test_ran);
-	/* a duplicate is refused even then */
 	assert_int_equal(rfs_test_run("{\"cmd\":\"status\",\"cmd\":\"status\"}",
-				      true, err, sizeof(err)), RFSD_CMD_REPLY);
+				      err, sizeof(err)), RFSD_CMD_REPLY);
 	assert_string_equal(err, "bad request: duplicate key 'cmd'");
 }
 
@@ -210,7 +205,7 @@ static void rfs_test_internal_error(void **state)
 {
 	char err[512];
 
-	assert_int_equal(rfs_test_run("{\"cmd\":\"broken\"}", false, err,
+	assert_int_equal(rfs_test_run("{\"cmd\":\"broken\"}", err,
 				      sizeof(err)), RFSD_CMD_REPLY);
 	assert_string_equal(rfs_test_ran, "broken");
 	assert_string_equal(err, "broken: internal error");

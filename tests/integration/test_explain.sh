@@ -60,20 +60,7 @@ explain_cpu()
 }
 
 # The oracle agrees with explain: >= MIN_SHARE % of the frames on $1.
-oracle_on()
-{
-	local cpu=$1 what=$2 out share total
-	[ -n "${RFS_TEST_SELFCHECK:-}" ] &&
-		{ [ "$cpu" = "$CPU_A" ] && cpu=$CPU_B || cpu=$CPU_A; }
-	out=$(cpu_frames "$WINDOW")
-	share=$(share_of "$cpu" <<< "$out")
-	total=$(lab_total <<< "$out")
-	say "$what: oracle $(fmt_shares <<< "$out")"
-	[ "$total" -ge 30 ] ||
-		fail "$what: only $total frames on $LAB_A in ${WINDOW}s (traffic stalled?)"
-	[ "$share" -ge "$MIN_SHARE" ] ||
-		fail "$what: explain said CPU $1, the oracle saw $share% there ($(fmt_shares <<< "$out"))"
-}
+oracle_on() { lab_expect_frames_on "$1" "$2: oracle" 30; }
 
 # A live flow from $1 (client) to $2 (server): explain, oracle, move the
 # reader, explain and oracle again.

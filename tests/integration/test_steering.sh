@@ -61,22 +61,8 @@ setup()
 	lab_up_attached "$@"
 }
 
-# Measure the oracle for $WINDOW seconds and check that >= MIN_SHARE % of
-# the frames ran on CPU $1; $2 says what is being checked.
-expect_on()
-{
-	local cpu=$1 what=$2 out share total
-	[ -n "${RFS_TEST_SELFCHECK:-}" ] &&
-		{ [ "$cpu" = "$CPU_A" ] && cpu=$CPU_B || cpu=$CPU_A; }
-	out=$(cpu_frames "$WINDOW")
-	share=$(share_of "$cpu" <<< "$out")
-	total=$(lab_total <<< "$out")
-	say "$what: $(fmt_shares <<< "$out")"
-	[ "$total" -ge 100 ] ||
-		fail "$what: the stack received only $total frames on $LAB_A in ${WINDOW}s (traffic stalled?)"
-	[ "$share" -ge "$MIN_SHARE" ] ||
-		fail "$what: $share% of frames on CPU $cpu, want >= $MIN_SHARE% ($(fmt_shares <<< "$out"))"
-}
+# >= MIN_SHARE % of the frames on CPU $1 over $WINDOW seconds ($2: what)
+expect_on() { lab_expect_frames_on "$1" "$2" 100; }
 
 # A total counter of stats for the lab interface.
 stat_of() { lab_stat "$LAB_A" "$1"; }

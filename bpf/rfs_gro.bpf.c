@@ -87,7 +87,7 @@ int BPF_PROG(rfs_kthread_batch, int map_id, unsigned int processed,
 		q->rcpu = (__u64)rcpu;
 	/* for rfsd's cpumap_kthread_sched; written only when the kthread
 	 * was remade (CPU online, cpumap resized), not per batch */
-	pid = BPF_CORE_READ(task, pid);
+	pid = task->pid;	/* trusted (tp_btf): a plain load */
 	if (q->kthread_pid != pid)
 		q->kthread_pid = pid;
 	rfs_gro_view(rcpu, &view);

@@ -403,7 +403,7 @@ test_netns_move_under_unit()
 	done
 	nsenter -t "$holder" -n ip -d link show dev "$LAB_A" | grep -q 'prog/xdp' &&
 		sd_fail "$LAB_A moved to another netns still runs rfs_xdp (id $prog)"
-	sd_wait_journal "$cur" 5 "interface $LAB_A moved to another network namespace \\(netns id [0-9-]+\\); detached XDP there" ||
+	sd_wait_journal "$cur" 5 "iface '$LAB_A' \\(ifindex [0-9]+\\): moved to another network namespace \\(netns id [0-9-]+\\): detached XDP there" ||
 		sd_fail "rfsd under the unit did not detach XDP in the namespace $LAB_A moved to"
 	say "$LAB_A moved to the netns a process in the container holds (host PID $holder): rfsd detached XDP (id $prog) there"
 	sd_log

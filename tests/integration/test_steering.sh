@@ -19,6 +19,7 @@
 
 ALL_TESTS="
 	test_follows_app
+	test_app_locality
 	test_no_reorder
 	test_ipv6
 	test_dual_stack
@@ -44,6 +45,7 @@ MIN_SHARE=90			# percent of the frames on the expected CPU
 # is the test's, not a guess at how long the test takes (under emulation
 # test_sigkill_adopt outlived a 90 s client, and saw no traffic).
 CLIENT_SECS=${RFS_TEST_TIMEOUT:-600}
+RR=$LAB_BUILD/tests/rfs_rr	# the bench's request/response tool
 
 # ----------------------------------------------------------------- helpers
 
@@ -106,6 +108,42 @@ if_state()
 		("name", "ifindex", "mode", "flow_cnt", "cpus", "prog_id"))'
 }
 
+# rfs_rr's receive locality over one client run: "LOCAL REMOTE PCT" of
+# the server on CPU_B as its client on CPU_A saw it over its window
+# (--stats: the server's shared counters, bench/README.md "Locality").
+rr_locality()
+{
+	local out k
+	lab_ns "$RR" client --addr "$LAB_IP4_A" --port $((LAB_PORT + 2)) \
+		--cpus "$CPU_A" --conns 4 --warmup 1 --seconds "$WINDOW" \
+		--stats "$LAB_DIR/loc" > "$LAB_DIR/rr_loc.out" 2>&1 ||
+		fail "rfs_rr client failed: $(tail -n 3 "$LAB_DIR/rr_loc.out")"
+	out=$(tail -n 1 "$LAB_DIR/rr_loc.out")
+	for k in recv_local recv_remote locality_pct; do
+		sed -n "s/.* $k=\([0-9.-]*\).*/\1/p" <<< "$out"
+	done | paste -sd' '
+}
+
+# One rr_locality run, $1 saying what is checked: at least 50 samples,
+# and a locality of >= MIN_SHARE % ($2 high) or <= 100 - MIN_SHARE %
+# ($2 low); RFS_TEST_SELFCHECK=1 swaps high and low.
+expect_locality()
+{
+	local what=$1 want=$2 loc rem pct
+	read -r loc rem pct <<< "$(rr_locality)"
+	say "$what: server on CPU $CPU_B read $loc samples local, $rem remote ($pct %)"
+	[ $((loc + rem)) -ge 50 ] || fail "$what: only $((loc + rem)) locality samples"
+	[ -z "${RFS_TEST_SELFCHECK:-}" ] ||
+		{ [ "$want" = high ] && want=low || want=high; }
+	if [ "$want" = high ]; then
+		awk -v p="$pct" -v h="$MIN_SHARE" 'BEGIN { exit !(p >= h) }' ||
+			fail "$what: $pct % of the reads on the CPU that processed the frame, want >= $MIN_SHARE %"
+	else
+		awk -v p="$pct" -v l=$((100 - MIN_SHARE)) 'BEGIN { exit !(p <= l) }' ||
+			fail "$what: $pct % of the reads on the CPU that processed the frame, want <= $((100 - MIN_SHARE)) %"
+	fi
+}
+
 # Steering follows the server from CPU_A to CPU_B: server bound to $1,
 # client to $2, extra args to the server.
 follow_server()
@@ -161,6 +199,33 @@ test_follows_app()
 {
 	setup
 	follow_server "$LAB_IP4_A" "$LAB_IP4_A"
+}
+
+# What the bench's locality measure says (rfs_rr --stats: the server
+# compares SO_INCOMING_CPU with its own CPU after a read) is what
+# happened: unsteered, veth runs every request's stack on the client's
+# CPU A, so a server on CPU B reads none of them where they were
+# processed; with xdp-rfs attached it reads them there.  Under
+# RFS_TEST_SELFCHECK=1 both expectations swap, and the test must fail.
+test_app_locality()
+{
+	local i
+	lab_trap
+	[ -n "$CPU_B" ] || skip "needs 2 online CPUs (have ${#CPU_LIST[@]})"
+	[ -x "$RR" ] || skip "$RR is not built (make check builds it)"
+	lab_up
+	lab_bg "$RR" server --bind "$LAB_IP4_A" --port $((LAB_PORT + 2)) \
+		--cpus "$CPU_B" --stats "$LAB_DIR/loc" > "$LAB_DIR/rr_srv.out" 2>&1
+	for ((i = 0; i < 50; i++)); do
+		grep -q '^listening' "$LAB_DIR/rr_srv.out" && break
+		sleep 0.1
+	done
+	grep -q '^listening' "$LAB_DIR/rr_srv.out" ||
+		fail "rfs_rr server did not start: $(cat "$LAB_DIR/rr_srv.out")"
+	expect_locality "no steering" low
+	lab_start_rfsd
+	ctl attach "$LAB_A" >/dev/null || fail "rfsctl attach $LAB_A failed"
+	expect_locality "xdp-rfs" high
 }
 
 # IPv6: the same over the lab's 2001:db8: prefix.

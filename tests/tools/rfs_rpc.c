@@ -8,15 +8,19 @@
  * (cache locality) matters.
  *
  *   rfs_rpc --bind ADDR --port P [--threads N] [--size B] [--buf-kib K]
- *           [--passes R]
+ *           [--passes R] [--stats FILE]
  *
  * N threads (default 4 x the online CPUs), each serving its connections
  * from its own epoll; one acceptor hands connection i to thread i % N.
  * For every B bytes read (default 1) the thread walks the connection's
  * K KiB buffer (default 32) R times (default 4), reading and rewriting
  * every 64-bit word, then answers B bytes.  Drive it with
- * rfs_rr client --size B.  SIGTERM or SIGINT ends it; it prints the
- * requests served.
+ * rfs_rr client --size B (and --stats FILE, to have the locality over
+ * its window).  --stats FILE counts receive locality as rfs_rr server
+ * does (lib/rfs_locality.h): whether the thread that read a connection
+ * ran on the CPU that processed its last incoming frame; here the thread
+ * is wherever the scheduler put it.  SIGTERM or SIGINT ends it; it
+ * prints the requests served (and the locality totals).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -31,12 +35,13 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "lib/rfs_locality.h"
 #include "lib/rfs_toolutil.h"
 
 #define RPC_MAX_SIZE	65536
 
 struct rpc_opts {
-	const char *addr;
+	const char *addr, *stats;
 	int port, threads, passes;
 	size_t size, buf_words;
 };
@@ -44,6 +49,7 @@ struct rpc_opts {
 struct rpc_conn {
 	int fd;
 	size_t got;
+	uint32_t nrecv;		/* receives with data (sampling) */
 	uint64_t *buf;		/* the connection's own data */
 };
 
@@ -55,6 +61,7 @@ struct rpc_thread {
 };
 
 static atomic_int rpc_stop;
+static struct rfs_loc *rpc_loc;		/* --stats */
 
 /* The request's work: every word read and written, R times.  The result
  * feeds the next pass so the compiler can't drop any of it. */
@@ -102,6 +109,7 @@ static void *rpc_serve(void *arg)
 				rpc_close(t, c);
 				continue;
 			}
+			rfs_loc_sample(rpc_loc, c->fd, &c->nrecv);
 			for (c->got += r; c->got >= t->o->size;
 			     c->got -= t->o->size) {
 				buf[0] = (char)rpc_work(c, t->o);
@@ -123,7 +131,8 @@ static void rpc_on_signal(int sig)
 static void rpc_usage(void)
 {
 	fprintf(stderr,
-		"usage: rfs_rpc --bind ADDR --port P [--threads N] [--size B] [--buf-kib K] [--passes R]\n");
+		"usage: rfs_rpc --bind ADDR --port P [--threads N] [--size B] [--buf-kib K]\n"
+		"               [--passes R] [--stats FILE]\n");
 	exit(2);
 }
 
@@ -155,6 +164,8 @@ int main(int argc, char **argv)
 			o.buf_words = strtoul(v, NULL, 10) * 128;
 		else if (!strcmp(k, "--passes"))
 			o.passes = atoi(v);
+		else if (!strcmp(k, "--stats"))
+			o.stats = v;
 		else
 			rpc_usage();
 	}
@@ -167,6 +178,7 @@ int main(int argc, char **argv)
 	t = calloc(o.threads, sizeof(*t));
 	if (!t)
 		rfs_tool_die("can't allocate threads: out of memory");
+	rpc_loc = rfs_loc_open(o.stats, 1);
 	lfd = rfs_tcp_listen(o.addr, o.port);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
@@ -200,6 +212,13 @@ int main(int argc, char **argv)
 		pthread_join(t[i].tid, NULL);
 		served += t[i].served;
 	}
-	printf("served=%llu\n", (unsigned long long)served);
+	printf("served=%llu", (unsigned long long)served);
+	if (rpc_loc) {
+		struct rfs_loc_snap zero = { 0 }, now;
+
+		rfs_loc_read(rpc_loc, &now);
+		rfs_loc_print(&zero, &now, stdout);
+	}
+	printf("\n");
 	return 0;
 }

@@ -4,26 +4,34 @@
  * after netperf TCP_RR as the kernel RFS patch ran it (many instances,
  * one transaction in flight per connection).
  *
- *   rfs_rr server --bind ADDR --port P --cpus LIST [--size B]
+ *   rfs_rr server --bind ADDR --port P --cpus LIST [--size B] [--stats FILE]
  *   rfs_rr client --addr ADDR --port P --cpus LIST --conns N [--size B]
  *                 [--seconds S] [--warmup S] [--util-cpus LIST]
+ *                 [--stats FILE]
  *
  * server: one thread per CPU of LIST, each pinned there, each serving
  * its connections from its own epoll.  One acceptor hands connection i
  * to thread i % threads, in LIST's order: with "--cpus 1,0" the first
  * connection is served on CPU 1, so a one-connection run is
- * deterministic.  Every B bytes read are answered with B bytes.
+ * deterministic.  Every B bytes read are answered with B bytes.  With
+ * --stats FILE it counts receive locality: whether the thread reading a
+ * connection is on the CPU that processed its last incoming frame
+ * (SO_INCOMING_CPU; every 8th recv of a connection sampled) into FILE,
+ * a shared page (lib/rfs_locality.h), and prints the totals on exit.
  *
  * client: one thread per CPU of LIST, pinned, connection i on thread
  * i % threads; each connection sends B bytes, waits for B back, and
  * again.  After --warmup seconds it counts for --seconds: transactions/s
  * and the round-trip time of every transaction in a log-linear histogram
  * (lib/rfs_hist.c), and the busy share of the CPUs in --util-cpus
- * (default: every CPU) from /proc/stat over the same window.  It prints
- * one line of key=value pairs:
+ * (default: every CPU) from /proc/stat over the same window; with
+ * --stats FILE, the server's stats file (rfs_rr server or rfs_rpc
+ * --stats), the server's locality samples over that window too.  It
+ * prints one line of key=value pairs:
  *
  *   tps= p50_us= p90_us= p99_us= p999_us= max_us= transactions= conns=
  *   threads= errors= rx_cpu_util_pct= cpuN_util_pct=...
+ *   [recv_local= recv_remote= recv_unknown= locality_pct=]
  *
  * and exits 0, or 1 when no transaction completed (nothing measured).
  * SIGTERM or SIGINT ends the server.
@@ -42,13 +50,14 @@
 #include <unistd.h>
 
 #include "lib/rfs_hist.h"
+#include "lib/rfs_locality.h"
 #include "lib/rfs_toolutil.h"
 
 #define RR_MAX_SIZE	65536
 #define RR_MAX_CONNS	4096
 
 struct rr_opts {
-	const char *addr;
+	const char *addr, *stats;
 	int port;
 	int cpus[RFS_TOOL_MAX_CPUS], ncpus;
 	int util_cpus[RFS_TOOL_MAX_CPUS], nutil;
@@ -60,6 +69,7 @@ struct rr_opts {
 struct rr_conn {
 	int fd;
 	size_t got;		/* bytes of the current answer/request */
+	uint32_t nrecv;		/* server: receives with data (sampling) */
 	uint64_t sent_ns;	/* client: when the request went out */
 };
 
@@ -75,13 +85,14 @@ struct rr_thread {
 
 static atomic_int rr_ready, rr_go, rr_stop;
 static uint64_t rr_t_begin, rr_t_end;	/* the measured window */
+static struct rfs_loc *rr_loc;		/* server --stats */
 
 static void rr_usage(void)
 {
 	fprintf(stderr,
-		"usage: rfs_rr server --bind ADDR --port P --cpus LIST [--size B]\n"
+		"usage: rfs_rr server --bind ADDR --port P --cpus LIST [--size B] [--stats FILE]\n"
 		"       rfs_rr client --addr ADDR --port P --cpus LIST --conns N [--size B]\n"
-		"                     [--seconds S] [--warmup S] [--util-cpus LIST]\n");
+		"                     [--seconds S] [--warmup S] [--util-cpus LIST] [--stats FILE]\n");
 	exit(2);
 }
 
@@ -116,6 +127,8 @@ static void rr_parse(int argc, char **argv, struct rr_opts *o)
 			o->seconds = atof(v);
 		else if (!strcmp(k, "--warmup"))
 			o->warmup = atof(v);
+		else if (!strcmp(k, "--stats"))
+			o->stats = v;
 		else
 			rr_usage();
 		i++;
@@ -160,6 +173,7 @@ static void *rr_serve(void *arg)
 				free(c);
 				continue;
 			}
+			rfs_loc_sample(rr_loc, c->fd, &c->nrecv);
 			/* one answer per whole request read */
 			for (c->got += r; c->got >= t->o->size;
 			     c->got -= t->o->size)
@@ -185,6 +199,7 @@ static int rr_server(const struct rr_opts *o)
 
 	if (!t)
 		rfs_tool_die("can't allocate threads: out of memory");
+	rr_loc = rfs_loc_open(o->stats, 1);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
 	for (i = 0; i < o->ncpus; i++) {
@@ -215,6 +230,14 @@ static int rr_server(const struct rr_opts *o)
 	}
 	for (i = 0; i < o->ncpus; i++)
 		pthread_join(t[i].tid, NULL);
+	if (rr_loc) {
+		struct rfs_loc_snap zero = { 0 }, now;
+
+		rfs_loc_read(rr_loc, &now);
+		printf("stopped:");
+		rfs_loc_print(&zero, &now, stdout);
+		printf("\n");
+	}
 	return 0;
 }
 
@@ -312,6 +335,8 @@ static int rr_client(struct rr_opts *o)
 	struct rr_conn *conns = calloc(o->conns, sizeof(*conns));
 	struct rfs_cpu_time *c0 = malloc(sizeof(*c0)), *c1 = malloc(sizeof(*c1));
 	struct rfs_hist *all = malloc(sizeof(*all));
+	struct rfs_loc *loc = rfs_loc_open(o->stats, 0);
+	struct rfs_loc_snap l0, l1;
 	uint64_t done = 0, errors = 0, deadline;
 	int i, k, nthreads = o->ncpus < o->conns ? o->ncpus : o->conns;
 
@@ -349,8 +374,10 @@ static int rr_client(struct rr_opts *o)
 	atomic_store(&rr_go, 1);
 	rr_sleep_until(rr_t_begin);
 	rfs_cpu_time_read(c0);
+	rfs_loc_read(loc, &l0);
 	rr_sleep_until(rr_t_end);
 	rfs_cpu_time_read(c1);
+	rfs_loc_read(loc, &l1);
 	atomic_store(&rr_stop, 1);
 	rfs_hist_init(all);
 	for (i = 0; i < nthreads; i++) {
@@ -370,6 +397,8 @@ static int rr_client(struct rr_opts *o)
 	for (i = 0; i < o->nutil; i++)
 		printf(" cpu%d_util_pct=%.1f", o->util_cpus[i],
 		       rfs_cpu_util(c0, c1, &o->util_cpus[i], 1));
+	if (loc)
+		rfs_loc_print(&l0, &l1, stdout);
 	printf("\n");
 	return done ? 0 : 1;
 }

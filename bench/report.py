@@ -36,7 +36,8 @@ MODES = ['base', 'rps', 'rfs', 'xdp', 'xdp-noguard', 'cpumap', 'pass', 'sim']
 REFS = ['base', 'rfs', 'cpumap']
 # metrics shown first, in this order; the rest follow by name
 FIRST = ['tps', 'delivered_pps', 'ns_per_frame', 'accuracy_pct', 'p50_us',
-         'p90_us', 'p99_us', 'p999_us', 'inversions', 'ooo_segments']
+         'p90_us', 'p99_us', 'p999_us', 'locality_pct', 'inversions',
+         'ooo_segments']
 PCTS = [('p50_us', 'p50'), ('p90_us', 'p90'), ('p99_us', 'p99'),
         ('p999_us', 'p99.9')]
 
@@ -252,7 +253,7 @@ def q(s):
 
 
 def plot_lines(pl, name, title, xlabel, ylabel, xs, series, logx=False,
-               logy=False, xtics=None):
+               logy=False, xtics=None, yrange=None):
     """series: [(label, {x: stats})]; lines with min-max bars."""
     lines = []
     for x in xs:
@@ -266,6 +267,8 @@ def plot_lines(pl, name, title, xlabel, ylabel, xs, series, logx=False,
         gp += 'set logscale x 2\n'
     if logy:
         gp += 'set logscale y\n'
+    if yrange:
+        gp += 'set yrange [%g:%g]\n' % yrange
     if xtics:
         gp += 'set xtics (%s)\n' % ', '.join('%s %s' % (q(l), x) for x, l in xtics)
         gp += 'set xrange [%g:%g]\n' % (xs[0] - 0.5, xs[-1] + 0.5)
@@ -308,15 +311,19 @@ def plots_rr_many(res, pl):
     for req, np_ in sorted(groups.items(), key=lambda g: param_key(g[0])):
         np_.sort()
         xs = [n for n, _ in np_]
-        series = [(m, {n: res.summary(w, p, m, 'tps') for n, p in np_
-                       if res.summary(w, p, m, 'tps')})
-                  for m in res.modes(w)]
-        series = [s for s in series if s[1]]
-        if series:
-            pngs.append(plot_lines(
-                pl, 'rr_many_tps_req%s' % req,
-                'rr-many: transactions/s against connections, %s-byte requests (median, bars min-max)' % req,
-                'connections N', 'transactions/s', xs, series, logx=True))
+        for k, name, title, ylabel, yr in (
+                ('tps', 'rr_many_tps_req%s', 'transactions/s', 'transactions/s', None),
+                ('locality_pct', 'rr_many_locality_req%s', 'receive locality',
+                 'reads on the CPU that processed the frame (%)', (0, 105))):
+            series = [(m, {n: res.summary(w, p, m, k) for n, p in np_
+                           if res.summary(w, p, m, k)})
+                      for m in res.modes(w)]
+            series = [s for s in series if s[1]]
+            if series:
+                pngs.append(plot_lines(
+                    pl, name % req,
+                    'rr-many: %s against connections, %s-byte requests (median, bars min-max)' % (title, req),
+                    'connections N', ylabel, xs, series, logx=True, yrange=yr))
         # latency at the largest N of this request size
         n, p = np_[-1]
         pngs += plot_pcts(res, pl, w, p, 'rr_many_lat_req%s_n%d' % (req, n))

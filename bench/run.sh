@@ -48,11 +48,15 @@
 #               $SRV_CPU first), N connections with one transaction in
 #               flight each, for every N in RR_CONNS and request size in
 #               RR_SIZES; transactions/s, p50/p90/p99/p99.9 round trip,
-#               busy % of every CPU (/proc/stat), TCP retransmits
+#               busy % of every CPU (/proc/stat), TCP retransmits, and
+#               receive locality: the share of the server's reads on the
+#               CPU that processed the frame (SO_INCOMING_CPU against
+#               its own CPU, sampled, over the client's window)
 #   rpc         the RFS patch's RPC test: tests/tools/rfs_rpc, a pool of
 #               4 x nproc unpinned server threads (free to migrate), each
 #               request walking its connection's 32 KiB buffer 4 times;
-#               RPC_CONNS connections from rfs_rr; the same figures
+#               RPC_CONNS connections from rfs_rr; the same figures,
+#               locality included
 #   order-bulk  ordering A/B: one bulk TCP stream (tests/tools/rfs_bulk),
 #               sender on CPU $CLI_CPU, receiver hopping CPUs every
 #               HOP_MS; segments out of order at the receiver (its

@@ -10,6 +10,11 @@
 # Ports, from run.sh's PORT: +8 rfs_rpc, +9 rfs_bulk's sink, +10.. the
 # rfs_seq readers (one per UDP flow), +60.. one rfs_rr server per request
 # size of RR_CELLS, +100.. the rfs_seq senders.
+#
+# The servers of rr-many and rpc count receive locality (bench/README.md,
+# "Locality") into $WORK/loc.PORT, a page they share with the rfs_rr
+# client of each cell, which reads it at the start and the end of its
+# measured window: the servers stay up across cells and modes.
 
 # Die unless build/tests/$1 is built.
 need_tool()
@@ -38,7 +43,9 @@ new_servers_up()
 	*" rr-many "*)
 		for s in $(rr_sizes); do
 			bg "$TOOLS/rfs_rr" server --bind "$IP_A" --port $((PORT + 60 + i)) \
-				--cpus "$(srv_cpus)" --size "$s" > "$OUT/logs/server.rr-many.$s" 2>&1
+				--cpus "$(srv_cpus)" --size "$s" \
+				--stats "$WORK/loc.$((PORT + 60 + i))" \
+				> "$OUT/logs/server.rr-many.$s" 2>&1
 			ports+=($((PORT + 60 + i)))
 			i=$((i + 1))
 		done
@@ -47,7 +54,8 @@ new_servers_up()
 	case " $WORKLOADS " in
 	*" rpc "*)
 		bg "$TOOLS/rfs_rpc" --bind "$IP_A" --port $((PORT + 8)) \
-			--size "$RPC_SIZE" > "$OUT/logs/server.rpc" 2>&1
+			--size "$RPC_SIZE" --stats "$WORK/loc.$((PORT + 8))" \
+			> "$OUT/logs/server.rpc" 2>&1
 		ports+=($((PORT + 8)))
 		;;
 	esac
@@ -56,16 +64,17 @@ new_servers_up()
 
 # An rfs_rr client run: WORKLOAD PARAM PORT CONNS SIZE SECONDS; its
 # figures into results.tsv with the TCP retransmits of both namespaces
-# over the run.
+# over the run, and the server's receive locality over the client's
+# measured window (from the server's stats file, $WORK/loc.PORT).
 rr_run()
 {
 	local w=$1 param=$2 port=$3 conns=$4 size=$5 secs=$6 log kv k v
-	local tps='' util='' rtx rows=() row
+	local tps='' util='' loc='' rtx rows=() row
 	log=$OUT/logs/$R.$M.$w.${param//[=,]/_}
 	counters > "$WORK/c0"
 	ns "$TOOLS/rfs_rr" client --addr "$IP_A" --port "$port" --cpus "$CLI_CPU" \
 		--conns "$conns" --size "$size" --seconds "$secs" \
-		--warmup "$RR_WARMUP" > "$log" 2>&1
+		--warmup "$RR_WARMUP" --stats "$WORK/loc.$port" > "$log" 2>&1
 	counters > "$WORK/c1"
 	for kv in $(tail -n 1 "$log"); do
 		k=${kv%%=*} v=${kv#*=}
@@ -75,6 +84,11 @@ rr_run()
 		rx_cpu_util_pct) util=$v; rows+=("$k $v pct") ;;
 		cpu[0-9]*_util_pct) rows+=("$k $v pct") ;;
 		errors) rows+=("conn_errors $v count") ;;
+		recv_local|recv_remote) rows+=("$k $v count") ;;
+		# "-": no sample in the window, no figure
+		locality_pct) [ "$v" = - ] || { loc=$v; rows+=("$k $v pct"); } ;;
+		recv_unknown) [ "$v" = 0 ] ||
+			warn "round $R $M $w $param: $v locality samples without a CPU (log: $log)" ;;
 		esac
 	done
 	# a client that measured nothing is left out, not a row of zeros
@@ -95,7 +109,7 @@ rr_run()
 	tsv "$w" "$param" "$M" "$R" cpu_us_per_tx \
 		"$(awk -v u="$util" -v n="$NCPU" -v t="$tps" \
 			'BEGIN { printf "%.2f", u / 100 * n * 1e6 / t }')" us
-	LINE+="$param=$tps "
+	LINE+="$param=$tps${loc:+ (local $loc%)} "
 }
 
 # results.tsv rows from the xdp modes' own counters over a cell: frames
@@ -247,7 +261,8 @@ for i, line in enumerate(open(sys.argv[1])):
         rows[(w, param, metric)][(mode, rnd)] = float(value)
     except ValueError:
         pass
-show = {'rr-many': ('tps', 'p99_us'), 'rpc': ('tps', 'p50_us', 'p90_us', 'p99_us'),
+show = {'rr-many': ('tps', 'p99_us', 'locality_pct'),
+        'rpc': ('tps', 'p50_us', 'p90_us', 'p99_us', 'locality_pct'),
         'order-bulk': ('ooo_segments', 'retrans', 'throughput_gbps'),
         'order-udp': ('inversions', 'losses')}
 out = []

@@ -39,6 +39,11 @@ r=1; for v in 30 50 80; do row cost path=prog xdp $r ns_per_frame $v ns; r=$((r 
 # 2 rounds: the median of an even count is the mean of the middle two
 row rr-many n=16,req=1 base 1 tps 10 tps
 row rr-many n=16,req=1 base 2 tps 20 tps
+# a percentage: its own table, with no ratio column, and its plot
+row rr-many n=16,req=1 base 1 locality_pct 40 pct
+row rr-many n=16,req=1 base 2 locality_pct 60 pct
+row rr-many n=16,req=1 xdp 1 locality_pct 95 pct
+row rr-many n=16,req=1 xdp 2 locality_pct 99.5 pct
 # one-shot
 row sizing flows=256,sock=4096,devtab=1024,cpus=8 sim 0 accuracy_pct 93.5 pct
 printf 'nic\tbroken row\n' >> "$T/results.tsv"
@@ -94,6 +99,9 @@ expect cost path=prog xdp ns_per_frame x_cpumap_min 2
 expect cost path=prog xdp ns_per_frame x_cpumap_max 3
 expect cost path=prog xdp ns_per_frame x_base -
 expect rr-many n=16,req=1 base tps median 15
+expect rr-many n=16,req=1 base locality_pct median 50
+expect rr-many n=16,req=1 xdp locality_pct median 97.25
+expect rr-many n=16,req=1 xdp locality_pct min 95
 expect sizing flows=256,sock=4096,devtab=1024,cpus=8 sim accuracy_pct median 93.5
 
 # the same in the tables a reader sees (base / rfs: 0.667 0.667 0.5 2)
@@ -104,6 +112,11 @@ grep -qF '| socks=64 | xdp | 5 | 300 | 300–1000 | 300–300 | 1.250 (0.750–3
 grep -qF '| path=prog | xdp | 3 | 50 | 30–80 | – | 2.500 (2.000–3.000) |' "$T/REPORT.md" ||
 	fail "REPORT.md: no cost row: $(grep 'path=prog | xdp' "$T/REPORT.md" | head -n 1)"
 grep -qF '| 256 | 93.5 |' "$T/REPORT.md" || fail "REPORT.md: no sizing row"
+sed -n '/^## rr-many:/,/^## /p' "$T/REPORT.md" > "$T/rr-many.md"
+grep -qxF '**locality_pct** (pct)' "$T/rr-many.md" ||
+	fail "REPORT.md: no locality_pct table under rr-many"
+grep -qxF '| n=16,req=1 | xdp | 2 | 97.2 | 95–99.5 | – |' "$T/rr-many.md" ||
+	fail "REPORT.md: no xdp locality row (or a ratio column on a percentage): $(grep 'req=1 | xdp' "$T/rr-many.md" | head -n 1)"
 grep -q '1 malformed rows skipped' "$T/REPORT.md" || fail "REPORT.md: the malformed row is not reported"
 grep -q 'commit abc123' "$T/REPORT.md" || fail "REPORT.md: meta.txt is not quoted"
 for w in rpc order-bulk order-udp; do
@@ -113,7 +126,7 @@ done
 grep -A 2 '^## nic:' "$T/REPORT.md" | grep -q 'No rows' &&
 	fail "REPORT.md: nic has rows but is said to be missing"
 if command -v gnuplot >/dev/null 2>&1; then
-	for p in nic_delivered cost_ns_per_frame sizing_accuracy; do
+	for p in nic_delivered cost_ns_per_frame sizing_accuracy rr_many_locality_req1; do
 		[ -s "$T/$p.png" ] || fail "no $p.png although gnuplot is installed"
 		grep -qF "($p.png)" "$T/REPORT.md" || fail "REPORT.md does not show $p.png"
 	done

@@ -12,9 +12,9 @@
 # size of RR_CELLS, +100.. the rfs_seq senders.
 #
 # The servers of rr-many and rpc count receive locality (bench/README.md,
-# "Locality") into $WORK/loc.PORT, a page they share with the rfs_rr
-# client of each cell, which reads it at the start and the end of its
-# measured window: the servers stay up across cells and modes.
+# "Locality at the socket") into $WORK/loc.PORT, a page they share with
+# the rfs_rr client of each cell, which reads it at the start and the
+# end of its measured window: the servers stay up across cells and modes.
 
 # Die unless build/tests/$1 is built.
 need_tool()

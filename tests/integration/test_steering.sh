@@ -110,7 +110,8 @@ if_state()
 
 # rfs_rr's receive locality over one client run: "LOCAL REMOTE PCT" of
 # the server on CPU_B as its client on CPU_A saw it over its window
-# (--stats: the server's shared counters, bench/README.md "Locality").
+# (--stats: the server's shared counters, bench/README.md
+# "Locality at the socket").
 rr_locality()
 {
 	local out k

@@ -7,7 +7,8 @@
  * count it into a file given with --stats FILE; rfs_rr's client, given
  * the same file, reads it at the start and the end of its measured window
  * and reports the difference, so the figure covers exactly the window its
- * transactions/s do, while the server stays up across runs.
+ * transactions/s do, while the server stays up across runs
+ * (bench/README.md, "Locality at the socket").
  *
  * The file: one page, shared (mmap MAP_SHARED), emptied when the server
  * starts; native-endian 64-bit words, each only ever growing:

@@ -238,6 +238,7 @@ static int rr_server(const struct rr_opts *o)
 		rfs_loc_print(&zero, &now, stdout);
 		printf("\n");
 	}
+	free(t);
 	return 0;
 }
 
@@ -400,6 +401,11 @@ static int rr_client(struct rr_opts *o)
 	if (loc)
 		rfs_loc_print(&l0, &l1, stdout);
 	printf("\n");
+	free(all);
+	free(c1);
+	free(c0);
+	free(conns);
+	free(t);
 	return done ? 0 : 1;
 }
 

@@ -77,7 +77,8 @@
 #               CPU, each client pinned to the other CPU (not by default:
 #               rr-many covers many connections)
 #   bulk        iperf3, one TCP stream for --bulk-seconds, sender on CPU
-#               $CLI_CPU, receiver on CPU $SRV_CPU
+#               $CLI_CPU, receiver on CPU $SRV_CPU; the sender's veth has
+#               a pfifo qdisc (lab_ns_backpressure) in every mode
 #   bulk-local  the same with the receiver on CPU $CLI_CPU
 # plus the per-frame cost of the XDP program (build/bench/cost), and, after
 # the rounds, one profile session with kernel.bpf_stats_enabled=1 (put
@@ -426,6 +427,7 @@ build_pass()
 servers_up()
 {
 	local i p c
+	[ -z "$NEED_IPERF" ] || iperf_servers_up
 	[ -n "$NEED_SOCKPERF" ] || return 0
 	bg taskset -c "$SRV_CPU" sockperf server --tcp -i "$IP_A" -p "$PORT" \
 		>"$WORK/server.0.log" 2>&1
@@ -444,17 +446,20 @@ servers_up()
 			>"$WORK/server.$i.log" 2>&1
 		SERVERS+=("$BG_PID:$c")
 	done
-	if [ -n "$NEED_IPERF" ]; then
-		bg taskset -c "$CLI_CPU" iperf3 -s -B "$IP_A" -p $((PORT + 4)) \
-			>"$WORK/server.4.log" 2>&1
-		SERVERS+=("$BG_PID:$CLI_CPU")
-		bg taskset -c "$SRV_CPU" iperf3 -s -B "$IP_A" -p $((PORT + 5)) \
-			>"$WORK/server.5.log" 2>&1
-		SERVERS+=("$BG_PID:$SRV_CPU")
-	fi
 	# listening is enough: lab_up has checked the path
-	wait_listen "$PORT" $((PORT + 1)) $((PORT + 2)) $((PORT + 3)) \
-		 ${NEED_IPERF:+$((PORT + 4)) $((PORT + 5))}
+	wait_listen "$PORT" $((PORT + 1)) $((PORT + 2)) $((PORT + 3))
+}
+
+# The iperf3 servers (bulk, bulk-local), also when no sockperf workload runs
+iperf_servers_up()
+{
+	bg taskset -c "$CLI_CPU" iperf3 -s -B "$IP_A" -p $((PORT + 4)) \
+		>"$WORK/server.4.log" 2>&1
+	SERVERS+=("$BG_PID:$CLI_CPU")
+	bg taskset -c "$SRV_CPU" iperf3 -s -B "$IP_A" -p $((PORT + 5)) \
+		>"$WORK/server.5.log" 2>&1
+	SERVERS+=("$BG_PID:$SRV_CPU")
+	wait_listen $((PORT + 4)) $((PORT + 5))
 }
 
 # Wait for a server to listen on every port given (on $IP_A)
@@ -749,8 +754,14 @@ workload()
 		;;
 	bulk|bulk-local)
 		[ "$W" = bulk ] && i=$((PORT + 5)) || i=$((PORT + 4))
+		# every mode with a qdisc on the sender, as order-bulk: a
+		# full veth ring then pauses the sender instead of dropping
+		# (an XDP-enabled veth queues in a 256-slot ring), so the
+		# retransmits left are the receive path's own
+		lab_ns_backpressure "$B"
 		ns taskset -c "$CLI_CPU" iperf3 -c "$IP_A" -p "$i" -t "$BULK_SECS" \
 			-J --connect-timeout 3000 > "$WORK/ip.$W" 2>&1
+		ns tc qdisc del dev "$B" root 2>/dev/null
 		cp "$WORK/ip.$W" "$OUT/logs/$R.$M.$W"
 		res=$(parse_iperf "$WORK/ip.$W")
 		;;

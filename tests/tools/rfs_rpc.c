@@ -213,12 +213,7 @@ int main(int argc, char **argv)
 		served += t[i].served;
 	}
 	printf("served=%llu", (unsigned long long)served);
-	if (rpc_loc) {
-		struct rfs_loc_snap zero = { 0 }, now;
-
-		rfs_loc_read(rpc_loc, &now);
-		rfs_loc_print(&zero, &now, stdout);
-	}
+	rfs_loc_print_totals(rpc_loc, stdout);
 	printf("\n");
 	return 0;
 }

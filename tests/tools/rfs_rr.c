@@ -231,11 +231,8 @@ static int rr_server(const struct rr_opts *o)
 	for (i = 0; i < o->ncpus; i++)
 		pthread_join(t[i].tid, NULL);
 	if (rr_loc) {
-		struct rfs_loc_snap zero = { 0 }, now;
-
-		rfs_loc_read(rr_loc, &now);
 		printf("stopped:");
-		rfs_loc_print(&zero, &now, stdout);
+		rfs_loc_print_totals(rr_loc, stdout);
 		printf("\n");
 	}
 	free(t);

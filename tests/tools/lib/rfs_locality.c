@@ -87,3 +87,13 @@ void rfs_loc_print(const struct rfs_loc_snap *a, const struct rfs_loc_snap *b,
 	else
 		fprintf(f, " locality_pct=-");
 }
+
+void rfs_loc_print_totals(const struct rfs_loc *l, FILE *f)
+{
+	struct rfs_loc_snap zero = { 0 }, now;
+
+	if (!l)
+		return;
+	rfs_loc_read(l, &now);
+	rfs_loc_print(&zero, &now, f);
+}

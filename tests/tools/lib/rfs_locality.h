@@ -51,5 +51,8 @@ void rfs_loc_read(const struct rfs_loc *l, struct rfs_loc_snap *s);
  * (locality_pct: local / (local + remote) x 100, "-" with no sample). */
 void rfs_loc_print(const struct rfs_loc_snap *a, const struct rfs_loc_snap *b,
 		   FILE *f);
+/* The same for everything counted since the server started (a server's
+ * exit line); nothing when l is NULL. */
+void rfs_loc_print_totals(const struct rfs_loc *l, FILE *f);
 
 #endif /* RFS_LOCALITY_H */

@@ -75,16 +75,29 @@ int BPF_PROG(rfs_kthread_batch, int map_id, unsigned int processed,
 	g = rfs_get_globals();
 	if (!g || g->cpumap_id != (__u32)map_id)
 		return 0;
-	kt = BPF_CORE_READ(task, worker_private);
-	rcpu = BPF_CORE_READ(kt, data);
-	if (!rcpu || BPF_CORE_READ(rcpu, kthread) != task)
-		return 0;
-	cpu = BPF_CORE_READ(rcpu, cpu);
+	/* A kthread runs on its own CPU while that CPU is online, and its
+	 * entry was learnt by an earlier batch: two reads confirm it is
+	 * still that entry (a freed one would not name this kthread and
+	 * CPU).  Otherwise (first batch, entry remade, CPU offline: the
+	 * kthread runs elsewhere) the entry is found from the task. */
+	cpu = bpf_get_smp_processor_id();
 	q = bpf_map_lookup_elem(&rfs_cpu_queues, &cpu);
 	if (!q)
 		return 0;
-	if (q->rcpu != (__u64)rcpu)
-		q->rcpu = (__u64)rcpu;
+	rcpu = (struct bpf_cpu_map_entry *)q->rcpu;
+	if (!rcpu || BPF_CORE_READ(rcpu, kthread) != task ||
+	    BPF_CORE_READ(rcpu, cpu) != cpu) {
+		kt = BPF_CORE_READ(task, worker_private);
+		rcpu = BPF_CORE_READ(kt, data);
+		if (!rcpu || BPF_CORE_READ(rcpu, kthread) != task)
+			return 0;
+		cpu = BPF_CORE_READ(rcpu, cpu);
+		q = bpf_map_lookup_elem(&rfs_cpu_queues, &cpu);
+		if (!q)
+			return 0;
+		if (q->rcpu != (__u64)rcpu)
+			q->rcpu = (__u64)rcpu;
+	}
 	/* for rfsd's cpumap_kthread_sched; written only when the kthread
 	 * was remade (CPU online, cpumap resized), not per batch */
 	pid = task->pid;	/* trusted (tp_btf): a plain load */

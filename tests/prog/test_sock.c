@@ -5,9 +5,9 @@
  * the server, pinned to a known CPU, reads and writes.  The sock flow
  * table must then hold that CPU under the hash the XDP program would
  * compute from the connection's incoming frames (local = server, peer =
- * client), follow the server when it moves to the other CPU (a recv
- * always records; a send only when the connection's frames land on
- * another CPU than the sender's), and, for
+ * client), follow the server when it moves to the other CPU (a recv or
+ * a send records only when the connection's frames land on another CPU
+ * than the caller's), and, for
  * TCP, be cleared when the connection closes (sockops state callback).
  *
  * Cases: TCP and connected UDP over IPv4 and IPv6, and a dual-stack
@@ -504,27 +504,31 @@ static int rfs_st_incoming_cpu(int fd)
 }
 
 /*
- * After a send on cpu: a send records only when the connection's frames
- * land on another CPU than the sender's (bpf/rfs_sock.bpf.h,
+ * After a recv or send on cpu: either records only when the connection's
+ * frames land on another CPU than the caller's (bpf/rfs_sock.bpf.h,
  * rfs_frames_land_here).  Over veth a TCP send's own ACK can come back
  * through the sender's CPU within the send (veth receives on the sending
  * CPU), so for TCP the rule is checked against the incoming CPU seen
  * after the call; UDP has no such frames and is checked exactly.
+ * before: the CPU the entry held before the call, -1 for none.
  */
-static void rfs_st_expect_send(int fd, __u32 hash, int cpu, int before,
-			       bool exact, const char *what)
+static void rfs_st_expect_call(int fd, __u32 hash, int cpu, int before,
+			       bool exact, const char *call, const char *what)
 {
 	int incoming = rfs_st_incoming_cpu(fd);
 	char msg[128];
 
 	if (exact && incoming != 0)
-		fail_msg("%s: frames reached the socket on cpu %d, not on the client's cpu 0: this lab can't tell a skipped send from a recorded one",
-			 what, incoming);
-	snprintf(msg, sizeof(msg), "%s: send on cpu %d, frames on cpu %d",
-		 what, cpu, incoming);
+		fail_msg("%s: frames reached the socket on cpu %d, not on the client's cpu 0: this lab can't tell a skipped %s from a recorded one",
+			 what, incoming, call);
+	snprintf(msg, sizeof(msg), "%s: %s on cpu %d, frames on cpu %d",
+		 what, call, cpu, incoming);
 	if (incoming != cpu)
 		rfs_st_expect_cpu(hash, cpu, msg);
-	else if (exact)
+	else if (exact && before < 0 && rfs_st_slot(hash))
+		fail_msg("%s: slot %u holds %08x, want it left empty", msg,
+			 hash & st.g.sock_flow_mask, rfs_st_slot(hash));
+	else if (exact && before >= 0)
 		rfs_st_expect_cpu(hash, before, msg);	/* left alone */
 	else if (rfs_sock_entry_cpu(rfs_st_slot(hash), hash,
 				    st.g.cpu_mask) != (__u32)cpu &&
@@ -537,31 +541,41 @@ static void rfs_st_expect_send(int fd, __u32 hash, int cpu, int before,
 			 msg, hash & st.g.sock_flow_mask, rfs_st_slot(hash), cpu);
 }
 
+/* Empty the flow's slot, so that the next call alone must write it. */
+static void rfs_st_clear_slot(__u32 hash)
+{
+	__u32 idx = hash & st.g.sock_flow_mask;
+	rfs_sock_entry_t none = 0;
+
+	assert_int_equal(bpf_map_update_elem(st.dp->sock_flows_fd, &idx, &none,
+					     BPF_ANY), 0);
+}
+
 /*
  * The server writes and reads from both CPUs while the client, on CPU 0,
- * echoes: a recv always records the reader's CPU; a send on CPU 1 (the
- * client's frames land on CPU 0) writes the entry, a send on CPU 0 leaves
- * it alone (exact: UDP; TCP: see rfs_st_expect_send).
+ * echoes, so the server's frames land on CPU 0: a send or a recv on CPU 1
+ * writes the entry (the recv into an emptied slot, so it is its own
+ * record), a send or recv on CPU 0 leaves it alone (exact: UDP; TCP: see
+ * rfs_st_expect_call).
  */
 static void rfs_st_follow(int fd, __u32 hash, bool exact, const char *what)
 {
-	char msg[96];
 	int round;
 
 	for (round = 0; round < 2; round++) {
 		rfs_st_pin(1);
 		rfs_st_send(fd, 100 + round);
-		rfs_st_expect_send(fd, hash, 1, round ? 0 : -1, false, what);
+		rfs_st_expect_call(fd, hash, 1, -1, false, "send", what);
+		rfs_st_clear_slot(hash);
 		rfs_st_recv(fd, 100 + round);
-		snprintf(msg, sizeof(msg), "%s: recv on cpu 1", what);
-		rfs_st_expect_cpu(hash, 1, msg);
+		rfs_st_expect_call(fd, hash, 1, -1, false, "recv", what);
+		rfs_st_expect_cpu(hash, 1, "recv on cpu 1 into an emptied slot");
 
 		rfs_st_pin(0);
 		rfs_st_send(fd, 200 + round);
-		rfs_st_expect_send(fd, hash, 0, 1, exact, what);
+		rfs_st_expect_call(fd, hash, 0, 1, exact, "send", what);
 		rfs_st_recv(fd, 200 + round);
-		snprintf(msg, sizeof(msg), "%s: recv on cpu 0", what);
-		rfs_st_expect_cpu(hash, 0, msg);
+		rfs_st_expect_call(fd, hash, 0, 1, exact, "recv", what);
 	}
 }
 
@@ -660,10 +674,11 @@ static void test_tcp_no_record_after_close(void **state)
 	/* the key a socket whose local port was released would give */
 	hash0 = rfs_st_hash(false, IPPROTO_TCP, 0, rfs_st_port(&peer));
 
-	rfs_st_pin(0);
+	/* on CPU 1: the client's frames land on CPU 0, so the calls record */
+	rfs_st_pin(1);
 	rfs_st_send(cfd, 10);
 	rfs_st_recv(cfd, 10);
-	rfs_st_expect_cpu(hash, 0, "tcp");
+	rfs_st_expect_cpu(hash, 1, "tcp");
 
 	/* We close our half; the client sees EOF and closes its own: our
 	 * socket goes FIN_WAIT2 -> TIME_WAIT, i.e. TCP_CLOSE, cleared. */

@@ -35,22 +35,75 @@ static __u32 rfs_prog_id_of_link(int link_fd)
 	return info.prog_id;
 }
 
-static struct bpf_program *const *rfs_core_progs(struct rfs_core *skel,
+/* The socket-side programs, each with the trace mode that loads it. */
+struct rfs_sock_prog {
+	struct bpf_program *prog;
+	enum rfs_trace_mode mode;
+};
+
+static const struct rfs_sock_prog *rfs_core_progs(struct rfs_core *skel,
 						  size_t *n)
 {
-	static struct bpf_program *progs[16];
+	static struct rfs_sock_prog progs[16];
 	size_t i = 0;
 
-	progs[i++] = skel->progs.rfs_tp_recv;
-	progs[i++] = skel->progs.rfs_tp_send;
-	progs[i++] = skel->progs.rfs_kp_tcp_recv;
-	progs[i++] = skel->progs.rfs_kp_tcp_send;
-	progs[i++] = skel->progs.rfs_kp_udp_recv;
-	progs[i++] = skel->progs.rfs_kp_udp_send;
-	progs[i++] = skel->progs.rfs_kp_udp6_recv;
-	progs[i++] = skel->progs.rfs_kp_udp6_send;
+#define P(name, m) progs[i++] = (struct rfs_sock_prog){ skel->progs.name, m }
+	P(rfs_tp_recv, RFS_TRACE_TP_BTF);
+	P(rfs_tp_send, RFS_TRACE_TP_BTF);
+	P(rfs_fx_tcp_recv, RFS_TRACE_FEXIT);
+	P(rfs_fx_tcp_send, RFS_TRACE_FEXIT);
+	P(rfs_fx_udp_recv, RFS_TRACE_FEXIT);
+	P(rfs_fx_udp_send, RFS_TRACE_FEXIT);
+	P(rfs_fx_udp6_recv, RFS_TRACE_FEXIT);
+	P(rfs_fx_udp6_send, RFS_TRACE_FEXIT);
+	P(rfs_kp_tcp_recv, RFS_TRACE_KPROBE);
+	P(rfs_kp_tcp_send, RFS_TRACE_KPROBE);
+	P(rfs_kp_udp_recv, RFS_TRACE_KPROBE);
+	P(rfs_kp_udp_send, RFS_TRACE_KPROBE);
+	P(rfs_kp_udp6_recv, RFS_TRACE_KPROBE);
+	P(rfs_kp_udp6_send, RFS_TRACE_KPROBE);
+#undef P
 	*n = i;
 	return progs;
+}
+
+/* Does the kernel have BTF for function fn, in vmlinux or in the ipv6
+ * module (udpv6_* when IPv6 is built as a module)?  An fexit program
+ * whose target has none fails to load, and with it the whole object. */
+static bool rfs_core_btf_func(const char *fn)
+{
+	struct btf *vmlinux = btf__load_vmlinux_btf(), *mod;
+	bool found;
+
+	if (!vmlinux)
+		return false;
+	found = btf__find_by_name_kind(vmlinux, fn, BTF_KIND_FUNC) > 0;
+	if (!found) {
+		mod = btf__parse_split("/sys/kernel/btf/ipv6", vmlinux);
+		found = mod && btf__find_by_name_kind(mod, fn, BTF_KIND_FUNC) > 0;
+		btf__free(mod);
+	}
+	btf__free(vmlinux);
+	return found;
+}
+
+/* Which socket hooks to load: the one asked for, or the best the kernel
+ * has (rfs_features.c found it): the tracepoints, then fexit (only calls
+ * that moved data, BTF loads; needs trampolines and bpf_get_func_ret),
+ * then kprobes (every call, probe reads).
+ * RFS_TRACE_AUTO back: none works, load no socket program. */
+static enum rfs_trace_mode rfs_core_pick_mode(const struct rfs_kfeatures *f,
+					      enum rfs_trace_mode asked)
+{
+	if (asked != RFS_TRACE_AUTO)
+		return asked;
+	if (f->tp_sock_len)
+		return RFS_TRACE_TP_BTF;
+	if (f->fentry && f->func_ret)
+		return RFS_TRACE_FEXIT;
+	if (f->kprobes)
+		return RFS_TRACE_KPROBE;
+	return RFS_TRACE_AUTO;
 }
 
 static int rfs_attach_pin(struct rfs_dp *dp, struct bpf_program *prog,
@@ -89,14 +142,65 @@ static int rfs_core_sock_table(struct rfs_dp *dp, __u32 entries, char *err)
 	return rfs_pin_at(dp->base, fd, "maps", RFS_MAP_SOCK_FLOWS, err);
 }
 
+/* Open the core object and load it with the socket programs of mode
+ * (and the cpumap-side programs the kernel can take). */
+static int rfs_core_load(const struct rfs_kfeatures *f,
+			 enum rfs_trace_mode mode, struct rfs_core **out,
+			 char *err)
+{
+	const struct rfs_sock_prog *progs;
+	struct rfs_core *skel;
+	size_t n_progs, i;
+	int e;
+
+	*out = NULL;
+	skel = rfs_core__open();
+	if (!skel)
+		return rfs_errf(err, errno, "can't open the core BPF object: %s",
+				strerror(errno));
+	progs = rfs_core_progs(skel, &n_progs);
+	for (i = 0; i < n_progs; i++) {
+		struct bpf_program *p = progs[i].prog;
+		bool load = progs[i].mode == mode;
+
+		/* udpv6_* has no BTF while the ipv6 module is not loaded:
+		 * steer what we can and say so (kprobes: at attach) */
+		if (load && mode == RFS_TRACE_FEXIT &&
+		    !rfs_core_btf_func(bpf_program__section_name(p) +
+				       strlen("fexit/"))) {
+			pr_warn("can't load %s: no BTF for %s (ipv6 not loaded?); IPv6 UDP flows won't be recorded\n",
+				bpf_program__name(p),
+				bpf_program__section_name(p) + strlen("fexit/"));
+			load = false;
+		}
+		bpf_program__set_autoload(p, load);
+	}
+	/* Without them flows stay in order, only less mobile (rfs_kjudge.c):
+	 * no proof (flows leave a CPU when its kthread sleeps), no drop
+	 * count.  Loading them would fail the whole object. */
+	if (!(f->tp_kthread && f->kthread_data))
+		bpf_program__set_autoload(skel->progs.rfs_kthread_batch, false);
+	if (!f->tp_enqueue)
+		bpf_program__set_autoload(skel->progs.rfs_enqueue, false);
+	e = rfs_core__load(skel);
+	if (e) {
+		rfs_core__destroy(skel);
+		return rfs_errf(err, e, "can't load the core BPF programs%s: %s (run with -v for the verifier log)",
+				mode == RFS_TRACE_FEXIT ? " with fexit socket hooks" : "",
+				strerror(-e));
+	}
+	*out = skel;
+	return 0;
+}
+
 int rfs_core_create(struct rfs_dp *dp, const struct rfs_dp_opts *o,
 		    char *err)
 {
 	struct rfs_core *skel;
-	struct bpf_program *const *progs;
+	const struct rfs_sock_prog *progs;
 	const struct rfs_kfeatures *f = &dp->feat;
+	enum rfs_trace_mode mode;
 	size_t n_progs, i;
-	bool use_tp, no_sock = false;
 	int cg_fd = -1, err_ = 0;
 	__u32 zero = 0;
 	__u32 entries = o->sock_flow_entries ? o->sock_flow_entries :
@@ -107,45 +211,30 @@ int rfs_core_create(struct rfs_dp *dp, const struct rfs_dp_opts *o,
 				"sock_flow_entries %u is not a power of two (%u..%u)",
 				entries, RFS_SOCK_FLOW_MIN, RFS_SOCK_FLOW_MAX);
 
-	/* What rfs_dp_open() found (rfs_features.c), not a version. */
-	switch (o->trace_mode) {
-	case RFS_TRACE_TP_BTF:
-		use_tp = true;
-		break;
-	case RFS_TRACE_KPROBE:
-		use_tp = false;
-		break;
-	default:
-		use_tp = f->tp_sock_len;
-		/* neither: no socket programs; flows spread by hash */
-		no_sock = !use_tp && !f->kprobes;
-		break;
-	}
-	dp->trace_mode = use_tp ? RFS_TRACE_TP_BTF : RFS_TRACE_KPROBE;
+	/* What rfs_dp_open() found (rfs_features.c), not a version.  None:
+	 * no socket programs, flows spread by hash (reported as kprobe, as
+	 * before fexit existed). */
+	mode = rfs_core_pick_mode(f, o->trace_mode);
+	dp->trace_mode = mode == RFS_TRACE_AUTO ? RFS_TRACE_KPROBE : mode;
+	if (mode == RFS_TRACE_FEXIT && !(f->fentry && f->func_ret))
+		return rfs_errf(err, EOPNOTSUPP,
+				"can't use trace mode 'fexit': %s; use auto, tp_btf or kprobe",
+				!f->fentry ? "this kernel can't attach fentry/fexit programs (no BPF trampolines)" :
+					     "this kernel has no bpf_get_func_ret helper (5.17+)");
 
-	skel = rfs_core__open();
-	if (!skel)
-		return rfs_errf(err, errno, "can't open the core BPF object: %s",
-				strerror(errno));
+	err_ = rfs_core_load(f, mode, &skel, err);
+	/* auto: fexit that doesn't load here (a verifier or a target the
+	 * checks above can't see) leaves kprobes, as before fexit */
+	if (err_ && o->trace_mode == RFS_TRACE_AUTO &&
+	    mode == RFS_TRACE_FEXIT && f->kprobes) {
+		pr_warn("%s; the socket hooks use kprobes instead of fexit\n",
+			err);
+		mode = dp->trace_mode = RFS_TRACE_KPROBE;
+		err_ = rfs_core_load(f, mode, &skel, err);
+	}
+	if (err_)
+		return err_;
 	progs = rfs_core_progs(skel, &n_progs);
-	for (i = 0; i < n_progs; i++) {
-		bool tp = i < 2;
-
-		bpf_program__set_autoload(progs[i], !no_sock && tp == use_tp);
-	}
-	/* Without them flows stay in order, only less mobile (rfs_kjudge.c):
-	 * no proof (flows leave a CPU when its kthread sleeps), no drop
-	 * count.  Loading them would fail the whole object. */
-	if (!(f->tp_kthread && f->kthread_data))
-		bpf_program__set_autoload(skel->progs.rfs_kthread_batch, false);
-	if (!f->tp_enqueue)
-		bpf_program__set_autoload(skel->progs.rfs_enqueue, false);
-	err_ = rfs_core__load(skel);
-	if (err_) {
-		err_ = rfs_errf(err, err_, "can't load the core BPF programs: %s (run with -v for the verifier log)",
-				strerror(-err_));
-		goto out;
-	}
 
 	dp->globals_fd = dup(bpf_map__fd(skel->maps.rfs_globals));
 	dp->sock_outer_fd = dup(bpf_map__fd(skel->maps.rfs_sock_outer));
@@ -209,21 +298,22 @@ int rfs_core_create(struct rfs_dp *dp, const struct rfs_dp_opts *o,
 		err_ = rfs_attach_pin(dp, skel->progs.rfs_kthread_batch,
 				      bpf_program__attach(skel->progs.rfs_kthread_batch), err);
 	for (i = 0; !err_ && i < n_progs; i++) {
+		struct bpf_program *p = progs[i].prog;
 		struct bpf_link *l;
 
-		if (!bpf_program__autoload(progs[i]))
+		if (!bpf_program__autoload(p))
 			continue;
-		l = bpf_program__attach(progs[i]);
+		l = bpf_program__attach(p);
 		/* udpv6_* is absent when IPv6 is built as a module not
 		 * loaded: steer what we can and say so. */
-		if (!use_tp && libbpf_get_error(l) &&
-		    strstr(bpf_program__name(progs[i]), "udp6")) {
+		if (mode == RFS_TRACE_KPROBE && libbpf_get_error(l) &&
+		    strstr(bpf_program__name(p), "udp6")) {
 			pr_warn("can't attach %s: %s; IPv6 UDP flows won't be recorded\n",
-				bpf_program__name(progs[i]),
+				bpf_program__name(p),
 				strerror(-(int)libbpf_get_error(l)));
 			continue;
 		}
-		err_ = rfs_attach_pin(dp, progs[i], l, err);
+		err_ = rfs_attach_pin(dp, p, l, err);
 	}
 out:
 	if (cg_fd >= 0)
@@ -280,8 +370,16 @@ int rfs_core_adopt(struct rfs_dp *dp, char *err)
 				"pinned datapath was made for %u CPUs, this system has %d",
 				dp->globals.nr_cpus, dp->nr_cpus);
 
+	/* The mode is the set of links the old rfsd pinned. */
+	dp->trace_mode = RFS_TRACE_KPROBE;
 	fd = rfs_get_pinned(dp->base, "links", "rfs_tp_recv");
-	dp->trace_mode = fd >= 0 ? RFS_TRACE_TP_BTF : RFS_TRACE_KPROBE;
+	if (fd >= 0) {
+		dp->trace_mode = RFS_TRACE_TP_BTF;
+	} else {
+		fd = rfs_get_pinned(dp->base, "links", "rfs_fx_tcp_recv");
+		if (fd >= 0)
+			dp->trace_mode = RFS_TRACE_FEXIT;
+	}
 	if (fd >= 0)
 		close(fd);
 	if (rfs_cpumap_sync(dp, err))
@@ -301,6 +399,8 @@ void rfs_core_fill_ids(struct rfs_dp *dp)
 		{ "rfs_tp_send", offsetof(struct rfs_dp_prog_ids, send) },
 		{ "rfs_kp_tcp_recv", offsetof(struct rfs_dp_prog_ids, recv) },
 		{ "rfs_kp_tcp_send", offsetof(struct rfs_dp_prog_ids, send) },
+		{ "rfs_fx_tcp_recv", offsetof(struct rfs_dp_prog_ids, recv) },
+		{ "rfs_fx_tcp_send", offsetof(struct rfs_dp_prog_ids, send) },
 	};
 	size_t i;
 

@@ -202,6 +202,9 @@ static void rfs_kfeatures_btf(struct rfs_kfeatures *f)
 	f->fentry = btf__find_by_name_kind(btf, "tcp_recvmsg",
 					   BTF_KIND_FUNC) > 0 &&
 		    rfs_probe_fentry(btf);
+	/* the fexit socket hooks read the return value with it: the
+	 * kernel's helper ids are an enum in its BTF */
+	f->func_ret = rfs_btf_has_enumerator(btf, "BPF_FUNC_get_func_ret");
 	f->sockops_state = rfs_btf_has_enumerator(btf, "BPF_SOCK_OPS_STATE_CB");
 	f->tp_enqueue = rfs_btf_tp_args(btf, "xdp_cpumap_enqueue") == 5;
 	/* ctx, map_id, processed, drops, sched, xdp_cpumap_stats */
@@ -225,7 +228,7 @@ int rfs_kfeat_set(struct rfs_kfeatures *f, const char *name,
 		size_t off;
 	} bools[] = {
 #define B(x) { #x, offsetof(struct rfs_kfeatures, x) }
-		B(btf), B(tp_sock_len), B(kprobes), B(fentry),
+		B(btf), B(tp_sock_len), B(kprobes), B(fentry), B(func_ret),
 		B(sockops_state), B(tp_enqueue), B(tp_kthread),
 		B(kthread_data), B(task_state), B(cpumap_prog), B(frame_meta),
 #undef B

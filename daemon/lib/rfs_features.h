@@ -32,6 +32,7 @@ struct rfs_kfeatures {
 	bool tp_sock_len;	/* btf_trace_sock_recv_length + _send_length */
 	bool kprobes;		/* the kprobe PMU (perf_event_open kprobes) */
 	bool fentry;		/* BTF of tcp_recvmsg + direct-call trampolines */
+	bool func_ret;		/* bpf_get_func_ret (5.17): fexit socket hooks */
 	bool sockops_state;	/* BPF_SOCK_OPS_STATE_CB (a socket's close) */
 	bool tp_enqueue;	/* tp_btf/xdp_cpumap_enqueue */
 	bool tp_kthread;	/* tp_btf/xdp_cpumap_kthread with its stats arg */

@@ -105,16 +105,19 @@ void rfs_kjudge(const struct rfs_kfeatures *f, struct rfs_feat_report *r)
 		rfs_line(r, "socket_hooks", RFS_FEAT_OK,
 			 "tp_btf/sock_recv_length",
 			 "tp_btf/sock_recv_length and sock_send_length record where the application reads");
+	else if (f->fentry && f->func_ret)
+		rfs_line(r, "socket_hooks", RFS_FEAT_OK, "fexit",
+			 "no sock_recv_length tracepoint: fexit on tcp_/udp_recvmsg and _sendmsg records the calls that moved data");
 	else if (f->kprobes)
 		rfs_line(r, "socket_hooks", RFS_FEAT_OK, "kprobe",
-			 "no sock_recv_length tracepoint: kprobes on tcp_/udp_recvmsg and _sendmsg instead");
+			 "no sock_recv_length tracepoint nor fexit: kprobes on tcp_/udp_recvmsg and _sendmsg record every call, also those that move no data");
 	else
 		rfs_line(r, "socket_hooks", RFS_FEAT_DEGRADED, "none",
-			 "neither sock_recv_length tracepoints nor kprobes: flows are spread by hash and don't follow the application");
+			 "no sock_recv_length tracepoints, fexit or kprobes: flows are spread by hash and don't follow the application");
 
 	rfs_line(r, "kprobes", RFS_FEAT_OK, f->kprobes ? "yes" : "no",
-		 f->kprobes ? "kprobes can be placed (the socket hooks' fallback)" :
-			      "no kprobes (needed only without the sock_*_length tracepoints)");
+		 f->kprobes ? "kprobes can be placed (the socket hooks' last fallback)" :
+			      "no kprobes (needed only without the sock_*_length tracepoints and fexit)");
 
 	rfs_line(r, "sockops", f->sockops_state ? RFS_FEAT_OK : RFS_FEAT_DEGRADED,
 		 f->sockops_state ? "established, state" : "established",
@@ -129,8 +132,10 @@ void rfs_kjudge(const struct rfs_kfeatures *f, struct rfs_feat_report *r)
 		 "ring drops are not counted; removing a CPU may wait for traffic");
 
 	rfs_line(r, "fentry", RFS_FEAT_OK, f->fentry ? "yes" : "no",
-		 f->fentry ? "BPF trampolines work (not used: the socket hooks above are enough)" :
-			     "no BPF trampolines (not used)");
+		 !f->fentry ? "no BPF trampolines (the socket hooks' fallback without the tracepoints)" :
+		 f->tp_sock_len ? "BPF trampolines work (not used: the tracepoints are there)" :
+		 f->func_ret ? "BPF trampolines work: the socket hooks use fexit" :
+			       "BPF trampolines work, but no bpf_get_func_ret (5.17) for the fexit socket hooks");
 
 	if (f->hz > 0) {
 		snprintf(v, sizeof(v), "%d", f->hz);

@@ -15,8 +15,9 @@
 
 /* How the socket-side programs hook the kernel (rfsd --trace-mode). */
 enum rfs_trace_mode {
-	RFS_TRACE_AUTO,		/* tp_btf if the kernel has it, else kprobes */
+	RFS_TRACE_AUTO,		/* tp_btf, else fexit, else kprobe */
 	RFS_TRACE_TP_BTF,
+	RFS_TRACE_FEXIT,
 	RFS_TRACE_KPROBE,
 };
 
@@ -34,6 +35,7 @@ static const char *const rfs_xdp_mode_names[] = {
 static const char *const rfs_trace_mode_names[] = {
 	[RFS_TRACE_AUTO] = "auto",
 	[RFS_TRACE_TP_BTF] = "tp_btf",
+	[RFS_TRACE_FEXIT] = "fexit",
 	[RFS_TRACE_KPROBE] = "kprobe",
 	NULL,
 };
@@ -84,7 +86,7 @@ static inline const char *rfs_trace_mode_name(enum rfs_trace_mode mode)
 	return rfs_name_of(rfs_trace_mode_names, mode);
 }
 
-/* "auto", "tp_btf", "kprobe" -> mode; -EINVAL for anything else. */
+/* "auto", "tp_btf", "fexit", "kprobe" -> mode; -EINVAL for anything else. */
 static inline int rfs_trace_mode_parse(const char *s, enum rfs_trace_mode *mode)
 {
 	unsigned int v;

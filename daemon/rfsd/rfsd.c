@@ -98,7 +98,7 @@ static const char rfsd_usage[] =
 "  --socket PATH         control socket (default " RFS_CTL_SOCKET_DEFAULT ")\n"
 "  --pin-dir DIR         bpffs pin dir (default " RFS_PIN_DIR_DEFAULT ")\n"
 "  --cgroup DIR          cgroup v2 dir for sockops (default: the cgroup2 root)\n"
-"  --trace-mode MODE     auto, tp_btf or kprobe (default auto)\n"
+"  --trace-mode MODE     auto, tp_btf, fexit or kprobe (default auto)\n"
 "  --cleanup             remove everything xdp-rfs attached or pinned under\n"
 "                        the pin dir (and orphaned rfs_xdp programs), exit\n"
 "  --unsafe-noguard      honour 'noguard = yes' in the config: the in-order\n"
@@ -289,7 +289,7 @@ static int parse_args(struct rfsd *d, int argc, char **argv, bool *verbose)
 			break;
 		case OPT_TRACE:
 			if (rfs_trace_mode_parse(optarg, &d->trace_mode)) {
-				fprintf(stderr, "rfsd: can't use trace mode '%s': not auto, tp_btf or kprobe\n",
+				fprintf(stderr, "rfsd: can't use trace mode '%s': not auto, tp_btf, fexit or kprobe\n",
 					optarg);
 				return -EINVAL;
 			}

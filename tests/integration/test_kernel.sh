@@ -68,6 +68,13 @@ test_features_shown()
 	[ "$(jget "next(l['value'] for l in d['kernel']['features'] if l['name'] == 'cpumap_gro')" <<< "$st")" = "$want" ] ||
 		fail "cpumap_gro in status differs from the kernel's BTF ($want)"
 	say "cpumap_gro: $want (as bpftool reads the BTF)"
+	# the socket hooks loaded are the ones the kernel block names (none:
+	# nothing loaded, and trace_mode has no value for that)
+	want=$(jget "next(l['value'] for l in d['kernel']['features'] if l['name'] == 'socket_hooks')" <<< "$st")
+	[ "$want" = none ] ||
+		[ "$(jget "d['trace_mode']" <<< "$st")" = "${want%%/*}" ] ||
+		fail "trace_mode $(jget "d['trace_mode']" <<< "$st") is not the socket_hooks chosen ($want)"
+	say "socket hooks: $want, trace_mode $(jget "d['trace_mode']" <<< "$st")"
 	[ "$(jget "[l['value'] for l in d['kernel']['interfaces']['$LAB_A'] if l['name'] == 'xdp_mode'][0]" <<< "$st")" = native ] ||
 		fail "xdp_mode of $LAB_A is not native"
 	line=$(ctl status) || fail "plain status failed"

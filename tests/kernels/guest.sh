@@ -126,8 +126,10 @@ facts()
 	else
 		fact kprobes "no kprobe_events in tracefs"
 	fi
-	# fentry needs BTF for the function and an ftrace trampoline
-	for f in tcp_recvmsg tcp_sendmsg udp_recvmsg; do
+	# fentry/fexit (--trace-mode fexit) needs BTF for each function the
+	# socket side hooks and an ftrace trampoline
+	for f in tcp_recvmsg tcp_sendmsg udp_recvmsg udp_sendmsg \
+		 udpv6_recvmsg udpv6_sendmsg; do
 		if grep -q "FUNC '$f'" "$btf" 2>/dev/null; then
 			fact "btf func $f" yes
 		else

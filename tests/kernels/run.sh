@@ -33,7 +33,8 @@
 # What the guest runs (tests/kernels/guest.sh): tests/run.sh with
 # RFS_VM_LAYERS, then the end-to-end tests of RFS_VM_E2E, by default the
 # three that must hold on every kernel: steering follows the application,
-# no reordering, adoption after SIGKILL.  The whole integration layer
+# no reordering, adoption after SIGKILL; and what rfsd reports of the
+# kernel (the socket hooks it loaded are the ones it names).  The whole integration layer
 # (RFS_VM_LAYERS="unit prog integration") takes far longer under TCG than
 # CI can give it.
 #
@@ -41,7 +42,8 @@
 #   RFS_VM_LAYERS    tests/run.sh layers in the guest (unit prog)
 #   RFS_VM_E2E       "script:test,test script:..." from tests/integration
 #                    (test_steering.sh:test_follows_app,test_no_reorder,
-#                    test_sigkill_adopt); empty: none
+#                    test_sigkill_adopt test_kernel.sh:test_features_shown);
+#                    empty: none
 #   RFS_VM_CMD       run this shell command in the guest instead (a
 #                    developer's probe, e.g. 'V=1 build/tests/test_xdp')
 #   RFS_VM_TIMEOUT   seconds one guest may run (default: 1500 under TCG,
@@ -69,7 +71,7 @@ BUILD=$RFS_BUILD
 CACHE=${RFS_VM_CACHE:-$BUILD/kernels}
 LAYERS=${RFS_VM_LAYERS:-unit prog}
 # the end-to-end tests that must hold on every kernel (issue 11)
-E2E=${RFS_VM_E2E-test_steering.sh:test_follows_app,test_no_reorder,test_sigkill_adopt}
+E2E=${RFS_VM_E2E-test_steering.sh:test_follows_app,test_no_reorder,test_sigkill_adopt test_kernel.sh:test_features_shown}
 CPUS=${RFS_VM_CPUS:-2}
 MEM=${RFS_VM_MEM:-2048}
 QEMU=${QEMU:-qemu-system-x86_64}

@@ -12,9 +12,13 @@
  *
  * Cases: TCP and connected UDP over IPv4 and IPv6, and a dual-stack
  * AF_INET6 listener on :: serving an IPv4 client, whose v4-mapped socket
- * must record under the plain IPv4 hash.  Every case runs with the
- * recording programs rfsd picks by itself (tp_btf here) and again with
- * the kprobe fallback.
+ * must record under the plain IPv4 hash.  Every case runs with each
+ * forced fallback, fexit then kprobe (each group skips, saying why, on a
+ * kernel that can't attach it: this host has neither), and then with
+ * the recording programs rfsd picks by itself (tp_btf here, fexit on
+ * Debian 12's 6.1), which must be the best one that works here.
+ * A recv that returns no data (EAGAIN) must not record with tp_btf or
+ * fexit, and does with kprobes (they see no return value).
  *
  * Addresses: 198.18.N.0/24 and 2001:db8:f0:N::/64 with N picked unused,
  * not the 192.0.2.0/24 the issue suggests: on this machine eth0 sits in
@@ -71,6 +75,7 @@ static struct {
 	char pin_dir[64];
 	enum rfs_trace_mode mode;
 	const char *skip_group;	/* set: every test of the group skips */
+	bool fexit_ok;		/* the fexit group's datapath opened */
 
 	/* the test running */
 	pid_t child;
@@ -195,6 +200,21 @@ static bool rfs_st_have_sock_tps(void)
 	return ok;
 }
 
+/* Why a forced fexit datapath may fail to open here: no BPF trampolines
+ * (rfs_features.c tries one on bpf_fentry_test1, not on the functions
+ * the datapath hooks), or no bpf_get_func_ret (before 5.17). */
+static const char *rfs_st_no_fexit(void)
+{
+	struct rfs_kfeatures f;
+
+	rfs_kfeatures_detect(&f);
+	if (!f.fentry)
+		return "this kernel can't attach fentry/fexit programs (no BPF trampolines)";
+	if (!f.func_ret)
+		return "this kernel has no bpf_get_func_ret (5.17+)";
+	return NULL;
+}
+
 static int rfs_st_group_setup(enum rfs_trace_mode mode, const char *tag)
 {
 	char err[RFS_ERR_LEN] = "";
@@ -205,11 +225,14 @@ static int rfs_st_group_setup(enum rfs_trace_mode mode, const char *tag)
 	snprintf(st.pin_dir, sizeof(st.pin_dir), "/sys/fs/bpf/rfs-test-sock-%s-%d",
 		 tag, (int)getpid());
 	if (rfs_tu_dp_open(&st.dp, st.pin_dir, mode, 0, err)) {
-		if (mode == RFS_TRACE_KPROBE && !rfs_st_have_kprobes()) {
-			/* a missing kernel feature is a skip, not a failure */
+		/* a missing kernel feature is a skip, not a failure */
+		if (mode == RFS_TRACE_KPROBE && !rfs_st_have_kprobes())
 			st.skip_group = "this kernel has no kprobes (CONFIG_KPROBES unset)";
-			fprintf(stderr, "test_sock: %s: %s; skipping the kprobe fallback\n",
-				err, st.skip_group);
+		if (mode == RFS_TRACE_FEXIT)
+			st.skip_group = rfs_st_no_fexit();
+		if (st.skip_group) {
+			fprintf(stderr, "test_sock: skipping the %s group: %s (%s)\n",
+				tag, st.skip_group, err);
 			return 0;
 		}
 		fprintf(stderr, "test_sock: can't open the datapath (%s): %s\n",
@@ -220,6 +243,8 @@ static int rfs_st_group_setup(enum rfs_trace_mode mode, const char *tag)
 		fprintf(stderr, "test_sock: can't read %s\n", RFS_MAP_GLOBALS);
 		return -1;
 	}
+	if (mode == RFS_TRACE_FEXIT)
+		st.fexit_ok = true;
 	return 0;
 }
 
@@ -231,6 +256,11 @@ static int rfs_st_group_auto(void **state)
 static int rfs_st_group_kprobe(void **state)
 {
 	return rfs_st_group_setup(RFS_TRACE_KPROBE, "kprobe");
+}
+
+static int rfs_st_group_fexit(void **state)
+{
+	return rfs_st_group_setup(RFS_TRACE_FEXIT, "fexit");
 }
 
 static int rfs_st_group_teardown(void **state)
@@ -484,11 +514,15 @@ static void rfs_st_ready(void)
 {
 	enum rfs_trace_mode want = st.mode;
 
+	if (st.skip_group)
+		print_message("%s\n", st.skip_group);	/* run.sh's reason */
 	if (!st.lab_ok || st.skip_group || !st.dp)
 		skip();
+	/* auto: the tracepoints, else fexit where its group could attach
+	 * it (that group runs first), else kprobes */
 	if (want == RFS_TRACE_AUTO)
 		want = rfs_st_have_sock_tps() ? RFS_TRACE_TP_BTF :
-						RFS_TRACE_KPROBE;
+		       st.fexit_ok ? RFS_TRACE_FEXIT : RFS_TRACE_KPROBE;
 	assert_int_equal(rfs_dp_trace_mode(st.dp), want);
 }
 
@@ -708,6 +742,99 @@ static void test_tcp_no_record_after_close(void **state)
 					    st.g.cpu_mask));
 }
 
+/*
+ * A recv that finds no data (EAGAIN), on the CPU where the socket's
+ * frames don't land and with the flow's slot emptied, so that any record
+ * is this call's: tp_btf and fexit see its negative return value and
+ * leave the slot empty; a kprobe fires at entry, before there is a
+ * return value, and records the CPU of the call.
+ */
+static void rfs_st_expect_poll(int fd, __u32 hash, const char *what)
+{
+	bool records = rfs_dp_trace_mode(st.dp) == RFS_TRACE_KPROBE;
+	int incoming = rfs_st_incoming_cpu(fd), cpu;
+	char msg[128], c;
+
+	assert_true(incoming >= 0);
+	cpu = incoming ? 0 : 1;
+	rfs_st_clear_slot(hash);
+	rfs_st_pin(cpu);
+	errno = 0;
+	assert_int_equal(recv(fd, &c, 1, MSG_DONTWAIT), -1);
+	assert_int_equal(errno, EAGAIN);
+	snprintf(msg, sizeof(msg), "%s: recv on cpu %d returned EAGAIN (%s, frames on cpu %d)",
+		 what, cpu, rfs_trace_mode_name(rfs_dp_trace_mode(st.dp)),
+		 rfs_st_incoming_cpu(fd));
+	if (records)
+		rfs_st_expect_cpu(hash, cpu, msg);
+	else if (rfs_st_slot(hash))
+		fail_msg("%s: slot %u holds %08x, want it left empty", msg,
+			 hash & st.g.sock_flow_mask, rfs_st_slot(hash));
+}
+
+static void test_recv_no_data(void **state)
+{
+	struct timeval tv = { RFS_ST_TIMEOUT_MS / 1000, 0 };
+	struct sockaddr_storage ss, local, peer;
+	socklen_t len;
+	int lfd, cfd, ufd;
+	__u32 hash;
+	char buf[16];
+
+	rfs_st_ready();
+	/* TCP: tcp_recvmsg */
+	lfd = st.fds[0] = socket(AF_INET, SOCK_STREAM, 0);
+	assert_true(lfd >= 0);
+	len = rfs_st_addr(AF_INET, st.srv4, 0, &ss);
+	assert_int_equal(bind(lfd, (struct sockaddr *)&ss, len), 0);
+	assert_int_equal(listen(lfd, 4), 0);
+	len = sizeof(ss);
+	assert_int_equal(getsockname(lfd, (struct sockaddr *)&ss, &len), 0);
+	rfs_st_fork_client(AF_INET, SOCK_STREAM, st.srv4, rfs_st_port(&ss));
+	rfs_st_wait_readable(lfd);
+	cfd = st.fds[1] = accept(lfd, NULL, NULL);
+	assert_true(cfd >= 0);
+	len = sizeof(local);
+	assert_int_equal(getsockname(cfd, (struct sockaddr *)&local, &len), 0);
+	len = sizeof(peer);
+	assert_int_equal(getpeername(cfd, (struct sockaddr *)&peer, &len), 0);
+	hash = rfs_st_hash(false, IPPROTO_TCP, rfs_st_port(&local),
+			   rfs_st_port(&peer));
+	/* on CPU 1: the client's frames land on CPU 0, so the calls record */
+	rfs_st_pin(1);
+	rfs_st_send(cfd, 10);
+	rfs_st_recv(cfd, 10);
+	rfs_st_expect_cpu(hash, 1, "tcp: send and recv on cpu 1");
+	rfs_st_expect_poll(cfd, hash, "tcp");
+	close(cfd);
+	st.fds[1] = -1;
+	assert_int_equal(rfs_st_wait_client(), 0);
+
+	/* connected UDP: udp_recvmsg */
+	ufd = st.fds[2] = socket(AF_INET, SOCK_DGRAM, 0);
+	assert_true(ufd >= 0);
+	setsockopt(ufd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	len = rfs_st_addr(AF_INET, st.srv4, 0, &ss);
+	assert_int_equal(bind(ufd, (struct sockaddr *)&ss, len), 0);
+	len = sizeof(ss);
+	assert_int_equal(getsockname(ufd, (struct sockaddr *)&ss, &len), 0);
+	rfs_st_fork_client(AF_INET, SOCK_DGRAM, st.srv4, rfs_st_port(&ss));
+	rfs_st_wait_readable(ufd);
+	len = sizeof(peer);
+	assert_int_equal(recvfrom(ufd, buf, sizeof(buf), 0,
+				  (struct sockaddr *)&peer, &len), 5);
+	assert_int_equal(connect(ufd, (struct sockaddr *)&peer, len), 0);
+	hash = rfs_st_hash(false, IPPROTO_UDP, rfs_st_port(&ss),
+			   rfs_st_port(&peer));
+	rfs_st_pin(1);
+	rfs_st_send(ufd, 10);
+	rfs_st_recv(ufd, 10);
+	rfs_st_expect_cpu(hash, 1, "udp: send and recv on cpu 1");
+	rfs_st_expect_poll(ufd, hash, "udp");
+	assert_int_equal(send(ufd, "quit", 4, 0), 4);
+	assert_int_equal(rfs_st_wait_client(), 0);
+}
+
 static void test_tcp4(void **state)
 {
 	rfs_st_tcp(AF_INET, st.srv4, false);
@@ -773,6 +900,30 @@ static void test_udp6(void **state)
 	rfs_st_udp(true);
 }
 
+/* The tests named "test_tcp4/fexit" ...: tests/run.sh reports each
+ * group's results apart. */
+static int rfs_st_run_group(const char *group, const char *tag,
+			    const struct CMUnitTest *tests, size_t n,
+			    CMFixtureFunction setup)
+{
+	struct CMUnitTest t[16];
+	char names[16][64];
+	size_t i;
+
+	if (n > 16) {
+		fprintf(stderr, "test_sock: %zu tests, room for 16\n", n);
+		return 1;
+	}
+	for (i = 0; i < n; i++) {
+		t[i] = tests[i];
+		snprintf(names[i], sizeof(names[i]), "%s/%s", tests[i].name,
+			 tag);
+		t[i].name = names[i];
+	}
+	return _cmocka_run_group_tests(group, t, n, setup,
+				       rfs_st_group_teardown);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -783,8 +934,10 @@ int main(void)
 		T(test_udp4),
 		T(test_udp6),
 		T(test_tcp_no_record_after_close),
+		T(test_recv_no_data),
 #undef T
 	};
+	const size_t n_tests = sizeof(tests) / sizeof(tests[0]);
 	int fails;
 
 	rfs_log_init("test_sock", getenv("V") != NULL);
@@ -812,12 +965,13 @@ int main(void)
 		printf("lab: %s %s/%s <-> netns %s %s %s/%s\n", st.veth_root,
 		       st.srv4, st.srv6, st.ns, st.veth_ns, st.cli4, st.cli6);
 	}
-	fails = cmocka_run_group_tests_name("sock_trace_auto", tests,
-					    rfs_st_group_auto,
-					    rfs_st_group_teardown);
-	fails += cmocka_run_group_tests_name("sock_trace_kprobe", tests,
-					     rfs_st_group_kprobe,
-					     rfs_st_group_teardown);
+	/* fexit first: the auto group checks its choice against it */
+	fails = rfs_st_run_group("sock_trace_fexit", "fexit", tests, n_tests,
+				 rfs_st_group_fexit);
+	fails += rfs_st_run_group("sock_trace_kprobe", "kprobe", tests,
+				  n_tests, rfs_st_group_kprobe);
+	fails += rfs_st_run_group("sock_trace_auto", "auto", tests, n_tests,
+				  rfs_st_group_auto);
 	rfs_st_cleanup();
 	return fails ? 1 : 0;
 }

@@ -178,6 +178,7 @@ static int rfs_xt_detach_sock_side(void)
 		 * the kthread's delivery proof) are what the live tests need */
 		if (strncmp(de->d_name, "rfs_tp_", 7) &&
 		    strncmp(de->d_name, "rfs_kp_", 7) &&
+		    strncmp(de->d_name, "rfs_fx_", 7) &&
 		    strcmp(de->d_name, "rfs_sockops"))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);

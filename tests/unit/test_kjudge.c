@@ -22,7 +22,8 @@ static struct rfs_kfeatures rfs_test_full(void)
 {
 	struct rfs_kfeatures f = {
 		.btf = true, .tp_sock_len = true, .kprobes = false,
-		.fentry = false, .sockops_state = true, .tp_enqueue = true,
+		.fentry = false, .func_ret = true, .sockops_state = true,
+		.tp_enqueue = true,
 		.tp_kthread = true, .kthread_data = true, .task_state = true,
 		.cpumap_prog = true, .frame_meta = true,
 		.cpumap_gro = RFS_GRO_READABLE, .hz = 250,
@@ -59,7 +60,7 @@ static void rfs_test_full_kernel(void **state)
 }
 
 /* Debian 12's 6.1 as the guest's FACT lines show it: no GRO stage, no
- * sock_*_length tracepoints, kprobes. */
+ * sock_*_length tracepoints, BPF trampolines and kprobes: fexit hooks. */
 static void rfs_test_debian_6_1(void **state)
 {
 	struct rfs_kfeatures f = rfs_test_full();
@@ -69,12 +70,50 @@ static void rfs_test_debian_6_1(void **state)
 	f.tp_sock_len = false;
 	f.kprobes = true;
 	f.fentry = true;
+	f.func_ret = true;
 	rfs_kjudge(&f, &r);
 	assert_true(r.order_kept);
 	assert_int_equal(rfs_test_line(&r, "socket_hooks")->level, RFS_FEAT_OK);
-	assert_string_equal(rfs_test_line(&r, "socket_hooks")->value, "kprobe");
+	assert_string_equal(rfs_test_line(&r, "socket_hooks")->value, "fexit");
 	assert_int_equal(rfs_test_line(&r, "cpumap_gro")->level, RFS_FEAT_OK);
 	assert_string_equal(rfs_test_line(&r, "cpumap_gro")->value, "none");
+}
+
+/* The socket hooks' order of preference, as rfsd's auto mode picks them
+ * (rfs_core.c): tracepoints, then fexit (trampolines and
+ * bpf_get_func_ret: 5.15 has only the first), then kprobes, then none. */
+static void rfs_test_socket_hooks_order(void **state)
+{
+	static const struct {
+		bool tp, fentry, func_ret, kprobes;
+		const char *want;
+		enum rfs_feat_level level;
+	} c[] = {
+		{ true, true, true, true, "tp_btf/sock_recv_length", RFS_FEAT_OK },
+		{ true, false, false, false, "tp_btf/sock_recv_length", RFS_FEAT_OK },
+		{ false, true, true, true, "fexit", RFS_FEAT_OK },
+		{ false, true, true, false, "fexit", RFS_FEAT_OK },
+		{ false, true, false, true, "kprobe", RFS_FEAT_OK },
+		{ false, false, true, true, "kprobe", RFS_FEAT_OK },
+		{ false, true, false, false, "none", RFS_FEAT_DEGRADED },
+		{ false, false, false, false, "none", RFS_FEAT_DEGRADED },
+	};
+	struct rfs_feat_report r;
+	size_t i;
+
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		struct rfs_kfeatures f = rfs_test_full();
+
+		f.tp_sock_len = c[i].tp;
+		f.fentry = c[i].fentry;
+		f.func_ret = c[i].func_ret;
+		f.kprobes = c[i].kprobes;
+		rfs_kjudge(&f, &r);
+		assert_string_equal(rfs_test_line(&r, "socket_hooks")->value,
+				    c[i].want);
+		assert_int_equal(rfs_test_line(&r, "socket_hooks")->level,
+				 c[i].level);
+	}
 }
 
 /*
@@ -87,22 +126,22 @@ static void rfs_test_every_set(void **state)
 	static const enum rfs_cpumap_gro gros[] = {
 		RFS_GRO_NONE, RFS_GRO_READABLE, RFS_GRO_UNREADABLE,
 	};
-	bool *bits[11];
+	bool *bits[12];
 	struct rfs_kfeatures f;
 	struct rfs_feat_report r;
 	unsigned int m, g, b, n_unsafe_sets = 0;
 	int i;
 
 	for (g = 0; g < 3; g++) {
-		for (m = 0; m < (1u << 11); m++) {
+		for (m = 0; m < (1u << 12); m++) {
 			memset(&f, 0, sizeof(f));
 			bits[0] = &f.btf; bits[1] = &f.tp_sock_len;
 			bits[2] = &f.kprobes; bits[3] = &f.fentry;
 			bits[4] = &f.sockops_state; bits[5] = &f.tp_enqueue;
 			bits[6] = &f.tp_kthread; bits[7] = &f.kthread_data;
 			bits[8] = &f.task_state; bits[9] = &f.cpumap_prog;
-			bits[10] = &f.frame_meta;
-			for (b = 0; b < 11; b++)
+			bits[10] = &f.frame_meta; bits[11] = &f.func_ret;
+			for (b = 0; b < 12; b++)
 				*bits[b] = m & (1u << b);
 			f.cpumap_gro = gros[g];
 			f.hz = m & 1 ? 1000 : 0;
@@ -123,7 +162,7 @@ static void rfs_test_every_set(void **state)
 		}
 	}
 	/* btf off (half of each GRO value's sets), or GRO unreadable */
-	assert_int_equal(n_unsafe_sets, 1024 * 2 + 2048);
+	assert_int_equal(n_unsafe_sets, 2048 * 2 + 4096);
 }
 
 /* Missing hooks that only withhold proofs: degraded, named. */
@@ -196,6 +235,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(rfs_test_full_kernel),
 		cmocka_unit_test(rfs_test_debian_6_1),
+		cmocka_unit_test(rfs_test_socket_hooks_order),
 		cmocka_unit_test(rfs_test_every_set),
 		cmocka_unit_test(rfs_test_degraded),
 		cmocka_unit_test(rfs_test_iface),

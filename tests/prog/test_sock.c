@@ -42,6 +42,7 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -364,6 +365,14 @@ static void rfs_st_client(int family, int type, const char *srv_ip,
 	if (type == SOCK_DGRAM && send(fd, "hello", 5, 0) != 5)
 		_exit(5);
 	for (;;) {
+		/* TCP: no ACK of its own for the server's data (it would
+		 * reach the server's socket on the server's CPU, within the
+		 * server's send, before the echo): delayed, it rides on the
+		 * echo, sent from CPU 0.  Quick-ack mode comes back by
+		 * itself, so before every read. */
+		if (type == SOCK_STREAM)
+			setsockopt(fd, IPPROTO_TCP, TCP_QUICKACK, &(int){ 0 },
+				   sizeof(int));
 		n = recv(fd, buf, sizeof(buf), 0);
 		if (n <= 0)
 			break;

@@ -1,0 +1,164 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# The modes, sourced by bench/run.sh (which has the lab, $A, $WORK and
+# the settings by then): each mode's setup before a cell and its undoing
+# after (mode_on, mode_off), the kernel settings they change and put back
+# through lab.sh's lab_set/lab_restore, rfsd's start and stop for the xdp
+# modes, the bare cpumap redirect of mode cpumap, the XDP_PASS program of
+# mode pass, and which workloads each mode runs (applies).
+
+# rfsd with $1 as its config; extra arguments go to rfsd
+rfsd_start()
+{
+	local conf=$1
+	shift
+	printf '%s' "$conf" > "$WORK/rfsd.conf"
+	lab_start_rfsd "$@"
+}
+
+rfsd_stop()
+{
+	[ -n "$RFSD_PID" ] || return 0
+	lab_stop_rfsd TERM 10
+}
+
+# cpumap mode: the bare redirect on $A, every frame to CPU $1; kept while
+# the target stays, re-attached when it changes
+cpumap_target()
+{
+	local i
+	[ -n "$CPUMAP_PID" ] && [ "$CPUMAP_TARGET" = "$1" ] &&
+		alive "$CPUMAP_PID" && return 0
+	cpumap_detach
+	: > "$WORK/cpumap.out"
+	bg "$COST" --attach "$A" --target "$1" > "$WORK/cpumap.out"
+	CPUMAP_PID=$BG_PID
+	CPUMAP_TARGET=$1
+	for ((i = 0; i < 50; i++)); do
+		grep -q '^attached' "$WORK/cpumap.out" && return 0
+		alive "$CPUMAP_PID" || break
+		sleep 0.1
+	done
+	die "cost --attach $A --target $1 did not attach"
+}
+
+cpumap_detach()
+{
+	[ -n "$CPUMAP_PID" ] || return 0
+	stop_pid "$CPUMAP_PID" 5
+	CPUMAP_PID=
+	CPUMAP_TARGET=
+	ip link show dev "$A" | grep -q 'prog/xdp' &&
+		die "an XDP program is still on $A after cost --attach"
+	return 0
+}
+
+# the xdp modes: which XDP mode rfsd attached in, and whether noguard is on
+xdp_check()
+{
+	local want_ng=$1 st
+	st=$(lab_if_status "$A")
+	[ "$st" != null ] || die "rfsd has not attached $A"
+	# shellcheck disable=SC2034  # cell() in bench/cells.sh reads it
+	XDP_MODE=$(jget 'd["mode"]' <<< "$st")
+	[ "$(jget 'd.get("noguard", False)' <<< "$st")" = "$want_ng" ] ||
+		die "rfsd's noguard on $A is not $want_ng: $st"
+}
+
+mode_on()
+{
+	local i
+	case $1 in
+	base|cpumap) ;;		# cpumap: attached per workload
+	pass)
+		ip link set dev "$A" xdpdrv obj "$WORK/xdp_pass.o" sec xdp ||
+			die "can't attach the XDP_PASS program to $A"
+		;;
+	rps) lab_rps "$A" "$ALLMASK" 0 ;;
+	rfs)
+		lab_rps "$A" "$ALLMASK" 4096
+		lab_set "$SFE_FILE" 32768
+		;;
+	xdp)
+		# never the host's /etc/rfs/rfsd.conf; and stopping rfsd
+		# between cells must take xdp-rfs off the link
+		rfsd_start $'[global]\ndetach_on_exit = yes\n'
+		ctl attach "$A" >/dev/null || die "rfsctl attach $A failed"
+		xdp_check false
+		;;
+	xdp-noguard)
+		rfsd_start "$(printf '[global]\ndetach_on_exit = yes\n\n[interface %s]\nnoguard = yes\n' "$A")" \
+			--unsafe-noguard
+		for ((i = 0; i < 50; i++)); do
+			[ "$(lab_if_status "$A")" != null ] && break
+			sleep 0.1
+		done
+		xdp_check true
+		;;
+	esac
+}
+
+mode_off()
+{
+	case $1 in
+	rps|rfs) lab_restore_rps ;;
+	xdp|xdp-noguard)
+		ctl detach "$A" >/dev/null || warn "rfsctl detach $A failed"
+		rfsd_stop
+		;;
+	cpumap) cpumap_detach ;;
+	pass) ip link set dev "$A" xdpdrv off || die "can't detach XDP from $A" ;;
+	esac
+}
+
+# rps/rfs off again: every setting of $A's queues and the sock flow table
+lab_restore_rps()
+{
+	local q
+	for q in /sys/class/net/"$A"/queues/rx-*; do
+		lab_restore "$q/rps_cpus"
+		lab_restore "$q/rps_flow_cnt"
+	done
+	lab_restore "$SFE_FILE"
+}
+
+# Does mode $1 run workload $2 in round $3?  The workloads of issue 9
+# (rr-many, rpc, order-*) run in base rps rfs xdp xdp-noguard.  Of the
+# sockperf/iperf3 ones (rounds 1..OLD_ROUNDS only): cpumap sends every
+# flow to one CPU: no multi; pass is the local path's floor: the local
+# workloads only; rps (a reference there) only rr and multi; xdp-noguard
+# none (nothing in them moves a flow).  That keeps a default run under
+# 20 minutes on a busy 2-CPU VM.
+applies()
+{
+	case " $NEW_WORKLOADS " in
+	*" $2 "*)
+		case $1 in
+		cpumap|pass) return 1 ;;
+		*) return 0 ;;
+		esac
+		;;
+	esac
+	[ "${3:-1}" -le "$OLD_ROUNDS" ] || return 1
+	# quick: the diagnostic modes and rps are left out of these
+	[ -z "$QUICK" ] || case $1 in base|xdp) ;; *) return 1 ;; esac
+	case $1:$2 in
+	cpumap:multi) return 1 ;;
+	pass:rr-local|pass:bulk-local) return 0 ;;
+	pass:*) return 1 ;;
+	rps:rr|rps:multi) return 0 ;;
+	rps:*) return 1 ;;
+	xdp-noguard:*) return 1 ;;
+	esac
+	return 0
+}
+
+# The pass mode's program: XDP_PASS (2) for every frame
+build_pass()
+{
+	printf '%s\n' \
+		'__attribute__((section("xdp"), used)) int rfs_bench_pass(void *ctx) { return 2; }' \
+		'char _license[] __attribute__((section("license"), used)) = "GPL";' |
+		clang -target bpf -O2 -c -x c - -o "$WORK/xdp_pass.o"
+}

@@ -683,20 +683,16 @@ static void rfs_st_tcp(int listen_family, const char *bind_ip, bool v6)
 }
 
 /*
- * After the connection is closed (TCP_CLOSE, entry cleared) the
- * application may still call recv (EOF) and send (EPIPE) on the socket:
- * those calls must not write the dead flow back into the table, where
- * nothing would ever clear it again.
+ * An IPv4 TCP connection from the client (on CPU 0) to our server
+ * address: the accepted socket (st.fds[1], its listener st.fds[0]), its
+ * flow hash in *hash and the client's port in *peer_port.
  */
-static void test_tcp_no_record_after_close(void **state)
+static int rfs_st_tcp4_accept(__u32 *hash, __u16 *peer_port)
 {
 	struct sockaddr_storage ss, local, peer;
 	socklen_t len;
-	int lfd, cfd, i;
-	__u32 hash, hash0;
-	char c;
+	int lfd, cfd;
 
-	rfs_st_ready();
 	lfd = st.fds[0] = socket(AF_INET, SOCK_STREAM, 0);
 	assert_true(lfd >= 0);
 	len = rfs_st_addr(AF_INET, st.srv4, 0, &ss);
@@ -712,10 +708,29 @@ static void test_tcp_no_record_after_close(void **state)
 	assert_int_equal(getsockname(cfd, (struct sockaddr *)&local, &len), 0);
 	len = sizeof(peer);
 	assert_int_equal(getpeername(cfd, (struct sockaddr *)&peer, &len), 0);
-	hash = rfs_st_hash(false, IPPROTO_TCP, rfs_st_port(&local),
+	*peer_port = rfs_st_port(&peer);
+	*hash = rfs_st_hash(false, IPPROTO_TCP, rfs_st_port(&local),
 			   rfs_st_port(&peer));
+	return cfd;
+}
+
+/*
+ * After the connection is closed (TCP_CLOSE, entry cleared) the
+ * application may still call recv (EOF) and send (EPIPE) on the socket:
+ * those calls must not write the dead flow back into the table, where
+ * nothing would ever clear it again.
+ */
+static void test_tcp_no_record_after_close(void **state)
+{
+	__u16 peer_port;
+	__u32 hash, hash0;
+	int cfd, i;
+	char c;
+
+	rfs_st_ready();
+	cfd = rfs_st_tcp4_accept(&hash, &peer_port);
 	/* the key a socket whose local port was released would give */
-	hash0 = rfs_st_hash(false, IPPROTO_TCP, 0, rfs_st_port(&peer));
+	hash0 = rfs_st_hash(false, IPPROTO_TCP, 0, peer_port);
 
 	/* on CPU 1: the client's frames land on CPU 0, so the calls record */
 	rfs_st_pin(1);
@@ -784,31 +799,16 @@ static void rfs_st_expect_poll(int fd, __u32 hash, const char *what)
 static void test_recv_no_data(void **state)
 {
 	struct timeval tv = { RFS_ST_TIMEOUT_MS / 1000, 0 };
-	struct sockaddr_storage ss, local, peer;
+	struct sockaddr_storage ss, peer;
+	__u16 peer_port;
 	socklen_t len;
-	int lfd, cfd, ufd;
+	int cfd, ufd;
 	__u32 hash;
 	char buf[16];
 
 	rfs_st_ready();
 	/* TCP: tcp_recvmsg */
-	lfd = st.fds[0] = socket(AF_INET, SOCK_STREAM, 0);
-	assert_true(lfd >= 0);
-	len = rfs_st_addr(AF_INET, st.srv4, 0, &ss);
-	assert_int_equal(bind(lfd, (struct sockaddr *)&ss, len), 0);
-	assert_int_equal(listen(lfd, 4), 0);
-	len = sizeof(ss);
-	assert_int_equal(getsockname(lfd, (struct sockaddr *)&ss, &len), 0);
-	rfs_st_fork_client(AF_INET, SOCK_STREAM, st.srv4, rfs_st_port(&ss));
-	rfs_st_wait_readable(lfd);
-	cfd = st.fds[1] = accept(lfd, NULL, NULL);
-	assert_true(cfd >= 0);
-	len = sizeof(local);
-	assert_int_equal(getsockname(cfd, (struct sockaddr *)&local, &len), 0);
-	len = sizeof(peer);
-	assert_int_equal(getpeername(cfd, (struct sockaddr *)&peer, &len), 0);
-	hash = rfs_st_hash(false, IPPROTO_TCP, rfs_st_port(&local),
-			   rfs_st_port(&peer));
+	cfd = rfs_st_tcp4_accept(&hash, &peer_port);
 	/* on CPU 1: the client's frames land on CPU 0, so the calls record */
 	rfs_st_pin(1);
 	rfs_st_send(cfd, 10);

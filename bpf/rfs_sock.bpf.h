@@ -77,7 +77,8 @@ static __always_inline void rfs_record_sock(struct sock *sk, const bool trusted)
 	g = rfs_get_globals();
 	if (!g)
 		return;
-	if (rfs_sock_key(sk, &key, trusted)) {
+	if (rfs_sock_key(sk, &key, trusted) ||
+	    (!g->steer_loopback && rfs_flow_key_loopback(&key))) {
 		gs = rfs_get_gstats();
 		if (gs)
 			gs->sock_skipped++;

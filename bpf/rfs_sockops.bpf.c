@@ -62,9 +62,18 @@ static __always_inline void rfs_clear_flow(struct bpf_sock_ops *ops)
 SEC("sockops")
 int rfs_sockops(struct bpf_sock_ops *ops)
 {
+	struct rfs_flow_key key = {};
+	struct rfs_globals *g;
+
 	switch (ops->op) {
 	case BPF_SOCK_OPS_ACTIVE_ESTABLISHED_CB:
 	case BPF_SOCK_OPS_PASSIVE_ESTABLISHED_CB:
+		/* a loopback connection is never recorded (rfs_sock.bpf.h):
+		 * nothing to clear when it closes */
+		g = rfs_get_globals();
+		rfs_sockops_key(ops, &key);
+		if (g && !g->steer_loopback && rfs_flow_key_loopback(&key))
+			break;
 		bpf_sock_ops_cb_flags_set(ops, ops->bpf_sock_ops_cb_flags |
 					       BPF_SOCK_OPS_STATE_CB_FLAG);
 		break;

@@ -165,7 +165,9 @@ struct rfs_globals {
 	__u32 hash_seed;	/* random per datapath: flows can't be aimed at one slot */
 	__u32 cpumap_id;	/* to pick our cpumap out of xdp_cpumap_enqueue */
 	__u32 nr_cpus;
-	__u32 _pad;
+	__u32 steer_loopback;	/* a loopback interface is attached: loopback
+				   sockets record too (else they are skipped,
+				   rfs_flow_key_loopback) */
 };
 
 /* Per-interface settings, one slot in each XDP program's rfs_if_cfg. */
@@ -254,7 +256,7 @@ struct rfs_global_stats {
 	__u64 enqueue_drops;	/* frames the cpumap dropped: ring full */
 	__u64 sock_records;	/* sock flow entries written */
 	__u64 sock_clears;	/* entries cleared on close */
-	__u64 sock_skipped;	/* unconnected or non-IP sockets */
+	__u64 sock_skipped;	/* unconnected, non-IP or loopback sockets */
 };
 
 /* Map names (<= 15 characters: bpftool and the kernel truncate). */

@@ -127,4 +127,27 @@ static __always_inline void rfs_flow_key_normalise(struct rfs_flow_key *k)
 	k->is_v6 = 0;
 }
 
+/*
+ * A loopback flow (peer in 127.0.0.0/8 or ::1): its frames never cross an
+ * interface but lo, so unless lo itself is steered a record of it could
+ * only take a sock flow slot from a flow that is.  Whole words, compared
+ * with constants laid out in network byte order (either host endianness;
+ * byte loads could be forwarded to a sockops context, which the verifier
+ * refuses).
+ */
+static __always_inline int rfs_flow_key_loopback(const struct rfs_flow_key *k)
+{
+	const __u8 net8[4] = { 0xff, 0, 0, 0 }, lo8[4] = { 127, 0, 0, 0 };
+	const __u8 one[4] = { 0, 0, 0, 1 };
+	__u32 mask, val;
+
+	if (!k->is_v6) {
+		__builtin_memcpy(&mask, net8, 4);
+		__builtin_memcpy(&val, lo8, 4);
+		return (k->peer[0] & mask) == val;
+	}
+	__builtin_memcpy(&val, one, 4);
+	return !k->peer[0] && !k->peer[1] && !k->peer[2] && k->peer[3] == val;
+}
+
 #endif /* RFS_HASH_H */

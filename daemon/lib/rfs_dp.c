@@ -8,9 +8,12 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <net/if.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -33,6 +36,48 @@ static int rfs_dp_if_reserve(struct rfs_dp *dp)
 	return 0;
 }
 
+static bool rfs_if_is_loopback(const char *name)
+{
+	struct ifreq r = { 0 };
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	bool lo = false;
+
+	if (fd < 0)
+		return false;
+	snprintf(r.ifr_name, sizeof(r.ifr_name), "%s", name);
+	if (!ioctl(fd, SIOCGIFFLAGS, &r))
+		lo = r.ifr_flags & IFF_LOOPBACK;
+	close(fd);
+	return lo;
+}
+
+/*
+ * Loopback sockets are recorded only while a loopback interface is
+ * steered (rfs_globals.steer_loopback): otherwise their entries would
+ * only push steered flows out of the sock flow table.  Called whenever
+ * the list of interfaces changes.
+ */
+static void rfs_dp_sync_loopback(struct rfs_dp *dp)
+{
+	__u32 want = 0, zero = 0;
+	size_t i;
+
+	for (i = 0; i < dp->n_ifs && !want; i++)
+		want = rfs_if_is_loopback(dp->ifs[i]->name);
+	if (want == dp->globals.steer_loopback)
+		return;
+	dp->globals.steer_loopback = want;
+	if (bpf_map_update_elem(dp->globals_fd, &zero, &dp->globals, BPF_ANY))
+		pr_warn("can't write %s: %s; loopback sockets %s recorded\n",
+			RFS_MAP_GLOBALS, strerror(errno),
+			want ? "are still not" : "are still");
+	else
+		pr_info("loopback sockets %s recorded: %s\n",
+			want ? "now" : "no longer",
+			want ? "a loopback interface is steered" :
+			       "no loopback interface is steered");
+}
+
 /* Out of the list, and freed. */
 static void rfs_dp_if_remove(struct rfs_dp *dp, struct rfs_if *ifc)
 {
@@ -47,6 +92,7 @@ static void rfs_dp_if_remove(struct rfs_dp *dp, struct rfs_if *ifc)
 		break;
 	}
 	rfs_iface_free(ifc);
+	rfs_dp_sync_loopback(dp);
 }
 
 /* Every interface pinned under if/ whose program still runs there. */
@@ -85,6 +131,7 @@ static int rfs_dp_adopt_ifs(struct rfs_dp *dp, char *err)
 			pr_warn("%s\n", why);
 	}
 	closedir(d);
+	rfs_dp_sync_loopback(dp);
 	return 0;
 }
 
@@ -428,6 +475,7 @@ int rfs_if_attach(struct rfs_dp *dp, const char *name,
 	if (e)
 		return e;
 	dp->ifs[dp->n_ifs++] = ifc;
+	rfs_dp_sync_loopback(dp);
 	if (out)
 		*out = ifc;
 	return 0;

@@ -44,7 +44,7 @@ static const struct rfs_prom_ctr g_ctrs[] = {
 	{ "recv_remote", "Receive calls that returned data on a connected TCP/UDP socket whose last frame the stack processed on another CPU (locality miss)." },
 	{ "sock_records", "Sock flow table entries written." },
 	{ "sock_clears", "Sock flow table entries cleared on close." },
-	{ "sock_skipped", "Socket events skipped: unconnected or non-IP sockets." },
+	{ "sock_skipped", "Socket events skipped: unconnected, non-IP, or loopback sockets while no loopback interface is attached." },
 	{ "foreign", "Frames the cpumap program ran on without xdp-rfs's metadata." },
 };
 

@@ -27,6 +27,7 @@ ALL_TESTS="
 	test_sigterm_keeps_steering
 	test_sigterm_detach_on_exit
 	test_iface_delete
+	test_loopback_flag
 	test_live_changes
 	test_bad_input
 "
@@ -524,6 +525,44 @@ test_iface_delete()
 	[ -e "$RFS_PIN_V/if/$LAB_A" ] &&
 		fail "pins of deleted $LAB_A left: $RFS_PIN_V/if/$LAB_A"
 	say "$LAB_A gone from status, $LAB_X still attached, rfsd up"
+}
+
+# Loopback sockets are recorded only while a loopback interface is steered
+# (rfs_globals.steer_loopback; test_sock checks what the socket programs
+# do with it): an rfsd run in the lab's namespace sets it when it attaches
+# that namespace's lo (ours: made with the namespace) and clears it when
+# it detaches it.  nsenter, not ip netns exec: that mounts a new /sys over
+# bpffs.
+test_loopback_flag()
+{
+	local i flag
+	lab_trap
+	lab_up
+	lab_need_bins
+	lab_bg nsenter --net="/run/netns/$LAB_NS" "$RFSD" --socket "$RFS_SOCK" \
+		--pin-dir "$RFS_PIN" --config "$LAB_DIR/rfsd.conf" -v \
+		>>"$RFSD_LOG" 2>&1
+	RFSD_PID=$LAB_BG_PID
+	for ((i = 0; i < 150; i++)); do
+		ctl status >/dev/null 2>&1 && break
+		lab_alive "$RFSD_PID" || fail "rfsd exited while starting"
+		sleep 0.1
+	done
+	loopback_flag() {
+		bpftool -j map dump pinned "$RFS_PIN_V/maps/rfs_globals" |
+			jget "d[0]['formatted']['value']['steer_loopback']"
+	}
+	flag=$(loopback_flag) || fail "can't read rfs_globals under $RFS_PIN_V"
+	[ "$flag" = 0 ] || fail "steer_loopback is $flag with no interface attached"
+	ctl attach lo >/dev/null || fail "rfsctl attach lo (the lab namespace's) failed"
+	flag=$(loopback_flag)
+	[ "$flag" = 1 ] || fail "steer_loopback is $flag with lo attached"
+	grep -q "loopback sockets now recorded" "$RFSD_LOG" ||
+		fail "rfsd did not say loopback sockets are now recorded"
+	ctl detach lo >/dev/null || fail "rfsctl detach lo failed"
+	flag=$(loopback_flag)
+	[ "$flag" = 0 ] || fail "steer_loopback is still $flag after lo was detached"
+	say "steer_loopback 0 -> 1 (lo attached) -> 0 (lo detached)"
 }
 
 # Live changes under traffic: the CPU set, the flow table size and the

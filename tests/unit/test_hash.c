@@ -354,6 +354,47 @@ static void rfs_test_every_field(void **state)
 	}
 }
 
+/* Loopback peers, and the addresses either side of them that are not. */
+static void rfs_test_loopback(void **state)
+{
+	static const struct {
+		int v6;
+		const char *peer;
+		int loopback;
+	} cases[] = {
+		{ 0, "127.0.0.1", 1 },
+		{ 0, "127.255.255.254", 1 },
+		{ 0, "126.255.255.255", 0 },
+		{ 0, "128.0.0.1", 0 },
+		{ 0, "1.0.0.127", 0 },
+		{ 0, "198.18.0.1", 0 },
+		{ 1, "::1", 1 },
+		{ 1, "::2", 0 },
+		{ 1, "1::1", 0 },
+		{ 1, "::100:0:0:1", 0 },
+		{ 1, "2001:db8::1", 0 },
+	};
+	struct rfs_flow_key k;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		memset(&k, 0, sizeof(k));
+		k.is_v6 = cases[i].v6;
+		rfs_test_addr(cases[i].v6, cases[i].peer, k.peer);
+		if (rfs_flow_key_loopback(&k) != cases[i].loopback)
+			fail_msg("peer %s: loopback %d, want %d", cases[i].peer,
+				 rfs_flow_key_loopback(&k), cases[i].loopback);
+	}
+	/* ::ffff:127.0.0.1 is folded to IPv4 first (rfs_flow_key_normalise) */
+	memset(&k, 0, sizeof(k));
+	k.is_v6 = 1;
+	rfs_test_addr(1, "::ffff:127.0.0.1", k.peer);
+	rfs_test_addr(1, "::ffff:127.0.0.1", k.local);
+	rfs_flow_key_normalise(&k);
+	assert_true(rfs_flow_key_loopback(&k));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -368,6 +409,7 @@ int main(void)
 		cmocka_unit_test(rfs_test_seed_changes),
 		cmocka_unit_test(rfs_test_stable),
 		cmocka_unit_test(rfs_test_every_field),
+		cmocka_unit_test(rfs_test_loopback),
 	};
 
 	return cmocka_run_group_tests_name("rfs_hash", tests, NULL, NULL);

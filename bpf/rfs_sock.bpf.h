@@ -99,17 +99,17 @@ static __always_inline void rfs_record_sock(struct sock *sk, const bool trusted)
 }
 
 /*
- * A recv or send needs no record when the socket's frames already arrive
- * on the CPU the application calls from (sk_incoming_cpu, kept by the
- * kernel per socket): for a steered flow that is where the table sends
- * them, and recording here could only confirm it.  One load instead of a
- * key, a hash and two map lookups.  It is the steady state: a server
- * reads where its frames land once the flow has moved, and in
- * request/response traffic replies where it read.  The one case it
- * loses: an application that hops back to the CPU its flow is still
- * held on before the flow has moved; the flow then moves once more than
- * with a record on every call (kernel RFS records every call), and the
- * next read on the new CPU brings it back.
+ * A send needs no record when the socket's frames already arrive on the
+ * CPU the application sends from (sk_incoming_cpu, kept by the kernel
+ * per socket): the table can only move them away from here, and the
+ * next recv records wherever the application reads.  One load instead
+ * of a key, a hash and two map lookups; in request/response traffic the
+ * reply is sent where the request was read, so this is the common case.
+ * Receives always record: the reader's CPU is what the table holds (a
+ * recv that skipped when frames land here by hash would leave the table
+ * empty for a flow sitting on its application's CPU: counted as spread,
+ * not steered to the application, and explained as "no socket
+ * recorded one").
  */
 static __always_inline int rfs_frames_land_here(struct sock *sk,
 						const bool trusted)
@@ -120,29 +120,24 @@ static __always_inline int rfs_frames_land_here(struct sock *sk,
 	       (__u32)incoming == bpf_get_smp_processor_id();
 }
 
-/*
- * The same test for a recv that returned data, which also counts it as
- * local or remote (rfs_global_stats.recv_local): one read of
- * sk_incoming_cpu for both.
- */
-static __always_inline int rfs_recv_lands_here(struct sock *sk,
+/* Count a recv that returned data as local or remote (see
+ * rfs_global_stats.recv_local): the kernel keeps the CPU that processed
+ * the socket's last incoming frame in sk_incoming_cpu. */
+static __always_inline void rfs_count_locality(struct sock *sk,
 					       const bool trusted)
 {
 	int incoming = RFS_SK(trusted, sk, __sk_common.skc_incoming_cpu);
 	struct rfs_global_stats *gs;
-	int here;
 
 	if (incoming < 0)
-		return 0;
-	here = (__u32)incoming == bpf_get_smp_processor_id();
+		return;
 	gs = rfs_get_gstats();
-	if (gs) {
-		if (here)
-			gs->recv_local++;
-		else
-			gs->recv_remote++;
-	}
-	return here;
+	if (!gs)
+		return;
+	if ((__u32)incoming == bpf_get_smp_processor_id())
+		gs->recv_local++;
+	else
+		gs->recv_remote++;
 }
 
 #endif /* RFS_SOCK_BPF_H */

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Where the application runs: sock_recv_length and sock_send_length fire
- * in the calling thread on every recvmsg/sendmsg; either records only
- * when the socket's frames land on another CPU than the caller's
- * (rfs_frames_land_here).  Kernels without those tracepoints (before
+ * in the calling thread on every recvmsg/sendmsg: a recv records the
+ * reader's CPU, a send only when the socket's frames land on another CPU
+ * than the sender's (rfs_frames_land_here).  Kernels without those tracepoints (before
  * 6.3) use fexit programs on the protocols' recvmsg/sendmsg where BPF
  * trampolines work, else kprobes on the same functions; rfsd loads
  * exactly one of the three sets (autoload).
@@ -17,14 +17,17 @@
 
 /* Only calls that moved data: a poll for data that is not there yet
  * (EAGAIN) says nothing a successful call a moment later won't say, and
- * event-driven servers make many of them.  A read where the socket's
- * frames already land is the steady state of a steered flow: counted,
- * not recorded (rfs_frames_land_here). */
+ * event-driven servers make many of them.  Every read that moved data
+ * records: the reader's CPU is what the table holds, also when the flow's
+ * frames already land there by hash (then rfsctl counts them as steered
+ * to the application, and explain names its CPU). */
 SEC("tp_btf/sock_recv_length")
 int BPF_PROG(rfs_tp_recv, struct sock *sk, int ret, int flags)
 {
-	if (ret > 0 && !rfs_recv_lands_here(sk, true))
+	if (ret > 0) {
+		rfs_count_locality(sk, true);
 		rfs_record_sock(sk, true);
+	}
 	return 0;
 }
 
@@ -56,8 +59,10 @@ static __always_inline int rfs_fx_ret(void *ctx)
 
 static __always_inline void rfs_fx_recv(void *ctx, struct sock *sk)
 {
-	if (rfs_fx_ret(ctx) > 0 && !rfs_recv_lands_here(sk, true))
+	if (rfs_fx_ret(ctx) > 0) {
+		rfs_count_locality(sk, true);
 		rfs_record_sock(sk, true);
+	}
 }
 
 static __always_inline void rfs_fx_send(void *ctx, struct sock *sk)
@@ -113,8 +118,7 @@ int BPF_PROG(rfs_fx_udp6_send, struct sock *sk)
 SEC("kprobe/tcp_recvmsg")
 int BPF_KPROBE(rfs_kp_tcp_recv, struct sock *sk)
 {
-	if (!rfs_frames_land_here(sk, false))
-		rfs_record_sock(sk, false);
+	rfs_record_sock(sk, false);
 	return 0;
 }
 
@@ -129,8 +133,7 @@ int BPF_KPROBE(rfs_kp_tcp_send, struct sock *sk)
 SEC("kprobe/udp_recvmsg")
 int BPF_KPROBE(rfs_kp_udp_recv, struct sock *sk)
 {
-	if (!rfs_frames_land_here(sk, false))
-		rfs_record_sock(sk, false);
+	rfs_record_sock(sk, false);
 	return 0;
 }
 
@@ -145,8 +148,7 @@ int BPF_KPROBE(rfs_kp_udp_send, struct sock *sk)
 SEC("kprobe/udpv6_recvmsg")
 int BPF_KPROBE(rfs_kp_udp6_recv, struct sock *sk)
 {
-	if (!rfs_frames_land_here(sk, false))
-		rfs_record_sock(sk, false);
+	rfs_record_sock(sk, false);
 	return 0;
 }
 

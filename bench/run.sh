@@ -63,7 +63,8 @@
 #               TCP_INFO and nstat TcpExtTCPOFOQueue), D-SACKs, TCP
 #               retransmits; the sender's queue has a qdisc so that a
 #               full veth ring holds rather than drops (a loss would look
-#               like reordering)
+#               like reordering); also in modes cpumap (every frame to
+#               CPU $SRV_CPU) and pass: what the path reorders by itself
 #   order-udp   ordering A/B: tests/tools/rfs_seq, UDP_FLOWS numbered
 #               flows at UDP_PPS each from CPU $CLI_CPU, their readers
 #               hopping CPUs every HOP_MS out of phase; inversions (real

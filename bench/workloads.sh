@@ -137,6 +137,7 @@ order_bulk()
 {
 	local param="hop_ms=$HOP_MS" sink log=$OUT/logs/$R.$M.order-bulk kv d
 	lab_ns_backpressure "$B"
+	[ "$M" = cpumap ] && cpumap_target "$SRV_CPU"
 	bg "$TOOLS/rfs_bulk" sink --bind "$IP_A" --port $((PORT + 9)) \
 		--seconds "$ORDER_SECS" --hop-ms "$HOP_MS" --cpus "$(srv_cpus)" \
 		> "$log.sink" 2>&1

@@ -251,7 +251,7 @@ demo: deps
 # (bench/README.md).  BENCH_ARGS go to bench/run.sh (--rounds N, ...).
 # rfs_ifcfg: bench/nic.sh sets noguard with it where rfsd cannot; rfs_rr,
 # rfs_rpc, rfs_bulk, rfs_seq: bench/run.sh's load generators
-BENCH_BINS := $(B)/bench/cost $(B)/bench/inject $(B)/bench/sizing \
+BENCH_BINS := $(B)/bench/cost $(B)/bench/inject $(B)/bench/sizing $(B)/bench/floor \
 	      $(B)/tests/rfs_ifcfg $(B)/tests/rfs_rr $(B)/tests/rfs_rpc \
 	      $(B)/tests/rfs_bulk $(B)/tests/rfs_seq
 
@@ -271,6 +271,21 @@ $(B)/bench/cost: bench/cost.c $(B)/bench/bare_redirect.skel.h $(HEADERS) \
 		 $(SKELS) $(LIB_OBJS) $(wildcard tests/prog/*.h) | $(B)/bench
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -Itests/prog $(PKG_CFLAGS) -o $@ $< $(LIB_OBJS) $(PKG_LIBS) -lelf -lz
+
+# floor: empty programs on two of the datapath's tracepoints, for the
+# profile session's cost of a program run that does nothing
+$(B)/bench/stats_floor.bpf.o: bench/stats_floor.bpf.c $(B)/vmlinux.h | $(B)/bench
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(B)/bench/stats_floor.skel.h: $(B)/bench/stats_floor.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name rfs_floor > $@ 2> $@.log || \
+		{ cat $@.log >&2; exit 1; }
+
+$(B)/bench/floor: bench/floor.c $(B)/bench/stats_floor.skel.h | $(B)/bench
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $< $(PKG_LIBS)
 
 # inject: the NIC-like receive path (bench/nic.sh); its BPF front end
 # gives each frame its flow, then tail-calls the program under test.

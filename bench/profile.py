@@ -114,12 +114,15 @@ def analyse(pin, ifname, work):
         own = {k.split(':')[-1]: v for k, v in own.items()}
         srv = {k.split(':')[-1]: v for k, v in srv.items()}
         a, b = ph['a'], ph['b']
-        rows = []; ro = [0, 0]; o = [0, 0]
+        rows = []; ro = [0, 0]; o = [0, 0]; floor = {}
         for i, p in b.items():
             q = a.get(i, {})
             cnt = p.get('run_cnt', 0) - q.get('run_cnt', 0)
             ns = p.get('run_time_ns', 0) - q.get('run_time_ns', 0)
-            if i in ours:
+            if p.get('name', '').startswith('floor_'):
+                # bench/floor's empty programs
+                floor[p['name']] = {'runs': cnt, 'ns': ns}
+            elif i in ours:
                 rows.append({'id': i, 'name': p.get('name', '?'), 'hook': hook.get(i, '?'),
                              'runs': cnt, 'ns': ns, 'own_runs': own.get(tp.get(i)),
                              'srv_runs': srv.get(tp.get(i))})
@@ -128,7 +131,7 @@ def analyse(pin, ifname, work):
                 x[0] += cnt; x[1] += ns
         rows.sort(key=lambda r: (-r['ns'], r['name']))
         e = {'secs': ph['secs'], 'progs': rows, 'rfs_other_runs': ro[0], 'rfs_other_ns': ro[1],
-             'other_runs': o[0], 'other_ns': o[1]}
+             'other_runs': o[0], 'other_ns': o[1], 'floor': floor}
         if n in ('rr', 'rr-local'):
             e['transactions'] = tx(os.path.join(work, 'pp.prof.' + n))
         if n == 'pipe':
@@ -150,14 +153,32 @@ def own_ns(p):
     return p['ns'] / p['runs'] * p['own_runs']
 
 
+def floor_ns(phase):
+    """ns per run of the cheapest empty program that ran in this phase
+    (bench/floor), or None"""
+    v = [f['ns'] / f['runs'] for f in phase.get('floor', {}).values() if f['runs']]
+    return min(v) if v else None
+
+
+def net_ns(p, floor):
+    """own_ns less one empty program's cost per run"""
+    if not p['runs']:
+        return 0
+    runs = p['own_runs'] if p['own_runs'] is not None else p['runs']
+    return max(p['ns'] / p['runs'] - floor, 0) * runs
+
+
 def show(path):
     d = json.load(open(path))['phases']
     for k in ('rr', 'rr-local'):
         if k not in d:
             continue
         t = d[k]['transactions'] or 1
-        print('  PROFILE %s: %.0f ns of this rfsd\'s BPF time per transaction, %.0f for our own traffic'
-              % (k, sum(p['ns'] for p in d[k]['progs']) / t, sum(own_ns(p) for p in d[k]['progs']) / t))
+        fl = floor_ns(d[k])
+        print('  PROFILE %s: %.0f ns of this rfsd\'s BPF time per transaction, %.0f for our own traffic%s'
+              % (k, sum(p['ns'] for p in d[k]['progs']) / t, sum(own_ns(p) for p in d[k]['progs']) / t,
+                 '; an empty program %.0f ns per run, %.0f net of it' % (
+                     fl, sum(net_ns(p, fl) for p in d[k]['progs']) / t) if fl is not None else ''))
     if 'pipe' in d:
         p = d['pipe']
         print('  PROFILE sched pipe: %s context switches; this rfsd\'s programs ran %d times on the host, '

@@ -100,6 +100,34 @@ pp_client_counted()
 	return 0
 }
 
+# bench/floor (empty programs on sock_recv_length and xdp_cpumap_kthread)
+# through the session: what a run that does nothing costs here, which
+# every ns/run of the session includes.  Left out, with a warning, where
+# it can't attach.
+FLOOR=$BUILD/bench/floor
+FLOOR_PID=
+floor_start()
+{
+	local i
+	[ -x "$FLOOR" ] || { warn "profile: $FLOOR is not built: no empty-program floor"; return 0; }
+	bg "$FLOOR" > "$WORK/floor.out" 2>&1
+	FLOOR_PID=$BG_PID
+	for ((i = 0; i < 50; i++)); do
+		grep -q '^attached' "$WORK/floor.out" && return 0
+		alive "$FLOOR_PID" || break
+		sleep 0.1
+	done
+	warn "profile: no empty-program floor: $(cat "$WORK/floor.out")"
+	floor_stop
+}
+
+floor_stop()
+{
+	[ -n "$FLOOR_PID" ] || return 0
+	stop_pid "$FLOOR_PID" 5
+	FLOOR_PID=
+}
+
 profile_xdp()
 {
 	local have_pipe='' sock_ev all_ev id e
@@ -121,6 +149,7 @@ profile_xdp()
 			esac
 		done
 	fi
+	floor_start
 	lab_set "$STATS_FILE" 1
 	profile_phase bg sleep "$BG_SECS"
 	profile_phase rr pp_client_counted "$CLI_CPU" "$PORT" "$WORK/pp.prof.rr" \
@@ -132,6 +161,7 @@ profile_xdp()
 			-o "$WORK/pipe.xdp.perf" -- perf bench sched pipe -l "$PIPE_LOOPS" \
 			> "$WORK/pipe.xdp" 2>&1
 	lab_restore "$STATS_FILE"
+	floor_stop
 	bpftool -j link show > "$WORK/links.json" 2>/dev/null || echo '[]' > "$WORK/links.json"
 	python3 "$TOP/bench/profile.py" analyse "$PIN" "$A" "$WORK" > "$OUT/profile.json"
 	mode_off xdp

@@ -14,6 +14,9 @@ order of the tables; the other arguments only go into the text.
 """
 import json, os, statistics as st, sys
 
+# bench/floor's empty programs and the tracepoints they sit on
+FLOOR_HOOKS = {'floor_sock_recv': 'sock_recv_length', 'floor_kthread': 'xdp_cpumap_kthread'}
+
 
 def main():
     out_dir, modes, wls, srv, cli, msg, bsecs, secs, rounds, took, loops = sys.argv[1:12]
@@ -162,6 +165,25 @@ def main():
         t = ph[k]['transactions'] or 1
         f = srv_ns if server else own_ns if own else lambda p: p['ns']
         return sum(f(p) for p in ph[k]['progs']) / t
+    def floor_ns(k):
+        """ns per run of bench/floor's cheaper empty program in phase k"""
+        v = [f['ns'] / f['runs'] for f in ph[k].get('floor', {}).values() if f['runs']]
+        return min(v) if v else None
+    def net_tx(k, server=False):
+        """own (or steered-host) BPF ns per transaction less one empty
+        program's cost per run"""
+        fl, t = floor_ns(k), ph[k]['transactions'] or 1
+        tot = 0
+        for p in ph[k]['progs']:
+            if not p['runs']:
+                continue
+            n = p['runs']
+            if p.get('own_runs') is not None:
+                n = p['own_runs']
+            if server and p.get('srv_runs') is not None:
+                n = p['srv_runs']
+            tot += max(p['ns'] / p['runs'] - fl, 0) * n
+        return tot / t
     if 'rr' in ph and 'rr-local' in ph:
         out.append('### BPF time per transaction (one more xdp session, kernel.bpf_stats_enabled=1)')
         out.append('')
@@ -206,6 +228,17 @@ def main():
                                                      ph[w][k + '_ns'] / (ph[w]['transactions'] or 1))
             out.append('| %s | | %s | %s |' % (lab, f2('rr'), f2('rr-local')))
         out.append('')
+        if floor_ns('rr') is not None and floor_ns('rr-local') is not None:
+            fr = ph['rr'].get('floor', {})
+            out.append('An empty program on the same tracepoints (bench/floor, attached beside ours for the '
+                       'session), ns per run in rr: %s; what a run costs here before it does anything, the '
+                       "stats' two clock reads included; every ns/run above includes it. Less the cheaper "
+                       'of the two once per run: %.0f ns per rr transaction for the bench\'s own traffic, '
+                       '%.0f on the steered host alone; rr-local %.0f and %.0f.' % (
+                           ' and '.join('%.0f on %s' % (f['ns'] / f['runs'], FLOOR_HOOKS.get(n, n))
+                                        for n, f in sorted(fr.items()) if f['runs']),
+                           net_tx('rr'), net_tx('rr', True), net_tx('rr-local'), net_tx('rr-local', True)))
+            out.append('')
     if 'pipe' in ph:
         p = ph['pipe']
         sw = p.get('switches') or 0
@@ -240,9 +273,11 @@ def main():
         v = per_tx('rr', True)
         tg.append(('BPF time per rr transaction ≤ 800 ns',
                    '%.0f ns for the bench\'s own traffic (%.0f counting every run on the host, %.0f on the '
-                   'steered host alone); rr-local %.0f (%.0f, %.0f)' % (
+                   'steered host alone); rr-local %.0f (%.0f, %.0f)%s' % (
                        v, per_tx('rr'), per_tx('rr', server=True), per_tx('rr-local', True),
-                       per_tx('rr-local'), per_tx('rr-local', server=True)),
+                       per_tx('rr-local'), per_tx('rr-local', server=True),
+                       '; less an empty program\'s cost per run: %.0f (%.0f on the steered host)' % (
+                           net_tx('rr'), net_tx('rr', True)) if floor_ns('rr') is not None else ''),
                    'yes' if v <= 800 else 'no'))
     r = ratios('rr', 'xdp', 'cpumap', 'tps')
     if r:

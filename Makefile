@@ -252,6 +252,7 @@ demo: deps
 # rfs_ifcfg: bench/nic.sh sets noguard with it where rfsd cannot; rfs_rr,
 # rfs_rpc, rfs_bulk, rfs_seq: bench/run.sh's load generators
 BENCH_BINS := $(B)/bench/cost $(B)/bench/inject $(B)/bench/sizing $(B)/bench/floor \
+	      $(B)/bench/order_locate \
 	      $(B)/tests/rfs_ifcfg $(B)/tests/rfs_rr $(B)/tests/rfs_rpc \
 	      $(B)/tests/rfs_bulk $(B)/tests/rfs_seq
 
@@ -284,6 +285,20 @@ $(B)/bench/stats_floor.skel.h: $(B)/bench/stats_floor.bpf.o
 		{ cat $@.log >&2; exit 1; }
 
 $(B)/bench/floor: bench/floor.c $(B)/bench/stats_floor.skel.h | $(B)/bench
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $< $(PKG_LIBS)
+
+# order_locate: where a TCP stream's order is lost (bench/order_locate.sh)
+$(B)/bench/order_locate.bpf.o: bench/order_locate.bpf.c $(B)/vmlinux.h | $(B)/bench
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(B)/bench/order_locate.skel.h: $(B)/bench/order_locate.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name order_locate > $@ 2> $@.log || \
+		{ cat $@.log >&2; exit 1; }
+
+$(B)/bench/order_locate: bench/order_locate.c $(B)/bench/order_locate.skel.h | $(B)/bench
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $< $(PKG_LIBS)
 

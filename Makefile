@@ -259,14 +259,21 @@ BENCH_BINS := $(B)/bench/cost $(B)/bench/inject $(B)/bench/sizing $(B)/bench/flo
 $(B)/bench:
 	$(Q)mkdir -p $@
 
-$(B)/bench/bare_redirect.bpf.o: bench/bare_redirect.bpf.c $(B)/vmlinux.h | $(B)/bench
+# bench/*.bpf.c: an object and a skeleton each, under the name its tool's
+# source uses
+$(B)/bench/%.bpf.o: bench/%.bpf.c $(B)/vmlinux.h | $(B)/bench
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
-$(B)/bench/bare_redirect.skel.h: $(B)/bench/bare_redirect.bpf.o
+$(B)/bench/%.skel.h: $(B)/bench/%.bpf.o
 	$(call msg,GEN-SKEL,$@)
-	$(Q)$(BPFTOOL) gen skeleton $< name rfs_bare > $@ 2> $@.log || \
+	$(Q)$(BPFTOOL) gen skeleton $< name $(BENCH_SKEL) > $@ 2> $@.log || \
 		{ cat $@.log >&2; exit 1; }
+
+$(B)/bench/bare_redirect.skel.h: BENCH_SKEL = rfs_bare
+$(B)/bench/inject.skel.h: BENCH_SKEL = rfs_inject
+$(B)/bench/stats_floor.skel.h: BENCH_SKEL = rfs_floor
+$(B)/bench/order_locate.skel.h: BENCH_SKEL = order_locate
 
 $(B)/bench/cost: bench/cost.c $(B)/bench/bare_redirect.skel.h $(HEADERS) \
 		 $(SKELS) $(LIB_OBJS) $(wildcard tests/prog/*.h) | $(B)/bench
@@ -275,44 +282,17 @@ $(B)/bench/cost: bench/cost.c $(B)/bench/bare_redirect.skel.h $(HEADERS) \
 
 # floor: empty programs on two of the datapath's tracepoints, for the
 # profile session's cost of a program run that does nothing
-$(B)/bench/stats_floor.bpf.o: bench/stats_floor.bpf.c $(B)/vmlinux.h | $(B)/bench
-	$(call msg,BPF,$@)
-	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
-
-$(B)/bench/stats_floor.skel.h: $(B)/bench/stats_floor.bpf.o
-	$(call msg,GEN-SKEL,$@)
-	$(Q)$(BPFTOOL) gen skeleton $< name rfs_floor > $@ 2> $@.log || \
-		{ cat $@.log >&2; exit 1; }
-
 $(B)/bench/floor: bench/floor.c $(B)/bench/stats_floor.skel.h | $(B)/bench
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $< $(PKG_LIBS)
 
 # order_locate: where a TCP stream's order is lost (bench/order_locate.sh)
-$(B)/bench/order_locate.bpf.o: bench/order_locate.bpf.c $(B)/vmlinux.h | $(B)/bench
-	$(call msg,BPF,$@)
-	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
-
-$(B)/bench/order_locate.skel.h: $(B)/bench/order_locate.bpf.o
-	$(call msg,GEN-SKEL,$@)
-	$(Q)$(BPFTOOL) gen skeleton $< name order_locate > $@ 2> $@.log || \
-		{ cat $@.log >&2; exit 1; }
-
 $(B)/bench/order_locate: bench/order_locate.c $(B)/bench/order_locate.skel.h | $(B)/bench
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $< $(PKG_LIBS)
 
 # inject: the NIC-like receive path (bench/nic.sh); its BPF front end
 # gives each frame its flow, then tail-calls the program under test.
-$(B)/bench/inject.bpf.o: bench/inject.bpf.c $(B)/vmlinux.h | $(B)/bench
-	$(call msg,BPF,$@)
-	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
-
-$(B)/bench/inject.skel.h: $(B)/bench/inject.bpf.o
-	$(call msg,GEN-SKEL,$@)
-	$(Q)$(BPFTOOL) gen skeleton $< name rfs_inject > $@ 2> $@.log || \
-		{ cat $@.log >&2; exit 1; }
-
 $(B)/bench/inject: bench/inject.c $(B)/bench/inject.skel.h $(HEADERS) | $(B)/bench
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $< $(PKG_LIBS) -lpthread

@@ -32,15 +32,16 @@
 #   xdp-noguard  the same with the in-order rule off: rfsd --unsafe-noguard
 #         attaching rfsA$$ from a config with noguard = yes (rfsd(8)).
 #         What the rule buys, in the ordering A/B; never a production mode
-#   cpumap  diagnostic (rr, rr-local, bulk, bulk-local):
+#   cpumap  diagnostic (rr, rr-local, bulk, bulk-local, order-bulk):
 #         bench/bare_redirect.bpf.c attached to rfsA$$ (build/bench/cost
 #         --attach), every frame into the cpumap to the CPU of the
 #         workload's server.  What is left between it and xdp is
 #         steering's own cost, what is between it and rfs is the cost of
 #         going through a cpumap at all
-#   pass  diagnostic, rr-local and bulk-local only: an XDP program that
-#         returns XDP_PASS for every frame (built here with clang, one
-#         line): the floor of xdp-rfs's local path on veth
+#   pass  diagnostic, rr-local, bulk-local and order-bulk only: an XDP
+#         program that returns XDP_PASS for every frame (built here with
+#         clang, one line): the floor of xdp-rfs's local path on veth,
+#         and what the lab reorders without a cpumap
 # Workloads, per mode and round (--workloads picks some):
 #   rr-many     the RFS patch's netperf TCP_RR test: tests/tools/rfs_rr,
 #               one pinned client thread on CPU $CLI_CPU, a server thread

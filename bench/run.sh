@@ -59,8 +59,9 @@
 #               RPC_CONNS connections from rfs_rr; the same figures,
 #               locality included
 #   order-bulk  ordering A/B: one bulk TCP stream (tests/tools/rfs_bulk),
-#               sender on CPU $CLI_CPU, receiver hopping CPUs every
-#               HOP_MS; segments out of order at the receiver (its
+#               sender on CPU $CLI_CPU (its veth takes the ACKs in there
+#               too, so only that CPU transmits into the lab, as with a
+#               NIC), receiver hopping CPUs every HOP_MS; segments out of order at the receiver (its
 #               TCP_INFO and nstat TcpExtTCPOFOQueue), D-SACKs, TCP
 #               retransmits; the sender's queue has a qdisc so that a
 #               full veth ring holds rather than drops (a loss would look

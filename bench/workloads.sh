@@ -132,11 +132,20 @@ xdp_rows()
 	done
 }
 
-# One bulk stream, sender on CLI_CPU, the sink hopping every HOP_MS
+# One bulk stream, sender on CLI_CPU, the sink hopping every HOP_MS.  The
+# sender's veth takes its ACKs in on CLI_CPU too (RPS there): otherwise
+# TCP also transmits from the sink's CPU, in the softirq that handles the
+# ACKs, and the lab's veth receives on whichever CPU transmitted, so two
+# CPUs feed $A's one queue and the stream arrives out of order before
+# anything steers it (bench/order_locate.sh; README Known limits).  A
+# NIC's queue is fed by the wire, from one sender.
 order_bulk()
 {
 	local param="hop_ms=$HOP_MS" sink log=$OUT/logs/$R.$M.order-bulk kv d
+	local rps=/sys/class/net/$B/queues/rx-0/rps_cpus
 	lab_ns_backpressure "$B"
+	ns sh -c "printf '%x' $((1 << CLI_CPU)) > $rps" ||
+		die "can't set $rps in $NS"
 	[ "$M" = cpumap ] && cpumap_target "$SRV_CPU"
 	bg "$TOOLS/rfs_bulk" sink --bind "$IP_A" --port $((PORT + 9)) \
 		--seconds "$ORDER_SECS" --hop-ms "$HOP_MS" --cpus "$(srv_cpus)" \
@@ -153,6 +162,7 @@ order_bulk()
 	fi
 	counters > "$WORK/c1"
 	ns tc qdisc del dev "$B" root 2>/dev/null
+	ns sh -c "echo 0 > $rps"
 	xdp_rows "$param"
 	d=$(counters_delta "$WORK/c0" "$WORK/c1")
 	for kv in $(tail -n 1 "$log.sink") $(tail -n 1 "$log.source") $d; do

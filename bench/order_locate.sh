@@ -5,9 +5,11 @@
 # bench/order_locate (a bare redirect of every frame to CPU 1's cpumap)
 # counts the data segments that arrive behind the highest sequence number
 # seen, once at the XDP hook and once at the target's dequeue.  Rounds as
-# bench/run.sh's order-bulk (tests/tools/rfs_bulk, the sender on CPU 0 in
-# the lab's namespace with a pfifo on its veth, the receiver pinned to
-# CPU 1), with the sender's retransmits and its qdisc's requeues (its
+# bench/run.sh's order-bulk was before its sender's ACKs were confined to
+# the sender's CPU (tests/tools/rfs_bulk, the sender on CPU 0 in the lab's
+# namespace with a pfifo on its veth, the receiver pinned to CPU 1; the
+# sender also transmits from CPU 1, where its ACKs arrive), with the
+# sender's retransmits and its qdisc's requeues (its
 # veth stopped the queue: the XDP ring was full).  A retransmitted
 # segment is behind too; segments behind the top in a round without a
 # retransmit arrived out of order.

@@ -69,26 +69,10 @@ expect_on() { lab_expect_frames_on "$1" "$2" 100; }
 
 # The same once flows have left a CPU their applications saturate: they
 # hand over through that CPU's cpumap kthread, which waits for the
-# scheduler there (README Known limits: 0.53 s in test_saturated_cpu, more
-# on a loaded machine).  Up to MOVE_WINDOWS windows of $WINDOW seconds for
-# one with >= MIN_SHARE % of the frames on CPU $1 ($2: what).
+# scheduler there (README Known limits: 1-2 s seen in this test), so up to
+# MOVE_WINDOWS windows may pass before one shows the move.
 MOVE_WINDOWS=3
-expect_moved_to()
-{
-	local cpu=$1 what=$2 i out share total
-	[ -n "${RFS_TEST_SELFCHECK:-}" ] &&
-		{ [ "$cpu" = "$CPU_A" ] && cpu=$CPU_B || cpu=$CPU_A; }
-	for ((i = 1; i <= MOVE_WINDOWS; i++)); do
-		out=$(cpu_frames "$WINDOW")
-		share=$(share_of "$cpu" <<< "$out")
-		total=$(lab_total <<< "$out")
-		say "$what (window $i): $(fmt_shares <<< "$out")"
-		[ "$total" -ge 100 ] ||
-			fail "$what: the stack received only $total frames on $LAB_A in ${WINDOW}s (traffic stalled?)"
-		[ "$share" -ge "$MIN_SHARE" ] && return 0
-	done
-	fail "$what: under $MIN_SHARE% of frames on CPU $cpu in each of $MOVE_WINDOWS windows of ${WINDOW}s (last: $(fmt_shares <<< "$out"))"
-}
+expect_moved_to() { lab_expect_frames_on "$1" "$2" 100 "$MOVE_WINDOWS"; }
 
 # A total counter of stats for the lab interface.
 stat_of() { lab_stat "$LAB_A" "$1"; }

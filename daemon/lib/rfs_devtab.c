@@ -27,6 +27,7 @@
 #include "log.h"
 #include "rfs_bpf.h"
 #include "rfs_devtab.h"
+#include "rfs_features.h"
 #include "rfs_order.h"
 #include "rfs_pin.h"
 
@@ -139,7 +140,8 @@ static int rfs_read_table(int fd, struct rfs_dev_flow **out, __u32 *n)
 	return 0;
 }
 
-int rfs_devtab_busy(const struct rfs_if_env *env, int table_fd, __u32 cpu)
+int rfs_devtab_busy(const struct rfs_if_env *env, int table_fd, __u32 cpu,
+		    __u32 drain_jiffies)
 {
 	struct rfs_rx_track *tracks = NULL;
 	struct rfs_cpu_queue *queues = NULL;
@@ -150,7 +152,8 @@ int rfs_devtab_busy(const struct rfs_if_env *env, int table_fd, __u32 cpu)
 		rfs_percpu_stride(sizeof(struct rfs_tx_seq)) / sizeof(__u32);
 	__u32 *tx = NULL, zero = 0;
 	__u32 n = 0, i;
-	int e, busy = 0;
+	int e, busy = 0, jiffies_known = -1;
+	__u64 now = 0;
 
 	e = rfs_read_table(table_fd, &t, &n);
 	if (e)
@@ -192,10 +195,22 @@ int rfs_devtab_busy(const struct rfs_if_env *env, int table_fd, __u32 cpu)
 		const struct rfs_dev_flow *f = &t[i];
 
 		if (!(f->flags & RFS_DEV_FLOW_VALID) ||
-		    (f->flags & RFS_DEV_FLOW_LOCAL) ||
 		    (cpu != RFS_NO_CPU && f->cpu != cpu) ||
 		    f->cpu >= env->nr_cpus)
 			continue;
+		/* A local flow passed up recently: until it drains, its CPU
+		 * stays in the cpumap, so that the flow can hand over
+		 * through it (rfs_pick_cpu) rather than wait on the local
+		 * path for a gap a busy flow may never leave; and an old
+		 * table that still holds it stays.  Jiffies read after the
+		 * table: the age is never understated. */
+		if (f->flags & RFS_DEV_FLOW_LOCAL) {
+			if (jiffies_known < 0)
+				jiffies_known = rfs_read_jiffies(&now);
+			busy = jiffies_known &&
+			       !rfs_local_drained(f, now, drain_jiffies);
+			continue;
+		}
 		/* A CPU no longer in the cpumap will never be waited on.  A
 		 * last frame lost on a full ring would keep its flow "in
 		 * flight" for ever: once the target has been asleep long
@@ -237,13 +252,14 @@ int rfs_devtab_in_flight(const struct rfs_if_env *env,
 {
 	int busy, prev;
 
-	busy = rfs_devtab_busy(env, ifc->dev_flows_fd, cpu);
+	busy = rfs_devtab_busy(env, ifc->dev_flows_fd, cpu,
+			       ifc->local_drain_jiffies);
 	if (busy)
 		return busy;
 	prev = rfs_devtab_prev_fd(ifc);
 	if (prev < 0)
 		return 0;
-	busy = rfs_devtab_busy(env, prev, cpu);
+	busy = rfs_devtab_busy(env, prev, cpu, ifc->local_drain_jiffies);
 	close(prev);
 	return busy;
 }
@@ -257,7 +273,7 @@ void rfs_devtab_retire(const struct rfs_if_env *env, struct rfs_if *ifc)
 	if (prev < 0)
 		return;
 	rfs_wait_rcu();
-	busy = rfs_devtab_busy(env, prev, RFS_NO_CPU);
+	busy = rfs_devtab_busy(env, prev, RFS_NO_CPU, ifc->local_drain_jiffies);
 	close(prev);
 	if (busy)
 		return;
@@ -280,7 +296,8 @@ int rfs_devtab_resize(const struct rfs_if_env *env, struct rfs_if *ifc,
 		/* Only one old table at a time: the one before must be empty
 		 * of in-flight frames before it is let go. */
 		rfs_wait_rcu();
-		e = rfs_devtab_busy(env, prev_fd, RFS_NO_CPU);
+		e = rfs_devtab_busy(env, prev_fd, RFS_NO_CPU,
+				    ifc->local_drain_jiffies);
 		close(prev_fd);
 		if (e)
 			return rfs_errf(err, e < 0 ? e : EBUSY,

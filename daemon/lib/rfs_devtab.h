@@ -12,8 +12,10 @@
 /* A new table with its header entry written; its fd or -errno. */
 int rfs_devtab_create(int btf_src_fd, __u32 flow_cnt, __u32 rx_queues);
 /* 1 when a flow in the table has frames in flight on cpu (RFS_NO_CPU: on
- * any CPU), 0 when none has, or -errno. */
-int rfs_devtab_busy(const struct rfs_if_env *env, int table_fd, __u32 cpu);
+ * any CPU), a local flow there counting until drain_jiffies after its
+ * last frame; 0 when none has, or -errno. */
+int rfs_devtab_busy(const struct rfs_if_env *env, int table_fd, __u32 cpu,
+		    __u32 drain_jiffies);
 /* The same over the interface's current and previous table. */
 int rfs_devtab_in_flight(const struct rfs_if_env *env,
 			 const struct rfs_if *ifc, __u32 cpu);

@@ -96,6 +96,8 @@ const char *rfs_feat_level_name(enum rfs_feat_level l);
 /* ---- the local path -------------------------------------------------------- */
 
 int rfs_kernel_hz(void);
+/* jiffies now (/proc/timer_list); false if they can't be read. */
+bool rfs_read_jiffies(__u64 *out);
 long long rfs_if_gro_flush_timeout(const char *ifname);
 void rfs_local_path_params(const char *ifname, bool no_attach,
 			   struct rfs_local_params *p);

@@ -17,25 +17,9 @@
 #include "rfs_bpf.h"
 #include "rfs_devtab.h"
 #include "rfs_explain.h"
+#include "rfs_features.h"
 #include "rfs_iface.h"
 #include "rfs_order.h"
-
-/* jiffies now: the kernel shows them in /proc/timer_list ("jiffies: N"),
- * nowhere cheaper. */
-static bool read_jiffies(__u64 *out)
-{
-	char line[256];
-	bool ok = false;
-	FILE *f;
-
-	f = fopen("/proc/timer_list", "re");
-	if (!f)
-		return false;
-	while (!ok && fgets(line, sizeof(line), f))
-		ok = sscanf(line, "jiffies: %llu", (unsigned long long *)out) == 1;
-	fclose(f);
-	return ok;
-}
 
 /* The entry of (hash, rxq) in the table in slot of the outer map. */
 static bool read_entry(int outer_fd, __u32 slot, __u32 hash, __u32 rxq,
@@ -116,7 +100,7 @@ int rfs_iface_explain(const struct rfs_if_env *env, struct rfs_if *ifc,
 	}
 	/* after the marks, as rfs_cur_drained() reads them */
 	rfs_kthreads_idle(env, idle, quiet);
-	in->have_jiffies = read_jiffies(&in->jiffies);
+	in->have_jiffies = rfs_read_jiffies(&in->jiffies);
 	if (bpf_map_lookup_elem(env->tx_seq_fd, &zero, tx)) {
 		free(tx);
 		tx = NULL;

@@ -2452,6 +2452,62 @@ static void test_local_handover(void **state)
 	rfs_xt_expect_switch(&f, 1);
 }
 
+/*
+ * Removing the CPU a local flow is passed up on: the CPU stays in the
+ * cpumap (usable) while the flow's last local frame may still be in GRO
+ * (local_drain_jiffies), so that a busy flow hands over through it rather
+ * than wait on the local path for a gap it may never leave; once that
+ * hand-over is delivered the removal completes.  A local entry older than
+ * the drain holds nothing up.
+ */
+static void test_remove_cpu_local(void **state)
+{
+	struct rfs_frame f, g;
+	__u32 hash, s, cpu;
+	int i;
+
+	rfs_xt_set_local(true, 100000);
+	rfs_frame_v4(&f, IPPROTO_TCP, "192.0.2.2", 50450, "192.0.2.1", 80);
+	hash = rfs_xt_hash(&f);
+	rfs_xt_set_desired(hash, RFS_XT_RX_CPU);
+	rfs_xt_local(&f);
+	rfs_xt_set_cpus("1");
+	assert_int_equal(rfs_xt_in_flight(RFS_XT_RX_CPU), 1);
+	for (i = 0; i < 3; i++)
+		rfs_xt_refresh();
+	assert_true(rfs_xt_usable(RFS_XT_RX_CPU));
+	assert_false(rfs_cpu_in(rfs_xt_cfg().allowed, RFS_XT_RX_CPU));
+
+	/* its next frame hands over through CPU 0's own cpumap queue */
+	rfs_xt_expect_held(&f, RFS_XT_RX_CPU);
+	assert_int_equal(rfs_xt_entry(hash, 0).flags, RFS_DEV_FLOW_VALID);
+	assert_int_equal(rfs_xt_in_flight(RFS_XT_RX_CPU), 1);
+	rfs_xt_refresh();
+	assert_true(rfs_xt_usable(RFS_XT_RX_CPU));
+
+	/* delivered there: the removal completes, the flow leaves */
+	s = rfs_xt_entry(hash, 0).last;
+	rfs_xt_set_track(RFS_XT_RX_CPU, RFS_XT_RX_CPU, rfs_mark(s, 2), 0);
+	rfs_xt_set_epochs(RFS_XT_RX_CPU, 3, 2);
+	assert_int_equal(rfs_xt_in_flight(RFS_XT_RX_CPU), 0);
+	rfs_xt_refresh();
+	assert_false(rfs_xt_usable(RFS_XT_RX_CPU));
+	rfs_xt_steer(&f, &cpu);
+	assert_int_equal(cpu, 1);
+
+	/* a local entry past its drain: nothing in flight */
+	rfs_xt_set_cpus("0,1");
+	rfs_xt_set_local(true, 2);
+	rfs_frame_v4(&g, IPPROTO_TCP, "192.0.2.2", 50460, "192.0.2.1", 80);
+	rfs_xt_set_desired(rfs_xt_hash(&g), RFS_XT_RX_CPU);
+	rfs_xt_local(&g);
+	rfs_xt_set_cpus("1");
+	usleep(100 * 1000);	/* 2 jiffies at HZ >= 20 */
+	assert_int_equal(rfs_xt_in_flight(RFS_XT_RX_CPU), 0);
+	rfs_xt_refresh();
+	assert_false(rfs_xt_usable(RFS_XT_RX_CPU));
+}
+
 /* Entering the local path: a remote flow whose application moves to the
  * RX CPU waits for its frames on the old CPU like any other move. */
 static void test_local_enter(void **state)
@@ -2908,6 +2964,7 @@ int main(void)
 		TL(test_local_path),
 		TL(test_local_drain),
 		TL(test_local_handover),
+		TL(test_remove_cpu_local),
 		TL(test_local_enter),
 		TL(test_local_other_rx),
 		TL(test_local_removed_cpu),

@@ -2017,6 +2017,72 @@ static bool rfs_xt_usable(__u32 cpu)
 }
 
 /*
+ * A frame that comes with another XDP program's metadata: rfs_xdp puts
+ * its own in front of it, and rfs_cpumap takes only its own off again,
+ * the other program's bytes and the frame untouched.  With no room left
+ * for ours (216 bytes of theirs fill the test run's 256 of headroom but
+ * for the xdp_frame the kernel keeps there), the frame is redirected
+ * without (no_meta), unchanged.
+ */
+static void test_meta_behind_theirs(void **state)
+{
+	__u8 in[RFS_FR_MAX + 256], theirs[216];
+	struct rfs_if_stats before, d;
+	struct rfs_frame_layout lay;
+	struct rfs_xt_out out, cm;
+	struct rfs_frame_meta m;
+	struct rfs_frame f;
+	__u32 hash, i;
+
+	if (!xt.cm)
+		skip();
+	for (i = 0; i < sizeof(theirs); i++)
+		theirs[i] = (__u8)(0xa0 + i);
+	rfs_frame_v4(&f, IPPROTO_TCP, "192.0.2.2", 47700, "192.0.2.1", 80);
+	hash = rfs_xt_hash(&f);
+	rfs_xt_set_desired(hash, 1);
+	memcpy(in, theirs, 4);
+	rfs_frame_build(&f, in + 4, &lay);
+	rfs_xt_stats(&before);
+	assert_int_equal(rfs_xt_run_prog(rfs_if_prog_fd(xt.ifc), in,
+					 4 + lay.len, 4, 0, &out), 0);
+	d = rfs_xt_delta(&before);
+	assert_int_equal(out.ret, XDP_REDIRECT);
+	assert_int_equal(d.steered, 1);
+	assert_int_equal(d.no_meta, 0);
+	assert_int_equal(out.meta_len, RFS_XT_META + 4);
+	assert_int_equal(out.len, RFS_XT_META + 4 + lay.len);
+	memcpy(&m, out.buf, sizeof(m));
+	assert_int_equal(m.magic, RFS_META_MAGIC);
+	assert_int_equal(m.cpu, 1);
+	assert_int_equal(m.seq, rfs_xt_entry(hash, 0).last);
+	assert_memory_equal(out.buf + RFS_XT_META, in, 4 + lay.len);
+
+	/* the target takes ours off and marks it */
+	rfs_xt_set_epochs(1, 7, 6);
+	rfs_xt_cpumap(&out, &cm);
+	assert_int_equal(cm.meta_len, 4);
+	assert_int_equal(cm.len, 4 + lay.len);
+	assert_memory_equal(cm.buf, in, 4 + lay.len);
+	assert_true(rfs_xt_track(1, RFS_XT_RX_CPU).last == rfs_mark(m.seq, 7));
+
+	/* 216 bytes of theirs: no room for ours */
+	memcpy(in, theirs, sizeof(theirs));
+	rfs_frame_build(&f, in + sizeof(theirs), &lay);
+	rfs_xt_stats(&before);
+	assert_int_equal(rfs_xt_run_prog(rfs_if_prog_fd(xt.ifc), in,
+					 sizeof(theirs) + lay.len,
+					 sizeof(theirs), 0, &out), 0);
+	d = rfs_xt_delta(&before);
+	assert_int_equal(out.ret, XDP_REDIRECT);
+	assert_int_equal(d.steered, 1);
+	assert_int_equal(d.no_meta, 1);
+	assert_int_equal(out.meta_len, sizeof(theirs));
+	assert_int_equal(out.len, sizeof(theirs) + lay.len);
+	assert_memory_equal(out.buf, in, out.len);
+}
+
+/*
  * Removing CPU 0 while a flow has frames in flight there: no new flow is
  * given CPU 0, the flow stays on it (held) whatever its desired CPU, and
  * CPU 0 stays usable through any number of refreshes for as long as
@@ -2950,6 +3016,7 @@ int main(void)
 		T(test_no_table_and_redirect_err),
 		T(test_meta),
 		T(test_cpumap_marks),
+		T(test_meta_behind_theirs),
 		T(test_epoch_zero),
 		T(test_inorder_hold),
 		T(test_inorder_marks),

@@ -8,6 +8,7 @@
  * (RHEL) and distribution patches make versions lie.  rfs_kjudge.c says
  * what each finding means for the in-order rule.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -338,6 +339,44 @@ bool rfs_read_jiffies(__u64 *out)
 		ok = sscanf(line, "jiffies: %llu", (unsigned long long *)out) == 1;
 	fclose(f);
 	return ok;
+}
+
+/* A cpumask file's text ("00000000,00000001\n") names a CPU. */
+static bool rfs_mask_text_set(const char *t)
+{
+	for (; *t; t++)
+		if (*t != '0' && *t != ',' && *t != '\n')
+			return true;
+	return false;
+}
+
+bool rfs_if_rps_on(const char *ifname, char *path, size_t len)
+{
+	char dir[300], file[600], text[512];
+	struct dirent *de;
+	bool on = false;
+	DIR *d;
+	FILE *f;
+
+	snprintf(dir, sizeof(dir), "/sys/class/net/%s/queues", ifname);
+	d = opendir(dir);
+	if (!d)
+		return false;
+	while (!on && (de = readdir(d))) {
+		if (strncmp(de->d_name, "rx-", 3))
+			continue;
+		snprintf(file, sizeof(file), "%s/%s/rps_cpus", dir, de->d_name);
+		f = fopen(file, "re");
+		if (!f)
+			continue;	/* no CONFIG_RPS */
+		if (fgets(text, sizeof(text), f) && rfs_mask_text_set(text)) {
+			on = true;
+			snprintf(path, len, "%s", file);
+		}
+		fclose(f);
+	}
+	closedir(d);
+	return on;
 }
 
 /* An interface's gro_flush_timeout in ns; -1 if unreadable. */

@@ -8,6 +8,7 @@
 #define RFS_FEATURES_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <linux/types.h>
 
 struct rfs_local_params {
@@ -99,6 +100,14 @@ int rfs_kernel_hz(void);
 /* jiffies now (/proc/timer_list); false if they can't be read. */
 bool rfs_read_jiffies(__u64 *out);
 long long rfs_if_gro_flush_timeout(const char *ifname);
+/*
+ * Kernel RPS is on for one of the interface's RX queues (a non-zero
+ * rps_cpus; its path into path).  It moves every skb the stack gets from
+ * that interface, the ones xdp-rfs passed up or redirected too, into some
+ * CPU's backlog: steering is overridden and the in-order rule can't see
+ * those queues.
+ */
+bool rfs_if_rps_on(const char *ifname, char *path, size_t len);
 void rfs_local_path_params(const char *ifname, bool no_attach,
 			   struct rfs_local_params *p);
 

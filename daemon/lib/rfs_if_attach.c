@@ -171,6 +171,7 @@ int rfs_iface_attach(const struct rfs_if_env *env, const char *name,
 		     char *err)
 {
 	char other_name[64] = "";
+	char rps[600];
 	struct rfs_xdp *skel = NULL;
 	struct rfs_if *ifc = NULL;
 	__u32 other = 0;
@@ -199,6 +200,12 @@ int rfs_iface_attach(const struct rfs_if_env *env, const char *name,
 			goto fail;
 		}
 		ifc->rx_queues = rfs_count_rx_queues(name);
+		if (rfs_if_rps_on(name, rps, sizeof(rps))) {
+			e = rfs_errf(err, EBUSY,
+				     "attach %s: kernel RPS is on (%s is not 0): it would move the frames xdp-rfs steers into other CPUs' backlogs, past the in-order rule; write 0 there first",
+				     name, rps);
+			goto fail;
+		}
 	} else {
 		ifc->rx_queues = o->rx_queues ? o->rx_queues : 1;
 	}

@@ -13,6 +13,7 @@
 #include "log.h"
 #include "rfs_bpf.h"
 #include "rfs_devtab.h"
+#include "rfs_features.h"
 #include "rfs_iface.h"
 
 /*
@@ -24,7 +25,22 @@
 void rfs_iface_refresh(const struct rfs_if_env *env, struct rfs_if *ifc)
 {
 	struct rfs_cpuset usable = ifc->usable, allowed, ok;
+	char rps[600];
 	unsigned int cpu;
+	bool rps_on;
+
+	/* Refused at attach; turned on since: say so, once, and when off. */
+	rps_on = !ifc->no_attach && rfs_if_rps_on(ifc->name, rps, sizeof(rps));
+	if (rps_on != ifc->rps_on) {
+		if (rps_on)
+			rfs_log_iface(RFS_LOG_WARN, ifc->name, ifc->ifindex,
+				      "kernel RPS turned on (%s is not 0): it moves the frames xdp-rfs steers into other CPUs' backlogs, past the in-order rule; write 0 there",
+				      rps);
+		else
+			rfs_log_iface(RFS_LOG_INFO, ifc->name, ifc->ifindex,
+				      "kernel RPS off again");
+		ifc->rps_on = rps_on;
+	}
 
 	/* A CPU whose cpumap entry awaits remaking gets no new flows. */
 	rfs_cpuset_and(&ok, env->online, env->in_cpumap);

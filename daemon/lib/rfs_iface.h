@@ -73,6 +73,7 @@ struct rfs_if {
 	 * every push of the config keeps it on */
 	bool sampling;
 	bool noguard;			/* in-order rule off (bench only) */
+	bool rps_on;			/* kernel RPS seen on (logged once) */
 
 	int prog_fd;
 	__u32 prog_id;

@@ -29,6 +29,7 @@ ALL_TESTS="
 	test_iface_delete
 	test_loopback_flag
 	test_live_changes
+	test_kernel_rps
 	test_bad_input
 "
 
@@ -618,6 +619,40 @@ test_live_changes()
 	expect_moved_to "$CPU_B" "after all that, apps moved to CPU $CPU_B"
 	bulk_in_order "$drops0"
 	client_ok
+}
+
+# Kernel RPS on the steered interface moves every skb the stack gets from
+# it into some CPU's backlog, xdp-rfs's included (seen: rps_cpus set to
+# CPU 0 under a flow steered to CPU 1, and every frame reached the stack
+# on CPU 0).  attach refuses it, naming the file; turned on later, rfsd
+# says so in its log, and when it is off again.
+test_kernel_rps()
+{
+	local q out rc=0 mask
+	lab_trap
+	lab_up
+	lab_start_rfsd
+	q=/sys/class/net/$LAB_A/queues/rx-0/rps_cpus
+	[ -e "$q" ] || skip "no rps_cpus on $LAB_A (kernel without RPS)"
+	mask=$(printf %x $((1 << CPU_A)))
+	lab_set "$q" "$mask"
+	out=$(ctl attach "$LAB_A" 2>&1) || rc=$?
+	[ $rc -eq 1 ] || fail "attach with RPS on: exit $rc, want 1 ($out)"
+	grep -q "kernel RPS is on ($q is not 0)" <<< "$out" ||
+		fail "attach with RPS on: '$out' does not name RPS and $q"
+	[ -z "$(lab_xdp_id "$LAB_A")" ] ||
+		fail "attach with RPS on left an XDP program on $LAB_A"
+	say "attach with RPS on: exit 1, \"$out\""
+
+	lab_set "$q" 0
+	ctl attach "$LAB_A" >/dev/null || fail "attach with RPS off failed"
+	lab_set "$q" "$mask"
+	lab_wait_log "kernel RPS turned on ($q is not 0)" 5 ||
+		fail "rfsd did not log RPS turned on for $LAB_A"
+	lab_set "$q" 0
+	lab_wait_log "iface '$LAB_A' (ifindex [0-9]*): kernel RPS off again" 5 ||
+		fail "rfsd did not log RPS off again for $LAB_A"
+	say "RPS on and off after attach: both logged"
 }
 
 # rfsctl's errors: exit 1, a message naming the cause; rfsd unmoved.

@@ -593,6 +593,18 @@ lab_up_attached()
 		fail "rfsctl attach $LAB_A $* failed"
 }
 
+# Wait up to $2 seconds (default 5) for a line of rfsd's log to match
+# $1 (a grep basic regex); 1 if none did.
+lab_wait_log()
+{
+	local pat=$1 t=${2:-5} i
+	for ((i = 0; i < t * 10; i++)); do
+		grep -q -- "$pat" "$RFSD_LOG" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 lab_stop_rfsd()
 {
 	local sig=${1:-TERM} t=${2:-10}

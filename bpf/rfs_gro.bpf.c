@@ -19,20 +19,38 @@
 
 #define RFS_GRO_BUCKETS	8
 
+/*
+ * The kthread's entry and GRO node are kernel memory no BTF pointer
+ * leads to (the entry is the kthread's void *data), read through one of
+ * two ways.  Where the kernel has bpf_rdonly_cast (6.2+) the pointer is
+ * cast to its type and read with plain loads, which the verifier makes
+ * fault-safe reads in line; elsewhere (its weak extern is then 0 and the
+ * verifier drops that code) with bpf_probe_read_kernel, a helper call
+ * per field: 4 per batch at least, most of this program's cost.
+ */
+extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym __weak;
+
+#define RFS_CAST(type, p)						\
+	((type *)bpf_rdonly_cast((void *)(p),				\
+				 bpf_core_type_id_kernel(type)))
+
+/* READ(p, a.b...): p->a.b through the cast, or a probe read. */
+#define RFS_KREAD(type, p, ...)						\
+	(bpf_rdonly_cast ? RFS_CAST(type, p)->__VA_ARGS__ :		\
+			   BPF_CORE_READ((type *)(p), __VA_ARGS__))
+
 /* The jiffy the oldest skb held in this GRO bucket was first held: new
  * skbs go to the head of a bucket's list, so its tail is the oldest. */
 static __always_inline __u64 rfs_bucket_oldest(struct bpf_cpu_map_entry *rcpu,
 					       int i)
 {
-	struct napi_gro_cb *cb;
-	struct sk_buff *skb;
+	void *skb, *cb;
 
-	skb = (struct sk_buff *)BPF_CORE_READ(rcpu, gro.hash[i].list.prev);
+	skb = RFS_KREAD(struct bpf_cpu_map_entry, rcpu, gro.hash[i].list.prev);
 	if (!skb)
 		return 0;
-	cb = (struct napi_gro_cb *)((char *)skb +
-				    bpf_core_field_offset(struct sk_buff, cb));
-	return BPF_CORE_READ(cb, age);
+	cb = skb + bpf_core_field_offset(struct sk_buff, cb);
+	return RFS_KREAD(struct napi_gro_cb, cb, age);
 }
 
 static __always_inline void rfs_gro_view(struct bpf_cpu_map_entry *rcpu,
@@ -44,8 +62,8 @@ static __always_inline void rfs_gro_view(struct bpf_cpu_map_entry *rcpu,
 	v->has_gro = bpf_core_field_exists(rcpu->gro);
 	if (!v->has_gro)
 		return;
-	v->rx_count = BPF_CORE_READ(rcpu, gro.rx_count);
-	v->bitmask = BPF_CORE_READ(rcpu, gro.bitmask);
+	v->rx_count = RFS_KREAD(struct bpf_cpu_map_entry, rcpu, gro.rx_count);
+	v->bitmask = RFS_KREAD(struct bpf_cpu_map_entry, rcpu, gro.bitmask);
 	if (v->rx_count || !v->bitmask)
 		return;
 	v->oldest_age = ~0ULL;
@@ -85,13 +103,15 @@ int BPF_PROG(rfs_kthread_batch, int map_id, unsigned int processed,
 	if (!q)
 		return 0;
 	rcpu = (struct bpf_cpu_map_entry *)q->rcpu;
-	if (!rcpu || BPF_CORE_READ(rcpu, kthread) != task ||
-	    BPF_CORE_READ(rcpu, cpu) != cpu) {
-		kt = BPF_CORE_READ(task, worker_private);
-		rcpu = BPF_CORE_READ(kt, data);
-		if (!rcpu || BPF_CORE_READ(rcpu, kthread) != task)
+	if (!rcpu ||
+	    RFS_KREAD(struct bpf_cpu_map_entry, rcpu, kthread) != task ||
+	    RFS_KREAD(struct bpf_cpu_map_entry, rcpu, cpu) != cpu) {
+		kt = task->worker_private;	/* trusted (tp_btf) */
+		rcpu = RFS_KREAD(struct kthread, kt, data);
+		if (!rcpu ||
+		    RFS_KREAD(struct bpf_cpu_map_entry, rcpu, kthread) != task)
 			return 0;
-		cpu = BPF_CORE_READ(rcpu, cpu);
+		cpu = RFS_KREAD(struct bpf_cpu_map_entry, rcpu, cpu);
 		q = bpf_map_lookup_elem(&rfs_cpu_queues, &cpu);
 		if (!q)
 			return 0;

@@ -212,10 +212,9 @@ int rfs_core_create(struct rfs_dp *dp, const struct rfs_dp_opts *o,
 				entries, RFS_SOCK_FLOW_MIN, RFS_SOCK_FLOW_MAX);
 
 	/* What rfs_dp_open() found (rfs_features.c), not a version.  None:
-	 * no socket programs, flows spread by hash (reported as kprobe, as
-	 * before fexit existed). */
+	 * no socket programs, flows spread by hash. */
 	mode = rfs_core_pick_mode(f, o->trace_mode);
-	dp->trace_mode = mode == RFS_TRACE_AUTO ? RFS_TRACE_KPROBE : mode;
+	dp->trace_mode = mode == RFS_TRACE_AUTO ? RFS_TRACE_NONE : mode;
 	if (mode == RFS_TRACE_FEXIT && !(f->fentry && f->func_ret))
 		return rfs_errf(err, EOPNOTSUPP,
 				"can't use trace mode 'fexit': %s; use auto, tp_btf or kprobe",
@@ -371,17 +370,28 @@ int rfs_core_adopt(struct rfs_dp *dp, char *err)
 				dp->globals.nr_cpus, dp->nr_cpus);
 
 	/* The mode is the set of links the old rfsd pinned. */
-	dp->trace_mode = RFS_TRACE_KPROBE;
-	fd = rfs_get_pinned(dp->base, "links", "rfs_tp_recv");
-	if (fd >= 0) {
-		dp->trace_mode = RFS_TRACE_TP_BTF;
-	} else {
-		fd = rfs_get_pinned(dp->base, "links", "rfs_fx_tcp_recv");
-		if (fd >= 0)
-			dp->trace_mode = RFS_TRACE_FEXIT;
+	{
+		static const struct {
+			const char *link;
+			enum rfs_trace_mode mode;
+		} by_link[] = {
+			{ "rfs_tp_recv", RFS_TRACE_TP_BTF },
+			{ "rfs_fx_tcp_recv", RFS_TRACE_FEXIT },
+			{ "rfs_kp_tcp_recv", RFS_TRACE_KPROBE },
+		};
+		size_t i;
+
+		dp->trace_mode = RFS_TRACE_NONE;
+		for (i = 0; i < sizeof(by_link) / sizeof(by_link[0]); i++) {
+			fd = rfs_get_pinned(dp->base, "links",
+					    by_link[i].link);
+			if (fd < 0)
+				continue;
+			close(fd);
+			dp->trace_mode = by_link[i].mode;
+			break;
+		}
 	}
-	if (fd >= 0)
-		close(fd);
 	if (rfs_cpumap_sync(dp, err))
 		return -EIO;
 	return 0;

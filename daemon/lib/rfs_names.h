@@ -19,6 +19,8 @@ enum rfs_trace_mode {
 	RFS_TRACE_TP_BTF,
 	RFS_TRACE_FEXIT,
 	RFS_TRACE_KPROBE,
+	RFS_TRACE_NONE,		/* no socket hook loaded: reported, never
+				   asked for (not in the names table) */
 };
 
 /* NULL-terminated, indexed by enum rfs_xdp_mode; "auto" first, the way
@@ -83,7 +85,8 @@ static inline int rfs_xdp_mode_parse(const char *s, enum rfs_xdp_mode *mode)
 
 static inline const char *rfs_trace_mode_name(enum rfs_trace_mode mode)
 {
-	return rfs_name_of(rfs_trace_mode_names, mode);
+	return mode == RFS_TRACE_NONE ? "none" :
+	       rfs_name_of(rfs_trace_mode_names, mode);
 }
 
 /* "auto", "tp_btf", "fexit", "kprobe" -> mode; -EINVAL for anything else. */

@@ -15,6 +15,7 @@ ALL_TESTS="
 	test_features_shown
 	test_refused_unordered
 	test_allow_unordered_config
+	test_no_socket_hooks
 "
 
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/lab.sh"
@@ -116,6 +117,32 @@ test_refused_unordered()
 	ctl attach --allow-unordered "$LAB_A" >/dev/null ||
 		fail "attach --allow-unordered failed"
 	[ -n "$(xdp_id "$LAB_A")" ] || fail "no XDP program after attach --allow-unordered"
+}
+
+# A kernel that takes none of the socket hooks: rfsd loads none, says so
+# in status ("none", not the kprobe mode it did not load), and a new
+# rfsd adopting that datapath says the same.
+test_no_socket_hooks()
+{
+	local st
+	lab_trap
+	lab_up
+	RFS_TEST_FEATURES=tp_sock_len=0,fentry=0,kprobes=0 lab_start_rfsd
+	st=$(ctlj status) || fail "status -j failed"
+	[ "$(jget "d['trace_mode']" <<< "$st")" = none ] ||
+		fail "trace_mode is not none with no socket hook: $st"
+	[ "$(jget "next(l['value'] for l in d['kernel']['features'] if l['name'] == 'socket_hooks')" <<< "$st")" = none ] ||
+		fail "the kernel block's socket_hooks is not none: $st"
+	ls "$RFS_PIN"/*/links >/dev/null 2>&1 ||
+		fail "no links pinned under $RFS_PIN"
+	! ls "$RFS_PIN"/*/links | grep -qE "^rfs_(tp|fx|kp)_" ||
+		fail "a socket hook is pinned: $(ls "$RFS_PIN"/*/links | tr '\n' ' ')"
+	say "no socket hooks: trace_mode none"
+	lab_stop_rfsd KILL
+	RFS_TEST_FEATURES=tp_sock_len=0,fentry=0,kprobes=0 lab_start_rfsd
+	[ "$(ctlj status | jget "d['trace_mode']")" = none ] ||
+		fail "the adopting rfsd reports trace_mode $(ctlj status | jget "d['trace_mode']")"
+	say "adopted: trace_mode none"
 }
 
 # allow_unordered = yes in [global]: the configured interface attaches.

@@ -169,6 +169,9 @@ int rfs_if_set_flow_cnt(struct rfs_dp *dp, struct rfs_if *ifc, __u32 n,
 int rfs_if_set_noguard(struct rfs_dp *dp, struct rfs_if *ifc, bool on,
 		       char *err);
 bool rfs_if_noguard(const struct rfs_if *ifc);
+/* Kernel RPS turned on for it since attach, as the last refresh saw
+ * (attach refuses it; rfs_if_rps_on in rfs_features.h). */
+bool rfs_if_kernel_rps(const struct rfs_if *ifc);
 
 /* Per-CPU counters of this interface; out has rfs_dp_nr_cpus() entries. */
 int rfs_if_read_stats(const struct rfs_if *ifc, struct rfs_if_stats *out);

@@ -288,6 +288,11 @@ bool rfs_if_noguard(const struct rfs_if *ifc)
 	return ifc->noguard;
 }
 
+bool rfs_if_kernel_rps(const struct rfs_if *ifc)
+{
+	return ifc->rps_on;
+}
+
 void rfs_if_cpus(const struct rfs_if *ifc, struct rfs_cpuset *configured,
 		 struct rfs_cpuset *allowed)
 {

@@ -77,8 +77,9 @@ void rfs_print_iface_plain(struct json_object *ifc)
 		"ifindex", "mode", "prog_id", "rx_queues", "flow_cnt",
 		"cpus", "active_cpus", NULL
 	};
-	static const char *const skip[] = { "name", "noguard", NULL };
-	struct json_object *name, *ng;
+	static const char *const skip[] = { "name", "noguard", "kernel_rps",
+					    NULL };
+	struct json_object *name, *ng, *rps;
 
 	printf("interface %s\n",
 	       json_object_object_get_ex(ifc, "name", &name) ?
@@ -90,6 +91,11 @@ void rfs_print_iface_plain(struct json_object *ifc)
 		       json_object_get_boolean(ng) ?
 		       "YES: in-order rule OFF, flows may be reordered (rfsd --unsafe-noguard)" :
 		       "no");
+	/* only when on: it undoes the steering (rfsd's log names the file) */
+	if (json_object_object_get_ex(ifc, "kernel_rps", &rps) &&
+	    json_object_get_boolean(rps))
+		printf("  %-18s %s\n", "kernel_rps",
+		       "ON: kernel RPS moves the frames xdp-rfs steers to other CPUs; write 0 to rps_cpus");
 }
 
 /* The reply of attach and set is an interface object, or the setting. */

@@ -53,6 +53,8 @@ struct json_object *rfsd_if_json(const struct rfs_if *ifc)
 	json_object_object_add(o, "active_cpus", cpus_json(&active));
 	json_object_object_add(o, "noguard",
 			       json_object_new_boolean(rfs_if_noguard(ifc)));
+	json_object_object_add(o, "kernel_rps",
+			       json_object_new_boolean(rfs_if_kernel_rps(ifc)));
 	json_object_object_add(o, "prog_id",
 			       json_object_new_int64(rfs_if_prog_id(ifc)));
 	return o;

@@ -649,10 +649,16 @@ test_kernel_rps()
 	lab_set "$q" "$mask"
 	lab_wait_log "kernel RPS turned on ($q is not 0)" 5 ||
 		fail "rfsd did not log RPS turned on for $LAB_A"
+	[ "$(lab_if_status "$LAB_A" | jget 'd["kernel_rps"]')" = true ] ||
+		fail "status kernel_rps is not true with RPS on"
+	ctl status | grep -q "kernel_rps *ON" ||
+		fail "rfsctl status does not show kernel_rps ON"
 	lab_set "$q" 0
 	lab_wait_log "iface '$LAB_A' (ifindex [0-9]*): kernel RPS off again" 5 ||
 		fail "rfsd did not log RPS off again for $LAB_A"
-	say "RPS on and off after attach: both logged"
+	[ "$(lab_if_status "$LAB_A" | jget 'd["kernel_rps"]')" = false ] ||
+		fail "status kernel_rps is not false with RPS off again"
+	say "RPS on and off after attach: both logged, and in status"
 }
 
 # rfsctl's errors: exit 1, a message naming the cause; rfsd unmoved.

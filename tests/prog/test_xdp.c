@@ -2646,12 +2646,16 @@ static void test_local_other_rx(void **state)
 }
 
 /*
- * CPU 0 (the RX CPU) removed while a flow is local there.  No remote flow
- * is in flight on it, so the refresh drops it from usable at once.  The
- * flow must then wait out its local drain on CPU 0 and leave: a handover
- * through CPU 0's cpumap queue would send a frame to a CPU no longer
- * usable, and the flow's next frame, finding CPU 0 not usable, would be
- * FORCED to CPU 1 while that one is still in CPU 0's queue.
+ * CPU 0 (the RX CPU) removed while a flow is local there.  rfsd keeps
+ * CPU 0 usable while that flow's last local frame is younger than the
+ * drain (test_remove_cpu_local), so the flow hands over through CPU 0's
+ * cpumap queue and stays held there.  Where CPU 0 is dropped from usable
+ * (an older rfsd did so at once, with no remote flow in flight), the
+ * flow must instead wait out its local drain on CPU 0 and leave: a
+ * handover through CPU 0's cpumap queue would send a frame to a CPU no
+ * longer usable, and the flow's next frame, finding CPU 0 not usable,
+ * would be FORCED to CPU 1 while that one is still in CPU 0's queue.
+ * Either outcome is checked, whichever the refresh gave.
  */
 static void test_local_removed_cpu(void **state)
 {

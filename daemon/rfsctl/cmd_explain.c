@@ -159,6 +159,8 @@ static void explain_plain(struct json_object *r)
 	}
 	printf("  local path %s\n",
 	       json_object_get_boolean(obj(r, "local_path")) ? "on" : "off");
+	if (json_object_get_boolean(obj(r, "kernel_rps")))
+		printf("  kernel RPS ON: after xdp-rfs the stack moves these frames into another CPU's backlog, which CPU reads them is RPS's choice (write 0 to rps_cpus)\n");
 	for (i = 0; qs && i < json_object_array_length(qs); i++) {
 		struct json_object *q = json_object_array_get_idx(qs, i);
 		struct json_object *cases = obj(q, "cases");

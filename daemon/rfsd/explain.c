@@ -300,6 +300,8 @@ struct json_object *rfsd_cmd_explain(struct rfsd_cmd_ctx *x,
 	json_object_object_add(o, "desired_cpu", cpu_json(desired));
 	json_object_object_add(o, "local_path",
 			       json_object_new_boolean(in.cfg.local_path));
+	json_object_object_add(o, "kernel_rps",
+			       json_object_new_boolean(rfs_if_kernel_rps(ifc)));
 	json_object_object_add(o, "jiffies", in.have_jiffies ?
 			       json_object_new_int64(in.jiffies) : NULL);
 	qa = json_object_new_array();

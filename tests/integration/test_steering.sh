@@ -653,6 +653,12 @@ test_kernel_rps()
 		fail "status kernel_rps is not true with RPS on"
 	ctl status | grep -q "kernel_rps *ON" ||
 		fail "rfsctl status does not show kernel_rps ON"
+	ctl explain "$LAB_A" "$LAB_IP4_B" "$LAB_IP4_A" 40000 80 tcp |
+		grep -q "kernel RPS ON" ||
+		fail "rfsctl explain does not say kernel RPS is on"
+	[ "$(ctlj explain "$LAB_A" "$LAB_IP4_B" "$LAB_IP4_A" 40000 80 tcp |
+	     jget 'd["kernel_rps"]')" = true ] ||
+		fail "explain -j kernel_rps is not true with RPS on"
 	lab_set "$q" 0
 	lab_wait_log "iface '$LAB_A' (ifindex [0-9]*): kernel RPS off again" 5 ||
 		fail "rfsd did not log RPS off again for $LAB_A"

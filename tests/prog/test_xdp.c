@@ -972,6 +972,19 @@ static __u32 rfs_xt_flow_on(struct rfs_frame *f, __u16 sport, __u32 cpu,
 	return hash;
 }
 
+/* A TCP flow whose application runs on the RX CPU, its first frame
+ * passed up here (the local path).  Returns its hash. */
+static __u32 rfs_xt_local_flow(struct rfs_frame *f, __u16 sport)
+{
+	__u32 hash;
+
+	rfs_frame_v4(f, IPPROTO_TCP, "192.0.2.2", sport, "192.0.2.1", 80);
+	hash = rfs_xt_hash(f);
+	rfs_xt_set_desired(hash, RFS_XT_RX_CPU);
+	rfs_xt_local(f);
+	return hash;
+}
+
 /* A frame of a flow that wants to leave cpu: it must stay there, and
  * its entry now waits for this frame too.  *out gets the frame. */
 static void rfs_xt_expect_held_out(const struct rfs_frame *f, __u32 cpu,
@@ -2455,10 +2468,7 @@ static void test_local_drain(void **state)
 	if (!rfs_tu_jiffies())
 		skip();
 	rfs_xt_set_local(false, 100);
-	rfs_frame_v4(&f, IPPROTO_TCP, "192.0.2.2", 50300, "192.0.2.1", 80);
-	hash = rfs_xt_hash(&f);
-	rfs_xt_set_desired(hash, RFS_XT_RX_CPU);
-	rfs_xt_local(&f);
+	hash = rfs_xt_local_flow(&f, 50300);
 	rfs_xt_set_desired(hash, 1);
 	for (i = 0; i < 3; i++) {
 		d = rfs_xt_local(&f);
@@ -2510,10 +2520,7 @@ static void test_local_handover(void **state)
 	__u32 hash, s;
 
 	rfs_xt_set_local(true, 100000);
-	rfs_frame_v4(&f, IPPROTO_TCP, "192.0.2.2", 50400, "192.0.2.1", 80);
-	hash = rfs_xt_hash(&f);
-	rfs_xt_set_desired(hash, RFS_XT_RX_CPU);
-	rfs_xt_local(&f);
+	hash = rfs_xt_local_flow(&f, 50400);
 	rfs_xt_set_desired(hash, 1);
 	rfs_xt_expect_held(&f, RFS_XT_RX_CPU);	/* via CPU 0's cpumap */
 	e = rfs_xt_entry(hash, 0);
@@ -2546,10 +2553,7 @@ static void test_remove_cpu_local(void **state)
 	int i;
 
 	rfs_xt_set_local(true, 100000);
-	rfs_frame_v4(&f, IPPROTO_TCP, "192.0.2.2", 50450, "192.0.2.1", 80);
-	hash = rfs_xt_hash(&f);
-	rfs_xt_set_desired(hash, RFS_XT_RX_CPU);
-	rfs_xt_local(&f);
+	hash = rfs_xt_local_flow(&f, 50450);
 	rfs_xt_set_cpus("1");
 	assert_int_equal(rfs_xt_in_flight(RFS_XT_RX_CPU), 1);
 	for (i = 0; i < 3; i++)
@@ -2577,9 +2581,7 @@ static void test_remove_cpu_local(void **state)
 	/* a local entry past its drain: nothing in flight */
 	rfs_xt_set_cpus("0,1");
 	rfs_xt_set_local(true, 2);
-	rfs_frame_v4(&g, IPPROTO_TCP, "192.0.2.2", 50460, "192.0.2.1", 80);
-	rfs_xt_set_desired(rfs_xt_hash(&g), RFS_XT_RX_CPU);
-	rfs_xt_local(&g);
+	rfs_xt_local_flow(&g, 50460);
 	rfs_xt_set_cpus("1");
 	usleep(100 * 1000);	/* 2 jiffies at HZ >= 20 */
 	assert_int_equal(rfs_xt_in_flight(RFS_XT_RX_CPU), 0);
@@ -2667,10 +2669,7 @@ static void test_local_removed_cpu(void **state)
 	__u32 hash, c;
 
 	rfs_xt_set_local(true, 100000);
-	rfs_frame_v4(&f, IPPROTO_TCP, "192.0.2.2", 50700, "192.0.2.1", 80);
-	hash = rfs_xt_hash(&f);
-	rfs_xt_set_desired(hash, RFS_XT_RX_CPU);
-	rfs_xt_local(&f);
+	hash = rfs_xt_local_flow(&f, 50700);
 	rfs_xt_set_cpus("1");
 	print_message("  CPU 0 removed with a local flow on it: usable %d\n",
 		      rfs_xt_usable(0));

@@ -108,6 +108,9 @@ long long rfs_if_gro_flush_timeout(const char *ifname);
  * those queues.
  */
 bool rfs_if_rps_on(const char *ifname, char *path, size_t len);
+/* Why that matters, for rfsd's messages about it. */
+#define RFS_RPS_WHY \
+	"it moves the frames xdp-rfs steers into other CPUs' backlogs, past the in-order rule"
 void rfs_local_path_params(const char *ifname, bool no_attach,
 			   struct rfs_local_params *p);
 

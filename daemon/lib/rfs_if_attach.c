@@ -202,7 +202,8 @@ int rfs_iface_attach(const struct rfs_if_env *env, const char *name,
 		ifc->rx_queues = rfs_count_rx_queues(name);
 		if (rfs_if_rps_on(name, rps, sizeof(rps))) {
 			e = rfs_errf(err, EBUSY,
-				     "attach %s: kernel RPS is on (%s is not 0): it would move the frames xdp-rfs steers into other CPUs' backlogs, past the in-order rule; write 0 there first",
+				     "attach %s: kernel RPS is on (%s is not 0): "
+				     RFS_RPS_WHY "; write 0 there first",
 				     name, rps);
 			goto fail;
 		}

@@ -34,7 +34,8 @@ void rfs_iface_refresh(const struct rfs_if_env *env, struct rfs_if *ifc)
 	if (rps_on != ifc->rps_on) {
 		if (rps_on)
 			rfs_log_iface(RFS_LOG_WARN, ifc->name, ifc->ifindex,
-				      "kernel RPS turned on (%s is not 0): it moves the frames xdp-rfs steers into other CPUs' backlogs, past the in-order rule; write 0 there",
+				      "kernel RPS turned on (%s is not 0): "
+				      RFS_RPS_WHY "; write 0 there",
 				      rps);
 		else
 			rfs_log_iface(RFS_LOG_INFO, ifc->name, ifc->ifindex,

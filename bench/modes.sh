@@ -71,14 +71,12 @@ mode_on()
 	local i
 	case $1 in
 	base|cpumap) ;;		# cpumap: attached per workload
-	pass)
-		ip link set dev "$A" xdpdrv obj "$WORK/xdp_pass.o" sec xdp ||
-			die "can't attach the XDP_PASS program to $A"
-		;;
+	pass) pass_attach ;;
 	rps) lab_rps "$A" "$ALLMASK" 0 ;;
-	rfs)
+	rfs|rfs-pass)
 		lab_rps "$A" "$ALLMASK" 4096
 		lab_set "$SFE_FILE" 32768
+		[ "$1" = rfs ] || pass_attach
 		;;
 	xdp)
 		# never the host's /etc/rfs/rfsd.conf; and stopping rfsd
@@ -103,13 +101,28 @@ mode_off()
 {
 	case $1 in
 	rps|rfs) lab_restore_rps ;;
+	rfs-pass)
+		pass_detach
+		lab_restore_rps
+		;;
 	xdp|xdp-noguard)
 		ctl detach "$A" >/dev/null || warn "rfsctl detach $A failed"
 		rfsd_stop
 		;;
 	cpumap) cpumap_detach ;;
-	pass) ip link set dev "$A" xdpdrv off || die "can't detach XDP from $A" ;;
+	pass) pass_detach ;;
 	esac
+}
+
+pass_attach()
+{
+	ip link set dev "$A" xdpdrv obj "$WORK/xdp_pass.o" sec xdp ||
+		die "can't attach the XDP_PASS program to $A"
+}
+
+pass_detach()
+{
+	ip link set dev "$A" xdpdrv off || die "can't detach XDP from $A"
 }
 
 # rps/rfs off again: every setting of $A's queues and the sock flow table
@@ -124,21 +137,22 @@ lab_restore_rps()
 }
 
 # Does mode $1 run workload $2 in round $3?  The workloads of issue 9
-# (rr-many, rpc, order-*) run in base rps rfs xdp xdp-noguard; order-bulk
+# (rr-many, rpc, order-*) run in base rps rfs xdp xdp-noguard; rr-many and
+# rpc also in rfs-pass (kernel RFS on xdp-rfs's receive path); order-bulk
 # also in cpumap and pass, the ordering floor of the path itself (a bare
 # redirect to the receiver's first CPU, and no redirect at all).  Of the
 # sockperf/iperf3 ones (rounds 1..OLD_ROUNDS only): cpumap sends every
-# flow to one CPU: no multi; pass is the local path's floor: the local
-# workloads only; rps (a reference there) only rr and multi; xdp-noguard
-# none (nothing in them moves a flow).  That keeps a default run under
-# 20 minutes on a busy 2-CPU VM.
+# flow to one CPU: no multi; pass and rfs-pass no multi either (rr and
+# bulk tell what they stand for); rps (a reference there) only rr and
+# multi; xdp-noguard none (nothing in them moves a flow).
 applies()
 {
 	case " $NEW_WORKLOADS " in
 	*" $2 "*)
 		case $1:$2 in
 		cpumap:order-bulk|pass:order-bulk) return 0 ;;
-		cpumap:*|pass:*) return 1 ;;
+		rfs-pass:rr-many|rfs-pass:rpc) return 0 ;;
+		cpumap:*|pass:*|rfs-pass:*) return 1 ;;
 		*) return 0 ;;
 		esac
 		;;
@@ -148,8 +162,7 @@ applies()
 	[ -z "$QUICK" ] || case $1 in base|xdp) ;; *) return 1 ;; esac
 	case $1:$2 in
 	cpumap:multi) return 1 ;;
-	pass:rr-local|pass:bulk-local) return 0 ;;
-	pass:*) return 1 ;;
+	pass:multi|rfs-pass:multi) return 1 ;;
 	rps:rr|rps:multi) return 0 ;;
 	rps:*) return 1 ;;
 	xdp-noguard:*) return 1 ;;

@@ -38,10 +38,17 @@
 #         workload's server.  What is left between it and xdp is
 #         steering's own cost, what is between it and rfs is the cost of
 #         going through a cpumap at all
-#   pass  diagnostic, rr-local, bulk-local and order-bulk only: an XDP
-#         program that returns XDP_PASS for every frame (built here with
-#         clang, one line): the floor of xdp-rfs's local path on veth,
-#         and what the lab reorders without a cpumap
+#   pass  an XDP program that returns XDP_PASS for every frame (built
+#         here with clang, one line): no steering, on the receive path
+#         every XDP mode has on veth (its NAPI, and a copy of each
+#         frame into a page of its own), which no mode without XDP
+#         takes.  That is the floor of xdp-rfs's local path, what the
+#         lab reorders without a cpumap (order-bulk), and the baseline
+#         that stands for a NIC, whose driver receives every frame that
+#         way with or without XDP (rr rr-local bulk bulk-local)
+#   rfs-pass  rfs with that XDP_PASS program attached: kernel RFS on the
+#         same receive path as xdp-rfs (rr-many rpc rr rr-local bulk
+#         bulk-local)
 # Workloads, per mode and round (--workloads picks some):
 #   rr-many     the RFS patch's netperf TCP_RR test: tests/tools/rfs_rr,
 #               one pinned client thread on CPU $CLI_CPU, a server thread
@@ -108,7 +115,8 @@
 #
 # Usage: bench/run.sh [--quick] [--rounds N] [--seconds S] [--bulk-seconds S]
 #                     [--modes LIST] [--workloads LIST] [--no-multi]
-#                     [--no-cost] [--no-profile] [--no-nic] [--out DIR]
+#                     [--no-cost] [--no-profile] [--no-nic] [--idle-poll NS]
+#                     [--out DIR]
 #   default:  --rounds 3 --seconds 2 --bulk-seconds 3, every mode and
 #             workload but multi, each mode on the workloads it applies
 #             to; rr-many 1.5 s per cell (N = 1 16 64 256, 1 and 1024 B),
@@ -118,6 +126,13 @@
 #             256 at 1 B, 16 at 1024 B), rpc, order-* 1 s (8 UDP flows),
 #             sockperf 2 s and iperf3 1 s in modes base and xdp only, 3
 #             cost runs, a shorter profile; options after it win
+#   --idle-poll NS: in a guest with the cpuidle-haltpoll driver, poll NS
+#             ns before halting an idle vCPU for the run (haltpoll's
+#             guest_halt_poll_ns; 200000 is the kernel's default, some
+#             VMs boot with 0), put back afterwards.  With 0 a vCPU
+#             woken from halt can take ~60 us, and a one-connection
+#             ping-pong runs at one of two speeds ~10x apart (p50
+#             round trip 60 against 6 us), not chosen by the mode
 # Results in OUT (default build/bench): results.tsv (one row per figure:
 # workload param mode round metric value unit, bench/README.md),
 # meta.txt (commit, kernel, CPUs, date, command line), results.txt (the
@@ -136,7 +151,7 @@ TOOLS=$BUILD/tests
 OUT=$BUILD/bench
 CMDLINE="${QUICK:+QUICK=$QUICK }$0 $*"
 
-ALL_MODES="base rps rfs xdp xdp-noguard cpumap pass"
+ALL_MODES="base rps rfs xdp xdp-noguard cpumap pass rfs-pass"
 ALL_WORKLOADS="rr-many rpc order-bulk order-udp rr rr-local multi bulk bulk-local"
 NEW_WORKLOADS="rr-many rpc order-bulk order-udp"
 ROUNDS=3
@@ -160,6 +175,8 @@ WORKLOADS="rr-many rpc order-bulk order-udp rr rr-local bulk bulk-local"
 DO_COST=1
 DO_PROFILE=1
 DO_NIC=1
+IDLE_POLL=		# --idle-poll: haltpoll's guest_halt_poll_ns for the run
+HALTPOLL_NS=/sys/module/haltpoll/parameters/guest_halt_poll_ns
 PIPE_LOOPS=50000	# perf bench sched pipe -l
 SRV_CPU=1		# the rr/bulk server: not the RX CPU
 CLI_CPU=0		# every client, hence the RX CPU; rr-local's server
@@ -191,7 +208,7 @@ esac
 
 while [ $# -gt 0 ]; do
 	case $1 in
-	--rounds|--seconds|--bulk-seconds|--modes|--workloads|--out)
+	--rounds|--seconds|--bulk-seconds|--modes|--workloads|--out|--idle-poll)
 		[ $# -ge 2 ] || { echo "bench: $1 needs a value" >&2; usage; } ;;
 	esac
 	case $1 in
@@ -206,6 +223,7 @@ while [ $# -gt 0 ]; do
 	--no-profile) DO_PROFILE= ;;
 	--no-nic) DO_NIC= ;;
 	--out) OUT=$2; shift ;;
+	--idle-poll) IDLE_POLL=$2; shift ;;
 	-h|--help) usage 0 ;;
 	*) echo "bench: unknown option '$1'" >&2; usage ;;
 	esac
@@ -216,6 +234,7 @@ done
 ARGS="--rounds $ROUNDS --seconds $SECS --bulk-seconds $BULK_SECS --modes '$MODES' --workloads '$(echo $WORKLOADS)'"
 [ -n "$DO_COST" ] || ARGS+=" --no-cost"
 [ -n "$DO_PROFILE" ] || ARGS+=" --no-profile"
+[ -z "$IDLE_POLL" ] || ARGS+=" --idle-poll $IDLE_POLL"
 
 # the lab: names carry this PID (LAB_ID is not exported: bench/nic.sh
 # makes its own)
@@ -322,11 +341,17 @@ done
 [[ $ROUNDS =~ ^[1-9][0-9]*$ ]] && [[ $SECS =~ ^[1-9][0-9]*$ ]] &&
 	[[ $BULK_SECS =~ ^[1-9][0-9]*$ ]] ||
 	die "--rounds, --seconds and --bulk-seconds take whole numbers >= 1"
+if [ -n "$IDLE_POLL" ]; then
+	[[ $IDLE_POLL =~ ^[0-9]+$ ]] ||
+		die "--idle-poll takes nanoseconds, a whole number (200000 is the kernel's default)"
+	[ -w "$HALTPOLL_NS" ] ||
+		die "--idle-poll: no $HALTPOLL_NS (not a guest with the cpuidle-haltpoll driver)"
+fi
 case " $MODES " in
 *" cpumap "*) [ -x "$COST" ] || die "$COST is not built (make $COST), needed by mode cpumap (or leave it out: --modes)" ;;
 esac
 case " $MODES " in
-*" pass "*) command -v clang >/dev/null 2>&1 || die "mode pass needs clang (make deps)" ;;
+*" pass "*|*" rfs-pass "*) command -v clang >/dev/null 2>&1 || die "mode pass needs clang (make deps)" ;;
 esac
 if [ -n "$DO_PROFILE" ]; then
 	case " $MODES " in
@@ -374,14 +399,18 @@ rm -rf "$OUT/logs" && mkdir -p "$OUT/logs" || die "can't create $OUT/logs"
 	echo "command: $CMDLINE"
 	echo "settings: $ARGS${QUICK:+ (quick)}; rr-many ${RR_SECS}s per cell, cells $RR_CELLS; rpc ${RPC_SECS}s, $RPC_CONNS conns of ${RPC_SIZE} B; order-* ${ORDER_SECS}s, hops every ${HOP_MS} ms, $UDP_FLOWS UDP flows x $UDP_PPS/s"
 	echo "load_start: $LOAD0"
+	[ ! -r "$HALTPOLL_NS" ] ||
+		echo "guest_halt_poll_ns: $(cat "$HALTPOLL_NS")${IDLE_POLL:+, $IDLE_POLL during the run (--idle-poll)}"
 } > "$OUT/meta.txt"
 lab_up
+# put back by the lab's exit trap, with the lab's other kernel settings
+[ -z "$IDLE_POLL" ] || lab_set "$HALTPOLL_NS" "$IDLE_POLL"
 IP_A=$LAB_IP4_A
 IP_B=$LAB_IP4_B
 NCPU=$(nproc)
 ALLMASK=$(printf '%x' $(((1 << NCPU) - 1)))
 case " $MODES " in
-*" pass "*) build_pass || die "can't build the XDP_PASS program" ;;
+*" pass "*|*" rfs-pass "*) build_pass || die "can't build the XDP_PASS program" ;;
 esac
 msg LAB "$A <-> $NS/$B, $IP_A/$IP_B, $NCPU CPUs, ${QUICK:+quick: }rounds $ROUNDS"
 

@@ -287,15 +287,22 @@ def main():
     if r:
         tg.append(('rr-local transactions/s ≥ kernel RFS (xdp / rfs, same round)',
                    spread(r, '%.3f'), 'yes' if med(r) >= 1.0 else 'no'))
+    r = ratios('rr-local', 'xdp', 'rfs-pass', 'tps')
+    if r:
+        tg.append(('the same, on the same receive path: ≥ kernel RFS behind an XDP_PASS program '
+                   '(xdp / rfs-pass, same round)',
+                   spread(r, '%.3f'), 'yes' if med(r) >= 1.0 else 'no'))
     for w in ('bulk', 'bulk-local'):
-        r = ratios(w, 'xdp', 'base', 'gbps')
         c = cells.get((w, 'xdp'), {})
-        if r:
-            irtx = sum(c[x].get('irtx') or 0 for x in c)
-            drops = sum(c[x].get('ringdrop') or 0 for x in c)
-            tg.append(('%s ≥ 0.95 × base with 0 retransmits (xdp / base)' % w,
-                       '%s, %d retransmits, %d ring drops' % (spread(r, '%.3f'), irtx, drops),
-                       'yes' if med(r) >= 0.95 and irtx == 0 else 'no'))
+        irtx = sum(c[x].get('irtx') or 0 for x in c)
+        drops = sum(c[x].get('ringdrop') or 0 for x in c)
+        for ref, what in (('base', 'no steering'),
+                          ('pass', 'no steering on the same receive path (an XDP_PASS program)')):
+            r = ratios(w, 'xdp', ref, 'gbps')
+            if r:
+                tg.append(('%s ≥ 0.95 × %s with 0 retransmits (xdp / %s)' % (w, what, ref),
+                           '%s, %d retransmits, %d ring drops' % (spread(r, '%.3f'), irtx, drops),
+                           'yes' if med(r) >= 0.95 and irtx == 0 else 'no'))
     if 'pipe' in ph and ph['pipe'].get('switches'):
         p = ph['pipe']
         tot = sum(q['own_runs'] if q.get('own_runs') is not None else q['runs'] for q in p['progs'])

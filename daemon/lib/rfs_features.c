@@ -350,33 +350,61 @@ static bool rfs_mask_text_set(const char *t)
 	return false;
 }
 
-bool rfs_if_rps_on(const char *ifname, char *path, size_t len)
+unsigned int rfs_sysfs_rx_queues(const char *ifname,
+			      bool (*stop)(const char *queue_dir, void *arg),
+			      void *arg)
 {
-	char dir[300], file[600], text[512];
+	char dir[300], queue[600];
+	unsigned int n = 0;
 	struct dirent *de;
-	bool on = false;
 	DIR *d;
-	FILE *f;
 
 	snprintf(dir, sizeof(dir), "/sys/class/net/%s/queues", ifname);
 	d = opendir(dir);
 	if (!d)
-		return false;
-	while (!on && (de = readdir(d))) {
+		return 0;
+	while ((de = readdir(d))) {
 		if (strncmp(de->d_name, "rx-", 3))
 			continue;
-		snprintf(file, sizeof(file), "%s/%s/rps_cpus", dir, de->d_name);
-		f = fopen(file, "re");
-		if (!f)
-			continue;	/* no CONFIG_RPS */
-		if (fgets(text, sizeof(text), f) && rfs_mask_text_set(text)) {
-			on = true;
-			snprintf(path, len, "%s", file);
-		}
-		fclose(f);
+		n++;
+		snprintf(queue, sizeof(queue), "%s/%s", dir, de->d_name);
+		if (stop && stop(queue, arg))
+			break;
 	}
 	closedir(d);
+	return n;
+}
+
+struct rfs_rps_probe {
+	char *path;
+	size_t len;
+};
+
+static bool rfs_queue_rps_on(const char *queue_dir, void *arg)
+{
+	struct rfs_rps_probe *p = arg;
+	char file[700], text[512];
+	bool on;
+	FILE *f;
+
+	snprintf(file, sizeof(file), "%s/rps_cpus", queue_dir);
+	f = fopen(file, "re");
+	if (!f)
+		return false;	/* no CONFIG_RPS */
+	on = fgets(text, sizeof(text), f) && rfs_mask_text_set(text);
+	fclose(f);
+	if (on)
+		snprintf(p->path, p->len, "%s", file);
 	return on;
+}
+
+bool rfs_if_rps_on(const char *ifname, char *path, size_t len)
+{
+	struct rfs_rps_probe p = { .path = path, .len = len };
+
+	path[0] = '\0';
+	rfs_sysfs_rx_queues(ifname, rfs_queue_rps_on, &p);
+	return path[0] != '\0';
 }
 
 /* An interface's gro_flush_timeout in ns; -1 if unreadable. */

@@ -100,6 +100,13 @@ int rfs_kernel_hz(void);
 /* jiffies now (/proc/timer_list); false if they can't be read. */
 bool rfs_read_jiffies(__u64 *out);
 long long rfs_if_gro_flush_timeout(const char *ifname);
+/* Visit the interface's RX queues (their sysfs directories, in readdir
+ * order) until stop returns true; stop may be NULL.  Returns how many
+ * were visited: the queue count when none stopped, 0 if there is no such
+ * interface. */
+unsigned int rfs_sysfs_rx_queues(const char *ifname,
+			      bool (*stop)(const char *queue_dir, void *arg),
+			      void *arg);
 /*
  * Kernel RPS is on for one of the interface's RX queues (a non-zero
  * rps_cpus; its path into path).  It moves every skb the stack gets from

@@ -6,7 +6,6 @@
  * config, then pinned.  Until the config is written the program passes
  * every frame, so a half-made attach steers nothing.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,20 +27,8 @@
 
 static __u32 rfs_count_rx_queues(const char *name)
 {
-	char path[PATH_MAX];
-	struct dirent *de;
-	__u32 n = 0;
-	DIR *d;
+	__u32 n = rfs_sysfs_rx_queues(name, NULL, NULL);
 
-	if (rfs_path(path, "/sys/class/net/%s/queues", name))
-		return 1;
-	d = opendir(path);
-	if (!d)
-		return 1;
-	while ((de = readdir(d)))
-		if (!strncmp(de->d_name, "rx-", 3))
-			n++;
-	closedir(d);
 	if (!n)
 		n = 1;
 	return n > RFS_MAX_RX_QUEUES ? RFS_MAX_RX_QUEUES : n;

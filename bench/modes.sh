@@ -72,6 +72,13 @@ mode_on()
 	case $1 in
 	base|cpumap) ;;		# cpumap: attached per workload
 	pass) pass_attach ;;
+	sock)
+		# rfsd loads its socket hooks at start, attached or not
+		pass_attach
+		rfsd_start $'[global]\ndetach_on_exit = yes\n'
+		[ "$(lab_if_status "$A")" = null ] ||
+			die "rfsd attached $A in mode sock"
+		;;
 	rps) lab_rps "$A" "$ALLMASK" 0 ;;
 	rfs|rfs-pass)
 		lab_rps "$A" "$ALLMASK" 4096
@@ -111,6 +118,10 @@ mode_off()
 		;;
 	cpumap) cpumap_detach ;;
 	pass) pass_detach ;;
+	sock)
+		rfsd_stop
+		pass_detach
+		;;
 	esac
 }
 
@@ -143,8 +154,9 @@ lab_restore_rps()
 # redirect to the receiver's first CPU, and no redirect at all).  Of the
 # sockperf/iperf3 ones (rounds 1..OLD_ROUNDS only): cpumap sends every
 # flow to one CPU: no multi; pass and rfs-pass no multi either (rr and
-# bulk tell what they stand for); rps (a reference there) only rr and
-# multi; xdp-noguard none (nothing in them moves a flow).
+# bulk tell what they stand for); sock (the socket side's cost) rr and
+# rr-local; rps (a reference there) only rr and multi; xdp-noguard none
+# (nothing in them moves a flow).
 applies()
 {
 	case " $NEW_WORKLOADS " in
@@ -152,7 +164,7 @@ applies()
 		case $1:$2 in
 		cpumap:order-bulk|pass:order-bulk) return 0 ;;
 		rfs-pass:rr-many|rfs-pass:rpc) return 0 ;;
-		cpumap:*|pass:*|rfs-pass:*) return 1 ;;
+		cpumap:*|pass:*|rfs-pass:*|sock:*) return 1 ;;
 		*) return 0 ;;
 		esac
 		;;
@@ -163,6 +175,8 @@ applies()
 	case $1:$2 in
 	cpumap:multi) return 1 ;;
 	pass:multi|rfs-pass:multi) return 1 ;;
+	sock:rr|sock:rr-local) return 0 ;;
+	sock:*) return 1 ;;
 	rps:rr|rps:multi) return 0 ;;
 	rps:*) return 1 ;;
 	xdp-noguard:*) return 1 ;;

@@ -49,6 +49,10 @@
 #   rfs-pass  rfs with that XDP_PASS program attached: kernel RFS on the
 #         same receive path as xdp-rfs (rr-many rpc rr rr-local bulk
 #         bulk-local)
+#   sock  diagnostic (rr, rr-local): pass plus rfsd running with nothing
+#         attached, so its socket-side programs (sockops, the recv and
+#         send hooks) run and rfs_xdp does not: what the socket side
+#         costs, host-wide (the lab's clients are on this host too)
 # Workloads, per mode and round (--workloads picks some):
 #   rr-many     the RFS patch's netperf TCP_RR test: tests/tools/rfs_rr,
 #               one pinned client thread on CPU $CLI_CPU, a server thread
@@ -151,7 +155,7 @@ TOOLS=$BUILD/tests
 OUT=$BUILD/bench
 CMDLINE="${QUICK:+QUICK=$QUICK }$0 $*"
 
-ALL_MODES="base rps rfs xdp xdp-noguard cpumap pass rfs-pass"
+ALL_MODES="base rps rfs xdp xdp-noguard cpumap pass rfs-pass sock"
 ALL_WORKLOADS="rr-many rpc order-bulk order-udp rr rr-local multi bulk bulk-local"
 NEW_WORKLOADS="rr-many rpc order-bulk order-udp"
 ROUNDS=3
@@ -351,7 +355,7 @@ case " $MODES " in
 *" cpumap "*) [ -x "$COST" ] || die "$COST is not built (make $COST), needed by mode cpumap (or leave it out: --modes)" ;;
 esac
 case " $MODES " in
-*" pass "*|*" rfs-pass "*) command -v clang >/dev/null 2>&1 || die "mode pass needs clang (make deps)" ;;
+*" pass "*|*" rfs-pass "*|*" sock "*) command -v clang >/dev/null 2>&1 || die "mode pass needs clang (make deps)" ;;
 esac
 if [ -n "$DO_PROFILE" ]; then
 	case " $MODES " in
@@ -410,7 +414,7 @@ IP_B=$LAB_IP4_B
 NCPU=$(nproc)
 ALLMASK=$(printf '%x' $(((1 << NCPU) - 1)))
 case " $MODES " in
-*" pass "*|*" rfs-pass "*) build_pass || die "can't build the XDP_PASS program" ;;
+*" pass "*|*" rfs-pass "*|*" sock "*) build_pass || die "can't build the XDP_PASS program" ;;
 esac
 msg LAB "$A <-> $NS/$B, $IP_A/$IP_B, $NCPU CPUs, ${QUICK:+quick: }rounds $ROUNDS"
 

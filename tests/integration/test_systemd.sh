@@ -24,6 +24,7 @@ ALL_TESTS="
 	test_stop_restart_keep_steering
 	test_netns_move_under_unit
 	test_metrics_under_unit
+	test_half_built_tree_removed
 "
 
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/lab.sh"
@@ -437,4 +438,41 @@ test_metrics_under_unit()
 }
 
 lab_trap
+
+# ------------------------------------------------------ the tree's upkeep
+
+# What a debootstrap killed midway leaves (its target's /proc mounted, a
+# bind mount of a directory outside the tree) is removed before the next
+# build: the mounts are gone, the tree is gone, and what the bind mount
+# showed is untouched.
+test_half_built_tree_removed()
+{
+	local tree outside rc=0
+	lab_need unshare mount umount
+	lab_trap
+	lab_init
+	tree=$LAB_DIR/tree.new
+	outside=$LAB_DIR/outside
+	mkdir -p "$tree/proc" "$tree/mnt/host" "$tree/var/lib" "$outside"
+	echo keep > "$outside/file"
+	echo junk > "$tree/var/lib/file"
+	unshare -m --propagation private bash -c '
+		mount -t proc proc "$1/proc" &&
+			mount --bind "$2" "$1/mnt/host" || exit 2
+		. "$3/tests/lib/nspawn.sh" || exit 3
+		nspawn_rm_tree "$1"
+		rc=$?
+		grep -q " $1/" /proc/self/mountinfo && exit 4
+		exit $rc' sh "$tree" "$outside" "$LAB_TOP" || rc=$?
+	case $rc in
+	0) ;;
+	2) skip "can't mount proc or a bind mount in a mount namespace of our own" ;;
+	4) fail "mounts under $tree are left after nspawn_rm_tree" ;;
+	*) fail "nspawn_rm_tree did not remove $tree (exit $rc)" ;;
+	esac
+	[ ! -e "$tree" ] || fail "$tree is still there"
+	[ "$(cat "$outside/file" 2>/dev/null)" = keep ] ||
+		fail "removing the tree removed what a bind mount in it showed ($outside/file)"
+}
+
 lab_run_tests test_systemd "${*:-$ALL_TESTS}"

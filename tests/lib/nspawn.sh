@@ -103,6 +103,22 @@ nspawn_missing()
 	done
 }
 
+# Remove a tree, or what is left of one.  A debootstrap killed midway (a
+# CI run stopped in test_systemd) leaves its target's /proc and /sys
+# mounted: unmount everything under $1, deepest first, and never follow
+# rm into another filesystem.  1 if anything is left.
+nspawn_rm_tree()
+{
+	local dir=$1 mp
+	[ -e "$dir" ] || return 0
+	awk -v d="$dir/" 'index($5, d) == 1 { print $5 }' /proc/self/mountinfo |
+		sort -r | while read -r mp; do
+			umount -l "$mp" 2>/dev/null
+		done
+	rm -rf --one-file-system "$dir" 2>/dev/null
+	[ ! -e "$dir" ]
+}
+
 # Build the tree once (or add what rfsd links that it lacks); under a lock,
 # so parallel runs build it once.  1 and NSPAWN_WHY when it can't be had.
 nspawn_tree()
@@ -125,17 +141,19 @@ nspawn_tree_locked()
 	if [ ! -x "$NSPAWN_TREE/lib/systemd/systemd" ]; then
 		mirror=$(nspawn_mirror)
 		lab_msg "    building the Debian $NSPAWN_CODENAME tree for systemd-nspawn (once; minutes): $NSPAWN_TREE from $mirror"
-		rm -rf "$NSPAWN_TREE.new"
+		nspawn_rm_tree "$NSPAWN_TREE.new" ||
+			{ NSPAWN_WHY="can't remove the half-built $NSPAWN_TREE.new"; return 1; }
 		# shellcheck disable=SC2086	# a list of words
 		debootstrap --variant=minbase --include="$(echo $pkgs | tr ' ' ,)" \
 			"$NSPAWN_CODENAME" "$NSPAWN_TREE.new" "$mirror" \
 			> "$log" 2>&1 || rc=$?
 		if [ $rc -ne 0 ]; then
 			NSPAWN_WHY="debootstrap $NSPAWN_CODENAME from $mirror failed (exit $rc): $(grep -E '^E:|^W:' "$log" | tail -n 1)"
-			rm -rf "$NSPAWN_TREE.new"
+			nspawn_rm_tree "$NSPAWN_TREE.new"
 			return 1
 		fi
-		rm -rf "$NSPAWN_TREE"
+		nspawn_rm_tree "$NSPAWN_TREE" ||
+			{ NSPAWN_WHY="can't remove the old $NSPAWN_TREE"; return 1; }
 		mv "$NSPAWN_TREE.new" "$NSPAWN_TREE"
 	fi
 	# shellcheck disable=SC2086

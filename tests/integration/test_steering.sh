@@ -20,6 +20,7 @@
 ALL_TESTS="
 	test_follows_app
 	test_app_locality
+	test_rr_tool_placement
 	test_no_reorder
 	test_ipv6
 	test_dual_stack
@@ -236,6 +237,42 @@ test_app_locality()
 	lab_start_rfsd
 	ctl attach "$LAB_A" >/dev/null || fail "rfsctl attach $LAB_A failed"
 	expect_locality "xdp-rfs" high
+}
+
+# The bench's rfs_rr server puts connection i of every client run on
+# the i-th CPU of its list, however many runs it served before: each of
+# three one-connection runs against one server listed "CPU_B,CPU_A" keeps
+# CPU_B busy (the server thread is there; unsteered, the stack runs on the
+# client's CPU A).  Its count used to run on over the server's life, so
+# the second run's connection was served on CPU A, and the bench's
+# one-connection cells compared modes served on different CPUs.
+test_rr_tool_placement()
+{
+	local i out busy
+	lab_trap
+	[ -n "$CPU_B" ] || skip "needs 2 online CPUs (have ${#CPU_LIST[@]})"
+	[ -x "$RR" ] || skip "$RR is not built (make check builds it)"
+	lab_up
+	lab_bg "$RR" server --bind "$LAB_IP4_A" --port $((LAB_PORT + 3)) \
+		--cpus "$CPU_B,$CPU_A" > "$LAB_DIR/rr_srv.out" 2>&1
+	for ((i = 0; i < 50; i++)); do
+		grep -q '^listening' "$LAB_DIR/rr_srv.out" && break
+		sleep 0.1
+	done
+	grep -q '^listening' "$LAB_DIR/rr_srv.out" ||
+		fail "rfs_rr server did not start: $(cat "$LAB_DIR/rr_srv.out")"
+	for i in 1 2 3; do
+		lab_ns "$RR" client --addr "$LAB_IP4_A" --port $((LAB_PORT + 3)) \
+			--cpus "$CPU_A" --conns 1 --warmup 0.2 --seconds 1 \
+			--util-cpus "$CPU_B" > "$LAB_DIR/rr_place.out" 2>&1 ||
+			fail "rfs_rr client run $i failed: $(tail -n 3 "$LAB_DIR/rr_place.out")"
+		out=$(tail -n 1 "$LAB_DIR/rr_place.out")
+		busy=$(sed -n "s/.* cpu${CPU_B}_util_pct=\([0-9.]*\).*/\1/p" <<< "$out")
+		[ -n "$busy" ] || fail "no cpu${CPU_B}_util_pct in the client's line: $out"
+		say "run $i: CPU $CPU_B $busy % busy"
+		awk -v b="$busy" 'BEGIN { exit !(b >= 10) }' ||
+			fail "run $i: CPU $CPU_B only $busy % busy: the connection was not served there ($out)"
+	done
 }
 
 # IPv6: the same over the lab's 2001:db8: prefix.

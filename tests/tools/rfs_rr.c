@@ -11,9 +11,11 @@
  *
  * server: one thread per CPU of LIST, each pinned there, each serving
  * its connections from its own epoll.  One acceptor hands connection i
- * to thread i % threads, in LIST's order: with "--cpus 1,0" the first
- * connection is served on CPU 1, so a one-connection run is
- * deterministic.  Every B bytes read are answered with B bytes.  With
+ * to thread i % threads, in LIST's order, i counted from 0 again
+ * whenever the server has no connection open (each client run, in the
+ * bench): with "--cpus 1,0" the first connection of every run is served
+ * on CPU 1, so a one-connection run is deterministic however many runs
+ * the server has served.  Every B bytes read are answered with B bytes.  With
  * --stats FILE it counts receive locality: whether the thread reading a
  * connection is on the CPU that processed its last incoming frame
  * (SO_INCOMING_CPU; every 8th recv of a connection sampled) into FILE,
@@ -84,6 +86,8 @@ struct rr_thread {
 };
 
 static atomic_int rr_ready, rr_go, rr_stop;
+/* server: connections open; the acceptor restarts its count at 0 */
+static atomic_int rr_live;
 static uint64_t rr_t_begin, rr_t_end;	/* the measured window */
 static struct rfs_loc *rr_loc;		/* server --stats */
 
@@ -171,6 +175,7 @@ static void *rr_serve(void *arg)
 				epoll_ctl(t->epfd, EPOLL_CTL_DEL, c->fd, NULL);
 				close(c->fd);
 				free(c);
+				atomic_fetch_sub(&rr_live, 1);
 				continue;
 			}
 			rfs_loc_sample(rr_loc, c->fd, &c->nrecv);
@@ -224,6 +229,10 @@ static int rr_server(const struct rr_opts *o)
 			rfs_tool_die("can't allocate a connection: out of memory");
 		c->fd = fd;
 		ev.data.ptr = c;
+		/* a new client run: its connection 0 goes to LIST's first
+		 * CPU, whatever earlier runs left the count at */
+		if (atomic_fetch_add(&rr_live, 1) == 0)
+			next = 0;
 		/* epoll_ctl on another thread's epoll is safe */
 		if (epoll_ctl(t[next++ % o->ncpus].epfd, EPOLL_CTL_ADD, fd, &ev))
 			rfs_tool_die("can't add a connection: %s", strerror(errno));

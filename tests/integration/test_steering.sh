@@ -118,6 +118,21 @@ if_state()
 		("name", "ifindex", "mode", "flow_cnt", "cpus", "prog_id"))'
 }
 
+# Start an rfs_rr server on the lab's root-side address: PORT CPUS, extra
+# arguments to the server; wait until it listens.
+rr_server_up()
+{
+	local port=$1 cpus=$2 i
+	shift 2
+	lab_bg "$RR" server --bind "$LAB_IP4_A" --port "$port" --cpus "$cpus" \
+		"$@" > "$LAB_DIR/rr_srv.out" 2>&1
+	for ((i = 0; i < 50; i++)); do
+		grep -q '^listening' "$LAB_DIR/rr_srv.out" && return 0
+		sleep 0.1
+	done
+	fail "rfs_rr server did not start: $(cat "$LAB_DIR/rr_srv.out")"
+}
+
 # rfs_rr's receive locality over one client run: "LOCAL REMOTE PCT" of
 # the server on CPU_B as its client on CPU_A saw it over its window
 # (--stats: the server's shared counters, bench/README.md
@@ -220,19 +235,11 @@ test_follows_app()
 # RFS_TEST_SELFCHECK=1 both expectations swap, and the test must fail.
 test_app_locality()
 {
-	local i
 	lab_trap
 	[ -n "$CPU_B" ] || skip "needs 2 online CPUs (have ${#CPU_LIST[@]})"
 	[ -x "$RR" ] || skip "$RR is not built (make check builds it)"
 	lab_up
-	lab_bg "$RR" server --bind "$LAB_IP4_A" --port $((LAB_PORT + 2)) \
-		--cpus "$CPU_B" --stats "$LAB_DIR/loc" > "$LAB_DIR/rr_srv.out" 2>&1
-	for ((i = 0; i < 50; i++)); do
-		grep -q '^listening' "$LAB_DIR/rr_srv.out" && break
-		sleep 0.1
-	done
-	grep -q '^listening' "$LAB_DIR/rr_srv.out" ||
-		fail "rfs_rr server did not start: $(cat "$LAB_DIR/rr_srv.out")"
+	rr_server_up $((LAB_PORT + 2)) "$CPU_B" --stats "$LAB_DIR/loc"
 	expect_locality "no steering" low
 	lab_start_rfsd
 	ctl attach "$LAB_A" >/dev/null || fail "rfsctl attach $LAB_A failed"
@@ -253,14 +260,7 @@ test_rr_tool_placement()
 	[ -n "$CPU_B" ] || skip "needs 2 online CPUs (have ${#CPU_LIST[@]})"
 	[ -x "$RR" ] || skip "$RR is not built (make check builds it)"
 	lab_up
-	lab_bg "$RR" server --bind "$LAB_IP4_A" --port $((LAB_PORT + 3)) \
-		--cpus "$CPU_B,$CPU_A" > "$LAB_DIR/rr_srv.out" 2>&1
-	for ((i = 0; i < 50; i++)); do
-		grep -q '^listening' "$LAB_DIR/rr_srv.out" && break
-		sleep 0.1
-	done
-	grep -q '^listening' "$LAB_DIR/rr_srv.out" ||
-		fail "rfs_rr server did not start: $(cat "$LAB_DIR/rr_srv.out")"
+	rr_server_up $((LAB_PORT + 3)) "$CPU_B,$CPU_A"
 	for i in 1 2 3; do
 		lab_ns "$RR" client --addr "$LAB_IP4_A" --port $((LAB_PORT + 3)) \
 			--cpus "$CPU_A" --conns 1 --warmup 0.2 --seconds 1 \

@@ -133,10 +133,10 @@
 #   --idle-poll NS: in a guest with the cpuidle-haltpoll driver, poll NS
 #             ns before halting an idle vCPU for the run (haltpoll's
 #             guest_halt_poll_ns; 200000 is the kernel's default, some
-#             VMs boot with 0), put back afterwards.  With 0 a vCPU
-#             woken from halt can take ~60 us, and a one-connection
-#             ping-pong runs at one of two speeds ~10x apart (p50
-#             round trip 60 against 6 us), not chosen by the mode
+#             VMs boot with 0), put back afterwards.  With 0 every
+#             transaction of a one-connection ping-pong across CPUs
+#             waits for a halted vCPU to wake: p50 round trip ~65 us
+#             against ~9 us with 200000, in every mode
 # Results in OUT (default build/bench): results.tsv (one row per figure:
 # workload param mode round metric value unit, bench/README.md),
 # meta.txt (commit, kernel, CPUs, date, command line), results.txt (the

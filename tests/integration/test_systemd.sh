@@ -162,6 +162,72 @@ sd_wait_journal()
 # notification message from PID 123 (READY=1, STATUS=...)".
 notify_re() { echo "rfsd\\.service: Got notification message from PID [0-9]+ \\(.*$1"; }
 
+# The host PIDs of the container's process $1 (a PID in its namespace)
+# and of that process's children, such as LeakSanitizer's tracer at exit.
+sd_host_pids()
+{
+	local ns p main=
+	ns=$(readlink "/proc/$NSPAWN_LEADER/ns/pid") || return 0
+	for p in /proc/[0-9]*; do
+		[ "$(readlink "$p/ns/pid" 2>/dev/null)" = "$ns" ] || continue
+		[ "$(awk '/^NSpid:/ { print $NF }' "$p/status" 2>/dev/null)" = "$1" ] &&
+			main=${p#/proc/} && break
+	done
+	[ -n "$main" ] || return 0
+	echo "$main"
+	grep -l "^PPid:[[:space:]]*$main\$" /proc/[0-9]*/status 2>/dev/null |
+		cut -d/ -f3
+}
+
+# Every thread of the host processes $@: state, wait channel, system call
+# and kernel stack; what a stop that hangs was waiting for.
+sd_dump_tasks()
+{
+	local p t
+	for p in "$@"; do
+		echo "== host PID $p: $(tr '\0' ' ' < "/proc/$p/cmdline" 2>/dev/null)"
+		grep -E '^(State|TracerPid|NSpid|SigBlk|SigPnd|ShdPnd)' "/proc/$p/status" 2>/dev/null
+		for t in /proc/"$p"/task/*; do
+			echo "-- task ${t##*/} ($(cat "$t/comm" 2>/dev/null)):" \
+				"state $(awk '{ print $3 }' "$t/stat" 2>/dev/null)," \
+				"wchan $(cat "$t/wchan" 2>/dev/null)," \
+				"syscall $(cut -d' ' -f1 "$t/syscall" 2>/dev/null)"
+			sed 's/^/   /' "$t/stack" 2>/dev/null
+		done
+	done
+}
+
+# systemctl stop rfsd; if rfsd has not exited after SD_STOP_WATCH seconds
+# (20; the unit gives it 30 before SIGKILL), what its threads are doing
+# goes to SD_STOP_DUMP.
+# A stop under SANITIZE=1 once ran into the timeout and was not reproduced.
+sd_stop()
+{
+	local main watch i rc=0
+	main=$(sd_prop MainPID)
+	SD_STOP_DUMP=$LAB_DIR/stop-tasks.txt
+	rm -f "$SD_STOP_DUMP"
+	(
+		for ((i = 0; i < ${SD_STOP_WATCH:-20} * 10; i++)); do sleep 0.1; done
+		# shellcheck disable=SC2046
+		sd_dump_tasks $(sd_host_pids "$main") > "$SD_STOP_DUMP.tmp" &&
+			mv "$SD_STOP_DUMP.tmp" "$SD_STOP_DUMP"
+	) &
+	watch=$!
+	timeout 60 nsenter -t "$NSPAWN_LEADER" -a -- systemctl stop rfsd || rc=$?
+	kill "$watch" 2>/dev/null
+	wait "$watch" 2>/dev/null
+	return $rc
+}
+
+# What sd_stop saw of a stop that hung, for a failure message.
+sd_stop_seen()
+{
+	[ -s "${SD_STOP_DUMP:-}" ] || return 0
+	echo "rfsd had not exited ${SD_STOP_WATCH:-20} s into the stop:"
+	cat "$SD_STOP_DUMP"
+}
+
 # Lab, tree, unit installed in the container, config attaching $LAB_A,
 # container booted with systemd logging at debug (so the notifications
 # rfsd sends are in the journal).  The control socket is reached through
@@ -316,12 +382,13 @@ test_stop_restart_keep_steering()
 	s0=$(seen_steered)
 
 	cur=$(sd_cursor)
-	timeout 60 nsenter -t "$NSPAWN_LEADER" -a -- systemctl stop rfsd ||
-		sd_fail "systemctl stop rfsd failed"
+	sd_stop || sd_fail "systemctl stop rfsd failed$(sd_stop_seen)"
 	[ "$(sd_prop ActiveState)" = inactive ] ||
-		sd_fail "rfsd.service is $(sd_prop ActiveState) after stop"
+		sd_fail "rfsd.service is $(sd_prop ActiveState) after stop
+$(sd_stop_seen)"
 	[ "$(sd_prop Result)" = success ] ||
-		sd_fail "rfsd.service stopped with result $(sd_prop Result) (exit $(sd_prop ExecMainStatus))"
+		sd_fail "rfsd.service stopped with result $(sd_prop Result) (exit $(sd_prop ExecMainStatus))
+$(sd_stop_seen)"
 	sd_wait_journal "$cur" 5 "$(notify_re 'STOPPING=1')" &&
 	sd_wait_journal "$cur" 5 "left the datapath pinned and steering" ||
 		sd_fail "no STOPPING=1 and 'left the datapath ... steering' in the journal"

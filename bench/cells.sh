@@ -318,7 +318,7 @@ old_tsv()
 # output kept in $OUT/logs/ROUND.MODE.WORKLOAD[.N].
 workload()
 {
-	local res share=- x="" i
+	local res share=- x="" i xsnap
 	case $W in
 	rr|bulk) WCPU=$SRV_CPU ;;
 	*) WCPU=$CLI_CPU ;;
@@ -326,7 +326,9 @@ workload()
 	[ "$M" = cpumap ] && cpumap_target "$WCPU"
 	repin_servers ||
 		warn "round $R $M $W: a CPU went offline or a server lost its pin before the cell; pinned again"
-	[ "$M" = xdp ] && xdp_snap "$WORK/x0.json"
+	# the datapath's own counters, in the modes that run rfsd attached
+	case $M in xdp|xdp-fifo) xsnap=1 ;; *) xsnap= ;; esac
+	[ -n "$xsnap" ] && xdp_snap "$WORK/x0.json"
 	counters > "$WORK/c0"
 	case $W in
 	rr|rr-local)
@@ -361,7 +363,7 @@ workload()
 		;;
 	esac
 	counters > "$WORK/c1"
-	[ "$M" = xdp ] && xdp_snap "$WORK/x1.json" &&
+	[ -n "$xsnap" ] && xdp_snap "$WORK/x1.json" &&
 		x=" $(xdp_delta "$WORK/x0.json" "$WORK/x1.json")"
 	repin_servers ||
 		res="bad: CPU hotplug during the cell (online now $(cat /sys/devices/system/cpu/online), servers pinned again)"

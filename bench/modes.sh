@@ -66,6 +66,17 @@ xdp_check()
 		die "rfsd's noguard on $A is not $want_ng: $st"
 }
 
+# xdp-fifo: the kthread of the workload's server CPU runs SCHED_FIFO
+fifo_check()
+{
+	local k
+	k=$(ctlj status | jget "next((k for k in d['cpumap_kthreads']['kthreads'] if k['cpu'] == $SRV_CPU), None)")
+	case $k in
+	*SCHED_FIFO*) ;;
+	*) die "mode xdp-fifo: CPU $SRV_CPU's cpumap kthread is not SCHED_FIFO: $k" ;;
+	esac
+}
+
 mode_on()
 {
 	local i
@@ -92,6 +103,11 @@ mode_on()
 		ctl attach "$A" >/dev/null || die "rfsctl attach $A failed"
 		xdp_check false
 		;;
+	xdp-fifo)
+		rfsd_start $'[global]\ndetach_on_exit = yes\ncpumap_kthread_sched = fifo:1\n'
+		ctl attach "$A" >/dev/null || die "rfsctl attach $A failed"
+		xdp_check false
+		;;
 	xdp-noguard)
 		rfsd_start "$(printf '[global]\ndetach_on_exit = yes\n\n[interface %s]\nnoguard = yes\n' "$A")" \
 			--unsafe-noguard
@@ -111,6 +127,13 @@ mode_off()
 	rfs-pass)
 		pass_detach
 		lab_restore_rps
+		;;
+	xdp-fifo)
+		# rfsd sets the policy within a second of a kthread's first
+		# batch: the server's CPU must have got it during the cell
+		fifo_check
+		ctl detach "$A" >/dev/null || warn "rfsctl detach $A failed"
+		rfsd_stop
 		;;
 	xdp|xdp-noguard)
 		ctl detach "$A" >/dev/null || warn "rfsctl detach $A failed"
@@ -164,6 +187,8 @@ applies()
 		case $1:$2 in
 		cpumap:order-bulk|pass:order-bulk) return 0 ;;
 		rfs-pass:rr-many|rfs-pass:rpc) return 0 ;;
+		xdp-fifo:rr-many|xdp-fifo:rpc) return 0 ;;
+		xdp-fifo:*) return 1 ;;
 		cpumap:*|pass:*|rfs-pass:*|sock:*) return 1 ;;
 		*) return 0 ;;
 		esac
@@ -180,6 +205,8 @@ applies()
 	rps:rr|rps:multi) return 0 ;;
 	rps:*) return 1 ;;
 	xdp-noguard:*) return 1 ;;
+	xdp-fifo:rr|xdp-fifo:bulk) return 0 ;;
+	xdp-fifo:*) return 1 ;;
 	esac
 	return 0
 }

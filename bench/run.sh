@@ -29,6 +29,11 @@
 #   rfs   rps_cpus = every CPU, rps_flow_cnt 4096 on the queue and
 #         net.core.rps_sock_flow_entries 32768 (put back afterwards)
 #   xdp   rfsd (own pin dir and socket) + rfsctl attach rfsA$$
+#   xdp-fifo  diagnostic, only when --modes names it (rr-many, rpc, rr,
+#         bulk): xdp with
+#         cpumap_kthread_sched = fifo:1 (rfsd.conf): what running the
+#         cpumap kthreads SCHED_FIFO does to request/response, where each
+#         batch of requests wakes the server CPU's kthread
 #   xdp-noguard  the same with the in-order rule off: rfsd --unsafe-noguard
 #         attaching rfsA$$ from a config with noguard = yes (rfsd(8)).
 #         What the rule buys, in the ordering A/B; never a production mode
@@ -121,9 +126,9 @@
 #                     [--modes LIST] [--workloads LIST] [--no-multi]
 #                     [--no-cost] [--no-profile] [--no-nic] [--idle-poll NS]
 #                     [--out DIR]
-#   default:  --rounds 3 --seconds 2 --bulk-seconds 3, every mode and
-#             workload but multi, each mode on the workloads it applies
-#             to; rr-many 1.5 s per cell (N = 1 16 64 256, 1 and 1024 B),
+#   default:  --rounds 3 --seconds 2 --bulk-seconds 3, every mode but
+#             xdp-fifo and every workload but multi, each mode on the
+#             workloads it applies to; rr-many 1.5 s per cell (N = 1 16 64 256, 1 and 1024 B),
 #             rpc 3 s, order-* 2 s (16 UDP flows); the sockperf/iperf3
 #             workloads (rr rr-local bulk bulk-local) in rounds 1-2 only
 #   --quick (or QUICK=1): one round, rr-many 0.5 s per cell (N = 1 64
@@ -155,7 +160,7 @@ TOOLS=$BUILD/tests
 OUT=$BUILD/bench
 CMDLINE="${QUICK:+QUICK=$QUICK }$0 $*"
 
-ALL_MODES="base rps rfs xdp xdp-noguard cpumap pass rfs-pass sock"
+ALL_MODES="base rps rfs xdp xdp-fifo xdp-noguard cpumap pass rfs-pass sock"
 ALL_WORKLOADS="rr-many rpc order-bulk order-udp rr rr-local multi bulk bulk-local"
 NEW_WORKLOADS="rr-many rpc order-bulk order-udp"
 ROUNDS=3
@@ -174,7 +179,7 @@ HOP_MS=20		# the receivers' CPU hops
 UDP_FLOWS=16
 UDP_PPS=2000
 COST_RUNS=7
-MODES=$ALL_MODES
+MODES=${ALL_MODES/ xdp-fifo/}	# xdp-fifo only when --modes names it
 WORKLOADS="rr-many rpc order-bulk order-udp rr rr-local bulk bulk-local"
 DO_COST=1
 DO_PROFILE=1

@@ -804,12 +804,14 @@ static int rfs_xt_valid_entries(__u32 *last)
  * write takes the slot, and the other flow then has no desired CPU. */
 static void rfs_xt_other_slot(struct rfs_frame *g, const struct rfs_frame *f)
 {
-	__u32 hf = rfs_xt_hash(f);
+	__u32 hf = rfs_xt_hash(f), hg;
 
-	while (rfs_xt_idx(rfs_xt_hash(g), 0) == rfs_xt_idx(hf, 0) ||
-	       (rfs_xt_hash(g) & xt.g.sock_flow_mask) ==
-	       (hf & xt.g.sock_flow_mask))
-		g->sport++;
+	for (;; g->sport++) {
+		hg = rfs_xt_hash(g);
+		if (rfs_xt_idx(hg, 0) != rfs_xt_idx(hf, 0) &&
+		    (hg & xt.g.sock_flow_mask) != (hf & xt.g.sock_flow_mask))
+			return;
+	}
 }
 
 /* What the socket side writes when the application runs on cpu. */

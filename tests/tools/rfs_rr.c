@@ -48,6 +48,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -88,6 +89,11 @@ struct rr_thread {
 static atomic_int rr_ready, rr_go, rr_stop;
 /* server: connections open; the acceptor restarts its count at 0 */
 static atomic_int rr_live;
+/* server: each open connection by its fd (fds are below RLIMIT_NOFILE),
+ * so that those still open at exit are freed: the acceptor sets a slot,
+ * the serving thread clears it before it closes the fd */
+static _Atomic(struct rr_conn *) *rr_by_fd;
+static rlim_t rr_nofile;
 static uint64_t rr_t_begin, rr_t_end;	/* the measured window */
 static struct rfs_loc *rr_loc;		/* server --stats */
 
@@ -173,6 +179,7 @@ static void *rr_serve(void *arg)
 				continue;
 			if (r <= 0) {
 				epoll_ctl(t->epfd, EPOLL_CTL_DEL, c->fd, NULL);
+				atomic_store(&rr_by_fd[c->fd], NULL);
 				close(c->fd);
 				free(c);
 				atomic_fetch_sub(&rr_live, 1);
@@ -202,7 +209,13 @@ static int rr_server(const struct rr_opts *o)
 	int lfd = rfs_tcp_listen(o->addr, o->port), i;
 	unsigned long next = 0;
 
-	if (!t)
+	struct rlimit nofile;
+
+	if (getrlimit(RLIMIT_NOFILE, &nofile))
+		rfs_tool_die("can't read RLIMIT_NOFILE: %s", strerror(errno));
+	rr_nofile = nofile.rlim_cur < (1 << 20) ? nofile.rlim_cur : (1 << 20);
+	rr_by_fd = calloc(rr_nofile, sizeof(*rr_by_fd));
+	if (!t || !rr_by_fd)
 		rfs_tool_die("can't allocate threads: out of memory");
 	rr_loc = rfs_loc_open(o->stats, 1);
 	sigaction(SIGTERM, &sa, NULL);
@@ -228,6 +241,10 @@ static int rr_server(const struct rr_opts *o)
 		if (!c)
 			rfs_tool_die("can't allocate a connection: out of memory");
 		c->fd = fd;
+		if ((rlim_t)fd >= rr_nofile)
+			rfs_tool_die("fd %d is over the limit of %llu", fd,
+				     (unsigned long long)rr_nofile);
+		atomic_store(&rr_by_fd[fd], c);
 		ev.data.ptr = c;
 		/* a new client run: its connection 0 goes to LIST's first
 		 * CPU, whatever earlier runs left the count at */
@@ -237,8 +254,20 @@ static int rr_server(const struct rr_opts *o)
 		if (epoll_ctl(t[next++ % o->ncpus].epfd, EPOLL_CTL_ADD, fd, &ev))
 			rfs_tool_die("can't add a connection: %s", strerror(errno));
 	}
-	for (i = 0; i < o->ncpus; i++)
+	for (i = 0; i < o->ncpus; i++) {
 		pthread_join(t[i].tid, NULL);
+		close(t[i].epfd);
+	}
+	for (rlim_t fd = 0; fd < rr_nofile; fd++) {
+		struct rr_conn *c = atomic_load(&rr_by_fd[fd]);
+
+		if (c) {
+			close(c->fd);
+			free(c);
+		}
+	}
+	free(rr_by_fd);
+	close(lfd);
 	if (rr_loc) {
 		printf("stopped:");
 		rfs_loc_print_totals(rr_loc, stdout);

@@ -327,7 +327,7 @@ workload()
 	repin_servers ||
 		warn "round $R $M $W: a CPU went offline or a server lost its pin before the cell; pinned again"
 	# the datapath's own counters, in the modes that run rfsd attached
-	case $M in xdp|xdp-fifo) xsnap=1 ;; *) xsnap= ;; esac
+	case $M in xdp|xdp-fifo|xdp-batch) xsnap=1 ;; *) xsnap= ;; esac
 	[ -n "$xsnap" ] && xdp_snap "$WORK/x0.json"
 	counters > "$WORK/c0"
 	case $W in

@@ -66,15 +66,31 @@ xdp_check()
 		die "rfsd's noguard on $A is not $want_ng: $st"
 }
 
-# xdp-fifo: the kthread of the workload's server CPU runs SCHED_FIFO
-fifo_check()
+# The cpumap_kthread_sched of mode $1, and the policy rfsd reports for it
+ksched_of()
 {
-	local k
-	k=$(ctlj status | jget "next((k for k in d['cpumap_kthreads']['kthreads'] if k['cpu'] == $SRV_CPU), None)")
-	case $k in
-	*SCHED_FIFO*) ;;
-	*) die "mode xdp-fifo: CPU $SRV_CPU's cpumap kthread is not SCHED_FIFO: $k" ;;
+	case $1 in
+	xdp-fifo) echo fifo:1 ;;
+	xdp-batch) echo batch:0 ;;
 	esac
+}
+
+ksched_policy_of()
+{
+	case $1 in
+	xdp-fifo) echo "SCHED_FIFO 1" ;;
+	xdp-batch) echo "SCHED_BATCH nice 0" ;;
+	esac
+}
+
+# The kthread of the workload's server CPU has mode $1's policy
+ksched_check()
+{
+	local k want
+	want=$(ksched_policy_of "$1")
+	k=$(ctlj status | jget "next((k['policy'] for k in d['cpumap_kthreads']['kthreads'] if k['cpu'] == $SRV_CPU), None)")
+	[ "$k" = "$want" ] ||
+		die "mode $1: CPU $SRV_CPU's cpumap kthread is '$k', not '$want'"
 }
 
 mode_on()
@@ -103,8 +119,9 @@ mode_on()
 		ctl attach "$A" >/dev/null || die "rfsctl attach $A failed"
 		xdp_check false
 		;;
-	xdp-fifo)
-		rfsd_start $'[global]\ndetach_on_exit = yes\ncpumap_kthread_sched = fifo:1\n'
+	xdp-fifo|xdp-batch)
+		rfsd_start "$(printf '[global]\ndetach_on_exit = yes\ncpumap_kthread_sched = %s\n' \
+			"$(ksched_of "$1")")"
 		ctl attach "$A" >/dev/null || die "rfsctl attach $A failed"
 		xdp_check false
 		;;
@@ -128,10 +145,10 @@ mode_off()
 		pass_detach
 		lab_restore_rps
 		;;
-	xdp-fifo)
+	xdp-fifo|xdp-batch)
 		# rfsd sets the policy within a second of a kthread's first
 		# batch: the server's CPU must have got it during the cell
-		fifo_check
+		ksched_check "$1"
 		ctl detach "$A" >/dev/null || warn "rfsctl detach $A failed"
 		rfsd_stop
 		;;
@@ -189,6 +206,7 @@ applies()
 		rfs-pass:rr-many|rfs-pass:rpc) return 0 ;;
 		xdp-fifo:rr-many|xdp-fifo:rpc) return 0 ;;
 		xdp-fifo:*) return 1 ;;
+		xdp-batch:*) return 0 ;;
 		cpumap:*|pass:*|rfs-pass:*|sock:*) return 1 ;;
 		*) return 0 ;;
 		esac
@@ -207,6 +225,8 @@ applies()
 	xdp-noguard:*) return 1 ;;
 	xdp-fifo:rr|xdp-fifo:bulk) return 0 ;;
 	xdp-fifo:*) return 1 ;;
+	xdp-batch:rr|xdp-batch:bulk) return 0 ;;
+	xdp-batch:*) return 1 ;;
 	esac
 	return 0
 }

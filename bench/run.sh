@@ -29,6 +29,9 @@
 #   rfs   rps_cpus = every CPU, rps_flow_cnt 4096 on the queue and
 #         net.core.rps_sock_flow_entries 32768 (put back afterwards)
 #   xdp   rfsd (own pin dir and socket) + rfsctl attach rfsA$$
+#   xdp-batch  xdp with cpumap_kthread_sched = batch:0 (rfsd.conf): the
+#         cpumap kthreads SCHED_BATCH, whose wake-ups do not preempt the
+#         server (every workload but rr-local, bulk-local and multi)
 #   xdp-fifo  diagnostic, only when --modes names it (rr-many, rpc, rr,
 #         bulk): xdp with
 #         cpumap_kthread_sched = fifo:1 (rfsd.conf): what running the
@@ -160,7 +163,7 @@ TOOLS=$BUILD/tests
 OUT=$BUILD/bench
 CMDLINE="${QUICK:+QUICK=$QUICK }$0 $*"
 
-ALL_MODES="base rps rfs xdp xdp-fifo xdp-noguard cpumap pass rfs-pass sock"
+ALL_MODES="base rps rfs xdp xdp-batch xdp-fifo xdp-noguard cpumap pass rfs-pass sock"
 ALL_WORKLOADS="rr-many rpc order-bulk order-udp rr rr-local multi bulk bulk-local"
 NEW_WORKLOADS="rr-many rpc order-bulk order-udp"
 ROUNDS=3

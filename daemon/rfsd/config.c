@@ -246,12 +246,16 @@ int rfsd_ksched_parse(const char *v, struct rfsd_ksched *out)
 		k.kind = RFSD_KSCHED_FIFO;
 		lo = RFSD_KSCHED_FIFO_MIN;
 		hi = RFSD_KSCHED_FIFO_MAX;
+	} else if (!strncmp(v, "batch:", 6)) {
+		k.kind = RFSD_KSCHED_BATCH;
+		lo = RFSD_KSCHED_NICE_MIN;
+		hi = RFSD_KSCHED_NICE_MAX;
 	} else {
 		return -EINVAL;
 	}
 	/* a number is digits with an optional '-': "fifo:-1" is a number
 	 * out of range, "nice:+5" and "nice:5x" are not numbers */
-	num = v + 5;
+	num = strchr(v, ':') + 1;
 	neg = num[0] == '-';
 	e = rfs_parse_u32(num + neg, &n);
 	if (e == -ERANGE)
@@ -277,6 +281,9 @@ void rfsd_ksched_name(const struct rfsd_ksched *k, char *buf, size_t len)
 	case RFSD_KSCHED_FIFO:
 		snprintf(buf, len, "fifo:%d", k->prio);
 		break;
+	case RFSD_KSCHED_BATCH:
+		snprintf(buf, len, "batch:%d", k->prio);
+		break;
 	default:
 		snprintf(buf, len, "default");
 		break;
@@ -285,19 +292,22 @@ void rfsd_ksched_name(const struct rfsd_ksched *k, char *buf, size_t len)
 
 static void set_ksched(struct rfsd_parse *p, const char *key, const char *v)
 {
+	bool known = !strncmp(v, "nice:", 5) || !strncmp(v, "fifo:", 5) ||
+		     !strncmp(v, "batch:", 6);
 	const char *range = !strncmp(v, "nice:", 5) ? "nice:-20..19" :
+			    !strncmp(v, "batch:", 6) ? "batch:-20..19" :
 			    "fifo:1..99";
 	int e = rfsd_ksched_parse(v, &p->cfg->ksched);
 
 	if (e == -ERANGE)
 		parse_fail(p, ERANGE, "%s '%s' is out of range (%s)", key, v,
 			   range);
-	else if (e && (!strncmp(v, "nice:", 5) || !strncmp(v, "fifo:", 5)))
+	else if (e && known)
 		parse_fail(p, EINVAL, "%s '%s': '%s' is not a number (%s)",
-			   key, v, v + 5, range);
+			   key, v, strchr(v, ':') + 1, range);
 	else if (e)
 		parse_fail(p, EINVAL,
-			   "%s '%s' is not default, nice:N (-20..19) or fifo:N (1..99)",
+			   "%s '%s' is not default, nice:N (-20..19), batch:N (-20..19) or fifo:N (1..99)",
 			   key, v);
 }
 

@@ -52,6 +52,7 @@ enum rfsd_ksched_kind {
 	RFSD_KSCHED_DEFAULT,
 	RFSD_KSCHED_NICE,		/* SCHED_OTHER at nice prio */
 	RFSD_KSCHED_FIFO,		/* SCHED_FIFO at rt priority prio */
+	RFSD_KSCHED_BATCH,		/* SCHED_BATCH at nice prio */
 };
 
 #define RFSD_KSCHED_NICE_MIN	(-20)

@@ -43,6 +43,8 @@ static void policy_name(const struct rfsd_ksched *p, char *buf, size_t len)
 {
 	if (p->kind == RFSD_KSCHED_FIFO)
 		snprintf(buf, len, "SCHED_FIFO %d", p->prio);
+	else if (p->kind == RFSD_KSCHED_BATCH)
+		snprintf(buf, len, "SCHED_BATCH nice %d", p->prio);
 	else
 		snprintf(buf, len, "SCHED_OTHER nice %d", p->prio);
 }
@@ -97,9 +99,9 @@ static int is_cpumap_kthread(__u32 pid, int cpu, __u32 map_id, char *why,
 	return 0;
 }
 
-/* SCHED_OTHER first for a nice: it may be SCHED_FIFO now; nice 0 with
- * SCHED_FIFO, so that a nice set before does not linger (it would count
- * again if the kthread went back to SCHED_OTHER). */
+/* The policy first for a nice: the kthread may be SCHED_FIFO now; nice 0
+ * with SCHED_FIFO, so that a nice set before does not linger (it would
+ * count again if the kthread went back to SCHED_OTHER). */
 static int set_policy(__u32 pid, const struct rfsd_ksched *p)
 {
 	struct sched_param sp = { .sched_priority = 0 };
@@ -111,7 +113,8 @@ static int set_policy(__u32 pid, const struct rfsd_ksched *p)
 			return -errno;
 		return 0;
 	}
-	if (sched_setscheduler(pid, SCHED_OTHER, &sp) ||
+	if (sched_setscheduler(pid, p->kind == RFSD_KSCHED_BATCH ?
+				    SCHED_BATCH : SCHED_OTHER, &sp) ||
 	    setpriority(PRIO_PROCESS, pid, p->prio))
 		return -errno;
 	return 0;

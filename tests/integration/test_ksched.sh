@@ -17,6 +17,7 @@
 ALL_TESTS="
 	test_fifo_then_removed
 	test_nice_then_fifo
+	test_batch_then_nice
 	test_default_leaves_alone
 	test_bad_values_refused
 "
@@ -267,6 +268,24 @@ test_nice_then_fifo()
 	expect_policy SCHED_FIFO_2 1 2 0
 }
 
+# batch:0: SCHED_BATCH (policy 3) at nice 0, others untouched; then
+# nice:0 by SIGHUP: back to SCHED_OTHER, not a nice on a batch policy.
+test_batch_then_nice()
+{
+	local before
+	setup batch:0
+	other_cpumap
+	before=$(all_cpumap_kthreads)
+	traffic_both
+	expect_policy SCHED_BATCH_nice_0 3 0 0
+	ctl status | grep -q "kthread sched  *batch:0" ||
+		fail "rfsctl status does not show the policy: $(ctl status)"
+	others_untouched "$before" "$(all_cpumap_kthreads)"
+	set_key nice:0
+	reload
+	expect_policy SCHED_OTHER_nice_0 0 0 0
+}
+
 # No key: rfsd leaves its kthreads alone, even one an operator changed by
 # hand, and drops CAP_SYS_NICE.
 test_default_leaves_alone()
@@ -308,7 +327,8 @@ fifo:100| is out of range (fifo:1..99)
 nice:-21| is out of range (nice:-20..19)
 fifo:x|: 'x' is not a number (fifo:1..99)
 nice:5k|: '5k' is not a number (nice:-20..19)
-rr:5| is not default, nice:N (-20..19) or fifo:N (1..99)
+rr:5| is not default, nice:N (-20..19), batch:N (-20..19) or fifo:N (1..99)
+batch:20| is out of range (batch:-20..19)
 EOF_T
 	set_key fifo:1
 	lab_start_rfsd

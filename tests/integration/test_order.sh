@@ -49,7 +49,7 @@ ORDER_CONTROL_RUNS=${ORDER_CONTROL_RUNS:-3}
 # that on a loaded 2-CPU VM, not a latency target.
 MOVE_BOUND_MS=${MOVE_BOUND_MS:-2000}
 # bench/ksched.sh: test_saturated_cpu with cpumap_kthread_sched = this
-# (default, nice:N, fifo:N), after a warm-up flow through A's cpumap so
+# (default, nice:N, batch:N, fifo:N), after a warm-up flow through A's cpumap so
 # that A's kthread has run and rfsd has given it the policy
 ORDER_KSCHED=${ORDER_KSCHED:-}
 BULK_SECS=${BULK_SECS:-5}

@@ -143,6 +143,14 @@ static void rfs_test_numbers(void **state)
 		  "2': cpumap_kthread_sched 'nice:-21' is out of range (nice:-20..19)" },
 		{ "[global]\ncpumap_kthread_sched = nice:20\n",
 		  "2': cpumap_kthread_sched 'nice:20' is out of range (nice:-20..19)" },
+		{ "[global]\ncpumap_kthread_sched = batch:20\n",
+		  "2': cpumap_kthread_sched 'batch:20' is out of range (batch:-20..19)" },
+		{ "[global]\ncpumap_kthread_sched = batch:-21\n",
+		  "2': cpumap_kthread_sched 'batch:-21' is out of range (batch:-20..19)" },
+		{ "[global]\ncpumap_kthread_sched = batch:\n",
+		  "2': cpumap_kthread_sched 'batch:': '' is not a number (batch:-20..19)" },
+		{ "[global]\ncpumap_kthread_sched = batch:x1\n",
+		  "2': cpumap_kthread_sched 'batch:x1': 'x1' is not a number (batch:-20..19)" },
 		{ "[global]\ncpumap_kthread_sched = nice:-4294967295\n",
 		  "2': cpumap_kthread_sched 'nice:-4294967295' is out of range (nice:-20..19)" },
 	};
@@ -215,7 +223,9 @@ static void rfs_test_other_errors(void **state)
 		{ "[global]\nnoguard = yes\n",
 		  "2': unknown key 'noguard' in [global]" },
 		{ "[global]\ncpumap_kthread_sched = rr:1\n",
-		  "2': cpumap_kthread_sched 'rr:1' is not default, nice:N (-20..19) or fifo:N (1..99)" },
+		  "2': cpumap_kthread_sched 'rr:1' is not default, nice:N (-20..19), batch:N (-20..19) or fifo:N (1..99)" },
+		{ "[global]\ncpumap_kthread_sched = batch\n",
+		  "2': cpumap_kthread_sched 'batch' is not default, nice:N" },
 		{ "[global]\ncpumap_kthread_sched = FIFO:1\n",
 		  "2': cpumap_kthread_sched 'FIFO:1' is not default, nice:N" },
 		{ "[global]\ncpumap_kthread_sched = fifo:1\ncpumap_kthread_sched = nice:0\n",
@@ -283,6 +293,9 @@ static void rfs_test_ksched(void **state)
 		{ "nice:19", RFSD_KSCHED_NICE, 19 },
 		{ "fifo:1", RFSD_KSCHED_FIFO, 1 },
 		{ "fifo:099", RFSD_KSCHED_FIFO, 99 },
+		{ "batch:0", RFSD_KSCHED_BATCH, 0 },
+		{ "batch:-20", RFSD_KSCHED_BATCH, -20 },
+		{ "batch:19", RFSD_KSCHED_BATCH, 19 },
 	};
 	struct rfsd_config cfg;
 	char err[RFSD_CONFIG_ERR_LEN], text[128], name[32];

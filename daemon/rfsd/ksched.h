@@ -5,9 +5,10 @@
  * by tasks the frames in that CPU's cpumap ring wait for the scheduler,
  * where kernel RFS would run them in softirq.  An operator may ask for a
  * lower nice or SCHED_FIFO instead (README, Known limits), or SCHED_BATCH:
- * a batch task's wake-up does not preempt the running task, so on a CPU
- * serving requests the kthread takes the frames that gathered while the
- * server ran, in fewer and larger batches (README, "When it pays").
+ * a batch task's wake-up does not preempt the running task, so a server
+ * is not interrupted (a reschedule IPI and a switch) at every flush into
+ * its CPU's ring; the kthread runs when the server blocks or its slice
+ * ends (README, "When it pays").
  *
  * The datapath records each kthread's PID (rfs_cpu_queue.kthread_pid,
  * written by its first batch, bpf/rfs_gro.bpf.c); rfsd_ksched_tick(),

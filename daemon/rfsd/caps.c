@@ -16,9 +16,10 @@
  *                  (cap_ptrace_access_check), and root's are all of them
  *   CAP_CHOWN      the control socket's group
  *   CAP_SYS_NICE   only when the config asks for a cpumap_kthread_sched
- *                  policy: SCHED_FIFO or a lower nice for a kernel thread
- *                  (ksched.c); dropped otherwise, so a SIGHUP that adds
- *                  the key needs a restart to raise a priority
+ *                  policy: any change to a kernel thread needs it, whose
+ *                  capabilities are not a subset of ours (cap_safe_nice),
+ *                  a lower priority too (ksched.c); dropped otherwise, so
+ *                  a SIGHUP that adds the key needs a restart
  *
  * It drops the rest once the datapath is loaded: CAP_SYS_RESOURCE (the
  * RLIMIT_MEMLOCK bump libbpf does at the first load on kernels before

@@ -19,6 +19,7 @@ ALL_TESTS="
 	test_nice_then_fifo
 	test_batch_then_nice
 	test_default_leaves_alone
+	test_added_by_sighup
 	test_bad_values_refused
 "
 
@@ -305,6 +306,31 @@ test_default_leaves_alone()
 	grep -q "cpumap kthread pid" "$RFSD_LOG" &&
 		fail "rfsd logged a policy change with no cpumap_kthread_sched: $(grep "cpumap kthread pid" "$RFSD_LOG")"
 	return 0
+}
+
+# No key at start, so CAP_SYS_NICE is dropped; nice:5 added by SIGHUP
+# (a lower priority) is still refused: the kernel lets only a holder of
+# CAP_SYS_NICE change a task whose capabilities are not a subset of the
+# caller's, as every kernel thread's are (cap_safe_nice).  status says
+# why and that a restart helps; the kthreads are left as they were.
+test_added_by_sighup()
+{
+	local err
+	setup ""
+	traffic_both
+	expect_policy - 0 0 0
+	set_key nice:5
+	reload
+	for ((i = 0; i < 25; i++)); do
+		err=$(ctlj status | jget "d['cpumap_kthreads']['kthreads'][0].get('error') or ''")
+		[ -n "$err" ] && break
+		sleep 0.2
+	done
+	say "cpu ${CPU_LIST[0]}: $err"
+	grep -q "Operation not permitted (rfsd keeps CAP_SYS_NICE only if started with cpumap_kthread_sched set: restart it)" <<< "$err" ||
+		fail "status after adding nice:5 by SIGHUP: error '$err'"
+	[ "$(proc_sched "${OURS[0]}" | awk '{ print $2, $4 }')" = "0 0" ] ||
+		fail "pid ${OURS[0]} changed: $(proc_sched "${OURS[0]}")"
 }
 
 # Bad values: rfsd refuses to start and says which and why; a SIGHUP with

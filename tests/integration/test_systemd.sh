@@ -251,15 +251,20 @@ sd_setup()
 	make_unit "$LAB_BUILD" > "$NSPAWN_ETC/rfsd.service"
 	echo "RFSD_OPTS=\"-v --pin-dir $RFS_PIN\"" > "$NSPAWN_ETC/default-rfsd"
 	printf '[interface %s]\n' "$LAB_A" > "$NSPAWN_ETC/rfs/rfsd.conf"
-	# make check SANITIZE=1: the sanitizers' options, and ptrace(), with
-	# which LeakSanitizer stops rfsd's threads at exit (the unit's filter
-	# refuses it: "LeakSanitizer has encountered a fatal error")
+	# make check SANITIZE=1: the sanitizers' options.  No leak check
+	# here (the integration tests that run rfsd directly do it):
+	# LeakSanitizer stops rfsd's threads at exit with ptrace, and a stop
+	# under systemd hung in it (2 CI runs of the last 7; sd_stop's dump):
+	# rfsd running, attached by LSan's tracer, which waited in wait4()
+	# for it to stop, and the tracer had systemd's SIGTERM and SIGCONT
+	# pending, so systemd's kill sweep was still going after rfsd's exit
+	# had begun; a SIGCONT discards a pending SIGSTOP, the one ptrace's
+	# attach sends, most likely what happened here.
 	mkdir -p "$NSPAWN_ETC/rfsd.service.d"
 	if ldd "$RFSD" 2>/dev/null | grep -q libasan; then
 		cat > "$NSPAWN_ETC/rfsd.service.d/sanitizers.conf" <<-EOF
 		[Service]
-		SystemCallFilter=ptrace
-		Environment="ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}"
+		Environment="ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 		Environment="UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 		EOF
 	fi

@@ -66,36 +66,28 @@ xdp_check()
 		die "rfsd's noguard on $A is not $want_ng: $st"
 }
 
-# The cpumap_kthread_sched of mode $1, and the policy rfsd reports for it
-ksched_of()
+# Mode $1's cpumap_kthread_sched and the policy rfsd then reports on a
+# kthread, as "VALUE|POLICY"; nothing for a mode that leaves the key out
+mode_ksched()
 {
 	case $1 in
-	xdp-fifo) echo fifo:1 ;;
-	xdp-batch) echo batch:0 ;;
+	xdp-fifo) echo "fifo:1|SCHED_FIFO 1" ;;
+	xdp-batch) echo "batch:0|SCHED_BATCH nice 0" ;;
 	esac
 }
 
-ksched_policy_of()
-{
-	case $1 in
-	xdp-fifo) echo "SCHED_FIFO 1" ;;
-	xdp-batch) echo "SCHED_BATCH nice 0" ;;
-	esac
-}
-
-# The kthread of the workload's server CPU has mode $1's policy
+# The kthread of the workload's server CPU has policy $2 (mode $1's)
 ksched_check()
 {
-	local k want
-	want=$(ksched_policy_of "$1")
+	local k
 	k=$(ctlj status | jget "next((k['policy'] for k in d['cpumap_kthreads']['kthreads'] if k['cpu'] == $SRV_CPU), None)")
-	[ "$k" = "$want" ] ||
-		die "mode $1: CPU $SRV_CPU's cpumap kthread is '$k', not '$want'"
+	[ "$k" = "$2" ] ||
+		die "mode $1: CPU $SRV_CPU's cpumap kthread is '$k', not '$2'"
 }
 
 mode_on()
 {
-	local i
+	local i ks conf
 	case $1 in
 	base|cpumap) ;;		# cpumap: attached per workload
 	pass) pass_attach ;;
@@ -112,16 +104,13 @@ mode_on()
 		lab_set "$SFE_FILE" 32768
 		[ "$1" = rfs ] || pass_attach
 		;;
-	xdp)
+	xdp|xdp-fifo|xdp-batch)
 		# never the host's /etc/rfs/rfsd.conf; and stopping rfsd
 		# between cells must take xdp-rfs off the link
-		rfsd_start $'[global]\ndetach_on_exit = yes\n'
-		ctl attach "$A" >/dev/null || die "rfsctl attach $A failed"
-		xdp_check false
-		;;
-	xdp-fifo|xdp-batch)
-		rfsd_start "$(printf '[global]\ndetach_on_exit = yes\ncpumap_kthread_sched = %s\n' \
-			"$(ksched_of "$1")")"
+		conf=$'[global]\ndetach_on_exit = yes\n'
+		ks=$(mode_ksched "$1")
+		[ -z "$ks" ] || conf+="cpumap_kthread_sched = ${ks%%|*}"$'\n'
+		rfsd_start "$conf"
 		ctl attach "$A" >/dev/null || die "rfsctl attach $A failed"
 		xdp_check false
 		;;
@@ -139,20 +128,18 @@ mode_on()
 
 mode_off()
 {
+	local ks
 	case $1 in
 	rps|rfs) lab_restore_rps ;;
 	rfs-pass)
 		pass_detach
 		lab_restore_rps
 		;;
-	xdp-fifo|xdp-batch)
+	xdp|xdp-noguard|xdp-fifo|xdp-batch)
 		# rfsd sets the policy within a second of a kthread's first
 		# batch: the server's CPU must have got it during the cell
-		ksched_check "$1"
-		ctl detach "$A" >/dev/null || warn "rfsctl detach $A failed"
-		rfsd_stop
-		;;
-	xdp|xdp-noguard)
+		ks=$(mode_ksched "$1")
+		[ -z "$ks" ] || ksched_check "$1" "${ks#*|}"
 		ctl detach "$A" >/dev/null || warn "rfsctl detach $A failed"
 		rfsd_stop
 		;;

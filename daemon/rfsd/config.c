@@ -226,8 +226,34 @@ static void set_bool(struct rfsd_parse *p, const char *key, const char *v,
 		parse_fail(p, EINVAL, "%s '%s' is not yes or no", key, v);
 }
 
+/* The forms of cpumap_kthread_sched with a number: "<name>:N", N in
+ * lo..hi.  Parsing and the error messages both read this table. */
+static const struct ksched_form {
+	const char *name;
+	enum rfsd_ksched_kind kind;
+	int lo, hi;
+} ksched_forms[] = {
+	{ "nice", RFSD_KSCHED_NICE, RFSD_KSCHED_NICE_MIN, RFSD_KSCHED_NICE_MAX },
+	{ "batch", RFSD_KSCHED_BATCH, RFSD_KSCHED_NICE_MIN, RFSD_KSCHED_NICE_MAX },
+	{ "fifo", RFSD_KSCHED_FIFO, RFSD_KSCHED_FIFO_MIN, RFSD_KSCHED_FIFO_MAX },
+};
+
+/* The form v is written in ("fifo:..."), or NULL */
+static const struct ksched_form *ksched_form_of(const char *v)
+{
+	size_t i, n;
+
+	for (i = 0; i < sizeof(ksched_forms) / sizeof(ksched_forms[0]); i++) {
+		n = strlen(ksched_forms[i].name);
+		if (!strncmp(v, ksched_forms[i].name, n) && v[n] == ':')
+			return &ksched_forms[i];
+	}
+	return NULL;
+}
+
 int rfsd_ksched_parse(const char *v, struct rfsd_ksched *out)
 {
+	const struct ksched_form *f = ksched_form_of(v);
 	struct rfsd_ksched k = { .kind = RFSD_KSCHED_DEFAULT };
 	const char *num;
 	bool neg = false;
@@ -238,21 +264,11 @@ int rfsd_ksched_parse(const char *v, struct rfsd_ksched *out)
 		*out = k;
 		return 0;
 	}
-	if (!strncmp(v, "nice:", 5)) {
-		k.kind = RFSD_KSCHED_NICE;
-		lo = RFSD_KSCHED_NICE_MIN;
-		hi = RFSD_KSCHED_NICE_MAX;
-	} else if (!strncmp(v, "fifo:", 5)) {
-		k.kind = RFSD_KSCHED_FIFO;
-		lo = RFSD_KSCHED_FIFO_MIN;
-		hi = RFSD_KSCHED_FIFO_MAX;
-	} else if (!strncmp(v, "batch:", 6)) {
-		k.kind = RFSD_KSCHED_BATCH;
-		lo = RFSD_KSCHED_NICE_MIN;
-		hi = RFSD_KSCHED_NICE_MAX;
-	} else {
+	if (!f)
 		return -EINVAL;
-	}
+	k.kind = f->kind;
+	lo = f->lo;
+	hi = f->hi;
 	/* a number is digits with an optional '-': "fifo:-1" is a number
 	 * out of range, "nice:+5" and "nice:5x" are not numbers */
 	num = strchr(v, ':') + 1;
@@ -292,23 +308,26 @@ void rfsd_ksched_name(const struct rfsd_ksched *k, char *buf, size_t len)
 
 static void set_ksched(struct rfsd_parse *p, const char *key, const char *v)
 {
-	bool known = !strncmp(v, "nice:", 5) || !strncmp(v, "fifo:", 5) ||
-		     !strncmp(v, "batch:", 6);
-	const char *range = !strncmp(v, "nice:", 5) ? "nice:-20..19" :
-			    !strncmp(v, "batch:", 6) ? "batch:-20..19" :
-			    "fifo:1..99";
+	const struct ksched_form *f = ksched_form_of(v);
 	int e = rfsd_ksched_parse(v, &p->cfg->ksched);
 
-	if (e == -ERANGE)
-		parse_fail(p, ERANGE, "%s '%s' is out of range (%s)", key, v,
-			   range);
-	else if (e && known)
-		parse_fail(p, EINVAL, "%s '%s': '%s' is not a number (%s)",
-			   key, v, strchr(v, ':') + 1, range);
-	else if (e)
+	if (e && f) {
+		char range[32];
+
+		snprintf(range, sizeof(range), "%s:%d..%d", f->name, f->lo,
+			 f->hi);
+		if (e == -ERANGE)
+			parse_fail(p, ERANGE, "%s '%s' is out of range (%s)",
+				   key, v, range);
+		else
+			parse_fail(p, EINVAL,
+				   "%s '%s': '%s' is not a number (%s)", key,
+				   v, strchr(v, ':') + 1, range);
+	} else if (e) {
 		parse_fail(p, EINVAL,
 			   "%s '%s' is not default, nice:N (-20..19), batch:N (-20..19) or fifo:N (1..99)",
 			   key, v);
+	}
 }
 
 static void global_key(struct rfsd_parse *p, const char *key, const char *v)

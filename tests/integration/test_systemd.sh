@@ -199,8 +199,8 @@ sd_dump_tasks()
 
 # systemctl stop rfsd; if rfsd has not exited after SD_STOP_WATCH seconds
 # (20; the unit gives it 30 before SIGKILL), what its threads are doing
-# goes to SD_STOP_DUMP.
-# A stop under SANITIZE=1 once ran into the timeout and was not reproduced.
+# goes to SD_STOP_DUMP (how LeakSanitizer's hang at stop was caught: see
+# the sanitizers' drop-in in sd_setup).
 sd_stop()
 {
 	local main watch i rc=0

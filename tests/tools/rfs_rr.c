@@ -208,7 +208,6 @@ static int rr_server(const struct rr_opts *o)
 	struct sigaction sa = { .sa_handler = rr_on_signal };
 	int lfd = rfs_tcp_listen(o->addr, o->port), i;
 	unsigned long next = 0;
-
 	struct rlimit nofile;
 
 	if (getrlimit(RLIMIT_NOFILE, &nofile))
@@ -216,7 +215,7 @@ static int rr_server(const struct rr_opts *o)
 	rr_nofile = nofile.rlim_cur < (1 << 20) ? nofile.rlim_cur : (1 << 20);
 	rr_by_fd = calloc(rr_nofile, sizeof(*rr_by_fd));
 	if (!t || !rr_by_fd)
-		rfs_tool_die("can't allocate threads: out of memory");
+		rfs_tool_die("can't allocate the server's threads and connection table: out of memory");
 	rr_loc = rfs_loc_open(o->stats, 1);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);

@@ -128,7 +128,7 @@
 # Usage: bench/run.sh [--quick] [--rounds N] [--seconds S] [--bulk-seconds S]
 #                     [--modes LIST] [--workloads LIST] [--no-multi]
 #                     [--no-cost] [--no-profile] [--no-nic] [--idle-poll NS]
-#                     [--out DIR]
+#                     [--hog] [--out DIR]
 #   default:  --rounds 3 --seconds 2 --bulk-seconds 3, every mode but
 #             xdp-fifo and every workload but multi, each mode on the
 #             workloads it applies to; rr-many 1.5 s per cell (N = 1 16 64 256, 1 and 1024 B),
@@ -145,6 +145,11 @@
 #             transaction of a one-connection ping-pong across CPUs
 #             waits for a halted vCPU to wake: p50 round trip ~65 us
 #             against ~9 us with 200000, in every mode
+#   --hog: a CPU-bound task (a shell busy loop, nice 0) pinned to CPU
+#             $SRV_CPU, the server's, for every round: a server whose
+#             request threads share their CPU with computation, where
+#             how soon a woken receive path gets the CPU decides the
+#             round trip (the cpumap kthread is a task; softirq is not)
 # Results in OUT (default build/bench): results.tsv (one row per figure:
 # workload param mode round metric value unit, bench/README.md),
 # meta.txt (commit, kernel, CPUs, date, command line), results.txt (the
@@ -188,6 +193,7 @@ DO_COST=1
 DO_PROFILE=1
 DO_NIC=1
 IDLE_POLL=		# --idle-poll: haltpoll's guest_halt_poll_ns for the run
+HOG=			# --hog: a busy loop on SRV_CPU for the rounds
 HALTPOLL_NS=/sys/module/haltpoll/parameters/guest_halt_poll_ns
 PIPE_LOOPS=50000	# perf bench sched pipe -l
 SRV_CPU=1		# the rr/bulk server: not the RX CPU
@@ -236,6 +242,7 @@ while [ $# -gt 0 ]; do
 	--no-nic) DO_NIC= ;;
 	--out) OUT=$2; shift ;;
 	--idle-poll) IDLE_POLL=$2; shift ;;
+	--hog) HOG=1 ;;
 	-h|--help) usage 0 ;;
 	*) echo "bench: unknown option '$1'" >&2; usage ;;
 	esac
@@ -247,6 +254,7 @@ ARGS="--rounds $ROUNDS --seconds $SECS --bulk-seconds $BULK_SECS --modes '$MODES
 [ -n "$DO_COST" ] || ARGS+=" --no-cost"
 [ -n "$DO_PROFILE" ] || ARGS+=" --no-profile"
 [ -z "$IDLE_POLL" ] || ARGS+=" --idle-poll $IDLE_POLL"
+[ -z "$HOG" ] || ARGS+=" --hog"
 
 # the lab: names carry this PID (LAB_ID is not exported: bench/nic.sh
 # makes its own)
@@ -413,6 +421,8 @@ rm -rf "$OUT/logs" && mkdir -p "$OUT/logs" || die "can't create $OUT/logs"
 	echo "load_start: $LOAD0"
 	[ ! -r "$HALTPOLL_NS" ] ||
 		echo "guest_halt_poll_ns: $(cat "$HALTPOLL_NS")${IDLE_POLL:+, $IDLE_POLL during the run (--idle-poll)}"
+	[ -z "$HOG" ] ||
+		echo "hog: a busy loop pinned to CPU $SRV_CPU, nice 0, for every round (--hog)"
 } > "$OUT/meta.txt"
 lab_up
 # put back by the lab's exit trap, with the lab's other kernel settings
@@ -438,6 +448,11 @@ fi
 
 servers_up
 new_servers_up
+if [ -n "$HOG" ]; then
+	bg taskset -c "$SRV_CPU" sh -c 'while :; do :; done'
+	HOG_PID=$BG_PID
+	msg HOG "pid $HOG_PID busy on CPU $SRV_CPU for every round"
+fi
 read -ra MS <<< "$MODES"
 for ((r = 1; r <= ROUNDS; r++)); do
 	for ((k = 0; k < ${#MS[@]}; k++)); do
@@ -445,6 +460,7 @@ for ((r = 1; r <= ROUNDS; r++)); do
 	done
 	msg ROUND "$r of $ROUNDS done at $(elapsed) s"
 done
+[ -z "$HOG" ] || stop_pid "$HOG_PID"
 
 if [ -n "$DO_PROFILE" ]; then
 	repin_servers || warn "profile: a CPU went offline or a server lost its pin before it; pinned again"

@@ -46,7 +46,14 @@ static const struct rfs_prom_ctr g_ctrs[] = {
 	{ "sock_clears", "Sock flow table entries cleared on close." },
 	{ "sock_skipped", "Socket events skipped: unconnected, non-IP, or loopback sockets while no loopback interface is attached." },
 	{ "foreign", "Frames the cpumap program ran on without xdp-rfs's metadata." },
+	{ "kthread_runs", "Times the CPU's cpumap kthread was scheduled in (the kernel's schedstat pcount, since the kthread was made)." },
 };
+
+/* stats' kthread_wait_ns, in the base unit Prometheus wants: seconds. */
+#define KWAIT_KEY	"kthread_wait_ns"
+#define KWAIT_NAME	"kthread_wait_seconds"
+#define KWAIT_HELP	"Time the CPU's cpumap kthread waited on a run queue for its CPU (the kernel's schedstat run_delay, since the kthread was made): how long frames steered there waited for other tasks."
+
 
 /* Per CPU in the stats reply, but levels, not counts: gauges without the
  * _total suffix.  A key of a newer rfsd not in any table is taken for a
@@ -252,6 +259,30 @@ static void g_series(FILE *f, const char *key, const char *suffix,
 	samples(f, key, suffix, NULL, per_cpu, key, true);
 }
 
+/* kthread_wait_ns per CPU as seconds; left out when no CPU has it */
+static void kthread_wait(FILE *f, struct json_object *per_cpu)
+{
+	size_t i;
+	bool head = false;
+
+	for (i = 0; i < arr_len(per_cpu); i++) {
+		struct json_object *e = json_object_array_get_idx(per_cpu, i);
+		struct json_object *cpu = member(e, "cpu", json_type_int);
+		struct json_object *v = member(e, KWAIT_KEY, json_type_int);
+		unsigned long long ns;
+
+		if (!cpu || !v)
+			continue;
+		if (!head)
+			family(f, KWAIT_NAME, "_total", "counter", KWAIT_HELP);
+		head = true;
+		ns = json_object_get_uint64(v);
+		fprintf(f, "rfs_" KWAIT_NAME "_total{cpu=\"%d\"} %llu.%09llu\n",
+			json_object_get_int(cpu), ns / 1000000000ULL,
+			ns % 1000000000ULL);
+	}
+}
+
 static bool known(const char *key)
 {
 	size_t k;
@@ -265,7 +296,7 @@ static bool known(const char *key)
 	for (k = 0; k < N_G_GAUGES; k++)
 		if (!strcmp(key, g_gauges[k].key))
 			return true;
-	return !strcmp(key, "cpu");
+	return !strcmp(key, "cpu") || !strcmp(key, KWAIT_KEY);
 }
 
 static void gauge(FILE *f, const char *name, const char *help,
@@ -393,6 +424,7 @@ int rfs_prom_format(FILE *f, struct json_object *snap)
 		g_series(f, g_ctrs[k].key, "_total", g_ctrs[k].help, per_cpu);
 	for (k = 0; k < N_G_GAUGES; k++)
 		g_series(f, g_gauges[k].key, "", g_gauges[k].help, per_cpu);
+	kthread_wait(f, per_cpu);
 	/* a newer rfsd's counters: still exposed, per CPU */
 	first = arr_len(per_cpu) ? json_object_array_get_idx(per_cpu, 0) : NULL;
 	if (json_object_is_type(first, json_type_object)) {

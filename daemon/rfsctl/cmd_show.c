@@ -193,7 +193,7 @@ static bool global_counter(const char *key)
 	static const char *const keys[] = {
 		"dequeued", "enqueue_drops", "sock_records", "sock_clears",
 		"sock_skipped", "foreign", "recv_local", "recv_remote",
-		"backlog",
+		"backlog", "kthread_wait_ns", "kthread_runs",
 	};
 	size_t i;
 
@@ -287,6 +287,33 @@ static void stats_locality(struct rfs_table *t, struct json_object *total,
 		stats_locality_cell(t, json_object_array_get_idx(per_cpu, i));
 }
 
+/* How long the CPU's cpumap kthread waited for its CPU per run, since it
+ * was made: what frames steered there waited for other tasks. */
+static void stats_kwait_cell(struct rfs_table *t, struct json_object *o)
+{
+	__u64 runs = stats_u64(o, "kthread_runs");
+	struct json_object *v;
+
+	if (runs && json_object_object_get_ex(o, "kthread_wait_ns", &v))
+		rfs_table_addf(t, "%.1f us",
+			       (double)stats_u64(o, "kthread_wait_ns") / runs / 1e3);
+	else
+		rfs_table_add(t, "-");
+}
+
+static void stats_kwait(struct rfs_table *t, struct json_object *total,
+			struct json_object *per_cpu, size_t ncpu)
+{
+	size_t i;
+
+	if (!total || !stats_u64(total, "kthread_runs"))
+		return;
+	rfs_table_add(t, "kthread wait/run");
+	stats_kwait_cell(t, total);
+	for (i = 0; i < ncpu; i++)
+		stats_kwait_cell(t, json_object_array_get_idx(per_cpu, i));
+}
+
 static void stats_plain(struct json_object *st)
 {
 	struct json_object *total = NULL, *per_cpu = NULL, *ifc;
@@ -325,6 +352,7 @@ static void stats_plain(struct json_object *st)
 		stats_rows(t, total, per_cpu, ncpu, true);
 	}
 	stats_locality(t, total, per_cpu, ncpu);
+	stats_kwait(t, total, per_cpu, ncpu);
 	rfs_table_print(t, stdout, NULL);
 	rfs_table_free(t);
 }

@@ -201,6 +201,31 @@ void rfsd_ksched_tick(struct rfsd_kscheds *k)
 	free(q);
 }
 
+int rfsd_ksched_wait(const struct rfsd_kscheds *k, int cpu, __u32 pid,
+		     struct rfsd_kthread_wait *out)
+{
+	unsigned long long on_cpu, wait, runs;
+	char path[64], why[128];
+	int e, n;
+	FILE *f;
+
+	e = is_cpumap_kthread(pid, cpu, rfs_dp_cpumap_id(k->dp), why,
+			      sizeof(why));
+	if (e)
+		return e;
+	snprintf(path, sizeof(path), "/proc/%u/schedstat", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	n = fscanf(f, "%llu %llu %llu", &on_cpu, &wait, &runs);
+	fclose(f);
+	if (n != 3)
+		return -EIO;	/* a kernel without CONFIG_SCHED_INFO */
+	out->wait_ns = wait;
+	out->runs = runs;
+	return 0;
+}
+
 struct json_object *rfsd_ksched_json(const struct rfsd_kscheds *k)
 {
 	struct json_object *o = json_object_new_object(), *a, *e;

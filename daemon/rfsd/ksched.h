@@ -52,6 +52,19 @@ void rfsd_ksched_init(struct rfsd_kscheds *k, struct rfs_dp *dp,
  * kernel creates them with), and leaves them alone from then on. */
 void rfsd_ksched_set(struct rfsd_kscheds *k, const struct rfsd_ksched *want);
 void rfsd_ksched_tick(struct rfsd_kscheds *k);
+/* How long CPU cpu's cpumap kthread (pid, as the datapath recorded it)
+ * has waited on a run queue for its CPU, and how many times it ran: the
+ * kernel's sched_info (run_delay and pcount in /proc/PID/schedstat),
+ * counted since the kthread was made.  What shows a CPU whose other
+ * tasks keep its steered frames waiting (the default policy) and what
+ * fifo:N removes.  Read after checking that pid is still that kthread.
+ * 0, or -errno (-ESRCH: not that kthread). */
+struct rfsd_kthread_wait {
+	__u64 wait_ns;
+	__u64 runs;
+};
+int rfsd_ksched_wait(const struct rfsd_kscheds *k, int cpu, __u32 pid,
+		     struct rfsd_kthread_wait *out);
 /* status: {"sched": "fifo:1", "kthreads": [{"cpu", "pid", "policy"
  * (what rfsd set, or null), "error" (only if it could not)}]} */
 struct json_object *rfsd_ksched_json(const struct rfsd_kscheds *k);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The stats command: every interface's per-CPU counters summed (or one
- * interface's), the datapath's own, per CPU and in total.
+ * interface's), the datapath's own, per CPU and in total, and how long
+ * each CPU's cpumap kthread waited for its CPU (the kernel's count).
  */
 #include <errno.h>
 #include <stddef.h>
@@ -9,6 +10,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "ksched.h"
 
 struct rfsd_counter {
 	const char *name;
@@ -53,6 +55,8 @@ struct json_object *rfsd_cmd_stats(struct rfsd_cmd_ctx *x,
 	struct rfs_global_stats *gs = NULL, gtot = {};
 	struct rfs_cpu_queue *qs = NULL;
 	__u64 *backlog = NULL, btot = 0;
+	struct rfsd_kthread_wait kw, kwtot = {};
+	bool have_kw = false;
 	struct rfs_if *only = NULL;
 	const char *name = NULL;
 	size_t i, k;
@@ -114,6 +118,16 @@ struct json_object *rfsd_cmd_stats(struct rfsd_cmd_ctx *x,
 		/* a gauge, not a counter: frames in this CPU's ring now */
 		add_u64(pc, "backlog", backlog[cpu]);
 		btot += backlog[cpu];
+		/* the kernel's, not the datapath's: absent when unknown (no
+		 * kthread yet, or its PID is no longer it), never 0 */
+		if (qs[cpu].kthread_pid && x->ksched &&
+		    !rfsd_ksched_wait(x->ksched, cpu, qs[cpu].kthread_pid, &kw)) {
+			add_u64(pc, "kthread_wait_ns", kw.wait_ns);
+			add_u64(pc, "kthread_runs", kw.runs);
+			kwtot.wait_ns += kw.wait_ns;
+			kwtot.runs += kw.runs;
+			have_kw = true;
+		}
 		json_object_array_add(per, pc);
 		for (k = 0; k < N_G_CTRS; k++)
 			*ctr(&gtot, &g_ctrs[k]) += *ctr(&gs[cpu], &g_ctrs[k]);
@@ -127,6 +141,10 @@ struct json_object *rfsd_cmd_stats(struct rfsd_cmd_ctx *x,
 	for (k = 0; k < N_G_CTRS; k++)
 		add_u64(total, g_ctrs[k].name, *ctr(&gtot, &g_ctrs[k]));
 	add_u64(total, "backlog", btot);
+	if (have_kw) {
+		add_u64(total, "kthread_wait_ns", kwtot.wait_ns);
+		add_u64(total, "kthread_runs", kwtot.runs);
+	}
 
 	o = json_object_new_object();
 	json_object_object_add(o, "interface",

@@ -6,7 +6,8 @@
 # the datapath, shown in `rfsctl -j status`), leaves other cpumaps'
 # kthreads alone, refuses a bad value with a message saying what is wrong,
 # and puts SCHED_OTHER nice 0 back when the key goes and SIGHUP re-reads
-# the config.  Each test has its own lab (tests/lib/lab.sh) and rfsd, torn
+# the config; stats gives how long each kthread waited for its CPU, the
+# kernel's own count.  Each test has its own lab (tests/lib/lab.sh) and rfsd, torn
 # down on every exit path.
 #
 #	tests/integration/test_ksched.sh [test_name...]
@@ -21,6 +22,7 @@ ALL_TESTS="
 	test_default_leaves_alone
 	test_added_by_sighup
 	test_bad_values_refused
+	test_kthread_wait
 "
 
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/lab.sh"
@@ -371,6 +373,54 @@ EOF_T
 }
 
 # ----------------------------------------------------------------- runner
+
+# "wait_ns runs" of CPU $1 from `rfsctl -j stats` ("- -" when absent).
+stats_kwait()
+{
+	ctlj stats | "$LAB_PY" -c '
+import json, sys
+e = next(e for e in json.load(sys.stdin)["per_cpu"] if e["cpu"] == int(sys.argv[1]))
+print(e.get("kthread_wait_ns", "-"), e.get("kthread_runs", "-"))' "$1"
+}
+
+# stats' kthread_wait_ns and kthread_runs are the kernel's schedstat of
+# that CPU's own kthread: with a busy loop on the second CPU while frames
+# are steered there, what rfsd says lies between the kernel's figures read
+# just before and just after, and grew (the kthread ran, and waited for
+# the busy loop); Prometheus has the same in seconds.
+test_kthread_wait()
+{
+	local c pid hog w0 r0 w r w1 r1 line secs
+	setup ""
+	traffic_both
+	expect_policy - 0 0 0
+	c=${CPU_LIST[1]}
+	pid=${OURS[1]}
+	lab_bg taskset -c "$c" sh -c 'while :; do :; done'
+	hog=$LAB_BG_PID
+	read -r _ w0 r0 < "/proc/$pid/schedstat" || fail "can't read /proc/$pid/schedstat"
+	traffic_both
+	read -r w r < <(stats_kwait "$c")
+	read -r _ w1 r1 < "/proc/$pid/schedstat" || fail "can't read /proc/$pid/schedstat"
+	lab_kill "$hog"
+	say "cpu $c kthread pid $pid: kernel wait/runs $w0/$r0 before, $w1/$r1 after; stats $w/$r"
+	[ "$w" != - ] && [ "$r" != - ] ||
+		fail "stats has no kthread_wait_ns/kthread_runs for cpu $c: $(ctlj stats)"
+	((w0 <= w && w <= w1 && r0 <= r && r <= r1)) ||
+		fail "stats' $w ns / $r runs are not between the kernel's $w0/$r0 and $w1/$r1 (pid $pid)"
+	((r > r0 && w > w0)) ||
+		fail "the kthread did not run or never waited under a busy loop: $w0/$r0 -> $w/$r"
+	ctl stats | grep -Eq '^kthread wait/run +[0-9.]+ us ' ||
+		fail "rfsctl stats has no 'kthread wait/run' row: $(ctl stats)"
+	read -r w r < <(stats_kwait "${CPU_LIST[0]}")
+	[ "$w" != - ] || fail "stats has no kthread_wait_ns for cpu ${CPU_LIST[0]}"
+	line=$(ctl stats --format prometheus | grep "^rfs_kthread_wait_seconds_total{cpu=\"$c\"} ") ||
+		fail "no rfs_kthread_wait_seconds_total for cpu $c in: $(ctl stats --format prometheus | grep kthread)"
+	secs=${line##* }
+	"$LAB_PY" -c 'import sys; a, b, s = map(float, sys.argv[1:]); sys.exit(not (a <= s * 1e9 + 1 and s >= 0))' \
+		"$w0" "$w1" "$secs" || fail "Prometheus says $secs s, the kernel $w0 ns before"
+	return 0
+}
 
 lab_need "$LAB_PY"
 lab_trap

@@ -22,8 +22,9 @@
 #include "rfs_prom.h"
 
 /* Two CPUs, one interface with a quote and a backslash in its name (the
- * kernel allows both), one lost, and a counter this formatter has no text
- * for ("future_ctr", as a newer rfsd could add). */
+ * kernel allows both), one lost, a counter this formatter has no text
+ * for ("future_ctr", as a newer rfsd could add), and the kthread's wait
+ * known on CPU 1 only. */
 static const char snap_json[] =
 "{\"status\": {\"version\": \"0.1.0\", \"commit\": \"abc123\","
 "  \"sock_flow_entries\": 32768, \"nr_cpus\": 2,"
@@ -37,7 +38,8 @@ static const char snap_json[] =
 "                \"backlog\": 0},"
 "               {\"cpu\": 1, \"seen\": 20, \"dequeued\": 18446744073709551615,"
 "                \"enqueue_drops\": 4, \"recv_local\": 1, \"recv_remote\": 0,"
-"                \"future_ctr\": 8, \"backlog\": 3}]},"
+"                \"future_ctr\": 8, \"backlog\": 3,"
+"                \"kthread_wait_ns\": 1234567890123, \"kthread_runs\": 42}]},"
 " \"interfaces\": [{\"interface\": \"ve\\\"th\\\\0\", \"total\": {},"
 "  \"per_cpu\": [{\"cpu\": 0, \"seen\": 10, \"steered\": 9, \"held\": 1},"
 "               {\"cpu\": 1, \"seen\": 20, \"steered\": 20, \"held\": 0}]}]}";
@@ -104,6 +106,13 @@ static void rfs_test_samples(void **state)
 	assert_line(t, "# TYPE rfs_backlog gauge");
 	assert_line(t, "rfs_backlog{cpu=\"1\"} 3");
 	assert_null(strstr(t, "rfs_backlog_total"));
+	/* the kthread's wait in seconds, only where rfsd knew it (CPU 1) */
+	assert_line(t, "# TYPE rfs_kthread_wait_seconds_total counter");
+	assert_line(t, "rfs_kthread_wait_seconds_total{cpu=\"1\"} 1234.567890123");
+	assert_null(strstr(t, "rfs_kthread_wait_seconds_total{cpu=\"0\"}"));
+	assert_null(strstr(t, "kthread_wait_ns"));
+	assert_line(t, "rfs_kthread_runs_total{cpu=\"1\"} 42");
+	assert_null(strstr(t, "rfs_kthread_runs_total{cpu=\"0\"}"));
 	/* a counter it does not know is still there, per CPU */
 	assert_line(t, "# TYPE rfs_future_ctr_total counter");
 	assert_line(t, "rfs_future_ctr_total{cpu=\"1\"} 8");

@@ -117,11 +117,17 @@ test_exposition()
 	say "$(grep -vc '^#' "$LAB_DIR/http.prom") samples in $(grep -c '^# TYPE' "$LAB_DIR/http.prom") families, same in both"
 
 	# every key of rfsctl -j stats is there: a counter as rfs_<key>_total,
-	# backlog (a level) as the gauge rfs_backlog
+	# backlog (a level) as the gauge rfs_backlog, kthread_wait_ns in
+	# seconds
 	for key in $(ctlj stats | jget '"\n".join(k for k in d["per_cpu"][0] if k != "cpu")'); do
 		if [ "$key" = backlog ]; then
 			grep -q "^# TYPE rfs_backlog gauge$" "$LAB_DIR/http.prom" ||
 				fail "stats' backlog is not the gauge rfs_backlog in /metrics"
+			continue
+		fi
+		if [ "$key" = kthread_wait_ns ]; then
+			grep -q "^# TYPE rfs_kthread_wait_seconds_total counter$" "$LAB_DIR/http.prom" ||
+				fail "stats' kthread_wait_ns is not rfs_kthread_wait_seconds_total in /metrics"
 			continue
 		fi
 		grep -q "^# TYPE rfs_${key}_total counter$" "$LAB_DIR/http.prom" ||

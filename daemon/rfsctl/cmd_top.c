@@ -63,6 +63,11 @@ static struct json_object *json_num(double v)
 	return json_object_new_double_s(v, buf);
 }
 
+static bool rate_known(const struct rfs_top_rate *r, enum rfs_top_ctr k)
+{
+	return rfs_top_ctr_is_kthread(k) ? r->kthread_valid : r->valid;
+}
+
 static struct json_object *rate_json(const struct rfs_top_row *row,
 				     const struct rfs_top_rate *r)
 {
@@ -77,15 +82,21 @@ static struct json_object *rate_json(const struct rfs_top_row *row,
 		json_object_object_add(o, "name",
 				       json_object_new_string(row->name));
 	for (k = 0; k < RFS_TOP_NR_CTRS; k++) {
+		/* the kthreads are the datapath's, not an interface's */
+		if (rfs_top_ctr_is_kthread(k) && row->kind == RFS_TOP_IFACE)
+			continue;
 		snprintf(key, sizeof(key), "%s_per_s", rfs_top_ctr_keys[k]);
-		json_object_object_add(o, key, r->valid ?
+		json_object_object_add(o, key, rate_known(r, k) ?
 				       json_num(r->per_s[k]) : NULL);
 	}
 	json_object_object_add(o, "to_desired_pct", json_num(r->to_desired_pct));
 	json_object_object_add(o, "locality_pct", json_num(r->locality_pct));
-	if (row->kind != RFS_TOP_IFACE)
+	if (row->kind != RFS_TOP_IFACE) {
 		json_object_object_add(o, "backlog", row->backlog < 0 ? NULL :
 				       json_object_new_int64(row->backlog));
+		json_object_object_add(o, "kthread_wait_us_per_run",
+				       json_num(r->kwait_us));
+	}
 	json_object_object_add(o, "reset", json_object_new_boolean(r->reset));
 	return o;
 }

@@ -56,6 +56,11 @@ static __u64 get_u64(struct json_object *o, const char *key)
 	       (__u64)json_object_get_uint64(v) : 0;
 }
 
+static bool has_ctr(struct json_object *o, enum rfs_top_ctr k)
+{
+	return json_object_object_get_ex(o, rfs_top_ctr_keys[k], NULL);
+}
+
 static void fill_row(struct rfs_top_row *r, enum rfs_top_kind kind,
 		     const char *name, struct json_object *ctrs)
 {
@@ -69,6 +74,9 @@ static void fill_row(struct rfs_top_row *r, enum rfs_top_kind kind,
 		r->ctr[k] = get_u64(ctrs, rfs_top_ctr_keys[k]);
 	r->backlog = json_object_object_get_ex(ctrs, "backlog", &v) ?
 		     (long long)json_object_get_int64(v) : RFS_TOP_NO_BACKLOG;
+	/* absent when rfsd could not read them, and then not 0 */
+	r->has_kthread = has_ctr(ctrs, RFS_TOP_KTHREAD_WAIT_NS) &&
+			 has_ctr(ctrs, RFS_TOP_KTHREAD_RUNS);
 }
 
 static struct rfs_top_row *add_row(struct rfs_top_snap *snap, size_t *cap)

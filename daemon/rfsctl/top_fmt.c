@@ -16,9 +16,11 @@
 /* CPU table: counted where each thing happens -- steered, desired%, held
  * and switches on the CPU that received the frame; deq/s, backlog on the
  * CPU it was steered to; drops on the CPU whose flush found the ring
- * full; local% on the CPU where the application read. */
-#define CPU_HEAD "CPU  steered/s desired%%   held/s switch/s    deq/s  drops/s backlog  local%%"
-#define CPU_ROW  "%-4s %9s %8s %8s %8s %8s %8s %7s %7s"
+ * full; local% on the CPU where the application read; kwait of the CPU's
+ * cpumap kthread.  80 columns exactly: CPU ids (< 256) and "all" take 3,
+ * "100.0%" and kwait's widest 6. */
+#define CPU_HEAD "CPU steered/s desired%%   held/s switch/s    deq/s  drops/s backlog local%%  kwait"
+#define CPU_ROW  "%-3s %9s %8s %8s %8s %8s %8s %7s %6s %6s"
 #define IF_HEAD  "IFACE             seen/s steered/s desired%%   held/s switch/s"
 #define IF_ROW   "%-15s %8s %9s %8s %8s %8s"
 
@@ -104,7 +106,7 @@ static void fmt_backlog(char *buf, size_t len, long long b)
 static int cpu_row(struct rfs_top_lines *out, const struct rfs_top_row *row,
 		   const struct rfs_top_rate *r)
 {
-	char c[8][16];
+	char c[9][16];
 
 	rfs_top_fmt_rate(c[0], sizeof(c[0]), r, RFS_TOP_STEERED);
 	rfs_top_fmt_pct(c[1], sizeof(c[1]), r, r ? r->to_desired_pct : NAN);
@@ -114,8 +116,9 @@ static int cpu_row(struct rfs_top_lines *out, const struct rfs_top_row *row,
 	rfs_top_fmt_rate(c[5], sizeof(c[5]), r, RFS_TOP_DROPS);
 	fmt_backlog(c[6], sizeof(c[6]), row->backlog);
 	rfs_top_fmt_pct(c[7], sizeof(c[7]), r, r ? r->locality_pct : NAN);
+	rfs_top_kwait_text(c[8], sizeof(c[8]), r ? r->kwait_us : NAN);
 	return line_add(out, RFS_TOP_L_ROW, CPU_ROW, row->name, c[0], c[1],
-			c[2], c[3], c[4], c[5], c[6], c[7]) ? 0 : -1;
+			c[2], c[3], c[4], c[5], c[6], c[7], c[8]) ? 0 : -1;
 }
 
 static int if_row(struct rfs_top_lines *out, const struct rfs_top_row *row,

@@ -4,6 +4,7 @@
  * told apart from a restart, divided by the time between the samples.
  */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "top_rates.h"
@@ -18,6 +19,8 @@ const char *const rfs_top_ctr_keys[RFS_TOP_NR_CTRS] = {
 	[RFS_TOP_DROPS] = "enqueue_drops",
 	[RFS_TOP_RECV_LOCAL] = "recv_local",
 	[RFS_TOP_RECV_REMOTE] = "recv_remote",
+	[RFS_TOP_KTHREAD_WAIT_NS] = "kthread_wait_ns",
+	[RFS_TOP_KTHREAD_RUNS] = "kthread_runs",
 };
 
 __u64 rfs_top_delta(__u64 prev, __u64 cur, bool *reset)
@@ -38,6 +41,52 @@ double rfs_top_pct(double part, double whole)
 	return whole > 0 ? 100.0 * part / whole : NAN;
 }
 
+double rfs_top_kwait_us(__u64 wait_ns, __u64 runs)
+{
+	return runs ? wait_ns / 1e3 / runs : NAN;
+}
+
+void rfs_top_kwait_text(char *buf, size_t len, double us)
+{
+	/* the bounds are where the rounded text would grow: 999.96 is
+	 * "1000.0" with a decimal, 999999.6 is "1000000" without */
+	if (isnan(us))
+		snprintf(buf, len, "-");
+	else if (us < 999.95)
+		snprintf(buf, len, "%.1f", us);
+	else if (us < 999999.5)
+		snprintf(buf, len, "%.0f", us);
+	else
+		snprintf(buf, len, ">=1s");
+}
+
+/*
+ * The kthread's figures, apart from the frame counters: a kthread remade
+ * within the interval (its counters went back) took with it what the old
+ * one waited since the earlier sample, so a figure would cover part of
+ * the interval only; none is better than that.
+ */
+static void rate_kthread(const struct rfs_top_row *prev,
+			 const struct rfs_top_row *cur, double secs,
+			 struct rfs_top_rate *out)
+{
+	bool back = false;
+	__u64 wait, runs;
+
+	if (!prev->has_kthread || !cur->has_kthread)
+		return;
+	wait = rfs_top_delta(prev->ctr[RFS_TOP_KTHREAD_WAIT_NS],
+			     cur->ctr[RFS_TOP_KTHREAD_WAIT_NS], &back);
+	runs = rfs_top_delta(prev->ctr[RFS_TOP_KTHREAD_RUNS],
+			     cur->ctr[RFS_TOP_KTHREAD_RUNS], &back);
+	if (back)
+		return;
+	out->kthread_valid = true;
+	out->per_s[RFS_TOP_KTHREAD_WAIT_NS] = wait / secs;
+	out->per_s[RFS_TOP_KTHREAD_RUNS] = runs / secs;
+	out->kwait_us = rfs_top_kwait_us(wait, runs);
+}
+
 void rfs_top_rate_row(const struct rfs_top_row *prev,
 		      const struct rfs_top_row *cur, double secs,
 		      struct rfs_top_rate *out)
@@ -52,12 +101,15 @@ void rfs_top_rate_row(const struct rfs_top_row *prev,
 	out->backlog = cur->backlog;
 	out->to_desired_pct = NAN;
 	out->locality_pct = NAN;
+	out->kwait_us = NAN;
 	/* secs > 0 also refuses NaN: a clock that did not move gives no
 	 * rate rather than a division by zero */
 	if (!prev || !(secs > 0))
 		return;
 	out->valid = true;
 	for (k = 0; k < RFS_TOP_NR_CTRS; k++) {
+		if (rfs_top_ctr_is_kthread(k))
+			continue;
 		d[k] = rfs_top_delta(prev->ctr[k], cur->ctr[k], &out->reset);
 		out->per_s[k] = d[k] / secs;
 	}
@@ -66,6 +118,7 @@ void rfs_top_rate_row(const struct rfs_top_row *prev,
 	out->locality_pct = rfs_top_pct(d[RFS_TOP_RECV_LOCAL],
 					d[RFS_TOP_RECV_LOCAL] +
 					(double)d[RFS_TOP_RECV_REMOTE]);
+	rate_kthread(prev, cur, secs, out);
 }
 
 const struct rfs_top_row *rfs_top_find(const struct rfs_top_snap *snap,

@@ -278,6 +278,11 @@ test_plain()
 	grep -Eq '^all +[1-9]' "$out" ||
 		fail "--once: total steered/s is 0 under traffic: $(cat "$out")"
 	grep -Eq "^$LAB_A +[1-9]" "$out" || fail "--once: no busy row for $LAB_A"
+	# the CPU that dequeued (deq/s, field 6) shows its kthread's wait
+	# per run (kwait, the last field) as a number
+	awk '$1 ~ /^[0-9]+$/ && $6 ~ /^[1-9]/ { n++; if ($NF !~ /^[0-9.]+$/) bad = bad " " $0 }
+		END { exit !(n && bad == "") }' "$out" ||
+		fail "--once: a CPU that dequeued has no kwait: $(cat "$out")"
 
 	# -j: rates that agree with the traffic and with each other
 	ctlj top --once > "$out" || fail "rfsctl -j top --once failed"
@@ -296,6 +301,13 @@ assert ifs and ifs[0]['seen_per_s'] > 0, d['interfaces']
 assert 0.9 <= d['seconds'] <= 5, d['seconds']
 assert all(isinstance(c['backlog'], int) and c['backlog'] >= 0
            for c in cpus), [c['backlog'] for c in cpus]
+# a CPU that dequeued had its cpumap kthread run: its wait per run is
+# known (the kernel's schedstat), and no CPU's is negative
+busy = [c for c in cpus if c['dequeued_per_s'] > 0]
+assert busy, 'no CPU dequeued: %r' % cpus
+assert all(isinstance(c['kthread_wait_us_per_run'], (int, float)) and
+           c['kthread_wait_us_per_run'] >= 0 for c in busy), \
+    [(c['cpu'], c['kthread_wait_us_per_run']) for c in busy]
 PY
 		fail "-j top --once: $(cat "$out")"
 	say "-j --once: $(head -c 300 "$out")"

@@ -4,7 +4,8 @@
  * counters between two stats replies, a counter that wrapped at 2^64 told
  * from one that started again (rfsd restarted with new maps), rows that
  * appear or vanish between samples, and no division by zero when nothing
- * moved or no time passed.
+ * moved or no time passed; the cpumap kthread's wait per run, none when
+ * rfsd did not give its counters or the kthread was remade, and its cell.
  *
  * top_rates.c is compiled into this test (it is rfsctl's, not the
  * library's); the Makefile rebuilds the test when it changes.
@@ -162,6 +163,106 @@ static void rfs_test_rates_snapshots(void **state)
 	assert_false(out[0].valid);
 }
 
+/* A CPU row whose kthread had waited wait_ns over runs runs. */
+static struct rfs_top_row rfs_test_kthread_row(__u64 wait_ns, __u64 runs)
+{
+	struct rfs_top_row r = rfs_test_row(RFS_TOP_CPU, "2");
+
+	r.has_kthread = true;
+	r.ctr[RFS_TOP_KTHREAD_WAIT_NS] = wait_ns;
+	r.ctr[RFS_TOP_KTHREAD_RUNS] = runs;
+	return r;
+}
+
+static void rfs_test_kwait(void **state)
+{
+	struct rfs_top_row a = rfs_test_kthread_row(1000000, 100);
+	struct rfs_top_row b = rfs_test_kthread_row(1500000, 200);
+	struct rfs_top_rate r;
+
+	/* 500 us waited over 100 runs */
+	rfs_top_rate_row(&a, &b, 2.0, &r);
+	assert_true(r.kthread_valid);
+	assert_true(r.kwait_us == 5.0);
+	assert_true(r.per_s[RFS_TOP_KTHREAD_WAIT_NS] == 250000.0);
+	assert_true(r.per_s[RFS_TOP_KTHREAD_RUNS] == 50.0);
+	assert_true(rfs_top_kwait_us(3000, 2) == 1.5);
+	assert_true(isnan(rfs_top_kwait_us(3000, 0)));
+}
+
+/* It did not run: no wait per run, though its counters are known. */
+static void rfs_test_kwait_no_runs(void **state)
+{
+	struct rfs_top_row a = rfs_test_kthread_row(1000000, 100), b = a;
+	struct rfs_top_rate r;
+
+	rfs_top_rate_row(&a, &b, 1.0, &r);
+	assert_true(r.kthread_valid);
+	assert_true(isnan(r.kwait_us));
+	assert_true(r.per_s[RFS_TOP_KTHREAD_RUNS] == 0.0);
+}
+
+/* Absent is not 0: a sample without them (no kthread yet, unreadable)
+ * gives no figure, and is no counter going back either. */
+static void rfs_test_kwait_absent(void **state)
+{
+	struct rfs_top_row a = rfs_test_kthread_row(1000000, 100);
+	struct rfs_top_row b = rfs_test_row(RFS_TOP_CPU, "2");
+	struct rfs_top_rate r;
+
+	rfs_top_rate_row(&a, &b, 1.0, &r);
+	assert_true(r.valid);
+	assert_false(r.kthread_valid);
+	assert_false(r.reset);
+	assert_true(isnan(r.kwait_us));
+	rfs_top_rate_row(&b, &a, 1.0, &r);
+	assert_false(r.kthread_valid);
+	assert_false(r.reset);
+	assert_true(isnan(r.kwait_us));
+}
+
+/* The kthread was remade: its counters went back, the frame counters
+ * did not; no figure, and no "counters reset" for the others. */
+static void rfs_test_kwait_remade(void **state)
+{
+	struct rfs_top_row a = rfs_test_kthread_row(9000000, 4000);
+	struct rfs_top_row b = rfs_test_kthread_row(20000, 10);
+	struct rfs_top_rate r;
+
+	a.ctr[RFS_TOP_STEERED] = 100;
+	b.ctr[RFS_TOP_STEERED] = 300;
+	rfs_top_rate_row(&a, &b, 1.0, &r);
+	assert_true(r.valid);
+	assert_false(r.reset);
+	assert_false(r.kthread_valid);
+	assert_true(isnan(r.kwait_us));
+	assert_true(r.per_s[RFS_TOP_STEERED] == 200.0);
+}
+
+/* The cell for us is want, and fits its column. */
+static void rfs_test_expect_kwait_text(double us, const char *want)
+{
+	char buf[16];
+
+	rfs_top_kwait_text(buf, sizeof(buf), us);
+	assert_string_equal(buf, want);
+	assert_true(strlen(buf) <= RFS_TOP_KWAIT_W);
+}
+
+static void rfs_test_kwait_text(void **state)
+{
+	rfs_test_expect_kwait_text(NAN, "-");
+	rfs_test_expect_kwait_text(0.0, "0.0");
+	rfs_test_expect_kwait_text(12.34, "12.3");
+	/* where one decimal would round up to 1000.0 */
+	rfs_test_expect_kwait_text(999.94, "999.9");
+	rfs_test_expect_kwait_text(999.96, "1000");
+	rfs_test_expect_kwait_text(999999.4, "999999");
+	/* 1000000 would not fit */
+	rfs_test_expect_kwait_text(999999.6, ">=1s");
+	rfs_test_expect_kwait_text(3e9, ">=1s");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -172,6 +273,11 @@ int main(void)
 		cmocka_unit_test(rfs_test_rates_reset),
 		cmocka_unit_test(rfs_test_rates_idle),
 		cmocka_unit_test(rfs_test_rates_snapshots),
+		cmocka_unit_test(rfs_test_kwait),
+		cmocka_unit_test(rfs_test_kwait_no_runs),
+		cmocka_unit_test(rfs_test_kwait_absent),
+		cmocka_unit_test(rfs_test_kwait_remade),
+		cmocka_unit_test(rfs_test_kwait_text),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

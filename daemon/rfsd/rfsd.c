@@ -10,7 +10,8 @@
  * them calls back into it.  One event loop (loop.c) runs everything:
  *
  *	signals, a 1 s timer	here: reload, exit, CPU refresh, status,
- *				the cpumap kthreads' policy (ksched.c)
+ *				the cpumap kthreads' policy (ksched.c) and
+ *				a warning when they wait long (kwait.c)
  *	the control socket	server.c, which hands each request line to
  *				the command table (commands.c, request.c)
  *	the flows sampler	flows.c; its reply goes to the server here
@@ -40,6 +41,7 @@
 #include "flows.h"
 #include "ifaces.h"
 #include "ksched.h"
+#include "kwait.h"
 #include "kernel.h"
 #include "log.h"
 #include "loop.h"
@@ -76,6 +78,7 @@ struct rfsd {
 
 	struct rfsd_ifaces ifaces;
 	struct rfsd_kscheds ksched;
+	struct rfsd_kwaits kwait;	/* kwait.h: warns of kthreads kept waiting */
 	struct rfsd_sampler sampler;
 	struct rfsd_cmd_ctx cmd;	/* what the command handlers get */
 	struct rfsd_server *srv;
@@ -251,6 +254,7 @@ static void on_timer(struct rfsd_watch *w, uint32_t ev)
 		d->refresh_err[0] = '\0';
 	}
 	rfsd_ksched_tick(&d->ksched);
+	rfsd_kwait_tick(&d->kwait, &d->ksched);
 	update_status(d);
 }
 

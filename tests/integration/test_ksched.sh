@@ -23,6 +23,7 @@ ALL_TESTS="
 	test_added_by_sighup
 	test_bad_values_refused
 	test_kthread_wait
+	test_kthread_wait_warned
 "
 
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/lab.sh"
@@ -421,6 +422,51 @@ test_kthread_wait()
 		"$w0" "$w1" "$secs" || fail "Prometheus says $secs s, the kernel $w0 ns before"
 	return 0
 }
+
+# rfsd warns when a CPU's cpumap kthread keeps waiting for its CPU
+# (kwait.c): with batch:0 (whose wake-up never preempts) beside a busy
+# loop on the second CPU and one flow steered there for two of rfsd's 10 s
+# windows, it says so once, for that CPU, with the average wait and what
+# would help; the first CPU, whose kthread has nothing to do, gets no
+# warning.
+test_kthread_wait_warned()
+{
+	local c o hog pids=() i n line
+	setup batch:0
+	c=${CPU_LIST[1]}
+	o=${CPU_LIST[0]}
+	lab_bg taskset -c "$c" sh -c 'while :; do :; done'
+	hog=$LAB_BG_PID
+	lab_bg taskset -c "$c" "$SEQ" recv "$LAB_IP4_A" "$SEQ_PORT" \
+		"$LAB_IP4_B" $((SEQ_PORT + 1000)) 40 > "$LAB_DIR/seq.recv"
+	pids+=("$LAB_BG_PID")
+	for ((i = 0; i < 50; i++)); do
+		[ "$(ss -Huan "( sport = :$SEQ_PORT )" | wc -l)" -ge 1 ] && break
+		sleep 0.1
+	done
+	lab_bg_ns taskset -c "$o" "$SEQ" send "$LAB_IP4_B" $((SEQ_PORT + 1000)) \
+		"$LAB_IP4_A" "$SEQ_PORT" 30 500 > "$LAB_DIR/seq.send"
+	pids+=("$LAB_BG_PID")
+	for ((i = 0; i < 350; i++)); do
+		grep -q "cpu $c: its cpumap kthread" "$RFSD_LOG" && break
+		sleep 0.1
+	done
+	line=$(grep "cpu $c: its cpumap kthread" "$RFSD_LOG") ||
+		fail "no warning for cpu $c after $(lab_since "$TEST_T0") s; stats: $(ctl stats | grep -i kthread)"
+	say "rfsd: ${line#*rfsd: }"
+	grep -Eq "cpu $c: its cpumap kthread \(pid [0-9]+\) waited [0-9.]+ ms per run for the CPU over the last 10 s \([0-9]+ runs\)" <<< "$line" ||
+		fail "the warning does not say the kthread, its wait and runs: $line"
+	grep -q "batch never preempts the task running there; fifo:1 does" <<< "$line" ||
+		fail "the warning does not say what would help under batch: $line"
+	lab_kill "$hog"
+	for i in "${pids[@]}"; do
+		lab_kill "$i"
+	done
+	n=$(grep -c "its cpumap kthread" "$RFSD_LOG")
+	[ "$n" -eq 1 ] || fail "$n warnings, want one: $(grep "its cpumap kthread" "$RFSD_LOG")"
+	return 0
+}
+
 
 lab_need "$LAB_PY"
 lab_trap

@@ -258,16 +258,24 @@ counters_delta()
 # xdp-rfs's own counters (rfsctl -j stats) into $1
 xdp_snap() { ctl -j stats "$A" > "$1" 2>/dev/null || : > "$1"; }
 
-# Two xdp_snap files -> "seen= redir= local= held= ringdrop= rerr="
+# Two xdp_snap files -> "seen= redir= local= held= ringdrop= rerr=
+# kwait=": kwait is the microseconds the cpumap kthreads waited for their
+# CPU per run over the cell (the kernel's schedstat, summed over the
+# CPUs; "-" when rfsd had no figure at either end, or no kthread ran)
 xdp_delta()
 {
 	python3 - "$1" "$2" <<'PY' 2>/dev/null || echo "xdperr=1"
 import json, sys
 a, b = (json.load(open(f))['total'] for f in sys.argv[1:3])
 d = {k: b.get(k, 0) - a.get(k, 0) for k in b}
-print('seen=%d redir=%d local=%d held=%d ringdrop=%d rerr=%d' % (
+runs = d.get('kthread_runs', 0)
+kwait = ('%.1f' % (d['kthread_wait_ns'] / runs / 1e3)
+         if 'kthread_runs' in a and runs > 0 and d['kthread_wait_ns'] >= 0
+         else '-')
+print('seen=%d redir=%d local=%d held=%d ringdrop=%d rerr=%d kwait=%s' % (
     d['seen'], d['steered'] - d.get('local', 0), d.get('local', 0),
-    d.get('held', 0), d.get('enqueue_drops', 0), d.get('redirect_err', 0)))
+    d.get('held', 0), d.get('enqueue_drops', 0), d.get('redirect_err', 0),
+    kwait))
 PY
 }
 
@@ -309,6 +317,7 @@ old_tsv()
 		ofo) tsv "$3" "$param" "$2" "$1" ooo_segments "$v" count ;;
 		veth) tsv "$3" "$param" "$2" "$1" drops_veth "$v" count ;;
 		ringdrop) tsv "$3" "$param" "$2" "$1" drops_cpumap "$v" count ;;
+		kwait) tsv "$3" "$param" "$2" "$1" kthread_wait_us "$v" us ;;
 		esac
 	done
 	tsv "$3" "$param" "$2" "$1" retrans "$rtx" count

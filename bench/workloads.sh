@@ -64,14 +64,16 @@ new_servers_up()
 
 # An rfs_rr client run: WORKLOAD PARAM PORT CONNS SIZE SECONDS; its
 # figures into results.tsv with the TCP retransmits of both namespaces
-# over the run, and the server's receive locality over the client's
-# measured window (from the server's stats file, $WORK/loc.PORT).
+# over the run, the server's receive locality over the client's
+# measured window (from the server's stats file, $WORK/loc.PORT), and in
+# the xdp modes their own counters over the run (xdp_rows).
 rr_run()
 {
 	local w=$1 param=$2 port=$3 conns=$4 size=$5 secs=$6 log kv k v
 	local tps='' util='' loc='' rtx rows=() row
 	log=$OUT/logs/$R.$M.$w.${param//[=,]/_}
 	counters > "$WORK/c0"
+	[ "${M#xdp}" != "$M" ] && xdp_snap "$WORK/x0.json"
 	ns "$TOOLS/rfs_rr" client --addr "$IP_A" --port "$port" --cpus "$CLI_CPU" \
 		--conns "$conns" --size "$size" --seconds "$secs" \
 		--warmup "$RR_WARMUP" --stats "$WORK/loc.$port" > "$log" 2>&1
@@ -105,6 +107,7 @@ rr_run()
 			if (a[1] == "rtxn" || a[1] == "rtxr") t += a[2] } }
 			END { print t + 0 }')
 	tsv "$w" "$param" "$M" "$R" retrans "$rtx" count
+	xdp_rows "$param"
 	# CPU time of the whole machine per transaction: what a mode costs
 	tsv "$w" "$param" "$M" "$R" cpu_us_per_tx \
 		"$(awk -v u="$util" -v n="$NCPU" -v t="$tps" \
@@ -113,7 +116,8 @@ rr_run()
 }
 
 # results.tsv rows from the xdp modes' own counters over a cell: frames
-# held on the old path (the in-order rule at work) and cpumap ring drops
+# held on the old path (the in-order rule at work), cpumap ring drops,
+# and how long the cpumap kthreads waited for their CPU per run
 xdp_rows()
 {
 	local d
@@ -128,6 +132,8 @@ xdp_rows()
 		held) tsv "$W" "$1" "$M" "$R" held_frames "${kv#*=}" count ;;
 		ringdrop) tsv "$W" "$1" "$M" "$R" drops_cpumap "${kv#*=}" count ;;
 		seen) tsv "$W" "$1" "$M" "$R" frames_seen "${kv#*=}" count ;;
+		kwait) [ "${kv#*=}" = - ] ||
+			tsv "$W" "$1" "$M" "$R" kthread_wait_us "${kv#*=}" us ;;
 		esac
 	done
 }

@@ -261,7 +261,9 @@ xdp_snap() { ctl -j stats "$A" > "$1" 2>/dev/null || : > "$1"; }
 # Two xdp_snap files -> "seen= redir= local= held= ringdrop= rerr=
 # kwait=": kwait is the microseconds the cpumap kthreads waited for their
 # CPU per run over the cell (the kernel's schedstat, summed over the
-# CPUs; "-" when rfsd had no figure at either end, or no kthread ran)
+# CPUs; "-" when rfsd had no figure at the end, or no kthread ran).  A
+# kthread without a figure at the start had not run yet (rfsd learns its
+# PID from its first batch): all of its count is the cell's.
 xdp_delta()
 {
 	python3 - "$1" "$2" <<'PY' 2>/dev/null || echo "xdperr=1"
@@ -270,7 +272,7 @@ a, b = (json.load(open(f))['total'] for f in sys.argv[1:3])
 d = {k: b.get(k, 0) - a.get(k, 0) for k in b}
 runs = d.get('kthread_runs', 0)
 kwait = ('%.1f' % (d['kthread_wait_ns'] / runs / 1e3)
-         if 'kthread_runs' in a and runs > 0 and d['kthread_wait_ns'] >= 0
+         if 'kthread_runs' in b and runs > 0 and d['kthread_wait_ns'] >= 0
          else '-')
 print('seen=%d redir=%d local=%d held=%d ringdrop=%d rerr=%d kwait=%s' % (
     d['seen'], d['steered'] - d.get('local', 0), d.get('local', 0),
@@ -335,8 +337,9 @@ workload()
 	[ "$M" = cpumap ] && cpumap_target "$WCPU"
 	repin_servers ||
 		warn "round $R $M $W: a CPU went offline or a server lost its pin before the cell; pinned again"
-	# the datapath's own counters, in the modes that run rfsd attached
-	case $M in xdp|xdp-fifo|xdp-batch) xsnap=1 ;; *) xsnap= ;; esac
+	# the datapath's own counters, in every mode that runs rfsd attached
+	# (xdp_rows takes the same ones)
+	case $M in xdp*) xsnap=1 ;; *) xsnap= ;; esac
 	[ -n "$xsnap" ] && xdp_snap "$WORK/x0.json"
 	counters > "$WORK/c0"
 	case $W in

@@ -145,8 +145,8 @@
 #             transaction of a one-connection ping-pong across CPUs
 #             waits for a halted vCPU to wake: p50 round trip ~65 us
 #             against ~9 us with 200000, in every mode
-#   --hog: a CPU-bound task (a shell busy loop, nice 0) pinned to CPU
-#             $SRV_CPU, the server's, for every round: a server whose
+#   --hog: a CPU-bound task (a shell busy loop, nice 0) pinned to the
+#             server's CPU (1), for every round: a server whose
 #             request threads share their CPU with computation, where
 #             how soon a woken receive path gets the CPU decides the
 #             round trip (the cpumap kthread is a task; softirq is not)

@@ -5,12 +5,14 @@
  * and then any others, so a newer rfsd's additions still show.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ctl_client.h"
 #include "rfs_prom.h"
 #include "rfsctl.h"
+#include "top_rates.h"
 
 const struct rfs_opt status_opts[] = { END_OPTIONS };
 const struct none_cfg status_defaults;
@@ -291,14 +293,15 @@ static void stats_locality(struct rfs_table *t, struct json_object *total,
  * was made: what frames steered there waited for other tasks. */
 static void stats_kwait_cell(struct rfs_table *t, struct json_object *o)
 {
-	__u64 runs = stats_u64(o, "kthread_runs");
-	struct json_object *v;
+	double us = NAN;
 
-	if (runs && json_object_object_get_ex(o, "kthread_wait_ns", &v))
-		rfs_table_addf(t, "%.1f us",
-			       (double)stats_u64(o, "kthread_wait_ns") / runs / 1e3);
-	else
+	if (json_object_object_get_ex(o, "kthread_wait_ns", NULL))
+		us = rfs_top_kwait_us(stats_u64(o, "kthread_wait_ns"),
+				      stats_u64(o, "kthread_runs"));
+	if (isnan(us))
 		rfs_table_add(t, "-");
+	else
+		rfs_table_addf(t, "%.1f us", us);
 }
 
 static void stats_kwait(struct rfs_table *t, struct json_object *total,

@@ -2,8 +2,6 @@
 /*
  * Warn when a CPU's cpumap kthread waits long for its CPU (kwait.h).
  */
-#include <stdlib.h>
-
 #include "kwait.h"
 #include "log.h"
 
@@ -48,17 +46,10 @@ static void kwait_look(struct rfsd_kwaits *w, const struct rfsd_kscheds *k,
 void rfsd_kwait_tick(struct rfsd_kwaits *w, const struct rfsd_kscheds *k)
 {
 	int n = rfs_dp_nr_cpus(k->dp), cpu;
-	struct rfs_cpu_queue *q;
 
 	if (++w->ticks % RFSD_KWAIT_WINDOW)
 		return;
-	if (n > RFS_MAX_CPUS)
-		n = RFS_MAX_CPUS;
-	q = calloc(n, sizeof(*q));
-	if (!q)
-		return;
-	if (!rfs_dp_read_queues(k->dp, q))
-		for (cpu = 0; cpu < n; cpu++)
-			kwait_look(w, k, cpu, q[cpu].kthread_pid);
-	free(q);
+	/* the PIDs rfsd_ksched_tick() just read from the datapath */
+	for (cpu = 0; cpu < n && cpu < RFS_MAX_CPUS; cpu++)
+		kwait_look(w, k, cpu, k->cpu[cpu].pid);
 }

@@ -60,7 +60,8 @@ static inline bool rfsd_kwait_excess(const struct rfsd_kwait_cpu *c,
 	return *per_run >= RFSD_KWAIT_WARN_NS;
 }
 
-/* Once a second, from rfsd's timer, after rfsd_ksched_tick(). */
+/* Once a second, from rfsd's timer, right after rfsd_ksched_tick(),
+ * whose PIDs (k->cpu[].pid) it reads. */
 void rfsd_kwait_tick(struct rfsd_kwaits *w, const struct rfsd_kscheds *k);
 
 #endif /* RFSD_KWAIT_H */

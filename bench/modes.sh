@@ -67,11 +67,13 @@ xdp_check()
 }
 
 # Mode $1's cpumap_kthread_sched and the policy rfsd then reports on a
-# kthread, as "VALUE|POLICY"; nothing for a mode that leaves the key out
+# kthread, as "VALUE|POLICY" (VALUE empty: the key left out; POLICY null:
+# rfsd left the kthread alone)
 mode_ksched()
 {
 	case $1 in
-	xdp-fifo) echo "fifo:1|SCHED_FIFO 1" ;;
+	xdp) echo "|SCHED_FIFO 1" ;;
+	xdp-kernel) echo "kernel|null" ;;
 	xdp-batch) echo "batch:0|SCHED_BATCH nice 0" ;;
 	esac
 }
@@ -104,12 +106,12 @@ mode_on()
 		lab_set "$SFE_FILE" 32768
 		[ "$1" = rfs ] || pass_attach
 		;;
-	xdp|xdp-fifo|xdp-batch)
+	xdp|xdp-kernel|xdp-batch)
 		# never the host's /etc/rfs/rfsd.conf; and stopping rfsd
 		# between cells must take xdp-rfs off the link
 		conf=$'[global]\ndetach_on_exit = yes\n'
 		ks=$(mode_ksched "$1")
-		[ -z "$ks" ] || conf+="cpumap_kthread_sched = ${ks%%|*}"$'\n'
+		[ -z "${ks%%|*}" ] || conf+="cpumap_kthread_sched = ${ks%%|*}"$'\n'
 		rfsd_start "$conf"
 		ctl attach "$A" >/dev/null || die "rfsctl attach $A failed"
 		xdp_check false
@@ -135,7 +137,7 @@ mode_off()
 		pass_detach
 		lab_restore_rps
 		;;
-	xdp|xdp-noguard|xdp-fifo|xdp-batch)
+	xdp|xdp-noguard|xdp-kernel|xdp-batch)
 		# rfsd sets the policy within a second of a kthread's first
 		# batch: the server's CPU must have got it during the cell
 		ks=$(mode_ksched "$1")
@@ -191,8 +193,8 @@ applies()
 		case $1:$2 in
 		cpumap:order-bulk|pass:order-bulk) return 0 ;;
 		rfs-pass:rr-many|rfs-pass:rpc) return 0 ;;
-		xdp-fifo:rr-many|xdp-fifo:rpc) return 0 ;;
-		xdp-fifo:*) return 1 ;;
+		xdp-kernel:rr-many|xdp-kernel:rpc) return 0 ;;
+		xdp-kernel:*) return 1 ;;
 		xdp-batch:*) return 0 ;;
 		cpumap:*|pass:*|rfs-pass:*|sock:*) return 1 ;;
 		*) return 0 ;;
@@ -210,8 +212,8 @@ applies()
 	rps:rr|rps:multi) return 0 ;;
 	rps:*) return 1 ;;
 	xdp-noguard:*) return 1 ;;
-	xdp-fifo:rr|xdp-fifo:bulk) return 0 ;;
-	xdp-fifo:*) return 1 ;;
+	xdp-kernel:rr|xdp-kernel:bulk) return 0 ;;
+	xdp-kernel:*) return 1 ;;
 	xdp-batch:rr|xdp-batch:bulk) return 0 ;;
 	xdp-batch:*) return 1 ;;
 	esac

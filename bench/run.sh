@@ -28,15 +28,15 @@
 #   rps   rps_cpus = every CPU
 #   rfs   rps_cpus = every CPU, rps_flow_cnt 4096 on the queue and
 #         net.core.rps_sock_flow_entries 32768 (put back afterwards)
-#   xdp   rfsd (own pin dir and socket) + rfsctl attach rfsA$$
+#   xdp   rfsd (own pin dir and socket) + rfsctl attach rfsA$$, its
+#         cpumap kthreads SCHED_FIFO 1 (rfsd's default)
 #   xdp-batch  xdp with cpumap_kthread_sched = batch:0 (rfsd.conf): the
 #         cpumap kthreads SCHED_BATCH, whose wake-ups do not preempt the
 #         server (every workload but rr-local, bulk-local and multi)
-#   xdp-fifo  diagnostic, only when --modes names it (rr-many, rpc, rr,
-#         bulk): xdp with
-#         cpumap_kthread_sched = fifo:1 (rfsd.conf): what running the
-#         cpumap kthreads SCHED_FIFO does to request/response, where each
-#         batch of requests wakes the server CPU's kthread
+#   xdp-kernel  diagnostic, only when --modes names it (rr-many, rpc,
+#         rr, bulk): xdp with cpumap_kthread_sched = kernel (rfsd.conf):
+#         the cpumap kthreads as the kernel makes them, SCHED_OTHER nice
+#         0 (rfsd's default before 2026-12-05)
 #   xdp-noguard  the same with the in-order rule off: rfsd --unsafe-noguard
 #         attaching rfsA$$ from a config with noguard = yes (rfsd(8)).
 #         What the rule buys, in the ordering A/B; never a production mode
@@ -128,9 +128,9 @@
 # Usage: bench/run.sh [--quick] [--rounds N] [--seconds S] [--bulk-seconds S]
 #                     [--modes LIST] [--workloads LIST] [--no-multi]
 #                     [--no-cost] [--no-profile] [--no-nic] [--idle-poll NS]
-#                     [--hog] [--out DIR]
+#                     [--hog] [--rr-seconds S] [--rr-cells LIST] [--out DIR]
 #   default:  --rounds 3 --seconds 2 --bulk-seconds 3, every mode but
-#             xdp-fifo and every workload but multi, each mode on the
+#             xdp-kernel and every workload but multi, each mode on the
 #             workloads it applies to; rr-many 1.5 s per cell (N = 1 16 64 256, 1 and 1024 B),
 #             rpc 3 s, order-* 2 s (16 UDP flows); the sockperf/iperf3
 #             workloads (rr rr-local bulk bulk-local) in rounds 1-2 only
@@ -150,6 +150,10 @@
 #             request threads share their CPU with computation, where
 #             how soon a woken receive path gets the CPU decides the
 #             round trip (the cpumap kthread is a task; softirq is not)
+#   --rr-seconds S, --rr-cells N:BYTES,...: rr-many's seconds per cell
+#             and its cells (default 1.5 and 1:1,16:1,64:1,256:1,1:1024,
+#             16:1024,64:1024,256:1024); longer cells of many connections
+#             show rare stalls (bench/results/2026-12-05/kthread-default)
 # Results in OUT (default build/bench): results.tsv (one row per figure:
 # workload param mode round metric value unit, bench/README.md),
 # meta.txt (commit, kernel, CPUs, date, command line), results.txt (the
@@ -168,7 +172,7 @@ TOOLS=$BUILD/tests
 OUT=$BUILD/bench
 CMDLINE="${QUICK:+QUICK=$QUICK }$0 $*"
 
-ALL_MODES="base rps rfs xdp xdp-batch xdp-fifo xdp-noguard cpumap pass rfs-pass sock"
+ALL_MODES="base rps rfs xdp xdp-batch xdp-kernel xdp-noguard cpumap pass rfs-pass sock"
 ALL_WORKLOADS="rr-many rpc order-bulk order-udp rr rr-local multi bulk bulk-local"
 NEW_WORKLOADS="rr-many rpc order-bulk order-udp"
 ROUNDS=3
@@ -187,7 +191,7 @@ HOP_MS=20		# the receivers' CPU hops
 UDP_FLOWS=16
 UDP_PPS=2000
 COST_RUNS=7
-MODES=${ALL_MODES/ xdp-fifo/}	# xdp-fifo only when --modes names it
+MODES=${ALL_MODES/ xdp-kernel/}	# xdp-kernel only when --modes names it
 WORKLOADS="rr-many rpc order-bulk order-udp rr rr-local bulk bulk-local"
 DO_COST=1
 DO_PROFILE=1
@@ -226,7 +230,7 @@ esac
 
 while [ $# -gt 0 ]; do
 	case $1 in
-	--rounds|--seconds|--bulk-seconds|--modes|--workloads|--out|--idle-poll)
+	--rounds|--seconds|--bulk-seconds|--modes|--workloads|--out|--idle-poll|--rr-seconds|--rr-cells)
 		[ $# -ge 2 ] || { echo "bench: $1 needs a value" >&2; usage; } ;;
 	esac
 	case $1 in
@@ -243,6 +247,8 @@ while [ $# -gt 0 ]; do
 	--out) OUT=$2; shift ;;
 	--idle-poll) IDLE_POLL=$2; shift ;;
 	--hog) HOG=1 ;;
+	--rr-seconds) RR_SECS=$2; shift ;;
+	--rr-cells) RR_CELLS=${2//,/ }; shift ;;
 	-h|--help) usage 0 ;;
 	*) echo "bench: unknown option '$1'" >&2; usage ;;
 	esac
@@ -255,6 +261,7 @@ ARGS="--rounds $ROUNDS --seconds $SECS --bulk-seconds $BULK_SECS --modes '$MODES
 [ -n "$DO_PROFILE" ] || ARGS+=" --no-profile"
 [ -z "$IDLE_POLL" ] || ARGS+=" --idle-poll $IDLE_POLL"
 [ -z "$HOG" ] || ARGS+=" --hog"
+ARGS+=" --rr-seconds $RR_SECS --rr-cells '$(echo $RR_CELLS)'"
 
 # the lab: names carry this PID (LAB_ID is not exported: bench/nic.sh
 # makes its own)

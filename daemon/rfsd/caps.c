@@ -2,7 +2,7 @@
 /*
  * Least privilege.  rfsd needs root's capabilities only for what it does
  * with BPF, links and the control socket, and it does those all the time
- * (rfsctl attach loads and attaches, SIGHUP re-chowns the socket), so the
+ * (rfsctl attach loads and attaches, SIGHUP re-reads the config), so the
  * set it keeps is the same after start as during it:
  *
  *   CAP_BPF        programs, maps, pins
@@ -14,12 +14,12 @@
  *                  namespace: without it the kernel allows the open only
  *                  to a caller whose capabilities cover the holder's
  *                  (cap_ptrace_access_check), and root's are all of them
- *   CAP_CHOWN      the control socket's group
- *   CAP_SYS_NICE   only when the config asks for a cpumap_kthread_sched
- *                  policy: any change to a kernel thread needs it, whose
- *                  capabilities are not a subset of ours (cap_safe_nice),
- *                  a lower priority too (ksched.c); dropped otherwise, so
- *                  a SIGHUP that adds the key needs a restart
+ *   CAP_SYS_NICE   unless cpumap_kthread_sched = kernel: the policy of
+ *                  the cpumap kthreads (SCHED_FIFO 1 by default); any
+ *                  change to a kernel thread needs it, whose capabilities
+ *                  are not a subset of ours (cap_safe_nice), a lower
+ *                  priority too (ksched.c); dropped with kernel, so a
+ *                  SIGHUP that then asks for a policy needs a restart
  *
  * It drops the rest once the datapath is loaded: CAP_SYS_RESOURCE (the
  * RLIMIT_MEMLOCK bump libbpf does at the first load on kernels before
@@ -58,7 +58,6 @@ static const struct {
 	{ CAP_NET_ADMIN, "cap_net_admin" },
 	{ CAP_SYS_ADMIN, "cap_sys_admin" },
 	{ CAP_SYS_PTRACE, "cap_sys_ptrace" },
-	{ CAP_CHOWN, "cap_chown" },
 	{ CAP_SYS_NICE, "cap_sys_nice" },	/* if keep_nice */
 };
 

@@ -11,9 +11,8 @@
 
 /*
  * Drop every capability but CAP_BPF, CAP_PERFMON, CAP_NET_ADMIN,
- * CAP_SYS_ADMIN, CAP_SYS_PTRACE, CAP_CHOWN and, if keep_nice (the config
- * asks for a cpumap_kthread_sched policy), CAP_SYS_NICE from the
- * bounding set (when it may: that
+ * CAP_SYS_ADMIN, CAP_SYS_PTRACE and, if keep_nice (cpumap_kthread_sched
+ * is not kernel), CAP_SYS_NICE from the bounding set (when it may: that
  * takes CAP_SETPCAP), the ambient and inheritable sets, and the permitted
  * and effective ones.  The names of those it kept go in kept
  * ("cap_bpf,..."), how many it dropped from the effective set in

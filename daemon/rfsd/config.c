@@ -254,14 +254,18 @@ static const struct ksched_form *ksched_form_of(const char *v)
 int rfsd_ksched_parse(const char *v, struct rfsd_ksched *out)
 {
 	const struct ksched_form *f = ksched_form_of(v);
-	struct rfsd_ksched k = { .kind = RFSD_KSCHED_DEFAULT };
+	struct rfsd_ksched k = { .kind = RFSD_KSCHED_KERNEL };
 	const char *num;
 	bool neg = false;
 	__u32 n = 0;
 	int e, lo, hi;
 
-	if (!strcmp(v, "default")) {
+	if (!strcmp(v, "kernel")) {
 		*out = k;
+		return 0;
+	}
+	if (!strcmp(v, "default")) {
+		*out = RFSD_KSCHED_DEFAULT;
 		return 0;
 	}
 	if (!f)
@@ -301,7 +305,7 @@ void rfsd_ksched_name(const struct rfsd_ksched *k, char *buf, size_t len)
 		snprintf(buf, len, "batch:%d", k->prio);
 		break;
 	default:
-		snprintf(buf, len, "default");
+		snprintf(buf, len, "kernel");
 		break;
 	}
 }
@@ -325,7 +329,7 @@ static void set_ksched(struct rfsd_parse *p, const char *key, const char *v)
 				   v, strchr(v, ':') + 1, range);
 	} else if (e) {
 		parse_fail(p, EINVAL,
-			   "%s '%s' is not default, nice:N (-20..19), batch:N (-20..19) or fifo:N (1..99)",
+			   "%s '%s' is not default (fifo:1), kernel, nice:N (-20..19), batch:N (-20..19) or fifo:N (1..99)",
 			   key, v);
 	}
 }
@@ -438,13 +442,20 @@ static int config_handler(void *user, const char *section, const char *name,
 	return 1;
 }
 
+/* What a config without the key says: zero, but for the kthread policy */
+static void config_defaults(struct rfsd_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->ksched = RFSD_KSCHED_DEFAULT;
+}
+
 int rfsd_config_load(const char *path, bool must_exist,
 		     struct rfsd_config *cfg, char *err)
 {
 	FILE *f;
 	int ret;
 
-	memset(cfg, 0, sizeof(*cfg));
+	config_defaults(cfg);
 	err[0] = '\0';
 	f = fopen(path, "re");
 	if (!f) {
@@ -469,7 +480,7 @@ int rfsd_config_parse(FILE *f, const char *path, struct rfsd_config *cfg,
 	};
 	int ret;
 
-	memset(cfg, 0, sizeof(*cfg));
+	config_defaults(cfg);
 	err[0] = '\0';
 	ret = ini_parse_stream(config_reader, &p, config_handler, &p);
 	if (ferror(p.f) && !p.err) {

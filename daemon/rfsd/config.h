@@ -47,9 +47,13 @@ struct rfsd_iface_cfg {
 };
 
 /* cpumap_kthread_sched: what rfsd does to the scheduling of its cpumap
- * kthreads (ksched.c).  default leaves them as the kernel made them. */
+ * kthreads (ksched.c).  kernel leaves them as the kernel made them
+ * (SCHED_OTHER, nice 0), which EEVDF can keep off their CPU for hundreds
+ * of milliseconds while tasks there wake each other (README, Known
+ * limits); so the default is SCHED_FIFO 1, which preempts tasks the way
+ * kernel RFS's softirq does. */
 enum rfsd_ksched_kind {
-	RFSD_KSCHED_DEFAULT,
+	RFSD_KSCHED_KERNEL,
 	RFSD_KSCHED_NICE,		/* SCHED_OTHER at nice prio */
 	RFSD_KSCHED_FIFO,		/* SCHED_FIFO at rt priority prio */
 	RFSD_KSCHED_BATCH,		/* SCHED_BATCH at nice prio */
@@ -59,6 +63,9 @@ enum rfsd_ksched_kind {
 #define RFSD_KSCHED_NICE_MAX	19
 #define RFSD_KSCHED_FIFO_MIN	1
 #define RFSD_KSCHED_FIFO_MAX	99
+/* without the key, and for "default" */
+#define RFSD_KSCHED_DEFAULT \
+	((struct rfsd_ksched){ .kind = RFSD_KSCHED_FIFO, .prio = 1 })
 
 struct rfsd_ksched {
 	enum rfsd_ksched_kind kind;
@@ -99,11 +106,11 @@ void rfsd_config_free(struct rfsd_config *cfg);
  * and rfsd was not started with --unsafe-noguard (path names the file). */
 int rfsd_config_check_noguard(const struct rfsd_config *cfg, const char *path,
 			      bool unsafe_noguard, char *err);
-/* A cpumap_kthread_sched value: "default", "nice:N" (-20..19) or "fifo:N"
- * (1..99).  0; -EINVAL if it is none of those forms or N is not a number
+/* A cpumap_kthread_sched value: "default" (RFSD_KSCHED_DEFAULT), "kernel",
+ * "nice:N" or "batch:N" (-20..19), or "fifo:N" (1..99).  0; -EINVAL if it is none of those forms or N is not a number
  * (an optional '-' on nice, then digits), -ERANGE if N is out of range. */
 int rfsd_ksched_parse(const char *v, struct rfsd_ksched *out);
-/* The value back as the config spells it: "default", "nice:-5", "fifo:1". */
+/* The value back as the config spells it: "kernel", "nice:-5", "fifo:1". */
 void rfsd_ksched_name(const struct rfsd_ksched *k, char *buf, size_t len);
 const struct rfsd_iface_cfg *rfsd_config_iface(const struct rfsd_config *cfg,
 					       const char *name);

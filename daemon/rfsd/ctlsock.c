@@ -59,8 +59,8 @@ static int probe_stale(const char *path, const struct sockaddr_un *sa)
 	return 0;
 }
 
-int rfsd_ctlsock_bind(struct rfsd_ctlsock *cs, const char *path,
-		      bool have_group, gid_t group, char *err, size_t len)
+int rfsd_ctlsock_bind(struct rfsd_ctlsock *cs, const char *path, char *err,
+		      size_t len)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	struct stat st;
@@ -94,8 +94,10 @@ int rfsd_ctlsock_bind(struct rfsd_ctlsock *cs, const char *path,
 		snprintf(err, len, "can't create control socket: %s", strerror(-e));
 		return e;
 	}
-	/* 0660 from the start: no window where anyone may connect */
-	old = umask(0117);
+	/* 0666 from the start, never wider: who may use it is decided at
+	 * accept from the kernel's credentials of the peer (peercred.c),
+	 * so the file needs no group and rfsd no CAP_CHOWN (ctlsock.h) */
+	old = umask(0111);
 	e = bind(fd, (struct sockaddr *)&sa, sizeof(sa)) ? -errno : 0;
 	umask(old);
 	if (e) {
@@ -109,12 +111,9 @@ int rfsd_ctlsock_bind(struct rfsd_ctlsock *cs, const char *path,
 		cs->dev = st.st_dev;
 		cs->ino = st.st_ino;
 	}
-	if (chmod(path, 0660))
+	if (chmod(path, 0666))
 		pr_warn("can't set mode of control socket '%s': %s\n", path,
 			strerror(errno));
-	if (have_group && chown(path, 0, group))
-		pr_warn("can't give control socket '%s' to group %s: %s\n",
-			path, RFS_CTL_GROUP, strerror(errno));
 	return fd;
 }
 

@@ -128,9 +128,9 @@ static void apply(struct rfsd_kscheds *k, int cpu, __u32 pid)
 	bool reset = false;
 	int e;
 
-	if (p.kind == RFSD_KSCHED_DEFAULT) {
-		/* leave alone what rfsd never touched; put back what it
-		 * did, on this same kthread */
+	if (p.kind == RFSD_KSCHED_KERNEL) {
+		/* kernel: leave alone what rfsd never touched; put back
+		 * what it did, on this same kthread */
 		if (!c->applied || c->done_pid != pid) {
 			c->applied = false;
 			c->err[0] = '\0';
@@ -146,7 +146,7 @@ static void apply(struct rfsd_kscheds *k, int cpu, __u32 pid)
 		e = set_policy(pid, &p);
 	if (!e) {
 		pr_info("cpu %d: cpumap kthread pid %u -> %s%s\n", cpu, pid,
-			name, reset ? " (cpumap_kthread_sched removed)" : "");
+			name, reset ? " (cpumap_kthread_sched = kernel)" : "");
 		c->applied = !reset;
 		c->policy = p;
 		c->err[0] = '\0';
@@ -158,7 +158,7 @@ static void apply(struct rfsd_kscheds *k, int cpu, __u32 pid)
 	else
 		snprintf(c->err, sizeof(c->err), "%s%s", strerror(-e),
 			 e == -EPERM && !k->can_nice ?
-			 " (rfsd keeps CAP_SYS_NICE only if started with cpumap_kthread_sched set: restart it)" :
+			 " (rfsd drops CAP_SYS_NICE when started with cpumap_kthread_sched = kernel: restart it)" :
 			 "");
 	/* said once: the next try is at the next change.  In a PID
 	 * namespace other than the host's (a container) no kthread is

@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * cpumap_kthread_sched: the scheduling policy of the datapath's cpumap
- * kthreads.  They are ordinary SCHED_OTHER threads, so on a CPU saturated
- * by tasks the frames in that CPU's cpumap ring wait for the scheduler,
- * where kernel RFS would run them in softirq.  An operator may ask for a
- * lower nice or SCHED_FIFO instead (README, Known limits), or SCHED_BATCH:
- * a batch task's wake-up does not preempt the running task, so a server
- * is not interrupted (a reschedule IPI and a switch) at every flush into
- * its CPU's ring; the kthread runs when the server blocks or its slice
- * ends (README, "When it pays").
+ * kthreads.  The kernel makes them ordinary SCHED_OTHER threads, so the
+ * frames in a CPU's cpumap ring wait for the scheduler, where kernel RFS
+ * would run them in softirq before any task; and EEVDF has kept a woken
+ * one off its CPU for over 200 ms while two tasks there woke each other,
+ * holding its flows that long (spurious retransmits; README, Known
+ * limits).  So rfsd makes them SCHED_FIFO 1 by default.  An operator may
+ * ask for another priority, a nice, SCHED_BATCH (a batch task's wake-up
+ * does not preempt the running task: no reschedule IPI and switch at
+ * every flush into a server's CPU, for CPUs with time to spare; README,
+ * "When it pays"), or kernel: leave them as the kernel made them.
  *
  * The datapath records each kthread's PID (rfs_cpu_queue.kthread_pid,
  * written by its first batch, bpf/rfs_gro.bpf.c); rfsd_ksched_tick(),
@@ -47,9 +49,9 @@ struct rfsd_kscheds {
 
 void rfsd_ksched_init(struct rfsd_kscheds *k, struct rfs_dp *dp,
 		      const struct rfsd_ksched *want, bool can_nice);
-/* A reload: the kthreads get the new policy at the next tick; a return to
- * default sets those rfsd changed back to SCHED_OTHER, nice 0 (what the
- * kernel creates them with), and leaves them alone from then on. */
+/* A reload: the kthreads get the new policy at the next tick; kernel sets
+ * those rfsd changed back to SCHED_OTHER, nice 0 (what the kernel creates
+ * them with), and leaves them alone from then on. */
 void rfsd_ksched_set(struct rfsd_kscheds *k, const struct rfsd_ksched *want);
 void rfsd_ksched_tick(struct rfsd_kscheds *k);
 /* How long CPU cpu's cpumap kthread (pid, as the datapath recorded it)

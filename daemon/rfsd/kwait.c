@@ -12,9 +12,9 @@ static const char *kwait_hint(const struct rfsd_ksched *want)
 	case RFSD_KSCHED_FIFO:
 		return "it is SCHED_FIFO already: real-time tasks or interrupts hold that CPU";
 	case RFSD_KSCHED_BATCH:
-		return "cpumap_kthread_sched = batch never preempts the task running there; fifo:1 does (rfsd(8))";
+		return "cpumap_kthread_sched = batch never preempts the task running there; fifo:1 (the default) does (rfsd(8))";
 	default:
-		return "cpumap_kthread_sched = fifo:1 lets it preempt them (rfsd(8))";
+		return "cpumap_kthread_sched = fifo:1 (the default) lets it preempt them (rfsd(8))";
 	}
 }
 

@@ -491,7 +491,7 @@ int main(int argc, char **argv)
 	rfsd_ifaces_start(&d.ifaces);
 	/* loaded and attached: from here on only what attach on request,
 	 * reload and the netns-move path need (caps.c) */
-	keep_nice = d.cfg.ksched.kind != RFSD_KSCHED_DEFAULT;
+	keep_nice = d.cfg.ksched.kind != RFSD_KSCHED_KERNEL;
 	e = rfsd_caps_drop(keep_nice, caps, sizeof(caps), &ncaps);
 	if (e)
 		pr_warn("can't drop capabilities: %s; running with more than it needs\n",

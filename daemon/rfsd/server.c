@@ -104,8 +104,7 @@ int rfsd_server_bind(struct rfsd_server **out, struct rfsd_loop *loop,
 	s->loop = loop;
 	s->dispatch = *dispatch;
 	rfsd_server_reload_group(s);
-	s->lw.fd = rfsd_ctlsock_bind(&s->file, path, s->have_group, s->group,
-				     err, len);
+	s->lw.fd = rfsd_ctlsock_bind(&s->file, path, err, len);
 	if (s->lw.fd < 0) {
 		e = s->lw.fd;
 		free(s);

@@ -48,8 +48,8 @@ struct rfsd_dispatch {
 	void (*client_gone)(struct rfsd_cmd_ctx *ctx, struct rfsd_client *c);
 };
 
-/* Claim path (bind, mode 0660, group rfs if it exists); clients can't
- * connect until rfsd_server_listen(). */
+/* Claim path (bind, mode 0666: peers are checked at accept); clients
+ * can't connect until rfsd_server_listen(). */
 int rfsd_server_bind(struct rfsd_server **s, struct rfsd_loop *loop,
 		     const struct rfsd_dispatch *dispatch, const char *path,
 		     char *err, size_t len);

@@ -151,12 +151,19 @@ test_unit_hardening()
 	# needs no AmbientCapabilities to keep them
 	line=$(grep -E '^CapabilityBoundingSet=' "$UNIT" | tail -n 1)
 	[[ $(tr ' ' '\n' <<<"${line#*=}" | sort | tr '\n' ' ') == \
-	   "CAP_BPF CAP_CHOWN CAP_NET_ADMIN CAP_PERFMON CAP_SYS_ADMIN CAP_SYS_PTRACE " ]] ||
+	   "CAP_BPF CAP_NET_ADMIN CAP_PERFMON CAP_SYS_ADMIN CAP_SYS_NICE CAP_SYS_PTRACE " ]] ||
 		fail "CapabilityBoundingSet= is '${line#*=}', not the six rfsd keeps"
-	for cap in CAP_BPF CAP_NET_ADMIN CAP_PERFMON CAP_SYS_ADMIN CAP_SYS_PTRACE CAP_CHOWN; do
+	for cap in CAP_BPF CAP_NET_ADMIN CAP_PERFMON CAP_SYS_ADMIN CAP_SYS_PTRACE CAP_SYS_NICE; do
 		grep -q "{ $cap," "$ROOT/daemon/rfsd/caps.c" ||
 			fail "$cap is in the unit but not kept by daemon/rfsd/caps.c"
 	done
+	# the default kthread policy (SCHED_FIFO 1, daemon/rfsd/ksched.c):
+	# RestrictRealtime's filter would refuse it for any target, and the
+	# two calls must be allowed after the denial of @resources
+	expect_directive RestrictRealtime no
+	line=$(grep -E '^SystemCallFilter=' "$UNIT" | tail -n 1)
+	[[ ${line#*=} == "sched_setscheduler setpriority" ]] ||
+		fail "the last SystemCallFilter= must allow sched_setscheduler setpriority, is '${line#*=}'"
 	expect_directive ProtectControlGroups yes
 	expect_directive RestrictNamespaces net
 	# the first SystemCallFilter= makes it an allow list

@@ -223,11 +223,11 @@ static void rfs_test_other_errors(void **state)
 		{ "[global]\nnoguard = yes\n",
 		  "2': unknown key 'noguard' in [global]" },
 		{ "[global]\ncpumap_kthread_sched = rr:1\n",
-		  "2': cpumap_kthread_sched 'rr:1' is not default, nice:N (-20..19), batch:N (-20..19) or fifo:N (1..99)" },
+		  "2': cpumap_kthread_sched 'rr:1' is not default (fifo:1), kernel, nice:N (-20..19), batch:N (-20..19) or fifo:N (1..99)" },
 		{ "[global]\ncpumap_kthread_sched = batch\n",
-		  "2': cpumap_kthread_sched 'batch' is not default, nice:N" },
+		  "2': cpumap_kthread_sched 'batch' is not default (fifo:1), kernel, nice:N" },
 		{ "[global]\ncpumap_kthread_sched = FIFO:1\n",
-		  "2': cpumap_kthread_sched 'FIFO:1' is not default, nice:N" },
+		  "2': cpumap_kthread_sched 'FIFO:1' is not default (fifo:1), kernel, nice:N" },
 		{ "[global]\ncpumap_kthread_sched = fifo:1\ncpumap_kthread_sched = nice:0\n",
 		  "3': 'cpumap_kthread_sched' set twice" },
 	};
@@ -277,7 +277,8 @@ static void rfs_test_noguard(void **state)
 }
 
 /* cpumap_kthread_sched: every form and both ends of each range, and the
- * default when the key is absent (rfsd then leaves the kthreads alone). */
+ * default, SCHED_FIFO 1, when the key is absent or says default; also
+ * without a config file at all. */
 static void rfs_test_ksched(void **state)
 {
 	static const struct {
@@ -285,7 +286,8 @@ static void rfs_test_ksched(void **state)
 		enum rfsd_ksched_kind kind;
 		int prio;
 	} t[] = {
-		{ "default", RFSD_KSCHED_DEFAULT, 0 },
+		{ "default", RFSD_KSCHED_FIFO, 1 },
+		{ "kernel", RFSD_KSCHED_KERNEL, 0 },
 		{ "nice:-20", RFSD_KSCHED_NICE, -20 },
 		{ "nice:-5", RFSD_KSCHED_NICE, -5 },
 		{ "nice:0", RFSD_KSCHED_NICE, 0 },
@@ -302,7 +304,13 @@ static void rfs_test_ksched(void **state)
 	unsigned int i;
 
 	assert_int_equal(rfs_test_load("[global]\nsocket = /a\n", &cfg, err), 0);
-	assert_int_equal(cfg.ksched.kind, RFSD_KSCHED_DEFAULT);
+	assert_int_equal(cfg.ksched.kind, RFSD_KSCHED_FIFO);
+	assert_int_equal(cfg.ksched.prio, 1);
+	rfsd_config_free(&cfg);
+	assert_int_equal(rfsd_config_load("/nonexistent/rfsd.conf", false, &cfg,
+					  err), 0);
+	assert_int_equal(cfg.ksched.kind, RFSD_KSCHED_FIFO);
+	assert_int_equal(cfg.ksched.prio, 1);
 	rfsd_config_free(&cfg);
 	for (i = 0; i < RFS_TEST_ARRAY_SIZE(t); i++) {
 		snprintf(text, sizeof(text),
@@ -315,7 +323,8 @@ static void rfs_test_ksched(void **state)
 		assert_int_equal(cfg.ksched.prio, t[i].prio);
 		/* the name round-trips to what was parsed */
 		rfsd_ksched_name(&cfg.ksched, name, sizeof(name));
-		if (t[i].v[5] != '0' && strcmp(t[i].v, "nice:-0"))
+		if (t[i].v[5] != '0' && strcmp(t[i].v, "nice:-0") &&
+		    strcmp(t[i].v, "default"))
 			assert_string_equal(name, t[i].v);
 		rfsd_config_free(&cfg);
 	}

@@ -56,9 +56,16 @@ int rfs_cpumap_sync(struct rfs_dp *dp, char *err)
 		if (present)
 			pr_info("CPU %u: cpumap queue remade (back online)\n", cpu);
 		rfs_cpuset_add(&dp->in_cpumap, cpu);
+		rfs_cpuset_add(&dp->new_kthreads, cpu);
 		dp->unbound.bits[cpu / 64] &= ~(1ULL << (cpu % 64));
 	}
 	return 0;
+}
+
+void rfs_dp_take_new_kthreads(struct rfs_dp *dp, struct rfs_cpuset *out)
+{
+	*out = dp->new_kthreads;
+	rfs_cpuset_zero(&dp->new_kthreads);
 }
 
 int rfs_dp_refresh_cpus(struct rfs_dp *dp, char *err)

@@ -75,6 +75,9 @@ int rfs_dp_set_sock_flow_entries(struct rfs_dp *dp, __u32 n, char *err);
 int rfs_dp_nr_cpus(const struct rfs_dp *dp);	/* possible CPUs */
 /* The cpumap's id: its kthreads are "cpumap/<cpu>/map:<id>". */
 __u32 rfs_dp_cpumap_id(const struct rfs_dp *dp);
+/* The CPUs whose cpumap entry (and kthread) was made since the last call:
+ * at load and when a CPU came back online.  Emptied by the call. */
+void rfs_dp_take_new_kthreads(struct rfs_dp *dp, struct rfs_cpuset *out);
 const char *rfs_dp_pin_dir(const struct rfs_dp *dp);
 const char *rfs_dp_cgroup(const struct rfs_dp *dp);
 enum rfs_trace_mode rfs_dp_trace_mode(const struct rfs_dp *dp);

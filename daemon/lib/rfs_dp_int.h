@@ -53,6 +53,9 @@ struct rfs_dp {
 	/* went offline since their cpumap entry was made: the kthread lost
 	 * its binding, the entry is remade once no flow is in flight there */
 	struct rfs_cpuset unbound;
+	/* entries made since rfs_dp_take_new_kthreads() last asked: each
+	 * has a new kthread, with the kernel's SCHED_OTHER */
+	struct rfs_cpuset new_kthreads;
 	/* when each CPU's cpumap kthread was first seen asleep, in a run
 	 * of sightings (0: not asleep at the last look) */
 	__u64 asleep_since_ms[RFS_MAX_CPUS];

@@ -3,6 +3,7 @@
  * cpumap_kthread_sched (ksched.h): give this datapath's cpumap kthreads
  * the scheduling policy the config asks for, whenever one appears.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <sched.h>
 #include <stdio.h>
@@ -12,6 +13,7 @@
 
 #include "ksched.h"
 #include "log.h"
+#include "parse.h"
 
 #define RFSD_PF_KTHREAD	0x00200000	/* task flags, include/linux/sched.h */
 #define RFSD_COMM_MAX	15		/* TASK_COMM_LEN - 1 */
@@ -49,29 +51,19 @@ static void policy_name(const struct rfsd_ksched *p, char *buf, size_t len)
 		snprintf(buf, len, "SCHED_OTHER nice %d", p->prio);
 }
 
-/*
- * Is pid still a kernel thread called "cpumap/<cpu>/map:<map_id>"?  A
- * kthread that went (its CPU left the cpumap, rfsd --cleanup) leaves its
- * PID in the datapath's record, and the PID may since be another task's.
- * Kernels that keep a kthread's full name show it whole in /proc; others
- * cut it to the 15 characters of a task's comm, and then what is left
- * must agree.  0, or -ESRCH with the reason in why.
- */
-static int is_cpumap_kthread(__u32 pid, int cpu, __u32 map_id, char *why,
-			     size_t len)
+/* PID's name and task flags from /proc/PID/stat: 0, or -ESRCH (gone, or
+ * not readable as expected). */
+static int read_task(__u32 pid, char *comm, size_t len, unsigned int *flags)
 {
-	char path[64], buf[512], want[64], comm[64];
-	unsigned int flags = 0;
+	char path[64], buf[512];
 	char *open, *close;
 	size_t n;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
 	f = fopen(path, "re");
-	if (!f) {
-		snprintf(why, len, "pid %u is gone", pid);
+	if (!f)
 		return -ESRCH;
-	}
 	open = fgets(buf, sizeof(buf), f);
 	fclose(f);
 	/* "pid (comm) state ppid pgrp session tty tpgid flags ...": a comm
@@ -79,14 +71,31 @@ static int is_cpumap_kthread(__u32 pid, int cpu, __u32 map_id, char *why,
 	close = open ? strrchr(buf, ')') : NULL;
 	open = open ? strchr(buf, '(') : NULL;
 	if (!open || !close || close < open ||
-	    sscanf(close + 1, " %*c %*d %*d %*d %*d %*d %u", &flags) != 1) {
-		snprintf(why, len, "can't read '%s'", path);
+	    sscanf(close + 1, " %*c %*d %*d %*d %*d %*d %u", flags) != 1)
+		return -ESRCH;
+	n = close - open - 1;
+	snprintf(comm, len, "%.*s", (int)(n < len - 1 ? n : len - 1), open + 1);
+	return 0;
+}
+
+/*
+ * Is pid still CPU cpu's kthread of cpumap map_id?  Its PID is the
+ * datapath's record, and the PID may since be another task's.  Kernels
+ * that keep a kthread's full name show it whole in /proc; others cut it
+ * to the 15 characters of a task's comm, and then what is left must
+ * agree.  0, or -ESRCH with the reason in why.
+ */
+static int is_cpumap_kthread(__u32 pid, int cpu, __u32 map_id, char *why,
+			     size_t len)
+{
+	char want[64], comm[64];
+	unsigned int flags = 0;
+	size_t n;
+
+	if (read_task(pid, comm, sizeof(comm), &flags)) {
+		snprintf(why, len, "pid %u is gone", pid);
 		return -ESRCH;
 	}
-	n = close - open - 1;
-	snprintf(comm, sizeof(comm), "%.*s", (int)(n < sizeof(comm) - 1 ?
-						   n : sizeof(comm) - 1),
-		 open + 1);
 	n = snprintf(want, sizeof(want), "cpumap/%d/map:%u", cpu, map_id);
 	if (!(flags & RFSD_PF_KTHREAD) ||
 	    (strcmp(comm, want) &&
@@ -191,7 +200,7 @@ void rfsd_ksched_tick(struct rfsd_kscheds *k)
 	}
 	for (cpu = 0; cpu < n; cpu++) {
 		struct rfsd_ksched_cpu *c = &k->cpu[cpu];
-		__u32 pid = q[cpu].kthread_pid;
+		__u32 pid = q[cpu].kthread_pid ?: c->found_pid;
 
 		c->pid = pid;
 		if (!pid || (pid == c->done_pid && k->gen == c->done_gen))
@@ -199,6 +208,44 @@ void rfsd_ksched_tick(struct rfsd_kscheds *k)
 		apply(k, cpu, pid);
 	}
 	free(q);
+}
+
+void rfsd_ksched_new_kthreads(struct rfsd_kscheds *k)
+{
+	__u32 map_id = rfs_dp_cpumap_id(k->dp), pid, id;
+	struct rfs_cpuset made;
+	unsigned int flags;
+	struct dirent *de;
+	int cpu, end, left = 0;
+	char comm[64];
+	DIR *d;
+
+	rfs_dp_take_new_kthreads(k->dp, &made);
+	for (cpu = 0; cpu < RFS_MAX_CPUS; cpu++)
+		left += rfs_cpuset_has(&made, cpu);
+	if (!left)
+		return;
+	d = opendir("/proc");
+	if (!d)
+		return;
+	while (left && (de = readdir(d))) {
+		if (rfs_parse_u32(de->d_name, &pid) || !pid ||
+		    read_task(pid, comm, sizeof(comm), &flags) ||
+		    !(flags & RFSD_PF_KTHREAD))
+			continue;
+		/* the whole name only: a cut one may be another cpumap's */
+		end = 0;
+		if (sscanf(comm, "cpumap/%d/map:%u%n", &cpu, &id, &end) != 2 ||
+		    !end || comm[end] || id != map_id || cpu < 0 ||
+		    cpu >= RFS_MAX_CPUS || !rfs_cpuset_has(&made, cpu))
+			continue;
+		k->cpu[cpu].found_pid = pid;
+		k->cpu[cpu].pid = pid;
+		apply(k, cpu, pid);
+		made.bits[cpu / 64] &= ~(1ULL << (cpu % 64));
+		left--;
+	}
+	closedir(d);
 }
 
 int rfsd_ksched_wait(const struct rfsd_kscheds *k, int cpu, __u32 pid,

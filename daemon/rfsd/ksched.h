@@ -12,13 +12,17 @@
  * every flush into a server's CPU, for CPUs with time to spare; README,
  * "When it pays"), or kernel: leave them as the kernel made them.
  *
- * The datapath records each kthread's PID (rfs_cpu_queue.kthread_pid,
- * written by its first batch, bpf/rfs_gro.bpf.c); rfsd_ksched_tick(),
- * once a second from rfsd's timer, applies the policy to a PID that
- * appeared or changed (kthreads are remade when a CPU comes online or the
- * cpumap entry is replaced), after checking in /proc/PID/stat that it is
- * still a kernel thread named for that CPU's cpumap (a PID can be
- * reused), and says so once per change.
+ * A kthread is made with its cpumap entry (at load, and when a CPU comes
+ * back online): rfsd_ksched_new_kthreads() finds it in /proc by its whole
+ * name and applies the policy before any frame reaches it, where the
+ * kernel shows whole kthread names.  Elsewhere, and for a kthread rfsd
+ * did not see made (one adopted from an earlier rfsd), the datapath's
+ * record of its PID (rfs_cpu_queue.kthread_pid, written by its first
+ * batch, bpf/rfs_gro.bpf.c) does: rfsd_ksched_tick(), once a second from
+ * rfsd's timer, applies the policy to a PID that appeared or changed.
+ * Either way rfsd first checks in /proc/PID/stat that it is a kernel
+ * thread named for that CPU's cpumap (a PID can be reused), and says so
+ * once per change.
  */
 #ifndef RFSD_KSCHED_H
 #define RFSD_KSCHED_H
@@ -32,6 +36,7 @@
 
 struct rfsd_ksched_cpu {
 	__u32 pid;		/* as the datapath last said; 0: none yet */
+	__u32 found_pid;	/* found in /proc when it was made */
 	__u32 done_pid;		/* the PID the last attempt was for */
 	__u32 done_gen;		/* and the generation of want it applied */
 	bool applied;		/* that attempt set policy */
@@ -54,6 +59,10 @@ void rfsd_ksched_init(struct rfsd_kscheds *k, struct rfs_dp *dp,
  * them with), and leaves them alone from then on. */
 void rfsd_ksched_set(struct rfsd_kscheds *k, const struct rfsd_ksched *want);
 void rfsd_ksched_tick(struct rfsd_kscheds *k);
+/* The kthreads of the cpumap entries made since the last call, found in
+ * /proc by their whole name: the policy now, not at their first batch.
+ * After loading the datapath and after each refresh of the online CPUs. */
+void rfsd_ksched_new_kthreads(struct rfsd_kscheds *k);
 /* How long CPU cpu's cpumap kthread (pid, as the datapath recorded it)
  * has waited on a run queue for its CPU, and how many times it ran: the
  * kernel's sched_info (run_delay and pcount in /proc/PID/schedstat),

@@ -253,6 +253,7 @@ static void on_timer(struct rfsd_watch *w, uint32_t ev)
 		pr_info("online CPUs refreshed again\n");
 		d->refresh_err[0] = '\0';
 	}
+	rfsd_ksched_new_kthreads(&d->ksched);	/* a CPU back online */
 	rfsd_ksched_tick(&d->ksched);
 	rfsd_kwait_tick(&d->kwait, &d->ksched);
 	update_status(d);
@@ -501,6 +502,8 @@ int main(int argc, char **argv)
 			 caps[0] ? caps : "none", ncaps);
 	rfsd_ksched_init(&d.ksched, d.dp, &d.cfg.ksched,
 			 e ? true : strstr(caps, "cap_sys_nice") != NULL);
+	/* the kthreads made at load: their policy before the first frame */
+	rfsd_ksched_new_kthreads(&d.ksched);
 	if (rfsd_server_listen(d.srv, err, sizeof(err))) {
 		pr_warn("%s\n", err);
 		goto out;

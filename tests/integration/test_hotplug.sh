@@ -8,7 +8,8 @@
 # (1 s), stays usable while a flow still has frames in flight there (its
 # cpumap kthread, unbound, drains them on another CPU), and keeps its
 # cpumap entry; when it is back the entry is remade once nothing is in
-# flight there, and then it is allowed again.
+# flight there, its new kthread made SCHED_FIFO 1 (rfsd's default policy)
+# before any frame, and then it is allowed again.
 #
 # The CPU is brought back by the EXIT trap and, in case this shell is
 # killed before it runs, by a watchdog started (setsid, its own session)
@@ -260,6 +261,10 @@ test_cpu_offline_online()
 		fail "rfsd did not log CPU $HP_CPU coming back"
 	log_wait 10 "CPU $HP_CPU: cpumap queue remade \\(back online\\)" "$l0" ||
 		fail "rfsd did not remake CPU $HP_CPU's cpumap queue"
+	# the new queue's kthread gets the default policy (SCHED_FIFO 1) as it
+	# is made, before any flow is steered back there (ksched.c)
+	log_wait 5 "cpu $HP_CPU: cpumap kthread pid [0-9]+ -> SCHED_FIFO 1" "$l0" ||
+		fail "CPU $HP_CPU's new cpumap kthread did not get SCHED_FIFO 1 before traffic: $(tail -n +"$((l0 + 1))" "$RFSD_LOG" | grep -i kthread)"
 	active_wait 5 "$(lab_online_cpus | "$LAB_PY" -c 'import sys; print([int(l) for l in sys.stdin])')" ||
 		fail "active CPUs of $LAB_A are $(active_cpus) with CPU $HP_CPU back"
 	say "rfsd: $(tail -n +"$((l0 + 1))" "$RFSD_LOG" | grep -E 'came online|active cpus|cpumap queue remade' | sed "s/^rfsd: //" | tr "\n" ";")"

@@ -19,6 +19,7 @@
 # shellcheck disable=SC2317  # the test_* functions are called by name
 ALL_TESTS="
 	test_default_then_kernel
+	test_policy_before_traffic
 	test_nice_then_fifo
 	test_batch_then_nice
 	test_kernel_leaves_alone
@@ -258,6 +259,27 @@ test_default_then_kernel()
 	expect_policy - 0 0 0
 	grep -q "cpumap kthread pid ${OURS[0]} -> SCHED_OTHER nice 0 (cpumap_kthread_sched = kernel)" \
 		"$RFSD_LOG" || fail "rfsd did not log putting pid ${OURS[0]} back"
+}
+
+# The kthreads made with rfsd's cpumap get the policy at once, found in
+# /proc by their name, not at their first batch (up to a second later,
+# as SCHED_OTHER): right after start and attach, before any traffic,
+# every one is SCHED_FIFO 1 and status names its PID.
+test_policy_before_traffic()
+{
+	local mapid st c cpu pid p got
+	setup ""
+	st=$(status_kthreads)
+	mapid=$(lab_cpumap_id)
+	for c in "${CPU_LIST[@]}"; do
+		got=$(all_cpumap_kthreads | awk -v n="cpumap/$c/map:$mapid" '$2 == n { print $1, $3, $4, $5 }')
+		say "cpu $c: pid policy rt_priority nice: $got"
+		[ "${got#* }" = "1 1 0" ] ||
+			fail "cpu $c's kthread is not SCHED_FIFO 1 before any frame: '$got'"
+		read -r cpu pid p < <(awk -v c="$c" '$1 == c' <<< "$st")
+		[ "$pid" = "${got%% *}" ] && [ "$p" = SCHED_FIFO_1 ] ||
+			fail "status says cpu $c: pid $pid, $p; /proc: $got"
+	done
 }
 
 # nice:-5, then fifo:2 by SIGHUP (CAP_SYS_NICE kept since the start).

@@ -12,7 +12,7 @@
 #                                 CPU after the reader's first recv there
 #
 #	bench/ksched.sh [--rounds N] [POLICY...]   (default: 5 rounds of
-#	                                            default nice:-10 fifo:1)
+#	                                            kernel nice:-10 fifo:1)
 #	bench/ksched.sh --summary [POLICY...]      the tables again
 #
 # Results to stdout and build/bench/ksched.txt; each run's output in
@@ -24,7 +24,7 @@ if [ "${1:-}" = --rounds ]; then
 	ROUNDS=$2
 	shift 2
 fi
-[ $# -gt 0 ] || set -- default nice:-10 fifo:1
+[ $# -gt 0 ] || set -- kernel nice:-10 fifo:1
 OUT=$TOP/build/bench
 LOGS=$OUT/ksched-logs
 mkdir -p "$LOGS"
@@ -54,7 +54,7 @@ PY
 
 if [ "${1:-}" = --summary ]; then	# again, from an earlier run's raw.txt
 	shift
-	[ $# -gt 0 ] || set -- default nice:-10 fifo:1
+	[ $# -gt 0 ] || set -- kernel nice:-10 fifo:1
 	summarize "$RAW" "$@"
 	exit
 fi

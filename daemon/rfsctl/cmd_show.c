@@ -60,7 +60,9 @@ static void kthreads_plain(struct json_object *k)
 		if (json_object_object_get_ex(e, "error", &v) && v)
 			printf(", not changed: %s\n", json_object_get_string(v));
 		else if (json_object_object_get_ex(e, "policy", &v) && v)
-			printf(", %s\n", json_object_get_string(v));
+			printf(", %s%s\n", json_object_get_string(v),
+			       json_object_object_get_ex(e, "flooded", NULL) ?
+			       " while flooded" : "");
 		else
 			printf(", left alone\n");
 	}

@@ -156,6 +156,7 @@ static void apply(struct rfsd_kscheds *k, int cpu, __u32 pid)
 	if (!e) {
 		pr_info("cpu %d: cpumap kthread pid %u -> %s%s\n", cpu, pid,
 			name, reset ? " (cpumap_kthread_sched = kernel)" : "");
+		c->flooded = false;
 		c->applied = !reset;
 		c->policy = p;
 		c->err[0] = '\0';
@@ -268,8 +269,42 @@ int rfsd_ksched_wait(const struct rfsd_kscheds *k, int cpu, __u32 pid,
 	fclose(f);
 	if (n != 3)
 		return -EIO;	/* a kernel without CONFIG_SCHED_INFO */
+	out->on_cpu_ns = on_cpu;
 	out->wait_ns = wait;
 	out->runs = runs;
+	return 0;
+}
+
+__u32 rfsd_ksched_fifo_pid(const struct rfsd_kscheds *k, int cpu)
+{
+	const struct rfsd_ksched_cpu *c = &k->cpu[cpu];
+
+	return c->applied && c->done_pid == c->pid && c->done_gen == k->gen &&
+	       k->want.kind == RFSD_KSCHED_FIFO ? c->pid : 0;
+}
+
+bool rfsd_ksched_is_flooded(const struct rfsd_kscheds *k, int cpu)
+{
+	return k->cpu[cpu].flooded;
+}
+
+int rfsd_ksched_flood(struct rfsd_kscheds *k, int cpu, bool flooded)
+{
+	struct rfsd_ksched_cpu *c = &k->cpu[cpu];
+	struct rfsd_ksched p = flooded ?
+		(struct rfsd_ksched){ .kind = RFSD_KSCHED_NICE, .prio = 0 } :
+		k->want;
+	char why[128];
+	int e;
+
+	e = is_cpumap_kthread(c->pid, cpu, rfs_dp_cpumap_id(k->dp), why,
+			      sizeof(why));
+	if (!e)
+		e = set_policy(c->pid, &p);
+	if (e)
+		return e;
+	c->flooded = flooded;
+	c->policy = p;
 	return 0;
 }
 
@@ -294,6 +329,9 @@ struct json_object *rfsd_ksched_json(const struct rfsd_kscheds *k)
 			policy_name(&c->policy, name, sizeof(name));
 		json_object_object_add(e, "policy", name[0] ?
 				       json_object_new_string(name) : NULL);
+		if (c->flooded && name[0])
+			json_object_object_add(e, "flooded",
+					       json_object_new_boolean(true));
 		if (c->err[0] && c->done_pid == c->pid)
 			json_object_object_add(e, "error",
 					       json_object_new_string(c->err));

@@ -10,7 +10,9 @@
  * ask for another priority, a nice, SCHED_BATCH (a batch task's wake-up
  * does not preempt the running task: no reschedule IPI and switch at
  * every flush into a server's CPU, for CPUs with time to spare; README,
- * "When it pays"), or kernel: leave them as the kernel made them.
+ * "When it pays"), or kernel: leave them as the kernel made them.  A
+ * SCHED_FIFO kthread steps down to SCHED_OTHER while a flood keeps it
+ * busy (kflood.h).
  *
  * A kthread is made with its cpumap entry (at load, and when a CPU comes
  * back online): rfsd_ksched_new_kthreads() finds it in /proc by its whole
@@ -40,6 +42,7 @@ struct rfsd_ksched_cpu {
 	__u32 done_pid;		/* the PID the last attempt was for */
 	__u32 done_gen;		/* and the generation of want it applied */
 	bool applied;		/* that attempt set policy */
+	bool flooded;		/* SCHED_OTHER for now (kflood.h) */
 	struct rfsd_ksched policy;	/* what it set (kind default: none) */
 	char err[160];		/* why it failed; "" if it did not */
 };
@@ -71,13 +74,21 @@ void rfsd_ksched_new_kthreads(struct rfsd_kscheds *k);
  * fifo:N removes.  Read after checking that pid is still that kthread.
  * 0, or -errno (-ESRCH: not that kthread). */
 struct rfsd_kthread_wait {
+	__u64 on_cpu_ns;	/* and how long it ran */
 	__u64 wait_ns;
 	__u64 runs;
 };
 int rfsd_ksched_wait(const struct rfsd_kscheds *k, int cpu, __u32 pid,
 		     struct rfsd_kthread_wait *out);
+/* kflood.c: the PID of CPU cpu's kthread if rfsd made it SCHED_FIFO (it
+ * may be SCHED_OTHER for a flood now), else 0; whether it is flooded; and
+ * setting that (SCHED_OTHER nice 0, or the policy again).  0 or -errno. */
+__u32 rfsd_ksched_fifo_pid(const struct rfsd_kscheds *k, int cpu);
+bool rfsd_ksched_is_flooded(const struct rfsd_kscheds *k, int cpu);
+int rfsd_ksched_flood(struct rfsd_kscheds *k, int cpu, bool flooded);
 /* status: {"sched": "fifo:1", "kthreads": [{"cpu", "pid", "policy"
- * (what rfsd set, or null), "error" (only if it could not)}]} */
+ * (what rfsd set, or null), "flooded" (only while SCHED_OTHER for a
+ * flood), "error" (only if it could not)}]} */
 struct json_object *rfsd_ksched_json(const struct rfsd_kscheds *k);
 
 #endif /* RFSD_KSCHED_H */

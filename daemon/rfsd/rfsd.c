@@ -41,6 +41,7 @@
 #include "flows.h"
 #include "ifaces.h"
 #include "ksched.h"
+#include "kflood.h"
 #include "kwait.h"
 #include "kernel.h"
 #include "log.h"
@@ -78,6 +79,7 @@ struct rfsd {
 
 	struct rfsd_ifaces ifaces;
 	struct rfsd_kscheds ksched;
+	struct rfsd_kfloods kflood;	/* kflood.h: SCHED_OTHER while flooded */
 	struct rfsd_kwaits kwait;	/* kwait.h: warns of kthreads kept waiting */
 	struct rfsd_sampler sampler;
 	struct rfsd_cmd_ctx cmd;	/* what the command handlers get */
@@ -504,6 +506,10 @@ int main(int argc, char **argv)
 			 e ? true : strstr(caps, "cap_sys_nice") != NULL);
 	/* the kthreads made at load: their policy before the first frame */
 	rfsd_ksched_new_kthreads(&d.ksched);
+	e = rfsd_kflood_start(&d.kflood, &d.ksched, &d.loop);
+	if (e)
+		pr_warn("can't watch the cpumap kthreads for floods: %s; a flooded SCHED_FIFO kthread keeps its policy\n",
+			strerror(-e));
 	if (rfsd_server_listen(d.srv, err, sizeof(err))) {
 		pr_warn("%s\n", err);
 		goto out;
@@ -520,6 +526,7 @@ int main(int argc, char **argv)
 		ret = EXIT_SUCCESS;
 	sd_notify(0, d.cfg.detach_on_exit ? "STOPPING=1\nSTATUS=detaching" :
 		  "STOPPING=1\nSTATUS=leaving the datapath steering");
+	rfsd_kflood_stop(&d.kflood, &d.loop);
 	rfsd_sampler_cancel(&d.sampler, d.dp);
 	rfsd_metrics_close(d.metrics);
 	d.metrics = NULL;
@@ -533,6 +540,7 @@ int main(int argc, char **argv)
 		pr_info(d.cfg.detach_on_exit ? "detached; bye\n" :
 			"left the datapath pinned and steering; bye\n");
 out:
+	rfsd_kflood_stop(&d.kflood, &d.loop);
 	rfsd_metrics_close(d.metrics);
 	rfsd_server_close(d.srv);
 	rfsd_netlink_close(d.nl);

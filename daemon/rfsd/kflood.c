@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * SCHED_FIFO cpumap kthreads step down under a flood (kflood.h).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kflood.h"
+#include "log.h"
+
+static __u64 mono_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (__u64)t.tv_sec * 1000000000ULL + t.tv_nsec;
+}
+
+static void kflood_log(struct rfsd_kflood_cpu *c, int cpu, __u32 pid,
+		       bool flooded, __u64 ran, __u64 wall, __u64 now)
+{
+	unsigned long long pct = ran * 100 / wall;
+
+	if (!flooded) {
+		if (c->said)
+			pr_info("cpu %d: its cpumap kthread (pid %u) ran %llu%% of the last %d ms: back to its policy\n",
+				cpu, pid, pct, RFSD_KFLOOD_TICK_MS);
+		c->said = false;
+		return;
+	}
+	c->said = false;
+	if (c->logged_ns && now - c->logged_ns < RFSD_KFLOOD_QUIET_NS)
+		return;
+	pr_warn("cpu %d: its cpumap kthread (pid %u) ran %llu%% of the last %d ms: SCHED_OTHER nice 0 while it runs over %d%%, so that the tasks there (the receiving application too) share the CPU with it, as the kernel's ksoftirqd does; its policy again under %d%% (rfsd(8), cpumap_kthread_sched)\n",
+		cpu, pid, pct, RFSD_KFLOOD_TICK_MS, RFSD_KFLOOD_HIGH_PCT,
+		RFSD_KFLOOD_LOW_PCT);
+	c->logged_ns = now;
+	c->said = true;
+}
+
+static void kflood_look(struct rfsd_kfloods *f, int cpu, __u64 dequeued,
+			__u64 now)
+{
+	struct rfsd_kflood_cpu *c = &f->cpu[cpu];
+	struct rfsd_kscheds *k = f->k;
+	bool was = rfsd_ksched_is_flooded(k, cpu), flooded;
+	__u32 pid = rfsd_ksched_fifo_pid(k, cpu);
+	struct rfsd_kthread_wait w;
+	__u64 ran, wall;
+	int e;
+
+	/* too few frames to flood anything: no schedstat read, and the
+	 * next look measures from here */
+	if (!pid || (!was && c->have && c->pid == pid &&
+		     dequeued - c->dequeued < RFSD_KFLOOD_MIN_FRAMES)) {
+		c->have = false;
+		c->dequeued = dequeued;
+		return;
+	}
+	if (rfsd_ksched_wait(k, cpu, pid, &w)) {
+		c->have = false;
+		return;
+	}
+	if (c->have && c->pid == pid && w.on_cpu_ns >= c->on_cpu_ns &&
+	    now > c->at_ns) {
+		ran = w.on_cpu_ns - c->on_cpu_ns;
+		wall = now - c->at_ns;
+		flooded = rfsd_kflood_next(was, ran, wall);
+		if (flooded != was) {
+			e = rfsd_ksched_flood(k, cpu, flooded);
+			if (e)
+				pr_warn("cpu %d: can't set its cpumap kthread (pid %u) to %s: %s\n",
+					cpu, pid, flooded ? "SCHED_OTHER" : "its policy",
+					strerror(-e));
+			else
+				kflood_log(c, cpu, pid, flooded, ran, wall, now);
+		}
+	}
+	c->pid = pid;
+	c->have = true;
+	c->on_cpu_ns = w.on_cpu_ns;
+	c->at_ns = now;
+	c->dequeued = dequeued;
+}
+
+static void on_kflood_timer(struct rfsd_watch *w, uint32_t ev)
+{
+	struct rfsd_kfloods *f = rfsd_container_of(w, struct rfsd_kfloods, tmr);
+	int n = rfs_dp_nr_cpus(f->k->dp), cpu;
+	struct rfs_cpu_queue *q;
+	uint64_t ticks;
+	__u64 now;
+
+	if (read(w->fd, &ticks, sizeof(ticks)) < 0 && errno != EAGAIN)
+		pr_debug("can't read the flood timerfd: %s\n", strerror(errno));
+	if (n > RFS_MAX_CPUS)
+		n = RFS_MAX_CPUS;
+	q = calloc(n, sizeof(*q));
+	if (!q)
+		return;
+	if (!rfs_dp_read_queues(f->k->dp, q)) {
+		now = mono_ns();
+		for (cpu = 0; cpu < n; cpu++)
+			kflood_look(f, cpu, q[cpu].dequeued, now);
+	}
+	free(q);
+}
+
+int rfsd_kflood_start(struct rfsd_kfloods *f, struct rfsd_kscheds *k,
+		      struct rfsd_loop *loop)
+{
+	struct itimerspec its = {
+		.it_interval.tv_nsec = RFSD_KFLOOD_TICK_MS * 1000000L,
+		.it_value.tv_nsec = RFSD_KFLOOD_TICK_MS * 1000000L,
+	};
+
+	memset(f, 0, sizeof(*f));
+	f->k = k;
+	f->tmr.fn = on_kflood_timer;
+	f->tmr.fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (f->tmr.fd < 0)
+		return -errno;
+	if (timerfd_settime(f->tmr.fd, 0, &its, NULL) ||
+	    rfsd_watch_add(loop, &f->tmr, EPOLLIN)) {
+		int e = -errno;
+
+		close(f->tmr.fd);
+		f->tmr.fd = -1;
+		return e;
+	}
+	return 0;
+}
+
+void rfsd_kflood_stop(struct rfsd_kfloods *f, struct rfsd_loop *loop)
+{
+	if (f->tmr.fd < 0 || !f->k)
+		return;
+	rfsd_watch_del(loop, &f->tmr);
+	close(f->tmr.fd);
+	f->tmr.fd = -1;
+}

@@ -201,7 +201,13 @@ void rfsd_ksched_tick(struct rfsd_kscheds *k)
 	}
 	for (cpu = 0; cpu < n; cpu++) {
 		struct rfsd_ksched_cpu *c = &k->cpu[cpu];
-		__u32 pid = q[cpu].kthread_pid ?: c->found_pid;
+		__u32 pid = q[cpu].kthread_pid;
+
+		/* the datapath names the kthread whose batch ran last: the
+		 * one made since (found by rfsd_ksched_new_kthreads()) is
+		 * this CPU's until it has run */
+		if (c->found_pid && (!pid || pid == c->stale_pid))
+			pid = c->found_pid;
 
 		c->pid = pid;
 		if (!pid || (pid == c->done_pid && k->gen == c->done_gen))
@@ -240,6 +246,11 @@ void rfsd_ksched_new_kthreads(struct rfsd_kscheds *k)
 		    !end || comm[end] || id != map_id || cpu < 0 ||
 		    cpu >= RFS_MAX_CPUS || !rfs_cpuset_has(&made, cpu))
 			continue;
+		/* the kthread a remade entry replaced has the same name
+		 * until it has drained and gone: not that one */
+		if (pid == k->cpu[cpu].pid || pid == k->cpu[cpu].done_pid)
+			continue;
+		k->cpu[cpu].stale_pid = k->cpu[cpu].pid;
 		k->cpu[cpu].found_pid = pid;
 		k->cpu[cpu].pid = pid;
 		apply(k, cpu, pid);

@@ -39,6 +39,7 @@
 struct rfsd_ksched_cpu {
 	__u32 pid;		/* as the datapath last said; 0: none yet */
 	__u32 found_pid;	/* found in /proc when it was made */
+	__u32 stale_pid;	/* and the one it replaced */
 	__u32 done_pid;		/* the PID the last attempt was for */
 	__u32 done_gen;		/* and the generation of want it applied */
 	bool applied;		/* that attempt set policy */

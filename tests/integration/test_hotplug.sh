@@ -213,7 +213,7 @@ share_wait()
 # again the stack takes >= 90 % of the frames there, as before.
 test_cpu_offline_online()
 {
-	local other l0 sent recv inv lost
+	local other l0 sent recv inv lost n
 	lab_require_root
 	lab_need_bins
 	lab_need perf taskset setsid
@@ -272,6 +272,14 @@ test_cpu_offline_online()
 	share_wait "$HP_CPU" 4 ||
 		fail "after: flows not steered back to CPU $HP_CPU: $HP_SHARES"
 	say "after: $HP_SHARES"
+	say "rfsd: $(tail -n +"$((l0 + 1))" "$RFSD_LOG" | grep -E "cpumap kthread" | sed "s/^rfsd: //" | tr "\n" ";")"
+	# one kthread got the policy since the CPU came back, the new one:
+	# never the one it replaced (same name until it has drained, and
+	# named by the datapath until the new one has run)
+	n=$(tail -n +"$((l0 + 1))" "$RFSD_LOG" |
+		sed -n "s/.*cpu $HP_CPU: cpumap kthread pid \([0-9]*\) -> .*/\1/p" | sort -u | wc -l)
+	[ "$n" -eq 1 ] ||
+		fail "$n kthreads of CPU $HP_CPU got a policy since it came back, want the new one alone"
 
 	say "waiting for the traffic to end (${HP_SECS}s from its start)"
 	seq_result

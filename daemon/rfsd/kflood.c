@@ -51,15 +51,17 @@ static void kflood_look(struct rfsd_kfloods *f, int cpu, __u64 dequeued,
 	bool was = rfsd_ksched_is_flooded(k, cpu), flooded;
 	__u32 pid = rfsd_ksched_fifo_pid(k, cpu);
 	struct rfsd_kthread_wait w;
+	bool busy = c->dq_seen &&
+		    dequeued - c->dequeued >= RFSD_KFLOOD_MIN_FRAMES;
 	__u64 ran, wall;
 	int e;
 
-	/* too few frames to flood anything: no schedstat read, and the
-	 * next look measures from here */
-	if (!pid || (!was && c->have && c->pid == pid &&
-		     dequeued - c->dequeued < RFSD_KFLOOD_MIN_FRAMES)) {
+	c->dequeued = dequeued;
+	c->dq_seen = true;
+	/* too few frames to flood anything: no schedstat read; a busy
+	 * look after it only takes the run time to measure from */
+	if (!pid || (!was && !busy)) {
 		c->have = false;
-		c->dequeued = dequeued;
 		return;
 	}
 	if (rfsd_ksched_wait(k, cpu, pid, &w)) {
@@ -85,7 +87,6 @@ static void kflood_look(struct rfsd_kfloods *f, int cpu, __u64 dequeued,
 	c->have = true;
 	c->on_cpu_ns = w.on_cpu_ns;
 	c->at_ns = now;
-	c->dequeued = dequeued;
 }
 
 static void on_kflood_timer(struct rfsd_watch *w, uint32_t ev)

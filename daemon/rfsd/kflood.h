@@ -35,7 +35,8 @@ struct rfsd_kflood_cpu {
 	bool have;		/* on_cpu_ns and at_ns were read */
 	__u64 on_cpu_ns;	/* its schedstat run time at the last look */
 	__u64 at_ns;		/* CLOCK_MONOTONIC then */
-	__u64 dequeued;		/* its CPU's frames dequeued by then */
+	__u64 dequeued;		/* its CPU's frames dequeued at the last look */
+	bool dq_seen;		/* dequeued was read */
 	__u64 logged_ns;	/* when a step down was last logged; 0: never */
 	bool said;		/* the current one was: say its end too */
 };

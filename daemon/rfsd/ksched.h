@@ -37,14 +37,17 @@
 #include "rfs_dp.h"
 
 struct rfsd_ksched_cpu {
-	__u32 pid;		/* as the datapath last said; 0: none yet */
+	__u32 pid;		/* this CPU's kthread: the datapath's record,
+				   or found_pid until the new one has run;
+				   0: none yet */
 	__u32 found_pid;	/* found in /proc when it was made */
 	__u32 stale_pid;	/* and the one it replaced */
 	__u32 done_pid;		/* the PID the last attempt was for */
 	__u32 done_gen;		/* and the generation of want it applied */
 	bool applied;		/* that attempt set policy */
 	bool flooded;		/* SCHED_OTHER for now (kflood.h) */
-	struct rfsd_ksched policy;	/* what it set (kind default: none) */
+	struct rfsd_ksched policy;	/* what it set (SCHED_OTHER nice 0
+					   while flooded) */
 	char err[160];		/* why it failed; "" if it did not */
 };
 

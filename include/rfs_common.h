@@ -107,7 +107,14 @@ struct rfs_cpu_queue {
 				   policy (cpumap_kthread_sched).  In the
 				   spare word: the size, which is all the
 				   pinned-map check compares, stays 128 */
-	__u64 _pad[3];
+	/* rfsd's note, not the datapath's: the scheduling policy rfsd gave
+	 * this CPU's cpumap kthread (cpumap_kthread_sched), kept with the
+	 * pins so that the next rfsd knows which kthread an earlier one
+	 * changed (daemon/rfsd/ksched.c).  pid << 32 | policy << 16 | (__u16)
+	 * priority (SCHED_FIFO's rt priority, else the nice); 0: none.  One
+	 * store through the map's mmap, beside the fields BPF writes. */
+	__u64 ksched_note;
+	__u64 _pad[2];
 };
 /* Two cache lines exactly: a slot shares no line with another target's. */
 _Static_assert(sizeof(struct rfs_cpu_queue) == 128, "rfs_cpu_queue layout");

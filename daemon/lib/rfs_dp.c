@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -355,6 +356,25 @@ int rfs_dp_read_gstats(const struct rfs_dp *dp, struct rfs_global_stats *out)
 int rfs_dp_read_queues(const struct rfs_dp *dp, struct rfs_cpu_queue *out)
 {
 	return rfs_read_array(dp->cpu_queues_fd, sizeof(*out), dp->nr_cpus, out);
+}
+
+/* A map update would write the whole value over the counters BPF keeps
+ * in it: one word through the array's mmap (it is BPF_F_MMAPABLE) instead.
+ * Rare (a policy change), so mapped for the call only. */
+int rfs_dp_write_ksched_note(const struct rfs_dp *dp, int cpu, __u64 note)
+{
+	const size_t len = sizeof(struct rfs_cpu_queue) * RFS_MAX_CPUS;
+	struct rfs_cpu_queue *q;
+
+	if (cpu < 0 || cpu >= dp->nr_cpus)
+		return -EINVAL;
+	q = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED,
+		 dp->cpu_queues_fd, 0);
+	if (q == MAP_FAILED)
+		return -errno;
+	__atomic_store_n(&q[cpu].ksched_note, note, __ATOMIC_RELAXED);
+	munmap(q, len);
+	return 0;
 }
 
 /*

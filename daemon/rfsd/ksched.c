@@ -129,6 +129,37 @@ static int set_policy(__u32 pid, const struct rfsd_ksched *p)
 	return 0;
 }
 
+/* rfs_cpu_queue.ksched_note: the kernel's policy numbers, not rfsd's
+ * enum, so that another build of rfsd reads it the same. */
+static __u64 note_pack(__u32 pid, const struct rfsd_ksched *p)
+{
+	__u64 policy = p->kind == RFSD_KSCHED_FIFO ? SCHED_FIFO :
+		       p->kind == RFSD_KSCHED_BATCH ? SCHED_BATCH : SCHED_OTHER;
+
+	return (__u64)pid << 32 | policy << 16 | (__u16)p->prio;
+}
+
+static bool note_unpack(__u64 note, __u32 *pid, struct rfsd_ksched *p)
+{
+	int policy = (note >> 16) & 0xffff;
+
+	*pid = note >> 32;
+	p->prio = (__s16)(note & 0xffff);
+	p->kind = policy == SCHED_FIFO ? RFSD_KSCHED_FIFO :
+		  policy == SCHED_BATCH ? RFSD_KSCHED_BATCH :
+		  policy == SCHED_OTHER ? RFSD_KSCHED_NICE : RFSD_KSCHED_KERNEL;
+	return *pid && p->kind != RFSD_KSCHED_KERNEL;
+}
+
+static void write_note(struct rfsd_kscheds *k, int cpu, __u64 note)
+{
+	int e = rfs_dp_write_ksched_note(k->dp, cpu, note);
+
+	if (e)
+		pr_warn("can't note cpu %d's cpumap kthread policy with the datapath: %s; a restarted rfsd won't know that this one changed it\n",
+			cpu, strerror(-e));
+}
+
 static void apply(struct rfsd_kscheds *k, int cpu, __u32 pid)
 {
 	struct rfsd_ksched_cpu *c = &k->cpu[cpu];
@@ -160,6 +191,7 @@ static void apply(struct rfsd_kscheds *k, int cpu, __u32 pid)
 		c->applied = !reset;
 		c->policy = p;
 		c->err[0] = '\0';
+		write_note(k, cpu, reset ? 0 : note_pack(pid, &p));
 		goto done;
 	}
 	c->applied = false;
@@ -183,6 +215,46 @@ static void apply(struct rfsd_kscheds *k, int cpu, __u32 pid)
 done:
 	c->done_pid = pid;
 	c->done_gen = k->gen;
+}
+
+void rfsd_ksched_adopt(struct rfsd_kscheds *k)
+{
+	int n = rfs_dp_nr_cpus(k->dp), cpu;
+	struct rfs_cpu_queue *q;
+	struct rfsd_ksched p;
+	char name[48], why[128];
+	__u32 pid;
+
+	if (n > RFS_MAX_CPUS)
+		n = RFS_MAX_CPUS;
+	q = calloc(n, sizeof(*q));
+	if (!q)
+		return;
+	if (rfs_dp_read_queues(k->dp, q)) {
+		free(q);
+		return;
+	}
+	for (cpu = 0; cpu < n; cpu++) {
+		struct rfsd_ksched_cpu *c = &k->cpu[cpu];
+
+		if (!note_unpack(q[cpu].ksched_note, &pid, &p))
+			continue;
+		/* the kthread may have gone with its entry (a CPU offline
+		 * while no rfsd ran): its successor is the kernel's */
+		if (is_cpumap_kthread(pid, cpu, rfs_dp_cpumap_id(k->dp), why,
+				      sizeof(why))) {
+			write_note(k, cpu, 0);
+			continue;
+		}
+		policy_name(&p, name, sizeof(name));
+		pr_info("cpu %d: cpumap kthread pid %u has %s from an earlier rfsd\n",
+			cpu, pid, name);
+		c->applied = true;
+		c->policy = p;
+		c->pid = c->found_pid = c->done_pid = pid;
+		apply(k, cpu, pid);
+	}
+	free(q);
 }
 
 void rfsd_ksched_tick(struct rfsd_kscheds *k)

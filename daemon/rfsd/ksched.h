@@ -24,7 +24,10 @@
  * rfsd's timer, applies the policy to a PID that appeared or changed.
  * Either way rfsd first checks in /proc/PID/stat that it is a kernel
  * thread named for that CPU's cpumap (a PID can be reused), and says so
- * once per change.
+ * once per change.  Each policy set is noted with the pinned datapath
+ * (rfs_cpu_queue.ksched_note), so that a restarted rfsd knows which
+ * kthreads an earlier one changed (rfsd_ksched_adopt()): with kernel it
+ * undoes exactly those, not an operator's own change.
  */
 #ifndef RFSD_KSCHED_H
 #define RFSD_KSCHED_H
@@ -65,6 +68,10 @@ void rfsd_ksched_init(struct rfsd_kscheds *k, struct rfs_dp *dp,
  * those rfsd changed back to SCHED_OTHER, nice 0 (what the kernel creates
  * them with), and leaves them alone from then on. */
 void rfsd_ksched_set(struct rfsd_kscheds *k, const struct rfsd_ksched *want);
+/* At start, before capabilities are dropped: the kthreads an earlier rfsd
+ * of this datapath gave a policy (its note in rfs_cpu_queue.ksched_note)
+ * get this one's now; with kernel, SCHED_OTHER nice 0 back. */
+void rfsd_ksched_adopt(struct rfsd_kscheds *k);
 void rfsd_ksched_tick(struct rfsd_kscheds *k);
 /* The kthreads of the cpumap entries made since the last call, found in
  * /proc by their whole name: the policy now, not at their first batch.

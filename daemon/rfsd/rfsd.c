@@ -494,6 +494,10 @@ int main(int argc, char **argv)
 	rfsd_ifaces_start(&d.ifaces);
 	/* loaded and attached: from here on only what attach on request,
 	 * reload and the netns-move path need (caps.c) */
+	/* what an earlier rfsd set on the kthreads is undone or redone
+	 * while CAP_SYS_NICE is still there (kernel drops it next) */
+	rfsd_ksched_init(&d.ksched, d.dp, &d.cfg.ksched, true);
+	rfsd_ksched_adopt(&d.ksched);
 	keep_nice = d.cfg.ksched.kind != RFSD_KSCHED_KERNEL;
 	e = rfsd_caps_drop(keep_nice, caps, sizeof(caps), &ncaps);
 	if (e)
@@ -502,8 +506,7 @@ int main(int argc, char **argv)
 	else
 		pr_debug("capabilities: kept %s, dropped %d others\n",
 			 caps[0] ? caps : "none", ncaps);
-	rfsd_ksched_init(&d.ksched, d.dp, &d.cfg.ksched,
-			 e ? true : strstr(caps, "cap_sys_nice") != NULL);
+	d.ksched.can_nice = e ? true : strstr(caps, "cap_sys_nice") != NULL;
 	/* the kthreads made at load: their policy before the first frame */
 	rfsd_ksched_new_kthreads(&d.ksched);
 	e = rfsd_kflood_start(&d.kflood, &d.ksched, &d.loop);

@@ -6,7 +6,8 @@
 # have run (their PIDs come from the datapath, shown in `rfsctl -j
 # status`), leaves other cpumaps' kthreads alone, refuses a bad value with
 # a message saying what is wrong, and puts SCHED_OTHER nice 0 back when
-# SIGHUP re-reads kernel; stats gives how long each kthread waited for its
+# SIGHUP re-reads kernel, or a restart with kernel finds the kthreads an
+# earlier rfsd changed (and only those); stats gives how long each kthread waited for its
 # CPU, the kernel's own count; and with the default no kthread is kept
 # off its CPU while tasks there wake each other (test_default_not_starved).
 # Each test has its own lab (tests/lib/lab.sh) and rfsd, torn down on
@@ -23,6 +24,8 @@ ALL_TESTS="
 	test_nice_then_fifo
 	test_batch_then_nice
 	test_kernel_leaves_alone
+	test_restart_undoes_earlier
+	test_restart_leaves_operator
 	test_added_by_sighup
 	test_bad_values_refused
 	test_kthread_wait
@@ -334,6 +337,61 @@ test_kernel_leaves_alone()
 		fail "rfsd changed pid $pid with cpumap_kthread_sched = kernel: $(proc_sched "$pid")"
 	grep -q "cpumap kthread pid" "$RFSD_LOG" &&
 		fail "rfsd logged a policy change with cpumap_kthread_sched = kernel: $(grep "cpumap kthread pid" "$RFSD_LOG")"
+	return 0
+}
+
+# A restarted rfsd knows which kthreads an earlier one changed (its note
+# beside the pinned datapath; SIGTERM leaves the datapath steering): with
+# kernel it puts SCHED_OTHER nice 0 back on them before it drops
+# CAP_SYS_NICE, and says so; rfsd before the note left them SCHED_FIFO.
+# A third start, with nothing noted, changes and says nothing.
+test_restart_undoes_earlier()
+{
+	local pid n
+	setup ""
+	expect_policy SCHED_FIFO_1 1 1 0
+	lab_stop_rfsd TERM
+	for pid in "${OURS[@]}"; do
+		[ "$(proc_sched "$pid" | awk '{ print $2, $3 }')" = "1 1" ] ||
+			fail "pid $pid is not SCHED_FIFO 1 once rfsd stopped: $(proc_sched "$pid")"
+	done
+	set_key kernel
+	lab_start_rfsd
+	for pid in "${OURS[@]}"; do
+		say "pid $pid after the restart: $(proc_sched "$pid")"
+		[ "$(proc_sched "$pid" | awk '{ print $2, $3, $4 }')" = "0 0 0" ] ||
+			fail "pid $pid is not SCHED_OTHER nice 0 after a restart with kernel: $(proc_sched "$pid")"
+		grep -q "cpumap kthread pid $pid has SCHED_FIFO 1 from an earlier rfsd" "$RFSD_LOG" ||
+			fail "rfsd did not say that pid $pid had SCHED_FIFO 1 from an earlier rfsd"
+		grep -q "cpumap kthread pid $pid -> SCHED_OTHER nice 0 (cpumap_kthread_sched = kernel)" \
+			"$RFSD_LOG" || fail "rfsd did not log putting pid $pid back"
+	done
+	cap_eff_has "$RFSD_PID" $CAP_SYS_NICE &&
+		fail "rfsd kept CAP_SYS_NICE with cpumap_kthread_sched = kernel"
+	lab_stop_rfsd TERM
+	n=$(wc -l < "$RFSD_LOG")
+	lab_start_rfsd
+	tail -n +$((n + 1)) "$RFSD_LOG" | grep "from an earlier rfsd\|cpumap kthread pid" &&
+		fail "a third start with nothing noted changed a kthread"
+	return 0
+}
+
+# The note is only of what rfsd set: a kthread an operator gave
+# SCHED_FIFO 3 by hand under kernel keeps it when rfsd restarts with
+# kernel.
+test_restart_leaves_operator()
+{
+	local pid
+	setup kernel
+	expect_policy - 0 0 0
+	pid=${OURS[0]}
+	chrt -f -p 3 "$pid" || fail "can't set pid $pid to SCHED_FIFO 3"
+	lab_stop_rfsd TERM
+	lab_start_rfsd
+	[ "$(proc_sched "$pid" | awk '{ print $2, $3 }')" = "1 3" ] ||
+		fail "rfsd restarted with kernel changed pid $pid, set by hand: $(proc_sched "$pid")"
+	grep -q "cpumap kthread pid" "$RFSD_LOG" &&
+		fail "rfsd logged a policy change: $(grep "cpumap kthread pid" "$RFSD_LOG")"
 	return 0
 }
 

@@ -13,6 +13,7 @@
 #include <sys/un.h>
 
 #include "ctl_client.h"
+#include "mono.h"
 
 struct rfs_ctl {
 	int fd;
@@ -195,14 +196,6 @@ int rfs_ctl_send(struct rfs_ctl *ctl, struct json_object *req,
 	return rfs_ctl_send_raw(ctl, s, n, err, len);
 }
 
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
-}
-
 /* Wait until fd is readable or the deadline (< 0: none) passes. */
 static int wait_readable(struct rfs_ctl *ctl, long long deadline,
 			 char *err, size_t len)
@@ -212,7 +205,7 @@ static int wait_readable(struct rfs_ctl *ctl, long long deadline,
 	int r;
 
 	for (;;) {
-		left = deadline < 0 ? -1 : deadline - now_ms();
+		left = deadline < 0 ? -1 : deadline - rfs_mono_ms();
 		if (deadline >= 0 && left < 0)
 			left = 0;
 		r = poll(&pfd, 1, left > 1000000000 ? 1000000000 : (int)left);
@@ -243,7 +236,7 @@ static int read_line(struct rfs_ctl *ctl, size_t *nl, char *err, size_t len)
 	int ret;
 
 	if (ctl->timeout_ms >= 0)
-		deadline = now_ms() + ctl->timeout_ms;
+		deadline = rfs_mono_ms() + ctl->timeout_ms;
 	for (;;) {
 		p = ctl->used > scanned ?
 			memchr(ctl->buf + scanned, '\n', ctl->used - scanned) :

@@ -25,6 +25,7 @@
 #include <bpf/libbpf.h>
 
 #include "log.h"
+#include "mono.h"
 #include "rfs_bpf.h"
 #include "rfs_devtab.h"
 #include "rfs_features.h"
@@ -59,14 +60,6 @@ int rfs_devtab_create(int btf_src_fd, __u32 flow_cnt, __u32 rx_queues)
  * whatever was sent to it is delivered, or was dropped on a full ring. */
 #define RFS_QUIET_MS	1000
 
-static __u64 rfs_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (__u64)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /*
  * Is the cpumap kthread of each CPU asleep?  Read from /proc: its name is
  * "cpumap/<cpu>/map:<id>", state S while it waits on an empty ring.
@@ -74,7 +67,7 @@ static __u64 rfs_now_ms(void)
  */
 void rfs_kthreads_idle(const struct rfs_if_env *env, bool *idle, bool *quiet)
 {
-	__u64 now = rfs_now_ms();
+	__u64 now = rfs_mono_ms();
 	int c;
 
 	char path[300], buf[256], name[64];

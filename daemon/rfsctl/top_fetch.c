@@ -13,14 +13,12 @@
 
 #include "ctl_client.h"
 #include "log.h"
+#include "mono.h"
 #include "top.h"
 
 double rfs_top_now(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
+	return rfs_mono_ns() / 1e9;
 }
 
 static void trace(const char *dir, const char *line, void *arg)

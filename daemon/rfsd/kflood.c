@@ -12,14 +12,7 @@
 
 #include "kflood.h"
 #include "log.h"
-
-static __u64 mono_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (__u64)t.tv_sec * 1000000000ULL + t.tv_nsec;
-}
+#include "mono.h"
 
 static void kflood_log(struct rfsd_kflood_cpu *c, int cpu, __u32 pid,
 		       bool flooded, __u64 ran, __u64 wall, __u64 now)
@@ -105,7 +98,7 @@ static void on_kflood_timer(struct rfsd_watch *w, uint32_t ev)
 	if (!q)
 		return;
 	if (!rfs_dp_read_queues(f->k->dp, q)) {
-		now = mono_ns();
+		now = rfs_mono_ns();
 		for (cpu = 0; cpu < n; cpu++)
 			kflood_look(f, cpu, q[cpu].dequeued, now);
 	}

@@ -21,6 +21,7 @@
 #include "conn.h"
 #include "ctlsock.h"
 #include "log.h"
+#include "mono.h"
 #include "peercred.h"
 #include "server.h"
 
@@ -44,7 +45,7 @@ struct rfsd_client {
 	bool closing;		/* close once its replies are out */
 	bool denied;		/* not root or rfs: refuse its first request */
 	bool served;		/* it sent a whole request line */
-	long long since_ms;	/* connected (mono_ms()) */
+	long long since_ms;	/* connected (rfs_mono_ms()) */
 	time_t last_active;
 };
 
@@ -60,14 +61,6 @@ struct rfsd_server {
 	size_t n_denied;
 	time_t last_warn;
 };
-
-static long long mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
-}
 
 static bool warn_ok(struct rfsd_server *s)
 {
@@ -190,7 +183,7 @@ static bool client_idle(const struct rfsd_client *c)
 static struct rfsd_client *pick_victim(struct rfsd_server *s, bool denied)
 {
 	struct rfsd_client *c, *silent = NULL, *idle = NULL;
-	long long now = mono_ms();
+	long long now = rfs_mono_ms();
 
 	for (c = s->clients; c; c = c->next) {
 		if (c->denied != denied || c->closing ||
@@ -436,7 +429,7 @@ static void server_accept(struct rfsd_watch *w, uint32_t ev)
 		c->pid = cr.pid;
 		c->denied = denied;
 		c->last_active = time(NULL);
-		c->since_ms = mono_ms();
+		c->since_ms = rfs_mono_ms();
 		if (rfsd_watch_add(s->loop, &c->w, EPOLLIN)) {
 			pr_warn("can't watch control client: %s\n", strerror(errno));
 			close(fd);
@@ -495,7 +488,7 @@ void rfsd_server_tick(struct rfsd_server *s, time_t now)
 			continue;
 		if (!c->served) {
 			/* a refused peer too: it had its chance to ask */
-			if (mono_ms() - c->since_ms < RFSD_HELLO_SECS * 1000LL)
+			if (rfs_mono_ms() - c->since_ms < RFSD_HELLO_SECS * 1000LL)
 				continue;
 			pr_debug("control client uid %u sent no request in %d s; dropped\n",
 				 c->uid, RFSD_HELLO_SECS);

@@ -217,23 +217,32 @@ done:
 	c->done_gen = k->gen;
 }
 
+/* The datapath's per-CPU queue slots (kthread PIDs, rfsd's notes); n of
+ * them, rfs_dp_nr_cpus() <= RFS_MAX_CPUS.  NULL if unreadable. */
+static struct rfs_cpu_queue *read_queues(const struct rfsd_kscheds *k, int *n)
+{
+	struct rfs_cpu_queue *q;
+
+	*n = rfs_dp_nr_cpus(k->dp);
+	q = calloc(*n, sizeof(*q));
+	if (q && rfs_dp_read_queues(k->dp, q)) {
+		free(q);
+		q = NULL;
+	}
+	return q;
+}
+
 void rfsd_ksched_adopt(struct rfsd_kscheds *k)
 {
-	int n = rfs_dp_nr_cpus(k->dp), cpu;
 	struct rfs_cpu_queue *q;
 	struct rfsd_ksched p;
+	int n, cpu;
 	char name[48], why[128];
 	__u32 pid;
 
-	if (n > RFS_MAX_CPUS)
-		n = RFS_MAX_CPUS;
-	q = calloc(n, sizeof(*q));
+	q = read_queues(k, &n);
 	if (!q)
 		return;
-	if (rfs_dp_read_queues(k->dp, q)) {
-		free(q);
-		return;
-	}
 	for (cpu = 0; cpu < n; cpu++) {
 		struct rfsd_ksched_cpu *c = &k->cpu[cpu];
 
@@ -259,18 +268,12 @@ void rfsd_ksched_adopt(struct rfsd_kscheds *k)
 
 void rfsd_ksched_tick(struct rfsd_kscheds *k)
 {
-	int n = rfs_dp_nr_cpus(k->dp), cpu;
 	struct rfs_cpu_queue *q;
+	int n, cpu;
 
-	if (n > RFS_MAX_CPUS)
-		n = RFS_MAX_CPUS;
-	q = calloc(n, sizeof(*q));
+	q = read_queues(k, &n);
 	if (!q)
 		return;
-	if (rfs_dp_read_queues(k->dp, q)) {
-		free(q);
-		return;
-	}
 	for (cpu = 0; cpu < n; cpu++) {
 		struct rfsd_ksched_cpu *c = &k->cpu[cpu];
 		__u32 pid = q[cpu].kthread_pid;

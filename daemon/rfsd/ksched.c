@@ -292,14 +292,44 @@ void rfsd_ksched_tick(struct rfsd_kscheds *k)
 	free(q);
 }
 
+/* PID, if it is the kthread of a CPU in made (this cpumap's, made since
+ * the last look) other than the one it replaced: that CPU's, given the
+ * policy now, and out of made.  1 if it was. */
+static int take_if_made(struct rfsd_kscheds *k, struct rfs_cpuset *made,
+			__u32 pid)
+{
+	unsigned int flags;
+	char comm[64];
+	int cpu, end = 0;
+	__u32 id;
+
+	if (!pid || read_task(pid, comm, sizeof(comm), &flags) ||
+	    !(flags & RFSD_PF_KTHREAD))
+		return 0;
+	/* the whole name only: a cut one may be another cpumap's */
+	if (sscanf(comm, "cpumap/%d/map:%u%n", &cpu, &id, &end) != 2 ||
+	    !end || comm[end] || id != rfs_dp_cpumap_id(k->dp) || cpu < 0 ||
+	    cpu >= RFS_MAX_CPUS || !rfs_cpuset_has(made, cpu))
+		return 0;
+	/* the kthread a remade entry replaced has the same name until it
+	 * has drained and gone: not that one */
+	if (pid == k->cpu[cpu].pid || pid == k->cpu[cpu].done_pid)
+		return 0;
+	k->cpu[cpu].stale_pid = k->cpu[cpu].pid;
+	k->cpu[cpu].found_pid = pid;
+	k->cpu[cpu].pid = pid;
+	apply(k, cpu, pid);
+	made->bits[cpu / 64] &= ~(1ULL << (cpu % 64));
+	return 1;
+}
+
 void rfsd_ksched_new_kthreads(struct rfsd_kscheds *k)
 {
-	__u32 map_id = rfs_dp_cpumap_id(k->dp), pid, id;
 	struct rfs_cpuset made;
-	unsigned int flags;
 	struct dirent *de;
-	int cpu, end, left = 0;
-	char comm[64];
+	int cpu, left = 0;
+	__u32 pid;
+	FILE *f;
 	DIR *d;
 
 	rfs_dp_take_new_kthreads(k->dp, &made);
@@ -307,31 +337,24 @@ void rfsd_ksched_new_kthreads(struct rfsd_kscheds *k)
 		left += rfs_cpuset_has(&made, cpu);
 	if (!left)
 		return;
+	/* Every kthread is a child of kthreadd (PID 2): its list of children
+	 * (CONFIG_PROC_CHILDREN) is a few hundred PIDs where /proc may hold
+	 * a hundred thousand tasks.  All of /proc where that list is
+	 * missing or lacks one (PID 2 is not kthreadd in a PID namespace). */
+	f = fopen("/proc/2/task/2/children", "re");
+	if (f) {
+		while (left && fscanf(f, "%u", &pid) == 1)
+			left -= take_if_made(k, &made, pid);
+		fclose(f);
+	}
+	if (!left)
+		return;
 	d = opendir("/proc");
 	if (!d)
 		return;
-	while (left && (de = readdir(d))) {
-		if (rfs_parse_u32(de->d_name, &pid) || !pid ||
-		    read_task(pid, comm, sizeof(comm), &flags) ||
-		    !(flags & RFSD_PF_KTHREAD))
-			continue;
-		/* the whole name only: a cut one may be another cpumap's */
-		end = 0;
-		if (sscanf(comm, "cpumap/%d/map:%u%n", &cpu, &id, &end) != 2 ||
-		    !end || comm[end] || id != map_id || cpu < 0 ||
-		    cpu >= RFS_MAX_CPUS || !rfs_cpuset_has(&made, cpu))
-			continue;
-		/* the kthread a remade entry replaced has the same name
-		 * until it has drained and gone: not that one */
-		if (pid == k->cpu[cpu].pid || pid == k->cpu[cpu].done_pid)
-			continue;
-		k->cpu[cpu].stale_pid = k->cpu[cpu].pid;
-		k->cpu[cpu].found_pid = pid;
-		k->cpu[cpu].pid = pid;
-		apply(k, cpu, pid);
-		made.bits[cpu / 64] &= ~(1ULL << (cpu % 64));
-		left--;
-	}
+	while (left && (de = readdir(d)))
+		if (!rfs_parse_u32(de->d_name, &pid))
+			left -= take_if_made(k, &made, pid);
 	closedir(d);
 }
 

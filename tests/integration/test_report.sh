@@ -138,4 +138,21 @@ mkdir "$E" && printf 'workload\tparam\tmode\tround\tmetric\tvalue\tunit\n' > "$E
 "$REPORT" "$E" 2> "$T/err" || fail "report.sh failed on a header-only file: $(cat "$T/err")"
 [ "$(grep -c 'No rows for this workload' "$E/REPORT.md")" -ge 7 ] ||
 	fail "header-only results: not every workload is said to be missing"
-echo "report arithmetic: medians, quartiles, per-round ratios and missing workloads as computed by hand"
+# bench/ab.py on a copy with tps rows added (and the malformed row):
+# rr-many n=16,req=1 tps, base 10 20, xdp 15 10, rfs 5 20 -> per round
+# xdp/rfs 3 0.5, xdp/base 1.5 0.5, rfs/base 0.5 1
+mkdir "$T/ab" && cp "$T/results.tsv" "$T/ab/" || fail "can't copy results.tsv"
+abrow() { local IFS=$'\t'; printf '%s\n' "$*" >> "$T/ab/results.tsv"; }
+abrow rr-many n=16,req=1 xdp 1 tps 15 tps
+abrow rr-many n=16,req=1 xdp 2 tps 10 tps
+abrow rr-many n=16,req=1 rfs 1 tps 5 tps
+abrow rr-many n=16,req=1 rfs 2 tps 20 tps
+abrow rr-many n=16,req=1 xdp 2 retrans 7 segments
+abrow rr-many n=16,req=1 rfs 1 retrans 0 segments
+AB=$("$TOP/bench/ab.py" "$T/ab" xdp rfs base) || fail "bench/ab.py failed"
+grep -q "^rr-many  *n=16,req=1  *tps  *1.75 (0.50-3.00)  *1.00 (0.50-1.50)  *0.75 (0.50-1.00)  *0,- | -,7 | -,-\$" <<< "$AB" ||
+	fail "bench/ab.py's rr-many row: $(grep '^rr-many' <<< "$AB")"
+grep -q "^tps xdp/rfs, median over 1 cells: 1.750 (min 1.75)\$" <<< "$AB" ||
+	fail "bench/ab.py's summary: $(tail -n 1 <<< "$AB")"
+"$TOP/bench/ab.py" "$T/ab" xdp > /dev/null 2>&1 && fail "bench/ab.py with one mode did not fail"
+echo "report arithmetic: medians, quartiles, per-round ratios and missing workloads as computed by hand; bench/ab.py's ratios too"

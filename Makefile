@@ -217,7 +217,7 @@ $(BENCH_TOOLS): $(B)/tests/%: tests/tools/%.c $(TOOL_LIB) \
 CHECK_FUZZ_SECONDS ?= 5
 check: deps
 	$(Q)$(MAKE) --no-print-directory all $(UNIT_BINS) $(PROG_BINS) $(TOOL_BINS) \
-		$(FUZZ_BINS)
+		$(FUZZ_BINS) $(B)/bench/inject
 	$(Q)RFS_FUZZ_SECONDS=$(CHECK_FUZZ_SECONDS) tests/run.sh unit prog fuzz integration
 
 check-unit: $(UNIT_BINS)

@@ -3,6 +3,7 @@
  * SCHED_FIFO cpumap kthreads step down under a flood (kflood.h).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -15,9 +16,12 @@
 #include "mono.h"
 
 static void kflood_log(struct rfsd_kflood_cpu *c, int cpu, __u32 pid,
-		       bool flooded, __u64 ran, __u64 wall, __u64 now)
+		       bool flooded, const struct rfsd_kflood_window *w,
+		       __u64 now)
 {
-	unsigned long long pct = ran * 100 / wall;
+	unsigned long long pct = w->ran_ns * 100 / w->wall_ns;
+	unsigned long long run_us = w->ran_ns / (w->runs ? w->runs : 1) / 1000;
+	char hold[48] = "";
 
 	if (!flooded) {
 		if (c->said)
@@ -29,9 +33,13 @@ static void kflood_log(struct rfsd_kflood_cpu *c, int cpu, __u32 pid,
 	c->said = false;
 	if (c->logged_ns && now - c->logged_ns < RFSD_KFLOOD_QUIET_NS)
 		return;
-	pr_warn("cpu %d: its cpumap kthread (pid %u) ran %llu%% of the last %d ms: SCHED_OTHER nice 0 while it runs over %d%%, so that the tasks there (the receiving application too) share the CPU with it, as the kernel's ksoftirqd does; its policy again under %d%% (rfsd(8), cpumap_kthread_sched)\n",
-		cpu, pid, pct, RFSD_KFLOOD_TICK_MS, RFSD_KFLOOD_HIGH_PCT,
-		RFSD_KFLOOD_LOW_PCT);
+	if (c->state == RFSD_KFLOOD_RUNS)
+		snprintf(hold, sizeof(hold), ", %d ms on at the earliest",
+			 RFSD_KFLOOD_HOLD_LOOKS * RFSD_KFLOOD_TICK_MS);
+	pr_warn("cpu %d: its cpumap kthread (pid %u) ran %llu%% of the last %d ms, in runs of %llu us on average: SCHED_OTHER nice 0 while it runs over %d%% or in runs over %llu us, so that the tasks there (the receiving application too) share the CPU with it, as the kernel's ksoftirqd does; its policy again under %d%%%s (rfsd(8), cpumap_kthread_sched)\n",
+		cpu, pid, pct, RFSD_KFLOOD_TICK_MS, run_us,
+		RFSD_KFLOOD_HIGH_PCT, RFSD_KFLOOD_RUN_NS / 1000,
+		RFSD_KFLOOD_LOW_PCT, hold);
 	c->logged_ns = now;
 	c->said = true;
 }
@@ -43,10 +51,10 @@ static void kflood_look(struct rfsd_kfloods *f, int cpu, __u64 dequeued,
 	struct rfsd_kscheds *k = f->k;
 	bool was = rfsd_ksched_is_flooded(k, cpu), flooded;
 	__u32 pid = rfsd_ksched_fifo_pid(k, cpu);
+	struct rfsd_kflood_window win;
 	struct rfsd_kthread_wait w;
 	bool busy = c->dq_seen &&
 		    dequeued - c->dequeued >= RFSD_KFLOOD_MIN_FRAMES;
-	__u64 ran, wall;
 	int e;
 
 	c->dequeued = dequeued;
@@ -62,10 +70,19 @@ static void kflood_look(struct rfsd_kfloods *f, int cpu, __u64 dequeued,
 		return;
 	}
 	if (c->have && c->pid == pid && w.on_cpu_ns >= c->on_cpu_ns &&
-	    now > c->at_ns) {
-		ran = w.on_cpu_ns - c->on_cpu_ns;
-		wall = now - c->at_ns;
-		flooded = rfsd_kflood_next(was, ran, wall);
+	    w.runs >= c->runs && now > c->at_ns) {
+		win = (struct rfsd_kflood_window){
+			.wall_ns = now - c->at_ns,
+			.ran_ns = w.on_cpu_ns - c->on_cpu_ns,
+			.runs = w.runs - c->runs,
+		};
+		if (!was)
+			c->state = RFSD_KFLOOD_NO;
+		else if (c->state == RFSD_KFLOOD_NO)
+			c->state = RFSD_KFLOOD_SHARE;	/* no hold */
+		c->state = rfsd_kflood_next(c->state, c->looks, &win);
+		flooded = c->state != RFSD_KFLOOD_NO;
+		c->looks++;
 		if (flooded != was) {
 			e = rfsd_ksched_flood(k, cpu, flooded);
 			if (e)
@@ -73,12 +90,14 @@ static void kflood_look(struct rfsd_kfloods *f, int cpu, __u64 dequeued,
 					cpu, pid, flooded ? "SCHED_OTHER" : "its policy",
 					strerror(-e));
 			else
-				kflood_log(c, cpu, pid, flooded, ran, wall, now);
+				kflood_log(c, cpu, pid, flooded, &win, now);
+			c->looks = 0;
 		}
 	}
 	c->pid = pid;
 	c->have = true;
 	c->on_cpu_ns = w.on_cpu_ns;
+	c->runs = w.runs;
 	c->at_ns = now;
 }
 

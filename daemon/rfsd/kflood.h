@@ -8,13 +8,19 @@
  * path bounds the same thing: softirq hands its work to ksoftirqd, an
  * ordinary task, once it has run 2 ms.  rfsd looks every
  * RFSD_KFLOOD_TICK_MS: a kthread it made SCHED_FIFO that ran more than
- * RFSD_KFLOOD_HIGH_PCT of that time is set to SCHED_OTHER nice 0, and
- * back to its policy after a look in which it ran less than
- * RFSD_KFLOOD_LOW_PCT.  It reads a kthread's run time (schedstat) only
- * when its CPU dequeued RFSD_KFLOOD_MIN_FRAMES or more since the last
- * look, or it is flooded: an idle host costs one map read a look.  A
- * flooded SCHED_OTHER kthread always has work, so it is not the sleeper
- * the scheduler passed over for 200 ms (ksched.h) that SCHED_FIFO is for.
+ * RFSD_KFLOOD_HIGH_PCT of that time, or in runs of RFSD_KFLOOD_RUN_NS or
+ * more on average (bursts: 64 UDP readers lost 7 % more datagrams to a
+ * SCHED_FIFO kthread that ran 13 % of its CPU in 2.6 ms runs than to a
+ * SCHED_OTHER one; request/response and steady floods ran 10-30 us
+ * runs), is set to SCHED_OTHER nice 0, and back to its policy at the
+ * first look in which it ran less than RFSD_KFLOOD_LOW_PCT; after long
+ * runs not before RFSD_KFLOOD_HOLD_LOOKS (a kthread cut short by fair
+ * scheduling no longer shows its runs' length, so the hold is what
+ * spaces the tries).  It reads a kthread's schedstat only when its CPU
+ * dequeued RFSD_KFLOOD_MIN_FRAMES or more since the last look, or it is
+ * flooded: an idle host costs one map read a look.  A flooded SCHED_OTHER kthread
+ * always has work, so it is not the sleeper the scheduler passed over
+ * for 200 ms (ksched.h) that SCHED_FIFO is for.
  */
 #ifndef RFSD_KFLOOD_H
 #define RFSD_KFLOOD_H
@@ -26,14 +32,30 @@
 
 #define RFSD_KFLOOD_TICK_MS	200	/* between two looks */
 #define RFSD_KFLOOD_HIGH_PCT	50	/* of that on its CPU: flooded */
+#define RFSD_KFLOOD_RUN_NS	2000000ULL	/* or runs this long on average
+						   (the kernel's MAX_SOFTIRQ_TIME) */
 #define RFSD_KFLOOD_LOW_PCT	25	/* and below this: no longer */
+#define RFSD_KFLOOD_HOLD_LOOKS	10	/* but not before this many looks */
 #define RFSD_KFLOOD_MIN_FRAMES	2000	/* dequeued in a look: worth one */
 #define RFSD_KFLOOD_QUIET_NS	(600ULL * 1000000000ULL)	/* between two log lines */
+
+/* Whether a kthread is flooded, and by which bound: over the share, it
+ * is back as soon as it runs under RFSD_KFLOOD_LOW_PCT (a busy
+ * many-connection CPU passes the share too, and it wants SCHED_FIFO
+ * back soon); in long runs, not before RFSD_KFLOOD_HOLD_LOOKS. */
+enum rfsd_kflood_state {
+	RFSD_KFLOOD_NO,
+	RFSD_KFLOOD_SHARE,
+	RFSD_KFLOOD_RUNS,
+};
 
 struct rfsd_kflood_cpu {
 	__u32 pid;		/* the kthread the figures are of */
 	bool have;		/* on_cpu_ns and at_ns were read */
 	__u64 on_cpu_ns;	/* its schedstat run time at the last look */
+	__u64 runs;		/* and its number of runs */
+	enum rfsd_kflood_state state;	/* why it is flooded */
+	unsigned int looks;	/* looks since it stepped down */
 	__u64 at_ns;		/* CLOCK_MONOTONIC then */
 	__u64 dequeued;		/* its CPU's frames dequeued at the last look */
 	bool dq_seen;		/* dequeued was read */
@@ -47,16 +69,37 @@ struct rfsd_kfloods {
 	struct rfsd_kflood_cpu cpu[RFS_MAX_CPUS];
 };
 
-/* The decision, pure (tests/unit/test_kflood.c): flooded after a window
- * of wall_ns in which the kthread ran ran_ns, flooded before or not.  A
- * window of no length changes nothing. */
-static inline bool rfsd_kflood_next(bool flooded, __u64 ran_ns, __u64 wall_ns)
+/* One look's window: its length, and the kthread's run time and number
+ * of runs in it (schedstat). */
+struct rfsd_kflood_window {
+	__u64 wall_ns;
+	__u64 ran_ns;
+	__u64 runs;
+};
+
+/* The decision, pure (tests/unit/test_kflood.c): the state after window
+ * w, from state, looks after the step down.  A run still going counts as
+ * one: a window it fills has runs 0.  A window of no length changes
+ * nothing. */
+static inline enum rfsd_kflood_state
+rfsd_kflood_next(enum rfsd_kflood_state state, unsigned int looks,
+		 const struct rfsd_kflood_window *w)
 {
-	if (!wall_ns)
-		return flooded;
-	if (!flooded)
-		return ran_ns * 100 > wall_ns * RFSD_KFLOOD_HIGH_PCT;
-	return ran_ns * 100 >= wall_ns * RFSD_KFLOOD_LOW_PCT;
+	__u64 runs = w->runs ? w->runs : 1;
+
+	if (!w->wall_ns)
+		return state;
+	if (state == RFSD_KFLOOD_NO) {
+		if (w->ran_ns * 100 > w->wall_ns * RFSD_KFLOOD_HIGH_PCT)
+			return RFSD_KFLOOD_SHARE;
+		if (w->ran_ns >= runs * RFSD_KFLOOD_RUN_NS)
+			return RFSD_KFLOOD_RUNS;
+		return RFSD_KFLOOD_NO;
+	}
+	if (state == RFSD_KFLOOD_RUNS && looks < RFSD_KFLOOD_HOLD_LOOKS)
+		return state;
+	return w->ran_ns * 100 >= w->wall_ns * RFSD_KFLOOD_LOW_PCT ? state :
+								     RFSD_KFLOOD_NO;
 }
 
 /* Look every RFSD_KFLOOD_TICK_MS from loop (its own timerfd) at k's

@@ -22,8 +22,9 @@ command -v python3 >/dev/null 2>&1 || { echo "SKIP: no python3" >&2; exit $LAB_S
 T=$(mktemp -d) || fail "can't make a temporary directory"
 trap 'rm -rf "$T"' EXIT
 
-# row WORKLOAD PARAM MODE ROUND METRIC VALUE UNIT
-row() { local IFS=$'\t'; printf '%s\n' "$*" >> "$T/results.tsv"; }
+# row WORKLOAD PARAM MODE ROUND METRIC VALUE UNIT, into $ROWS
+ROWS=$T/results.tsv
+row() { local IFS=$'\t'; printf '%s\n' "$*" >> "$ROWS"; }
 
 printf 'workload\tparam\tmode\tround\tmetric\tvalue\tunit\n' > "$T/results.tsv"
 # 4 rounds: quartiles; xdp has a 5th round with no base or rfs in it
@@ -142,13 +143,12 @@ mkdir "$E" && printf 'workload\tparam\tmode\tround\tmetric\tvalue\tunit\n' > "$E
 # rr-many n=16,req=1 tps, base 10 20, xdp 15 10, rfs 5 20 -> per round
 # xdp/rfs 3 0.5, xdp/base 1.5 0.5, rfs/base 0.5 1
 mkdir "$T/ab" && cp "$T/results.tsv" "$T/ab/" || fail "can't copy results.tsv"
-abrow() { local IFS=$'\t'; printf '%s\n' "$*" >> "$T/ab/results.tsv"; }
-abrow rr-many n=16,req=1 xdp 1 tps 15 tps
-abrow rr-many n=16,req=1 xdp 2 tps 10 tps
-abrow rr-many n=16,req=1 rfs 1 tps 5 tps
-abrow rr-many n=16,req=1 rfs 2 tps 20 tps
-abrow rr-many n=16,req=1 xdp 2 retrans 7 segments
-abrow rr-many n=16,req=1 rfs 1 retrans 0 segments
+ROWS=$T/ab/results.tsv
+for v in "xdp 1 tps 15 tps" "xdp 2 tps 10 tps" "rfs 1 tps 5 tps" "rfs 2 tps 20 tps" \
+	"xdp 2 retrans 7 segments" "rfs 1 retrans 0 segments"; do
+	# shellcheck disable=SC2086	# the words of a row
+	row rr-many n=16,req=1 $v
+done
 AB=$("$TOP/bench/ab.py" "$T/ab" xdp rfs base) || fail "bench/ab.py failed"
 grep -q "^rr-many  *n=16,req=1  *tps  *1.75 (0.50-3.00)  *1.00 (0.50-1.50)  *0.75 (0.50-1.00)  *0,- | -,7 | -,-\$" <<< "$AB" ||
 	fail "bench/ab.py's rr-many row: $(grep '^rr-many' <<< "$AB")"

@@ -142,7 +142,7 @@ mkdir "$E" && printf 'workload\tparam\tmode\tround\tmetric\tvalue\tunit\n' > "$E
 # bench/ab.py on a copy with tps rows added (and the malformed row):
 # rr-many n=16,req=1 tps, base 10 20, xdp 15 10, rfs 5 20 -> per round
 # xdp/rfs 3 0.5, xdp/base 1.5 0.5, rfs/base 0.5 1
-mkdir "$T/ab" && cp "$T/results.tsv" "$T/ab/" || fail "can't copy results.tsv"
+{ mkdir "$T/ab" && cp "$T/results.tsv" "$T/ab/"; } || fail "can't copy results.tsv"
 ROWS=$T/ab/results.tsv
 for v in "xdp 1 tps 15 tps" "xdp 2 tps 10 tps" "rfs 1 tps 5 tps" "rfs 2 tps 20 tps" \
 	"xdp 2 retrans 7 segments" "rfs 1 retrans 0 segments"; do

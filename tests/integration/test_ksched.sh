@@ -684,7 +684,7 @@ test_flood_steps_down()
 # burst loaded it over half the CPU (then the share steps it down).
 test_burst_steps_down()
 {
-	local c=${CPU_LIST[1]} o=${CPU_LIST[0]} pid line r0 n0 r1 n1 avg rc
+	local c=${CPU_LIST[1]} o=${CPU_LIST[0]} pid line r0 n0 r1 n1 avg rc pct run_us
 	[ -x "$INJECT" ] || skip "$INJECT is not built"
 	setup ""
 	expect_policy SCHED_FIFO_1 1 1 0

@@ -358,6 +358,17 @@ int rfs_dp_read_queues(const struct rfs_dp *dp, struct rfs_cpu_queue *out)
 	return rfs_read_array(dp->cpu_queues_fd, sizeof(*out), dp->nr_cpus, out);
 }
 
+struct rfs_cpu_queue *rfs_dp_queues(const struct rfs_dp *dp)
+{
+	struct rfs_cpu_queue *q = calloc(dp->nr_cpus, sizeof(*q));
+
+	if (q && rfs_dp_read_queues(dp, q)) {
+		free(q);
+		q = NULL;
+	}
+	return q;
+}
+
 /* A map update would write the whole value over the counters BPF keeps
  * in it: one word through the array's mmap (it is BPF_F_MMAPABLE) instead.
  * Rare (a policy change), so mapped for the call only. */

@@ -95,6 +95,9 @@ void rfs_dp_prog_ids(const struct rfs_dp *dp, struct rfs_dp_prog_ids *ids);
 int rfs_dp_read_gstats(const struct rfs_dp *dp, struct rfs_global_stats *out);
 /* Per-CPU queue counters; out has rfs_dp_nr_cpus() entries. */
 int rfs_dp_read_queues(const struct rfs_dp *dp, struct rfs_cpu_queue *out);
+/* The same into a new array of rfs_dp_nr_cpus() entries (free() it);
+ * NULL if it can't be allocated or read. */
+struct rfs_cpu_queue *rfs_dp_queues(const struct rfs_dp *dp);
 /* Store rfsd's note on CPU cpu's kthread policy (rfs_cpu_queue.ksched_note)
  * without touching the datapath's fields beside it.  0 or -errno. */
 int rfs_dp_write_ksched_note(const struct rfs_dp *dp, int cpu, __u64 note);

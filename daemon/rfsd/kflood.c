@@ -111,16 +111,12 @@ static void on_kflood_timer(struct rfsd_watch *w, uint32_t ev)
 
 	if (read(w->fd, &ticks, sizeof(ticks)) < 0 && errno != EAGAIN)
 		pr_debug("can't read the flood timerfd: %s\n", strerror(errno));
-	if (n > RFS_MAX_CPUS)
-		n = RFS_MAX_CPUS;
-	q = calloc(n, sizeof(*q));
+	q = rfs_dp_queues(f->k->dp);
 	if (!q)
 		return;
-	if (!rfs_dp_read_queues(f->k->dp, q)) {
-		now = rfs_mono_ns();
-		for (cpu = 0; cpu < n; cpu++)
-			kflood_look(f, cpu, q[cpu].dequeued, now);
-	}
+	now = rfs_mono_ns();
+	for (cpu = 0; cpu < n; cpu++)
+		kflood_look(f, cpu, q[cpu].dequeued, now);
 	free(q);
 }
 

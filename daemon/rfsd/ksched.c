@@ -217,30 +217,15 @@ done:
 	c->done_gen = k->gen;
 }
 
-/* The datapath's per-CPU queue slots (kthread PIDs, rfsd's notes); n of
- * them, rfs_dp_nr_cpus() <= RFS_MAX_CPUS.  NULL if unreadable. */
-static struct rfs_cpu_queue *read_queues(const struct rfsd_kscheds *k, int *n)
-{
-	struct rfs_cpu_queue *q;
-
-	*n = rfs_dp_nr_cpus(k->dp);
-	q = calloc(*n, sizeof(*q));
-	if (q && rfs_dp_read_queues(k->dp, q)) {
-		free(q);
-		q = NULL;
-	}
-	return q;
-}
-
 void rfsd_ksched_adopt(struct rfsd_kscheds *k)
 {
+	int n = rfs_dp_nr_cpus(k->dp), cpu;	/* <= RFS_MAX_CPUS */
 	struct rfs_cpu_queue *q;
 	struct rfsd_ksched p;
-	int n, cpu;
 	char name[48], why[128];
 	__u32 pid;
 
-	q = read_queues(k, &n);
+	q = rfs_dp_queues(k->dp);
 	if (!q)
 		return;
 	for (cpu = 0; cpu < n; cpu++) {
@@ -268,10 +253,10 @@ void rfsd_ksched_adopt(struct rfsd_kscheds *k)
 
 void rfsd_ksched_tick(struct rfsd_kscheds *k)
 {
+	int n = rfs_dp_nr_cpus(k->dp), cpu;	/* <= RFS_MAX_CPUS */
 	struct rfs_cpu_queue *q;
-	int n, cpu;
 
-	q = read_queues(k, &n);
+	q = rfs_dp_queues(k->dp);
 	if (!q)
 		return;
 	for (cpu = 0; cpu < n; cpu++) {

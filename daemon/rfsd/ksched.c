@@ -243,8 +243,9 @@ void rfsd_ksched_adopt(struct rfsd_kscheds *k)
 		policy_name(&p, name, sizeof(name));
 		pr_info("cpu %d: cpumap kthread pid %u has %s from an earlier rfsd\n",
 			cpu, pid, name);
+		/* as if this rfsd had set it: apply() redoes it, or with
+		 * kernel undoes it */
 		c->applied = true;
-		c->policy = p;
 		c->pid = c->found_pid = c->done_pid = pid;
 		apply(k, cpu, pid);
 	}

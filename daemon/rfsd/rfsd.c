@@ -492,12 +492,12 @@ int main(int argc, char **argv)
 	}
 	rfsd_ifaces_resync(&d.ifaces);
 	rfsd_ifaces_start(&d.ifaces);
-	/* loaded and attached: from here on only what attach on request,
-	 * reload and the netns-move path need (caps.c) */
 	/* what an earlier rfsd set on the kthreads is undone or redone
 	 * while CAP_SYS_NICE is still there (kernel drops it next) */
 	rfsd_ksched_init(&d.ksched, d.dp, &d.cfg.ksched, true);
 	rfsd_ksched_adopt(&d.ksched);
+	/* loaded and attached: from here on only what attach on request,
+	 * reload and the netns-move path need (caps.c) */
 	keep_nice = d.cfg.ksched.kind != RFSD_KSCHED_KERNEL;
 	e = rfsd_caps_drop(keep_nice, caps, sizeof(caps), &ncaps);
 	if (e)

@@ -2,11 +2,12 @@
 /*
  * floor: the empty programs of bench/stats_floor.bpf.c on their
  * tracepoints until SIGTERM, SIGINT or SIGHUP (bench/profile.sh runs it
- * through the profile session; bench/profile.py reads their run counts).
+ * through the profile session, bench/profile.py reads their run counts;
+ * bench/modes.sh runs it through mode tp-floor's cells).
  *
  *   floor
  *
- * Prints "attached" once both are attached; exits 1 with the cause when
+ * Prints "attached" once all are attached; exits 1 with the cause when
  * they can't be loaded or attached (no BTF, no such tracepoint).
  */
 #include <errno.h>
@@ -46,7 +47,8 @@ int main(int argc, char **argv)
 	e = rfs_floor__attach(skel);
 	if (e) {
 		fprintf(stderr, "floor: can't attach the empty programs to "
-			"sock_recv_length and xdp_cpumap_kthread: %s\n",
+			"sock_recv_length, sock_send_length and "
+			"xdp_cpumap_kthread: %s\n",
 			strerror(-e));
 		rfs_floor__destroy(skel);
 		return 1;

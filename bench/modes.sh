@@ -102,6 +102,10 @@ mode_on()
 		[ "$(lab_if_status "$A")" = null ] ||
 			die "rfsd attached $A in mode sock"
 		;;
+	tp-floor)
+		pass_attach
+		tp_floor_start
+		;;
 	rps) lab_rps "$A" "$ALLMASK" 0 ;;
 	rfs|rfs-pass)
 		lab_rps "$A" "$ALLMASK" 4096
@@ -153,7 +157,34 @@ mode_off()
 		rfsd_stop
 		pass_detach
 		;;
+	tp-floor)
+		tp_floor_stop
+		pass_detach
+		;;
 	esac
+}
+
+# tp-floor: bench/floor's empty programs, among them one on each socket
+# tracepoint rfsd hooks, with nothing else of xdp-rfs loaded
+TP_FLOOR_PID=
+tp_floor_start()
+{
+	local i
+	bg "$FLOOR" > "$WORK/tp_floor.out" 2>&1
+	TP_FLOOR_PID=$BG_PID
+	for ((i = 0; i < 50; i++)); do
+		grep -q '^attached' "$WORK/tp_floor.out" && return 0
+		alive "$TP_FLOOR_PID" || break
+		sleep 0.1
+	done
+	die "mode tp-floor: $FLOOR did not attach: $(cat "$WORK/tp_floor.out")"
+}
+
+tp_floor_stop()
+{
+	[ -n "$TP_FLOOR_PID" ] || return 0
+	stop_pid "$TP_FLOOR_PID" 5
+	TP_FLOOR_PID=
 }
 
 pass_attach()
@@ -185,7 +216,8 @@ lab_restore_rps()
 # redirect to the receiver's first CPU, and no redirect at all).  Of the
 # sockperf/iperf3 ones (rounds 1..OLD_ROUNDS only): cpumap sends every
 # flow to one CPU: no multi; pass and rfs-pass no multi either (rr and
-# bulk tell what they stand for); sock (the socket side's cost) rr and
+# bulk tell what they stand for); sock (the socket side's cost) and
+# tp-floor (the least a socket side on those tracepoints costs) rr and
 # rr-local; rps (a reference there) only rr and multi; xdp-noguard none
 # (nothing in them moves a flow).
 applies()
@@ -198,7 +230,7 @@ applies()
 		xdp-kernel:rr-many|xdp-kernel:rpc) return 0 ;;
 		xdp-kernel:*) return 1 ;;
 		xdp-batch:*) return 0 ;;
-		cpumap:*|pass:*|rfs-pass:*|sock:*) return 1 ;;
+		cpumap:*|pass:*|rfs-pass:*|sock:*|tp-floor:*) return 1 ;;
 		*) return 0 ;;
 		esac
 		;;
@@ -209,8 +241,8 @@ applies()
 	case $1:$2 in
 	cpumap:multi) return 1 ;;
 	pass:multi|rfs-pass:multi) return 1 ;;
-	sock:rr|sock:rr-local) return 0 ;;
-	sock:*) return 1 ;;
+	sock:rr|sock:rr-local|tp-floor:rr|tp-floor:rr-local) return 0 ;;
+	sock:*|tp-floor:*) return 1 ;;
 	rps:rr|rps:multi) return 0 ;;
 	rps:*) return 1 ;;
 	xdp-noguard:*) return 1 ;;

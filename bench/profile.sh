@@ -100,7 +100,8 @@ pp_client_counted()
 	return 0
 }
 
-# bench/floor (empty programs on sock_recv_length and xdp_cpumap_kthread)
+# bench/floor (empty programs on sock_recv_length, sock_send_length and
+# xdp_cpumap_kthread)
 # through the session: what a run that does nothing costs here, which
 # every ns/run of the session includes.  Left out, with a warning, where
 # it can't attach.

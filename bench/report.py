@@ -32,7 +32,7 @@ WORKLOADS = [
     ('bulk', 'Bulk TCP'),
     ('bulk-local', 'Bulk TCP, receiver on the RX CPU'),
 ]
-MODES = ['base', 'rps', 'rfs', 'xdp', 'xdp-batch', 'xdp-kernel', 'xdp-noguard', 'cpumap', 'pass', 'rfs-pass', 'sock', 'sim']
+MODES = ['base', 'rps', 'rfs', 'xdp', 'xdp-batch', 'xdp-kernel', 'xdp-noguard', 'cpumap', 'pass', 'rfs-pass', 'sock', 'tp-floor', 'sim']
 REFS = ['base', 'rfs', 'cpumap', 'pass', 'rfs-pass']
 # metrics shown first, in this order; the rest follow by name
 FIRST = ['tps', 'delivered_pps', 'ns_per_frame', 'accuracy_pct', 'p50_us',

@@ -61,6 +61,9 @@
 #         attached, so its socket-side programs (sockops, the recv and
 #         send hooks) run and rfs_xdp does not: what the socket side
 #         costs, host-wide (the lab's clients are on this host too)
+#   tp-floor  diagnostic (rr, rr-local): pass plus build/bench/floor's
+#         empty programs on the socket tracepoints rfsd hooks, no rfsd:
+#         the least any socket side on those tracepoints costs
 # Workloads, per mode and round (--workloads picks some):
 #   rr-many     the RFS patch's netperf TCP_RR test: tests/tools/rfs_rr,
 #               one pinned client thread on CPU $CLI_CPU, a server thread
@@ -172,7 +175,7 @@ TOOLS=$BUILD/tests
 OUT=$BUILD/bench
 CMDLINE="${QUICK:+QUICK=$QUICK }$0 $*"
 
-ALL_MODES="base rps rfs xdp xdp-batch xdp-kernel xdp-noguard cpumap pass rfs-pass sock"
+ALL_MODES="base rps rfs xdp xdp-batch xdp-kernel xdp-noguard cpumap pass rfs-pass sock tp-floor"
 ALL_WORKLOADS="rr-many rpc order-bulk order-udp rr rr-local multi bulk bulk-local"
 NEW_WORKLOADS="rr-many rpc order-bulk order-udp"
 ROUNDS=3
@@ -378,7 +381,10 @@ case " $MODES " in
 *" cpumap "*) [ -x "$COST" ] || die "$COST is not built (make $COST), needed by mode cpumap (or leave it out: --modes)" ;;
 esac
 case " $MODES " in
-*" pass "*|*" rfs-pass "*|*" sock "*) command -v clang >/dev/null 2>&1 || die "mode pass needs clang (make deps)" ;;
+*" pass "*|*" rfs-pass "*|*" sock "*|*" tp-floor "*) command -v clang >/dev/null 2>&1 || die "mode pass needs clang (make deps)" ;;
+esac
+case " $MODES " in
+*" tp-floor "*) [ -x "$FLOOR" ] || die "$FLOOR is not built (make bench), needed by mode tp-floor (or leave it out: --modes)" ;;
 esac
 if [ -n "$DO_PROFILE" ]; then
 	case " $MODES " in
@@ -430,7 +436,13 @@ rm -rf "$OUT/logs" && mkdir -p "$OUT/logs" || die "can't create $OUT/logs"
 		echo "guest_halt_poll_ns: $(cat "$HALTPOLL_NS")${IDLE_POLL:+, $IDLE_POLL during the run (--idle-poll)}"
 	[ -z "$HOG" ] ||
 		echo "hog: a busy loop pinned to CPU $SRV_CPU, nice 0, for every round (--hog)"
+	echo "host_settings: net.core.rps_sock_flow_entries $(cat "$SFE_FILE"), kernel.bpf_stats_enabled $(cat "$STATS_FILE") at the start"
 } > "$OUT/meta.txt"
+# A sock flow table left on turns on kernel RFS's record in every
+# recvmsg/sendmsg of the host, in every mode: the modes stay comparable
+# with each other, not with a run on a host without it
+[ "$(cat "$SFE_FILE")" = 0 ] ||
+	warn "net.core.rps_sock_flow_entries is $(cat "$SFE_FILE"), not 0: kernel RFS records flows in every mode of this run"
 lab_up
 # put back by the lab's exit trap, with the lab's other kernel settings
 [ -z "$IDLE_POLL" ] || lab_set "$HALTPOLL_NS" "$IDLE_POLL"
@@ -439,7 +451,7 @@ IP_B=$LAB_IP4_B
 NCPU=$(nproc)
 ALLMASK=$(printf '%x' $(((1 << NCPU) - 1)))
 case " $MODES " in
-*" pass "*|*" rfs-pass "*|*" sock "*) build_pass || die "can't build the XDP_PASS program" ;;
+*" pass "*|*" rfs-pass "*|*" sock "*|*" tp-floor "*) build_pass || die "can't build the XDP_PASS program" ;;
 esac
 msg LAB "$A <-> $NS/$B, $IP_A/$IP_B, $NCPU CPUs, ${QUICK:+quick: }rounds $ROUNDS"
 

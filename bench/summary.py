@@ -15,7 +15,8 @@ order of the tables; the other arguments only go into the text.
 import json, os, statistics as st, sys
 
 # bench/floor's empty programs and the tracepoints they sit on
-FLOOR_HOOKS = {'floor_sock_recv': 'sock_recv_length', 'floor_kthread': 'xdp_cpumap_kthread'}
+FLOOR_HOOKS = {'floor_sock_recv': 'sock_recv_length', 'floor_sock_send': 'sock_send_length',
+               'floor_kthread': 'xdp_cpumap_kthread'}
 
 
 def main():
@@ -292,6 +293,11 @@ def main():
         tg.append(('the same, on the same receive path: ≥ kernel RFS behind an XDP_PASS program '
                    '(xdp / rfs-pass, same round)',
                    spread(r, '%.3f'), 'yes' if med(r) >= 1.0 else 'no'))
+    r = ratios('rr-local', 'tp-floor', 'rfs-pass', 'tps')
+    if r:
+        tg.append(('(the bound on the line above) rr-local with nothing on the socket tracepoints but '
+                   'empty programs, behind XDP_PASS (tp-floor / rfs-pass, same round): what no socket '
+                   'side on those tracepoints can beat', spread(r, '%.3f'), 'bound'))
     for w in ('bulk', 'bulk-local'):
         c = cells.get((w, 'xdp'), {})
         irtx = sum(c[x].get('irtx') or 0 for x in c)
@@ -303,6 +309,11 @@ def main():
                 tg.append(('%s ≥ 0.95 × %s with 0 retransmits (xdp / %s)' % (w, what, ref),
                            '%s, %d retransmits, %d ring drops' % (spread(r, '%.3f'), irtx, drops),
                            'yes' if med(r) >= 0.95 and irtx == 0 else 'no'))
+        r = ratios(w, 'pass', 'base', 'gbps')
+        if r:
+            tg.append(('(the bound on the first %s line) %s with an XDP_PASS program and no steering '
+                       '(pass / base, same round): what no XDP program on veth\'s own path can beat'
+                       % (w, w), spread(r, '%.3f'), 'bound'))
     if 'pipe' in ph and ph['pipe'].get('switches'):
         p = ph['pipe']
         tot = sum(q['own_runs'] if q.get('own_runs') is not None else q['runs'] for q in p['progs'])

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Per-round A/B ratios of one bench run (bench/run.sh's results.tsv).
+"""Per-round A/B ratios of bench runs (bench/run.sh's results.tsv).
 
-    bench/ab.py OUTDIR A B [REF]
+    bench/ab.py OUTDIR[,OUTDIR...] A B [REF]
 
 For each cell (workload, param) and each of tps, p99_us and
 throughput_gbps: A/B, and with REF also A/REF and B/REF, each the median
@@ -11,7 +11,9 @@ back to back, so a round's ratio cancels the machine's drift between
 rounds); then each mode's TCP retransmits per round; last, the median
 over cells of A/B's tps.  bench/report.py compares every mode with
 `base` only; this is for two modes against each other (a policy, a
-change) in a run of --modes A,B,REF.
+change) in a run of --modes A,B,REF.  Several OUTDIRs, comma-separated,
+pool their rounds (runs of the same modes, one after the other, for more
+rounds than one run gives the sockperf workloads).
 """
 import collections
 import csv
@@ -21,19 +23,22 @@ import sys
 METRICS = ("tps", "p99_us", "throughput_gbps")
 
 
-def load(outdir):
+def load(outdirs):
+    """every figure, keyed by (mode, (run, round)): a round of one run is
+    not the same round of another"""
     figures = collections.defaultdict(dict)
     rounds = set()
-    with open(outdir + "/results.tsv") as f:
-        rows = csv.reader(f, delimiter="\t")
-        next(rows, None)
-        for row in rows:
-            try:
-                w, p, m, r, metric, v, _unit = row
-                figures[(w, p, metric)][(m, int(r))] = float(v)
-            except ValueError:	# a malformed row, as report.py skips
-                continue
-            rounds.add(int(r))
+    for run, outdir in enumerate(outdirs):
+        with open(outdir + "/results.tsv") as f:
+            rows = csv.reader(f, delimiter="\t")
+            next(rows, None)
+            for row in rows:
+                try:
+                    w, p, m, r, metric, v, _unit = row
+                    figures[(w, p, metric)][(m, (run, int(r)))] = float(v)
+                except ValueError:	# a malformed row, as report.py skips
+                    continue
+                rounds.add((run, int(r)))
     return figures, sorted(rounds)
 
 
@@ -53,7 +58,7 @@ def main(argv):
     if len(argv) not in (4, 5) or argv[1] in ("-h", "--help"):
         print(__doc__.strip())
         return 0 if len(argv) == 2 else 2
-    figures, rounds = load(argv[1])
+    figures, rounds = load(argv[1].split(","))
     a, b = argv[2], argv[3]
     ref = argv[4] if len(argv) == 5 else None
     pairs = [(a, b)] + ([(a, ref), (b, ref)] if ref else [])

@@ -155,4 +155,12 @@ grep -q "^rr-many  *n=16,req=1  *tps  *1.75 (0.50-3.00)  *1.00 (0.50-1.50)  *0.7
 grep -q "^tps xdp/rfs, median over 1 cells: 1.750 (min 1.75)\$" <<< "$AB" ||
 	fail "bench/ab.py's summary: $(tail -n 1 <<< "$AB")"
 "$TOP/bench/ab.py" "$T/ab" xdp > /dev/null 2>&1 && fail "bench/ab.py with one mode did not fail"
-echo "report arithmetic: medians, quartiles, per-round ratios and missing workloads as computed by hand; bench/ab.py's ratios too"
+# a second run pooled with it: its round 1 (xdp 8, rfs 4: 2) is a round
+# of its own, not the first run's round 1 again -> xdp/rfs 3 0.5 2
+mkdir "$T/ab2" && printf 'workload\tparam\tmode\tround\tmetric\tvalue\tunit\n' > "$T/ab2/results.tsv" ||
+	fail "can't write $T/ab2/results.tsv"
+printf 'rr-many\tn=16,req=1\t%s\t1\ttps\t%s\ttps\n' xdp 8 rfs 4 >> "$T/ab2/results.tsv"
+AB=$("$TOP/bench/ab.py" "$T/ab,$T/ab2" xdp rfs base) || fail "bench/ab.py on two runs failed"
+grep -q "^rr-many  *n=16,req=1  *tps  *2.00 (0.50-3.00)  *1.00 (0.50-1.50)  *0.75 (0.50-1.00)  *0,-,- | -,7,- | -,-,-\$" <<< "$AB" ||
+	fail "bench/ab.py's rr-many row over two runs: $(grep '^rr-many' <<< "$AB")"
+echo "report arithmetic: medians, quartiles, per-round ratios and missing workloads as computed by hand; bench/ab.py's ratios too, also over two runs"

@@ -27,20 +27,13 @@ rfsd_stop()
 # the target stays, re-attached when it changes
 cpumap_target()
 {
-	local i
 	[ -n "$CPUMAP_PID" ] && [ "$CPUMAP_TARGET" = "$1" ] &&
 		alive "$CPUMAP_PID" && return 0
 	cpumap_detach
-	: > "$WORK/cpumap.out"
-	bg "$COST" --attach "$A" --target "$1" > "$WORK/cpumap.out"
+	bg_attached "$WORK/cpumap.out" "$COST" --attach "$A" --target "$1" ||
+		die "cost --attach $A --target $1 did not attach: $(cat "$WORK/cpumap.out")"
 	CPUMAP_PID=$BG_PID
 	CPUMAP_TARGET=$1
-	for ((i = 0; i < 50; i++)); do
-		grep -q '^attached' "$WORK/cpumap.out" && return 0
-		alive "$CPUMAP_PID" || break
-		sleep 0.1
-	done
-	die "cost --attach $A --target $1 did not attach"
 }
 
 cpumap_detach()
@@ -169,15 +162,9 @@ mode_off()
 TP_FLOOR_PID=
 tp_floor_start()
 {
-	local i
-	bg "$FLOOR" > "$WORK/tp_floor.out" 2>&1
+	bg_attached "$WORK/tp_floor.out" "$FLOOR" ||
+		die "mode tp-floor: $FLOOR did not attach: $(cat "$WORK/tp_floor.out")"
 	TP_FLOOR_PID=$BG_PID
-	for ((i = 0; i < 50; i++)); do
-		grep -q '^attached' "$WORK/tp_floor.out" && return 0
-		alive "$TP_FLOOR_PID" || break
-		sleep 0.1
-	done
-	die "mode tp-floor: $FLOOR did not attach: $(cat "$WORK/tp_floor.out")"
 }
 
 tp_floor_stop()

@@ -109,17 +109,12 @@ FLOOR=$BUILD/bench/floor
 FLOOR_PID=
 floor_start()
 {
-	local i
 	[ -x "$FLOOR" ] || { warn "profile: $FLOOR is not built: no empty-program floor"; return 0; }
-	bg "$FLOOR" > "$WORK/floor.out" 2>&1
-	FLOOR_PID=$BG_PID
-	for ((i = 0; i < 50; i++)); do
-		grep -q '^attached' "$WORK/floor.out" && return 0
-		alive "$FLOOR_PID" || break
-		sleep 0.1
-	done
-	warn "profile: no empty-program floor: $(cat "$WORK/floor.out")"
-	floor_stop
+	if bg_attached "$WORK/floor.out" "$FLOOR"; then
+		FLOOR_PID=$BG_PID
+	else
+		warn "profile: no empty-program floor: $(cat "$WORK/floor.out")"
+	fi
 }
 
 floor_stop()

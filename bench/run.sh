@@ -302,6 +302,21 @@ elapsed() { awk -v a="$T0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.0f", b - a }
 
 # lab.sh's process bookkeeping under the bench's short names
 bg() { lab_bg "$@"; BG_PID=$LAB_BG_PID; }
+# $2... in the background, its output in $1, until it prints "attached"
+# (5 s at most): 0 with its PID in BG_PID, else 1, stopped
+bg_attached()
+{
+	local out=$1 i
+	shift
+	bg "$@" > "$out" 2>&1
+	for ((i = 0; i < 50; i++)); do
+		grep -q '^attached' "$out" && return 0
+		lab_alive "$BG_PID" || break
+		sleep 0.1
+	done
+	stop_pid "$BG_PID" 5
+	return 1
+}
 is_ours() { lab_is_ours "$1"; }
 alive() { lab_alive "$1"; }
 stop_pid() { lab_kill "$1" TERM "${2:-5}"; }

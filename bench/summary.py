@@ -233,10 +233,10 @@ def main():
             fr = ph['rr'].get('floor', {})
             out.append('An empty program on the same tracepoints (bench/floor, attached beside ours for the '
                        'session), ns per run in rr: %s; what a run costs here before it does anything, the '
-                       "stats' two clock reads included; every ns/run above includes it. Less the cheaper "
-                       'of the two once per run: %.0f ns per rr transaction for the bench\'s own traffic, '
+                       "stats' two clock reads included; every ns/run above includes it. Less the cheapest "
+                       'of them once per run: %.0f ns per rr transaction for the bench\'s own traffic, '
                        '%.0f on the steered host alone; rr-local %.0f and %.0f.' % (
-                           ' and '.join('%.0f on %s' % (f['ns'] / f['runs'], FLOOR_HOOKS.get(n, n))
+                           ', '.join('%.0f on %s' % (f['ns'] / f['runs'], FLOOR_HOOKS.get(n, n))
                                         for n, f in sorted(fr.items()) if f['runs']),
                            net_tx('rr'), net_tx('rr', True), net_tx('rr-local'), net_tx('rr-local', True)))
             out.append('')

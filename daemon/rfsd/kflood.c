@@ -16,14 +16,14 @@
 #include "mono.h"
 
 static void kflood_log(struct rfsd_kflood_cpu *c, int cpu, __u32 pid,
-		       bool flooded, const struct rfsd_kflood_window *w,
-		       __u64 now)
+		       enum rfsd_kflood_state state,
+		       const struct rfsd_kflood_window *w, __u64 now)
 {
 	unsigned long long pct = w->ran_ns * 100 / w->wall_ns;
 	unsigned long long run_us = w->ran_ns / (w->runs ? w->runs : 1) / 1000;
 	char hold[48] = "";
 
-	if (!flooded) {
+	if (state == RFSD_KFLOOD_NO) {
 		if (c->said)
 			pr_info("cpu %d: its cpumap kthread (pid %u) ran %llu%% of the last %d ms: back to its policy\n",
 				cpu, pid, pct, RFSD_KFLOOD_TICK_MS);
@@ -33,7 +33,7 @@ static void kflood_log(struct rfsd_kflood_cpu *c, int cpu, __u32 pid,
 	c->said = false;
 	if (c->logged_ns && now - c->logged_ns < RFSD_KFLOOD_QUIET_NS)
 		return;
-	if (c->state == RFSD_KFLOOD_RUNS)
+	if (state == RFSD_KFLOOD_RUNS)
 		snprintf(hold, sizeof(hold), ", %d ms on at the earliest",
 			 RFSD_KFLOOD_HOLD_LOOKS * RFSD_KFLOOD_TICK_MS);
 	pr_warn("cpu %d: its cpumap kthread (pid %u) ran %llu%% of the last %d ms, in runs of %llu us on average: SCHED_OTHER nice 0 while it runs over %d%% or in runs over %llu us, so that the tasks there (the receiving application too) share the CPU with it, as the kernel's ksoftirqd does; its policy again under %d%%%s (rfsd(8), cpumap_kthread_sched)\n",
@@ -49,7 +49,7 @@ static void kflood_look(struct rfsd_kfloods *f, int cpu, __u64 dequeued,
 {
 	struct rfsd_kflood_cpu *c = &f->cpu[cpu];
 	struct rfsd_kscheds *k = f->k;
-	bool was = rfsd_ksched_is_flooded(k, cpu), flooded;
+	enum rfsd_kflood_state was = rfsd_ksched_flood_state(k, cpu), next;
 	__u32 pid = rfsd_ksched_fifo_pid(k, cpu);
 	struct rfsd_kflood_window win;
 	struct rfsd_kthread_wait w;
@@ -61,7 +61,7 @@ static void kflood_look(struct rfsd_kfloods *f, int cpu, __u64 dequeued,
 	c->dq_seen = true;
 	/* too few frames to flood anything: no schedstat read; a busy
 	 * look after it only takes the run time to measure from */
-	if (!pid || (!was && !busy)) {
+	if (!pid || (was == RFSD_KFLOOD_NO && !busy)) {
 		c->have = false;
 		return;
 	}
@@ -76,21 +76,17 @@ static void kflood_look(struct rfsd_kfloods *f, int cpu, __u64 dequeued,
 			.ran_ns = w.on_cpu_ns - c->on_cpu_ns,
 			.runs = w.runs - c->runs,
 		};
-		if (!was)
-			c->state = RFSD_KFLOOD_NO;
-		else if (c->state == RFSD_KFLOOD_NO)
-			c->state = RFSD_KFLOOD_SHARE;	/* no hold */
-		c->state = rfsd_kflood_next(c->state, c->looks, &win);
-		flooded = c->state != RFSD_KFLOOD_NO;
+		next = rfsd_kflood_next(was, c->looks, &win);
 		c->looks++;
-		if (flooded != was) {
-			e = rfsd_ksched_flood(k, cpu, flooded);
+		if ((next == RFSD_KFLOOD_NO) != (was == RFSD_KFLOOD_NO)) {
+			e = rfsd_ksched_flood(k, cpu, next);
 			if (e)
 				pr_warn("cpu %d: can't set its cpumap kthread (pid %u) to %s: %s\n",
-					cpu, pid, flooded ? "SCHED_OTHER" : "its policy",
+					cpu, pid, next != RFSD_KFLOOD_NO ?
+					"SCHED_OTHER" : "its policy",
 					strerror(-e));
 			else
-				kflood_log(c, cpu, pid, flooded, &win, now);
+				kflood_log(c, cpu, pid, next, &win, now);
 			c->looks = 0;
 		}
 	}

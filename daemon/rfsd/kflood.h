@@ -39,22 +39,11 @@
 #define RFSD_KFLOOD_MIN_FRAMES	2000	/* dequeued in a look: worth one */
 #define RFSD_KFLOOD_QUIET_NS	(600ULL * 1000000000ULL)	/* between two log lines */
 
-/* Whether a kthread is flooded, and by which bound: over the share, it
- * is back as soon as it runs under RFSD_KFLOOD_LOW_PCT (a busy
- * many-connection CPU passes the share too, and it wants SCHED_FIFO
- * back soon); in long runs, not before RFSD_KFLOOD_HOLD_LOOKS. */
-enum rfsd_kflood_state {
-	RFSD_KFLOOD_NO,
-	RFSD_KFLOOD_SHARE,
-	RFSD_KFLOOD_RUNS,
-};
-
 struct rfsd_kflood_cpu {
 	__u32 pid;		/* the kthread the figures are of */
 	bool have;		/* on_cpu_ns and at_ns were read */
 	__u64 on_cpu_ns;	/* its schedstat run time at the last look */
 	__u64 runs;		/* and its number of runs */
-	enum rfsd_kflood_state state;	/* why it is flooded */
 	unsigned int looks;	/* looks since it stepped down */
 	__u64 at_ns;		/* CLOCK_MONOTONIC then */
 	__u64 dequeued;		/* its CPU's frames dequeued at the last look */

@@ -187,7 +187,7 @@ static void apply(struct rfsd_kscheds *k, int cpu, __u32 pid)
 	if (!e) {
 		pr_info("cpu %d: cpumap kthread pid %u -> %s%s\n", cpu, pid,
 			name, reset ? " (cpumap_kthread_sched = kernel)" : "");
-		c->flooded = false;
+		c->flood = RFSD_KFLOOD_NO;
 		c->applied = !reset;
 		c->policy = p;
 		c->err[0] = '\0';
@@ -378,15 +378,17 @@ __u32 rfsd_ksched_fifo_pid(const struct rfsd_kscheds *k, int cpu)
 	       k->want.kind == RFSD_KSCHED_FIFO ? c->pid : 0;
 }
 
-bool rfsd_ksched_is_flooded(const struct rfsd_kscheds *k, int cpu)
+enum rfsd_kflood_state rfsd_ksched_flood_state(const struct rfsd_kscheds *k,
+					       int cpu)
 {
-	return k->cpu[cpu].flooded;
+	return k->cpu[cpu].flood;
 }
 
-int rfsd_ksched_flood(struct rfsd_kscheds *k, int cpu, bool flooded)
+int rfsd_ksched_flood(struct rfsd_kscheds *k, int cpu,
+		      enum rfsd_kflood_state state)
 {
 	struct rfsd_ksched_cpu *c = &k->cpu[cpu];
-	struct rfsd_ksched p = flooded ?
+	struct rfsd_ksched p = state != RFSD_KFLOOD_NO ?
 		(struct rfsd_ksched){ .kind = RFSD_KSCHED_NICE, .prio = 0 } :
 		k->want;
 	char why[128];
@@ -398,7 +400,7 @@ int rfsd_ksched_flood(struct rfsd_kscheds *k, int cpu, bool flooded)
 		e = set_policy(c->pid, &p);
 	if (e)
 		return e;
-	c->flooded = flooded;
+	c->flood = state;
 	c->policy = p;
 	return 0;
 }
@@ -424,7 +426,7 @@ struct json_object *rfsd_ksched_json(const struct rfsd_kscheds *k)
 			policy_name(&c->policy, name, sizeof(name));
 		json_object_object_add(e, "policy", name[0] ?
 				       json_object_new_string(name) : NULL);
-		if (c->flooded && name[0])
+		if (c->flood != RFSD_KFLOOD_NO && name[0])
 			json_object_object_add(e, "flooded",
 					       json_object_new_boolean(true));
 		if (c->err[0] && c->done_pid == c->pid)

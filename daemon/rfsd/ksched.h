@@ -39,6 +39,18 @@
 #include "config.h"
 #include "rfs_dp.h"
 
+/* Whether a SCHED_FIFO kthread is stepped down to SCHED_OTHER for a
+ * flood, and by which of kflood.h's bounds: over the share, it is back as
+ * soon as it runs under RFSD_KFLOOD_LOW_PCT (a busy many-connection CPU
+ * passes the share too, and it wants SCHED_FIFO back soon); in long runs,
+ * not before RFSD_KFLOOD_HOLD_LOOKS.  Kept here, with the policy it
+ * explains: setting the policy again (a tick, a reload) ends it. */
+enum rfsd_kflood_state {
+	RFSD_KFLOOD_NO,
+	RFSD_KFLOOD_SHARE,
+	RFSD_KFLOOD_RUNS,
+};
+
 struct rfsd_ksched_cpu {
 	__u32 pid;		/* this CPU's kthread: the datapath's record,
 				   or found_pid until the new one has run;
@@ -48,7 +60,7 @@ struct rfsd_ksched_cpu {
 	__u32 done_pid;		/* the PID the last attempt was for */
 	__u32 done_gen;		/* and the generation of want it applied */
 	bool applied;		/* that attempt set policy */
-	bool flooded;		/* SCHED_OTHER for now (kflood.h) */
+	enum rfsd_kflood_state flood;	/* SCHED_OTHER for now, and why */
 	struct rfsd_ksched policy;	/* what it set (SCHED_OTHER nice 0
 					   while flooded) */
 	char err[160];		/* why it failed; "" if it did not */
@@ -92,11 +104,14 @@ struct rfsd_kthread_wait {
 int rfsd_ksched_wait(const struct rfsd_kscheds *k, int cpu, __u32 pid,
 		     struct rfsd_kthread_wait *out);
 /* kflood.c: the PID of CPU cpu's kthread if rfsd made it SCHED_FIFO (it
- * may be SCHED_OTHER for a flood now), else 0; whether it is flooded; and
- * setting that (SCHED_OTHER nice 0, or the policy again).  0 or -errno. */
+ * may be SCHED_OTHER for a flood now), else 0; whether it is flooded and
+ * why; and setting that (SCHED_OTHER nice 0 for any state but
+ * RFSD_KFLOOD_NO, which puts the policy back).  0 or -errno. */
 __u32 rfsd_ksched_fifo_pid(const struct rfsd_kscheds *k, int cpu);
-bool rfsd_ksched_is_flooded(const struct rfsd_kscheds *k, int cpu);
-int rfsd_ksched_flood(struct rfsd_kscheds *k, int cpu, bool flooded);
+enum rfsd_kflood_state rfsd_ksched_flood_state(const struct rfsd_kscheds *k,
+					       int cpu);
+int rfsd_ksched_flood(struct rfsd_kscheds *k, int cpu,
+		      enum rfsd_kflood_state state);
 /* status: {"sched": "fifo:1", "kthreads": [{"cpu", "pid", "policy"
  * (what rfsd set, or null), "flooded" (only while SCHED_OTHER for a
  * flood), "error" (only if it could not)}]} */

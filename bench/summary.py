@@ -167,7 +167,7 @@ def main():
         f = srv_ns if server else own_ns if own else lambda p: p['ns']
         return sum(f(p) for p in ph[k]['progs']) / t
     def floor_ns(k):
-        """ns per run of bench/floor's cheaper empty program in phase k"""
+        """ns per run of bench/floor's cheapest empty program in phase k"""
         v = [f['ns'] / f['runs'] for f in ph[k].get('floor', {}).values() if f['runs']]
         return min(v) if v else None
     def net_tx(k, server=False):

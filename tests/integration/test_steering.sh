@@ -170,6 +170,28 @@ expect_locality()
 	fi
 }
 
+# Why flows did not follow the server (fail()'s hook in follow_server):
+# where the server runs, rfsd's busiest flows with their desired and
+# current CPU, the reason for each of the server's connections, and the
+# cpumap kthreads' policies
+move_diag()
+{
+	local peer port
+	echo "server pid $LAB_SERVER_PID: $(taskset -pc "$LAB_SERVER_PID" 2>&1)"
+	ctl flows "$LAB_A" --limit 8 --interval 200
+	ss -Htn state established "( sport = :$LAB_PORT )" | awk '{ print $4 }' |
+		while read -r peer; do
+			port=${peer##*:}
+			peer=${peer%:*}
+			peer=${peer#[}
+			peer=${peer%]}
+			ctl explain "$LAB_A" "${peer#::ffff:}" "$LAB_IP4_A" "$port" "$LAB_PORT"
+		done
+	ctlj status | "$LAB_PY" -c 'import json, sys
+for k in json.load(sys.stdin).get("cpumap_kthreads", {}).get("kthreads", []):
+    print("cpumap kthread", k)'
+}
+
 # Steering follows the server from CPU_A to CPU_B: server bound to $1,
 # client to $2, extra args to the server.
 follow_server()
@@ -187,7 +209,9 @@ follow_server()
 	lab_pin "$LAB_SERVER_PID" "$CPU_B"
 	sleep 0.5
 	s0=$(ctlj stats "$LAB_A")
+	LAB_ON_FAIL=move_diag
 	expect_on "$CPU_B" "server moved to CPU $CPU_B"
+	LAB_ON_FAIL=
 	s1=$(ctlj stats "$LAB_A")
 	# rfsd agrees: frames went to the desired CPU, and its stack got
 	# them there (through the cpumap or passed up locally)

@@ -142,7 +142,14 @@ skip()
 # each test_* function in its own subshell, so this ends that test only.
 fail()
 {
+	local hook=${LAB_ON_FAIL:-}
 	printf 'FAIL: %s\n' "$*" >&2
+	# a test's own account of what it failed on (once: the hook may fail)
+	if [ -n "$hook" ]; then
+		LAB_ON_FAIL=
+		printf -- '--- %s ---\n' "$hook" >&2
+		"$hook" >&2 2>&1 || true
+	fi
 	if [ -s "$RFSD_LOG" ]; then
 		# rfsd's own lines; -v adds libbpf's and libxdp's
 		printf -- '--- rfsd log (last %d lines, libbpf/libxdp left out) ---\n' \

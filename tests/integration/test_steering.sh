@@ -209,8 +209,10 @@ follow_server()
 	lab_pin "$LAB_SERVER_PID" "$CPU_B"
 	sleep 0.5
 	s0=$(ctlj stats "$LAB_A")
+	# shellcheck disable=SC2034  # lab.sh's fail() reads it
 	LAB_ON_FAIL=move_diag
 	expect_on "$CPU_B" "server moved to CPU $CPU_B"
+	# shellcheck disable=SC2034
 	LAB_ON_FAIL=
 	s1=$(ctlj stats "$LAB_A")
 	# rfsd agrees: frames went to the desired CPU, and its stack got

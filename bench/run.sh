@@ -301,6 +301,16 @@ die() { fail "bench: $*"; }
 elapsed() { awk -v a="$T0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.0f", b - a }'; }
 
 # lab.sh's process bookkeeping under the bench's short names
+# Does a mode of this run attach the XDP_PASS program (build_pass)?
+uses_pass()
+{
+	local m
+	for m in pass rfs-pass sock tp-floor; do
+		case " $MODES " in *" $m "*) return 0 ;; esac
+	done
+	return 1
+}
+
 bg() { lab_bg "$@"; BG_PID=$LAB_BG_PID; }
 # $2... in the background, its output in $1, until it prints "attached"
 # (5 s at most): 0 with its PID in BG_PID, else 1, stopped
@@ -395,9 +405,7 @@ fi
 case " $MODES " in
 *" cpumap "*) [ -x "$COST" ] || die "$COST is not built (make $COST), needed by mode cpumap (or leave it out: --modes)" ;;
 esac
-case " $MODES " in
-*" pass "*|*" rfs-pass "*|*" sock "*|*" tp-floor "*) command -v clang >/dev/null 2>&1 || die "mode pass needs clang (make deps)" ;;
-esac
+uses_pass && { command -v clang >/dev/null 2>&1 || die "mode pass needs clang (make deps)"; }
 case " $MODES " in
 *" tp-floor "*) [ -x "$FLOOR" ] || die "$FLOOR is not built (make bench), needed by mode tp-floor (or leave it out: --modes)" ;;
 esac
@@ -465,9 +473,7 @@ IP_A=$LAB_IP4_A
 IP_B=$LAB_IP4_B
 NCPU=$(nproc)
 ALLMASK=$(printf '%x' $(((1 << NCPU) - 1)))
-case " $MODES " in
-*" pass "*|*" rfs-pass "*|*" sock "*|*" tp-floor "*) build_pass || die "can't build the XDP_PASS program" ;;
-esac
+! uses_pass || build_pass || die "can't build the XDP_PASS program"
 msg LAB "$A <-> $NS/$B, $IP_A/$IP_B, $NCPU CPUs, ${QUICK:+quick: }rounds $ROUNDS"
 
 if [ -n "$DO_COST" ]; then

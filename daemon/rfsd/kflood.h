@@ -18,9 +18,9 @@
  * scheduling no longer shows its runs' length, so the hold is what
  * spaces the tries).  It reads a kthread's schedstat only when its CPU
  * dequeued RFSD_KFLOOD_MIN_FRAMES or more since the last look, or it is
- * flooded: an idle host costs one map read a look.  A flooded SCHED_OTHER kthread
- * always has work, so it is not the sleeper the scheduler passed over
- * for 200 ms (ksched.h) that SCHED_FIFO is for.
+ * flooded: an idle host costs one map read a look.  A flooded
+ * SCHED_OTHER kthread always has work, so it is not the sleeper the
+ * scheduler passed over for 200 ms (ksched.h) that SCHED_FIFO is for.
  */
 #ifndef RFSD_KFLOOD_H
 #define RFSD_KFLOOD_H

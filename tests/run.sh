@@ -51,9 +51,8 @@ export RFS_ROOT RFS_BUILD
 # The parser reads cmocka's standard output, not TAP/XML/subunit.
 unset CMOCKA_MESSAGE_OUTPUT CMOCKA_XML_FILE
 
-n_pass=0
-n_fail=0
-n_skip=0
+# shellcheck source=tests/lib/result.sh
+. tests/lib/result.sh
 
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
@@ -65,16 +64,6 @@ linebuf=()
 if command -v stdbuf >/dev/null 2>&1; then
 	linebuf=(stdbuf -oL -eL)
 fi
-
-result()	# STATUS NAME [DETAIL]
-{
-	case $1 in
-	PASS) n_pass=$((n_pass + 1)) ;;
-	FAIL) n_fail=$((n_fail + 1)) ;;
-	SKIP) n_skip=$((n_skip + 1)) ;;
-	esac
-	printf '  %-4s  %s%s\n' "$1" "$2" "${3:+: $3}"
-}
 
 show_log()
 {

@@ -140,19 +140,8 @@ facts()
 	rm -f "$btf"
 }
 
-n_pass=0
-n_fail=0
-n_skip=0
-
-result()	# STATUS NAME [DETAIL]
-{
-	case $1 in
-	PASS) n_pass=$((n_pass + 1)) ;;
-	FAIL) n_fail=$((n_fail + 1)) ;;
-	SKIP) n_skip=$((n_skip + 1)) ;;
-	esac
-	printf '  %-4s  %s%s\n' "$1" "$2" "${3:+: $3}"
-}
+# shellcheck source=tests/lib/result.sh
+. "$RFS_VM_TOP/tests/lib/result.sh" || { say "FATAL: no checkout at $RFS_VM_TOP"; halt 1; }
 
 # The end-to-end tests of RFS_VM_E2E: each script runs once with the
 # tests named for it (all of them when none is), and each of its

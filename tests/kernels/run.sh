@@ -81,9 +81,8 @@ INIT_MODULES="virtio_pci 9pnet_virtio 9p virtio_rng"
 # modules the runner loads before the tests (the rest on demand)
 GUEST_MODULES="veth"
 
-n_pass=0
-n_fail=0
-n_skip=0
+# shellcheck source=tests/lib/result.sh
+. "$(dirname "$0")/../lib/result.sh"
 QPID=
 TMP=$(mktemp -d /tmp/rfs-kernels.XXXXXX) || exit 1
 
@@ -111,16 +110,6 @@ cleanup()
 }
 trap cleanup EXIT
 trap 'say "interrupted"; exit 130' INT TERM HUP
-
-result()	# STATUS NAME [DETAIL]
-{
-	case $1 in
-	PASS) n_pass=$((n_pass + 1)) ;;
-	FAIL) n_fail=$((n_fail + 1)) ;;
-	SKIP) n_skip=$((n_skip + 1)) ;;
-	esac
-	printf '  %-4s  %s%s\n' "$1" "$2" "${3:+: $3}"
-}
 
 skip_all()
 {

@@ -151,11 +151,13 @@ fail()
 		"$hook" >&2 2>&1 || true
 	fi
 	if [ -s "$RFSD_LOG" ]; then
-		# rfsd's own lines; -v adds libbpf's and libxdp's
-		printf -- '--- rfsd log (last %d lines, libbpf/libxdp left out) ---\n' \
+		# rfsd's own lines but the tests' own control requests (which
+		# would crowd out what rfsd did); -v adds libbpf's and libxdp's
+		printf -- '--- rfsd log (last %d lines, libbpf/libxdp and control requests left out) ---\n' \
 			"${LAB_LOG_LINES:-12}" >&2
-		grep -v '^rfsd: lib\(bpf\|xdp\): ' "$RFSD_LOG" |
-			tail -n "${LAB_LOG_LINES:-12}" >&2
+		grep -v -e '^rfsd: lib\(bpf\|xdp\): ' \
+			-e '^rfsd: control client ' -e '^rfsd: request from uid ' \
+			"$RFSD_LOG" | tail -n "${LAB_LOG_LINES:-12}" >&2
 	fi
 	exit 1
 }

@@ -223,9 +223,9 @@ seq_run()
 # only while a kthread waits for its CPU, and rfsd's default SCHED_FIFO
 # 1 kthreads hardly ever do (3 noguard runs in a row without an
 # inversion under it, in CI at 1665295), and under them this test's
-# receivers lost datagrams in 2 of 20 runs tried, two runs in a row
-# (1.3 M of 1.6 M unread in one, 86 k dropped at the sockets in the
-# other; README: the policy is a trade).  A SCHED_OTHER kthread may
+# receivers lost datagrams in 2 of 20 runs tried, two runs within one
+# minute (1.3 M of 1.6 M unread in one, 86 k dropped at the sockets in
+# the other; README: the policy is a trade).  A SCHED_OTHER kthread may
 # wait longer than its ring lasts (8192 frames, some 50 ms at this rate;
 # 10 402 of 1.6 M dropped in one CI run): that is the policy's cost
 # (README, Known limits), not the in-order rule's, so those drops are

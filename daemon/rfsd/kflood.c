@@ -78,7 +78,8 @@ static void kflood_look(struct rfsd_kfloods *f, int cpu, __u64 dequeued,
 		};
 		next = rfsd_kflood_next(was, c->looks, &win);
 		c->looks++;
-		if ((next == RFSD_KFLOOD_NO) != (was == RFSD_KFLOOD_NO)) {
+		/* a flooded state only ever goes back to NO (kflood.h) */
+		if (next != was) {
 			e = rfsd_ksched_flood(k, cpu, next);
 			if (e)
 				pr_warn("cpu %d: can't set its cpumap kthread (pid %u) to %s: %s\n",

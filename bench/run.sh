@@ -300,7 +300,6 @@ warn() { printf 'bench: %s\n' "$*" >&2; }
 die() { fail "bench: $*"; }
 elapsed() { awk -v a="$T0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.0f", b - a }'; }
 
-# lab.sh's process bookkeeping under the bench's short names
 # Does a mode of this run attach the XDP_PASS program (build_pass)?
 uses_pass()
 {
@@ -311,7 +310,13 @@ uses_pass()
 	return 1
 }
 
+# lab.sh's process bookkeeping under the bench's short names
 bg() { lab_bg "$@"; BG_PID=$LAB_BG_PID; }
+is_ours() { lab_is_ours "$1"; }
+alive() { lab_alive "$1"; }
+stop_pid() { lab_kill "$1" TERM "${2:-5}"; }
+ns() { lab_ns "$@"; }
+
 # $2... in the background, its output in $1, until it prints "attached"
 # (5 s at most): 0 with its PID in BG_PID, else 1, stopped
 bg_attached()
@@ -321,16 +326,12 @@ bg_attached()
 	bg "$@" > "$out" 2>&1
 	for ((i = 0; i < 50; i++)); do
 		grep -q '^attached' "$out" && return 0
-		lab_alive "$BG_PID" || break
+		alive "$BG_PID" || break
 		sleep 0.1
 	done
 	stop_pid "$BG_PID" 5
 	return 1
 }
-is_ours() { lab_is_ours "$1"; }
-alive() { lab_alive "$1"; }
-stop_pid() { lab_kill "$1" TERM "${2:-5}"; }
-ns() { lab_ns "$@"; }
 
 bench_down()
 {

@@ -131,7 +131,8 @@
 # Usage: bench/run.sh [--quick] [--rounds N] [--seconds S] [--bulk-seconds S]
 #                     [--modes LIST] [--workloads LIST] [--no-multi]
 #                     [--no-cost] [--no-profile] [--no-nic] [--idle-poll NS]
-#                     [--hog] [--rr-seconds S] [--rr-cells LIST] [--out DIR]
+#                     [--hog] [--no-gro] [--rr-seconds S] [--rr-cells LIST]
+#                     [--out DIR]
 #   default:  --rounds 3 --seconds 2 --bulk-seconds 3, every mode but
 #             xdp-kernel and every workload but multi, each mode on the
 #             workloads it applies to; rr-many 1.5 s per cell (N = 1 16 64 256, 1 and 1024 B),
@@ -153,6 +154,15 @@
 #             request threads share their CPU with computation, where
 #             how soon a woken receive path gets the CPU decides the
 #             round trip (the cpumap kthread is a task; softirq is not)
+#   --no-gro: leave GRO off on the lab's receiving veth ($A), as veth
+#             has it; by default the bench turns it on, in every mode
+#             (since 2026-12-05; earlier results ran with it off).  veth
+#             with GRO off takes frames without XDP through the backlog
+#             one MTU-sized skb at a time, and with XDP (native) through
+#             NAPI without GRO, cpumap's GRO included; a NIC's driver has
+#             GRO on in both.  With it on, veth without XDP polls NAPI and
+#             merges segments as such a driver does: the no-steering
+#             baseline a NIC gives
 #   --rr-seconds S, --rr-cells N:BYTES,...: rr-many's seconds per cell
 #             and its cells (default 1.5 and 1:1,16:1,64:1,256:1,1:1024,
 #             16:1024,64:1024,256:1024); longer cells of many connections
@@ -201,6 +211,7 @@ DO_PROFILE=1
 DO_NIC=1
 IDLE_POLL=		# --idle-poll: haltpoll's guest_halt_poll_ns for the run
 HOG=			# --hog: a busy loop on SRV_CPU for the rounds
+GRO=1			# GRO on for $A in every mode (--no-gro: off)
 HALTPOLL_NS=/sys/module/haltpoll/parameters/guest_halt_poll_ns
 PIPE_LOOPS=50000	# perf bench sched pipe -l
 SRV_CPU=1		# the rr/bulk server: not the RX CPU
@@ -250,6 +261,7 @@ while [ $# -gt 0 ]; do
 	--out) OUT=$2; shift ;;
 	--idle-poll) IDLE_POLL=$2; shift ;;
 	--hog) HOG=1 ;;
+	--no-gro) GRO= ;;
 	--rr-seconds) RR_SECS=$2; shift ;;
 	--rr-cells) RR_CELLS=${2//,/ }; shift ;;
 	-h|--help) usage 0 ;;
@@ -264,6 +276,7 @@ ARGS="--rounds $ROUNDS --seconds $SECS --bulk-seconds $BULK_SECS --modes '$MODES
 [ -n "$DO_PROFILE" ] || ARGS+=" --no-profile"
 [ -z "$IDLE_POLL" ] || ARGS+=" --idle-poll $IDLE_POLL"
 [ -z "$HOG" ] || ARGS+=" --hog"
+[ -n "$GRO" ] || ARGS+=" --no-gro"
 ARGS+=" --rr-seconds $RR_SECS --rr-cells '$(echo $RR_CELLS)'"
 
 # the lab: names carry this PID (LAB_ID is not exported: bench/nic.sh
@@ -460,6 +473,11 @@ rm -rf "$OUT/logs" && mkdir -p "$OUT/logs" || die "can't create $OUT/logs"
 		echo "guest_halt_poll_ns: $(cat "$HALTPOLL_NS")${IDLE_POLL:+, $IDLE_POLL during the run (--idle-poll)}"
 	[ -z "$HOG" ] ||
 		echo "hog: a busy loop pinned to CPU $SRV_CPU, nice 0, for every round (--hog)"
+	if [ -n "$GRO" ]; then
+		echo "gro: on for the receiving veth in every mode"
+	else
+		echo "gro: off for the receiving veth in every mode (--no-gro)"
+	fi
 	echo "host_settings: net.core.rps_sock_flow_entries $(cat "$SFE_FILE"), kernel.bpf_stats_enabled $(cat "$STATS_FILE") at the start"
 } > "$OUT/meta.txt"
 # A sock flow table left on turns on kernel RFS's record in every
@@ -470,6 +488,9 @@ rm -rf "$OUT/logs" && mkdir -p "$OUT/logs" || die "can't create $OUT/logs"
 lab_up
 # put back by the lab's exit trap, with the lab's other kernel settings
 [ -z "$IDLE_POLL" ] || lab_set "$HALTPOLL_NS" "$IDLE_POLL"
+# the veth goes with the lab: nothing to put back
+[ -z "$GRO" ] || ethtool -K "$A" gro on >/dev/null ||
+	die "can't turn GRO on for $A (--no-gro leaves it off)"
 IP_A=$LAB_IP4_A
 IP_B=$LAB_IP4_B
 NCPU=$(nproc)

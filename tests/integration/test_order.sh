@@ -3,7 +3,8 @@
 #
 # The in-order rule (include/rfs_order.h) against a real rfsd, end to end:
 # two RX CPUs feeding each target, a flow leaving a saturated CPU, no
-# program per context switch, bulk TCP on the local and the remote path.
+# program per context switch, bulk TCP on the local and the remote path
+# and with its reader hopping between them (GRO off and on).
 # Same lab and conventions as test_steering.sh (tests/lib/lab.sh); the
 # oracle of where the stack ran is net:netif_receive_skb on the lab
 # interface, and of order, tests/tools/rfs_seq (numbered UDP datagrams,
@@ -15,7 +16,8 @@
 # Knobs: ORDER_SECS (seconds per rfs_seq run, default 5), ORDER_FLOWS
 # (default 16), ORDER_PPS (datagrams/s per flow, default 2000),
 # ORDER_CONTROL_RUNS (noguard runs, default 3), MOVE_BOUND_MS (default
-# 500), BULK_SECS (iperf3 seconds, default 5), ORDER_SAVE (a directory:
+# 500), BULK_SECS (iperf3 seconds, default 5), HOPS_SECS (seconds per
+# hopping bulk run, default 3), ORDER_SAVE (a directory:
 # test_saturated_cpu keeps its trace there).
 
 ALL_TESTS="
@@ -24,11 +26,14 @@ ALL_TESTS="
 	test_no_sched_switch
 	test_bulk_tcp_local
 	test_bulk_tcp_remote
+	test_bulk_tcp_hops
+	test_bulk_tcp_hops_gro
 "
 
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/lab.sh"
 
 SEQ=$LAB_BUILD/tests/rfs_seq
+BULK=$LAB_BUILD/tests/rfs_bulk
 IFCFG=$LAB_BUILD/tests/rfs_ifcfg
 TPPROBE=$LAB_BUILD/tests/rfs_tpprobe
 ORDER_SECS=${ORDER_SECS:-5}
@@ -54,6 +59,7 @@ MOVE_BOUND_MS=${MOVE_BOUND_MS:-2000}
 # that A's kthread has run and rfsd has given it the policy
 ORDER_KSCHED=${ORDER_KSCHED:-}
 BULK_SECS=${BULK_SECS:-5}
+HOPS_SECS=${HOPS_SECS:-3}
 MIN_SHARE=90			# percent, as in test_steering.sh
 SEQ_PORT=$((LAB_PORT + 100))	# rfs_seq: receivers here, senders +1000
 
@@ -867,6 +873,123 @@ test_bulk_tcp_local()
 test_bulk_tcp_remote()
 {
 	bulk_tcp "$CPU_A" "$CPU_B" remote
+}
+
+# ------------------------------------------------ bulk TCP, hopping reader
+
+# One bulk TCP stream (tests/rfs_bulk) for HOPS_SECS, sender in $LAB_NS on
+# CPU_A (the RX CPU), reader hopping between CPU_B and CPU_A every
+# ORDER_BOUNCE_MS: each hop moves the flow between the cpumap path and
+# the local path.  Sets HOP_OOO (TCP_INFO's rcv_ooopack at the reader:
+# segments queued out of order), HOP_HOPS, HOP_GBPS, HOP_RETR and
+# HOP_DSACK (the sender's), HOP_SWITCHES, HOP_LOCAL, HOP_REDIR, HOP_RING
+# (stats deltas) and HOP_DROPS (lab_drops that grew).
+hops_run()
+{
+	local port=$((LAB_PORT + 4)) sink s0 s1 d0 kv i
+	lab_bg "$BULK" sink --bind "$LAB_IP4_A" --port "$port" \
+		--seconds "$HOPS_SECS" --hop-ms "$ORDER_BOUNCE_MS" \
+		--cpus "$CPU_B,$CPU_A" > "$LAB_DIR/hops.sink" 2>&1
+	sink=$LAB_BG_PID
+	for ((i = 0; i < 50; i++)); do
+		ss -Htln "( sport = :$port )" | grep -q . && break
+		sleep 0.1
+	done
+	s0=$(stats)
+	d0=$(lab_drops)
+	lab_ns taskset -c "$CPU_A" "$BULK" source --addr "$LAB_IP4_A" \
+		--port "$port" --seconds "$HOPS_SECS" > "$LAB_DIR/hops.source" 2>&1 ||
+		fail "rfs_bulk source failed: $(tail -n 3 "$LAB_DIR/hops.source")"
+	lab_wait "$sink" 15 ||
+		fail "rfs_bulk sink failed: $(tail -n 3 "$LAB_DIR/hops.sink")"
+	s1=$(stats)
+	HOP_DROPS=$(lab_drops_delta "$d0" "$(lab_drops)")
+	HOP_OOO= HOP_HOPS= HOP_GBPS= HOP_RETR= HOP_DSACK=
+	for kv in $(tail -n 1 "$LAB_DIR/hops.sink") $(tail -n 1 "$LAB_DIR/hops.source"); do
+		case ${kv%%=*} in
+		rcv_ooopack) HOP_OOO=${kv#*=} ;;
+		hops) HOP_HOPS=${kv#*=} ;;
+		gbps) HOP_GBPS=${kv#*=} ;;
+		total_retrans) HOP_RETR=${kv#*=} ;;
+		dsack_dups) HOP_DSACK=${kv#*=} ;;
+		esac
+	done
+	[ -n "$HOP_OOO" ] && [ -n "$HOP_RETR" ] ||
+		fail "no rfs_bulk result: $(tail -n 1 "$LAB_DIR/hops.sink") / $(tail -n 1 "$LAB_DIR/hops.source")"
+	HOP_SWITCHES=$(stat_delta "$s0" "$s1" switches)
+	HOP_LOCAL=$(stat_delta "$s0" "$s1" local)
+	HOP_REDIR=$(( $(stat_delta "$s0" "$s1" steered) - HOP_LOCAL ))
+	HOP_RING=$(stat_delta "$s0" "$s1" enqueue_drops)
+	say "$1: $HOP_GBPS Gbit/s, reader hops $HOP_HOPS, out-of-order segments $HOP_OOO; sender retransmits $HOP_RETR (D-SACKed $HOP_DSACK); switches +$HOP_SWITCHES, local +$HOP_LOCAL, redirected +$HOP_REDIR, ring drops +$HOP_RING; drops: ${HOP_DROPS:-none}"
+}
+
+# A bulk TCP stream whose reader hops between the other CPU (the cpumap
+# path) and the RX CPU (the local path, XDP_PASS) every 20 ms: every hop
+# hands the flow over between the two paths, each way, while it runs
+# flat out.  The reader's socket must see no segment out of order, and
+# the flow must have taken both paths and switched.  $1 = gro: GRO on
+# for the lab interface, as a NIC's driver has it; then the local path's
+# frames are held in the RX CPU's NAPI GRO until the poll ends, and a
+# frame of the same flow redirected in that poll must not overtake them
+# (include/rfs_order.h: the local path's handover).  veth leaves GRO off,
+# and off, nothing holds them.  Control: the same with noguard (moves at
+# once) must show segments out of order, or 0 proves nothing.  As in
+# bulk_tcp, RPS on the peer keeps the sender's ACK processing, hence its
+# transmissions and the frames' RX CPU, on CPU_A (one RX CPU per flow,
+# as a NIC queue's interrupt gives), and a qdisc gives it back-pressure.
+bulk_tcp_hops()
+{
+	local gro=$1 cfg run ctl_ooo=0 ctl_runs=0 ctl_log=""
+	need_tool "$BULK"
+	need_tool "$IFCFG"
+	lab_need nstat ss
+	lab_trap
+	[ -n "$CPU_B" ] || skip "needs 2 online CPUs (have ${#CPU_LIST[@]})"
+	lab_up
+	if [ "$gro" = gro ]; then
+		ethtool -K "$LAB_A" gro on >/dev/null ||
+			fail "can't turn GRO on for $LAB_A"
+		ethtool -k "$LAB_A" | grep -q '^generic-receive-offload: on' ||
+			fail "GRO is not on for $LAB_A: $(ethtool -k "$LAB_A" | grep generic-receive)"
+	fi
+	lab_ns sh -c "printf '%x' $((1 << CPU_A)) > /sys/class/net/$LAB_B/queues/rx-0/rps_cpus" ||
+		fail "can't set RPS on $LAB_B"
+	lab_ns_backpressure "$LAB_B"
+	lab_start_rfsd
+	ctl attach "$LAB_A" >/dev/null || fail "rfsctl attach $LAB_A failed"
+	say "$LAB_A GRO $(ethtool -k "$LAB_A" | sed -n 's/^generic-receive-offload: //p'); sender on CPU $CPU_A, reader hopping CPU $CPU_B <-> $CPU_A every ${ORDER_BOUNCE_MS} ms for ${HOPS_SECS}s"
+
+	hops_run guarded
+	[ "$HOP_HOPS" -gt 0 ] || fail "the reader never moved"
+	[ "$HOP_SWITCHES" -gt 0 ] || fail "the flow never switched CPU: the run proved nothing"
+	[ "$HOP_LOCAL" -gt 0 ] && [ "$HOP_REDIR" -gt 0 ] ||
+		fail "the flow did not take both paths (local +$HOP_LOCAL, redirected +$HOP_REDIR)"
+	[ "$HOP_OOO" -eq 0 ] ||
+		fail "$HOP_OOO segments reached the reader out of order (sender retransmits $HOP_RETR, D-SACKed $HOP_DSACK; drops: ${HOP_DROPS:-none}; cpumap ring drops $HOP_RING)"
+
+	cfg=$RFS_PIN_V/if/$LAB_A/rfs_if_cfg
+	"$IFCFG" "$cfg" noguard 1 >/dev/null || fail "can't set noguard in $cfg"
+	for ((run = 1; run <= ORDER_CONTROL_RUNS; run++)); do
+		hops_run "control $run (noguard)"
+		ctl_runs=$run
+		ctl_log+=" $HOP_OOO"
+		ctl_ooo=$((ctl_ooo + HOP_OOO))
+		[ "$ctl_ooo" -gt 0 ] && break
+	done
+	"$IFCFG" "$cfg" noguard 0 >/dev/null || fail "can't clear noguard in $cfg"
+	say "control: out-of-order segments per noguard run:$ctl_log"
+	[ "$ctl_ooo" -gt 0 ] ||
+		fail "control: $ctl_runs runs with noguard had no segment out of order: this lab can't show reordering, so 0 above proves nothing"
+}
+
+test_bulk_tcp_hops()
+{
+	bulk_tcp_hops nogro
+}
+
+test_bulk_tcp_hops_gro()
+{
+	bulk_tcp_hops gro
 }
 
 # ----------------------------------------------------------------- runner

@@ -214,6 +214,31 @@ seq_run()
 	say "$1: stats grown: $(stats_grown "$s0" "$s1")"
 }
 
+# The control of an ordering test: $1, a function that makes one run
+# (its argument names the run) and sets the variable named $2 to what it
+# saw out of order, with noguard set in the interface's config (a flow
+# moves at once, ignoring the in-order rule), up to ORDER_CONTROL_RUNS
+# times until a run saw any; $3 says what was counted.  None in all of
+# them fails: then this lab can't show reordering, and a 0 with the rule
+# proves nothing.
+noguard_control()
+{
+	local run_fn=$1 var=$2 what=$3 cfg run total=0 runs=0 log=""
+	cfg=$RFS_PIN_V/if/$LAB_A/rfs_if_cfg
+	"$IFCFG" "$cfg" noguard 1 >/dev/null || fail "can't set noguard in $cfg"
+	for ((run = 1; run <= ORDER_CONTROL_RUNS; run++)); do
+		"$run_fn" "control $run (noguard)"
+		runs=$run
+		log+=" ${!var}"
+		total=$((total + ${!var}))
+		[ "$total" -gt 0 ] && break
+	done
+	"$IFCFG" "$cfg" noguard 0 >/dev/null || fail "can't clear noguard in $cfg"
+	say "control: $what per noguard run:$log"
+	[ "$total" -gt 0 ] ||
+		fail "control: $runs runs with noguard showed no $what: this lab can't show reordering, so 0 above proves nothing"
+}
+
 # ------------------------------------------------------------------ tests
 
 # Two real producers: a veth of 2 queues whose rfsd side is polled on
@@ -239,7 +264,7 @@ seq_run()
 # default policy to 0 ring drops.
 test_two_producers()
 {
-	local q i cfg run ctl_inv=0 ctl_runs=0 ctl_log=""
+	local q i
 	need_tool "$SEQ"
 	need_tool "$IFCFG"
 	lab_need nstat ss
@@ -281,19 +306,7 @@ test_two_producers()
 		fail "no frame took the local path"
 
 	# the control: the same, moving at once
-	cfg=$RFS_PIN_V/if/$LAB_A/rfs_if_cfg
-	"$IFCFG" "$cfg" noguard 1 >/dev/null || fail "can't set noguard in $cfg"
-	for ((run = 1; run <= ORDER_CONTROL_RUNS; run++)); do
-		seq_run "control $run (noguard)"
-		ctl_runs=$run
-		ctl_log+=" $RUN_INV"
-		ctl_inv=$((ctl_inv + RUN_INV))
-		[ "$ctl_inv" -gt 0 ] && break
-	done
-	"$IFCFG" "$cfg" noguard 0 >/dev/null || fail "can't clear noguard in $cfg"
-	say "control: inversions per noguard run:$ctl_log"
-	[ "$ctl_inv" -gt 0 ] ||
-		fail "control: $ctl_runs runs with noguard showed no inversion: this lab can't show reordering, so 0 above proves nothing"
+	noguard_control seq_run RUN_INV inversions
 }
 
 # CPU A kept busy by a bulk TCP stream whose sender and receiver both run
@@ -939,7 +952,7 @@ hops_run()
 # as a NIC queue's interrupt gives), and a qdisc gives it back-pressure.
 bulk_tcp_hops()
 {
-	local gro=$1 cfg run ctl_ooo=0 ctl_runs=0 ctl_log=""
+	local gro=$1
 	need_tool "$BULK"
 	need_tool "$IFCFG"
 	lab_need nstat ss
@@ -967,19 +980,7 @@ bulk_tcp_hops()
 	[ "$HOP_OOO" -eq 0 ] ||
 		fail "$HOP_OOO segments reached the reader out of order (sender retransmits $HOP_RETR, D-SACKed $HOP_DSACK; drops: ${HOP_DROPS:-none}; cpumap ring drops $HOP_RING)"
 
-	cfg=$RFS_PIN_V/if/$LAB_A/rfs_if_cfg
-	"$IFCFG" "$cfg" noguard 1 >/dev/null || fail "can't set noguard in $cfg"
-	for ((run = 1; run <= ORDER_CONTROL_RUNS; run++)); do
-		hops_run "control $run (noguard)"
-		ctl_runs=$run
-		ctl_log+=" $HOP_OOO"
-		ctl_ooo=$((ctl_ooo + HOP_OOO))
-		[ "$ctl_ooo" -gt 0 ] && break
-	done
-	"$IFCFG" "$cfg" noguard 0 >/dev/null || fail "can't clear noguard in $cfg"
-	say "control: out-of-order segments per noguard run:$ctl_log"
-	[ "$ctl_ooo" -gt 0 ] ||
-		fail "control: $ctl_runs runs with noguard had no segment out of order: this lab can't show reordering, so 0 above proves nothing"
+	noguard_control hops_run HOP_OOO "segments out of order"
 }
 
 test_bulk_tcp_hops()

@@ -35,7 +35,7 @@ struct bulk_opts {
 	int cpus[RFS_TOOL_MAX_CPUS], ncpus;
 };
 
-static void bulk_usage(void)
+__attribute__((noreturn)) static void bulk_usage(void)
 {
 	fprintf(stderr,
 		"usage: rfs_bulk sink --bind ADDR --port P --seconds S [--hop-ms M --cpus LIST]\n"
@@ -125,7 +125,7 @@ int main(int argc, char **argv)
 {
 	struct bulk_opts o = { .seconds = 2 };
 	char *buf;
-	int i;
+	int i, rc;
 
 	rfs_tool_name = "rfs_bulk";
 	if (argc < 2)
@@ -156,8 +156,11 @@ int main(int argc, char **argv)
 		rfs_tool_die("can't allocate a buffer: out of memory");
 	memset(buf, 'b', BULK_CHUNK);
 	if (!strcmp(argv[1], "sink"))
-		return bulk_sink(&o, buf);
-	if (!strcmp(argv[1], "source"))
-		return bulk_source(&o, buf);
-	bulk_usage();
+		rc = bulk_sink(&o, buf);
+	else if (!strcmp(argv[1], "source"))
+		rc = bulk_source(&o, buf);
+	else
+		bulk_usage();
+	free(buf);
+	return rc;
 }

@@ -56,16 +56,12 @@ iperf_servers_up()
 	wait_listen $((PORT + 4)) $((PORT + 5))
 }
 
-# Wait for a server to listen on every port given (on $IP_A)
+# Wait for a server to listen on every port given (10 s each)
 wait_listen()
 {
-	local p i
+	local p
 	for p in "$@"; do
-		for ((i = 0; i < 100; i++)); do
-			ss -Hltn "src $IP_A:$p" | grep -q . && break
-			sleep 0.1
-		done
-		[ "$i" -lt 100 ] || die "no server is listening on $IP_A:$p"
+		lab_wait_listen "$p" 100 || die "no server is listening on port $p"
 	done
 }
 

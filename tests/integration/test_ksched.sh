@@ -588,10 +588,7 @@ test_default_not_starved()
 	lab_bg "$LAB_BUILD/tests/rfs_rr" server --bind "$LAB_IP4_A" --port "$port" \
 		--cpus "$c1,$c0" > "$LAB_DIR/rr.server" 2>&1
 	srv=$LAB_BG_PID
-	for ((i = 0; i < 50; i++)); do
-		[ -n "$(ss -Htln "( sport = :$port )")" ] && break
-		sleep 0.1
-	done
+	lab_wait_listen "$port"
 	lab_bg taskset -c "$c1" sh -c 'while :; do :; done'
 	hog=$LAB_BG_PID
 	r0=$(ns_retrans)

@@ -370,10 +370,7 @@ test_saturated_cpu()
 	# the bulk stream: iperf3, server and sender on A (local path on A)
 	lab_bg taskset -c "$CPU_A" iperf3 -s -1 -B "$LAB_IP4_A" -p "$port" \
 		> "$LAB_DIR/iperf3.server" 2>&1
-	for ((i = 0; i < 50; i++)); do
-		ss -Htln "( sport = :$port )" | grep -q . && break
-		sleep 0.1
-	done
+	lab_wait_listen "$port"
 	lab_bg_ns taskset -c "$CPU_A" iperf3 -c "$LAB_IP4_A" -p "$port" \
 		-t $((secs + 2)) -J > "$LAB_DIR/iperf3.client" 2>&1
 	ipid=$LAB_BG_PID
@@ -762,16 +759,13 @@ ns_tcp()
 # and, when $3 says rfsd is attached, IP_S0/IP_S1 (stats around it).
 iperf3_run()
 {
-	local srv=$1 snd=$2 attached=$3 port=$((LAB_PORT + 3)) i spid cpid d0
+	local srv=$1 snd=$2 attached=$3 port=$((LAB_PORT + 3)) spid cpid d0
 	local t0 t1 opid
 	IP_S0= IP_S1=
 	lab_bg taskset -c "$srv" iperf3 -s -1 -B "$LAB_IP4_A" -p "$port" \
 		> "$LAB_DIR/iperf3.server" 2>&1
 	spid=$LAB_BG_PID
-	for ((i = 0; i < 50; i++)); do
-		ss -Htln "( sport = :$port )" | grep -q . && break
-		sleep 0.1
-	done
+	lab_wait_listen "$port"
 	# -O 1 runs a second more, unreported; two more seconds at the end
 	# keep the teardown out of the window on a slow machine
 	lab_bg_ns taskset -c "$snd" iperf3 -c "$LAB_IP4_A" -p "$port" \
@@ -807,12 +801,22 @@ ip_retrans()
 	echo "TcpRetransSegs +$IP_NRETR (fast retransmits $IP_FAST, D-SACKed as spurious $IP_DSACK; loss probes $IP_TLP, timeouts $IP_RTO), iperf3 $IP_RETR"
 }
 
-# Bulk TCP, iperf3 server on CPU $1 and sender on CPU $2, the RX CPU: veth
-# polls on the CPU that transmits, and the sender's TCP transmits where it
-# processes ACKs, so RPS on the peer's receive side keeps that on the
-# sender's CPU too (one RX CPU per flow, as a NIC queue's interrupt
-# would; else the flow's RX CPU follows the ACKs to the server's CPU and
-# back).  First the same run without xdp-rfs (BULK_BASELINE=0 skips it);
+# A bulk sender in $LAB_NS on CPU $1 that feeds the lab as a NIC queue
+# would: veth polls on the CPU that transmits, and the sender's TCP
+# transmits where it processes ACKs, so RPS on the peer's receive side
+# keeps that on CPU $1 too (one RX CPU per flow, as a NIC queue's
+# interrupt gives; else the flow's RX CPU follows the ACKs to the
+# receiver's CPU and back), and a qdisc gives it back-pressure
+# (lab_ns_backpressure; BULK_NO_QDISC=1 leaves it out).
+nic_like_sender()
+{
+	lab_ns sh -c "printf '%x' $((1 << $1)) > /sys/class/net/$LAB_B/queues/rx-0/rps_cpus" ||
+		fail "can't set RPS on $LAB_B"
+	[ -n "${BULK_NO_QDISC:-}" ] || lab_ns_backpressure "$LAB_B"
+}
+
+# Bulk TCP, iperf3 server on CPU $1 and sender on CPU $2, the RX CPU
+# (nic_like_sender).  First the same run without xdp-rfs (BULK_BASELINE=0 skips it);
 # then with it, in steady state: 0 cpumap ring drops, no frame lost
 # anywhere (lab_drops: veth ring, cpumap rings, backlogs, TCP receive
 # drops), 0 fast retransmits (what a lost or reordered segment causes),
@@ -829,9 +833,7 @@ bulk_tcp()
 	lab_trap
 	[ -n "$CPU_B" ] || skip "needs 2 online CPUs (have ${#CPU_LIST[@]})"
 	lab_up
-	lab_ns sh -c "printf '%x' $((1 << snd)) > /sys/class/net/$LAB_B/queues/rx-0/rps_cpus" ||
-		fail "can't set RPS on $LAB_B"
-	[ -n "${BULK_NO_QDISC:-}" ] || lab_ns_backpressure "$LAB_B"
+	nic_like_sender "$snd"
 	lab_start_rfsd
 	if [ "${BULK_BASELINE:-1}" != 0 ]; then
 		iperf3_run "$srv" "$snd"
@@ -899,15 +901,12 @@ test_bulk_tcp_remote()
 # (stats deltas) and HOP_DROPS (lab_drops that grew).
 hops_run()
 {
-	local port=$((LAB_PORT + 4)) sink s0 s1 d0 kv i
+	local port=$((LAB_PORT + 4)) sink s0 s1 d0 kv
 	lab_bg "$BULK" sink --bind "$LAB_IP4_A" --port "$port" \
 		--seconds "$HOPS_SECS" --hop-ms "$ORDER_BOUNCE_MS" \
 		--cpus "$CPU_B,$CPU_A" > "$LAB_DIR/hops.sink" 2>&1
 	sink=$LAB_BG_PID
-	for ((i = 0; i < 50; i++)); do
-		ss -Htln "( sport = :$port )" | grep -q . && break
-		sleep 0.1
-	done
+	lab_wait_listen "$port"
 	s0=$(stats)
 	d0=$(lab_drops)
 	lab_ns taskset -c "$CPU_A" "$BULK" source --addr "$LAB_IP4_A" \
@@ -946,10 +945,8 @@ hops_run()
 # frame of the same flow redirected in that poll must not overtake them
 # (include/rfs_order.h: the local path's handover).  veth leaves GRO off,
 # and off, nothing holds them.  Control: the same with noguard (moves at
-# once) must show segments out of order, or 0 proves nothing.  As in
-# bulk_tcp, RPS on the peer keeps the sender's ACK processing, hence its
-# transmissions and the frames' RX CPU, on CPU_A (one RX CPU per flow,
-# as a NIC queue's interrupt gives), and a qdisc gives it back-pressure.
+# once) must show segments out of order, or 0 proves nothing.  The
+# sender is on CPU_A, the RX CPU (nic_like_sender).
 bulk_tcp_hops()
 {
 	local gro=$1
@@ -965,9 +962,7 @@ bulk_tcp_hops()
 		ethtool -k "$LAB_A" | grep -q '^generic-receive-offload: on' ||
 			fail "GRO is not on for $LAB_A: $(ethtool -k "$LAB_A" | grep generic-receive)"
 	fi
-	lab_ns sh -c "printf '%x' $((1 << CPU_A)) > /sys/class/net/$LAB_B/queues/rx-0/rps_cpus" ||
-		fail "can't set RPS on $LAB_B"
-	lab_ns_backpressure "$LAB_B"
+	nic_like_sender "$CPU_A"
 	lab_start_rfsd
 	ctl attach "$LAB_A" >/dev/null || fail "rfsctl attach $LAB_A failed"
 	say "$LAB_A GRO $(ethtool -k "$LAB_A" | sed -n 's/^generic-receive-offload: //p'); sender on CPU $CPU_A, reader hopping CPU $CPU_B <-> $CPU_A every ${ORDER_BOUNCE_MS} ms for ${HOPS_SECS}s"

@@ -235,6 +235,18 @@ lab_alive()
 	[ "$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null)" != Z ]
 }
 
+# Wait up to $2 tenths of a second (default 50) for a TCP socket of this
+# namespace to listen on port $1; 1 if none did.
+lab_wait_listen()
+{
+	local i
+	for ((i = 0; i < ${2:-50}; i++)); do
+		ss -Htln "( sport = :$1 )" | grep -q . && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 # Wait up to $2 seconds (default 10) for PID $1 to exit; its exit code is
 # returned when it is our child, 0 otherwise.  124 on timeout.
 lab_wait()

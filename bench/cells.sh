@@ -228,6 +228,12 @@ FILENAME ~ /netstat$/ && $1 == "TcpExt:" {
 	}
 }
 FILENAME ~ /softnet_stat$/ { v["backlog"] += hex($2) }
+FILENAME == "/proc/stat" && $1 ~ /^cpu[0-9]+$/ {
+	c = substr($1, 4)
+	for (i = 2; i <= 9; i++) v["cputot" c] += $i	# user .. steal
+	v["cpuidle" c] += $5 + $6
+	v["cpusoft" c] += $8
+}
 FILENAME ~ /_dropped$/ { v["veth"] += $1 }
 END { for (k in v) print k sfx, v[k] }'
 
@@ -236,19 +242,29 @@ counters()
 	ns awk -v sfx=n "$COUNT_AWK" /proc/net/snmp /proc/net/netstat \
 		"/sys/class/net/$B/statistics/tx_dropped" \
 		"/sys/class/net/$B/statistics/rx_dropped" 2>/dev/null
-	awk -v sfx=r "$COUNT_AWK" /proc/net/snmp /proc/net/netstat /proc/net/softnet_stat \
+	awk -v sfx=r "$COUNT_AWK" /proc/net/snmp /proc/net/netstat /proc/net/softnet_stat /proc/stat \
 		"/sys/class/net/$A/statistics/tx_dropped" \
 		"/sys/class/net/$A/statistics/rx_dropped" 2>/dev/null
 }
 
 # Two counters snapshots -> the raw.txt keys: rtxn rtxr veth backlog
-# sockdrop ofo dsack
+# sockdrop ofo dsack, and where the CPU time went (/proc/stat, the whole
+# host): rxbusy/rxsoft, the percent of the cell CLI_CPU (the RX CPU, which
+# also runs the clients and the bulk sender) was busy / in softirq, and
+# srvbusy, that of SRV_CPU: which CPU limits a cell
 counters_delta()
 {
-	awk 'NR == FNR { a[$1] = $2; next } { d[$1] = $2 - a[$1] }
+	awk -v rx="$CLI_CPU" -v srv="$SRV_CPU" '
+	NR == FNR { a[$1] = $2; next } { d[$1] = $2 - a[$1] }
+	function pct(n, t) { return t > 0 ? 100 * n / t : 0 }
 	END { printf "rtxn=%d rtxr=%d veth=%d backlog=%d sockdrop=%d ofo=%d dsack=%d",
 		d["rtxn"], d["rtxr"], d["vethn"] + d["vethr"], d["backlogr"],
-		d["sockdropr"], d["ofor"], d["dsackn"] }' "$1" "$2"
+		d["sockdropr"], d["ofor"], d["dsackn"]
+	      t = d["cputot" rx "r"]; u = d["cputot" srv "r"]
+	      if (t > 0 && u > 0)
+		printf " rxbusy=%.0f rxsoft=%.0f srvbusy=%.0f",
+			pct(t - d["cpuidle" rx "r"], t), pct(d["cpusoft" rx "r"], t),
+			pct(u - d["cpuidle" srv "r"], u) }' "$1" "$2"
 }
 
 # xdp-rfs's own counters (rfsctl -j stats) into $1
@@ -316,9 +332,39 @@ old_tsv()
 		veth) tsv "$3" "$param" "$2" "$1" drops_veth "$v" count ;;
 		ringdrop) tsv "$3" "$param" "$2" "$1" drops_cpumap "$v" count ;;
 		kwait) tsv "$3" "$param" "$2" "$1" kthread_wait_us "$v" us ;;
+		rxbusy) tsv "$3" "$param" "$2" "$1" rx_cpu_busy_pct "$v" pct ;;
+		rxsoft) tsv "$3" "$param" "$2" "$1" rx_cpu_softirq_pct "$v" pct ;;
+		srvbusy) tsv "$3" "$param" "$2" "$1" srv_cpu_busy_pct "$v" pct ;;
 		esac
 	done
 	tsv "$3" "$param" "$2" "$1" retrans "$rtx" count
+}
+
+# --kprofile: kernel samples on CLI_CPU and SRV_CPU (cpu-clock: a timer,
+# no PMU needed) from 1 s into a bulk cell to 1 s before its end
+KPROF_PID=
+kprofile_start()
+{
+	KPROF_PID=
+	[ -n "$KPROFILE" ] && [ "$BULK_SECS" -ge 3 ] || return 0
+	rm -f "$WORK/kprof.data"
+	bg sh -c "sleep 1; exec perf record -q -e cpu-clock -C $CLI_CPU,$SRV_CPU \
+		-o '$WORK/kprof.data' -- sleep $((BULK_SECS - 2))"
+	KPROF_PID=$BG_PID
+}
+
+# The top symbols of each CPU into $1 (percent of that CPU's samples)
+kprofile_end()
+{
+	local c
+	[ -n "$KPROF_PID" ] || return 0
+	lab_wait "$KPROF_PID" 10 || { warn "round $R $M $W: perf record did not end"; return 0; }
+	for c in $CLI_CPU $SRV_CPU; do
+		echo "== CPU $c ($([ "$c" = "$CLI_CPU" ] && echo "RX CPU, the sender's" || echo "the server's")): top symbols, % of its samples"
+		perf report -i "$WORK/kprof.data" --stdio --no-children -C "$c" \
+			--sort sym -g none --percentage relative --percent-limit 0.8 2>/dev/null |
+			grep -v '^#' | grep -v '^$'
+	done > "$1"
 }
 
 # Workload $W of mode $M, round $R: one raw.txt line, the client's own
@@ -363,8 +409,10 @@ workload()
 		# (an XDP-enabled veth queues in a 256-slot ring), so the
 		# retransmits left are the receive path's own
 		lab_ns_backpressure "$B"
+		kprofile_start
 		ns taskset -c "$CLI_CPU" iperf3 -c "$IP_A" -p "$i" -t "$BULK_SECS" \
 			-J --connect-timeout 3000 > "$WORK/ip.$W" 2>&1
+		kprofile_end "$OUT/logs/$R.$M.$W.kprofile"
 		ns tc qdisc del dev "$B" root 2>/dev/null
 		cp "$WORK/ip.$W" "$OUT/logs/$R.$M.$W"
 		res=$(parse_iperf "$WORK/ip.$W")

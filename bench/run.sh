@@ -131,8 +131,8 @@
 # Usage: bench/run.sh [--quick] [--rounds N] [--seconds S] [--bulk-seconds S]
 #                     [--modes LIST] [--workloads LIST] [--no-multi]
 #                     [--no-cost] [--no-profile] [--no-nic] [--idle-poll NS]
-#                     [--hog] [--no-gro] [--rr-seconds S] [--rr-cells LIST]
-#                     [--out DIR]
+#                     [--hog] [--no-gro] [--kprofile] [--rr-seconds S]
+#                     [--rr-cells LIST] [--out DIR]
 #   default:  --rounds 3 --seconds 2 --bulk-seconds 3, every mode but
 #             xdp-kernel and every workload but multi, each mode on the
 #             workloads it applies to; rr-many 1.5 s per cell (N = 1 16 64 256, 1 and 1024 B),
@@ -163,6 +163,11 @@
 #             GRO on in both.  With it on, veth without XDP polls NAPI and
 #             merges segments as such a driver does: the no-steering
 #             baseline a NIC gives
+#   --kprofile: sample the kernel on the RX CPU and the server's CPU
+#             (perf record -e cpu-clock, no PMU needed) over each bulk
+#             and bulk-local cell after its first second, and keep the
+#             top symbols of each CPU in logs/ROUND.MODE.WORKLOAD.kprofile
+#             (sampling costs every mode alike, a little throughput)
 #   --rr-seconds S, --rr-cells N:BYTES,...: rr-many's seconds per cell
 #             and its cells (default 1.5 and 1:1,16:1,64:1,256:1,1:1024,
 #             16:1024,64:1024,256:1024); longer cells of many connections
@@ -212,6 +217,7 @@ DO_NIC=1
 IDLE_POLL=		# --idle-poll: haltpoll's guest_halt_poll_ns for the run
 HOG=			# --hog: a busy loop on SRV_CPU for the rounds
 GRO=1			# GRO on for $A in every mode (--no-gro: off)
+KPROFILE=		# --kprofile: perf samples of the bulk cells
 HALTPOLL_NS=/sys/module/haltpoll/parameters/guest_halt_poll_ns
 PIPE_LOOPS=50000	# perf bench sched pipe -l
 SRV_CPU=1		# the rr/bulk server: not the RX CPU
@@ -262,6 +268,7 @@ while [ $# -gt 0 ]; do
 	--idle-poll) IDLE_POLL=$2; shift ;;
 	--hog) HOG=1 ;;
 	--no-gro) GRO= ;;
+	--kprofile) KPROFILE=1 ;;
 	--rr-seconds) RR_SECS=$2; shift ;;
 	--rr-cells) RR_CELLS=${2//,/ }; shift ;;
 	-h|--help) usage 0 ;;
@@ -277,6 +284,7 @@ ARGS="--rounds $ROUNDS --seconds $SECS --bulk-seconds $BULK_SECS --modes '$MODES
 [ -z "$IDLE_POLL" ] || ARGS+=" --idle-poll $IDLE_POLL"
 [ -z "$HOG" ] || ARGS+=" --hog"
 [ -n "$GRO" ] || ARGS+=" --no-gro"
+[ -z "$KPROFILE" ] || ARGS+=" --kprofile"
 ARGS+=" --rr-seconds $RR_SECS --rr-cells '$(echo $RR_CELLS)'"
 
 # the lab: names carry this PID (LAB_ID is not exported: bench/nic.sh

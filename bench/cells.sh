@@ -348,12 +348,14 @@ kprofile_start()
 	KPROF_PID=
 	[ -n "$KPROFILE" ] && [ "$BULK_SECS" -ge 3 ] || return 0
 	rm -f "$WORK/kprof.data"
-	bg sh -c "sleep 1; exec perf record -q -e cpu-clock -C $CLI_CPU,$SRV_CPU \
+	bg sh -c "sleep 1; exec perf record -q -g -e cpu-clock -C $CLI_CPU,$SRV_CPU \
 		-o '$WORK/kprof.data' -- sleep $((BULK_SECS - 2))"
 	KPROF_PID=$BG_PID
 }
 
-# The top symbols of each CPU into $1 (percent of that CPU's samples)
+# Into $1, for each CPU: its top symbols (percent of that CPU's samples),
+# then for those with 3 % or more the call chains behind them (folded,
+# innermost first, cut at 10 frames)
 kprofile_end()
 {
 	local c
@@ -365,6 +367,16 @@ kprofile_end()
 			--sort sym -g none --percentage relative --percent-limit 0.8 2>/dev/null |
 			grep -v '^#' | grep -v '^$'
 	done > "$1"
+	for c in $CLI_CPU $SRV_CPU; do
+		echo "-- CPU $c: call chains of the symbols over 3 %, % of its samples"
+		perf report -i "$WORK/kprof.data" --stdio --no-children -C "$c" \
+			--sort sym --percentage relative --percent-limit 3 \
+			-g folded,1,callee 2>/dev/null |
+			awk '/^#/ || /^$/ || /\[k\]/ { next }
+				{ n = split($2, f, ";"); s = f[1]
+				  for (i = 2; i <= n && i <= 10; i++) s = s ";" f[i]
+				  print "    " $1, s }'
+	done >> "$1"
 }
 
 # Workload $W of mode $M, round $R: one raw.txt line, the client's own

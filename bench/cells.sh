@@ -355,7 +355,7 @@ kprofile_start()
 
 # Into $1, for each CPU: its top symbols (percent of that CPU's samples),
 # then for those with 3 % or more the call chains behind them (folded,
-# innermost first, cut at 10 frames)
+# innermost first, cut at 10 frames, chains alike that far summed)
 kprofile_end()
 {
 	local c
@@ -375,7 +375,10 @@ kprofile_end()
 			awk '/^#/ || /^$/ || /\[k\]/ { next }
 				{ n = split($2, f, ";"); s = f[1]
 				  for (i = 2; i <= n && i <= 10; i++) s = s ";" f[i]
-				  print "    " $1, s }'
+				  if (!(s in p)) o[++k] = s
+				  p[s] += $1 }
+				END { for (i = 1; i <= k; i++)
+					printf "    %.2f%% %s\n", p[o[i]], o[i] }'
 	done >> "$1"
 }
 

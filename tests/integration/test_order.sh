@@ -243,6 +243,23 @@ noguard_control()
 		fail "control: $runs runs with noguard showed no $what: this lab can't show reordering, so 0 above proves nothing"
 }
 
+# A task on each of CPU_A and CPU_B that computes for 2 ms and sleeps for
+# 2, until the lab ends: the cpumap kthreads (SCHED_OTHER) then wait for
+# their CPU now and then, as on a busy server
+cpu_competitors()
+{
+	local c
+	for c in "$CPU_A" "$CPU_B"; do
+		lab_bg taskset -c "$c" "$LAB_PY" -c '
+import time
+while True:
+    end = time.perf_counter() + 0.002
+    while time.perf_counter() < end:
+        pass
+    time.sleep(0.002)'
+	done
+}
+
 # ------------------------------------------------------------------ tests
 
 # Two real producers: a veth of 2 queues whose rfsd side is polled on
@@ -255,8 +272,13 @@ noguard_control()
 # the in-order rule) must show inversions, or the test could not have
 # seen any.  The cpumap kthreads run as the kernel makes them
 # (cpumap_kthread_sched = kernel): this lab reorders without the rule
-# only while a kthread waits for its CPU, and rfsd's default SCHED_FIFO
-# 1 kthreads hardly ever do (3 noguard runs in a row without an
+# only while a kthread waits for its CPU.  So that it does in every run,
+# guarded and control alike, a competitor on each CPU computes for 2 ms
+# of every 4 (cpu_competitors): without it a control run showed an
+# inversion about one time in three on one boot of the test VM (CI at
+# 8b17769 failed on 3 in a row), with it 5 first runs of 5 showed 25-94.
+# rfsd's default SCHED_FIFO
+# 1 kthreads hardly ever wait (3 noguard runs in a row without an
 # inversion under it, in CI at 1665295), and under them this test's
 # receivers lost datagrams in 2 of 20 runs tried, two runs within one
 # minute (1.3 M of 1.6 M unread in one, 86 k dropped at the sockets in
@@ -286,7 +308,8 @@ test_two_producers()
 		lab_ns sh -c "printf '%x' $((1 << ${CPU_LIST[i]})) > /sys/class/net/$LAB_B/queues/tx-$i/xps_cpus" ||
 			fail "can't set XPS on $LAB_B tx-$i"
 	done
-	say "$LAB_A: 2 RX queues; $LAB_B: XPS tx-0 <- CPU $CPU_A, tx-1 <- CPU $CPU_B; $ORDER_FLOWS flows x $ORDER_PPS/s for ${ORDER_SECS}s, receivers hop every ${ORDER_BOUNCE_MS} ms"
+	cpu_competitors
+	say "$LAB_A: 2 RX queues; $LAB_B: XPS tx-0 <- CPU $CPU_A, tx-1 <- CPU $CPU_B; $ORDER_FLOWS flows x $ORDER_PPS/s for ${ORDER_SECS}s, receivers hop every ${ORDER_BOUNCE_MS} ms; a competitor busy 2 ms of every 4 on each CPU"
 
 	seq_run "guarded"
 	for i in "$CPU_A" "$CPU_B"; do

@@ -971,7 +971,10 @@ hops_run()
 # frames are held in the RX CPU's NAPI GRO until the poll ends, and a
 # frame of the same flow redirected in that poll must not overtake them
 # (include/rfs_order.h: the local path's handover).  veth leaves GRO off,
-# and off, nothing holds them.  Control: the same with noguard (moves at
+# and off, nothing holds them.  This does not pin the handover itself: a
+# control with only it off (local_handover 0, local_drain_jiffies 0) saw
+# 0 out of order in 8 runs, since veth flushes a poll's redirects into
+# the target's ring just before the poll's GRO flush (session 16).  Control: the same with noguard (moves at
 # once) must show segments out of order, or 0 proves nothing.  The
 # sender is on CPU_A, the RX CPU (nic_like_sender).
 bulk_tcp_hops()

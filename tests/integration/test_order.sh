@@ -974,9 +974,11 @@ hops_run()
 # and off, nothing holds them.  This does not pin the handover itself: a
 # control with only it off (local_handover 0, local_drain_jiffies 0) saw
 # 0 out of order in 8 runs, since veth flushes a poll's redirects into
-# the target's ring just before the poll's GRO flush (session 16).  Control: the same with noguard (moves at
-# once) must show segments out of order, or 0 proves nothing.  The
-# sender is on CPU_A, the RX CPU (nic_like_sender).
+# the target's ring just before the poll's GRO flush, microseconds no
+# kthread beat; the simulator's control does show it (tests/unit/
+# test_order_sim.c, "control: local path, no hand-over").  Control: the
+# same with noguard (moves at once) must show segments out of order, or
+# 0 proves nothing.  The sender is on CPU_A, the RX CPU (nic_like_sender).
 bulk_tcp_hops()
 {
 	local gro=$1

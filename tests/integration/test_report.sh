@@ -5,7 +5,8 @@
 # (odd and even counts), min-max, quartiles only from 4 rounds, per-round
 # ratios to base, rfs and cpumap (a round missing on one side left out),
 # one-shot rows, a malformed row skipped, missing workloads named as such,
-# a results file with a header only.  Figures are checked in summary.tsv
+# a results file with a header only; bench/ab.py's ratios and
+# bench/kprofile.py's means.  Figures are checked in summary.tsv
 # (the report's machine-readable twin) and in REPORT.md's table rows.  No
 # lab, no root.
 #
@@ -163,4 +164,24 @@ printf 'rr-many\tn=16,req=1\t%s\t1\ttps\t%s\ttps\n' xdp 8 rfs 4 >> "$T/ab2/resul
 AB=$("$TOP/bench/ab.py" "$T/ab,$T/ab2" xdp rfs base) || fail "bench/ab.py on two runs failed"
 grep -q "^rr-many  *n=16,req=1  *tps  *2.00 (0.50-3.00)  *1.00 (0.50-1.50)  *0.75 (0.50-1.00)  *0,-,- | -,7,- | -,-,-\$" <<< "$AB" ||
 	fail "bench/ab.py's rr-many row over two runs: $(grep '^rr-many' <<< "$AB")"
-echo "report arithmetic: medians, quartiles, per-round ratios and missing workloads as computed by hand; bench/ab.py's ratios too, also over two runs"
+# bench/kprofile.py: two rounds of xdp and one of pass, a call-chain
+# line and a BPF program's tag in them; means per mode and CPU, symbols
+# under the cut left out, sorted by their largest mean
+mkdir -p "$T/kp/logs" || fail "can't make $T/kp/logs"
+printf '%s\n' '== CPU 0 (RX CPU): top symbols' '    30.00%  [k] memcpy' \
+	'    10.00%  [k] bpf_prog_0123456789abcdef_rfs_xdp' '== CPU 1 (server): top symbols' \
+	'    50.00%  [k] halt' '-- CPU 0: call chains' '    30.00% memcpy;veth_poll' \
+	> "$T/kp/logs/1.xdp.bulk.kprofile"
+printf '%s\n' '== CPU 0 (RX CPU): top symbols' '    20.00%  [k] memcpy' \
+	'    0.50%  [k] tiny' '== CPU 1 (server): top symbols' '    10.00%  [k] halt' \
+	> "$T/kp/logs/2.xdp.bulk.kprofile"
+printf '%s\n' '== CPU 0 (RX CPU): top symbols' '    40.00%  [k] memcpy' \
+	> "$T/kp/logs/1.pass.bulk.kprofile"
+KP=$("$TOP/bench/kprofile.py" "$T/kp" bulk 1) || fail "bench/kprofile.py failed"
+[ "$(grep -A 5 '^CPU 0, bulk' <<< "$KP" | grep '^| [a-z]' | tr -d ' ')" = "$(printf '%s\n' '|symbol|pass|xdp|' '|memcpy|40.0|25.0|' '|bpf:rfs_xdp|0.0|5.0|')" ] ||
+	fail "bench/kprofile.py's CPU 0 table: $KP"
+grep -q '^| halt | 0.0 | 30.0 |$' <<< "$KP" || fail "bench/kprofile.py's CPU 1 row: $KP"
+grep -q 'rounds: pass 1, xdp 2' <<< "$KP" || fail "bench/kprofile.py's round counts: $KP"
+"$TOP/bench/kprofile.py" "$T/kp" bulk-local > /dev/null 2>&1 &&
+	fail "bench/kprofile.py with no profiles did not fail"
+echo "report arithmetic: medians, quartiles, per-round ratios and missing workloads as computed by hand; bench/ab.py's ratios too, also over two runs; bench/kprofile.py's means"

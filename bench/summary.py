@@ -88,6 +88,8 @@ def main():
                    '| p99 vs base | max RTT µs | TCP retrans, all rounds |')
             if w != 'multi':
                 hdr += ' requests rx on CPU %s |' % (srv if w == 'rr' else cli)
+        # which CPU limits the cell (/proc/stat over it, counters_delta)
+        hdr += ' CPU %s (RX, clients) busy %% | CPU %s busy %% |' % (cli, srv)
         out.append(hdr)
         out.append('|' + '---|' * (hdr.count('|') - 1))
         for m in modes:
@@ -116,6 +118,7 @@ def main():
                 if w != 'multi':
                     sh = col('share')
                     row += ' %s |' % (spread(sh) + ' %' if sh else '-')
+            row += ' %s | %s |' % (spread(col('rxbusy')), spread(col('srvbusy')))
             out.append(row)
         out.append('')
 

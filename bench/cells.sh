@@ -424,10 +424,15 @@ workload()
 		# (an XDP-enabled veth queues in a 256-slot ring), so the
 		# retransmits left are the receive path's own
 		lab_ns_backpressure "$B"
+		# and one RX CPU for the stream, the sender's, as a NIC
+		# queue's interrupt gives (lab_sender_rx_cpu; before
+		# 2026-12-05f the stream's frames also arrived on SRV_CPU)
+		lab_sender_rx_cpu "$CLI_CPU"
 		kprofile_start
 		ns taskset -c "$CLI_CPU" iperf3 -c "$IP_A" -p "$i" -t "$BULK_SECS" \
 			-J --connect-timeout 3000 > "$WORK/ip.$W" 2>&1
 		kprofile_end "$OUT/logs/$R.$M.$W.kprofile"
+		lab_sender_rx_cpu ""
 		ns tc qdisc del dev "$B" root 2>/dev/null
 		cp "$WORK/ip.$W" "$OUT/logs/$R.$M.$W"
 		res=$(parse_iperf "$WORK/ip.$W")

@@ -829,16 +829,12 @@ ip_retrans()
 }
 
 # A bulk sender in $LAB_NS on CPU $1 that feeds the lab as a NIC queue
-# would: veth polls on the CPU that transmits, and the sender's TCP
-# transmits where it processes ACKs, so RPS on the peer's receive side
-# keeps that on CPU $1 too (one RX CPU per flow, as a NIC queue's
-# interrupt gives; else the flow's RX CPU follows the ACKs to the
-# receiver's CPU and back), and a qdisc gives it back-pressure
-# (lab_ns_backpressure; BULK_NO_QDISC=1 leaves it out).
+# would: its RX CPU stays on CPU $1 (lab_sender_rx_cpu), and a qdisc
+# gives it back-pressure (lab_ns_backpressure; BULK_NO_QDISC=1 leaves it
+# out).
 nic_like_sender()
 {
-	lab_ns sh -c "printf '%x' $((1 << $1)) > /sys/class/net/$LAB_B/queues/rx-0/rps_cpus" ||
-		fail "can't set RPS on $LAB_B"
+	lab_sender_rx_cpu "$1"
 	[ -n "${BULK_NO_QDISC:-}" ] || lab_ns_backpressure "$LAB_B"
 }
 

@@ -556,6 +556,20 @@ lab_ns_backpressure()
 		fail "can't give $1 a qdisc"
 }
 
+# Keep the RX CPU of a bulk sender in $LAB_NS on CPU $1 ("" puts it
+# back): veth polls $LAB_A on the CPU that transmits into $LAB_B, and a
+# sender's TCP transmits where it processes ACKs, so RPS on $LAB_B's
+# receive side keeps that on CPU $1 (one RX CPU per flow, as a NIC
+# queue's interrupt gives; else the flow's RX CPU follows the ACKs to the
+# receiver's CPU and back).
+lab_sender_rx_cpu()
+{
+	local mask=0
+	[ -z "$1" ] || mask=$(printf '%x' $((1 << $1)))
+	lab_ns sh -c "echo $mask > /sys/class/net/$LAB_B/queues/rx-0/rps_cpus" ||
+		fail "can't set RPS on $LAB_B"
+}
+
 # The spare pair, for tests that need a second interface.
 lab_up_spare()
 {

@@ -165,9 +165,12 @@
 #             baseline a NIC gives
 #   --kprofile: sample the kernel on the RX CPU and the server's CPU
 #             (perf record -e cpu-clock, no PMU needed) over each bulk
-#             and bulk-local cell after its first second, and keep the
-#             top symbols of each CPU in logs/ROUND.MODE.WORKLOAD.kprofile
-#             (sampling costs every mode alike, a little throughput)
+#             and bulk-local cell from 1 s in to 1 s before its end
+#             (so --bulk-seconds 3 or more), and keep the top symbols
+#             of each CPU and the call chains behind them in
+#             logs/ROUND.MODE.WORKLOAD.kprofile; bench/kprofile.py
+#             averages them (sampling costs every mode alike, a little
+#             throughput)
 #   --rr-seconds S, --rr-cells N:BYTES,...: rr-many's seconds per cell
 #             and its cells (default 1.5 and 1:1,16:1,64:1,256:1,1:1024,
 #             16:1024,64:1024,256:1024); longer cells of many connections
@@ -418,6 +421,13 @@ done
 [[ $ROUNDS =~ ^[1-9][0-9]*$ ]] && [[ $SECS =~ ^[1-9][0-9]*$ ]] &&
 	[[ $BULK_SECS =~ ^[1-9][0-9]*$ ]] ||
 	die "--rounds, --seconds and --bulk-seconds take whole numbers >= 1"
+if [ -n "$KPROFILE" ]; then
+	command -v perf >/dev/null 2>&1 || die "--kprofile needs 'perf' (make deps)"
+	[ -n "$NEED_IPERF" ] ||
+		warn "--kprofile samples the bulk and bulk-local cells only, and this run has neither"
+	[ "$BULK_SECS" -ge 3 ] ||
+		warn "--kprofile samples from 1 s into a bulk cell to 1 s before its end: with --bulk-seconds $BULK_SECS there is nothing to sample"
+fi
 if [ -n "$IDLE_POLL" ]; then
 	[[ $IDLE_POLL =~ ^[0-9]+$ ]] ||
 		die "--idle-poll takes nanoseconds, a whole number (200000 is the kernel's default)"

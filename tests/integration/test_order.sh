@@ -47,8 +47,9 @@ ORDER_PPS=${ORDER_PPS:-20000}
 ORDER_BOUNCE_MS=${ORDER_BOUNCE_MS:-20}
 # A noguard run of test_two_producers showed an inversion in only 1 of
 # 3 runs on this machine's 2026-12-05 boot (0 in 3 in a row failed one
-# CI run): up to 8, stopping at the first that shows one.  The bulk TCP
-# controls show hundreds in their first run.
+# CI run) before it ran competitors on the CPUs: up to 8, stopping at the
+# first that shows one.  The bulk TCP controls show hundreds in their
+# first run.
 ORDER_CONTROL_RUNS=${ORDER_CONTROL_RUNS:-8}
 # The whole move's cap.  L, the saturated CPU's own ring latency, has no
 # bound of xdp-rfs's making: with cpumap_kthread_sched = kernel its cpumap
@@ -276,10 +277,10 @@ while True:
 # guarded and control alike, a competitor on each CPU computes for 2 ms
 # of every 4 (cpu_competitors): without it a control run showed an
 # inversion about one time in three on one boot of the test VM (CI at
-# 8b17769 failed on 3 in a row), with it 5 first runs of 5 showed 25-94.
-# rfsd's default SCHED_FIFO
-# 1 kthreads hardly ever wait (3 noguard runs in a row without an
-# inversion under it, in CI at 1665295), and under them this test's
+# 8b17769 failed on 3 in a row), with it 7 first runs of 7 showed 10-94.
+# rfsd's default SCHED_FIFO 1 kthreads hardly ever wait (3 noguard runs
+# in a row without an inversion under it, in CI at 1665295), and under
+# them this test's
 # receivers lost datagrams in 2 of 20 runs tried, two runs within one
 # minute (1.3 M of 1.6 M unread in one, 86 k dropped at the sockets in
 # the other; README: the policy is a trade).  A SCHED_OTHER kthread may

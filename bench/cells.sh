@@ -335,38 +335,93 @@ old_tsv()
 		rxbusy) tsv "$3" "$param" "$2" "$1" rx_cpu_busy_pct "$v" pct ;;
 		rxsoft) tsv "$3" "$param" "$2" "$1" rx_cpu_softirq_pct "$v" pct ;;
 		srvbusy) tsv "$3" "$param" "$2" "$1" srv_cpu_busy_pct "$v" pct ;;
+		ppalloc) tsv "$3" "$param" "$2" "$1" page_pool_allocs_per_s "$v" per_s ;;
+		ppfree) tsv "$3" "$param" "$2" "$1" page_pool_frees_per_s "$v" per_s ;;
 		esac
 	done
 	tsv "$3" "$param" "$2" "$1" retrans "$rtx" count
 }
 
 # --kprofile: kernel samples on CLI_CPU and SRV_CPU (cpu-clock: a timer,
-# no PMU needed) from 1 s into a bulk cell to 1 s before its end
+# no PMU needed) from 1 s into a bulk cell to 1 s before its end.
+# --page-pool: over the same window, how many pages the page pools took
+# from the page allocator and gave back to it (perf stat of the
+# page_pool_state_hold/_release tracepoints, every CPU: the host's pools,
+# the lab's veth the busy one).  A pool that recycles takes almost none;
+# veth's XDP_REDIRECT of a frame that came from its peer as an skb
+# releases the frame's page from the pool (veth_xdp_rcv_skb), so under a
+# redirect the pool takes one page per frame.  Counting costs every
+# event, so the modes that redirect pay more: a separate option.
 KPROF_PID=
+KPROF_PP_PID=
+KPROF_KEYS=
 kprofile_start()
 {
-	KPROF_PID=
-	[ -n "$KPROFILE" ] && [ "$BULK_SECS" -ge 3 ] || return 0
-	rm -f "$WORK/kprof.data"
-	bg sh -c "sleep 1; exec perf record -q -g -e cpu-clock -C $CLI_CPU,$SRV_CPU \
-		-o '$WORK/kprof.data' -- sleep $((BULK_SECS - 2))"
-	KPROF_PID=$BG_PID
+	KPROF_PID= KPROF_PP_PID= KPROF_KEYS=
+	[ "$BULK_SECS" -ge 3 ] || return 0
+	if [ -n "$KPROFILE" ]; then
+		rm -f "$WORK/kprof.data"
+		bg sh -c "sleep 1; exec perf record -q -g -e cpu-clock -C $CLI_CPU,$SRV_CPU \
+			-o '$WORK/kprof.data' -- sleep $((BULK_SECS - 2))"
+		KPROF_PID=$BG_PID
+	fi
+	if [ -n "$PAGE_POOL" ]; then
+		rm -f "$WORK/kprof.pp"
+		bg sh -c "sleep 1; exec perf stat -a -x, -o '$WORK/kprof.pp' \
+			-e page_pool:page_pool_state_hold,page_pool:page_pool_state_release \
+			-- sleep $((BULK_SECS - 2))"
+		KPROF_PP_PID=$BG_PID
+	fi
 }
 
-# Into $1, for each CPU: its top symbols (percent of that CPU's samples),
-# then for those with 3 % or more the call chains behind them (folded,
-# innermost first, cut at 10 frames, chains alike that far summed)
+# perf stat -x, output ($1) -> "ppalloc=N ppfree=M", per second of $2
+kprofile_pp_keys()
+{
+	awk -F, -v s="$2" '
+	$3 == "page_pool:page_pool_state_hold" && $1 ~ /^[0-9]+$/ { a = $1; ha = 1 }
+	$3 == "page_pool:page_pool_state_release" && $1 ~ /^[0-9]+$/ { f = $1; hf = 1 }
+	END { if (ha && hf && s > 0) printf "ppalloc=%.0f ppfree=%.0f", a / s, f / s }' "$1"
+}
+
+# Into $1: with --kprofile, for each CPU its top symbols (percent of that
+# CPU's samples), then for those with 3 % or more the call chains behind
+# them (folded, innermost first, cut at 10 frames, chains alike that far
+# summed); with --page-pool, a last line of the page pools' pages per
+# second (also the raw.txt keys ppalloc and ppfree, in $KPROF_KEYS)
 kprofile_end()
 {
+	: > "$1.new"
+	if [ -n "$KPROF_PP_PID" ]; then
+		if lab_wait "$KPROF_PP_PID" 10; then
+			KPROF_KEYS=$(kprofile_pp_keys "$WORK/kprof.pp" $((BULK_SECS - 2)))
+			[ -n "$KPROF_KEYS" ] ||
+				warn "round $R $M $W: no page pool counts from perf stat: $(head -c 300 "$WORK/kprof.pp")"
+		else
+			warn "round $R $M $W: perf stat (page pool) did not end"
+		fi
+	fi
+	if [ -n "$KPROF_PID" ]; then
+		if lab_wait "$KPROF_PID" 10; then
+			kprofile_report >> "$1.new"
+		else
+			warn "round $R $M $W: perf record did not end"
+		fi
+	fi
+	[ -z "$KPROF_KEYS" ] ||
+		echo "== page pool, every CPU, per second: $KPROF_KEYS" >> "$1.new"
+	if [ -s "$1.new" ]; then mv "$1.new" "$1"; else rm -f "$1.new"; fi
+}
+
+# $WORK/kprof.data -> each CPU's top symbols and call chains, on stdout
+kprofile_report()
+{
 	local c
-	[ -n "$KPROF_PID" ] || return 0
-	lab_wait "$KPROF_PID" 10 || { warn "round $R $M $W: perf record did not end"; return 0; }
 	for c in $CLI_CPU $SRV_CPU; do
 		echo "== CPU $c ($([ "$c" = "$CLI_CPU" ] && echo "RX CPU, the sender's" || echo "the server's")): top symbols, % of its samples"
 		perf report -i "$WORK/kprof.data" --stdio --no-children -C "$c" \
 			--sort sym -g none --percentage relative --percent-limit 0.8 2>/dev/null |
 			grep -v '^#' | grep -v '^$'
-	done > "$1"
+	done
 	for c in $CLI_CPU $SRV_CPU; do
 		echo "-- CPU $c: call chains of the symbols over 3 %, % of its samples"
 		perf report -i "$WORK/kprof.data" --stdio --no-children -C "$c" \
@@ -379,7 +434,7 @@ kprofile_end()
 				  p[s] += $1 }
 				END { for (i = 1; i <= k; i++)
 					printf "    %.2f%% %s\n", p[o[i]], o[i] }'
-	done >> "$1"
+	done
 }
 
 # Workload $W of mode $M, round $R: one raw.txt line, the client's own
@@ -387,6 +442,7 @@ kprofile_end()
 workload()
 {
 	local res share=- x="" i xsnap
+	KPROF_KEYS=
 	case $W in
 	rr|bulk) WCPU=$SRV_CPU ;;
 	*) WCPU=$CLI_CPU ;;
@@ -445,7 +501,7 @@ workload()
 		res="bad: CPU hotplug during the cell (online now $(cat /sys/devices/system/cpu/online), servers pinned again)"
 	case $res in
 	bad:*) record "$R" "$M" "$W" "$res" ;;
-	*) record "$R" "$M" "$W" "$res share=$share $(counters_delta "$WORK/c0" "$WORK/c1")$x" ;;
+	*) record "$R" "$M" "$W" "$res share=$share $(counters_delta "$WORK/c0" "$WORK/c1")$x${KPROF_KEYS:+ $KPROF_KEYS}" ;;
 	esac
 }
 

@@ -8,7 +8,9 @@ samples, over the rounds of each mode, one table per CPU.
 
 WORKLOAD is bulk (default) or bulk-local; a symbol is listed when it has
 MIN_PCT (default 0.8) or more in some mode.  BPF programs are listed by
-name (bpf:rfs_xdp), whatever their tag.
+name (bpf:rfs_xdp), whatever their tag.  Where the logs count the page
+pools' pages (bench since 2026-12-05g), a last table gives their mean
+pages per second taken from the page allocator and given back.
 """
 import collections
 import glob
@@ -16,12 +18,18 @@ import re
 import sys
 
 LINE = re.compile(r'\s*([\d.]+)%\s+\[k\]\s+(\S+)')
+PAGE_POOL = re.compile(r'== page pool.*: ppalloc=(\d+) ppfree=(\d+)')
 
 
 def read(path):
     """{cpu: {symbol: pct}} of one .kprofile file"""
     cpus, cur = {}, None
     for line in open(path):
+        m = PAGE_POOL.match(line)
+        if m:
+            cpus['pool'] = {'from the page allocator': float(m.group(1)),
+                            'back to it': float(m.group(2))}
+            continue
         if line.startswith('== CPU'):
             cur = cpus.setdefault(line.split()[2], collections.Counter())
             continue
@@ -51,7 +59,7 @@ def main():
               % (workload, sys.argv[1]), file=sys.stderr)
         return 1
     modes = sorted({m for m, _ in runs})
-    for cpu in sorted({c for _, c in runs}, key=int):
+    for cpu in sorted({c for _, c in runs if c != 'pool'}, key=int):
         mean = {m: collections.Counter() for m in modes}
         for m in modes:
             rs = runs.get((m, cpu), [])
@@ -66,6 +74,16 @@ def main():
         print('|---|' + '---|' * len(modes))
         for s in syms:
             print('| %s | ' % s + ' | '.join('%.1f' % mean[m][s] for m in modes) + ' |')
+        print()
+    pool = {m: runs[(m, 'pool')] for m in modes if (m, 'pool') in runs}
+    if pool:
+        print('Page pools, %s: pages per second (rounds: %s)' % (
+            workload, ', '.join('%s %d' % (m, len(pool[m])) for m in pool)))
+        print('| pages | ' + ' | '.join(pool) + ' |')
+        print('|---|' + '---|' * len(pool))
+        for k in ('from the page allocator', 'back to it'):
+            print('| %s | ' % k + ' | '.join(
+                '%.0f' % (sum(r[k] for r in pool[m]) / len(pool[m])) for m in pool) + ' |')
         print()
     return 0
 

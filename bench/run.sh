@@ -131,7 +131,7 @@
 # Usage: bench/run.sh [--quick] [--rounds N] [--seconds S] [--bulk-seconds S]
 #                     [--modes LIST] [--workloads LIST] [--no-multi]
 #                     [--no-cost] [--no-profile] [--no-nic] [--idle-poll NS]
-#                     [--hog] [--no-gro] [--kprofile] [--rr-seconds S]
+#                     [--hog] [--no-gro] [--kprofile] [--page-pool] [--rr-seconds S]
 #                     [--rr-cells LIST] [--out DIR]
 #   default:  --rounds 3 --seconds 2 --bulk-seconds 3, every mode but
 #             xdp-kernel and every workload but multi, each mode on the
@@ -171,6 +171,14 @@
 #             logs/ROUND.MODE.WORKLOAD.kprofile; bench/kprofile.py
 #             averages them (sampling costs every mode alike, a little
 #             throughput)
+#   --page-pool: count, over the same window of each bulk cell, the
+#             pages the host's page pools took from the page allocator
+#             and gave back to it (perf stat of page_pool:
+#             page_pool_state_hold/_release, every CPU); a line of the
+#             same .kprofile log and the metrics page_pool_allocs_per_s
+#             and page_pool_frees_per_s.  Each counted event costs a
+#             little, and under a redirect veth's pool counts one per
+#             frame: read throughput from runs without it
 #   --rr-seconds S, --rr-cells N:BYTES,...: rr-many's seconds per cell
 #             and its cells (default 1.5 and 1:1,16:1,64:1,256:1,1:1024,
 #             16:1024,64:1024,256:1024); longer cells of many connections
@@ -221,6 +229,7 @@ IDLE_POLL=		# --idle-poll: haltpoll's guest_halt_poll_ns for the run
 HOG=			# --hog: a busy loop on SRV_CPU for the rounds
 GRO=1			# GRO on for $A in every mode (--no-gro: off)
 KPROFILE=		# --kprofile: perf samples of the bulk cells
+PAGE_POOL=		# --page-pool: page pool pages from the allocator, bulk cells
 HALTPOLL_NS=/sys/module/haltpoll/parameters/guest_halt_poll_ns
 PIPE_LOOPS=50000	# perf bench sched pipe -l
 SRV_CPU=1		# the rr/bulk server: not the RX CPU
@@ -272,6 +281,7 @@ while [ $# -gt 0 ]; do
 	--hog) HOG=1 ;;
 	--no-gro) GRO= ;;
 	--kprofile) KPROFILE=1 ;;
+	--page-pool) PAGE_POOL=1 ;;
 	--rr-seconds) RR_SECS=$2; shift ;;
 	--rr-cells) RR_CELLS=${2//,/ }; shift ;;
 	-h|--help) usage 0 ;;
@@ -288,6 +298,7 @@ ARGS="--rounds $ROUNDS --seconds $SECS --bulk-seconds $BULK_SECS --modes '$MODES
 [ -z "$HOG" ] || ARGS+=" --hog"
 [ -n "$GRO" ] || ARGS+=" --no-gro"
 [ -z "$KPROFILE" ] || ARGS+=" --kprofile"
+[ -z "$PAGE_POOL" ] || ARGS+=" --page-pool"
 ARGS+=" --rr-seconds $RR_SECS --rr-cells '$(echo $RR_CELLS)'"
 
 # the lab: names carry this PID (LAB_ID is not exported: bench/nic.sh
@@ -421,12 +432,16 @@ done
 [[ $ROUNDS =~ ^[1-9][0-9]*$ ]] && [[ $SECS =~ ^[1-9][0-9]*$ ]] &&
 	[[ $BULK_SECS =~ ^[1-9][0-9]*$ ]] ||
 	die "--rounds, --seconds and --bulk-seconds take whole numbers >= 1"
-if [ -n "$KPROFILE" ]; then
-	command -v perf >/dev/null 2>&1 || die "--kprofile needs 'perf' (make deps)"
+for opt in ${KPROFILE:+--kprofile} ${PAGE_POOL:+--page-pool}; do
+	command -v perf >/dev/null 2>&1 || die "$opt needs 'perf' (make deps)"
 	[ -n "$NEED_IPERF" ] ||
-		warn "--kprofile samples the bulk and bulk-local cells only, and this run has neither"
+		warn "$opt samples the bulk and bulk-local cells only, and this run has neither"
 	[ "$BULK_SECS" -ge 3 ] ||
-		warn "--kprofile samples from 1 s into a bulk cell to 1 s before its end: with --bulk-seconds $BULK_SECS there is nothing to sample"
+		warn "$opt samples from 1 s into a bulk cell to 1 s before its end: with --bulk-seconds $BULK_SECS there is nothing to sample"
+done
+if [ -n "$PAGE_POOL" ]; then
+	perf list 2>/dev/null | grep -q 'page_pool:page_pool_state_hold' ||
+		die "--page-pool needs the page_pool:page_pool_state_hold tracepoint, which perf does not list on this kernel"
 fi
 if [ -n "$IDLE_POLL" ]; then
 	[[ $IDLE_POLL =~ ^[0-9]+$ ]] ||

@@ -171,17 +171,25 @@ mkdir -p "$T/kp/logs" || fail "can't make $T/kp/logs"
 printf '%s\n' '== CPU 0 (RX CPU): top symbols' '    30.00%  [k] memcpy' \
 	'    10.00%  [k] bpf_prog_0123456789abcdef_rfs_xdp' '== CPU 1 (server): top symbols' \
 	'    50.00%  [k] halt' '-- CPU 0: call chains' '    30.00% memcpy;veth_poll' \
+	'== page pool, every CPU, per second: ppalloc=900000 ppfree=899000' \
 	> "$T/kp/logs/1.xdp.bulk.kprofile"
 printf '%s\n' '== CPU 0 (RX CPU): top symbols' '    20.00%  [k] memcpy' \
 	'    0.50%  [k] tiny' '== CPU 1 (server): top symbols' '    10.00%  [k] halt' \
+	'== page pool, every CPU, per second: ppalloc=700000 ppfree=700001' \
 	> "$T/kp/logs/2.xdp.bulk.kprofile"
 printf '%s\n' '== CPU 0 (RX CPU): top symbols' '    40.00%  [k] memcpy' \
+	'== page pool, every CPU, per second: ppalloc=10 ppfree=12' \
 	> "$T/kp/logs/1.pass.bulk.kprofile"
 KP=$("$TOP/bench/kprofile.py" "$T/kp" bulk 1) || fail "bench/kprofile.py failed"
 [ "$(grep -A 5 '^CPU 0, bulk' <<< "$KP" | grep '^| [a-z]' | tr -d ' ')" = "$(printf '%s\n' '|symbol|pass|xdp|' '|memcpy|40.0|25.0|' '|bpf:rfs_xdp|0.0|5.0|')" ] ||
 	fail "bench/kprofile.py's CPU 0 table: $KP"
 grep -q '^| halt | 0.0 | 30.0 |$' <<< "$KP" || fail "bench/kprofile.py's CPU 1 row: $KP"
 grep -q 'rounds: pass 1, xdp 2' <<< "$KP" || fail "bench/kprofile.py's round counts: $KP"
+# the page pool's table: its rows are not mistaken for a CPU's symbols
+grep -q '^| from the page allocator | 10 | 800000 |$' <<< "$KP" &&
+	grep -q '^| back to it | 12 | 799500 |$' <<< "$KP" ||
+	fail "bench/kprofile.py's page pool table: $KP"
+grep -q '^CPU pool' <<< "$KP" && fail "bench/kprofile.py made a CPU of the page pool line: $KP"
 "$TOP/bench/kprofile.py" "$T/kp" bulk-local > /dev/null 2>&1 &&
 	fail "bench/kprofile.py with no profiles did not fail"
 echo "report arithmetic: medians, quartiles, per-round ratios and missing workloads as computed by hand; bench/ab.py's ratios too, also over two runs; bench/kprofile.py's means"

@@ -343,7 +343,8 @@ old_tsv()
 }
 
 # --kprofile: kernel samples on CLI_CPU and SRV_CPU (cpu-clock: a timer,
-# no PMU needed) from 1 s into a bulk cell to 1 s before its end.
+# no PMU needed) from 1 s into a bulk cell to 1 s before its end, and
+# over each mode's rr-many workload.
 # --page-pool: over the same window, how many pages the page pools took
 # from the page allocator and gave back to it (perf stat of the
 # page_pool_state_hold/_release tracepoints, every CPU: the host's pools,
@@ -352,12 +353,23 @@ old_tsv()
 # releases the frame's page from the pool (veth_xdp_rcv_skb), so under a
 # redirect the pool takes one page per frame.  Counting costs every
 # event, so the modes that redirect pay more: a separate option.
+# With "open" as $1 (rr-many: its cells, one after the other), the
+# samples cover the whole workload instead, until kprofile_end stops
+# perf record, and --page-pool does not count.
 KPROF_PID=
 KPROF_PP_PID=
 KPROF_KEYS=
+KPROF_OPEN=
 kprofile_start()
 {
-	KPROF_PID= KPROF_PP_PID= KPROF_KEYS=
+	KPROF_PID= KPROF_PP_PID= KPROF_KEYS= KPROF_OPEN=
+	if [ "${1:-}" = open ]; then
+		[ -n "$KPROFILE" ] || return 0
+		rm -f "$WORK/kprof.data"
+		bg perf record -q -g -e cpu-clock -C "$CLI_CPU,$SRV_CPU" -o "$WORK/kprof.data"
+		KPROF_PID=$BG_PID KPROF_OPEN=1
+		return 0
+	fi
 	[ "$BULK_SECS" -ge 3 ] || return 0
 	if [ -n "$KPROFILE" ]; then
 		rm -f "$WORK/kprof.data"
@@ -401,10 +413,13 @@ kprofile_end()
 		fi
 	fi
 	if [ -n "$KPROF_PID" ]; then
+		# an open-ended perf record writes its data on SIGINT
+		[ -z "$KPROF_OPEN" ] || kill -INT "$KPROF_PID" 2>/dev/null
 		if lab_wait "$KPROF_PID" 10; then
 			kprofile_report >> "$1.new"
 		else
 			warn "round $R $M $W: perf record did not end"
+			stop_pid "$KPROF_PID" 2
 		fi
 	fi
 	[ -z "$KPROF_KEYS" ] ||
@@ -417,7 +432,7 @@ kprofile_report()
 {
 	local c
 	for c in $CLI_CPU $SRV_CPU; do
-		echo "== CPU $c ($([ "$c" = "$CLI_CPU" ] && echo "RX CPU, the sender's" || echo "the server's")): top symbols, % of its samples"
+		echo "== CPU $c ($([ "$c" = "$CLI_CPU" ] && echo "RX CPU, also the clients' and the bulk sender's" || echo "the server's")): top symbols, % of its samples"
 		perf report -i "$WORK/kprof.data" --stdio --no-children -C "$c" \
 			--sort sym -g none --percentage relative --percent-limit 0.8 2>/dev/null |
 			grep -v '^#' | grep -v '^$'

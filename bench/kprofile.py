@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Where each CPU's time went in the bulk cells of one or more bench runs
-made with --kprofile: the mean share of each kernel symbol in a CPU's
-samples, over the rounds of each mode, one table per CPU.
+"""Where each CPU's time went in the bulk cells (or the rr-many cells) of
+one or more bench runs made with --kprofile: the mean share of each
+kernel symbol in a CPU's samples, over the rounds of each mode, one table
+per CPU.
 
     bench/kprofile.py DIR[,DIR...] [WORKLOAD] [MIN_PCT]
 
-WORKLOAD is bulk (default) or bulk-local; a symbol is listed when it has
+WORKLOAD is bulk (default), bulk-local or rr-many; a symbol is listed when it has
 MIN_PCT (default 0.8) or more in some mode.  BPF programs are listed by
 name (bpf:rfs_xdp), whatever their tag.  Where the logs count the page
 pools' pages (bench since 2026-12-05g), a last table gives their mean

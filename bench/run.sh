@@ -166,9 +166,10 @@
 #   --kprofile: sample the kernel on the RX CPU and the server's CPU
 #             (perf record -e cpu-clock, no PMU needed) over each bulk
 #             and bulk-local cell from 1 s in to 1 s before its end
-#             (so --bulk-seconds 3 or more), and keep the top symbols
-#             of each CPU and the call chains behind them in
-#             logs/ROUND.MODE.WORKLOAD.kprofile; bench/kprofile.py
+#             (so --bulk-seconds 3 or more) and over each mode's
+#             rr-many cells (all of them, one profile), and keep the
+#             top symbols of each CPU and the call chains behind them
+#             in logs/ROUND.MODE.WORKLOAD.kprofile; bench/kprofile.py
 #             averages them (sampling costs every mode alike, a little
 #             throughput)
 #   --page-pool: count, over the same window of each bulk cell, the
@@ -434,10 +435,15 @@ done
 	die "--rounds, --seconds and --bulk-seconds take whole numbers >= 1"
 for opt in ${KPROFILE:+--kprofile} ${PAGE_POOL:+--page-pool}; do
 	command -v perf >/dev/null 2>&1 || die "$opt needs 'perf' (make deps)"
-	[ -n "$NEED_IPERF" ] ||
-		warn "$opt samples the bulk and bulk-local cells only, and this run has neither"
-	[ "$BULK_SECS" -ge 3 ] ||
-		warn "$opt samples from 1 s into a bulk cell to 1 s before its end: with --bulk-seconds $BULK_SECS there is nothing to sample"
+	case $opt:" $WORKLOADS " in
+	--kprofile:*" rr-many "*) ;;
+	--kprofile:*) [ -n "$NEED_IPERF" ] ||
+		warn "--kprofile samples the bulk, bulk-local and rr-many workloads only, and this run has none of them" ;;
+	*) [ -n "$NEED_IPERF" ] ||
+		warn "$opt counts over the bulk and bulk-local cells only, and this run has neither" ;;
+	esac
+	[ -z "$NEED_IPERF" ] || [ "$BULK_SECS" -ge 3 ] ||
+		warn "$opt samples from 1 s into a bulk cell to 1 s before its end: with --bulk-seconds $BULK_SECS there is nothing to sample there"
 done
 if [ -n "$PAGE_POOL" ]; then
 	perf list 2>/dev/null | grep -q 'page_pool:page_pool_state_hold' ||

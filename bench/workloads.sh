@@ -245,11 +245,14 @@ new_workload()
 	LINE=
 	case $W in
 	rr-many)
+		# --kprofile: one profile over all of the mode's cells
+		kprofile_start open
 		for c in $RR_CELLS; do
 			n=${c%%:*} s=${c#*:}
 			i=$(rr_sizes | grep -nx "$s" | cut -d: -f1)
 			rr_run rr-many "n=$n,req=$s" $((PORT + 59 + i)) "$n" "$s" "$RR_SECS"
 		done
+		kprofile_end "$OUT/logs/$R.$M.rr-many.kprofile"
 		;;
 	rpc)
 		rr_run rpc "conns=$RPC_CONNS,req=$RPC_SIZE" $((PORT + 8)) \

@@ -402,6 +402,7 @@ kprofile_pp_keys()
 # second (also the raw.txt keys ppalloc and ppfree, in $KPROF_KEYS)
 kprofile_end()
 {
+	local rc
 	: > "$1.new"
 	if [ -n "$KPROF_PP_PID" ]; then
 		if lab_wait "$KPROF_PP_PID" 10; then
@@ -413,13 +414,18 @@ kprofile_end()
 		fi
 	fi
 	if [ -n "$KPROF_PID" ]; then
-		# an open-ended perf record writes its data on SIGINT
+		# an open-ended perf record writes its data on SIGINT, and
+		# then exits with a status that is not 0
 		[ -z "$KPROF_OPEN" ] || kill -INT "$KPROF_PID" 2>/dev/null
-		if lab_wait "$KPROF_PID" 10; then
-			kprofile_report >> "$1.new"
-		else
+		lab_wait "$KPROF_PID" 10
+		rc=$?
+		if [ $rc = 124 ]; then
 			warn "round $R $M $W: perf record did not end"
 			stop_pid "$KPROF_PID" 2
+		elif [ ! -s "$WORK/kprof.data" ] || { [ $rc != 0 ] && [ -z "$KPROF_OPEN" ]; }; then
+			warn "round $R $M $W: perf record failed (exit $rc)"
+		else
+			kprofile_report >> "$1.new"
 		fi
 	fi
 	[ -z "$KPROF_KEYS" ] ||

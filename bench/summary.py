@@ -317,6 +317,22 @@ def main():
             tg.append(('(the bound on the first %s line) %s with an XDP_PASS program and no steering '
                        '(pass / base, same round): what no XDP program on veth\'s own path can beat'
                        % (w, w), spread(r, '%.3f'), 'bound'))
+        r = ratios(w, 'cpumap', 'pass', 'gbps')
+        if r:
+            tg.append(('(the bound on the second %s line) %s through the bare cpumap redirect, no '
+                       'steering (cpumap / pass, same round): what no steering through a cpumap can '
+                       'beat on this path' % (w, w), spread(r, '%.3f'), 'bound'))
+        r = ratios(w, 'xdp', 'cpumap', 'gbps')
+        if r:
+            tg.append(('%s against the bare cpumap redirect (xdp / cpumap, same round): what '
+                       'xdp-rfs\'s own programs cost there' % w, spread(r, '%.3f'), '-'))
+        pp = [(m, [c[x]['ppalloc'] for x in c if c[x].get('ppalloc') is not None])
+              for m in modes for c in [cells.get((w, m), {})]]
+        pp = [(m, v) for m, v in pp if v]
+        if pp:
+            tg.append(('(why, with --page-pool) pages the page pools took from the page allocator per '
+                       'second of a %s cell: veth releases each page it redirects from its pool' % w,
+                       ', '.join('%s %s' % (m, spread(v)) for m, v in pp), '-'))
     if 'pipe' in ph and ph['pipe'].get('switches'):
         p = ph['pipe']
         tot = sum(q['own_runs'] if q.get('own_runs') is not None else q['runs'] for q in p['progs'])

@@ -192,4 +192,21 @@ grep -q '^| from the page allocator | 10 | 800000 |$' <<< "$KP" &&
 grep -q '^CPU pool' <<< "$KP" && fail "bench/kprofile.py made a CPU of the page pool line: $KP"
 "$TOP/bench/kprofile.py" "$T/kp" bulk-local > /dev/null 2>&1 &&
 	fail "bench/kprofile.py with no profiles did not fail"
-echo "report arithmetic: medians, quartiles, per-round ratios and missing workloads as computed by hand; bench/ab.py's ratios too, also over two runs; bench/kprofile.py's means"
+# bench/summary.py's bulk targets: the bare cpumap redirect's bound
+# (cpumap / pass 6/8, 5/8), xdp-rfs against it (5.7/6, 5.5/5) and the
+# page pool's pages by mode, on two hand-made rounds
+mkdir "$T/sum" || fail "can't make $T/sum"
+printf '%s\n' "1 base bulk gbps=10 irtx=0" "1 pass bulk gbps=8 irtx=0 ppalloc=100" \
+	"1 cpumap bulk gbps=6 irtx=0 ppalloc=500000" "1 xdp bulk gbps=5.7 irtx=0 ringdrop=0 ppalloc=490000" \
+	"2 base bulk gbps=10 irtx=0" "2 pass bulk gbps=8 irtx=0 ppalloc=140" \
+	"2 cpumap bulk gbps=5 irtx=0 ppalloc=400000" "2 xdp bulk gbps=5.5 irtx=0 ringdrop=0 ppalloc=420000" \
+	> "$T/sum/raw.txt"
+SUM=$(python3 "$TOP/bench/summary.py" "$T/sum" "base pass cpumap xdp" bulk 1 0 - 6 2 2 10 0) ||
+	fail "bench/summary.py on two bulk rounds failed"
+grep -q '^| (the bound on the second bulk line) .*(cpumap / pass, same round).* | 0.688 (0.625–0.750) | bound |$' <<< "$SUM" ||
+	fail "bench/summary.py's bare-redirect bound: $(grep 'cpumap' <<< "$SUM")"
+grep -q '^| bulk against the bare cpumap redirect (xdp / cpumap, same round).* | 1.025 (0.950–1.100) | - |$' <<< "$SUM" ||
+	fail "bench/summary.py's xdp / cpumap row: $(grep 'cpumap' <<< "$SUM")"
+grep -q '| pass 120 (100–140), cpumap 450000 (400000–500000), xdp 455000 (420000–490000) | - |$' <<< "$SUM" ||
+	fail "bench/summary.py's page pool row: $(grep 'page pool' <<< "$SUM")"
+echo "report arithmetic: medians, quartiles, per-round ratios and missing workloads as computed by hand; bench/ab.py's ratios too, also over two runs; bench/kprofile.py's means; bench/summary.py's bulk bounds"

@@ -360,21 +360,24 @@ KPROF_PID=
 KPROF_PP_PID=
 KPROF_KEYS=
 KPROF_OPEN=
+# shellcheck disable=SC2120  # bench/workloads.sh passes "open"
 kprofile_start()
 {
-	KPROF_PID= KPROF_PP_PID= KPROF_KEYS= KPROF_OPEN=
+	local rec=(perf record -q -g -e cpu-clock -C "$CLI_CPU,$SRV_CPU" -o "$WORK/kprof.data")
+	KPROF_PID=''
+	KPROF_PP_PID=''
+	KPROF_KEYS=''
+	KPROF_OPEN=''
+	rm -f "$WORK/kprof.data"
 	if [ "${1:-}" = open ]; then
 		[ -n "$KPROFILE" ] || return 0
-		rm -f "$WORK/kprof.data"
-		bg perf record -q -g -e cpu-clock -C "$CLI_CPU,$SRV_CPU" -o "$WORK/kprof.data"
+		bg "${rec[@]}"
 		KPROF_PID=$BG_PID KPROF_OPEN=1
 		return 0
 	fi
 	[ "$BULK_SECS" -ge 3 ] || return 0
 	if [ -n "$KPROFILE" ]; then
-		rm -f "$WORK/kprof.data"
-		bg sh -c "sleep 1; exec perf record -q -g -e cpu-clock -C $CLI_CPU,$SRV_CPU \
-			-o '$WORK/kprof.data' -- sleep $((BULK_SECS - 2))"
+		bg sh -c "sleep 1; exec ${rec[*]} -- sleep $((BULK_SECS - 2))"
 		KPROF_PID=$BG_PID
 	fi
 	if [ -n "$PAGE_POOL" ]; then

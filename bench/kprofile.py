@@ -23,13 +23,14 @@ PAGE_POOL = re.compile(r'== page pool.*: ppalloc=(\d+) ppfree=(\d+)')
 
 
 def read(path):
-    """{cpu: {symbol: pct}} of one .kprofile file"""
-    cpus, cur = {}, None
+    """({cpu: {symbol: pct}}, {what: pages per second} or None) of one
+    .kprofile file"""
+    cpus, cur, pool = {}, None, None
     for line in open(path):
         m = PAGE_POOL.match(line)
         if m:
-            cpus['pool'] = {'from the page allocator': float(m.group(1)),
-                            'back to it': float(m.group(2))}
+            pool = {'from the page allocator': float(m.group(1)),
+                    'back to it': float(m.group(2))}
             continue
         if line.startswith('== CPU'):
             cur = cpus.setdefault(line.split()[2], collections.Counter())
@@ -40,7 +41,7 @@ def read(path):
             if sym.startswith('bpf_prog_'):
                 sym = 'bpf:' + sym.split('_', 3)[-1]
             cur[sym] += float(m.group(1))
-    return cpus
+    return cpus, pool
 
 
 def main():
@@ -50,17 +51,21 @@ def main():
     workload = sys.argv[2] if len(sys.argv) > 2 else 'bulk'
     min_pct = float(sys.argv[3]) if len(sys.argv) > 3 else 0.8
     runs = collections.defaultdict(list)	# (mode, cpu) -> [Counter]
+    pool = collections.defaultdict(list)	# mode -> [{what: pages/s}]
     for d in sys.argv[1].split(','):
         for f in sorted(glob.glob('%s/logs/*.%s.kprofile' % (d, workload))):
             mode = f.rsplit('/', 1)[-1].split('.')[1]
-            for cpu, c in read(f).items():
+            cpus, pages = read(f)
+            for cpu, c in cpus.items():
                 runs[(mode, cpu)].append(c)
-    if not runs:
+            if pages:
+                pool[mode].append(pages)
+    if not runs and not pool:
         print('kprofile: no logs/*.%s.kprofile in %s (run bench/run.sh --kprofile)'
               % (workload, sys.argv[1]), file=sys.stderr)
         return 1
     modes = sorted({m for m, _ in runs})
-    for cpu in sorted({c for _, c in runs if c != 'pool'}, key=int):
+    for cpu in sorted({c for _, c in runs}, key=int):
         mean = {m: collections.Counter() for m in modes}
         for m in modes:
             rs = runs.get((m, cpu), [])
@@ -76,15 +81,15 @@ def main():
         for s in syms:
             print('| %s | ' % s + ' | '.join('%.1f' % mean[m][s] for m in modes) + ' |')
         print()
-    pool = {m: runs[(m, 'pool')] for m in modes if (m, 'pool') in runs}
     if pool:
+        pm = sorted(pool)
         print('Page pools, %s: pages per second (rounds: %s)' % (
-            workload, ', '.join('%s %d' % (m, len(pool[m])) for m in pool)))
-        print('| pages | ' + ' | '.join(pool) + ' |')
-        print('|---|' + '---|' * len(pool))
+            workload, ', '.join('%s %d' % (m, len(pool[m])) for m in pm)))
+        print('| pages | ' + ' | '.join(pm) + ' |')
+        print('|---|' + '---|' * len(pm))
         for k in ('from the page allocator', 'back to it'):
             print('| %s | ' % k + ' | '.join(
-                '%.0f' % (sum(r[k] for r in pool[m]) / len(pool[m])) for m in pool) + ' |')
+                '%.0f' % (sum(r[k] for r in pool[m]) / len(pool[m])) for m in pm) + ' |')
         print()
     return 0
 

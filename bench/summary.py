@@ -326,9 +326,12 @@ def main():
         if r:
             tg.append(('%s against the bare cpumap redirect (xdp / cpumap, same round): what '
                        'xdp-rfs\'s own programs cost there' % w, spread(r, '%.3f'), '-'))
-        pp = [(m, [c[x]['ppalloc'] for x in c if c[x].get('ppalloc') is not None])
-              for m in modes for c in [cells.get((w, m), {})]]
-        pp = [(m, v) for m, v in pp if v]
+        pp = []
+        for m in modes:
+            c = cells.get((w, m), {})
+            v = [c[x]['ppalloc'] for x in c if c[x].get('ppalloc') is not None]
+            if v:
+                pp.append((m, v))
         if pp:
             tg.append(('(why, with --page-pool) pages the page pools took from the page allocator per '
                        'second of a %s cell: veth releases each page it redirects from its pool' % w,

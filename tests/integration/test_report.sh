@@ -5,8 +5,8 @@
 # (odd and even counts), min-max, quartiles only from 4 rounds, per-round
 # ratios to base, rfs and cpumap (a round missing on one side left out),
 # one-shot rows, a malformed row skipped, missing workloads named as such,
-# a results file with a header only; bench/ab.py's ratios and
-# bench/kprofile.py's means.  Figures are checked in summary.tsv
+# a results file with a header only; bench/ab.py's ratios,
+# bench/kprofile.py's means and bench/summary.py's bulk bounds.  Figures are checked in summary.tsv
 # (the report's machine-readable twin) and in REPORT.md's table rows.  No
 # lab, no root.
 #

@@ -22,6 +22,7 @@ int rfs_cpumap(struct xdp_md *ctx)
 	struct rfs_rx_track *tr, t;
 	struct rfs_frame_meta m;
 	struct rfs_cpu_queue *q;
+	struct rfs_globals *g;
 	__u32 cpu, idx;
 	__u64 task;
 
@@ -39,9 +40,12 @@ int rfs_cpumap(struct xdp_md *ctx)
 	 * the kthread runs elsewhere, and its slot must stay its own. */
 	cpu = m.cpu;
 	q = bpf_map_lookup_elem(&rfs_cpu_queues, &cpu);
-	idx = cpu * RFS_MAX_CPUS + m.rx_cpu;
+	g = rfs_get_globals();
+	if (!q || !g)
+		return XDP_PASS;
+	idx = rfs_rx_track_index(cpu, m.rx_cpu, g->nr_rx_cpus);
 	tr = bpf_map_lookup_elem(&rfs_rx_track, &idx);
-	if (!q || !tr)
+	if (!tr)
 		return XDP_PASS;
 	/* Before the mark: a reader that sees the mark sees this kthread. */
 	task = bpf_get_current_task();

@@ -66,14 +66,13 @@ static __always_inline void rfs_gro_view(struct bpf_cpu_map_entry *rcpu,
 	v->bitmask = RFS_KREAD(struct bpf_cpu_map_entry, rcpu, gro.bitmask);
 	if (v->rx_count || !v->bitmask)
 		return;
-	v->oldest_age = ~0ULL;
 #pragma unroll
 	for (i = 0; i < RFS_GRO_BUCKETS; i++) {
 		if (!(v->bitmask & (1ULL << i)))
 			continue;
 		age = rfs_bucket_oldest(rcpu, i);
-		if ((__s64)(age - v->oldest_age) < 0)
-			v->oldest_age = age;
+		if (age)
+			rfs_gro_view_age(v, age);
 	}
 }
 

@@ -43,12 +43,13 @@ struct {
 	__type(value, struct rfs_cpu_queue);
 } rfs_cpu_queues SEC(".maps") __weak;
 
-/* [target * RFS_MAX_CPUS + rx_cpu]: a target's row is one page, written
- * only by that target. */
+/* [rfs_rx_track_index(target, rx_cpu)]: a target's row, one track per
+ * possible RX CPU, is written only by that target.  rfsd sizes it
+ * (nr_cpus * nr_rx_cpus) before load. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(map_flags, BPF_F_MMAPABLE);
-	__uint(max_entries, RFS_MAX_CPUS * RFS_MAX_CPUS);
+	__uint(max_entries, RFS_MAX_CPUS);
 	__type(key, __u32);
 	__type(value, struct rfs_rx_track);
 } rfs_rx_track SEC(".maps") __weak;

@@ -47,12 +47,29 @@ struct {
 	.values = { [RFS_DEV_CUR] = &rfs_dev_flows },
 };
 
+/* Two slots; slot 0's active_slot names the one in use (rfs_common.h). */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
+	__uint(max_entries, RFS_IF_CFG_SLOTS);
 	__type(key, __u32);
 	__type(value, struct rfs_if_config);
 } rfs_if_cfg SEC(".maps");
+
+/* The configuration in use: read its slot number once, then only it. */
+static __always_inline struct rfs_if_config *rfs_if_config(void)
+{
+	struct rfs_if_config *c0;
+	__u32 zero = 0, slot;
+
+	c0 = bpf_map_lookup_elem(&rfs_if_cfg, &zero);
+	if (!c0)
+		return NULL;
+	slot = RFS_READ_ONCE(c0->active_slot);
+	if (!slot)
+		return c0;
+	slot = 1;
+	return bpf_map_lookup_elem(&rfs_if_cfg, &slot);
+}
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -122,6 +139,8 @@ static __always_inline struct rfs_dev_flow *rfs_dev_entry(__u32 slot,
 	if (!hdr || !rfs_dev_table_ok(hdr))
 		return NULL;
 	idx = rfs_dev_index(hdr, hash, rxq);
+	if (!idx)
+		return NULL;	/* a queue past the table: not steered */
 	return bpf_map_lookup_elem(table, &idx);
 }
 
@@ -131,7 +150,8 @@ static __always_inline struct rfs_dev_flow *rfs_dev_entry(__u32 slot,
  * unproven remote path one read of the target kthread's state) falls on
  * moves, not on every frame.
  */
-static __always_inline int rfs_cur_drained(const struct rfs_dev_flow *cur)
+static __always_inline int rfs_cur_drained(const struct rfs_dev_flow *cur,
+					   const struct rfs_globals *g)
 {
 	struct rfs_rx_track t, *tr;
 	struct rfs_cpu_queue *q;
@@ -142,7 +162,7 @@ static __always_inline int rfs_cur_drained(const struct rfs_dev_flow *cur)
 	if (cur->flags & RFS_DEV_FLOW_LOCAL)
 		return 0;	/* the caller checks the local path */
 	q = bpf_map_lookup_elem(&rfs_cpu_queues, &cpu);
-	idx = (cpu & (RFS_MAX_CPUS - 1)) * RFS_MAX_CPUS + cur->rx_cpu;
+	idx = rfs_rx_track_index(cpu, cur->rx_cpu, g->nr_rx_cpus);
 	tr = bpf_map_lookup_elem(&rfs_rx_track, &idx);
 	if (!q || !tr)
 		return 0;
@@ -213,7 +233,7 @@ int rfs_xdp(struct xdp_md *ctx)
 		return rfs_count_pass(s, why);
 
 	g = rfs_get_globals();
-	cfg = bpf_map_lookup_elem(&rfs_if_cfg, &zero);
+	cfg = rfs_if_config();
 	tx = bpf_map_lookup_elem(&rfs_tx_seq, &zero);
 	if (!g || !cfg || !tx)
 		return rfs_count_pass(s, -1);
@@ -223,6 +243,8 @@ int rfs_xdp(struct xdp_md *ctx)
 	if (se)
 		st.desired_cpu = rfs_sock_entry_cpu(*se, st.hash, g->cpu_mask);
 	st.rx_cpu = bpf_get_smp_processor_id();
+	if (st.rx_cpu >= g->nr_rx_cpus)
+		return rfs_count_pass(s, -1);	/* no track of its own */
 
 	rxq = ctx->rx_queue_index;
 	if (cfg->sample_flows)
@@ -230,12 +252,12 @@ int rfs_xdp(struct xdp_md *ctx)
 	df = rfs_dev_entry(RFS_DEV_CUR, st.hash, rxq);
 	if (!df)
 		return rfs_count_pass(s, -1);
-	st.cur = *df;
+	st.cur = rfs_dev_flow_load(df);
 	if (!(st.cur.flags & RFS_DEV_FLOW_VALID)) {
 		/* Not seen since a resize: the old table knows it. */
 		prev = rfs_dev_entry(RFS_DEV_PREV, st.hash, rxq);
 		if (prev)
-			st.cur = *prev;
+			st.cur = rfs_dev_flow_load(prev);
 	}
 
 	c = rfs_pick_cpu(&st, cfg);
@@ -245,7 +267,7 @@ int rfs_xdp(struct xdp_md *ctx)
 			st.cur_drained = rfs_local_drained(&st.cur, now,
 						cfg->local_drain_jiffies);
 		} else {
-			st.cur_drained = rfs_cur_drained(&st.cur);
+			st.cur_drained = rfs_cur_drained(&st.cur, g);
 		}
 		if (st.cur_drained)
 			c = rfs_pick_cpu(&st, cfg);
@@ -268,8 +290,15 @@ int rfs_xdp(struct xdp_md *ctx)
 
 	ret = bpf_redirect_map(&rfs_cpu_map, c.cpu, XDP_PASS);
 	if (ret != XDP_REDIRECT) {
-		/* Not in the cpumap: up the stack here, flow state untouched. */
+		/* Not in the cpumap (rfsd removes a CPU from usable before it
+		 * removes it there, so only a race gets here).  On a path
+		 * that may still hold the flow's earlier frames, passing
+		 * this one up here would overtake them: drop it, as a full
+		 * ring would.  Otherwise up the stack here.  Flow state
+		 * untouched either way. */
 		s->redirect_err++;
+		if (c.verdict == RFS_V_KEEP || c.verdict == RFS_V_HELD)
+			return XDP_DROP;
 		return ret;
 	}
 	seq = tx->seq[c.cpu & (RFS_MAX_CPUS - 1)] + 1;
@@ -283,7 +312,7 @@ int rfs_xdp(struct xdp_md *ctx)
 	}
 	if (meta) {
 		meta->seq = seq;
-		meta->rx_cpu = (__u8)st.rx_cpu;
+		meta->rx_cpu = (__u16)st.rx_cpu;
 		meta->cpu = (__u8)c.cpu;
 		meta->magic = RFS_META_MAGIC;
 	} else {

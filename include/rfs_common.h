@@ -15,6 +15,13 @@
 
 /* The largest CPU number + 1 that xdp-rfs can steer to. */
 #define RFS_MAX_CPUS		256
+/*
+ * The largest CPU number + 1 that frames may arrive on and be steered
+ * from: every possible CPU of a kernel built with NR_CPUS 8192 (Debian's).
+ * An RX CPU is only an index into rfs_rx_track's rows, which rfsd sizes
+ * by the possible CPUs; it needs no bitmap.
+ */
+#define RFS_MAX_RX_CPUS		8192
 #define RFS_CPU_WORDS		(RFS_MAX_CPUS / 64)
 #define RFS_NO_CPU		0xffffu
 
@@ -63,17 +70,23 @@ typedef __u32 rfs_sock_entry_t;
  *	local (XDP_PASS): cpu = rx_cpu = CPU it arrived on, RFS_DEV_FLOW_LOCAL,
  *			  last = low 32 bits of jiffies when it was passed
  *
+ * Example: frame 7 from RX CPU 300 to CPU 3 is {last 7, rx_cpu 300, cpu 3,
+ * VALID}: 0x01 03 012c 00000007 (flags, cpu, rx_cpu, last) read as one
+ * little-endian u64.  It is written and read as one 64-bit access
+ * (rfs_dev_flow_store/_load), so no reader sees half of an entry.
+ *
  * Entry 0 of every dev flow table is not a flow but the table's header
- * (RFS_DEV_TABLE_HDR): last = flow_mask, cpu = rx_queues.  A table carries
- * its own geometry, so swapping in a table of another size is one pointer
- * swap that no reader can see half done.  Flow entries start at index 1.
+ * (RFS_DEV_TABLE_HDR): last = flow_mask, rx_cpu = rx_queues.  A table
+ * carries its own geometry, so swapping in a table of another size is one
+ * pointer swap that no reader can see half done.  Flow entries start at
+ * index 1.
  */
 struct rfs_dev_flow {
 	__u32 last;
-	__u16 cpu;
+	__u16 rx_cpu;		/* < RFS_MAX_RX_CPUS; the header: rx_queues */
+	__u8 cpu;		/* < RFS_MAX_CPUS */
 	__u8 flags;
-	__u8 rx_cpu;		/* < RFS_MAX_CPUS (256) */
-};
+} __attribute__((aligned(8)));
 #define RFS_DEV_FLOW_VALID	0x1
 #define RFS_DEV_FLOW_LOCAL	0x2
 #define RFS_DEV_TABLE_HDR	0x80
@@ -121,7 +134,8 @@ _Static_assert(sizeof(struct rfs_cpu_queue) == 128, "rfs_cpu_queue layout");
 
 /*
  * What a target CPU has dequeued from one RX CPU: rfs_rx_track[target *
- * RFS_MAX_CPUS + rx_cpu].  Each u64 is a mark, epoch << 32 | seq, meaning
+ * nr_rx_cpus + rx_cpu] (rfs_rx_track_index()), nr_rx_cpus being the
+ * possible CPUs (rfs_globals).  Each u64 is a mark, epoch << 32 | seq, meaning
  * "frame seq from rx_cpu, and every frame from it before, was dequeued
  * in a batch of epoch <= epoch".  Each is stored whole, so any mark a
  * reader sees is true (rfs_order.h).  Only the target writes its row.
@@ -140,6 +154,9 @@ struct rfs_rx_track {
 	__u32 jiffy;		/* low 32 bits of the jiffy of last */
 	__u32 _pad;
 };
+/* Four tracks fill three cache lines exactly (rfs_rx_track_row()). */
+_Static_assert(sizeof(struct rfs_rx_track) * 4 % 64 == 0,
+	       "rfs_rx_track layout");
 
 /*
  * Carried from rfs_xdp to rfs_cpumap in the frame's XDP metadata, and
@@ -147,12 +164,12 @@ struct rfs_rx_track {
  */
 struct rfs_frame_meta {
 	__u32 seq;		/* per (rx_cpu, cpu) */
-	__u8 rx_cpu;		/* the CPU that redirected it */
+	__u16 rx_cpu;		/* the CPU that redirected it */
 	__u8 cpu;		/* the target: its kthread may run elsewhere
 				   while its CPU is offline */
-	__u16 magic;		/* RFS_META_MAGIC: it is ours */
+	__u8 magic;		/* RFS_META_MAGIC: it is ours */
 };
-#define RFS_META_MAGIC		0x5253	/* "RS" */
+#define RFS_META_MAGIC		0xa5
 
 /*
  * Per RX CPU (per-CPU map, one slot), per target: the sequence number of
@@ -171,13 +188,22 @@ struct rfs_globals {
 	__u32 cpu_mask;		/* entry encoding, see rfs_sock_entry_t */
 	__u32 hash_seed;	/* random per datapath: flows can't be aimed at one slot */
 	__u32 cpumap_id;	/* to pick our cpumap out of xdp_cpumap_enqueue */
-	__u32 nr_cpus;
+	__u32 nr_cpus;		/* CPUs that may be targets: possible, capped */
+	__u32 nr_rx_cpus;	/* rfs_rx_track's row length: possible CPUs */
 	__u32 steer_loopback;	/* a loopback interface is attached: loopback
 				   sockets record too (else they are skipped,
 				   rfs_flow_key_loopback) */
 };
 
-/* Per-interface settings, one slot in each XDP program's rfs_if_cfg. */
+/*
+ * Per-interface settings, in each XDP program's rfs_if_cfg: two slots, of
+ * which slot 0's active_slot names the one in use.  rfsd writes the other
+ * slot whole, then flips active_slot, then waits for every program that
+ * may still read the old slot to end before it writes that slot again
+ * (rfs_if_set.c): a frame never sees half of one configuration and half
+ * of another (a new n_allowed with the old allowed_list).
+ */
+#define RFS_IF_CFG_SLOTS	2
 struct rfs_if_config {
 	__u32 flow_mask;	/* flow_cnt - 1 */
 	__u32 rx_queues;
@@ -196,7 +222,8 @@ struct rfs_if_config {
 	/* rfsd's own bookkeeping, kept here so a restarted rfsd adopts it */
 	__u32 xdp_mode;		/* enum rfs_xdp_mode it was attached with */
 	__u32 ifindex;		/* pins follow the interface's renames */
-	__u32 _pad[2];
+	__u32 active_slot;	/* slot 0's only: the slot in use */
+	__u32 _pad;
 	__u64 configured[RFS_CPU_WORDS];	/* the set the user asked for */
 	/* CPUs that may be given flows. */
 	__u64 allowed[RFS_CPU_WORDS];
@@ -242,8 +269,11 @@ struct rfs_if_stats {
 	__u64 pass_fragment;
 	__u64 pass_other_proto;
 	__u64 pass_truncated;
-	__u64 pass_no_table;	/* no config, table or allowed CPU */
-	__u64 redirect_err;	/* CPU missing from the cpumap */
+	__u64 pass_no_table;	/* no config, table or allowed CPU, or a
+				   queue past the table */
+	__u64 redirect_err;	/* CPU missing from the cpumap: passed
+				   up, or dropped where the flow's earlier
+				   frames may be in flight */
 	__u64 no_meta;		/* redirected without metadata (no room):
 				   its target can't mark it */
 };
@@ -283,11 +313,11 @@ struct rfs_global_stats {
 
 /*
  * Pin layout, below the pin dir (default /sys/fs/bpf/rfs):
- *	v2/maps/<map>		shared maps
- *	v2/links/<prog>		tracing, sockops and cpumap-side links
- *	v2/if/<ifname>/		prog and the interface's own maps
+ *	v3/maps/<map>		shared maps
+ *	v3/links/<prog>		tracing, sockops and cpumap-side links
+ *	v3/if/<ifname>/		prog and the interface's own maps
  */
 #define RFS_PIN_DIR_DEFAULT	"/sys/fs/bpf/rfs"
-#define RFS_PIN_LAYOUT		"v2"
+#define RFS_PIN_LAYOUT		"v3"
 
 #endif /* RFS_COMMON_H */

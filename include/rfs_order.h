@@ -95,6 +95,24 @@ static __always_inline int rfs_seq_after_eq(__u32 a, __u32 b)
 	return (__s32)(a - b) >= 0;
 }
 
+/*
+ * How far a kept mark may trail the frames it is compared with.  Sequence
+ * numbers are 32 bits: a mark left behind for 2^31 frames would look newer
+ * than the frames it trails and vouch for them.  So the target drops a kept
+ * mark once the frames it dequeues from that RX CPU are this far past it
+ * (rfs_track_dequeued), and a mark covers a frame only when it is at most
+ * this far after it (rfs_mark_covers).  A flow that paused that long waits
+ * for its next frame to be proven instead: one held frame, never a
+ * reorder.
+ */
+#define RFS_MARK_MAX_AGE	(1u << 30)
+
+/* Does mark sequence m cover frame seq (at or after it, not too far)? */
+static __always_inline int rfs_mark_covers(__u32 m, __u32 seq)
+{
+	return m - seq < RFS_MARK_MAX_AGE;
+}
+
 /* ---- the dev flow table ------------------------------------------------ */
 
 /*
@@ -102,21 +120,29 @@ static __always_inline int rfs_seq_after_eq(__u32 a, __u32 b)
  * a slot keeps its place whatever the queue count; entry 0 is the header.
  * The slot uses the hash's high bits: the sock flow table indexes by its
  * low bits, and two flows that collide there should not also collide here.
+ *
+ * Every RX queue has entries of its own, because each entry has one
+ * writer: the CPU that polls its queue.  Two RX CPUs writing one entry
+ * would let a flow be "proven drained" by the other CPU's frames.  rfsd
+ * sizes the table by the queues the device allocated, which a frame's
+ * queue index can't reach; a queue past the table (a device with more
+ * queues than RFS_MAX_RX_QUEUES) gets 0: no entry, its frames go up the
+ * stack unsteered.
  */
 static __always_inline __u32 rfs_dev_index(const struct rfs_dev_flow *hdr,
 					   __u32 hash, __u32 rxq)
 {
 	__u32 flow_mask = hdr->last;
-	__u32 rx_queues = hdr->cpu;
+	__u32 rx_queues = hdr->rx_cpu;
 
 	if (rxq >= rx_queues)
-		rxq = 0;	/* queues added since the table was made */
+		return 0;
 	return 1 + ((hash >> 8) & flow_mask) * rx_queues + rxq;
 }
 
 static __always_inline int rfs_dev_table_ok(const struct rfs_dev_flow *hdr)
 {
-	return (hdr->flags & RFS_DEV_TABLE_HDR) && hdr->cpu;
+	return (hdr->flags & RFS_DEV_TABLE_HDR) && hdr->rx_cpu;
 }
 
 static __always_inline struct rfs_dev_flow rfs_dev_table_header(__u32 flow_cnt,
@@ -124,11 +150,34 @@ static __always_inline struct rfs_dev_flow rfs_dev_table_header(__u32 flow_cnt,
 {
 	struct rfs_dev_flow h = {
 		.last = flow_cnt - 1,
-		.cpu = (__u16)rx_queues,
+		.rx_cpu = (__u16)rx_queues,
 		.flags = RFS_DEV_TABLE_HDR,
 	};
 
 	return h;
+}
+
+/* An entry is one 64-bit word: stored and loaded whole (rfs_common.h). */
+union rfs_dev_flow_word {
+	struct rfs_dev_flow f;
+	__u64 w;
+};
+
+static __always_inline void rfs_dev_flow_store(struct rfs_dev_flow *df,
+					       struct rfs_dev_flow n)
+{
+	union rfs_dev_flow_word u = { .f = n };
+
+	*(volatile __u64 *)df = u.w;
+}
+
+static __always_inline struct rfs_dev_flow
+rfs_dev_flow_load(const struct rfs_dev_flow *df)
+{
+	union rfs_dev_flow_word u;
+
+	u.w = *(const volatile __u64 *)df;
+	return u.f;
 }
 
 static __always_inline __u32 rfs_dev_table_entries(__u32 flow_cnt,
@@ -144,12 +193,12 @@ static __always_inline void rfs_record_remote(struct rfs_dev_flow *df,
 {
 	struct rfs_dev_flow n = {
 		.last = seq,
-		.cpu = (__u16)cpu,
+		.rx_cpu = (__u16)rx_cpu,
+		.cpu = (__u8)cpu,
 		.flags = RFS_DEV_FLOW_VALID,
-		.rx_cpu = (__u8)rx_cpu,
 	};
 
-	*df = n;
+	rfs_dev_flow_store(df, n);
 }
 
 static __always_inline void rfs_record_local(struct rfs_dev_flow *df,
@@ -157,15 +206,50 @@ static __always_inline void rfs_record_local(struct rfs_dev_flow *df,
 {
 	struct rfs_dev_flow n = {
 		.last = (__u32)jiffies,
-		.cpu = (__u16)cpu,
+		.rx_cpu = (__u16)cpu,
+		.cpu = (__u8)cpu,
 		.flags = RFS_DEV_FLOW_VALID | RFS_DEV_FLOW_LOCAL,
-		.rx_cpu = (__u8)cpu,
 	};
 
-	*df = n;
+	rfs_dev_flow_store(df, n);
 }
 
 /* ---- the target side ------------------------------------------------- */
+
+/*
+ * rfs_rx_track's row of a target has one track per possible RX CPU: a
+ * frame's RX CPU can be any CPU the kernel has, past RFS_MAX_CPUS too,
+ * and two RX CPUs must never share a track (each numbers its own frames).
+ * A row is padded to a multiple of RFS_RX_TRACK_ALIGN tracks, so that
+ * each starts on a cache line (the map's values start on a page) and two
+ * targets' rows share none.
+ */
+#define RFS_RX_TRACK_ALIGN	4
+
+static __always_inline __u32 rfs_rx_track_row(__u32 nr_rx_cpus)
+{
+	return (nr_rx_cpus + RFS_RX_TRACK_ALIGN - 1) &
+	       ~(__u32)(RFS_RX_TRACK_ALIGN - 1);
+}
+
+/* rfsd sizes rfs_rx_track to this many tracks before load. */
+static __always_inline __u32 rfs_rx_track_entries(__u32 nr_cpus,
+						  __u32 nr_rx_cpus)
+{
+	return nr_cpus * rfs_rx_track_row(nr_rx_cpus);
+}
+
+/* Past the map when either CPU is out of range: the lookup then fails
+ * and nothing is proven. */
+static __always_inline __u32 rfs_rx_track_index(__u32 target, __u32 rx_cpu,
+						__u32 nr_rx_cpus)
+{
+	__u32 row = rfs_rx_track_row(nr_rx_cpus);
+
+	if (target >= RFS_MAX_CPUS || rx_cpu >= nr_rx_cpus)
+		return RFS_MAX_CPUS * row;
+	return target * row + rx_cpu;
+}
 
 static __always_inline __u64 rfs_mark(__u32 seq, __u32 epoch)
 {
@@ -191,8 +275,14 @@ static __always_inline int rfs_mark_newer(__u64 a, __u64 b)
 static __always_inline int rfs_mark_delivers(__u64 m, __u32 seq,
 					     __u32 delivered)
 {
-	return m && rfs_seq_after_eq(rfs_mark_seq(m), seq) &&
+	return m && rfs_mark_covers(rfs_mark_seq(m), seq) &&
 	       rfs_seq_after_eq(delivered, rfs_mark_epoch(m));
+}
+
+/* A kept mark the dequeued frames have left RFS_MARK_MAX_AGE behind. */
+static __always_inline __u64 rfs_mark_expire(__u64 m, __u32 seq)
+{
+	return m && seq - rfs_mark_seq(m) >= RFS_MARK_MAX_AGE ? 0 : m;
 }
 
 /* Is mark m's epoch delivered? */
@@ -214,6 +304,11 @@ static __always_inline struct rfs_rx_track
 rfs_track_dequeued(struct rfs_rx_track t, __u32 seq, __u32 epoch,
 		   __u32 delivered, __u32 jiffy)
 {
+	t.last = rfs_mark_expire(t.last, seq);
+	t.done = rfs_mark_expire(t.done, seq);
+	t.prev = rfs_mark_expire(t.prev, seq);
+	t.jiffy1 = rfs_mark_expire(t.jiffy1, seq);
+	t.jiffy2 = rfs_mark_expire(t.jiffy2, seq);
 	/* newest first: last, prev, jiffy1, jiffy2 */
 	if (rfs_mark_done(t.last, delivered))
 		t.done = t.last;
@@ -251,7 +346,7 @@ static __always_inline int rfs_remote_drained(const struct rfs_rx_track *t,
 	    rfs_mark_delivers(t->jiffy1, seq, delivered) ||
 	    rfs_mark_delivers(t->jiffy2, seq, delivered))
 		return 1;
-	return idle && t->last && rfs_seq_after_eq(rfs_mark_seq(t->last), seq);
+	return idle && t->last && rfs_mark_covers(rfs_mark_seq(t->last), seq);
 }
 
 /*
@@ -263,8 +358,24 @@ struct rfs_gro_view {
 	__u32 has_gro;		/* this kernel's cpumap runs GRO (6.15+) */
 	__u32 rx_count;		/* skbs waiting in GRO's rx_list */
 	__u64 bitmask;		/* GRO buckets holding skbs */
-	__u64 oldest_age;	/* the oldest held skb's jiffies (if bitmask) */
+	__u64 oldest_age;	/* the oldest held skb's jiffies (if aged) */
+	__u32 aged;		/* held buckets whose age was read */
+	__u32 _pad;
 };
+
+/*
+ * Fold one held bucket's oldest skb (its napi_gro_cb age, in jiffies)
+ * into the view.  The first age read is taken as it is: no sentinel, since
+ * jiffies start at INITIAL_JIFFIES (2^32 less five minutes on 64-bit),
+ * far from any value a signed difference could order against ~0.
+ */
+static __always_inline void rfs_gro_view_age(struct rfs_gro_view *v,
+					     __u64 age)
+{
+	if (!v->aged || (__s64)(age - v->oldest_age) < 0)
+		v->oldest_age = age;
+	v->aged++;
+}
 
 /*
  * Batch epoch (its frames were just dequeued) starts its GRO stage at
@@ -293,7 +404,7 @@ static __always_inline int rfs_delivered_epoch(struct rfs_jiffy_epoch *hist,
 		*delivered = epoch - 1;
 		return 1;
 	}
-	if (g->rx_count)
+	if (g->rx_count || !g->aged)
 		return 0;
 	for (i = 0; i < RFS_EPOCH_HISTORY; i++) {
 		const struct rfs_jiffy_epoch *e = &hist[i];

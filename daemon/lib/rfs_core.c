@@ -144,7 +144,8 @@ static int rfs_core_sock_table(struct rfs_dp *dp, __u32 entries, char *err)
 
 /* Open the core object and load it with the socket programs of mode
  * (and the cpumap-side programs the kernel can take). */
-static int rfs_core_load(const struct rfs_kfeatures *f,
+static int rfs_core_load(const struct rfs_dp *dp,
+			 const struct rfs_kfeatures *f,
 			 enum rfs_trace_mode mode, struct rfs_core **out,
 			 char *err)
 {
@@ -182,7 +183,12 @@ static int rfs_core_load(const struct rfs_kfeatures *f,
 		bpf_program__set_autoload(skel->progs.rfs_kthread_batch, false);
 	if (!f->tp_enqueue)
 		bpf_program__set_autoload(skel->progs.rfs_enqueue, false);
-	e = rfs_core__load(skel);
+	/* one track per (target, possible RX CPU): rfs_rx_track_index() */
+	e = bpf_map__set_max_entries(skel->maps.rfs_rx_track,
+				     rfs_rx_track_entries(dp->nr_cpus,
+							  dp->nr_rx_cpus));
+	if (!e)
+		e = rfs_core__load(skel);
 	if (e) {
 		rfs_core__destroy(skel);
 		return rfs_errf(err, e, "can't load the core BPF programs%s: %s (run with -v for the verifier log)",
@@ -221,7 +227,7 @@ int rfs_core_create(struct rfs_dp *dp, const struct rfs_dp_opts *o,
 				!f->fentry ? "this kernel can't attach fentry/fexit programs (no BPF trampolines)" :
 					     "this kernel has no bpf_get_func_ret helper (5.17+)");
 
-	err_ = rfs_core_load(f, mode, &skel, err);
+	err_ = rfs_core_load(dp, f, mode, &skel, err);
 	/* auto: fexit that doesn't load here (a verifier or a target the
 	 * checks above can't see) leaves kprobes, as before fexit */
 	if (err_ && o->trace_mode == RFS_TRACE_AUTO &&
@@ -229,7 +235,7 @@ int rfs_core_create(struct rfs_dp *dp, const struct rfs_dp_opts *o,
 		pr_warn("%s; the socket hooks use kprobes instead of fexit\n",
 			err);
 		mode = dp->trace_mode = RFS_TRACE_KPROBE;
-		err_ = rfs_core_load(f, mode, &skel, err);
+		err_ = rfs_core_load(dp, f, mode, &skel, err);
 	}
 	if (err_)
 		return err_;
@@ -258,6 +264,7 @@ int rfs_core_create(struct rfs_dp *dp, const struct rfs_dp_opts *o,
 	dp->globals.sock_flow_mask = entries - 1;
 	dp->globals.cpu_mask = rfs_sock_cpu_mask(dp->nr_cpus);
 	dp->globals.nr_cpus = dp->nr_cpus;
+	dp->globals.nr_rx_cpus = dp->nr_rx_cpus;
 	dp->globals.cpumap_id = rfs_obj_id(dp->cpu_map_fd);
 	if (getrandom(&dp->globals.hash_seed, sizeof(dp->globals.hash_seed), 0) < 0)
 		dp->globals.hash_seed = (__u32)getpid() * 2654435761u;
@@ -368,6 +375,10 @@ int rfs_core_adopt(struct rfs_dp *dp, char *err)
 		return rfs_errf(err, EINVAL,
 				"pinned datapath was made for %u CPUs, this system has %d",
 				dp->globals.nr_cpus, dp->nr_cpus);
+	if (dp->globals.nr_rx_cpus != (__u32)dp->nr_rx_cpus)
+		return rfs_errf(err, EINVAL,
+				"pinned datapath was made for %u possible CPUs, this system has %d",
+				dp->globals.nr_rx_cpus, dp->nr_rx_cpus);
 
 	/* The mode is the set of links the old rfsd pinned. */
 	{

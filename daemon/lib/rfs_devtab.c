@@ -167,7 +167,8 @@ int rfs_devtab_busy(const struct rfs_if_env *env, int table_fd, __u32 cpu,
 		    (cpu != RFS_NO_CPU && t[i].cpu != cpu) ||
 		    t[i].cpu >= env->nr_cpus)
 			continue;
-		key = t[i].cpu * RFS_MAX_CPUS + t[i].rx_cpu;
+		key = rfs_rx_track_index(t[i].cpu, t[i].rx_cpu,
+					 env->nr_rx_cpus);
 		if (bpf_map_lookup_elem(env->rx_track_fd, &key, &tracks[i])) {
 			e = -errno;
 			goto out;
@@ -179,7 +180,8 @@ int rfs_devtab_busy(const struct rfs_if_env *env, int table_fd, __u32 cpu,
 		goto out;
 	rfs_kthreads_idle(env, idle, quiet);
 	/* after the sleep was seen: a drop recorded since is covered too */
-	tx = calloc(env->nr_cpus, stride_words * sizeof(__u32));
+	/* libbpf fills one value per possible CPU */
+	tx = calloc(env->nr_possible, stride_words * sizeof(__u32));
 	if (tx && bpf_map_lookup_elem(env->tx_seq_fd, &zero, tx)) {
 		free(tx);
 		tx = NULL;
@@ -211,7 +213,7 @@ int rfs_devtab_busy(const struct rfs_if_env *env, int table_fd, __u32 cpu,
 		 * either marked or lost. */
 		if (!rfs_cpuset_has(env->in_cpumap, f->cpu))
 			continue;
-		if (quiet[f->cpu] && tx &&
+		if (quiet[f->cpu] && tx && f->rx_cpu < env->nr_possible &&
 		    rfs_seq_after_eq(tx[(size_t)f->rx_cpu * stride_words +
 					RFS_MAX_CPUS + f->cpu], f->last))
 			continue;

@@ -169,10 +169,15 @@ int rfs_dp_open(struct rfs_dp **out, const struct rfs_dp_opts *o,
 		e = rfs_errf(err, n ? n : EINVAL, "can't count possible CPUs");
 		goto fail;
 	}
+	dp->nr_possible = n;
 	dp->nr_cpus = n > RFS_MAX_CPUS ? RFS_MAX_CPUS : n;
+	dp->nr_rx_cpus = n > RFS_MAX_RX_CPUS ? RFS_MAX_RX_CPUS : n;
 	if (n > RFS_MAX_CPUS)
 		pr_warn("%d possible CPUs: steering only to the first %d\n", n,
 			RFS_MAX_CPUS);
+	if (n > RFS_MAX_RX_CPUS)
+		pr_warn("%d possible CPUs: frames arriving on CPUs past %d go up the stack unsteered\n",
+			n, RFS_MAX_RX_CPUS - 1);
 	e = rfs_cpuset_online(&dp->online);
 	if (e) {
 		e = rfs_errf(err, e, "can't read online CPUs: %s", strerror(-e));
@@ -407,7 +412,8 @@ int rfs_dp_read_backlog(const struct rfs_dp *dp, __u64 *out)
 	struct rfs_rx_track tr;
 	int nr = dp->nr_cpus, rx, t, e = 0;
 
-	tx = calloc(nr, stride * sizeof(__u32));
+	/* libbpf fills one value per possible CPU */
+	tx = calloc(dp->nr_possible, stride * sizeof(__u32));
 	if (!tx)
 		return -ENOMEM;
 	if (bpf_map_lookup_elem(dp->tx_seq_fd, &zero, tx)) {
@@ -416,11 +422,11 @@ int rfs_dp_read_backlog(const struct rfs_dp *dp, __u64 *out)
 	}
 	for (t = 0; t < nr; t++) {
 		out[t] = 0;
-		for (rx = 0; rx < nr; rx++) {
+		for (rx = 0; rx < dp->nr_rx_cpus; rx++) {
 			sent = tx[(size_t)rx * stride + t];
 			if (!sent)	/* never sent there: no lookup */
 				continue;
-			key = t * RFS_MAX_CPUS + rx;
+			key = rfs_rx_track_index(t, rx, dp->nr_rx_cpus);
 			if (bpf_map_lookup_elem(dp->rx_track_fd, &key, &tr)) {
 				e = -errno;
 				goto out;

@@ -55,9 +55,10 @@ int rfs_iface_adopt(const struct rfs_if_env *env, const char *name,
 		rfs_iface_free(ifc);
 		return e;
 	}
-	if (bpf_map_lookup_elem(ifc->cfg_fd, &zero, &cfg)) {
-		e = rfs_errf(err, errno, "adopt %s: can't read config: %s",
-			     name, strerror(errno));
+	e = rfs_if_read_config(ifc->cfg_fd, &cfg);
+	if (e) {
+		e = rfs_errf(err, e, "adopt %s: can't read config: %s",
+			     name, strerror(-e));
 		goto drop;
 	}
 	ifc->prog_id = rfs_obj_id(ifc->prog_fd);
@@ -98,7 +99,7 @@ int rfs_iface_adopt(const struct rfs_if_env *env, const char *name,
 			goto drop;
 		}
 		ifc->flow_cnt = hdr.last + 1;
-		ifc->rx_queues = hdr.cpu;
+		ifc->rx_queues = hdr.rx_cpu;
 	}
 	ifc->local_path = cfg.local_path;
 	ifc->local_handover = cfg.local_handover;

@@ -37,7 +37,8 @@ static bool read_entry(int outer_fd, __u32 slot, __u32 hash, __u32 rxq,
 		return false;
 	if (!bpf_map_lookup_elem(fd, &zero, &hdr) && rfs_dev_table_ok(&hdr)) {
 		*idx = rfs_dev_index(&hdr, hash, rxq);
-		ok = !bpf_map_lookup_elem(fd, idx, e);
+		/* 0: a queue past the table, steered by no entry */
+		ok = *idx && !bpf_map_lookup_elem(fd, idx, e);
 	}
 	close(fd);
 	return ok;
@@ -58,7 +59,7 @@ int rfs_iface_explain(const struct rfs_if_env *env, struct rfs_if *ifc,
 	*out = NULL;
 	*n = 0;
 	in->g = *env->globals;
-	if (bpf_map_lookup_elem(ifc->cfg_fd, &zero, &in->cfg))
+	if (rfs_if_read_config(ifc->cfg_fd, &in->cfg))
 		return rfs_errf(err, errno, "explain %s: can't read its config: %s",
 				ifc->name, strerror(errno));
 	memcpy(in->in_cpumap, env->in_cpumap->bits, sizeof(in->in_cpumap));
@@ -67,7 +68,8 @@ int rfs_iface_explain(const struct rfs_if_env *env, struct rfs_if *ifc,
 	in->have_sock = !bpf_map_lookup_elem(env->sock_flows_fd, &slot,
 					     &in->sock_entry);
 	qs = calloc(nq, sizeof(*qs));
-	tx = calloc(env->nr_cpus, stride_words * sizeof(__u32));
+	/* libbpf fills one value per possible CPU */
+	tx = calloc(env->nr_possible, stride_words * sizeof(__u32));
 	if (!qs || !tx) {
 		free(qs);
 		free(tx);
@@ -92,7 +94,7 @@ int rfs_iface_explain(const struct rfs_if_env *env, struct rfs_if *ifc,
 			continue;
 		/* rfs_cur_drained(): the same keys */
 		cpu = q->cur.cpu;
-		key = (cpu & (RFS_MAX_CPUS - 1)) * RFS_MAX_CPUS + q->cur.rx_cpu;
+		key = rfs_rx_track_index(cpu, q->cur.rx_cpu, env->nr_rx_cpus);
 		q->have_track = !bpf_map_lookup_elem(env->rx_track_fd, &key,
 						     &q->track);
 		q->have_cpu_queue = !bpf_map_lookup_elem(env->cpu_queues_fd,
@@ -113,7 +115,7 @@ int rfs_iface_explain(const struct rfs_if_env *env, struct rfs_if *ifc,
 		    q->cur.cpu >= env->nr_cpus)
 			continue;
 		q->kthread_asleep_now = idle[q->cur.cpu];
-		if (tx && q->cur.rx_cpu < env->nr_cpus) {
+		if (tx && q->cur.rx_cpu < env->nr_possible) {
 			const __u32 *t = tx + (size_t)q->cur.rx_cpu * stride_words;
 
 			q->have_tx = true;

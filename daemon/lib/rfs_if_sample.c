@@ -121,7 +121,7 @@ int rfs_iface_sample_collect(const struct rfs_if_env *env, struct rfs_if *ifc,
 		__u32 idx = rfs_dev_index(&hdr, v[i].hash, v[i].rx_queue);
 
 		v[i].current_cpu = RFS_NO_CPU;
-		if (!bpf_map_lookup_elem(ifc->dev_flows_fd, &idx, &f) &&
+		if (idx && !bpf_map_lookup_elem(ifc->dev_flows_fd, &idx, &f) &&
 		    (f.flags & RFS_DEV_FLOW_VALID)) {
 			v[i].current_cpu = f.cpu;
 			v[i].local = !!(f.flags & RFS_DEV_FLOW_LOCAL);

@@ -213,6 +213,46 @@ int rfs_iface_check_flow_cnt(const char *what, __u32 n, char *err)
 	return 0;
 }
 
+int rfs_if_read_config(int cfg_fd, struct rfs_if_config *out)
+{
+	__u32 slot = 0;
+
+	if (bpf_map_lookup_elem(cfg_fd, &slot, out))
+		return -errno;
+	if (!out->active_slot)
+		return 0;
+	slot = 1;
+	if (bpf_map_lookup_elem(cfg_fd, &slot, out))
+		return -errno;
+	return 0;
+}
+
+/*
+ * Return once no XDP program can still be running with what it read
+ * before this call.  An update of a map-in-map slot waits for every
+ * running BPF program to end (the kernel's maybe_wait_bpf_programs); the
+ * slot is given the table it already holds, so the datapath sees no
+ * change.
+ */
+static int rfs_if_wait_readers(const struct rfs_if *ifc)
+{
+	__u32 cur = 0;
+
+	if (ifc->dev_outer_fd < 0 || ifc->dev_flows_fd < 0)
+		return 0;
+	if (bpf_map_update_elem(ifc->dev_outer_fd, &cur, &ifc->dev_flows_fd,
+				BPF_ANY))
+		return -errno;
+	return 0;
+}
+
+/*
+ * The frame reads a configuration as it stands (rfs_common.h): write the
+ * slot not in use whole, flip slot 0's active_slot to it, and wait for
+ * the readers of the old slot, so that the next push may write that one.
+ * Slot 0's bytes are always a whole configuration: when it is the old
+ * one, the flip rewrites it with only the selector changed.
+ */
 int rfs_if_push_config(struct rfs_if *ifc, __u32 sample_flows)
 {
 	struct rfs_if_config cfg = {
@@ -226,7 +266,8 @@ int rfs_if_push_config(struct rfs_if *ifc, __u32 sample_flows)
 		.xdp_mode = ifc->mode,
 		.ifindex = ifc->ifindex,
 	};
-	__u32 zero = 0, cpu;
+	struct rfs_if_config c0;
+	__u32 zero = 0, one = 1, cpu;
 
 	memcpy(cfg.allowed, ifc->allowed.bits, sizeof(cfg.allowed));
 	memcpy(cfg.usable, ifc->usable.bits, sizeof(cfg.usable));
@@ -234,9 +275,24 @@ int rfs_if_push_config(struct rfs_if *ifc, __u32 sample_flows)
 	for (cpu = 0; cpu < RFS_MAX_CPUS; cpu++)
 		if (rfs_cpuset_has(&ifc->allowed, cpu))
 			cfg.allowed_list[cfg.n_allowed++] = cpu;
-	if (bpf_map_update_elem(ifc->cfg_fd, &zero, &cfg, BPF_ANY))
+	if (bpf_map_lookup_elem(ifc->cfg_fd, &zero, &c0))
 		return -errno;
-	return 0;
+	if (!c0.active_slot) {
+		cfg.active_slot = 1;
+		if (bpf_map_update_elem(ifc->cfg_fd, &one, &cfg, BPF_ANY))
+			return -errno;
+		c0.active_slot = 1;
+		if (bpf_map_update_elem(ifc->cfg_fd, &zero, &c0, BPF_ANY))
+			return -errno;
+	} else {
+		cfg.active_slot = 1;
+		if (bpf_map_update_elem(ifc->cfg_fd, &zero, &cfg, BPF_ANY))
+			return -errno;
+		cfg.active_slot = 0;
+		if (bpf_map_update_elem(ifc->cfg_fd, &zero, &cfg, BPF_ANY))
+			return -errno;
+	}
+	return rfs_if_wait_readers(ifc);
 }
 
 int rfs_iface_detach(const struct rfs_if_env *env, struct rfs_if *ifc,

@@ -35,8 +35,10 @@
  * rfs_devtab_busy().
  */
 struct rfs_if_env {
-	const char *base;		/* <pin_dir>/v2: pins go in if/<name>/ */
+	const char *base;		/* <pin_dir>/v3: pins go in if/<name>/ */
 	int nr_cpus;			/* possible CPUs, <= RFS_MAX_CPUS */
+	int nr_rx_cpus;			/* possible CPUs, <= RFS_MAX_RX_CPUS */
+	int nr_possible;		/* possible CPUs: per-CPU map values */
 	const struct rfs_globals *globals;
 	const struct rfs_cpuset *online;
 	const struct rfs_cpuset *in_cpumap;	/* CPUs with a cpumap entry */
@@ -123,8 +125,11 @@ int rfs_iface_check_cpus(const struct rfs_if_env *env, const char *what,
 			 const struct rfs_cpuset *set, char *err);
 /* A table size: a power of two in RFS_FLOW_CNT_MIN..MAX. */
 int rfs_iface_check_flow_cnt(const char *what, __u32 n, char *err);
-/* Rewrite the interface's config map from its sets. */
+/* Rewrite the interface's config map from its sets: returns once no
+ * frame can see the configuration it replaced. */
 int rfs_if_push_config(struct rfs_if *ifc, __u32 sample_flows);
+/* The configuration in use of an rfs_if_cfg map (its active slot). */
+int rfs_if_read_config(int cfg_fd, struct rfs_if_config *out);
 
 /* Take the program off (if it is still ours) and remove the pins; the
  * caller forgets ifc once this succeeded. */

@@ -31,8 +31,8 @@ static const struct rfs_prom_ctr if_ctrs[] = {
 	{ "pass_fragment", "Frames passed up unsteered: IP fragments." },
 	{ "pass_other_proto", "Frames passed up unsteered: neither TCP nor UDP." },
 	{ "pass_truncated", "Frames passed up unsteered: headers cut short." },
-	{ "pass_no_table", "Frames passed up unsteered: no config, flow table or allowed CPU." },
-	{ "redirect_err", "Frames whose cpumap redirect failed: CPU missing from the cpumap." },
+	{ "pass_no_table", "Frames passed up unsteered: no config, flow table or allowed CPU, or a queue past the table." },
+	{ "redirect_err", "Frames whose cpumap redirect failed: CPU missing from the cpumap (dropped when the flow's earlier frames may be in flight)." },
 	{ "no_meta", "Frames redirected without metadata (no headroom): their target CPU can't mark them." },
 };
 

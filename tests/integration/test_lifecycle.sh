@@ -70,7 +70,7 @@ test_orphan_swept()
 	local i
 	setup
 	lab_stop_rfsd KILL
-	rm -rf "${RFS_PIN:?}/v2/if/$LAB_A"
+	rm -rf "${RFS_PIN_V:?}/if/$LAB_A"
 	[ "$(lab_xdp_id "$LAB_A")" = "$PROG" ] || fail "program gone before the test"
 	# a younger one could be another rfsd's attach in progress
 	say "waiting for the orphan to be 10 s old"
@@ -102,8 +102,8 @@ test_rename_live()
 	sleep 1
 	ctlj status | jget '[i["name"] for i in d["interfaces"]]' |
 		grep -q "\"$new\"" || fail "status does not list $new"
-	[ -d "$RFS_PIN/v2/if/$new" ] || fail "pins did not move to v2/if/$new"
-	[ ! -e "$RFS_PIN/v2/if/$LAB_A" ] || fail "pins left under the old name"
+	[ -d "$RFS_PIN_V/if/$new" ] || fail "pins did not move to if/$new"
+	[ ! -e "$RFS_PIN_V/if/$LAB_A" ] || fail "pins left under the old name"
 	ctl detach "$new" >/dev/null || fail "rfsctl detach $new failed"
 	[ -z "$(lab_xdp_id "$new")" ] || fail "$new still has XDP after detach"
 	ip link set dev "$new" name "$LAB_A"
@@ -189,8 +189,8 @@ test_incompatible_pins()
 	local out rc
 	setup
 	lab_stop_rfsd KILL
-	rm -f "$RFS_PIN/v2/maps/rfs_globals"
-	bpftool map create "$RFS_PIN/v2/maps/rfs_globals" type array key 4 \
+	rm -f "$RFS_PIN_V/maps/rfs_globals"
+	bpftool map create "$RFS_PIN_V/maps/rfs_globals" type array key 4 \
 		value 8 entries 1 name rfs_globals ||
 		fail "can't pin a look-alike rfs_globals"
 	out=$(timeout 20 "$RFSD" --socket "$RFS_SOCK" --pin-dir "$RFS_PIN" \

@@ -483,7 +483,7 @@ test_sigterm_keeps_steering()
 	setup
 	prog=$(lab_xdp_id "$LAB_A")
 	[ -n "$prog" ] || fail "no XDP program on $LAB_A while attached"
-	seed=$(bpftool -j map dump pinned "$RFS_PIN/v2/maps/rfs_globals" |
+	seed=$(bpftool -j map dump pinned "$RFS_PIN_V/maps/rfs_globals" |
 		jget 'd[0]["formatted"]["value"]["hash_seed"]')
 	# one numbered UDP flow whose reader hops CPUs every 200 ms
 	lab_bg "$LAB_BUILD/tests/rfs_seq" recv "$LAB_IP4_A" "$LAB_PORT" \
@@ -511,11 +511,11 @@ test_sigterm_keeps_steering()
 	[ "$LAB_RFSD_RC" = 0 ] || fail "rfsd exited with $LAB_RFSD_RC on SIGTERM"
 	out=$(lab_xdp_id "$LAB_A")
 	[ "$out" = "$prog" ] || fail "XDP program $prog gone after SIGTERM (now '${out}')"
-	[ -e "$RFS_PIN/v2/if/$LAB_A/prog" ] || fail "pins gone after SIGTERM"
-	seen0=$(bpftool -j map dump pinned "$RFS_PIN/v2/if/$LAB_A/rfs_if_stats" |
+	[ -e "$RFS_PIN_V/if/$LAB_A/prog" ] || fail "pins gone after SIGTERM"
+	seen0=$(bpftool -j map dump pinned "$RFS_PIN_V/if/$LAB_A/rfs_if_stats" |
 		jget 'sum(v["value"]["steered"] for v in d[0]["formatted"]["values"])')
 	sleep 2
-	seen1=$(bpftool -j map dump pinned "$RFS_PIN/v2/if/$LAB_A/rfs_if_stats" |
+	seen1=$(bpftool -j map dump pinned "$RFS_PIN_V/if/$LAB_A/rfs_if_stats" |
 		jget 'sum(v["value"]["steered"] for v in d[0]["formatted"]["values"])')
 	say "while rfsd was down: $((seen1 - seen0)) frames steered in 2 s"
 	[ "$((seen1 - seen0))" -gt 2000 ] ||
@@ -524,7 +524,7 @@ test_sigterm_keeps_steering()
 	grep -q "iface '$LAB_A' (ifindex [0-9]*): adopted" "$RFSD_LOG" || fail "the new rfsd did not adopt $LAB_A"
 	out=$(lab_xdp_id "$LAB_A")
 	[ "$out" = "$prog" ] || fail "adopting replaced the program ($prog -> $out)"
-	out=$(bpftool -j map dump pinned "$RFS_PIN/v2/maps/rfs_globals" |
+	out=$(bpftool -j map dump pinned "$RFS_PIN_V/maps/rfs_globals" |
 		jget 'd[0]["formatted"]["value"]["hash_seed"]')
 	[ "$out" = "$seed" ] || fail "hash seed changed across the restart"
 	after=$(flow_cpus)

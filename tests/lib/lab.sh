@@ -81,7 +81,7 @@ RFS_PIN=/sys/fs/bpf/rfs-test-$LAB_ID
 # its versioned layout (RFS_PIN_LAYOUT in include/rfs_common.h)
 LAB_PIN_LAYOUT=$(sed -n 's/^#define[[:space:]]*RFS_PIN_LAYOUT[[:space:]]*"\(.*\)"/\1/p' \
 	"$LAB_TOP/include/rfs_common.h" 2>/dev/null)
-RFS_PIN_V=$RFS_PIN/${LAB_PIN_LAYOUT:-v2}
+RFS_PIN_V=$RFS_PIN/${LAB_PIN_LAYOUT:?}
 RFSD_LOG=$LAB_DIR/rfsd.log
 RFSD_PID=
 LAB_PIDS=()			# "pid:starttime" of everything started here

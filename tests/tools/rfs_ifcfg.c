@@ -12,8 +12,11 @@
  * bpf(2) calls, no libbpf: tests/tools are built without libraries.  The
  * map's value size must equal sizeof(struct rfs_if_config) as this tool
  * was built, else it refuses (a stale tool would write the wrong bytes).
- * rfsd rewrites the whole value when the interface's settings change
- * (set cpus, set flow-cnt, flows), which puts rfsd's own values back.
+ * The map has two slots; slot 0's active_slot names the one the program
+ * reads (rfs_common.h), and this tool reads and writes that one, in
+ * place: one __u32 changes, which a frame sees whole.  rfsd writes the
+ * other slot when the interface's settings change (set cpus, set
+ * flow-cnt, flows), which puts rfsd's own values back.
  */
 #include <errno.h>
 #include <linux/bpf.h>
@@ -86,14 +89,14 @@ static int rfs_ifcfg_open(const char *path)
 	return fd;
 }
 
-static int rfs_ifcfg_rw(int fd, int cmd, struct rfs_if_config *cfg)
+static int rfs_ifcfg_rw(int fd, int cmd, __u32 slot,
+			struct rfs_if_config *cfg)
 {
 	union bpf_attr attr;
-	__u32 zero = 0;
 
 	memset(&attr, 0, sizeof(attr));
 	attr.map_fd = fd;
-	attr.key = (__u64)(unsigned long)&zero;
+	attr.key = (__u64)(unsigned long)&slot;
 	attr.value = (__u64)(unsigned long)cfg;
 	if (cmd == BPF_MAP_UPDATE_ELEM)
 		attr.flags = BPF_EXIST;
@@ -115,6 +118,7 @@ int main(int argc, char **argv)
 {
 	struct rfs_if_config cfg;
 	unsigned long v;
+	__u32 slot = 0;
 	char *end;
 	size_t i;
 	int fd;
@@ -124,8 +128,13 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	fd = rfs_ifcfg_open(argv[1]);
-	if (fd < 0 || rfs_ifcfg_rw(fd, BPF_MAP_LOOKUP_ELEM, &cfg))
+	if (fd < 0 || rfs_ifcfg_rw(fd, BPF_MAP_LOOKUP_ELEM, 0, &cfg))
 		return 1;
+	if (cfg.active_slot) {
+		slot = 1;
+		if (rfs_ifcfg_rw(fd, BPF_MAP_LOOKUP_ELEM, slot, &cfg))
+			return 1;
+	}
 	if (argc == 2) {
 		for (i = 0; i < RFS_IFCFG_NFIELDS; i++)
 			printf("%s %u\n", rfs_ifcfg_fields[i].name,
@@ -146,8 +155,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	*rfs_ifcfg_at(&cfg, i) = (__u32)v;
-	if (rfs_ifcfg_rw(fd, BPF_MAP_UPDATE_ELEM, &cfg) ||
-	    rfs_ifcfg_rw(fd, BPF_MAP_LOOKUP_ELEM, &cfg))
+	if (rfs_ifcfg_rw(fd, BPF_MAP_UPDATE_ELEM, slot, &cfg) ||
+	    rfs_ifcfg_rw(fd, BPF_MAP_LOOKUP_ELEM, slot, &cfg))
 		return 1;
 	printf("%s %u\n", rfs_ifcfg_fields[i].name, *rfs_ifcfg_at(&cfg, i));
 	return *rfs_ifcfg_at(&cfg, i) == (__u32)v ? 0 : 1;

@@ -199,8 +199,8 @@ static const struct rfs_test_pick rfs_test_picks[] = {
 	{ "forced: current CPU not usable, spread",
 	  .allowed = "0-3", .hash = H3, .desired = NO, CUR(6),
 	  WANT(3, FORCED, 1, 0) },
-	{ "forced: current CPU == RFS_MAX_CPUS",
-	  .allowed = "0-3", .hash = H0, .desired = 1, CUR(RFS_MAX_CPUS),
+	{ "forced: current CPU the last one an entry holds",
+	  .allowed = "0-3", .hash = H0, .desired = 1, CUR(RFS_MAX_CPUS - 1),
 	  WANT(1, FORCED, 0, 0) },
 	{ "forced: current CPU is RFS_NO_CPU",
 	  .allowed = "0-3", .hash = H0, .desired = 1, CUR(RFS_NO_CPU),
@@ -689,13 +689,13 @@ static void rfs_test_dev_header(void **state)
 	struct rfs_dev_flow zero = { 0 };
 
 	assert_int_equal(h.last, 4095);
-	assert_int_equal(h.cpu, 8);
+	assert_int_equal(h.rx_cpu, 8);
 	assert_int_equal(h.flags, RFS_DEV_TABLE_HDR);
 	assert_true(rfs_dev_table_ok(&h));
 	/* A zero-filled entry 0 (a table nobody set up) is refused... */
 	assert_false(rfs_dev_table_ok(&zero));
 	/* ...and so is a header with no queues: every index would be 1. */
-	h.cpu = 0;
+	h.rx_cpu = 0;
 	assert_false(rfs_dev_table_ok(&h));
 	/* A flow entry in slot 0 is not a header. */
 	zero.flags = RFS_DEV_FLOW_VALID;
@@ -707,7 +707,7 @@ static void rfs_test_dev_header(void **state)
 			 1 + RFS_FLOW_CNT_MIN);
 	h = rfs_dev_table_header(RFS_FLOW_CNT_MAX, RFS_MAX_RX_QUEUES);
 	assert_int_equal(h.last, RFS_FLOW_CNT_MAX - 1);
-	assert_int_equal(h.cpu, RFS_MAX_RX_QUEUES);
+	assert_int_equal(h.rx_cpu, RFS_MAX_RX_QUEUES);
 }
 
 static void rfs_test_dev_index(void **state)
@@ -732,22 +732,25 @@ static void rfs_test_dev_index(void **state)
 				__u32 slot = (hash >> 8) & (cnts[i] - 1);
 
 				for (rxq = 0; rxq < queues[j] + 3; rxq++) {
-					__u32 q = rxq < queues[j] ? rxq : 0;
 					__u32 idx;
 
 					idx = rfs_dev_index(&h, hash, rxq);
-
+					if (rxq >= queues[j]) {
+						/* past the table: no entry,
+						 * never another queue's */
+						assert_int_equal(idx, 0);
+						continue;
+					}
 					/* the header is never a flow's */
 					assert_int_not_equal(idx, 0);
 					assert_true(idx < n);
 					/* slot-major, queue-minor */
 					assert_int_equal(idx,
-						1 + slot * queues[j] + q);
+						1 + slot * queues[j] + rxq);
 				}
 				/* a queue number the table can't hold */
 				assert_int_equal(rfs_dev_index(&h, hash,
-							       0xffffffff),
-						 1 + slot * queues[j]);
+							       0xffffffff), 0);
 			}
 		}
 	}
@@ -999,6 +1002,14 @@ static void rfs_test_track_jiffy_marks(void **state)
 	assert_true(t.done == rfs_mark(11, 1));
 }
 
+/* The view rfs_gro_view() builds when every held bucket's oldest skb
+ * is from jiffy age. */
+static void rfs_test_oldest(struct rfs_gro_view *v, __u64 age)
+{
+	v->aged = 0;
+	rfs_gro_view_age(v, age);
+}
+
 static const struct rfs_gro_view rfs_test_no_gro = { .has_gro = 0 };
 static const struct rfs_gro_view rfs_test_gro_empty = { .has_gro = 1 };
 
@@ -1049,7 +1060,7 @@ static void rfs_test_delivered_rx_list(void **state)
 	assert_int_equal(rfs_delivered_epoch(hist, &v, 30, 105, &d), 0);
 	assert_int_equal(d, 12345);
 	v.bitmask = 0x3;
-	v.oldest_age = 105;
+	rfs_test_oldest(&v, 105);
 	assert_int_equal(rfs_delivered_epoch(hist, &v, 31, 105, &d), 0);
 	assert_int_equal(d, 12345);
 	/* the batch is still noted, for later proofs */
@@ -1071,16 +1082,16 @@ static void rfs_test_delivered_held(void **state)
 
 	/* oldest held skb from 102: batches before 12 (the last one seen
 	 * in 101) entered GRO before 102, so are out of it */
-	v.oldest_age = 102;
+	rfs_test_oldest(&v, 102);
 	d = 0;
 	assert_int_equal(rfs_delivered_epoch(hist, &v, 14, 102, &d), 1);
 	assert_int_equal(d, 11);
 	/* oldest from 101: only batch 10's jiffy is older: before 10 */
-	v.oldest_age = 101;
+	rfs_test_oldest(&v, 101);
 	assert_int_equal(rfs_delivered_epoch(hist, &v, 15, 102, &d), 1);
 	assert_int_equal(d, 9);
 	/* oldest from 100: nothing seen in an earlier jiffy */
-	v.oldest_age = 100;
+	rfs_test_oldest(&v, 100);
 	d = 12345;
 	assert_int_equal(rfs_delivered_epoch(hist, &v, 16, 102, &d), 0);
 	assert_int_equal(d, 12345);
@@ -1097,12 +1108,12 @@ static void rfs_test_delivered_history_ring(void **state)
 		rfs_delivered_epoch(hist, &rfs_test_gro_empty, 100 + j,
 				    1000 + j, &d);
 	/* the ring keeps the last RFS_EPOCH_HISTORY jiffies: 1006..1009 */
-	v.oldest_age = 1009;
+	rfs_test_oldest(&v, 1009);
 	assert_int_equal(rfs_delivered_epoch(hist, &v, 110, 1010, &d), 1);
 	/* 1010 overwrote 1006; 1007 and 1008 are older than 1009 */
 	assert_int_equal(d, 107);
 	/* an oldest skb older than anything kept: nothing proven */
-	v.oldest_age = 1005;
+	rfs_test_oldest(&v, 1005);
 	assert_int_equal(rfs_delivered_epoch(hist, &v, 111, 1010, &d), 0);
 }
 
@@ -1115,16 +1126,164 @@ static void rfs_test_delivered_wrap(void **state)
 	/* epochs wrap between two jiffies: the newer epoch still wins */
 	rfs_delivered_epoch(hist, &rfs_test_gro_empty, 0xfffffffe, 200, &d);
 	rfs_delivered_epoch(hist, &rfs_test_gro_empty, 0x00000001, 201, &d);
-	v.oldest_age = 202;
+	rfs_test_oldest(&v, 202);
 	assert_int_equal(rfs_delivered_epoch(hist, &v, 2, 202, &d), 1);
 	assert_int_equal(d, 0);
-	v.oldest_age = 201;
+	rfs_test_oldest(&v, 201);
 	assert_int_equal(rfs_delivered_epoch(hist, &v, 3, 202, &d), 1);
 	assert_int_equal(d, 0xfffffffd);
 	/* and an empty node with epoch 0 delivers up to 0xffffffff */
 	assert_int_equal(rfs_delivered_epoch(hist, &rfs_test_gro_empty, 0,
 					     203, &d), 1);
 	assert_int_equal(d, 0xffffffff);
+}
+
+/*
+ * Real jiffies: the kernel starts them at INITIAL_JIFFIES, 2^32 less five
+ * minutes on 64-bit, whatever HZ.  The oldest of the held buckets is
+ * found there too, and proves what it should.
+ */
+static void rfs_test_delivered_real_jiffies(void **state)
+{
+	static const unsigned int hz[] = { 100, 250, 300, 1000 };
+	unsigned int i;
+
+	for (i = 0; i < sizeof(hz) / sizeof(hz[0]); i++) {
+		struct rfs_jiffy_epoch hist[RFS_EPOCH_HISTORY] = { { 0 } };
+		struct rfs_gro_view v = { .has_gro = 1, .bitmask = 0x7 };
+		__u64 j0 = (__u64)(__u32)(-300 * (int)hz[i]);
+		__u32 d = 12345;
+
+		rfs_delivered_epoch(hist, &rfs_test_gro_empty, 10, j0, &d);
+		rfs_delivered_epoch(hist, &rfs_test_gro_empty, 11, j0 + 1, &d);
+		rfs_delivered_epoch(hist, &rfs_test_gro_empty, 12, j0 + 2, &d);
+		/* three held buckets, the oldest not the first read */
+		rfs_gro_view_age(&v, j0 + 2);
+		rfs_gro_view_age(&v, j0 + 1);
+		rfs_gro_view_age(&v, j0 + 2);
+		assert_int_equal(v.aged, 3);
+		assert_true(v.oldest_age == j0 + 1);
+		/* batches before 10 (the last one of jiffy j0) are out */
+		d = 12345;
+		assert_int_equal(rfs_delivered_epoch(hist, &v, 13, j0 + 2, &d),
+				 1);
+		assert_int_equal(d, 9);
+	}
+}
+
+/* Held buckets whose ages could not be read prove nothing. */
+static void rfs_test_delivered_unaged(void **state)
+{
+	struct rfs_jiffy_epoch hist[RFS_EPOCH_HISTORY] = { { 0 } };
+	struct rfs_gro_view v = { .has_gro = 1, .bitmask = 0x1 };
+	__u32 d = 12345;
+
+	rfs_delivered_epoch(hist, &rfs_test_gro_empty, 10, 100, &d);
+	rfs_delivered_epoch(hist, &rfs_test_gro_empty, 11, 101, &d);
+	d = 12345;
+	assert_int_equal(rfs_delivered_epoch(hist, &v, 12, 102, &d), 0);
+	assert_int_equal(d, 12345);
+}
+
+/*
+ * No proof for 2^31 frames from one RX CPU (a busy target whose GRO
+ * never empties, say): the mark kept as delivered must not come to look
+ * newer than the flow's frame still in flight, as 32-bit sequence numbers
+ * wrap.  The target drops kept marks the dequeued frames have left far
+ * behind, and a mark covers only frames not far before it.
+ */
+static void rfs_test_track_wrap(void **state)
+{
+	struct rfs_rx_track t = { 0 };
+	__u32 far = 0x80000000u + 10;	/* in flight, 2^31 + 9 frames on */
+
+	/* frame 1 dequeued in epoch 1; epoch 1 then proven (delivered 1)
+	 * at frame 2's dequeue, which keeps frame 1's mark in done */
+	t = rfs_track_dequeued(t, 1, 1, 0, 100);
+	t = rfs_track_dequeued(t, 2, 2, 1, 101);
+	assert_true(t.done == rfs_mark(1, 1));
+	assert_true(rfs_remote_drained(&t, 1, 1, 0));
+	/* without the guard, done's frame 1 "is at or after" frame far */
+	assert_true(rfs_seq_after_eq(1, far));
+	assert_false(rfs_mark_covers(1, far));
+	assert_false(rfs_remote_drained(&t, far, 1, 0));
+	assert_false(rfs_remote_drained(&t, far, 1, 1));
+	/* frames keep being dequeued, never proven: done leaves at last */
+	t = rfs_track_dequeued(t, RFS_MARK_MAX_AGE, 2, 1, 102);
+	assert_true(t.done == rfs_mark(1, 1));
+	t = rfs_track_dequeued(t, RFS_MARK_MAX_AGE + 1, 2, 1, 103);
+	assert_true(t.done == 0);
+	t = rfs_track_dequeued(t, far - 100, 2, 1, 104);
+	assert_false(rfs_remote_drained(&t, far, 1, 0));
+	/* and a mark just after the frame still covers it */
+	assert_true(rfs_mark_covers(far + 5, far));
+	assert_true(rfs_mark_covers(far, far));
+}
+
+/* Entries are one 64-bit word, with RX CPU ids past 255 (rfs_common.h). */
+static void rfs_test_dev_flow_word(void **state)
+{
+	union rfs_dev_flow_word u;
+	struct rfs_dev_flow e, l;
+
+	assert_int_equal(sizeof(struct rfs_dev_flow), 8);
+	assert_int_equal(__alignof__(struct rfs_dev_flow), 8);
+	assert_int_equal(offsetof(struct rfs_dev_flow, last), 0);
+	assert_int_equal(offsetof(struct rfs_dev_flow, rx_cpu), 4);
+	assert_int_equal(offsetof(struct rfs_dev_flow, cpu), 6);
+	assert_int_equal(offsetof(struct rfs_dev_flow, flags), 7);
+	rfs_record_remote(&e, 3, 300, 7);
+	u.f = e;
+	/* the worked example of rfs_common.h, on a little-endian host */
+	assert_true(u.w == 0x0103012c00000007ULL);
+	l = rfs_dev_flow_load(&e);
+	assert_int_equal(l.rx_cpu, 300);
+	assert_int_equal(l.cpu, 3);
+	assert_int_equal(l.last, 7);
+	assert_int_equal(l.flags, RFS_DEV_FLOW_VALID);
+	rfs_record_local(&e, 255, 0x100000005ULL);
+	assert_int_equal(e.rx_cpu, 255);
+	assert_int_equal(e.cpu, 255);
+	assert_int_equal(e.last, 5);
+	assert_int_equal(e.flags, RFS_DEV_FLOW_VALID | RFS_DEV_FLOW_LOCAL);
+	/* the metadata carries the RX CPU whole too */
+	assert_int_equal(sizeof(struct rfs_frame_meta) % 4, 0);
+	{
+		struct rfs_frame_meta m = { .rx_cpu = 8191 };
+
+		assert_int_equal(m.rx_cpu, RFS_MAX_RX_CPUS - 1);
+	}
+}
+
+/* Every (target, RX CPU) pair has a track of its own, rows aligned. */
+static void rfs_test_rx_track_index(void **state)
+{
+	static const __u32 nr_rx[] = { 1, 2, 3, 8, 64, 300, 513 };
+	unsigned int i;
+
+	for (i = 0; i < sizeof(nr_rx) / sizeof(nr_rx[0]); i++) {
+		__u32 n = nr_rx[i], row = rfs_rx_track_row(n);
+		__u32 entries = rfs_rx_track_entries(RFS_MAX_CPUS, n);
+		__u32 t, r;
+
+		assert_true(row >= n && row % RFS_RX_TRACK_ALIGN == 0);
+		assert_int_equal(row * sizeof(struct rfs_rx_track) % 64, 0);
+		for (t = 0; t < RFS_MAX_CPUS; t += 51) {
+			for (r = 0; r < n; r++) {
+				__u32 x = rfs_rx_track_index(t, r, n);
+
+				assert_true(x < entries);
+				assert_int_equal(x, t * row + r);
+			}
+			/* r and r + 256 apart (0 and 256 once shared one) */
+			if (n > 256)
+				assert_int_not_equal(rfs_rx_track_index(t, 0, n),
+						     rfs_rx_track_index(t, 256, n));
+			/* out of range: past the map */
+			assert_true(rfs_rx_track_index(t, n, n) >= entries);
+		}
+		assert_true(rfs_rx_track_index(RFS_MAX_CPUS, 0, n) >= entries);
+	}
 }
 
 /* ---- rfs_order.h: the local path ---------------------------------------- */
@@ -1234,12 +1393,17 @@ int main(void)
 		cmocka_unit_test(rfs_test_track_then_drained),
 		cmocka_unit_test(rfs_test_track_keeps_proof),
 		cmocka_unit_test(rfs_test_track_jiffy_marks),
+		cmocka_unit_test(rfs_test_track_wrap),
+		cmocka_unit_test(rfs_test_dev_flow_word),
+		cmocka_unit_test(rfs_test_rx_track_index),
 		cmocka_unit_test(rfs_test_delivered_no_gro),
 		cmocka_unit_test(rfs_test_delivered_empty),
 		cmocka_unit_test(rfs_test_delivered_rx_list),
 		cmocka_unit_test(rfs_test_delivered_held),
 		cmocka_unit_test(rfs_test_delivered_history_ring),
 		cmocka_unit_test(rfs_test_delivered_wrap),
+		cmocka_unit_test(rfs_test_delivered_real_jiffies),
+		cmocka_unit_test(rfs_test_delivered_unaged),
 		cmocka_unit_test(rfs_test_local_drained),
 	};
 	static struct CMUnitTest tests[RFS_TEST_ARRAY_SIZE(rfs_test_picks) +

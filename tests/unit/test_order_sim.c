@@ -32,8 +32,17 @@
  *    of its first segment, 8 held per bucket, the oldest sent up for a
  *    ninth, a full or PSH skb sent up at once); others and completed skbs
  *    go to rx_list, which goes up at 8 segments and at every flush.
- *  - jiffies tick every few hundred steps, never twice within one NAPI
- *    poll (a poll lasts microseconds; local_drain_jiffies relies on it).
+ *  - jiffies tick every few hundred steps (fewer at a higher HZ), never
+ *    twice within one NAPI poll (a poll lasts microseconds;
+ *    local_drain_jiffies relies on it).  They start where the kernel
+ *    starts them, INITIAL_JIFFIES for the run's HZ, or just before their
+ *    low 32 bits wrap (five minutes after boot); HZ >= 1000 also makes
+ *    the kthread's busy flushes flush_old, as cpumap does.
+ *  - CPUs have the ids of a larger machine (up to 300 possible CPUs):
+ *    what the datapath stores and indexes by is the real id (dev
+ *    entries, marks' rows via rfs_rx_track_index(), the allowed sets),
+ *    so an id past 255 goes through every field and index it would.
+ *    CPUs past RFS_MAX_CPUS are RX CPUs only, never targets.
  *  - the application hops CPUs (desired CPU), flows pause, CPUs leave
  *    the allowed set (kept usable while flows drain) and come back,
  *    kthreads stall (so rings fill and drop), load comes in phases.
@@ -55,7 +64,9 @@
  * dequeue, plus this RX CPU's bulk queue being empty), kept in its own
  * small section below; and the local path without its hand-over (a
  * local flow counted drained at once: its frames in NAPI GRO are
- * overtaken by the poll's redirects, which are flushed first).
+ * overtaken by the poll's redirects, which are flushed first); and RX CPU
+ * ids kept in 8 bits, as the datapath once did (CPUs r and r + 256 share
+ * a track but number their frames apart).
  *
  * Fixed seeds, xorshift64.  RFS_SIM_SCALE=n runs n times longer;
  * RFS_SIM_SEED=x replaces the seeds' base.
@@ -105,6 +116,12 @@ enum rfs_sim_mode {
 	RFS_SIM_DEQ_DELIVERED,	/* control (b): delivered = epoch */
 	RFS_SIM_OLD_RULE,	/* control (c): shared tail, head at dequeue */
 	RFS_SIM_NO_HANDOVER,	/* control (d): a local flow leaves at once */
+	RFS_SIM_RX_U8,		/* control (e): RX CPU ids in 8 bits */
+};
+
+enum rfs_sim_uptime {
+	RFS_SIM_BOOT,		/* jiffies = INITIAL_JIFFIES */
+	RFS_SIM_WRAP,		/* their low 32 bits about to wrap */
 };
 
 struct rfs_sim_params {
@@ -115,11 +132,13 @@ struct rfs_sim_params {
 	unsigned int steps;
 	unsigned int tick;	/* steps per jiffy */
 	unsigned int buckets;	/* GRO hash buckets used: 1 or 8 */
-	int hz1000;		/* kthread flushes only old skbs when busy */
+	unsigned int hz;	/* >= 1000: busy kthread flushes only old skbs */
 	int local_path;
 	int local_handover;
-	__u64 jiffies0;
+	enum rfs_sim_uptime uptime;
 	enum rfs_sim_mode mode;
+	const __u16 *ids;	/* CPU ids, [ncpu]; NULL: 0 .. ncpu - 1 */
+	unsigned int nr_ids;	/* possible CPUs: every id is below */
 };
 
 struct rfs_sim_stats {
@@ -189,7 +208,6 @@ struct rfs_sim_target {
 	unsigned int n, i, packets;
 	/* what rfs_cpumap and rfs_kthread_batch keep, in their own types */
 	struct rfs_cpu_queue q;
-	struct rfs_rx_track track[RFS_SIM_CPUS];
 	/*
 	 * The liveness bound (never seen by the rule).  Batches are
 	 * numbered as their epochs (nbatch: the current one); settled:
@@ -263,6 +281,13 @@ struct rfs_sim_rec {
 
 struct rfs_sim {
 	const struct rfs_sim_params *p;
+	__u16 id[RFS_SIM_CPUS];		/* sim CPU -> CPU id */
+	unsigned int nr_ids;
+	int hz1000;
+	/* rfs_rx_track as rfsd sizes it: a row per target id, a track per
+	 * possible RX CPU (rfs_rx_track_entries()) */
+	struct rfs_rx_track *track;
+	unsigned int ntracks;
 	__u64 rng;
 	__u64 step, jiffies, next_tick;
 	int heavy;		/* load phase */
@@ -294,6 +319,35 @@ static __u64 rfs_sim_rand(struct rfs_sim *s)
 static unsigned int rfs_sim_below(struct rfs_sim *s, unsigned int n)
 {
 	return (unsigned int)((rfs_sim_rand(s) >> 32) * n >> 32);
+}
+
+/* The sim CPU of a CPU id (every id the datapath hands back is one). */
+static unsigned int rfs_sim_ix(const struct rfs_sim *s, __u32 id)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->p->ncpu; i++)
+		if (s->id[i] == id)
+			return i;
+	fail_msg("CPU id %u is none of the model's", id);
+	return 0;
+}
+
+/*
+ * rfs_rx_track[rfs_rx_track_index(target, rx_cpu)]: where rfs_cpumap
+ * marks and rfs_cur_drained reads.  Control (e) keeps RX CPU ids in 8
+ * bits on both sides, as the datapath once did.
+ */
+static struct rfs_rx_track *rfs_sim_track(struct rfs_sim *s, __u32 target,
+					  __u32 rx_cpu)
+{
+	__u32 i;
+
+	if (s->p->mode == RFS_SIM_RX_U8)
+		rx_cpu = (__u8)rx_cpu;
+	i = rfs_rx_track_index(target, rx_cpu, s->nr_ids);
+	assert_true(i < s->ntracks);
+	return &s->track[i];
 }
 
 static void rfs_sim_explain(struct rfs_sim *s, int kind, unsigned int fl,
@@ -486,9 +540,8 @@ static void rfs_sim_gro_view(const struct rfs_sim_gro *g,
 		if (!g->count[b])
 			continue;
 		age = g->held[b][0].age;
-		if (!v->bitmask || (__s64)(age - v->oldest_age) < 0)
-			v->oldest_age = age;
 		v->bitmask |= 1ULL << b;
+		rfs_gro_view_age(v, age);
 	}
 }
 
@@ -568,10 +621,11 @@ static void rfs_sim_old_dequeued(struct rfs_sim_target *t)
 static int rfs_sim_old_drained(const struct rfs_sim *s, __u32 idx,
 			       const struct rfs_dev_flow *cur, unsigned int rx)
 {
-	const struct rfs_sim_target *t = &s->tg[cur->cpu];
+	unsigned int tc = rfs_sim_ix(s, cur->cpu);
+	const struct rfs_sim_target *t = &s->tg[tc];
 
 	return (__s32)(t->old_head - s->old_last_tail[idx]) >= 0 &&
-	       !s->cpu[rx].nbulk[cur->cpu];
+	       !s->cpu[rx].nbulk[tc];
 }
 
 /* ---- the RX side: rfs_xdp ---------------------------------------------- */
@@ -581,25 +635,23 @@ static int rfs_sim_cur_drained(struct rfs_sim *s, __u32 idx,
 			       const struct rfs_dev_flow *cur, unsigned int rx)
 {
 	const struct rfs_sim_target *t;
+	const struct rfs_rx_track *tr;
 	int drained;
 
-	if (cur->cpu >= s->p->ncpu || cur->rx_cpu >= s->p->ncpu)
-		return 0;
-	t = &s->tg[cur->cpu];
+	t = &s->tg[rfs_sim_ix(s, cur->cpu)];
+	tr = rfs_sim_track(s, cur->cpu, cur->rx_cpu);
 	switch (s->p->mode) {
 	case RFS_SIM_DEQ_DELIVERED:
 		/* control (b): every dequeued batch taken as delivered */
-		return rfs_remote_drained(&t->track[cur->rx_cpu], cur->last,
-					  t->q.epoch, 0);
+		return rfs_remote_drained(tr, cur->last, t->q.epoch, 0);
 	case RFS_SIM_OLD_RULE:
 		return rfs_sim_old_drained(s, idx, cur, rx);
 	default:
 		/* the datapath asks without, then with the kthread state */
-		if (rfs_remote_drained(&t->track[cur->rx_cpu], cur->last,
-				       t->q.delivered, 0))
+		if (rfs_remote_drained(tr, cur->last, t->q.delivered, 0))
 			return 1;
-		drained = rfs_remote_drained(&t->track[cur->rx_cpu], cur->last,
-					     t->q.delivered, t->asleep);
+		drained = rfs_remote_drained(tr, cur->last, t->q.delivered,
+					     t->asleep);
 		s->st.proof_idle += drained;
 		return drained;
 	}
@@ -618,8 +670,9 @@ static void rfs_sim_liveness(struct rfs_sim *s, unsigned int fl,
 
 	if (s->p->mode != RFS_SIM_RULE || (cur->flags & RFS_DEV_FLOW_LOCAL))
 		return;
-	t = &s->tg[cur->cpu];
-	r = &s->rec[cur->rx_cpu][cur->cpu][cur->last & (RFS_SIM_REC - 1)];
+	t = &s->tg[rfs_sim_ix(s, cur->cpu)];
+	r = &s->rec[rfs_sim_ix(s, cur->rx_cpu)][rfs_sim_ix(s, cur->cpu)]
+		   [cur->last & (RFS_SIM_REC - 1)];
 	if (r->tseq != cur->last || r->state == RFS_SIM_SENT) {
 		/* still in a bulk queue or the ring: ring latency */
 		s->st.held_unsent += held;
@@ -638,18 +691,19 @@ static void rfs_sim_liveness(struct rfs_sim *s, unsigned int fl,
 	 * after the dequeue (age-based proofs lag by whole jiffies). */
 	past = t->asleep ||
 	       (r->batch <= t->settled &&
-		(!s->p->hz1000 || s->jiffies - r->deq_jiffy >= 3));
+		(!s->hz1000 || s->jiffies - r->deq_jiffy >= 3));
 	if (!past)
 		return;
 	s->st.live_checked++;
-	s->st.live_checked_old += !!s->p->hz1000;
+	s->st.live_checked_old += !!s->hz1000;
 	if (!held)
 		return;
 	/* its batch is delivered, but the two marks kept moved past it */
 	if (rfs_seq_after_eq(t->q.delivered, r->epoch))
 		s->st.live_lost++;
 	{
-		const struct rfs_rx_track *tr = &t->track[cur->rx_cpu];
+		const struct rfs_rx_track *tr =
+			rfs_sim_track(s, cur->cpu, cur->rx_cpu);
 		char what[224];
 
 		snprintf(what, sizeof(what),
@@ -661,7 +715,7 @@ static void rfs_sim_liveness(struct rfs_sim *s, unsigned int fl,
 		rfs_sim_explain(s, 1, fl, what);
 	}
 	s->st.live_violations++;
-	s->st.live_violations_old += !!s->p->hz1000;
+	s->st.live_violations_old += !!s->hz1000;
 }
 
 /* One frame of flow fl arrives on CPU rx: as rfs_xdp decides it. */
@@ -671,8 +725,9 @@ static void rfs_sim_rx_frame(struct rfs_sim *s, unsigned int rx,
 	struct rfs_sim_flow *f = &s->flow[fl];
 	struct rfs_flow_state st = {
 		.hash = f->hash,
-		.desired_cpu = f->desired,
-		.rx_cpu = rx,
+		.desired_cpu = f->desired == RFS_NO_CPU ? RFS_NO_CPU :
+						       s->id[f->desired],
+		.rx_cpu = s->id[rx],
 	};
 	struct rfs_sim_frame fr = {
 		.fseq = f->next_fseq++,
@@ -682,12 +737,14 @@ static void rfs_sim_rx_frame(struct rfs_sim *s, unsigned int rx,
 	struct rfs_sim_hist *h;
 	struct rfs_dev_flow *df;
 	struct rfs_choice c;
+	unsigned int tc;
 	int wanted = 0;
 	__u32 idx;
 
 	idx = rfs_dev_index(&s->dev[0], f->hash, f->queue);
+	assert_int_not_equal(idx, 0);
 	df = &s->dev[idx];
-	st.cur = *df;
+	st.cur = rfs_dev_flow_load(df);
 	c = rfs_pick_cpu(&st, &s->cfg);
 	if (c.verdict == RFS_V_HELD) {
 		wanted = 1;
@@ -717,8 +774,9 @@ static void rfs_sim_rx_frame(struct rfs_sim *s, unsigned int rx,
 	/* the sim always keeps a CPU allowed and every CPU usable */
 	assert_int_not_equal(c.verdict, RFS_V_NONE);
 	assert_int_not_equal(c.verdict, RFS_V_FORCED);
-	assert_true(c.cpu < s->p->ncpu);
-	assert_true(!c.local || c.cpu == rx);
+	assert_true(c.cpu < RFS_MAX_CPUS);
+	tc = rfs_sim_ix(s, c.cpu);
+	assert_true(!c.local || tc == rx);
 
 	if (wanted)
 		rfs_sim_liveness(s, fl, &st.cur, c.verdict == RFS_V_HELD);
@@ -748,7 +806,7 @@ static void rfs_sim_rx_frame(struct rfs_sim *s, unsigned int rx,
 		f->held_run = 0;
 	}
 
-	fr.target = (__u8)c.cpu;
+	fr.target = (__u8)tc;
 	fr.psh = f->tcp && !rfs_sim_below(s, 8);
 	if (c.local) {
 		s->st.local++;
@@ -759,16 +817,16 @@ static void rfs_sim_rx_frame(struct rfs_sim *s, unsigned int rx,
 
 		s->st.remote++;
 		fr.remote = 1;
-		fr.tseq = ++s->cpu[rx].tx_seq[c.cpu];
-		r = &s->rec[rx][c.cpu][fr.tseq & (RFS_SIM_REC - 1)];
+		fr.tseq = ++s->cpu[rx].tx_seq[tc];
+		r = &s->rec[rx][tc][fr.tseq & (RFS_SIM_REC - 1)];
 		r->tseq = fr.tseq;
 		r->state = RFS_SIM_SENT;
 		r->batch = -1;
 		r->delivered_at = 0;
 		rfs_sim_bq_enqueue(s, rx, &fr);
-		rfs_record_remote(df, c.cpu, rx, fr.tseq);
+		rfs_record_remote(df, c.cpu, s->id[rx], fr.tseq);
 		if (s->p->mode == RFS_SIM_OLD_RULE)
-			rfs_sim_old_claim(s, idx, c.cpu);
+			rfs_sim_old_claim(s, idx, tc);
 	}
 }
 
@@ -949,10 +1007,11 @@ static void rfs_sim_kthread_step(struct rfs_sim *s, unsigned int c)
 		const struct rfs_sim_frame *fr = &t->batch[t->i++];
 		struct rfs_sim_rec *r;
 
-		t->track[fr->rx] = rfs_track_dequeued(t->track[fr->rx],
-						      fr->tseq, t->q.epoch,
-						      t->q.delivered,
-						      t->q.jiffy);
+		struct rfs_rx_track *tr = rfs_sim_track(s, s->id[c],
+							 s->id[fr->rx]);
+
+		*tr = rfs_track_dequeued(*tr, fr->tseq, t->q.epoch,
+					 t->q.delivered, t->q.jiffy);
 		t->q.dequeued++;
 		if (s->p->mode == RFS_SIM_OLD_RULE)
 			rfs_sim_old_dequeued(t);
@@ -996,7 +1055,7 @@ static void rfs_sim_kthread_step(struct rfs_sim *s, unsigned int c)
 		t->packets += t->n;
 		empty = !t->len;
 		if (t->packets >= RFS_SIM_BUDGET || empty) {
-			rfs_sim_gro_flush(s, &t->gro, !empty && s->p->hz1000);
+			rfs_sim_gro_flush(s, &t->gro, !empty && s->hz1000);
 			rfs_sim_gro_normal_list(s, &t->gro);
 			t->packets = 0;
 			rfs_sim_bound_flush(s, t);
@@ -1017,22 +1076,48 @@ static void rfs_sim_cfg(struct rfs_sim *s)
 	memset(cfg->usable, 0, sizeof(cfg->usable));
 	cfg->n_allowed = 0;
 	for (c = 0; c < s->p->ncpu; c++) {
-		cfg->usable[c / 64] |= 1ULL << (c % 64);
+		__u32 id = s->id[c];
+
+		if (id >= RFS_MAX_CPUS)
+			continue;	/* an RX CPU only */
+		cfg->usable[id / 64] |= 1ULL << (id % 64);
 		if (!s->allowed[c])
 			continue;
-		cfg->allowed[c / 64] |= 1ULL << (c % 64);
-		cfg->allowed_list[cfg->n_allowed++] = c;
+		cfg->allowed[id / 64] |= 1ULL << (id % 64);
 	}
+	/* rfsd lists them in id order */
+	for (c = 0; c < RFS_MAX_CPUS; c++)
+		if (rfs_cpu_in(cfg->allowed, c))
+			cfg->allowed_list[cfg->n_allowed++] = c;
+}
+
+/* INITIAL_JIFFIES of include/linux/jiffies.h, for this HZ, on 64-bit */
+static __u64 rfs_sim_initial_jiffies(unsigned int hz)
+{
+	return (__u64)(__u32)(-300 * (int)hz);
 }
 
 static void rfs_sim_init(struct rfs_sim *s, const struct rfs_sim_params *p)
 {
 	unsigned int c, i;
 
+	struct rfs_rx_track *track = s->track;
+
 	memset(s, 0, sizeof(*s));
 	s->p = p;
 	s->rng = p->seed ? p->seed : 1;
-	s->jiffies = p->jiffies0;
+	s->hz1000 = p->hz >= 1000;
+	s->jiffies = p->uptime == RFS_SIM_BOOT ?
+		     rfs_sim_initial_jiffies(p->hz) : (1ULL << 32) - 300;
+	s->nr_ids = p->ids ? p->nr_ids : p->ncpu;
+	for (c = 0; c < p->ncpu; c++) {
+		s->id[c] = p->ids ? p->ids[c] : c;
+		assert_true(s->id[c] < s->nr_ids);
+	}
+	s->ntracks = rfs_rx_track_entries(RFS_MAX_CPUS, s->nr_ids);
+	free(track);
+	s->track = calloc(s->ntracks, sizeof(*s->track));
+	assert_non_null(s->track);
 	s->next_tick = p->tick;
 	s->step = 1;
 	s->cfg.flow_mask = RFS_SIM_FLOW_CNT - 1;
@@ -1048,7 +1133,7 @@ static void rfs_sim_init(struct rfs_sim *s, const struct rfs_sim_params *p)
 	}
 	s->cfg.noguard = p->mode == RFS_SIM_NOGUARD;
 	for (c = 0; c < p->ncpu; c++) {
-		s->allowed[c] = 1;
+		s->allowed[c] = s->id[c] < RFS_MAX_CPUS;
 		s->cpu[c].queue = c < p->nrx ? (int)c : -1;
 		s->tg[c].ks = RFS_SIM_K_TOP;
 		s->tg[c].settled = -1;
@@ -1099,7 +1184,7 @@ static void rfs_sim_events(struct rfs_sim *s)
 		c = rfs_sim_below(s, s->p->ncpu);
 		for (a = 0; a < s->p->ncpu; a++)
 			n += s->allowed[a];
-		if (!s->allowed[c] || n > 1) {
+		if (s->id[c] < RFS_MAX_CPUS && (!s->allowed[c] || n > 1)) {
 			s->allowed[c] = !s->allowed[c];
 			rfs_sim_cfg(s);
 			s->st.cfg_changes++;
@@ -1194,39 +1279,76 @@ static __u64 rfs_sim_seed(__u64 seed)
 	return e ? seed ^ strtoull(e, NULL, 0) : seed;
 }
 
-#define RFS_SIM_J32	0xffffff00ULL	/* the low 32 bits wrap soon */
-#define RFS_SIM_J64	(0ULL - 3000)	/* as INITIAL_JIFFIES: wraps */
+/* CPU ids of bigger machines, for the model's four CPUs.  Past 255 they
+ * can only be RX CPUs (RFS_MAX_CPUS); 0 and 256, 20 and 276 share their
+ * low 8 bits. */
+static const __u16 rfs_sim_ids8[] = { 0, 3, 5, 7 };
+static const __u16 rfs_sim_ids64[] = { 1, 31, 62, 63 };
+static const __u16 rfs_sim_ids300[] = { 0, 255, 256, 299 };
+static const __u16 rfs_sim_ids300b[] = { 20, 299, 256 + 20, 129 };
+#define RFS_SIM_IDS(a, n)	a, n
+
+/* Steps per jiffy: a jiffy is longer at a lower HZ. */
+#define RFS_SIM_TICK(hz)	(75000 / (hz))
 
 /*
- * Every RX CPU is also a target; some targets have no RX queue.  Columns:
- * name, seed, RX CPUs, CPUs, steps, steps per jiffy, GRO buckets,
- * HZ >= 1000, local_path, local_handover, first jiffy, mode.
+ * Every RX CPU is also a target (but those past 255); some targets have no
+ * RX queue.  Columns: name, seed, RX CPUs, CPUs, steps, steps per jiffy,
+ * GRO buckets, HZ, local_path, local_handover, first jiffy, mode, CPU ids
+ * and possible CPUs (none: 0 .. CPUs - 1).
  */
 static const struct rfs_sim_params rfs_sim_runs[] = {
 	{ "2rx/3cpu hz250 handover", 0x9e3779b97f4a7c15ULL, 2, 3, 3000000,
-	  300, 1, 0, 1, 1, RFS_SIM_J32, RFS_SIM_RULE },
+	  RFS_SIM_TICK(250), 1, 250, 1, 1, RFS_SIM_WRAP, RFS_SIM_RULE,
+	  RFS_SIM_IDS(NULL, 0) },
 	{ "2rx/3cpu hz250 drain", 0x2545f4914f6cdd1dULL, 2, 3, 3000000,
-	  300, 8, 0, 1, 0, RFS_SIM_J64, RFS_SIM_RULE },
+	  RFS_SIM_TICK(250), 8, 250, 1, 0, RFS_SIM_BOOT, RFS_SIM_RULE,
+	  RFS_SIM_IDS(NULL, 0) },
 	{ "2rx/3cpu hz1000", 0xd1b54a32d192ed03ULL, 2, 3, 3000000,
-	  300, 1, 1, 1, 0, RFS_SIM_J32, RFS_SIM_RULE },
+	  RFS_SIM_TICK(1000), 1, 1000, 1, 0, RFS_SIM_WRAP, RFS_SIM_RULE,
+	  RFS_SIM_IDS(NULL, 0) },
 	{ "2rx/3cpu hz1000 8 buckets", 0x8cb92ba72f3d8dd7ULL, 2, 3, 3000000,
-	  150, 8, 1, 1, 0, RFS_SIM_J64, RFS_SIM_RULE },
+	  RFS_SIM_TICK(1000), 8, 1000, 1, 0, RFS_SIM_BOOT, RFS_SIM_RULE,
+	  RFS_SIM_IDS(NULL, 0) },
 	{ "4rx/4cpu hz250 handover", 0xa0761d6478bd642fULL, 4, 4, 3000000,
-	  300, 1, 0, 1, 1, RFS_SIM_J64, RFS_SIM_RULE },
+	  RFS_SIM_TICK(250), 1, 250, 1, 1, RFS_SIM_BOOT, RFS_SIM_RULE,
+	  RFS_SIM_IDS(NULL, 0) },
 	{ "4rx/4cpu hz250 drain", 0xe7037ed1a0b428dbULL, 4, 4, 3000000,
-	  300, 8, 0, 1, 0, RFS_SIM_J32, RFS_SIM_RULE },
+	  RFS_SIM_TICK(250), 8, 250, 1, 0, RFS_SIM_WRAP, RFS_SIM_RULE,
+	  RFS_SIM_IDS(NULL, 0) },
 	{ "4rx/4cpu hz1000", 0x8ebc6af09c88c6e3ULL, 4, 4, 3000000,
-	  300, 1, 1, 1, 0, RFS_SIM_J64, RFS_SIM_RULE },
+	  RFS_SIM_TICK(1000), 1, 1000, 1, 0, RFS_SIM_BOOT, RFS_SIM_RULE,
+	  RFS_SIM_IDS(NULL, 0) },
 	{ "4rx/4cpu hz1000 8 buckets", 0x589965cc75374cc3ULL, 4, 4, 3000000,
-	  150, 8, 1, 1, 0, RFS_SIM_J32, RFS_SIM_RULE },
+	  RFS_SIM_TICK(1000), 8, 1000, 1, 0, RFS_SIM_WRAP, RFS_SIM_RULE,
+	  RFS_SIM_IDS(NULL, 0) },
 	{ "2rx/2cpu hz250 handover", 0x1d8e4e27c47d124fULL, 2, 2, 3000000,
-	  300, 1, 0, 1, 1, RFS_SIM_J32, RFS_SIM_RULE },
+	  RFS_SIM_TICK(250), 1, 250, 1, 1, RFS_SIM_WRAP, RFS_SIM_RULE,
+	  RFS_SIM_IDS(NULL, 0) },
 	{ "2rx/4cpu hz1000", 0x72be5d74f27b896fULL, 2, 4, 3000000,
-	  300, 1, 1, 1, 0, RFS_SIM_J64, RFS_SIM_RULE },
+	  RFS_SIM_TICK(1000), 1, 1000, 1, 0, RFS_SIM_BOOT, RFS_SIM_RULE,
+	  RFS_SIM_IDS(NULL, 0) },
 	{ "3rx/4cpu hz250 handover", 0x2127599bf4325c37ULL, 3, 4, 3000000,
-	  300, 8, 0, 1, 1, RFS_SIM_J64, RFS_SIM_RULE },
+	  RFS_SIM_TICK(250), 8, 250, 1, 1, RFS_SIM_BOOT, RFS_SIM_RULE,
+	  RFS_SIM_IDS(NULL, 0) },
 	{ "4rx/4cpu hz250 no local path", 0x880355f21e6d1965ULL, 4, 4, 3000000,
-	  300, 1, 0, 0, 0, RFS_SIM_J32, RFS_SIM_RULE },
+	  RFS_SIM_TICK(250), 1, 250, 0, 0, RFS_SIM_WRAP, RFS_SIM_RULE,
+	  RFS_SIM_IDS(NULL, 0) },
+	{ "4rx/4cpu hz100 of 8 drain", 0x3c6ef372fe94f82bULL, 4, 4, 3000000,
+	  RFS_SIM_TICK(100), 8, 100, 1, 0, RFS_SIM_BOOT, RFS_SIM_RULE,
+	  RFS_SIM_IDS(rfs_sim_ids8, 8) },
+	{ "4rx/4cpu hz300 of 64 handover", 0xa54ff53a5f1d36f1ULL, 4, 4, 3000000,
+	  RFS_SIM_TICK(300), 1, 300, 1, 1, RFS_SIM_WRAP, RFS_SIM_RULE,
+	  RFS_SIM_IDS(rfs_sim_ids64, 64) },
+	{ "4rx/4cpu hz1000 of 300", 0x510e527fade682d1ULL, 4, 4, 3000000,
+	  RFS_SIM_TICK(1000), 8, 1000, 1, 0, RFS_SIM_BOOT, RFS_SIM_RULE,
+	  RFS_SIM_IDS(rfs_sim_ids300, 300) },
+	{ "4rx/4cpu hz250 of 300 handover", 0x9b05688c2b3e6c1fULL, 4, 4, 3000000,
+	  RFS_SIM_TICK(250), 1, 250, 1, 1, RFS_SIM_WRAP, RFS_SIM_RULE,
+	  RFS_SIM_IDS(rfs_sim_ids300b, 300) },
+	{ "4rx/4cpu hz100 of 300 no local", 0x1f83d9abfb41bd6bULL, 4, 4, 3000000,
+	  RFS_SIM_TICK(100), 1, 100, 0, 0, RFS_SIM_BOOT, RFS_SIM_RULE,
+	  RFS_SIM_IDS(rfs_sim_ids300, 300) },
 };
 
 static struct rfs_sim rfs_sim_state;
@@ -1400,8 +1522,8 @@ static void rfs_sim_test_liveness(void **state)
 static unsigned long long rfs_sim_first_batch(__u32 epoch0)
 {
 	static const struct rfs_sim_params p = {
-		"first batch", 0x5eed, 1, 2, 100, 1000000, 1, 0, 0, 0,
-		1000, RFS_SIM_RULE,
+		"first batch", 0x5eed, 1, 2, 100, 1000000, 1, 250, 0, 0,
+		RFS_SIM_BOOT, RFS_SIM_RULE, RFS_SIM_IDS(NULL, 0),
 	};
 	struct rfs_sim *s = &rfs_sim_state;
 	const unsigned int F = 1, G = 2;	/* both TCP */
@@ -1458,9 +1580,14 @@ static void rfs_sim_control(enum rfs_sim_mode mode, const char *name)
 {
 	static const struct rfs_sim_params base[] = {
 		{ "", 0x6a09e667f3bcc908ULL, 2, 3, 300000,
-		  300, 1, 0, 1, 1, RFS_SIM_J32, RFS_SIM_RULE },
+		  RFS_SIM_TICK(250), 1, 250, 1, 1, RFS_SIM_WRAP, RFS_SIM_RULE,
+	  RFS_SIM_IDS(NULL, 0) },
 		{ "", 0xbb67ae8584caa73bULL, 4, 4, 300000,
-		  300, 8, 1, 1, 0, RFS_SIM_J64, RFS_SIM_RULE },
+		  RFS_SIM_TICK(1000), 8, 1000, 1, 0, RFS_SIM_BOOT, RFS_SIM_RULE,
+	  RFS_SIM_IDS(NULL, 0) },
+		{ "", 0x3c6ef372fe94f82bULL, 4, 4, 300000,
+		  RFS_SIM_TICK(300), 1, 300, 1, 1, RFS_SIM_BOOT, RFS_SIM_RULE,
+		  RFS_SIM_IDS(rfs_sim_ids300, 300) },
 	};
 	struct rfs_sim_stats sum;
 	unsigned int i;
@@ -1516,6 +1643,12 @@ static void rfs_sim_test_control_no_handover(void **state)
 	rfs_sim_control(RFS_SIM_NO_HANDOVER, "control: local path, no hand-over");
 }
 
+/* RX CPU ids past 255 in 8 bits: CPUs 0 and 256 mark one track. */
+static void rfs_sim_test_control_rx_u8(void **state)
+{
+	rfs_sim_control(RFS_SIM_RX_U8, "control: RX CPU ids in 8 bits");
+}
+
 int main(void)
 {
 	static const struct CMUnitTest tests[] = {
@@ -1527,6 +1660,7 @@ int main(void)
 		cmocka_unit_test(rfs_sim_test_control_deq_delivered),
 		cmocka_unit_test(rfs_sim_test_control_old_rule),
 		cmocka_unit_test(rfs_sim_test_control_no_handover),
+		cmocka_unit_test(rfs_sim_test_control_rx_u8),
 	};
 
 	return cmocka_run_group_tests_name("rfs_order_sim", tests,

@@ -18,6 +18,7 @@
 #include <bpf/bpf_helpers.h>
 
 #include "rfs_common.h"
+#include "rfs_order.h"
 #include "rfs_layout.h"
 
 /* Same definitions as bpf/rfs_maps.bpf.h; the test swaps in real fds. */
@@ -32,7 +33,7 @@ struct {
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(map_flags, BPF_F_MMAPABLE);
-	__uint(max_entries, RFS_MAX_CPUS * RFS_MAX_CPUS);
+	__uint(max_entries, RFS_MAX_CPUS);
 	__type(key, __u32);
 	__type(value, struct rfs_rx_track);
 } rfs_rx_track SEC(".maps");
@@ -58,7 +59,7 @@ int rfs_layout(struct rfs_layout_args *args)
 	o = bpf_map_lookup_elem(&rfs_lay_out, &zero);
 	if (!o)
 		return 1;
-	t0 = (args->target & (RFS_MAX_CPUS - 1)) * RFS_MAX_CPUS;
+	t0 = rfs_rx_track_index(args->target, 0, args->nr_rx_cpus);
 	t1 = t0 + 1;
 	q0 = bpf_map_lookup_elem(&rfs_cpu_queues, &zero);
 	q1 = bpf_map_lookup_elem(&rfs_cpu_queues, &one);

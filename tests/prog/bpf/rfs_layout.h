@@ -10,13 +10,13 @@
 /* In: which target's rfs_rx_track row to look at (the syscall ctx). */
 struct rfs_layout_args {
 	__u32 target;
-	__u32 _pad;
+	__u32 nr_rx_cpus;	/* rfs_globals' */
 };
 
 /*
  * Out, one slot of rfs_lay_out.  q: rfs_cpu_queues[0] and [1].
- * t: rfs_rx_track[target * RFS_MAX_CPUS] and the element after it (the
- * first two RX CPUs of the target's row).  addr is the kernel address as
+ * t: rfs_rx_track[rfs_rx_track_index(target, 0)] and the element after
+ * it (the first two RX CPUs of the target's row).  addr is the kernel address as
  * a number (root may turn a pointer into one); the rest is computed from
  * it in BPF, so the test reads the probe's own arithmetic.
  */

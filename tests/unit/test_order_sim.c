@@ -46,6 +46,14 @@
  *  - the application hops CPUs (desired CPU), flows pause, CPUs leave
  *    the allowed set (kept usable while flows drain) and come back,
  *    kthreads stall (so rings fill and drop), load comes in phases.
+ *  - flows change RX queue, one at a time (a sender's XPS change) or all
+ *    of a queue at once (the queue count lowered, then raised again, as
+ *    `ethtool -L` does), each with nothing in flight: what TCP does
+ *    (it changes queue only then).  The dev table has entries for every
+ *    queue the device allocated, so stale entries stay behind on the
+ *    old queue and are found again when a flow comes back.  A flow moved
+ *    with frames in flight is not modelled: no rule keeps it in order
+ *    (README, Limits).
  *
  * Each step one CPU does one thing.  A decision reads the target's state
  * in one step; the datapath reads it in a few loads, ordered so that each
@@ -66,7 +74,10 @@
  * local flow counted drained at once: its frames in NAPI GRO are
  * overtaken by the poll's redirects, which are flushed first); and RX CPU
  * ids kept in 8 bits, as the datapath once did (CPUs r and r + 256 share
- * a track but number their frames apart).
+ * a track but number their frames apart); and a table made for one RX
+ * queue with the frames of the others folded onto its entries, as the
+ * datapath once did after `ethtool -L` raised the count (two RX CPUs
+ * then write one entry).
  *
  * Fixed seeds, xorshift64.  RFS_SIM_SCALE=n runs n times longer;
  * RFS_SIM_SEED=x replaces the seeds' base.
@@ -117,6 +128,7 @@ enum rfs_sim_mode {
 	RFS_SIM_OLD_RULE,	/* control (c): shared tail, head at dequeue */
 	RFS_SIM_NO_HANDOVER,	/* control (d): a local flow leaves at once */
 	RFS_SIM_RX_U8,		/* control (e): RX CPU ids in 8 bits */
+	RFS_SIM_QUEUE_FOLD,	/* control (f): one queue's entries for all */
 };
 
 enum rfs_sim_uptime {
@@ -147,6 +159,7 @@ struct rfs_sim_stats {
 	unsigned long long verdicts[RFS_V_HELD + 1];
 	unsigned long long handover_self, handover_other;
 	unsigned long long cfg_changes, queue_moves, stalls, sleeps;
+	unsigned long long flow_moves, queue_counts;
 	/* which proofs and moves happened */
 	unsigned long long proof_idle, proof_held, tp_unproven;
 	unsigned long long switch_to_local, switch_from_local;
@@ -742,6 +755,8 @@ static void rfs_sim_rx_frame(struct rfs_sim *s, unsigned int rx,
 	__u32 idx;
 
 	idx = rfs_dev_index(&s->dev[0], f->hash, f->queue);
+	if (!idx && s->p->mode == RFS_SIM_QUEUE_FOLD)
+		idx = rfs_dev_index(&s->dev[0], f->hash, 0);
 	assert_int_not_equal(idx, 0);
 	df = &s->dev[idx];
 	st.cur = rfs_dev_flow_load(df);
@@ -871,7 +886,7 @@ static void rfs_sim_poll_step(struct rfs_sim *s, unsigned int c)
 	}
 	q->pending--;
 	cp->poll_left--;
-	for (tries = 0; tries < 4; tries++) {
+	for (tries = 0; tries < 4 && q->nflows; tries++) {
 		unsigned int fl = q->flows[rfs_sim_below(s, q->nflows)];
 
 		if (s->flow[fl].pause_until > s->step)
@@ -1144,7 +1159,8 @@ static void rfs_sim_init(struct rfs_sim *s, const struct rfs_sim_params *p)
 		s->tg[c].nbatch = RFS_SIM_EPOCH0;
 	}
 	rfs_sim_cfg(s);
-	s->dev[0] = rfs_dev_table_header(RFS_SIM_FLOW_CNT, p->nrx);
+	s->dev[0] = rfs_dev_table_header(RFS_SIM_FLOW_CNT,
+				p->mode == RFS_SIM_QUEUE_FOLD ? 1 : p->nrx);
 	for (i = 0; i < RFS_SIM_FLOWS; i++) {
 		struct rfs_sim_flow *f = &s->flow[i];
 		struct rfs_sim_queue *q;
@@ -1171,6 +1187,55 @@ static int rfs_sim_tick_ok(const struct rfs_sim *s)
 		if (s->cpu[c].poll && s->cpu[c].poll_jiffy != s->jiffies)
 			return 0;
 	return 1;
+}
+
+/* Nothing of the flow in flight: its newest frame is delivered. */
+static int rfs_sim_flow_idle(const struct rfs_sim_flow *f)
+{
+	return f->max_delivered + 1 == f->next_fseq;
+}
+
+static void rfs_sim_flow_to_queue(struct rfs_sim *s, unsigned int fl,
+				  unsigned int to)
+{
+	struct rfs_sim_flow *f = &s->flow[fl];
+	struct rfs_sim_queue *q = &s->q[f->queue];
+	unsigned int i;
+
+	if (to == f->queue)
+		return;
+	for (i = 0; i < q->nflows; i++)
+		if (q->flows[i] == fl)
+			break;
+	assert_true(i < q->nflows);
+	q->flows[i] = q->flows[--q->nflows];
+	f->queue = to;
+	s->q[to].flows[s->q[to].nflows++] = fl;
+	s->st.flow_moves++;
+}
+
+/*
+ * Flows change RX queue with nothing in flight: one flow (XPS), or the
+ * queue count goes to k (flows of queues k and up spread over the
+ * rest; back up, they spread over all again).
+ */
+static void rfs_sim_flow_moves(struct rfs_sim *s, unsigned int r)
+{
+	unsigned int fl, k;
+
+	if (r & 1) {
+		fl = rfs_sim_below(s, RFS_SIM_FLOWS);
+		if (rfs_sim_flow_idle(&s->flow[fl]))
+			rfs_sim_flow_to_queue(s, fl,
+					      rfs_sim_below(s, s->p->nrx));
+		return;
+	}
+	k = 1 + rfs_sim_below(s, s->p->nrx);
+	s->st.queue_counts++;
+	for (fl = 0; fl < RFS_SIM_FLOWS; fl++)
+		if (rfs_sim_flow_idle(&s->flow[fl]) &&
+		    (s->flow[fl].queue >= k || k == s->p->nrx))
+			rfs_sim_flow_to_queue(s, fl, fl % k);
 }
 
 /* Now and then: load phases, CPUs leave and rejoin, queues move. */
@@ -1201,6 +1266,8 @@ static void rfs_sim_events(struct rfs_sim *s)
 			s->q[s->cpu[b].queue].cpu = b;
 			s->st.queue_moves++;
 		}
+	} else if (r < 16 && s->p->nrx > 1) {
+		rfs_sim_flow_moves(s, r);
 	}
 }
 
@@ -1375,6 +1442,8 @@ static void rfs_sim_add(struct rfs_sim_stats *sum,
 	RFS_SIM_ADD(handover_other);
 	RFS_SIM_ADD(cfg_changes);
 	RFS_SIM_ADD(queue_moves);
+	RFS_SIM_ADD(flow_moves);
+	RFS_SIM_ADD(queue_counts);
 	RFS_SIM_ADD(stalls);
 	RFS_SIM_ADD(sleeps);
 	RFS_SIM_ADD(proof_idle);
@@ -1430,8 +1499,9 @@ static int rfs_sim_setup(void **state)
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	secs = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
 	rfs_sim_print("total", 0, &rfs_sim_sum);
-	print_message("%-30s cfg changes %llu queue moves %llu stalls %llu sleeps %llu, largest ring %llu\n",
+	print_message("%-30s cfg changes %llu queue moves %llu flows moved %llu (queue counts %llu) stalls %llu sleeps %llu, largest ring %llu\n",
 		      "", rfs_sim_sum.cfg_changes, rfs_sim_sum.queue_moves,
+		      rfs_sim_sum.flow_moves, rfs_sim_sum.queue_counts,
 		      rfs_sim_sum.stalls, rfs_sim_sum.sleeps,
 		      rfs_sim_sum.max_ring);
 	print_message("%-30s proofs: asleep %llu, past held skbs %llu, none at %llu batches; switches to local %llu, from local %llu; %.1f s\n",
@@ -1469,6 +1539,8 @@ static void rfs_sim_test_coverage(void **state)
 	assert_true(rfs_sim_sum.held_dropped > 0);
 	assert_true(rfs_sim_sum.cfg_changes > 0);
 	assert_true(rfs_sim_sum.queue_moves > 0);
+	assert_true(rfs_sim_sum.flow_moves > 1000);
+	assert_true(rfs_sim_sum.queue_counts > 0);
 	assert_true(rfs_sim_sum.sleeps > 0);
 	assert_true(rfs_sim_sum.proof_idle > 0);
 	assert_true(rfs_sim_sum.proof_held > 0);
@@ -1604,10 +1676,12 @@ static void rfs_sim_control(enum rfs_sim_mode mode, const char *name)
 			p.local_path = 0;
 			p.local_handover = 0;
 		}
-		/* its race is narrow (a kthread delivering between a poll's
-		 * redirect flush and its GRO flush): about one inversion per
-		 * 300 000 steps */
-		if (mode == RFS_SIM_NO_HANDOVER)
+		/* narrow races: a kthread delivering between a poll's
+		 * redirect flush and its GRO flush; two RX CPUs whose ids
+		 * share their low bits sending one flow's slot to one target
+		 * in the same few steps */
+		if (mode == RFS_SIM_NO_HANDOVER || mode == RFS_SIM_RX_U8 ||
+		    mode == RFS_SIM_QUEUE_FOLD)
 			p.steps *= 10;
 		rfs_sim_run(&rfs_sim_state, &p, p.steps * rfs_sim_scale());
 		rfs_sim_print(name, p.seed, &rfs_sim_state.st);
@@ -1649,6 +1723,12 @@ static void rfs_sim_test_control_rx_u8(void **state)
 	rfs_sim_control(RFS_SIM_RX_U8, "control: RX CPU ids in 8 bits");
 }
 
+/* Every RX queue's frames on queue 0's entries. */
+static void rfs_sim_test_control_queue_fold(void **state)
+{
+	rfs_sim_control(RFS_SIM_QUEUE_FOLD, "control: queues folded");
+}
+
 int main(void)
 {
 	static const struct CMUnitTest tests[] = {
@@ -1661,6 +1741,7 @@ int main(void)
 		cmocka_unit_test(rfs_sim_test_control_old_rule),
 		cmocka_unit_test(rfs_sim_test_control_no_handover),
 		cmocka_unit_test(rfs_sim_test_control_rx_u8),
+		cmocka_unit_test(rfs_sim_test_control_queue_fold),
 	};
 
 	return cmocka_run_group_tests_name("rfs_order_sim", tests,

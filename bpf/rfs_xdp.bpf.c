@@ -173,15 +173,15 @@ static __always_inline int rfs_cur_drained(const struct rfs_dev_flow *cur,
 	t.jiffy1 = RFS_READ_ONCE(tr->jiffy1);
 	t.jiffy2 = RFS_READ_ONCE(tr->jiffy2);
 	t.done = RFS_READ_ONCE(tr->done);
-	if (rfs_remote_drained(&t, cur->last, RFS_READ_ONCE(q->delivered), 0))
+	if (rfs_path_drained(cur, &t, RFS_READ_ONCE(q->delivered), 0, 0, 0))
 		return 1;
 	kt = (struct task_struct *)RFS_READ_ONCE(q->kthread);
 	if (!kt || bpf_core_read(&state, sizeof(state), &kt->__state))
 		return 0;
 	/* TASK_INTERRUPTIBLE: asleep at the top of its loop, which it only
 	 * reaches with an empty ring after a full GRO flush. */
-	return rfs_remote_drained(&t, cur->last, RFS_READ_ONCE(q->delivered),
-				  state == RFS_TASK_INTERRUPTIBLE);
+	return rfs_path_drained(cur, &t, RFS_READ_ONCE(q->delivered),
+				state == RFS_TASK_INTERRUPTIBLE, 0, 0);
 }
 
 static __always_inline void rfs_count(struct rfs_if_stats *s,
@@ -264,8 +264,8 @@ int rfs_xdp(struct xdp_md *ctx)
 	if (c.verdict == RFS_V_HELD) {
 		if (st.cur.flags & RFS_DEV_FLOW_LOCAL) {
 			now = bpf_jiffies64();
-			st.cur_drained = rfs_local_drained(&st.cur, now,
-						cfg->local_drain_jiffies);
+			st.cur_drained = rfs_path_drained(&st.cur, NULL, 0, 0,
+						now, cfg->local_drain_jiffies);
 		} else {
 			st.cur_drained = rfs_cur_drained(&st.cur, g);
 		}

@@ -428,4 +428,25 @@ static __always_inline int rfs_local_drained(const struct rfs_dev_flow *cur,
 	return (__s32)((__u32)now - cur->last) >= (__s32)drain_jiffies;
 }
 
+/* ---- the question rfs_xdp asks ----------------------------------------- */
+
+/*
+ * Is every frame on the flow's current path delivered, from what the
+ * asker read?  The local path by the age of its last frame; a remote
+ * path by its marks (t, and the target's delivered epoch), or by its last
+ * frame's mark and the target's kthread seen asleep after the marks were
+ * read (idle).  t NULL: the marks could not be read, nothing is proven.
+ * rfs_xdp asks first with idle 0 and reads the kthread's state only when
+ * the marks prove nothing; the simulator asks the same way.
+ */
+static __always_inline int rfs_path_drained(const struct rfs_dev_flow *cur,
+					    const struct rfs_rx_track *t,
+					    __u32 delivered, int idle,
+					    __u64 now, __u32 drain_jiffies)
+{
+	if (cur->flags & RFS_DEV_FLOW_LOCAL)
+		return rfs_local_drained(cur, now, drain_jiffies);
+	return t && rfs_remote_drained(t, cur->last, delivered, idle);
+}
+
 #endif /* RFS_ORDER_H */

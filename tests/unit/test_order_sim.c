@@ -656,15 +656,15 @@ static int rfs_sim_cur_drained(struct rfs_sim *s, __u32 idx,
 	switch (s->p->mode) {
 	case RFS_SIM_DEQ_DELIVERED:
 		/* control (b): every dequeued batch taken as delivered */
-		return rfs_remote_drained(tr, cur->last, t->q.epoch, 0);
+		return rfs_path_drained(cur, tr, t->q.epoch, 0, 0, 0);
 	case RFS_SIM_OLD_RULE:
 		return rfs_sim_old_drained(s, idx, cur, rx);
 	default:
 		/* the datapath asks without, then with the kthread state */
-		if (rfs_remote_drained(tr, cur->last, t->q.delivered, 0))
+		if (rfs_path_drained(cur, tr, t->q.delivered, 0, 0, 0))
 			return 1;
-		drained = rfs_remote_drained(tr, cur->last, t->q.delivered,
-					     t->asleep);
+		drained = rfs_path_drained(cur, tr, t->q.delivered, t->asleep,
+					   0, 0);
 		s->st.proof_idle += drained;
 		return drained;
 	}
@@ -764,7 +764,8 @@ static void rfs_sim_rx_frame(struct rfs_sim *s, unsigned int rx,
 	if (c.verdict == RFS_V_HELD) {
 		wanted = 1;
 		if (st.cur.flags & RFS_DEV_FLOW_LOCAL)
-			st.cur_drained = rfs_local_drained(&st.cur, s->jiffies,
+			st.cur_drained = rfs_path_drained(&st.cur, NULL, 0, 0,
+						s->jiffies,
 						s->cfg.local_drain_jiffies);
 		else
 			st.cur_drained = rfs_sim_cur_drained(s, idx, &st.cur,

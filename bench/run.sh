@@ -183,7 +183,8 @@
 #   --rr-seconds S, --rr-cells N:BYTES,...: rr-many's seconds per cell
 #             and its cells (default 1.5 and 1:1,16:1,64:1,256:1,1:1024,
 #             16:1024,64:1024,256:1024); longer cells of many connections
-#             show rare stalls (bench/results/2026-12-05/kthread-default)
+#             show rare stalls (bench/results/2026-12-05/kthread-default,
+#             commit 1665295)
 # Results in OUT (default build/bench): results.tsv (one row per figure:
 # workload param mode round metric value unit, bench/README.md),
 # meta.txt (commit, kernel, CPUs, date, command line), results.txt (the

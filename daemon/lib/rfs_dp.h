@@ -147,7 +147,7 @@ int rfs_if_detach(struct rfs_dp *dp, struct rfs_if *ifc, char *err);
  * detach (there is nothing left to detach from). */
 void rfs_if_forget(struct rfs_dp *dp, struct rfs_if *ifc);
 
-/* The interface was renamed: follow it (its pins move to v2/if/<name>). */
+/* The interface was renamed: follow it (its pins move to <layout>/if/<name>). */
 int rfs_if_rename(struct rfs_dp *dp, struct rfs_if *ifc, const char *name);
 bool rfs_if_prog_on(int ifindex, __u32 prog_id);
 

@@ -3,7 +3,7 @@
  * One interface: its own instance of the XDP program (so its settings are
  * one array slot away, no per-frame lookup by ifindex), its dev flow
  * table, counters and config, attached with libxdp and pinned under
- * <pin dir>/v2/if/<name>/.  This file has the object, its pins, its XDP
+ * <pin dir>/<layout>/if/<name>/.  This file has the object, its pins, its XDP
  * hook and its config map; rfs_iface.h lists the others.
  */
 #include <errno.h>

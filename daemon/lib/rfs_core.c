@@ -438,8 +438,8 @@ void rfs_core_fill_ids(struct rfs_dp *dp)
 }
 
 /*
- * A datapath pinned by a build with another pin layout (v1/, v3/ ... next
- * to our own layout): it would keep steering beside a new one, both holding the
+ * A datapath pinned by a build with another pin layout (v1/, v2/ ...
+ * beside ours): it would keep steering beside a new one, both holding the
  * interfaces' XDP hooks.  Refused with what to do; no migration: the
  * layouts differ in what the programs record.
  */

@@ -22,7 +22,7 @@ CC        ?= gcc
 BPFTOOL   ?= bpftool
 B         := build
 
-# ---- SANITIZE=1: userspace with ASan+UBSan (issue 8) ----------------------
+# ---- SANITIZE=1: userspace with ASan+UBSan ---------------------------------
 # `make check SANITIZE=1` builds rfsd, rfsctl, the tools and the tests into
 # build-san/ (the plain build/ is left alone) and runs the suite on them:
 # tests/run.sh and tests/lib/lab.sh take their binaries from $RFS_BUILD.
@@ -327,7 +327,7 @@ clean:
 	$(call msg,CLEAN,$(B))
 	$(Q)rm -rf $(B)
 
-# ---- parser tests and fuzzing (issue 8) -------------------------------------
+# ---- parser tests and fuzzing ----------------------------------------------
 # tests/unit/test_config.c and test_request.c compile rfsd's config.c and
 # request.c into themselves: rebuild them when those change.
 # test_hist compiles the bench's histogram (tests/tools/lib/rfs_hist.c)

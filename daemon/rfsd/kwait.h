@@ -2,11 +2,9 @@
 /*
  * Tell the operator when a CPU's cpumap kthread keeps waiting for its
  * CPU.  The kthread is a task: where other tasks keep that CPU busy, the
- * frames steered there wait with it before the stack sees them (README,
- * "When it pays": one connection at 0.69-0.75x kernel RFS's
- * transactions/s with 7.7-11.5x its p99 next to a busy loop; 0.02x with
- * batch:0), and nothing else in rfsd's log
- * would say so.  Every RFSD_KWAIT_WINDOW seconds rfsd compares each
+ * frames steered there wait with it before the stack sees them (what
+ * that costs next to a busy loop: docs/performance.md), and nothing else
+ * in rfsd's log would say so.  Every RFSD_KWAIT_WINDOW seconds rfsd compares each
  * kthread's wait and runs (the kernel's schedstat, ksched.h) with the
  * window before, and when it ran often and waited RFSD_KWAIT_WARN_NS or
  * more per run, says so once (then not again for that CPU within

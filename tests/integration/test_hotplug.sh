@@ -204,7 +204,7 @@ share_wait()
 	return 1
 }
 
-# Issue 8: a CPU taken offline under traffic and brought back.  Flows
+# A CPU taken offline under traffic and brought back.  Flows
 # steered to CPU 1 (receivers pinned there, the sender on CPU 0) leave it
 # when it goes (the kernel moves the receivers to CPU 0) with no datagram
 # reordered; rfsd logs the change and the removal; CPU 1 leaves the

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # What rfsd finds in the running kernel, what it tells the operator, and
-# its refusal where flows can't be kept in order (issue 11).  The refusal
+# its refusal where flows can't be kept in order.  The refusal
 # is shown on this host by faking the finding: RFS_TEST_FEATURES (rfsd.8,
 # for tests only) overrides what rfs_features.c detected.
 #

@@ -30,7 +30,7 @@ setup()
 	[ -n "$PROG" ] || fail "no XDP program on $LAB_A after attach"
 }
 
-# Issue 8, defect 1: after SIGKILL, 'rfsd --cleanup' removes everything
+# after SIGKILL, 'rfsd --cleanup' removes everything
 # the pinned datapath attached (two interfaces here) and its pins; a
 # second run finds nothing and still succeeds.
 test_cleanup_after_kill()
@@ -63,7 +63,7 @@ test_cleanup_refused_while_running()
 		fail "the refused cleanup touched $LAB_A's program"
 }
 
-# Issue 8, defect 1: a program attached but never pinned (rfsd killed
+# a program attached but never pinned (rfsd killed
 # between the two) is detached by the next rfsd, which can then attach.
 test_orphan_swept()
 {
@@ -91,7 +91,7 @@ test_orphan_swept()
 		fail "rfsctl attach $LAB_A after the sweep failed"
 }
 
-# Issue 8, defect 2: a renamed interface is followed: status, pins,
+# a renamed interface is followed: status, pins,
 # detach under the new name.
 test_rename_live()
 {
@@ -125,7 +125,7 @@ test_rename_while_down()
 	ip link set dev "$new" name "$LAB_A"
 }
 
-# Issue 8, defect 2: moved to another network namespace, the interface
+# moved to another network namespace, the interface
 # keeps no program nobody owns.
 test_netns_move()
 {
@@ -149,7 +149,7 @@ test_netns_move()
 	ip netns del "$ns"
 }
 
-# Issue 8, defect 4: another tool replaces our program.  rfsd notices
+# another tool replaces our program.  rfsd notices
 # (rtnetlink), logs it, drops the interface and shows it as lost; detach
 # then says why instead of succeeding silently.
 test_replaced_by_other_tool()
@@ -181,7 +181,7 @@ test_replaced_by_other_tool()
 	ip link set dev "$LAB_A" xdpdrv off
 }
 
-# Issue 8, defect 6: pins another build made are refused with what to do,
+# pins another build made are refused with what to do,
 # never read into this build's structs: a pinned map with other sizes,
 # and a datapath of another pin layout next to ours.
 test_incompatible_pins()

@@ -469,7 +469,7 @@ flow_cpus()
 		jget '"\n".join("%s %s" % (f["hash"], f["current_cpu"]) for f in d)'
 }
 
-# Stopping rfsd leaves the datapath steering (issue 8, restarts): under
+# Stopping rfsd leaves the datapath steering (restarts): under
 # traffic, SIGTERM exits 0 and leaves the same XDP program on the link and
 # its pins; frames are still steered while rfsd is down; the next rfsd
 # adopts it, same program, same hash seed, the flows on the same CPUs

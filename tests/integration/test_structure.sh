@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The daemon's structure (issue 8, "Structure"), read from what make built:
+# The daemon's structure, read from what make built:
 #
 #   - no dependency cycle between object files: in the graph "A needs a
 #     symbol B defines" (nm), no two objects need each other, directly or

@@ -45,7 +45,7 @@ make_unit()
 # ------------------------------------------------------ without a systemd
 
 # The unit's systemd-analyze security exposure, offline (no unit installed,
-# nothing started): at most SD_MAX_EXPOSURE (issue 8: 5.9 MEDIUM before).
+# nothing started): at most SD_MAX_EXPOSURE.
 test_security_score()
 {
 	local dir out score

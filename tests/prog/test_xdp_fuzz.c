@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * A packet fuzzer for rfs_xdp over BPF_PROG_TEST_RUN (issue 8): the real
+ * A packet fuzzer for rfs_xdp over BPF_PROG_TEST_RUN: the real
  * program, loaded through daemon/lib as rfsd loads it, run on every cut
  * of valid IPv4/IPv6/VLAN/QinQ TCP/UDP frames, on bogus header lengths,
  * on IPv6 extension header chains, on fragments, on mutated frames and on

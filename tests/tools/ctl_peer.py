@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 # A raw peer of rfsd's control socket, for what rfsctl never does
-# (tests/integration/test_daemon_defects.sh).  Every mode ends by itself.
+# (tests/integration/test_control_robust.sh).  Every mode ends by itself.
 #
 #   ctl_peer.py line SOCK TEXT
 #	send TEXT and a newline as it is, print the reply line.

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Tests of daemon/rfsd/config.c, the rfsd.conf parser: what it accepts, and
- * that each bad value gets the message for what is wrong with it (issue 8,
- * defect 7: "sock_flow_entries = 12abc" was "not a power of two").
+ * that each bad value gets the message for what is wrong with it
+ * ("sock_flow_entries = 12abc" is not a number, not "not a power of two").
  *
  * config.c is compiled into this test (it is rfsd's, not the library's);
  * the Makefile rebuilds the test when it changes.  Each case goes through

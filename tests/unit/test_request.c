@@ -2,7 +2,7 @@
 /*
  * Tests of daemon/rfsd/request.c, the control request parser and
  * dispatcher, with a command table of its own (no datapath):
- *  - issue 8, defect 5: a key given twice was silently the last one
+ *  - a key given twice was once silently the last one
  *    ({"cmd":"status","cmd":"detach",...} detached); now refused, naming
  *    the key, however it is spelt; unknown keys are refused by name;
  *  - defect 6: the internal-error reply formatted the command name after

@@ -1,17 +1,18 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Defects of issue 8 found in rfsd's control socket and config, each
-# reproduced against a real rfsd (no interface is attached: a temporary
-# --pin-dir, --socket and config from tests/lib/lab.sh, no veth needed):
+# rfsd's control socket and config against peers and input that once got
+# the better of it, each against a real rfsd (no interface is attached: a
+# temporary --pin-dir, --socket and config from tests/lib/lab.sh, no veth
+# needed):
 #
-#   3  64 idle peers lock the administrator out for the 60 s idle timeout;
-#      a denied peer holds a slot
-#   5  duplicate JSON keys (the last won) and unknown keys
-#   7  a malformed number in the config or on rfsctl's command line is
-#      "not a power of two" instead of "not a number"
+#   - idle, silent or denied peers must not lock the administrator out for
+#     the idle timeout, nor hold a slot
+#   - duplicate JSON keys (the last one used to win) and unknown keys
+#   - a malformed number in the config or on rfsctl's command line is "not
+#     a number", not "not a power of two"
 #
-#	tests/integration/test_daemon_defects.sh [test_name...]
+#	tests/integration/test_control_robust.sh [test_name...]
 #
 # Runs every test_* function of ALL_TESTS (or those named), each in its
 # own subshell with its own rfsd, torn down on every exit path.
@@ -279,4 +280,4 @@ test_cli_not_a_number()
 
 lab_trap
 lab_need "$LAB_PY"
-lab_run_tests test_daemon_defects "${*:-$ALL_TESTS}"
+lab_run_tests test_control_robust "${*:-$ALL_TESTS}"

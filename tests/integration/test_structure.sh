@@ -8,7 +8,10 @@
 #     around a loop.  Checked for rfsd (its objects and the library's),
 #     for rfsctl (its objects and the library objects it pulls in) and for
 #     daemon/lib alone;
-#   - every .c and .h under daemon/ has at most RFS_MAX_LINES (600) lines;
+#   - layering: daemon/lib needs nothing of rfsd's or rfsctl's (no symbol
+#     they define, no header of theirs), and rfsd and rfsctl need nothing
+#     of each other's: files are cut by concern, and a concern shared by
+#     both sides lives in the library;
 #   - rfsctl links only what it uses: no libbpf, libxdp, libelf, libz on
 #     its link line or in its NEEDED entries, and neither rfsd nor rfsctl
 #     has a NEEDED library it does not use (ldd -u).
@@ -25,14 +28,13 @@ set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${RFS_BUILD:-build}
 [[ $BUILD == /* ]] || BUILD=$ROOT/$BUILD
-MAX_LINES=${RFS_MAX_LINES:-600}
 SKIP=249
 
 ALL_TESTS="
 	test_no_cycles_lib
 	test_no_cycles_rfsd
 	test_no_cycles_rfsctl
-	test_file_size
+	test_layering
 	test_rfsctl_libs
 	test_unused_libs
 "
@@ -230,15 +232,48 @@ test_no_cycles_rfsctl()
 	check_cycles rfsctl "$roots" "${OBJS[@]}" "${lib[@]}"
 }
 
-test_file_size()
+# The global symbols the objects of directory $1 (under $BUILD/daemon)
+# define, one per line.
+defined_in()
 {
-	local f n
+	nm --defined-only -g "$BUILD/daemon/$1"/*.o 2>/dev/null |
+		awk 'NF == 3 { print $3 }' | sort -u
+}
 
-	while IFS= read -r f; do
-		n=$(wc -l <"$f")
-		((n > MAX_LINES)) &&
-			fail "${f#"$ROOT"/}: $n lines (at most $MAX_LINES)"
-	done < <(find "$ROOT/daemon" -name '*.[ch]' | sort)
+# The symbols the objects of directory $1 need from elsewhere.
+needed_by()
+{
+	nm -u "$BUILD/daemon/$1"/*.o 2>/dev/null | awk 'NF == 2 { print $2 }' |
+		sort -u
+}
+
+# Headers of directory $2 that files of directory $1 include.
+includes_of()
+{
+	local h
+
+	for h in "$ROOT/daemon/$2"/*.h; do
+		[ -e "$h" ] || continue
+		grep -l "#include \"${h##*/}\"" "$ROOT/daemon/$1"/*.[ch] \
+			2>/dev/null | sed "s|\$|: ${h##*/}|"
+	done
+}
+
+test_layering()
+{
+	local from to bad
+
+	for from in lib rfsd rfsctl; do
+		for to in rfsd rfsctl; do
+			[ "$from" = "$to" ] && continue
+			bad=$(comm -12 <(needed_by "$from") <(defined_in "$to"))
+			[ -z "$bad" ] ||
+				fail "daemon/$from needs $(echo $bad) of daemon/$to"
+			bad=$(includes_of "$from" "$to")
+			[ -z "$bad" ] ||
+				fail "daemon/$from includes daemon/$to's headers: $bad"
+		done
+	done
 }
 
 # The libraries rfsctl must not need: the datapath's.

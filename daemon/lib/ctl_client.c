@@ -111,11 +111,6 @@ void rfs_ctl_close(struct rfs_ctl *ctl)
 	free(ctl);
 }
 
-const char *rfs_ctl_path(const struct rfs_ctl *ctl)
-{
-	return ctl->path;
-}
-
 void rfs_ctl_set_timeout(struct rfs_ctl *ctl, int timeout_ms)
 {
 	ctl->timeout_ms = timeout_ms;

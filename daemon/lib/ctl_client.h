@@ -30,7 +30,6 @@ struct rfs_ctl;
 int rfs_ctl_connect(struct rfs_ctl **ctl, const char *path,
 		    char *err, size_t len);
 void rfs_ctl_close(struct rfs_ctl *ctl);
-const char *rfs_ctl_path(const struct rfs_ctl *ctl);
 
 /* How long rfs_ctl_recv() waits for a whole reply line; < 0: forever.
  * flows replies only after its sampling interval, so add that to it. */

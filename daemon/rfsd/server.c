@@ -502,11 +502,6 @@ void rfsd_server_tick(struct rfsd_server *s, time_t now)
 	}
 }
 
-size_t rfsd_server_clients(const struct rfsd_server *s)
-{
-	return s ? s->n_clients + s->n_denied : 0;
-}
-
 void rfsd_server_close(struct rfsd_server *s)
 {
 	if (!s)

@@ -66,7 +66,6 @@ void rfsd_server_reply(struct rfsd_server *s, struct rfsd_client *c,
 		       struct json_object *reply);
 /* Look group rfs up again (SIGHUP). */
 void rfsd_server_reload_group(struct rfsd_server *s);
-size_t rfsd_server_clients(const struct rfsd_server *s);
 
 uid_t rfsd_client_uid(const struct rfsd_client *c);
 pid_t rfsd_client_pid(const struct rfsd_client *c);

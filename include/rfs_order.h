@@ -116,10 +116,12 @@ static __always_inline int rfs_mark_covers(__u32 m, __u32 seq)
 /* ---- the dev flow table ------------------------------------------------ */
 
 /*
- * Index of a flow's entry in a dev flow table: slot-major, queue-minor, so
- * a slot keeps its place whatever the queue count; entry 0 is the header.
- * The slot uses the hash's high bits: the sock flow table indexes by its
- * low bits, and two flows that collide there should not also collide here.
+ * Index of a flow's entry in a dev flow table: queue-major, slot-minor;
+ * entry 0 is the header.  Each RX queue's entries are one run of memory,
+ * so the CPUs polling two queues write cache lines of their own (only a
+ * run's two ends may share a line with the next run).  The slot uses the
+ * hash's high bits: the sock flow table indexes by its low bits, and two
+ * flows that collide there should not also collide here.
  *
  * Every RX queue has entries of its own, because each entry has one
  * writer: the CPU that polls its queue.  Two RX CPUs writing one entry
@@ -137,7 +139,7 @@ static __always_inline __u32 rfs_dev_index(const struct rfs_dev_flow *hdr,
 
 	if (rxq >= rx_queues)
 		return 0;
-	return 1 + ((hash >> 8) & flow_mask) * rx_queues + rxq;
+	return 1 + rxq * (flow_mask + 1) + ((hash >> 8) & flow_mask);
 }
 
 static __always_inline int rfs_dev_table_ok(const struct rfs_dev_flow *hdr)

@@ -759,11 +759,11 @@ static __u32 rfs_xt_hash(const struct rfs_frame *f)
 }
 
 /* Where the flow's entry is, written out here rather than through
- * rfs_dev_index(): entry 0 is the header, then slot-major, queue-minor
- * by the hash's high bits; a queue the table has no column for uses 0. */
+ * rfs_dev_index(): entry 0 is the header, then queue-major, slot-minor
+ * by the hash's high bits; a queue the table has no entries for has 0. */
 static __u32 rfs_xt_idx_in(__u32 hash, __u32 rxq, __u32 flows, __u32 rxqs)
 {
-	return 1 + ((hash >> 8) % flows) * rxqs + (rxq < rxqs ? rxq : 0);
+	return rxq < rxqs ? 1 + rxq * flows + ((hash >> 8) % flows) : 0;
 }
 
 static __u32 rfs_xt_idx(__u32 hash, __u32 rxq)
@@ -1382,8 +1382,8 @@ static void test_garbage(void **state)
 
 /*
  * ctx_in picks the RX queue: one flow has one entry per queue, at
- * 1 + slot * rx_queues + queue (entry 0 is the header), and a queue
- * beyond the table's rx_queues shares queue 0's.
+ * 1 + queue * flow_cnt + slot (entry 0 is the header), and a queue
+ * beyond the table's rx_queues has none.
  */
 static void test_rx_queue(void **state)
 {
@@ -1415,7 +1415,8 @@ static void test_rx_queue(void **state)
 	rfs_xt_steer_q(&f, 1, NULL);
 	assert_int_equal(rfs_xt_valid_entries(&slot), 1);
 	assert_int_equal(slot, rfs_xt_idx(hash, 1));
-	assert_int_equal(slot, 1 + ((hash >> 8) & (RFS_XT_FLOWS - 1)) * 2 + 1);
+	assert_int_equal(slot,
+			 1 + RFS_XT_FLOWS + ((hash >> 8) & (RFS_XT_FLOWS - 1)));
 	rfs_xt_steer_q(&f, 0, NULL);
 	assert_int_equal(rfs_xt_valid_entries(NULL), 2);
 	assert_true(rfs_xt_entry(hash, 0).flags & RFS_DEV_FLOW_VALID);

@@ -744,9 +744,9 @@ static void rfs_test_dev_index(void **state)
 					/* the header is never a flow's */
 					assert_int_not_equal(idx, 0);
 					assert_true(idx < n);
-					/* slot-major, queue-minor */
+					/* queue-major, slot-minor */
 					assert_int_equal(idx,
-						1 + slot * queues[j] + rxq);
+						1 + rxq * cnts[i] + slot);
 				}
 				/* a queue number the table can't hold */
 				assert_int_equal(rfs_dev_index(&h, hash,

@@ -153,10 +153,11 @@ struct rfs_rx_track {
 	__u64 done;		/* the newest found delivered at a dequeue */
 	__u32 jiffy;		/* low 32 bits of the jiffy of last */
 	__u32 _pad;
+	__u64 _line[2];		/* a cache line each: a track the target
+				   writes and its RX CPU reads never spans
+				   two lines, nor shares one with another */
 };
-/* Four tracks fill three cache lines exactly (rfs_rx_track_row()). */
-_Static_assert(sizeof(struct rfs_rx_track) * 4 % 64 == 0,
-	       "rfs_rx_track layout");
+_Static_assert(sizeof(struct rfs_rx_track) == 64, "rfs_rx_track layout");
 
 /*
  * Carried from rfs_xdp to rfs_cpumap in the frame's XDP metadata, and

@@ -222,23 +222,15 @@ static __always_inline void rfs_record_local(struct rfs_dev_flow *df,
  * rfs_rx_track's row of a target has one track per possible RX CPU: a
  * frame's RX CPU can be any CPU the kernel has, past RFS_MAX_CPUS too,
  * and two RX CPUs must never share a track (each numbers its own frames).
- * A row is padded to a multiple of RFS_RX_TRACK_ALIGN tracks, so that
- * each starts on a cache line (the map's values start on a page) and two
- * targets' rows share none.
+ * A track is one cache line and the map's values start on a page, so no
+ * two tracks share a line.
  */
-#define RFS_RX_TRACK_ALIGN	4
-
-static __always_inline __u32 rfs_rx_track_row(__u32 nr_rx_cpus)
-{
-	return (nr_rx_cpus + RFS_RX_TRACK_ALIGN - 1) &
-	       ~(__u32)(RFS_RX_TRACK_ALIGN - 1);
-}
 
 /* rfsd sizes rfs_rx_track to this many tracks before load. */
 static __always_inline __u32 rfs_rx_track_entries(__u32 nr_cpus,
 						  __u32 nr_rx_cpus)
 {
-	return nr_cpus * rfs_rx_track_row(nr_rx_cpus);
+	return nr_cpus * nr_rx_cpus;
 }
 
 /* Past the map when either CPU is out of range: the lookup then fails
@@ -246,11 +238,9 @@ static __always_inline __u32 rfs_rx_track_entries(__u32 nr_cpus,
 static __always_inline __u32 rfs_rx_track_index(__u32 target, __u32 rx_cpu,
 						__u32 nr_rx_cpus)
 {
-	__u32 row = rfs_rx_track_row(nr_rx_cpus);
-
 	if (target >= RFS_MAX_CPUS || rx_cpu >= nr_rx_cpus)
-		return RFS_MAX_CPUS * row;
-	return target * row + rx_cpu;
+		return RFS_MAX_CPUS * nr_rx_cpus;
+	return target * nr_rx_cpus + rx_cpu;
 }
 
 static __always_inline __u64 rfs_mark(__u32 seq, __u32 epoch)

@@ -3068,6 +3068,7 @@ static void test_layout(void **state)
 	/* rfs_rx_track: a target's row starts a cache line of its own */
 	assert_int_equal(real.t_stride, sizeof(struct rfs_rx_track));
 	assert_int_equal(real.t_mod64[0], 0);
+	assert_int_equal(real.t_mod64[1], 0);
 
 	/* rfs_cpu_queues: every slot on its own two cache lines */
 	assert_int_equal(real.q_stride, sizeof(struct rfs_cpu_queue));

@@ -22,16 +22,38 @@
 #include "rfs_devtab.h"
 #include "rfs_features.h"
 #include "rfs_iface.h"
+#include "rfs_link.h"
 #include "rfs_pin.h"
 #include "rfs_xdp.skel.h"
 
-static __u32 rfs_count_rx_queues(const char *name)
+/*
+ * The dev flow table has a row of entries per RX queue the device
+ * allocated (dev->num_rx_queues), not per queue it has now: ethtool -L
+ * can raise the real count at any time up to the allocated one, and a
+ * frame from a queue the table has no row for can't be kept in order
+ * (two RX CPUs would write one entry).  No frame's rx_queue_index reaches
+ * past the allocated count.  sysfs lists only the real queues: it is the
+ * fallback when rtnetlink can't tell (a kernel without CONFIG_RPS).
+ * Past RFS_MAX_RX_QUEUES frames go up the stack unsteered.
+ */
+static __u32 rfs_count_rx_queues(const char *name, int ifindex)
 {
-	__u32 n = rfs_sysfs_rx_queues(name, NULL, NULL);
+	__u32 n = 0;
+	int e = rfs_link_num_rx_queues(ifindex, &n);
 
+	if (e) {
+		n = rfs_sysfs_rx_queues(name, NULL, NULL);
+		pr_debug("%s: can't read how many RX queues it allocated (rtnetlink): %s; sized for the %u it has now (sysfs), queues added later are not steered\n",
+			 name, strerror(-e), n);
+	}
 	if (!n)
 		n = 1;
-	return n > RFS_MAX_RX_QUEUES ? RFS_MAX_RX_QUEUES : n;
+	if (n > RFS_MAX_RX_QUEUES) {
+		pr_warn("%s: %u RX queues, xdp-rfs steers the first %u: frames from the others go up the stack unsteered\n",
+			name, n, RFS_MAX_RX_QUEUES);
+		n = RFS_MAX_RX_QUEUES;
+	}
+	return n;
 }
 
 /* Open this interface's XDP object with the shared maps reused. */
@@ -186,7 +208,7 @@ int rfs_iface_attach(const struct rfs_if_env *env, const char *name,
 				     name, other, other_name);
 			goto fail;
 		}
-		ifc->rx_queues = rfs_count_rx_queues(name);
+		ifc->rx_queues = rfs_count_rx_queues(name, ifc->ifindex);
 		if (rfs_if_rps_on(name, rps, sizeof(rps))) {
 			e = rfs_errf(err, EBUSY,
 				     "attach %s: kernel RPS is on (%s is not 0): "

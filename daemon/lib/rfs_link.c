@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * One RTM_GETLINK request for one link, answered synchronously on a
+ * socket of its own: rfsd's event socket (daemon/rfsd/netlink.c) is
+ * subscribed to link events, whose messages would mix with the answer.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <libmnl/libmnl.h>
+#include <linux/if_link.h>
+#include <linux/rtnetlink.h>
+
+#include "rfs_link.h"
+
+/* A link message without VF info (not asked for) fits with room. */
+#define RFS_LINK_BUF	(32 * 1024)
+
+struct rfs_link_rxq {
+	__u32 n;
+	bool found;
+};
+
+static int rfs_link_rxq_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct rfs_link_rxq *q = data;
+	const struct nlattr *a;
+
+	if (nlh->nlmsg_type != RTM_NEWLINK ||
+	    mnl_nlmsg_get_payload_len(nlh) < sizeof(struct ifinfomsg))
+		return MNL_CB_OK;
+	mnl_attr_for_each(a, nlh, sizeof(struct ifinfomsg))
+		if (mnl_attr_get_type(a) == IFLA_NUM_RX_QUEUES &&
+		    mnl_attr_validate(a, MNL_TYPE_U32) >= 0) {
+			q->n = mnl_attr_get_u32(a);
+			q->found = true;
+		}
+	return MNL_CB_OK;
+}
+
+int rfs_link_num_rx_queues(int ifindex, __u32 *out)
+{
+	struct rfs_link_rxq q = {};
+	struct mnl_socket *nl;
+	struct ifinfomsg *ifi;
+	struct nlmsghdr *nlh;
+	unsigned int seq, portid;
+	char *buf;
+	ssize_t n;
+	int e = 0;
+
+	buf = malloc(RFS_LINK_BUF);
+	if (!buf)
+		return -ENOMEM;
+	nl = mnl_socket_open2(NETLINK_ROUTE, SOCK_CLOEXEC);
+	if (!nl || mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID)) {
+		e = -errno;
+		goto out;
+	}
+	portid = mnl_socket_get_portid(nl);
+	seq = (unsigned int)time(NULL);
+	nlh = mnl_nlmsg_put_header(buf);
+	nlh->nlmsg_type = RTM_GETLINK;
+	nlh->nlmsg_flags = NLM_F_REQUEST;
+	nlh->nlmsg_seq = seq;
+	ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
+	ifi->ifi_family = AF_UNSPEC;
+	ifi->ifi_index = ifindex;
+	if (mnl_socket_sendto(nl, nlh, nlh->nlmsg_len) < 0) {
+		e = -errno;
+		goto out;
+	}
+	/* one message back, no dump and no ack asked for: the link, or an
+	 * error (ENODEV), which mnl_cb_run returns as -1 with errno set */
+	do
+		n = mnl_socket_recvfrom(nl, buf, RFS_LINK_BUF);
+	while (n < 0 && errno == EINTR);
+	if (n < 0 || mnl_cb_run(buf, n, seq, portid, rfs_link_rxq_cb, &q) < 0) {
+		e = -errno;
+		goto out;
+	}
+	if (!q.found || !q.n)
+		e = -EOPNOTSUPP;
+	else
+		*out = q.n;
+out:
+	if (nl)
+		mnl_socket_close(nl);
+	free(buf);
+	return e;
+}

@@ -363,7 +363,7 @@ static void interfaces(FILE *f, struct json_object *status)
 		fputs("\"} 1\n", f);
 	}
 	iface_gauge(f, "interface_rx_queues",
-		    "RX queues of the interface (one device flow table each).",
+		    "RX queues the interface allocated (each has its own run of the flow table).",
 		    ifs, "rx_queues");
 	iface_gauge(f, "interface_flow_cnt",
 		    "Entries of each of the interface's device flow tables (per RX queue).",

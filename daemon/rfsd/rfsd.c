@@ -389,7 +389,7 @@ int main(int argc, char **argv)
 	};
 	char err[RFSD_CONFIG_ERR_LEN], cgerr[256];
 	struct rfs_dp_opts opts = {};
-	bool verbose = false, adopted = false, keep_nice;
+	bool verbose = false, adopted = false, served = false, keep_nice;
 	int ret = EXIT_FAILURE, e, ncaps;
 	char caps[128];
 
@@ -529,27 +529,20 @@ int main(int argc, char **argv)
 		ret = EXIT_SUCCESS;
 	sd_notify(0, d.cfg.detach_on_exit ? "STOPPING=1\nSTATUS=detaching" :
 		  "STOPPING=1\nSTATUS=leaving the datapath steering");
-	rfsd_kflood_stop(&d.kflood, &d.loop);
 	rfsd_sampler_cancel(&d.sampler, d.dp);
+	served = true;
+out:
+	/* the one way out: a stop detaches only when configured to; a
+	 * failed start removes what it made, and leaves what it adopted */
+	rfsd_kflood_stop(&d.kflood, &d.loop);
 	rfsd_metrics_close(d.metrics);
-	d.metrics = NULL;
 	rfsd_server_close(d.srv);
-	d.srv = NULL;
 	rfsd_netlink_close(d.nl);
-	d.nl = NULL;
-	rfs_dp_close(d.dp, d.cfg.detach_on_exit);
-	d.dp = NULL;
-	if (ret == EXIT_SUCCESS)
+	if (d.dp)
+		rfs_dp_close(d.dp, served ? d.cfg.detach_on_exit : !adopted);
+	if (served && ret == EXIT_SUCCESS)
 		pr_info(d.cfg.detach_on_exit ? "detached; bye\n" :
 			"left the datapath pinned and steering; bye\n");
-out:
-	rfsd_kflood_stop(&d.kflood, &d.loop);
-	rfsd_metrics_close(d.metrics);
-	rfsd_server_close(d.srv);
-	rfsd_netlink_close(d.nl);
-	/* a failed start removes what it made, and leaves what it adopted */
-	if (d.dp)
-		rfs_dp_close(d.dp, !adopted);
 	rfsd_ifaces_free(&d.ifaces);
 	rfsd_config_free(&d.cfg);
 	close_fds(&d);

@@ -374,3 +374,43 @@ clean-fuzz:
 	$(call msg,CLEAN,$(FUZZ_B))
 	$(Q)rm -rf $(FUZZ_B)
 # ---- end parser tests and fuzzing -------------------------------------------
+
+# ---- the Debian package, its image, the DaemonSet (contrib/README.md) ------
+#   make deb              build/deb/xdp-rfs_VERSION_ARCH.deb, built with
+#                         dpkg-buildpackage in a copy of the tree; lintian
+#                         errors fail it
+#   make image            an OCI image of that package (podman, no registry)
+#   make check-package    versions N and N+1 of the package through apt in a
+#                         systemd-nspawn Debian machine: install, upgrade
+#                         under traffic, remove, purge (root)
+#   make check-container  the image under podman on a lab veth: steering,
+#                         a restart under traffic (root)
+#   make check-manifests  contrib/kubernetes without a cluster
+DEB_OUT     := build/deb
+DEB_VERSION  = $(shell dpkg-parsechangelog -l debian/changelog -S Version)
+DEB_ARCH     = $(shell dpkg --print-architecture)
+DEB_FILE     = $(DEB_OUT)/xdp-rfs_$(DEB_VERSION)_$(DEB_ARCH).deb
+DEB_NEXT     = $(DEB_OUT)/next/xdp-rfs_$(DEB_VERSION)+1_$(DEB_ARCH).deb
+IMAGE       ?= localhost/xdp-rfs:$(DEB_VERSION)
+.PHONY: deb image check-package check-container check-manifests
+
+deb: deps
+	$(Q)scripts/deb.sh --out $(DEB_OUT)
+
+image: deb
+	$(Q)contrib/container/build.sh $(DEB_FILE) $(IMAGE)
+
+check-package: deb
+	$(Q)$(MAKE) --no-print-directory all $(B)/tests/rfs_seq
+	$(Q)DEB_BUILD_OPTIONS=nocheck scripts/deb.sh --no-lintian \
+		--out $(DEB_OUT)/next --version $(DEB_VERSION)+1
+	$(Q)RFS_DEB_N=$(CURDIR)/$(DEB_FILE) RFS_DEB_N1=$(CURDIR)/$(DEB_NEXT) \
+		tests/package/test_upgrade.sh
+
+check-container: deb
+	$(Q)$(MAKE) --no-print-directory all $(B)/tests/rfs_seq
+	$(Q)RFS_DEB_N=$(CURDIR)/$(DEB_FILE) tests/package/test_container.sh
+
+check-manifests:
+	$(Q)tests/package/test_manifests.sh
+# ---- end package, image, DaemonSet -------------------------------------------

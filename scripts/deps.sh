@@ -10,7 +10,8 @@ libmnl-dev iproute2 ethtool iputils-ping sockperf iperf3 linux-perf
 systemd procps python3 clang-16 libfuzzer-16-dev libclang-rt-16-dev
 qemu-system-x86 busybox-static cpio kmod
 systemd-container debootstrap util-linux libncurses-dev tmux gnuplot-nox
-libmicrohttpd-dev prometheus curl"
+libmicrohttpd-dev prometheus curl
+debhelper devscripts lintian podman runc yamllint"
 # libncurses-dev: rfsctl top's live view; tmux: tests/integration/
 # test_top.sh runs it in a detached 80x24 session and reads the pane
 # systemd-container, debootstrap: tests/integration/test_systemd.sh boots a

@@ -392,9 +392,12 @@ DEB_ARCH     = $(shell dpkg --print-architecture)
 DEB_FILE     = $(DEB_OUT)/xdp-rfs_$(DEB_VERSION)_$(DEB_ARCH).deb
 DEB_NEXT     = $(DEB_OUT)/next/xdp-rfs_$(DEB_VERSION)+1_$(DEB_ARCH).deb
 IMAGE       ?= localhost/xdp-rfs:$(DEB_VERSION)
-.PHONY: deb image check-package check-container check-manifests
+.PHONY: deps-package deb image check-package check-container check-manifests
 
-deb: deps
+deps-package:
+	$(Q)scripts/deps.sh package
+
+deb: deps-package
 	$(Q)scripts/deb.sh --out $(DEB_OUT)
 
 image: deb
@@ -411,6 +414,6 @@ check-container: deb
 	$(Q)$(MAKE) --no-print-directory all $(B)/tests/rfs_seq
 	$(Q)RFS_DEB_N=$(CURDIR)/$(DEB_FILE) tests/package/test_container.sh
 
-check-manifests:
+check-manifests: deps-package
 	$(Q)tests/package/test_manifests.sh
 # ---- end package, image, DaemonSet -------------------------------------------

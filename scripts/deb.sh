@@ -32,10 +32,10 @@ while [ $# -gt 0 ]; do
 done
 for c in dpkg-buildpackage dh dch; do
 	command -v "$c" >/dev/null ||
-		{ echo "deb: '$c' is missing: make deps" >&2; exit 1; }
+		{ echo "deb: '$c' is missing: sudo scripts/deps.sh package" >&2; exit 1; }
 done
 [ -z "$lintian" ] || command -v lintian >/dev/null ||
-	{ echo "deb: 'lintian' is missing: make deps" >&2; exit 1; }
+	{ echo "deb: 'lintian' is missing: sudo scripts/deps.sh package" >&2; exit 1; }
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/xdp-rfs-deb.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT

@@ -2,6 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # Install the Debian packages xdp-rfs needs to build, test and run its demo,
 # only those missing.  Run as root on Debian 12 (make deps does it).
+#   scripts/deps.sh package   also what make deb, image and check-package
+#                             need (contrib/README.md): not for make check
 set -eu
 
 PKGS="clang llvm make gcc pkg-config libbpf-dev libxdp-dev xdp-tools bpftool
@@ -10,7 +12,8 @@ libmnl-dev iproute2 ethtool iputils-ping sockperf iperf3 linux-perf
 systemd procps python3 clang-16 libfuzzer-16-dev libclang-rt-16-dev
 qemu-system-x86 busybox-static cpio kmod
 systemd-container debootstrap util-linux libncurses-dev tmux gnuplot-nox
-libmicrohttpd-dev prometheus curl
+libmicrohttpd-dev prometheus curl"
+[ "${1:-}" = package ] && PKGS="$PKGS
 debhelper devscripts lintian podman runc yamllint"
 # libncurses-dev: rfsctl top's live view; tmux: tests/integration/
 # test_top.sh runs it in a detached 80x24 session and reads the pane

@@ -175,6 +175,10 @@ $(B)/tests/test_%: tests/prog/test_%.c $(HEADERS) $(SKELS) $(LIB_OBJS) $(wildcar
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -Itests/prog $(PKG_CFLAGS) -o $@ $< $(LIB_OBJS) -lcmocka $(PKG_LIBS) -lelf -lz
 
+# test_percpu checks, at the call, that every lookup the library makes on
+# a per-CPU map has room for all possible CPUs: it wraps libbpf's lookup.
+$(B)/tests/test_percpu: private CFLAGS += -Wl,--wrap=bpf_map_lookup_elem
+
 # ---- tests/prog BPF objects (test_xdp's layout probe, rfs_rearm) ----------
 # tests/prog/bpf/*.bpf.c: small programs loaded next to the real datapath:
 # layout.bpf.c reads where its map values are (test_xdp), rearm.bpf.c lets

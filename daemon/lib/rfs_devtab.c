@@ -140,12 +140,13 @@ int rfs_devtab_busy(const struct rfs_if_env *env, int table_fd, __u32 cpu,
 	struct rfs_cpu_queue *queues = NULL;
 	struct rfs_dev_flow *t = NULL;
 	bool idle[RFS_MAX_CPUS], quiet[RFS_MAX_CPUS];
-	/* per-CPU values of rfs_tx_seq, as the kernel lays them out */
+	/* per-CPU values of rfs_tx_seq, as the kernel lays them out: one
+	 * per possible CPU (rfs_lookup_percpu) */
 	const size_t stride_words =
 		rfs_percpu_stride(sizeof(struct rfs_tx_seq)) / sizeof(__u32);
-	__u32 *tx = NULL, zero = 0;
+	__u32 *tx = NULL;
 	__u32 n = 0, i;
-	int e, busy = 0, jiffies_known = -1;
+	int e, busy = 0, ncpu = 0, jiffies_known = -1;
 	__u64 now = 0;
 
 	e = rfs_read_table(table_fd, &t, &n);
@@ -179,11 +180,8 @@ int rfs_devtab_busy(const struct rfs_if_env *env, int table_fd, __u32 cpu,
 		goto out;
 	rfs_kthreads_idle(env, idle, quiet);
 	/* after the sleep was seen: a drop recorded since is covered too */
-	tx = calloc(env->nr_cpus, stride_words * sizeof(__u32));
-	if (tx && bpf_map_lookup_elem(env->tx_seq_fd, &zero, tx)) {
-		free(tx);
-		tx = NULL;
-	}
+	tx = rfs_lookup_percpu(env->tx_seq_fd, 0, sizeof(struct rfs_tx_seq),
+			       &ncpu);
 	for (i = 1; i < n && !busy; i++) {
 		const struct rfs_dev_flow *f = &t[i];
 
@@ -211,7 +209,7 @@ int rfs_devtab_busy(const struct rfs_if_env *env, int table_fd, __u32 cpu,
 		 * either marked or lost. */
 		if (!rfs_cpuset_has(env->in_cpumap, f->cpu))
 			continue;
-		if (quiet[f->cpu] && tx &&
+		if (quiet[f->cpu] && tx && f->rx_cpu < ncpu &&
 		    rfs_seq_after_eq(tx[(size_t)f->rx_cpu * stride_words +
 					RFS_MAX_CPUS + f->cpu], f->last))
 			continue;

@@ -403,20 +403,17 @@ int rfs_dp_read_backlog(const struct rfs_dp *dp, __u64 *out)
 {
 	const size_t stride =
 		rfs_percpu_stride(sizeof(struct rfs_tx_seq)) / sizeof(__u32);
-	__u32 *tx, zero = 0, key, sent, done, dropped;
+	__u32 *tx, key, sent, done, dropped;
 	struct rfs_rx_track tr;
-	int nr = dp->nr_cpus, rx, t, e = 0;
+	int nr = dp->nr_cpus, ncpu, rx, t, e = 0;
 
-	tx = calloc(nr, stride * sizeof(__u32));
+	tx = rfs_lookup_percpu(dp->tx_seq_fd, 0, sizeof(struct rfs_tx_seq),
+			       &ncpu);
 	if (!tx)
-		return -ENOMEM;
-	if (bpf_map_lookup_elem(dp->tx_seq_fd, &zero, tx)) {
-		e = -errno;
-		goto out;
-	}
+		return -errno;
 	for (t = 0; t < nr; t++) {
 		out[t] = 0;
-		for (rx = 0; rx < nr; rx++) {
+		for (rx = 0; rx < nr && rx < ncpu; rx++) {
 			sent = tx[(size_t)rx * stride + t];
 			if (!sent)	/* never sent there: no lookup */
 				continue;

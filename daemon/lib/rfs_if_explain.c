@@ -54,6 +54,7 @@ int rfs_iface_explain(const struct rfs_if_env *env, struct rfs_if *ifc,
 	__u32 hash, slot, zero = 0, i;
 	__u32 *tx = NULL;
 	size_t nq = ifc->rx_queues ? ifc->rx_queues : 1;
+	int ncpu = 0;
 
 	*out = NULL;
 	*n = 0;
@@ -67,13 +68,9 @@ int rfs_iface_explain(const struct rfs_if_env *env, struct rfs_if *ifc,
 	in->have_sock = !bpf_map_lookup_elem(env->sock_flows_fd, &slot,
 					     &in->sock_entry);
 	qs = calloc(nq, sizeof(*qs));
-	tx = calloc(env->nr_cpus, stride_words * sizeof(__u32));
-	if (!qs || !tx) {
-		free(qs);
-		free(tx);
+	if (!qs)
 		return rfs_errf(err, ENOMEM, "explain %s: out of memory",
 				ifc->name);
-	}
 	for (i = 0; i < nq; i++) {
 		struct rfs_explain_queue *q = &qs[i];
 		__u32 key, cpu;
@@ -101,10 +98,9 @@ int rfs_iface_explain(const struct rfs_if_env *env, struct rfs_if *ifc,
 	/* after the marks, as rfs_cur_drained() reads them */
 	rfs_kthreads_idle(env, idle, quiet);
 	in->have_jiffies = rfs_read_jiffies(&in->jiffies);
-	if (bpf_map_lookup_elem(env->tx_seq_fd, &zero, tx)) {
-		free(tx);
-		tx = NULL;
-	}
+	/* one value per possible CPU, not per steered one */
+	tx = rfs_lookup_percpu(env->tx_seq_fd, 0, sizeof(struct rfs_tx_seq),
+			       &ncpu);
 	for (i = 0; i < nq; i++) {
 		struct rfs_explain_queue *q = &qs[i];
 
@@ -113,7 +109,8 @@ int rfs_iface_explain(const struct rfs_if_env *env, struct rfs_if *ifc,
 		    q->cur.cpu >= env->nr_cpus)
 			continue;
 		q->kthread_asleep_now = idle[q->cur.cpu];
-		if (tx && q->cur.rx_cpu < env->nr_cpus) {
+		if (tx && q->cur.rx_cpu < env->nr_cpus &&
+		    q->cur.rx_cpu < ncpu) {
 			const __u32 *t = tx + (size_t)q->cur.rx_cpu * stride_words;
 
 			q->have_tx = true;

@@ -171,6 +171,12 @@ $(B)/tests/test_kjudge: tests/unit/test_kjudge.c $(HEADERS) $(LIB_HDRS) \
 	$(Q)$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $< $(B)/daemon/lib/rfs_kjudge.o \
 		$(B)/daemon/lib/rfs_features.o -lcmocka $(PKG_LIBS) -lz
 
+# test_hold: the held-flow judge (rfs_hold.c), pure
+$(B)/tests/test_hold: tests/unit/test_hold.c $(HEADERS) $(LIB_HDRS) \
+		     $(B)/daemon/lib/rfs_hold.o | $(B)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $< $(B)/daemon/lib/rfs_hold.o -lcmocka
+
 $(B)/tests/test_%: tests/prog/test_%.c $(HEADERS) $(SKELS) $(LIB_OBJS) $(wildcard tests/prog/*.h) | $(B)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -Itests/prog $(PKG_CFLAGS) -o $@ $< $(LIB_OBJS) -lcmocka $(PKG_LIBS) -lelf -lz

@@ -21,6 +21,7 @@
 #include <bpf/libbpf.h>
 
 #include "log.h"
+#include "mono.h"
 #include "rfs_bpf.h"
 #include "rfs_dp_int.h"
 #include "rfs_pin.h"
@@ -538,9 +539,21 @@ int rfs_if_set_cpus(struct rfs_dp *dp, struct rfs_if *ifc,
 		    const struct rfs_cpuset *cpus, char *err)
 {
 	struct rfs_if_env env = rfs_dp_env(dp);
+	int e = rfs_iface_set_cpus(&env, ifc, cpus, err);
 
-	return rfs_iface_set_cpus(&env, ifc, cpus, err);
+	/* a removal that waits starts now, not at the next refresh */
+	rfs_iface_note_leaving(ifc, rfs_mono_ms());
+	return e;
 }
+
+int rfs_if_holds(struct rfs_dp *dp, struct rfs_if *ifc,
+		 struct rfs_hold_cpu **out, size_t *n, char *err)
+{
+	struct rfs_if_env env = rfs_dp_env(dp);
+
+	return rfs_iface_holds(&env, ifc, out, n, err);
+}
+
 
 int rfs_if_set_flow_cnt(struct rfs_dp *dp, struct rfs_if *ifc, __u32 n,
 			char *err)

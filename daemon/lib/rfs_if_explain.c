@@ -14,6 +14,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "mono.h"
 #include "rfs_bpf.h"
 #include "rfs_devtab.h"
 #include "rfs_explain.h"
@@ -101,13 +102,23 @@ int rfs_iface_explain(const struct rfs_if_env *env, struct rfs_if *ifc,
 	/* one value per possible CPU, not per steered one */
 	tx = rfs_lookup_percpu(env->tx_seq_fd, 0, sizeof(struct rfs_tx_seq),
 			       &ncpu);
+	rfs_iface_note_leaving(ifc, rfs_mono_ms());
 	for (i = 0; i < nq; i++) {
 		struct rfs_explain_queue *q = &qs[i];
+		struct rfs_hold_in h = { .f = q->cur };
 
 		if (!(q->cur.flags & RFS_DEV_FLOW_VALID) ||
-		    (q->cur.flags & RFS_DEV_FLOW_LOCAL) ||
 		    q->cur.cpu >= env->nr_cpus)
 			continue;
+		q->leaving_since_ms = ifc->leaving_since_ms[q->cur.cpu];
+		/* rfs_devtab_busy()'s question, on what was read above */
+		h.have_jiffies = in->have_jiffies;
+		h.jiffies = in->jiffies;
+		h.drain_jiffies = ifc->local_drain_jiffies;
+		if (q->cur.flags & RFS_DEV_FLOW_LOCAL) {
+			q->hold = rfs_hold_judge(&h);
+			continue;
+		}
 		q->kthread_asleep_now = idle[q->cur.cpu];
 		if (tx && q->cur.rx_cpu < env->nr_cpus &&
 		    q->cur.rx_cpu < ncpu) {
@@ -117,6 +128,14 @@ int rfs_iface_explain(const struct rfs_if_env *env, struct rfs_if *ifc,
 			q->tx_seq = t[q->cur.cpu];
 			q->tx_dropped_upto = t[RFS_MAX_CPUS + q->cur.cpu];
 		}
+		h.in_cpumap = rfs_cpuset_has(env->in_cpumap, q->cur.cpu);
+		h.track = q->track;
+		h.delivered = q->have_cpu_queue ? q->q.delivered : 0;
+		h.idle = idle[q->cur.cpu];
+		h.quiet = quiet[q->cur.cpu];
+		h.have_tx = q->have_tx;
+		h.dropped_upto = q->tx_dropped_upto;
+		q->hold = rfs_hold_judge(&h);
 	}
 	free(tx);
 	*out = qs;

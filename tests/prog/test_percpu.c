@@ -199,6 +199,29 @@ static void rfs_test_busy_reads_all_cpus(void **state)
 	rfs_pc_expect_whole();
 }
 
+/* status' leaving CPUs: the removal's test, every held flow kept. */
+static void rfs_test_holds_reads_all_cpus(void **state)
+{
+	struct rfs_cpuset allowed = pc.ifc->allowed, usable = pc.ifc->usable;
+	struct rfs_hold_cpu *cs = NULL;
+	char err[RFS_ERR_LEN] = "";
+	size_t n = 0;
+	int e;
+
+	/* CPU 0 leaving: taken out of allowed, still usable */
+	rfs_cpuset_zero(&pc.ifc->allowed);
+	rfs_cpuset_zero(&pc.ifc->usable);
+	rfs_cpuset_add(&pc.ifc->usable, 0);
+	e = rfs_if_holds(pc.dp, pc.ifc, &cs, &n, err);
+	pc.ifc->allowed = allowed;
+	pc.ifc->usable = usable;
+	assert_int_equal(e, 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(cs[0].cpu, 0);
+	free(cs);
+	rfs_pc_expect_whole();
+}
+
 /* rfsctl explain: the flow's sequence counters. */
 static void rfs_test_explain_reads_all_cpus(void **state)
 {
@@ -235,6 +258,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		T(rfs_test_backlog_reads_all_cpus),
 		T(rfs_test_busy_reads_all_cpus),
+		T(rfs_test_holds_reads_all_cpus),
 		T(rfs_test_explain_reads_all_cpus),
 		T(rfs_test_stats_read_all_cpus),
 	};

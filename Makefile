@@ -171,9 +171,19 @@ $(B)/tests/test_kjudge: tests/unit/test_kjudge.c $(HEADERS) $(LIB_HDRS) \
 	$(Q)$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $< $(B)/daemon/lib/rfs_kjudge.o \
 		$(B)/daemon/lib/rfs_features.o -lcmocka $(PKG_LIBS) -lz
 
+# test_hold: the held-flow judge (rfs_hold.c), pure
+$(B)/tests/test_hold: tests/unit/test_hold.c $(HEADERS) $(LIB_HDRS) \
+		     $(B)/daemon/lib/rfs_hold.o | $(B)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $< $(B)/daemon/lib/rfs_hold.o -lcmocka
+
 $(B)/tests/test_%: tests/prog/test_%.c $(HEADERS) $(SKELS) $(LIB_OBJS) $(wildcard tests/prog/*.h) | $(B)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -Itests/prog $(PKG_CFLAGS) -o $@ $< $(LIB_OBJS) -lcmocka $(PKG_LIBS) -lelf -lz
+
+# test_percpu checks, at the call, that every lookup the library makes on
+# a per-CPU map has room for all possible CPUs: it wraps libbpf's lookup.
+$(B)/tests/test_percpu: private CFLAGS += -Wl,--wrap=bpf_map_lookup_elem
 
 # ---- tests/prog BPF objects (test_xdp's layout probe, rfs_rearm) ----------
 # tests/prog/bpf/*.bpf.c: small programs loaded next to the real datapath:

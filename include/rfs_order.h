@@ -142,6 +142,20 @@ static __always_inline __u32 rfs_dev_index(const struct rfs_dev_flow *hdr,
 	return 1 + rxq * (flow_mask + 1) + ((hash >> 8) & flow_mask);
 }
 
+/* rfs_dev_index() undone: the slot and queue of a flow entry's index. */
+static __always_inline int rfs_dev_locate(const struct rfs_dev_flow *hdr,
+					  __u32 index, __u32 *slot, __u32 *rxq)
+{
+	__u32 flow_cnt = hdr->last + 1;
+
+	if (!(hdr->flags & RFS_DEV_TABLE_HDR) || !hdr->rx_cpu || !index ||
+	    index > flow_cnt * hdr->rx_cpu)
+		return 0;
+	*rxq = (index - 1) / flow_cnt;
+	*slot = (index - 1) % flow_cnt;
+	return 1;
+}
+
 static __always_inline int rfs_dev_table_ok(const struct rfs_dev_flow *hdr)
 {
 	return (hdr->flags & RFS_DEV_TABLE_HDR) && hdr->rx_cpu;

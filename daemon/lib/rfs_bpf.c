@@ -176,21 +176,39 @@ __u32 rfs_obj_id(int fd)
 	return info.prog.id;
 }
 
+void *rfs_lookup_percpu(int fd, __u32 key, size_t size, int *ncpu)
+{
+	int n = libbpf_num_possible_cpus();
+	char *buf;
+
+	*ncpu = 0;
+	if (n <= 0) {
+		errno = n < 0 ? -n : EINVAL;
+		return NULL;
+	}
+	buf = calloc(n, rfs_percpu_stride(size));
+	if (!buf)
+		return NULL;
+	if (bpf_map_lookup_elem(fd, &key, buf)) {
+		int e = errno;
+
+		free(buf);
+		errno = e;
+		return NULL;
+	}
+	*ncpu = n;
+	return buf;
+}
+
 int rfs_read_percpu(int fd, __u32 key, size_t size, void *out, int n)
 {
 	size_t stride = rfs_percpu_stride(size);
-	int ncpu = libbpf_num_possible_cpus(), i;
+	int ncpu, i;
 	char *buf;
 
-	if (ncpu <= 0)
-		return -EINVAL;
-	buf = calloc(ncpu, stride);
+	buf = rfs_lookup_percpu(fd, key, size, &ncpu);
 	if (!buf)
-		return -ENOMEM;
-	if (bpf_map_lookup_elem(fd, &key, buf)) {
-		free(buf);
 		return -errno;
-	}
 	for (i = 0; i < n && i < ncpu; i++)
 		memcpy((char *)out + i * size, buf + i * stride, size);
 	free(buf);

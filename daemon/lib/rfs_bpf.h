@@ -46,6 +46,14 @@ static inline size_t rfs_percpu_stride(size_t size)
 {
 	return (size + 7) & ~(size_t)7;
 }
+/*
+ * A per-CPU map's value for key, whole, as the kernel writes it: one
+ * stride per *possible* CPU, which may be more than the CPUs xdp-rfs
+ * steers to (RFS_MAX_CPUS): a buffer sized by the steering cap would be
+ * overrun.  A new buffer (free() it) with *ncpu values, or NULL with
+ * errno set.
+ */
+void *rfs_lookup_percpu(int fd, __u32 key, size_t size, int *ncpu);
 
 /* The object pinned at <base>/<dir>/<name>: its fd, or -errno. */
 int rfs_get_pinned(const char *base, const char *dir, const char *name);

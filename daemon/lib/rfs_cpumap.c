@@ -11,6 +11,7 @@
 #include <bpf/bpf.h>
 
 #include "log.h"
+#include "mono.h"
 #include "rfs_dp_int.h"
 
 /*
@@ -98,7 +99,9 @@ int rfs_dp_refresh_cpus(struct rfs_dp *dp, char *err)
 	dp->online = online;
 	/* Interfaces first: no flow may be sent to a queue about to go. */
 	env = rfs_dp_env(dp);
-	for (i = 0; i < dp->n_ifs; i++)
+	for (i = 0; i < dp->n_ifs; i++) {
 		rfs_iface_refresh(&env, dp->ifs[i]);
+		rfs_iface_note_leaving(dp->ifs[i], rfs_mono_ms());
+	}
 	return rfs_cpumap_sync(dp, err);
 }

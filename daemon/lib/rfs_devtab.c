@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Dev flow tables seen from userspace: making one (with its header entry),
- * asking whether any flow in one still has frames in flight on a CPU, and
- * resizing live.  The questions are answered with the same code the XDP
+ * asking whether any flow in one still has frames in flight on a CPU (and
+ * which, and why: rfs_hold.h), and resizing live.  The questions are answered with the same code the XDP
  * program runs (include/rfs_order.h), on the counters the kernel side
  * keeps.
  *
@@ -29,6 +29,7 @@
 #include "rfs_bpf.h"
 #include "rfs_devtab.h"
 #include "rfs_features.h"
+#include "rfs_hold.h"
 #include "rfs_order.h"
 #include "rfs_pin.h"
 
@@ -133,19 +134,30 @@ static int rfs_read_table(int fd, struct rfs_dev_flow **out, __u32 *n)
 	return 0;
 }
 
-int rfs_devtab_busy(const struct rfs_if_env *env, int table_fd, __u32 cpu,
-		    __u32 drain_jiffies)
+typedef int (*rfs_held_fn)(void *ctx, const struct rfs_held_flow *h);
+
+/*
+ * Judge every flow of a table on a CPU of cpus (NULL: on any) with the
+ * drain test (rfs_hold_judge) and hand each held one to fn, until fn
+ * returns nonzero.  Returns fn's last value, 0, or -errno.  The removal
+ * (busy: stop at the first) and the reports (collect them all) ask the
+ * same question here, so what status shows is what holds the CPU.
+ */
+static int rfs_devtab_scan(const struct rfs_if_env *env, int table_fd,
+			   const struct rfs_cpuset *cpus, __u32 drain_jiffies,
+			   bool prev_table, rfs_held_fn fn, void *ctx)
 {
 	struct rfs_rx_track *tracks = NULL;
 	struct rfs_cpu_queue *queues = NULL;
 	struct rfs_dev_flow *t = NULL;
 	bool idle[RFS_MAX_CPUS], quiet[RFS_MAX_CPUS];
-	/* per-CPU values of rfs_tx_seq, as the kernel lays them out */
+	/* per-CPU values of rfs_tx_seq, as the kernel lays them out: one
+	 * per possible CPU (rfs_lookup_percpu) */
 	const size_t stride_words =
 		rfs_percpu_stride(sizeof(struct rfs_tx_seq)) / sizeof(__u32);
-	__u32 *tx = NULL, zero = 0;
+	__u32 *tx = NULL;
 	__u32 n = 0, i;
-	int e, busy = 0, jiffies_known = -1;
+	int e, r = 0, ncpu = 0, jiffies_known = -1;
 	__u64 now = 0;
 
 	e = rfs_read_table(table_fd, &t, &n);
@@ -164,8 +176,8 @@ int rfs_devtab_busy(const struct rfs_if_env *env, int table_fd, __u32 cpu,
 
 		if (!(t[i].flags & RFS_DEV_FLOW_VALID) ||
 		    (t[i].flags & RFS_DEV_FLOW_LOCAL) ||
-		    (cpu != RFS_NO_CPU && t[i].cpu != cpu) ||
-		    t[i].cpu >= env->nr_cpus)
+		    t[i].cpu >= env->nr_cpus ||
+		    (cpus && !rfs_cpuset_has(cpus, t[i].cpu)))
 			continue;
 		key = rfs_rx_track_index(t[i].cpu, t[i].rx_cpu,
 					 env->nr_rx_cpus);
@@ -180,18 +192,21 @@ int rfs_devtab_busy(const struct rfs_if_env *env, int table_fd, __u32 cpu,
 		goto out;
 	rfs_kthreads_idle(env, idle, quiet);
 	/* after the sleep was seen: a drop recorded since is covered too */
-	/* libbpf fills one value per possible CPU */
-	tx = calloc(env->nr_possible, stride_words * sizeof(__u32));
-	if (tx && bpf_map_lookup_elem(env->tx_seq_fd, &zero, tx)) {
-		free(tx);
-		tx = NULL;
-	}
-	for (i = 1; i < n && !busy; i++) {
+	tx = rfs_lookup_percpu(env->tx_seq_fd, 0, sizeof(struct rfs_tx_seq),
+			       &ncpu);
+	for (i = 1; i < n && !r; i++) {
 		const struct rfs_dev_flow *f = &t[i];
+		struct rfs_hold_in in = { .f = *f };
+		struct rfs_held_flow h = {
+			.index = i,
+			.flow_mask = t[0].last,
+			.prev_table = prev_table,
+			.f = *f,
+		};
 
 		if (!(f->flags & RFS_DEV_FLOW_VALID) ||
-		    (cpu != RFS_NO_CPU && f->cpu != cpu) ||
-		    f->cpu >= env->nr_cpus)
+		    f->cpu >= env->nr_cpus ||
+		    (cpus && !rfs_cpuset_has(cpus, f->cpu)))
 			continue;
 		/* A local flow passed up recently: until it drains, its CPU
 		 * stays in the cpumap, so that the flow can hand over
@@ -202,31 +217,64 @@ int rfs_devtab_busy(const struct rfs_if_env *env, int table_fd, __u32 cpu,
 		if (f->flags & RFS_DEV_FLOW_LOCAL) {
 			if (jiffies_known < 0)
 				jiffies_known = rfs_read_jiffies(&now);
-			busy = jiffies_known &&
-			       !rfs_local_drained(f, now, drain_jiffies);
-			continue;
+			in.have_jiffies = jiffies_known;
+			in.jiffies = now;
+			in.drain_jiffies = drain_jiffies;
+		} else {
+			/* A CPU no longer in the cpumap will never be waited
+			 * on.  A last frame lost on a full ring would keep
+			 * its flow "in flight" for ever: once the target has
+			 * been asleep long enough, a frame numbered before a
+			 * flush that dropped is either marked or lost. */
+			in.in_cpumap = rfs_cpuset_has(env->in_cpumap, f->cpu);
+			in.track = tracks[i];
+			in.delivered = queues[f->cpu].delivered;
+			in.idle = idle[f->cpu];
+			in.quiet = quiet[f->cpu];
+			in.have_tx = tx && f->rx_cpu < ncpu;
+			if (in.have_tx)
+				in.dropped_upto =
+					tx[(size_t)f->rx_cpu * stride_words +
+					   RFS_MAX_CPUS + f->cpu];
+			h.kthread_asleep = idle[f->cpu];
 		}
-		/* A CPU no longer in the cpumap will never be waited on.  A
-		 * last frame lost on a full ring would keep its flow "in
-		 * flight" for ever: once the target has been asleep long
-		 * enough, a frame numbered before a flush that dropped is
-		 * either marked or lost. */
-		if (!rfs_cpuset_has(env->in_cpumap, f->cpu))
+		h.why = rfs_hold_judge(&in);
+		if (h.why == RFS_HOLD_NONE)
 			continue;
-		if (quiet[f->cpu] && tx && f->rx_cpu < env->nr_possible &&
-		    rfs_seq_after_eq(tx[(size_t)f->rx_cpu * stride_words +
-					RFS_MAX_CPUS + f->cpu], f->last))
-			continue;
-		busy = !rfs_remote_drained(&tracks[i], f->last,
-					   queues[f->cpu].delivered,
-					   idle[f->cpu]);
+		rfs_hold_locate(&t[0], i, &h.slot, &h.rxq);
+		r = fn(ctx, &h);
 	}
 out:
 	free(t);
 	free(tracks);
 	free(queues);
 	free(tx);
-	return e ? e : busy;
+	return e ? e : r;
+}
+
+static int rfs_held_stop(void *ctx, const struct rfs_held_flow *h)
+{
+	return 1;
+}
+
+int rfs_devtab_busy(const struct rfs_if_env *env, int table_fd, __u32 cpu,
+		    __u32 drain_jiffies)
+{
+	struct rfs_cpuset one;
+
+	rfs_cpuset_zero(&one);
+	if (cpu != RFS_NO_CPU)
+		rfs_cpuset_add(&one, cpu);
+	return rfs_devtab_scan(env, table_fd, cpu == RFS_NO_CPU ? NULL : &one,
+			       drain_jiffies, false, rfs_held_stop, NULL);
+}
+
+static int rfs_held_collect(void *ctx, const struct rfs_held_flow *h)
+{
+	struct rfs_hold_cpu *by_cpu = ctx;
+
+	rfs_hold_add(&by_cpu[h->f.cpu], h);
+	return 0;
 }
 
 /* The table in slot 1 of the outer map, or -ENOENT. */
@@ -257,6 +305,25 @@ int rfs_devtab_in_flight(const struct rfs_if_env *env,
 	busy = rfs_devtab_busy(env, prev, cpu, ifc->local_drain_jiffies);
 	close(prev);
 	return busy;
+}
+
+int rfs_devtab_holds(const struct rfs_if_env *env, const struct rfs_if *ifc,
+		     const struct rfs_cpuset *cpus, struct rfs_hold_cpu *by_cpu)
+{
+	int e, prev;
+
+	e = rfs_devtab_scan(env, ifc->dev_flows_fd, cpus,
+			    ifc->local_drain_jiffies, false, rfs_held_collect,
+			    by_cpu);
+	if (e)
+		return e;
+	prev = rfs_devtab_prev_fd(ifc);
+	if (prev < 0)
+		return 0;
+	e = rfs_devtab_scan(env, prev, cpus, ifc->local_drain_jiffies, true,
+			    rfs_held_collect, by_cpu);
+	close(prev);
+	return e;
 }
 
 void rfs_devtab_retire(const struct rfs_if_env *env, struct rfs_if *ifc)

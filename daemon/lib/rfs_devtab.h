@@ -7,6 +7,7 @@
 #ifndef RFS_DEVTAB_H
 #define RFS_DEVTAB_H
 
+#include "rfs_hold.h"
 #include "rfs_iface.h"
 
 /* A new table with its header entry written; its fd or -errno. */
@@ -16,6 +17,11 @@ int rfs_devtab_create(int btf_src_fd, __u32 flow_cnt, __u32 rx_queues);
  * last frame; 0 when none has, or -errno. */
 int rfs_devtab_busy(const struct rfs_if_env *env, int table_fd, __u32 cpu,
 		    __u32 drain_jiffies);
+/* The flows of the interface's current and previous table held on a CPU
+ * of cpus, counted into by_cpu[their cpu] (RFS_MAX_CPUS entries, zeroed
+ * by the caller).  0 or -errno. */
+int rfs_devtab_holds(const struct rfs_if_env *env, const struct rfs_if *ifc,
+		     const struct rfs_cpuset *cpus, struct rfs_hold_cpu *by_cpu);
 /* The same over the interface's current and previous table. */
 int rfs_devtab_in_flight(const struct rfs_if_env *env,
 			 const struct rfs_if *ifc, __u32 cpu);

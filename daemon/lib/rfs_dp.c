@@ -21,6 +21,7 @@
 #include <bpf/libbpf.h>
 
 #include "log.h"
+#include "mono.h"
 #include "rfs_bpf.h"
 #include "rfs_dp_int.h"
 #include "rfs_pin.h"
@@ -169,7 +170,6 @@ int rfs_dp_open(struct rfs_dp **out, const struct rfs_dp_opts *o,
 		e = rfs_errf(err, n ? n : EINVAL, "can't count possible CPUs");
 		goto fail;
 	}
-	dp->nr_possible = n;
 	dp->nr_cpus = n > RFS_MAX_CPUS ? RFS_MAX_CPUS : n;
 	dp->nr_rx_cpus = n > RFS_MAX_RX_CPUS ? RFS_MAX_RX_CPUS : n;
 	if (n > RFS_MAX_CPUS)
@@ -408,21 +408,17 @@ int rfs_dp_read_backlog(const struct rfs_dp *dp, __u64 *out)
 {
 	const size_t stride =
 		rfs_percpu_stride(sizeof(struct rfs_tx_seq)) / sizeof(__u32);
-	__u32 *tx, zero = 0, key, sent, done, dropped;
+	__u32 *tx, key, sent, done, dropped;
 	struct rfs_rx_track tr;
-	int nr = dp->nr_cpus, rx, t, e = 0;
+	int nr = dp->nr_cpus, ncpu, rx, t, e = 0;
 
-	/* libbpf fills one value per possible CPU */
-	tx = calloc(dp->nr_possible, stride * sizeof(__u32));
+	tx = rfs_lookup_percpu(dp->tx_seq_fd, 0, sizeof(struct rfs_tx_seq),
+			       &ncpu);
 	if (!tx)
-		return -ENOMEM;
-	if (bpf_map_lookup_elem(dp->tx_seq_fd, &zero, tx)) {
-		e = -errno;
-		goto out;
-	}
+		return -errno;
 	for (t = 0; t < nr; t++) {
 		out[t] = 0;
-		for (rx = 0; rx < dp->nr_rx_cpus; rx++) {
+		for (rx = 0; rx < dp->nr_rx_cpus && rx < ncpu; rx++) {
 			sent = tx[(size_t)rx * stride + t];
 			if (!sent)	/* never sent there: no lookup */
 				continue;
@@ -547,9 +543,21 @@ int rfs_if_set_cpus(struct rfs_dp *dp, struct rfs_if *ifc,
 		    const struct rfs_cpuset *cpus, char *err)
 {
 	struct rfs_if_env env = rfs_dp_env(dp);
+	int e = rfs_iface_set_cpus(&env, ifc, cpus, err);
 
-	return rfs_iface_set_cpus(&env, ifc, cpus, err);
+	/* a removal that waits starts now, not at the next refresh */
+	rfs_iface_note_leaving(ifc, rfs_mono_ms());
+	return e;
 }
+
+int rfs_if_holds(struct rfs_dp *dp, struct rfs_if *ifc,
+		 struct rfs_hold_cpu **out, size_t *n, char *err)
+{
+	struct rfs_if_env env = rfs_dp_env(dp);
+
+	return rfs_iface_holds(&env, ifc, out, n, err);
+}
+
 
 int rfs_if_set_flow_cnt(struct rfs_dp *dp, struct rfs_if *ifc, __u32 n,
 			char *err)

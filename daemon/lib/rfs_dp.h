@@ -174,6 +174,23 @@ int rfs_if_set_cpus(struct rfs_dp *dp, struct rfs_if *ifc,
 		    const struct rfs_cpuset *cpus, char *err);
 int rfs_if_set_flow_cnt(struct rfs_dp *dp, struct rfs_if *ifc, __u32 n,
 			char *err);
+/*
+ * A CPU taken out of the set (or gone offline) while flows had frames in
+ * flight there is leaving: no new flows, and it stays usable until each
+ * of its flows is proven drained, which a flow that never leaves a gap
+ * never is.  rfs_if_holds(): each leaving CPU, since when, and the flows
+ * it waits for with the reason (rfs_hold.h); *out has *n entries, NULL
+ * and 0 when no CPU is leaving (caller frees).
+ */
+struct rfs_hold_cpu;
+int rfs_if_holds(struct rfs_dp *dp, struct rfs_if *ifc,
+		 struct rfs_hold_cpu **out, size_t *n, char *err);
+/* When cpu started leaving ifc, monotonic ms; 0: it is not leaving. */
+__u64 rfs_if_leaving_since(const struct rfs_if *ifc, unsigned int cpu);
+/* Time to warn that cpu still leaves after bound_ms (rfs_hold_warn_due,
+ * on the CPU's own record: once at the bound, then as the wait doubles). */
+bool rfs_if_leaving_warn_due(struct rfs_if *ifc, unsigned int cpu,
+			     __u64 now_ms, __u64 bound_ms);
 /* The in-order rule off (noguard, benchmarks only) or back on. */
 int rfs_if_set_noguard(struct rfs_dp *dp, struct rfs_if *ifc, bool on,
 		       char *err);

@@ -32,7 +32,6 @@ struct rfs_dp {
 	int lock_fd;
 	int nr_cpus;			/* possible CPUs, <= RFS_MAX_CPUS */
 	int nr_rx_cpus;			/* possible CPUs, <= RFS_MAX_RX_CPUS */
-	int nr_possible;		/* possible CPUs: per-CPU map values */
 	__u32 qsize;
 	enum rfs_trace_mode trace_mode;
 	struct rfs_kfeatures feat;	/* found at open */
@@ -72,7 +71,6 @@ static inline struct rfs_if_env rfs_dp_env(struct rfs_dp *dp)
 		.base = dp->base,
 		.nr_cpus = dp->nr_cpus,
 		.nr_rx_cpus = dp->nr_rx_cpus,
-		.nr_possible = dp->nr_possible,
 		.globals = &dp->globals,
 		.online = &dp->online,
 		.in_cpumap = &dp->in_cpumap,

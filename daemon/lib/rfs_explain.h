@@ -25,6 +25,7 @@
 #include "rfs_common.h"
 #include "rfs_decide.h"
 #include "rfs_hash.h"
+#include "rfs_hold.h"
 
 /* The state rfs_xdp reads for a flow, as the maps hold it now. */
 struct rfs_explain_in {
@@ -62,6 +63,12 @@ struct rfs_explain_queue {
 	__u32 tx_seq;			/* last seq cur.rx_cpu sent to cur.cpu */
 	__u32 tx_dropped_upto;
 	int kthread_asleep_now;		/* -1: unknown; seen in /proc now */
+	/* why the flow still holds cur.cpu, by the test rfsd asks before
+	 * it lets a leaving CPU go (rfs_hold_judge, on the state above) */
+	enum rfs_hold_why hold;
+	/* cur.cpu is leaving the interface (out of its set, flows still
+	 * draining) since this monotonic ms; 0: it is not */
+	__u64 leaving_since_ms;
 };
 
 enum rfs_explain_drain {

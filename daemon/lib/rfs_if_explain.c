@@ -14,6 +14,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "mono.h"
 #include "rfs_bpf.h"
 #include "rfs_devtab.h"
 #include "rfs_explain.h"
@@ -52,9 +53,10 @@ int rfs_iface_explain(const struct rfs_if_env *env, struct rfs_if *ifc,
 		rfs_percpu_stride(sizeof(struct rfs_tx_seq)) / sizeof(__u32);
 	bool idle[RFS_MAX_CPUS], quiet[RFS_MAX_CPUS];
 	struct rfs_explain_queue *qs;
-	__u32 hash, slot, zero = 0, i;
+	__u32 hash, slot, i;
 	__u32 *tx = NULL;
 	size_t nq = ifc->rx_queues ? ifc->rx_queues : 1;
+	int ncpu = 0;
 
 	*out = NULL;
 	*n = 0;
@@ -68,14 +70,9 @@ int rfs_iface_explain(const struct rfs_if_env *env, struct rfs_if *ifc,
 	in->have_sock = !bpf_map_lookup_elem(env->sock_flows_fd, &slot,
 					     &in->sock_entry);
 	qs = calloc(nq, sizeof(*qs));
-	/* libbpf fills one value per possible CPU */
-	tx = calloc(env->nr_possible, stride_words * sizeof(__u32));
-	if (!qs || !tx) {
-		free(qs);
-		free(tx);
+	if (!qs)
 		return rfs_errf(err, ENOMEM, "explain %s: out of memory",
 				ifc->name);
-	}
 	for (i = 0; i < nq; i++) {
 		struct rfs_explain_queue *q = &qs[i];
 		__u32 key, cpu;
@@ -103,25 +100,42 @@ int rfs_iface_explain(const struct rfs_if_env *env, struct rfs_if *ifc,
 	/* after the marks, as rfs_cur_drained() reads them */
 	rfs_kthreads_idle(env, idle, quiet);
 	in->have_jiffies = rfs_read_jiffies(&in->jiffies);
-	if (bpf_map_lookup_elem(env->tx_seq_fd, &zero, tx)) {
-		free(tx);
-		tx = NULL;
-	}
+	/* one value per possible CPU, not per steered one */
+	tx = rfs_lookup_percpu(env->tx_seq_fd, 0, sizeof(struct rfs_tx_seq),
+			       &ncpu);
+	rfs_iface_note_leaving(ifc, rfs_mono_ms());
 	for (i = 0; i < nq; i++) {
 		struct rfs_explain_queue *q = &qs[i];
+		struct rfs_hold_in h = { .f = q->cur };
 
 		if (!(q->cur.flags & RFS_DEV_FLOW_VALID) ||
-		    (q->cur.flags & RFS_DEV_FLOW_LOCAL) ||
 		    q->cur.cpu >= env->nr_cpus)
 			continue;
+		q->leaving_since_ms = ifc->leaving_since_ms[q->cur.cpu];
+		/* rfs_devtab_busy()'s question, on what was read above */
+		h.have_jiffies = in->have_jiffies;
+		h.jiffies = in->jiffies;
+		h.drain_jiffies = ifc->local_drain_jiffies;
+		if (q->cur.flags & RFS_DEV_FLOW_LOCAL) {
+			q->hold = rfs_hold_judge(&h);
+			continue;
+		}
 		q->kthread_asleep_now = idle[q->cur.cpu];
-		if (tx && q->cur.rx_cpu < env->nr_possible) {
+		if (tx && q->cur.rx_cpu < ncpu) {
 			const __u32 *t = tx + (size_t)q->cur.rx_cpu * stride_words;
 
 			q->have_tx = true;
 			q->tx_seq = t[q->cur.cpu];
 			q->tx_dropped_upto = t[RFS_MAX_CPUS + q->cur.cpu];
 		}
+		h.in_cpumap = rfs_cpuset_has(env->in_cpumap, q->cur.cpu);
+		h.track = q->track;
+		h.delivered = q->have_cpu_queue ? q->q.delivered : 0;
+		h.idle = idle[q->cur.cpu];
+		h.quiet = quiet[q->cur.cpu];
+		h.have_tx = q->have_tx;
+		h.dropped_upto = q->tx_dropped_upto;
+		q->hold = rfs_hold_judge(&h);
 	}
 	free(tx);
 	*out = qs;

@@ -10,6 +10,7 @@
  *	rfs_if_adopt.c	take it over from the pins an earlier rfsd left
  *	rfs_if_set.c	live changes: CPUs, table size, the CPU refresh
  *	rfs_if_sample.c	counters and flow sampling
+ *	rfs_if_hold.c	the CPUs leaving it and the flows they wait for
  *
  * None of them sees struct rfs_dp or the list of interfaces: what they
  * need of the shared datapath is handed to every call as a struct
@@ -26,6 +27,7 @@
 
 #include "rfs_dp.h"
 #include "rfs_explain.h"
+#include "rfs_hold.h"
 
 /*
  * What an interface's code needs of the shared datapath: where its pins
@@ -38,7 +40,6 @@ struct rfs_if_env {
 	const char *base;		/* <pin_dir>/v3: pins go in if/<name>/ */
 	int nr_cpus;			/* possible CPUs, <= RFS_MAX_CPUS */
 	int nr_rx_cpus;			/* possible CPUs, <= RFS_MAX_RX_CPUS */
-	int nr_possible;		/* possible CPUs: per-CPU map values */
 	const struct rfs_globals *globals;
 	const struct rfs_cpuset *online;
 	const struct rfs_cpuset *in_cpumap;	/* CPUs with a cpumap entry */
@@ -76,6 +77,11 @@ struct rfs_if {
 	bool sampling;
 	bool noguard;			/* in-order rule off (bench only) */
 	bool rps_on;			/* kernel RPS seen on (logged once) */
+	/* per CPU leaving it (usable, not allowed: its flows drain): when
+	 * that was first seen, monotonic ms (0: not leaving), and the wait
+	 * at which rfsd warns next (rfs_hold_warn_due) */
+	__u64 leaving_since_ms[RFS_MAX_CPUS];
+	__u64 leaving_warn_ms[RFS_MAX_CPUS];
 
 	int prog_fd;
 	__u32 prog_id;
@@ -167,6 +173,16 @@ void rfs_iface_sample_stop(struct rfs_if *ifc);
 int rfs_iface_sample_collect(const struct rfs_if_env *env, struct rfs_if *ifc,
 			     size_t limit, struct rfs_flow_sample **out,
 			     size_t *n, char *err);
+
+/* ---- rfs_if_hold.c ---- */
+
+/* Stamp the CPUs that started leaving (usable, not allowed) at now_ms
+ * and forget those that stopped. */
+void rfs_iface_note_leaving(struct rfs_if *ifc, __u64 now_ms);
+/* Each leaving CPU with the flows it waits for: *out has *n (caller
+ * frees; NULL and 0 when none leaves). */
+int rfs_iface_holds(const struct rfs_if_env *env, struct rfs_if *ifc,
+		    struct rfs_hold_cpu **out, size_t *n, char *err);
 
 /* ---- rfs_if_explain.c ---- */
 

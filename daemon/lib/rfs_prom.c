@@ -342,6 +342,63 @@ static void iface_gauge(FILE *f, const char *name, const char *help,
 	}
 }
 
+/*
+ * CPUs taken out of an interface's set that still wait for flows to
+ * drain (status' "leaving"): how many, the flows they wait for, and how
+ * long the oldest has waited.  A removal that never finishes shows as a
+ * wait that only grows.  Left out for an rfsd that does not report it.
+ */
+static void leaving(FILE *f, struct json_object *ifs)
+{
+	static const struct rfs_prom_ctr fams[] = {
+		{ "interface_leaving_cpus", "CPUs removed from the interface's set that stay usable until their flows are proven drained (in order)." },
+		{ "interface_held_flows", "Flows keeping a leaving CPU usable: their last frame there is not yet proven delivered." },
+		{ "interface_leaving_wait_seconds", "How long the interface's oldest leaving CPU has waited for its flows to drain; 0 when none is leaving." },
+	};
+	size_t i, k, j;
+	bool any = false;
+
+	for (i = 0; i < arr_len(ifs); i++)
+		any |= member(json_object_array_get_idx(ifs, i), "leaving",
+			      json_type_array) != NULL;
+	if (!any)
+		return;
+	for (k = 0; k < sizeof(fams) / sizeof(fams[0]); k++) {
+		family(f, fams[k].key, "", "gauge", fams[k].help);
+		for (i = 0; i < arr_len(ifs); i++) {
+			struct json_object *o = json_object_array_get_idx(ifs, i);
+			struct json_object *lv = member(o, "leaving",
+							json_type_array);
+			struct json_object *held = member(o, "held_flows",
+							  json_type_int);
+			const char *nm = member_str(o, "name");
+			long long ms = 0;
+
+			if (!nm || !lv)
+				continue;
+			fprintf(f, "rfs_%s{interface=\"", fams[k].key);
+			rfs_prom_label_value(f, nm);
+			fputs("\"} ", f);
+			if (k == 0) {
+				fprintf(f, "%zu\n", arr_len(lv));
+			} else if (k == 1) {
+				fprintf(f, "%lld\n", held ?
+					(long long)json_object_get_int64(held) : 0);
+			} else {
+				for (j = 0; j < arr_len(lv); j++) {
+					struct json_object *w = member(
+						json_object_array_get_idx(lv, j),
+						"waited_ms", json_type_int);
+
+					if (w && json_object_get_int64(w) > ms)
+						ms = json_object_get_int64(w);
+				}
+				fprintf(f, "%lld.%03lld\n", ms / 1000, ms % 1000);
+			}
+		}
+	}
+}
+
 static void interfaces(FILE *f, struct json_object *status)
 {
 	struct json_object *ifs = member(status, "interfaces", json_type_array);
@@ -374,6 +431,7 @@ static void interfaces(FILE *f, struct json_object *status)
 	iface_gauge(f, "interface_active_cpus",
 		    "CPUs the interface's flows are steered to now (configured and online).",
 		    ifs, "active_cpus");
+	leaving(f, ifs);
 	if (!arr_len(lost))
 		return;
 	family(f, "interface_lost", "", "gauge",

@@ -128,6 +128,16 @@ static void print_order(struct json_object *o)
 	       json_object_get_boolean(k) ? "asleep" : "running");
 }
 
+static void print_hold(struct json_object *h)
+{
+	long long cpu = num(h, "cpu", -1), ms = num(h, "leaving_waited_ms", -1);
+
+	printf("    held on CPU %lld: %s\n", cpu, str(h, "why"));
+	if (json_object_get_boolean(obj(h, "cpu_leaving")))
+		printf("    CPU %lld is leaving this interface (removed %lld.%lld s ago): it is released once this flow and the others there drain (rfsctl status)\n",
+		       cpu, ms / 1000, ms % 1000 / 100);
+}
+
 static void explain_plain(struct json_object *r)
 {
 	struct json_object *sock = obj(r, "sock"), *qs = obj(r, "rx_queues");
@@ -177,6 +187,8 @@ static void explain_plain(struct json_object *r)
 				    obj(q, "prev_entry"));
 		if (obj(q, "order"))
 			print_order(obj(q, "order"));
+		if (obj(q, "hold"))
+			print_hold(obj(q, "hold"));
 		for (j = 0; cases && j < json_object_array_length(cases); j++) {
 			struct json_object *c = json_object_array_get_idx(cases, j);
 

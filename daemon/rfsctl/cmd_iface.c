@@ -71,6 +71,40 @@ const struct rfs_opt set_cpus_opts[] = {
 };
 const struct set_cpus_cfg set_cpus_defaults;
 
+static long long jnum(struct json_object *o, const char *key)
+{
+	struct json_object *v;
+
+	return json_object_object_get_ex(o, key, &v) && v ?
+	       json_object_get_int64(v) : -1;
+}
+
+/* A CPU taken out of the set whose flows have not all drained yet: it
+ * stays usable, and is released once they have (rfsctl(8), status). */
+static void print_leaving(struct json_object *c)
+{
+	struct json_object *held, *why;
+	long long flows = jnum(c, "flows"), shown = 0;
+	size_t i;
+
+	printf("  %-18s cpu %lld, removed %lld.%lld s ago, waits for %lld flow%s to drain (no new flows; released once none is in flight)\n",
+	       "leaving", jnum(c, "cpu"), jnum(c, "waited_ms") / 1000,
+	       jnum(c, "waited_ms") % 1000 / 100, flows,
+	       flows == 1 ? "" : "s");
+	if (!json_object_object_get_ex(c, "held", &held) ||
+	    !json_object_is_type(held, json_type_array))
+		return;
+	for (i = 0; i < json_object_array_length(held); i++) {
+		struct json_object *h = json_object_array_get_idx(held, i);
+
+		if (json_object_object_get_ex(h, "why", &why))
+			printf("    %s\n", json_object_get_string(why));
+		shown++;
+	}
+	if (flows > shown)
+		printf("    and %lld more\n", flows - shown);
+}
+
 void rfs_print_iface_plain(struct json_object *ifc)
 {
 	static const char *const order[] = {
@@ -78,8 +112,9 @@ void rfs_print_iface_plain(struct json_object *ifc)
 		"cpus", "active_cpus", NULL
 	};
 	static const char *const skip[] = { "name", "noguard", "kernel_rps",
-					    NULL };
-	struct json_object *name, *ng, *rps;
+					    "leaving", "held_flows", NULL };
+	struct json_object *name, *ng, *rps, *lv;
+	size_t i;
 
 	printf("interface %s\n",
 	       json_object_object_get_ex(ifc, "name", &name) ?
@@ -96,6 +131,11 @@ void rfs_print_iface_plain(struct json_object *ifc)
 	    json_object_get_boolean(rps))
 		printf("  %-18s %s\n", "kernel_rps",
 		       "ON: kernel RPS moves the frames xdp-rfs steers to other CPUs; write 0 to rps_cpus");
+	if (!json_object_object_get_ex(ifc, "leaving", &lv) ||
+	    !json_object_is_type(lv, json_type_array))
+		return;
+	for (i = 0; i < json_object_array_length(lv); i++)
+		print_leaving(json_object_array_get_idx(lv, i));
 }
 
 /* The reply of attach and set is an interface object, or the setting. */

@@ -18,6 +18,7 @@
 #include "ifaces.h"
 #include "ksched.h"
 #include "kernel.h"
+#include "leaving.h"
 #include "log.h"
 #include "rfs_commit.h"
 #include "server.h"
@@ -63,8 +64,13 @@ static struct json_object *do_status(struct rfsd_cmd_ctx *x,
 	json_object_object_add(o, "programs", p);
 	json_object_object_add(o, "cpumap_kthreads", rfsd_ksched_json(x->ksched));
 	ifs = json_object_new_array();
-	for (i = 0; i < rfs_dp_if_count(x->dp); i++)
-		json_object_array_add(ifs, rfsd_if_json(rfs_dp_if_at(x->dp, i)));
+	for (i = 0; i < rfs_dp_if_count(x->dp); i++) {
+		struct rfs_if *ifc = rfs_dp_if_at(x->dp, i);
+		struct json_object *io = rfsd_if_json(ifc);
+
+		rfsd_if_leaving_json(x->dp, ifc, io);
+		json_object_array_add(ifs, io);
+	}
 	json_object_object_add(o, "interfaces", ifs);
 	json_object_object_add(o, "lost", rfsd_ifaces_lost_json(x->ifaces));
 	json_object_object_add(o, "kernel",
@@ -184,7 +190,7 @@ static struct json_object *set_iface(struct rfsd_cmd_ctx *x,
 				     struct rfsd_client *c,
 				     struct json_object *req, bool cpus)
 {
-	struct json_object *reply = NULL;
+	struct json_object *reply = NULL, *o;
 	char err[RFS_ERR_LEN] = "", what[64], was[256], now[256];
 	const char *key = cpus ? "set cpus" : "set flow-cnt";
 	struct rfs_cpuset set, conf, active;
@@ -226,7 +232,12 @@ static struct json_object *set_iface(struct rfsd_cmd_ctx *x,
 			      "flow_cnt %u -> %u: rfsctl set flow-cnt, uid %u pid %d",
 			      old_n, rfs_if_flow_cnt(ifc), rfsd_client_uid(c),
 			      rfsd_client_pid(c));
-	return rfsd_reply_ok(rfsd_if_json(ifc));
+	o = rfsd_if_json(ifc);
+	/* set cpus returns at once: a removal still waiting on flows is
+	 * in the reply, as in status, rather than waited for */
+	if (cpus)
+		rfsd_if_leaving_json(x->dp, ifc, o);
+	return rfsd_reply_ok(o);
 }
 
 static struct json_object *do_set(struct rfsd_cmd_ctx *x,

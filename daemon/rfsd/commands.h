@@ -11,6 +11,7 @@
  *	flows.c		flows (sampled beside the rest; see flows.h)
  *	explain.c	explain (one flow, through rfs_pick_cpu)
  *	cmd_iface.c	the interface a request names, and its JSON
+ *	leaving.c	its CPUs still leaving, for status and set cpus
  */
 #ifndef RFSD_COMMANDS_H
 #define RFSD_COMMANDS_H

@@ -31,6 +31,7 @@ enum {
 	RFSD_SET_NOGUARD	= 1 << 9,
 	RFSD_SET_KSCHED		= 1 << 10,
 	RFSD_SET_UNORDERED	= 1 << 11,
+	RFSD_SET_LEAVING_WARN	= 1 << 12,
 };
 
 enum rfsd_section { SEC_NONE, SEC_GLOBAL, SEC_IFACE, SEC_BAD };
@@ -334,6 +335,21 @@ static void set_ksched(struct rfsd_parse *p, const char *key, const char *v)
 	}
 }
 
+static void set_seconds(struct rfsd_parse *p, const char *key, const char *v,
+			__u32 hi, __u32 *out)
+{
+	__u32 n = 0;
+	int e = rfs_parse_u32(v, &n);
+
+	if (e && e != -ERANGE)
+		parse_fail(p, EINVAL, "%s '%s' is not a number", key, v);
+	else if (e || n > hi)
+		parse_fail(p, ERANGE, "%s '%s' is out of range (0..%u)", key,
+			   v, hi);
+	else
+		*out = n;
+}
+
 static void global_key(struct rfsd_parse *p, const char *key, const char *v)
 {
 	struct rfsd_config *c = p->cfg;
@@ -376,11 +392,21 @@ static void global_key(struct rfsd_parse *p, const char *key, const char *v)
 	} else if (!strcmp(key, "allow_unordered")) {
 		if (once(p, &c->set, RFSD_SET_UNORDERED, key))
 			set_bool(p, key, v, &c->allow_unordered);
+	} else if (!strcmp(key, "leaving_warn_seconds")) {
+		if (once(p, &c->set, RFSD_SET_LEAVING_WARN, key))
+			set_seconds(p, key, v, RFSD_LEAVING_WARN_MAX,
+				    &c->leaving_warn_s);
 	} else {
 		parse_fail(p, EINVAL,
-			   "unknown key '%s' in [global] (sock_flow_entries, socket, pin_dir, cgroup, detach_on_exit, metrics_listen, cpumap_kthread_sched, allow_unordered)",
+			   "unknown key '%s' in [global] (sock_flow_entries, socket, pin_dir, cgroup, detach_on_exit, metrics_listen, cpumap_kthread_sched, allow_unordered, leaving_warn_seconds)",
 			   key);
 	}
+}
+
+__u32 rfsd_config_leaving_warn_s(const struct rfsd_config *cfg)
+{
+	return cfg->set & RFSD_SET_LEAVING_WARN ? cfg->leaving_warn_s :
+	       RFSD_LEAVING_WARN_DEFAULT;
 }
 
 static void iface_key(struct rfsd_parse *p, const char *key, const char *v)

@@ -11,6 +11,7 @@
  *	metrics_listen = 127.0.0.1:9464
  *	cpumap_kthread_sched = default
  *	allow_unordered = no
+ *	leaving_warn_seconds = 10
  *
  *	[interface eth1]
  *	cpus = 0-3,6
@@ -35,6 +36,12 @@
 
 #define RFSD_CONFIG_DEFAULT	"/etc/rfs/rfsd.conf"
 #define RFSD_CONFIG_ERR_LEN	512
+
+/* A drain normally takes a ring's latency plus a GRO flush, well under a
+ * second: ten seconds is far past any flow that leaves gaps, and short
+ * enough for an operator waiting on a removal. */
+#define RFSD_LEAVING_WARN_DEFAULT	10
+#define RFSD_LEAVING_WARN_MAX		86400
 
 struct rfsd_iface_cfg {
 	char name[IF_NAMESIZE];
@@ -86,6 +93,10 @@ struct rfsd_config {
 	/* attach even on a kernel where flows can't be kept in order
 	 * (rfs_dp_kjudge()); default: refuse */
 	bool allow_unordered;
+	/* warn when a CPU taken out of an interface's set still waits for
+	 * its flows to drain after this long (then each time the wait
+	 * doubles); 0: never.  Read through rfsd_config_leaving_warn_s(). */
+	__u32 leaving_warn_s;
 	unsigned int set;
 	struct rfsd_iface_cfg *ifs;
 	size_t n_ifs;
@@ -112,6 +123,8 @@ int rfsd_config_check_noguard(const struct rfsd_config *cfg, const char *path,
 int rfsd_ksched_parse(const char *v, struct rfsd_ksched *out);
 /* The value back as the config spells it: "kernel", "nice:-5", "fifo:1". */
 void rfsd_ksched_name(const struct rfsd_ksched *k, char *buf, size_t len);
+/* leaving_warn_seconds as in effect: the default when not set. */
+__u32 rfsd_config_leaving_warn_s(const struct rfsd_config *cfg);
 const struct rfsd_iface_cfg *rfsd_config_iface(const struct rfsd_config *cfg,
 					       const char *name);
 

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "mono.h"
 #include "rfs_explain.h"
 #include "rfs_order.h"
 
@@ -108,6 +109,38 @@ static struct json_object *order_json(const struct rfs_explain_queue *q)
 	return o;
 }
 
+/*
+ * Why the flow still holds its CPU, when that matters: its CPU is
+ * leaving the interface (the removal waits for it), or the flow wants
+ * to move and is held.  The reason is the removal's own test
+ * (rfs_hold_judge), as status shows it.
+ */
+static struct json_object *hold_json(const struct rfs_explain_in *in,
+				     const struct rfs_explain_queue *q)
+{
+	struct json_object *o;
+	struct rfs_explain_case c;
+	bool leaving = q->leaving_since_ms != 0;
+	__u64 now = rfs_mono_ms();
+
+	if (q->hold == RFS_HOLD_NONE)
+		return NULL;
+	rfs_explain_case(in, q, q->cur.rx_cpu, &c);
+	if (!leaving && c.first.verdict != RFS_V_HELD)
+		return NULL;
+	o = json_object_new_object();
+	json_object_object_add(o, "cpu", json_object_new_int(q->cur.cpu));
+	json_object_object_add(o, "reason", json_object_new_string(
+			       rfs_hold_why_name(q->hold)));
+	json_object_object_add(o, "why", json_object_new_string(
+			       rfs_hold_why_words(q->hold)));
+	json_object_object_add(o, "cpu_leaving", json_object_new_boolean(leaving));
+	json_object_object_add(o, "leaving_waited_ms", !leaving ? NULL :
+			       json_object_new_int64(now > q->leaving_since_ms ?
+						     now - q->leaving_since_ms : 0));
+	return o;
+}
+
 static const char *drain_name(enum rfs_explain_drain d)
 {
 	switch (d) {
@@ -195,6 +228,7 @@ static struct json_object *queue_json(const struct rfs_explain_in *in,
 	json_object_object_add(o, "from_prev",
 			       json_object_new_boolean(q->cur_from_prev));
 	json_object_object_add(o, "order", order_json(q));
+	json_object_object_add(o, "hold", hold_json(in, q));
 	cases = json_object_new_array();
 	if (q->cur.flags & RFS_DEV_FLOW_VALID &&
 	    rfs_cpuset_count(rx_cpus) != 1) {

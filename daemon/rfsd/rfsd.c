@@ -10,8 +10,10 @@
  * them calls back into it.  One event loop (loop.c) runs everything:
  *
  *	signals, a 1 s timer	here: reload, exit, CPU refresh, status,
- *				the cpumap kthreads' policy (ksched.c) and
+ *				the cpumap kthreads' policy (ksched.c),
  *				a warning when they wait long (kwait.c)
+ *				and one when a removed CPU can't be
+ *				released (leaving.c)
  *	the control socket	server.c, which hands each request line to
  *				the command table (commands.c, request.c)
  *	the flows sampler	flows.c; its reply goes to the server here
@@ -43,6 +45,7 @@
 #include "ksched.h"
 #include "kflood.h"
 #include "kwait.h"
+#include "leaving.h"
 #include "kernel.h"
 #include "log.h"
 #include "loop.h"
@@ -258,6 +261,7 @@ static void on_timer(struct rfsd_watch *w, uint32_t ev)
 	rfsd_ksched_new_kthreads(&d->ksched);	/* a CPU back online */
 	rfsd_ksched_tick(&d->ksched);
 	rfsd_kwait_tick(&d->kwait, &d->ksched);
+	rfsd_leaving_tick(d->dp, rfsd_config_leaving_warn_s(&d->cfg));
 	update_status(d);
 }
 

@@ -64,6 +64,9 @@ static void rfs_test_good(void **state)
 		"[interface eth2]\n"
 		"flow_cnt = 1048576\n", &cfg, err), 0);
 	assert_int_equal(cfg.sock_flow_entries, 65536);
+	/* not set: the default */
+	assert_int_equal(rfsd_config_leaving_warn_s(&cfg),
+			 RFSD_LEAVING_WARN_DEFAULT);
 	assert_string_equal(cfg.socket, "/run/x.sock");
 	assert_string_equal(cfg.metrics_listen, "[::1]:9464");
 	assert_null(cfg.pin_dir);
@@ -80,12 +83,36 @@ static void rfs_test_good(void **state)
 }
 
 /* Every numeric key, every way to get it wrong. */
+/* leaving_warn_seconds: its value, 0 (never warn) included. */
+static void rfs_test_leaving_warn(void **state)
+{
+	struct rfsd_config cfg;
+	char err[RFSD_CONFIG_ERR_LEN];
+
+	assert_int_equal(rfs_test_load("[global]\nleaving_warn_seconds = 30\n",
+				       &cfg, err), 0);
+	assert_int_equal(rfsd_config_leaving_warn_s(&cfg), 30);
+	rfsd_config_free(&cfg);
+	assert_int_equal(rfs_test_load("[global]\nleaving_warn_seconds = 0\n",
+				       &cfg, err), 0);
+	assert_int_equal(rfsd_config_leaving_warn_s(&cfg), 0);
+	rfsd_config_free(&cfg);
+}
+
 static void rfs_test_numbers(void **state)
 {
 	static const struct {
 		const char *text;
 		const char *msg;	/* after "can't parse config 'PATH:" */
 	} t[] = {
+		{ "[global]\nleaving_warn_seconds = 10s\n",
+		  "2': leaving_warn_seconds '10s' is not a number" },
+		{ "[global]\nleaving_warn_seconds = 86401\n",
+		  "2': leaving_warn_seconds '86401' is out of range (0..86400)" },
+		{ "[global]\nleaving_warn_seconds = 99999999999999999999\n",
+		  "2': leaving_warn_seconds '99999999999999999999' is out of range (0..86400)" },
+		{ "[global]\nleaving_warn_seconds = 1\nleaving_warn_seconds = 2\n",
+		  "3': 'leaving_warn_seconds' set twice" },
 		{ "[global]\nsock_flow_entries = 12abc\n",
 		  "2': sock_flow_entries '12abc' is not a number" },
 		{ "[global]\nsock_flow_entries = -5\n",
@@ -336,6 +363,7 @@ int main(void)
 		cmocka_unit_test(rfs_test_good),
 		cmocka_unit_test(rfs_test_ksched),
 		cmocka_unit_test(rfs_test_numbers),
+		cmocka_unit_test(rfs_test_leaving_warn),
 		cmocka_unit_test(rfs_test_other_errors),
 		cmocka_unit_test(rfs_test_noguard),
 	};

@@ -203,6 +203,40 @@ static void rfs_test_no_interface(void **state)
 	free(t);
 }
 
+/* CPUs leaving an interface (status' "leaving"): how many, the flows
+ * they wait for, the oldest one's wait; 0s where none leaves; nothing for
+ * an interface whose rfsd does not report them. */
+static void rfs_test_leaving(void **state)
+{
+	char *t = format("{\"status\": {\"version\": \"0.1.0\", \"nr_cpus\": 4,"
+			 " \"interfaces\": ["
+			 "  {\"name\": \"a\", \"held_flows\": 4, \"leaving\": ["
+			 "    {\"cpu\": 1, \"waited_ms\": 500, \"flows\": 1},"
+			 "    {\"cpu\": 2, \"waited_ms\": 12345, \"flows\": 3}]},"
+			 "  {\"name\": \"b\", \"held_flows\": 0, \"leaving\": []},"
+			 "  {\"name\": \"old\"}]},"
+			 " \"stats\": {\"per_cpu\": []}, \"interfaces\": []}");
+
+	assert_line(t, "# TYPE rfs_interface_leaving_cpus gauge");
+	assert_line(t, "rfs_interface_leaving_cpus{interface=\"a\"} 2");
+	assert_line(t, "rfs_interface_leaving_cpus{interface=\"b\"} 0");
+	assert_line(t, "# TYPE rfs_interface_held_flows gauge");
+	assert_line(t, "rfs_interface_held_flows{interface=\"a\"} 4");
+	assert_line(t, "rfs_interface_held_flows{interface=\"b\"} 0");
+	assert_line(t, "# TYPE rfs_interface_leaving_wait_seconds gauge");
+	assert_line(t, "rfs_interface_leaving_wait_seconds{interface=\"a\"} 12.345");
+	assert_line(t, "rfs_interface_leaving_wait_seconds{interface=\"b\"} 0.000");
+	assert_null(strstr(t, "{interface=\"old\"}"));
+	free(t);
+	/* no interface reports it: no family */
+	t = format("{\"status\": {\"version\": \"0.1.0\", \"interfaces\": ["
+		   " {\"name\": \"old\"}]}, \"stats\": {\"per_cpu\": []},"
+		   " \"interfaces\": []}");
+	assert_null(strstr(t, "leaving"));
+	assert_null(strstr(t, "held_flows"));
+	free(t);
+}
+
 static void rfs_test_bad_snapshot(void **state)
 {
 	struct json_object *snap = json_tokener_parse("{\"stats\": {}}");
@@ -294,6 +328,7 @@ int main(void)
 		cmocka_unit_test(rfs_test_format_rules),
 		cmocka_unit_test(rfs_test_escape),
 		cmocka_unit_test(rfs_test_no_interface),
+		cmocka_unit_test(rfs_test_leaving),
 		cmocka_unit_test(rfs_test_bad_snapshot),
 		cmocka_unit_test(rfs_test_collect),
 	};

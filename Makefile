@@ -163,6 +163,13 @@ $(B)/tests/test_%: tests/unit/test_%.c $(HEADERS) $(CTL_OBJS_LIB) | $(B)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $< $(CTL_OBJS_LIB) -lcmocka $(PKG_LIBS)
 
+# test_seed: the hash seed, with getrandom() wrapped to fail on demand
+$(B)/tests/test_seed: tests/unit/test_seed.c $(HEADERS) $(LIB_HDRS) \
+		     $(B)/daemon/lib/rfs_seed.o | $(B)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(PKG_CFLAGS) -Wl,--wrap=getrandom -o $@ $< \
+		$(B)/daemon/lib/rfs_seed.o -lcmocka
+
 # test_kjudge: the feature judge and rfs_kfeat_set() (libbpf, zlib for
 # rfs_features.c)
 $(B)/tests/test_kjudge: tests/unit/test_kjudge.c $(HEADERS) $(LIB_HDRS) \

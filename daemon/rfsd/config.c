@@ -31,6 +31,8 @@ enum {
 	RFSD_SET_NOGUARD	= 1 << 9,
 	RFSD_SET_KSCHED		= 1 << 10,
 	RFSD_SET_UNORDERED	= 1 << 11,
+	RFSD_SET_SOCK_GROUP	= 1 << 12,
+	RFSD_SET_ADMIN_GROUP	= 1 << 13,
 };
 
 enum rfsd_section { SEC_NONE, SEC_GLOBAL, SEC_IFACE, SEC_BAD };
@@ -214,6 +216,35 @@ static char *set_path(struct rfsd_parse *p, const char *key, const char *v)
 	return s;
 }
 
+/* A group name as useradd(8) takes them: [a-z_][a-z0-9_-]*, at most 32
+ * characters (a trailing '$' too); looked up when rfsd uses it, so a
+ * group made later counts from the next SIGHUP. */
+static char *set_group(struct rfsd_parse *p, const char *key, const char *v)
+{
+	size_t i, n = strlen(v);
+	char *s;
+
+	for (i = 0; i < n; i++) {
+		char ch = v[i];
+
+		if ((ch >= 'a' && ch <= 'z') || ch == '_' ||
+		    (i && ((ch >= '0' && ch <= '9') || ch == '-')) ||
+		    (i && i == n - 1 && ch == '$'))
+			continue;
+		break;
+	}
+	if (!n || i < n || n > 32) {
+		parse_fail(p, EINVAL,
+			   "%s '%s' is not a group name ([a-z_][a-z0-9_-]*, at most 32 characters)",
+			   key, v);
+		return NULL;
+	}
+	s = strdup(v);
+	if (!s)
+		parse_fail(p, ENOMEM, "out of memory");
+	return s;
+}
+
 /* yes/true/1 or no/false/0 */
 static void set_bool(struct rfsd_parse *p, const char *key, const char *v,
 		     bool *out)
@@ -376,9 +407,15 @@ static void global_key(struct rfsd_parse *p, const char *key, const char *v)
 	} else if (!strcmp(key, "allow_unordered")) {
 		if (once(p, &c->set, RFSD_SET_UNORDERED, key))
 			set_bool(p, key, v, &c->allow_unordered);
+	} else if (!strcmp(key, "socket_group")) {
+		if (once(p, &c->set, RFSD_SET_SOCK_GROUP, key))
+			c->socket_group = set_group(p, key, v);
+	} else if (!strcmp(key, "admin_group")) {
+		if (once(p, &c->set, RFSD_SET_ADMIN_GROUP, key))
+			c->admin_group = set_group(p, key, v);
 	} else {
 		parse_fail(p, EINVAL,
-			   "unknown key '%s' in [global] (sock_flow_entries, socket, pin_dir, cgroup, detach_on_exit, metrics_listen, cpumap_kthread_sched, allow_unordered)",
+			   "unknown key '%s' in [global] (sock_flow_entries, socket, socket_group, admin_group, pin_dir, cgroup, detach_on_exit, metrics_listen, cpumap_kthread_sched, allow_unordered)",
 			   key);
 	}
 }
@@ -526,6 +563,8 @@ void rfsd_config_free(struct rfsd_config *cfg)
 	free(cfg->pin_dir);
 	free(cfg->cgroup);
 	free(cfg->metrics_listen);
+	free(cfg->socket_group);
+	free(cfg->admin_group);
 	free(cfg->ifs);
 	memset(cfg, 0, sizeof(*cfg));
 }

@@ -5,6 +5,8 @@
  *	[global]
  *	sock_flow_entries = 32768
  *	socket = /run/rfs/rfsd.sock
+ *	socket_group = rfs
+ *	admin_group = rfs-admin
  *	pin_dir = /sys/fs/bpf/rfs
  *	cgroup = /sys/fs/cgroup
  *	detach_on_exit = no
@@ -75,6 +77,10 @@ struct rfsd_ksched {
 struct rfsd_config {
 	__u32 sock_flow_entries;	/* 0: not set */
 	char *socket;			/* NULL: not set */
+	/* who may read (the socket file's group) and who may change too
+	 * (peercred.h); NULL: RFS_CTL_GROUP, RFSD_ADMIN_GROUP */
+	char *socket_group;
+	char *admin_group;
 	char *pin_dir;
 	char *cgroup;
 	/* SIGTERM detaches and unpins everything; default: leave the

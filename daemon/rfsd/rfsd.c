@@ -205,7 +205,7 @@ static void reload(struct rfsd *d)
 		rfsd_config_free(&old);
 		metrics_apply(d);
 	}
-	rfsd_server_reload_group(d->srv);
+	rfsd_server_set_groups(d->srv, NULL, d->cfg.admin_group);
 	d->status[0] = '\0';
 	sd_notify(0, "READY=1");
 	update_status(d);
@@ -448,7 +448,8 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	/* claim the socket path first: a second rfsd stops here */
-	if (rfsd_server_bind(&d.srv, &d.loop, &dispatch, d.socket_path, err,
+	if (rfsd_server_bind(&d.srv, &d.loop, &dispatch, d.socket_path,
+			     d.cfg.socket_group, d.cfg.admin_group, err,
 			     sizeof(err))) {
 		pr_warn("%s\n", err);
 		goto out;

@@ -170,6 +170,13 @@ $(B)/tests/test_seed: tests/unit/test_seed.c $(HEADERS) $(LIB_HDRS) \
 	$(Q)$(CC) $(CFLAGS) $(PKG_CFLAGS) -Wl,--wrap=getrandom -o $@ $< \
 		$(B)/daemon/lib/rfs_seed.o -lcmocka
 
+# test_budget: the flow table budgets (no libbpf)
+$(B)/tests/test_budget: tests/unit/test_budget.c $(HEADERS) $(LIB_HDRS) \
+		       $(B)/daemon/lib/rfs_budget.o | $(B)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $< \
+		$(B)/daemon/lib/rfs_budget.o -lcmocka
+
 # test_kjudge: the feature judge and rfs_kfeat_set() (libbpf, zlib for
 # rfs_features.c)
 $(B)/tests/test_kjudge: tests/unit/test_kjudge.c $(HEADERS) $(LIB_HDRS) \

@@ -159,6 +159,7 @@ int rfs_dp_open(struct rfs_dp **out, const struct rfs_dp_opts *o,
 		 o->cgroup ? o->cgroup : "/sys/fs/cgroup");
 	dp->qsize = o->cpumap_qsize ? o->cpumap_qsize : RFS_CPUMAP_QSIZE;
 	dp->allow_unordered = o->allow_unordered;
+	dp->budget = o->budget;
 	rfs_kfeatures_detect(&dp->feat);
 	if (rfs_path(dp->base, "%s/%s", dp->pin_dir, RFS_PIN_LAYOUT)) {
 		e = rfs_errf(err, ENAMETOOLONG, "pin dir too long");
@@ -549,6 +550,11 @@ int rfs_if_set_cpus(struct rfs_dp *dp, struct rfs_if *ifc,
 	struct rfs_if_env env = rfs_dp_env(dp);
 
 	return rfs_iface_set_cpus(&env, ifc, cpus, err);
+}
+
+void rfs_dp_set_budget(struct rfs_dp *dp, const struct rfs_budget *b)
+{
+	dp->budget = *b;
 }
 
 int rfs_if_set_flow_cnt(struct rfs_dp *dp, struct rfs_if *ifc, __u32 n,

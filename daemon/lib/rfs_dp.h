@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <linux/types.h>
 
+#include "rfs_budget.h"
 #include "rfs_common.h"
 #include "cpulist.h"
 #include "rfs_features.h"
@@ -35,6 +36,8 @@ struct rfs_dp_opts {
 	/* attach even where this kernel can't keep flows in order
 	 * (rfs_dp_order_kept()); rfsd's allow_unordered */
 	bool allow_unordered;
+	/* flow table budgets (rfs_budget.h); 0: no limit */
+	struct rfs_budget budget;
 };
 
 struct rfs_dp;
@@ -174,6 +177,9 @@ int rfs_if_set_cpus(struct rfs_dp *dp, struct rfs_if *ifc,
 		    const struct rfs_cpuset *cpus, char *err);
 int rfs_if_set_flow_cnt(struct rfs_dp *dp, struct rfs_if *ifc, __u32 n,
 			char *err);
+/* New budgets for later attaches and resizes (SIGHUP); tables already
+ * over them stay as they are. */
+void rfs_dp_set_budget(struct rfs_dp *dp, const struct rfs_budget *b);
 /* The in-order rule off (noguard, benchmarks only) or back on. */
 int rfs_if_set_noguard(struct rfs_dp *dp, struct rfs_if *ifc, bool on,
 		       char *err);

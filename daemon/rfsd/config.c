@@ -33,6 +33,8 @@ enum {
 	RFSD_SET_UNORDERED	= 1 << 11,
 	RFSD_SET_SOCK_GROUP	= 1 << 12,
 	RFSD_SET_ADMIN_GROUP	= 1 << 13,
+	RFSD_SET_BUDGET_IF	= 1 << 14,
+	RFSD_SET_BUDGET_TOTAL	= 1 << 15,
 };
 
 enum rfsd_section { SEC_NONE, SEC_GLOBAL, SEC_IFACE, SEC_BAD };
@@ -245,6 +247,46 @@ static char *set_group(struct rfsd_parse *p, const char *key, const char *v)
 	return s;
 }
 
+/* A size in bytes: digits and an optional K, M or G (binary: 1024,
+ * 1024^2, 1024^3), at least 1 MiB (a budget under one default table is a
+ * typo) and at most 1 TiB. */
+static void set_size(struct rfsd_parse *p, const char *key, const char *v,
+		     __u64 *out)
+{
+	char num[24];
+	size_t n = strlen(v);
+	unsigned int shift = 0;
+	__u32 x;
+	__u64 bytes;
+	int e;
+
+	if (n && strchr("KMG", v[n - 1])) {
+		shift = v[n - 1] == 'K' ? 10 : v[n - 1] == 'M' ? 20 : 30;
+		n--;
+	}
+	if (n >= sizeof(num)) {
+		parse_fail(p, ERANGE, "%s '%s' is out of range (1M..1024G)",
+			   key, v);
+		return;
+	}
+	memcpy(num, v, n);
+	num[n] = '\0';
+	e = rfs_parse_u32(num, &x);
+	if (e == -EINVAL) {
+		parse_fail(p, EINVAL,
+			   "%s '%s' is not a size (a number of bytes, or with K, M or G)",
+			   key, v);
+		return;
+	}
+	bytes = (__u64)x << shift;
+	if (e || bytes < (1ull << 20) || bytes > (1ull << 40)) {
+		parse_fail(p, ERANGE, "%s '%s' is out of range (1M..1024G)",
+			   key, v);
+		return;
+	}
+	*out = bytes;
+}
+
 /* yes/true/1 or no/false/0 */
 static void set_bool(struct rfsd_parse *p, const char *key, const char *v,
 		     bool *out)
@@ -413,9 +455,15 @@ static void global_key(struct rfsd_parse *p, const char *key, const char *v)
 	} else if (!strcmp(key, "admin_group")) {
 		if (once(p, &c->set, RFSD_SET_ADMIN_GROUP, key))
 			c->admin_group = set_group(p, key, v);
+	} else if (!strcmp(key, "table_budget_iface")) {
+		if (once(p, &c->set, RFSD_SET_BUDGET_IF, key))
+			set_size(p, key, v, &c->budget_iface);
+	} else if (!strcmp(key, "table_budget_total")) {
+		if (once(p, &c->set, RFSD_SET_BUDGET_TOTAL, key))
+			set_size(p, key, v, &c->budget_total);
 	} else {
 		parse_fail(p, EINVAL,
-			   "unknown key '%s' in [global] (sock_flow_entries, socket, socket_group, admin_group, pin_dir, cgroup, detach_on_exit, metrics_listen, cpumap_kthread_sched, allow_unordered)",
+			   "unknown key '%s' in [global] (sock_flow_entries, socket, socket_group, admin_group, pin_dir, cgroup, detach_on_exit, metrics_listen, cpumap_kthread_sched, allow_unordered, table_budget_iface, table_budget_total)",
 			   key);
 	}
 }

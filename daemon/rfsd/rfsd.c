@@ -185,10 +185,32 @@ static int metrics_apply(struct rfsd *d)
 	return 0;
 }
 
+/* The flow table budgets cfg asks for, the rest from MemTotal. */
+static void budget_of(const struct rfsd_config *cfg, struct rfs_budget *b)
+{
+	char per[32], all[32];
+	__u64 mem = 0;
+	int e = rfs_meminfo_total("/proc/meminfo", &mem);
+
+	rfs_budget_default(e ? 0 : mem, b);
+	if (e && (!cfg->budget_iface || !cfg->budget_total))
+		pr_warn("can't read MemTotal from /proc/meminfo: %s; flow table budgets not in the config are fixed ones\n",
+			strerror(-e));
+	if (cfg->budget_iface)
+		b->iface = cfg->budget_iface;
+	if (cfg->budget_total)
+		b->total = cfg->budget_total;
+	rfs_budget_fmt(b->iface, per, sizeof(per));
+	rfs_budget_fmt(b->total, all, sizeof(all));
+	pr_info("flow table budget: %s per interface, %s in total\n", per,
+		all);
+}
+
 static void reload(struct rfsd *d)
 {
 	struct rfsd_config old = d->cfg, cfg;
 	char err[RFSD_CONFIG_ERR_LEN];
+	struct rfs_budget budget;
 
 	sd_notify(0, "RELOADING=1\nSTATUS=reloading the config");
 	if (rfsd_config_load(d->config_path, d->config_named, &cfg, err)) {
@@ -200,6 +222,8 @@ static void reload(struct rfsd *d)
 	} else {
 		pr_info("reloading config '%s'\n", d->config_path);
 		d->cfg = cfg;
+		budget_of(&d->cfg, &budget);
+		rfs_dp_set_budget(d->dp, &budget);
 		rfsd_ifaces_reload(&d->ifaces, &old);
 		rfsd_ksched_set(&d->ksched, &d->cfg.ksched);
 		rfsd_config_free(&old);
@@ -441,6 +465,7 @@ int main(int argc, char **argv)
 	opts.sock_flow_entries = d.cfg.sock_flow_entries;
 	opts.trace_mode = d.trace_mode;
 	opts.allow_unordered = d.cfg.allow_unordered;
+	budget_of(&d.cfg, &opts.budget);
 
 	e = open_fds(&d);
 	if (e) {

@@ -142,6 +142,9 @@ test_unit_hardening()
 	line=$(grep -E '^IPAddressAllow=' "$UNIT" | tr '\n' ' ')
 	[[ $line == "IPAddressAllow=localhost " ]] ||
 		fail "IPAddressAllow= must be localhost alone, is '$line'"
+	# a bound on the flow tables too (BPF maps are charged to rfsd's
+	# cgroup): above the budgets' defaults (daemon/lib/rfs_budget.h)
+	expect_directive MemoryMax 15%
 	expect_directive ProtectKernelModules yes
 	expect_directive LockPersonality yes
 	expect_directive MemoryDenyWriteExecute yes

@@ -239,6 +239,17 @@ static void rfs_test_other_errors(void **state)
 		  "2': admin_group 'a b' is not a group name" },
 		{ "[global]\nadmin_group = a\nadmin_group = b\n",
 		  "3': 'admin_group' set twice" },
+		/* flow table budgets: a size, 1M..1024G */
+		{ "[global]\ntable_budget_iface = 12abc\n",
+		  "2': table_budget_iface '12abc' is not a size" },
+		{ "[global]\ntable_budget_iface = 64m\n",
+		  "2': table_budget_iface '64m' is not a size" },
+		{ "[global]\ntable_budget_total = 512K\n",
+		  "2': table_budget_total '512K' is out of range (1M..1024G)" },
+		{ "[global]\ntable_budget_total = 2048G\n",
+		  "2': table_budget_total '2048G' is out of range (1M..1024G)" },
+		{ "[global]\ntable_budget_total = 99999999999\n",
+		  "2': table_budget_total '99999999999' is out of range" },
 	};
 	struct rfsd_config cfg;
 	char err[RFSD_CONFIG_ERR_LEN], want[RFSD_CONFIG_ERR_LEN];
@@ -273,6 +284,25 @@ static void rfs_test_groups(void **state)
 				       "admin_group = ops$\n", &cfg, err), 0);
 	assert_string_equal(cfg.socket_group, "_rfs-ro");
 	assert_string_equal(cfg.admin_group, "ops$");
+	rfsd_config_free(&cfg);
+}
+
+static void rfs_test_budgets(void **state)
+{
+	struct rfsd_config cfg;
+	char err[RFSD_CONFIG_ERR_LEN];
+
+	assert_int_equal(rfs_test_load("[global]\n", &cfg, err), 0);
+	assert_true(!cfg.budget_iface && !cfg.budget_total);
+	rfsd_config_free(&cfg);
+	assert_int_equal(rfs_test_load("[global]\ntable_budget_iface = 256M\n"
+				       "table_budget_total = 1G\n", &cfg, err), 0);
+	assert_true(cfg.budget_iface == 256ull << 20);
+	assert_true(cfg.budget_total == 1ull << 30);
+	rfsd_config_free(&cfg);
+	assert_int_equal(rfs_test_load("[global]\ntable_budget_iface = 1048576\n",
+				       &cfg, err), 0);
+	assert_true(cfg.budget_iface == 1ull << 20);
 	rfsd_config_free(&cfg);
 }
 
@@ -365,6 +395,7 @@ int main(void)
 		cmocka_unit_test(rfs_test_other_errors),
 		cmocka_unit_test(rfs_test_noguard),
 		cmocka_unit_test(rfs_test_groups),
+		cmocka_unit_test(rfs_test_budgets),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -91,3 +91,18 @@ int rfs_parse_hostport(const char *s, struct sockaddr_storage *ss,
 	}
 	return 0;
 }
+
+bool rfs_addr_loopback(const struct sockaddr_storage *ss)
+{
+	const struct sockaddr_in6 *a6 = (const struct sockaddr_in6 *)ss;
+	const struct sockaddr_in *a4 = (const struct sockaddr_in *)ss;
+
+	if (ss->ss_family == AF_INET)
+		return (ntohl(a4->sin_addr.s_addr) >> 24) == 127;
+	if (ss->ss_family != AF_INET6)
+		return false;
+	if (IN6_IS_ADDR_LOOPBACK(&a6->sin6_addr))
+		return true;
+	return IN6_IS_ADDR_V4MAPPED(&a6->sin6_addr) &&
+	       a6->sin6_addr.s6_addr[12] == 127;
+}

@@ -31,5 +31,8 @@ bool rfs_ifname_valid(const char *s);
  * *ss (*len its size); -EINVAL if s is not of that form. */
 int rfs_parse_hostport(const char *s, struct sockaddr_storage *ss,
 		       socklen_t *len);
+/* A loopback address: 127.0.0.0/8, ::1, or ::ffff:127.x.y.z.  The
+ * wildcards 0.0.0.0 and :: are not: they take every address. */
+bool rfs_addr_loopback(const struct sockaddr_storage *ss);
 
 #endif /* RFS_PARSE_H */

@@ -552,11 +552,6 @@ int rfs_if_set_cpus(struct rfs_dp *dp, struct rfs_if *ifc,
 	return rfs_iface_set_cpus(&env, ifc, cpus, err);
 }
 
-void rfs_dp_set_budget(struct rfs_dp *dp, const struct rfs_budget *b)
-{
-	dp->budget = *b;
-}
-
 int rfs_if_set_flow_cnt(struct rfs_dp *dp, struct rfs_if *ifc, __u32 n,
 			char *err)
 {

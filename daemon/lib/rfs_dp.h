@@ -36,8 +36,9 @@ struct rfs_dp_opts {
 	/* attach even where this kernel can't keep flows in order
 	 * (rfs_dp_order_kept()); rfsd's allow_unordered */
 	bool allow_unordered;
-	/* flow table budgets (rfs_budget.h); 0: no limit */
-	struct rfs_budget budget;
+	/* flow table budgets (rfs_budget.h); NULL or 0: no limit.  Read
+	 * at each attach and resize: its owner may change it (SIGHUP). */
+	const struct rfs_budget *budget;
 };
 
 struct rfs_dp;
@@ -177,9 +178,6 @@ int rfs_if_set_cpus(struct rfs_dp *dp, struct rfs_if *ifc,
 		    const struct rfs_cpuset *cpus, char *err);
 int rfs_if_set_flow_cnt(struct rfs_dp *dp, struct rfs_if *ifc, __u32 n,
 			char *err);
-/* New budgets for later attaches and resizes (SIGHUP); tables already
- * over them stay as they are. */
-void rfs_dp_set_budget(struct rfs_dp *dp, const struct rfs_budget *b);
 /* The in-order rule off (noguard, benchmarks only) or back on. */
 int rfs_if_set_noguard(struct rfs_dp *dp, struct rfs_if *ifc, bool on,
 		       char *err);

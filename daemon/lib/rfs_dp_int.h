@@ -37,7 +37,7 @@ struct rfs_dp {
 	enum rfs_trace_mode trace_mode;
 	struct rfs_kfeatures feat;	/* found at open */
 	bool allow_unordered;
-	struct rfs_budget budget;	/* flow tables (rfs_budget.h) */
+	const struct rfs_budget *budget;	/* the opts' (rfs_budget.h) */
 	struct rfs_globals globals;
 
 	int sock_outer_fd;
@@ -82,7 +82,7 @@ static inline __u64 rfs_dp_tables_bytes(const struct rfs_dp *dp)
 static inline struct rfs_if_env rfs_dp_env(struct rfs_dp *dp)
 {
 	return (struct rfs_if_env){
-		.budget = dp->budget,
+		.budget = dp->budget ? *dp->budget : (struct rfs_budget){ 0 },
 		.tables_bytes = rfs_dp_tables_bytes(dp),
 		.base = dp->base,
 		.nr_cpus = dp->nr_cpus,

@@ -218,24 +218,13 @@ static char *set_path(struct rfsd_parse *p, const char *key, const char *v)
 	return s;
 }
 
-/* A group name as useradd(8) takes them: [a-z_][a-z0-9_-]*, at most 32
- * characters (a trailing '$' too); looked up when rfsd uses it, so a
- * group made later counts from the next SIGHUP. */
+/* A group name (parse.h); looked up when rfsd uses it, so a group made
+ * later counts from the next SIGHUP. */
 static char *set_group(struct rfsd_parse *p, const char *key, const char *v)
 {
-	size_t i, n = strlen(v);
 	char *s;
 
-	for (i = 0; i < n; i++) {
-		char ch = v[i];
-
-		if ((ch >= 'a' && ch <= 'z') || ch == '_' ||
-		    (i && ((ch >= '0' && ch <= '9') || ch == '-')) ||
-		    (i && i == n - 1 && ch == '$'))
-			continue;
-		break;
-	}
-	if (!n || i < n || n > 32) {
+	if (!rfs_group_name_valid(v)) {
 		parse_fail(p, EINVAL,
 			   "%s '%s' is not a group name ([a-z_][a-z0-9_-]*, at most 32 characters)",
 			   key, v);
@@ -247,44 +236,19 @@ static char *set_group(struct rfsd_parse *p, const char *key, const char *v)
 	return s;
 }
 
-/* A size in bytes: digits and an optional K, M or G (binary: 1024,
- * 1024^2, 1024^3), at least 1 MiB (a budget under one default table is a
- * typo) and at most 1 TiB. */
+/* A budget: at least 1 MiB (less is under one default table: a typo). */
 static void set_size(struct rfsd_parse *p, const char *key, const char *v,
 		     __u64 *out)
 {
-	char num[24];
-	size_t n = strlen(v);
-	unsigned int shift = 0;
-	__u32 x;
-	__u64 bytes;
-	int e;
+	int e = rfs_parse_size(v, 1ull << 20, 1ull << 40, out);
 
-	if (n && strchr("KMG", v[n - 1])) {
-		shift = v[n - 1] == 'K' ? 10 : v[n - 1] == 'M' ? 20 : 30;
-		n--;
-	}
-	if (n >= sizeof(num)) {
-		parse_fail(p, ERANGE, "%s '%s' is out of range (1M..1024G)",
-			   key, v);
-		return;
-	}
-	memcpy(num, v, n);
-	num[n] = '\0';
-	e = rfs_parse_u32(num, &x);
-	if (e == -EINVAL) {
+	if (e == -EINVAL)
 		parse_fail(p, EINVAL,
 			   "%s '%s' is not a size (a number of bytes, or with K, M or G)",
 			   key, v);
-		return;
-	}
-	bytes = (__u64)x << shift;
-	if (e || bytes < (1ull << 20) || bytes > (1ull << 40)) {
+	else if (e)
 		parse_fail(p, ERANGE, "%s '%s' is out of range (1M..1024G)",
 			   key, v);
-		return;
-	}
-	*out = bytes;
 }
 
 /* yes/true/1 or no/false/0 */

@@ -4,10 +4,35 @@
 #include <errno.h>
 #include <grp.h>
 #include <pwd.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/socket.h>
 
+#include "log.h"
 #include "peercred.h"
+
+static void lookup_group(const char *name, bool *have, gid_t *gid)
+{
+	struct group *g = getgrnam(name);
+
+	*have = g != NULL;
+	*gid = g ? g->gr_gid : 0;
+}
+
+void rfsd_groups_set(struct rfsd_groups *g, const char *read,
+		     const char *admin)
+{
+	if (read)
+		snprintf(g->read_name, sizeof(g->read_name), "%s", read);
+	snprintf(g->admin_name, sizeof(g->admin_name), "%s", admin);
+	lookup_group(g->read_name, &g->have_read, &g->read);
+	lookup_group(g->admin_name, &g->have_admin, &g->admin);
+	snprintf(g->deny, sizeof(g->deny), "changes need root or group '%s'",
+		 g->admin_name);
+	if (!g->have_admin)
+		pr_info("group '%s' does not exist: only root can change what rfsd steers\n",
+			g->admin_name);
+}
 
 static bool in_groups(const gid_t *g, size_t n, gid_t want)
 {

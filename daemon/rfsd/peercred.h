@@ -38,7 +38,14 @@ enum rfsd_role {
 struct rfsd_groups {
 	bool have_read, have_admin;	/* the group exists */
 	gid_t read, admin;
+	char read_name[40], admin_name[40];
+	char deny[96];			/* why a reader can't change */
 };
+
+/* Name the groups (read NULL: keep the one named before) and look them
+ * up; an admin group that does not exist is logged. */
+void rfsd_groups_set(struct rfsd_groups *g, const char *read,
+		     const char *admin);
 
 /* The role of a peer with uid, primary gid and supplementary groups
  * g[0..n). */

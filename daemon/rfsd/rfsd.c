@@ -74,6 +74,7 @@ struct rfsd {
 	const char *config_path;
 	bool config_named;		/* --config: it must exist */
 	struct rfsd_config cfg;
+	struct rfs_budget budget;		/* flow tables: cfg, else MemTotal */
 	const char *socket_path;	/* what is in effect */
 	char cgroup[4096];
 
@@ -210,7 +211,6 @@ static void reload(struct rfsd *d)
 {
 	struct rfsd_config old = d->cfg, cfg;
 	char err[RFSD_CONFIG_ERR_LEN];
-	struct rfs_budget budget;
 
 	sd_notify(0, "RELOADING=1\nSTATUS=reloading the config");
 	if (rfsd_config_load(d->config_path, d->config_named, &cfg, err)) {
@@ -222,8 +222,7 @@ static void reload(struct rfsd *d)
 	} else {
 		pr_info("reloading config '%s'\n", d->config_path);
 		d->cfg = cfg;
-		budget_of(&d->cfg, &budget);
-		rfs_dp_set_budget(d->dp, &budget);
+		budget_of(&d->cfg, &d->budget);	/* the dp reads it */
 		rfsd_ifaces_reload(&d->ifaces, &old);
 		rfsd_ksched_set(&d->ksched, &d->cfg.ksched);
 		rfsd_config_free(&old);
@@ -465,7 +464,8 @@ int main(int argc, char **argv)
 	opts.sock_flow_entries = d.cfg.sock_flow_entries;
 	opts.trace_mode = d.trace_mode;
 	opts.allow_unordered = d.cfg.allow_unordered;
-	budget_of(&d.cfg, &opts.budget);
+	budget_of(&d.cfg, &d.budget);
+	opts.budget = &d.budget;
 
 	e = open_fds(&d);
 	if (e) {

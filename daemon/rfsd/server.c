@@ -12,7 +12,6 @@
  * RFSD_MAX_PER_UID slots unless it is root.
  */
 #include <errno.h>
-#include <grp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,8 +58,6 @@ struct rfsd_server {
 	struct rfsd_dispatch dispatch;
 	struct rfsd_ctlsock file;
 	struct rfsd_groups grp;
-	char read_name[40], admin_name[40];
-	char deny[96];			/* why a reader can't change */
 	struct rfsd_client *clients;
 	size_t n_clients;		/* allowed ones: they hold slots */
 	size_t n_denied;
@@ -77,28 +74,10 @@ static bool warn_ok(struct rfsd_server *s)
 	return true;
 }
 
-static void lookup_group(const char *name, bool *have, gid_t *gid)
-{
-	struct group *g = getgrnam(name);
-
-	*have = g != NULL;
-	*gid = g ? g->gr_gid : 0;
-}
-
 void rfsd_server_set_groups(struct rfsd_server *s, const char *read,
 			    const char *admin)
 {
-	if (read)
-		snprintf(s->read_name, sizeof(s->read_name), "%s", read);
-	snprintf(s->admin_name, sizeof(s->admin_name), "%s",
-		 admin ?: RFSD_ADMIN_GROUP);
-	lookup_group(s->read_name, &s->grp.have_read, &s->grp.read);
-	lookup_group(s->admin_name, &s->grp.have_admin, &s->grp.admin);
-	snprintf(s->deny, sizeof(s->deny), "changes need root or group '%s'",
-		 s->admin_name);
-	if (!s->grp.have_admin)
-		pr_info("group '%s' does not exist: only root can change what rfsd steers\n",
-			s->admin_name);
+	rfsd_groups_set(&s->grp, read, admin ?: RFSD_ADMIN_GROUP);
 }
 
 int rfsd_server_bind(struct rfsd_server **out, struct rfsd_loop *loop,
@@ -121,7 +100,7 @@ int rfsd_server_bind(struct rfsd_server **out, struct rfsd_loop *loop,
 	rfsd_server_set_groups(s, read_group ?: RFS_CTL_GROUP, admin_group);
 	s->lw.fd = rfsd_ctlsock_bind(&s->file, path,
 				     s->grp.have_read ? &s->grp.read : NULL,
-				     s->read_name, err, len);
+				     s->grp.read_name, err, len);
 	if (s->lw.fd < 0) {
 		e = s->lw.fd;
 		free(s);
@@ -185,7 +164,7 @@ static struct json_object *denied_reply(const struct rfsd_client *c)
 {
 	return rfsd_reply_err(EACCES,
 			      "permission denied: uid %u is not root or in group %s",
-			      c->uid, c->srv->read_name);
+			      c->uid, c->srv->grp.read_name);
 }
 
 /* Nothing in flight either way: dropping it loses nothing it asked for. */
@@ -378,7 +357,7 @@ static bool client_process(struct rfsd_client *c)
 		pr_debug("request from uid %u: %.200s\n", c->uid, in->in);
 		reply = NULL;
 		rc = rfsd_request_run_as(dp->cmds, dp->ctx, c,
-					 c->reader ? c->srv->deny : NULL,
+					 c->reader ? c->srv->grp.deny : NULL,
 					 in->in, len, &reply);
 		if (rc == RFSD_CMD_WAIT) {
 			if (nl)
@@ -519,7 +498,7 @@ static void server_accept(struct rfsd_watch *w, uint32_t ev)
 			s->n_denied++;
 			if (warn_ok(s))
 				pr_warn("refusing control connection from uid %u (pid %d): not root or in group %s\n",
-					cr.uid, cr.pid, s->read_name);
+					cr.uid, cr.pid, s->grp.read_name);
 			continue;
 		}
 		s->n_clients++;

@@ -163,6 +163,20 @@ $(B)/tests/test_%: tests/unit/test_%.c $(HEADERS) $(CTL_OBJS_LIB) | $(B)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $< $(CTL_OBJS_LIB) -lcmocka $(PKG_LIBS)
 
+# test_seed: the hash seed, with getrandom() wrapped to fail on demand
+$(B)/tests/test_seed: tests/unit/test_seed.c $(HEADERS) $(LIB_HDRS) \
+		     $(B)/daemon/lib/rfs_seed.o | $(B)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(PKG_CFLAGS) -Wl,--wrap=getrandom -o $@ $< \
+		$(B)/daemon/lib/rfs_seed.o -lcmocka
+
+# test_budget: the flow table budgets (no libbpf)
+$(B)/tests/test_budget: tests/unit/test_budget.c $(HEADERS) $(LIB_HDRS) \
+		       $(B)/daemon/lib/rfs_budget.o | $(B)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $< \
+		$(B)/daemon/lib/rfs_budget.o -lcmocka
+
 # test_kjudge: the feature judge and rfs_kfeat_set() (libbpf, zlib for
 # rfs_features.c)
 $(B)/tests/test_kjudge: tests/unit/test_kjudge.c $(HEADERS) $(LIB_HDRS) \
@@ -344,6 +358,7 @@ clean:
 $(B)/tests/test_hist: tests/tools/lib/rfs_hist.c tests/tools/lib/rfs_hist.h
 $(B)/tests/test_config: daemon/rfsd/config.c daemon/rfsd/config.h
 $(B)/tests/test_request: daemon/rfsd/request.c daemon/rfsd/request.h
+$(B)/tests/test_peercred: daemon/rfsd/peercred.c daemon/rfsd/peercred.h
 # and test_top_rates rfsctl's top_rates.c
 $(B)/tests/test_top_rates: daemon/rfsctl/top_rates.c daemon/rfsctl/top_rates.h
 # and test_explain rfsd's pure half of explain

@@ -91,3 +91,63 @@ int rfs_parse_hostport(const char *s, struct sockaddr_storage *ss,
 	}
 	return 0;
 }
+
+bool rfs_addr_loopback(const struct sockaddr_storage *ss)
+{
+	const struct sockaddr_in6 *a6 = (const struct sockaddr_in6 *)ss;
+	const struct sockaddr_in *a4 = (const struct sockaddr_in *)ss;
+
+	if (ss->ss_family == AF_INET)
+		return (ntohl(a4->sin_addr.s_addr) >> 24) == 127;
+	if (ss->ss_family != AF_INET6)
+		return false;
+	if (IN6_IS_ADDR_LOOPBACK(&a6->sin6_addr))
+		return true;
+	return IN6_IS_ADDR_V4MAPPED(&a6->sin6_addr) &&
+	       a6->sin6_addr.s6_addr[12] == 127;
+}
+
+bool rfs_group_name_valid(const char *s)
+{
+	size_t i, n = strlen(s);
+
+	if (!n || n > 32)
+		return false;
+	for (i = 0; i < n; i++) {
+		char ch = s[i];
+
+		if ((ch >= 'a' && ch <= 'z') || ch == '_' ||
+		    (i && ((ch >= '0' && ch <= '9') || ch == '-')) ||
+		    (i && i == n - 1 && ch == '$'))
+			continue;
+		return false;
+	}
+	return true;
+}
+
+int rfs_parse_size(const char *s, __u64 lo, __u64 hi, __u64 *out)
+{
+	size_t n = strlen(s);
+	unsigned int shift = 0;
+	char num[16];
+	__u64 bytes;
+	__u32 x;
+	int e;
+
+	if (n && strchr("KMG", s[n - 1])) {
+		shift = s[n - 1] == 'K' ? 10 : s[n - 1] == 'M' ? 20 : 30;
+		n--;
+	}
+	if (n >= sizeof(num))	/* digits or not: say which */
+		return strspn(s, "0123456789") == n ? -ERANGE : -EINVAL;
+	memcpy(num, s, n);
+	num[n] = '\0';
+	e = rfs_parse_u32(num, &x);
+	if (e)
+		return e;
+	bytes = (__u64)x << shift;
+	if (bytes < lo || bytes > hi)
+		return -ERANGE;
+	*out = bytes;
+	return 0;
+}

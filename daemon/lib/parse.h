@@ -31,5 +31,17 @@ bool rfs_ifname_valid(const char *s);
  * *ss (*len its size); -EINVAL if s is not of that form. */
 int rfs_parse_hostport(const char *s, struct sockaddr_storage *ss,
 		       socklen_t *len);
+/* A group name as useradd(8) takes them: [a-z_][a-z0-9_-]*, a '$' at
+ * the end allowed, at most 32 characters. */
+bool rfs_group_name_valid(const char *s);
+
+/* A size in bytes: digits and an optional K, M or G (binary).  0 with it
+ * in *out; -EINVAL if s is not of that form; -ERANGE if it is outside
+ * lo..hi. */
+int rfs_parse_size(const char *s, __u64 lo, __u64 hi, __u64 *out);
+
+/* A loopback address: 127.0.0.0/8, ::1, or ::ffff:127.x.y.z.  The
+ * wildcards 0.0.0.0 and :: are not: they take every address. */
+bool rfs_addr_loopback(const struct sockaddr_storage *ss);
 
 #endif /* RFS_PARSE_H */

@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -24,6 +23,7 @@
 #include "rfs_decide.h"
 #include "rfs_dp_int.h"
 #include "rfs_pin.h"
+#include "rfs_seed.h"
 
 static __u32 rfs_prog_id_of_link(int link_fd)
 {
@@ -266,8 +266,9 @@ int rfs_core_create(struct rfs_dp *dp, const struct rfs_dp_opts *o,
 	dp->globals.nr_cpus = dp->nr_cpus;
 	dp->globals.nr_rx_cpus = dp->nr_rx_cpus;
 	dp->globals.cpumap_id = rfs_obj_id(dp->cpu_map_fd);
-	if (getrandom(&dp->globals.hash_seed, sizeof(dp->globals.hash_seed), 0) < 0)
-		dp->globals.hash_seed = (__u32)getpid() * 2654435761u;
+	err_ = rfs_seed_random(&dp->globals.hash_seed, err, RFS_ERR_LEN);
+	if (err_)
+		goto out;
 	if (bpf_map_update_elem(dp->globals_fd, &zero, &dp->globals, BPF_ANY)) {
 		err_ = rfs_errf(err, errno, "can't write %s: %s",
 				RFS_MAP_GLOBALS, strerror(errno));

@@ -160,6 +160,7 @@ int rfs_dp_open(struct rfs_dp **out, const struct rfs_dp_opts *o,
 		 o->cgroup ? o->cgroup : "/sys/fs/cgroup");
 	dp->qsize = o->cpumap_qsize ? o->cpumap_qsize : RFS_CPUMAP_QSIZE;
 	dp->allow_unordered = o->allow_unordered;
+	dp->budget = o->budget;
 	rfs_kfeatures_detect(&dp->feat);
 	if (rfs_path(dp->base, "%s/%s", dp->pin_dir, RFS_PIN_LAYOUT)) {
 		e = rfs_errf(err, ENAMETOOLONG, "pin dir too long");

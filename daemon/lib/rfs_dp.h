@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <linux/types.h>
 
+#include "rfs_budget.h"
 #include "rfs_common.h"
 #include "cpulist.h"
 #include "rfs_features.h"
@@ -35,6 +36,9 @@ struct rfs_dp_opts {
 	/* attach even where this kernel can't keep flows in order
 	 * (rfs_dp_order_kept()); rfsd's allow_unordered */
 	bool allow_unordered;
+	/* flow table budgets (rfs_budget.h); NULL or 0: no limit.  Read
+	 * at each attach and resize: its owner may change it (SIGHUP). */
+	const struct rfs_budget *budget;
 };
 
 struct rfs_dp;

@@ -36,6 +36,7 @@ struct rfs_dp {
 	enum rfs_trace_mode trace_mode;
 	struct rfs_kfeatures feat;	/* found at open */
 	bool allow_unordered;
+	const struct rfs_budget *budget;	/* the opts' (rfs_budget.h) */
 	struct rfs_globals globals;
 
 	int sock_outer_fd;
@@ -64,10 +65,24 @@ struct rfs_dp {
 	size_t n_ifs;
 };
 
+/* What every interface's flow table takes now. */
+static inline __u64 rfs_dp_tables_bytes(const struct rfs_dp *dp)
+{
+	__u64 n = 0;
+	size_t i;
+
+	for (i = 0; i < dp->n_ifs; i++)
+		n += rfs_table_bytes(dp->ifs[i]->flow_cnt,
+				     dp->ifs[i]->rx_queues);
+	return n;
+}
+
 /* What the interface code gets of dp for one call. */
 static inline struct rfs_if_env rfs_dp_env(struct rfs_dp *dp)
 {
 	return (struct rfs_if_env){
+		.budget = dp->budget ? *dp->budget : (struct rfs_budget){ 0 },
+		.tables_bytes = rfs_dp_tables_bytes(dp),
 		.base = dp->base,
 		.nr_cpus = dp->nr_cpus,
 		.nr_rx_cpus = dp->nr_rx_cpus,

@@ -226,6 +226,12 @@ int rfs_iface_attach(const struct rfs_if_env *env, const char *name,
 		e = rfs_iface_check_flow_cnt(what, ifc->flow_cnt, err);
 		if (e)
 			goto fail;
+		snprintf(what, sizeof(what), "can't attach '%s'", name);
+		e = rfs_budget_check(&env->budget, what, ifc->flow_cnt,
+				     ifc->rx_queues, env->tables_bytes, err,
+				     RFS_ERR_LEN);
+		if (e)
+			goto fail;
 	}
 	if (rfs_cpuset_count(&o->cpus)) {
 		char what[64];

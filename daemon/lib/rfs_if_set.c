@@ -148,6 +148,16 @@ int rfs_iface_set_flow_cnt(const struct rfs_if_env *env, struct rfs_if *ifc,
 	e = rfs_iface_check_flow_cnt(what, n, err);
 	if (e || n == old_n)
 		return e;
+	/* the old table drains beside the new one, briefly: the budget is
+	 * for what stays (rfs_budget.h) */
+	snprintf(what, sizeof(what), "can't set flow_cnt of '%s' to %u",
+		 ifc->name, n);
+	e = rfs_budget_check(&env->budget, what, n, ifc->rx_queues,
+			     env->tables_bytes -
+			     rfs_table_bytes(old_n, ifc->rx_queues), err,
+			     RFS_ERR_LEN);
+	if (e)
+		return e;
 	e = rfs_devtab_resize(env, ifc, n, ifc->rx_queues, err);
 	if (e)
 		return e;

@@ -25,6 +25,7 @@
 
 #include <xdp/libxdp.h>
 
+#include "rfs_budget.h"
 #include "rfs_dp.h"
 #include "rfs_explain.h"
 #include "rfs_hold.h"
@@ -56,6 +57,9 @@ struct rfs_if_env {
 	int gstats_fd;
 	int tx_seq_fd;
 	int rx_track_fd;
+	/* flow table budgets, and what every interface's tables take now */
+	struct rfs_budget budget;
+	__u64 tables_bytes;
 };
 
 struct rfs_if {

@@ -23,9 +23,10 @@
  *
  * It drops the rest once the datapath is loaded: CAP_SYS_RESOURCE (the
  * RLIMIT_MEMLOCK bump libbpf does at the first load on kernels before
- * 5.11) and, when started by hand as root, everything else root holds.
- * Under the unit the bounding set is already this one and this changes
- * nothing.  Raw capget/capset and prctl, no library: three calls.
+ * 5.11), CAP_CHOWN (the control socket's group, given at bind, before
+ * any peer can connect: ctlsock.c) and, when started by hand as root,
+ * everything else root holds.  Under the unit the bounding set is this
+ * one and CAP_CHOWN.  Raw capget/capset and prctl, no library: three calls.
  */
 #include <errno.h>
 #include <stdbool.h>

@@ -271,14 +271,14 @@ static const char *const explain_args[] = {
 static const char *const set_args[] = { "key", "value", "iface", "cpus", NULL };
 
 const struct rfsd_cmd rfsd_cmds[] = {
-	{ "version", no_args, do_version, NULL },
-	{ "status", no_args, do_status, NULL },
-	{ "attach", attach_args, do_attach, NULL },
-	{ "detach", iface_args, do_detach, NULL },
-	{ "stats", iface_args, rfsd_cmd_stats, NULL },
-	{ "flows", flows_args, NULL, rfsd_cmd_flows },
-	{ "set", set_args, do_set, NULL },
-	{ "explain", explain_args, rfsd_cmd_explain, NULL },
+	{ "version", no_args, do_version, NULL, false },
+	{ "status", no_args, do_status, NULL, false },
+	{ "attach", attach_args, do_attach, NULL, true },
+	{ "detach", iface_args, do_detach, NULL, true },
+	{ "stats", iface_args, rfsd_cmd_stats, NULL, false },
+	{ "flows", flows_args, NULL, rfsd_cmd_flows, false },
+	{ "set", set_args, do_set, NULL, true },
+	{ "explain", explain_args, rfsd_cmd_explain, NULL, false },
 	{ NULL },
 };
 

@@ -31,7 +31,11 @@ enum {
 	RFSD_SET_NOGUARD	= 1 << 9,
 	RFSD_SET_KSCHED		= 1 << 10,
 	RFSD_SET_UNORDERED	= 1 << 11,
-	RFSD_SET_LEAVING_WARN	= 1 << 12,
+	RFSD_SET_SOCK_GROUP	= 1 << 12,
+	RFSD_SET_ADMIN_GROUP	= 1 << 13,
+	RFSD_SET_BUDGET_IF	= 1 << 14,
+	RFSD_SET_BUDGET_TOTAL	= 1 << 15,
+	RFSD_SET_LEAVING_WARN	= 1 << 16,
 };
 
 enum rfsd_section { SEC_NONE, SEC_GLOBAL, SEC_IFACE, SEC_BAD };
@@ -215,6 +219,39 @@ static char *set_path(struct rfsd_parse *p, const char *key, const char *v)
 	return s;
 }
 
+/* A group name (parse.h); looked up when rfsd uses it, so a group made
+ * later counts from the next SIGHUP. */
+static char *set_group(struct rfsd_parse *p, const char *key, const char *v)
+{
+	char *s;
+
+	if (!rfs_group_name_valid(v)) {
+		parse_fail(p, EINVAL,
+			   "%s '%s' is not a group name ([a-z_][a-z0-9_-]*, at most 32 characters)",
+			   key, v);
+		return NULL;
+	}
+	s = strdup(v);
+	if (!s)
+		parse_fail(p, ENOMEM, "out of memory");
+	return s;
+}
+
+/* A budget: at least 1 MiB (less is under one default table: a typo). */
+static void set_size(struct rfsd_parse *p, const char *key, const char *v,
+		     __u64 *out)
+{
+	int e = rfs_parse_size(v, 1ull << 20, 1ull << 40, out);
+
+	if (e == -EINVAL)
+		parse_fail(p, EINVAL,
+			   "%s '%s' is not a size (a number of bytes, or with K, M or G)",
+			   key, v);
+	else if (e)
+		parse_fail(p, ERANGE, "%s '%s' is out of range (1M..1024G)",
+			   key, v);
+}
+
 /* yes/true/1 or no/false/0 */
 static void set_bool(struct rfsd_parse *p, const char *key, const char *v,
 		     bool *out)
@@ -392,13 +429,25 @@ static void global_key(struct rfsd_parse *p, const char *key, const char *v)
 	} else if (!strcmp(key, "allow_unordered")) {
 		if (once(p, &c->set, RFSD_SET_UNORDERED, key))
 			set_bool(p, key, v, &c->allow_unordered);
+	} else if (!strcmp(key, "socket_group")) {
+		if (once(p, &c->set, RFSD_SET_SOCK_GROUP, key))
+			c->socket_group = set_group(p, key, v);
+	} else if (!strcmp(key, "admin_group")) {
+		if (once(p, &c->set, RFSD_SET_ADMIN_GROUP, key))
+			c->admin_group = set_group(p, key, v);
+	} else if (!strcmp(key, "table_budget_iface")) {
+		if (once(p, &c->set, RFSD_SET_BUDGET_IF, key))
+			set_size(p, key, v, &c->budget_iface);
+	} else if (!strcmp(key, "table_budget_total")) {
+		if (once(p, &c->set, RFSD_SET_BUDGET_TOTAL, key))
+			set_size(p, key, v, &c->budget_total);
 	} else if (!strcmp(key, "leaving_warn_seconds")) {
 		if (once(p, &c->set, RFSD_SET_LEAVING_WARN, key))
 			set_seconds(p, key, v, RFSD_LEAVING_WARN_MAX,
 				    &c->leaving_warn_s);
 	} else {
 		parse_fail(p, EINVAL,
-			   "unknown key '%s' in [global] (sock_flow_entries, socket, pin_dir, cgroup, detach_on_exit, metrics_listen, cpumap_kthread_sched, allow_unordered, leaving_warn_seconds)",
+			   "unknown key '%s' in [global] (sock_flow_entries, socket, socket_group, admin_group, pin_dir, cgroup, detach_on_exit, metrics_listen, cpumap_kthread_sched, allow_unordered, table_budget_iface, table_budget_total, leaving_warn_seconds)",
 			   key);
 	}
 }
@@ -552,6 +601,8 @@ void rfsd_config_free(struct rfsd_config *cfg)
 	free(cfg->pin_dir);
 	free(cfg->cgroup);
 	free(cfg->metrics_listen);
+	free(cfg->socket_group);
+	free(cfg->admin_group);
 	free(cfg->ifs);
 	memset(cfg, 0, sizeof(*cfg));
 }

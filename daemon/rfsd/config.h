@@ -5,6 +5,10 @@
  *	[global]
  *	sock_flow_entries = 32768
  *	socket = /run/rfs/rfsd.sock
+ *	socket_group = rfs
+ *	admin_group = rfs-admin
+ *	table_budget_iface = 256M
+ *	table_budget_total = 1G
  *	pin_dir = /sys/fs/bpf/rfs
  *	cgroup = /sys/fs/cgroup
  *	detach_on_exit = no
@@ -82,6 +86,13 @@ struct rfsd_ksched {
 struct rfsd_config {
 	__u32 sock_flow_entries;	/* 0: not set */
 	char *socket;			/* NULL: not set */
+	/* who may read (the socket file's group) and who may change too
+	 * (peercred.h); NULL: RFS_CTL_GROUP, RFSD_ADMIN_GROUP */
+	char *socket_group;
+	char *admin_group;
+	/* flow table budgets in bytes (rfs_budget.h); 0: from MemTotal */
+	__u64 budget_iface;
+	__u64 budget_total;
 	char *pin_dir;
 	char *cgroup;
 	/* SIGTERM detaches and unpins everything; default: leave the

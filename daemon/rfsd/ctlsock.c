@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The control socket's file (ctlsock.h).  Moved from server.c. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -59,7 +60,41 @@ static int probe_stale(const char *path, const struct sockaddr_un *sa)
 	return 0;
 }
 
-int rfsd_ctlsock_bind(struct rfsd_ctlsock *cs, const char *path, char *err,
+/*
+ * Give the bound socket file to group gid.  A unix socket's file can only
+ * be chowned by path, and a path can be swapped between bind() and the
+ * chown by whoever may write its directory: so only in a directory no one
+ * but root writes, and never through a symlink (AT_SYMLINK_NOFOLLOW).
+ * Needs CAP_CHOWN (root is not in the group), which rfsd drops before it
+ * listens (caps.c).  false: the file stays root's alone, and says why.
+ */
+static bool give_group(const char *path, gid_t gid, const char *name)
+{
+	char dir[sizeof(((struct sockaddr_un *)0)->sun_path)], *p;
+	struct stat st;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	p = strrchr(dir, '/');
+	if (p)
+		*(p == dir ? p + 1 : p) = '\0';
+	else
+		snprintf(dir, sizeof(dir), ".");
+	if (lstat(dir, &st) || !S_ISDIR(st.st_mode) || st.st_uid != 0 ||
+	    (st.st_mode & (S_IWGRP | S_IWOTH))) {
+		pr_warn("can't give control socket '%s' to group '%s': its directory '%s' is not root's alone; only root can use the socket\n",
+			path, name, dir);
+		return false;
+	}
+	if (fchownat(AT_FDCWD, path, (uid_t)-1, gid, AT_SYMLINK_NOFOLLOW)) {
+		pr_warn("can't give control socket '%s' to group '%s': %s; only root can use the socket\n",
+			path, name, strerror(errno));
+		return false;
+	}
+	return true;
+}
+
+int rfsd_ctlsock_bind(struct rfsd_ctlsock *cs, const char *path,
+		      const gid_t *gid, const char *group, char *err,
 		      size_t len)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
@@ -94,10 +129,10 @@ int rfsd_ctlsock_bind(struct rfsd_ctlsock *cs, const char *path, char *err,
 		snprintf(err, len, "can't create control socket: %s", strerror(-e));
 		return e;
 	}
-	/* 0666 from the start, never wider: who may use it is decided at
-	 * accept from the kernel's credentials of the peer (peercred.c),
-	 * so the file needs no group and rfsd no CAP_CHOWN (ctlsock.h) */
-	old = umask(0111);
+	/* 0660 from the start, never wider, and no chmod() after: that
+	 * follows links.  The group comes next; until then only root may
+	 * connect, and nobody can before listen() anyway. */
+	old = umask(0117);
 	e = bind(fd, (struct sockaddr *)&sa, sizeof(sa)) ? -errno : 0;
 	umask(old);
 	if (e) {
@@ -111,9 +146,8 @@ int rfsd_ctlsock_bind(struct rfsd_ctlsock *cs, const char *path, char *err,
 		cs->dev = st.st_dev;
 		cs->ino = st.st_ino;
 	}
-	if (chmod(path, 0666))
-		pr_warn("can't set mode of control socket '%s': %s\n", path,
-			strerror(errno));
+	if (gid)
+		give_group(path, *gid, group);
 	return fd;
 }
 

@@ -1,14 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The control socket's file: claim the path (make its directory, take over
- * a stale socket, never one someone listens on), bind with mode 0666, and
- * on exit remove it only if it is still ours.  A leaf: server.c owns the
- * listening fd once bound and knows the peers, and refuses every one that
- * is not root or in group rfs (peercred.c), from the credentials the
- * kernel took at connect(), as the D-Bus system bus does behind its 0666
- * socket.  A 0660 file of group rfs would need CAP_CHOWN, which with the
- * CAP_SYS_NICE of the kthread policy takes the unit's exposure over 3.0
- * (systemd/rfsd.service.in).
+ * a stale socket, never one someone listens on), bind with mode 0660 and
+ * give it to the socket group (root:rfs), and on exit remove it only if
+ * it is still ours.  The file keeps out everyone the group does not
+ * name, before they can send a byte to rfsd's parser; server.c still
+ * checks each peer's role (peercred.h) from the credentials the kernel
+ * took at connect(), for a file someone widened and for the line between
+ * reading and changing, which a file mode can't draw.  A leaf.
  */
 #ifndef RFSD_CTLSOCK_H
 #define RFSD_CTLSOCK_H
@@ -25,9 +24,11 @@ struct rfsd_ctlsock {
 	bool bound;
 };
 
-/* A bound (not yet listening) non-blocking socket at path, or -errno with
- * the reason in err. */
-int rfsd_ctlsock_bind(struct rfsd_ctlsock *cs, const char *path, char *err,
+/* A bound (not yet listening) non-blocking socket at path, mode 0660, of
+ * group *gid (named group) unless gid is NULL (no such group: root's
+ * alone), or -errno with the reason in err. */
+int rfsd_ctlsock_bind(struct rfsd_ctlsock *cs, const char *path,
+		      const gid_t *gid, const char *group, char *err,
 		      size_t len);
 /* Remove the file, unless a newer rfsd has taken the path over. */
 void rfsd_ctlsock_unlink(struct rfsd_ctlsock *cs);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/socket.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
 
@@ -20,12 +21,26 @@
 #include "ctl_client.h"
 #include "log.h"
 #include "metrics.h"
+#include "mono.h"
 #include "parse.h"
 #include "rfs_prom.h"
 #include "server.h"
 
+/* A connection MHD accepted, until it closes: its deadline. */
+struct rfsd_mconn {
+	struct rfsd_mconn *next, **pprev;
+	int fd;
+	long long until_ms;	/* rfs_mono_ms() */
+	bool cut;		/* shut down: MHD closes it next */
+};
+
 struct rfsd_metrics {
 	struct MHD_Daemon *mhd;
+	struct rfsd_mconn *conns;
+	/* the last exposition, and when it was gathered */
+	char *snap;
+	size_t snap_len;
+	long long snap_ms;
 	struct rfsd_loop *loop;
 	const struct rfsd_dispatch *dispatch;
 	struct rfsd_watch ev;		/* MHD's epoll fd */
@@ -86,6 +101,25 @@ static enum MHD_Result respond(struct MHD_Connection *conn,
 	return ret;
 }
 
+/* The snapshot, copied: it outlives this response or not, as the next
+ * scrape decides. */
+static enum MHD_Result respond_copy(struct MHD_Connection *conn,
+				    const char *body, size_t len)
+{
+	struct MHD_Response *r;
+	enum MHD_Result ret;
+
+	r = MHD_create_response_from_buffer(len, (void *)body,
+					    MHD_RESPMEM_MUST_COPY);
+	if (!r)
+		return MHD_NO;
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
+				RFS_PROM_CONTENT_TYPE);
+	ret = MHD_queue_response(conn, MHD_HTTP_OK, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
 static enum MHD_Result respond_text(struct MHD_Connection *conn,
 				    unsigned int code, const char *text)
 {
@@ -98,9 +132,14 @@ static enum MHD_Result serve_metrics(struct rfsd_metrics *m,
 {
 	struct json_object *snap;
 	char err[RFS_CTL_ERR_LEN], *buf, *msg;
+	long long now = rfs_mono_ms();
 	size_t len;
 	int e;
 
+	/* a scrape right after another gets the same text: what a scraper
+	 * (or many) can make rfsd do is one snapshot a second */
+	if (m->snap && now - m->snap_ms < RFSD_METRICS_SNAP_MS)
+		return respond_copy(conn, m->snap, m->snap_len);
 	e = rfs_prom_collect(run_request, (void *)m->dispatch, &snap, err,
 			     sizeof(err));
 	if (!e) {
@@ -109,9 +148,14 @@ static enum MHD_Result serve_metrics(struct rfsd_metrics *m,
 			snprintf(err, sizeof(err), "%s", strerror(-e));
 		json_object_put(snap);
 	}
-	if (!e)
-		return respond(conn, MHD_HTTP_OK, RFS_PROM_CONTENT_TYPE, buf,
-			       len, true);
+	if (!e) {
+		pr_debug("metrics: gathered a snapshot\n");
+		free(m->snap);
+		m->snap = buf;
+		m->snap_len = len;
+		m->snap_ms = now;
+		return respond_copy(conn, buf, len);
+	}
 	pr_warn("can't serve metrics on '%s': %s\n", m->addr, err);
 	if (asprintf(&msg, "can't gather the metrics: %s\n", err) < 0)
 		return MHD_NO;
@@ -145,12 +189,92 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 
 /* ---- the event loop side ---- */
 
+/* MHD_OPTION_NOTIFY_CONNECTION: a connection is accepted (its deadline
+ * starts) or closed. */
+static void on_conn(void *cls, struct MHD_Connection *conn, void **ctx,
+		    enum MHD_ConnectionNotificationCode code)
+{
+	struct rfsd_metrics *m = cls;
+	struct rfsd_mconn *c = *ctx;
+	const union MHD_ConnectionInfo *ci;
+
+	if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+		c = calloc(1, sizeof(*c));
+		if (!c)
+			return;		/* it still has MHD's idle timeout */
+		ci = MHD_get_connection_info(conn,
+					     MHD_CONNECTION_INFO_CONNECTION_FD);
+		c->fd = ci ? ci->connect_fd : -1;
+		c->until_ms = rfs_mono_ms() + RFSD_METRICS_DEADLINE * 1000LL;
+		c->next = m->conns;
+		c->pprev = &m->conns;
+		if (m->conns)
+			m->conns->pprev = &c->next;
+		m->conns = c;
+		*ctx = c;
+	} else if (c) {
+		*c->pprev = c->next;
+		if (c->next)
+			c->next->pprev = c->pprev;
+		free(c);
+		*ctx = NULL;
+	}
+}
+
+/* MHD_OPTION_NOTIFY_COMPLETED: a request was answered; a kept-alive
+ * connection has the whole deadline again for its next one (the idle
+ * timeout bounds the wait between them). */
+static void on_completed(void *cls, struct MHD_Connection *conn,
+			 void **req_ctx, enum MHD_RequestTerminationCode toe)
+{
+	const union MHD_ConnectionInfo *ci;
+	struct rfsd_mconn *c;
+
+	ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	c = ci ? ci->socket_context : NULL;
+	if (c && toe == MHD_REQUEST_TERMINATED_COMPLETED_OK)
+		c->until_ms = rfs_mono_ms() + RFSD_METRICS_DEADLINE * 1000LL;
+}
+
+/*
+ * Cut the connections past their deadline; the next deadline, or -1.
+ * MHD has no call to close one of its connections from outside, so shut
+ * its socket down: MHD sees the end of it at its next read or write, and
+ * closes and frees it itself (on_conn() then forgets it).  The fd stays
+ * MHD's, open until then, so it can't be reused under us.
+ */
+static long long cut_late(struct rfsd_metrics *m)
+{
+	long long now = rfs_mono_ms(), next = -1;
+	struct rfsd_mconn *c;
+
+	for (c = m->conns; c; c = c->next) {
+		if (c->cut || c->fd < 0)
+			continue;
+		if (now >= c->until_ms) {
+			pr_debug("metrics: a connection ran past %d s; cut\n",
+				 RFSD_METRICS_DEADLINE);
+			shutdown(c->fd, SHUT_RDWR);
+			c->cut = true;
+		} else if (next < 0 || c->until_ms < next) {
+			next = c->until_ms;
+		}
+	}
+	return next < 0 ? -1 : next - now;
+}
+
 static void arm_timer(struct rfsd_metrics *m)
 {
 	struct itimerspec its = {};
 	MHD_UNSIGNED_LONG_LONG ms;
+	long long late = cut_late(m);
+	bool have = MHD_get_timeout(m->mhd, &ms) == MHD_YES;
 
-	if (MHD_get_timeout(m->mhd, &ms) == MHD_YES) {
+	if (late >= 0 && (!have || (MHD_UNSIGNED_LONG_LONG)late < ms)) {
+		ms = late;
+		have = true;
+	}
+	if (have) {
 		if (!ms)
 			ms = 1;		/* now: a zero it_value disarms */
 		its.it_value.tv_sec = ms / 1000;
@@ -227,6 +351,9 @@ int rfsd_metrics_open(struct rfsd_metrics **mp, struct rfsd_loop *loop,
 	snprintf(m->addr, sizeof(m->addr), "%s", addr);
 	if (ss.ss_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
+	if (!rfs_addr_loopback(&ss))
+		pr_warn("WARNING: metrics_listen '%s' is not a loopback address: /metrics is served, without authentication, to whoever reaches it there\n",
+			addr);
 	/* MHD does not say why a start failed: errno is what bind() or
 	 * listen() left */
 	errno = 0;
@@ -238,6 +365,10 @@ int rfsd_metrics_open(struct rfsd_metrics **mp, struct rfsd_loop *loop,
 				  (unsigned int)RFSD_METRICS_MAX_CONNS,
 				  MHD_OPTION_CONNECTION_TIMEOUT,
 				  (unsigned int)RFSD_METRICS_TIMEOUT,
+				  MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+				  (unsigned int)RFSD_METRICS_PER_IP,
+				  MHD_OPTION_NOTIFY_CONNECTION, on_conn, m,
+				  MHD_OPTION_NOTIFY_COMPLETED, on_completed, m,
 				  MHD_OPTION_END);
 	if (!m->mhd) {
 		e = errno ? -errno : -EIO;
@@ -288,7 +419,9 @@ void rfsd_metrics_close(struct rfsd_metrics *m)
 		return;
 	rfsd_watch_del(m->loop, &m->ev);
 	rfsd_watch_del(m->loop, &m->tmr);
+	/* closes every connection: on_conn() frees each */
 	MHD_stop_daemon(m->mhd);
 	close(m->tmr.fd);
+	free(m->snap);
 	free(m);
 }

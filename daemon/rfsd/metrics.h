@@ -15,6 +15,19 @@
  * sockets are non-blocking, the reply is built whole in memory and written
  * as the peer takes it, and a peer idle for RFSD_METRICS_TIMEOUT s is
  * dropped.
+ *
+ * A scrape is not free (status and a stats per interface, in rfsd's only
+ * loop), and the peers need not be polite, so:
+ *  - one snapshot serves every scrape within RFSD_METRICS_SNAP_MS of it:
+ *    however many scrape, the datapath is read once a second at most;
+ *  - one address holds RFSD_METRICS_PER_IP connections at most;
+ *  - a request must be answered within RFSD_METRICS_DEADLINE s of the
+ *    connection's accept (or of the answer to its last request, kept
+ *    alive), whatever the peer is doing: one that trickles a byte now
+ *    and then is never idle, so the idle timeout alone would keep it;
+ *  - an address that is not loopback (0.0.0.0, a NIC's) is served, since
+ *    someone wrote it in the config, but logged as a warning: there is no
+ *    authentication.
  */
 #ifndef RFSD_METRICS_H
 #define RFSD_METRICS_H
@@ -25,6 +38,9 @@
 
 #define RFSD_METRICS_MAX_CONNS	16	/* at once; more wait in the backlog */
 #define RFSD_METRICS_TIMEOUT	10	/* s without progress: dropped */
+#define RFSD_METRICS_PER_IP	4	/* at once from one address */
+#define RFSD_METRICS_DEADLINE	10	/* s from accept: dropped */
+#define RFSD_METRICS_SNAP_MS	1000	/* a snapshot serves this long */
 
 struct rfsd_dispatch;
 struct rfsd_metrics;

@@ -1,17 +1,38 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * Who may use the control socket: root, or a member of group rfs.  The
- * peer's credentials are the kernel's (SO_PEERCRED, SO_PEERGROUPS), taken
- * at connect(); the group database is only a fallback for kernels without
- * SO_PEERGROUPS.
- */
+/* A control socket peer's role, from the kernel's credentials; see
+ * peercred.h. */
 #include <errno.h>
 #include <grp.h>
 #include <pwd.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/socket.h>
 
+#include "log.h"
 #include "peercred.h"
+
+static void lookup_group(const char *name, bool *have, gid_t *gid)
+{
+	struct group *g = getgrnam(name);
+
+	*have = g != NULL;
+	*gid = g ? g->gr_gid : 0;
+}
+
+void rfsd_groups_set(struct rfsd_groups *g, const char *read,
+		     const char *admin)
+{
+	if (read)
+		snprintf(g->read_name, sizeof(g->read_name), "%s", read);
+	snprintf(g->admin_name, sizeof(g->admin_name), "%s", admin);
+	lookup_group(g->read_name, &g->have_read, &g->read);
+	lookup_group(g->admin_name, &g->have_admin, &g->admin);
+	snprintf(g->deny, sizeof(g->deny), "changes need root or group '%s'",
+		 g->admin_name);
+	if (!g->have_admin)
+		pr_info("group '%s' does not exist: only root can change what rfsd steers\n",
+			g->admin_name);
+}
 
 static bool in_groups(const gid_t *g, size_t n, gid_t want)
 {
@@ -21,6 +42,18 @@ static bool in_groups(const gid_t *g, size_t n, gid_t want)
 		if (g[i] == want)
 			return true;
 	return false;
+}
+
+enum rfsd_role rfsd_role_of(uid_t uid, gid_t gid, const gid_t *g, size_t n,
+			    const struct rfsd_groups *grp)
+{
+	if (uid == 0)
+		return RFSD_ROLE_ADMIN;
+	if (grp->have_admin && (gid == grp->admin || in_groups(g, n, grp->admin)))
+		return RFSD_ROLE_ADMIN;
+	if (grp->have_read && (gid == grp->read || in_groups(g, n, grp->read)))
+		return RFSD_ROLE_READ;
+	return RFSD_ROLE_NONE;
 }
 
 /* The peer's supplementary groups as the kernel recorded them at
@@ -51,32 +84,28 @@ static int peer_groups(int fd, gid_t **out, size_t *n)
 	return -e;
 }
 
-/* uid 0, or a member of group rfs: primary or supplementary (from
- * SO_PEERGROUPS, else from the group database). */
-bool rfsd_peer_allowed(int fd, const struct ucred *cr, bool have_group,
-		       gid_t group)
+enum rfsd_role rfsd_peer_role(int fd, const struct ucred *cr,
+			      const struct rfsd_groups *grp)
 {
+	enum rfsd_role role = RFSD_ROLE_NONE;
 	struct passwd *pw;
 	gid_t *g = NULL;
 	size_t n = 0;
 	int ng = 256;
-	bool ok;
 
-	if (cr->uid == 0)
-		return true;
-	if (!have_group)
-		return false;
-	if (cr->gid == group)
-		return true;
+	if (cr->uid == 0 || (!grp->have_read && !grp->have_admin))
+		return rfsd_role_of(cr->uid, cr->gid, NULL, 0, grp);
 	if (!peer_groups(fd, &g, &n)) {
-		ok = in_groups(g, n, group);
+		role = rfsd_role_of(cr->uid, cr->gid, g, n, grp);
 		free(g);
-		return ok;
+		return role;
 	}
 	pw = getpwuid(cr->uid);
 	g = calloc(ng, sizeof(*g));
-	ok = pw && g && getgrouplist(pw->pw_name, pw->pw_gid, g, &ng) >= 0 &&
-	     in_groups(g, ng, group);
+	if (pw && g && getgrouplist(pw->pw_name, pw->pw_gid, g, &ng) >= 0)
+		role = rfsd_role_of(cr->uid, cr->gid, g, ng, grp);
+	else
+		role = rfsd_role_of(cr->uid, cr->gid, NULL, 0, grp);
 	free(g);
-	return ok;
+	return role;
 }

@@ -344,10 +344,45 @@ static bool known_arg(const char *const *args, const char *key)
 	return false;
 }
 
+/* What a refused change was about: "attach 'eth1'", "set flow_cnt of
+ * 'eth1'", "set sock_flow_entries", from whatever strings req holds. */
+static struct json_object *refuse_change(const struct rfsd_cmd *cmd,
+					 struct json_object *req,
+					 const char *deny)
+{
+	struct json_object *v;
+	const char *iface = NULL, *key = NULL;
+
+	if (json_object_object_get_ex(req, "iface", &v) &&
+	    json_object_is_type(v, json_type_string))
+		iface = json_object_get_string(v);
+	if (json_object_object_get_ex(req, "key", &v) &&
+	    json_object_is_type(v, json_type_string))
+		key = json_object_get_string(v);
+	if (key && iface)
+		return rfsd_reply_err(EACCES, "can't %s %.64s of '%.16s': permission denied: %s",
+				      cmd->name, key, iface, deny);
+	if (key || iface)
+		return rfsd_reply_err(EACCES, key ? "can't %s %.64s: permission denied: %s" :
+				      "can't %s '%.16s': permission denied: %s",
+				      cmd->name, key ?: iface, deny);
+	return rfsd_reply_err(EACCES, "can't %s: permission denied: %s",
+			      cmd->name, deny);
+}
+
 enum rfsd_cmd_rc rfsd_request_run(const struct rfsd_cmd *cmds,
 				  struct rfsd_cmd_ctx *x, struct rfsd_client *c,
 				  const char *line, size_t len,
 				  struct json_object **reply)
+{
+	return rfsd_request_run_as(cmds, x, c, NULL, line, len, reply);
+}
+
+enum rfsd_cmd_rc rfsd_request_run_as(const struct rfsd_cmd *cmds,
+				     struct rfsd_cmd_ctx *x,
+				     struct rfsd_client *c, const char *deny,
+				     const char *line, size_t len,
+				     struct json_object **reply)
 {
 	const struct rfsd_cmd *cmd = NULL;
 	struct json_object *req;
@@ -371,6 +406,11 @@ enum rfsd_cmd_rc rfsd_request_run(const struct rfsd_cmd *cmds,
 	if (!cmd->name) {
 		*reply = rfsd_reply_err(EINVAL, "unknown command '%s'", name);
 		cmd = NULL;
+		goto out;
+	}
+	/* before the arguments: a reader learns nothing from their checks */
+	if (cmd->changes && deny) {
+		*reply = refuse_change(cmd, req, deny);
 		goto out;
 	}
 	json_object_object_foreach(req, key, val) {

@@ -41,6 +41,9 @@ struct rfsd_cmd {
 				  struct rfsd_client *c,
 				  struct json_object *req,
 				  struct json_object **reply);
+	/* it changes something (attach, detach, set): only for peers that
+	 * may change (peercred.h); the rest only read */
+	bool changes;
 };
 
 /*
@@ -52,6 +55,17 @@ enum rfsd_cmd_rc rfsd_request_run(const struct rfsd_cmd *cmds,
 				  struct rfsd_cmd_ctx *x, struct rfsd_client *c,
 				  const char *line, size_t len,
 				  struct json_object **reply);
+
+/*
+ * The same for a peer that may only read, when deny is not NULL: a
+ * command that changes something is refused before it runs, with
+ * "can't <cmd> '<iface>': permission denied: <deny>".
+ */
+enum rfsd_cmd_rc rfsd_request_run_as(const struct rfsd_cmd *cmds,
+				     struct rfsd_cmd_ctx *x,
+				     struct rfsd_client *c, const char *deny,
+				     const char *line, size_t len,
+				     struct json_object **reply);
 
 /* The request object of line, or NULL with a "bad request: ..." reply:
  * not one JSON object, or a key in it twice. */

@@ -77,6 +77,7 @@ struct rfsd {
 	const char *config_path;
 	bool config_named;		/* --config: it must exist */
 	struct rfsd_config cfg;
+	struct rfs_budget budget;		/* flow tables: cfg, else MemTotal */
 	const char *socket_path;	/* what is in effect */
 	char cgroup[4096];
 
@@ -188,6 +189,27 @@ static int metrics_apply(struct rfsd *d)
 	return 0;
 }
 
+/* The flow table budgets cfg asks for, the rest from MemTotal. */
+static void budget_of(const struct rfsd_config *cfg, struct rfs_budget *b)
+{
+	char per[32], all[32];
+	__u64 mem = 0;
+	int e = rfs_meminfo_total("/proc/meminfo", &mem);
+
+	rfs_budget_default(e ? 0 : mem, b);
+	if (e && (!cfg->budget_iface || !cfg->budget_total))
+		pr_warn("can't read MemTotal from /proc/meminfo: %s; flow table budgets not in the config are fixed ones\n",
+			strerror(-e));
+	if (cfg->budget_iface)
+		b->iface = cfg->budget_iface;
+	if (cfg->budget_total)
+		b->total = cfg->budget_total;
+	rfs_budget_fmt(b->iface, per, sizeof(per));
+	rfs_budget_fmt(b->total, all, sizeof(all));
+	pr_info("flow table budget: %s per interface, %s in total\n", per,
+		all);
+}
+
 static void reload(struct rfsd *d)
 {
 	struct rfsd_config old = d->cfg, cfg;
@@ -203,12 +225,13 @@ static void reload(struct rfsd *d)
 	} else {
 		pr_info("reloading config '%s'\n", d->config_path);
 		d->cfg = cfg;
+		budget_of(&d->cfg, &d->budget);	/* the dp reads it */
 		rfsd_ifaces_reload(&d->ifaces, &old);
 		rfsd_ksched_set(&d->ksched, &d->cfg.ksched);
 		rfsd_config_free(&old);
 		metrics_apply(d);
 	}
-	rfsd_server_reload_group(d->srv);
+	rfsd_server_set_groups(d->srv, NULL, d->cfg.admin_group);
 	d->status[0] = '\0';
 	sd_notify(0, "READY=1");
 	update_status(d);
@@ -445,6 +468,8 @@ int main(int argc, char **argv)
 	opts.sock_flow_entries = d.cfg.sock_flow_entries;
 	opts.trace_mode = d.trace_mode;
 	opts.allow_unordered = d.cfg.allow_unordered;
+	budget_of(&d.cfg, &d.budget);
+	opts.budget = &d.budget;
 
 	e = open_fds(&d);
 	if (e) {
@@ -452,7 +477,8 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	/* claim the socket path first: a second rfsd stops here */
-	if (rfsd_server_bind(&d.srv, &d.loop, &dispatch, d.socket_path, err,
+	if (rfsd_server_bind(&d.srv, &d.loop, &dispatch, d.socket_path,
+			     d.cfg.socket_group, d.cfg.admin_group, err,
 			     sizeof(err))) {
 		pr_warn("%s\n", err);
 		goto out;

@@ -6,11 +6,12 @@
  * a client stops being read while it has RFSD_OUT_HIGH bytes of replies
  * it has not taken, or while its request waits for the datapath.  Peers
  * that stall are dropped after RFSD_IDLE_SECS, or RFSD_HELLO_SECS before
- * their first request; a full table makes room for a newcomer
- * (make_room(), server.h says why).
+ * their first request, and one that has sent part of a line but not its
+ * end for RFSD_LINE_SECS; a full table makes room for a newcomer
+ * (make_room(), server.h says why), and one uid holds at most
+ * RFSD_MAX_PER_UID slots unless it is root.
  */
 #include <errno.h>
-#include <grp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,8 +45,10 @@ struct rfsd_client {
 	bool owns_job;		/* ... or for the job it started */
 	bool closing;		/* close once its replies are out */
 	bool denied;		/* not root or rfs: refuse its first request */
+	bool reader;		/* may only read (peercred.h) */
 	bool served;		/* it sent a whole request line */
 	long long since_ms;	/* connected (rfs_mono_ms()) */
+	long long line_ms;	/* the unfinished line began; 0: none */
 	time_t last_active;
 };
 
@@ -54,8 +57,7 @@ struct rfsd_server {
 	struct rfsd_loop *loop;
 	struct rfsd_dispatch dispatch;
 	struct rfsd_ctlsock file;
-	bool have_group;
-	gid_t group;
+	struct rfsd_groups grp;
 	struct rfsd_client *clients;
 	size_t n_clients;		/* allowed ones: they hold slots */
 	size_t n_denied;
@@ -72,16 +74,15 @@ static bool warn_ok(struct rfsd_server *s)
 	return true;
 }
 
-void rfsd_server_reload_group(struct rfsd_server *s)
+void rfsd_server_set_groups(struct rfsd_server *s, const char *read,
+			    const char *admin)
 {
-	struct group *g = getgrnam(RFS_CTL_GROUP);
-
-	s->have_group = g != NULL;
-	s->group = g ? g->gr_gid : 0;
+	rfsd_groups_set(&s->grp, read, admin ?: RFSD_ADMIN_GROUP);
 }
 
 int rfsd_server_bind(struct rfsd_server **out, struct rfsd_loop *loop,
 		     const struct rfsd_dispatch *dispatch, const char *path,
+		     const char *read_group, const char *admin_group,
 		     char *err, size_t len)
 {
 	struct rfsd_server *s;
@@ -96,8 +97,10 @@ int rfsd_server_bind(struct rfsd_server **out, struct rfsd_loop *loop,
 	}
 	s->loop = loop;
 	s->dispatch = *dispatch;
-	rfsd_server_reload_group(s);
-	s->lw.fd = rfsd_ctlsock_bind(&s->file, path, err, len);
+	rfsd_server_set_groups(s, read_group ?: RFS_CTL_GROUP, admin_group);
+	s->lw.fd = rfsd_ctlsock_bind(&s->file, path,
+				     s->grp.have_read ? &s->grp.read : NULL,
+				     s->grp.read_name, err, len);
 	if (s->lw.fd < 0) {
 		e = s->lw.fd;
 		free(s);
@@ -161,7 +164,7 @@ static struct json_object *denied_reply(const struct rfsd_client *c)
 {
 	return rfsd_reply_err(EACCES,
 			      "permission denied: uid %u is not root or in group %s",
-			      c->uid, RFS_CTL_GROUP);
+			      c->uid, c->srv->grp.read_name);
 }
 
 /* Nothing in flight either way: dropping it loses nothing it asked for. */
@@ -180,13 +183,15 @@ static bool client_idle(const struct rfsd_client *c)
  * takes a burst of peers before any of them is read, and a request on its
  * way is no silence.  NULL: none.
  */
-static struct rfsd_client *pick_victim(struct rfsd_server *s, bool denied)
+static struct rfsd_client *pick_victim(struct rfsd_server *s, bool denied,
+				       uid_t only)
 {
 	struct rfsd_client *c, *silent = NULL, *idle = NULL;
 	long long now = rfs_mono_ms();
 
 	for (c = s->clients; c; c = c->next) {
 		if (c->denied != denied || c->closing ||
+		    (only != (uid_t)-1 && c->uid != only) ||
 		    now - c->since_ms < RFSD_SILENT_MS ||
 		    rfsd_conn_unread(&c->conn))
 			continue;
@@ -213,7 +218,7 @@ static bool make_room(struct rfsd_server *s, uid_t uid, bool denied)
 	if (denied ? s->n_denied < RFSD_MAX_DENIED :
 		     s->n_clients < RFSD_MAX_CLIENTS)
 		return true;
-	v = pick_victim(s, denied);
+	v = pick_victim(s, denied, (uid_t)-1);
 	if (v) {
 		if (warn_ok(s))
 			pr_warn("control socket full: dropping %s client uid %u (pid %d) for a new one\n",
@@ -228,6 +233,36 @@ static bool make_room(struct rfsd_server *s, uid_t uid, bool denied)
 	}
 	return !denied && uid == 0 &&
 	       s->n_clients < RFSD_MAX_CLIENTS + RFSD_ROOT_SPARE;
+}
+
+/*
+ * Room for one more peer of uid within its own share: root has no share,
+ * others RFSD_MAX_PER_UID slots, so that one member of the group can't
+ * fill the table with requests in flight that no one may drop.  At its
+ * share, a silent or idle peer of the same uid makes room, as in
+ * make_room().
+ */
+static bool uid_room(struct rfsd_server *s, uid_t uid)
+{
+	struct rfsd_client *c, *v;
+	size_t n = 0;
+
+	if (uid == 0)
+		return true;
+	for (c = s->clients; c; c = c->next)
+		if (!c->denied && c->uid == uid && !c->closing)
+			n++;
+	if (n < RFSD_MAX_PER_UID)
+		return true;
+	v = pick_victim(s, false, uid);
+	if (!v)
+		return false;
+	rfsd_conn_send_last(v->conn.fd,
+			    rfsd_reply_err(EAGAIN,
+					   "dropped: uid %u has %u connections already and this one was idle",
+					   uid, RFSD_MAX_PER_UID));
+	client_close(v);
+	return true;
 }
 
 static void queue_reply(struct rfsd_client *c, struct json_object *reply)
@@ -321,8 +356,9 @@ static bool client_process(struct rfsd_client *c)
 		c->served = true;
 		pr_debug("request from uid %u: %.200s\n", c->uid, in->in);
 		reply = NULL;
-		rc = rfsd_request_run(dp->cmds, dp->ctx, c, in->in, len,
-				      &reply);
+		rc = rfsd_request_run_as(dp->cmds, dp->ctx, c,
+					 c->reader ? c->srv->grp.deny : NULL,
+					 in->in, len, &reply);
 		if (rc == RFSD_CMD_WAIT) {
 			if (nl)
 				*nl = '\n';
@@ -330,6 +366,7 @@ static bool client_process(struct rfsd_client *c)
 			break;
 		}
 		rfsd_conn_consume(in, used);
+		c->line_ms = 0;
 		if (rc == RFSD_CMD_STARTED) {
 			c->waiting = c->owns_job = true;
 			break;
@@ -338,6 +375,12 @@ static bool client_process(struct rfsd_client *c)
 	}
 	if (in->eof && !in->in_len && !c->waiting)
 		c->closing = true;
+	/* part of a line is left: its clock runs from its first byte, and
+	 * bytes that trickle in later do not reset it */
+	if (!in->in_len)
+		c->line_ms = 0;
+	else if (!c->waiting && !c->line_ms)
+		c->line_ms = rfs_mono_ms();
 	if (!client_flush(c))
 		return false;
 	client_update(c);
@@ -387,6 +430,7 @@ static void server_accept(struct rfsd_watch *w, uint32_t ev)
 		struct ucred cr = { .pid = 0, .uid = (uid_t)-1, .gid = (gid_t)-1 };
 		socklen_t crlen = sizeof(cr);
 		struct rfsd_client *c;
+		enum rfsd_role role;
 		bool denied;
 		int fd;
 
@@ -405,7 +449,18 @@ static void server_accept(struct rfsd_watch *w, uint32_t ev)
 			return;
 		}
 		getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &crlen);
-		denied = !rfsd_peer_allowed(fd, &cr, s->have_group, s->group);
+		role = rfsd_peer_role(fd, &cr, &s->grp);
+		denied = role == RFSD_ROLE_NONE;
+		if (!denied && !uid_room(s, cr.uid)) {
+			if (warn_ok(s))
+				pr_warn("refusing control connection from uid %u (pid %d): %u from that uid already\n",
+					cr.uid, cr.pid, RFSD_MAX_PER_UID);
+			rfsd_conn_send_last(fd, rfsd_reply_err(EAGAIN,
+						"too many connections from uid %u (max %u); try again",
+						cr.uid, RFSD_MAX_PER_UID));
+			rfsd_conn_close_fd(fd);
+			continue;
+		}
 		if (!make_room(s, cr.uid, denied)) {
 			if (warn_ok(s))
 				pr_warn("refusing control connection from uid %u (pid %d): %u clients already\n",
@@ -428,6 +483,7 @@ static void server_accept(struct rfsd_watch *w, uint32_t ev)
 		c->gid = cr.gid;
 		c->pid = cr.pid;
 		c->denied = denied;
+		c->reader = role == RFSD_ROLE_READ;
 		c->last_active = time(NULL);
 		c->since_ms = rfs_mono_ms();
 		if (rfsd_watch_add(s->loop, &c->w, EPOLLIN)) {
@@ -442,7 +498,7 @@ static void server_accept(struct rfsd_watch *w, uint32_t ev)
 			s->n_denied++;
 			if (warn_ok(s))
 				pr_warn("refusing control connection from uid %u (pid %d): not root or in group %s\n",
-					cr.uid, cr.pid, RFS_CTL_GROUP);
+					cr.uid, cr.pid, s->grp.read_name);
 			continue;
 		}
 		s->n_clients++;
@@ -486,6 +542,16 @@ void rfsd_server_tick(struct rfsd_server *s, time_t now)
 		next = c->next;
 		if (c->waiting)
 			continue;
+		if (c->line_ms && !c->closing &&
+		    rfs_mono_ms() - c->line_ms >= RFSD_LINE_SECS * 1000LL) {
+			pr_debug("control client uid %u did not finish its request line in %d s; dropped\n",
+				 c->uid, RFSD_LINE_SECS);
+			rfsd_conn_send_last(c->conn.fd, rfsd_reply_err(ETIMEDOUT,
+					    "request line not finished within %d s",
+					    RFSD_LINE_SECS));
+			client_close(c);
+			continue;
+		}
 		if (!c->served) {
 			/* a refused peer too: it had its chance to ask */
 			if (rfs_mono_ms() - c->since_ms < RFSD_HELLO_SECS * 1000LL)

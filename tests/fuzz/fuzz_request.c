@@ -57,14 +57,14 @@ static const char *const flows_args[] = { "iface", "limit", "interval_ms", NULL 
 static const char *const set_args[] = { "key", "value", "iface", "cpus", NULL };
 
 static const struct rfsd_cmd cmds[] = {
-	{ "version", no_args, run_any, NULL },
-	{ "status", no_args, run_any, NULL },
-	{ "attach", attach_args, run_any, NULL },
-	{ "detach", iface_args, run_any, NULL },
-	{ "stats", iface_args, run_any, NULL },
-	{ "flows", flows_args, NULL, start_any },
-	{ "set", set_args, run_any, NULL },
-	{ "none", no_args, run_none, NULL },
+	{ "version", no_args, run_any, NULL, false },
+	{ "status", no_args, run_any, NULL, false },
+	{ "attach", attach_args, run_any, NULL, true },
+	{ "detach", iface_args, run_any, NULL, true },
+	{ "stats", iface_args, run_any, NULL, false },
+	{ "flows", flows_args, NULL, start_any, false },
+	{ "set", set_args, run_any, NULL, true },
+	{ "none", no_args, run_none, NULL, false },
 	{ NULL },
 };
 
@@ -96,7 +96,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct json_object *reply;
 	enum rfsd_cmd_rc rc;
 
-	rc = rfsd_request_run(cmds, NULL, NULL, line, size, &reply);
+	/* the first byte also picks the peer: one that may change, or a
+	 * reader refused every change */
+	rc = rfsd_request_run_as(cmds, NULL, NULL,
+				 size && (data[0] & 1) ? "changes need root" :
+				 NULL, line, size, &reply);
 	RFS_FUZZ_CHECK(rc == RFSD_CMD_REPLY, "rc %d", rc);
 	check_reply(reply, line);
 	json_object_put(reply);

@@ -20,6 +20,10 @@ ALL_TESTS="
 	test_stalled_scrapers
 	test_scrape_during_flows
 	test_reload_and_errors
+	test_snapshot_shared
+	test_per_peer_limit
+	test_request_deadline
+	test_not_loopback_warned
 "
 
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/lab.sh"
@@ -266,7 +270,9 @@ test_dashboard()
 
 # Scrapers that send half a request, or ask and never read, hold their own
 # connections only: the control socket and other scrapes go on, and MHD
-# drops the stalled ones after its timeout.
+# drops the stalled ones after its timeout.  Three of them: one address
+# holds RFSD_METRICS_PER_IP (4) connections at most, the scrape takes the
+# fourth.
 test_stalled_scrapers()
 {
 	local t0 i
@@ -276,11 +282,11 @@ test_stalled_scrapers()
 	import socket, sys, time
 	port = int(sys.argv[1])
 	conns = []
-	for i in range(4):
+	for i in range(2):
 	    s = socket.create_connection(("127.0.0.1", port))
 	    s.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\n")   # never finished
 	    conns.append(s)
-	for i in range(4):
+	for i in range(1):
 	    s = socket.socket()
 	    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1024)
 	    s.connect(("127.0.0.1", port))
@@ -290,7 +296,7 @@ test_stalled_scrapers()
 	time.sleep(25)
 	# rfsd must have dropped the half-sent ones by now
 	closed = 0
-	for s in conns[:4]:
+	for s in conns[:2]:
 	    s.settimeout(1)
 	    try:
 	        closed += s.recv(4096) == b""
@@ -310,7 +316,7 @@ test_stalled_scrapers()
 		ctl status >/dev/null || fail "rfsctl status failed beside stalled scrapers"
 		scrape > "$LAB_DIR/http.prom"
 		grep -q '^rfs_build_info{' "$LAB_DIR/http.prom" || fail "a scrape got no exposition"
-		say "status + a scrape beside 8 stalled scrapers: $(lab_since "$t0")s"
+		say "status + a scrape beside 3 stalled scrapers: $(lab_since "$t0")s"
 		# generous for a loaded host: a server blocked on a stalled peer
 		# would take the whole 25 s
 		awk -v t="$(lab_since "$t0")" 'BEGIN { exit !(t < 5) }' ||
@@ -318,7 +324,7 @@ test_stalled_scrapers()
 		sleep 0.5
 	done
 	lab_wait "$LAB_BG_PID" 60 || fail "the stalled scrapers did not finish"
-	[ "$(cat "$LAB_DIR/stalled.out" 2>/dev/null)" = 4 ] ||
+	[ "$(cat "$LAB_DIR/stalled.out" 2>/dev/null)" = 2 ] ||
 		fail "rfsd did not drop the scrapers that stalled mid-request (closed: $(cat "$LAB_DIR/stalled.out" 2>/dev/null))"
 }
 
@@ -383,6 +389,120 @@ s = socket.socket(); s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(); time.s
 		--config "$LAB_DIR/rfsd.conf" 2>&1) && fail "rfsd started with metrics_listen = localhost:9464"
 	grep -q "rfsd.conf:2': metrics_listen 'localhost:9464' is not IPV4:PORT or \[IPV6\]:PORT" <<< "$out" ||
 		fail "rfsd's message for a bad metrics_listen: $out"
+}
+
+# Scrapes within a second of a snapshot get its text: a burst of them
+# gathers once (rfsd -v logs each gathering), and a second later the
+# next scrape gathers anew.
+test_snapshot_shared()
+{
+	local n0 n1 n2 i
+	setup 0
+	sleep 1.1
+	n0=$(grep -c "metrics: gathered a snapshot" "$RFSD_LOG")
+	for i in 1 2 3 4 5 6 7 8; do
+		scrape > "$LAB_DIR/burst.$i.prom"
+	done
+	n1=$(grep -c "metrics: gathered a snapshot" "$RFSD_LOG")
+	# a burst may straddle one snapshot's end: two at most
+	[ $((n1 - n0)) -ge 1 ] && [ $((n1 - n0)) -le 2 ] ||
+		fail "8 scrapes in a burst gathered $((n1 - n0)) snapshots, want 1 or 2"
+	cmp -s "$LAB_DIR/burst.1.prom" "$LAB_DIR/burst.2.prom" ||
+		[ $((n1 - n0)) -eq 2 ] ||
+		fail "two scrapes of one snapshot differ"
+	sleep 1.1
+	scrape > /dev/null
+	n2=$(grep -c "metrics: gathered a snapshot" "$RFSD_LOG")
+	[ $((n2 - n1)) -eq 1 ] ||
+		fail "a scrape a second later gathered $((n2 - n1)) snapshots, want 1"
+	say "8 scrapes: $((n1 - n0)) snapshot(s); a second later: 1 more"
+}
+
+# One address holds 4 connections at most: a fifth is closed at once;
+# once they go, scrapes are served again.
+test_per_peer_limit()
+{
+	local out
+	setup 0
+	out=$("$LAB_PY" - "$MPORT" <<-'EOF'
+	import socket, sys, time
+	port = int(sys.argv[1])
+	held = [socket.create_connection(("127.0.0.1", port)) for _ in range(4)]
+	time.sleep(0.3)
+	s = socket.create_connection(("127.0.0.1", port))
+	s.settimeout(3)
+	t0 = time.monotonic()
+	try:
+	    closed = s.recv(4096) == b""
+	except ConnectionResetError:
+	    closed = True
+	except socket.timeout:
+	    closed = False
+	print("closed" if closed else "open", round(time.monotonic() - t0, 1))
+	EOF
+	) || fail "the held connections failed: $out"
+	[ "${out%% *}" = closed ] ||
+		fail "a fifth connection from one address was kept ($out)"
+	scrape > /dev/null
+	say "a fifth connection from 127.0.0.1: closed after ${out#* }s; then a scrape"
+}
+
+# A scraper that sends its request one byte a second is never idle: it
+# is cut RFSD_METRICS_DEADLINE (10) s after it connected all the same.
+test_request_deadline()
+{
+	local t
+	setup 0
+	t=$("$LAB_PY" - "$MPORT" <<-'EOF'
+	import select, socket, sys, time
+	port = int(sys.argv[1])
+	s = socket.create_connection(("127.0.0.1", port))
+	req = b"GET /metrics HTTP/1.1\r\nHost: x\r\nX-Slow: " + b"a" * 64
+	t0 = time.monotonic()
+	for b in req:
+	    try:
+	        s.send(bytes([b]))
+	    except OSError:
+	        break
+	    r, _, _ = select.select([s], [], [], 1)
+	    if r:
+	        try:
+	            if s.recv(4096) == b"":
+	                break
+	        except OSError:
+	            break
+	print(round(time.monotonic() - t0, 1))
+	EOF
+	)
+	awk -v t="$t" 'BEGIN { exit !(t >= 9 && t <= 13) }' ||
+		fail "a trickling scraper was cut after ${t}s, want about 10 s"
+	scrape > /dev/null
+	say "a scraper trickling its request was cut after ${t}s"
+}
+
+# A non-loopback address is served, since the config names it, with a
+# warning that names it; loopback gets none.
+test_not_loopback_warned()
+{
+	local port addr
+	lab_trap
+	lab_up
+	lab_init
+	port=$(free_port) || fail "can't pick a port"
+	addr=$LAB_IP4_A:$port
+	printf '[global]\nmetrics_listen = %s\n' "$addr" > "$LAB_DIR/rfsd.conf"
+	lab_start_rfsd
+	grep -qF "WARNING: metrics_listen '$addr' is not a loopback address" "$RFSD_LOG" ||
+		fail "no warning for metrics_listen = $addr"
+	curl -sS --max-time 10 --fail -o /dev/null "http://$addr/metrics" ||
+		fail "can't scrape http://$addr/metrics"
+	printf '[global]\nmetrics_listen = 127.0.0.1:%s\n' "$port" > "$LAB_DIR/rfsd.conf"
+	lab_signal "$RFSD_PID" HUP
+	lab_wait_log "serving metrics on http://127.0.0.1:$port/metrics" ||
+		fail "rfsd did not move to loopback"
+	[ "$(grep -c "is not a loopback address" "$RFSD_LOG")" = 1 ] ||
+		fail "loopback warned too"
+	say "$(grep -F "is not a loopback address" "$RFSD_LOG" | head -n 1)"
 }
 
 # ----------------------------------------------------------------- runner

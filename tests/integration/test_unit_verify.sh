@@ -142,17 +142,23 @@ test_unit_hardening()
 	line=$(grep -E '^IPAddressAllow=' "$UNIT" | tr '\n' ' ')
 	[[ $line == "IPAddressAllow=localhost " ]] ||
 		fail "IPAddressAllow= must be localhost alone, is '$line'"
+	# a bound on the flow tables too (BPF maps are charged to rfsd's
+	# cgroup): above the budgets' defaults (daemon/lib/rfs_budget.h)
+	expect_directive MemoryMax 15%
 	expect_directive ProtectKernelModules yes
 	expect_directive LockPersonality yes
 	expect_directive MemoryDenyWriteExecute yes
 	expect_directive SystemCallArchitectures native
 	expect_directive Documentation man:rfsd\(8\) man:rfsctl\(8\)
-	# exactly what rfsd keeps while it runs (daemon/rfsd/caps.c); root
-	# needs no AmbientCapabilities to keep them
+	# exactly what rfsd keeps while it runs (daemon/rfsd/caps.c), and
+	# CAP_CHOWN, which it needs at start only (the control socket's group)
+	# and drops before it listens; root needs no AmbientCapabilities
 	line=$(grep -E '^CapabilityBoundingSet=' "$UNIT" | tail -n 1)
 	[[ $(tr ' ' '\n' <<<"${line#*=}" | sort | tr '\n' ' ') == \
-	   "CAP_BPF CAP_NET_ADMIN CAP_PERFMON CAP_SYS_ADMIN CAP_SYS_NICE CAP_SYS_PTRACE " ]] ||
-		fail "CapabilityBoundingSet= is '${line#*=}', not the six rfsd keeps"
+	   "CAP_BPF CAP_CHOWN CAP_NET_ADMIN CAP_PERFMON CAP_SYS_ADMIN CAP_SYS_NICE CAP_SYS_PTRACE " ]] ||
+		fail "CapabilityBoundingSet= is '${line#*=}', not the six rfsd keeps and CAP_CHOWN"
+	! grep -q "{ CAP_CHOWN," "$ROOT/daemon/rfsd/caps.c" ||
+		fail "CAP_CHOWN is kept by daemon/rfsd/caps.c: it is for the start only"
 	for cap in CAP_BPF CAP_NET_ADMIN CAP_PERFMON CAP_SYS_ADMIN CAP_SYS_PTRACE CAP_SYS_NICE; do
 		grep -q "{ $cap," "$ROOT/daemon/rfsd/caps.c" ||
 			fail "$cap is in the unit but not kept by daemon/rfsd/caps.c"

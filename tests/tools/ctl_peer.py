@@ -12,6 +12,12 @@
 #   ctl_peer.py first-close SOCK [--seconds S]
 #	open one connection, send nothing; print how many seconds rfsd took
 #	to close it (null if it did not within S).
+#   ctl_peer.py trickle SOCK [--every E] [--seconds S]
+#	send a whole request and read its reply, then the next request one
+#	byte every E seconds (default 1), never its end; print
+#	{"after": T, "said": LINE}: T the seconds from the first byte until
+#	rfsd closed the connection (null if it did not within S), LINE the
+#	last line it sent.
 import argparse, json, os, select, signal, socket, sys, time
 
 
@@ -88,6 +94,37 @@ def first_close(a):
         print(json.dumps(round(time.monotonic() - t0, 1)))
 
 
+def trickle(a):
+    s = connect(a.sock)
+    s.sendall(b'{"cmd":"version"}\n')
+    buf = b''
+    while not buf.endswith(b'\n'):
+        d = s.recv(65536)
+        if not d:
+            break
+        buf += d
+    said, t0 = '', time.monotonic()
+    text = b'{"cmd":"status"' + b' ' * 4096
+    i, after = 0, None
+    while time.monotonic() - t0 < a.seconds:
+        try:
+            if i < len(text):
+                s.send(text[i:i + 1])
+                i += 1
+            r, _, _ = select.select([s], [], [], a.every)
+            if r:
+                d = s.recv(65536)
+                if not d:
+                    after = time.monotonic() - t0
+                    break
+                said = d.decode(errors='replace').strip()
+        except OSError:
+            after = time.monotonic() - t0
+            break
+    print(json.dumps({'after': None if after is None else round(after, 1),
+                      'said': said}))
+
+
 def line(a):
     s = connect(a.sock)
     s.sendall(a.text.encode() + b'\n')
@@ -101,15 +138,17 @@ def line(a):
 
 
 p = argparse.ArgumentParser()
-p.add_argument('mode', choices=['line', 'hold', 'first-close'])
+p.add_argument('mode', choices=['line', 'hold', 'first-close', 'trickle'])
 p.add_argument('sock')
 p.add_argument('arg', nargs='?', help='line: TEXT; hold: N')
 p.add_argument('--send')
 p.add_argument('--ready')
 p.add_argument('--seconds', type=float, default=30)
+p.add_argument('--every', type=float, default=1)
 a = p.parse_args()
 if a.mode == 'line':
     a.text = a.arg or ''
 else:
     a.n = int(a.arg or 1)
-{'line': line, 'hold': hold, 'first-close': first_close}[a.mode](a)
+{'line': line, 'hold': hold, 'first-close': first_close,
+ 'trickle': trickle}[a.mode](a)

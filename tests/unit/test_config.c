@@ -257,6 +257,26 @@ static void rfs_test_other_errors(void **state)
 		  "2': cpumap_kthread_sched 'FIFO:1' is not default (fifo:1), kernel, nice:N" },
 		{ "[global]\ncpumap_kthread_sched = fifo:1\ncpumap_kthread_sched = nice:0\n",
 		  "3': 'cpumap_kthread_sched' set twice" },
+		/* group names as useradd takes them */
+		{ "[global]\nadmin_group = Admins\n",
+		  "2': admin_group 'Admins' is not a group name" },
+		{ "[global]\nsocket_group = 1rfs\n",
+		  "2': socket_group '1rfs' is not a group name" },
+		{ "[global]\nadmin_group = a b\n",
+		  "2': admin_group 'a b' is not a group name" },
+		{ "[global]\nadmin_group = a\nadmin_group = b\n",
+		  "3': 'admin_group' set twice" },
+		/* flow table budgets: a size, 1M..1024G */
+		{ "[global]\ntable_budget_iface = 12abc\n",
+		  "2': table_budget_iface '12abc' is not a size" },
+		{ "[global]\ntable_budget_iface = 64m\n",
+		  "2': table_budget_iface '64m' is not a size" },
+		{ "[global]\ntable_budget_total = 512K\n",
+		  "2': table_budget_total '512K' is out of range (1M..1024G)" },
+		{ "[global]\ntable_budget_total = 2048G\n",
+		  "2': table_budget_total '2048G' is out of range (1M..1024G)" },
+		{ "[global]\ntable_budget_total = 99999999999\n",
+		  "2': table_budget_total '99999999999' is out of range" },
 	};
 	struct rfsd_config cfg;
 	char err[RFSD_CONFIG_ERR_LEN], want[RFSD_CONFIG_ERR_LEN];
@@ -277,6 +297,42 @@ static void rfs_test_other_errors(void **state)
 
 /* noguard is parsed per interface, and refused without --unsafe-noguard
  * by a message that names the interface, the file and the option. */
+/* who may use the control socket, and who may change things */
+static void rfs_test_groups(void **state)
+{
+	struct rfsd_config cfg;
+	char err[RFSD_CONFIG_ERR_LEN];
+
+	assert_int_equal(rfs_test_load("[global]\n", &cfg, err), 0);
+	assert_null(cfg.socket_group);
+	assert_null(cfg.admin_group);
+	rfsd_config_free(&cfg);
+	assert_int_equal(rfs_test_load("[global]\nsocket_group = _rfs-ro\n"
+				       "admin_group = ops$\n", &cfg, err), 0);
+	assert_string_equal(cfg.socket_group, "_rfs-ro");
+	assert_string_equal(cfg.admin_group, "ops$");
+	rfsd_config_free(&cfg);
+}
+
+static void rfs_test_budgets(void **state)
+{
+	struct rfsd_config cfg;
+	char err[RFSD_CONFIG_ERR_LEN];
+
+	assert_int_equal(rfs_test_load("[global]\n", &cfg, err), 0);
+	assert_true(!cfg.budget_iface && !cfg.budget_total);
+	rfsd_config_free(&cfg);
+	assert_int_equal(rfs_test_load("[global]\ntable_budget_iface = 256M\n"
+				       "table_budget_total = 1G\n", &cfg, err), 0);
+	assert_true(cfg.budget_iface == 256ull << 20);
+	assert_true(cfg.budget_total == 1ull << 30);
+	rfsd_config_free(&cfg);
+	assert_int_equal(rfs_test_load("[global]\ntable_budget_iface = 1048576\n",
+				       &cfg, err), 0);
+	assert_true(cfg.budget_iface == 1ull << 20);
+	rfsd_config_free(&cfg);
+}
+
 static void rfs_test_noguard(void **state)
 {
 	struct rfsd_config cfg;
@@ -366,6 +422,8 @@ int main(void)
 		cmocka_unit_test(rfs_test_leaving_warn),
 		cmocka_unit_test(rfs_test_other_errors),
 		cmocka_unit_test(rfs_test_noguard),
+		cmocka_unit_test(rfs_test_groups),
+		cmocka_unit_test(rfs_test_budgets),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -25,6 +25,7 @@
 #define RFS_TEST_ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 static const char *rfs_test_ran;	/* the handler called, if any */
+static int rfs_test_errno;		/* the last reply's errno */
 
 static struct json_object *rfs_test_ok(struct rfsd_cmd_ctx *x,
 				       struct rfsd_client *c,
@@ -39,6 +40,8 @@ static struct json_object *rfs_test_ok(struct rfsd_cmd_ctx *x,
 		rfs_test_ran = "status";
 	else if (!strcmp(name, "detach"))
 		rfs_test_ran = "detach";
+	else if (!strcmp(name, "set"))
+		rfs_test_ran = "set";
 	return rfsd_reply_ok(json_object_new_object());
 }
 
@@ -54,23 +57,27 @@ static struct json_object *rfs_test_null(struct rfsd_cmd_ctx *x,
 static const char *const rfs_test_no_args[] = { NULL };
 static const char *const rfs_test_iface_args[] = { "iface", NULL };
 
+static const char *const rfs_test_set_args[] = { "key", "value", "iface", NULL };
+
 static const struct rfsd_cmd rfs_test_cmds[] = {
-	{ "status", rfs_test_no_args, rfs_test_ok, NULL },
-	{ "detach", rfs_test_iface_args, rfs_test_ok, NULL },
-	{ "broken", rfs_test_no_args, rfs_test_null, NULL },
+	{ "status", rfs_test_no_args, rfs_test_ok, NULL, false },
+	{ "detach", rfs_test_iface_args, rfs_test_ok, NULL, true },
+	{ "set", rfs_test_set_args, rfs_test_ok, NULL, true },
+	{ "broken", rfs_test_no_args, rfs_test_null, NULL, false },
 	{ NULL },
 };
 
-/* Run line; the reply's "error" (NULL if ok) into err. */
-static enum rfsd_cmd_rc rfs_test_run(const char *line, char *err,
-				     size_t len)
+/* Run line for a peer that may change (deny NULL) or may only read; the
+ * reply's "error" (NULL if ok) into err. */
+static enum rfsd_cmd_rc rfs_test_run_as(const char *deny, const char *line,
+					char *err, size_t len)
 {
 	struct json_object *reply = NULL, *v;
 	enum rfsd_cmd_rc rc;
 
 	rfs_test_ran = NULL;
-	rc = rfsd_request_run(rfs_test_cmds, NULL, NULL, line,
-			      strlen(line), &reply);
+	rc = rfsd_request_run_as(rfs_test_cmds, NULL, NULL, deny, line,
+				 strlen(line), &reply);
 	err[0] = '\0';
 	if (rc != RFSD_CMD_REPLY) {
 		assert_null(reply);
@@ -79,8 +86,68 @@ static enum rfsd_cmd_rc rfs_test_run(const char *line, char *err,
 	assert_non_null(reply);
 	if (json_object_object_get_ex(reply, "error", &v))
 		snprintf(err, len, "%s", json_object_get_string(v));
+	if (json_object_object_get_ex(reply, "errno", &v))
+		rfs_test_errno = json_object_get_int(v);
 	json_object_put(reply);
 	return rc;
+}
+
+static enum rfsd_cmd_rc rfs_test_run(const char *line, char *err,
+				     size_t len)
+{
+	return rfs_test_run_as(NULL, line, err, len);
+}
+
+#define RFS_TEST_DENY	"changes need root or group 'rfs-admin'"
+
+/*
+ * A peer that may only read: every command that changes something is
+ * refused by name before it runs (and before its arguments are looked
+ * at), with EACCES; reads run as for anyone.
+ */
+static void rfs_test_reader(void **state)
+{
+	static const struct {
+		const char *line;
+		const char *err;	/* "" for ok */
+		const char *ran;
+	} t[] = {
+		{ "{\"cmd\":\"detach\",\"iface\":\"eth1\"}",
+		  "can't detach 'eth1': permission denied: " RFS_TEST_DENY, NULL },
+		{ "{\"cmd\":\"set\",\"key\":\"flow_cnt\",\"iface\":\"eth1\",\"value\":64}",
+		  "can't set flow_cnt of 'eth1': permission denied: " RFS_TEST_DENY, NULL },
+		{ "{\"cmd\":\"set\",\"key\":\"sock_flow_entries\",\"value\":256}",
+		  "can't set sock_flow_entries: permission denied: " RFS_TEST_DENY, NULL },
+		{ "{\"cmd\":\"detach\"}",
+		  "can't detach: permission denied: " RFS_TEST_DENY, NULL },
+		/* bad arguments: still refused for who asks, not for how */
+		{ "{\"cmd\":\"detach\",\"iface\":\"eth1\",\"cpus\":[1]}",
+		  "can't detach 'eth1': permission denied: " RFS_TEST_DENY, NULL },
+		{ "{\"cmd\":\"status\"}", "", "status" },
+	};
+	char err[512];
+	unsigned int i;
+
+	for (i = 0; i < RFS_TEST_ARRAY_SIZE(t); i++) {
+		rfs_test_errno = 0;
+		assert_int_equal(rfs_test_run_as(RFS_TEST_DENY, t[i].line, err,
+						 sizeof(err)), RFSD_CMD_REPLY);
+		if (strcmp(err, t[i].err) ||
+		    (t[i].ran ? !rfs_test_ran || strcmp(rfs_test_ran, t[i].ran) :
+				rfs_test_ran != NULL) ||
+		    (t[i].err[0] && rfs_test_errno != EACCES)) {
+			print_error("%s\nwant: '%s' (ran %s)\ngot:  '%s' (ran %s, errno %d)\n",
+				    t[i].line, t[i].err, t[i].ran ?: "nothing",
+				    err, rfs_test_ran ?: "nothing",
+				    rfs_test_errno);
+			fail();
+		}
+	}
+	/* the same change from a peer that may make it */
+	rfs_test_run("{\"cmd\":\"detach\",\"iface\":\"eth1\"}", err,
+		     sizeof(err));
+	assert_string_equal(err, "");
+	assert_string_equal(rfs_test_ran, "detach");
 }
 
 static void rfs_test_duplicates(void **state)
@@ -218,6 +285,7 @@ int main(void)
 		cmocka_unit_test(rfs_test_not_duplicates),
 		cmocka_unit_test(rfs_test_unknown),
 		cmocka_unit_test(rfs_test_dispatch),
+		cmocka_unit_test(rfs_test_reader),
 		cmocka_unit_test(rfs_test_internal_error),
 	};
 

@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Flow table budgets; see rfs_budget.h. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "rfs_budget.h"
+#include "rfs_common.h"
+#include "rfs_order.h"
+
+__u64 rfs_table_bytes(__u32 flow_cnt, __u32 rx_queues)
+{
+	/* as rfs_devtab_create() sizes it: the header entry, then the
+	 * flows; in 64 bits, the product overflows 32 */
+	return (1 + (__u64)flow_cnt * rx_queues) * sizeof(struct rfs_dev_flow);
+}
+
+void rfs_budget_fmt(__u64 bytes, char *buf, size_t len)
+{
+	if (bytes >= (1ull << 20))
+		snprintf(buf, len, "%.1f MiB", (double)bytes / (1 << 20));
+	else if (bytes >= (1ull << 10))
+		snprintf(buf, len, "%" PRIu64 " KiB", (uint64_t)(bytes >> 10));
+	else
+		snprintf(buf, len, "%" PRIu64 " bytes", (uint64_t)bytes);
+}
+
+int rfs_budget_check(const struct rfs_budget *b, const char *what,
+		     __u32 flow_cnt, __u32 rx_queues, __u64 others,
+		     char *err, size_t len)
+{
+	__u64 want = rfs_table_bytes(flow_cnt, rx_queues);
+	char w[32], lim[32], oth[32];
+
+	rfs_budget_fmt(want, w, sizeof(w));
+	if (b->iface && want > b->iface) {
+		rfs_budget_fmt(b->iface, lim, sizeof(lim));
+		snprintf(err, len,
+			 "%s: its flow table would take %s (flow_cnt %u x %u rx queues), over the budget of %s per interface (table_budget_iface in rfsd.conf)",
+			 what, w, flow_cnt, rx_queues, lim);
+		return -ENOSPC;
+	}
+	if (b->total && others + want > b->total) {
+		rfs_budget_fmt(b->total, lim, sizeof(lim));
+		rfs_budget_fmt(others, oth, sizeof(oth));
+		snprintf(err, len,
+			 "%s: its flow table would take %s (flow_cnt %u x %u rx queues) beside the %s of the other interfaces, over the budget of %s in total (table_budget_total in rfsd.conf)",
+			 what, w, flow_cnt, rx_queues, oth, lim);
+		return -ENOSPC;
+	}
+	return 0;
+}
+
+void rfs_budget_default(__u64 memtotal, struct rfs_budget *b)
+{
+	if (!memtotal) {
+		b->iface = RFS_BUDGET_IFACE_FALLBACK;
+		b->total = RFS_BUDGET_TOTAL_FALLBACK;
+		return;
+	}
+	b->iface = memtotal >> RFS_BUDGET_IFACE_SHIFT;
+	b->total = memtotal >> RFS_BUDGET_TOTAL_SHIFT;
+}
+
+int rfs_meminfo_total(const char *path, __u64 *bytes)
+{
+	unsigned long long kb;
+	char line[256];
+	int e = -ENOENT;
+	FILE *f;
+
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "MemTotal: %llu kB", &kb) == 1) {
+			*bytes = (__u64)kb << 10;
+			e = 0;
+			break;
+		}
+	}
+	fclose(f);
+	return e;
+}

@@ -1,0 +1,221 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Who may do what on rfsd's control socket (docs/security.md), against a
+# real rfsd with a temporary --pin-dir, --socket and config
+# (tests/lib/lab.sh).  Each test makes two throwaway groups, the socket
+# group (socket_group) and the admin group (admin_group), named after its
+# pid, and removes them on every exit path; peers run as uid 65534 with
+# setpriv, in one group, the other, both or none.
+#
+#	tests/integration/test_roles.sh [test_name...]
+#
+# Exit: 0 all passed (some may have skipped), 249 all skipped, 1 a failure.
+
+# shellcheck disable=SC2317  # the test_* functions are called by name
+ALL_TESTS="
+	test_socket_file
+	test_reader_reads
+	test_reader_changes_refused
+	test_admin_changes
+	test_admin_group_missing
+	test_per_uid_cap
+	test_line_deadline
+"
+
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/lab.sh"
+
+PEER=$LAB_TOP/tests/tools/ctl_peer.py
+MAX_PER_UID=16		# RFSD_MAX_PER_UID
+LINE_SECS=10		# RFSD_LINE_SECS
+NOBODY=65534
+GRP_R=
+GRP_A=
+
+roles_down()
+{
+	[ -n "$GRP_R" ] && groupdel "$GRP_R" 2>/dev/null
+	[ -n "$GRP_A" ] && groupdel "$GRP_A" 2>/dev/null
+	lab_down
+}
+
+# The two groups (the admin one only with $1 = admin), a config naming
+# them, rfsd started, copies of rfsctl and the raw peer anyone can run.
+setup()
+{
+	trap roles_down EXIT
+	trap 'exit 130' INT
+	trap 'exit 143' TERM
+	lab_require_root
+	lab_need setpriv groupadd groupdel "$LAB_PY"
+	lab_need_bins
+	lab_init
+	GRP_R=rfsr$BASHPID
+	groupadd "$GRP_R" || { GRP_R=; fail "can't add group"; }
+	GID_R=$(getent group "$GRP_R" | cut -d: -f3)
+	GRP_A=rfsa$BASHPID
+	if [ "${1:-}" = admin ]; then
+		groupadd "$GRP_A" || { GRP_A=; fail "can't add group"; }
+		GID_A=$(getent group "$GRP_A" | cut -d: -f3)
+	fi
+	printf '[global]\nsocket_group = %s\nadmin_group = %s\n' \
+		"$GRP_R" "$GRP_A" > "$LAB_DIR/rfsd.conf"
+	CTL=$LAB_DIR/rfsctl
+	cp "$RFSCTL" "$CTL" && chmod 0755 "$CTL"
+	PEER_RUN=$LAB_DIR/ctl_peer.py
+	cp "$PEER" "$PEER_RUN" && chmod 0644 "$PEER_RUN"
+	lab_start_rfsd
+}
+
+# rfsctl as uid 65534 in the groups $1 (gids, comma-separated, or "-" for
+# none); its output and exit status.
+as()
+{
+	local g=$1
+	shift
+	if [ "$g" = - ]; then
+		setpriv --reuid=$NOBODY --regid=$NOBODY --clear-groups \
+			"$CTL" --socket "$RFS_SOCK" "$@" 2>&1
+	else
+		setpriv --reuid=$NOBODY --regid=$NOBODY --groups="$g" \
+			"$CTL" --socket "$RFS_SOCK" "$@" 2>&1
+	fi
+}
+
+# The socket file is 0660 root:<socket group> from the start: a peer in
+# no group can't even connect, before rfsd reads a byte of it.
+test_socket_file()
+{
+	local out rc=0
+	setup
+	[ "$(stat -c '%F %a %U %G' "$RFS_SOCK")" = "socket 660 root $GRP_R" ] ||
+		fail "control socket is $(stat -c '%F %a %U %G' "$RFS_SOCK"), want socket 660 root $GRP_R"
+	out=$(as - status) || rc=$?
+	[ $rc -eq 1 ] || fail "status from no group exited $rc, want 1: $out"
+	grep -qi "permission denied" <<<"$out" ||
+		fail "status from no group: no 'permission denied' in: $out"
+	say "socket $(stat -c '%a %U:%G' "$RFS_SOCK"); no group: \"$out\""
+}
+
+# The socket group reads: status, version, stats, explain.
+test_reader_reads()
+{
+	local out cmd
+	setup
+	for cmd in status version stats; do
+		# shellcheck disable=SC2086	# the command and its argument
+		out=$(as "$GID_R" -j $cmd) ||
+			fail "rfsctl $cmd from the socket group failed: $out"
+	done
+	say "status, version and stats answer the socket group"
+}
+
+# ... and changes nothing: attach, detach and set are refused by name,
+# with the group that could, and nothing changes.
+test_reader_changes_refused()
+{
+	local out rc cmd want before
+	setup
+	before=$(ctlj status | jget "len(d['interfaces'])")
+	for cmd in "attach eth1" "detach eth1" "set flow-cnt eth1 1024" \
+		   "set sock-flow-entries 1024"; do
+		rc=0
+		# shellcheck disable=SC2086	# the command and its arguments
+		out=$(as "$GID_R" $cmd) || rc=$?
+		[ $rc -eq 1 ] || fail "rfsctl $cmd from the socket group exited $rc, want 1: $out"
+		case $cmd in
+		attach*) want="can't attach 'eth1': permission denied" ;;
+		detach*) want="can't detach 'eth1': permission denied" ;;
+		"set flow"*) want="can't set flow_cnt of 'eth1': permission denied" ;;
+		*) want="can't set sock_flow_entries: permission denied" ;;
+		esac
+		grep -qF "$want: changes need root or group '$GRP_A'" <<<"$out" ||
+			fail "rfsctl $cmd: want \"$want: changes need root or group '$GRP_A'\", got: $out"
+		say "$cmd: \"$out\""
+	done
+	[ "$(ctlj status | jget "len(d['interfaces'])")" = "$before" ] ||
+		fail "the interfaces changed"
+	[ "$(ctlj status | jget "d['sock_flow_entries']")" != 1024 ] ||
+		fail "sock_flow_entries changed"
+}
+
+# The admin group changes: attach, set, detach (it is in the socket
+# group too, as it must be to open the socket).
+test_admin_changes()
+{
+	local out
+	setup admin
+	lab_need ip
+	lab_up
+	out=$(as "$GID_R,$GID_A" attach "$LAB_A") ||
+		fail "attach from the admin group failed: $out"
+	[ "$(lab_if_status "$LAB_A")" != null ] || fail "$LAB_A not attached"
+	out=$(as "$GID_R,$GID_A" set flow-cnt "$LAB_A" 1024) ||
+		fail "set flow-cnt from the admin group failed: $out"
+	out=$(as "$GID_R,$GID_A" detach "$LAB_A") ||
+		fail "detach from the admin group failed: $out"
+	[ "$(lab_if_status "$LAB_A")" = null ] || fail "$LAB_A still attached"
+	say "attach, set flow-cnt and detach from the admin group"
+}
+
+# An admin group that does not exist has no members: only root changes,
+# and root always may.
+test_admin_group_missing()
+{
+	local out rc=0
+	setup
+	lab_wait_log "group '$GRP_A' does not exist" ||
+		fail "no log line about the missing admin group"
+	out=$(as "$GID_R" set sock-flow-entries 1024) || rc=$?
+	[ $rc -eq 1 ] && grep -q "permission denied" <<<"$out" ||
+		fail "a change with no admin group: exit $rc: $out"
+	ctl set sock-flow-entries 1024 >/dev/null ||
+		fail "root can't set sock-flow-entries"
+	say "no admin group: refused ($out), root may"
+}
+
+# One uid holds at most 16 connections: 4 more of it are turned away,
+# and root and other uids still get in.
+test_per_uid_cap()
+{
+	local n=$((MAX_PER_UID + 4)) out opened closed
+	setup
+	out=$(setpriv --reuid=$NOBODY --regid=$NOBODY --groups="$GID_R" \
+		"$LAB_PY" "$PEER_RUN" hold "$RFS_SOCK" "$n" --seconds 2 2>&1) ||
+		fail "ctl_peer.py hold failed: $out"
+	opened=$(jget "d['opened']" <<<"$out")
+	closed=$(jget "d['closed']" <<<"$out")
+	[ "$opened" = "$n" ] || fail "$opened of $n connected: $out"
+	[ "$closed" -ge 4 ] && [ "$closed" -lt "$n" ] ||
+		fail "$closed of $n closed, want at least 4 and fewer than all: $out"
+	lab_wait_log "from uid $NOBODY .*: $MAX_PER_UID from that uid already" ||
+		fail "no log line about the per-uid cap"
+	ctl status >/dev/null || fail "root's status failed"
+	say "$n connections of one uid: $closed turned away ($out)"
+}
+
+# A request line must end within 10 s of its first byte, however often
+# bytes trickle in (the idle timeout alone would keep it for as long as
+# a byte comes every minute).
+test_line_deadline()
+{
+	local out after said
+	setup
+	out=$("$LAB_PY" "$PEER_RUN" trickle "$RFS_SOCK" --every 1 \
+		--seconds $((LINE_SECS + 15)))
+	after=$(jget "d['after']" <<<"$out")
+	said=$(jget "d['said']" <<<"$out")
+	[ "$after" != null ] ||
+		fail "a request trickled for $((LINE_SECS + 15)) s was never cut: $out"
+	awk -v t="$after" -v m="$LINE_SECS" 'BEGIN { exit !(t >= m - 1 && t <= m + 3) }' ||
+		fail "cut after ${after}s, want about ${LINE_SECS}s: $out"
+	grep -q "request line not finished within $LINE_SECS s" <<<"$said" ||
+		fail "no reason given: $out"
+	say "a trickled request was cut after ${after}s: $said"
+}
+
+# ----------------------------------------------------------------- runner
+
+lab_trap
+lab_need "$LAB_PY"
+lab_run_tests test_roles "${*:-$ALL_TESTS}"

@@ -283,7 +283,10 @@ calibrate()
 # Judge one seq_run: every datagram that reached a receiver in order,
 # every flow delivered some, and every missing one dropped where a
 # counter saw it (outside xdp-rfs, on a full cpumap ring, or refused by
-# the sender's socket).  What a receiver still reading when its time was
+# the sender's socket) or delivered after its receiver had ended (a
+# SCHED_OTHER kthread kept off its CPU for longer than a receiver waits
+# for more: the policy's cost, as its ring drops are; counted by UDP as
+# finding no socket).  What a receiver still reading when its time was
 # up never read is not judged: the machine was slower then than its
 # calibration showed, which is no fault of the datapath.
 seq_judge()
@@ -294,8 +297,10 @@ seq_judge()
 	[ "$RUN_SILENT" -eq 0 ] ||
 		fail "$RUN_SILENT of $ORDER_FLOWS flows delivered nothing"
 	if [ "$RUN_UNDRAINED" -eq 0 ]; then
-		[ $((RUN_SENT - RUN_RECV)) -le "$allowed" ] ||
-			fail "$((RUN_SENT - RUN_RECV)) datagrams never read by receivers that waited a second for more ($RUN_LATE of them came later, to a closed port), only $RUN_OTHER dropped outside xdp-rfs (veth ring, backlog, UDP socket), $RUN_RING on full cpumap rings and $RUN_SENDERR refused by the sender"
+		[ $((RUN_SENT - RUN_RECV)) -le $((allowed + RUN_LATE)) ] ||
+			fail "$((RUN_SENT - RUN_RECV)) datagrams never read by receivers that waited a second for more: $RUN_LATE came later, to a closed port, $RUN_OTHER were dropped outside xdp-rfs (veth ring, backlog, UDP socket), $RUN_RING on full cpumap rings and $RUN_SENDERR refused by the sender; the rest is unaccounted for"
+		[ "$RUN_LATE" -eq 0 ] ||
+			say "$RUN_LATE datagrams came after their receiver had waited a second for more: a SCHED_OTHER kthread kept off its CPU that long"
 	else
 		lab_warn "$RUN_UNDRAINED receivers were still reading when their time was up: the $((RUN_SENT - RUN_RECV - RUN_LOST)) datagrams they had not read are not judged"
 		[ "$RUN_LOST" -le "$allowed" ] ||
@@ -364,8 +369,9 @@ while True:
 # showed no inversion.  rfsd's default SCHED_FIFO 1 kthreads hardly ever
 # wait, so under them the control would rarely reorder.  A SCHED_OTHER
 # kthread may wait longer than its ring lasts: that is the policy's cost
-# (README, Known limits), not the in-order rule's, so those drops are
-# reported and allowed for, and any other loss fails.  The bulk TCP
+# (README, Known limits), not the in-order rule's, so those drops and
+# datagrams it held past the receivers' patience are reported and
+# allowed for, and any other loss fails.  The bulk TCP
 # tests below hold the default policy to 0 ring drops.
 test_two_producers()
 {

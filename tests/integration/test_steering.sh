@@ -488,16 +488,20 @@ test_sigterm_keeps_steering()
 	[ -n "$prog" ] || fail "no XDP program on $LAB_A while attached"
 	seed=$(bpftool -j map dump pinned "$RFS_PIN/v2/maps/rfs_globals" |
 		jget 'd[0]["formatted"]["value"]["hash_seed"]')
-	# one numbered UDP flow whose reader hops CPUs every 200 ms
+	# one numbered UDP flow whose reader hops CPUs every 200 ms; it runs
+	# until it is stopped after the adoption, however long the steps
+	# in between take on this machine (the reader ends a second after
+	# the last datagram)
 	lab_bg "$LAB_BUILD/tests/rfs_seq" recv "$LAB_IP4_A" "$LAB_PORT" \
-		"$LAB_IP4_B" $((LAB_PORT + 1)) 12 200 "$CPU_A" \
+		"$LAB_IP4_B" $((LAB_PORT + 1)) "$CLIENT_SECS" 200 "$CPU_A" \
 		>"$LAB_DIR/seq.json"
-	local rpid=$LAB_BG_PID
+	local rpid=$LAB_BG_PID spid
 	sleep 0.3
 	t0=$(lab_now)
 	lab_bg_ns taskset -c "$CPU_A" "$LAB_BUILD/tests/rfs_seq" send \
-		"$LAB_IP4_B" $((LAB_PORT + 1)) "$LAB_IP4_A" "$LAB_PORT" 10 \
-		5000 >/dev/null
+		"$LAB_IP4_B" $((LAB_PORT + 1)) "$LAB_IP4_A" "$LAB_PORT" \
+		"$CLIENT_SECS" 5000 >/dev/null
+	spid=$LAB_BG_PID
 	sleep 1
 	# the UDP stream alone so far: its hash, to tell it from the others
 	seq_hash=$(flow_cpus | head -n 1)
@@ -540,14 +544,17 @@ test_sigterm_keeps_steering()
 			fail "flow ${f% *} was on CPU $CPU_B before the stop; after the adoption: '$(grep "^${f% *} " <<< "$after")'"
 	done <<< "$before"
 	client_ok
+	sleep 1
+	lab_kill "$spid"
 	lab_wait "$rpid" 20 || fail "rfs_seq receiver did not finish"
 	out=$(jget '"%d %d %d %.1f" % (d["received"], d["inversions"], d["lost"], d.get("active_s", 0))' \
 		< "$LAB_DIR/seq.json") || fail "no rfs_seq result"
 	say "rfs_seq: received, inversions, lost, seconds from first to last = $out; rfsd adopted ${adopted}s after the sender started"
 	set -- $out
 	# its first datagram came after the sender started: a stream read
-	# for longer than that to the adoption went on across the restart,
-	# however many datagrams the machine moved meanwhile
+	# for longer than that to the adoption went on across the restart
+	# (a stream that stalled then would not), however many datagrams
+	# the machine moved meanwhile
 	awk -v a="$4" -v b="$adopted" 'BEGIN { exit !(a > b) }' ||
 		fail "the UDP stream was read for $4 s only, ending before rfsd adopted the datapath ${adopted}s after the sender started: its order proves nothing about the restart"
 	[ "$2" -eq 0 ] || fail "$2 inversions across the restart"

@@ -1,8 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Run the test layers: tests/run.sh [unit] [prog] [fuzz] [integration]
-# (all four when none is named).  `make check` builds everything first.
+# Run the test layers:
+#	tests/run.sh [--repeat N] [unit] [prog] [fuzz] [integration] [SCRIPT[:TEST,...]]...
+# (all four layers when none is named).  `make check` builds everything
+# first.
 #
 #   unit         build/tests/test_* built from tests/unit/test_*.c
 #   prog         build/tests/test_* built from tests/prog/test_*.c (root:
@@ -12,8 +14,20 @@
 #                included, then a short burst of new inputs
 #                (tests/fuzz/run.sh --replay --seconds RFS_FUZZ_SECONDS)
 #   integration  tests/integration/test_*.sh, each in its own process
+#   SCRIPT[:TEST,...]
+#                one integration script (test_order, test_order.sh or
+#                tests/integration/test_order.sh), and of it only the
+#                test_* functions named (the script's own arguments)
 #
-# Each result goes on its own line, then one summary line that CI parses:
+# --repeat N runs all of that N times over, each round after the one
+# before, whatever it gave: a line per round with that round's counts,
+# every round's results counted in the summary, and before it the
+# results that failed in some rounds and in which.  For one test until
+# it shows itself flaky or not:
+#	tests/run.sh --repeat 10 test_order:test_two_producers
+#
+# Each result goes on its own line, then one summary line that CI parses,
+# always the last:
 #   N passed, N failed, N skipped
 # The exit status is non-zero when anything failed.
 #
@@ -25,7 +39,8 @@
 # failed test (abort, group setup error) adds one failure of its own.
 # Tests it never got to are not counted.  A binary that reports no cmocka
 # result counts as one test by its exit status, like a script: 0 passed,
-# 249 skipped (the xdp-tools skip code), anything else failed.
+# 249 skipped (the xdp-tools skip code), anything else failed.  An
+# integration script counts once, by its exit status.
 #
 # Environment: V=1 shows the output of passing tests too (failing ones
 # always show it); RFS_BUILD (default build) is where binaries are;
@@ -38,7 +53,7 @@ RFS_SKIP=249
 
 usage()
 {
-	echo "Usage: $0 [unit] [prog] [fuzz] [integration]" >&2
+	echo "Usage: $0 [--repeat N] [unit] [prog] [fuzz] [integration] [SCRIPT[:TEST,...]]..." >&2
 	exit 2
 }
 
@@ -53,6 +68,18 @@ unset CMOCKA_MESSAGE_OUTPUT CMOCKA_XML_FILE
 
 # shellcheck source=tests/lib/result.sh
 . tests/lib/result.sh
+
+# The rounds in which each result failed (--repeat).
+declare -A failed_in=()
+round=1
+
+# result, and a failure noted against its round
+counted()	# STATUS NAME [DETAIL]
+{
+	result "$@"
+	[[ $1 == FAIL ]] && failed_in[$2]+=" $round"
+	return 0
+}
 
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
@@ -96,7 +123,7 @@ run_cmocka()	# LABEL BINARY
 	local label=$1 bin=$2 line cur="" name status msg="" nres=0 nfailed=0
 
 	if [[ ! -x $bin ]]; then
-		result FAIL "$label" "not built ($bin missing, run make)"
+		counted FAIL "$label" "not built ($bin missing, run make)"
 		return
 	fi
 	run_logged "$bin"
@@ -124,21 +151,21 @@ run_cmocka()	# LABEL BINARY
 		nres=$((nres + 1))
 		[[ $status == FAIL ]] && nfailed=$((nfailed + 1))
 		[[ $status == SKIP ]] || msg=""
-		result "$status" "$label: $name" "$msg"
+		counted "$status" "$label: $name" "$msg"
 	done <"$log"
 
 	if [[ -n $cur ]]; then
 		# died inside a test: that test failed
-		result FAIL "$label: $cur" "$(exit_detail "$rc") during the test"
+		counted FAIL "$label: $cur" "$(exit_detail "$rc") during the test"
 		nfailed=$((nfailed + 1))
 	elif ((nres == 0)); then
 		case $rc in
-		0) result PASS "$label" ;;
-		"$RFS_SKIP") result SKIP "$label" ;;
-		*) result FAIL "$label" "$(exit_detail "$rc")"; nfailed=1 ;;
+		0) counted PASS "$label" ;;
+		"$RFS_SKIP") counted SKIP "$label" ;;
+		*) counted FAIL "$label" "$(exit_detail "$rc")"; nfailed=1 ;;
 		esac
 	elif ((rc != 0 && nfailed == 0)); then
-		result FAIL "$label" "$(exit_detail "$rc") after $nres test(s)"
+		counted FAIL "$label" "$(exit_detail "$rc") after $nres test(s)"
 		nfailed=1
 	fi
 	if ((nfailed > 0)) || [[ $rc != 0 && $rc != "$RFS_SKIP" ]] ||
@@ -176,7 +203,7 @@ run_prog()
 	while IFS= read -r bin; do
 		found=1
 		if ((EUID != 0)); then
-			result SKIP "prog/${bin##*/}" "needs root"
+			counted SKIP "prog/${bin##*/}" "needs root"
 			continue
 		fi
 		run_cmocka "prog/${bin##*/}" "$bin"
@@ -198,9 +225,9 @@ run_fuzz()
 		run_logged tests/fuzz/run.sh --replay \
 			--seconds "$RFS_FUZZ_SECONDS" "$t"
 		case $rc in
-		0) result PASS "fuzz/$t" "$(sed -n 's/^  PASS  [a-z_]*: //p' "$log" |
+		0) counted PASS "fuzz/$t" "$(sed -n 's/^  PASS  [a-z_]*: //p' "$log" |
 					    paste -sd ';' | sed 's/;/; /g')" ;;
-		*) result FAIL "fuzz/$t" "$(exit_detail "$rc")" ;;
+		*) counted FAIL "fuzz/$t" "$(exit_detail "$rc")" ;;
 		esac
 		if [[ $rc != 0 ]] || [[ ${V:-0} == 1 ]]; then
 			show_log
@@ -209,46 +236,101 @@ run_fuzz()
 	((found)) || printf '  %-4s  %s\n' "----" "fuzz: no targets"
 }
 
+# One integration script, with its arguments (test names) if any; the
+# label names them.
+run_script()	# SCRIPT [TEST...]
+{
+	local t=$1 label="integration/${1##*/}"
+
+	shift
+	(($# > 0)) && label+=":$(IFS=,; echo "$*")"
+	if [[ -x $t ]]; then
+		run_logged "./$t" "$@"
+	else
+		run_logged bash "$t" "$@"
+	fi
+	case $rc in
+	0)
+		counted PASS "$label" ;;
+	"$RFS_SKIP")
+		# the script says why on its last line
+		counted SKIP "$label" "$(tail -n 1 "$log")" ;;
+	*)
+		counted FAIL "$label" "$(exit_detail "$rc")" ;;
+	esac
+	if [[ $rc != 0 && $rc != "$RFS_SKIP" ]] || [[ ${V:-0} == 1 ]]; then
+		show_log
+	fi
+}
+
 run_integration()
 {
-	local t found=0 label
+	local t found=0
 
 	for t in tests/integration/test_*.sh; do
 		found=1
-		label="integration/${t##*/}"
-		if [[ -x $t ]]; then
-			run_logged "./$t"
-		else
-			run_logged bash "$t"
-		fi
-		case $rc in
-		0)
-			result PASS "$label" ;;
-		"$RFS_SKIP")
-			# the script says why on its last line
-			result SKIP "$label" "$(tail -n 1 "$log")" ;;
-		*)
-			result FAIL "$label" "$(exit_detail "$rc")" ;;
-		esac
-		if [[ $rc != 0 && $rc != "$RFS_SKIP" ]] || [[ ${V:-0} == 1 ]]; then
-			show_log
-		fi
+		run_script "$t"
 	done
 	((found)) || printf '  %-4s  %s\n' "----" "integration: no tests"
 }
 
-(($# > 0)) || set -- unit prog fuzz integration
-for layer in "$@"; do
-	case $layer in
-	unit|prog|fuzz|integration) ;;
-	*) usage ;;
+# SCRIPT[:TEST,...] -> the script's path, then the tests; nothing if
+# there is no such script.
+script_args()	# WORD
+{
+	local s=${1%%:*} tests=
+
+	[[ $1 == *:* ]] && tests=${1#*:}
+	s=${s#tests/integration/}
+	s=${s%.sh}.sh
+	[[ -f tests/integration/$s && $s == test_*.sh ]] || return 1
+	echo "tests/integration/$s ${tests//,/ }"
+}
+
+repeat=1
+steps=()
+while (($# > 0)); do
+	case $1 in
+	--repeat)
+		[[ ${2:-} =~ ^[1-9][0-9]*$ ]] || usage
+		repeat=$2
+		shift 2 ;;
+	--repeat=*)
+		repeat=${1#*=}
+		[[ $repeat =~ ^[1-9][0-9]*$ ]] || usage
+		shift ;;
+	unit|prog|fuzz|integration)
+		steps+=("run_$1")
+		shift ;;
+	*)
+		args=$(script_args "$1") || {
+			echo "$0: no layer or integration script '$1'" >&2
+			usage
+		}
+		steps+=("run_script $args")
+		shift ;;
 	esac
 done
+((${#steps[@]} > 0)) || steps=(run_unit run_prog run_fuzz run_integration)
 
 shopt -s nullglob
-for layer in "$@"; do
-	"run_$layer"
+for ((round = 1; round <= repeat; round++)); do
+	p0=$n_pass f0=$n_fail s0=$n_skip
+	((repeat > 1)) && echo "round $round of $repeat"
+	for step in "${steps[@]}"; do
+		# the words of a step: a function and its arguments
+		$step
+	done
+	((repeat > 1)) &&
+		echo "round $round of $repeat: $((n_pass - p0)) passed, $((n_fail - f0)) failed, $((n_skip - s0)) skipped"
 done
 
+if ((repeat > 1 && ${#failed_in[@]} > 0)); then
+	echo "failed in some of the $repeat rounds:"
+	for name in "${!failed_in[@]}"; do
+		read -ra rounds <<< "${failed_in[$name]}"
+		echo "  $name: ${#rounds[@]} of $repeat (round$( ((${#rounds[@]} > 1)) && echo s) ${rounds[*]})"
+	done | sort
+fi
 echo "$n_pass passed, $n_fail failed, $n_skip skipped"
 ((n_fail == 0))

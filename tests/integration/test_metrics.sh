@@ -368,8 +368,15 @@ test_reload_and_errors()
 	curl -s --max-time 2 -o /dev/null "$MURL" &&
 		fail "metrics still served on the old address after SIGHUP"
 	: > "$LAB_DIR/rfsd.conf"
+	# wait for rfsd to say it let the address go, not a fixed time: a
+	# slow machine may not have re-read its config by then
 	kill -HUP "$RFSD_PID"
-	sleep 1
+	for ((i = 0; i < 200; i++)); do
+		grep -q "no longer serving metrics on \[::1\]:$p2" "$RFSD_LOG" && break
+		sleep 0.1
+	done
+	grep -q "no longer serving metrics on \[::1\]:$p2" "$RFSD_LOG" ||
+		fail "rfsd did not say it stopped serving [::1]:$p2 20 s after SIGHUP: $(tail -n 3 "$RFSD_LOG")"
 	curl -s --max-time 2 -o /dev/null "http://[::1]:$p2/metrics" &&
 		fail "metrics still served after metrics_listen was removed"
 	ctl status >/dev/null || fail "rfsd does not answer after the reloads"

@@ -25,6 +25,22 @@ IFCFG=$LAB_BUILD/tests/rfs_ifcfg
 
 say() { printf '    [%5.1fs] %s\n' "$(lab_since "$TEST_T0")" "$*"; }
 
+# SIGHUP rfsd and wait for it to say it re-read its config or kept the
+# running one (it applies either before it serves the next request): a
+# fixed sleep would be a guess at how fast the machine answers.
+reload()
+{
+	local n i re='reloading config|keeping the running config'
+	n=$(grep -cE "$re" "$RFSD_LOG")
+	lab_signal "$RFSD_PID" HUP
+	for ((i = 0; i < 200; i++)); do
+		[ "$(grep -cE "$re" "$RFSD_LOG")" -gt "$n" ] && return 0
+		lab_rfsd_alive || fail "rfsd exited on SIGHUP"
+		sleep 0.1
+	done
+	fail "rfsd said nothing of its config 20 s after SIGHUP"
+}
+
 # The noguard field of $LAB_A's pinned datapath config (rfs_ifcfg reads
 # the map itself, not rfsd's idea of it).
 map_noguard()
@@ -82,8 +98,7 @@ test_reload_refused_without_flag()
 	lab_start_rfsd
 	[ "$(status_noguard)" = false ] || fail "status noguard should be false, is $(status_noguard)"
 	write_conf yes
-	lab_signal "$RFSD_PID" HUP
-	sleep 1
+	reload
 	lab_rfsd_alive || fail "rfsd exited on the refused reload"
 	grep -q "can't honour 'noguard = yes' in \[interface $LAB_A\].*keeping the running config" \
 		"$RFSD_LOG" || fail "no refusal logged for the reload"
@@ -109,13 +124,11 @@ test_honoured_with_flag()
 	say "honoured: status and map say noguard"
 
 	write_conf no
-	lab_signal "$RFSD_PID" HUP
-	sleep 1
+	reload
 	[ "$(status_noguard)" = false ] || fail "reload to no: status says $(status_noguard)"
 	[ "$(map_noguard)" = 0 ] || fail "reload to no: map says $(map_noguard)"
 	write_conf yes
-	lab_signal "$RFSD_PID" HUP
-	sleep 1
+	reload
 	[ "$(map_noguard)" = 1 ] || fail "reload to yes: map says $(map_noguard)"
 	say "reloads apply it both ways"
 

@@ -14,10 +14,12 @@
 #
 # Exit: 0 all passed (some may have skipped), 249 all skipped, 1 a failure.
 # Knobs: ORDER_SECS (seconds per rfs_seq run, default 5), ORDER_FLOWS
-# (default 16), ORDER_PPS (datagrams/s per flow, default 2000),
-# ORDER_CONTROL_RUNS (noguard runs at most, default 8), MOVE_BOUND_MS (default
-# 500), BULK_SECS (iperf3 seconds, default 5), HOPS_SECS (seconds per
-# hopping bulk run, default 3), ORDER_SAVE (a directory:
+# (default 16), ORDER_PPS (datagrams/s per flow at most, default 20000),
+# ORDER_CAL_SECS (seconds of the calibration run, default 2), ORDER_LOAD
+# (percent of what the calibration drained that the runs offer, default
+# 50), ORDER_CONTROL_RUNS (noguard runs at most, default 8), MOVE_BOUND_MS
+# (default 2000), BULK_SECS (iperf3 seconds, default 5), HOPS_SECS
+# (seconds per hopping bulk run, default 3), ORDER_SAVE (a directory:
 # test_saturated_cpu keeps its trace there).
 
 ALL_TESTS="
@@ -38,18 +40,18 @@ IFCFG=$LAB_BUILD/tests/rfs_ifcfg
 TPPROBE=$LAB_BUILD/tests/rfs_tpprobe
 ORDER_SECS=${ORDER_SECS:-5}
 ORDER_FLOWS=${ORDER_FLOWS:-16}
-# Per flow.  The noguard control reorders only when a flow's next frame
-# comes before its last one on the old path is through: at 2000/s it did
-# on one machine (187-8 099 inversions a run) and never on a faster one
-# (0 in 3 runs, a CI failure); at 20 000/s, 8 a run there, the guarded
-# run still 0 in 1.6 M datagrams.
+# Per flow, at most, and the calibration's offer.  The noguard control
+# reorders only when a flow's next frame comes before its last one on
+# the old path is through: the faster the flows, the likelier; what the
+# receivers drain bounds it from above (calibrate).
 ORDER_PPS=${ORDER_PPS:-20000}
+ORDER_CAL_SECS=${ORDER_CAL_SECS:-2}
+ORDER_LOAD=${ORDER_LOAD:-50}
+SEQ_PPS=$ORDER_PPS		# the rate of the next seq_flows
+SEQ_WAIT=10			# its receivers' time limit past the senders'
 ORDER_BOUNCE_MS=${ORDER_BOUNCE_MS:-20}
-# A noguard run of test_two_producers showed an inversion in only 1 of
-# 3 runs on this machine's 2026-12-05 boot (0 in 3 in a row failed one
-# CI run) before it ran competitors on the CPUs: up to 8, stopping at the
-# first that shows one.  The bulk TCP controls show hundreds in their
-# first run.
+# A noguard run may show no inversion by chance: up to this many,
+# stopping at the first that shows one.
 ORDER_CONTROL_RUNS=${ORDER_CONTROL_RUNS:-8}
 # The whole move's cap.  L, the saturated CPU's own ring latency, has no
 # bound of xdp-rfs's making: with cpumap_kthread_sched = kernel its cpumap
@@ -67,6 +69,7 @@ BULK_SECS=${BULK_SECS:-5}
 HOPS_SECS=${HOPS_SECS:-3}
 MIN_SHARE=90			# percent, as in test_steering.sh
 SEQ_PORT=$((LAB_PORT + 100))	# rfs_seq: receivers here, senders +1000
+SEQ_BASE=$SEQ_PORT
 
 CPU_LIST=($(lab_online_cpus))
 CPU_A=${CPU_LIST[0]}
@@ -121,6 +124,14 @@ udp_errors()
 		awk '/^Udp/ { t += $2 } END { print t + 0 }'
 }
 
+# Root-namespace UDP datagrams that found no socket: a receiver had
+# ended before they came.
+udp_noports()
+{
+	nstat -saz UdpNoPorts Udp6NoPorts 2>/dev/null |
+		awk '/^Udp/ { t += $2 } END { print t + 0 }'
+}
+
 # The sum of the loss counters outside xdp-rfs between two lab_drops
 # snapshots: the veth ring and the backlogs (cpumap_ring is xdp-rfs's
 # own, tcp_rcv is not about UDP).
@@ -133,26 +144,32 @@ other_drops()
 
 # ------------------------------------------------------- numbered flows
 
-# Run ORDER_FLOWS numbered UDP flows for $1 seconds at ORDER_PPS each:
-# receivers in the root namespace hopping CPUs every $2 ms (0: pinned to
-# CPU $3, default CPU_A), out of phase; two senders in $LAB_NS, one
-# pinned on CPU_A and one on CPU_B, with half of the flows each.  The sum of the receivers' JSON goes to
-# FLOWS_SUM as "received inversions lost cpu_moves sent".
+# Run ORDER_FLOWS numbered UDP flows for $1 seconds at SEQ_PPS each, to
+# ports from SEQ_BASE up (the senders' ports are 1000 above): receivers
+# in the root namespace hopping CPUs every $2 ms (0: pinned to CPU $3,
+# default CPU_A), out of phase; two senders in $LAB_NS, one pinned on
+# CPU_A and one on CPU_B, with half of the flows each.  Each receiver
+# reads until 1 s after its last datagram, $1 + SEQ_WAIT seconds at
+# most.  The receivers' and senders' JSON, summed, goes to FLOWS_SUM as
+# "received inversions lost cpu_moves sent send_errors undrained silent
+# drained_pps": undrained, the receivers still reading when their time
+# was up; silent, those that got nothing; drained_pps, what they read
+# per second (each one's received / active_s, summed).
 seq_flows()
 {
 	local secs=$1 bounce=$2 cpu0=${3:-$CPU_A} i n=$ORDER_FLOWS rpids=() spids=()
-	local rport sport ready
+	local rport sport ready base=$SEQ_BASE
 	rm -f "$LAB_DIR"/seq.recv.* "$LAB_DIR"/seq.send.*
 	for ((i = 0; i < n; i++)); do
-		rport=$((SEQ_PORT + i))
-		sport=$((SEQ_PORT + 1000 + i))
+		rport=$((base + i))
+		sport=$((base + 1000 + i))
 		if [ "$bounce" -gt 0 ]; then
 			lab_bg "$SEQ" recv "$LAB_IP4_A" "$rport" "$LAB_IP4_B" \
-				"$sport" $((secs + 5)) "$bounce" "$i" \
+				"$sport" $((secs + SEQ_WAIT)) "$bounce" "$i" \
 				> "$LAB_DIR/seq.recv.$i"
 		else
 			lab_bg taskset -c "$cpu0" "$SEQ" recv "$LAB_IP4_A" \
-				"$rport" "$LAB_IP4_B" "$sport" $((secs + 5)) \
+				"$rport" "$LAB_IP4_B" "$sport" $((secs + SEQ_WAIT)) \
 				> "$LAB_DIR/seq.recv.$i"
 		fi
 		rpids+=("$LAB_BG_PID")
@@ -160,7 +177,7 @@ seq_flows()
 	# every receiver bound before the first datagram: one sent to a
 	# port with no socket yet would count as lost
 	for ((i = 0; i < 50; i++)); do
-		ready=$(ss -Huan "( sport >= :$SEQ_PORT and sport < :$((SEQ_PORT + n)) )" |
+		ready=$(ss -Huan "( sport >= :$base and sport < :$((base + n)) )" |
 			wc -l)
 		[ "$ready" -ge "$n" ] && break
 		sleep 0.1
@@ -169,8 +186,8 @@ seq_flows()
 	# one sender process per CPU, each with half of the flows
 	for i in 0 1; do
 		lab_bg_ns taskset -c "${CPU_LIST[i]}" "$SEQ" send "$LAB_IP4_B" \
-			$((SEQ_PORT + 1000 + i * (n / 2))) "$LAB_IP4_A" \
-			$((SEQ_PORT + i * (n / 2))) "$secs" "$ORDER_PPS" \
+			$((base + 1000 + i * (n / 2))) "$LAB_IP4_A" \
+			$((base + i * (n / 2))) "$secs" "$SEQ_PPS" \
 			$((i ? n - n / 2 : n / 2)) > "$LAB_DIR/seq.send.$i"
 		spids+=("$LAB_BG_PID")
 	done
@@ -178,35 +195,48 @@ seq_flows()
 		lab_wait "$i" $((secs + 10)) || fail "an rfs_seq sender failed"
 	done
 	for i in "${rpids[@]}"; do
-		lab_wait "$i" 15 || fail "an rfs_seq receiver failed"
+		lab_wait "$i" $((SEQ_WAIT + 10)) || fail "an rfs_seq receiver failed"
 	done
 	FLOWS_SUM=$(cat "$LAB_DIR"/seq.recv.* "$LAB_DIR"/seq.send.* |
 		"$LAB_PY" -c '
 import json, sys
-t = {"received": 0, "inversions": 0, "lost": 0, "cpu_moves": 0, "sent": 0}
+t = {"received": 0, "inversions": 0, "lost": 0, "cpu_moves": 0, "sent": 0,
+     "send_errors": 0}
+undrained = silent = 0
+rate = 0.0
 for line in sys.stdin:
     d = json.loads(line)
     for k in t:
         t[k] += d.get(k, 0)
-print(t["received"], t["inversions"], t["lost"], t["cpu_moves"], t["sent"])')
+    if "received" in d:
+        undrained += not d.get("drained", 0)
+        silent += not d["received"]
+        if d.get("active_s", 0) > 0:
+            rate += d["received"] / d["active_s"]
+print(t["received"], t["inversions"], t["lost"], t["cpu_moves"], t["sent"],
+      t["send_errors"], undrained, silent, int(rate))')
 	[ -n "$FLOWS_SUM" ] || fail "no rfs_seq results"
 }
 
 # One run of seq_flows with the counters around it; sets RUN_* and says
-# what happened.  $1: a label.
+# what happened.  $1: a label; $2: seconds (default ORDER_SECS).
 seq_run()
 {
-	local s0 s1 d0 d1 u0 u1 c
+	local s0 s1 d0 d1 u0 u1 p0 p1 c
 	s0=$(stats)
 	d0=$(lab_drops)
 	u0=$(udp_errors)
-	seq_flows "$ORDER_SECS" "$ORDER_BOUNCE_MS"
+	p0=$(udp_noports)
+	seq_flows "${2:-$ORDER_SECS}" "$ORDER_BOUNCE_MS"
 	s1=$(stats)
 	d1=$(lab_drops)
 	u1=$(udp_errors)
-	read -r RUN_RECV RUN_INV RUN_LOST RUN_MOVES RUN_SENT <<< "$FLOWS_SUM"
+	p1=$(udp_noports)
+	read -r RUN_RECV RUN_INV RUN_LOST RUN_MOVES RUN_SENT RUN_SENDERR \
+		RUN_UNDRAINED RUN_SILENT RUN_DRAINED_PPS <<< "$FLOWS_SUM"
 	RUN_RING=$(stat_delta "$s0" "$s1" enqueue_drops)
 	RUN_OTHER=$(( $(other_drops "$d0" "$d1") + u1 - u0 ))
+	RUN_LATE=$((p1 - p0))
 	RUN_SWITCHES=$(stat_delta "$s0" "$s1" switches)
 	RUN_LOCAL=$(stat_delta "$s0" "$s1" local)
 	RUN_REDIR_ERR=$(stat_delta "$s0" "$s1" redirect_err)
@@ -214,9 +244,68 @@ seq_run()
 	for c in "$CPU_A" "$CPU_B"; do
 		RUN_PRODUCERS+=" cpu$c:seen+$(stat_delta "$s0" "$s1" seen "$c"),redirected+$(( $(stat_delta "$s0" "$s1" steered "$c") - $(stat_delta "$s0" "$s1" local "$c") )),ring_drops+$(stat_delta "$s0" "$s1" enqueue_drops "$c"),dequeued_here+$(stat_delta "$s0" "$s1" dequeued "$c")"
 	done
-	say "$1: sent $RUN_SENT received $RUN_RECV, inversions $RUN_INV, lost $RUN_LOST (cpumap ring drops $RUN_RING, veth/backlog/UDP drops $RUN_OTHER), after the receivers ended $((RUN_SENT - RUN_RECV - RUN_LOST)), receiver CPU moves $RUN_MOVES"
+	say "$1: sent $RUN_SENT ($RUN_SENDERR refused by the sending socket) at $SEQ_PPS/s a flow, received $RUN_RECV, inversions $RUN_INV, lost $RUN_LOST (cpumap ring drops $RUN_RING, veth/backlog/UDP drops $RUN_OTHER), unread when the receivers ended $((RUN_SENT - RUN_RECV - RUN_LOST)) ($RUN_LATE came to a closed port), receivers still reading at their time limit $RUN_UNDRAINED, that got nothing $RUN_SILENT; they read $RUN_DRAINED_PPS/s; receiver CPU moves $RUN_MOVES"
 	say "$1: switches +$RUN_SWITCHES, local +$RUN_LOCAL, redirect_err +$RUN_REDIR_ERR; per RX CPU:$RUN_PRODUCERS"
 	say "$1: stats grown: $(stats_grown "$s0" "$s1")"
+}
+
+# What the machine drains now, measured in the lab of the test itself
+# (its receivers, competitors and rfsd): ORDER_CAL_SECS of the flows at
+# ORDER_PPS each, receivers reading for 1 s more at most.  SEQ_PPS
+# becomes ORDER_LOAD % of the datagrams/s they read, spread over the
+# flows, ORDER_PPS at most.  A fixed rate is more than the receivers of
+# a slower machine (or one whose idle CPUs wake slowly) read in time: the
+# datagrams they had not read when their time was up then fail a test of
+# order that saw none out of order.  Offered less than they drain, they
+# read every datagram that reaches them, so every missing one is a loss
+# the counters have to account for.  The calibration is a guarded run
+# too: its order is checked.
+calibrate()
+{
+	local wait=$SEQ_WAIT base=$SEQ_BASE
+	SEQ_WAIT=1
+	SEQ_BASE=$((SEQ_PORT + 200))	# its stragglers never reach a later run
+	SEQ_PPS=$ORDER_PPS
+	seq_run "calibration" "$ORDER_CAL_SECS"
+	SEQ_WAIT=$wait
+	SEQ_BASE=$base
+	[ "$RUN_INV" -eq 0 ] ||
+		fail "calibration: $RUN_INV datagrams arrived after a later one: reordered"
+	[ "$RUN_DRAINED_PPS" -gt 0 ] || fail "calibration: the receivers read nothing"
+	SEQ_PPS=$((RUN_DRAINED_PPS * ORDER_LOAD / 100 / ORDER_FLOWS))
+	[ "$SEQ_PPS" -le "$ORDER_PPS" ] || SEQ_PPS=$ORDER_PPS
+	[ "$SEQ_PPS" -gt 0 ] || SEQ_PPS=1
+	say "the receivers read $RUN_DRAINED_PPS datagrams/s: the runs offer $SEQ_PPS/s a flow, $((SEQ_PPS * ORDER_FLOWS))/s in all (ORDER_LOAD $ORDER_LOAD %, ORDER_PPS $ORDER_PPS at most)"
+	# the calibration's stragglers on their way out
+	sleep 1
+}
+
+# Judge one seq_run: every datagram that reached a receiver in order,
+# every flow delivered some, and every missing one dropped where a
+# counter saw it (outside xdp-rfs, on a full cpumap ring, or refused by
+# the sender's socket) or delivered after its receiver had ended (a
+# SCHED_OTHER kthread kept off its CPU for longer than a receiver waits
+# for more: the policy's cost, as its ring drops are; counted by UDP as
+# finding no socket).  What a receiver still reading when its time was
+# up never read is not judged: the machine was slower then than its
+# calibration showed, which is no fault of the datapath.
+seq_judge()
+{
+	local allowed=$((RUN_OTHER + RUN_RING + RUN_SENDERR))
+	[ "$RUN_INV" -eq 0 ] ||
+		fail "$RUN_INV datagrams arrived after a later one: reordered"
+	[ "$RUN_SILENT" -eq 0 ] ||
+		fail "$RUN_SILENT of $ORDER_FLOWS flows delivered nothing"
+	if [ "$RUN_UNDRAINED" -eq 0 ]; then
+		[ $((RUN_SENT - RUN_RECV)) -le $((allowed + RUN_LATE)) ] ||
+			fail "$((RUN_SENT - RUN_RECV)) datagrams never read by receivers that waited a second for more: $RUN_LATE came later, to a closed port, $RUN_OTHER were dropped outside xdp-rfs (veth ring, backlog, UDP socket), $RUN_RING on full cpumap rings and $RUN_SENDERR refused by the sender; the rest is unaccounted for"
+		[ "$RUN_LATE" -eq 0 ] ||
+			say "$RUN_LATE datagrams came after their receiver had waited a second for more: a SCHED_OTHER kthread kept off its CPU that long"
+	else
+		lab_warn "$RUN_UNDRAINED receivers were still reading when their time was up: the $((RUN_SENT - RUN_RECV - RUN_LOST)) datagrams they had not read are not judged"
+		[ "$RUN_LOST" -le "$allowed" ] ||
+			fail "$RUN_LOST datagrams lost, only $RUN_OTHER of them dropped outside xdp-rfs (veth ring, backlog, UDP socket), $RUN_RING on full cpumap rings and $RUN_SENDERR refused by the sender"
+	fi
 }
 
 # The control of an ordering test: $1, a function that makes one run
@@ -266,29 +355,24 @@ while True:
 # Two real producers: a veth of 2 queues whose rfsd side is polled on
 # both CPUs (XPS sends each sender CPU's frames to its own queue; veth
 # polls a queue on the CPU that sent into it), many numbered UDP flows
-# from senders on both CPUs, receivers hopping CPUs every 20 ms.  0
-# inversions, no loss other than on full cpumap rings (below), flows
-# did switch, and some frames took the local path.  Control: the same
-# with noguard set in the interface's config (moves at once, ignoring
-# the in-order rule) must show inversions, or the test could not have
-# seen any.  The cpumap kthreads run as the kernel makes them
-# (cpumap_kthread_sched = kernel): this lab reorders without the rule
-# only while a kthread waits for its CPU.  So that it does in every run,
-# guarded and control alike, a competitor on each CPU computes for 2 ms
-# of every 4 (cpu_competitors): without it a control run showed an
-# inversion about one time in three on one boot of the test VM (CI at
-# 8b17769 failed on 3 in a row), with it 7 first runs of 7 showed 10-94.
-# rfsd's default SCHED_FIFO 1 kthreads hardly ever wait (3 noguard runs
-# in a row without an inversion under it, in CI at 1665295), and under
-# them this test's
-# receivers lost datagrams in 2 of 20 runs tried, two runs within one
-# minute (1.3 M of 1.6 M unread in one, 86 k dropped at the sockets in
-# the other; README: the policy is a trade).  A SCHED_OTHER kthread may
-# wait longer than its ring lasts (8192 frames, some 50 ms at this rate;
-# 10 402 of 1.6 M dropped in one CI run): that is the policy's cost
-# (README, Known limits), not the in-order rule's, so those drops are
-# reported and any other loss fails.  The bulk TCP tests below hold the
-# default policy to 0 ring drops.
+# from senders on both CPUs, receivers hopping CPUs every 20 ms, at a
+# rate sized from what the receivers just drained (calibrate).  0
+# inversions, every datagram read or dropped where a counter saw it
+# (seq_judge), flows did switch, and some frames took the local path.
+# Control: the same with noguard set in the interface's config (moves
+# at once, ignoring the in-order rule) must show inversions, or the test
+# could not have seen any.  The cpumap kthreads run as the kernel makes
+# them (cpumap_kthread_sched = kernel): this lab reorders without the
+# rule only while a kthread waits for its CPU.  So that it does in every
+# run, guarded and control alike, a competitor on each CPU computes for
+# 2 ms of every 4 (cpu_competitors); without it a control run often
+# showed no inversion.  rfsd's default SCHED_FIFO 1 kthreads hardly ever
+# wait, so under them the control would rarely reorder.  A SCHED_OTHER
+# kthread may wait longer than its ring lasts: that is the policy's cost
+# (README, Known limits), not the in-order rule's, so those drops and
+# datagrams it held past the receivers' patience are reported and
+# allowed for, and any other loss fails.  The bulk TCP
+# tests below hold the default policy to 0 ring drops.
 test_two_producers()
 {
 	local q i
@@ -310,24 +394,20 @@ test_two_producers()
 			fail "can't set XPS on $LAB_B tx-$i"
 	done
 	cpu_competitors
-	say "$LAB_A: 2 RX queues; $LAB_B: XPS tx-0 <- CPU $CPU_A, tx-1 <- CPU $CPU_B; $ORDER_FLOWS flows x $ORDER_PPS/s for ${ORDER_SECS}s, receivers hop every ${ORDER_BOUNCE_MS} ms; a competitor busy 2 ms of every 4 on each CPU"
+	say "$LAB_A: 2 RX queues; $LAB_B: XPS tx-0 <- CPU $CPU_A, tx-1 <- CPU $CPU_B; $ORDER_FLOWS flows for ${ORDER_SECS}s, receivers hop every ${ORDER_BOUNCE_MS} ms; a competitor busy 2 ms of every 4 on each CPU"
+	calibrate
 
 	seq_run "guarded"
 	for i in "$CPU_A" "$CPU_B"; do
 		grep -Eq "cpu$i:seen\+[1-9][0-9]*,redirected\+[1-9]" <<< "$RUN_PRODUCERS" ||
 			fail "CPU $i did not both see and redirect frames ($RUN_PRODUCERS): not two producers"
 	done
-	[ "$RUN_RECV" -gt $((ORDER_FLOWS * ORDER_PPS * ORDER_SECS / 2)) ] ||
-		fail "only $RUN_RECV datagrams received of $RUN_SENT sent"
 	[ "$RUN_MOVES" -gt 0 ] || fail "the receivers never moved"
-	[ "$RUN_INV" -eq 0 ] ||
-		fail "$RUN_INV datagrams arrived after a later one: reordered"
+	seq_judge
 	[ "$RUN_RING" -eq 0 ] ||
 		say "$RUN_RING frames dropped on full cpumap rings: a SCHED_OTHER kthread waited longer than its ring lasts"
 	[ "$RUN_REDIR_ERR" -eq 0 ] ||
 		fail "redirect_err +$RUN_REDIR_ERR"
-	[ "$RUN_LOST" -le $((RUN_OTHER + RUN_RING)) ] ||
-		fail "$RUN_LOST datagrams lost, only $RUN_OTHER of them dropped outside xdp-rfs (veth ring, backlog, UDP socket) and $RUN_RING on full cpumap rings"
 	[ "$RUN_SWITCHES" -gt 0 ] ||
 		fail "no flow switched CPU: the run proved nothing"
 	[ "$RUN_LOCAL" -gt 0 ] ||

@@ -40,9 +40,6 @@ WINDOW=${RFS_TEST_WINDOW:-2}	# seconds per oracle measurement
 # Bulk senders are paced (bytes/s): an unpaced one overflows the veth ring
 # and losses hide reordering (see bulk_in_order).
 BULK_RATE=${BULK_RATE:-100000000}
-# What a bulk run must at least deliver to count as flowing; emulated
-# guests (tests/kernels) are slower and lower it.
-BULK_MIN_MIB=${BULK_MIN_MIB:-16}
 MIN_SHARE=90			# percent of the frames on the expected CPU
 # The request/response client runs until client_ok ends it: its own limit
 # is the test's, not a guess at how long the test takes (under emulation
@@ -342,12 +339,15 @@ start_bulk()
 }
 
 # Wait for the bulk transfer; check the receiver saw no segment out of
-# order (its own socket's tcpi_rcv_ooopack) and that data flowed.  $1: a
+# order (its own socket's tcpi_rcv_ooopack) and that data flowed: the
+# sink read every byte the sender wrote, up to its EOF (a stalled flow
+# leaves the sink at its timeout short of it), however many that was,
+# since how fast a machine moves them is no business of a test.  $1: a
 # lab_drops snapshot from before: a frame lost on the way also makes the
 # next ones "out of order", so losses are told apart from reordering.
 bulk_in_order()
 {
-	local rc=0 ooo bytes lost
+	local rc=0 ooo bytes lost sent
 	lab_signal "$BULK_PID" TERM
 	lab_wait "$BULK_PID" 30 || rc=$?
 	[ $rc -eq 0 ] || fail "bulk sender failed (rc $rc): $(tail -n 3 "$LAB_DIR/bulk.out")"
@@ -355,10 +355,13 @@ bulk_in_order()
 	[ -s "$LAB_DIR/sink.out" ] || fail "bulk sink wrote no result"
 	ooo=$(jget 'd["rcv_ooopack"]' < "$LAB_DIR/sink.out")
 	bytes=$(jget 'd["bytes"]' < "$LAB_DIR/sink.out")
+	sent=$(jget 'd["bytes_sent"]' < "$LAB_DIR/bulk.out") ||
+		fail "bulk sender wrote no result: $(tail -n 3 "$LAB_DIR/bulk.out")"
 	lost=$(lab_drops_delta "$1" "$(lab_drops)")
 	say "receiver: $((bytes / 1048576)) MiB, rcv_ooopack $ooo; sender: $(cat "$LAB_DIR/bulk.out"); drops: ${lost:-none}"
-	[ "$bytes" -ge $((BULK_MIN_MIB * 1048576)) ] ||
-		fail "bulk: only $bytes bytes received, under $BULK_MIN_MIB MiB (stalled?)"
+	[ "$sent" -gt 0 ] || fail "bulk: the sender wrote nothing"
+	[ "$bytes" -eq "$sent" ] ||
+		fail "bulk: $bytes bytes received of $sent sent (stalled?)"
 	[ "$ooo" = null ] && lab_warn "kernel has no tcpi_rcv_ooopack"
 	[ "$ooo" = null ] || [ "$ooo" -eq 0 ] && return 0
 	[ -z "$lost" ] ||
@@ -479,21 +482,26 @@ flow_cpus()
 # all of it.
 test_sigterm_keeps_steering()
 {
-	local prog seed seen0 seen1 out seq_hash before after f
+	local prog seed seen0 seen1 out seq_hash before after f t0 adopted
 	setup
 	prog=$(lab_xdp_id "$LAB_A")
 	[ -n "$prog" ] || fail "no XDP program on $LAB_A while attached"
 	seed=$(bpftool -j map dump pinned "$RFS_PIN_V/maps/rfs_globals" |
 		jget 'd[0]["formatted"]["value"]["hash_seed"]')
-	# one numbered UDP flow whose reader hops CPUs every 200 ms
+	# one numbered UDP flow whose reader hops CPUs every 200 ms; it runs
+	# until it is stopped after the adoption, however long the steps
+	# in between take on this machine (the reader ends a second after
+	# the last datagram)
 	lab_bg "$LAB_BUILD/tests/rfs_seq" recv "$LAB_IP4_A" "$LAB_PORT" \
-		"$LAB_IP4_B" $((LAB_PORT + 1)) 12 200 "$CPU_A" \
+		"$LAB_IP4_B" $((LAB_PORT + 1)) "$CLIENT_SECS" 200 "$CPU_A" \
 		>"$LAB_DIR/seq.json"
-	local rpid=$LAB_BG_PID
+	local rpid=$LAB_BG_PID spid
 	sleep 0.3
+	t0=$(lab_now)
 	lab_bg_ns taskset -c "$CPU_A" "$LAB_BUILD/tests/rfs_seq" send \
-		"$LAB_IP4_B" $((LAB_PORT + 1)) "$LAB_IP4_A" "$LAB_PORT" 10 \
-		5000 >/dev/null
+		"$LAB_IP4_B" $((LAB_PORT + 1)) "$LAB_IP4_A" "$LAB_PORT" \
+		"$CLIENT_SECS" 5000 >/dev/null
+	spid=$LAB_BG_PID
 	sleep 1
 	# the UDP stream alone so far: its hash, to tell it from the others
 	seq_hash=$(flow_cpus | head -n 1)
@@ -518,9 +526,11 @@ test_sigterm_keeps_steering()
 	seen1=$(bpftool -j map dump pinned "$RFS_PIN_V/if/$LAB_A/rfs_if_stats" |
 		jget 'sum(v["value"]["steered"] for v in d[0]["formatted"]["values"])')
 	say "while rfsd was down: $((seen1 - seen0)) frames steered in 2 s"
-	[ "$((seen1 - seen0))" -gt 2000 ] ||
+	# the counter grows only when the program steers a frame
+	[ "$((seen1 - seen0))" -gt 0 ] ||
 		fail "not steering while rfsd was down ($seen0 -> $seen1)"
 	lab_start_rfsd
+	adopted=$(lab_since "$t0")
 	grep -q "iface '$LAB_A' (ifindex [0-9]*): adopted" "$RFSD_LOG" || fail "the new rfsd did not adopt $LAB_A"
 	out=$(lab_xdp_id "$LAB_A")
 	[ "$out" = "$prog" ] || fail "adopting replaced the program ($prog -> $out)"
@@ -534,12 +544,19 @@ test_sigterm_keeps_steering()
 			fail "flow ${f% *} was on CPU $CPU_B before the stop; after the adoption: '$(grep "^${f% *} " <<< "$after")'"
 	done <<< "$before"
 	client_ok
+	sleep 1
+	lab_kill "$spid"
 	lab_wait "$rpid" 20 || fail "rfs_seq receiver did not finish"
-	out=$(jget '"%d %d %d" % (d["received"], d["inversions"], d["lost"])' \
+	out=$(jget '"%d %d %d %.1f" % (d["received"], d["inversions"], d["lost"], d.get("active_s", 0))' \
 		< "$LAB_DIR/seq.json") || fail "no rfs_seq result"
-	say "rfs_seq: received, inversions, lost = $out"
+	say "rfs_seq: received, inversions, lost, seconds from first to last = $out; rfsd adopted ${adopted}s after the sender started"
 	set -- $out
-	[ "$1" -gt 1000 ] || fail "rfs_seq received only $1 datagrams"
+	# its first datagram came after the sender started: a stream read
+	# for longer than that to the adoption went on across the restart
+	# (a stream that stalled then would not), however many datagrams
+	# the machine moved meanwhile
+	awk -v a="$4" -v b="$adopted" 'BEGIN { exit !(a > b) }' ||
+		fail "the UDP stream was read for $4 s only, ending before rfsd adopted the datapath ${adopted}s after the sender started: its order proves nothing about the restart"
 	[ "$2" -eq 0 ] || fail "$2 inversions across the restart"
 }
 

@@ -32,8 +32,6 @@ set +a
 export PATH=/run/rfs-bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export HOME=/root LANG=C.UTF-8 TERM=dumb
 export RFS_BUILD=$RFS_VM_BUILD
-# emulated CPUs: a bulk run moves a fraction of what it does on the host
-export BULK_MIN_MIB=${BULK_MIN_MIB:-4}
 
 say() { echo "rfs-guest: $*"; }
 

@@ -20,7 +20,13 @@
  * Both ends bind and connect, so the socket side records the flow.  recv
  * prints one JSON object; it exits 0 unless it could not run.  It ends
  * after SECONDS, or 1 s after its last datagram once it has had some
- * (the sender is done: waiting longer would count nothing more).
+ * (the sender is done: waiting longer would count nothing more).  Which
+ * of the two ended it is "drained" (1: the quiet second; what was never
+ * read then never came), and "active_s" is the time from its first
+ * datagram to its last: received / active_s is what it drained, the
+ * figure a test sizes its load from.  send prints "send_errors", the
+ * datagrams the sending socket refused: they are gaps at the receiver
+ * that no counter on the receiving side saw.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -102,7 +108,8 @@ static int do_recv(char **argv, int argc)
 	double bounce = argc > 5 ? atof(argv[5]) / 1000 : 0;
 	uint64_t received = 0, inversions = 0, max_seq = 0, moves = 0;
 	struct timeval tv = { 0, 100000 };
-	int cpu = argc > 6 ? atoi(argv[6]) % ncpu : 0, have = 0;
+	int cpu = argc > 6 ? atoi(argv[6]) % ncpu : 0, have = 0, drained = 0;
+	double first = 0;
 
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	if (bounce)
@@ -119,11 +126,15 @@ static int do_recv(char **argv, int argc)
 			next_hop = now() + bounce;
 		}
 		if (n != sizeof(seq)) {
-			if (received && now() - last > 1.0)
+			if (received && now() - last > 1.0) {
+				drained = 1;
 				break;
+			}
 			continue;
 		}
 		last = now();
+		if (!received)
+			first = last;
 		received++;
 		if (have && seq < max_seq)
 			inversions++;
@@ -131,15 +142,17 @@ static int do_recv(char **argv, int argc)
 			max_seq = seq;
 		have = 1;
 	}
-	printf("{\"received\": %llu, \"inversions\": %llu, \"lost\": %llu, \"max_seq\": %llu, \"cpu_moves\": %llu}\n",
+	printf("{\"received\": %llu, \"inversions\": %llu, \"lost\": %llu, \"max_seq\": %llu, \"cpu_moves\": %llu, \"drained\": %d, \"active_s\": %.6f}\n",
 	       (unsigned long long)received, (unsigned long long)inversions,
 	       (unsigned long long)(have && max_seq + 1 > received ?
 				    max_seq + 1 - received : 0),
-	       (unsigned long long)max_seq, (unsigned long long)moves);
+	       (unsigned long long)max_seq, (unsigned long long)moves,
+	       drained, received ? last - first : 0);
 	return 0;
 }
 
 #define RFS_SEQ_MAX_FLOWS	256
+#define RFS_SEQ_BURST		32
 
 /* NFLOWS flows from one process: PORT + i to PEERPORT + i, each paced at
  * PPS.  One timer loop for all of them, not one process each: a sender
@@ -150,7 +163,7 @@ static int do_send(char **argv, int argc)
 	int nflows = argc > 6 ? atoi(argv[6]) : 1;
 	double start = now(), end = start + atof(argv[4]);
 	double pps = atof(argv[5]);
-	uint64_t seq[RFS_SEQ_MAX_FLOWS] = { 0 }, total = 0;
+	uint64_t seq[RFS_SEQ_MAX_FLOWS] = { 0 }, total = 0, errors = 0;
 	int fd[RFS_SEQ_MAX_FLOWS], i;
 	char port[16], peerport[16];
 	char *args[4] = { argv[0], port, argv[2], peerport };
@@ -168,27 +181,45 @@ static int do_send(char **argv, int argc)
 	}
 	while ((t = now()) < end) {
 		/* pace: never ahead of pps; a refused or full send is a
-		 * lost datagram, not a reason to spin */
+		 * lost datagram, not a reason to spin.  A flow that fell
+		 * behind gets at most RFS_SEQ_BURST a pass: a sender slower
+		 * than its rate then sends every flow a little more slowly,
+		 * not one flow's whole arrears while the others fall silent
+		 * (a receiver takes a second of silence for the end). */
+		int behind = 0;
+
 		for (i = 0; i < nflows; i++) {
+			int burst = 0;
+
 			while (seq[i] < (t - start) * pps) {
+				if (burst++ == RFS_SEQ_BURST) {
+					behind = 1;
+					break;
+				}
 				if (send(fd[i], &seq[i], sizeof(seq[i]), 0) !=
-				    sizeof(seq[i]) &&
-				    errno != ENOBUFS && errno != ECONNREFUSED &&
-				    errno != EAGAIN) {
-					fprintf(stderr, "rfs_seq: send: %s\n",
-						strerror(errno));
-					return 1;
+				    sizeof(seq[i])) {
+					if (errno != ENOBUFS &&
+					    errno != ECONNREFUSED &&
+					    errno != EAGAIN) {
+						fprintf(stderr,
+							"rfs_seq: send: %s\n",
+							strerror(errno));
+						return 1;
+					}
+					errors++;
 				}
 				seq[i]++;
 			}
 		}
-		usleep(200);
+		if (!behind)
+			usleep(200);
 	}
 	for (i = 0; i < nflows; i++) {
 		total += seq[i];
 		close(fd[i]);
 	}
-	printf("{\"sent\": %llu}\n", (unsigned long long)total);
+	printf("{\"sent\": %llu, \"send_errors\": %llu}\n",
+	       (unsigned long long)total, (unsigned long long)errors);
 	return 0;
 }
 

@@ -1496,6 +1496,53 @@ static void test_dev_header(void **state)
 
 /* No desired CPU: a CPU from the allowed set; a desired CPU outside it
  * (or one that does not exist) is ignored and the flow spread. */
+/* A config's own fields agree: its list is its allowed set, in order,
+ * and (set given) that set is the one asked for. */
+static void rfs_xt_cfg_whole(const struct rfs_if_config *c, const char *set)
+{
+	struct rfs_cpuset want;
+	__u32 cpu, n = 0;
+
+	if (set) {
+		assert_int_equal(rfs_cpulist_parse(set, &want), 0);
+		assert_memory_equal(c->allowed, want.bits,
+				    sizeof(c->allowed));
+	}
+	for (cpu = 0; cpu < RFS_MAX_CPUS; cpu++)
+		if (rfs_cpu_in(c->allowed, cpu))
+			assert_int_equal(c->allowed_list[n++], cpu);
+	assert_int_equal(c->n_allowed, n);
+}
+
+/*
+ * rfsd never rewrites the configuration a frame may be reading: each push
+ * writes the other slot whole and flips slot 0's active_slot, so the slot
+ * given up still holds a whole configuration for a frame that read it
+ * before the flip (and rfsd waits for those to end before the next push
+ * writes it).  In place, a frame could pair a new n_allowed with the old
+ * list, and active_slot would never move.
+ */
+static void test_config_slots(void **state)
+{
+	static const char *const sets[] = { "1", "0-1", "0", "1", "0-1" };
+	struct rfs_if_config c[RFS_IF_CFG_SLOTS];
+	int used[RFS_IF_CFG_SLOTS] = { 0 };
+	__u32 i, k, active;
+
+	for (i = 0; i < sizeof(sets) / sizeof(sets[0]); i++) {
+		rfs_xt_set_cpus(sets[i]);
+		for (k = 0; k < RFS_IF_CFG_SLOTS; k++)
+			assert_int_equal(bpf_map_lookup_elem(xt.ifc->cfg_fd, &k,
+							     &c[k]), 0);
+		active = c[0].active_slot ? 1 : 0;
+		used[active]++;
+		rfs_xt_cfg_whole(&c[active], sets[i]);
+		rfs_xt_cfg_whole(&c[!active], NULL);
+	}
+	assert_true(used[0] && used[1]);
+	rfs_xt_set_cpus("0-1");
+}
+
 static void test_allowed_set(void **state)
 {
 	struct rfs_if_stats d;
@@ -3096,6 +3143,7 @@ int main(void)
 		T(test_rx_queue),
 		T(test_dev_header),
 		T(test_allowed_set),
+		T(test_config_slots),
 		T(test_no_table_and_redirect_err),
 		T(test_meta),
 		T(test_cpumap_marks),

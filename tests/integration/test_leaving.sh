@@ -54,13 +54,14 @@ le32() { printf '%02x %02x %02x %02x' $(($1 & 255)) $(($1 >> 8 & 255)) \
 		$(($1 >> 16 & 255)) $(($1 >> 24 & 255)); }
 
 # Write dev flow entry $1 of the interface's current table: last $2, cpu
-# $3, flags $4, rx_cpu $5 (struct rfs_dev_flow, include/rfs_common.h).
+# $3, flags $4, rx_cpu $5 (struct rfs_dev_flow, include/rfs_common.h:
+# last, then rx_cpu in 16 bits, cpu, flags).
 dev_entry()
 {
 	bpftool map update pinned "$RFS_PIN_V/if/$LAB_A/rfs_dev_flows" \
 		key hex $(le32 "$1") \
 		value hex $(le32 "$2") $(printf '%02x %02x %02x %02x' \
-			$(($3 & 255)) $(($3 >> 8)) "$4" "$5") ||
+			$(($5 & 255)) $(($5 >> 8)) "$3" "$4") ||
 		fail "can't write dev flow entry $1"
 }
 

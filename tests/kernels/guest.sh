@@ -10,13 +10,18 @@
 #   2. "facts": what this kernel offers the datapath, read off the kernel
 #      itself (tracepoints, BTF, cpumap GRO, kprobes), printed as
 #      "  FACT  name: value" lines for the support matrix;
-#   3. tests/run.sh with the layers run.sh asked for (RFS_VM_LAYERS), on
-#      the objects built on the host (BPF objects are CO-RE);
-#   4. the end-to-end tests named in RFS_VM_E2E, "script:test,test ...",
+#   3. the machine's shape: the possible CPUs run.sh asked for
+#      (RFS_VM_POSSIBLE), checked as a result line;
+#   4. tests/run.sh with the layers run.sh asked for (RFS_VM_LAYERS, none
+#      when empty), on the objects built on the host (BPF objects are
+#      CO-RE);
+#   5. the end-to-end tests named in RFS_VM_E2E, "script:test,test ...",
 #      each script once with its tests, reported in tests/run.sh's format
 #      ("  PASS  integration/test_steering.sh: test_follows_app"), unless
 #      RFS_VM_LAYERS has the whole integration layer;
-#   5. one line "rfs-guest: exit N" (0: nothing failed), then power off.
+#   6. with a sanitized build (RFS_VM_SAN_DIR), one result line for the
+#      ASan/UBSan reports written there by any process (each shown);
+#   7. one line "rfs-guest: exit N" (0: nothing failed), then power off.
 #
 # Its output is the guest's serial console, which tests/kernels/run.sh
 # reads back on the host.  Settings come from /run/rfs.env (run.sh wrote
@@ -39,7 +44,8 @@ halt()
 {
 	sync
 	echo o > /proc/sysrq-trigger
-	sleep 10
+	# the shared root may be gone before sleep is loaded: say nothing
+	sleep 10 2>/dev/null
 	exit "${1:-1}"		# PID 1 exits: the kernel panics, panic=-1 ends QEMU
 }
 
@@ -67,6 +73,7 @@ setup()
 	echo 0 > /proc/sys/kernel/hung_task_timeout_secs 2>/dev/null
 	echo 1 > /proc/sys/kernel/printk_ratelimit 2>/dev/null
 	# the tests run in no cgroup of their own: leave cgroup2 as it is
+	[ -n "${RFS_VM_SAN_DIR:-}" ] && mkdir -p "$RFS_VM_SAN_DIR"
 	for m in $RFS_VM_MODULES; do
 		modprobe "$m" 2>/dev/null || say "modprobe $m failed"
 	done
@@ -199,6 +206,40 @@ run_e2e()
 	done
 }
 
+# The possible CPUs are what libbpf sizes a per-CPU value by: the shape
+# run.sh asked for must be what the kernel made, or the leg tests
+# nothing it claims to.
+check_possible()
+{
+	local want=$((RFS_VM_POSSIBLE - 1)) got
+	got=$(cat /sys/devices/system/cpu/possible 2>/dev/null)
+	if [ "$got" = "0-$want" ]; then
+		result PASS "possible CPUs 0-$want" "online $(cat /sys/devices/system/cpu/online)"
+	else
+		result FAIL "possible CPUs 0-$want" "the kernel says '$got'"
+	fi
+}
+
+# Any ASan/UBSan report a sanitized process wrote: one result line, and
+# the reports.  A file without one (LeakSanitizer's list of the default
+# suppressions it used) is no report.
+check_sanitizers()
+{
+	local f n=0
+	for f in "$RFS_VM_SAN_DIR"/*; do
+		grep -Eqs 'ERROR: [A-Za-z]+Sanitizer|runtime error:' "$f" ||
+			continue
+		n=$((n + 1))
+		echo "    ${f##*/}:"
+		sed 's/^/        /' "$f"
+	done
+	if [ "$n" = 0 ]; then
+		result PASS "sanitizers: no ASan/UBSan report"
+	else
+		result FAIL "sanitizers: $n processes reported (above)"
+	fi
+}
+
 main()
 {
 	local rc t0
@@ -221,24 +262,29 @@ main()
 		bash -c "$RFS_VM_CMD"
 		rc=$?
 	else
-		say "tests/run.sh $RFS_VM_LAYERS (RFS_BUILD=$RFS_BUILD)"
-		t0=$SECONDS
-		# shellcheck disable=SC2086	# a list of layers
-		tests/run.sh $RFS_VM_LAYERS
-		rc=$?
-		say "$RFS_VM_LAYERS took $((SECONDS - t0)) s"
+		rc=0
+		[ -n "${RFS_VM_POSSIBLE:-}" ] && check_possible
+		if [ -n "$RFS_VM_LAYERS" ]; then
+			say "tests/run.sh $RFS_VM_LAYERS (RFS_BUILD=$RFS_BUILD)"
+			t0=$SECONDS
+			# shellcheck disable=SC2086	# a list of layers
+			tests/run.sh $RFS_VM_LAYERS
+			rc=$?
+			say "$RFS_VM_LAYERS took $((SECONDS - t0)) s"
+		fi
 		case " $RFS_VM_LAYERS " in
 		*" integration "*) ;;
 		*)
 			if [ -n "${RFS_VM_E2E:-}" ]; then
-				say "end-to-end: $RFS_VM_E2E"
+				say "end-to-end: $RFS_VM_E2E (RFS_BUILD=$RFS_BUILD)"
 				t0=$SECONDS
 				run_e2e
 				say "end-to-end took $((SECONDS - t0)) s"
 				echo "e2e: $n_pass passed, $n_fail failed, $n_skip skipped"
-				[ "$n_fail" = 0 ] || rc=1
 			fi ;;
 		esac
+		[ -n "${RFS_VM_SAN_DIR:-}" ] && check_sanitizers
+		[ "$n_fail" = 0 ] || rc=1
 	fi
 	say "exit $rc"
 	halt "$rc"

@@ -3,9 +3,10 @@
 #
 # /init of the kernel-test guest's initramfs (busybox sh; tests/kernels/
 # run.sh builds the initramfs around it).  It loads the modules the guest
-# needs to reach its root (virtio-pci, 9p over virtio, from the tested
-# kernel's own package), mounts the host's / read-only over 9p as the
-# guest's root, gives it writable tmpfs where the tests write (/tmp, /run,
+# needs to reach its root (virtio-pci and 9p over virtio, or virtiofs for
+# a kernel without 9p, from the tested kernel's own package: run.sh
+# picks them per kernel), mounts the host's / read-only as the guest's
+# root, gives it writable tmpfs where the tests write (/tmp, /run,
 # /var/tmp, /root), mounts proc, sysfs, devtmpfs, bpffs, tracefs, debugfs
 # and cgroup2 there, and hands over to the runner (tests/kernels/guest.sh
 # on the shared checkout) as PID 1.
@@ -55,10 +56,19 @@ while read -r m; do
 		esac
 done < /modules.load
 
-# the host's / over 9p, read-only (virtme's tag)
-if ! mount -t 9p -o "trans=virtio,version=9p2000.L,ro,msize=${RFS_VM_MSIZE:-524288}${RFS_VM_9P_CACHE:+,cache=$RFS_VM_9P_CACHE}" \
-		/dev/root /newroot; then
-	say "FATAL: can't mount the host's root over 9p"
+# the host's / read-only: over 9p (virtme's tag), or virtiofs
+mount_root()
+{
+	case ${RFS_VM_SHARE:-9p} in
+	virtiofs)
+		mount -t virtiofs -o ro rfsroot /newroot ;;
+	*)
+		mount -t 9p -o "trans=virtio,version=9p2000.L,ro,msize=${RFS_VM_MSIZE:-524288}${RFS_VM_9P_CACHE:+,cache=$RFS_VM_9P_CACHE}" \
+			/dev/root /newroot ;;
+	esac
+}
+if ! mount_root; then
+	say "FATAL: can't mount the host's root over ${RFS_VM_SHARE:-9p}"
 	halt
 fi
 
@@ -90,6 +100,15 @@ if [ -e /keep.list ]; then
 	done < /keep.list
 fi
 mkdir -p /newroot/run/netns /newroot/run/lock
+# the tested kernel's config where a Debian system has it (rfsd reads
+# CONFIG_HZ there); the host's /boot is not this kernel's
+kconfig=${RFS_VM_MODROOT:+/newroot$RFS_VM_MODROOT/boot/config-$(uname -r)}
+if [ -n "$kconfig" ] && [ -r "$kconfig" ]; then
+	if ! { mount -t tmpfs -o mode=0755 tmpfs /newroot/boot &&
+	       cp "$kconfig" /newroot/boot/; }; then
+		say "can't put the kernel's config in /boot"
+	fi
+fi
 
 mount --move /proc /newroot/proc
 mount --move /sys /newroot/sys

@@ -1,65 +1,81 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# make check-kernels: the test suite on other kernels, each booted in a
-# small QEMU guest (tests/kernels/README.md).
+# make check-kernels: the test suite on other kernels and machine shapes,
+# each booted in a small QEMU guest (tests/kernels/README.md).
 #
-#   tests/kernels/run.sh [debian] [host]	(both when none is named)
+#   tests/kernels/run.sh [debian] [rt] [cloud] [order] [host]
+#                                               (all when none is named)
 #
-#   debian  Debian 12's own kernel: the linux-image-6.1.0-*-amd64 package
-#           that linux-image-amd64 depends on, fetched with apt-get
-#           download and unpacked under build/kernels/ (never installed
-#           as the host's kernel)
+#   debian  Debian 12's generic kernel (the linux-image-6.1.0-*-amd64 that
+#           linux-image-amd64 depends on), 4 vCPUs online of 300 possible
+#           (possible_cpus=300: per-CPU maps get 300 slots, as on a big
+#           server), the ASan+UBSan build (build-san/) with
+#           tests/kernels/rfs_bpfcheck.so preloaded: a buffer sized by the
+#           online or present CPUs, or a cap below the possible ones, that
+#           the kernel fills with one value per possible CPU overflows
+#           there, and ASan reports it
+#   rt      Debian 12's PREEMPT_RT kernel (linux-image-rt-amd64): softirqs
+#           in threads, NAPI polls preemptible
+#   cloud   Debian 12's cloud kernel (linux-image-cloud-amd64): no 9p, so
+#           the root is shared over virtiofs (virtiofsd on the host)
+#   order   the generic kernel with 8 vCPUs: the ordering test of queue
+#           count and XPS changes under traffic (tests/integration/
+#           test_order_queues.sh) alone
 #   host    the kernel this machine runs, from /boot and /lib/modules,
 #           when they are there (skipped, with the reason, when not)
 #
-# The guest (2 vCPUs, 2 GiB) shares the host's / read-only over 9p, as
-# virtme does, with tmpfs for /tmp, /run, /var/tmp and /root; a busybox
-# initramfs (tests/kernels/init.sh) loads the kernel's 9p and virtio
-# modules and hands over to tests/kernels/guest.sh, which runs
-# tests/run.sh on the checkout's build.  KVM is used where a probe boot
-# works, TCG otherwise.  The guest's serial console is this script's
-# output and is kept in build/kernels/<kernel>.log; the guest is killed
-# on timeout and on every exit path.
+# Debian's packages are fetched with apt-get download and unpacked under
+# build/kernels/ (never installed as the host's kernel).  Each guest
+# shares the host's / read-only (9p, as virtme does, or virtiofs where
+# the kernel has no 9p), with tmpfs for /tmp, /run, /var/tmp and /root; a
+# busybox initramfs (tests/kernels/init.sh) loads the kernel's own
+# virtio and file system modules and hands over to
+# tests/kernels/guest.sh, which runs the leg's tests on the checkout's
+# build.  Guests run one after another, each with its own timeout, QEMU
+# at a lower priority (the machine is shared).  KVM is used where a
+# probe boot works, TCG otherwise.  The guest's serial console is this
+# script's output and is kept in build/kernels/<leg>-linux-<version>.log;
+# the guest is killed on timeout and on every exit path.
 #
 # Each test result line of the guest counts; a guest that does not
-# finish counts one failure more.  The closing lines, per kernel and in
+# finish counts one failure more.  The closing lines, per guest and in
 # all, are what CI reads:
-#   <kernel>: N passed, N failed, N skipped
+#   <leg> (linux-<version>): N passed, N failed, N skipped
 #   kernels: N passed, N failed, N skipped
 # Exit status: non-zero when anything failed.  When QEMU itself cannot
 # run here, the whole run says "skipped: <reason>" and exits 0.
 #
-# What the guest runs (tests/kernels/guest.sh): tests/run.sh with
-# RFS_VM_LAYERS, then the end-to-end tests of RFS_VM_E2E, by default the
-# three that must hold on every kernel: steering follows the application,
-# no reordering, adoption after SIGKILL; and what rfsd reports of the
-# kernel (the socket hooks it loaded are the ones it names).  The whole integration layer
-# (RFS_VM_LAYERS="unit prog integration") takes far longer under TCG than
-# CI can give it.
+# What each guest runs is set per leg (leg_setup below): tests/run.sh
+# with its layers, then its end-to-end tests.  The whole integration
+# layer takes far longer under TCG than CI can give it.
 #
-# Environment:
-#   RFS_VM_LAYERS    tests/run.sh layers in the guest (unit prog)
-#   RFS_VM_E2E       "script:test,test script:..." from tests/integration
-#                    (test_steering.sh:test_follows_app,test_no_reorder,
-#                    test_sigkill_adopt test_kernel.sh:test_features_shown);
+# Environment (each overrides every leg's own choice when set):
+#   RFS_VM_LAYERS    tests/run.sh layers in the guest
+#   RFS_VM_E2E       "script:test,test script:..." from tests/integration;
 #                    empty: none
 #   RFS_VM_CMD       run this shell command in the guest instead (a
 #                    developer's probe, e.g. 'V=1 build/tests/test_xdp')
-#   RFS_VM_TIMEOUT   seconds one guest may run (default: 1500 under TCG,
-#                    900 under KVM)
+#   RFS_VM_TIMEOUT   seconds one guest may run
+#   RFS_VM_CPUS      vCPUs
+# and, for all legs:
 #   RFS_VM_9P_CACHE  the 9p root's cache mode (loose: the root is read-only
 #                    and nothing on it changes during a run; empty: none)
 #   RFS_VM_ACCEL     kvm or tcg (default: probe KVM, else TCG)
-#   RFS_VM_CPUS, RFS_VM_MEM (MiB)          2 and 2048
-#   RFS_KERNEL_PKG   the Debian kernel package (default: what
+#   RFS_VM_MEM       MiB (2048)
+#   RFS_VM_NICE      QEMU's (and virtiofsd's) nice value (10)
+#   RFS_VM_BUDGET    seconds the whole run may take (2400): no guest gets
+#                    a timeout past it, and a leg with no time left fails
+#                    without booting
+#   RFS_KERNEL_PKG   the generic Debian kernel package (default: what
 #                    linux-image-amd64 depends on)
 #   RFS_VM_CACHE     where kernels are unpacked (build/kernels)
 #   RFS_BUILD        the build to test (build), as for tests/run.sh
+#   RFS_VM_SAN_BUILD the sanitized build of the debian leg (build-san)
 # and the tests' own knobs, passed to the guest when set here:
 # RFS_TEST_*, LAB_RFSD_WAIT, ORDER_*, BULK_*, MOVE_BOUND_MS, V.  Under
 # TCG, RFS_TEST_TIMEOUT, RFS_TEST_WINDOW and LAB_RFSD_WAIT get larger
-# defaults (emulation is 10-50 times slower).
+# defaults (emulation is far slower than the host).
 
 set -u
 
@@ -69,21 +85,22 @@ RFS_BUILD=${RFS_BUILD:-build}
 BUILD=$RFS_BUILD
 [[ $BUILD == /* ]] || BUILD=$TOP/$BUILD
 CACHE=${RFS_VM_CACHE:-$BUILD/kernels}
-LAYERS=${RFS_VM_LAYERS:-unit prog}
-# the end-to-end tests that must hold on every kernel (issue 11)
-E2E=${RFS_VM_E2E-test_steering.sh:test_follows_app,test_no_reorder,test_sigkill_adopt test_kernel.sh:test_features_shown}
-CPUS=${RFS_VM_CPUS:-2}
+SAN_BUILD=${RFS_VM_SAN_BUILD:-build-san}
+[[ $SAN_BUILD == /* ]] || SAN_BUILD=$TOP/$SAN_BUILD
 MEM=${RFS_VM_MEM:-2048}
+NICE=${RFS_VM_NICE:-10}
+# CI's hour less what make check and make check SANITIZE=1 take
+BUDGET=${RFS_VM_BUDGET:-2400}
 QEMU=${QEMU:-qemu-system-x86_64}
-# modules the initramfs loads to reach the root; virtio_rng feeds the
-# guest's entropy pool (getrandom() must not stall under TCG)
-INIT_MODULES="virtio_pci 9pnet_virtio 9p virtio_rng"
+# the end-to-end tests that must hold on every kernel
+E2E_ALL="test_steering.sh:test_follows_app,test_no_reorder,test_sigkill_adopt test_kernel.sh:test_features_shown"
 # modules the runner loads before the tests (the rest on demand)
 GUEST_MODULES="veth"
 
 # shellcheck source=tests/lib/result.sh
 . "$(dirname "$0")/../lib/result.sh"
 QPID=
+VPID=
 TMP=$(mktemp -d /tmp/rfs-kernels.XXXXXX) || exit 1
 
 say() { echo "check-kernels: $*"; }
@@ -103,9 +120,21 @@ kill_guest()
 	kill -KILL "$pid" 2>/dev/null
 }
 
+# The same for the virtiofsd we started for a guest's root.
+kill_virtiofsd()
+{
+	local pid=$VPID
+	[ -n "$pid" ] || return 0
+	VPID=
+	[ "$(cat "/proc/$pid/comm" 2>/dev/null)" = virtiofsd ] || return 0
+	kill -TERM "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+}
+
 cleanup()
 {
 	kill_guest
+	kill_virtiofsd
 	rm -rf "$TMP"
 }
 trap cleanup EXIT
@@ -122,22 +151,25 @@ fmt_secs() { printf '%dm%02ds' $(($1 / 60)) $(($1 % 60)); }
 
 # ------------------------------------------------------------ kernels
 
-# Debian's kernel package: download and unpack it into $CACHE/<version>/
-# once.  Sets KVER, KIMAGE, MODROOT.
-fetch_debian()
+# Debian's kernel package of flavour $1 (empty: generic, rt, cloud):
+# download and unpack it into $CACHE/<version>/ once.  Sets KVER,
+# KIMAGE, MODROOT, KDESC.
+fetch_debian()	# [FLAVOUR]
 {
-	local pkg=${RFS_KERNEL_PKG:-} dir deb
+	local flavour=${1:-} meta pkg='' dir deb
 
+	meta=linux-image-${flavour:+$flavour-}amd64
+	[ -z "$flavour" ] && pkg=${RFS_KERNEL_PKG:-}
 	if [ -z "$pkg" ]; then
-		pkg=$(apt-cache depends linux-image-amd64 2>/dev/null |
+		pkg=$(apt-cache depends "$meta" 2>/dev/null |
 			awk '/Depends: linux-image-[0-9]/ { print $2; exit }')
 	fi
 	if [ -z "$pkg" ]; then
 		apt-get update -q >/dev/null 2>&1
-		pkg=$(apt-cache depends linux-image-amd64 2>/dev/null |
+		pkg=$(apt-cache depends "$meta" 2>/dev/null |
 			awk '/Depends: linux-image-[0-9]/ { print $2; exit }')
 	fi
-	[ -n "$pkg" ] || { SKIP_WHY="no linux-image-amd64 in the package lists"; return 1; }
+	[ -n "$pkg" ] || { SKIP_WHY="no $meta in the package lists"; return 1; }
 	KVER=${pkg#linux-image-}
 	dir=$CACHE/$KVER
 	if [ ! -e "$dir/.unpacked" ]; then
@@ -156,6 +188,7 @@ fetch_debian()
 		basename "$deb" > "$dir/.unpacked"
 	fi
 	KIMAGE=$dir/root/boot/vmlinuz-$KVER
+	KCONFIG=$dir/root/boot/config-$KVER
 	MODROOT=$dir/root
 	KDESC="Debian $(cat "$dir/.unpacked")"
 	[ -r "$KIMAGE" ] || { SKIP_WHY="no $KIMAGE in the package"; return 1; }
@@ -166,6 +199,7 @@ find_host()
 {
 	KVER=$(uname -r)
 	KIMAGE=/boot/vmlinuz-$KVER
+	KCONFIG=/boot/config-$KVER
 	MODROOT=
 	KDESC="this machine's kernel $KVER"
 	if [ ! -r "$KIMAGE" ]; then
@@ -178,6 +212,52 @@ find_host()
 		SKIP_WHY="no /lib/modules/$KVER and 9p over virtio is not built in"
 		return 1
 	fi
+}
+
+# Has the kernel in KVER/MODROOT module $1, as a module of its own or
+# built in (its config says $2=y)?
+kernel_has()	# MODULE CONFIG_SYMBOL
+{
+	[ -n "$MODROOT" ] &&
+		modprobe -d "$MODROOT" -S "$KVER" --show-depends "$1" \
+			>/dev/null 2>&1 && return 0
+	grep -qs "^$2=y" "$KCONFIG"
+}
+
+# How the guest reaches the host's root: 9p where the kernel has it (a
+# module or built in), else virtiofs, which needs virtiofsd on the host
+# (Debian's cloud kernel leaves 9p out).  Sets SHARE, INIT_MODULES (what
+# the initramfs loads to mount it; virtio_rng feeds the guest's entropy
+# pool: getrandom() must not stall under TCG) and VIRTIOFSD.
+pick_share()
+{
+	local m
+	if kernel_has 9pnet_virtio CONFIG_NET_9P_VIRTIO &&
+	   kernel_has 9p CONFIG_9P_FS; then
+		SHARE=9p
+		INIT_MODULES="virtio_pci 9pnet_virtio 9p virtio_rng"
+	elif kernel_has virtiofs CONFIG_VIRTIO_FS; then
+		SHARE=virtiofs
+		INIT_MODULES="virtio_pci virtiofs virtio_rng"
+		VIRTIOFSD=
+		for m in "${RFS_VM_VIRTIOFSD:-}" /usr/libexec/virtiofsd \
+			 /usr/lib/qemu/virtiofsd "$(command -v virtiofsd)"; do
+			[ -n "$m" ] && [ -x "$m" ] && VIRTIOFSD=$m && break
+		done
+		[ -n "$VIRTIOFSD" ] || {
+			SKIP_WHY="kernel $KVER has no 9p, only virtiofs, and there is no virtiofsd here (qemu-system-common has it)"
+			return 1
+		}
+	else
+		SKIP_WHY="kernel $KVER has neither 9p nor virtiofs to reach the shared root"
+		return 1
+	fi
+	for m in $GUEST_MODULES; do
+		kernel_has "$m" "CONFIG_$(tr '[:lower:]' '[:upper:]' <<< "$m")" || {
+			SKIP_WHY="kernel $KVER has no $m (the tests' lab needs it)"
+			return 1
+		}
+	done
 }
 
 # ------------------------------------------------------------ initramfs
@@ -220,23 +300,63 @@ make_initramfs()	# OUT NAME=VALUE...
 
 # ------------------------------------------------------------ QEMU
 
-# The QEMU command line for accel $1, initramfs $2, into QCMD.
+# The QEMU command line for accel $1, initramfs $2, into QCMD: CPUS
+# vCPUs, POSSIBLE possible CPUs when set, the root shared as SHARE says
+# (9p, virtiofs through the socket $TMP/virtiofs.sock, none).
 qemu_cmd()	# ACCEL INITRD
 {
-	local cpu=max accel=tcg,thread=multi append
+	local cpu=max accel=tcg,thread=multi append machine=pc
 	[ "$1" = kvm ] && cpu=host accel=kvm
 	append="console=ttyS0,115200 panic=-1 loglevel=4 mitigations=off"
 	append+=" rcupdate.rcu_cpu_stall_suppress=1 no_timer_check"
 	append+=" random.trust_cpu=on 8250.nr_uarts=1"
+	# x86 takes the possible CPUs from this, up to NR_CPUS, whatever
+	# the firmware lists: per-CPU maps get that many slots while only
+	# CPUS are online, as on a server with a large NR_CPUS and few cores
+	[ -n "${POSSIBLE:-}" ] && append+=" possible_cpus=$POSSIBLE"
+	# virtiofs maps the guest's memory into virtiofsd: shared memory
+	[ "$SHARE" = virtiofs ] && machine+=,memory-backend=mem
 	# shellcheck disable=SC2054	# QEMU's own commas
-	QCMD=("$QEMU" -name rfs-kernels -nodefaults -no-user-config
-	      -display none -monitor none -serial stdio -no-reboot
-	      -machine pc -accel "$accel" -cpu "$cpu" -smp "$CPUS" -m "$MEM"
+	QCMD=(nice -n "$NICE" "$QEMU" -name rfs-kernels -nodefaults
+	      -no-user-config -display none -monitor none -serial stdio
+	      -no-reboot -machine "$machine" -accel "$accel" -cpu "$cpu"
+	      -smp "$CPUS" -m "$MEM"
 	      -kernel "$KIMAGE" -initrd "$2" -append "$append"
-	      -fsdev local,id=root,path=/,security_model=none,readonly=on,multidevs=remap
-	      -device virtio-9p-pci,fsdev=root,mount_tag=/dev/root
 	      -device virtio-rng-pci
 	      -pidfile "$TMP/qemu.pid")
+	# shellcheck disable=SC2054	# QEMU's own commas
+	case $SHARE in
+	9p)
+		QCMD+=(-fsdev local,id=root,path=/,security_model=none,readonly=on,multidevs=remap
+		       -device virtio-9p-pci,fsdev=root,mount_tag=/dev/root) ;;
+	virtiofs)
+		QCMD+=(-object "memory-backend-memfd,id=mem,size=${MEM}M,share=on"
+		       -chardev "socket,id=rootfs,path=$TMP/virtiofs.sock"
+		       -device vhost-user-fs-pci,chardev=rootfs,tag=rfsroot) ;;
+	esac
+}
+
+# virtiofsd serving the host's / to the next guest, on
+# $TMP/virtiofs.sock; it ends when the guest does (kill_virtiofsd
+# makes sure).  The guest mounts it read-only.  Its chroot sandbox: the
+# namespace one pivots the root, which a machine that is itself a
+# container refuses.
+start_virtiofsd()
+{
+	local i
+	rm -f "$TMP/virtiofs.sock"
+	nice -n "$NICE" "$VIRTIOFSD" --socket-path="$TMP/virtiofs.sock" \
+		-o source=/ -o cache=always -o announce_submounts \
+		-o sandbox=chroot -o log_level=err > "$TMP/virtiofsd.log" 2>&1 &
+	VPID=$!
+	for ((i = 0; i < 100; i++)); do
+		[ -S "$TMP/virtiofs.sock" ] && return 0
+		[ -d "/proc/$VPID" ] || break
+		sleep 0.1
+	done
+	SKIP_WHY="virtiofsd did not start: $(tail -n 1 "$TMP/virtiofsd.log")"
+	kill_virtiofsd
+	return 1
 }
 
 # Run the guest: console to stdout and to $1, at most $2 seconds.
@@ -279,7 +399,7 @@ pick_accel()
 		return
 	fi
 	make_initramfs "$TMP/probe.img" RFS_VM_PROBE=1 || return
-	qemu_cmd kvm "$TMP/probe.img"
+	SHARE=none qemu_cmd kvm "$TMP/probe.img"
 	run_guest "$log" 30 "${QCMD[@]}" >/dev/null
 	if grep -q 'rfs-init: probe ok' "$log"; then
 		ACCEL=kvm
@@ -333,59 +453,155 @@ tally()		# LOG NAME FINISHED-WHY
 	echo "$name: $p passed, $f failed, $s skipped"
 }
 
+# What leg $1 boots and runs: sets FLAVOUR (host, or the Debian kernel
+# flavour: generic, rt, cloud), CPUS, POSSIBLE, LBUILD, LAYERS, E2E,
+# LTIMEOUT (TCG; KVM gets less), SAN, LENV and LENV_TCG (the tests'
+# knobs for this guest, always and under TCG, NAME=VALUE; set here, a
+# knob wins), LDESC.  The RFS_VM_*
+# overrides win.
+# Each leg's tests are chosen for what its machine shape can break, and
+# sized so that all of them fit CI's time under TCG.
+leg_setup()	# LEG
+{
+	FLAVOUR=generic CPUS=2 POSSIBLE='' LBUILD=$BUILD SAN='' LENV=() LENV_TCG=()
+	LAYERS="unit prog"
+	case $1 in
+	debian)
+		# the possible CPUs far above the online ones, and the
+		# sanitized build: a per-CPU buffer sized by the online or
+		# present CPUs overflows when a map lookup fills all of them
+		CPUS=4 POSSIBLE=300 LBUILD=$SAN_BUILD SAN=1
+		E2E=$E2E_ALL
+		LTIMEOUT=1200 ;;
+	rt)
+		# softirqs in threads: a NAPI poll can be preempted
+		FLAVOUR=rt
+		E2E="test_steering.sh:test_no_reorder,test_follows_app test_kernel.sh:test_features_shown"
+		LTIMEOUT=720 ;;
+	cloud)
+		# a kernel without 9p and most drivers: loading, attaching
+		# and steering on what it has
+		FLAVOUR=cloud
+		E2E="test_steering.sh:test_follows_app test_kernel.sh:test_features_shown"
+		LTIMEOUT=480 ;;
+	order)
+		# 4 RX queues fed from 4 CPUs, readers over all 8, queue
+		# counts and XPS changed under traffic: the ordering test
+		# alone (the layers ran on the other legs)
+		CPUS=8 LAYERS=
+		E2E="test_order_queues.sh:test_queue_changes"
+		# what 8 emulated CPUs on a small host receive without
+		# dropping at the sockets
+		LENV_TCG=(ORDER_QUEUES_PPS=100)
+		# its counts, guarded and control, are the leg's report
+		LENV=(V=1)
+		LTIMEOUT=480 ;;
+	host)
+		FLAVOUR=host
+		E2E=$E2E_ALL
+		LTIMEOUT=1200 ;;
+	esac
+	LAYERS=${RFS_VM_LAYERS-$LAYERS}
+	E2E=${RFS_VM_E2E-$E2E}
+	CPUS=${RFS_VM_CPUS:-$CPUS}
+	LDESC="$CPUS vCPUs${POSSIBLE:+ of $POSSIBLE possible}, $MEM MiB, ${LBUILD#"$TOP"/}/"
+}
+
 # Pass the tests' knobs that are set here into the guest, with TCG
 # defaults for the ones that time things.
 guest_env()
 {
 	local v
 	ENV=(RFS_VM_RUNNER="$TOP/tests/kernels/guest.sh" RFS_VM_TOP="$TOP"
-	     RFS_VM_BUILD="$BUILD" RFS_VM_LAYERS="$LAYERS" RFS_VM_E2E="$E2E"
+	     RFS_VM_BUILD="$LBUILD" RFS_VM_LAYERS="$LAYERS" RFS_VM_E2E="$E2E"
 	     RFS_VM_MODROOT="$MODROOT" RFS_VM_MODULES="$GUEST_MODULES"
 	     RFS_VM_ACCEL="$ACCEL" RFS_VM_CMD="${RFS_VM_CMD:-}"
-	     RFS_VM_FACTS="${RFS_VM_FACTS:-1}"
+	     RFS_VM_FACTS="${RFS_VM_FACTS:-1}" RFS_VM_SHARE="$SHARE"
+	     RFS_VM_POSSIBLE="$POSSIBLE"
 	     RFS_VM_9P_CACHE="${RFS_VM_9P_CACHE-loose}")
+	if [ -n "$SAN" ]; then
+		# as the Makefile's SANITIZE=1, and every report kept in a
+		# file: the runner fails on any, even from a process whose
+		# test passed or whose log the lab removed.  rfs_bpfcheck.so
+		# shows ASan what the kernel copies for bpf(2): one value per
+		# possible CPU into a per-CPU lookup's buffer
+		ENV+=(RFS_VM_SAN_DIR=/tmp/rfs-san
+		      LD_PRELOAD="$LBUILD/tests/rfs_bpfcheck.so"
+		      ASAN_OPTIONS=detect_leaks=1:verify_asan_link_order=0:print_suppressions=0:log_path=/tmp/rfs-san/asan
+		      UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:log_path=/tmp/rfs-san/ubsan)
+	fi
+	# the leg's own, then what is set here (the guest reads them in order)
+	ENV+=("${LENV[@]}")
 	if [ "$ACCEL" = tcg ]; then
-		ENV+=(RFS_TEST_TIMEOUT=1800 RFS_TEST_WINDOW=4 LAB_RFSD_WAIT=120)
+		ENV+=(RFS_TEST_TIMEOUT=1800 RFS_TEST_WINDOW=4 LAB_RFSD_WAIT=120
+		      "${LENV_TCG[@]}")
 	fi
 	while IFS= read -r v; do
 		ENV+=("$v=${!v}")
 	done < <(compgen -e | grep -E '^(RFS_TEST_[A-Z_]*|LAB_RFSD_WAIT|ORDER_[A-Z_]*|BULK_[A-Z_]*|MOVE_BOUND_MS|V)$')
 }
 
-run_kernel()	# debian|host
+# The kernel of leg $1's FLAVOUR: sets KVER, KIMAGE, KCONFIG, MODROOT,
+# KDESC, SHARE, INIT_MODULES; SKIP_WHY when it can't.
+find_kernel()
 {
-	local kind=$1 name log t start why
-	SKIP_WHY=
-	case $kind in
-	debian) fetch_debian ;;
+	case $FLAVOUR in
 	host) find_host ;;
-	esac || {
-		if [ "$kind" = debian ]; then
-			result FAIL "kernel $kind" "$SKIP_WHY"
+	generic) fetch_debian ;;
+	*) fetch_debian "$FLAVOUR" ;;
+	esac || return
+	pick_share
+}
+
+run_kernel()	# LEG
+{
+	local leg=$1 name log t start why left
+	SKIP_WHY=
+	leg_setup "$leg"
+	if ! find_kernel; then
+		# Debian's kernels are the matrix: not getting one fails
+		if [ "$leg" = host ]; then
+			result SKIP "kernel $leg" "$SKIP_WHY"
 		else
-			result SKIP "kernel $kind" "$SKIP_WHY"
+			result FAIL "kernel $leg" "$SKIP_WHY"
 		fi
 		return
-	}
-	name=linux-$KVER
-	log=$CACHE/$name.log
+	fi
+	if [ ! -x "$LBUILD/rfsd" ] ||
+	   { [ -n "$SAN" ] && [ ! -e "$LBUILD/tests/rfs_bpfcheck.so" ]; }; then
+		result FAIL "$leg" "no ${LBUILD#"$TOP"/}/rfsd or tests/rfs_bpfcheck.so (make check-kernels builds them)"
+		return
+	fi
+	name="$leg (linux-$KVER)"
+	log=$CACHE/$leg-linux-$KVER.log
 	mkdir -p "$CACHE"
 	[ -n "${ACCEL:-}" ] || pick_accel
 	if [ "$ACCEL" = tcg ]; then
-		t=${RFS_VM_TIMEOUT:-1500}
+		t=${RFS_VM_TIMEOUT:-$LTIMEOUT}
 	else
-		t=${RFS_VM_TIMEOUT:-900}
+		t=${RFS_VM_TIMEOUT:-$((LTIMEOUT * 2 / 3))}
 	fi
+	left=$((BUDGET - SECONDS))
+	if ((left < 120)); then
+		result FAIL "$name" "not run: ${left}s left of the run's ${BUDGET}s (RFS_VM_BUDGET)"
+		return
+	fi
+	((t <= left)) || t=$left
 	guest_env
-	make_initramfs "$TMP/$name.img" "${ENV[@]}" ||
+	make_initramfs "$TMP/$leg.img" "${ENV[@]}" ||
 		{ result FAIL "$name" "can't build the initramfs"; return; }
-	qemu_cmd "$ACCEL" "$TMP/$name.img"
-	say "booting $KDESC: $ACCEL ($ACCEL_WHY), $CPUS vCPUs, $MEM MiB, timeout ${t}s; console in ${log#"$TOP"/}"
+	qemu_cmd "$ACCEL" "$TMP/$leg.img"
+	if [ "$SHARE" = virtiofs ] && ! start_virtiofsd; then
+		result FAIL "$name" "$SKIP_WHY"
+		return
+	fi
+	say "booting $KDESC for $leg: $ACCEL ($ACCEL_WHY), $LDESC, root over $SHARE, timeout ${t}s; console in ${log#"$TOP"/}"
 	start=$SECONDS
 	run_guest "$log" "$t" "${QCMD[@]}"
+	kill_virtiofsd
 	case $GUEST_RC in
 	0) why="QEMU exited before the runner's last line" ;;
-	124) why="timed out after ${t}s (RFS_VM_TIMEOUT)" ;;
+	124) why="timed out after ${t}s (the leg's timeout, RFS_VM_TIMEOUT, or what was left of RFS_VM_BUDGET)" ;;
 	*) why="QEMU exited $GUEST_RC" ;;
 	esac
 	grep -q 'Kernel panic' "$log" && why="$why; the kernel panicked"
@@ -393,15 +609,18 @@ run_kernel()	# debian|host
 	tally "$log" "$name" "$why"
 }
 
+LEGS="debian rt cloud order host"
+
 usage()
 {
-	echo "Usage: $0 [debian] [host]" >&2
+	echo "Usage: $0 [${LEGS// /] [}]" >&2
 	exit 2
 }
 
-(($# > 0)) || set -- debian host
+# shellcheck disable=SC2086	# the list of legs
+(($# > 0)) || set -- $LEGS
 for k in "$@"; do
-	case $k in debian|host) ;; *) usage ;; esac
+	case " $LEGS " in *" $k "*) ;; *) usage ;; esac
 done
 
 check_qemu

@@ -87,7 +87,8 @@ static struct {
 	struct rfs_dp *dp;
 	struct rfs_if *ifc;
 	struct rfs_globals g;
-	int ncpus;
+	int ncpus;		/* possible CPUs: per-CPU values */
+	int nsteer;		/* the CPUs steering covers (capped) */
 	char pin_dir[64];
 	char ingress[IF_NAMESIZE];
 	int ingress_ifindex;	/* 0: none, only RX queue 0 is tested */
@@ -294,6 +295,10 @@ static int rfs_xt_group_setup(void **state)
 		fprintf(stderr, "test_xdp: can't open the datapath: %s\n", err);
 		return -1;
 	}
+	/* On a machine with more possible CPUs than RFS_MAX_CPUS the
+	 * per-CPU maps still hold one value per possible CPU, but the
+	 * target and RX CPU tables stop at the cap. */
+	xt.nsteer = rfs_dp_nr_cpus(xt.dp);
 	for (cpu = 0; cpu < 2; cpu++)
 		if (bpf_map_lookup_elem(xt.dp->cpu_queues_fd, &cpu,
 					&xt.q_fresh[cpu]))
@@ -599,10 +604,10 @@ static void rfs_xt_reset_flows(void)
 	for (i = 0; i <= xt.g.sock_flow_mask; i++)
 		assert_int_equal(bpf_map_update_elem(xt.dp->sock_flows_fd, &i,
 						     &se, BPF_ANY), 0);
-	for (t = 0; t < (__u32)xt.ncpus; t++) {
+	for (t = 0; t < (__u32)xt.nsteer; t++) {
 		assert_int_equal(bpf_map_update_elem(xt.dp->cpu_queues_fd, &t,
 						     &q, BPF_ANY), 0);
-		for (r = 0; r < (__u32)xt.ncpus; r++)
+		for (r = 0; r < (__u32)xt.nsteer; r++)
 			rfs_xt_set_track(t, r, 0, 0);
 	}
 	rfs_xt_zero_percpu(xt.dp->tx_seq_fd, sizeof(struct rfs_tx_seq));
@@ -886,7 +891,7 @@ static struct rfs_if_stats rfs_xt_steer_out(const struct rfs_frame *f,
 	e = rfs_xt_entry(hash, rxq);
 	assert_true(e.flags & RFS_DEV_FLOW_VALID);
 	assert_false(e.flags & RFS_DEV_FLOW_LOCAL);
-	assert_in_range(e.cpu, 0, xt.ncpus - 1);
+	assert_in_range(e.cpu, 0, xt.nsteer - 1);
 	assert_int_equal(e.rx_cpu, RFS_XT_RX_CPU);
 	assert_int_equal(e.last, rfs_xt_tx_seq(RFS_XT_RX_CPU, e.cpu));
 	m = rfs_xt_meta(po);
@@ -3070,7 +3075,7 @@ static __u32 rfs_xt_map_flags(int fd)
  */
 static void test_layout(void **state)
 {
-	__u32 target = xt.ncpus - 1;
+	__u32 target = xt.nsteer - 1;
 	struct rfs_layout_out real, plain;
 	int pq, pt;
 

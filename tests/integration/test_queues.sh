@@ -164,8 +164,9 @@ print(t["received"], t["inversions"], t["lost"], t["cpu_moves"], t["sent"])'
 # The interface's dev flow table (its pin) as "index cpu rx_cpu flags
 # last" lines, the header (index 0) first, into $LAB_DIR/devtab.  With
 # BTF bpftool names the fields; without, the raw bytes are struct
-# rfs_dev_flow's (include/rfs_common.h): last u32, cpu u16, flags u8,
-# rx_cpu u8, little-endian.
+# rfs_dev_flow's (include/rfs_common.h): last u32, rx_cpu u16, cpu u8,
+# flags u8, little-endian.  The header's rx_cpu is the table's RX queue
+# count, its last the flow mask.
 dev_table()
 {
 	local pin=$RFS_PIN_V/if/$LAB_A/rfs_dev_flows
@@ -180,7 +181,7 @@ for e in json.load(open(sys.argv[1])):
         continue
     raw = lambda b: bytes(int(x, 16) for x in b)
     k = struct.unpack("<I", raw(e["key"]))[0]
-    last, cpu, flags, rx_cpu = struct.unpack("<IHBB", raw(e["value"]))
+    last, rx_cpu, cpu, flags = struct.unpack("<IHBB", raw(e["value"]))
     print(k, cpu, rx_cpu, flags, last)' "$LAB_DIR/devtab.json" \
 		> "$LAB_DIR/devtab" || fail "can't read the dump of $pin"
 }
@@ -240,7 +241,7 @@ test_queue_count_change()
 	dev_table
 	hdr=$(head -n 1 "$LAB_DIR/devtab")
 	say "status rx_queues $n; dev table header (index cpu rx_cpu flags last): $hdr"
-	read -r _ tq _ _ _ <<< "$hdr"
+	read -r _ _ tq _ fmask <<< "$hdr"
 
 	s0=$(ctlj stats "$LAB_A")
 	d0=$(lab_drops)
@@ -291,12 +292,13 @@ test_queue_count_change()
 	other=$(( $(other_drops "$d0" "$d1") + u1 - u0 ))
 	say "all: sent $sent received $recv, inversions $inv, lost $lost (veth/backlog/UDP drops $other, cpumap ring drops $ring), after the receivers ended $((sent - recv - lost)), switches +$c, redirect_err +$redir"
 
-	# per queue of the table: its written entries and the RX CPUs that
+	# per queue of the table (queue-major: a run of flow_cnt entries
+	# each, rfs_dev_index): its written entries and the RX CPUs that
 	# wrote them, "q0:8[0] q1:2[1] ..."
 	dev_table
-	written=$(awk -v nq="$tq" '
+	written=$(awk -v nq="$tq" -v fc=$((fmask + 1)) '
 		$1 > 0 && ($2 || $3 || $4 || $5) {
-			q = ($1 - 1) % nq; w[q]++
+			q = int(($1 - 1) / fc); w[q]++
 			if (!((q, $3) in seen)) { seen[q, $3] = 1; c[q] = c[q] (c[q] == "" ? "" : ",") $3 }
 		}
 		END { for (q = 0; q < nq; q++) printf "q%d:%d[%s] ", q, w[q] + 0, c[q] }' \

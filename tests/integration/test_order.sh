@@ -314,10 +314,12 @@ seq_judge()
 # moves at once, ignoring the in-order rule), up to ORDER_CONTROL_RUNS
 # times until a run saw any; $3 says what was counted.  None in all of
 # them fails: then this lab can't show reordering, and a 0 with the rule
-# proves nothing.
+# proves nothing.  With $4 "skip" it skips instead, for a variant whose
+# reordering a machine may not show at all while another test proves
+# the same rule with a control that does.
 noguard_control()
 {
-	local run_fn=$1 var=$2 what=$3 cfg run total=0 runs=0 log=""
+	local run_fn=$1 var=$2 what=$3 quiet=${4:-fail} cfg run total=0 runs=0 log=""
 	cfg=$RFS_PIN_V/if/$LAB_A/rfs_if_cfg
 	"$IFCFG" "$cfg" noguard 1 >/dev/null || fail "can't set noguard in $cfg"
 	for ((run = 1; run <= ORDER_CONTROL_RUNS; run++)); do
@@ -329,8 +331,10 @@ noguard_control()
 	done
 	"$IFCFG" "$cfg" noguard 0 >/dev/null || fail "can't clear noguard in $cfg"
 	say "control: $what per noguard run:$log"
-	[ "$total" -gt 0 ] ||
-		fail "control: $runs runs with noguard showed no $what: this lab can't show reordering, so 0 above proves nothing"
+	[ "$total" -gt 0 ] && return 0
+	[ "$quiet" = skip ] &&
+		skip "control: $runs runs with noguard showed no $what: this machine's lab can't show this variant's reordering, so its 0 proves nothing here"
+	fail "control: $runs runs with noguard showed no $what: this lab can't show reordering, so 0 above proves nothing"
 }
 
 # A task on each of CPU_A and CPU_B that computes for 2 ms and sleeps for
@@ -1084,7 +1088,11 @@ bulk_tcp_hops()
 	[ "$HOP_OOO" -eq 0 ] ||
 		fail "$HOP_OOO segments reached the reader out of order (sender retransmits $HOP_RETR, D-SACKed $HOP_DSACK; drops: ${HOP_DROPS:-none}; cpumap ring drops $HOP_RING)"
 
-	noguard_control hops_run HOP_OOO "segments out of order"
+	# With GRO on, veth flushes a poll's redirects just before its GRO
+	# flush, so the noguard control may never reorder on a machine; the
+	# variant without GRO proves the rule with a control that does.
+	noguard_control hops_run HOP_OOO "segments out of order" \
+		"$([ "$gro" = gro ] && echo skip || echo fail)"
 }
 
 test_bulk_tcp_hops()

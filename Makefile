@@ -56,6 +56,10 @@ PKGS      := libbpf libxdp inih libsystemd json-c libmnl
 CFLAGS    ?= -O2 -g
 CFLAGS    += -Wall -Wextra -Wno-unused-parameter -Werror -std=gnu11 \
 	     -Iinclude -I$(B) -Idaemon/lib -D_GNU_SOURCE
+# a package build's own version (debian/rules), for --version and status
+ifdef RFS_VERSION
+CFLAGS    += -DRFS_VERSION='"$(RFS_VERSION)"'
+endif
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 # rfsctl talks JSON over a socket and nothing else: no libbpf, no libxdp;

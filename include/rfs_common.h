@@ -11,7 +11,11 @@
 #include <linux/types.h>
 #endif
 
+/* A package build passes its own version (make RFS_VERSION=...), so
+ * `rfsd --version` and status name the build that runs. */
+#ifndef RFS_VERSION
 #define RFS_VERSION		"0.1.0"
+#endif
 
 /* The largest CPU number + 1 that xdp-rfs can steer to. */
 #define RFS_MAX_CPUS		256

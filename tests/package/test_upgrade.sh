@@ -127,6 +127,8 @@ test_install_upgrade_remove_purge()
 	pid=$(sd_prop MainPID)
 	commit=$(ctlj status | jget 'd["commit"]')
 	[[ $commit == *"+deb$vn" ]] || pkg_fail "rfsctl status says commit '$commit', want *+deb$vn"
+	st=$(ctlj status | jget 'd["version"]')
+	[ "$st" = "$vn" ] || pkg_fail "rfsctl status says version '$st', want $vn"
 	say "installed $vn: rfsd.service active and enabled (PID $pid), group rfs, XDP id $prog on $LAB_A, status commit $commit"
 
 	# version N+1 while numbered datagrams flow
@@ -147,6 +149,8 @@ test_install_upgrade_remove_purge()
 		pkg_fail "the new rfsd did not adopt the datapath"
 	commit=$(ctlj status | jget 'd["commit"]')
 	[[ $commit == *"+deb$vn1" ]] || pkg_fail "rfsctl status says commit '$commit' after the upgrade, want *+deb$vn1"
+	st=$(ctlj status | jget 'd["version"]')
+	[ "$st" = "$vn1" ] || pkg_fail "rfsctl status says version '$st' after the upgrade, want $vn1"
 	say "upgraded to $vn1 under traffic: rfsd PID $pid -> $(sd_prop MainPID), XDP id $prog kept, adopted, status commit $commit"
 	say "traffic across the upgrade: sent $sent, received $recv, inversions $inv, lost $lost"
 	if [ "$inv" != 0 ] || [ "$lost" != 0 ] || [ "$recv" != "$sent" ]; then

@@ -505,6 +505,9 @@ int rfs_if_attach(struct rfs_dp *dp, const char *name,
 	}
 	if (rfs_dp_if_reserve(dp))
 		return rfs_errf(err, ENOMEM, "attach %s: out of memory", name);
+	/* our own orphan there is replaced, never another's program */
+	if (!o->no_attach && if_nametoindex(name))
+		rfs_dp_sweep_orphans(dp, if_nametoindex(name));
 	e = rfs_iface_attach(&env, name, o, &ifc, err);
 	if (e)
 		return e;

@@ -54,12 +54,6 @@
 #include "rfs_dp.h"
 #include "server.h"
 
-/* Orphaned rfs_xdp programs are looked for every RFSD_SWEEP_TICKS seconds;
- * one loaded less than RFSD_ORPHAN_MIN_AGE s ago may be another rfsd's
- * attach in progress, not an orphan. */
-#define RFSD_SWEEP_TICKS	30
-#define RFSD_ORPHAN_MIN_AGE	10
-
 struct rfsd {
 	struct rfsd_loop loop;
 	struct rfs_dp *dp;
@@ -93,7 +87,6 @@ struct rfsd {
 	struct rfsd_netlink *nl;
 	struct rfsd_watch sig, tmr, job;
 
-	unsigned long ticks;		/* of the 1 s timer */
 	char refresh_err[RFS_ERR_LEN];	/* last one logged */
 	char status[256];		/* last STATUS= sent */
 };
@@ -268,10 +261,6 @@ static void on_timer(struct rfsd_watch *w, uint32_t ev)
 	if (read(w->fd, &ticks, sizeof(ticks)) < 0 && errno != EAGAIN)
 		pr_debug("can't read timerfd: %s\n", strerror(errno));
 	rfsd_server_tick(d->srv, time(NULL));
-	/* An orphaned rfs_xdp (a crash between attach and pin) is found
-	 * within a minute; the startup sweep finds older ones. */
-	if (++d->ticks % RFSD_SWEEP_TICKS == 0)
-		rfs_sweep_orphans(RFSD_ORPHAN_MIN_AGE);
 	if (rfs_dp_refresh_cpus(d->dp, err)) {
 		/* say it once, not every second */
 		if (strcmp(err, d->refresh_err))
@@ -495,7 +484,7 @@ int main(int argc, char **argv)
 		.dp = d.dp, .ifaces = &d.ifaces, .sampler = &d.sampler,
 		.ksched = &d.ksched,
 	};
-	e = rfs_sweep_orphans(RFSD_ORPHAN_MIN_AGE);
+	e = rfs_dp_sweep_orphans(d.dp, 0);
 	if (e < 0)
 		pr_warn("can't look for orphaned XDP programs: %s\n",
 			strerror(-e));

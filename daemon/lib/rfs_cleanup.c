@@ -203,7 +203,7 @@ int rfs_dp_cleanup(const char *pin_dir, char *err)
 				pin_dir);
 		}
 	}
-	if (e && rfs_pin_exists(pin_dir)) {
+	if (rfs_pin_exists(pin_dir)) {
 		/* Another build's pins, or half made: every layout's tree */
 		lock = rfs_pin_lock(pin_dir);
 		if (lock < 0) {
@@ -215,7 +215,8 @@ int rfs_dp_cleanup(const char *pin_dir, char *err)
 		}
 		rfs_remove_layouts(pin_dir);
 		close(lock);
-		pr_info("removed the pins under %s\n", pin_dir);
+		if (e)
+			pr_info("removed the pins under %s\n", pin_dir);
 	}
 	e = ours.n ? rfs_sweep(&ours, &none, 0) : 0;
 	e = e < 0 ? rfs_errf(err, e, "can't list interfaces: %s",

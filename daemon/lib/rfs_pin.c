@@ -158,8 +158,11 @@ void rfs_pin_walk(const char *dir, bool remove, rfs_pin_fn fn, void *ctx)
 {
 	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
-	if (dfd < 0)
+	if (dfd < 0) {
+		if (remove && (errno == ELOOP || errno == ENOTDIR))
+			unlink(dir);	/* a link: itself only */
 		return;
+	}
 	walk_at(dfd, remove, fn, ctx);
 	if (remove)
 		rmdir(dir);

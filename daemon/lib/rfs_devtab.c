@@ -60,26 +60,36 @@ int rfs_devtab_create(int btf_src_fd, __u32 flow_cnt, __u32 rx_queues)
 	return fd;
 }
 
-int rfs_kthread_open(__u32 pid, int cpu, __u32 map_id, char *state,
-		     char *why, size_t len)
+/* /proc/PID/stat's comm, state and flags: 0 or -ESRCH. */
+static int rfs_read_task(__u32 pid, char *comm, size_t len, char *state,
+			 unsigned int *flags)
 {
-	char path[64], buf[512], comm[64], want[64];
-	unsigned int flags = 0;
+	char path[64], buf[512];
 	ssize_t n = -1;
-	int pfd, fd;
-	size_t w;
+	int fd;
 
-	pfd = pid ? syscall(SYS_pidfd_open, pid, 0) : -1;
 	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
-	fd = pfd < 0 ? -1 : open(path, O_RDONLY | O_CLOEXEC);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd >= 0) {
 		n = read(fd, buf, sizeof(buf) - 1);
 		close(fd);
 	}
-	if (n > 0)
-		buf[n] = '\0';
-	if (n <= 0 || rfs_parse_task_stat(buf, comm, sizeof(comm), state,
-					  &flags) || !rfs_pidfd_alive(pfd)) {
+	if (n <= 0)
+		return -ESRCH;
+	buf[n] = '\0';
+	return rfs_parse_task_stat(buf, comm, len, state, flags) ? -ESRCH : 0;
+}
+
+int rfs_kthread_open(__u32 pid, int cpu, __u32 map_id, char *state,
+		     char *why, size_t len)
+{
+	char comm[64], want[64];
+	unsigned int flags = 0;
+	int pfd = pid ? syscall(SYS_pidfd_open, pid, 0) : -1;
+	size_t w;
+
+	if (pfd < 0 || rfs_read_task(pid, comm, sizeof(comm), state, &flags) ||
+	    !rfs_pidfd_alive(pfd)) {
 		snprintf(why, len, "pid %u is gone", pid);
 		goto fail;
 	}
@@ -111,22 +121,12 @@ bool rfs_pidfd_alive(int pidfd)
 static int rfs_kthread_try(__u32 pid, __u32 map_id,
 			   int (*fn)(void *, int, __u32, char), void *ctx)
 {
-	char path[64], buf[512], comm[64], why[128], state;
+	char comm[64], why[128], state;
 	unsigned int flags, id;
 	int cpu, end = 0, fd, r = 0;
-	ssize_t n;
 
-	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
 	/* the whole name only: a cut one may be another cpumap's */
-	if (rfs_parse_task_stat(buf, comm, sizeof(comm), &state, &flags) ||
+	if (rfs_read_task(pid, comm, sizeof(comm), &state, &flags) ||
 	    !(flags & RFS_PF_KTHREAD) ||
 	    sscanf(comm, "cpumap/%d/map:%u%n", &cpu, &id, &end) != 2 ||
 	    comm[end] || id != map_id || cpu < 0 || cpu >= RFS_MAX_CPUS)
@@ -396,7 +396,6 @@ static int rfs_held_collect(void *ctx, const struct rfs_held_flow *h)
 static int rfs_devtab_prev_fd(const struct rfs_if *ifc)
 {
 	__u32 slot = RFS_DEV_PREV, id;
-
 	int fd;
 
 	if (bpf_map_lookup_elem(ifc->dev_outer_fd, &slot, &id))
@@ -405,40 +404,41 @@ static int rfs_devtab_prev_fd(const struct rfs_if *ifc)
 	return fd < 0 ? -errno : fd;
 }
 
+/* fn over the interface's current table, then its previous one. */
+static int rfs_devtab_scan_both(const struct rfs_if_env *env,
+				const struct rfs_if *ifc,
+				const struct rfs_cpuset *cpus, rfs_held_fn fn,
+				void *ctx)
+{
+	int e, prev;
+
+	e = rfs_devtab_scan(env, ifc->dev_flows_fd, cpus,
+			    ifc->local_drain_jiffies, false, fn, ctx);
+	prev = e ? -1 : rfs_devtab_prev_fd(ifc);
+	if (prev < 0)
+		return e;
+	e = rfs_devtab_scan(env, prev, cpus, ifc->local_drain_jiffies, true,
+			    fn, ctx);
+	close(prev);
+	return e;
+}
+
 int rfs_devtab_in_flight(const struct rfs_if_env *env,
 			 const struct rfs_if *ifc, __u32 cpu)
 {
-	int busy, prev;
+	struct rfs_cpuset one;
 
-	busy = rfs_devtab_busy(env, ifc->dev_flows_fd, cpu,
-			       ifc->local_drain_jiffies);
-	if (busy)
-		return busy;
-	prev = rfs_devtab_prev_fd(ifc);
-	if (prev < 0)
-		return 0;
-	busy = rfs_devtab_busy(env, prev, cpu, ifc->local_drain_jiffies);
-	close(prev);
-	return busy;
+	rfs_cpuset_zero(&one);
+	if (cpu != RFS_NO_CPU)
+		rfs_cpuset_add(&one, cpu);
+	return rfs_devtab_scan_both(env, ifc, cpu == RFS_NO_CPU ? NULL : &one,
+				    rfs_held_stop, NULL);
 }
 
 int rfs_devtab_holds(const struct rfs_if_env *env, const struct rfs_if *ifc,
 		     const struct rfs_cpuset *cpus, struct rfs_hold_cpu *by_cpu)
 {
-	int e, prev;
-
-	e = rfs_devtab_scan(env, ifc->dev_flows_fd, cpus,
-			    ifc->local_drain_jiffies, false, rfs_held_collect,
-			    by_cpu);
-	if (e)
-		return e;
-	prev = rfs_devtab_prev_fd(ifc);
-	if (prev < 0)
-		return 0;
-	e = rfs_devtab_scan(env, prev, cpus, ifc->local_drain_jiffies, true,
-			    rfs_held_collect, by_cpu);
-	close(prev);
-	return e;
+	return rfs_devtab_scan_both(env, ifc, cpus, rfs_held_collect, by_cpu);
 }
 
 void rfs_devtab_retire(const struct rfs_if_env *env, struct rfs_if *ifc)

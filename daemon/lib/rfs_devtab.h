@@ -1,9 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/*
- * An interface's dev flow tables (rfs_devtab.c): making one, asking
- * whether a flow in one still has frames in flight on a CPU, resizing
- * live, dropping the old table once it drained.
- */
+/* Dev flow tables (rfs_devtab.c) and the cpumap kthreads they wait on. */
 #ifndef RFS_DEVTAB_H
 #define RFS_DEVTAB_H
 

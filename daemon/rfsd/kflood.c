@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * SCHED_FIFO cpumap kthreads step down under a flood (kflood.h).
+ * SCHED_FIFO cpumap kthreads step down under a flood (ksched.h).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -11,7 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "kflood.h"
+#include "ksched.h"
 #include "log.h"
 #include "mono.h"
 
@@ -78,7 +78,7 @@ static void kflood_look(struct rfsd_kfloods *f, int cpu, __u64 dequeued,
 		};
 		next = rfsd_kflood_next(was, c->looks, &win);
 		c->looks++;
-		/* a flooded state only ever goes back to NO (kflood.h) */
+		/* a flooded state only ever goes back to NO (ksched.h) */
 		if (next != was) {
 			e = rfsd_ksched_flood(k, cpu, next);
 			if (e)

@@ -42,11 +42,9 @@
 #include "config.h"
 #include "flows.h"
 #include "ifaces.h"
-#include "ksched.h"
-#include "kflood.h"
-#include "kwait.h"
-#include "leaving.h"
 #include "kernel.h"
+#include "ksched.h"
+#include "leaving.h"
 #include "log.h"
 #include "loop.h"
 #include "metrics.h"
@@ -77,8 +75,8 @@ struct rfsd {
 
 	struct rfsd_ifaces ifaces;
 	struct rfsd_kscheds ksched;
-	struct rfsd_kfloods kflood;	/* kflood.h: SCHED_OTHER while flooded */
-	struct rfsd_kwaits kwait;	/* kwait.h: warns of kthreads kept waiting */
+	struct rfsd_kfloods kflood;	/* SCHED_OTHER while flooded */
+	struct rfsd_kwaits kwait;	/* warns of kthreads kept waiting */
 	struct rfsd_sampler sampler;
 	struct rfsd_cmd_ctx cmd;	/* what the command handlers get */
 	struct rfsd_server *srv;

@@ -68,8 +68,9 @@ int rfs_dp_sweep_orphans(struct rfs_dp *dp, int ifindex);
 /*
  * Remove everything the datapath pinned under pin_dir ever attached or
  * pinned: its interfaces' XDP programs, its links and cpumap, its pins;
- * then every other program that uses a map pinned there.  Refuses (-EBUSY) while an rfsd holds the
- * pin dir.  Nothing pinned is not an error.
+ * then every other program that uses a map pinned there.  Refuses
+ * (-EBUSY) while an rfsd holds the pin dir.  Nothing pinned is not an
+ * error.
  */
 int rfs_dp_cleanup(const char *pin_dir, char *err);
 

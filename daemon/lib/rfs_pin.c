@@ -53,13 +53,8 @@ int rfs_pin_ensure_bpffs(const char *pin_dir, char *err, size_t len)
 		snprintf(err, len, "pin dir '%s' is not on a bpffs", pin_dir);
 		return -EINVAL;
 	}
-	/*
-	 * Under systemd (INVOCATION_ID) rfsd runs in the unit's own mount
-	 * namespace (ProtectSystem=strict): a bpffs mounted there is seen by
-	 * nobody else and goes away with the unit, and with it every pin, so
-	 * the datapath the next rfsd should adopt would be gone.  systemd
-	 * mounts /sys/fs/bpf at boot; when it is missing, say so.
-	 */
+	/* Under systemd rfsd runs in the unit's own mount namespace: a
+	 * bpffs mounted there would go with the unit, pins and all. */
 	if (getenv("INVOCATION_ID")) {
 		snprintf(err, len,
 			 "'%s' is not a bpffs, and under systemd rfsd won't mount one: in the unit's mount namespace it would vanish with rfsd, pins and all; mount it on the host (mount -t bpf bpf %s)",

@@ -49,7 +49,7 @@ static void kflood_look(struct rfsd_kfloods *f, int cpu, __u64 dequeued,
 {
 	struct rfsd_kflood_cpu *c = &f->cpu[cpu];
 	struct rfsd_kscheds *k = f->k;
-	enum rfsd_kflood_state was = rfsd_ksched_flood_state(k, cpu), next;
+	enum rfsd_kflood_state was = k->cpu[cpu].flood, next;
 	__u32 pid = rfsd_ksched_fifo_pid(k, cpu);
 	struct rfsd_kflood_window win;
 	struct rfsd_kthread_wait w;

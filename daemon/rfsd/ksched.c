@@ -317,12 +317,6 @@ __u32 rfsd_ksched_fifo_pid(const struct rfsd_kscheds *k, int cpu)
 	       k->want.kind == RFSD_KSCHED_FIFO ? c->pid : 0;
 }
 
-enum rfsd_kflood_state rfsd_ksched_flood_state(const struct rfsd_kscheds *k,
-					       int cpu)
-{
-	return k->cpu[cpu].flood;
-}
-
 int rfsd_ksched_flood(struct rfsd_kscheds *k, int cpu,
 		      enum rfsd_kflood_state state)
 {

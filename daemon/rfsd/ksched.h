@@ -77,11 +77,9 @@ struct rfsd_kthread_wait {
 int rfsd_ksched_wait(const struct rfsd_kscheds *k, int cpu, __u32 pid,
 		     struct rfsd_kthread_wait *out);
 /* The PID of CPU cpu's kthread if rfsd made it SCHED_FIFO (maybe
- * SCHED_OTHER for a flood now), else 0; its flood state; setting it
- * (any state but RFSD_KFLOOD_NO: SCHED_OTHER nice 0).  0 or -errno. */
+ * SCHED_OTHER for a flood now), else 0; setting its flood state (any but
+ * RFSD_KFLOOD_NO: SCHED_OTHER nice 0).  0 or -errno. */
 __u32 rfsd_ksched_fifo_pid(const struct rfsd_kscheds *k, int cpu);
-enum rfsd_kflood_state rfsd_ksched_flood_state(const struct rfsd_kscheds *k,
-					       int cpu);
 int rfsd_ksched_flood(struct rfsd_kscheds *k, int cpu,
 		      enum rfsd_kflood_state state);
 /* status: {"sched": "fifo:1", "kthreads": [{"cpu", "pid", "policy"

@@ -9,23 +9,23 @@
  * wait out.  One whose interface pins name it is adopted
  * (rfs_iface_adopt); any other (rfsd was killed between attaching and
  * pinning, its pins were removed by hand) is detached before the control
- * socket serves, and before an attach to its interface.  `rfsd --cleanup`
- * removes them all with the pins.
+ * socket serves, and before an attach to its interface
+ * (rfs_dp_sweep_orphans(), rfs_iface_sweep()).  `rfsd --cleanup` removes
+ * them all with the pins.
  */
 #include <dirent.h>
 #include <errno.h>
-#include <net/if.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
-#include <xdp/libxdp.h>
 
 #include "log.h"
 #include "rfs_bpf.h"
 #include "rfs_dp.h"
+#include "rfs_iface.h"
 #include "rfs_pin.h"
 
 struct rfs_ids {
@@ -45,101 +45,6 @@ static void rfs_ids_add(struct rfs_ids *s, __u32 id)
 		s->cap = s->cap * 2 + 16;
 	}
 	s->v[s->n++] = id;
-}
-
-static bool rfs_ids_has(const struct rfs_ids *s, __u32 id)
-{
-	size_t i;
-
-	for (i = 0; i < s->n; i++)
-		if (s->v[i] == id)
-			return true;
-	return false;
-}
-
-/* Whether program id uses a map of ours. */
-static bool rfs_prog_ours(__u32 id, const struct rfs_ids *ours)
-{
-	__u32 maps[64], len, i;
-	struct bpf_prog_info info;
-	bool yes = false;
-	int fd = bpf_prog_get_fd_by_id(id);
-
-	if (fd < 0)
-		return false;
-	memset(&info, 0, sizeof(info));
-	info.nr_map_ids = sizeof(maps) / sizeof(maps[0]);
-	info.map_ids = (__u64)(unsigned long)maps;
-	len = sizeof(info);
-	if (!bpf_obj_get_info_by_fd(fd, &info, &len))
-		for (i = 0; i < info.nr_map_ids && i < 64 && !yes; i++)
-			yes = rfs_ids_has(ours, maps[i]);
-	close(fd);
-	return yes;
-}
-
-/* Detach every XDP program on ifindex (0: every interface of this network
- * namespace) that uses a map in ours and is not in keep.  How many. */
-static int rfs_sweep(const struct rfs_ids *ours, const struct rfs_ids *keep,
-		     int ifindex)
-{
-	struct if_nameindex *ifs, *i;
-	int removed = 0;
-
-	ifs = if_nameindex();
-	if (!ifs)
-		return -errno;
-	for (i = ifs; i->if_index; i++) {
-		struct xdp_multiprog *mp;
-		struct xdp_program *p;
-		bool legacy;
-
-		if (ifindex && (int)i->if_index != ifindex)
-			continue;
-		mp = xdp_multiprog__get_from_ifindex(i->if_index);
-		if (!mp || libxdp_get_error(mp))
-			continue;
-		legacy = xdp_multiprog__is_legacy(mp);
-		p = legacy ? xdp_multiprog__main_prog(mp) :
-			     xdp_multiprog__next_prog(NULL, mp);
-		for (; p; p = legacy ? NULL : xdp_multiprog__next_prog(p, mp)) {
-			__u32 id = xdp_program__id(p);
-			int e;
-
-			if (rfs_ids_has(keep, id) || !rfs_prog_ours(id, ours))
-				continue;
-			e = xdp_program__detach(p, i->if_index,
-						xdp_multiprog__attach_mode(mp), 0);
-			if (e) {
-				pr_warn("%s: can't detach our orphaned XDP program (id %u): %s\n",
-					i->if_name, id, strerror(-e));
-				continue;
-			}
-			rfs_log_iface(RFS_LOG_INFO, i->if_name, i->if_index,
-				      "detached our orphaned XDP program (id %u): no pin of ours names it",
-				      id);
-			removed++;
-		}
-		xdp_multiprog__close(mp);
-	}
-	if_freenameindex(ifs);
-	return removed;
-}
-
-int rfs_dp_sweep_orphans(struct rfs_dp *dp, int ifindex)
-{
-	struct rfs_ids ours = { 0 }, keep = { 0 };
-	size_t i;
-	int n;
-
-	rfs_ids_add(&ours, rfs_dp_cpumap_id(dp));
-	for (i = 0; i < rfs_dp_if_count(dp); i++)
-		rfs_ids_add(&keep, rfs_if_prog_id(rfs_dp_if_at(dp, i)));
-	n = ours.n && keep.n == rfs_dp_if_count(dp) ?
-	    rfs_sweep(&ours, &keep, ifindex) : -ENOMEM;
-	free(ours.v);
-	free(keep.v);
-	return n;
 }
 
 static void rfs_note_map(const char *path, void *ctx)
@@ -174,7 +79,7 @@ static void rfs_remove_layouts(const char *pin_dir)
 int rfs_dp_cleanup(const char *pin_dir, char *err)
 {
 	struct rfs_dp_opts o = { .pin_dir = pin_dir };
-	struct rfs_ids ours = { 0 }, none = { 0 };
+	struct rfs_ids ours = { 0 };
 	char path[PATH_MAX];
 	struct rfs_dp *dp;
 	int e, lock;
@@ -218,7 +123,7 @@ int rfs_dp_cleanup(const char *pin_dir, char *err)
 		if (e)
 			pr_info("removed the pins under %s\n", pin_dir);
 	}
-	e = ours.n ? rfs_sweep(&ours, &none, 0) : 0;
+	e = ours.n ? rfs_iface_sweep(ours.v, ours.n, NULL, 0, 0) : 0;
 	e = e < 0 ? rfs_errf(err, e, "can't list interfaces: %s",
 			     strerror(-e)) : 0;
 out:

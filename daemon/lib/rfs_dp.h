@@ -61,7 +61,7 @@ void rfs_dp_close(struct rfs_dp *dp, bool teardown);
 /*
  * Detach every XDP program on ifindex (0: on every interface of this
  * network namespace) that uses dp's maps but is none of its interfaces'
- * (rfs_cleanup.c).  Returns how many it removed.
+ * (rfs_cleanup.c says why).  Returns how many it removed, or -errno.
  */
 int rfs_dp_sweep_orphans(struct rfs_dp *dp, int ifindex);
 

@@ -293,3 +293,78 @@ fail:
 	rfs_iface_free(ifc);
 	return e;
 }
+
+static bool rfs_id_in(const __u32 *ids, size_t n, __u32 id)
+{
+	while (n--)
+		if (ids[n] == id)
+			return true;
+	return false;
+}
+
+/* Whether program id uses a map in ours: what makes it ours. */
+static bool rfs_prog_ours(__u32 id, const __u32 *ours, size_t n_ours)
+{
+	__u32 maps[64], len = sizeof(struct bpf_prog_info), i;
+	struct bpf_prog_info info = {
+		.nr_map_ids = sizeof(maps) / sizeof(maps[0]),
+		.map_ids = (__u64)(unsigned long)maps,
+	};
+	bool yes = false;
+	int fd = bpf_prog_get_fd_by_id(id);
+
+	if (fd < 0)
+		return false;
+	if (!bpf_obj_get_info_by_fd(fd, &info, &len))
+		for (i = 0; i < info.nr_map_ids && i < 64 && !yes; i++)
+			yes = rfs_id_in(ours, n_ours, maps[i]);
+	close(fd);
+	return yes;
+}
+
+int rfs_iface_sweep(const __u32 *ours, size_t n_ours, const __u32 *keep,
+		    size_t n_keep, int ifindex)
+{
+	struct if_nameindex *ifs, *i;
+	int removed = 0;
+
+	ifs = if_nameindex();
+	if (!ifs)
+		return -errno;
+	for (i = ifs; i->if_index; i++) {
+		struct xdp_multiprog *mp;
+		struct xdp_program *p;
+		bool legacy;
+
+		if (ifindex && (int)i->if_index != ifindex)
+			continue;
+		mp = xdp_multiprog__get_from_ifindex(i->if_index);
+		if (!mp || libxdp_get_error(mp))
+			continue;
+		legacy = xdp_multiprog__is_legacy(mp);
+		p = legacy ? xdp_multiprog__main_prog(mp) :
+			     xdp_multiprog__next_prog(NULL, mp);
+		for (; p; p = legacy ? NULL : xdp_multiprog__next_prog(p, mp)) {
+			__u32 id = xdp_program__id(p);
+			int e;
+
+			if (rfs_id_in(keep, n_keep, id) ||
+			    !rfs_prog_ours(id, ours, n_ours))
+				continue;
+			e = xdp_program__detach(p, i->if_index,
+						xdp_multiprog__attach_mode(mp), 0);
+			if (e) {
+				pr_warn("%s: can't detach our orphaned XDP program (id %u): %s\n",
+					i->if_name, id, strerror(-e));
+				continue;
+			}
+			rfs_log_iface(RFS_LOG_INFO, i->if_name, i->if_index,
+				      "detached our orphaned XDP program (id %u): no pin of ours names it",
+				      id);
+			removed++;
+		}
+		xdp_multiprog__close(mp);
+	}
+	if_freenameindex(ifs);
+	return removed;
+}

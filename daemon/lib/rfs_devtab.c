@@ -15,9 +15,12 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -26,6 +29,7 @@
 
 #include "log.h"
 #include "mono.h"
+#include "parse.h"
 #include "rfs_bpf.h"
 #include "rfs_devtab.h"
 #include "rfs_features.h"
@@ -56,52 +60,163 @@ int rfs_devtab_create(int btf_src_fd, __u32 flow_cnt, __u32 rx_queues)
 	return fd;
 }
 
+/* /proc/PID/stat's comm, state and flags: 0 or -ESRCH. */
+static int rfs_read_task(__u32 pid, char *comm, size_t len, char *state,
+			 unsigned int *flags)
+{
+	char path[64], buf[512];
+	ssize_t n = -1;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+	}
+	if (n <= 0)
+		return -ESRCH;
+	buf[n] = '\0';
+	return rfs_parse_task_stat(buf, comm, len, state, flags) ? -ESRCH : 0;
+}
+
+int rfs_kthread_open(__u32 pid, int cpu, __u32 map_id, char *state,
+		     char *why, size_t len)
+{
+	char comm[64], want[64];
+	unsigned int flags = 0;
+	int pfd = pid ? syscall(SYS_pidfd_open, pid, 0) : -1;
+	size_t w;
+
+	if (pfd < 0 || rfs_read_task(pid, comm, sizeof(comm), state, &flags) ||
+	    !rfs_pidfd_alive(pfd)) {
+		snprintf(why, len, "pid %u is gone", pid);
+		goto fail;
+	}
+	/* A kernel that cuts kthread names to a task's 15-character comm
+	 * leaves the start of the name to agree with. */
+	w = snprintf(want, sizeof(want), "cpumap/%d/map:%u", cpu, map_id);
+	if (!(flags & RFS_PF_KTHREAD) ||
+	    (strcmp(comm, want) && (w <= 15 || strlen(comm) != 15 ||
+				    strncmp(comm, want, 15)))) {
+		snprintf(why, len, "pid %u is not its cpumap kthread ('%.24s'%s, not '%.24s')",
+			 pid, comm, flags & RFS_PF_KTHREAD ? "" : ", a user task",
+			 want);
+		goto fail;
+	}
+	return pfd;
+fail:
+	if (pfd >= 0)
+		close(pfd);
+	return -ESRCH;
+}
+
+bool rfs_pidfd_alive(int pidfd)
+{
+	struct pollfd p = { .fd = pidfd, .events = POLLIN };
+
+	return pidfd >= 0 && poll(&p, 1, 0) == 0;
+}
+
+static int rfs_kthread_try(__u32 pid, __u32 map_id,
+			   int (*fn)(void *, int, __u32, char), void *ctx)
+{
+	char comm[64], why[128], state;
+	unsigned int flags, id;
+	int cpu, end = 0, fd, r = 0;
+
+	/* the whole name only: a cut one may be another cpumap's */
+	if (rfs_read_task(pid, comm, sizeof(comm), &state, &flags) ||
+	    !(flags & RFS_PF_KTHREAD) ||
+	    sscanf(comm, "cpumap/%d/map:%u%n", &cpu, &id, &end) != 2 ||
+	    comm[end] || id != map_id || cpu < 0 || cpu >= RFS_MAX_CPUS)
+		return 0;
+	fd = rfs_kthread_open(pid, cpu, map_id, &state, why, sizeof(why));
+	if (fd >= 0) {
+		r = fn(ctx, cpu, pid, state);
+		close(fd);
+	}
+	return r;
+}
+
+void rfs_kthreads_scan(__u32 map_id, int (*fn)(void *, int, __u32, char),
+		       void *ctx)
+{
+	struct dirent *de;
+	__u32 pid;
+	FILE *f;
+	DIR *d;
+
+	/* Every kthread is a child of kthreadd (PID 2): a few hundred PIDs
+	 * where /proc may hold a hundred thousand tasks.  All of /proc where
+	 * that list is missing or PID 2 is not kthreadd (a PID namespace). */
+	f = fopen("/proc/2/task/2/children", "re");
+	if (f) {
+		while (fscanf(f, "%u", &pid) == 1)
+			if (rfs_kthread_try(pid, map_id, fn, ctx)) {
+				fclose(f);
+				return;
+			}
+		fclose(f);
+	}
+	d = opendir("/proc");
+	if (!d)
+		return;
+	while ((de = readdir(d)))
+		if (!rfs_parse_u32(de->d_name, &pid) &&
+		    rfs_kthread_try(pid, map_id, fn, ctx))
+			break;
+	closedir(d);
+}
+
+struct rfs_idle_scan {
+	bool *idle, *seen;
+	int nr_cpus;
+};
+
+static int rfs_idle_note(void *ctx, int cpu, __u32 pid, char state)
+{
+	struct rfs_idle_scan *s = ctx;
+
+	if (cpu < s->nr_cpus && !s->seen[cpu])
+		s->idle[cpu] = state == 'S';
+	return 0;
+}
+
 /* A kthread asleep this long has an empty ring and nothing in an RX
  * CPU's bulk queue for it (those are flushed at every NAPI poll's end):
  * whatever was sent to it is delivered, or was dropped on a full ring. */
 #define RFS_QUIET_MS	1000
 
-/*
- * Is the cpumap kthread of each CPU asleep?  Read from /proc: its name is
- * "cpumap/<cpu>/map:<id>", state S while it waits on an empty ring.
- * quiet: asleep at every look for RFS_QUIET_MS or more.
- */
 void rfs_kthreads_idle(const struct rfs_if_env *env, bool *idle, bool *quiet)
 {
+	bool seen[RFS_MAX_CPUS] = { false }, missing = false;
+	struct rfs_idle_scan s = { idle, seen, env->nr_cpus };
+	struct rfs_cpu_queue *q = calloc(env->nr_cpus, sizeof(*q));
 	__u64 now = rfs_mono_ms();
-	int c;
-
-	char path[300], buf[256], name[64];
-	unsigned int cpu, id;
-	struct dirent *de;
-	DIR *d;
+	char why[128], state;
+	int c, fd;
 
 	memset(idle, 0, sizeof(bool) * env->nr_cpus);
-	d = opendir("/proc");
-	if (!d)
-		return;
-	while ((de = readdir(d))) {
-		char *p, state;
-		FILE *f;
-
-		if (de->d_name[0] < '0' || de->d_name[0] > '9')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%s/stat", de->d_name);
-		f = fopen(path, "re");
-		if (!f)
-			continue;
-		p = fgets(buf, sizeof(buf), f);
-		fclose(f);
-		/* pid (comm) state ...; comm has no ')' for these */
-		if (!p || !(p = strchr(buf, '(')) ||
-		    sscanf(p, "(%63[^)]) %c", name, &state) != 2 ||
-		    sscanf(name, "cpumap/%u/map:%u", &cpu, &id) != 2 ||
-		    id != env->globals->cpumap_id ||
-		    cpu >= (unsigned int)env->nr_cpus)
-			continue;
-		idle[cpu] = state == 'S';
+	if (q && rfs_read_array(env->cpu_queues_fd, sizeof(*q), env->nr_cpus,
+				q)) {
+		free(q);
+		q = NULL;
 	}
-	closedir(d);
+	for (c = 0; c < env->nr_cpus; c++) {
+		fd = q ? rfs_kthread_open(q[c].kthread_pid, c,
+					  env->globals->cpumap_id, &state,
+					  why, sizeof(why)) : -ESRCH;
+		seen[c] = fd >= 0;
+		missing |= !seen[c];
+		idle[c] = seen[c] && state == 'S';
+		if (fd >= 0)
+			close(fd);
+	}
+	free(q);
+	/* no record yet (no batch, or a kernel without the batch hook) */
+	if (missing)
+		rfs_kthreads_scan(env->globals->cpumap_id, rfs_idle_note, &s);
 	for (c = 0; c < env->nr_cpus; c++) {
 		if (!idle[c])
 			env->asleep_since_ms[c] = 0;
@@ -281,7 +396,6 @@ static int rfs_held_collect(void *ctx, const struct rfs_held_flow *h)
 static int rfs_devtab_prev_fd(const struct rfs_if *ifc)
 {
 	__u32 slot = RFS_DEV_PREV, id;
-
 	int fd;
 
 	if (bpf_map_lookup_elem(ifc->dev_outer_fd, &slot, &id))
@@ -290,40 +404,41 @@ static int rfs_devtab_prev_fd(const struct rfs_if *ifc)
 	return fd < 0 ? -errno : fd;
 }
 
+/* fn over the interface's current table, then its previous one. */
+static int rfs_devtab_scan_both(const struct rfs_if_env *env,
+				const struct rfs_if *ifc,
+				const struct rfs_cpuset *cpus, rfs_held_fn fn,
+				void *ctx)
+{
+	int e, prev;
+
+	e = rfs_devtab_scan(env, ifc->dev_flows_fd, cpus,
+			    ifc->local_drain_jiffies, false, fn, ctx);
+	prev = e ? -1 : rfs_devtab_prev_fd(ifc);
+	if (prev < 0)
+		return e;
+	e = rfs_devtab_scan(env, prev, cpus, ifc->local_drain_jiffies, true,
+			    fn, ctx);
+	close(prev);
+	return e;
+}
+
 int rfs_devtab_in_flight(const struct rfs_if_env *env,
 			 const struct rfs_if *ifc, __u32 cpu)
 {
-	int busy, prev;
+	struct rfs_cpuset one;
 
-	busy = rfs_devtab_busy(env, ifc->dev_flows_fd, cpu,
-			       ifc->local_drain_jiffies);
-	if (busy)
-		return busy;
-	prev = rfs_devtab_prev_fd(ifc);
-	if (prev < 0)
-		return 0;
-	busy = rfs_devtab_busy(env, prev, cpu, ifc->local_drain_jiffies);
-	close(prev);
-	return busy;
+	rfs_cpuset_zero(&one);
+	if (cpu != RFS_NO_CPU)
+		rfs_cpuset_add(&one, cpu);
+	return rfs_devtab_scan_both(env, ifc, cpu == RFS_NO_CPU ? NULL : &one,
+				    rfs_held_stop, NULL);
 }
 
 int rfs_devtab_holds(const struct rfs_if_env *env, const struct rfs_if *ifc,
 		     const struct rfs_cpuset *cpus, struct rfs_hold_cpu *by_cpu)
 {
-	int e, prev;
-
-	e = rfs_devtab_scan(env, ifc->dev_flows_fd, cpus,
-			    ifc->local_drain_jiffies, false, rfs_held_collect,
-			    by_cpu);
-	if (e)
-		return e;
-	prev = rfs_devtab_prev_fd(ifc);
-	if (prev < 0)
-		return 0;
-	e = rfs_devtab_scan(env, prev, cpus, ifc->local_drain_jiffies, true,
-			    rfs_held_collect, by_cpu);
-	close(prev);
-	return e;
+	return rfs_devtab_scan_both(env, ifc, cpus, rfs_held_collect, by_cpu);
 }
 
 void rfs_devtab_retire(const struct rfs_if_env *env, struct rfs_if *ifc)

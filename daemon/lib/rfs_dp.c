@@ -479,6 +479,22 @@ struct rfs_if *rfs_dp_if_find_index(struct rfs_dp *dp, int ifindex)
 /* ---- interfaces: the rfs_if_* calls that change the list or need more
  * than the interface ---- */
 
+int rfs_dp_sweep_orphans(struct rfs_dp *dp, int ifindex)
+{
+	__u32 *keep = calloc(dp->n_ifs + 1, sizeof(*keep));
+	size_t i;
+	int n;
+
+	if (!keep)
+		return -ENOMEM;
+	for (i = 0; i < dp->n_ifs; i++)
+		keep[i] = dp->ifs[i]->prog_id;
+	n = rfs_iface_sweep(&dp->globals.cpumap_id, 1, keep, dp->n_ifs,
+			    ifindex);
+	free(keep);
+	return n;
+}
+
 int rfs_if_attach(struct rfs_dp *dp, const char *name,
 		  const struct rfs_if_opts *o, struct rfs_if **out, char *err)
 {
@@ -505,6 +521,9 @@ int rfs_if_attach(struct rfs_dp *dp, const char *name,
 	}
 	if (rfs_dp_if_reserve(dp))
 		return rfs_errf(err, ENOMEM, "attach %s: out of memory", name);
+	/* our own orphan there is replaced, never another's program */
+	if (!o->no_attach && if_nametoindex(name))
+		rfs_dp_sweep_orphans(dp, if_nametoindex(name));
 	e = rfs_iface_attach(&env, name, o, &ifc, err);
 	if (e)
 		return e;

@@ -59,18 +59,18 @@ int rfs_dp_open(struct rfs_dp **dp, const struct rfs_dp_opts *opts,
 void rfs_dp_close(struct rfs_dp *dp, bool teardown);
 
 /*
- * Detach every rfs_xdp in this network namespace that no pin in any bpffs
- * mount refers to (an attach cut short by a crash, pins removed by hand),
- * leaving those loaded less than min_age_s seconds ago (another rfsd may
- * be between attaching and pinning).  Returns how many it removed.
+ * Detach every XDP program on ifindex (0: on every interface of this
+ * network namespace) that uses dp's maps but is none of its interfaces'
+ * (rfs_cleanup.c says why).  Returns how many it removed, or -errno.
  */
-int rfs_sweep_orphans(unsigned int min_age_s);
+int rfs_dp_sweep_orphans(struct rfs_dp *dp, int ifindex);
 
 /*
  * Remove everything the datapath pinned under pin_dir ever attached or
  * pinned: its interfaces' XDP programs, its links and cpumap, its pins;
- * then every orphaned rfs_xdp.  Refuses (-EBUSY) while an rfsd holds the
- * pin dir.  Nothing pinned is not an error.
+ * then every other program that uses a map pinned there.  Refuses
+ * (-EBUSY) while an rfsd holds the pin dir.  Nothing pinned is not an
+ * error.
  */
 int rfs_dp_cleanup(const char *pin_dir, char *err);
 

@@ -4,7 +4,8 @@
  * the core maps reused and a dev flow table of its own, loaded, put on
  * the interface's XDP hook (never in place of another program), given its
  * config, then pinned.  Until the config is written the program passes
- * every frame, so a half-made attach steers nothing.
+ * every frame, so a half-made attach steers nothing; one cut short by a
+ * crash is ours by its maps, placed by the next rfsd (rfs_cleanup.c).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -179,7 +180,7 @@ int rfs_iface_attach(const struct rfs_if_env *env, const char *name,
 		     const struct rfs_if_opts *o, struct rfs_if **out,
 		     char *err)
 {
-	char other_name[64] = "";
+	char other_name[64] = "", what[64], cant[64];
 	char rps[600];
 	struct rfs_xdp *skel = NULL;
 	struct rfs_if *ifc = NULL;
@@ -219,31 +220,17 @@ int rfs_iface_attach(const struct rfs_if_env *env, const char *name,
 	} else {
 		ifc->rx_queues = o->rx_queues ? o->rx_queues : 1;
 	}
-	{
-		char what[64];
-
-		snprintf(what, sizeof(what), "attach %s", name);
-		e = rfs_iface_check_flow_cnt(what, ifc->flow_cnt, err);
-		if (e)
-			goto fail;
-		snprintf(what, sizeof(what), "can't attach '%s'", name);
-		e = rfs_budget_check(&env->budget, what, ifc->flow_cnt,
-				     ifc->rx_queues, env->tables_bytes, err,
-				     RFS_ERR_LEN);
-		if (e)
-			goto fail;
-	}
-	if (rfs_cpuset_count(&o->cpus)) {
-		char what[64];
-
-		snprintf(what, sizeof(what), "attach %s", name);
-		e = rfs_iface_check_cpus(env, what, &o->cpus, err);
-		if (e)
-			goto fail;
-		ifc->configured = o->cpus;
-	} else {
-		ifc->configured = *env->online;
-	}
+	snprintf(what, sizeof(what), "attach %s", name);
+	snprintf(cant, sizeof(cant), "can't attach '%s'", name);
+	e = rfs_iface_check_flow_cnt(what, ifc->flow_cnt, err) ?:
+	    rfs_budget_check(&env->budget, cant, ifc->flow_cnt,
+			     ifc->rx_queues, env->tables_bytes, err,
+			     RFS_ERR_LEN) ?:
+	    (rfs_cpuset_count(&o->cpus) ?
+	     rfs_iface_check_cpus(env, what, &o->cpus, err) : 0);
+	if (e)
+		goto fail;
+	ifc->configured = rfs_cpuset_count(&o->cpus) ? o->cpus : *env->online;
 	rfs_cpuset_and(&ifc->allowed, &ifc->configured, env->online);
 	ifc->usable = ifc->allowed;
 	{
@@ -281,21 +268,20 @@ int rfs_iface_attach(const struct rfs_if_env *env, const char *name,
 		e = rfs_iface_pin_all(env, ifc, err);
 		if (e)
 			goto fail_detach;
-	}
-	if (!o->no_attach)
 		/* the caller logs it, with its cause */
 		pr_debug("attached to %s (ifindex %d, %s mode, %u rx queues, flow_cnt %u, local path %s%s, local drain %u jiffies)\n",
-			name, ifc->ifindex, rfs_xdp_mode_name(ifc->mode),
-			ifc->rx_queues, ifc->flow_cnt,
-			ifc->local_path ? "on" : "off",
-			ifc->local_handover ? " with handover" : "",
-			ifc->local_drain_jiffies);
-	if (!o->no_attach && ifc->noguard)
-		pr_warn("%s: NOGUARD: the in-order rule is OFF: a flow moves to its new CPU at once and its frames may be reordered (benchmarks only)\n",
-			name);
-	if (!o->no_attach && ifc->mode == RFS_XDP_GENERIC)
-		pr_warn("%s: generic XDP: the kernel does not pass XDP metadata to the cpumap program, so flows keep the CPU they were first given; use native mode to let them follow their application\n",
-			name);
+			 name, ifc->ifindex, rfs_xdp_mode_name(ifc->mode),
+			 ifc->rx_queues, ifc->flow_cnt,
+			 ifc->local_path ? "on" : "off",
+			 ifc->local_handover ? " with handover" : "",
+			 ifc->local_drain_jiffies);
+		if (ifc->noguard)
+			pr_warn("%s: NOGUARD: the in-order rule is OFF: a flow moves to its new CPU at once and its frames may be reordered (benchmarks only)\n",
+				name);
+		if (ifc->mode == RFS_XDP_GENERIC)
+			pr_warn("%s: generic XDP: the kernel does not pass XDP metadata to the cpumap program, so flows keep the CPU they were first given; use native mode to let them follow their application\n",
+				name);
+	}
 	*out = ifc;
 	return 0;
 fail_detach:
@@ -306,4 +292,79 @@ fail_detach:
 fail:
 	rfs_iface_free(ifc);
 	return e;
+}
+
+static bool rfs_id_in(const __u32 *ids, size_t n, __u32 id)
+{
+	while (n--)
+		if (ids[n] == id)
+			return true;
+	return false;
+}
+
+/* Whether program id uses a map in ours: what makes it ours. */
+static bool rfs_prog_ours(__u32 id, const __u32 *ours, size_t n_ours)
+{
+	__u32 maps[64], len = sizeof(struct bpf_prog_info), i;
+	struct bpf_prog_info info = {
+		.nr_map_ids = sizeof(maps) / sizeof(maps[0]),
+		.map_ids = (__u64)(unsigned long)maps,
+	};
+	bool yes = false;
+	int fd = bpf_prog_get_fd_by_id(id);
+
+	if (fd < 0)
+		return false;
+	if (!bpf_obj_get_info_by_fd(fd, &info, &len))
+		for (i = 0; i < info.nr_map_ids && i < 64 && !yes; i++)
+			yes = rfs_id_in(ours, n_ours, maps[i]);
+	close(fd);
+	return yes;
+}
+
+int rfs_iface_sweep(const __u32 *ours, size_t n_ours, const __u32 *keep,
+		    size_t n_keep, int ifindex)
+{
+	struct if_nameindex *ifs, *i;
+	int removed = 0;
+
+	ifs = if_nameindex();
+	if (!ifs)
+		return -errno;
+	for (i = ifs; i->if_index; i++) {
+		struct xdp_multiprog *mp;
+		struct xdp_program *p;
+		bool legacy;
+
+		if (ifindex && (int)i->if_index != ifindex)
+			continue;
+		mp = xdp_multiprog__get_from_ifindex(i->if_index);
+		if (!mp || libxdp_get_error(mp))
+			continue;
+		legacy = xdp_multiprog__is_legacy(mp);
+		p = legacy ? xdp_multiprog__main_prog(mp) :
+			     xdp_multiprog__next_prog(NULL, mp);
+		for (; p; p = legacy ? NULL : xdp_multiprog__next_prog(p, mp)) {
+			__u32 id = xdp_program__id(p);
+			int e;
+
+			if (rfs_id_in(keep, n_keep, id) ||
+			    !rfs_prog_ours(id, ours, n_ours))
+				continue;
+			e = xdp_program__detach(p, i->if_index,
+						xdp_multiprog__attach_mode(mp), 0);
+			if (e) {
+				pr_warn("%s: can't detach our orphaned XDP program (id %u): %s\n",
+					i->if_name, id, strerror(-e));
+				continue;
+			}
+			rfs_log_iface(RFS_LOG_INFO, i->if_name, i->if_index,
+				      "detached our orphaned XDP program (id %u): no pin of ours names it",
+				      id);
+			removed++;
+		}
+		xdp_multiprog__close(mp);
+	}
+	if_freenameindex(ifs);
+	return removed;
 }

@@ -89,7 +89,7 @@ void rfs_iface_unpin(const struct rfs_if_env *env, const char *name)
 	char path[PATH_MAX];
 
 	if (!rfs_iface_dir(env, name, path))
-		rfs_pin_remove_tree_dir(path);
+		rfs_pin_walk(path, true, NULL, NULL);
 }
 
 int rfs_iface_pin_all(const struct rfs_if_env *env, struct rfs_if *ifc,

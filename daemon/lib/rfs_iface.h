@@ -121,6 +121,12 @@ static inline enum xdp_attach_mode rfs_iface_libxdp_mode(enum rfs_xdp_mode m)
 	return m == RFS_XDP_NATIVE ? XDP_MODE_NATIVE :
 	       m == RFS_XDP_GENERIC ? XDP_MODE_SKB : XDP_MODE_UNSPEC;
 }
+/* Detach every XDP program on ifindex (0: every interface of this
+ * network namespace) that uses a map in ours (ids) and is not in keep:
+ * ours by what it is, never by its name (rfs_cleanup.c).  How many, or
+ * -errno. */
+int rfs_iface_sweep(const __u32 *ours, size_t n_ours, const __u32 *keep,
+		    size_t n_keep, int ifindex);
 /* Is prog_id what runs on ifindex, alone or under a libxdp dispatcher?
  * Sets *other to the id of a foreign legacy program found there, *mode to
  * the mode the hook is in. */

@@ -53,13 +53,8 @@ int rfs_pin_ensure_bpffs(const char *pin_dir, char *err, size_t len)
 		snprintf(err, len, "pin dir '%s' is not on a bpffs", pin_dir);
 		return -EINVAL;
 	}
-	/*
-	 * Under systemd (INVOCATION_ID) rfsd runs in the unit's own mount
-	 * namespace (ProtectSystem=strict): a bpffs mounted there is seen by
-	 * nobody else and goes away with the unit, and with it every pin, so
-	 * the datapath the next rfsd should adopt would be gone.  systemd
-	 * mounts /sys/fs/bpf at boot; when it is missing, say so.
-	 */
+	/* Under systemd rfsd runs in the unit's own mount namespace: a
+	 * bpffs mounted there would go with the unit, pins and all. */
 	if (getenv("INVOCATION_ID")) {
 		snprintf(err, len,
 			 "'%s' is not a bpffs, and under systemd rfsd won't mount one: in the unit's mount namespace it would vanish with rfsd, pins and all; mount it on the host (mount -t bpf bpf %s)",
@@ -110,40 +105,62 @@ int rfs_pin_lock(const char *dir)
 	return fd;
 }
 
-void rfs_pin_unlink(const char *path)
-{
-	unlink(path);
-}
-
 bool rfs_pin_exists(const char *path)
 {
 	return !access(path, F_OK);
 }
 
-static void remove_recursive(const char *path)
+/*
+ * Depth first under the directory dfd, never through a symlink: a link
+ * under the pin dir may point anywhere, and rfsd --cleanup must remove
+ * only what is there.  fn sees each pin by a path through dfd; remove
+ * unlinks every entry (a link itself, not what it names).
+ */
+static void walk_at(int dfd, bool remove, rfs_pin_fn fn, void *ctx)
 {
-	char child[PATH_MAX];
+	char path[PATH_MAX];
 	struct dirent *de;
-	DIR *d = opendir(path);
+	struct stat st;
+	DIR *d = fdopendir(dfd);
+	int sub;
 
 	if (!d) {
-		unlink(path);
+		close(dfd);
 		return;
 	}
 	while ((de = readdir(d))) {
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") ||
+		    fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW))
 			continue;
-		if (rfs_path(child, "%s/%s", path, de->d_name))
-			continue;
-		remove_recursive(child);
+		if (S_ISDIR(st.st_mode)) {
+			sub = openat(dfd, de->d_name, O_RDONLY | O_DIRECTORY |
+				     O_NOFOLLOW | O_CLOEXEC);
+			if (sub >= 0)
+				walk_at(sub, remove, fn, ctx);
+		} else if (S_ISREG(st.st_mode) && fn &&
+			   !rfs_path(path, "/proc/self/fd/%d/%s", dfd,
+				     de->d_name)) {
+			fn(path, ctx);
+		}
+		if (remove)
+			unlinkat(dfd, de->d_name,
+				 S_ISDIR(st.st_mode) ? AT_REMOVEDIR : 0);
 	}
 	closedir(d);
-	rmdir(path);
 }
 
-void rfs_pin_remove_tree_dir(const char *dir)
+void rfs_pin_walk(const char *dir, bool remove, rfs_pin_fn fn, void *ctx)
 {
-	remove_recursive(dir);
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (dfd < 0) {
+		if (remove && (errno == ELOOP || errno == ENOTDIR))
+			unlink(dir);	/* a link: itself only */
+		return;
+	}
+	walk_at(dfd, remove, fn, ctx);
+	if (remove)
+		rmdir(dir);
 }
 
 void rfs_pin_remove_tree(const char *pin_dir)
@@ -152,6 +169,6 @@ void rfs_pin_remove_tree(const char *pin_dir)
 
 	if (rfs_path(base, "%s/%s", pin_dir, RFS_PIN_LAYOUT))
 		return;
-	remove_recursive(base);
+	rfs_pin_walk(base, true, NULL, NULL);
 	rmdir(pin_dir);	/* only if empty: someone else's pins stay */
 }

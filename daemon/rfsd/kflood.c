@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * SCHED_FIFO cpumap kthreads step down under a flood (kflood.h).
+ * SCHED_FIFO cpumap kthreads step down under a flood (ksched.h).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -11,7 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "kflood.h"
+#include "ksched.h"
 #include "log.h"
 #include "mono.h"
 
@@ -49,7 +49,7 @@ static void kflood_look(struct rfsd_kfloods *f, int cpu, __u64 dequeued,
 {
 	struct rfsd_kflood_cpu *c = &f->cpu[cpu];
 	struct rfsd_kscheds *k = f->k;
-	enum rfsd_kflood_state was = rfsd_ksched_flood_state(k, cpu), next;
+	enum rfsd_kflood_state was = k->cpu[cpu].flood, next;
 	__u32 pid = rfsd_ksched_fifo_pid(k, cpu);
 	struct rfsd_kflood_window win;
 	struct rfsd_kthread_wait w;
@@ -78,7 +78,7 @@ static void kflood_look(struct rfsd_kfloods *f, int cpu, __u64 dequeued,
 		};
 		next = rfsd_kflood_next(was, c->looks, &win);
 		c->looks++;
-		/* a flooded state only ever goes back to NO (kflood.h) */
+		/* a flooded state only ever goes back to NO (ksched.h) */
 		if (next != was) {
 			e = rfsd_ksched_flood(k, cpu, next);
 			if (e)

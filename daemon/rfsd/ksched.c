@@ -3,20 +3,17 @@
  * cpumap_kthread_sched (ksched.h): give this datapath's cpumap kthreads
  * the scheduling policy the config asks for, whenever one appears.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include "ksched.h"
 #include "log.h"
-#include "parse.h"
-
-#define RFSD_PF_KTHREAD	0x00200000	/* task flags, include/linux/sched.h */
-#define RFSD_COMM_MAX	15		/* TASK_COMM_LEN - 1 */
+#include "rfs_devtab.h"
 
 void rfsd_ksched_init(struct rfsd_kscheds *k, struct rfs_dp *dp,
 		      const struct rfsd_ksched *want, bool can_nice)
@@ -51,61 +48,15 @@ static void policy_name(const struct rfsd_ksched *p, char *buf, size_t len)
 		snprintf(buf, len, "SCHED_OTHER nice %d", p->prio);
 }
 
-/* PID's name and task flags from /proc/PID/stat: 0, or -ESRCH (gone, or
- * not readable as expected). */
-static int read_task(__u32 pid, char *comm, size_t len, unsigned int *flags)
+/* pid, if it is still CPU cpu's kthread (a PID may be reused): a pidfd
+ * on it, or -ESRCH with the reason in why. */
+static int kthread_open(const struct rfsd_kscheds *k, __u32 pid, int cpu,
+			char *why, size_t len)
 {
-	char path[64], buf[512];
-	char *open, *close;
-	size_t n;
-	FILE *f;
+	char state;
 
-	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
-	f = fopen(path, "re");
-	if (!f)
-		return -ESRCH;
-	open = fgets(buf, sizeof(buf), f);
-	fclose(f);
-	/* "pid (comm) state ppid pgrp session tty tpgid flags ...": a comm
-	 * may hold ')' and blanks, so from the last ')' on */
-	close = open ? strrchr(buf, ')') : NULL;
-	open = open ? strchr(buf, '(') : NULL;
-	if (!open || !close || close < open ||
-	    sscanf(close + 1, " %*c %*d %*d %*d %*d %*d %u", flags) != 1)
-		return -ESRCH;
-	n = close - open - 1;
-	snprintf(comm, len, "%.*s", (int)(n < len - 1 ? n : len - 1), open + 1);
-	return 0;
-}
-
-/*
- * Is pid still CPU cpu's kthread of cpumap map_id?  Its PID is the
- * datapath's record, and the PID may since be another task's.  Kernels
- * that keep a kthread's full name show it whole in /proc; others cut it
- * to the 15 characters of a task's comm, and then what is left must
- * agree.  0, or -ESRCH with the reason in why.
- */
-static int is_cpumap_kthread(__u32 pid, int cpu, __u32 map_id, char *why,
-			     size_t len)
-{
-	char want[64], comm[64];
-	unsigned int flags = 0;
-	size_t n;
-
-	if (read_task(pid, comm, sizeof(comm), &flags)) {
-		snprintf(why, len, "pid %u is gone", pid);
-		return -ESRCH;
-	}
-	n = snprintf(want, sizeof(want), "cpumap/%d/map:%u", cpu, map_id);
-	if (!(flags & RFSD_PF_KTHREAD) ||
-	    (strcmp(comm, want) &&
-	     (n <= RFSD_COMM_MAX || strlen(comm) != RFSD_COMM_MAX ||
-	      strncmp(comm, want, RFSD_COMM_MAX)))) {
-		snprintf(why, len, "pid %u is no longer its cpumap kthread ('%.24s', not '%.24s')",
-			 pid, comm, want);
-		return -ESRCH;
-	}
-	return 0;
+	return rfs_kthread_open(pid, cpu, rfs_dp_cpumap_id(k->dp), &state,
+				why, len);
 }
 
 /* The policy first for a nice: the kthread may be SCHED_FIFO now; nice 0
@@ -160,6 +111,25 @@ static void write_note(struct rfsd_kscheds *k, int cpu, __u64 note)
 			cpu, strerror(-e));
 }
 
+/* Set p on pid while a pidfd shows it is CPU cpu's kthread: alive after
+ * the set, the PID was that task's when it was set. */
+static int set_checked(const struct rfsd_kscheds *k, int cpu, __u32 pid,
+		       const struct rfsd_ksched *p, char *why, size_t len)
+{
+	int fd = kthread_open(k, pid, cpu, why, len), e;
+
+	if (fd < 0)
+		return fd;
+	e = set_policy(pid, p);
+	if (!e && !rfs_pidfd_alive(fd)) {
+		snprintf(why, len, "pid %u exited while its policy was set",
+			 pid);
+		e = -ESRCH;
+	}
+	close(fd);
+	return e;
+}
+
 static void apply(struct rfsd_kscheds *k, int cpu, __u32 pid)
 {
 	struct rfsd_ksched_cpu *c = &k->cpu[cpu];
@@ -180,10 +150,7 @@ static void apply(struct rfsd_kscheds *k, int cpu, __u32 pid)
 		reset = true;
 	}
 	policy_name(&p, name, sizeof(name));
-	e = is_cpumap_kthread(pid, cpu, rfs_dp_cpumap_id(k->dp), why,
-			      sizeof(why));
-	if (!e)
-		e = set_policy(pid, &p);
+	e = set_checked(k, cpu, pid, &p, why, sizeof(why));
 	if (!e) {
 		pr_info("cpu %d: cpumap kthread pid %u -> %s%s\n", cpu, pid,
 			name, reset ? " (cpumap_kthread_sched = kernel)" : "");
@@ -224,6 +191,7 @@ void rfsd_ksched_adopt(struct rfsd_kscheds *k)
 	struct rfsd_ksched p;
 	char name[48], why[128];
 	__u32 pid;
+	int fd;
 
 	q = rfs_dp_queues(k->dp);
 	if (!q)
@@ -235,11 +203,12 @@ void rfsd_ksched_adopt(struct rfsd_kscheds *k)
 			continue;
 		/* the kthread may have gone with its entry (a CPU offline
 		 * while no rfsd ran): its successor is the kernel's */
-		if (is_cpumap_kthread(pid, cpu, rfs_dp_cpumap_id(k->dp), why,
-				      sizeof(why))) {
+		fd = kthread_open(k, pid, cpu, why, sizeof(why));
+		if (fd < 0) {
 			write_note(k, cpu, 0);
 			continue;
 		}
+		close(fd);
 		policy_name(&p, name, sizeof(name));
 		pr_info("cpu %d: cpumap kthread pid %u has %s from an earlier rfsd\n",
 			cpu, pid, name);
@@ -278,70 +247,40 @@ void rfsd_ksched_tick(struct rfsd_kscheds *k)
 	free(q);
 }
 
-/* PID, if it is the kthread of a CPU in made (this cpumap's, made since
- * the last look) other than the one it replaced: that CPU's, given the
- * policy now, and out of made.  1 if it was. */
-static int take_if_made(struct rfsd_kscheds *k, struct rfs_cpuset *made,
-			__u32 pid)
-{
-	unsigned int flags;
-	char comm[64];
-	int cpu, end = 0;
-	__u32 id;
+struct made_scan {
+	struct rfsd_kscheds *k;
+	struct rfs_cpuset made;
+	int left;
+};
 
-	if (!pid || read_task(pid, comm, sizeof(comm), &flags) ||
-	    !(flags & RFSD_PF_KTHREAD))
+/* A kthread of a CPU made since the last look, other than the one it
+ * replaced (same name until it has drained and gone): that CPU's, given
+ * the policy now. */
+static int take_if_made(void *ctx, int cpu, __u32 pid, char state)
+{
+	struct made_scan *m = ctx;
+	struct rfsd_ksched_cpu *c = &m->k->cpu[cpu];
+
+	if (!rfs_cpuset_has(&m->made, cpu) || pid == c->pid ||
+	    pid == c->done_pid)
 		return 0;
-	/* the whole name only: a cut one may be another cpumap's */
-	if (sscanf(comm, "cpumap/%d/map:%u%n", &cpu, &id, &end) != 2 ||
-	    !end || comm[end] || id != rfs_dp_cpumap_id(k->dp) || cpu < 0 ||
-	    cpu >= RFS_MAX_CPUS || !rfs_cpuset_has(made, cpu))
-		return 0;
-	/* the kthread a remade entry replaced has the same name until it
-	 * has drained and gone: not that one */
-	if (pid == k->cpu[cpu].pid || pid == k->cpu[cpu].done_pid)
-		return 0;
-	k->cpu[cpu].stale_pid = k->cpu[cpu].pid;
-	k->cpu[cpu].found_pid = pid;
-	k->cpu[cpu].pid = pid;
-	apply(k, cpu, pid);
-	made->bits[cpu / 64] &= ~(1ULL << (cpu % 64));
-	return 1;
+	c->stale_pid = c->pid;
+	c->found_pid = c->pid = pid;
+	apply(m->k, cpu, pid);
+	m->made.bits[cpu / 64] &= ~(1ULL << (cpu % 64));
+	return !--m->left;
 }
 
 void rfsd_ksched_new_kthreads(struct rfsd_kscheds *k)
 {
-	struct rfs_cpuset made;
-	struct dirent *de;
-	int cpu, left = 0;
-	__u32 pid;
-	FILE *f;
-	DIR *d;
+	struct made_scan m = { .k = k };
+	int cpu;
 
-	rfs_dp_take_new_kthreads(k->dp, &made);
+	rfs_dp_take_new_kthreads(k->dp, &m.made);
 	for (cpu = 0; cpu < RFS_MAX_CPUS; cpu++)
-		left += rfs_cpuset_has(&made, cpu);
-	if (!left)
-		return;
-	/* Every kthread is a child of kthreadd (PID 2): its list of children
-	 * (CONFIG_PROC_CHILDREN) is a few hundred PIDs where /proc may hold
-	 * a hundred thousand tasks.  All of /proc where that list is
-	 * missing or lacks one (PID 2 is not kthreadd in a PID namespace). */
-	f = fopen("/proc/2/task/2/children", "re");
-	if (f) {
-		while (left && fscanf(f, "%u", &pid) == 1)
-			left -= take_if_made(k, &made, pid);
-		fclose(f);
-	}
-	if (!left)
-		return;
-	d = opendir("/proc");
-	if (!d)
-		return;
-	while (left && (de = readdir(d)))
-		if (!rfs_parse_u32(de->d_name, &pid))
-			left -= take_if_made(k, &made, pid);
-	closedir(d);
+		m.left += rfs_cpuset_has(&m.made, cpu);
+	if (m.left)
+		rfs_kthreads_scan(rfs_dp_cpumap_id(k->dp), take_if_made, &m);
 }
 
 int rfsd_ksched_wait(const struct rfsd_kscheds *k, int cpu, __u32 pid,
@@ -349,21 +288,21 @@ int rfsd_ksched_wait(const struct rfsd_kscheds *k, int cpu, __u32 pid,
 {
 	unsigned long long on_cpu, wait, runs;
 	char path[64], why[128];
-	int e, n;
+	int e, n, fd;
 	FILE *f;
 
-	e = is_cpumap_kthread(pid, cpu, rfs_dp_cpumap_id(k->dp), why,
-			      sizeof(why));
-	if (e)
-		return e;
+	fd = kthread_open(k, pid, cpu, why, sizeof(why));
+	if (fd < 0)
+		return fd;
 	snprintf(path, sizeof(path), "/proc/%u/schedstat", pid);
 	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	n = fscanf(f, "%llu %llu %llu", &on_cpu, &wait, &runs);
-	fclose(f);
-	if (n != 3)
-		return -EIO;	/* a kernel without CONFIG_SCHED_INFO */
+	n = f ? fscanf(f, "%llu %llu %llu", &on_cpu, &wait, &runs) : -1;
+	if (f)
+		fclose(f);
+	e = !rfs_pidfd_alive(fd) ? -ESRCH : n != 3 ? -EIO : 0;
+	close(fd);
+	if (e)
+		return e;	/* -EIO: a kernel without CONFIG_SCHED_INFO */
 	out->on_cpu_ns = on_cpu;
 	out->wait_ns = wait;
 	out->runs = runs;
@@ -378,12 +317,6 @@ __u32 rfsd_ksched_fifo_pid(const struct rfsd_kscheds *k, int cpu)
 	       k->want.kind == RFSD_KSCHED_FIFO ? c->pid : 0;
 }
 
-enum rfsd_kflood_state rfsd_ksched_flood_state(const struct rfsd_kscheds *k,
-					       int cpu)
-{
-	return k->cpu[cpu].flood;
-}
-
 int rfsd_ksched_flood(struct rfsd_kscheds *k, int cpu,
 		      enum rfsd_kflood_state state)
 {
@@ -392,12 +325,8 @@ int rfsd_ksched_flood(struct rfsd_kscheds *k, int cpu,
 		(struct rfsd_ksched){ .kind = RFSD_KSCHED_NICE, .prio = 0 } :
 		k->want;
 	char why[128];
-	int e;
+	int e = set_checked(k, cpu, c->pid, &p, why, sizeof(why));
 
-	e = is_cpumap_kthread(c->pid, cpu, rfs_dp_cpumap_id(k->dp), why,
-			      sizeof(why));
-	if (!e)
-		e = set_policy(c->pid, &p);
 	if (e)
 		return e;
 	c->flood = state;
@@ -436,4 +365,55 @@ struct json_object *rfsd_ksched_json(const struct rfsd_kscheds *k)
 	}
 	json_object_object_add(o, "kthreads", a);
 	return o;
+}
+
+/* ---- the wait warning ---- */
+
+/* What would let the kthread in sooner, by the policy it has now. */
+static const char *kwait_hint(const struct rfsd_ksched *want)
+{
+	switch (want->kind) {
+	case RFSD_KSCHED_FIFO:
+		return "it is SCHED_FIFO already: real-time tasks or interrupts hold that CPU";
+	case RFSD_KSCHED_BATCH:
+		return "cpumap_kthread_sched = batch never preempts the task running there; fifo:1 (the default) does (rfsd(8))";
+	default:
+		return "cpumap_kthread_sched = fifo:1 (the default) lets it preempt them (rfsd(8))";
+	}
+}
+
+static void kwait_look(struct rfsd_kwaits *w, const struct rfsd_kscheds *k,
+		       int cpu, __u32 pid)
+{
+	struct rfsd_kwait_cpu *c = &w->cpu[cpu];
+	struct rfsd_kthread_wait now;
+	__u64 per_run;
+
+	if (!pid || rfsd_ksched_wait(k, cpu, pid, &now)) {
+		c->have = false;
+		return;
+	}
+	if (rfsd_kwait_excess(c, pid, now.wait_ns, now.runs, &per_run) &&
+	    (!c->warned || w->ticks - c->warned >= RFSD_KWAIT_QUIET)) {
+		pr_warn("cpu %d: its cpumap kthread (pid %u) waited %.1f ms per run for the CPU over the last %d s (%llu runs): frames steered to cpu %d wait as long for the other tasks there; %s\n",
+			cpu, pid, per_run / 1e6, RFSD_KWAIT_WINDOW,
+			(unsigned long long)(now.runs - c->runs), cpu,
+			kwait_hint(&k->want));
+		c->warned = w->ticks;
+	}
+	c->pid = pid;
+	c->have = true;
+	c->wait_ns = now.wait_ns;
+	c->runs = now.runs;
+}
+
+void rfsd_kwait_tick(struct rfsd_kwaits *w, const struct rfsd_kscheds *k)
+{
+	int n = rfs_dp_nr_cpus(k->dp), cpu;
+
+	if (++w->ticks % RFSD_KWAIT_WINDOW)
+		return;
+	/* the PIDs rfsd_ksched_tick() just read from the datapath */
+	for (cpu = 0; cpu < n && cpu < RFS_MAX_CPUS; cpu++)
+		kwait_look(w, k, cpu, k->cpu[cpu].pid);
 }

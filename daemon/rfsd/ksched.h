@@ -1,33 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * cpumap_kthread_sched: the scheduling policy of the datapath's cpumap
- * kthreads.  The kernel makes them ordinary SCHED_OTHER threads, so the
- * frames in a CPU's cpumap ring wait for the scheduler, where kernel RFS
- * would run them in softirq before any task; and EEVDF has kept a woken
- * one off its CPU for over 200 ms while two tasks there woke each other,
- * holding its flows that long (spurious retransmits; README, Known
- * limits).  So rfsd makes them SCHED_FIFO 1 by default.  An operator may
- * ask for another priority, a nice, SCHED_BATCH (a batch task's wake-up
- * does not preempt the running task: no reschedule IPI and switch at
- * every flush into a server's CPU, for CPUs with time to spare; README,
- * "When it pays"), or kernel: leave them as the kernel made them.  A
- * SCHED_FIFO kthread steps down to SCHED_OTHER while a flood keeps it
- * busy (kflood.h).
- *
- * A kthread is made with its cpumap entry (at load, and when a CPU comes
- * back online): rfsd_ksched_new_kthreads() finds it in /proc by its whole
- * name and applies the policy before any frame reaches it, where the
- * kernel shows whole kthread names.  Elsewhere, and for a kthread rfsd
- * did not see made (one adopted from an earlier rfsd), the datapath's
- * record of its PID (rfs_cpu_queue.kthread_pid, written by its first
- * batch, bpf/rfs_gro.bpf.c) does: rfsd_ksched_tick(), once a second from
- * rfsd's timer, applies the policy to a PID that appeared or changed.
- * Either way rfsd first checks in /proc/PID/stat that it is a kernel
- * thread named for that CPU's cpumap (a PID can be reused), and says so
- * once per change.  Each policy set is noted with the pinned datapath
- * (rfs_cpu_queue.ksched_note), so that a restarted rfsd knows which
- * kthreads an earlier one changed (rfsd_ksched_adopt()): with kernel it
- * undoes exactly those, not an operator's own change.
+ * The datapath's cpumap kthreads and their scheduling (ksched.c,
+ * kflood.c); why each policy, and the flood step-down: docs/design.md,
+ * "The kthread policy, and why".  A kthread is known by what only the
+ * kernel can make (rfs_kthread_open()): PF_KTHREAD and the PID the
+ * datapath records at its batches (rfs_cpu_queue.kthread_pid); until its
+ * first batch, PF_KTHREAD and its whole name among kthreadd's children,
+ * so that it gets the policy before any frame.  Every change goes through
+ * a pidfd, and is noted with the pins (rfs_cpu_queue.ksched_note) so that
+ * a restarted rfsd knows which kthreads an earlier one changed.
  */
 #ifndef RFSD_KSCHED_H
 #define RFSD_KSCHED_H
@@ -37,14 +18,12 @@
 #include <json.h>
 
 #include "config.h"
+#include "loop.h"
 #include "rfs_dp.h"
 
-/* Whether a SCHED_FIFO kthread is stepped down to SCHED_OTHER for a
- * flood, and by which of kflood.h's bounds: over the share, it is back as
- * soon as it runs under RFSD_KFLOOD_LOW_PCT (a busy many-connection CPU
- * passes the share too, and it wants SCHED_FIFO back soon); in long runs,
- * not before RFSD_KFLOOD_HOLD_LOOKS.  Kept here, with the policy it
- * explains: setting the policy again (a tick, a reload) ends it. */
+/* Stepped down for a flood, and by which bound: over the share, back as
+ * soon as it runs under RFSD_KFLOOD_LOW_PCT; in long runs, not before
+ * RFSD_KFLOOD_HOLD_LOOKS.  Setting the policy again ends it. */
 enum rfsd_kflood_state {
 	RFSD_KFLOOD_NO,
 	RFSD_KFLOOD_SHARE,
@@ -55,7 +34,7 @@ struct rfsd_ksched_cpu {
 	__u32 pid;		/* this CPU's kthread: the datapath's record,
 				   or found_pid until the new one has run;
 				   0: none yet */
-	__u32 found_pid;	/* found in /proc when it was made */
+	__u32 found_pid;	/* found when it was made */
 	__u32 stale_pid;	/* and the one it replaced */
 	__u32 done_pid;		/* the PID the last attempt was for */
 	__u32 done_gen;		/* and the generation of want it applied */
@@ -76,45 +55,146 @@ struct rfsd_kscheds {
 
 void rfsd_ksched_init(struct rfsd_kscheds *k, struct rfs_dp *dp,
 		      const struct rfsd_ksched *want, bool can_nice);
-/* A reload: the kthreads get the new policy at the next tick; kernel sets
- * those rfsd changed back to SCHED_OTHER, nice 0 (what the kernel creates
- * them with), and leaves them alone from then on. */
+/* A reload: the new policy at the next tick; kernel puts SCHED_OTHER
+ * nice 0 (as the kernel makes them) back on those rfsd changed. */
 void rfsd_ksched_set(struct rfsd_kscheds *k, const struct rfsd_ksched *want);
 /* At start, before capabilities are dropped: the kthreads an earlier rfsd
- * of this datapath gave a policy (its note in rfs_cpu_queue.ksched_note)
- * get this one's now; with kernel, SCHED_OTHER nice 0 back. */
+ * noted get this one's policy now (with kernel, SCHED_OTHER nice 0). */
 void rfsd_ksched_adopt(struct rfsd_kscheds *k);
+/* Once a second: the policy on a PID that appeared or changed. */
 void rfsd_ksched_tick(struct rfsd_kscheds *k);
-/* The kthreads of the cpumap entries made since the last call, found in
- * /proc by their whole name: the policy now, not at their first batch.
- * After loading the datapath and after each refresh of the online CPUs. */
+/* After loading the datapath and each refresh of the online CPUs: the
+ * kthreads of the cpumap entries made since, before their first batch. */
 void rfsd_ksched_new_kthreads(struct rfsd_kscheds *k);
-/* How long CPU cpu's cpumap kthread (pid, as the datapath recorded it)
- * has waited on a run queue for its CPU, and how many times it ran: the
- * kernel's sched_info (run_delay and pcount in /proc/PID/schedstat),
- * counted since the kthread was made.  What shows a CPU whose other
- * tasks keep its steered frames waiting (the default policy) and what
- * fifo:N removes.  Read after checking that pid is still that kthread.
- * 0, or -errno (-ESRCH: not that kthread). */
+/* CPU cpu's kthread pid's run time, wait for its CPU and runs since it
+ * was made (/proc/PID/schedstat).  0, or -errno (-ESRCH: not that
+ * kthread, -EIO: a kernel without CONFIG_SCHED_INFO). */
 struct rfsd_kthread_wait {
-	__u64 on_cpu_ns;	/* and how long it ran */
+	__u64 on_cpu_ns;
 	__u64 wait_ns;
 	__u64 runs;
 };
 int rfsd_ksched_wait(const struct rfsd_kscheds *k, int cpu, __u32 pid,
 		     struct rfsd_kthread_wait *out);
-/* kflood.c: the PID of CPU cpu's kthread if rfsd made it SCHED_FIFO (it
- * may be SCHED_OTHER for a flood now), else 0; whether it is flooded and
- * why; and setting that (SCHED_OTHER nice 0 for any state but
- * RFSD_KFLOOD_NO, which puts the policy back).  0 or -errno. */
+/* The PID of CPU cpu's kthread if rfsd made it SCHED_FIFO (maybe
+ * SCHED_OTHER for a flood now), else 0; setting its flood state (any but
+ * RFSD_KFLOOD_NO: SCHED_OTHER nice 0).  0 or -errno. */
 __u32 rfsd_ksched_fifo_pid(const struct rfsd_kscheds *k, int cpu);
-enum rfsd_kflood_state rfsd_ksched_flood_state(const struct rfsd_kscheds *k,
-					       int cpu);
 int rfsd_ksched_flood(struct rfsd_kscheds *k, int cpu,
 		      enum rfsd_kflood_state state);
 /* status: {"sched": "fifo:1", "kthreads": [{"cpu", "pid", "policy"
  * (what rfsd set, or null), "flooded" (only while SCHED_OTHER for a
  * flood), "error" (only if it could not)}]} */
 struct json_object *rfsd_ksched_json(const struct rfsd_kscheds *k);
+
+/* ---- the wait warning (ksched.c) ---- */
+
+#define RFSD_KWAIT_WINDOW	10		/* seconds (ticks) per look */
+#define RFSD_KWAIT_MIN_RUNS	100		/* fewer runs say little */
+#define RFSD_KWAIT_WARN_NS	1000000ULL	/* waited per run */
+#define RFSD_KWAIT_QUIET	600		/* seconds between two warnings */
+
+struct rfsd_kwait_cpu {
+	__u32 pid;		/* the kthread the figures are of */
+	bool have;		/* wait_ns and runs were read */
+	__u64 wait_ns, runs;	/* at the last look */
+	unsigned long warned;	/* tick of the last warning; 0: none */
+};
+
+struct rfsd_kwaits {
+	unsigned long ticks;
+	struct rfsd_kwait_cpu cpu[RFS_MAX_CPUS];
+};
+
+/* Pure (tests/unit/test_kwait.c): did pid, now at wait_ns and runs, wait
+ * RFSD_KWAIT_WARN_NS or more per run over RFSD_KWAIT_MIN_RUNS runs or
+ * more since the last look c?  Not if c was of another kthread or its
+ * counters went back (a reused PID).  *per_run: the average wait. */
+static inline bool rfsd_kwait_excess(const struct rfsd_kwait_cpu *c,
+				     __u32 pid, __u64 wait_ns, __u64 runs,
+				     __u64 *per_run)
+{
+	__u64 n;
+
+	*per_run = 0;
+	if (!c->have || c->pid != pid || runs < c->runs ||
+	    wait_ns < c->wait_ns)
+		return false;
+	n = runs - c->runs;
+	if (n < RFSD_KWAIT_MIN_RUNS)
+		return false;
+	*per_run = (wait_ns - c->wait_ns) / n;
+	return *per_run >= RFSD_KWAIT_WARN_NS;
+}
+
+/* Once a second, right after rfsd_ksched_tick(), whose PIDs it reads. */
+void rfsd_kwait_tick(struct rfsd_kwaits *w, const struct rfsd_kscheds *k);
+
+/* ---- the flood step-down (kflood.c) ---- */
+
+#define RFSD_KFLOOD_TICK_MS	200	/* between two looks */
+#define RFSD_KFLOOD_HIGH_PCT	50	/* of that on its CPU: flooded */
+#define RFSD_KFLOOD_RUN_NS	2000000ULL	/* or runs this long on average
+						   (the kernel's MAX_SOFTIRQ_TIME) */
+#define RFSD_KFLOOD_LOW_PCT	25	/* and below this: no longer */
+#define RFSD_KFLOOD_HOLD_LOOKS	10	/* but not before this many looks */
+#define RFSD_KFLOOD_MIN_FRAMES	2000	/* dequeued in a look: worth one */
+#define RFSD_KFLOOD_QUIET_NS	(600ULL * 1000000000ULL)	/* between two log lines */
+
+struct rfsd_kflood_cpu {
+	__u32 pid;		/* the kthread the figures are of */
+	bool have;		/* on_cpu_ns and at_ns were read */
+	__u64 on_cpu_ns;	/* its schedstat run time at the last look */
+	__u64 runs;		/* and its number of runs */
+	unsigned int looks;	/* looks since it stepped down */
+	__u64 at_ns;		/* CLOCK_MONOTONIC then */
+	__u64 dequeued;		/* its CPU's frames dequeued at the last look */
+	bool dq_seen;		/* dequeued was read */
+	__u64 logged_ns;	/* when a step down was last logged; 0: never */
+	bool said;		/* the current one was: say its end too */
+};
+
+struct rfsd_kfloods {
+	struct rfsd_watch tmr;
+	struct rfsd_kscheds *k;
+	struct rfsd_kflood_cpu cpu[RFS_MAX_CPUS];
+};
+
+/* One look: its length, the kthread's run time and runs in it. */
+struct rfsd_kflood_window {
+	__u64 wall_ns;
+	__u64 ran_ns;
+	__u64 runs;
+};
+
+/* Pure (tests/unit/test_kflood.c): the state after window w, from state,
+ * looks after the step down.  A run still going counts as one (a window
+ * it fills has runs 0); a window of no length changes nothing. */
+static inline enum rfsd_kflood_state
+rfsd_kflood_next(enum rfsd_kflood_state state, unsigned int looks,
+		 const struct rfsd_kflood_window *w)
+{
+	__u64 runs = w->runs ? w->runs : 1;
+
+	if (!w->wall_ns)
+		return state;
+	if (state == RFSD_KFLOOD_NO) {
+		if (w->ran_ns * 100 > w->wall_ns * RFSD_KFLOOD_HIGH_PCT)
+			return RFSD_KFLOOD_SHARE;
+		if (w->ran_ns >= runs * RFSD_KFLOOD_RUN_NS)
+			return RFSD_KFLOOD_RUNS;
+		return RFSD_KFLOOD_NO;
+	}
+	if (state == RFSD_KFLOOD_RUNS && looks < RFSD_KFLOOD_HOLD_LOOKS)
+		return state;
+	return w->ran_ns * 100 >= w->wall_ns * RFSD_KFLOOD_LOW_PCT ? state :
+								     RFSD_KFLOOD_NO;
+}
+
+/* Look every RFSD_KFLOOD_TICK_MS from loop (its own timerfd) at k's
+ * kthreads; f must stay where it is.  0 or -errno. */
+int rfsd_kflood_start(struct rfsd_kfloods *f, struct rfsd_kscheds *k,
+		      struct rfsd_loop *loop);
+void rfsd_kflood_stop(struct rfsd_kfloods *f, struct rfsd_loop *loop);
 
 #endif /* RFSD_KSCHED_H */

@@ -42,23 +42,15 @@
 #include "config.h"
 #include "flows.h"
 #include "ifaces.h"
-#include "ksched.h"
-#include "kflood.h"
-#include "kwait.h"
-#include "leaving.h"
 #include "kernel.h"
+#include "ksched.h"
+#include "leaving.h"
 #include "log.h"
 #include "loop.h"
 #include "metrics.h"
 #include "netlink.h"
 #include "rfs_dp.h"
 #include "server.h"
-
-/* Orphaned rfs_xdp programs are looked for every RFSD_SWEEP_TICKS seconds;
- * one loaded less than RFSD_ORPHAN_MIN_AGE s ago may be another rfsd's
- * attach in progress, not an orphan. */
-#define RFSD_SWEEP_TICKS	30
-#define RFSD_ORPHAN_MIN_AGE	10
 
 struct rfsd {
 	struct rfsd_loop loop;
@@ -83,8 +75,8 @@ struct rfsd {
 
 	struct rfsd_ifaces ifaces;
 	struct rfsd_kscheds ksched;
-	struct rfsd_kfloods kflood;	/* kflood.h: SCHED_OTHER while flooded */
-	struct rfsd_kwaits kwait;	/* kwait.h: warns of kthreads kept waiting */
+	struct rfsd_kfloods kflood;	/* SCHED_OTHER while flooded */
+	struct rfsd_kwaits kwait;	/* warns of kthreads kept waiting */
 	struct rfsd_sampler sampler;
 	struct rfsd_cmd_ctx cmd;	/* what the command handlers get */
 	struct rfsd_server *srv;
@@ -93,7 +85,6 @@ struct rfsd {
 	struct rfsd_netlink *nl;
 	struct rfsd_watch sig, tmr, job;
 
-	unsigned long ticks;		/* of the 1 s timer */
 	char refresh_err[RFS_ERR_LEN];	/* last one logged */
 	char status[256];		/* last STATUS= sent */
 };
@@ -268,10 +259,6 @@ static void on_timer(struct rfsd_watch *w, uint32_t ev)
 	if (read(w->fd, &ticks, sizeof(ticks)) < 0 && errno != EAGAIN)
 		pr_debug("can't read timerfd: %s\n", strerror(errno));
 	rfsd_server_tick(d->srv, time(NULL));
-	/* An orphaned rfs_xdp (a crash between attach and pin) is found
-	 * within a minute; the startup sweep finds older ones. */
-	if (++d->ticks % RFSD_SWEEP_TICKS == 0)
-		rfs_sweep_orphans(RFSD_ORPHAN_MIN_AGE);
 	if (rfs_dp_refresh_cpus(d->dp, err)) {
 		/* say it once, not every second */
 		if (strcmp(err, d->refresh_err))
@@ -495,7 +482,7 @@ int main(int argc, char **argv)
 		.dp = d.dp, .ifaces = &d.ifaces, .sampler = &d.sampler,
 		.ksched = &d.ksched,
 	};
-	e = rfs_sweep_orphans(RFSD_ORPHAN_MIN_AGE);
+	e = rfs_dp_sweep_orphans(d.dp, 0);
 	if (e < 0)
 		pr_warn("can't look for orphaned XDP programs: %s\n",
 			strerror(-e));

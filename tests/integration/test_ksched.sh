@@ -33,6 +33,7 @@ ALL_TESTS="
 	test_default_not_starved
 	test_flood_steps_down
 	test_burst_steps_down
+	test_fake_kthread_ignored
 "
 
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/lab.sh"
@@ -831,4 +832,45 @@ test_burst_steps_down()
 
 lab_need "$LAB_PY"
 lab_trap
+# A user process named like this cpumap's kthread of each CPU, asleep
+# (what "drained" looks like) changes nothing: rfsd never gives it a
+# policy, never takes its PID for the kthread's, and a resize that waits
+# for the old table to drain completes twice over.
+test_fake_kthread_ignored()
+{
+	local mapid c pid fakes=() st
+	setup ""
+	traffic_both
+	mapid=$(lab_cpumap_id)
+	for c in "${CPU_LIST[@]}"; do
+		lab_bg "$LAB_PY" -c 'import sys, time
+open("/proc/self/comm", "w").write(sys.argv[1])
+time.sleep(600)' "cpumap/$c/map:$mapid"
+		fakes+=("$LAB_BG_PID")
+	done
+	sleep 0.5
+	for pid in "${fakes[@]}"; do
+		case "$(cat "/proc/$pid/comm")" in
+		cpumap/*) ;;
+		*) fail "can't name pid $pid like a cpumap kthread" ;;
+		esac
+	done
+	set_key fifo:2
+	reload
+	traffic_both
+	ctl set flow-cnt "$LAB_A" 8192 >/dev/null || fail "the first resize failed"
+	sleep 2
+	ctl set flow-cnt "$LAB_A" 4096 >/dev/null ||
+		fail "the second resize (the first table drained) failed"
+	st=$(status_kthreads)
+	for pid in "${fakes[@]}"; do
+		[ "$(proc_sched "$pid" | awk '{ print $2 }')" = 0 ] ||
+			fail "the fake kthread $pid got a policy: $(proc_sched "$pid")"
+		awk '{ print $2 }' <<< "$st" | grep -qx "$pid" &&
+			fail "rfsd took the fake $pid for a kthread: $st"
+	done
+	grep -q "SCHED_FIFO_2" <<< "$st" || fail "the real kthreads did not get fifo:2: $st"
+	kill "${fakes[@]}"
+}
+
 lab_run_tests test_ksched "${*:-$ALL_TESTS}"

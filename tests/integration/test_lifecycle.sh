@@ -14,6 +14,9 @@ ALL_TESTS="
 	test_cleanup_after_kill
 	test_cleanup_refused_while_running
 	test_orphan_swept
+	test_kill_during_attach
+	test_other_rfsd_untouched
+	test_cleanup_no_follow
 	test_rename_live
 	test_rename_while_down
 	test_netns_move
@@ -64,31 +67,130 @@ test_cleanup_refused_while_running()
 }
 
 # a program attached but never pinned (rfsd killed
-# between the two) is detached by the next rfsd, which can then attach.
+# between the two) is ours by its maps: the next rfsd detaches it at once,
+# before it serves, and can then attach.
 test_orphan_swept()
 {
-	local i
 	setup
 	lab_stop_rfsd KILL
 	rm -rf "${RFS_PIN_V:?}/if/$LAB_A"
 	[ "$(lab_xdp_id "$LAB_A")" = "$PROG" ] || fail "program gone before the test"
-	# a younger one could be another rfsd's attach in progress
-	say "waiting for the orphan to be 10 s old"
-	sleep 10
 	lab_start_rfsd
-	for ((i = 0; i < 30; i++)); do
-		[ -z "$(lab_xdp_id "$LAB_A")" ] && break
-		sleep 0.1
-	done
 	[ -z "$(lab_xdp_id "$LAB_A")" ] ||
-		fail "orphaned rfs_xdp (id $PROG) still attached to $LAB_A"
-	# another lab's rfsd running at the same time may have swept it
-	# first: any rfsd's log will do
-	grep -qs "detached orphaned rfs_xdp (id $PROG)" "$RFSD_LOG" /tmp/rfs-bench-*/*.log \
-		/tmp/rfs-lab-*/rfsd.log ||
-		fail "no rfsd logged removing the orphan"
+		fail "orphaned program (id $PROG) still attached to $LAB_A once rfsd serves"
+	grep -qs "detached our orphaned XDP program (id $PROG)" "$RFSD_LOG" ||
+		fail "rfsd did not log removing the orphan"
 	ctl attach "$LAB_A" >/dev/null ||
 		fail "rfsctl attach $LAB_A after the sweep failed"
+}
+
+# The pinned program of $1 under our pin dir, empty if none.
+pinned_prog()
+{
+	bpftool -j prog show pinned "$RFS_PIN_V/if/$1/prog" 2>/dev/null |
+		jget 'd["id"]'
+}
+
+# rfsd killed at a random point of attaching two interfaces and
+# restarted at once, KILL_ROUNDS times: once it serves, every program on
+# them is pinned and adopted, or gone; and attaching again never fails.
+test_kill_during_attach()
+{
+	local rounds=${KILL_ROUNDS:-50} r ifc id t0 ms=0 delay orphans=0 refused=0
+	setup
+	lab_up_spare
+	ctl detach "$LAB_A" >/dev/null || fail "rfsctl detach $LAB_A failed"
+	# the window: as long as the two attaches take
+	t0=$(date +%s%N)
+	ctl attach "$LAB_A" >/dev/null && ctl attach "$LAB_X" >/dev/null ||
+		fail "attach before the rounds failed"
+	ms=$(( ($(date +%s%N) - t0) / 1000000 + 1 ))
+	say "two attaches take ${ms} ms; $rounds rounds of SIGKILL within that"
+	for ((r = 0; r < rounds; r++)); do
+		for ifc in "$LAB_A" "$LAB_X"; do
+			[ -n "$(lab_xdp_id "$ifc")" ] && ctl detach "$ifc" >/dev/null
+		done
+		delay=$(awk -v m="$ms" -v s="$RANDOM" 'BEGIN { printf "%.3f", m * (s % 1000) / 1000000 }')
+		{ ctl attach "$LAB_A"; ctl attach "$LAB_X"; } >/dev/null 2>&1 &
+		sleep "$delay"
+		lab_stop_rfsd KILL
+		wait $! 2>/dev/null
+		lab_start_rfsd
+		for ifc in "$LAB_A" "$LAB_X"; do
+			id=$(lab_xdp_id "$ifc")
+			if [ -n "$id" ] && [ "$id" != "$(pinned_prog "$ifc")" ]; then
+				say "round $r: $ifc has program $id, pinned: '$(pinned_prog "$ifc")'"
+				orphans=$((orphans + 1))
+			fi
+			if [ -z "$id" ] && ! ctl attach "$ifc" >/dev/null; then
+				say "round $r: attach $ifc refused"
+				refused=$((refused + 1))
+			fi
+		done
+	done
+	say "$(grep -c 'detached our orphaned' "$RFSD_LOG") kills fell between attaching and pinning"
+	[ "$orphans" = 0 ] || fail "$orphans programs without pins once rfsd served"
+	[ "$refused" = 0 ] || fail "$refused attaches refused after a restart"
+}
+
+# A second rfsd, its pin dir on a bpffs the first can't see (another
+# mount namespace, as in a container), and its program named as ours:
+# neither the first's start nor its --cleanup touches it.
+test_other_rfsd_untouched()
+{
+	local bpfb=$LAB_DIR/bpfB sockb=$LAB_DIR/rfsdB.sock pidb px i
+	setup
+	lab_up_spare
+	mkdir -p "$bpfb"
+	lab_bg unshare -m --propagation private sh -c \
+		'mount -t bpf bpf "$1" && exec "$2" --socket "$3" --pin-dir "$1/rfs" --config "$4" -v' \
+		sh "$bpfb" "$RFSD" "$sockb" "$LAB_DIR/rfsd.conf" \
+		>>"$LAB_DIR/rfsdB.log" 2>&1
+	pidb=$LAB_BG_PID
+	for ((i = 0; i < 150; i++)); do
+		"$RFSCTL" --socket "$sockb" status >/dev/null 2>&1 && break
+		sleep 0.1
+	done
+	"$RFSCTL" --socket "$sockb" attach "$LAB_X" >/dev/null ||
+		fail "the second rfsd can't attach $LAB_X: $(tail -3 "$LAB_DIR/rfsdB.log")"
+	px=$(lab_xdp_id "$LAB_X")
+	[ -n "$px" ] || fail "no program on $LAB_X"
+	lab_stop_rfsd KILL
+	lab_start_rfsd
+	[ "$(lab_xdp_id "$LAB_X")" = "$px" ] ||
+		fail "the first rfsd's start removed the second's program"
+	lab_stop_rfsd KILL
+	"$RFSD" --cleanup --pin-dir "$RFS_PIN" >"$LAB_DIR/cleanup.log" 2>&1 ||
+		fail "rfsd --cleanup failed: $(cat "$LAB_DIR/cleanup.log")"
+	[ -z "$(lab_xdp_id "$LAB_A")" ] || fail "--cleanup left our program on $LAB_A"
+	[ "$(lab_xdp_id "$LAB_X")" = "$px" ] ||
+		fail "the first rfsd's --cleanup removed the second's program"
+	"$RFSCTL" --socket "$sockb" -j status |
+		jget '[i["name"] for i in d["interfaces"] if i["prog_id"] == '"$px"']' |
+		grep -q "\"$LAB_X\"" || fail "the second rfsd no longer lists $LAB_X"
+	"$RFSCTL" --socket "$sockb" detach "$LAB_X" >/dev/null ||
+		fail "the second rfsd can't detach $LAB_X"
+	kill -TERM "$pidb"
+	lab_wait "$pidb" 10 || fail "the second rfsd did not exit"
+}
+
+# --cleanup removes what is under the pin dir, never what a symlink there
+# points at.
+test_cleanup_no_follow()
+{
+	local scratch=$LAB_DIR/scratch
+	setup
+	lab_stop_rfsd KILL
+	mkdir -p "$scratch/sub" && echo keep >"$scratch/sub/prog"
+	ln -s "$scratch" "$RFS_PIN_V/if/trap" &&
+		ln -s "$scratch" "$RFS_PIN/v9" ||
+		fail "can't make symlinks under the pin dir"
+	"$RFSD" --cleanup --pin-dir "$RFS_PIN" >"$LAB_DIR/cleanup.log" 2>&1 ||
+		fail "rfsd --cleanup failed: $(cat "$LAB_DIR/cleanup.log")"
+	[ -f "$scratch/sub/prog" ] ||
+		fail "--cleanup followed a symlink and removed $scratch/sub/prog"
+	[ -z "$(lab_xdp_id "$LAB_A")" ] || fail "$LAB_A still has XDP after --cleanup"
+	[ ! -e "$RFS_PIN" ] || fail "$RFS_PIN still exists after --cleanup"
 }
 
 # a renamed interface is followed: status, pins,

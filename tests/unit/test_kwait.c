@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Tests of rfsd_kwait_excess() (daemon/rfsd/kwait.h): when rfsd warns that
+ * Tests of rfsd_kwait_excess() (daemon/rfsd/ksched.h): when rfsd warns that
  * a CPU's cpumap kthread keeps waiting for its CPU, and when it must not.
  */
 #include <stdarg.h>
@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "../../daemon/rfsd/kwait.h"
+#include "../../daemon/rfsd/ksched.h"
 
 #define PID	4242
 

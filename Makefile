@@ -372,8 +372,10 @@ $(B)/tests/test_request: daemon/rfsd/request.c daemon/rfsd/request.h
 $(B)/tests/test_peercred: daemon/rfsd/peercred.c daemon/rfsd/peercred.h
 # and test_top_rates rfsctl's top_rates.c
 $(B)/tests/test_top_rates: daemon/rfsctl/top_rates.c daemon/rfsctl/top_rates.h
-# and test_explain rfsd's pure half of explain
+# and test_explain the library's explain: the linker drops the map reads
+# it never calls, so it needs no datapath objects
 $(B)/tests/test_explain: daemon/lib/rfs_explain.c daemon/lib/rfs_explain.h
+$(B)/tests/test_explain: private CFLAGS += -ffunction-sections -Wl,--gc-sections
 
 # libFuzzer targets of the parsers (tests/fuzz/README.md), built with
 # clang-16 into build-fuzz/, never linked with libbpf:

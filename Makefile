@@ -59,7 +59,7 @@ CFLAGS    += -Wall -Wextra -Wno-unused-parameter -Werror -std=gnu11 \
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 # rfsctl talks JSON over a socket and nothing else: no libbpf, no libxdp;
-# ncurses draws rfsctl top (daemon/rfsctl/top_view.c), in rfsctl only
+# ncurses draws rfsctl top (daemon/rfsctl/cmd_top.c), in rfsctl only
 CTL_LIBS   = $(shell pkg-config --libs json-c ncurses 2>/dev/null)
 # rfsd alone serves /metrics over HTTP (daemon/rfsd/metrics.c)
 RFSD_PKGS  := libmicrohttpd
@@ -371,7 +371,7 @@ $(B)/tests/test_config: daemon/rfsd/config.c daemon/rfsd/config.h
 $(B)/tests/test_request: daemon/rfsd/request.c daemon/rfsd/request.h
 $(B)/tests/test_peercred: daemon/rfsd/peercred.c daemon/rfsd/peercred.h
 # and test_top_rates rfsctl's top_rates.c
-$(B)/tests/test_top_rates: daemon/rfsctl/top_rates.c daemon/rfsctl/top_rates.h
+$(B)/tests/test_top_rates: daemon/rfsctl/top_rates.c daemon/rfsctl/rfsctl.h
 # and test_explain the library's explain: the linker drops the map reads
 # it never calls, so it needs no datapath objects
 $(B)/tests/test_explain: daemon/lib/rfs_explain.c daemon/lib/rfs_explain.h

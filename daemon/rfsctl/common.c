@@ -1,13 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Output: the p_err family, JSON documents through json-c, and the plain
- * text helpers the _plain printers share (aligned tables, values as text).
+ * What every command shares: the p_err family, JSON documents through
+ * json-c, the plain text helpers of the _plain printers (aligned tables,
+ * values as text), and requests to rfsd, each on a connection of its own.
+ * Whatever fails in a request (no daemon, a refusal) is a runtime error:
+ * exit 1.
  */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "ctl_client.h"
+#include "log.h"
 #include "rfsctl.h"
 
 static const struct rfsctl_cfg *out_cfg;	/* NULL: plain, not pretty */
@@ -121,7 +126,7 @@ void rfs_table_addf(struct rfs_table *t, const char *fmt, ...)
 	rfs_table_add(t, buf);
 }
 
-void rfs_table_print(struct rfs_table *t, FILE *f, const char *indent)
+void rfs_table_print(struct rfs_table *t, FILE *f)
 {
 	size_t i, n, off = 0, *w;
 	char *line;
@@ -154,7 +159,7 @@ void rfs_table_print(struct rfs_table *t, FILE *f, const char *indent)
 		while (off && line[off - 1] == ' ')
 			off--;
 		line[off] = '\0';
-		fprintf(f, "%s%s\n", indent ? indent : "", line);
+		fprintf(f, "%s\n", line);
 		off = 0;
 	}
 	free(line);
@@ -248,12 +253,36 @@ void rfs_fmt_member(struct json_object *obj, const char *key, char *buf,
 		rfs_fmt_value(v, buf, len);
 }
 
+
+const char *rfs_str(struct json_object *obj, const char *key,
+		    const char *dflt)
+{
+	struct json_object *v;
+
+	return json_object_object_get_ex(obj, key, &v) && v ?
+	       json_object_get_string(v) : dflt;
+}
+
+long long rfs_num(struct json_object *obj, const char *key, long long dflt)
+{
+	struct json_object *v;
+
+	return json_object_object_get_ex(obj, key, &v) && v ?
+	       json_object_get_int64(v) : dflt;
+}
+
+__u64 rfs_u64(struct json_object *obj, const char *key)
+{
+	struct json_object *v;
+
+	return json_object_object_get_ex(obj, key, &v) ?
+	       (__u64)json_object_get_uint64(v) : 0;
+}
+
 /* "sock_flow_entries" -> "sock flow entries"; a few read better renamed. */
 static void label_of(const char *key, char *buf, size_t len)
 {
-	static const struct {
-		const char *key, *label;
-	} renames[] = {
+	static const char *const renames[][2] = {
 		{ "mode", "xdp mode" },
 		{ "nr_cpus", "possible cpus" },
 		{ "prog_id", "program id" },
@@ -261,12 +290,10 @@ static void label_of(const char *key, char *buf, size_t len)
 	size_t i;
 	char *p;
 
-	for (i = 0; i < sizeof(renames) / sizeof(renames[0]); i++)
-		if (!strcmp(key, renames[i].key)) {
-			snprintf(buf, len, "%s", renames[i].label);
-			return;
-		}
 	snprintf(buf, len, "%s", key);
+	for (i = 0; i < sizeof(renames) / sizeof(renames[0]); i++)
+		if (!strcmp(key, renames[i][0]))
+			snprintf(buf, len, "%s", renames[i][1]);
 	for (p = buf; *p; p++)
 		if (*p == '_')
 			*p = ' ';
@@ -280,29 +307,172 @@ static bool in_list(const char *const *list, const char *key)
 	return false;
 }
 
-static void print_kv_one(FILE *f, const char *indent, const char *key,
+static void print_kv_one(const char *indent, const char *key,
 			 struct json_object *v)
 {
 	char label[64], val[1024];
 
 	label_of(key, label, sizeof(label));
 	rfs_fmt_value(v, val, sizeof(val));
-	fprintf(f, "%s%-18s %s\n", indent, label, val);
+	printf("%s%-18s %s\n", indent, label, val);
 }
 
-void rfs_print_kv(FILE *f, struct json_object *obj, const char *indent,
+void rfs_print_kv(struct json_object *obj, const char *indent,
 		  const char *const *order, const char *const *skip)
 {
 	const char *const *k;
 	struct json_object *v;
 
-	/* the known keys in a sensible order, then whatever rfsd added */
 	for (k = order; k && *k; k++)
 		if (json_object_object_get_ex(obj, *k, &v) &&
 		    !in_list(skip, *k))
-			print_kv_one(f, indent, *k, v);
+			print_kv_one(indent, *k, v);
 	json_object_object_foreach(obj, key, val) {
 		if (!in_list(order, key) && !in_list(skip, key))
-			print_kv_one(f, indent, key, val);
+			print_kv_one(indent, key, val);
 	}
+}
+
+/* ---- requests ---- */
+
+struct json_object *rfs_req_new(const char *cmd)
+{
+	struct json_object *req = json_object_new_object();
+
+	rfs_req_add_str(req, "cmd", cmd);
+	return req;
+}
+
+void rfs_req_add_str(struct json_object *req, const char *key,
+		     const char *val)
+{
+	json_object_object_add(req, key, json_object_new_string(val));
+}
+
+void rfs_req_add_int(struct json_object *req, const char *key, int val)
+{
+	json_object_object_add(req, key, json_object_new_int(val));
+}
+
+void rfs_req_add_cpus(struct json_object *req, const char *key,
+		      const struct rfs_cpuset *cpus)
+{
+	struct json_object *arr = json_object_new_array();
+	unsigned int cpu;
+
+	for (cpu = 0; cpu < RFS_MAX_CPUS; cpu++)
+		if (rfs_cpuset_has(cpus, cpu))
+			json_object_array_add(arr, json_object_new_int(cpu));
+	json_object_object_add(req, key, arr);
+}
+
+/* -v: show the lines exchanged with rfsd. */
+static void trace(const char *dir, const char *line, void *arg)
+{
+	pr_debug("%s %s\n", !strcmp(dir, "send") ? ">" : "<", line);
+}
+
+int rfs_connect(const struct rfsctl_cfg *g, int ms, struct rfs_ctl **ctl,
+		char *err, size_t len)
+{
+	int ret = rfs_ctl_connect(ctl, g->socket, err, len);
+
+	if (ret)
+		return ret;
+	rfs_ctl_set_trace(*ctl, trace, NULL);
+	rfs_ctl_set_timeout(*ctl, ms);
+	return 0;
+}
+
+int rfs_ask(struct rfs_ctl *ctl, struct json_object *req,
+	    struct json_object **reply, struct json_object **result,
+	    char *err, size_t len)
+{
+	int ret;
+
+	*reply = NULL;
+	*result = NULL;
+	ret = rfs_ctl_request(ctl, req, reply, err, len);
+	json_object_put(req);
+	if (!ret)
+		ret = rfs_ctl_result(*reply, result, err, len);
+	if (ret) {
+		json_object_put(*reply);
+		*reply = NULL;
+		*result = NULL;
+	}
+	return ret;
+}
+
+static int rfs_call_ms(const struct rfsctl_cfg *g, struct json_object *req,
+		       int extra_ms, struct json_object **reply,
+		       struct json_object **result, char *err, size_t len)
+{
+	struct rfs_ctl *ctl;
+	int ret;
+
+	*reply = NULL;
+	*result = NULL;
+	ret = rfs_connect(g, RFS_CTL_TIMEOUT_MS + extra_ms, &ctl, err, len);
+	if (ret) {
+		json_object_put(req);
+		return ret;
+	}
+	ret = rfs_ask(ctl, req, reply, result, err, len);
+	rfs_ctl_close(ctl);
+	return ret;
+}
+
+int rfs_call(const struct rfsctl_cfg *g, struct json_object *req,
+	     int extra_ms, struct json_object **reply,
+	     struct json_object **result)
+{
+	char err[RFS_CTL_ERR_LEN];
+
+	if (!rfs_call_ms(g, req, extra_ms, reply, result, err, sizeof(err)))
+		return EXIT_SUCCESS;
+	/* the daemon's message names object and cause: pass it through */
+	p_err("%s", err);
+	return EXIT_FAILURE;
+}
+
+int rfs_call_quiet(const struct rfsctl_cfg *g, struct json_object *req,
+		   struct json_object **reply, struct json_object **result,
+		   char *err, size_t len)
+{
+	return rfs_call_ms(g, req, 0, reply, result, err, len);
+}
+
+int rfs_expect(struct json_object *result, enum json_type type,
+	       const char *what)
+{
+	if (json_object_is_type(result, type))
+		return EXIT_SUCCESS;
+	p_err("unexpected reply from rfsd: %s is not %s %s", what,
+	      type == json_type_array || type == json_type_object ?
+	      "an" : "a", json_type_to_name(type));
+	return EXIT_FAILURE;
+}
+
+int rfs_show(const struct rfsctl_cfg *g, struct json_object *req,
+	     int extra_ms, const char *key, enum json_type type,
+	     const char *what,
+	     void (*plain)(struct json_object *r, const void *arg),
+	     const void *arg)
+{
+	struct json_object *reply, *result, *r = NULL;
+	int ret;
+
+	ret = rfs_call(g, req, extra_ms, &reply, &result);
+	r = result;
+	if (!ret && key && !json_object_object_get_ex(result, key, &r))
+		r = NULL;
+	if (!ret && what)
+		ret = rfs_expect(r, type, what);
+	if (!ret && g->json)
+		p_json(r);
+	else if (!ret && plain)
+		plain(r, arg);
+	json_object_put(reply);
+	return ret;
 }

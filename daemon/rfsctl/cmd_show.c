@@ -296,18 +296,13 @@ static void stats_plain(struct json_object *st, const void *arg)
 	struct rfs_table *t;
 	char title[64];
 	size_t ncpu = 0;
-	bool *left, sep;
+	bool sep;
 
 	json_object_object_get_ex(st, "total", &total);
 	if (json_object_object_get_ex(st, "per_cpu", &per_cpu) &&
 	    json_object_is_type(per_cpu, json_type_array))
 		ncpu = json_object_array_length(per_cpu);
-	left = calloc(ncpu + 2, sizeof(*left));
-	if (!left)
-		return;
-	left[0] = true;
-	t = rfs_table_new(ncpu + 2, left);
-	free(left);
+	t = rfs_table_new(ncpu + 2, 1);	/* the names left, numbers right */
 
 	snprintf(title, sizeof(title), "interface counters (%s)",
 		 rfs_str(st, "interface", "all"));
@@ -319,8 +314,7 @@ static void stats_plain(struct json_object *st, const void *arg)
 	if (rfs_u64(total, "kthread_runs"))
 		stats_derived(t, "kthread wait/run", total, per_cpu, ncpu,
 			      kwait_cell);
-	rfs_table_print(t, stdout);
-	rfs_table_free(t);
+	rfs_table_print(t);
 }
 
 /* rfs_prom_call_fn: one request to rfsd, as every command makes it. */
@@ -400,20 +394,12 @@ static int do_stats(const struct rfsctl_cfg *g, const void *cfg)
  * busiest flows: the wait for the reply is stretched by the interval. */
 static void flows_plain(struct json_object *flows, const void *arg)
 {
-	static const struct {
-		const char *key, *title;
-		bool left;
-	} cols[] = {
-		{ "iface", "iface", true },
-		{ "rx_queue", "rxq", false },
-		{ "hash", "hash", true },
-		{ "frames", "frames", false },
-		{ "desired_cpu", "desired", false },
-		{ "current_cpu", "current", false },
-		{ "path", "path", true },
+	static const char *const cols[][2] = {	/* key, title */
+		{ "iface", "iface" }, { "rx_queue", "rxq" }, { "hash", "hash" },
+		{ "frames", "frames" }, { "desired_cpu", "desired" },
+		{ "current_cpu", "current" }, { "path", "path" },
 	};
 	const size_t ncols = sizeof(cols) / sizeof(cols[0]);
-	bool left[sizeof(cols) / sizeof(cols[0])];
 	size_t i, c, n = json_object_array_length(flows);
 	struct rfs_table *t;
 	char buf[64];
@@ -422,20 +408,17 @@ static void flows_plain(struct json_object *flows, const void *arg)
 		printf("no flows seen in %u ms\n", *(const unsigned int *)arg);
 		return;
 	}
+	t = rfs_table_new(ncols, 1 << 0 | 1 << 2 | 1 << 6);	/* the text */
 	for (c = 0; c < ncols; c++)
-		left[c] = cols[c].left;
-	t = rfs_table_new(ncols, left);
-	for (c = 0; c < ncols; c++)
-		rfs_table_add(t, cols[c].title);
+		rfs_table_add(t, cols[c][1]);
 	for (i = 0; i < n; i++) {
 		for (c = 0; c < ncols; c++) {
 			rfs_fmt_member(json_object_array_get_idx(flows, i),
-				       cols[c].key, buf, sizeof(buf));
+				       cols[c][0], buf, sizeof(buf));
 			rfs_table_add(t, buf);
 		}
 	}
-	rfs_table_print(t, stdout);
-	rfs_table_free(t);
+	rfs_table_print(t);
 }
 
 static int do_flows(const struct rfsctl_cfg *g, const void *cfg)

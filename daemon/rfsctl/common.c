@@ -72,26 +72,19 @@ void p_json(struct json_object *obj)
 
 struct rfs_table {
 	int ncols;
+	unsigned long left;	/* bit c: column c is aligned left */
 	size_t ncells, cap;
 	char **cells;
-	bool *left;
 };
 
-struct rfs_table *rfs_table_new(int ncols, const bool *left)
+struct rfs_table *rfs_table_new(int ncols, unsigned long left)
 {
-	struct rfs_table *t;
+	struct rfs_table *t = calloc(1, sizeof(*t));
 
-	t = calloc(1, sizeof(*t));
-	if (!t)
-		return NULL;
-	t->ncols = ncols;
-	t->left = calloc(ncols, sizeof(*t->left));
-	if (!t->left) {
-		free(t);
-		return NULL;
+	if (t) {
+		t->ncols = ncols;
+		t->left = left;
 	}
-	if (left)
-		memcpy(t->left, left, ncols * sizeof(*left));
 	return t;
 }
 
@@ -126,32 +119,28 @@ void rfs_table_addf(struct rfs_table *t, const char *fmt, ...)
 	rfs_table_add(t, buf);
 }
 
-void rfs_table_print(struct rfs_table *t, FILE *f)
+void rfs_table_print(struct rfs_table *t)
 {
-	size_t i, n, off = 0, *w;
-	char *line;
+	size_t i, n = 0, off = 0, *w = NULL;
+	char *line = NULL;
 	int c;
 
-	if (!t || !t->ncells)
+	if (!t)
 		return;
 	w = calloc(t->ncols, sizeof(*w));
-	if (!w)
-		return;
-	for (i = 0, n = 0; i < t->ncells; i++) {
+	for (i = 0; w && i < t->ncells; i++)
 		if (strlen(t->cells[i]) > w[i % t->ncols])
 			w[i % t->ncols] = strlen(t->cells[i]);
-	}
-	for (c = 0; c < t->ncols; c++)
+	for (c = 0; w && c < t->ncols; c++)
 		n += w[c] + 2;
-	line = malloc(n + 1);
-	if (!line) {
-		free(w);
-		return;
-	}
-	for (i = 0; i < t->ncells; i++) {
+	if (w)
+		line = malloc(n + 1);
+	for (i = 0; line && i < t->ncells; i++) {
 		c = i % t->ncols;
-		off += snprintf(line + off, n + 1 - off, t->left[c] ? "%-*s%s" :
-				"%*s%s", (int)w[c], t->cells[i],
+		off += snprintf(line + off, n + 1 - off,
+				c < (int)sizeof(t->left) * 8 && (t->left >> c & 1) ?
+				"%-*s%s" : "%*s%s",
+				(int)w[c], t->cells[i],
 				c == t->ncols - 1 ? "" : "  ");
 		if (c != t->ncols - 1 && i + 1 != t->ncells)
 			continue;
@@ -159,23 +148,14 @@ void rfs_table_print(struct rfs_table *t, FILE *f)
 		while (off && line[off - 1] == ' ')
 			off--;
 		line[off] = '\0';
-		fprintf(f, "%s\n", line);
+		printf("%s\n", line);
 		off = 0;
 	}
 	free(line);
 	free(w);
-}
-
-void rfs_table_free(struct rfs_table *t)
-{
-	size_t i;
-
-	if (!t)
-		return;
 	for (i = 0; i < t->ncells; i++)
 		free(t->cells[i]);
 	free(t->cells);
-	free(t->left);
 	free(t);
 }
 

@@ -18,55 +18,11 @@
 #include "parse.h"
 #include "rfsctl.h"
 
-const struct rfs_cmd *rfs_cmd_select(const struct rfs_cmd *const *cmds,
-				     const char *name, bool *ambiguous)
-{
-	const struct rfs_cmd *found = NULL;
-	size_t len = strlen(name);
-	int n = 0;
-
-	*ambiguous = false;
-	if (!len)
-		return NULL;
-	for (; *cmds; cmds++) {
-		if (!strcmp((*cmds)->name, name))
-			return *cmds;
-		if (!strncmp((*cmds)->name, name, len)) {
-			found = *cmds;
-			n++;
-		}
-	}
-	*ambiguous = n > 1;
-	return n == 1 ? found : NULL;
-}
-
-/* Strict positive decimal (1..INT_MAX): 0, or -EINVAL (not a number),
- * -EDOM (0) or -ERANGE (above INT_MAX). */
-static int parse_uint(const char *s, unsigned int *val)
-{
-	__u32 v;
-	int err = rfs_parse_u32(s, &v);
-
-	if (err)
-		return err;
-	if (!v)
-		return -EDOM;
-	if (v > INT_MAX)
-		return -ERANGE;
-	*val = v;
-	return 0;
-}
-
 /* An option found in one of the tables, and the cfg it writes to. */
 struct opt_ref {
 	const struct rfs_opt *opt;
 	void *cfg;
 };
-
-static bool takes_arg(const struct rfs_opt *opt)
-{
-	return opt->type != OPT_BOOL;
-}
 
 /* How the option is named in messages: "--flow-cnt" or its metavar. */
 static void opt_label(const struct rfs_opt *opt, char *buf, size_t len)
@@ -119,6 +75,7 @@ static int set_value(const struct opt_ref *r, const char *arg,
 	void *p = (char *)r->cfg + opt->offset;
 	struct rfs_opt_cpus *cpus;
 	char what[64], list[128];
+	__u32 u;
 	int err;
 
 	opt_label(opt, what, sizeof(what));
@@ -139,16 +96,18 @@ static int set_value(const struct opt_ref *r, const char *arg,
 		*(const char **)p = arg;
 		return 0;
 	case OPT_UINT:
-		err = parse_uint(arg, (unsigned int *)p);
-		if (err == -ERANGE)
+		/* rfs_parse_u32()'s syntax, 1..INT_MAX */
+		err = rfs_parse_u32(arg, &u);
+		if (err == -ERANGE || (!err && u > INT_MAX))
 			return p_usage(path, "%s '%s' is too large (max %d)",
 				       what, arg, INT_MAX);
-		if (err == -EDOM)
+		if (!err && !u)
 			return p_usage(path, "%s '%s' is not a positive integer",
 				       what, arg);
 		if (err)
 			return p_usage(path, "%s '%s' is not a number",
 				       what, arg);
+		*(unsigned int *)p = u;
 		return 0;
 	case OPT_CPULIST:
 		cpus = p;
@@ -172,19 +131,10 @@ static int set_value(const struct opt_ref *r, const char *arg,
 	return p_usage(path, "%s: unknown option type", what);
 }
 
-/* May this option be used here?  Command options always; global ones
- * after a command unless they are leading-only. */
-static bool opt_usable(const struct rfs_opt *opt, bool global, bool leading)
-{
-	if (opt->positional)
-		return false;
-	return !global || leading || !opt->leading;
-}
-
 /*
- * Look an option up among the command's options then the global ones: by
- * its letter c, or (c 0) by its long name, exact or a unique prefix.  0,
- * or a usage error.
+ * Look an option up among the command's options then the global ones
+ * (leading-only ones unless leading): by its letter c, or (c 0) by its
+ * long name, exact or a unique prefix.  0, or a usage error.
  */
 static int find_opt(const struct rfs_opt_globals *gl,
 		    const struct rfs_opt *opts, void *cfg, bool leading,
@@ -201,7 +151,7 @@ static int find_opt(const struct rfs_opt_globals *gl,
 	cands[0] = '\0';
 	for (t = 0; t < 2; t++) {
 		for (o = tables[t]; o && o->name; o++) {
-			if (!opt_usable(o, t == 1, leading) ||
+			if (o->positional || (t && o->leading && !leading) ||
 			    (c ? o->short_opt != c :
 			     strncmp(o->name, name, nlen)))
 				continue;
@@ -241,11 +191,6 @@ static const struct rfs_opt *next_positional(const struct rfs_opt *opts,
 /* In rfs_opts_parse, which returns -1 once the error is reported. */
 #define usage_err(...)	(p_usage(__VA_ARGS__), -1)
 
-static bool looks_negative(const char *s)
-{
-	return s[0] == '-' && s[1] >= '0' && s[1] <= '9';
-}
-
 int rfs_opts_parse(const struct rfs_opt_globals *gl,
 		   const struct rfs_opt *opts, void *cfg, int argc,
 		   char **argv, const char *path, bool stop)
@@ -262,8 +207,9 @@ int rfs_opts_parse(const struct rfs_opt_globals *gl,
 	for (i = 0; i < argc; i++) {
 		w = argv[i];
 		pos = next_positional(opts, npos);
+		/* a positional may be a negative number */
 		if (dashdash || w[0] != '-' || !w[1] ||
-		    (pos && looks_negative(w))) {
+		    (pos && w[1] >= '0' && w[1] <= '9')) {
 			if (stop)
 				return i;
 			if (!pos)
@@ -285,7 +231,7 @@ int rfs_opts_parse(const struct rfs_opt_globals *gl,
 				     w, path, &r))
 				return -1;
 			arg = eq ? eq + 1 : NULL;
-			if (!takes_arg(r.opt) && arg)
+			if (r.opt->type == OPT_BOOL && arg)
 				return usage_err(path, "option '--%s' takes no argument",
 						 r.opt->name);
 		} else {
@@ -294,7 +240,7 @@ int rfs_opts_parse(const struct rfs_opt_globals *gl,
 				if (find_opt(gl, opts, cfg, leading, *w, NULL,
 					     0, NULL, path, &r))
 					return -1;
-				if (takes_arg(r.opt))
+				if (r.opt->type != OPT_BOOL)
 					break;
 				if (set_value(&r, NULL, path))
 					return -1;
@@ -303,7 +249,7 @@ int rfs_opts_parse(const struct rfs_opt_globals *gl,
 				continue;
 			arg = w[1] ? w + 1 : NULL;
 		}
-		if (takes_arg(r.opt) && !arg) {
+		if (r.opt->type != OPT_BOOL && !arg) {
 			if (i + 1 >= argc) {
 				opt_label(r.opt, what, sizeof(what));
 				return usage_err(path, "option '%s' needs an argument %s",

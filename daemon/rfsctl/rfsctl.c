@@ -140,29 +140,33 @@ static int run_leaf(const struct rfs_cmd *cmd, const char *path, int argc,
 	return ret;
 }
 
-/* rfs_cmd_select(), or NULL once "unknown"/"ambiguous" is reported. */
+/* Exact name, else the one command name is a prefix of (bpftool's
+ * cmd_select()); NULL once "unknown" or "ambiguous" is reported. */
 static const struct rfs_cmd *select_cmd(const struct rfs_cmd *const *cmds,
 					const char *name, const char *path)
 {
-	const struct rfs_cmd *const *c, *cmd;
-	char cands[256];
-	size_t off = 0;
-	bool ambiguous;
+	const struct rfs_cmd *found = NULL;
+	size_t len = strlen(name), off = 0;
+	char cands[256] = "";
+	int n = 0;
 
-	cmd = rfs_cmd_select(cmds, name, &ambiguous);
-	if (cmd)
-		return cmd;
-	if (!ambiguous) {
-		p_usage(path, "command '%s' is unknown", name);
-		return NULL;
-	}
-	cands[0] = '\0';
-	for (c = cmds; *c; c++)
-		if (!strncmp((*c)->name, name, strlen(name)) &&
-		    off < sizeof(cands))
+	for (; len && *cmds; cmds++) {
+		if (!strcmp((*cmds)->name, name))
+			return *cmds;
+		if (strncmp((*cmds)->name, name, len))
+			continue;
+		found = *cmds;
+		n++;
+		if (off < sizeof(cands))
 			off += snprintf(cands + off, sizeof(cands) - off,
-					"%s%s", off ? ", " : "", (*c)->name);
-	p_usage(path, "command '%s' is ambiguous (%s)", name, cands);
+					"%s%s", off ? ", " : "", found->name);
+	}
+	if (n == 1)
+		return found;
+	if (n)
+		p_usage(path, "command '%s' is ambiguous (%s)", name, cands);
+	else
+		p_usage(path, "command '%s' is unknown", name);
 	return NULL;
 }
 
@@ -239,8 +243,7 @@ static int print_version(const struct rfsctl_cfg *g, bool asked,
 			       json_object_new_string(RFS_VERSION));
 	if (asked)
 		json_object_object_add(obj, "rfsd", rfsd_version ?
-				       json_object_new_string(rfsd_version) :
-				       NULL);
+			json_object_new_string(rfsd_version) : NULL);
 	p_json(obj);
 	json_object_put(obj);
 	return EXIT_SUCCESS;
@@ -248,19 +251,18 @@ static int print_version(const struct rfsctl_cfg *g, bool asked,
 
 static int do_version(const struct rfsctl_cfg *g, const void *cfg)
 {
-	struct json_object *reply, *result, *v;
+	struct json_object *reply, *result, *v = NULL;
 	char err[RFS_CTL_ERR_LEN];
-	const char *ver = NULL;
 	int ret;
 
 	/* rfsd not answering is no error here: -v says why */
 	if (rfs_call_quiet(g, rfs_req_new("version"), &reply, &result, err,
 			   sizeof(err)))
 		pr_debug("%s\n", err);
-	else if (json_object_object_get_ex(result, "version", &v) &&
-		 json_object_is_type(v, json_type_string))
-		ver = json_object_get_string(v);
-	ret = print_version(g, true, ver);
+	else
+		json_object_object_get_ex(result, "version", &v);
+	ret = print_version(g, true, json_object_is_type(v, json_type_string) ?
+			    json_object_get_string(v) : NULL);
 	json_object_put(reply);
 	return ret;
 }

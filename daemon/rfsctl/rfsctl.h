@@ -101,10 +101,6 @@ struct rfs_opt_globals {
 	struct rfsctl_cfg *cfg;
 };
 
-/* Exact name, else the one command the name is a prefix of.  NULL with
- * *ambiguous set when several match. */
-const struct rfs_cmd *rfs_cmd_select(const struct rfs_cmd *const *cmds,
-				     const char *name, bool *ambiguous);
 /* Parse argv[0..argc) (the words after the command) into cfg, the command
  * options first and then the non-leading global ones (gl).  stop: return
  * at the first positional (global options before COMMAND).  Returns the
@@ -133,14 +129,13 @@ int p_usage(const char *path, const char *fmt, ...)
 void p_json(struct json_object *obj);
 
 /* A plain text table: cells are added row by row, then printed aligned
- * (left or right per column). */
+ * (left where bit c of left is set, else right) on stdout, and freed. */
 struct rfs_table;
-struct rfs_table *rfs_table_new(int ncols, const bool *left);
+struct rfs_table *rfs_table_new(int ncols, unsigned long left);
 void rfs_table_add(struct rfs_table *t, const char *cell);
 void rfs_table_addf(struct rfs_table *t, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-void rfs_table_print(struct rfs_table *t, FILE *f);
-void rfs_table_free(struct rfs_table *t);
+void rfs_table_print(struct rfs_table *t);
 
 /* A JSON value as plain text: null "-", int array as a CPU list "0-3,6",
  * object as "k v, k v". */

@@ -45,13 +45,6 @@ static const struct rfs_opt top_opts[] = {
  * (whether or not getch() returns early on EINTR) */
 #define TICK_MS		200
 
-/* What one round of requests gave. */
-struct sample {
-	struct rfs_top_snap snap;
-	char version[32];		/* rfsd's */
-	size_t n_cpus, n_ifaces;	/* rows of each kind */
-};
-
 /* SIGINT, SIGTERM, SIGHUP: both loops end at their next turn. */
 static volatile sig_atomic_t top_stop;
 
@@ -89,22 +82,14 @@ static void wall_clock(char *buf, size_t len)
 /* ---- one sample: status, stats, and stats IFACE for each interface,
  * on one connection, one request per line ---- */
 
-static struct rfs_top_row *add_row(struct sample *s, enum rfs_top_kind kind,
-				   const char *name, struct json_object *ctrs,
-				   size_t *cap)
+/* The next row of s (room for it was made), from the counters ctrs. */
+static struct rfs_top_row *add_row(struct rfs_top_snap *s,
+				   enum rfs_top_kind kind, const char *name,
+				   struct json_object *ctrs)
 {
-	struct rfs_top_row *r;
+	struct rfs_top_row *r = &s->rows[s->n++];
 	int k;
 
-	if (s->snap.n == *cap) {
-		*cap = *cap ? 2 * *cap : 16;
-		r = realloc(s->snap.rows, *cap * sizeof(*r));
-		if (!r)
-			return NULL;
-		s->snap.rows = r;
-	}
-	r = &s->snap.rows[s->snap.n++];
-	memset(r, 0, sizeof(*r));
 	r->kind = kind;
 	snprintf(r->name, sizeof(r->name), "%s", name);
 	for (k = 0; k < RFS_TOP_NR_CTRS; k++)
@@ -118,121 +103,109 @@ static struct rfs_top_row *add_row(struct sample *s, enum rfs_top_kind kind,
 	return r;
 }
 
-static void sample_free(struct sample *s)
+static void sample_free(struct rfs_top_snap *s)
 {
-	free(s->snap.rows);
+	free(s->rows);
 	memset(s, 0, sizeof(*s));
 }
 
-#define NOMEM()	(snprintf(err, len, "can't sample rfsd: out of memory"), -ENOMEM)
-
 /* The stats reply st: a row per CPU and the total. */
-static int add_stats(struct sample *s, size_t *cap, struct json_object *st,
-		     char *err, size_t len)
+static void add_stats(struct rfs_top_snap *s, struct json_object *total,
+		      struct json_object *per)
 {
-	struct json_object *total, *per, *pc;
 	struct rfs_top_row *r;
 	char name[RFS_TOP_NAME_LEN];
 	size_t i;
 
-	if (!json_object_object_get_ex(st, "total", &total) ||
-	    !json_object_object_get_ex(st, "per_cpu", &per) ||
-	    !json_object_is_type(per, json_type_array)) {
-		snprintf(err, len, "unexpected reply from rfsd: stats has no \"total\" or \"per_cpu\"");
-		return -EPROTO;
-	}
 	for (i = 0; i < json_object_array_length(per); i++) {
-		pc = json_object_array_get_idx(per, i);
+		struct json_object *pc = json_object_array_get_idx(per, i);
+
 		snprintf(name, sizeof(name), "%lld", rfs_num(pc, "cpu", i));
-		if (!add_row(s, RFS_TOP_CPU, name, pc, cap))
-			return NOMEM();
+		add_row(s, RFS_TOP_CPU, name, pc);
 		s->n_cpus++;
 	}
-	if (!(r = add_row(s, RFS_TOP_TOTAL, "all", total, cap)))
-		return NOMEM();
+	r = add_row(s, RFS_TOP_TOTAL, "all", total);
 	/* the total backlog is the sum of the CPUs' */
 	r->backlog = RFS_TOP_NO_BACKLOG;
 	for (i = 0; i < s->n_cpus; i++) {
-		long long b = s->snap.rows[s->snap.n - 1 - s->n_cpus + i].backlog;
+		long long b = s->rows[i].backlog;
 
 		if (b != RFS_TOP_NO_BACKLOG)
 			r->backlog = (r->backlog < 0 ? 0 : r->backlog) + b;
 	}
-	return 0;
-}
-
-/* rfs_ask(), and a result of that type. */
-static int ask(struct rfs_ctl *ctl, struct json_object *req,
-	       struct json_object **reply, struct json_object **result,
-	       char *err, size_t len)
-{
-	int ret = rfs_ask(ctl, req, reply, result, err, len);
-
-	if (!ret && !json_object_is_type(*result, json_type_object)) {
-		snprintf(err, len, "unexpected reply from rfsd: the result is not %s",
-			 json_type_to_name(json_type_object));
-		ret = -EPROTO;
-	}
-	return ret;
 }
 
 /* One interface's stats: a row of its totals.  An interface detached
  * between status and its stats is left out, not an error. */
-static int add_iface(struct sample *s, size_t *cap, struct rfs_ctl *ctl,
+static int add_iface(struct rfs_top_snap *s, struct rfs_ctl *ctl,
 		     const char *name, char *err, size_t len)
 {
 	struct json_object *req = rfs_req_new("stats"), *reply, *res, *total;
 	int ret;
 
 	rfs_req_add_str(req, "iface", name);
-	ret = ask(ctl, req, &reply, &res, err, len);
-	if (ret == -ENODEV || ret == -ENOENT)
+	ret = rfs_ask(ctl, req, &reply, &res, err, len);
+	if (ret == -ENODEV || ret == -ENOENT) {
 		ret = 0;
-	else if (!ret && !json_object_object_get_ex(res, "total", &total)) {
+	} else if (!ret && !json_object_object_get_ex(res, "total", &total)) {
 		snprintf(err, len, "unexpected reply from rfsd: stats %s has no \"total\"",
 			 name);
 		ret = -EPROTO;
-	} else if (!ret && !add_row(s, RFS_TOP_IFACE, name, total, cap))
-		ret = NOMEM();
-	else if (!ret)
+	} else if (!ret) {
+		add_row(s, RFS_TOP_IFACE, name, total);
 		s->n_ifaces++;
+	}
 	json_object_put(reply);
 	return ret;
 }
 
 /* 0, or -errno with the reason in err. */
-static int fetch(const struct rfsctl_cfg *g, struct sample *s, char *err,
-		 size_t len)
+static int fetch(const struct rfsctl_cfg *g, struct rfs_top_snap *s,
+		 char *err, size_t len)
 {
-	struct json_object *rst = NULL, *rsta = NULL, *st, *sta, *ifs;
+	struct json_object *rst = NULL, *rsta = NULL, *st, *sta, *total, *per;
+	struct json_object *ifs = NULL;
 	struct rfs_ctl *ctl;
-	size_t cap = 0, i;
+	size_t i, nif = 0;
+	const char *name;
 	int ret;
 
 	memset(s, 0, sizeof(*s));
 	ret = rfs_connect(g, TOP_REPLY_MS, &ctl, err, len);
 	if (ret)
 		return ret;
-	ret = ask(ctl, rfs_req_new("status"), &rst, &st, err, len);
+	ret = rfs_ask(ctl, rfs_req_new("status"), &rst, &st, err, len);
 	if (!ret)
-		ret = ask(ctl, rfs_req_new("stats"), &rsta, &sta, err, len);
+		ret = rfs_ask(ctl, rfs_req_new("stats"), &rsta, &sta, err,
+			      len);
 	/* the time of the counters: taken as soon as they are read */
-	s->snap.t = now();
-	if (!ret)
-		ret = add_stats(s, &cap, sta, err, len);
-	if (!ret && json_object_object_get_ex(st, "version", NULL))
+	s->t = now();
+	if (!ret && (!json_object_object_get_ex(sta, "total", &total) ||
+		     !json_object_object_get_ex(sta, "per_cpu", &per) ||
+		     !json_object_is_type(per, json_type_array))) {
+		snprintf(err, len, "unexpected reply from rfsd: stats has no \"total\" or \"per_cpu\"");
+		ret = -EPROTO;
+	}
+	if (!ret && json_object_object_get_ex(st, "interfaces", &ifs) &&
+	    json_object_is_type(ifs, json_type_array))
+		nif = json_object_array_length(ifs);
+	if (!ret) {
+		s->rows = calloc(json_object_array_length(per) + 1 + nif,
+				 sizeof(*s->rows));
+		if (!s->rows) {
+			snprintf(err, len, "can't sample rfsd: out of memory");
+			ret = -ENOMEM;
+		}
+	}
+	if (!ret) {
+		add_stats(s, total, per);
 		snprintf(s->version, sizeof(s->version), "%s",
 			 rfs_str(st, "version", ""));
-	if (!ret && json_object_object_get_ex(st, "interfaces", &ifs) &&
-	    json_object_is_type(ifs, json_type_array)) {
-		for (i = 0; !ret && i < json_object_array_length(ifs); i++) {
-			struct json_object *ifc = json_object_array_get_idx(ifs, i);
-
-			if (json_object_object_get_ex(ifc, "name", NULL))
-				ret = add_iface(s, &cap, ctl,
-						rfs_str(ifc, "name", ""),
-						err, len);
-		}
+	}
+	for (i = 0; !ret && i < nif; i++) {
+		name = rfs_str(json_object_array_get_idx(ifs, i), "name", NULL);
+		if (name)
+			ret = add_iface(s, ctl, name, err, len);
 	}
 	json_object_put(rst);
 	json_object_put(rsta);
@@ -243,19 +216,20 @@ static int fetch(const struct rfsctl_cfg *g, struct sample *s, char *err,
 }
 
 /* A new sample cur and its rates against prev (to free). */
-static int next_sample(const struct rfsctl_cfg *g, const struct sample *prev,
-		       struct sample *cur, struct rfs_top_rate **rates,
+static int next_sample(const struct rfsctl_cfg *g,
+		       const struct rfs_top_snap *prev,
+		       struct rfs_top_snap *cur, struct rfs_top_rate **rates,
 		       char *err, size_t len)
 {
 	if (fetch(g, cur, err, len))
 		return -1;
-	*rates = calloc(cur->snap.n ? cur->snap.n : 1, sizeof(**rates));
+	*rates = calloc(cur->n ? cur->n : 1, sizeof(**rates));
 	if (!*rates) {
 		sample_free(cur);
 		snprintf(err, len, "can't compute rates: out of memory");
 		return -1;
 	}
-	rfs_top_rates(&prev->snap, &cur->snap, *rates);
+	rfs_top_rates(prev, cur, *rates);
 	return 0;
 }
 
@@ -282,29 +256,20 @@ struct line {
 };
 
 struct lines {
-	size_t n, cap;
-	struct line *v;
+	size_t n;
+	struct line *v;		/* room for a title, 4 more, each row */
 };
 
-static int __attribute__((format(printf, 3, 4)))
+static void __attribute__((format(printf, 3, 4)))
 line_add(struct lines *l, enum line_kind kind, const char *fmt, ...)
 {
-	struct line *v;
+	struct line *v = &l->v[l->n++];
 	va_list ap;
 
-	if (l->n == l->cap) {
-		l->cap = l->cap ? 2 * l->cap : 32;
-		v = realloc(l->v, l->cap * sizeof(*v));
-		if (!v)
-			return -1;
-		l->v = v;
-	}
-	v = &l->v[l->n++];
 	v->kind = kind;
 	va_start(ap, fmt);
 	vsnprintf(v->text, sizeof(v->text), fmt, ap);
 	va_end(ap);
-	return 0;
 }
 
 /* A rate in at most 8 characters: 1234, 123456, 12345.6k, 1234.5M */
@@ -318,7 +283,7 @@ static void fmt_num(char *buf, size_t len, double v)
 		snprintf(buf, len, "%.1fM", v / 1e6);
 }
 
-/* A rate (pct NULL) or a percentage as a cell ("-": none). */
+/* A rate or a percentage as a cell ("-": none). */
 #define RATE(r, k)	((r) && (r)->valid ? (r)->per_s[k] : NAN)
 #define PCT(r, field)	((r) && (r)->valid ? (r)->field : NAN)
 
@@ -332,7 +297,7 @@ static void fmt_cell(char *buf, size_t len, double v, bool pct)
 		fmt_num(buf, len, v);
 }
 
-static int cpu_row(struct lines *out, const struct rfs_top_row *row,
+static void cpu_row(struct lines *out, const struct rfs_top_row *row,
 		   const struct rfs_top_rate *r)
 {
 	char c[9][16];
@@ -346,11 +311,11 @@ static int cpu_row(struct lines *out, const struct rfs_top_row *row,
 	fmt_cell(c[6], 16, row->backlog < 0 ? NAN : row->backlog, false);
 	fmt_cell(c[7], 16, PCT(r, locality_pct), true);
 	rfs_top_kwait_text(c[8], 16, r ? r->kwait_us : NAN);
-	return line_add(out, L_ROW, CPU_ROW, row->name, c[0], c[1], c[2],
-			c[3], c[4], c[5], c[6], c[7], c[8]);
+	line_add(out, L_ROW, CPU_ROW, row->name, c[0], c[1], c[2], c[3], c[4],
+		 c[5], c[6], c[7], c[8]);
 }
 
-static int if_row(struct lines *out, const struct rfs_top_row *row,
+static void if_row(struct lines *out, const struct rfs_top_row *row,
 		  const struct rfs_top_rate *r)
 {
 	char c[5][16];
@@ -360,50 +325,51 @@ static int if_row(struct lines *out, const struct rfs_top_row *row,
 	fmt_cell(c[2], 16, PCT(r, to_desired_pct), true);
 	fmt_cell(c[3], 16, RATE(r, RFS_TOP_HELD), false);
 	fmt_cell(c[4], 16, RATE(r, RFS_TOP_SWITCHES), false);
-	return line_add(out, L_ROW, IF_ROW, row->name, c[0], c[1], c[2],
-			c[3], c[4]);
+	line_add(out, L_ROW, IF_ROW, row->name, c[0], c[1], c[2], c[3], c[4]);
 }
 
 /* The rows of that kind, in rfsd's order. */
-static int rows_of(struct lines *out, const struct sample *s,
-		   const struct rfs_top_rate *rates, enum rfs_top_kind kind)
+static void rows_of(struct lines *out, const struct rfs_top_snap *s,
+		    const struct rfs_top_rate *rates, enum rfs_top_kind kind)
 {
 	size_t i;
-	int err = 0;
 
-	for (i = 0; !err && i < s->snap.n; i++)
-		if (s->snap.rows[i].kind == kind)
-			err = (kind == RFS_TOP_IFACE ? if_row : cpu_row)(out,
-				&s->snap.rows[i], rates ? &rates[i] : NULL);
-	return err;
+	for (i = 0; i < s->n; i++)
+		if (s->rows[i].kind == kind)
+			(kind == RFS_TOP_IFACE ? if_row : cpu_row)(out,
+				&s->rows[i], rates ? &rates[i] : NULL);
 }
 
 /* The screen for sample s and its rates (NULL: no earlier sample yet),
  * interval seconds apart. */
-static int format(struct lines *out, const struct sample *s,
+static int format(struct lines *out, const struct rfs_top_snap *s,
 		  const struct rfs_top_rate *rates, unsigned int interval,
 		  const char *clock)
 {
+	struct line *v = realloc(out->v, (s->n + 5) * sizeof(*v));
 	bool reset = false;
 	size_t i;
 
-	for (i = 0; rates && i < s->snap.n; i++)
-		reset |= rates[i].reset;
-	out->n = 0;
-	if (line_add(out, L_TITLE,
-		     "rfsd %s  %zu CPUs  %zu interface%s  every %us  %s%s",
-		     s->version[0] ? s->version : "?", s->n_cpus, s->n_ifaces,
-		     s->n_ifaces == 1 ? "" : "s", interval, clock,
-		     reset ? "  (counters reset)" : "") ||
-	    line_add(out, L_HEAD, CPU_HEAD) ||
-	    rows_of(out, s, rates, RFS_TOP_CPU) ||
-	    rows_of(out, s, rates, RFS_TOP_TOTAL) ||
-	    line_add(out, L_BLANK, "%s", ""))
+	if (!v)
 		return -1;
+	out->v = v;
+	out->n = 0;
+	for (i = 0; rates && i < s->n; i++)
+		reset |= rates[i].reset;
+	line_add(out, L_TITLE, "rfsd %s  %zu CPUs  %zu interface%s  every %us  %s%s",
+		 s->version[0] ? s->version : "?", s->n_cpus, s->n_ifaces,
+		 s->n_ifaces == 1 ? "" : "s", interval, clock,
+		 reset ? "  (counters reset)" : "");
+	line_add(out, L_HEAD, CPU_HEAD);
+	rows_of(out, s, rates, RFS_TOP_CPU);
+	rows_of(out, s, rates, RFS_TOP_TOTAL);
+	line_add(out, L_BLANK, "%s", "");
 	if (!s->n_ifaces)
-		return line_add(out, L_ROW, "no interface attached");
-	return line_add(out, L_HEAD, IF_HEAD) ||
-	       rows_of(out, s, rates, RFS_TOP_IFACE) ? -1 : 0;
+		line_add(out, L_ROW, "no interface attached");
+	else
+		line_add(out, L_HEAD, IF_HEAD);
+	rows_of(out, s, rates, RFS_TOP_IFACE);
+	return 0;
 }
 
 /* ---- plain text and JSON ---- */
@@ -454,7 +420,7 @@ static struct json_object *rate_json(const struct rfs_top_row *row,
 	return o;
 }
 
-static void print_json(const struct sample *s,
+static void print_json(const struct rfs_top_snap *s,
 		       const struct rfs_top_rate *rates, double secs)
 {
 	struct json_object *o = json_object_new_object();
@@ -464,8 +430,8 @@ static void print_json(const struct sample *s,
 	size_t i;
 
 	json_object_object_add(o, "seconds", json_num(secs));
-	for (i = 0; i < s->snap.n; i++) {
-		row = &s->snap.rows[i];
+	for (i = 0; i < s->n; i++) {
+		row = &s->rows[i];
 		if (row->kind == RFS_TOP_CPU)
 			json_object_array_add(cpus, rate_json(row, &rates[i]));
 		else if (row->kind == RFS_TOP_IFACE)
@@ -478,25 +444,6 @@ static void print_json(const struct sample *s,
 	json_object_object_add(o, "interfaces", ifs);
 	p_json(o);
 	json_object_put(o);
-}
-
-static int print_plain(const struct sample *s,
-		       const struct rfs_top_rate *rates, unsigned int interval)
-{
-	struct lines l = {};
-	char clock[16];
-	size_t i;
-	int ret = EXIT_SUCCESS;
-
-	wall_clock(clock, sizeof(clock));
-	if (format(&l, s, rates, interval, clock)) {
-		p_err("can't format the sample: out of memory");
-		ret = EXIT_FAILURE;
-	}
-	for (i = 0; !ret && i < l.n; i++)
-		printf("%s\n", l.v[i].text);
-	free(l.v);
-	return ret;
 }
 
 /* Sleep until t (monotonic seconds) or a signal. */
@@ -519,13 +466,15 @@ static void sleep_until(double t)
  * (exit 1): a script reading it wants to know.
  */
 static int top_plain(const struct rfsctl_cfg *g, unsigned int interval,
-		     bool once, struct sample *first)
+		     bool once, struct rfs_top_snap *first)
 {
-	struct sample prev = *first, cur;
-	char err[RFS_CTL_ERR_LEN];
+	struct rfs_top_snap prev = *first, cur;
+	char err[RFS_CTL_ERR_LEN], clock[16];
 	struct rfs_top_rate *rates;
+	struct lines l = {};
 	int ret = EXIT_SUCCESS;
-	double next = prev.snap.t;
+	double next = prev.t;
+	size_t i;
 
 	catch_signals();
 	while (!top_stop) {
@@ -538,10 +487,15 @@ static int top_plain(const struct rfsctl_cfg *g, unsigned int interval,
 			ret = EXIT_FAILURE;
 			break;
 		}
+		wall_clock(clock, sizeof(clock));
 		if (g->json) {
-			print_json(&cur, rates, cur.snap.t - prev.snap.t);
+			print_json(&cur, rates, cur.t - prev.t);
+		} else if (format(&l, &cur, rates, interval, clock)) {
+			p_err("can't format the sample: out of memory");
+			ret = EXIT_FAILURE;
 		} else {
-			ret = print_plain(&cur, rates, interval);
+			for (i = 0; i < l.n; i++)
+				printf("%s\n", l.v[i].text);
 			if (!once)
 				printf("\n");
 		}
@@ -552,10 +506,11 @@ static int top_plain(const struct rfsctl_cfg *g, unsigned int interval,
 		if (once || ret)
 			break;
 		/* a slow reply must not make the next interval shorter */
-		if (next < prev.snap.t - interval)
-			next = prev.snap.t;
+		if (next < prev.t - interval)
+			next = prev.t;
 	}
 	sample_free(&prev);
+	free(l.v);
 	return ret;
 }
 
@@ -563,14 +518,12 @@ static int top_plain(const struct rfsctl_cfg *g, unsigned int interval,
  * The terminal is given back on every way out: endwin() on the normal
  * paths, and from an atexit handler for any exit() in between. */
 
-static bool view_active;	/* between newterm() and endwin() */
-static SCREEN *view_screen;
+static SCREEN *view_screen;	/* between newterm() and endwin() */
 
 static void view_end(void)
 {
-	if (!view_active)
+	if (!view_screen)
 		return;
-	view_active = false;
 	endwin();
 	delscreen(view_screen);
 	view_screen = NULL;
@@ -617,17 +570,17 @@ static void draw(const struct view *v)
  * On failure prev is kept, so the next good sample's rates span the gap
  * (or, if rfsd came back with new maps, are told as a reset). */
 static void view_sample(const struct rfsctl_cfg *g, unsigned int interval,
-			struct sample *prev, struct view *v)
+			struct rfs_top_snap *prev, struct view *v)
 {
 	struct rfs_top_rate *rates;
-	struct sample cur;
+	struct rfs_top_snap cur;
 	char clock[16];
 	size_t i;
 
 	if (next_sample(g, prev, &cur, &rates, v->status, sizeof(v->status)))
 		return;
 	wall_clock(clock, sizeof(clock));
-	for (i = 0; i < cur.snap.n; i++)
+	for (i = 0; i < cur.n; i++)
 		if (rates[i].reset)
 			snprintf(v->reset_at, sizeof(v->reset_at), "%s", clock);
 	if (format(&v->lines, &cur, rates, interval, clock))
@@ -644,9 +597,9 @@ static void view_sample(const struct rfsctl_cfg *g, unsigned int interval,
 
 /* Until q, Ctrl-C, SIGTERM or SIGHUP. */
 static int top_view(const struct rfsctl_cfg *g, unsigned int interval,
-		    struct sample *first)
+		    struct rfs_top_snap *first)
 {
-	struct sample prev = *first;
+	struct rfs_top_snap prev = *first;
 	struct view v = {};
 	char clock[16];
 	double next, left;
@@ -661,7 +614,6 @@ static int top_view(const struct rfsctl_cfg *g, unsigned int interval,
 		sample_free(&prev);
 		return EXIT_FAILURE;
 	}
-	view_active = true;
 	cbreak();
 	noecho();
 	keypad(stdscr, TRUE);
@@ -672,7 +624,7 @@ static int top_view(const struct rfsctl_cfg *g, unsigned int interval,
 	snprintf(v.status, sizeof(v.status), "q: quit  (rates after %us)",
 		 interval);
 	draw(&v);
-	next = prev.snap.t + interval;
+	next = prev.t + interval;
 	while (!top_stop) {
 		left = next - now();
 		if (left <= 0) {
@@ -701,7 +653,7 @@ static int top_view(const struct rfsctl_cfg *g, unsigned int interval,
 static int do_top(const struct rfsctl_cfg *g, const void *cfg)
 {
 	const struct top_cfg *c = cfg;
-	struct sample first;
+	struct rfs_top_snap first;
 	char err[RFS_CTL_ERR_LEN];
 
 	/* rfsd must answer before the screen is taken: its error then

@@ -257,10 +257,13 @@ struct rfs_top_row {
 	bool has_kthread;
 };
 
+/* What one round of requests to rfsd gave. */
 struct rfs_top_snap {
 	double t;		/* when it was taken, seconds (monotonic) */
 	size_t n;
 	struct rfs_top_row *rows;
+	char version[32];		/* rfsd's */
+	size_t n_cpus, n_ifaces;	/* rows of each kind */
 };
 
 struct rfs_top_rate {

@@ -247,47 +247,42 @@ static bool stats_rows(struct rfs_table *t, const char *title,
 	return any;
 }
 
-/* recv_local as a share of the recvs that returned data: how often the
- * application read data the stack had processed on its own CPU. */
-static void locality_cell(struct rfs_table *t, struct json_object *o)
+/*
+ * A derived cell of o: recv_local as a share of the recvs that returned
+ * data (how often the application read data the stack had processed on
+ * its own CPU), or (kwait) how long the CPU's cpumap kthread waited for
+ * its CPU per run since it was made (what frames steered there waited
+ * for other tasks).
+ */
+static void derived_cell(struct rfs_table *t, struct json_object *o,
+			 bool kwait)
 {
 	__u64 hit = rfs_u64(o, "recv_local");
 	__u64 all = hit + rfs_u64(o, "recv_remote");
+	double v = NAN;
 
-	if (all)
-		rfs_table_addf(t, "%.1f%%", 100.0 * hit / all);
-	else
-		rfs_table_add(t, "-");
-}
-
-/* How long the CPU's cpumap kthread waited for its CPU per run, since it
- * was made: what frames steered there waited for other tasks. */
-static void kwait_cell(struct rfs_table *t, struct json_object *o)
-{
-	double us = NAN;
-
-	if (json_object_object_get_ex(o, "kthread_wait_ns", NULL))
-		us = rfs_top_kwait_us(rfs_u64(o, "kthread_wait_ns"),
-				      rfs_u64(o, "kthread_runs"));
-	if (isnan(us))
+	if (kwait && json_object_object_get_ex(o, "kthread_wait_ns", NULL))
+		v = rfs_top_kwait_us(rfs_u64(o, "kthread_wait_ns"),
+				     rfs_u64(o, "kthread_runs"));
+	else if (!kwait && all)
+		v = 100.0 * hit / all;
+	if (isnan(v))
 		rfs_table_add(t, "-");
 	else
-		rfs_table_addf(t, "%.1f us", us);
+		rfs_table_addf(t, kwait ? "%.1f us" : "%.1f%%", v);
 }
 
-/* A derived row: title, then cell() of the total and of each CPU. */
+/* A derived row: title, then the cell of the total and of each CPU. */
 static void stats_derived(struct rfs_table *t, const char *title,
 			  struct json_object *total,
-			  struct json_object *per_cpu, size_t ncpu,
-			  void (*cell)(struct rfs_table *,
-				       struct json_object *))
+			  struct json_object *per_cpu, size_t ncpu, bool kwait)
 {
 	size_t i;
 
 	rfs_table_add(t, title);
-	cell(t, total);
+	derived_cell(t, total, kwait);
 	for (i = 0; i < ncpu; i++)
-		cell(t, json_object_array_get_idx(per_cpu, i));
+		derived_cell(t, json_object_array_get_idx(per_cpu, i), kwait);
 }
 
 static void stats_plain(struct json_object *st, const void *arg)
@@ -309,11 +304,10 @@ static void stats_plain(struct json_object *st, const void *arg)
 	sep = stats_rows(t, title, total, per_cpu, ncpu, false, false);
 	stats_rows(t, "datapath counters", total, per_cpu, ncpu, true, sep);
 	if (rfs_u64(total, "recv_local") + rfs_u64(total, "recv_remote"))
-		stats_derived(t, "locality", total, per_cpu, ncpu,
-			      locality_cell);
+		stats_derived(t, "locality", total, per_cpu, ncpu, false);
 	if (rfs_u64(total, "kthread_runs"))
 		stats_derived(t, "kthread wait/run", total, per_cpu, ncpu,
-			      kwait_cell);
+			      true);
 	rfs_table_print(t);
 }
 

@@ -225,14 +225,11 @@ void rfs_fmt_value(struct json_object *v, char *buf, size_t len)
 void rfs_fmt_member(struct json_object *obj, const char *key, char *buf,
 		    size_t len)
 {
-	struct json_object *v;
+	struct json_object *v = NULL;
 
-	if (!json_object_object_get_ex(obj, key, &v))
-		snprintf(buf, len, "-");
-	else
-		rfs_fmt_value(v, buf, len);
+	json_object_object_get_ex(obj, key, &v);
+	rfs_fmt_value(v, buf, len);
 }
-
 
 const char *rfs_str(struct json_object *obj, const char *key,
 		    const char *dflt)

@@ -273,61 +273,6 @@ int rfs_opts_parse(const struct rfs_opt_globals *gl,
 #define HELP_INDENT	"       "	/* under "Usage: " */
 #define HELP_WIDTH	79
 
-/* "rfsctl attach IFACE [--cpus LIST] [--flow-cnt N] [--mode MODE]
- *  [--allow-unordered]" */
-static void synopsis(char *buf, size_t len, const struct rfs_cmd *cmd,
-		     const char *path)
-{
-	const struct rfs_opt *o;
-	size_t off;
-	int pass;
-
-	off = snprintf(buf, len, "rfsctl %s", path);
-	/* positionals first, in order, then the options */
-	for (pass = 0; pass < 2; pass++) {
-		for (o = cmd->opts; o && o->name && off < len; o++) {
-			if (o->positional != !pass)
-				continue;
-			if (o->positional)
-				off += snprintf(buf + off, len - off,
-						o->optional ? " [%s]" : " %s",
-						o->metavar);
-			else if (o->type == OPT_BOOL)
-				off += snprintf(buf + off, len - off, " [--%s]",
-						o->name);
-			else
-				off += snprintf(buf + off, len - off,
-						" [--%s %s]", o->name,
-						o->metavar);
-		}
-	}
-}
-
-/* lead, then the synopsis line; one too wide for HELP_WIDTH goes on
- * before its last option that fits, under the command's first argument. */
-static void print_synopsis(FILE *f, const char *lead, const struct rfs_cmd *cmd,
-			   const char *path)
-{
-	size_t hang = strlen(HELP_INDENT) + strlen("rfsctl ") + strlen(path) + 1;
-	size_t col = strlen(lead), cut;
-	char buf[512];
-	const char *line = buf;
-
-	synopsis(buf, sizeof(buf), cmd, path);
-	fputs(lead, f);
-	while (col + strlen(line) > HELP_WIDTH) {
-		for (cut = HELP_WIDTH - col; cut && strncmp(line + cut, " [", 2);
-		     cut--)
-			;
-		if (!cut)
-			break;
-		fprintf(f, "%.*s\n%*s", (int)cut, line, (int)hang, "");
-		line += cut + 1;
-		col = hang;
-	}
-	fprintf(f, "%s\n", line);
-}
-
 /* "-j|--json", "--socket PATH" */
 static void opt_spec(char *buf, size_t len, const struct rfs_opt *o)
 {
@@ -344,24 +289,73 @@ static void opt_spec(char *buf, size_t len, const struct rfs_opt *o)
 		snprintf(buf + off, len - off, " %s", o->metavar);
 }
 
+/* "rfsctl attach IFACE [--cpus LIST] [--flow-cnt N] [--mode MODE]
+ *  [--allow-unordered]" */
+static void synopsis(char *buf, size_t len, const struct rfs_cmd *cmd,
+		     const char *path)
+{
+	const struct rfs_opt *o;
+	char spec[64];
+	size_t off;
+	int pass;
+
+	off = snprintf(buf, len, "rfsctl %s", path);
+	/* positionals first, in order, then the options */
+	for (pass = 0; pass < 2; pass++) {
+		for (o = cmd->opts; o && o->name && off < len; o++) {
+			if (o->positional != !pass)
+				continue;
+			opt_spec(spec, sizeof(spec), o);
+			off += snprintf(buf + off, len - off,
+					o->positional && !o->optional ?
+					" %s" : " [%s]", spec);
+		}
+	}
+}
+
+/* lead, then the synopsis line; one too wide for HELP_WIDTH goes on
+ * before its last option that fits, under the command's first argument. */
+static void print_synopsis(const char *lead, const struct rfs_cmd *cmd,
+			   const char *path)
+{
+	size_t hang = strlen(HELP_INDENT) + strlen("rfsctl ") + strlen(path) + 1;
+	size_t col = strlen(lead), cut;
+	char buf[512];
+	const char *line = buf;
+
+	synopsis(buf, sizeof(buf), cmd, path);
+	fputs(lead, stdout);
+	while (col + strlen(line) > HELP_WIDTH) {
+		for (cut = HELP_WIDTH - col; cut && strncmp(line + cut, " [", 2);
+		     cut--)
+			;
+		if (!cut)
+			break;
+		printf("%.*s\n%*s", (int)cut, line, (int)hang, "");
+		line += cut + 1;
+		col = hang;
+	}
+	printf("%s\n", line);
+}
+
 /* "NAME := { a | b | c }", wrapped at HELP_WIDTH under the first item. */
-static void print_alts(FILE *f, const char *name, const char *const *items)
+static void print_alts(const char *name, const char *const *items)
 {
 	size_t col, lead;
 	int i;
 
-	col = fprintf(f, HELP_INDENT "%s := { ", name);
+	col = printf(HELP_INDENT "%s := { ", name);
 	lead = col;
 	for (i = 0; items[i]; i++) {
 		if (i && col + strlen(items[i]) + 4 > HELP_WIDTH) {
-			fprintf(f, " |\n%*s", (int)lead, "");
+			printf(" |\n%*s", (int)lead, "");
 			col = lead;
 		} else if (i) {
-			col += fprintf(f, " | ");
+			col += printf(" | ");
 		}
-		col += fprintf(f, "%s", items[i]);
+		col += printf("%s", items[i]);
 	}
-	fprintf(f, " }\n");
+	printf(" }\n");
 }
 
 /* The metavars printed so far: each is defined once. */
@@ -372,7 +366,7 @@ struct metavars {
 
 /* The definitions of opts' metavars not in mv yet (enums, and the
  * non-terminals below), the first one after lead. */
-static void print_defs(FILE *f, const struct rfs_opt *opts,
+static void print_defs(const struct rfs_opt *opts,
 		       struct metavars *mv, const char *lead)
 {
 	const struct rfs_opt *o;
@@ -389,18 +383,18 @@ static void print_defs(FILE *f, const struct rfs_opt *opts,
 						 sizeof(mv->seen[0])))
 			continue;
 		mv->seen[mv->n++] = o->metavar;
-		fputs(lead, f);
+		fputs(lead, stdout);
 		lead = "";
 		if (o->type == OPT_ENUM)
-			print_alts(f, o->metavar, o->values);
+			print_alts(o->metavar, o->values);
 		else
-			fprintf(f, HELP_INDENT "LIST := { CPU | CPU-CPU }[,...]\n");
+			printf(HELP_INDENT "LIST := { CPU | CPU-CPU }[,...]\n");
 	}
 }
 
 /* Each command of cmds with its synopsis (usage lines), or its
  * definitions (mv). */
-static void print_cmds(FILE *f, const struct rfs_cmd *const *cmds,
+static void print_cmds(const struct rfs_cmd *const *cmds,
 		       const char *prefix, struct metavars *mv)
 {
 	char path[128];
@@ -409,15 +403,15 @@ static void print_cmds(FILE *f, const struct rfs_cmd *const *cmds,
 		snprintf(path, sizeof(path), "%s%s%s", prefix ? prefix : "",
 			 prefix ? " " : "", (*cmds)->name);
 		if ((*cmds)->sub)
-			print_cmds(f, (*cmds)->sub, path, mv);
+			print_cmds((*cmds)->sub, path, mv);
 		else if (mv)
-			print_defs(f, (*cmds)->opts, mv, "");
+			print_defs((*cmds)->opts, mv, "");
 		else
-			print_synopsis(f, HELP_INDENT, *cmds, path);
+			print_synopsis(HELP_INDENT, *cmds, path);
 	}
 }
 
-void rfs_help_global(FILE *f, const struct rfs_cmd *const *cmds,
+void rfs_help_global(const struct rfs_cmd *const *cmds,
 		     const struct rfs_opt *gopts)
 {
 	const char *items[16];
@@ -425,19 +419,19 @@ void rfs_help_global(FILE *f, const struct rfs_cmd *const *cmds,
 	struct metavars mv = { .n = 0 };
 	int n = 0;
 
-	fprintf(f, "Usage: rfsctl [OPTIONS] COMMAND [ARGS]\n");
-	print_cmds(f, cmds, NULL, NULL);
-	fprintf(f, "\n");
+	printf("Usage: rfsctl [OPTIONS] COMMAND [ARGS]\n");
+	print_cmds(cmds, NULL, NULL);
+	printf("\n");
 	for (; gopts->name && n < 15; gopts++, n++) {
 		opt_spec(specs[n], sizeof(specs[n]), gopts);
 		items[n] = specs[n];
 	}
 	items[n] = NULL;
-	print_alts(f, "OPTIONS", items);
-	print_cmds(f, cmds, NULL, &mv);
+	print_alts("OPTIONS", items);
+	print_cmds(cmds, NULL, &mv);
 }
 
-void rfs_help_cmd(FILE *f, const struct rfs_cmd *cmd, const char *path)
+void rfs_help_cmd(const struct rfs_cmd *cmd, const char *path)
 {
 	const struct rfs_cmd *const *c;
 	struct metavars mv = { .n = 0 };
@@ -448,13 +442,13 @@ void rfs_help_cmd(FILE *f, const struct rfs_cmd *cmd, const char *path)
 	for (c = cmd->sub; c && *c; c++) {
 		snprintf(sub, sizeof(sub), "%s %s", path, (*c)->name);
 		if (c != cmd->sub)
-			fprintf(f, "\n");
-		rfs_help_cmd(f, *c, sub);
+			printf("\n");
+		rfs_help_cmd(*c, sub);
 	}
 	if (cmd->sub)
 		return;
-	print_synopsis(f, "Usage: ", cmd, path);
-	fprintf(f, "%s\n", cmd->doc);
+	print_synopsis("Usage: ", cmd, path);
+	printf("%s\n", cmd->doc);
 	for (o = cmd->opts; o && o->name; o++) {
 		opt_spec(spec, sizeof(spec), o);
 		l = strlen(spec);
@@ -462,12 +456,12 @@ void rfs_help_cmd(FILE *f, const struct rfs_cmd *cmd, const char *path)
 			w = l;
 	}
 	if (w)
-		fprintf(f, "\n");
+		printf("\n");
 	for (o = cmd->opts; o && o->name; o++) {
 		if (!o->help)
 			continue;
 		opt_spec(spec, sizeof(spec), o);
-		fprintf(f, HELP_INDENT "%-*s  %s\n", w, spec, o->help);
+		printf(HELP_INDENT "%-*s  %s\n", w, spec, o->help);
 	}
-	print_defs(f, cmd->opts, &mv, "\n");
+	print_defs(cmd->opts, &mv, "\n");
 }

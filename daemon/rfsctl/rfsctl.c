@@ -131,7 +131,7 @@ static int run_leaf(const struct rfs_cmd *cmd, const char *path, int argc,
 	}
 	apply_globals();
 	if (rfsctl_cfg.help) {
-		rfs_help_cmd(stdout, cmd, path);
+		rfs_help_cmd(cmd, path);
 		ret = EXIT_SUCCESS;
 	} else {
 		ret = cmd->func(&rfsctl_cfg, cfg);
@@ -186,9 +186,9 @@ static int dispatch(const struct rfs_cmd *group,
 		apply_globals();
 		if (rfsctl_cfg.help) {
 			if (group)
-				rfs_help_cmd(stdout, group, path);
+				rfs_help_cmd(group, path);
 			else
-				rfs_help_global(stdout, rfsctl_cmds,
+				rfs_help_global(rfsctl_cmds,
 						rfsctl_opts);
 			return EXIT_SUCCESS;
 		}
@@ -216,13 +216,13 @@ static int do_help(const struct rfsctl_cfg *g, const void *cfg)
 	const struct rfs_cmd *cmd;
 
 	if (!c->command) {
-		rfs_help_global(stdout, rfsctl_cmds, rfsctl_opts);
+		rfs_help_global(rfsctl_cmds, rfsctl_opts);
 		return EXIT_SUCCESS;
 	}
 	cmd = select_cmd(rfsctl_cmds, c->command, NULL);
 	if (!cmd)
 		return RFSCTL_EXIT_USAGE;
-	rfs_help_cmd(stdout, cmd, cmd->name);
+	rfs_help_cmd(cmd, cmd->name);
 	return EXIT_SUCCESS;
 }
 

@@ -109,10 +109,10 @@ int rfs_opts_parse(const struct rfs_opt_globals *gl,
 		   const struct rfs_opt *opts, void *cfg, int argc,
 		   char **argv, const char *path, bool stop);
 /* Every command of cmds, then the global options gopts. */
-void rfs_help_global(FILE *f, const struct rfs_cmd *const *cmds,
+void rfs_help_global(const struct rfs_cmd *const *cmds,
 		     const struct rfs_opt *gopts);
 /* path: "attach", "set flow-cnt", "set" (a group: all its commands) */
-void rfs_help_cmd(FILE *f, const struct rfs_cmd *cmd, const char *path);
+void rfs_help_cmd(const struct rfs_cmd *cmd, const char *path);
 
 /* ---- output and requests (common.c) ---- */
 

@@ -439,35 +439,35 @@ int rfs_iface_explain(const struct rfs_if_env *env, struct rfs_if *ifc,
 	rfs_iface_note_leaving(ifc, rfs_mono_ms());
 	for (i = 0; i < nq; i++) {
 		struct rfs_explain_queue *q = &qs[i];
-		struct rfs_hold_in h = { .f = q->cur };
-
-		if (!(q->cur.flags & RFS_DEV_FLOW_VALID) ||
-		    q->cur.cpu >= env->nr_cpus)
-			continue;
-		q->leaving_since_ms = ifc->leaving_since_ms[q->cur.cpu];
+		int cpu = q->cur.cpu;
 		/* rfs_devtab_busy()'s question, on what was read above */
-		h.have_jiffies = in->have_jiffies;
-		h.jiffies = in->jiffies;
-		h.drain_jiffies = ifc->local_drain_jiffies;
-		if (q->cur.flags & RFS_DEV_FLOW_LOCAL) {
-			q->hold = rfs_hold_judge(&h);
-			continue;
-		}
-		q->kthread_asleep_now = idle[q->cur.cpu];
-		if (tx && q->cur.rx_cpu < ncpu) {
-			const __u32 *t = tx + (size_t)q->cur.rx_cpu * stride_words;
+		struct rfs_hold_in h = {
+			.f = q->cur, .have_jiffies = in->have_jiffies,
+			.jiffies = in->jiffies,
+			.drain_jiffies = ifc->local_drain_jiffies,
+		};
 
-			q->have_tx = true;
-			q->tx_seq = t[q->cur.cpu];
-			q->tx_dropped_upto = t[RFS_MAX_CPUS + q->cur.cpu];
+		if (!(q->cur.flags & RFS_DEV_FLOW_VALID) || cpu >= env->nr_cpus)
+			continue;
+		q->leaving_since_ms = ifc->leaving_since_ms[cpu];
+		if (!(q->cur.flags & RFS_DEV_FLOW_LOCAL)) {
+			q->kthread_asleep_now = idle[cpu];
+			if (tx && q->cur.rx_cpu < ncpu) {
+				const __u32 *t = tx + (size_t)q->cur.rx_cpu *
+							  stride_words;
+
+				q->have_tx = true;
+				q->tx_seq = t[cpu];
+				q->tx_dropped_upto = t[RFS_MAX_CPUS + cpu];
+			}
+			h.in_cpumap = rfs_cpuset_has(env->in_cpumap, cpu);
+			h.track = q->track;
+			h.delivered = q->have_cpu_queue ? q->q.delivered : 0;
+			h.idle = idle[cpu];
+			h.quiet = quiet[cpu];
+			h.have_tx = q->have_tx;
+			h.dropped_upto = q->tx_dropped_upto;
 		}
-		h.in_cpumap = rfs_cpuset_has(env->in_cpumap, q->cur.cpu);
-		h.track = q->track;
-		h.delivered = q->have_cpu_queue ? q->q.delivered : 0;
-		h.idle = idle[q->cur.cpu];
-		h.quiet = quiet[q->cur.cpu];
-		h.have_tx = q->have_tx;
-		h.dropped_upto = q->tx_dropped_upto;
 		q->hold = rfs_hold_judge(&h);
 	}
 	free(tx);

@@ -211,28 +211,23 @@ static int do_explain(const struct rfsctl_cfg *g, const void *cfg)
 			       c->dst, c->src);
 	if (c->sport && !c->dport)
 		return p_usage("explain", "SPORT and DPORT go together (PROTO needs both)");
+	if (c->sport && (port_arg("SPORT", c->sport, &sport) ||
+			 port_arg("DPORT", c->dport, &dport)))
+		return RFSCTL_EXIT_USAGE;
+	if (c->rx_cpu && (rfs_parse_u32(c->rx_cpu, &rx) || rx >= RFS_MAX_CPUS))
+		return p_usage("explain", "--rx-cpu '%s' is not a CPU number (0..%d)",
+			       c->rx_cpu, RFS_MAX_CPUS - 1);
 	req = rfs_req_new("explain");
 	rfs_req_add_str(req, "iface", c->iface);
 	rfs_req_add_str(req, "src", c->src);
 	rfs_req_add_str(req, "dst", c->dst);
 	if (c->sport) {
-		if (port_arg("SPORT", c->sport, &sport) ||
-		    port_arg("DPORT", c->dport, &dport)) {
-			json_object_put(req);
-			return RFSCTL_EXIT_USAGE;
-		}
 		rfs_req_add_int(req, "sport", sport);
 		rfs_req_add_int(req, "dport", dport);
 		rfs_req_add_str(req, "proto", c->proto ? c->proto : "tcp");
 	}
-	if (c->rx_cpu) {
-		if (rfs_parse_u32(c->rx_cpu, &rx) || rx >= RFS_MAX_CPUS) {
-			json_object_put(req);
-			return p_usage("explain", "--rx-cpu '%s' is not a CPU number (0..%d)",
-				       c->rx_cpu, RFS_MAX_CPUS - 1);
-		}
+	if (c->rx_cpu)
 		rfs_req_add_int(req, "rx_cpu", rx);
-	}
 	return rfs_show(g, req, 0, NULL, json_type_object, "explain",
 			explain_plain, NULL);
 }

@@ -25,9 +25,8 @@ static const struct explain_cfg {
 } explain_defaults;
 
 static const struct rfs_opt explain_opts[] = {
-	DEFINE_OPTION("iface", OPT_IFNAME, struct explain_cfg, iface,
-		      .positional = true, .metavar = "IFACE",
-		      .help = "the attached interface the frames arrive on"),
+	IFACE_OPTION(struct explain_cfg,
+		     "the attached interface the frames arrive on"),
 	DEFINE_OPTION("src", OPT_STRING, struct explain_cfg, src,
 		      .positional = true, .metavar = "SRC",
 		      .help = "their source address (the peer), IPv4 or IPv6"),

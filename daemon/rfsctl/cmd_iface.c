@@ -26,9 +26,7 @@ static const struct iface_cfg attach_defaults, detach_defaults,
 	set_cpus_defaults;
 
 static const struct rfs_opt attach_opts[] = {
-	DEFINE_OPTION("iface", OPT_IFNAME, struct iface_cfg, iface,
-		      .positional = true, .metavar = "IFACE",
-		      .help = "interface to attach to"),
+	IFACE_OPTION(struct iface_cfg, "interface to attach to"),
 	DEFINE_OPTION("cpus", OPT_CPULIST, struct iface_cfg, cpus,
 		      .metavar = "LIST",
 		      .help = "CPUs to steer to (default: every online CPU)"),
@@ -46,9 +44,7 @@ static const struct rfs_opt attach_opts[] = {
 };
 
 static const struct rfs_opt detach_opts[] = {
-	DEFINE_OPTION("iface", OPT_IFNAME, struct iface_cfg, iface,
-		      .positional = true, .metavar = "IFACE",
-		      .help = "interface to detach from"),
+	IFACE_OPTION(struct iface_cfg, "interface to detach from"),
 	END_OPTIONS
 };
 
@@ -60,9 +56,7 @@ static const struct rfs_opt set_sock_flow_entries_opts[] = {
 };
 
 static const struct rfs_opt set_flow_cnt_opts[] = {
-	DEFINE_OPTION("iface", OPT_IFNAME, struct iface_cfg, iface,
-		      .positional = true, .metavar = "IFACE",
-		      .help = "an attached interface"),
+	IFACE_OPTION(struct iface_cfg, "an attached interface"),
 	DEFINE_OPTION("value", OPT_UINT, struct iface_cfg, value,
 		      .positional = true, .metavar = "N",
 		      .help = "entries per RX queue, a power of two from 64 to 1048576"),
@@ -70,9 +64,7 @@ static const struct rfs_opt set_flow_cnt_opts[] = {
 };
 
 static const struct rfs_opt set_cpus_opts[] = {
-	DEFINE_OPTION("iface", OPT_IFNAME, struct iface_cfg, iface,
-		      .positional = true, .metavar = "IFACE",
-		      .help = "an attached interface"),
+	IFACE_OPTION(struct iface_cfg, "an attached interface"),
 	DEFINE_OPTION("cpus", OPT_CPULIST, struct iface_cfg, cpus,
 		      .positional = true, .metavar = "LIST",
 		      .help = "online CPUs; flows leave a removed CPU in order"),

@@ -24,16 +24,13 @@ static const struct show_cfg {
 
 static const struct rfs_opt status_opts[] = { END_OPTIONS };
 
-#define IFACE_OPTION							\
-	DEFINE_OPTION("iface", OPT_IFNAME, struct show_cfg, iface,	\
-		      .positional = true, .optional = true,		\
-		      .metavar = "IFACE",				\
-		      .help = "an attached interface (default: all of them)")
+#define ANY_IFACE	IFACE_OPTION(struct show_cfg,			\
+	"an attached interface (default: all of them)", .optional = true)
 
 static const char *const stats_formats[] = { "table", "prometheus", NULL };
 
 static const struct rfs_opt stats_opts[] = {
-	IFACE_OPTION,
+	ANY_IFACE,
 	DEFINE_OPTION("format", OPT_ENUM, struct show_cfg, format,
 		      .metavar = "FORMAT", .values = stats_formats,
 		      .help = "table (default), or prometheus: what /metrics serves"),
@@ -41,7 +38,7 @@ static const struct rfs_opt stats_opts[] = {
 };
 
 static const struct rfs_opt flows_opts[] = {
-	IFACE_OPTION,
+	ANY_IFACE,
 	DEFINE_OPTION("limit", OPT_UINT, struct show_cfg, limit,
 		      .metavar = "N",
 		      .help = "show at most N flows (default: 20)"),

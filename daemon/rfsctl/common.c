@@ -17,6 +17,16 @@
 
 static const struct rfsctl_cfg *out_cfg;	/* NULL: plain, not pretty */
 
+/* In a function taking fmt, ...: its text in the array buf. */
+#define FORMAT(buf, fmt)						\
+	do {								\
+		va_list ap;						\
+									\
+		va_start(ap, fmt);					\
+		vsnprintf(buf, sizeof(buf), fmt, ap);			\
+		va_end(ap);						\
+	} while (0)
+
 void rfs_output_init(const struct rfsctl_cfg *g)
 {
 	out_cfg = g;
@@ -26,12 +36,8 @@ void p_err(const char *fmt, ...)
 {
 	struct json_object *obj;
 	char msg[1024];
-	va_list ap;
 
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-
+	FORMAT(msg, fmt);
 	if (!out_cfg || !out_cfg->json) {
 		fflush(stdout);
 		fprintf(stderr, "rfsctl: %s\n", msg);
@@ -47,11 +53,8 @@ void p_err(const char *fmt, ...)
 int p_usage(const char *path, const char *fmt, ...)
 {
 	char msg[768];
-	va_list ap;
 
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
+	FORMAT(msg, fmt);
 	/* "attach: missing IFACE, try 'rfsctl attach --help'" */
 	if (path)
 		p_err("%s: %s, try 'rfsctl %s --help'", path, msg, path);
@@ -111,11 +114,8 @@ void rfs_table_add(struct rfs_table *t, const char *cell)
 void rfs_table_addf(struct rfs_table *t, const char *fmt, ...)
 {
 	char buf[256];
-	va_list ap;
 
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
+	FORMAT(buf, fmt);
 	rfs_table_add(t, buf);
 }
 

@@ -27,8 +27,7 @@
 
 #include "cpulist.h"
 
-/* Exit codes: EXIT_SUCCESS, EXIT_FAILURE (runtime), and bad usage. */
-#define RFSCTL_EXIT_USAGE	2
+#define RFSCTL_EXIT_USAGE	2	/* else EXIT_SUCCESS, EXIT_FAILURE */
 
 /* ---- option and command tables (opts.c) ---- */
 
@@ -63,6 +62,11 @@ struct rfs_opt {
 	{ .name = (_name), .type = (_type),				\
 	  .offset = offsetof(_cfg, _member), __VA_ARGS__ }
 #define END_OPTIONS	{ .name = NULL }
+/* The interface most commands take first. */
+#define IFACE_OPTION(_cfg, _help, ...)					\
+	DEFINE_OPTION("iface", OPT_IFNAME, _cfg, iface,			\
+		      .positional = true, .metavar = "IFACE",		\
+		      .help = (_help), __VA_ARGS__)
 
 /* Global options, set before the command runs. */
 struct rfsctl_cfg {
@@ -200,11 +204,8 @@ int rfs_show(const struct rfsctl_cfg *g, struct json_object *req,
 /* cmd_iface.c: the interface object (attach, set, status) as plain text */
 void rfs_print_iface_plain(struct json_object *ifc);
 
-/* ---- top's arithmetic (top_rates.c) ----
- * Two snapshots of rfsd's counters (from successive stats replies) in,
- * rates per second and each cpumap kthread's wait per run out.  Nothing
- * there talks to rfsd or draws.
- */
+/* ---- top's arithmetic (top_rates.c): two snapshots of rfsd's counters
+ * in, rates per second and each cpumap kthread's wait per run out ---- */
 
 /* The counters top turns into rates, by their key in the stats reply. */
 enum rfs_top_ctr {
@@ -232,7 +233,7 @@ static inline bool rfs_top_ctr_is_kthread(enum rfs_top_ctr k)
 	return k == RFS_TOP_KTHREAD_WAIT_NS || k == RFS_TOP_KTHREAD_RUNS;
 }
 
-/* "seen", "steered", ..., "enqueue_drops", ...: index by enum rfs_top_ctr */
+/* Their keys, indexed by enum rfs_top_ctr */
 extern const char *const rfs_top_ctr_keys[RFS_TOP_NR_CTRS];
 
 enum rfs_top_kind {
@@ -272,12 +273,10 @@ struct rfs_top_rate {
 	/* false: no earlier sample of this row, or no time passed; the
 	 * rates below are then 0 and the percentages NaN */
 	bool valid;
-	/* a counter went backwards since the earlier sample: rfsd started
-	 * afresh (new maps) or the interface was attached again; the rates
-	 * count from zero, which happened within the interval; the kthread
-	 * counters have no part in it (kthread_valid) */
+	/* a counter (not a kthread's) went backwards: rfsd started afresh
+	 * or the interface was attached again, the rates count from zero */
 	bool reset;
-	/* valid, both samples had the kthread counters and neither went
+	/* valid, and both samples had the kthread counters, neither gone
 	 * back: only then do their per_s and kwait_us mean something */
 	bool kthread_valid;
 	double per_s[RFS_TOP_NR_CTRS];

@@ -103,12 +103,6 @@ static struct rfs_top_row *add_row(struct rfs_top_snap *s,
 	return r;
 }
 
-static void sample_free(struct rfs_top_snap *s)
-{
-	free(s->rows);
-	memset(s, 0, sizeof(*s));
-}
-
 /* The stats reply st: a row per CPU and the total. */
 static void add_stats(struct rfs_top_snap *s, struct json_object *total,
 		      struct json_object *per)
@@ -211,7 +205,7 @@ static int fetch(const struct rfsctl_cfg *g, struct rfs_top_snap *s,
 	json_object_put(rsta);
 	rfs_ctl_close(ctl);
 	if (ret)
-		sample_free(s);
+		free(s->rows);
 	return ret;
 }
 
@@ -225,7 +219,7 @@ static int next_sample(const struct rfsctl_cfg *g,
 		return -1;
 	*rates = calloc(cur->n ? cur->n : 1, sizeof(**rates));
 	if (!*rates) {
-		sample_free(cur);
+		free(cur->rows);
 		snprintf(err, len, "can't compute rates: out of memory");
 		return -1;
 	}
@@ -501,7 +495,7 @@ static int top_plain(const struct rfsctl_cfg *g, unsigned int interval,
 		}
 		fflush(stdout);
 		free(rates);
-		sample_free(&prev);
+		free(prev.rows);
 		prev = cur;
 		if (once || ret)
 			break;
@@ -509,7 +503,7 @@ static int top_plain(const struct rfsctl_cfg *g, unsigned int interval,
 		if (next < prev.t - interval)
 			next = prev.t;
 	}
-	sample_free(&prev);
+	free(prev.rows);
 	free(l.v);
 	return ret;
 }
@@ -591,7 +585,7 @@ static void view_sample(const struct rfsctl_cfg *g, unsigned int interval,
 	else
 		snprintf(v->status, sizeof(v->status), "q: quit");
 	free(rates);
-	sample_free(prev);
+	free(prev->rows);
 	*prev = cur;
 }
 
@@ -611,7 +605,7 @@ static int top_view(const struct rfsctl_cfg *g, unsigned int interval,
 	if (!view_screen) {
 		p_err("can't start the terminal view on '%s': not a terminal ncurses knows; try --once",
 		      getenv("TERM") ? getenv("TERM") : "");
-		sample_free(&prev);
+		free(prev.rows);
 		return EXIT_FAILURE;
 	}
 	cbreak();
@@ -646,7 +640,7 @@ static int top_view(const struct rfsctl_cfg *g, unsigned int interval,
 	}
 	view_end();
 	free(v.lines.v);
-	sample_free(&prev);
+	free(prev.rows);
 	return EXIT_SUCCESS;
 }
 

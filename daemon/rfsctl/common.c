@@ -75,12 +75,12 @@ void p_json(struct json_object *obj)
 
 struct rfs_table {
 	int ncols;
-	unsigned long left;	/* bit c: column c is aligned left */
+	__u64 left;		/* bit c: column c is aligned left */
 	size_t ncells, cap;
 	char **cells;
 };
 
-struct rfs_table *rfs_table_new(int ncols, unsigned long left)
+struct rfs_table *rfs_table_new(int ncols, __u64 left)
 {
 	struct rfs_table *t = calloc(1, sizeof(*t));
 
@@ -138,8 +138,8 @@ void rfs_table_print(struct rfs_table *t)
 	for (i = 0; line && i < t->ncells; i++) {
 		c = i % t->ncols;
 		off += snprintf(line + off, n + 1 - off,
-				c < (int)sizeof(t->left) * 8 && (t->left >> c & 1) ?
-				"%-*s%s" : "%*s%s",
+				c < 64 && (t->left >> c & 1) ? "%-*s%s" :
+				"%*s%s",
 				(int)w[c], t->cells[i],
 				c == t->ncols - 1 ? "" : "  ");
 		if (c != t->ncols - 1 && i + 1 != t->ncells)

@@ -135,7 +135,7 @@ void p_json(struct json_object *obj);
 /* A plain text table: cells are added row by row, then printed aligned
  * (left where bit c of left is set, else right) on stdout, and freed. */
 struct rfs_table;
-struct rfs_table *rfs_table_new(int ncols, unsigned long left);
+struct rfs_table *rfs_table_new(int ncols, __u64 left);
 void rfs_table_add(struct rfs_table *t, const char *cell);
 void rfs_table_addf(struct rfs_table *t, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

@@ -291,8 +291,10 @@ static void fmt_cell(char *buf, size_t len, double v, bool pct)
 		fmt_num(buf, len, v);
 }
 
-static void cpu_row(struct lines *out, const struct rfs_top_row *row,
-		   const struct rfs_top_rate *r)
+/* A row's line: the cells both tables have, then a CPU's own (an
+ * interface's seen/s goes first). */
+static void row_line(struct lines *out, const struct rfs_top_row *row,
+		     const struct rfs_top_rate *r)
 {
 	char c[9][16];
 
@@ -300,6 +302,12 @@ static void cpu_row(struct lines *out, const struct rfs_top_row *row,
 	fmt_cell(c[1], 16, PCT(r, to_desired_pct), true);
 	fmt_cell(c[2], 16, RATE(r, RFS_TOP_HELD), false);
 	fmt_cell(c[3], 16, RATE(r, RFS_TOP_SWITCHES), false);
+	if (row->kind == RFS_TOP_IFACE) {
+		fmt_cell(c[4], 16, RATE(r, RFS_TOP_SEEN), false);
+		line_add(out, L_ROW, IF_ROW, row->name, c[4], c[0], c[1], c[2],
+			 c[3]);
+		return;
+	}
 	fmt_cell(c[4], 16, RATE(r, RFS_TOP_DEQUEUED), false);
 	fmt_cell(c[5], 16, RATE(r, RFS_TOP_DROPS), false);
 	fmt_cell(c[6], 16, row->backlog < 0 ? NAN : row->backlog, false);
@@ -307,19 +315,6 @@ static void cpu_row(struct lines *out, const struct rfs_top_row *row,
 	rfs_top_kwait_text(c[8], 16, r ? r->kwait_us : NAN);
 	line_add(out, L_ROW, CPU_ROW, row->name, c[0], c[1], c[2], c[3], c[4],
 		 c[5], c[6], c[7], c[8]);
-}
-
-static void if_row(struct lines *out, const struct rfs_top_row *row,
-		  const struct rfs_top_rate *r)
-{
-	char c[5][16];
-
-	fmt_cell(c[0], 16, RATE(r, RFS_TOP_SEEN), false);
-	fmt_cell(c[1], 16, RATE(r, RFS_TOP_STEERED), false);
-	fmt_cell(c[2], 16, PCT(r, to_desired_pct), true);
-	fmt_cell(c[3], 16, RATE(r, RFS_TOP_HELD), false);
-	fmt_cell(c[4], 16, RATE(r, RFS_TOP_SWITCHES), false);
-	line_add(out, L_ROW, IF_ROW, row->name, c[0], c[1], c[2], c[3], c[4]);
 }
 
 /* The rows of that kind, in rfsd's order. */
@@ -330,8 +325,7 @@ static void rows_of(struct lines *out, const struct rfs_top_snap *s,
 
 	for (i = 0; i < s->n; i++)
 		if (s->rows[i].kind == kind)
-			(kind == RFS_TOP_IFACE ? if_row : cpu_row)(out,
-				&s->rows[i], rates ? &rates[i] : NULL);
+			row_line(out, &s->rows[i], rates ? &rates[i] : NULL);
 }
 
 /* The screen for sample s and its rates (NULL: no earlier sample yet),

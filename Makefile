@@ -63,7 +63,7 @@ endif
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 # rfsctl talks JSON over a socket and nothing else: no libbpf, no libxdp;
-# ncurses draws rfsctl top (daemon/rfsctl/top_view.c), in rfsctl only
+# ncurses draws rfsctl top (daemon/rfsctl/cmd_top.c), in rfsctl only
 CTL_LIBS   = $(shell pkg-config --libs json-c ncurses 2>/dev/null)
 # rfsd alone serves /metrics over HTTP (daemon/rfsd/metrics.c)
 RFSD_PKGS  := libmicrohttpd
@@ -375,9 +375,11 @@ $(B)/tests/test_config: daemon/rfsd/config.c daemon/rfsd/config.h
 $(B)/tests/test_request: daemon/rfsd/request.c daemon/rfsd/request.h
 $(B)/tests/test_peercred: daemon/rfsd/peercred.c daemon/rfsd/peercred.h
 # and test_top_rates rfsctl's top_rates.c
-$(B)/tests/test_top_rates: daemon/rfsctl/top_rates.c daemon/rfsctl/top_rates.h
-# and test_explain rfsd's pure half of explain
+$(B)/tests/test_top_rates: daemon/rfsctl/top_rates.c daemon/rfsctl/rfsctl.h
+# and test_explain the library's explain: the linker drops the map reads
+# it never calls, so it needs no datapath objects
 $(B)/tests/test_explain: daemon/lib/rfs_explain.c daemon/lib/rfs_explain.h
+$(B)/tests/test_explain: private CFLAGS += -ffunction-sections -Wl,--gc-sections
 
 # libFuzzer targets of the parsers (tests/fuzz/README.md), built with
 # clang-16 into build-fuzz/, never linked with libbpf:

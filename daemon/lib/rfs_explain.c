@@ -1,15 +1,25 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rfsctl explain, the pure half (rfs_explain.h): the XDP program's steps
- * for one flow, on state read beforehand, and the outcome in words.  Every
- * decision is made by the shared code in include/; this file only orders
- * the calls as bpf/rfs_xdp.bpf.c does and says what came out.
+ * rfsctl explain (rfs_explain.h): the XDP program's steps for one flow, on
+ * state read from its maps, and the outcome in words.  Every decision is
+ * made by the shared code in include/; this file only reads, orders the
+ * calls as bpf/rfs_xdp.bpf.c does and says what came out.
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include <bpf/bpf.h>
+
+#include "mono.h"
+#include "rfs_bpf.h"
+#include "rfs_devtab.h"
 #include "rfs_explain.h"
+#include "rfs_features.h"
+#include "rfs_iface.h"
 #include "rfs_order.h"
 
 __u32 rfs_explain_hash(const struct rfs_explain_in *in)
@@ -24,14 +34,13 @@ __u32 rfs_explain_sock_slot(const struct rfs_explain_in *in, __u32 hash)
 
 __u32 rfs_explain_desired(const struct rfs_explain_in *in, __u32 hash)
 {
-	if (!in->have_sock)
-		return RFS_NO_CPU;
-	return rfs_sock_entry_cpu(in->sock_entry, hash, in->g.cpu_mask);
+	return in->have_sock ? rfs_sock_entry_cpu(in->sock_entry, hash,
+						  in->g.cpu_mask) : RFS_NO_CPU;
 }
 
-void rfs_explain_pick_entry(struct rfs_explain_queue *q)
+/* rfs_xdp: a flow not seen since a resize is known to the old table */
+static void rfs_explain_pick_entry(struct rfs_explain_queue *q)
 {
-	/* rfs_xdp: not seen since a resize, the old table knows it */
 	q->cur = q->entry;
 	q->cur_from_prev = false;
 	if (!(q->entry.flags & RFS_DEV_FLOW_VALID) && q->have_prev) {
@@ -82,16 +91,11 @@ void rfs_explain_case(const struct rfs_explain_in *in,
 	if (out->first.verdict == RFS_V_HELD) {
 		if (st.cur.flags & RFS_DEV_FLOW_LOCAL) {
 			out->drain = RFS_XD_LOCAL;
-			if (in->have_jiffies) {
-				out->age_known = true;
-				out->age = (__s32)((__u32)in->jiffies -
-						   st.cur.last);
-				out->drained = rfs_local_drained(&st.cur,
-						in->jiffies,
-						in->cfg.local_drain_jiffies);
-			} else {
-				out->drained = -1;
-			}
+			out->age_known = in->have_jiffies;
+			out->age = (__s32)((__u32)in->jiffies - st.cur.last);
+			out->drained = !in->have_jiffies ? -1 :
+				rfs_local_drained(&st.cur, in->jiffies,
+						  in->cfg.local_drain_jiffies);
 		} else if (!q->have_track || !q->have_cpu_queue) {
 			out->drain = RFS_XD_NO_STATE;
 		} else {
@@ -145,9 +149,8 @@ struct sbuf {
 	size_t len, used;
 };
 
-static void put(struct sbuf *b, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void put(struct sbuf *b, const char *fmt, ...)
+static void __attribute__((format(printf, 2, 3)))
+put(struct sbuf *b, const char *fmt, ...)
 {
 	va_list ap;
 	int n;
@@ -167,8 +170,8 @@ static const char *path_of(bool local)
 }
 
 /* Why the target is what it is. */
-static void put_target(struct sbuf *b, const struct rfs_explain_in *in,
-		       const struct rfs_choice *c, __u32 desired)
+static void put_target(struct sbuf *b, const struct rfs_choice *c,
+		       __u32 desired)
 {
 	if (!c->spread)
 		put(b, "its application reads on CPU %u", desired);
@@ -270,45 +273,44 @@ char *rfs_explain_words(const struct rfs_explain_in *in,
 			size_t len)
 {
 	struct sbuf b = { buf, len, 0 };
-	__u32 hash = rfs_explain_hash(in);
-	__u32 desired = rfs_explain_desired(in, hash);
+	__u32 desired = rfs_explain_desired(in, rfs_explain_hash(in));
 	const struct rfs_choice *r = &c->result, *f = &c->first;
 	bool cur_local = q->cur.flags & RFS_DEV_FLOW_LOCAL;
+	const char *pass = NULL;
 
 	if (len)
 		buf[0] = '\0';
-	if (c->action == RFS_XA_PASS_PROTO) {
-		put(&b, "passed: not TCP or UDP with ports, xdp-rfs does not steer it; it goes up the stack on CPU %u (pass_other_proto)",
-		    c->rx_cpu);
+	if (c->action == RFS_XA_PASS_PROTO)
+		pass = "not TCP or UDP with ports, xdp-rfs does not steer it; it goes";
+	else if (!q->have_table)
+		pass = "the interface has no usable dev flow table;";
+	else if (r->verdict == RFS_V_NONE)
+		pass = "no CPU is allowed on this interface;";
+	if (pass) {
+		put(&b, "passed: %s up the stack on CPU %u (%s)", pass, c->rx_cpu,
+		    c->action == RFS_XA_PASS_PROTO ? "pass_other_proto" :
+		    "pass_no_table");
 		return buf;
 	}
-	if (!q->have_table) {
-		put(&b, "passed: the interface has no usable dev flow table; up the stack on CPU %u (pass_no_table)",
-		    c->rx_cpu);
-		return buf;
-	}
-	if (r->verdict == RFS_V_NONE) {
-		put(&b, "passed: no CPU is allowed on this interface; up the stack on CPU %u (pass_no_table)",
-		    c->rx_cpu);
-		return buf;
-	}
+	if (f->verdict == RFS_V_HELD)
+		put(&b, c->drained == 1 ? "switch: " : "held: ");
+	else if (f->verdict == RFS_V_SWITCH)
+		/* only with noguard: cur_drained is 0 at the first call */
+		put(&b, "switch (noguard: this interface moves flows at once and may reorder): ");
+	else
+		put(&b, "%s: ", rfs_explain_verdict_name(f->verdict));
+	put_action(&b, r, c->action, c->rx_cpu);
 	switch (f->verdict) {
 	case RFS_V_NEW:
-		put(&b, "new: ");
-		put_action(&b, r, c->action, c->rx_cpu);
 		put(&b, ". The flow has no entry on this queue; ");
-		put_target(&b, in, f, desired);
+		put_target(&b, f, desired);
 		break;
 	case RFS_V_FORCED:
-		put(&b, "forced: ");
-		put_action(&b, r, c->action, c->rx_cpu);
 		put(&b, ". Its current CPU %u is gone from the cpumap, so nothing there is waited for; ",
 		    q->cur.cpu);
-		put_target(&b, in, f, desired);
+		put_target(&b, f, desired);
 		break;
 	case RFS_V_KEEP:
-		put(&b, "keep: ");
-		put_action(&b, r, c->action, c->rx_cpu);
 		if (!f->spread)
 			put(&b, ". It already goes where its application reads (CPU %u)",
 			    desired);
@@ -321,28 +323,21 @@ char *rfs_explain_words(const struct rfs_explain_in *in,
 			    q->cur.cpu);
 		break;
 	case RFS_V_SWITCH:
-		/* only with noguard: cur_drained is 0 at the first call */
-		put(&b, "switch (noguard: this interface moves flows at once and may reorder): ");
-		put_action(&b, r, c->action, c->rx_cpu);
 		put(&b, "; ");
-		put_target(&b, in, f, desired);
+		put_target(&b, f, desired);
 		break;
 	case RFS_V_HELD:
 		if (c->drained == 1) {
-			put(&b, "switch: ");
-			put_action(&b, r, c->action, c->rx_cpu);
 			put(&b, ", leaving CPU %u (%s). It wants to move because ",
 			    q->cur.cpu, path_of(cur_local));
-			put_target(&b, in, &c->then, desired);
+			put_target(&b, &c->then, desired);
 			put(&b, ", and every frame on its old path is delivered: ");
 			put_drain(&b, in, q, c);
 			break;
 		}
-		put(&b, "held: ");
-		put_action(&b, r, c->action, c->rx_cpu);
 		put(&b, " (its current CPU, %s), until its old path drains. It wants CPU %u (%s) because ",
 		    path_of(r->local), c->then.cpu, path_of(c->then.local));
-		put_target(&b, in, &c->then, desired);
+		put_target(&b, &c->then, desired);
 		put(&b, ", but ");
 		put_drain(&b, in, q, c);
 		if (c->drained < 0) {
@@ -350,10 +345,133 @@ char *rfs_explain_words(const struct rfs_explain_in *in,
 			put_action(&b, &c->then, c->action_drained, c->rx_cpu);
 		}
 		break;
-	default:
-		put(&b, "%s", rfs_explain_verdict_name(f->verdict));
 	}
 	if (q->cur_from_prev)
 		put(&b, " (its state comes from the table before the last resize)");
 	return buf;
+}
+
+/* ---- reading the maps ---- */
+
+/* The entry of (hash, rxq) in the table in slot of the outer map. */
+static bool read_entry(int outer_fd, __u32 slot, __u32 hash, __u32 rxq,
+		       __u32 *idx, struct rfs_dev_flow *e)
+{
+	struct rfs_dev_flow hdr;
+	__u32 id, zero = 0;
+	bool ok = false;
+	int fd;
+
+	if (bpf_map_lookup_elem(outer_fd, &slot, &id))
+		return false;
+	fd = bpf_map_get_fd_by_id(id);
+	if (fd < 0)
+		return false;
+	if (!bpf_map_lookup_elem(fd, &zero, &hdr) && rfs_dev_table_ok(&hdr)) {
+		*idx = rfs_dev_index(&hdr, hash, rxq);
+		/* 0: a queue past the table, steered by no entry */
+		ok = *idx && !bpf_map_lookup_elem(fd, idx, e);
+	}
+	close(fd);
+	return ok;
+}
+
+/* Marks are read before the kthreads' state, as the program does, so
+ * "asleep" is never older than the mark it is shown beside. */
+int rfs_iface_explain(const struct rfs_if_env *env, struct rfs_if *ifc,
+		      struct rfs_explain_in *in,
+		      struct rfs_explain_queue **out, size_t *n, char *err)
+{
+	const size_t stride_words =
+		rfs_percpu_stride(sizeof(struct rfs_tx_seq)) / sizeof(__u32);
+	bool idle[RFS_MAX_CPUS], quiet[RFS_MAX_CPUS];
+	struct rfs_explain_queue *qs;
+	__u32 hash, slot, i;
+	__u32 *tx = NULL;
+	size_t nq = ifc->rx_queues ? ifc->rx_queues : 1;
+	int ncpu = 0;
+
+	*out = NULL;
+	*n = 0;
+	in->g = *env->globals;
+	if (rfs_if_read_config(ifc->cfg_fd, &in->cfg))
+		return rfs_errf(err, errno, "explain %s: can't read its config: %s",
+				ifc->name, strerror(errno));
+	memcpy(in->in_cpumap, env->in_cpumap->bits, sizeof(in->in_cpumap));
+	hash = rfs_explain_hash(in);
+	slot = rfs_explain_sock_slot(in, hash);
+	in->have_sock = !bpf_map_lookup_elem(env->sock_flows_fd, &slot,
+					     &in->sock_entry);
+	qs = calloc(nq, sizeof(*qs));
+	if (!qs)
+		return rfs_errf(err, ENOMEM, "explain %s: out of memory",
+				ifc->name);
+	for (i = 0; i < nq; i++) {
+		struct rfs_explain_queue *q = &qs[i];
+		__u32 key, cpu;
+
+		q->rxq = i;
+		q->kthread_asleep_now = -1;
+		if (!in->steerable)
+			continue;	/* rfs_xdp stops at the parse */
+		q->have_table = read_entry(ifc->dev_outer_fd, 0, hash, i,
+					   &q->index, &q->entry);
+		q->have_prev = read_entry(ifc->dev_outer_fd, 1, hash, i,
+					  &q->prev_index, &q->prev_entry);
+		rfs_explain_pick_entry(q);
+		if (!(q->cur.flags & RFS_DEV_FLOW_VALID) ||
+		    (q->cur.flags & RFS_DEV_FLOW_LOCAL))
+			continue;
+		/* rfs_cur_drained(): the same keys */
+		cpu = q->cur.cpu;
+		key = rfs_rx_track_index(cpu, q->cur.rx_cpu, env->nr_rx_cpus);
+		q->have_track = !bpf_map_lookup_elem(env->rx_track_fd, &key,
+						     &q->track);
+		q->have_cpu_queue = !bpf_map_lookup_elem(env->cpu_queues_fd,
+							 &cpu, &q->q);
+	}
+	/* after the marks, as rfs_cur_drained() reads them */
+	rfs_kthreads_idle(env, idle, quiet);
+	in->have_jiffies = rfs_read_jiffies(&in->jiffies);
+	/* one value per possible CPU, not per steered one */
+	tx = rfs_lookup_percpu(env->tx_seq_fd, 0, sizeof(struct rfs_tx_seq),
+			       &ncpu);
+	rfs_iface_note_leaving(ifc, rfs_mono_ms());
+	for (i = 0; i < nq; i++) {
+		struct rfs_explain_queue *q = &qs[i];
+		int cpu = q->cur.cpu;
+		/* rfs_devtab_busy()'s question, on what was read above */
+		struct rfs_hold_in h = {
+			.f = q->cur, .have_jiffies = in->have_jiffies,
+			.jiffies = in->jiffies,
+			.drain_jiffies = ifc->local_drain_jiffies,
+		};
+
+		if (!(q->cur.flags & RFS_DEV_FLOW_VALID) || cpu >= env->nr_cpus)
+			continue;
+		q->leaving_since_ms = ifc->leaving_since_ms[cpu];
+		if (!(q->cur.flags & RFS_DEV_FLOW_LOCAL)) {
+			q->kthread_asleep_now = idle[cpu];
+			if (tx && q->cur.rx_cpu < ncpu) {
+				const __u32 *t = tx + (size_t)q->cur.rx_cpu *
+							  stride_words;
+
+				q->have_tx = true;
+				q->tx_seq = t[cpu];
+				q->tx_dropped_upto = t[RFS_MAX_CPUS + cpu];
+			}
+			h.in_cpumap = rfs_cpuset_has(env->in_cpumap, cpu);
+			h.track = q->track;
+			h.delivered = q->have_cpu_queue ? q->q.delivered : 0;
+			h.idle = idle[cpu];
+			h.quiet = quiet[cpu];
+			h.have_tx = q->have_tx;
+			h.dropped_upto = q->tx_dropped_upto;
+		}
+		q->hold = rfs_hold_judge(&h);
+	}
+	free(tx);
+	*out = qs;
+	*n = nq;
+	return 0;
 }

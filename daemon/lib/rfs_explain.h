@@ -1,19 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * rfsctl explain: what one flow's next frame will do, and why.  The map
- * reads are rfs_if_explain.c's; this is the pure half (rfs_explain.c, no
- * maps, no libc beyond formatting), run by rfsd and by tests/unit: it feeds
- * the state it is given to the same code the XDP program runs, in the same
- * order (bpf/rfs_xdp.bpf.c): rfs_flow_hash() with the datapath's seed, the
- * sock slot and rfs_sock_entry_cpu(), rfs_dev_index() in the current table
- * and, for a flow it has no entry for, the previous one, rfs_pick_cpu()
- * with cur_drained = 0, and on HELD the drain test the program makes
- * (rfs_local_drained or rfs_remote_drained) and rfs_pick_cpu() again.
+ * rfsctl explain: what one flow's next frame will do, and why.
+ * rfs_iface_explain() reads the state rfs_xdp reads for the flow; the pure
+ * half then feeds it to the code the XDP program runs, in its order
+ * (bpf/rfs_xdp.bpf.c): rfs_flow_hash() with the datapath's seed, the sock
+ * slot and rfs_sock_entry_cpu(), rfs_dev_index() in the current table and,
+ * for a flow it has no entry for, the previous one, rfs_pick_cpu() with
+ * cur_drained = 0, and on HELD the program's drain test and rfs_pick_cpu()
+ * again.  tests/unit/test_explain.c runs the pure half alone.
  *
  * Two inputs exist only inside the kernel at frame time: the CPU the frame
- * arrives on (the NAPI poll's), and whether the target's cpumap kthread is
- * asleep then.  The first is a parameter (each case is one RX CPU); for
- * the second the answer is given for both, and says which one applies.
+ * arrives on (each case is one RX CPU), and whether the target's cpumap
+ * kthread is asleep then (the answer is given for both).
  */
 #ifndef RFS_EXPLAIN_H
 #define RFS_EXPLAIN_H
@@ -110,9 +108,6 @@ struct rfs_explain_case {
 __u32 rfs_explain_hash(const struct rfs_explain_in *in);
 __u32 rfs_explain_sock_slot(const struct rfs_explain_in *in, __u32 hash);
 __u32 rfs_explain_desired(const struct rfs_explain_in *in, __u32 hash);
-
-/* Fill q->cur from the entries read (entry, prev_entry). */
-void rfs_explain_pick_entry(struct rfs_explain_queue *q);
 
 /* The frame's fate when it arrives on rx_cpu from queue q. */
 void rfs_explain_case(const struct rfs_explain_in *in,

@@ -194,7 +194,7 @@ void rfs_iface_note_leaving(struct rfs_if *ifc, __u64 now_ms);
 int rfs_iface_holds(const struct rfs_if_env *env, struct rfs_if *ifc,
 		    struct rfs_hold_cpu **out, size_t *n, char *err);
 
-/* ---- rfs_if_explain.c ---- */
+/* ---- rfs_explain.c ---- */
 
 /* Read what rfs_xdp would read for in->key (set by the caller) on each
  * RX queue: *out has *n queues (caller frees). */

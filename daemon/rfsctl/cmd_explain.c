@@ -14,10 +14,19 @@
 
 static const char *const explain_protos[] = { "tcp", "udp", NULL };
 
-const struct rfs_opt explain_opts[] = {
-	DEFINE_OPTION("iface", OPT_IFNAME, struct explain_cfg, iface,
-		      .positional = true, .metavar = "IFACE",
-		      .help = "the attached interface the frames arrive on"),
+static const struct explain_cfg {
+	const char *iface;
+	const char *src;
+	const char *dst;
+	const char *sport;
+	const char *dport;
+	const char *proto;
+	const char *rx_cpu;
+} explain_defaults;
+
+static const struct rfs_opt explain_opts[] = {
+	IFACE_OPTION(struct explain_cfg,
+		     "the attached interface the frames arrive on"),
 	DEFINE_OPTION("src", OPT_STRING, struct explain_cfg, src,
 		      .positional = true, .metavar = "SRC",
 		      .help = "their source address (the peer), IPv4 or IPv6"),
@@ -39,7 +48,6 @@ const struct rfs_opt explain_opts[] = {
 		      .help = "for frames that arrive on CPU (default: its last RX CPU)"),
 	END_OPTIONS
 };
-const struct explain_cfg explain_defaults;
 
 static int port_arg(const char *what, const char *s, int *out)
 {
@@ -52,23 +60,8 @@ static int port_arg(const char *what, const char *s, int *out)
 	return 0;
 }
 
-static const char *str(struct json_object *o, const char *key)
-{
-	struct json_object *v;
-
-	if (!json_object_object_get_ex(o, key, &v) || !v)
-		return NULL;
-	return json_object_get_string(v);
-}
-
-static long long num(struct json_object *o, const char *key, long long dflt)
-{
-	struct json_object *v;
-
-	if (!json_object_object_get_ex(o, key, &v) || !v)
-		return dflt;
-	return json_object_get_int64(v);
-}
+#define str(o, key)		rfs_str(o, key, NULL)
+#define num(o, key, dflt)	rfs_num(o, key, dflt)
 
 static struct json_object *obj(struct json_object *o, const char *key)
 {
@@ -111,7 +104,7 @@ static void print_order(struct json_object *o)
 
 	printf("    order RX CPU %lld -> CPU %lld: flow seq %lld, sent up to %s",
 	       num(o, "rx_cpu", -1), num(o, "cpu", -1), num(o, "flow_seq", -1),
-	       str(o, "sent_seq") ? str(o, "sent_seq") : "-");
+	       rfs_str(o, "sent_seq", "-"));
 	printf("; marks");
 	if (!marks || !obj(marks, "last"))
 		printf(" none");
@@ -120,9 +113,8 @@ static void print_order(struct json_object *o)
 	print_mark(marks, "jiffy1");
 	print_mark(marks, "jiffy2");
 	print_mark(marks, "done");
-	printf("; epoch %s, delivered %s",
-	       str(o, "epoch") ? str(o, "epoch") : "-",
-	       str(o, "delivered_epoch") ? str(o, "delivered_epoch") : "-");
+	printf("; epoch %s, delivered %s", rfs_str(o, "epoch", "-"),
+	       rfs_str(o, "delivered_epoch", "-"));
 	k = obj(o, "kthread_asleep_now");
 	printf("; kthread %s now\n", !k ? "state unknown" :
 	       json_object_get_boolean(k) ? "asleep" : "running");
@@ -138,7 +130,7 @@ static void print_hold(struct json_object *h)
 		       cpu, ms / 1000, ms % 1000 / 100);
 }
 
-static void explain_plain(struct json_object *r)
+static void explain_plain(struct json_object *r, const void *arg)
 {
 	struct json_object *sock = obj(r, "sock"), *qs = obj(r, "rx_queues");
 	const char *hash = str(r, "hash");
@@ -198,61 +190,46 @@ static void explain_plain(struct json_object *r)
 	}
 }
 
-int do_explain(const struct rfsctl_cfg *g, const void *cfg)
+static int do_explain(const struct rfsctl_cfg *g, const void *cfg)
 {
 	const struct explain_cfg *c = cfg;
-	struct json_object *req, *reply, *result;
+	struct json_object *req;
 	unsigned char a[16], b[16];
-	int sport = 0, dport = 0, fa, fb, ret;
+	int sport = 0, dport = 0, fa, fb;
 	__u32 rx;
 
 	fa = inet_pton(AF_INET, c->src, a) == 1 ? AF_INET :
 	     inet_pton(AF_INET6, c->src, a) == 1 ? AF_INET6 : 0;
-	if (!fa)
-		return p_usage("explain", "can't parse address '%s': not an IPv4 or IPv6 address",
-			       c->src);
 	fb = inet_pton(AF_INET, c->dst, b) == 1 ? AF_INET :
 	     inet_pton(AF_INET6, c->dst, b) == 1 ? AF_INET6 : 0;
-	if (!fb)
+	if (!fa || !fb)
 		return p_usage("explain", "can't parse address '%s': not an IPv4 or IPv6 address",
-			       c->dst);
+			       fa ? c->dst : c->src);
 	if (fa != fb)
 		return p_usage("explain", "can't parse address '%s': not of the family of '%s'",
 			       c->dst, c->src);
 	if (c->sport && !c->dport)
 		return p_usage("explain", "SPORT and DPORT go together (PROTO needs both)");
+	if (c->sport && (port_arg("SPORT", c->sport, &sport) ||
+			 port_arg("DPORT", c->dport, &dport)))
+		return RFSCTL_EXIT_USAGE;
+	if (c->rx_cpu && (rfs_parse_u32(c->rx_cpu, &rx) || rx >= RFS_MAX_CPUS))
+		return p_usage("explain", "--rx-cpu '%s' is not a CPU number (0..%d)",
+			       c->rx_cpu, RFS_MAX_CPUS - 1);
 	req = rfs_req_new("explain");
 	rfs_req_add_str(req, "iface", c->iface);
 	rfs_req_add_str(req, "src", c->src);
 	rfs_req_add_str(req, "dst", c->dst);
 	if (c->sport) {
-		if (port_arg("SPORT", c->sport, &sport) ||
-		    port_arg("DPORT", c->dport, &dport)) {
-			json_object_put(req);
-			return RFSCTL_EXIT_USAGE;
-		}
 		rfs_req_add_int(req, "sport", sport);
 		rfs_req_add_int(req, "dport", dport);
 		rfs_req_add_str(req, "proto", c->proto ? c->proto : "tcp");
 	}
-	if (c->rx_cpu) {
-		if (rfs_parse_u32(c->rx_cpu, &rx) || rx >= RFS_MAX_CPUS) {
-			json_object_put(req);
-			return p_usage("explain", "--rx-cpu '%s' is not a CPU number (0..%d)",
-				       c->rx_cpu, RFS_MAX_CPUS - 1);
-		}
+	if (c->rx_cpu)
 		rfs_req_add_int(req, "rx_cpu", rx);
-	}
-	ret = rfs_call(g, req, 0, &reply, &result);
-	if (!ret)
-		ret = rfs_expect(result, json_type_object, "explain");
-	if (!ret) {
-		if (g->json)
-			p_json(result);
-		else
-			explain_plain(result);
-	}
-	if (reply)
-		json_object_put(reply);
-	return ret;
+	return rfs_show(g, req, 0, NULL, json_type_object, "explain",
+			explain_plain, NULL);
 }
+
+const struct rfs_cmd rfs_cmd_explain = DEFINE_COMMAND("explain", explain,
+	"Explain where a flow's next frame goes, and why.");

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * status and stats.  Each has a _json printer (rfsd's result object as it
- * is) and a _plain one; the plain ones print the keys they know in order
- * and then any others, so a newer rfsd's additions still show.
+ * status, stats and flows.  Under -j each prints rfsd's result as it is;
+ * the plain printers print the keys they know in order and then any
+ * others, so a newer rfsd's additions still show.
  */
 #include <errno.h>
 #include <math.h>
@@ -12,55 +12,67 @@
 #include "ctl_client.h"
 #include "rfs_prom.h"
 #include "rfsctl.h"
-#include "top_rates.h"
 
-const struct rfs_opt status_opts[] = { END_OPTIONS };
-const struct none_cfg status_defaults;
+#define FLOWS_INTERVAL_DEFAULT	500	/* ms, docs/protocol.md */
+
+static const struct show_cfg {
+	const char *iface;
+	const char *format;	/* stats: NULL, "table" or "prometheus" */
+	unsigned int limit;
+	unsigned int interval;
+} status_defaults, stats_defaults, flows_defaults;
+
+static const struct rfs_opt status_opts[] = { END_OPTIONS };
+
+#define ANY_IFACE	IFACE_OPTION(struct show_cfg,			\
+	"an attached interface (default: all of them)", .optional = true)
 
 static const char *const stats_formats[] = { "table", "prometheus", NULL };
 
-const struct rfs_opt stats_opts[] = {
-	DEFINE_OPTION("iface", OPT_IFNAME, struct stats_cfg, iface,
-		      .positional = true, .optional = true,
-		      .metavar = "IFACE",
-		      .help = "an attached interface (default: all of them)"),
-	DEFINE_OPTION("format", OPT_ENUM, struct stats_cfg, format,
+static const struct rfs_opt stats_opts[] = {
+	ANY_IFACE,
+	DEFINE_OPTION("format", OPT_ENUM, struct show_cfg, format,
 		      .metavar = "FORMAT", .values = stats_formats,
 		      .help = "table (default), or prometheus: what /metrics serves"),
 	END_OPTIONS
 };
-const struct stats_cfg stats_defaults;
 
-/* status */
+static const struct rfs_opt flows_opts[] = {
+	ANY_IFACE,
+	DEFINE_OPTION("limit", OPT_UINT, struct show_cfg, limit,
+		      .metavar = "N",
+		      .help = "show at most N flows (default: 20)"),
+	DEFINE_OPTION("interval", OPT_UINT, struct show_cfg, interval,
+		      .metavar = "MS",
+		      .help = "count frames for MS milliseconds (default: 500)"),
+	END_OPTIONS
+};
+
+/* ---- status ---- */
 
 /* cpumap_kthreads: the policy asked for, then a line per CPU whose
  * kthread the datapath has seen ("cpu 0  pid 1234, SCHED_FIFO 1"). */
 static void kthreads_plain(struct json_object *k)
 {
-	struct json_object *a, *e, *v;
+	struct json_object *a, *e;
+	char label[32];
 	size_t i;
 
-	printf("  %-18s %s\n", "kthread sched",
-	       json_object_object_get_ex(k, "sched", &v) ?
-	       json_object_get_string(v) : "?");
+	printf("  %-18s %s\n", "kthread sched", rfs_str(k, "sched", "?"));
 	if (!json_object_object_get_ex(k, "kthreads", &a) ||
 	    !json_object_is_type(a, json_type_array))
 		return;
 	for (i = 0; i < json_object_array_length(a); i++) {
-		char label[32];
-
 		e = json_object_array_get_idx(a, i);
-		if (!json_object_object_get_ex(e, "pid", &v) || !v)
+		if (!rfs_str(e, "pid", NULL))
 			continue;
 		snprintf(label, sizeof(label), "cpu %s kthread",
-			 json_object_object_get_ex(e, "cpu", &v) ?
-			 json_object_get_string(v) : "?");
-		json_object_object_get_ex(e, "pid", &v);
-		printf("  %-18s pid %s", label, json_object_get_string(v));
-		if (json_object_object_get_ex(e, "error", &v) && v)
-			printf(", not changed: %s\n", json_object_get_string(v));
-		else if (json_object_object_get_ex(e, "policy", &v) && v)
-			printf(", %s%s\n", json_object_get_string(v),
+			 rfs_str(e, "cpu", "?"));
+		printf("  %-18s pid %s", label, rfs_str(e, "pid", NULL));
+		if (rfs_str(e, "error", NULL))
+			printf(", not changed: %s\n", rfs_str(e, "error", NULL));
+		else if (rfs_str(e, "policy", NULL))
+			printf(", %s%s\n", rfs_str(e, "policy", NULL),
 			       json_object_object_get_ex(e, "flooded", NULL) ?
 			       " while flooded" : "");
 		else
@@ -68,27 +80,28 @@ static void kthreads_plain(struct json_object *k)
 	}
 }
 
-static const char *str_of(struct json_object *o, const char *key)
-{
-	struct json_object *v;
-
-	return json_object_object_get_ex(o, key, &v) && v ?
-	       json_object_get_string(v) : "?";
-}
-
 /* "  cpumap_gro      ok        none: <why>" per feature */
 static void feature_lines(struct json_object *a, const char *indent)
 {
+	struct json_object *l;
 	size_t i;
 
 	if (!a || !json_object_is_type(a, json_type_array))
 		return;
 	for (i = 0; i < json_object_array_length(a); i++) {
-		struct json_object *l = json_object_array_get_idx(a, i);
-
-		printf("%s%-17s %-9s %s: %s\n", indent, str_of(l, "name"),
-		       str_of(l, "level"), str_of(l, "value"), str_of(l, "why"));
+		l = json_object_array_get_idx(a, i);
+		printf("%s%-17s %-9s %s: %s\n", indent, rfs_str(l, "name", "?"),
+		       rfs_str(l, "level", "?"), rfs_str(l, "value", "?"),
+		       rfs_str(l, "why", "?"));
 	}
+}
+
+static bool is_true(struct json_object *o, const char *key)
+{
+	struct json_object *v;
+
+	return json_object_object_get_ex(o, key, &v) &&
+	       json_object_get_boolean(v);
 }
 
 /* The kernel block: what rfsd found and what it means for ordering. */
@@ -98,13 +111,10 @@ static void kernel_plain(struct json_object *st)
 
 	if (!json_object_object_get_ex(st, "kernel", &k) || !k)
 		return;
-	printf("\nkernel %s%s: flows %s\n", str_of(k, "release"),
-	       json_object_object_get_ex(k, "faked", &v) &&
-	       json_object_get_boolean(v) ? " (features faked for a test)" : "",
-	       json_object_object_get_ex(k, "order_kept", &v) &&
-	       json_object_get_boolean(v) ? "kept in order" :
-	       json_object_object_get_ex(k, "allow_unordered", &v) &&
-	       json_object_get_boolean(v) ?
+	printf("\nkernel %s%s: flows %s\n", rfs_str(k, "release", "?"),
+	       is_true(k, "faked") ? " (features faked for a test)" : "",
+	       is_true(k, "order_kept") ? "kept in order" :
+	       is_true(k, "allow_unordered") ?
 	       "NOT kept in order (allow_unordered: attaching anyway)" :
 	       "NOT kept in order (attach refused without --allow-unordered)");
 	if (json_object_object_get_ex(k, "features", &v))
@@ -118,7 +128,7 @@ static void kernel_plain(struct json_object *st)
 	}
 }
 
-static void status_plain(struct json_object *st)
+static void status_plain(struct json_object *st, const void *arg)
 {
 	static const char *const order[] = {
 		"pin_dir", "cgroup", "trace_mode", "sock_flow_entries",
@@ -126,70 +136,49 @@ static void status_plain(struct json_object *st)
 	};
 	static const char *const skip[] = { "version", "interfaces", "lost",
 					    "cpumap_kthreads", "kernel", NULL };
-	struct json_object *ifs, *v;
+	struct json_object *a, *l;
 	size_t i, n = 0;
 
-	printf("rfsd %s\n", json_object_object_get_ex(st, "version", &v) ?
-	       json_object_get_string(v) : "?");
-	rfs_print_kv(stdout, st, "  ", order, skip);
-	if (json_object_object_get_ex(st, "cpumap_kthreads", &v) &&
-	    json_object_is_type(v, json_type_object))
-		kthreads_plain(v);
-
-	if (json_object_object_get_ex(st, "interfaces", &ifs) &&
-	    json_object_is_type(ifs, json_type_array))
-		n = json_object_array_length(ifs);
+	printf("rfsd %s\n", json_object_object_get_ex(st, "version", NULL) ?
+	       rfs_str(st, "version", NULL) : "?");
+	rfs_print_kv(st, "  ", order, skip);
+	if (json_object_object_get_ex(st, "cpumap_kthreads", &a) &&
+	    json_object_is_type(a, json_type_object))
+		kthreads_plain(a);
+	if (json_object_object_get_ex(st, "interfaces", &a) &&
+	    json_object_is_type(a, json_type_array))
+		n = json_object_array_length(a);
 	for (i = 0; i < n; i++) {
 		printf("\n");
-		rfs_print_iface_plain(json_object_array_get_idx(ifs, i));
+		rfs_print_iface_plain(json_object_array_get_idx(a, i));
 	}
 	if (!n)
 		printf("\nno interface attached\n");
 	kernel_plain(st);
-	if (json_object_object_get_ex(st, "lost", &ifs) &&
-	    json_object_is_type(ifs, json_type_array)) {
-		for (i = 0; i < json_object_array_length(ifs); i++) {
-			struct json_object *l = json_object_array_get_idx(ifs, i),
-					   *nm, *by;
-
-			if (!json_object_object_get_ex(l, "name", &nm))
-				continue;
-			if (json_object_object_get_ex(l, "replaced_by", &by) &&
-			    by)
-				printf("\nlost %s: another tool replaced our XDP program with program %s\n",
-				       json_object_get_string(nm),
-				       json_object_get_string(by));
-			else
-				printf("\nlost %s: another tool detached our XDP program\n",
-				       json_object_get_string(nm));
-		}
-	}
-}
-
-static void status_json(struct json_object *st)
-{
-	p_json(st);
-}
-
-int do_status(const struct rfsctl_cfg *g, const void *cfg)
-{
-	struct json_object *reply, *result;
-	int ret;
-
-	ret = rfs_call(g, rfs_req_new("status"), 0, &reply, &result);
-	if (!ret)
-		ret = rfs_expect(result, json_type_object, "the status");
-	if (!ret) {
-		if (g->json)
-			status_json(result);
+	if (!json_object_object_get_ex(st, "lost", &a) ||
+	    !json_object_is_type(a, json_type_array))
+		return;
+	for (i = 0; i < json_object_array_length(a); i++) {
+		l = json_object_array_get_idx(a, i);
+		if (!json_object_object_get_ex(l, "name", NULL))
+			continue;
+		if (rfs_str(l, "replaced_by", NULL))
+			printf("\nlost %s: another tool replaced our XDP program with program %s\n",
+			       rfs_str(l, "name", NULL),
+			       rfs_str(l, "replaced_by", NULL));
 		else
-			status_plain(result);
+			printf("\nlost %s: another tool detached our XDP program\n",
+			       rfs_str(l, "name", NULL));
 	}
-	json_object_put(reply);
-	return ret;
 }
 
-/* stats */
+static int do_status(const struct rfsctl_cfg *g, const void *cfg)
+{
+	return rfs_show(g, rfs_req_new("status"), 0, NULL, json_type_object,
+			"the status", status_plain, NULL);
+}
+
+/* ---- stats ---- */
 
 /* Datapath-wide counters; the others count per interface. */
 static bool global_counter(const char *key)
@@ -225,26 +214,24 @@ static void stats_header(struct rfs_table *t, const char *title,
 	}
 }
 
-static size_t stats_count(struct json_object *total, bool global)
+/* The group's rows (global or per interface) under its header, after an
+ * empty row if sep; false if it has none. */
+static bool stats_rows(struct rfs_table *t, const char *title,
+		       struct json_object *total, struct json_object *per_cpu,
+		       size_t ncpu, bool global, bool sep)
 {
-	size_t n = 0;
-
-	json_object_object_foreach(total, key, val) {
-		(void)val;
-		n += global_counter(key) == global;
-	}
-	return n;
-}
-
-static void stats_rows(struct rfs_table *t, struct json_object *total,
-		       struct json_object *per_cpu, size_t ncpu, bool global)
-{
+	bool any = false;
 	char buf[64];
 	size_t i;
 
 	json_object_object_foreach(total, key, val) {
 		if (global_counter(key) != global)
 			continue;
+		for (i = 0; !any && sep && i < ncpu + 2; i++)
+			rfs_table_add(t, "");
+		if (!any)
+			stats_header(t, title, per_cpu, ncpu);
+		any = true;
 		rfs_table_add(t, key);
 		rfs_fmt_value(val, buf, sizeof(buf));
 		rfs_table_add(t, buf);
@@ -254,117 +241,71 @@ static void stats_rows(struct rfs_table *t, struct json_object *total,
 			rfs_table_add(t, buf);
 		}
 	}
+	return any;
 }
 
-static __u64 stats_u64(struct json_object *o, const char *key)
+/*
+ * A derived cell of o: recv_local as a share of the recvs that returned
+ * data (how often the application read data the stack had processed on
+ * its own CPU), or (kwait) how long the CPU's cpumap kthread waited for
+ * its CPU per run since it was made (what frames steered there waited
+ * for other tasks).
+ */
+static void derived_cell(struct rfs_table *t, struct json_object *o,
+			 bool kwait)
 {
-	struct json_object *v;
+	__u64 hit = rfs_u64(o, "recv_local");
+	__u64 all = hit + rfs_u64(o, "recv_remote");
+	double v = NAN;
 
-	return json_object_object_get_ex(o, key, &v) ?
-	       (__u64)json_object_get_uint64(v) : 0;
-}
-
-/* recv_local as a share of the recvs that returned data: how often the
- * application read data the stack had processed on its own CPU. */
-static void stats_locality_cell(struct rfs_table *t, struct json_object *o)
-{
-	__u64 hit = stats_u64(o, "recv_local");
-	__u64 all = hit + stats_u64(o, "recv_remote");
-
-	if (all)
-		rfs_table_addf(t, "%.1f%%", 100.0 * hit / all);
-	else
+	if (kwait && json_object_object_get_ex(o, "kthread_wait_ns", NULL))
+		v = rfs_top_kwait_us(rfs_u64(o, "kthread_wait_ns"),
+				     rfs_u64(o, "kthread_runs"));
+	else if (!kwait && all)
+		v = 100.0 * hit / all;
+	if (isnan(v))
 		rfs_table_add(t, "-");
+	else
+		rfs_table_addf(t, kwait ? "%.1f us" : "%.1f%%", v);
 }
 
-static void stats_locality(struct rfs_table *t, struct json_object *total,
-			   struct json_object *per_cpu, size_t ncpu)
+/* A derived row: title, then the cell of the total and of each CPU. */
+static void stats_derived(struct rfs_table *t, const char *title,
+			  struct json_object *total,
+			  struct json_object *per_cpu, size_t ncpu, bool kwait)
 {
 	size_t i;
 
-	if (!total || !(stats_u64(total, "recv_local") +
-			stats_u64(total, "recv_remote")))
-		return;
-	rfs_table_add(t, "locality");
-	stats_locality_cell(t, total);
+	rfs_table_add(t, title);
+	derived_cell(t, total, kwait);
 	for (i = 0; i < ncpu; i++)
-		stats_locality_cell(t, json_object_array_get_idx(per_cpu, i));
+		derived_cell(t, json_object_array_get_idx(per_cpu, i), kwait);
 }
 
-/* How long the CPU's cpumap kthread waited for its CPU per run, since it
- * was made: what frames steered there waited for other tasks. */
-static void stats_kwait_cell(struct rfs_table *t, struct json_object *o)
+static void stats_plain(struct json_object *st, const void *arg)
 {
-	double us = NAN;
-
-	if (json_object_object_get_ex(o, "kthread_wait_ns", NULL))
-		us = rfs_top_kwait_us(stats_u64(o, "kthread_wait_ns"),
-				      stats_u64(o, "kthread_runs"));
-	if (isnan(us))
-		rfs_table_add(t, "-");
-	else
-		rfs_table_addf(t, "%.1f us", us);
-}
-
-static void stats_kwait(struct rfs_table *t, struct json_object *total,
-			struct json_object *per_cpu, size_t ncpu)
-{
-	size_t i;
-
-	if (!total || !stats_u64(total, "kthread_runs"))
-		return;
-	rfs_table_add(t, "kthread wait/run");
-	stats_kwait_cell(t, total);
-	for (i = 0; i < ncpu; i++)
-		stats_kwait_cell(t, json_object_array_get_idx(per_cpu, i));
-}
-
-static void stats_plain(struct json_object *st)
-{
-	struct json_object *total = NULL, *per_cpu = NULL, *ifc;
+	struct json_object *total = NULL, *per_cpu = NULL;
 	struct rfs_table *t;
 	char title[64];
-	size_t i, ncpu = 0;
-	bool *left;
+	size_t ncpu = 0;
+	bool sep;
 
 	json_object_object_get_ex(st, "total", &total);
 	if (json_object_object_get_ex(st, "per_cpu", &per_cpu) &&
 	    json_object_is_type(per_cpu, json_type_array))
 		ncpu = json_object_array_length(per_cpu);
-	left = calloc(ncpu + 2, sizeof(*left));
-	if (!left)
-		return;
-	left[0] = true;
-	t = rfs_table_new(ncpu + 2, left);
-	free(left);
+	t = rfs_table_new(ncpu + 2, 1);	/* the names left, numbers right */
 
-	if (json_object_object_get_ex(st, "interface", &ifc) &&
-	    json_object_is_type(ifc, json_type_string))
-		snprintf(title, sizeof(title), "interface counters (%s)",
-			 json_object_get_string(ifc));
-	else
-		snprintf(title, sizeof(title), "interface counters (all)");
-	if (stats_count(total, false)) {
-		stats_header(t, title, per_cpu, ncpu);
-		stats_rows(t, total, per_cpu, ncpu, false);
-	}
-	if (stats_count(total, true)) {
-		/* an empty row, then the datapath-wide group */
-		if (stats_count(total, false))
-			for (i = 0; i < ncpu + 2; i++)
-				rfs_table_add(t, "");
-		stats_header(t, "datapath counters", per_cpu, ncpu);
-		stats_rows(t, total, per_cpu, ncpu, true);
-	}
-	stats_locality(t, total, per_cpu, ncpu);
-	stats_kwait(t, total, per_cpu, ncpu);
-	rfs_table_print(t, stdout, NULL);
-	rfs_table_free(t);
-}
-
-static void stats_json(struct json_object *st)
-{
-	p_json(st);
+	snprintf(title, sizeof(title), "interface counters (%s)",
+		 rfs_str(st, "interface", "all"));
+	sep = stats_rows(t, title, total, per_cpu, ncpu, false, false);
+	stats_rows(t, "datapath counters", total, per_cpu, ncpu, true, sep);
+	if (rfs_u64(total, "recv_local") + rfs_u64(total, "recv_remote"))
+		stats_derived(t, "locality", total, per_cpu, ncpu, false);
+	if (rfs_u64(total, "kthread_runs"))
+		stats_derived(t, "kthread wait/run", total, per_cpu, ncpu,
+			      true);
+	rfs_table_print(t);
 }
 
 /* rfs_prom_call_fn: one request to rfsd, as every command makes it. */
@@ -405,10 +346,10 @@ static int stats_prometheus(const struct rfsctl_cfg *g)
 	return EXIT_SUCCESS;
 }
 
-int do_stats(const struct rfsctl_cfg *g, const void *cfg)
+static int do_stats(const struct rfsctl_cfg *g, const void *cfg)
 {
-	const struct stats_cfg *c = cfg;
-	struct json_object *req, *reply, *result, *total;
+	const struct show_cfg *c = cfg;
+	struct json_object *req, *reply, *result, *total = NULL;
 	int ret;
 
 	if (c->format && !strcmp(c->format, "prometheus")) {
@@ -421,21 +362,78 @@ int do_stats(const struct rfsctl_cfg *g, const void *cfg)
 		return stats_prometheus(g);
 	}
 	req = rfs_req_new("stats");
-
 	if (c->iface)
 		rfs_req_add_str(req, "iface", c->iface);
 	ret = rfs_call(g, req, 0, &reply, &result);
 	if (!ret)
 		ret = rfs_expect(result, json_type_object, "the stats result");
-	if (!ret && (!json_object_object_get_ex(result, "total", &total) ||
-		     !json_object_is_type(total, json_type_object)))
-		ret = rfs_expect(NULL, json_type_object, "stats \"total\"");
-	if (!ret) {
-		if (g->json)
-			stats_json(result);
-		else
-			stats_plain(result);
-	}
+	if (!ret)
+		json_object_object_get_ex(result, "total", &total);
+	if (!ret)
+		ret = rfs_expect(total, json_type_object, "stats \"total\"");
+	if (!ret && g->json)
+		p_json(result);
+	else if (!ret)
+		stats_plain(result, NULL);
 	json_object_put(reply);
 	return ret;
 }
+
+/* ---- flows ---- */
+
+/* rfsd counts frames per flow for the interval, then answers with the
+ * busiest flows: the wait for the reply is stretched by the interval. */
+static void flows_plain(struct json_object *flows, const void *arg)
+{
+	static const char *const cols[][2] = {	/* key, title */
+		{ "iface", "iface" }, { "rx_queue", "rxq" }, { "hash", "hash" },
+		{ "frames", "frames" }, { "desired_cpu", "desired" },
+		{ "current_cpu", "current" }, { "path", "path" },
+	};
+	const size_t ncols = sizeof(cols) / sizeof(cols[0]);
+	size_t i, c, n = json_object_array_length(flows);
+	struct rfs_table *t;
+	char buf[64];
+
+	if (!n) {
+		printf("no flows seen in %u ms\n", *(const unsigned int *)arg);
+		return;
+	}
+	t = rfs_table_new(ncols, 1 << 0 | 1 << 2 | 1 << 6);	/* the text */
+	for (c = 0; c < ncols; c++)
+		rfs_table_add(t, cols[c][1]);
+	for (i = 0; i < n; i++) {
+		for (c = 0; c < ncols; c++) {
+			rfs_fmt_member(json_object_array_get_idx(flows, i),
+				       cols[c][0], buf, sizeof(buf));
+			rfs_table_add(t, buf);
+		}
+	}
+	rfs_table_print(t);
+}
+
+static int do_flows(const struct rfsctl_cfg *g, const void *cfg)
+{
+	const struct show_cfg *c = cfg;
+	struct json_object *req = rfs_req_new("flows");
+	unsigned int interval;
+
+	if (c->iface)
+		rfs_req_add_str(req, "iface", c->iface);
+	if (c->limit)
+		rfs_req_add_int(req, "limit", c->limit);
+	if (c->interval)
+		rfs_req_add_int(req, "interval_ms", c->interval);
+	interval = c->interval ? c->interval : FLOWS_INTERVAL_DEFAULT;
+	/* rfsd caps the interval (and says so); don't wait past a minute;
+	 * -j prints the array itself, not rfsd's {"flows": [...]} */
+	return rfs_show(g, req, interval < 60000 ? interval : 60000, "flows",
+			json_type_array, "\"flows\"", flows_plain, &interval);
+}
+
+const struct rfs_cmd rfs_cmd_status = DEFINE_COMMAND("status", status,
+	"Show the datapath and every attached interface.");
+const struct rfs_cmd rfs_cmd_stats = DEFINE_COMMAND("stats", stats,
+	"Show the datapath counters, in total and per CPU.");
+const struct rfs_cmd rfs_cmd_flows = DEFINE_COMMAND("flows", flows,
+	"Show the busiest flows with their desired and current CPU.");

@@ -1,26 +1,35 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * top: rfsd's counters as rates, refreshed every interval.  On a terminal
- * the live view (top_view.c); otherwise, or with --once or -j, plain text
- * or JSON: one block per interval, or one after a single interval.
+ * the live view (ncurses, in this file only); otherwise, or with --once or
+ * -j, plain text or JSON: one block per interval, or one after a single
+ * interval.  The arithmetic is top_rates.c's.
  *
- * Rates are differences of two stats replies, so the first figures come
- * one interval after the start.  The busiest flows are not shown: the
- * only source is rfsd's flows sampler, which counts per flow for a
- * window of its own and is too dear to run every second.
+ * Rates are differences of two samples, so the first figures come one
+ * interval after the start.  The busiest flows are not shown: the only
+ * source is rfsd's flows sampler, which counts per flow for a window of
+ * its own and is too dear to run every second.
  */
+#include <curses.h>
 #include <errno.h>
 #include <math.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "ctl_client.h"
-#include "top.h"
+#include "mono.h"
+#include "rfsctl.h"
 
-const struct rfs_opt top_opts[] = {
+static const struct top_cfg {
+	unsigned int interval;
+	bool once;
+} top_defaults = { .interval = 1 };
+
+static const struct rfs_opt top_opts[] = {
 	DEFINE_OPTION("interval", OPT_UINT, struct top_cfg, interval,
 		      .metavar = "SECONDS",
 		      .help = "refresh every SECONDS (default: 1)"),
@@ -28,28 +37,330 @@ const struct rfs_opt top_opts[] = {
 		      .help = "one sample after one interval, as plain text"),
 	END_OPTIONS
 };
-const struct top_cfg top_defaults = { .interval = 1 };
 
-static volatile sig_atomic_t plain_stop;
+/* how long one reply may take: a sample must not stall the view for
+ * rfsctl's usual 10 s when rfsd is busy */
+#define TOP_REPLY_MS	3000
+/* the live view never blocks longer, so it sees a signal's flag soon
+ * (whether or not getch() returns early on EINTR) */
+#define TICK_MS		200
 
-static void plain_signal(int sig)
+/* SIGINT, SIGTERM, SIGHUP: both loops end at their next turn. */
+static volatile sig_atomic_t top_stop;
+
+static void top_signal(int sig)
 {
-	plain_stop = 1;
+	top_stop = 1;
 }
 
-/* Sleep until t (monotonic seconds) or a signal. */
-static void sleep_until(double t)
+/* Ours before ncurses' newterm(): it then leaves them alone (it only
+ * sets its own handlers where none is). */
+static void catch_signals(void)
 {
-	struct timespec ts;
-	double d;
+	struct sigaction sa = { .sa_handler = top_signal };
 
-	while (!plain_stop && (d = t - rfs_top_now()) > 0) {
-		ts.tv_sec = (time_t)d;
-		ts.tv_nsec = (long)((d - ts.tv_sec) * 1e9);
-		if (nanosleep(&ts, NULL) && errno != EINTR)
-			return;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
+static double now(void)
+{
+	return rfs_mono_ns() / 1e9;
+}
+
+/* The wall clock as HH:MM:SS, the title's. */
+static void wall_clock(char *buf, size_t len)
+{
+	time_t t = time(NULL);
+	struct tm tm;
+
+	if (!localtime_r(&t, &tm) || !strftime(buf, len, "%H:%M:%S", &tm))
+		snprintf(buf, len, "?");
+}
+
+/* ---- one sample: status, stats, and stats IFACE for each interface,
+ * on one connection, one request per line ---- */
+
+/* The next row of s (room for it was made), from the counters ctrs. */
+static struct rfs_top_row *add_row(struct rfs_top_snap *s,
+				   enum rfs_top_kind kind, const char *name,
+				   struct json_object *ctrs)
+{
+	struct rfs_top_row *r = &s->rows[s->n++];
+	int k;
+
+	r->kind = kind;
+	snprintf(r->name, sizeof(r->name), "%s", name);
+	for (k = 0; k < RFS_TOP_NR_CTRS; k++)
+		r->ctr[k] = rfs_u64(ctrs, rfs_top_ctr_keys[k]);
+	r->backlog = rfs_num(ctrs, "backlog", RFS_TOP_NO_BACKLOG);
+	/* absent when rfsd could not read them, and then not 0 */
+	r->has_kthread = json_object_object_get_ex(ctrs,
+			rfs_top_ctr_keys[RFS_TOP_KTHREAD_WAIT_NS], NULL) &&
+		json_object_object_get_ex(ctrs,
+			rfs_top_ctr_keys[RFS_TOP_KTHREAD_RUNS], NULL);
+	return r;
+}
+
+/* The stats reply st: a row per CPU and the total. */
+static void add_stats(struct rfs_top_snap *s, struct json_object *total,
+		      struct json_object *per)
+{
+	struct rfs_top_row *r;
+	char name[RFS_TOP_NAME_LEN];
+	size_t i;
+
+	for (i = 0; i < json_object_array_length(per); i++) {
+		struct json_object *pc = json_object_array_get_idx(per, i);
+
+		snprintf(name, sizeof(name), "%lld", rfs_num(pc, "cpu", i));
+		add_row(s, RFS_TOP_CPU, name, pc);
+		s->n_cpus++;
+	}
+	r = add_row(s, RFS_TOP_TOTAL, "all", total);
+	/* the total backlog is the sum of the CPUs' */
+	r->backlog = RFS_TOP_NO_BACKLOG;
+	for (i = 0; i < s->n_cpus; i++) {
+		long long b = s->rows[i].backlog;
+
+		if (b != RFS_TOP_NO_BACKLOG)
+			r->backlog = (r->backlog < 0 ? 0 : r->backlog) + b;
 	}
 }
+
+/* One interface's stats: a row of its totals.  An interface detached
+ * between status and its stats is left out, not an error. */
+static int add_iface(struct rfs_top_snap *s, struct rfs_ctl *ctl,
+		     const char *name, char *err, size_t len)
+{
+	struct json_object *req = rfs_req_new("stats"), *reply, *res, *total;
+	int ret;
+
+	rfs_req_add_str(req, "iface", name);
+	ret = rfs_ask(ctl, req, &reply, &res, err, len);
+	if (ret == -ENODEV || ret == -ENOENT) {
+		ret = 0;
+	} else if (!ret && !json_object_object_get_ex(res, "total", &total)) {
+		snprintf(err, len, "unexpected reply from rfsd: stats %s has no \"total\"",
+			 name);
+		ret = -EPROTO;
+	} else if (!ret) {
+		add_row(s, RFS_TOP_IFACE, name, total);
+		s->n_ifaces++;
+	}
+	json_object_put(reply);
+	return ret;
+}
+
+/* 0, or -errno with the reason in err. */
+static int fetch(const struct rfsctl_cfg *g, struct rfs_top_snap *s,
+		 char *err, size_t len)
+{
+	struct json_object *rst = NULL, *rsta = NULL, *st, *sta, *total, *per;
+	struct json_object *ifs = NULL;
+	struct rfs_ctl *ctl;
+	size_t i, nif = 0;
+	const char *name;
+	int ret;
+
+	memset(s, 0, sizeof(*s));
+	ret = rfs_connect(g, TOP_REPLY_MS, &ctl, err, len);
+	if (ret)
+		return ret;
+	ret = rfs_ask(ctl, rfs_req_new("status"), &rst, &st, err, len);
+	if (!ret)
+		ret = rfs_ask(ctl, rfs_req_new("stats"), &rsta, &sta, err,
+			      len);
+	/* the time of the counters: taken as soon as they are read */
+	s->t = now();
+	if (!ret && (!json_object_object_get_ex(sta, "total", &total) ||
+		     !json_object_object_get_ex(sta, "per_cpu", &per) ||
+		     !json_object_is_type(per, json_type_array))) {
+		snprintf(err, len, "unexpected reply from rfsd: stats has no \"total\" or \"per_cpu\"");
+		ret = -EPROTO;
+	}
+	if (!ret && json_object_object_get_ex(st, "interfaces", &ifs) &&
+	    json_object_is_type(ifs, json_type_array))
+		nif = json_object_array_length(ifs);
+	if (!ret) {
+		s->rows = calloc(json_object_array_length(per) + 1 + nif,
+				 sizeof(*s->rows));
+		if (!s->rows) {
+			snprintf(err, len, "can't sample rfsd: out of memory");
+			ret = -ENOMEM;
+		}
+	}
+	if (!ret) {
+		add_stats(s, total, per);
+		snprintf(s->version, sizeof(s->version), "%s",
+			 rfs_str(st, "version", ""));
+	}
+	for (i = 0; !ret && i < nif; i++) {
+		name = rfs_str(json_object_array_get_idx(ifs, i), "name", NULL);
+		if (name)
+			ret = add_iface(s, ctl, name, err, len);
+	}
+	json_object_put(rst);
+	json_object_put(rsta);
+	rfs_ctl_close(ctl);
+	if (ret)
+		free(s->rows);
+	return ret;
+}
+
+/* A new sample cur and its rates against prev (to free). */
+static int next_sample(const struct rfsctl_cfg *g,
+		       const struct rfs_top_snap *prev,
+		       struct rfs_top_snap *cur, struct rfs_top_rate **rates,
+		       char *err, size_t len)
+{
+	if (fetch(g, cur, err, len))
+		return -1;
+	*rates = calloc(cur->n ? cur->n : 1, sizeof(**rates));
+	if (!*rates) {
+		free(cur->rows);
+		snprintf(err, len, "can't compute rates: out of memory");
+		return -1;
+	}
+	rfs_top_rates(prev, cur, *rates);
+	return 0;
+}
+
+/* ---- the screen as lines of text, the same for the live view and for
+ * plain output: a title, a row per CPU and the total, a row per
+ * interface.  Every line fits 80 columns. ---- */
+
+/* CPU table: counted where each thing happens -- steered, desired%, held
+ * and switches on the CPU that received the frame; deq/s, backlog on the
+ * CPU it was steered to; drops on the CPU whose flush found the ring
+ * full; local% on the CPU where the application read; kwait of the CPU's
+ * cpumap kthread.  80 columns exactly: CPU ids (< 256) and "all" take 3,
+ * "100.0%" and kwait's widest 6. */
+#define CPU_HEAD "CPU steered/s desired%%   held/s switch/s    deq/s  drops/s backlog local%%  kwait"
+#define CPU_ROW  "%-3s %9s %8s %8s %8s %8s %8s %7s %6s %6s"
+#define IF_HEAD  "IFACE             seen/s steered/s desired%%   held/s switch/s"
+#define IF_ROW   "%-15s %8s %9s %8s %8s %8s"
+
+enum line_kind { L_TITLE, L_HEAD, L_ROW, L_BLANK };
+
+struct line {
+	enum line_kind kind;
+	char text[128];
+};
+
+struct lines {
+	size_t n;
+	struct line *v;		/* room for a title, 4 more, each row */
+};
+
+static void __attribute__((format(printf, 3, 4)))
+line_add(struct lines *l, enum line_kind kind, const char *fmt, ...)
+{
+	struct line *v = &l->v[l->n++];
+	va_list ap;
+
+	v->kind = kind;
+	va_start(ap, fmt);
+	vsnprintf(v->text, sizeof(v->text), fmt, ap);
+	va_end(ap);
+}
+
+/* A rate in at most 8 characters: 1234, 123456, 12345.6k, 1234.5M */
+static void fmt_num(char *buf, size_t len, double v)
+{
+	if (v < 999999.5)
+		snprintf(buf, len, "%.0f", v);
+	else if (v < 99999.95e3)
+		snprintf(buf, len, "%.1fk", v / 1e3);
+	else
+		snprintf(buf, len, "%.1fM", v / 1e6);
+}
+
+/* A rate or a percentage as a cell ("-": none). */
+#define RATE(r, k)	((r) && (r)->valid ? (r)->per_s[k] : NAN)
+#define PCT(r, field)	((r) && (r)->valid ? (r)->field : NAN)
+
+static void fmt_cell(char *buf, size_t len, double v, bool pct)
+{
+	if (isnan(v))
+		snprintf(buf, len, "-");
+	else if (pct)
+		snprintf(buf, len, "%.1f%%", v);
+	else
+		fmt_num(buf, len, v);
+}
+
+/* A row's line: the cells both tables have, then a CPU's own (an
+ * interface's seen/s goes first). */
+static void row_line(struct lines *out, const struct rfs_top_row *row,
+		     const struct rfs_top_rate *r)
+{
+	char c[9][16];
+
+	fmt_cell(c[0], 16, RATE(r, RFS_TOP_STEERED), false);
+	fmt_cell(c[1], 16, PCT(r, to_desired_pct), true);
+	fmt_cell(c[2], 16, RATE(r, RFS_TOP_HELD), false);
+	fmt_cell(c[3], 16, RATE(r, RFS_TOP_SWITCHES), false);
+	if (row->kind == RFS_TOP_IFACE) {
+		fmt_cell(c[4], 16, RATE(r, RFS_TOP_SEEN), false);
+		line_add(out, L_ROW, IF_ROW, row->name, c[4], c[0], c[1], c[2],
+			 c[3]);
+		return;
+	}
+	fmt_cell(c[4], 16, RATE(r, RFS_TOP_DEQUEUED), false);
+	fmt_cell(c[5], 16, RATE(r, RFS_TOP_DROPS), false);
+	fmt_cell(c[6], 16, row->backlog < 0 ? NAN : row->backlog, false);
+	fmt_cell(c[7], 16, PCT(r, locality_pct), true);
+	rfs_top_kwait_text(c[8], 16, r ? r->kwait_us : NAN);
+	line_add(out, L_ROW, CPU_ROW, row->name, c[0], c[1], c[2], c[3], c[4],
+		 c[5], c[6], c[7], c[8]);
+}
+
+/* The rows of that kind, in rfsd's order. */
+static void rows_of(struct lines *out, const struct rfs_top_snap *s,
+		    const struct rfs_top_rate *rates, enum rfs_top_kind kind)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		if (s->rows[i].kind == kind)
+			row_line(out, &s->rows[i], rates ? &rates[i] : NULL);
+}
+
+/* The screen for sample s and its rates (NULL: no earlier sample yet),
+ * interval seconds apart. */
+static int format(struct lines *out, const struct rfs_top_snap *s,
+		  const struct rfs_top_rate *rates, unsigned int interval,
+		  const char *clock)
+{
+	struct line *v = realloc(out->v, (s->n + 5) * sizeof(*v));
+	bool reset = false;
+	size_t i;
+
+	if (!v)
+		return -1;
+	out->v = v;
+	out->n = 0;
+	for (i = 0; rates && i < s->n; i++)
+		reset |= rates[i].reset;
+	line_add(out, L_TITLE, "rfsd %s  %zu CPUs  %zu interface%s  every %us  %s%s",
+		 s->version[0] ? s->version : "?", s->n_cpus, s->n_ifaces,
+		 s->n_ifaces == 1 ? "" : "s", interval, clock,
+		 reset ? "  (counters reset)" : "");
+	line_add(out, L_HEAD, CPU_HEAD);
+	rows_of(out, s, rates, RFS_TOP_CPU);
+	rows_of(out, s, rates, RFS_TOP_TOTAL);
+	line_add(out, L_BLANK, "%s", "");
+	if (!s->n_ifaces)
+		line_add(out, L_ROW, "no interface attached");
+	else
+		line_add(out, L_HEAD, IF_HEAD);
+	rows_of(out, s, rates, RFS_TOP_IFACE);
+	return 0;
+}
+
+/* ---- plain text and JSON ---- */
 
 /* v with one decimal, as printed: json-c keeps the text it is given */
 static struct json_object *json_num(double v)
@@ -61,11 +372,6 @@ static struct json_object *json_num(double v)
 		return NULL;
 	snprintf(buf, sizeof(buf), "%.1f", v);
 	return json_object_new_double_s(v, buf);
-}
-
-static bool rate_known(const struct rfs_top_rate *r, enum rfs_top_ctr k)
-{
-	return rfs_top_ctr_is_kthread(k) ? r->kthread_valid : r->valid;
 }
 
 static struct json_object *rate_json(const struct rfs_top_row *row,
@@ -86,7 +392,8 @@ static struct json_object *rate_json(const struct rfs_top_row *row,
 		if (rfs_top_ctr_is_kthread(k) && row->kind == RFS_TOP_IFACE)
 			continue;
 		snprintf(key, sizeof(key), "%s_per_s", rfs_top_ctr_keys[k]);
-		json_object_object_add(o, key, rate_known(r, k) ?
+		json_object_object_add(o, key, (rfs_top_ctr_is_kthread(k) ?
+					r->kthread_valid : r->valid) ?
 				       json_num(r->per_s[k]) : NULL);
 	}
 	json_object_object_add(o, "to_desired_pct", json_num(r->to_desired_pct));
@@ -101,7 +408,7 @@ static struct json_object *rate_json(const struct rfs_top_row *row,
 	return o;
 }
 
-static void print_json(const struct rfs_top_sample *s,
+static void print_json(const struct rfs_top_snap *s,
 		       const struct rfs_top_rate *rates, double secs)
 {
 	struct json_object *o = json_object_new_object();
@@ -111,8 +418,8 @@ static void print_json(const struct rfs_top_sample *s,
 	size_t i;
 
 	json_object_object_add(o, "seconds", json_num(secs));
-	for (i = 0; i < s->snap.n; i++) {
-		row = &s->snap.rows[i];
+	for (i = 0; i < s->n; i++) {
+		row = &s->rows[i];
 		if (row->kind == RFS_TOP_CPU)
 			json_object_array_add(cpus, rate_json(row, &rates[i]));
 		else if (row->kind == RFS_TOP_IFACE)
@@ -127,91 +434,219 @@ static void print_json(const struct rfs_top_sample *s,
 	json_object_put(o);
 }
 
-static int print_plain(const struct rfs_top_sample *s,
-		       const struct rfs_top_rate *rates, unsigned int interval)
+/* Sleep until t (monotonic seconds) or a signal. */
+static void sleep_until(double t)
 {
-	struct rfs_top_lines l = {};
-	char clock[16];
-	size_t i;
+	struct timespec ts;
+	double d;
 
-	rfs_top_clock(clock, sizeof(clock));
-	if (rfs_top_format(&l, s, rates, interval, clock)) {
-		rfs_top_lines_free(&l);
-		p_err("can't format the sample: out of memory");
-		return EXIT_FAILURE;
+	while (!top_stop && (d = t - now()) > 0) {
+		ts.tv_sec = (time_t)d;
+		ts.tv_nsec = (long)((d - ts.tv_sec) * 1e9);
+		if (nanosleep(&ts, NULL) && errno != EINTR)
+			return;
 	}
-	for (i = 0; i < l.n; i++)
-		printf("%s\n", l.v[i].text);
-	rfs_top_lines_free(&l);
-	return EXIT_SUCCESS;
 }
 
 /*
  * Plain text or JSON, no terminal control: one block per interval until
- * a signal, or (once) a single one.  first: taken already.  An rfsd that
- * stops answering ends it (exit 1): a script reading it wants to know.
+ * a signal, or (once) a single one.  An rfsd that stops answering ends it
+ * (exit 1): a script reading it wants to know.
  */
 static int top_plain(const struct rfsctl_cfg *g, unsigned int interval,
-		     bool once, struct rfs_top_sample *first)
+		     bool once, struct rfs_top_snap *first)
 {
-	struct rfs_top_sample prev = *first, cur;
-	struct sigaction sa = { .sa_handler = plain_signal };
-	char err[RFS_CTL_ERR_LEN];
+	struct rfs_top_snap prev = *first, cur;
+	char err[RFS_CTL_ERR_LEN], clock[16];
 	struct rfs_top_rate *rates;
+	struct lines l = {};
 	int ret = EXIT_SUCCESS;
-	double next = prev.snap.t;
+	double next = prev.t;
+	size_t i;
 
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	while (!plain_stop) {
+	catch_signals();
+	while (!top_stop) {
 		next += interval;
 		sleep_until(next);
-		if (plain_stop)
+		if (top_stop)
 			break;
-		if (rfs_top_fetch(g, &cur, err, sizeof(err))) {
+		if (next_sample(g, &prev, &cur, &rates, err, sizeof(err))) {
 			p_err("%s", err);
 			ret = EXIT_FAILURE;
 			break;
 		}
-		rates = calloc(cur.snap.n ? cur.snap.n : 1, sizeof(*rates));
-		if (!rates) {
-			rfs_top_sample_free(&cur);
-			p_err("can't compute rates: out of memory");
-			ret = EXIT_FAILURE;
-			break;
-		}
-		rfs_top_rates(&prev.snap, &cur.snap, rates);
+		wall_clock(clock, sizeof(clock));
 		if (g->json) {
-			print_json(&cur, rates, cur.snap.t - prev.snap.t);
+			print_json(&cur, rates, cur.t - prev.t);
+		} else if (format(&l, &cur, rates, interval, clock)) {
+			p_err("can't format the sample: out of memory");
+			ret = EXIT_FAILURE;
 		} else {
-			ret = print_plain(&cur, rates, interval);
+			for (i = 0; i < l.n; i++)
+				printf("%s\n", l.v[i].text);
 			if (!once)
 				printf("\n");
 		}
 		fflush(stdout);
 		free(rates);
-		rfs_top_sample_free(&prev);
+		free(prev.rows);
 		prev = cur;
 		if (once || ret)
 			break;
 		/* a slow reply must not make the next interval shorter */
-		if (next < prev.snap.t - interval)
-			next = prev.snap.t;
+		if (next < prev.t - interval)
+			next = prev.t;
 	}
-	rfs_top_sample_free(&prev);
+	free(prev.rows);
+	free(l.v);
 	return ret;
 }
 
-int do_top(const struct rfsctl_cfg *g, const void *cfg)
+/* ---- the live view ----
+ * The terminal is given back on every way out: endwin() on the normal
+ * paths, and from an atexit handler for any exit() in between. */
+
+static SCREEN *view_screen;	/* between newterm() and endwin() */
+
+static void view_end(void)
+{
+	if (!view_screen)
+		return;
+	endwin();
+	delscreen(view_screen);
+	view_screen = NULL;
+}
+
+/* What the view shows: the latest lines, and a message for the last
+ * line (an error, or that rates come after one interval). */
+struct view {
+	struct lines lines;
+	char status[RFS_CTL_ERR_LEN];
+	/* when counters last went back: the title says so for one sample,
+	 * the status line until the end, so a glance later still sees it */
+	char reset_at[16];
+};
+
+static void draw(const struct view *v)
+{
+	int y, last = LINES - 1;	/* the status line */
+	const struct line *l;
+	size_t i;
+
+	erase();
+	for (i = 0, y = 0; i < v->lines.n && y < last; i++, y++) {
+		l = &v->lines.v[i];
+		/* more to show than fits: say so on the last free line */
+		if (y == last - 1 && i + 1 < v->lines.n) {
+			mvprintw(y, 0, "... %zu more lines: enlarge the window",
+				 v->lines.n - i);
+			break;
+		}
+		if (l->kind == L_HEAD)
+			attron(A_REVERSE);
+		else if (l->kind == L_TITLE)
+			attron(A_BOLD);
+		mvaddnstr(y, 0, l->text, COLS);
+		attroff(A_REVERSE | A_BOLD);
+	}
+	if (last >= 0)
+		mvaddnstr(last, 0, v->status, COLS > 0 ? COLS - 1 : 0);
+	refresh();
+}
+
+/* Take a sample and turn it into lines against prev; prev becomes it.
+ * On failure prev is kept, so the next good sample's rates span the gap
+ * (or, if rfsd came back with new maps, are told as a reset). */
+static void view_sample(const struct rfsctl_cfg *g, unsigned int interval,
+			struct rfs_top_snap *prev, struct view *v)
+{
+	struct rfs_top_rate *rates;
+	struct rfs_top_snap cur;
+	char clock[16];
+	size_t i;
+
+	if (next_sample(g, prev, &cur, &rates, v->status, sizeof(v->status)))
+		return;
+	wall_clock(clock, sizeof(clock));
+	for (i = 0; i < cur.n; i++)
+		if (rates[i].reset)
+			snprintf(v->reset_at, sizeof(v->reset_at), "%s", clock);
+	if (format(&v->lines, &cur, rates, interval, clock))
+		snprintf(v->status, sizeof(v->status), "out of memory");
+	else if (v->reset_at[0])
+		snprintf(v->status, sizeof(v->status),
+			 "q: quit  (counters reset at %s)", v->reset_at);
+	else
+		snprintf(v->status, sizeof(v->status), "q: quit");
+	free(rates);
+	free(prev->rows);
+	*prev = cur;
+}
+
+/* Until q, Ctrl-C, SIGTERM or SIGHUP. */
+static int top_view(const struct rfsctl_cfg *g, unsigned int interval,
+		    struct rfs_top_snap *first)
+{
+	struct rfs_top_snap prev = *first;
+	struct view v = {};
+	char clock[16];
+	double next, left;
+	int ch;
+
+	catch_signals();
+	atexit(view_end);
+	view_screen = newterm(NULL, stdout, stdin);
+	if (!view_screen) {
+		p_err("can't start the terminal view on '%s': not a terminal ncurses knows; try --once",
+		      getenv("TERM") ? getenv("TERM") : "");
+		free(prev.rows);
+		return EXIT_FAILURE;
+	}
+	cbreak();
+	noecho();
+	keypad(stdscr, TRUE);
+	curs_set(0);
+	/* the first sample: its table with no rates yet */
+	wall_clock(clock, sizeof(clock));
+	format(&v.lines, &prev, NULL, interval, clock);
+	snprintf(v.status, sizeof(v.status), "q: quit  (rates after %us)",
+		 interval);
+	draw(&v);
+	next = prev.t + interval;
+	while (!top_stop) {
+		left = next - now();
+		if (left <= 0) {
+			view_sample(g, interval, &prev, &v);
+			draw(&v);
+			next += interval;
+			/* fell behind (a slow reply): start afresh from now */
+			if (next <= now())
+				next = now() + interval;
+			continue;
+		}
+		timeout(left * 1000 < TICK_MS ? (int)(left * 1000) + 1 :
+			TICK_MS);
+		ch = getch();
+		if (ch == 'q' || ch == 'Q')
+			break;
+		if (ch == KEY_RESIZE || ch == 12 /* ^L */)
+			draw(&v);
+	}
+	view_end();
+	free(v.lines.v);
+	free(prev.rows);
+	return EXIT_SUCCESS;
+}
+
+static int do_top(const struct rfsctl_cfg *g, const void *cfg)
 {
 	const struct top_cfg *c = cfg;
-	struct rfs_top_sample first;
+	struct rfs_top_snap first;
 	char err[RFS_CTL_ERR_LEN];
 
 	/* rfsd must answer before the screen is taken: its error then
 	 * reads like any other command's, on a terminal left alone */
-	if (rfs_top_fetch(g, &first, err, sizeof(err))) {
+	if (fetch(g, &first, err, sizeof(err))) {
 		p_err("%s", err);
 		return EXIT_FAILURE;
 	}
@@ -220,5 +655,8 @@ int do_top(const struct rfsctl_cfg *g, const void *cfg)
 	if (c->once || g->json || !isatty(STDOUT_FILENO) ||
 	    !isatty(STDIN_FILENO))
 		return top_plain(g, c->interval, c->once, &first);
-	return rfs_top_view(g, c->interval, &first);
+	return top_view(g, c->interval, &first);
 }
+
+const struct rfs_cmd rfs_cmd_top = DEFINE_COMMAND("top", top,
+	"Show the counters as rates per CPU and interface, live.");

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Option tables: parse the words after a command into its cfg.  Each type
- * is checked here, once, so a do_<cmd> gets values it can send as they are:
- * a bad number or CPU list is a usage error (exit 2) before rfsd is asked.
- * Range checks (powers of two, online CPUs) stay rfsd's job.
+ * Option tables: parse the words after a command into its cfg, and make
+ * the help text from them, so that it cannot drift from what the parser
+ * takes (man/rfsctl.8 repeats it word for word; test_rfsctl_usage.sh
+ * checks).  Each type is checked here, once, so a do_<cmd> gets values it
+ * can send as they are: a bad number or CPU list is a usage error (exit 2)
+ * before rfsd is asked.  Range checks (powers of two, online CPUs) stay
+ * rfsd's job.
  */
 #include <errno.h>
 #include <limits.h>
@@ -15,53 +18,11 @@
 #include "parse.h"
 #include "rfsctl.h"
 
-const struct rfs_cmd *rfs_cmd_select(const struct rfs_cmd *cmds,
-				     const char *name, bool *ambiguous)
-{
-	const struct rfs_cmd *cmd, *found = NULL;
-	size_t len = strlen(name);
-	int n = 0;
-
-	*ambiguous = false;
-	if (!len)
-		return NULL;
-	for (cmd = cmds; cmd->name; cmd++) {
-		if (!strcmp(cmd->name, name))
-			return cmd;
-		if (!strncmp(cmd->name, name, len)) {
-			found = cmd;
-			n++;
-		}
-	}
-	*ambiguous = n > 1;
-	return n == 1 ? found : NULL;
-}
-
-int rfs_parse_uint(const char *s, unsigned int *val)
-{
-	__u32 v;
-	int err = rfs_parse_u32(s, &v);
-
-	if (err)
-		return err;
-	if (!v)
-		return -EDOM;
-	if (v > INT_MAX)
-		return -ERANGE;
-	*val = v;
-	return 0;
-}
-
 /* An option found in one of the tables, and the cfg it writes to. */
 struct opt_ref {
 	const struct rfs_opt *opt;
 	void *cfg;
 };
-
-static bool takes_arg(const struct rfs_opt *opt)
-{
-	return opt->type != OPT_BOOL;
-}
 
 /* How the option is named in messages: "--flow-cnt" or its metavar. */
 static void opt_label(const struct rfs_opt *opt, char *buf, size_t len)
@@ -114,6 +75,7 @@ static int set_value(const struct opt_ref *r, const char *arg,
 	void *p = (char *)r->cfg + opt->offset;
 	struct rfs_opt_cpus *cpus;
 	char what[64], list[128];
+	__u32 u;
 	int err;
 
 	opt_label(opt, what, sizeof(what));
@@ -134,16 +96,18 @@ static int set_value(const struct opt_ref *r, const char *arg,
 		*(const char **)p = arg;
 		return 0;
 	case OPT_UINT:
-		err = rfs_parse_uint(arg, (unsigned int *)p);
-		if (err == -ERANGE)
+		/* rfs_parse_u32()'s syntax, 1..INT_MAX */
+		err = rfs_parse_u32(arg, &u);
+		if (err == -ERANGE || (!err && u > INT_MAX))
 			return p_usage(path, "%s '%s' is too large (max %d)",
 				       what, arg, INT_MAX);
-		if (err == -EDOM)
+		if (!err && !u)
 			return p_usage(path, "%s '%s' is not a positive integer",
 				       what, arg);
 		if (err)
 			return p_usage(path, "%s '%s' is not a number",
 				       what, arg);
+		*(unsigned int *)p = u;
 		return 0;
 	case OPT_CPULIST:
 		cpus = p;
@@ -167,23 +131,15 @@ static int set_value(const struct opt_ref *r, const char *arg,
 	return p_usage(path, "%s: unknown option type", what);
 }
 
-/* May this option be used here?  Command options always; global ones
- * after a command unless they are leading-only. */
-static bool opt_usable(const struct rfs_opt *opt, bool global, bool leading)
-{
-	if (opt->positional)
-		return false;
-	return !global || leading || !opt->leading;
-}
-
 /*
- * Look a long option up: an exact name, else a unique prefix, among the
- * command's options then the global ones.  0, or a usage error.
+ * Look an option up among the command's options then the global ones
+ * (leading-only ones unless leading): by its letter c, or (c 0) by its
+ * long name, exact or a unique prefix.  0, or a usage error.
  */
-static int find_long(const struct rfs_opt_globals *gl,
-		     const struct rfs_opt *opts, void *cfg, bool leading,
-		     const char *name, size_t nlen, const char *word,
-		     const char *path, struct opt_ref *out)
+static int find_opt(const struct rfs_opt_globals *gl,
+		    const struct rfs_opt *opts, void *cfg, bool leading,
+		    char c, const char *name, size_t nlen, const char *word,
+		    const char *path, struct opt_ref *out)
 {
 	const struct rfs_opt *tables[2] = { opts, gl->opts };
 	void *cfgs[2] = { cfg, gl->cfg };
@@ -195,15 +151,14 @@ static int find_long(const struct rfs_opt_globals *gl,
 	cands[0] = '\0';
 	for (t = 0; t < 2; t++) {
 		for (o = tables[t]; o && o->name; o++) {
-			if (!opt_usable(o, t == 1, leading))
+			if (o->positional || (t && o->leading && !leading) ||
+			    (c ? o->short_opt != c :
+			     strncmp(o->name, name, nlen)))
 				continue;
-			if (strlen(o->name) == nlen &&
-			    !strncmp(o->name, name, nlen)) {
+			if (c || strlen(o->name) == nlen) {
 				*out = (struct opt_ref){ o, cfgs[t] };
 				return 0;
 			}
-			if (strncmp(o->name, name, nlen))
-				continue;
 			if (!n++)
 				*out = (struct opt_ref){ o, cfgs[t] };
 			if (off < sizeof(cands))
@@ -212,32 +167,14 @@ static int find_long(const struct rfs_opt_globals *gl,
 						o->name);
 		}
 	}
+	if (c)
+		return p_usage(path, "option '-%c' is unknown", c);
 	if (n == 1)
 		return 0;
 	if (n > 1)
 		return p_usage(path, "option '%s' is ambiguous (%s)", word,
 			       cands);
 	return p_usage(path, "option '%s' is unknown", word);
-}
-
-static int find_short(const struct rfs_opt_globals *gl,
-		      const struct rfs_opt *opts, void *cfg, bool leading,
-		      char c, const char *path, struct opt_ref *out)
-{
-	const struct rfs_opt *tables[2] = { opts, gl->opts };
-	void *cfgs[2] = { cfg, gl->cfg };
-	const struct rfs_opt *o;
-	int t;
-
-	for (t = 0; t < 2; t++) {
-		for (o = tables[t]; o && o->name; o++) {
-			if (o->short_opt != c || !opt_usable(o, t == 1, leading))
-				continue;
-			*out = (struct opt_ref){ o, cfgs[t] };
-			return 0;
-		}
-	}
-	return p_usage(path, "option '-%c' is unknown", c);
 }
 
 static const struct rfs_opt *next_positional(const struct rfs_opt *opts,
@@ -253,11 +190,6 @@ static const struct rfs_opt *next_positional(const struct rfs_opt *opts,
 
 /* In rfs_opts_parse, which returns -1 once the error is reported. */
 #define usage_err(...)	(p_usage(__VA_ARGS__), -1)
-
-static bool looks_negative(const char *s)
-{
-	return s[0] == '-' && s[1] >= '0' && s[1] <= '9';
-}
 
 int rfs_opts_parse(const struct rfs_opt_globals *gl,
 		   const struct rfs_opt *opts, void *cfg, int argc,
@@ -275,8 +207,9 @@ int rfs_opts_parse(const struct rfs_opt_globals *gl,
 	for (i = 0; i < argc; i++) {
 		w = argv[i];
 		pos = next_positional(opts, npos);
+		/* a positional may be a negative number */
 		if (dashdash || w[0] != '-' || !w[1] ||
-		    (pos && looks_negative(w))) {
+		    (pos && w[1] >= '0' && w[1] <= '9')) {
 			if (stop)
 				return i;
 			if (!pos)
@@ -293,21 +226,21 @@ int rfs_opts_parse(const struct rfs_opt_globals *gl,
 		}
 		if (w[1] == '-') {
 			eq = strchr(w + 2, '=');
-			if (find_long(gl, opts, cfg, leading, w + 2,
-				      eq ? (size_t)(eq - w - 2) : strlen(w + 2),
-				      w, path, &r))
+			if (find_opt(gl, opts, cfg, leading, 0, w + 2,
+				     eq ? (size_t)(eq - w - 2) : strlen(w + 2),
+				     w, path, &r))
 				return -1;
 			arg = eq ? eq + 1 : NULL;
-			if (!takes_arg(r.opt) && arg)
+			if (r.opt->type == OPT_BOOL && arg)
 				return usage_err(path, "option '--%s' takes no argument",
 						 r.opt->name);
 		} else {
 			/* a bundle of flags (-jv), or -x ARG / -xARG */
 			for (w++; *w; w++) {
-				if (find_short(gl, opts, cfg, leading, *w,
-					       path, &r))
+				if (find_opt(gl, opts, cfg, leading, *w, NULL,
+					     0, NULL, path, &r))
 					return -1;
-				if (takes_arg(r.opt))
+				if (r.opt->type != OPT_BOOL)
 					break;
 				if (set_value(&r, NULL, path))
 					return -1;
@@ -316,7 +249,7 @@ int rfs_opts_parse(const struct rfs_opt_globals *gl,
 				continue;
 			arg = w[1] ? w + 1 : NULL;
 		}
-		if (takes_arg(r.opt) && !arg) {
+		if (r.opt->type != OPT_BOOL && !arg) {
 			if (i + 1 >= argc) {
 				opt_label(r.opt, what, sizeof(what));
 				return usage_err(path, "option '%s' needs an argument %s",
@@ -333,4 +266,202 @@ int rfs_opts_parse(const struct rfs_opt_globals *gl,
 	if (pos && !pos->optional)
 		return usage_err(path, "missing %s", pos->metavar);
 	return argc;
+}
+
+/* ---- help ---- */
+
+#define HELP_INDENT	"       "	/* under "Usage: " */
+#define HELP_WIDTH	79
+
+/* "-j|--json", "--socket PATH" */
+static void opt_spec(char *buf, size_t len, const struct rfs_opt *o)
+{
+	size_t off = 0;
+
+	if (o->positional) {
+		snprintf(buf, len, "%s", o->metavar);
+		return;
+	}
+	if (o->short_opt)
+		off = snprintf(buf, len, "-%c|", o->short_opt);
+	off += snprintf(buf + off, len - off, "--%s", o->name);
+	if (o->type != OPT_BOOL && off < len)
+		snprintf(buf + off, len - off, " %s", o->metavar);
+}
+
+/* "rfsctl attach IFACE [--cpus LIST] [--flow-cnt N] [--mode MODE]
+ *  [--allow-unordered]" */
+static void synopsis(char *buf, size_t len, const struct rfs_cmd *cmd,
+		     const char *path)
+{
+	const struct rfs_opt *o;
+	char spec[64];
+	size_t off;
+	int pass;
+
+	off = snprintf(buf, len, "rfsctl %s", path);
+	/* positionals first, in order, then the options */
+	for (pass = 0; pass < 2; pass++) {
+		for (o = cmd->opts; o && o->name && off < len; o++) {
+			if (o->positional != !pass)
+				continue;
+			opt_spec(spec, sizeof(spec), o);
+			off += snprintf(buf + off, len - off,
+					o->positional && !o->optional ?
+					" %s" : " [%s]", spec);
+		}
+	}
+}
+
+/* lead, then the synopsis line; one too wide for HELP_WIDTH goes on
+ * before its last option that fits, under the command's first argument. */
+static void print_synopsis(const char *lead, const struct rfs_cmd *cmd,
+			   const char *path)
+{
+	size_t hang = strlen(HELP_INDENT) + strlen("rfsctl ") + strlen(path) + 1;
+	size_t col = strlen(lead), cut;
+	char buf[512];
+	const char *line = buf;
+
+	synopsis(buf, sizeof(buf), cmd, path);
+	fputs(lead, stdout);
+	while (col + strlen(line) > HELP_WIDTH) {
+		for (cut = HELP_WIDTH - col; cut && strncmp(line + cut, " [", 2);
+		     cut--)
+			;
+		if (!cut)
+			break;
+		printf("%.*s\n%*s", (int)cut, line, (int)hang, "");
+		line += cut + 1;
+		col = hang;
+	}
+	printf("%s\n", line);
+}
+
+/* "NAME := { a | b | c }", wrapped at HELP_WIDTH under the first item. */
+static void print_alts(const char *name, const char *const *items)
+{
+	size_t col, lead;
+	int i;
+
+	col = printf(HELP_INDENT "%s := { ", name);
+	lead = col;
+	for (i = 0; items[i]; i++) {
+		if (i && col + strlen(items[i]) + 4 > HELP_WIDTH) {
+			printf(" |\n%*s", (int)lead, "");
+			col = lead;
+		} else if (i) {
+			col += printf(" | ");
+		}
+		col += printf("%s", items[i]);
+	}
+	printf(" }\n");
+}
+
+/* The metavars printed so far: each is defined once. */
+struct metavars {
+	const char *seen[32];
+	int n;
+};
+
+/* The definitions of opts' metavars not in mv yet (enums, and the
+ * non-terminals below), the first one after lead. */
+static void print_defs(const struct rfs_opt *opts,
+		       struct metavars *mv, const char *lead)
+{
+	const struct rfs_opt *o;
+	int j;
+
+	for (o = opts; o && o->name; o++) {
+		if (!o->metavar || (o->type != OPT_ENUM &&
+				    strcmp(o->metavar, "LIST")))
+			continue;
+		for (j = 0; j < mv->n; j++)
+			if (!strcmp(mv->seen[j], o->metavar))
+				break;
+		if (j < mv->n || mv->n == (int)(sizeof(mv->seen) /
+						 sizeof(mv->seen[0])))
+			continue;
+		mv->seen[mv->n++] = o->metavar;
+		fputs(lead, stdout);
+		lead = "";
+		if (o->type == OPT_ENUM)
+			print_alts(o->metavar, o->values);
+		else
+			printf(HELP_INDENT "LIST := { CPU | CPU-CPU }[,...]\n");
+	}
+}
+
+/* Each command of cmds with its synopsis (usage lines), or its
+ * definitions (mv). */
+static void print_cmds(const struct rfs_cmd *const *cmds,
+		       const char *prefix, struct metavars *mv)
+{
+	char path[128];
+
+	for (; *cmds; cmds++) {
+		snprintf(path, sizeof(path), "%s%s%s", prefix ? prefix : "",
+			 prefix ? " " : "", (*cmds)->name);
+		if ((*cmds)->sub)
+			print_cmds((*cmds)->sub, path, mv);
+		else if (mv)
+			print_defs((*cmds)->opts, mv, "");
+		else
+			print_synopsis(HELP_INDENT, *cmds, path);
+	}
+}
+
+void rfs_help_global(const struct rfs_cmd *const *cmds,
+		     const struct rfs_opt *gopts)
+{
+	const char *items[16];
+	char specs[16][64];
+	struct metavars mv = { .n = 0 };
+	int n = 0;
+
+	printf("Usage: rfsctl [OPTIONS] COMMAND [ARGS]\n");
+	print_cmds(cmds, NULL, NULL);
+	printf("\n");
+	for (; gopts->name && n < 15; gopts++, n++) {
+		opt_spec(specs[n], sizeof(specs[n]), gopts);
+		items[n] = specs[n];
+	}
+	items[n] = NULL;
+	print_alts("OPTIONS", items);
+	print_cmds(cmds, NULL, &mv);
+}
+
+void rfs_help_cmd(const struct rfs_cmd *cmd, const char *path)
+{
+	const struct rfs_cmd *const *c;
+	struct metavars mv = { .n = 0 };
+	const struct rfs_opt *o;
+	char sub[128], spec[64];
+	int w = 0, l;
+
+	for (c = cmd->sub; c && *c; c++) {
+		snprintf(sub, sizeof(sub), "%s %s", path, (*c)->name);
+		if (c != cmd->sub)
+			printf("\n");
+		rfs_help_cmd(*c, sub);
+	}
+	if (cmd->sub)
+		return;
+	print_synopsis("Usage: ", cmd, path);
+	printf("%s\n", cmd->doc);
+	for (o = cmd->opts; o && o->name; o++) {
+		opt_spec(spec, sizeof(spec), o);
+		l = strlen(spec);
+		if (o->help && l > w)
+			w = l;
+	}
+	if (w)
+		printf("\n");
+	for (o = cmd->opts; o && o->name; o++) {
+		if (!o->help)
+			continue;
+		opt_spec(spec, sizeof(spec), o);
+		printf(HELP_INDENT "%-*s  %s\n", w, spec, o->help);
+	}
+	print_defs(cmd->opts, &mv, "\n");
 }

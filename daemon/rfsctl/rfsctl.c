@@ -45,51 +45,34 @@ static const struct rfs_opt_globals rfsctl_globals = {
 
 static int do_version(const struct rfsctl_cfg *g, const void *cfg);
 static const struct rfs_opt version_opts[] = { END_OPTIONS };
-static const struct none_cfg version_defaults;
+static const struct { int unused; } version_defaults;
 
-struct help_cfg {
-	const char *command;
-};
 static int do_help(const struct rfsctl_cfg *g, const void *cfg);
+static const struct help_cfg {
+	const char *command;
+} help_defaults;
 static const struct rfs_opt help_opts[] = {
 	DEFINE_OPTION("command", OPT_STRING, struct help_cfg, command,
 		      .positional = true, .optional = true,
 		      .metavar = "COMMAND"),
 	END_OPTIONS
 };
-static const struct help_cfg help_defaults;
 
-static const struct rfs_cmd set_cmds[] = {
-	DEFINE_COMMAND("sock-flow-entries", set_sock_flow_entries,
-		       "Resize the sock flow table (shared by all interfaces) to N entries."),
-	DEFINE_COMMAND("flow-cnt", set_flow_cnt,
-		       "Resize the flow table of IFACE to N entries per RX queue."),
-	DEFINE_COMMAND("cpus", set_cpus,
-		       "Steer the flows of IFACE to the CPUs in LIST."),
-	END_COMMANDS
+static const struct rfs_cmd rfs_cmd_version = DEFINE_COMMAND("version",
+	version, "Show the versions of rfsctl and, if it answers, of rfsd.");
+static const struct rfs_cmd rfs_cmd_help = DEFINE_COMMAND("help", help,
+	"Show the help text of COMMAND, or of all commands.");
+static const struct rfs_cmd *const set_cmds[] = {
+	&rfs_cmd_set_sock_flow_entries, &rfs_cmd_set_flow_cnt,
+	&rfs_cmd_set_cpus, NULL
 };
+/* A group's help is that of its commands. */
+static const struct rfs_cmd rfs_cmd_set = { .name = "set", .sub = set_cmds };
 
-static const struct rfs_cmd rfsctl_cmds[] = {
-	DEFINE_COMMAND("attach", attach,
-		       "Attach xdp-rfs to IFACE and steer its flows."),
-	DEFINE_COMMAND("detach", detach,
-		       "Detach xdp-rfs from IFACE."),
-	DEFINE_COMMAND("status", status,
-		       "Show the datapath and every attached interface."),
-	DEFINE_COMMAND("stats", stats,
-		       "Show the datapath counters, in total and per CPU."),
-	DEFINE_COMMAND("flows", flows,
-		       "Show the busiest flows with their desired and current CPU."),
-	DEFINE_COMMAND("top", top,
-		       "Show the counters as rates per CPU and interface, live."),
-	DEFINE_COMMAND("explain", explain,
-		       "Explain where a flow's next frame goes, and why."),
-	DEFINE_GROUP("set", set_cmds),
-	DEFINE_COMMAND("version", version,
-		       "Show the versions of rfsctl and, if it answers, of rfsd."),
-	DEFINE_COMMAND("help", help,
-		       "Show the help text of COMMAND, or of all commands."),
-	END_COMMANDS
+static const struct rfs_cmd *const rfsctl_cmds[] = {
+	&rfs_cmd_attach, &rfs_cmd_detach, &rfs_cmd_status, &rfs_cmd_stats,
+	&rfs_cmd_flows, &rfs_cmd_top, &rfs_cmd_explain, &rfs_cmd_set,
+	&rfs_cmd_version, &rfs_cmd_help, NULL
 };
 
 /*
@@ -148,7 +131,7 @@ static int run_leaf(const struct rfs_cmd *cmd, const char *path, int argc,
 	}
 	apply_globals();
 	if (rfsctl_cfg.help) {
-		rfs_help_cmd(stdout, cmd, path);
+		rfs_help_cmd(cmd, path);
 		ret = EXIT_SUCCESS;
 	} else {
 		ret = cmd->func(&rfsctl_cfg, cfg);
@@ -157,29 +140,33 @@ static int run_leaf(const struct rfs_cmd *cmd, const char *path, int argc,
 	return ret;
 }
 
-/* rfs_cmd_select(), or NULL once "unknown"/"ambiguous" is reported. */
-static const struct rfs_cmd *select_cmd(const struct rfs_cmd *cmds,
+/* Exact name, else the one command name is a prefix of (bpftool's
+ * cmd_select()); NULL once "unknown" or "ambiguous" is reported. */
+static const struct rfs_cmd *select_cmd(const struct rfs_cmd *const *cmds,
 					const char *name, const char *path)
 {
-	const struct rfs_cmd *cmd, *c;
-	char cands[256];
-	size_t off = 0;
-	bool ambiguous;
+	const struct rfs_cmd *found = NULL;
+	size_t len = strlen(name), off = 0;
+	char cands[256] = "";
+	int n = 0;
 
-	cmd = rfs_cmd_select(cmds, name, &ambiguous);
-	if (cmd)
-		return cmd;
-	if (!ambiguous) {
-		p_usage(path, "command '%s' is unknown", name);
-		return NULL;
-	}
-	cands[0] = '\0';
-	for (c = cmds; c->name; c++)
-		if (!strncmp(c->name, name, strlen(name)) &&
-		    off < sizeof(cands))
+	for (; len && *cmds; cmds++) {
+		if (!strcmp((*cmds)->name, name))
+			return *cmds;
+		if (strncmp((*cmds)->name, name, len))
+			continue;
+		found = *cmds;
+		n++;
+		if (off < sizeof(cands))
 			off += snprintf(cands + off, sizeof(cands) - off,
-					"%s%s", off ? ", " : "", c->name);
-	p_usage(path, "command '%s' is ambiguous (%s)", name, cands);
+					"%s%s", off ? ", " : "", found->name);
+	}
+	if (n == 1)
+		return found;
+	if (n)
+		p_usage(path, "command '%s' is ambiguous (%s)", name, cands);
+	else
+		p_usage(path, "command '%s' is unknown", name);
 	return NULL;
 }
 
@@ -187,8 +174,9 @@ static const struct rfs_cmd *select_cmd(const struct rfs_cmd *cmds,
  * argv[0] names a command of cmds, which are the commands of group (NULL:
  * the top level, path NULL; else group's path, e.g. "set").
  */
-static int dispatch(const struct rfs_cmd *group, const struct rfs_cmd *cmds,
-		    const char *path, int argc, char **argv)
+static int dispatch(const struct rfs_cmd *group,
+		    const struct rfs_cmd *const *cmds, const char *path,
+		    int argc, char **argv)
 {
 	const struct rfs_cmd *cmd;
 	char sub[128];
@@ -198,9 +186,9 @@ static int dispatch(const struct rfs_cmd *group, const struct rfs_cmd *cmds,
 		apply_globals();
 		if (rfsctl_cfg.help) {
 			if (group)
-				rfs_help_cmd(stdout, group, path);
+				rfs_help_cmd(group, path);
 			else
-				rfs_help_global(stdout, rfsctl_cmds,
+				rfs_help_global(rfsctl_cmds,
 						rfsctl_opts);
 			return EXIT_SUCCESS;
 		}
@@ -228,13 +216,13 @@ static int do_help(const struct rfsctl_cfg *g, const void *cfg)
 	const struct rfs_cmd *cmd;
 
 	if (!c->command) {
-		rfs_help_global(stdout, rfsctl_cmds, rfsctl_opts);
+		rfs_help_global(rfsctl_cmds, rfsctl_opts);
 		return EXIT_SUCCESS;
 	}
 	cmd = select_cmd(rfsctl_cmds, c->command, NULL);
 	if (!cmd)
 		return RFSCTL_EXIT_USAGE;
-	rfs_help_cmd(stdout, cmd, cmd->name);
+	rfs_help_cmd(cmd, cmd->name);
 	return EXIT_SUCCESS;
 }
 
@@ -255,8 +243,7 @@ static int print_version(const struct rfsctl_cfg *g, bool asked,
 			       json_object_new_string(RFS_VERSION));
 	if (asked)
 		json_object_object_add(obj, "rfsd", rfsd_version ?
-				       json_object_new_string(rfsd_version) :
-				       NULL);
+			json_object_new_string(rfsd_version) : NULL);
 	p_json(obj);
 	json_object_put(obj);
 	return EXIT_SUCCESS;
@@ -264,19 +251,18 @@ static int print_version(const struct rfsctl_cfg *g, bool asked,
 
 static int do_version(const struct rfsctl_cfg *g, const void *cfg)
 {
-	struct json_object *reply, *result, *v;
+	struct json_object *reply, *result, *v = NULL;
 	char err[RFS_CTL_ERR_LEN];
-	const char *ver = NULL;
 	int ret;
 
 	/* rfsd not answering is no error here: -v says why */
 	if (rfs_call_quiet(g, rfs_req_new("version"), &reply, &result, err,
 			   sizeof(err)))
 		pr_debug("%s\n", err);
-	else if (json_object_object_get_ex(result, "version", &v) &&
-		 json_object_is_type(v, json_type_string))
-		ver = json_object_get_string(v);
-	ret = print_version(g, true, ver);
+	else
+		json_object_object_get_ex(result, "version", &v);
+	ret = print_version(g, true, json_object_is_type(v, json_type_string) ?
+			    json_object_get_string(v) : NULL);
 	json_object_put(reply);
 	return ret;
 }

@@ -1,12 +1,20 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * rfsctl internals.  The CLI is one grammar: the command table in rfsctl.c
- * and the option tables next to each do_<cmd>.  The parser (opts.c), the
- * help text (help.c) and so the man page SYNOPSIS all come from them.
+ * and the option tables next to each do_<cmd>.  The parser and the help
+ * text (opts.c), and so the man page SYNOPSIS, all come from them.
  *
- * rfsctl.c holds the tables and main(); nothing calls back into it.  The
- * parser and the help are handed the tables, each do_<cmd> the global
- * options (struct rfsctl_cfg), and output.c is told once where they are.
+ *	rfsctl.c	the command table, dispatch, help, version, main()
+ *	opts.c		option tables: the parser and the help text
+ *	common.c	errors, JSON and plain text output, requests to rfsd
+ *	cmd_iface.c	attach, detach, set
+ *	cmd_show.c	status, stats, flows
+ *	cmd_explain.c	explain
+ *	cmd_top.c	top: sampling, its screen, the live view (ncurses)
+ *	top_rates.c	top's arithmetic, alone for tests/unit/test_top_rates.c
+ *
+ * Nothing calls back into rfsctl.c: each command is handed the global
+ * options (struct rfsctl_cfg), and common.c is told once where they are.
  */
 #ifndef RFSCTL_H
 #define RFSCTL_H
@@ -15,13 +23,13 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <json-c/json.h>
+#include <linux/types.h>
 
 #include "cpulist.h"
 
-/* Exit codes: EXIT_SUCCESS, EXIT_FAILURE (runtime), and bad usage. */
-#define RFSCTL_EXIT_USAGE	2
+#define RFSCTL_EXIT_USAGE	2	/* else EXIT_SUCCESS, EXIT_FAILURE */
 
-/* ---- option tables (opts.c) ---- */
+/* ---- option and command tables (opts.c) ---- */
 
 enum rfs_opt_type {
 	OPT_BOOL,	/* bool; takes no argument */
@@ -54,30 +62,11 @@ struct rfs_opt {
 	{ .name = (_name), .type = (_type),				\
 	  .offset = offsetof(_cfg, _member), __VA_ARGS__ }
 #define END_OPTIONS	{ .name = NULL }
-
-/* ---- command table (rfsctl.c) ---- */
-
-struct rfsctl_cfg;
-
-struct rfs_cmd {
-	const char *name;
-	/* NULL for a group such as set; g: the global options */
-	int (*func)(const struct rfsctl_cfg *g, const void *cfg);
-	const struct rfs_opt *opts;
-	const void *defaults;		/* copied into a fresh cfg */
-	size_t cfg_size;
-	const char *doc;		/* one sentence, < 80 columns */
-	const struct rfs_cmd *sub;	/* a group's commands */
-};
-
-#define DEFINE_COMMAND(_name, _cmd, _doc)				\
-	{ .name = (_name), .func = do_##_cmd, .opts = _cmd##_opts,	\
-	  .defaults = &_cmd##_defaults,					\
-	  .cfg_size = sizeof(_cmd##_defaults), .doc = (_doc) }
-/* A group's help is that of its commands. */
-#define DEFINE_GROUP(_name, _sub)					\
-	{ .name = (_name), .sub = (_sub) }
-#define END_COMMANDS	{ .name = NULL }
+/* The interface most commands take first. */
+#define IFACE_OPTION(_cfg, _help, ...)					\
+	DEFINE_OPTION("iface", OPT_IFNAME, _cfg, iface,			\
+		      .positional = true, .metavar = "IFACE",		\
+		      .help = (_help), __VA_ARGS__)
 
 /* Global options, set before the command runs. */
 struct rfsctl_cfg {
@@ -89,17 +78,33 @@ struct rfsctl_cfg {
 	bool version;
 };
 
-/* The global options' table and where they go: besides a command's own
- * options, rfs_opts_parse() takes these. */
+struct rfs_cmd {
+	const char *name;
+	/* NULL for a group such as set */
+	int (*func)(const struct rfsctl_cfg *g, const void *cfg);
+	const struct rfs_opt *opts;
+	const void *defaults;		/* copied into a fresh cfg */
+	size_t cfg_size;
+	const char *doc;		/* one sentence, < 80 columns */
+	const struct rfs_cmd *const *sub;	/* a group's commands */
+};
+
+/* A command of a cmd_*.c: do_<cmd>, <cmd>_opts and <cmd>_defaults. */
+#define DEFINE_COMMAND(_name, _cmd, _doc)				\
+	{ .name = (_name), .func = do_##_cmd, .opts = _cmd##_opts,	\
+	  .defaults = &_cmd##_defaults,					\
+	  .cfg_size = sizeof(_cmd##_defaults), .doc = (_doc) }
+
+extern const struct rfs_cmd rfs_cmd_attach, rfs_cmd_detach, rfs_cmd_status,
+	rfs_cmd_stats, rfs_cmd_flows, rfs_cmd_top, rfs_cmd_explain,
+	rfs_cmd_set_sock_flow_entries, rfs_cmd_set_flow_cnt, rfs_cmd_set_cpus;
+
+/* The global options' table and where they go. */
 struct rfs_opt_globals {
 	const struct rfs_opt *opts;
 	struct rfsctl_cfg *cfg;
 };
 
-/* Exact name, else the one command the name is a prefix of.  NULL with
- * *ambiguous set when several match. */
-const struct rfs_cmd *rfs_cmd_select(const struct rfs_cmd *cmds,
-				     const char *name, bool *ambiguous);
 /* Parse argv[0..argc) (the words after the command) into cfg, the command
  * options first and then the non-leading global ones (gl).  stop: return
  * at the first positional (global options before COMMAND).  Returns the
@@ -107,19 +112,13 @@ const struct rfs_cmd *rfs_cmd_select(const struct rfs_cmd *cmds,
 int rfs_opts_parse(const struct rfs_opt_globals *gl,
 		   const struct rfs_opt *opts, void *cfg, int argc,
 		   char **argv, const char *path, bool stop);
-/* Strict positive decimal (1..INT_MAX), rfs_parse_u32()'s syntax: 0, or
- * -EINVAL (not a number), -EDOM (0) or -ERANGE (above INT_MAX). */
-int rfs_parse_uint(const char *s, unsigned int *val);
-
-/* ---- help (help.c) ---- */
-
 /* Every command of cmds, then the global options gopts. */
-void rfs_help_global(FILE *f, const struct rfs_cmd *cmds,
+void rfs_help_global(const struct rfs_cmd *const *cmds,
 		     const struct rfs_opt *gopts);
 /* path: "attach", "set flow-cnt", "set" (a group: all its commands) */
-void rfs_help_cmd(FILE *f, const struct rfs_cmd *cmd, const char *path);
+void rfs_help_cmd(const struct rfs_cmd *cmd, const char *path);
 
-/* ---- output (output.c) ---- */
+/* ---- output and requests (common.c) ---- */
 
 /* Where the global options are: -j and -p as they are when output is
  * made (the parser may still be setting them). */
@@ -134,14 +133,13 @@ int p_usage(const char *path, const char *fmt, ...)
 void p_json(struct json_object *obj);
 
 /* A plain text table: cells are added row by row, then printed aligned
- * (left or right per column). */
+ * (left where bit c of left is set, else right) on stdout, and freed. */
 struct rfs_table;
-struct rfs_table *rfs_table_new(int ncols, const bool *left);
+struct rfs_table *rfs_table_new(int ncols, __u64 left);
 void rfs_table_add(struct rfs_table *t, const char *cell);
 void rfs_table_addf(struct rfs_table *t, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-void rfs_table_print(struct rfs_table *t, FILE *f, const char *indent);
-void rfs_table_free(struct rfs_table *t);
+void rfs_table_print(struct rfs_table *t);
 
 /* A JSON value as plain text: null "-", int array as a CPU list "0-3,6",
  * object as "k v, k v". */
@@ -149,13 +147,17 @@ void rfs_fmt_value(struct json_object *v, char *buf, size_t len);
 /* Member key of obj as text ("-" if absent). */
 void rfs_fmt_member(struct json_object *obj, const char *key, char *buf,
 		    size_t len);
+/* Member key of obj: its string, its number (dflt if absent or null), a
+ * counter (0 if absent). */
+const char *rfs_str(struct json_object *obj, const char *key,
+		    const char *dflt);
+long long rfs_num(struct json_object *obj, const char *key, long long dflt);
+__u64 rfs_u64(struct json_object *obj, const char *key);
 
 /* "label   value" lines, one per member of obj: the keys in order first,
  * then the others (a newer rfsd may add some); keys in skip never. */
-void rfs_print_kv(FILE *f, struct json_object *obj, const char *indent,
+void rfs_print_kv(struct json_object *obj, const char *indent,
 		  const char *const *order, const char *const *skip);
-
-/* ---- talking to rfsd (request.c) ---- */
 
 /* {"cmd": name} */
 struct json_object *rfs_req_new(const char *cmd);
@@ -164,13 +166,21 @@ void rfs_req_add_str(struct json_object *req, const char *key,
 void rfs_req_add_int(struct json_object *req, const char *key, int val);
 void rfs_req_add_cpus(struct json_object *req, const char *key,
 		      const struct rfs_cpuset *cpus);
-/*
- * Send req (consumed) to rfsd at g->socket and wait up to the default
- * timeout plus extra_ms.  0: *reply to put, *result inside it.  Otherwise
- * the error (the daemon's own message when it refused) is printed:
- * EXIT_FAILURE.  quiet: print nothing (the error stays in err if err is
- * not NULL).
- */
+
+struct rfs_ctl;
+/* A connection to rfsd at g->socket (-v traces it), each reply awaited up
+ * to ms.  0, or -errno with the reason in err. */
+int rfs_connect(const struct rfsctl_cfg *g, int ms, struct rfs_ctl **ctl,
+		char *err, size_t len);
+/* Send req (consumed) on ctl: 0 with *reply to put and *result inside
+ * it, or -errno with the reason in err (the daemon's own message when it
+ * refused). */
+int rfs_ask(struct rfs_ctl *ctl, struct json_object *req,
+	    struct json_object **reply, struct json_object **result,
+	    char *err, size_t len);
+/* rfs_ask() on a connection of its own, waiting up to the default
+ * timeout plus extra_ms.  Its error is printed: EXIT_FAILURE.  quiet:
+ * print nothing. */
 int rfs_call(const struct rfsctl_cfg *g, struct json_object *req,
 	     int extra_ms, struct json_object **reply,
 	     struct json_object **result);
@@ -180,92 +190,130 @@ int rfs_call_quiet(const struct rfsctl_cfg *g, struct json_object *req,
 /* The result as the type a command expects, or an error (EXIT_FAILURE). */
 int rfs_expect(struct json_object *result, enum json_type type,
 	       const char *what);
+/*
+ * rfs_call(), then the result's member key (NULL: the result), checked
+ * to be of type (what names it in the error; NULL: not checked), printed
+ * as it is under -j, else by plain(it, arg) (NULL: nothing).
+ */
+int rfs_show(const struct rfsctl_cfg *g, struct json_object *req,
+	     int extra_ms, const char *key, enum json_type type,
+	     const char *what,
+	     void (*plain)(struct json_object *r, const void *arg),
+	     const void *arg);
 
-/* ---- commands ---- */
-
-struct attach_cfg {
-	const char *iface;
-	struct rfs_opt_cpus cpus;
-	unsigned int flow_cnt;
-	const char *mode;
-	bool allow_unordered;
-};
-struct iface_cfg {
-	const char *iface;
-};
-struct none_cfg {
-	int _unused;
-};
-struct stats_cfg {
-	const char *iface;
-	const char *format;	/* NULL, "table" or "prometheus" */
-};
-struct flows_cfg {
-	const char *iface;
-	unsigned int limit;
-	unsigned int interval;
-};
-struct top_cfg {
-	unsigned int interval;
-	bool once;
-};
-struct explain_cfg {
-	const char *iface;
-	const char *src;
-	const char *dst;
-	const char *sport;
-	const char *dport;
-	const char *proto;
-	const char *rx_cpu;
-};
-struct set_num_cfg {
-	unsigned int value;
-};
-struct set_iface_num_cfg {
-	const char *iface;
-	unsigned int value;
-};
-struct set_cpus_cfg {
-	const char *iface;
-	struct rfs_opt_cpus cpus;
-};
-
-/* cmd_iface.c */
-extern const struct rfs_opt attach_opts[], detach_opts[],
-	set_sock_flow_entries_opts[], set_flow_cnt_opts[], set_cpus_opts[];
-extern const struct attach_cfg attach_defaults;
-extern const struct iface_cfg detach_defaults;
-extern const struct set_num_cfg set_sock_flow_entries_defaults;
-extern const struct set_iface_num_cfg set_flow_cnt_defaults;
-extern const struct set_cpus_cfg set_cpus_defaults;
-int do_attach(const struct rfsctl_cfg *g, const void *cfg);
-int do_detach(const struct rfsctl_cfg *g, const void *cfg);
-int do_set_sock_flow_entries(const struct rfsctl_cfg *g, const void *cfg);
-int do_set_flow_cnt(const struct rfsctl_cfg *g, const void *cfg);
-int do_set_cpus(const struct rfsctl_cfg *g, const void *cfg);
-/* the interface object (attach, set, status) as plain text */
+/* cmd_iface.c: the interface object (attach, set, status) as plain text */
 void rfs_print_iface_plain(struct json_object *ifc);
 
-/* cmd_show.c */
-extern const struct rfs_opt status_opts[], stats_opts[];
-extern const struct none_cfg status_defaults;
-extern const struct stats_cfg stats_defaults;
-int do_status(const struct rfsctl_cfg *g, const void *cfg);
-int do_stats(const struct rfsctl_cfg *g, const void *cfg);
+/* ---- top's arithmetic (top_rates.c): two snapshots of rfsd's counters
+ * in, rates per second and each cpumap kthread's wait per run out ---- */
 
-/* cmd_flows.c */
-extern const struct rfs_opt flows_opts[];
-extern const struct flows_cfg flows_defaults;
-int do_flows(const struct rfsctl_cfg *g, const void *cfg);
+/* The counters top turns into rates, by their key in the stats reply. */
+enum rfs_top_ctr {
+	RFS_TOP_SEEN,
+	RFS_TOP_STEERED,
+	RFS_TOP_TO_DESIRED,
+	RFS_TOP_HELD,
+	RFS_TOP_SWITCHES,
+	RFS_TOP_DEQUEUED,
+	RFS_TOP_DROPS,		/* enqueue_drops: a target's ring was full */
+	RFS_TOP_RECV_LOCAL,
+	RFS_TOP_RECV_REMOTE,
+	/* the kernel's counts for the CPU's cpumap kthread (schedstat:
+	 * run_delay, pcount), not the datapath's: CPU rows and the total
+	 * only, and only when rfsd could read them (has_kthread) */
+	RFS_TOP_KTHREAD_WAIT_NS,
+	RFS_TOP_KTHREAD_RUNS,
+	RFS_TOP_NR_CTRS
+};
 
-/* cmd_top.c (and top_*.c) */
-extern const struct rfs_opt top_opts[];
-extern const struct top_cfg top_defaults;
-int do_top(const struct rfsctl_cfg *g, const void *cfg);
+/* A kthread is remade (CPU online, cpumap entry replaced) while rfsd and
+ * its maps stay: its counters going back is no reset of the others. */
+static inline bool rfs_top_ctr_is_kthread(enum rfs_top_ctr k)
+{
+	return k == RFS_TOP_KTHREAD_WAIT_NS || k == RFS_TOP_KTHREAD_RUNS;
+}
 
-/* cmd_explain.c */
-extern const struct rfs_opt explain_opts[];
-extern const struct explain_cfg explain_defaults;
-int do_explain(const struct rfsctl_cfg *g, const void *cfg);
+/* Their keys, indexed by enum rfs_top_ctr */
+extern const char *const rfs_top_ctr_keys[RFS_TOP_NR_CTRS];
+
+enum rfs_top_kind {
+	RFS_TOP_CPU,		/* name: the CPU number */
+	RFS_TOP_TOTAL,		/* name: "all" */
+	RFS_TOP_IFACE,		/* name: the interface */
+};
+
+#define RFS_TOP_NAME_LEN	16	/* IF_NAMESIZE */
+#define RFS_TOP_NO_BACKLOG	(-1)
+
+/* One row of a snapshot: a CPU, the total or an interface. */
+struct rfs_top_row {
+	enum rfs_top_kind kind;
+	char name[RFS_TOP_NAME_LEN];
+	__u64 ctr[RFS_TOP_NR_CTRS];
+	/* a gauge, not a counter: frames in the CPU's cpumap ring now;
+	 * RFS_TOP_NO_BACKLOG when rfsd does not say */
+	long long backlog;
+	/* rfsd gave both kthread counters: without them ctr[] holds 0 for
+	 * them, which is no count (no kthread yet, or unreadable) */
+	bool has_kthread;
+};
+
+/* What one round of requests to rfsd gave. */
+struct rfs_top_snap {
+	double t;		/* when it was taken, seconds (monotonic) */
+	size_t n;
+	struct rfs_top_row *rows;
+	char version[32];		/* rfsd's */
+	size_t n_cpus, n_ifaces;	/* rows of each kind */
+};
+
+struct rfs_top_rate {
+	enum rfs_top_kind kind;
+	char name[RFS_TOP_NAME_LEN];
+	/* false: no earlier sample of this row, or no time passed; the
+	 * rates below are then 0 and the percentages NaN */
+	bool valid;
+	/* a counter (not a kthread's) went backwards: rfsd started afresh
+	 * or the interface was attached again, the rates count from zero */
+	bool reset;
+	/* valid, and both samples had the kthread counters, neither gone
+	 * back: only then do their per_s and kwait_us mean something */
+	bool kthread_valid;
+	double per_s[RFS_TOP_NR_CTRS];
+	double to_desired_pct;	/* of steered; NaN when nothing was */
+	double locality_pct;	/* recv_local of all recvs; NaN when none */
+	/* microseconds the kthread waited for its CPU per run; NaN when
+	 * not kthread_valid or it did not run */
+	double kwait_us;
+	long long backlog;
+};
+
+/*
+ * What a counter grew by from prev to cur.  Counters only grow and wrap
+ * at 2^64, so a forward distance below 2^63 is growth (a wrap included);
+ * anything else means the counter started again from zero: *reset is set
+ * and cur is what it grew by since.
+ */
+__u64 rfs_top_delta(__u64 prev, __u64 cur, bool *reset);
+/* 100 * part / whole, or NaN when whole is 0. */
+double rfs_top_pct(double part, double whole);
+/* wait_ns / runs in microseconds, or NaN when runs is 0. */
+double rfs_top_kwait_us(__u64 wait_ns, __u64 runs);
+/* kwait_us as a cell of at most RFS_TOP_KWAIT_W characters: "-" for NaN,
+ * one decimal below 1000, none up to 999999, ">=1s" above. */
+#define RFS_TOP_KWAIT_W	6
+void rfs_top_kwait_text(char *buf, size_t len, double us);
+/* The rate of cur against prev (NULL: none), secs apart. */
+void rfs_top_rate_row(const struct rfs_top_row *prev,
+		      const struct rfs_top_row *cur, double secs,
+		      struct rfs_top_rate *out);
+/* The row of snap of that kind and name, or NULL. */
+const struct rfs_top_row *rfs_top_find(const struct rfs_top_snap *snap,
+				       enum rfs_top_kind kind,
+				       const char *name);
+/* out[i]: the rate of cur->rows[i], against its row in prev (may be
+ * NULL: the first sample). */
+void rfs_top_rates(const struct rfs_top_snap *prev,
+		   const struct rfs_top_snap *cur, struct rfs_top_rate *out);
 
 #endif /* RFSCTL_H */

@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rfsctl top's arithmetic (top_rates.h): deltas of monotonic counters,
- * told apart from a restart, divided by the time between the samples.
+ * rfsctl top's arithmetic (rfsctl.h): deltas of monotonic counters, told
+ * apart from a restart, divided by the time between the samples.
+ * tests/unit/test_top_rates.c compiles it into itself.
  */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "top_rates.h"
+#include "rfsctl.h"
 
 const char *const rfs_top_ctr_keys[RFS_TOP_NR_CTRS] = {
 	[RFS_TOP_SEEN] = "seen",

@@ -16,17 +16,23 @@
 #include "rfs_explain.h"
 #include "rfs_order.h"
 
+/* short names: the replies below are long lists of members */
+#define add	json_object_object_add
+#define jint	json_object_new_int64
+#define jbool	json_object_new_boolean
+#define jstr	json_object_new_string
+
 static struct json_object *hex32(__u32 v)
 {
 	char s[16];
 
 	snprintf(s, sizeof(s), "0x%08x", v);
-	return json_object_new_string(s);
+	return jstr(s);
 }
 
 static struct json_object *cpu_json(__u32 cpu)
 {
-	return cpu >= RFS_MAX_CPUS ? NULL : json_object_new_int64(cpu);
+	return cpu >= RFS_MAX_CPUS ? NULL : jint(cpu);
 }
 
 /* An address into a key's words; its family, or 0. */
@@ -35,9 +41,7 @@ static int parse_addr(const char *s, __u32 w[4])
 	memset(w, 0, 16);
 	if (inet_pton(AF_INET, s, w) == 1)
 		return AF_INET;
-	if (inet_pton(AF_INET6, s, w) == 1)
-		return AF_INET6;
-	return 0;
+	return inet_pton(AF_INET6, s, w) == 1 ? AF_INET6 : 0;
 }
 
 static struct json_object *mark_json(__u64 m)
@@ -47,9 +51,8 @@ static struct json_object *mark_json(__u64 m)
 	if (!m)
 		return NULL;
 	o = json_object_new_object();
-	json_object_object_add(o, "seq", json_object_new_int64(rfs_mark_seq(m)));
-	json_object_object_add(o, "epoch",
-			       json_object_new_int64(rfs_mark_epoch(m)));
+	add(o, "seq", jint(rfs_mark_seq(m)));
+	add(o, "epoch", jint(rfs_mark_epoch(m)));
 	return o;
 }
 
@@ -57,55 +60,46 @@ static struct json_object *entry_json(const struct rfs_dev_flow *e)
 {
 	struct json_object *o = json_object_new_object();
 	bool local = e->flags & RFS_DEV_FLOW_LOCAL;
+	bool valid = e->flags & RFS_DEV_FLOW_VALID;
 
-	if (!(e->flags & RFS_DEV_FLOW_VALID)) {
-		json_object_object_add(o, "valid", json_object_new_boolean(0));
+	add(o, "valid", jbool(valid));
+	if (!valid)
 		return o;
-	}
-	json_object_object_add(o, "valid", json_object_new_boolean(1));
-	json_object_object_add(o, "path",
-			       json_object_new_string(local ? "local" : "cpumap"));
-	json_object_object_add(o, "cpu", json_object_new_int(e->cpu));
-	json_object_object_add(o, "rx_cpu", json_object_new_int(e->rx_cpu));
-	json_object_object_add(o, local ? "jiffy" : "seq",
-			       json_object_new_int64(e->last));
+	add(o, "path", jstr(local ? "local" : "cpumap"));
+	add(o, "cpu", jint(e->cpu));
+	add(o, "rx_cpu", jint(e->rx_cpu));
+	add(o, local ? "jiffy" : "seq", jint(e->last));
 	return o;
 }
 
 /* The per-(RX CPU, target) state behind a remote entry (rfs_order.h). */
 static struct json_object *order_json(const struct rfs_explain_queue *q)
 {
-	struct json_object *o, *m;
+	struct json_object *o, *m = NULL;
 
 	if (!(q->cur.flags & RFS_DEV_FLOW_VALID) ||
 	    (q->cur.flags & RFS_DEV_FLOW_LOCAL))
 		return NULL;
 	o = json_object_new_object();
-	json_object_object_add(o, "rx_cpu", json_object_new_int(q->cur.rx_cpu));
-	json_object_object_add(o, "cpu", json_object_new_int(q->cur.cpu));
-	json_object_object_add(o, "flow_seq", json_object_new_int64(q->cur.last));
-	json_object_object_add(o, "sent_seq",
-			       q->have_tx ? json_object_new_int64(q->tx_seq) : NULL);
-	json_object_object_add(o, "dropped_upto",
-			       q->have_tx ? json_object_new_int64(q->tx_dropped_upto) : NULL);
+	add(o, "rx_cpu", jint(q->cur.rx_cpu));
+	add(o, "cpu", jint(q->cur.cpu));
+	add(o, "flow_seq", jint(q->cur.last));
+	add(o, "sent_seq", q->have_tx ? jint(q->tx_seq) : NULL);
+	add(o, "dropped_upto", q->have_tx ? jint(q->tx_dropped_upto) : NULL);
 	if (q->have_track) {
 		m = json_object_new_object();
-		json_object_object_add(m, "last", mark_json(q->track.last));
-		json_object_object_add(m, "prev", mark_json(q->track.prev));
-		json_object_object_add(m, "jiffy1", mark_json(q->track.jiffy1));
-		json_object_object_add(m, "jiffy2", mark_json(q->track.jiffy2));
-		json_object_object_add(m, "done", mark_json(q->track.done));
-		json_object_object_add(o, "marks", m);
-	} else {
-		json_object_object_add(o, "marks", NULL);
+		add(m, "last", mark_json(q->track.last));
+		add(m, "prev", mark_json(q->track.prev));
+		add(m, "jiffy1", mark_json(q->track.jiffy1));
+		add(m, "jiffy2", mark_json(q->track.jiffy2));
+		add(m, "done", mark_json(q->track.done));
 	}
-	json_object_object_add(o, "epoch", q->have_cpu_queue ?
-			       json_object_new_int64(q->q.epoch) : NULL);
-	json_object_object_add(o, "delivered_epoch", q->have_cpu_queue ?
-			       json_object_new_int64(q->q.delivered) : NULL);
-	json_object_object_add(o, "kthread_asleep_now",
-			       q->kthread_asleep_now < 0 ? NULL :
-			       json_object_new_boolean(q->kthread_asleep_now));
+	add(o, "marks", m);
+	add(o, "epoch", q->have_cpu_queue ? jint(q->q.epoch) : NULL);
+	add(o, "delivered_epoch",
+	    q->have_cpu_queue ? jint(q->q.delivered) : NULL);
+	add(o, "kthread_asleep_now", q->kthread_asleep_now < 0 ? NULL :
+	    jbool(q->kthread_asleep_now));
 	return o;
 }
 
@@ -129,34 +123,47 @@ static struct json_object *hold_json(const struct rfs_explain_in *in,
 	if (!leaving && c.first.verdict != RFS_V_HELD)
 		return NULL;
 	o = json_object_new_object();
-	json_object_object_add(o, "cpu", json_object_new_int(q->cur.cpu));
-	json_object_object_add(o, "reason", json_object_new_string(
-			       rfs_hold_why_name(q->hold)));
-	json_object_object_add(o, "why", json_object_new_string(
-			       rfs_hold_why_words(q->hold)));
-	json_object_object_add(o, "cpu_leaving", json_object_new_boolean(leaving));
-	json_object_object_add(o, "leaving_waited_ms", !leaving ? NULL :
-			       json_object_new_int64(now > q->leaving_since_ms ?
-						     now - q->leaving_since_ms : 0));
+	add(o, "cpu", jint(q->cur.cpu));
+	add(o, "reason", jstr(rfs_hold_why_name(q->hold)));
+	add(o, "why", jstr(rfs_hold_why_words(q->hold)));
+	add(o, "cpu_leaving", jbool(leaving));
+	add(o, "leaving_waited_ms", !leaving ? NULL :
+	    jint(now > q->leaving_since_ms ? now - q->leaving_since_ms : 0));
 	return o;
 }
 
-static const char *drain_name(enum rfs_explain_drain d)
+static const char *const drain_names[] = {
+	[RFS_XD_NOT_ASKED] = "not_asked",
+	[RFS_XD_LOCAL] = "local_age",
+	[RFS_XD_REMOTE] = "remote_marks",
+	[RFS_XD_NO_STATE] = "no_state",
+};
+
+static struct json_object *drain_json(const struct rfs_explain_in *in,
+				      const struct rfs_explain_case *c)
 {
-	switch (d) {
-	case RFS_XD_NOT_ASKED:	return "not_asked";
-	case RFS_XD_LOCAL:	return "local_age";
-	case RFS_XD_REMOTE:	return "remote_marks";
-	case RFS_XD_NO_STATE:	return "no_state";
+	struct json_object *d = json_object_new_object();
+
+	add(d, "test", jstr(drain_names[c->drain]));
+	add(d, "drained", c->drained < 0 ? NULL : jbool(c->drained));
+	if (c->drain == RFS_XD_LOCAL) {
+		add(d, "age_jiffies", c->age_known ? jint(c->age) : NULL);
+		add(d, "needs_jiffies", jint(in->cfg.local_drain_jiffies));
 	}
-	return "?";
+	if (c->drain == RFS_XD_REMOTE) {
+		add(d, "proven", jbool(c->proven));
+		add(d, "if_kthread_asleep", jbool(c->if_asleep));
+	}
+	add(d, "then_cpu", cpu_json(c->then.cpu));
+	add(d, "then_path", jstr(rfs_explain_action_name(c->action_drained)));
+	return d;
 }
 
 static struct json_object *case_json(const struct rfs_explain_in *in,
 				     const struct rfs_explain_queue *q,
 				     __u32 rx_cpu)
 {
-	struct json_object *o = json_object_new_object(), *d;
+	struct json_object *o = json_object_new_object();
 	struct rfs_explain_case c;
 	char words[1024];
 	const char *next;
@@ -170,41 +177,16 @@ static struct json_object *case_json(const struct rfs_explain_in *in,
 		       c.drained < 0 ? "held_or_switch" : "held";
 	else
 		next = rfs_explain_verdict_name(c.first.verdict);
-	json_object_object_add(o, "rx_cpu", json_object_new_int(rx_cpu));
-	json_object_object_add(o, "next", json_object_new_string(next));
-	json_object_object_add(o, "cpu", c.action == RFS_XA_REDIRECT ||
-			       c.action == RFS_XA_LOCAL ? cpu_json(c.result.cpu) :
-			       json_object_new_int(rx_cpu));
-	json_object_object_add(o, "path",
-			       json_object_new_string(rfs_explain_action_name(c.action)));
-	json_object_object_add(o, "verdict", json_object_new_string(
-			       rfs_explain_verdict_name(c.first.verdict)));
-	json_object_object_add(o, "spread", json_object_new_boolean(c.first.spread));
-	if (c.first.verdict == RFS_V_HELD) {
-		d = json_object_new_object();
-		json_object_object_add(d, "test",
-				       json_object_new_string(drain_name(c.drain)));
-		json_object_object_add(d, "drained", c.drained < 0 ? NULL :
-				       json_object_new_boolean(c.drained));
-		if (c.drain == RFS_XD_LOCAL) {
-			json_object_object_add(d, "age_jiffies", c.age_known ?
-					       json_object_new_int(c.age) : NULL);
-			json_object_object_add(d, "needs_jiffies",
-					       json_object_new_int64(in->cfg.local_drain_jiffies));
-		}
-		if (c.drain == RFS_XD_REMOTE) {
-			json_object_object_add(d, "proven",
-					       json_object_new_boolean(c.proven));
-			json_object_object_add(d, "if_kthread_asleep",
-					       json_object_new_boolean(c.if_asleep));
-		}
-		json_object_object_add(d, "then_cpu", cpu_json(c.then.cpu));
-		json_object_object_add(d, "then_path", json_object_new_string(
-				       rfs_explain_action_name(c.action_drained)));
-		json_object_object_add(o, "drain", d);
-	}
-	json_object_object_add(o, "why", json_object_new_string(
-			       rfs_explain_words(in, q, &c, words, sizeof(words))));
+	add(o, "rx_cpu", jint(rx_cpu));
+	add(o, "next", jstr(next));
+	add(o, "cpu", c.action == RFS_XA_REDIRECT || c.action == RFS_XA_LOCAL ?
+	    cpu_json(c.result.cpu) : jint(rx_cpu));
+	add(o, "path", jstr(rfs_explain_action_name(c.action)));
+	add(o, "verdict", jstr(rfs_explain_verdict_name(c.first.verdict)));
+	add(o, "spread", jbool(c.first.spread));
+	if (c.first.verdict == RFS_V_HELD)
+		add(o, "drain", drain_json(in, &c));
+	add(o, "why", jstr(rfs_explain_words(in, q, &c, words, sizeof(words))));
 	return o;
 }
 
@@ -215,20 +197,16 @@ static struct json_object *queue_json(const struct rfs_explain_in *in,
 	struct json_object *o = json_object_new_object(), *cases;
 	unsigned int cpu;
 
-	json_object_object_add(o, "rx_queue", json_object_new_int(q->rxq));
-	json_object_object_add(o, "slot", q->have_table ?
-			       json_object_new_int64(q->index) : NULL);
-	json_object_object_add(o, "entry", q->have_table ?
-			       entry_json(&q->entry) : NULL);
+	add(o, "rx_queue", jint(q->rxq));
+	add(o, "slot", q->have_table ? jint(q->index) : NULL);
+	add(o, "entry", q->have_table ? entry_json(&q->entry) : NULL);
 	if (q->have_prev) {
-		json_object_object_add(o, "prev_slot",
-				       json_object_new_int64(q->prev_index));
-		json_object_object_add(o, "prev_entry", entry_json(&q->prev_entry));
+		add(o, "prev_slot", jint(q->prev_index));
+		add(o, "prev_entry", entry_json(&q->prev_entry));
 	}
-	json_object_object_add(o, "from_prev",
-			       json_object_new_boolean(q->cur_from_prev));
-	json_object_object_add(o, "order", order_json(q));
-	json_object_object_add(o, "hold", hold_json(in, q));
+	add(o, "from_prev", jbool(q->cur_from_prev));
+	add(o, "order", order_json(q));
+	add(o, "hold", hold_json(in, q));
 	cases = json_object_new_array();
 	if (q->cur.flags & RFS_DEV_FLOW_VALID &&
 	    rfs_cpuset_count(rx_cpus) != 1) {
@@ -237,9 +215,52 @@ static struct json_object *queue_json(const struct rfs_explain_in *in,
 	} else {
 		for (cpu = 0; cpu < RFS_MAX_CPUS; cpu++)
 			if (rfs_cpuset_has(rx_cpus, cpu))
-				json_object_array_add(cases, case_json(in, q, cpu));
+				json_object_array_add(cases,
+						      case_json(in, q, cpu));
 	}
-	json_object_object_add(o, "cases", cases);
+	add(o, "cases", cases);
+	return o;
+}
+
+/* The flow, its sock slot and its queues. */
+static struct json_object *explain_json(struct rfs_if *ifc,
+					const struct rfs_explain_in *in,
+					const char *src, const char *dst,
+					const struct rfs_explain_queue *qs,
+					size_t n, const struct rfs_cpuset *rx)
+{
+	struct json_object *o = json_object_new_object(), *s = NULL, *qa;
+	__u32 hash = rfs_explain_hash(in);
+	__u32 desired = rfs_explain_desired(in, hash);
+	bool st = in->steerable;
+	size_t i;
+
+	add(o, "iface", jstr(rfs_if_name(ifc)));
+	add(o, "src", jstr(src));
+	add(o, "dst", jstr(dst));
+	add(o, "sport", st ? jint(in->key.peer_port) : NULL);
+	add(o, "dport", st ? jint(in->key.local_port) : NULL);
+	add(o, "proto", jstr(!st ? "other" :
+			     in->key.proto == IPPROTO_UDP ? "udp" : "tcp"));
+	add(o, "hash", st ? hex32(hash) : NULL);
+	if (st) {
+		s = json_object_new_object();
+		add(s, "slot", jint(rfs_explain_sock_slot(in, hash)));
+		add(s, "entries", jint((__u64)in->g.sock_flow_mask + 1));
+		add(s, "entry", in->have_sock ? hex32(in->sock_entry) : NULL);
+		add(s, "empty", jbool(!in->have_sock ||
+				      !(in->sock_entry & in->g.cpu_mask)));
+		add(s, "tag_match", jbool(desired != RFS_NO_CPU));
+	}
+	add(o, "sock", s);
+	add(o, "desired_cpu", cpu_json(desired));
+	add(o, "local_path", jbool(in->cfg.local_path));
+	add(o, "kernel_rps", jbool(rfs_if_kernel_rps(ifc)));
+	add(o, "jiffies", in->have_jiffies ? jint(in->jiffies) : NULL);
+	qa = json_object_new_array();
+	for (i = 0; i < n; i++)
+		json_object_array_add(qa, queue_json(in, &qs[i], rx));
+	add(o, "rx_queues", qa);
 	return o;
 }
 
@@ -247,7 +268,7 @@ struct json_object *rfsd_cmd_explain(struct rfsd_cmd_ctx *x,
 				     struct rfsd_client *c,
 				     struct json_object *req)
 {
-	struct json_object *reply = NULL, *o, *s, *qa;
+	struct json_object *reply = NULL, *o;
 	const char *name, *src, *dst, *proto = NULL;
 	struct rfs_explain_queue *qs = NULL;
 	struct rfs_explain_in in = {};
@@ -256,8 +277,7 @@ struct json_object *rfsd_cmd_explain(struct rfsd_cmd_ctx *x,
 	struct rfs_cpuset rx_cpus;
 	int fs, fd, r1, r2, r;
 	struct rfs_if *ifc;
-	__u32 hash, desired;
-	size_t n = 0, i;
+	size_t n = 0;
 
 	if (rfsd_arg_iface(req, true, &name, &reply) < 0 ||
 	    rfsd_arg_str(req, "src", true, &src, &reply) < 0 ||
@@ -275,13 +295,10 @@ struct json_object *rfsd_cmd_explain(struct rfsd_cmd_ctx *x,
 	if (proto && r1)
 		return rfsd_reply_err(EINVAL, "bad request: 'proto' needs 'sport' and 'dport'");
 	fs = parse_addr(src, in.key.peer);
-	if (!fs)
-		return rfsd_reply_err(EINVAL, "can't parse address '%s': not an IPv4 or IPv6 address",
-				      src);
 	fd = parse_addr(dst, in.key.local);
-	if (!fd)
+	if (!fs || !fd)
 		return rfsd_reply_err(EINVAL, "can't parse address '%s': not an IPv4 or IPv6 address",
-				      dst);
+				      fs ? dst : src);
 	if (fs != fd)
 		return rfsd_reply_err(EINVAL, "can't parse address '%s': not of the family of '%s'",
 				      dst, src);
@@ -305,43 +322,7 @@ struct json_object *rfsd_cmd_explain(struct rfsd_cmd_ctx *x,
 		rfs_cpuset_add(&rx_cpus, rx);
 	else if (rfs_cpuset_online(&rx_cpus))
 		rfs_cpuset_add(&rx_cpus, 0);
-
-	hash = rfs_explain_hash(&in);
-	desired = rfs_explain_desired(&in, hash);
-	o = json_object_new_object();
-	json_object_object_add(o, "iface", json_object_new_string(rfs_if_name(ifc)));
-	json_object_object_add(o, "src", json_object_new_string(src));
-	json_object_object_add(o, "dst", json_object_new_string(dst));
-	json_object_object_add(o, "sport", in.steerable ? json_object_new_int(sport) : NULL);
-	json_object_object_add(o, "dport", in.steerable ? json_object_new_int(dport) : NULL);
-	json_object_object_add(o, "proto", json_object_new_string(
-			       !in.steerable ? "other" :
-			       in.key.proto == IPPROTO_UDP ? "udp" : "tcp"));
-	json_object_object_add(o, "hash", in.steerable ? hex32(hash) : NULL);
-	s = json_object_new_object();
-	json_object_object_add(s, "slot", json_object_new_int64(
-			       rfs_explain_sock_slot(&in, hash)));
-	json_object_object_add(s, "entries",
-			       json_object_new_int64((__u64)in.g.sock_flow_mask + 1));
-	json_object_object_add(s, "entry", in.have_sock ? hex32(in.sock_entry) : NULL);
-	json_object_object_add(s, "empty", json_object_new_boolean(
-			       !in.have_sock || !(in.sock_entry & in.g.cpu_mask)));
-	json_object_object_add(s, "tag_match", json_object_new_boolean(
-			       desired != RFS_NO_CPU));
-	json_object_object_add(o, "sock", in.steerable ? s : NULL);
-	if (!in.steerable)
-		json_object_put(s);
-	json_object_object_add(o, "desired_cpu", cpu_json(desired));
-	json_object_object_add(o, "local_path",
-			       json_object_new_boolean(in.cfg.local_path));
-	json_object_object_add(o, "kernel_rps",
-			       json_object_new_boolean(rfs_if_kernel_rps(ifc)));
-	json_object_object_add(o, "jiffies", in.have_jiffies ?
-			       json_object_new_int64(in.jiffies) : NULL);
-	qa = json_object_new_array();
-	for (i = 0; i < n; i++)
-		json_object_array_add(qa, queue_json(&in, &qs[i], &rx_cpus));
-	json_object_object_add(o, "rx_queues", qa);
+	o = explain_json(ifc, &in, src, dst, qs, n, &rx_cpus);
 	free(qs);
 	return rfsd_reply_ok(o);
 }

@@ -1,0 +1,455 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What every command shares: the p_err family, JSON documents through
+ * json-c, the plain text helpers of the _plain printers (aligned tables,
+ * values as text), and requests to rfsd, each on a connection of its own.
+ * Whatever fails in a request (no daemon, a refusal) is a runtime error:
+ * exit 1.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctl_client.h"
+#include "log.h"
+#include "rfsctl.h"
+
+static const struct rfsctl_cfg *out_cfg;	/* NULL: plain, not pretty */
+
+/* In a function taking fmt, ...: its text in the array buf. */
+#define FORMAT(buf, fmt)						\
+	do {								\
+		va_list ap;						\
+									\
+		va_start(ap, fmt);					\
+		vsnprintf(buf, sizeof(buf), fmt, ap);			\
+		va_end(ap);						\
+	} while (0)
+
+void rfs_output_init(const struct rfsctl_cfg *g)
+{
+	out_cfg = g;
+}
+
+void p_err(const char *fmt, ...)
+{
+	struct json_object *obj;
+	char msg[1024];
+
+	FORMAT(msg, fmt);
+	if (!out_cfg || !out_cfg->json) {
+		fflush(stdout);
+		fprintf(stderr, "rfsctl: %s\n", msg);
+		return;
+	}
+	/* bpftool style: under -j the error is the one document on stdout */
+	obj = json_object_new_object();
+	json_object_object_add(obj, "error", json_object_new_string(msg));
+	p_json(obj);
+	json_object_put(obj);
+}
+
+int p_usage(const char *path, const char *fmt, ...)
+{
+	char msg[768];
+
+	FORMAT(msg, fmt);
+	/* "attach: missing IFACE, try 'rfsctl attach --help'" */
+	if (path)
+		p_err("%s: %s, try 'rfsctl %s --help'", path, msg, path);
+	else
+		p_err("%s, try 'rfsctl help'", msg);
+	return RFSCTL_EXIT_USAGE;
+}
+
+void p_json(struct json_object *obj)
+{
+	int flags = JSON_C_TO_STRING_NOSLASHESCAPE;
+
+	if (out_cfg && out_cfg->pretty)
+		flags |= JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED;
+	/* a NULL obj prints "null": the document is still valid JSON */
+	printf("%s\n", json_object_to_json_string_ext(obj, flags));
+}
+
+struct rfs_table {
+	int ncols;
+	__u64 left;		/* bit c: column c is aligned left */
+	size_t ncells, cap;
+	char **cells;
+};
+
+struct rfs_table *rfs_table_new(int ncols, __u64 left)
+{
+	struct rfs_table *t = calloc(1, sizeof(*t));
+
+	if (t) {
+		t->ncols = ncols;
+		t->left = left;
+	}
+	return t;
+}
+
+void rfs_table_add(struct rfs_table *t, const char *cell)
+{
+	char **nc;
+
+	if (!t)
+		return;
+	if (t->ncells == t->cap) {
+		t->cap = t->cap ? t->cap * 2 : 64;
+		nc = realloc(t->cells, t->cap * sizeof(*nc));
+		if (!nc) {
+			t->cap = t->ncells;
+			return;
+		}
+		t->cells = nc;
+	}
+	t->cells[t->ncells] = strdup(cell ? cell : "");
+	if (t->cells[t->ncells])
+		t->ncells++;
+}
+
+void rfs_table_addf(struct rfs_table *t, const char *fmt, ...)
+{
+	char buf[256];
+
+	FORMAT(buf, fmt);
+	rfs_table_add(t, buf);
+}
+
+void rfs_table_print(struct rfs_table *t)
+{
+	size_t i, n = 0, off = 0, *w = NULL;
+	char *line = NULL;
+	int c;
+
+	if (!t)
+		return;
+	w = calloc(t->ncols, sizeof(*w));
+	for (i = 0; w && i < t->ncells; i++)
+		if (strlen(t->cells[i]) > w[i % t->ncols])
+			w[i % t->ncols] = strlen(t->cells[i]);
+	for (c = 0; w && c < t->ncols; c++)
+		n += w[c] + 2;
+	if (w)
+		line = malloc(n + 1);
+	for (i = 0; line && i < t->ncells; i++) {
+		c = i % t->ncols;
+		off += snprintf(line + off, n + 1 - off,
+				c < 64 && (t->left >> c & 1) ? "%-*s%s" :
+				"%*s%s",
+				(int)w[c], t->cells[i],
+				c == t->ncols - 1 ? "" : "  ");
+		if (c != t->ncols - 1 && i + 1 != t->ncells)
+			continue;
+		/* no trailing blanks: empty cells make title rows */
+		while (off && line[off - 1] == ' ')
+			off--;
+		line[off] = '\0';
+		printf("%s\n", line);
+		off = 0;
+	}
+	free(line);
+	free(w);
+	for (i = 0; i < t->ncells; i++)
+		free(t->cells[i]);
+	free(t->cells);
+	free(t);
+}
+
+/* An array of CPU numbers as a CPU list; false if it is something else. */
+static bool fmt_cpus(struct json_object *v, char *buf, size_t len)
+{
+	struct rfs_cpuset set;
+	struct json_object *e;
+	size_t i, n = json_object_array_length(v);
+	int64_t cpu;
+
+	rfs_cpuset_zero(&set);
+	for (i = 0; i < n; i++) {
+		e = json_object_array_get_idx(v, i);
+		if (!json_object_is_type(e, json_type_int))
+			return false;
+		cpu = json_object_get_int64(e);
+		if (cpu < 0 || cpu >= RFS_MAX_CPUS)
+			return false;
+		rfs_cpuset_add(&set, cpu);
+	}
+	if (!n)
+		snprintf(buf, len, "none");
+	else
+		rfs_cpulist_format(&set, buf, len);
+	return true;
+}
+
+void rfs_fmt_value(struct json_object *v, char *buf, size_t len)
+{
+	char sub[256];
+	size_t off = 0;
+
+	switch (json_object_get_type(v)) {
+	case json_type_null:
+		snprintf(buf, len, "-");
+		return;
+	case json_type_boolean:
+		snprintf(buf, len, "%s",
+			 json_object_get_boolean(v) ? "yes" : "no");
+		return;
+	case json_type_string:
+		snprintf(buf, len, "%s", json_object_get_string(v));
+		return;
+	case json_type_array:
+		if (fmt_cpus(v, buf, len))
+			return;
+		break;
+	case json_type_object:
+		buf[0] = '\0';
+		json_object_object_foreach(v, key, val) {
+			rfs_fmt_value(val, sub, sizeof(sub));
+			if (off < len)
+				off += snprintf(buf + off, len - off, "%s%s %s",
+						off ? ", " : "", key, sub);
+		}
+		return;
+	default:
+		break;
+	}
+	/* numbers keep their exact text: counters may be full 64 bits */
+	snprintf(buf, len, "%s",
+		 json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN |
+						JSON_C_TO_STRING_NOSLASHESCAPE));
+}
+
+void rfs_fmt_member(struct json_object *obj, const char *key, char *buf,
+		    size_t len)
+{
+	struct json_object *v = NULL;
+
+	json_object_object_get_ex(obj, key, &v);
+	rfs_fmt_value(v, buf, len);
+}
+
+const char *rfs_str(struct json_object *obj, const char *key,
+		    const char *dflt)
+{
+	struct json_object *v;
+
+	return json_object_object_get_ex(obj, key, &v) && v ?
+	       json_object_get_string(v) : dflt;
+}
+
+long long rfs_num(struct json_object *obj, const char *key, long long dflt)
+{
+	struct json_object *v;
+
+	return json_object_object_get_ex(obj, key, &v) && v ?
+	       json_object_get_int64(v) : dflt;
+}
+
+__u64 rfs_u64(struct json_object *obj, const char *key)
+{
+	struct json_object *v;
+
+	return json_object_object_get_ex(obj, key, &v) ?
+	       (__u64)json_object_get_uint64(v) : 0;
+}
+
+/* "sock_flow_entries" -> "sock flow entries"; a few read better renamed. */
+static void label_of(const char *key, char *buf, size_t len)
+{
+	static const char *const renames[][2] = {
+		{ "mode", "xdp mode" },
+		{ "nr_cpus", "possible cpus" },
+		{ "prog_id", "program id" },
+	};
+	size_t i;
+	char *p;
+
+	snprintf(buf, len, "%s", key);
+	for (i = 0; i < sizeof(renames) / sizeof(renames[0]); i++)
+		if (!strcmp(key, renames[i][0]))
+			snprintf(buf, len, "%s", renames[i][1]);
+	for (p = buf; *p; p++)
+		if (*p == '_')
+			*p = ' ';
+}
+
+static bool in_list(const char *const *list, const char *key)
+{
+	for (; list && *list; list++)
+		if (!strcmp(*list, key))
+			return true;
+	return false;
+}
+
+static void print_kv_one(const char *indent, const char *key,
+			 struct json_object *v)
+{
+	char label[64], val[1024];
+
+	label_of(key, label, sizeof(label));
+	rfs_fmt_value(v, val, sizeof(val));
+	printf("%s%-18s %s\n", indent, label, val);
+}
+
+void rfs_print_kv(struct json_object *obj, const char *indent,
+		  const char *const *order, const char *const *skip)
+{
+	const char *const *k;
+	struct json_object *v;
+
+	for (k = order; k && *k; k++)
+		if (json_object_object_get_ex(obj, *k, &v) &&
+		    !in_list(skip, *k))
+			print_kv_one(indent, *k, v);
+	json_object_object_foreach(obj, key, val) {
+		if (!in_list(order, key) && !in_list(skip, key))
+			print_kv_one(indent, key, val);
+	}
+}
+
+/* ---- requests ---- */
+
+struct json_object *rfs_req_new(const char *cmd)
+{
+	struct json_object *req = json_object_new_object();
+
+	rfs_req_add_str(req, "cmd", cmd);
+	return req;
+}
+
+void rfs_req_add_str(struct json_object *req, const char *key,
+		     const char *val)
+{
+	json_object_object_add(req, key, json_object_new_string(val));
+}
+
+void rfs_req_add_int(struct json_object *req, const char *key, int val)
+{
+	json_object_object_add(req, key, json_object_new_int(val));
+}
+
+void rfs_req_add_cpus(struct json_object *req, const char *key,
+		      const struct rfs_cpuset *cpus)
+{
+	struct json_object *arr = json_object_new_array();
+	unsigned int cpu;
+
+	for (cpu = 0; cpu < RFS_MAX_CPUS; cpu++)
+		if (rfs_cpuset_has(cpus, cpu))
+			json_object_array_add(arr, json_object_new_int(cpu));
+	json_object_object_add(req, key, arr);
+}
+
+/* -v: show the lines exchanged with rfsd. */
+static void trace(const char *dir, const char *line, void *arg)
+{
+	pr_debug("%s %s\n", !strcmp(dir, "send") ? ">" : "<", line);
+}
+
+int rfs_connect(const struct rfsctl_cfg *g, int ms, struct rfs_ctl **ctl,
+		char *err, size_t len)
+{
+	int ret = rfs_ctl_connect(ctl, g->socket, err, len);
+
+	if (ret)
+		return ret;
+	rfs_ctl_set_trace(*ctl, trace, NULL);
+	rfs_ctl_set_timeout(*ctl, ms);
+	return 0;
+}
+
+int rfs_ask(struct rfs_ctl *ctl, struct json_object *req,
+	    struct json_object **reply, struct json_object **result,
+	    char *err, size_t len)
+{
+	int ret;
+
+	*reply = NULL;
+	*result = NULL;
+	ret = rfs_ctl_request(ctl, req, reply, err, len);
+	json_object_put(req);
+	if (!ret)
+		ret = rfs_ctl_result(*reply, result, err, len);
+	if (ret) {
+		json_object_put(*reply);
+		*reply = NULL;
+		*result = NULL;
+	}
+	return ret;
+}
+
+static int rfs_call_ms(const struct rfsctl_cfg *g, struct json_object *req,
+		       int extra_ms, struct json_object **reply,
+		       struct json_object **result, char *err, size_t len)
+{
+	struct rfs_ctl *ctl;
+	int ret;
+
+	*reply = NULL;
+	*result = NULL;
+	ret = rfs_connect(g, RFS_CTL_TIMEOUT_MS + extra_ms, &ctl, err, len);
+	if (ret) {
+		json_object_put(req);
+		return ret;
+	}
+	ret = rfs_ask(ctl, req, reply, result, err, len);
+	rfs_ctl_close(ctl);
+	return ret;
+}
+
+int rfs_call(const struct rfsctl_cfg *g, struct json_object *req,
+	     int extra_ms, struct json_object **reply,
+	     struct json_object **result)
+{
+	char err[RFS_CTL_ERR_LEN];
+
+	if (!rfs_call_ms(g, req, extra_ms, reply, result, err, sizeof(err)))
+		return EXIT_SUCCESS;
+	/* the daemon's message names object and cause: pass it through */
+	p_err("%s", err);
+	return EXIT_FAILURE;
+}
+
+int rfs_call_quiet(const struct rfsctl_cfg *g, struct json_object *req,
+		   struct json_object **reply, struct json_object **result,
+		   char *err, size_t len)
+{
+	return rfs_call_ms(g, req, 0, reply, result, err, len);
+}
+
+int rfs_expect(struct json_object *result, enum json_type type,
+	       const char *what)
+{
+	if (json_object_is_type(result, type))
+		return EXIT_SUCCESS;
+	p_err("unexpected reply from rfsd: %s is not %s %s", what,
+	      type == json_type_array || type == json_type_object ?
+	      "an" : "a", json_type_to_name(type));
+	return EXIT_FAILURE;
+}
+
+int rfs_show(const struct rfsctl_cfg *g, struct json_object *req,
+	     int extra_ms, const char *key, enum json_type type,
+	     const char *what,
+	     void (*plain)(struct json_object *r, const void *arg),
+	     const void *arg)
+{
+	struct json_object *reply, *result, *r = NULL;
+	int ret;
+
+	ret = rfs_call(g, req, extra_ms, &reply, &result);
+	r = result;
+	if (!ret && key && !json_object_object_get_ex(result, key, &r))
+		r = NULL;
+	if (!ret && what)
+		ret = rfs_expect(r, type, what);
+	if (!ret && g->json)
+		p_json(r);
+	else if (!ret && plain)
+		plain(r, arg);
+	json_object_put(reply);
+	return ret;
+}

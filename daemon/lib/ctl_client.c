@@ -281,19 +281,44 @@ static int read_line(struct rfs_ctl *ctl, size_t *nl, char *err, size_t len)
 	}
 }
 
-static bool only_space(const char *s)
+int rfs_ctl_parse_reply(const char *line, size_t n,
+			struct json_object **reply, char *err, size_t len)
 {
-	while (*s == ' ' || *s == '\t')
-		s++;
-	return !*s;
+	struct json_tokener *tok = json_tokener_new();
+	enum json_tokener_error jerr;
+	struct json_object *obj;
+	size_t end;
+
+	*reply = NULL;
+	if (!tok) {
+		set_err(err, len, "can't parse reply from rfsd: out of memory");
+		return -ENOMEM;
+	}
+	obj = json_tokener_parse_ex(tok, line, n);
+	jerr = json_tokener_get_error(tok);
+	end = obj ? json_tokener_get_parse_end(tok) : 0;
+	while (end < n && (line[end] == ' ' || line[end] == '\t'))
+		end++;
+	json_tokener_free(tok);
+	if (!obj || jerr != json_tokener_success)
+		set_err(err, len, "can't parse reply from rfsd: %s",
+			jerr == json_tokener_continue ? "incomplete JSON" :
+			json_tokener_error_desc(jerr));
+	else if (end < n)
+		set_err(err, len, "can't parse reply from rfsd: data after the JSON object");
+	else if (!json_object_is_type(obj, json_type_object))
+		set_err(err, len, "can't parse reply from rfsd: not a JSON object");
+	else
+		*reply = obj;
+	if (*reply)
+		return 0;
+	json_object_put(obj);
+	return -EPROTO;
 }
 
 int rfs_ctl_recv(struct rfs_ctl *ctl, struct json_object **reply,
 		 char *err, size_t len)
 {
-	struct json_tokener *tok;
-	struct json_object *obj;
-	enum json_tokener_error jerr;
 	size_t nl = 0, n;
 	int ret;
 
@@ -307,33 +332,7 @@ int rfs_ctl_recv(struct rfs_ctl *ctl, struct json_object **reply,
 		ctl->buf[--n] = '\0';
 	if (ctl->trace)
 		ctl->trace("recv", ctl->buf, ctl->trace_arg);
-
-	tok = json_tokener_new();
-	if (!tok) {
-		ret = -ENOMEM;
-		set_err(err, len, "can't parse reply from rfsd: out of memory");
-		goto out;
-	}
-	obj = json_tokener_parse_ex(tok, ctl->buf, n);
-	jerr = json_tokener_get_error(tok);
-	if (!obj || jerr != json_tokener_success) {
-		set_err(err, len, "can't parse reply from rfsd: %s",
-			jerr == json_tokener_continue ? "incomplete JSON" :
-			json_tokener_error_desc(jerr));
-		ret = -EPROTO;
-	} else if (!only_space(ctl->buf + json_tokener_get_parse_end(tok))) {
-		set_err(err, len, "can't parse reply from rfsd: data after the JSON object");
-		ret = -EPROTO;
-	} else if (!json_object_is_type(obj, json_type_object)) {
-		set_err(err, len, "can't parse reply from rfsd: not a JSON object");
-		ret = -EPROTO;
-	} else {
-		*reply = obj;
-		obj = NULL;
-	}
-	json_object_put(obj);
-	json_tokener_free(tok);
-out:
+	ret = rfs_ctl_parse_reply(ctl->buf, n, reply, err, len);
 	/* drop the line, keep what follows it */
 	memmove(ctl->buf, ctl->buf + nl + 1, ctl->used - nl - 1);
 	ctl->used -= nl + 1;

@@ -52,6 +52,10 @@ int rfs_ctl_send_raw(struct rfs_ctl *ctl, const char *buf, size_t n,
  * kept for the next call. */
 int rfs_ctl_recv(struct rfs_ctl *ctl, struct json_object **reply,
 		 char *err, size_t len);
+/* One reply line of n bytes (no newline) as rfs_ctl_recv() takes it:
+ * one JSON object, blanks after it; anything else is -EPROTO. */
+int rfs_ctl_parse_reply(const char *line, size_t n,
+			struct json_object **reply, char *err, size_t len);
 /* rfs_ctl_send() then rfs_ctl_recv().  If the send fails because rfsd
  * closed the connection, the reply it may have sent first (a refusal) is
  * the result. */

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <net/if.h>
 #include <netinet/in.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "parse.h"
@@ -150,4 +151,43 @@ int rfs_parse_size(const char *s, __u64 lo, __u64 hi, __u64 *out)
 		return -ERANGE;
 	*out = bytes;
 	return 0;
+}
+
+int rfs_text_u64(const char *text, size_t len, const char *key, __u64 *out)
+{
+	size_t klen = strlen(key), i = 0, j, n;
+	const char *line, *nl;
+	__u64 v = 0;
+
+	for (; i < len; i += n + 1) {
+		line = text + i;
+		nl = memchr(line, '\n', len - i);
+		n = nl ? (size_t)(nl - line) : len - i;
+		if (n < klen || memcmp(line, key, klen))
+			continue;
+		for (j = klen; j < n && (line[j] == ' ' || line[j] == '\t'); j++)
+			;
+		if (j == n || line[j] < '0' || line[j] > '9')
+			return -EINVAL;
+		for (; j < n && line[j] >= '0' && line[j] <= '9'; j++) {
+			if (v > (UINT64_MAX - (line[j] - '0')) / 10)
+				return -ERANGE;
+			v = v * 10 + (line[j] - '0');
+		}
+		if (j < n && line[j] != ' ' && line[j] != '\t')
+			return -EINVAL;
+		*out = v;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+bool rfs_mask_text_any(const char *text, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (text[i] != '0' && text[i] != ',' && text[i] != '\n')
+			return true;
+	return false;
 }

@@ -10,6 +10,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
+#include "parse.h"
 #include "rfs_features.h"
 
 static const struct btf_type *rfs_btf_struct(const struct btf *btf,
@@ -307,7 +309,7 @@ int rfs_kernel_hz(void)
 	char path[300], line[256];
 	struct utsname u;
 	gzFile f = NULL;
-	int hz = 0;
+	__u64 hz = 0;
 
 	if (!uname(&u)) {
 		snprintf(path, sizeof(path), "/boot/config-%s", u.release);
@@ -317,11 +319,11 @@ int rfs_kernel_hz(void)
 		f = gzopen("/proc/config.gz", "r");
 	if (!f)
 		return 0;
-	while (gzgets(f, line, sizeof(line)))
-		if (sscanf(line, "CONFIG_HZ=%d", &hz) == 1)
-			break;
+	while (gzgets(f, line, sizeof(line)) &&
+	       rfs_text_u64(line, strlen(line), "CONFIG_HZ=", &hz) == -ENOENT)
+		;
 	gzclose(f);
-	return hz > 0 ? hz : 0;
+	return hz <= 100000 ? (int)hz : 0;
 }
 
 /* The kernel shows jiffies in /proc/timer_list ("jiffies: N"), nowhere
@@ -329,25 +331,16 @@ int rfs_kernel_hz(void)
 bool rfs_read_jiffies(__u64 *out)
 {
 	char line[256];
-	bool ok = false;
+	int e = -ENOENT;
 	FILE *f;
 
 	f = fopen("/proc/timer_list", "re");
 	if (!f)
 		return false;
-	while (!ok && fgets(line, sizeof(line), f))
-		ok = sscanf(line, "jiffies: %llu", (unsigned long long *)out) == 1;
+	while (e == -ENOENT && fgets(line, sizeof(line), f))
+		e = rfs_text_u64(line, strlen(line), "jiffies:", out);
 	fclose(f);
-	return ok;
-}
-
-/* A cpumask file's text ("00000000,00000001\n") names a CPU. */
-static bool rfs_mask_text_set(const char *t)
-{
-	for (; *t; t++)
-		if (*t != '0' && *t != ',' && *t != '\n')
-			return true;
-	return false;
+	return !e;
 }
 
 unsigned int rfs_sysfs_rx_queues(const char *ifname,
@@ -391,7 +384,8 @@ static bool rfs_queue_rps_on(const char *queue_dir, void *arg)
 	f = fopen(file, "re");
 	if (!f)
 		return false;	/* no CONFIG_RPS */
-	on = fgets(text, sizeof(text), f) && rfs_mask_text_set(text);
+	on = fgets(text, sizeof(text), f) &&
+	     rfs_mask_text_any(text, strlen(text));
 	fclose(f);
 	if (on)
 		snprintf(p->path, p->len, "%s", file);
@@ -410,8 +404,9 @@ bool rfs_if_rps_on(const char *ifname, char *path, size_t len)
 /* An interface's gro_flush_timeout in ns; -1 if unreadable. */
 long long rfs_if_gro_flush_timeout(const char *ifname)
 {
-	char path[300];
-	long long v = -1;
+	char path[300], text[32];
+	bool ok;
+	__u64 v;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/sys/class/net/%s/gro_flush_timeout",
@@ -419,10 +414,10 @@ long long rfs_if_gro_flush_timeout(const char *ifname)
 	f = fopen(path, "re");
 	if (!f)
 		return -1;
-	if (fscanf(f, "%lld", &v) != 1)
-		v = -1;
+	ok = fgets(text, sizeof(text), f) &&
+	     !rfs_text_u64(text, strlen(text), "", &v) && v <= LLONG_MAX;
 	fclose(f);
-	return v;
+	return ok ? (long long)v : -1;
 }
 
 void rfs_local_path_params(const char *ifname, bool no_attach,

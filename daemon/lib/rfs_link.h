@@ -5,6 +5,7 @@
 #ifndef RFS_LINK_H
 #define RFS_LINK_H
 
+#include <stddef.h>
 #include <linux/types.h>
 
 /*
@@ -15,5 +16,9 @@
  * not report it (built without CONFIG_RPS).
  */
 int rfs_link_num_rx_queues(int ifindex, __u32 *out);
+/* Its answer, len bytes from the socket: the same results, -EPROTO for
+ * bytes that are no netlink message of seq and portid (0: any). */
+int rfs_link_parse_rxq(const void *buf, size_t len, unsigned int seq,
+		       unsigned int portid, __u32 *out);
 
 #endif /* RFS_LINK_H */

@@ -191,3 +191,59 @@ bool rfs_mask_text_any(const char *text, size_t len)
 			return true;
 	return false;
 }
+
+const char *const rfs_xdp_mode_names[] = {
+	[RFS_XDP_AUTO] = "auto",
+	[RFS_XDP_NATIVE] = "native",
+	[RFS_XDP_GENERIC] = "generic",
+	NULL,
+};
+
+static const char *const trace_mode_names[] = {
+	[RFS_TRACE_AUTO] = "auto",
+	[RFS_TRACE_TP_BTF] = "tp_btf",
+	[RFS_TRACE_FEXIT] = "fexit",
+	[RFS_TRACE_KPROBE] = "kprobe",
+	[RFS_TRACE_NONE] = "none",
+	NULL,
+};
+
+static int name_index(const char *const *names, const char *s)
+{
+	int i;
+
+	for (i = 0; names[i]; i++)
+		if (!strcmp(names[i], s))
+			return i;
+	return -EINVAL;
+}
+
+const char *rfs_xdp_mode_name(enum rfs_xdp_mode mode)
+{
+	return rfs_xdp_mode_names[(unsigned int)mode <= RFS_XDP_GENERIC ? mode : 0];
+}
+
+int rfs_xdp_mode_parse(const char *s, enum rfs_xdp_mode *mode)
+{
+	int i = name_index(rfs_xdp_mode_names, s);
+
+	if (i < 0)
+		return i;
+	*mode = i;
+	return 0;
+}
+
+const char *rfs_trace_mode_name(enum rfs_trace_mode mode)
+{
+	return trace_mode_names[(unsigned int)mode <= RFS_TRACE_NONE ? mode : 0];
+}
+
+int rfs_trace_mode_parse(const char *s, enum rfs_trace_mode *mode)
+{
+	int i = name_index(trace_mode_names, s);
+
+	if (i < 0 || i == RFS_TRACE_NONE)
+		return -EINVAL;
+	*mode = i;
+	return 0;
+}

@@ -23,7 +23,6 @@
 #include "rfs_decide.h"
 #include "rfs_dp_int.h"
 #include "rfs_pin.h"
-#include "rfs_seed.h"
 
 static __u32 rfs_prog_id_of_link(int link_fd)
 {

@@ -23,7 +23,7 @@
 #include "rfs_common.h"
 #include "cpulist.h"
 #include "rfs_features.h"
-#include "rfs_names.h"
+#include "parse.h"
 
 #define RFS_ERR_LEN 256
 

@@ -23,7 +23,6 @@
 #include "rfs_devtab.h"
 #include "rfs_dp.h"
 #include "rfs_iface.h"
-#include "rfs_socktab.h"
 
 struct rfs_dp {
 	char pin_dir[PATH_MAX];
@@ -116,6 +115,15 @@ int rfs_core_other_layout(const struct rfs_dp *dp, char *err);
 void rfs_core_fill_ids(struct rfs_dp *dp);
 /* Detach the pinned links the kernel lets go of (cgroup links). */
 void rfs_core_detach_links(const struct rfs_dp *dp);
+
+/*
+ * The flow hash seed (rfs_globals.hash_seed, rfs_seed.c, a leaf so that
+ * tests/unit/test_seed.c can make getrandom() fail).  Whoever guesses it
+ * can send flows that all land in one slot and push each other's CPUs
+ * around, so it comes from the kernel's CSPRNG or rfsd does not start.
+ * 0, or -errno with the reason in err.
+ */
+int rfs_seed_random(__u32 *seed, char *err, size_t len);
 
 /* ---- rfs_cpumap.c ---- */
 

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What the running kernel and an interface offer the datapath, found by
- * looking (BTF, tracefs, sysfs), never by version number, and what each
- * missing piece means for the in-order rule (include/rfs_order.h).
+ * looking (BTF, tracefs, sysfs, rtnetlink), never by version number, and
+ * what each missing piece means for the in-order rule (include/rfs_order.h).
  */
 #ifndef RFS_FEATURES_H
 #define RFS_FEATURES_H
@@ -120,5 +120,19 @@ bool rfs_if_rps_on(const char *ifname, char *path, size_t len);
 	"it moves the frames xdp-rfs steers into other CPUs' backlogs, past the in-order rule"
 void rfs_local_path_params(const char *ifname, bool no_attach,
 			   struct rfs_local_params *p);
+
+/* ---- what rtnetlink tells of a link that sysfs does not (rfs_link.c) ---- */
+
+/*
+ * The number of RX queues the device allocated (IFLA_NUM_RX_QUEUES): the
+ * real count (sysfs' rx-*) can be raised up to it at any time (ethtool
+ * -L), never past it.  0 and *out set, or -errno: -ENODEV no such link,
+ * -EOPNOTSUPP not reported (a kernel without CONFIG_RPS).
+ */
+int rfs_link_num_rx_queues(int ifindex, __u32 *out);
+/* Its answer, len bytes from the socket: the same results, -EPROTO for
+ * bytes that are no netlink message of seq and portid (0: any). */
+int rfs_link_parse_rxq(const void *buf, size_t len, unsigned int seq,
+		       unsigned int portid, __u32 *out);
 
 #endif /* RFS_FEATURES_H */

@@ -14,7 +14,6 @@
 #include "rfs_bpf.h"
 #include "rfs_iface.h"
 #include "rfs_order.h"
-#include "rfs_socktab.h"
 
 int rfs_if_read_stats(const struct rfs_if *ifc, struct rfs_if_stats *out)
 {

@@ -196,4 +196,18 @@ int rfs_iface_explain(const struct rfs_if_env *env, struct rfs_if *ifc,
 		      struct rfs_explain_in *in,
 		      struct rfs_explain_queue **out, size_t *n, char *err);
 
+/* ---- rfs_socktab.c: the sock flow table, datapath-wide ---- */
+
+/* A table of entries entries in rfs_sock_outer's slot 0: its fd, or
+ * -errno with the reason in err.  globals_fd lends it its BTF. */
+int rfs_socktab_create(int globals_fd, int outer_fd, __u32 entries,
+		       char *err);
+/* Replace the table in the slot (*flows_fd) with one of n entries that
+ * holds the same flows, and the mask in rfs_globals (*g) with n - 1. */
+int rfs_socktab_resize(int globals_fd, int outer_fd, int *flows_fd,
+		       struct rfs_globals *g, __u32 n, char *err);
+/* The desired CPU recorded for a hash, or RFS_NO_CPU. */
+__u32 rfs_socktab_desired_cpu(int flows_fd, const struct rfs_globals *g,
+			      __u32 hash);
+
 #endif /* RFS_IFACE_H */

@@ -15,7 +15,7 @@
 #include "parse.h"
 #include "rfs_bpf.h"
 #include "rfs_decide.h"
-#include "rfs_socktab.h"
+#include "rfs_iface.h"
 
 int rfs_socktab_create(int globals_fd, int outer_fd, __u32 entries,
 		       char *err)

@@ -15,7 +15,7 @@
 #include <linux/if_link.h>
 #include <linux/rtnetlink.h>
 
-#include "rfs_link.h"
+#include "rfs_features.h"
 
 static char buf[8192] __attribute__((aligned(4)));
 

@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Client side of rfsd's control protocol; see ctl_client.h. */
 #include <errno.h>
 #include <poll.h>
 #include <stdarg.h>
@@ -144,36 +143,13 @@ static int send_all(struct rfs_ctl *ctl, const char *p, size_t n,
 	return 0;
 }
 
-int rfs_ctl_send_raw(struct rfs_ctl *ctl, const char *buf, size_t n,
-		     char *err, size_t len)
-{
-	char *line;
-	int ret;
-
-	/* one send() per line, so the daemon never sees a line in pieces
-	 * it could take for two */
-	line = malloc(n + 1);
-	if (!line) {
-		set_err(err, len, "can't send request to rfsd: out of memory");
-		return -ENOMEM;
-	}
-	memcpy(line, buf, n);
-	line[n] = '\n';
-	if (ctl->trace) {
-		line[n] = '\0';
-		ctl->trace("send", line, ctl->trace_arg);
-		line[n] = '\n';
-	}
-	ret = send_all(ctl, line, n + 1, err, len);
-	free(line);
-	return ret;
-}
-
 int rfs_ctl_send(struct rfs_ctl *ctl, struct json_object *req,
 		 char *err, size_t len)
 {
 	const char *s;
+	char *line;
 	size_t n;
+	int ret;
 
 	/* PLAIN escapes newlines inside strings: the object stays one line */
 	s = json_object_to_json_string_ext(req, JSON_C_TO_STRING_PLAIN |
@@ -188,7 +164,20 @@ int rfs_ctl_send(struct rfs_ctl *ctl, struct json_object *req,
 			RFS_CTL_REQUEST_MAX);
 		return -EMSGSIZE;
 	}
-	return rfs_ctl_send_raw(ctl, s, n, err, len);
+	if (ctl->trace)
+		ctl->trace("send", s, ctl->trace_arg);
+	/* one send() per line, so the daemon never sees a line in pieces
+	 * it could take for two */
+	line = malloc(n + 1);
+	if (!line) {
+		set_err(err, len, "can't send request to rfsd: out of memory");
+		return -ENOMEM;
+	}
+	memcpy(line, s, n);
+	line[n] = '\n';
+	ret = send_all(ctl, line, n + 1, err, len);
+	free(line);
+	return ret;
 }
 
 /* Wait until fd is readable or the deadline (< 0: none) passes. */

@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The core BPF object (cpumap program, enqueue tracepoint, socket-side
- * programs) and its maps: loaded, written and pinned once, then only ever
- * handled through the pins, so a new rfsd adopts exactly what an old one
- * left running.  The interfaces' programs share these maps (rfs_iface.h).
+ * The core BPF object and its maps: loaded, written and pinned once, then
+ * only ever handled through the pins, so a new rfsd adopts exactly what
+ * an old one left running.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -34,36 +33,51 @@ static __u32 rfs_prog_id_of_link(int link_fd)
 	return info.prog_id;
 }
 
-/* The socket-side programs, each with the trace mode that loads it. */
-struct rfs_sock_prog {
-	struct bpf_program *prog;
-	enum rfs_trace_mode mode;
+/* The core's pinned objects; value sizes are checked at adopt (0: not). */
+static const struct {
+	const char *dir, *name;
+	size_t fd;		/* offsetof(struct rfs_dp, its fd) */
+	__u32 value_size;
+} rfs_core_pins[] = {
+#define M(name, fd, size) { "maps", name, offsetof(struct rfs_dp, fd), size }
+	M(RFS_MAP_GLOBALS, globals_fd, sizeof(struct rfs_globals)),
+	M(RFS_MAP_SOCK_OUTER, sock_outer_fd, 0),
+	M(RFS_MAP_SOCK_FLOWS, sock_flows_fd, sizeof(rfs_sock_entry_t)),
+	M(RFS_MAP_CPU_QUEUES, cpu_queues_fd, sizeof(struct rfs_cpu_queue)),
+	M(RFS_MAP_CPUMAP, cpu_map_fd, 0),
+	M(RFS_MAP_GSTATS, gstats_fd, sizeof(struct rfs_global_stats)),
+	M(RFS_MAP_TX_SEQ, tx_seq_fd, sizeof(struct rfs_tx_seq)),
+	M(RFS_MAP_RX_TRACK, rx_track_fd, sizeof(struct rfs_rx_track)),
+#undef M
+	{ "progs", "rfs_cpumap", offsetof(struct rfs_dp, cpumap_prog_fd), 0 },
 };
+#define RFS_CORE_PINS	(sizeof(rfs_core_pins) / sizeof(rfs_core_pins[0]))
 
-static const struct rfs_sock_prog *rfs_core_progs(struct rfs_core *skel,
-						  size_t *n)
+static int *rfs_core_fd(struct rfs_dp *dp, size_t i)
 {
-	static struct rfs_sock_prog progs[16];
-	size_t i = 0;
+	return (int *)((char *)dp + rfs_core_pins[i].fd);
+}
 
-#define P(name, m) progs[i++] = (struct rfs_sock_prog){ skel->progs.name, m }
-	P(rfs_tp_recv, RFS_TRACE_TP_BTF);
-	P(rfs_tp_send, RFS_TRACE_TP_BTF);
-	P(rfs_fx_tcp_recv, RFS_TRACE_FEXIT);
-	P(rfs_fx_tcp_send, RFS_TRACE_FEXIT);
-	P(rfs_fx_udp_recv, RFS_TRACE_FEXIT);
-	P(rfs_fx_udp_send, RFS_TRACE_FEXIT);
-	P(rfs_fx_udp6_recv, RFS_TRACE_FEXIT);
-	P(rfs_fx_udp6_send, RFS_TRACE_FEXIT);
-	P(rfs_kp_tcp_recv, RFS_TRACE_KPROBE);
-	P(rfs_kp_tcp_send, RFS_TRACE_KPROBE);
-	P(rfs_kp_udp_recv, RFS_TRACE_KPROBE);
-	P(rfs_kp_udp_send, RFS_TRACE_KPROBE);
-	P(rfs_kp_udp6_recv, RFS_TRACE_KPROBE);
-	P(rfs_kp_udp6_send, RFS_TRACE_KPROBE);
-#undef P
-	*n = i;
-	return progs;
+void rfs_core_reset_fds(struct rfs_dp *dp, bool close_them)
+{
+	size_t i;
+
+	for (i = 0; i < RFS_CORE_PINS; i++) {
+		if (close_them && *rfs_core_fd(dp, i) >= 0)
+			close(*rfs_core_fd(dp, i));
+		*rfs_core_fd(dp, i) = -1;
+	}
+}
+
+/* The trace mode that loads a socket-side program, by its name's prefix;
+ * RFS_TRACE_NONE for the other programs. */
+static enum rfs_trace_mode rfs_sock_prog_mode(const struct bpf_program *p)
+{
+	const char *n = bpf_program__name(p);
+
+	return !strncmp(n, "rfs_tp_", 7) ? RFS_TRACE_TP_BTF :
+	       !strncmp(n, "rfs_fx_", 7) ? RFS_TRACE_FEXIT :
+	       !strncmp(n, "rfs_kp_", 7) ? RFS_TRACE_KPROBE : RFS_TRACE_NONE;
 }
 
 /* Does the kernel have BTF for function fn, in vmlinux or in the ipv6
@@ -129,18 +143,6 @@ static int rfs_attach_pin(struct rfs_dp *dp, struct bpf_program *prog,
 	return 0;
 }
 
-/* The first sock flow table, in the outer map's slot and pinned. */
-static int rfs_core_sock_table(struct rfs_dp *dp, __u32 entries, char *err)
-{
-	int fd = rfs_socktab_create(dp->globals_fd, dp->sock_outer_fd, entries,
-				    err);
-
-	if (fd < 0)
-		return fd;
-	dp->sock_flows_fd = fd;
-	return rfs_pin_at(dp->base, fd, "maps", RFS_MAP_SOCK_FLOWS, err);
-}
-
 /* Open the core object and load it with the socket programs of mode
  * (and the cpumap-side programs the kernel can take). */
 static int rfs_core_load(const struct rfs_dp *dp,
@@ -148,9 +150,8 @@ static int rfs_core_load(const struct rfs_dp *dp,
 			 enum rfs_trace_mode mode, struct rfs_core **out,
 			 char *err)
 {
-	const struct rfs_sock_prog *progs;
+	struct bpf_program *p;
 	struct rfs_core *skel;
-	size_t n_progs, i;
 	int e;
 
 	*out = NULL;
@@ -158,10 +159,12 @@ static int rfs_core_load(const struct rfs_dp *dp,
 	if (!skel)
 		return rfs_errf(err, errno, "can't open the core BPF object: %s",
 				strerror(errno));
-	progs = rfs_core_progs(skel, &n_progs);
-	for (i = 0; i < n_progs; i++) {
-		struct bpf_program *p = progs[i].prog;
-		bool load = progs[i].mode == mode;
+	bpf_object__for_each_program(p, skel->obj) {
+		enum rfs_trace_mode m = rfs_sock_prog_mode(p);
+		bool load = m == mode;
+
+		if (m == RFS_TRACE_NONE)
+			continue;
 
 		/* udpv6_* has no BTF while the ipv6 module is not loaded:
 		 * steer what we can and say so (kprobes: at attach) */
@@ -201,12 +204,12 @@ static int rfs_core_load(const struct rfs_dp *dp,
 int rfs_core_create(struct rfs_dp *dp, const struct rfs_dp_opts *o,
 		    char *err)
 {
-	struct rfs_core *skel;
-	const struct rfs_sock_prog *progs;
 	const struct rfs_kfeatures *f = &dp->feat;
 	enum rfs_trace_mode mode;
-	size_t n_progs, i;
+	struct bpf_program *p;
+	struct rfs_core *skel;
 	int cg_fd = -1, err_ = 0;
+	size_t i;
 	__u32 zero = 0;
 	__u32 entries = o->sock_flow_entries ? o->sock_flow_entries :
 					       RFS_SOCK_FLOW_DEFAULT;
@@ -238,15 +241,13 @@ int rfs_core_create(struct rfs_dp *dp, const struct rfs_dp_opts *o,
 	}
 	if (err_)
 		return err_;
-	progs = rfs_core_progs(skel, &n_progs);
+	for (i = 0; i < RFS_CORE_PINS; i++) {
+		const char *name = rfs_core_pins[i].name;
+		struct bpf_map *m = bpf_object__find_map_by_name(skel->obj, name);
 
-	dp->globals_fd = dup(bpf_map__fd(skel->maps.rfs_globals));
-	dp->sock_outer_fd = dup(bpf_map__fd(skel->maps.rfs_sock_outer));
-	dp->cpu_queues_fd = dup(bpf_map__fd(skel->maps.rfs_cpu_queues));
-	dp->cpu_map_fd = dup(bpf_map__fd(skel->maps.rfs_cpu_map));
-	dp->gstats_fd = dup(bpf_map__fd(skel->maps.rfs_gstats));
-	dp->tx_seq_fd = dup(bpf_map__fd(skel->maps.rfs_tx_seq));
-	dp->rx_track_fd = dup(bpf_map__fd(skel->maps.rfs_rx_track));
+		if (m)
+			*rfs_core_fd(dp, i) = dup(bpf_map__fd(m));
+	}
 	dp->cpumap_prog_fd = dup(bpf_program__fd(skel->progs.rfs_cpumap));
 
 	/* Batch epochs start at 1: delivered = 0 then proves nothing. */
@@ -274,16 +275,13 @@ int rfs_core_create(struct rfs_dp *dp, const struct rfs_dp_opts *o,
 		goto out;
 	}
 
-	err_ = rfs_pin_at(dp->base, dp->globals_fd, "maps", RFS_MAP_GLOBALS, err) ?:
-	       rfs_pin_at(dp->base, dp->sock_outer_fd, "maps", RFS_MAP_SOCK_OUTER, err) ?:
-	       rfs_pin_at(dp->base, dp->cpu_queues_fd, "maps", RFS_MAP_CPU_QUEUES, err) ?:
-	       rfs_pin_at(dp->base, dp->cpu_map_fd, "maps", RFS_MAP_CPUMAP, err) ?:
-	       rfs_pin_at(dp->base, dp->gstats_fd, "maps", RFS_MAP_GSTATS, err) ?:
-	       rfs_pin_at(dp->base, dp->tx_seq_fd, "maps", RFS_MAP_TX_SEQ, err) ?:
-	       rfs_pin_at(dp->base, dp->rx_track_fd, "maps", RFS_MAP_RX_TRACK, err) ?:
-	       rfs_pin_at(dp->base, dp->cpumap_prog_fd, "progs", "rfs_cpumap", err) ?:
-	       rfs_core_sock_table(dp, entries, err) ?:
-	       rfs_cpumap_sync(dp, err);
+	dp->sock_flows_fd = rfs_socktab_create(dp->globals_fd, dp->sock_outer_fd,
+					       entries, err);
+	err_ = dp->sock_flows_fd < 0 ? dp->sock_flows_fd : 0;
+	for (i = 0; !err_ && i < RFS_CORE_PINS; i++)
+		err_ = rfs_pin_at(dp->base, *rfs_core_fd(dp, i),
+				  rfs_core_pins[i].dir, rfs_core_pins[i].name, err);
+	err_ = err_ ?: rfs_cpumap_sync(dp, err);
 	if (err_)
 		goto out;
 
@@ -303,11 +301,11 @@ int rfs_core_create(struct rfs_dp *dp, const struct rfs_dp_opts *o,
 	if (!err_ && bpf_program__autoload(skel->progs.rfs_kthread_batch))
 		err_ = rfs_attach_pin(dp, skel->progs.rfs_kthread_batch,
 				      bpf_program__attach(skel->progs.rfs_kthread_batch), err);
-	for (i = 0; !err_ && i < n_progs; i++) {
-		struct bpf_program *p = progs[i].prog;
+	bpf_object__for_each_program(p, skel->obj) {
 		struct bpf_link *l;
 
-		if (!bpf_program__autoload(p))
+		if (err_ || rfs_sock_prog_mode(p) == RFS_TRACE_NONE ||
+		    !bpf_program__autoload(p))
 			continue;
 		l = bpf_program__attach(p);
 		/* udpv6_* is absent when IPv6 is built as a module not
@@ -331,40 +329,29 @@ out:
 int rfs_core_adopt(struct rfs_dp *dp, char *err)
 {
 	char why[RFS_ERR_LEN];
+	bool incomplete = false;
 	__u32 zero = 0;
-	int fd, e;
+	int fd, e = 0;
+	size_t i;
 
-	dp->globals_fd = rfs_get_pinned(dp->base, "maps", RFS_MAP_GLOBALS);
-	dp->sock_outer_fd = rfs_get_pinned(dp->base, "maps", RFS_MAP_SOCK_OUTER);
-	dp->sock_flows_fd = rfs_get_pinned(dp->base, "maps", RFS_MAP_SOCK_FLOWS);
-	dp->cpu_queues_fd = rfs_get_pinned(dp->base, "maps", RFS_MAP_CPU_QUEUES);
-	dp->cpu_map_fd = rfs_get_pinned(dp->base, "maps", RFS_MAP_CPUMAP);
-	dp->gstats_fd = rfs_get_pinned(dp->base, "maps", RFS_MAP_GSTATS);
-	dp->tx_seq_fd = rfs_get_pinned(dp->base, "maps", RFS_MAP_TX_SEQ);
-	dp->rx_track_fd = rfs_get_pinned(dp->base, "maps", RFS_MAP_RX_TRACK);
-	dp->cpumap_prog_fd = rfs_get_pinned(dp->base, "progs", "rfs_cpumap");
-	{
-		const struct rfs_map_check maps[] = {
-			{ dp->globals_fd, RFS_MAP_GLOBALS, sizeof(struct rfs_globals) },
-			{ dp->sock_flows_fd, RFS_MAP_SOCK_FLOWS, sizeof(rfs_sock_entry_t) },
-			{ dp->cpu_queues_fd, RFS_MAP_CPU_QUEUES, sizeof(struct rfs_cpu_queue) },
-			{ dp->gstats_fd, RFS_MAP_GSTATS, sizeof(struct rfs_global_stats) },
-			{ dp->tx_seq_fd, RFS_MAP_TX_SEQ, sizeof(struct rfs_tx_seq) },
-			{ dp->rx_track_fd, RFS_MAP_RX_TRACK, sizeof(struct rfs_rx_track) },
+	for (i = 0; i < RFS_CORE_PINS; i++) {
+		const struct rfs_map_check c = {
+			rfs_get_pinned(dp->base, rfs_core_pins[i].dir,
+				       rfs_core_pins[i].name),
+			rfs_core_pins[i].name, rfs_core_pins[i].value_size,
 		};
 
-		e = rfs_check_maps(maps, sizeof(maps) / sizeof(maps[0]), err);
+		*rfs_core_fd(dp, i) = c.fd;
+		incomplete |= c.fd < 0;
+		if (!e && c.value_size)
+			e = rfs_check_maps(&c, 1, err);
 	}
 	if (e)
 		return rfs_errf(err, e,
 				"%s; under '%s' (stop the rfsd using it, run rfsd --cleanup --pin-dir %s, or pick another --pin-dir)",
 				(snprintf(why, sizeof(why), "%s", err), why),
 				dp->base, dp->pin_dir);
-	if (dp->globals_fd < 0 || dp->sock_outer_fd < 0 ||
-	    dp->sock_flows_fd < 0 || dp->cpu_queues_fd < 0 ||
-	    dp->cpu_map_fd < 0 || dp->gstats_fd < 0 || dp->tx_seq_fd < 0 ||
-	    dp->rx_track_fd < 0 ||
-	    dp->cpumap_prog_fd < 0)
+	if (incomplete)
 		return rfs_errf(err, ENOENT,
 				"pinned datapath under '%s' is incomplete; remove it or run rfsd with another --pin-dir",
 				dp->base);

@@ -150,10 +150,8 @@ int rfs_dp_open(struct rfs_dp **out, const struct rfs_dp_opts *o,
 	dp = calloc(1, sizeof(*dp));
 	if (!dp)
 		return rfs_errf(err, ENOMEM, "out of memory");
-	dp->lock_fd = dp->globals_fd = dp->sock_outer_fd = dp->sock_flows_fd = -1;
-	dp->cpu_queues_fd = dp->cpu_map_fd = dp->gstats_fd = -1;
-	dp->tx_seq_fd = dp->rx_track_fd = -1;
-	dp->cpumap_prog_fd = -1;
+	dp->lock_fd = -1;
+	rfs_core_reset_fds(dp, false);
 	snprintf(dp->pin_dir, sizeof(dp->pin_dir), "%s",
 		 o->pin_dir ? o->pin_dir : RFS_PIN_DIR_DEFAULT);
 	snprintf(dp->cgroup, sizeof(dp->cgroup), "%s",
@@ -243,13 +241,6 @@ fail:
 	return e ? e : -EINVAL;
 }
 
-static void rfs_close_fd(int *fd)
-{
-	if (*fd >= 0)
-		close(*fd);
-	*fd = -1;
-}
-
 void rfs_dp_close(struct rfs_dp *dp, bool teardown)
 {
 	char why[RFS_ERR_LEN];
@@ -282,16 +273,9 @@ void rfs_dp_close(struct rfs_dp *dp, bool teardown)
 			rfs_dp_if_remove(dp, dp->ifs[dp->n_ifs - 1]);
 	}
 	free(dp->ifs);
-	rfs_close_fd(&dp->globals_fd);
-	rfs_close_fd(&dp->sock_outer_fd);
-	rfs_close_fd(&dp->sock_flows_fd);
-	rfs_close_fd(&dp->cpu_queues_fd);
-	rfs_close_fd(&dp->cpu_map_fd);
-	rfs_close_fd(&dp->gstats_fd);
-	rfs_close_fd(&dp->tx_seq_fd);
-	rfs_close_fd(&dp->rx_track_fd);
-	rfs_close_fd(&dp->cpumap_prog_fd);
-	rfs_close_fd(&dp->lock_fd);
+	rfs_core_reset_fds(dp, true);
+	if (dp->lock_fd >= 0)
+		close(dp->lock_fd);
 	free(dp);
 }
 
@@ -568,23 +552,11 @@ int rfs_if_set_flow_cnt(struct rfs_dp *dp, struct rfs_if *ifc, __u32 n,
 	return rfs_iface_set_flow_cnt(&env, ifc, n, err);
 }
 
-int rfs_if_set_noguard(struct rfs_dp *dp, struct rfs_if *ifc, bool on,
-		       char *err)
-{
-	(void)dp;
-	return rfs_iface_set_noguard(ifc, on, err);
-}
-
 int rfs_if_sample_start(struct rfs_dp *dp, struct rfs_if *ifc, char *err)
 {
 	struct rfs_if_env env = rfs_dp_env(dp);
 
 	return rfs_iface_sample_start(&env, ifc, err);
-}
-
-void rfs_if_sample_stop(struct rfs_if *ifc)
-{
-	rfs_iface_sample_stop(ifc);
 }
 
 int rfs_if_sample_collect(struct rfs_dp *dp, struct rfs_if *ifc, size_t limit,

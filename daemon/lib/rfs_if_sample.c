@@ -57,7 +57,7 @@ int rfs_iface_sample_start(const struct rfs_if_env *env, struct rfs_if *ifc,
 	return 0;
 }
 
-void rfs_iface_sample_stop(struct rfs_if *ifc)
+void rfs_if_sample_stop(struct rfs_if *ifc)
 {
 	if (!ifc->sampling)
 		return;
@@ -79,7 +79,7 @@ int rfs_iface_sample_collect(const struct rfs_if_env *env, struct rfs_if *ifc,
 
 	*out = NULL;
 	*n = 0;
-	rfs_iface_sample_stop(ifc);
+	rfs_if_sample_stop(ifc);
 	buf = calloc(ncpu, stride);
 	if (!buf)
 		return rfs_errf(err, ENOMEM, "flows: out of memory");

@@ -114,7 +114,8 @@ int rfs_iface_set_cpus(const struct rfs_if_env *env, struct rfs_if *ifc,
 	return 0;
 }
 
-int rfs_iface_set_noguard(struct rfs_if *ifc, bool on, char *err)
+int rfs_if_set_noguard(struct rfs_dp *dp, struct rfs_if *ifc, bool on,
+		       char *err)
 {
 	bool was = ifc->noguard;
 	int e;

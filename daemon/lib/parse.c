@@ -77,19 +77,13 @@ int rfs_parse_hostport(const char *s, struct sockaddr_storage *ss,
 	host[n] = '\0';
 	if (rfs_parse_u32(port, &p) || !p || p > 65535)
 		return -EINVAL;
-	if (v6) {
-		if (inet_pton(AF_INET6, host, &a6->sin6_addr) != 1)
-			return -EINVAL;
-		a6->sin6_family = AF_INET6;
-		a6->sin6_port = htons(p);
-		*len = sizeof(*a6);
-	} else {
-		if (inet_pton(AF_INET, host, &a4->sin_addr) != 1)
-			return -EINVAL;
-		a4->sin_family = AF_INET;
-		a4->sin_port = htons(p);
-		*len = sizeof(*a4);
-	}
+	if (inet_pton(v6 ? AF_INET6 : AF_INET, host,
+		      v6 ? (void *)&a6->sin6_addr : (void *)&a4->sin_addr) != 1)
+		return -EINVAL;
+	/* sin_family and sin_port are where sin6_family and sin6_port are */
+	a4->sin_family = v6 ? AF_INET6 : AF_INET;
+	a4->sin_port = htons(p);
+	*len = v6 ? sizeof(*a6) : sizeof(*a4);
 	return 0;
 }
 

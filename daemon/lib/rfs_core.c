@@ -80,9 +80,8 @@ static enum rfs_trace_mode rfs_sock_prog_mode(const struct bpf_program *p)
 	       !strncmp(n, "rfs_kp_", 7) ? RFS_TRACE_KPROBE : RFS_TRACE_NONE;
 }
 
-/* Does the kernel have BTF for function fn, in vmlinux or in the ipv6
- * module (udpv6_* when IPv6 is built as a module)?  An fexit program
- * whose target has none fails to load, and with it the whole object. */
+/* BTF for fn in vmlinux or the ipv6 module?  An fexit program whose
+ * target has none fails the whole object. */
 static bool rfs_core_btf_func(const char *fn)
 {
 	struct btf *vmlinux = btf__load_vmlinux_btf(), *mod;
@@ -100,11 +99,9 @@ static bool rfs_core_btf_func(const char *fn)
 	return found;
 }
 
-/* Which socket hooks to load: the one asked for, or the best the kernel
- * has (rfs_features.c found it): the tracepoints, then fexit (only calls
- * that moved data, BTF loads; needs trampolines and bpf_get_func_ret),
- * then kprobes (every call, probe reads).
- * RFS_TRACE_AUTO back: none works, load no socket program. */
+/* The socket hooks asked for, or the best the kernel has: tracepoints,
+ * then fexit (only calls that moved data), then kprobes (every call).
+ * RFS_TRACE_AUTO: none works. */
 static enum rfs_trace_mode rfs_core_pick_mode(const struct rfs_kfeatures *f,
 					      enum rfs_trace_mode asked)
 {
@@ -136,15 +133,12 @@ static int rfs_attach_pin(struct rfs_dp *dp, struct bpf_program *prog,
 		return rfs_errf(err, e, "can't pin link '%s': %s", path,
 				strerror(e));
 	}
-	/* The pin keeps it attached once our fd is closed; unlinking the
-	 * pin (with no fd left open anywhere) is what detaches it, since
-	 * bpf_link_detach() refuses tracepoint links. */
+	/* the pin keeps it attached; removing the pin detaches it, as
+	 * bpf_link_detach() refuses tracepoint links */
 	bpf_link__destroy(link);
 	return 0;
 }
 
-/* Open the core object and load it with the socket programs of mode
- * (and the cpumap-side programs the kernel can take). */
 static int rfs_core_load(const struct rfs_dp *dp,
 			 const struct rfs_kfeatures *f,
 			 enum rfs_trace_mode mode, struct rfs_core **out,
@@ -178,9 +172,8 @@ static int rfs_core_load(const struct rfs_dp *dp,
 		}
 		bpf_program__set_autoload(p, load);
 	}
-	/* Without them flows stay in order, only less mobile (rfs_kjudge.c):
-	 * no proof (flows leave a CPU when its kthread sleeps), no drop
-	 * count.  Loading them would fail the whole object. */
+	/* without them flows stay in order, only less mobile; loading them
+	 * would fail the whole object */
 	if (!(f->tp_kthread && f->kthread_data))
 		bpf_program__set_autoload(skel->progs.rfs_kthread_batch, false);
 	if (!f->tp_enqueue)
@@ -219,8 +212,6 @@ int rfs_core_create(struct rfs_dp *dp, const struct rfs_dp_opts *o,
 				"sock_flow_entries %u is not a power of two (%u..%u)",
 				entries, RFS_SOCK_FLOW_MIN, RFS_SOCK_FLOW_MAX);
 
-	/* What rfs_dp_open() found (rfs_features.c), not a version.  None:
-	 * no socket programs, flows spread by hash. */
 	mode = rfs_core_pick_mode(f, o->trace_mode);
 	dp->trace_mode = mode == RFS_TRACE_AUTO ? RFS_TRACE_NONE : mode;
 	if (mode == RFS_TRACE_FEXIT && !(f->fentry && f->func_ret))
@@ -424,12 +415,8 @@ void rfs_core_fill_ids(struct rfs_dp *dp)
 	}
 }
 
-/*
- * A datapath pinned by a build with another pin layout (v1/, v2/ ...
- * beside ours): it would keep steering beside a new one, both holding the
- * interfaces' XDP hooks.  Refused with what to do; no migration: the
- * layouts differ in what the programs record.
- */
+/* Another layout's datapath (v1/ beside ours) would keep steering beside
+ * ours on the same hooks: refused; the layouts record different things. */
 int rfs_core_other_layout(const struct rfs_dp *dp, char *err)
 {
 	struct dirent *de;
@@ -452,8 +439,6 @@ int rfs_core_other_layout(const struct rfs_dp *dp, char *err)
 	return e;
 }
 
-/* Detach every link we pinned where the kernel allows it (cgroup links);
- * the rest go when their pins are removed. */
 void rfs_core_detach_links(const struct rfs_dp *dp)
 {
 	char path[PATH_MAX];

@@ -91,6 +91,8 @@ const char *rfs_feat_level_name(enum rfs_feat_level l);
 
 int rfs_kernel_hz(void);
 bool rfs_read_jiffies(__u64 *out);
+/* rfs_text_u64() (parse.h) on the file at path: 0, or -errno. */
+int rfs_file_u64(const char *path, const char *key, __u64 *out);
 /* ns; -1 if unreadable */
 long long rfs_if_gro_flush_timeout(const char *ifname);
 /* Visit the interface's RX queues' sysfs dirs until stop (may be NULL)

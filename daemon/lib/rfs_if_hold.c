@@ -1,11 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * The CPUs leaving an interface and the flows they wait for, the reading
- * half (rfs_hold.h is the judging half).  A removal finishes on rfsd's
- * refresh once no flow is held there (rfs_if_set.c); until then this
- * says since when it waits, and for which flows and why, for status,
- * explain, /metrics and rfsd's warning.
- */
+/* The CPUs leaving an interface and the flows they wait for: the reading
+ * half (rfs_hold.h judges). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,9 +31,10 @@ void rfs_iface_note_leaving(struct rfs_if *ifc, __u64 now_ms)
 	}
 }
 
-int rfs_iface_holds(const struct rfs_if_env *env, struct rfs_if *ifc,
-		    struct rfs_hold_cpu **out, size_t *n, char *err)
+int rfs_if_holds(struct rfs_dp *dp, struct rfs_if *ifc,
+		 struct rfs_hold_cpu **out, size_t *n, char *err)
 {
+	const struct rfs_if_env env = rfs_dp_env(dp);
 	struct rfs_hold_cpu *by_cpu, *res;
 	struct rfs_cpuset leaving;
 	unsigned int cpu;
@@ -63,7 +59,7 @@ int rfs_iface_holds(const struct rfs_if_env *env, struct rfs_if *ifc,
 		free(res);
 		return rfs_errf(err, ENOMEM, "%s: out of memory", ifc->name);
 	}
-	e = rfs_devtab_holds(env, ifc, &leaving, by_cpu);
+	e = rfs_devtab_holds(&env, ifc, &leaving, by_cpu);
 	if (e) {
 		free(by_cpu);
 		free(res);
@@ -84,8 +80,6 @@ int rfs_iface_holds(const struct rfs_if_env *env, struct rfs_if *ifc,
 	return 0;
 }
 
-/* The accessors of rfs_dp.h for the leaving record: they need no more
- * than the interface. */
 __u64 rfs_if_leaving_since(const struct rfs_if *ifc, unsigned int cpu)
 {
 	return cpu < RFS_MAX_CPUS ? ifc->leaving_since_ms[cpu] : 0;

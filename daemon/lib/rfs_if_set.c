@@ -1,27 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * Live changes to an attached interface, all in order (include/
- * rfs_order.h): a CPU taken out of its set, or gone offline, gets no new
- * flows at once and keeps the ones it has until their frames there are
- * delivered; a resized flow table starts empty beside the old one.  The
- * refresh on rfsd's timer finishes both.
- */
+/* Live changes to an attached interface, in order (rfs_dp.h); the
+ * refresh on rfsd's timer finishes them. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "log.h"
+#include "mono.h"
 #include "rfs_bpf.h"
 #include "rfs_devtab.h"
 #include "rfs_features.h"
 #include "rfs_iface.h"
 
-/*
- * Follow the online CPUs and finish removals: a CPU that left the set (or
- * went offline) stays usable, not allowed, for as long as a flow still has
- * frames in flight there, so its flows leave it in order and none is ever
- * forced off.  Also drops the previous flow table once it has drained.
- */
+/* A CPU that left the set (or went offline) stays usable, not allowed,
+ * while a flow has frames in flight there: none is ever forced off.  The
+ * previous flow table goes once drained. */
 void rfs_iface_refresh(const struct rfs_if_env *env, struct rfs_if *ifc)
 {
 	struct rfs_cpuset usable = ifc->usable, allowed, ok;
@@ -84,9 +77,10 @@ void rfs_iface_refresh(const struct rfs_if_env *env, struct rfs_if *ifc)
 			strerror(errno));
 }
 
-int rfs_iface_set_cpus(const struct rfs_if_env *env, struct rfs_if *ifc,
-		       const struct rfs_cpuset *cpus, char *err)
+int rfs_if_set_cpus(struct rfs_dp *dp, struct rfs_if *ifc,
+		    const struct rfs_cpuset *cpus, char *err)
 {
+	const struct rfs_if_env e_ = rfs_dp_env(dp), *env = &e_;
 	struct rfs_cpuset old_allowed = ifc->allowed, old_usable = ifc->usable;
 	char what[64];
 	unsigned int cpu;
@@ -98,8 +92,7 @@ int rfs_iface_set_cpus(const struct rfs_if_env *env, struct rfs_if *ifc,
 		return e;
 	ifc->configured = *cpus;
 	rfs_cpuset_and(&ifc->allowed, cpus, env->online);
-	/* Removed CPUs stay usable (not allowed) until their queue drains:
-	 * rfs_iface_refresh() finishes the removal. */
+	/* removed CPUs stay usable until drained (rfs_iface_refresh()) */
 	for (cpu = 0; cpu < RFS_MAX_CPUS; cpu++)
 		if (rfs_cpuset_has(&ifc->allowed, cpu))
 			rfs_cpuset_add(&ifc->usable, cpu);
@@ -111,6 +104,8 @@ int rfs_iface_set_cpus(const struct rfs_if_env *env, struct rfs_if *ifc,
 				strerror(-e));
 	}
 	rfs_iface_refresh(env, ifc);
+	/* a removal that waits starts now, not at the next refresh */
+	rfs_iface_note_leaving(ifc, rfs_mono_ms());
 	return 0;
 }
 
@@ -138,9 +133,10 @@ int rfs_if_set_noguard(struct rfs_dp *dp, struct rfs_if *ifc, bool on,
 	return 0;
 }
 
-int rfs_iface_set_flow_cnt(const struct rfs_if_env *env, struct rfs_if *ifc,
-			   __u32 n, char *err)
+int rfs_if_set_flow_cnt(struct rfs_dp *dp, struct rfs_if *ifc, __u32 n,
+			char *err)
 {
+	const struct rfs_if_env e_ = rfs_dp_env(dp), *env = &e_;
 	__u32 old_n = ifc->flow_cnt;
 	char what[64];
 	int e;

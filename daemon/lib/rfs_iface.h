@@ -74,6 +74,9 @@ struct rfs_if {
 	int hits_fd;
 };
 
+/* What the interface code gets of dp for one call (rfs_dp.c). */
+struct rfs_if_env rfs_dp_env(struct rfs_dp *dp);
+
 /* ---- rfs_iface.c ---- */
 
 /* A new interface object with no fds; free closes them. */
@@ -132,25 +135,14 @@ int rfs_iface_adopt(const struct rfs_if_env *env, const char *name,
 
 /* Follow the online CPUs; finish removals whose flows have drained. */
 void rfs_iface_refresh(const struct rfs_if_env *env, struct rfs_if *ifc);
-int rfs_iface_set_cpus(const struct rfs_if_env *env, struct rfs_if *ifc,
-		       const struct rfs_cpuset *cpus, char *err);
-int rfs_iface_set_flow_cnt(const struct rfs_if_env *env, struct rfs_if *ifc,
-			   __u32 n, char *err);
 
 /* ---- rfs_if_sample.c ---- */
 
-int rfs_iface_sample_start(const struct rfs_if_env *env, struct rfs_if *ifc,
-			   char *err);
-int rfs_iface_sample_collect(const struct rfs_if_env *env, struct rfs_if *ifc,
-			     size_t limit, struct rfs_flow_sample **out,
-			     size_t *n, char *err);
 
 /* ---- rfs_if_hold.c ---- */
 
 /* Stamp the CPUs that started leaving at now_ms, forget those that stopped. */
 void rfs_iface_note_leaving(struct rfs_if *ifc, __u64 now_ms);
-int rfs_iface_holds(const struct rfs_if_env *env, struct rfs_if *ifc,
-		    struct rfs_hold_cpu **out, size_t *n, char *err);
 
 /* ---- rfs_if_explain.c ---- */
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <limits.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -180,47 +181,15 @@ int rfs_ctl_send(struct rfs_ctl *ctl, struct json_object *req,
 	return ret;
 }
 
-/* Wait until fd is readable or the deadline (< 0: none) passes. */
-static int wait_readable(struct rfs_ctl *ctl, long long deadline,
-			 char *err, size_t len)
-{
-	struct pollfd pfd = { .fd = ctl->fd, .events = POLLIN };
-	long long left;
-	int r;
-
-	for (;;) {
-		left = deadline < 0 ? -1 : deadline - rfs_mono_ms();
-		if (deadline >= 0 && left < 0)
-			left = 0;
-		r = poll(&pfd, 1, left > 1000000000 ? 1000000000 : (int)left);
-		if (r > 0)
-			return 0;
-		if (r == 0) {
-			set_err(err, len, "no reply from rfsd at '%s' within %d ms",
-				ctl->path, ctl->timeout_ms);
-			return -ETIMEDOUT;
-		}
-		if (errno != EINTR) {
-			r = -errno;
-			set_err(err, len, "can't read reply from rfsd: %s",
-				strerror(errno));
-			return r;
-		}
-	}
-}
-
 /* Read until buf holds a newline; its offset goes to *nl. */
 static int read_line(struct rfs_ctl *ctl, size_t *nl, char *err, size_t len)
 {
-	long long deadline = -1;
-	size_t scanned = 0;
+	long long deadline = rfs_mono_ms() + ctl->timeout_ms, left;
+	struct pollfd pfd = { .fd = ctl->fd, .events = POLLIN };
+	size_t scanned = 0, ncap;
 	char *p, *nb;
-	size_t ncap;
 	ssize_t r;
-	int ret;
 
-	if (ctl->timeout_ms >= 0)
-		deadline = rfs_mono_ms() + ctl->timeout_ms;
 	for (;;) {
 		p = ctl->used > scanned ?
 			memchr(ctl->buf + scanned, '\n', ctl->used - scanned) :
@@ -247,18 +216,24 @@ static int read_line(struct rfs_ctl *ctl, size_t *nl, char *err, size_t len)
 			ctl->buf = nb;
 			ctl->cap = ncap;
 		}
-		ret = wait_readable(ctl, deadline, err, len);
-		if (ret)
-			return ret;
-		r = recv(ctl->fd, ctl->buf + ctl->used, ctl->cap - ctl->used,
-			 0);
+		left = ctl->timeout_ms < 0 ? -1 : deadline - rfs_mono_ms();
+		r = poll(&pfd, 1, left < 0 && ctl->timeout_ms >= 0 ? 0 :
+			 left > INT_MAX ? INT_MAX : (int)left);
+		if (!r) {
+			set_err(err, len, "no reply from rfsd at '%s' within %d ms",
+				ctl->path, ctl->timeout_ms);
+			return -ETIMEDOUT;
+		}
+		if (r > 0)
+			r = recv(ctl->fd, ctl->buf + ctl->used,
+				 ctl->cap - ctl->used, 0);
+		if (r < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
 		if (r < 0) {
-			if (errno == EINTR || errno == EAGAIN)
-				continue;
-			ret = -errno;
+			r = -errno;
 			set_err(err, len, "can't read reply from rfsd: %s",
-				strerror(errno));
-			return ret;
+				strerror(-r));
+			return r;
 		}
 		if (r == 0) {
 			set_err(err, len, ctl->used ?

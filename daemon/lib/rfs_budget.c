@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Flow table budgets; see rfs_budget.h. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdint.h>
@@ -7,7 +6,7 @@
 #include <string.h>
 
 #include "parse.h"
-#include "rfs_budget.h"
+#include "rfs_dp.h"
 #include "rfs_common.h"
 #include "rfs_order.h"
 

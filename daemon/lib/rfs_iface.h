@@ -14,7 +14,6 @@
 
 #include <xdp/libxdp.h>
 
-#include "rfs_budget.h"
 #include "rfs_dp.h"
 #include "rfs_explain.h"
 #include "rfs_hold.h"

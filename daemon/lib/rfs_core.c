@@ -69,12 +69,10 @@ void rfs_core_reset_fds(struct rfs_dp *dp, bool close_them)
 	}
 }
 
-/* The trace mode that loads a socket-side program, by its name's prefix;
- * RFS_TRACE_NONE for the other programs. */
-static enum rfs_trace_mode rfs_sock_prog_mode(const struct bpf_program *p)
+/* The trace mode that loads a socket-side program (or link), by its
+ * name's prefix; RFS_TRACE_NONE for the other programs. */
+static enum rfs_trace_mode rfs_sock_prog_mode(const char *n)
 {
-	const char *n = bpf_program__name(p);
-
 	return !strncmp(n, "rfs_tp_", 7) ? RFS_TRACE_TP_BTF :
 	       !strncmp(n, "rfs_fx_", 7) ? RFS_TRACE_FEXIT :
 	       !strncmp(n, "rfs_kp_", 7) ? RFS_TRACE_KPROBE : RFS_TRACE_NONE;
@@ -154,7 +152,7 @@ static int rfs_core_load(const struct rfs_dp *dp,
 		return rfs_errf(err, errno, "can't open the core BPF object: %s",
 				strerror(errno));
 	bpf_object__for_each_program(p, skel->obj) {
-		enum rfs_trace_mode m = rfs_sock_prog_mode(p);
+		enum rfs_trace_mode m = rfs_sock_prog_mode(bpf_program__name(p));
 		bool load = m == mode;
 
 		if (m == RFS_TRACE_NONE)
@@ -295,7 +293,7 @@ int rfs_core_create(struct rfs_dp *dp, const struct rfs_dp_opts *o,
 	bpf_object__for_each_program(p, skel->obj) {
 		struct bpf_link *l;
 
-		if (err_ || rfs_sock_prog_mode(p) == RFS_TRACE_NONE ||
+		if (err_ || rfs_sock_prog_mode(bpf_program__name(p)) == RFS_TRACE_NONE ||
 		    !bpf_program__autoload(p))
 			continue;
 		l = bpf_program__attach(p);
@@ -322,7 +320,7 @@ int rfs_core_adopt(struct rfs_dp *dp, char *err)
 	char why[RFS_ERR_LEN];
 	bool incomplete = false;
 	__u32 zero = 0;
-	int fd, e = 0;
+	int e = 0;
 	size_t i;
 
 	for (i = 0; i < RFS_CORE_PINS; i++) {
@@ -358,29 +356,6 @@ int rfs_core_adopt(struct rfs_dp *dp, char *err)
 				"pinned datapath was made for %u possible CPUs, this system has %d",
 				dp->globals.nr_rx_cpus, dp->nr_rx_cpus);
 
-	/* The mode is the set of links the old rfsd pinned. */
-	{
-		static const struct {
-			const char *link;
-			enum rfs_trace_mode mode;
-		} by_link[] = {
-			{ "rfs_tp_recv", RFS_TRACE_TP_BTF },
-			{ "rfs_fx_tcp_recv", RFS_TRACE_FEXIT },
-			{ "rfs_kp_tcp_recv", RFS_TRACE_KPROBE },
-		};
-		size_t i;
-
-		dp->trace_mode = RFS_TRACE_NONE;
-		for (i = 0; i < sizeof(by_link) / sizeof(by_link[0]); i++) {
-			fd = rfs_get_pinned(dp->base, "links",
-					    by_link[i].link);
-			if (fd < 0)
-				continue;
-			close(fd);
-			dp->trace_mode = by_link[i].mode;
-			break;
-		}
-	}
 	if (rfs_cpumap_sync(dp, err))
 		return -EIO;
 	return 0;
@@ -388,31 +363,36 @@ int rfs_core_adopt(struct rfs_dp *dp, char *err)
 
 void rfs_core_fill_ids(struct rfs_dp *dp)
 {
-	static const struct {
-		const char *link;
-		size_t off;
-	} links[] = {
-		{ "rfs_enqueue", offsetof(struct rfs_dp_prog_ids, enqueue) },
-		{ "rfs_sockops", offsetof(struct rfs_dp_prog_ids, sockops) },
-		{ "rfs_tp_recv", offsetof(struct rfs_dp_prog_ids, recv) },
-		{ "rfs_tp_send", offsetof(struct rfs_dp_prog_ids, send) },
-		{ "rfs_kp_tcp_recv", offsetof(struct rfs_dp_prog_ids, recv) },
-		{ "rfs_kp_tcp_send", offsetof(struct rfs_dp_prog_ids, send) },
-		{ "rfs_fx_tcp_recv", offsetof(struct rfs_dp_prog_ids, recv) },
-		{ "rfs_fx_tcp_send", offsetof(struct rfs_dp_prog_ids, send) },
-	};
-	size_t i;
+	char path[PATH_MAX];
+	struct dirent *de;
+	DIR *d;
 
 	dp->ids.cpumap = rfs_obj_id(dp->cpumap_prog_fd);
-	for (i = 0; i < sizeof(links) / sizeof(links[0]); i++) {
-		int fd = rfs_get_pinned(dp->base, "links", links[i].link);
+	dp->trace_mode = RFS_TRACE_NONE;
+	if (rfs_path(path, "%s/links", dp->base) || !(d = opendir(path)))
+		return;
+	while ((de = readdir(d))) {
+		const char *n = de->d_name;
+		enum rfs_trace_mode m = rfs_sock_prog_mode(n);
+		__u32 *id = !strcmp(n, "rfs_enqueue") ? &dp->ids.enqueue :
+			    !strcmp(n, "rfs_sockops") ? &dp->ids.sockops : NULL;
+		int fd;
 
-		if (fd < 0)
+		/* a mode's TCP hook (or tracepoint) stands for its socket
+		 * hooks; the mode is the one whose links are pinned */
+		if (m != RFS_TRACE_NONE) {
+			dp->trace_mode = m;
+			if (!strcmp(n + 7, "recv") || !strcmp(n + 7, "tcp_recv"))
+				id = &dp->ids.recv;
+			if (!strcmp(n + 7, "send") || !strcmp(n + 7, "tcp_send"))
+				id = &dp->ids.send;
+		}
+		if (!id || (fd = rfs_get_pinned(dp->base, "links", n)) < 0)
 			continue;
-		*(__u32 *)((char *)&dp->ids + links[i].off) =
-			rfs_prog_id_of_link(fd);
+		*id = rfs_prog_id_of_link(fd);
 		close(fd);
 	}
+	closedir(d);
 }
 
 /* Another layout's datapath (v1/ beside ours) would keep steering beside

@@ -64,7 +64,7 @@ int rfs_core_adopt(struct rfs_dp *dp, char *err);
 int rfs_core_other_layout(const struct rfs_dp *dp, char *err);
 /* Every fd of the core's pinned objects to -1, closed first if asked. */
 void rfs_core_reset_fds(struct rfs_dp *dp, bool close_them);
-/* dp->ids from the pinned links. */
+/* dp->ids and dp->trace_mode from the pinned links. */
 void rfs_core_fill_ids(struct rfs_dp *dp);
 /* Detach the pinned links the kernel lets go of (cgroup links); the
  * rest go when their pins are removed. */

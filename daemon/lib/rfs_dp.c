@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The datapath handle: open (load and pin, or adopt), close, the cpumap,
- * and the list of interfaces, which changes only here; the interface code is handed
+ * The datapath handle: open (load and pin, or adopt), close, and the list
+ * of interfaces, which changes only here; the interface code is handed
  * what it needs of the datapath (rfs_dp_env()) instead of reaching for it.
  */
 #include <dirent.h>
@@ -23,41 +23,6 @@
 #include "rfs_bpf.h"
 #include "rfs_dp_int.h"
 #include "rfs_pin.h"
-
-static __u64 rfs_dp_tables_bytes(const struct rfs_dp *dp)
-{
-	__u64 n = 0;
-	size_t i;
-
-	for (i = 0; i < dp->n_ifs; i++)
-		n += rfs_table_bytes(dp->ifs[i]->flow_cnt,
-				     dp->ifs[i]->rx_queues);
-	return n;
-}
-
-struct rfs_if_env rfs_dp_env(struct rfs_dp *dp)
-{
-	return (struct rfs_if_env){
-		.budget = dp->budget ? *dp->budget : (struct rfs_budget){ 0 },
-		.tables_bytes = rfs_dp_tables_bytes(dp),
-		.base = dp->base,
-		.nr_cpus = dp->nr_cpus,
-		.nr_rx_cpus = dp->nr_rx_cpus,
-		.globals = &dp->globals,
-		.online = &dp->online,
-		.in_cpumap = &dp->in_cpumap,
-		.unbound = &dp->unbound,
-		.asleep_since_ms = dp->asleep_since_ms,
-		.globals_fd = dp->globals_fd,
-		.sock_outer_fd = dp->sock_outer_fd,
-		.sock_flows_fd = dp->sock_flows_fd,
-		.cpu_queues_fd = dp->cpu_queues_fd,
-		.cpu_map_fd = dp->cpu_map_fd,
-		.gstats_fd = dp->gstats_fd,
-		.tx_seq_fd = dp->tx_seq_fd,
-		.rx_track_fd = dp->rx_track_fd,
-	};
-}
 
 /* Room for one more interface, taken before it is made: once attached
  * it is listed, never left behind for want of memory. */
@@ -486,100 +451,7 @@ struct rfs_if *rfs_dp_if_find_index(struct rfs_dp *dp, int ifindex)
 	return NULL;
 }
 
-/* ---- the cpumap: a queue (and kthread) per online CPU, kept in step
- * with hotplug on rfsd's timer, interfaces first ---- */
-
-/*
- * A CPU that goes offline keeps its entry: its kthread moves elsewhere
- * and keeps draining in order.  It lost its binding, so when the CPU
- * comes back the entry is made anew once no flow has frames in flight
- * there: earlier, two kthreads could hold the same CPU's frames.
- */
-int rfs_cpumap_sync(struct rfs_dp *dp, char *err)
-{
-	struct bpf_cpumap_val val = {
-		.qsize = dp->qsize,
-		.bpf_prog.fd = dp->cpumap_prog_fd,
-	};
-	struct rfs_if_env env = rfs_dp_env(dp);
-	struct bpf_cpumap_val cur;
-	__u32 cpu;
-	size_t i;
-
-	for (cpu = 0; cpu < (__u32)dp->nr_cpus; cpu++) {
-		bool present = !bpf_map_lookup_elem(dp->cpu_map_fd, &cpu, &cur);
-		bool busy = false;
-
-		if (present)
-			rfs_cpuset_add(&dp->in_cpumap, cpu);
-		if (!rfs_cpuset_has(&dp->online, cpu)) {
-			if (present)
-				rfs_cpuset_add(&dp->unbound, cpu);
-			continue;
-		}
-		if (present && !rfs_cpuset_has(&dp->unbound, cpu))
-			continue;
-		for (i = 0; present && i < dp->n_ifs && !busy; i++)
-			busy = rfs_devtab_in_flight(&env, dp->ifs[i], cpu) != 0;
-		if (busy)
-			continue;	/* the next refresh tries again */
-		if (bpf_map_update_elem(dp->cpu_map_fd, &cpu, &val, BPF_ANY))
-			return rfs_errf(err, errno,
-					"can't add CPU %u to the cpumap: %s",
-					cpu, strerror(errno));
-		if (present)
-			pr_info("CPU %u: cpumap queue remade (back online)\n", cpu);
-		rfs_cpuset_add(&dp->in_cpumap, cpu);
-		rfs_cpuset_add(&dp->new_kthreads, cpu);
-		dp->unbound.bits[cpu / 64] &= ~(1ULL << (cpu % 64));
-	}
-	return 0;
-}
-
-void rfs_dp_take_new_kthreads(struct rfs_dp *dp, struct rfs_cpuset *out)
-{
-	*out = dp->new_kthreads;
-	rfs_cpuset_zero(&dp->new_kthreads);
-}
-
-int rfs_dp_refresh_cpus(struct rfs_dp *dp, char *err)
-{
-	struct rfs_cpuset online;
-	struct rfs_if_env env;
-	size_t i;
-	int e;
-
-	e = rfs_cpuset_online(&online);
-	if (e)
-		return rfs_errf(err, e, "can't read online CPUs: %s", strerror(-e));
-	if (!rfs_cpuset_equal(&online, &dp->online)) {
-		char was[256], now[256];
-
-		unsigned int cpu;
-
-		rfs_cpulist_format(&dp->online, was, sizeof(was));
-		rfs_cpulist_format(&online, now, sizeof(now));
-		for (cpu = 0; cpu < RFS_MAX_CPUS; cpu++) {
-			bool a = rfs_cpuset_has(&dp->online, cpu);
-			bool b = rfs_cpuset_has(&online, cpu);
-
-			if (a != b)
-				pr_info("CPU %u: %s (online CPUs %s -> %s)\n", cpu,
-					b ? "came online" : "went offline",
-					was, now);
-		}
-	}
-	dp->online = online;
-	/* Interfaces first: no flow may be sent to a queue about to go. */
-	env = rfs_dp_env(dp);
-	for (i = 0; i < dp->n_ifs; i++) {
-		rfs_iface_refresh(&env, dp->ifs[i]);
-		rfs_iface_note_leaving(dp->ifs[i], rfs_mono_ms());
-	}
-	return rfs_cpumap_sync(dp, err);
-}
-
-/* ---- the rfs_if_* calls that change the list ---- */
+/* ---- the rfs_if_* calls that change the list or need the datapath ---- */
 
 int rfs_if_attach(struct rfs_dp *dp, const char *name,
 		  const struct rfs_if_opts *o, struct rfs_if **out, char *err)
@@ -649,4 +521,39 @@ int rfs_if_explain(struct rfs_dp *dp, struct rfs_if *ifc,
 	struct rfs_if_env env = rfs_dp_env(dp);
 
 	return rfs_iface_explain(&env, ifc, in, out, n, err);
+}
+
+int rfs_if_set_cpus(struct rfs_dp *dp, struct rfs_if *ifc,
+		    const struct rfs_cpuset *cpus, char *err)
+{
+	struct rfs_if_env env = rfs_dp_env(dp);
+	int e = rfs_iface_set_cpus(&env, ifc, cpus, err);
+
+	/* a removal that waits starts now, not at the next refresh */
+	rfs_iface_note_leaving(ifc, rfs_mono_ms());
+	return e;
+}
+
+int rfs_if_set_flow_cnt(struct rfs_dp *dp, struct rfs_if *ifc, __u32 n,
+			char *err)
+{
+	struct rfs_if_env env = rfs_dp_env(dp);
+
+	return rfs_iface_set_flow_cnt(&env, ifc, n, err);
+}
+
+int rfs_if_holds(struct rfs_dp *dp, struct rfs_if *ifc,
+		 struct rfs_hold_cpu **out, size_t *n, char *err)
+{
+	struct rfs_if_env env = rfs_dp_env(dp);
+
+	return rfs_iface_holds(&env, ifc, out, n, err);
+}
+
+int rfs_if_sample_collect(struct rfs_dp *dp, struct rfs_if *ifc, size_t limit,
+			  struct rfs_flow_sample **out, size_t *n, char *err)
+{
+	struct rfs_if_env env = rfs_dp_env(dp);
+
+	return rfs_iface_sample_collect(&env, ifc, limit, out, n, err);
 }

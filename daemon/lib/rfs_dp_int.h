@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The datapath's own state (struct rfs_dp), for rfs_dp.c (open, close,
- * the cpumap, the list of interfaces) and rfs_core.c (the core BPF object
- * and its pins); tests/prog reads its fds.  The code below them is handed what it needs instead.
+ * the list of interfaces), rfs_core.c (the core BPF object and its pins)
+ * and rfs_cpumap.c (the cpumap and the online CPUs); tests/prog reads
+ * its fds.  The code below them is handed what it needs instead.
  */
 #ifndef RFS_DP_INT_H
 #define RFS_DP_INT_H
@@ -52,6 +53,41 @@ struct rfs_dp {
 	size_t n_ifs;
 };
 
+static inline __u64 rfs_dp_tables_bytes(const struct rfs_dp *dp)
+{
+	__u64 n = 0;
+	size_t i;
+
+	for (i = 0; i < dp->n_ifs; i++)
+		n += rfs_table_bytes(dp->ifs[i]->flow_cnt,
+				     dp->ifs[i]->rx_queues);
+	return n;
+}
+
+static inline struct rfs_if_env rfs_dp_env(struct rfs_dp *dp)
+{
+	return (struct rfs_if_env){
+		.budget = dp->budget ? *dp->budget : (struct rfs_budget){ 0 },
+		.tables_bytes = rfs_dp_tables_bytes(dp),
+		.base = dp->base,
+		.nr_cpus = dp->nr_cpus,
+		.nr_rx_cpus = dp->nr_rx_cpus,
+		.globals = &dp->globals,
+		.online = &dp->online,
+		.in_cpumap = &dp->in_cpumap,
+		.unbound = &dp->unbound,
+		.asleep_since_ms = dp->asleep_since_ms,
+		.globals_fd = dp->globals_fd,
+		.sock_outer_fd = dp->sock_outer_fd,
+		.sock_flows_fd = dp->sock_flows_fd,
+		.cpu_queues_fd = dp->cpu_queues_fd,
+		.cpu_map_fd = dp->cpu_map_fd,
+		.gstats_fd = dp->gstats_fd,
+		.tx_seq_fd = dp->tx_seq_fd,
+		.rx_track_fd = dp->rx_track_fd,
+	};
+}
+
 /* ---- rfs_core.c ---- */
 
 /* Load the core object, write and pin its maps, attach and pin its
@@ -75,7 +111,7 @@ void rfs_core_detach_links(const struct rfs_dp *dp);
  * one slot, so it comes from the kernel's CSPRNG or rfsd does not start. */
 int rfs_seed_random(__u32 *seed, char *err, size_t len);
 
-/* ---- rfs_dp.c ---- */
+/* ---- rfs_cpumap.c ---- */
 
 /* A cpumap queue for every online CPU. */
 int rfs_cpumap_sync(struct rfs_dp *dp, char *err);

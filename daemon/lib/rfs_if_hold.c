@@ -31,10 +31,9 @@ void rfs_iface_note_leaving(struct rfs_if *ifc, __u64 now_ms)
 	}
 }
 
-int rfs_if_holds(struct rfs_dp *dp, struct rfs_if *ifc,
-		 struct rfs_hold_cpu **out, size_t *n, char *err)
+int rfs_iface_holds(const struct rfs_if_env *env, struct rfs_if *ifc,
+		    struct rfs_hold_cpu **out, size_t *n, char *err)
 {
-	const struct rfs_if_env env = rfs_dp_env(dp);
 	struct rfs_hold_cpu *by_cpu, *res;
 	struct rfs_cpuset leaving;
 	unsigned int cpu;
@@ -59,7 +58,7 @@ int rfs_if_holds(struct rfs_dp *dp, struct rfs_if *ifc,
 		free(res);
 		return rfs_errf(err, ENOMEM, "%s: out of memory", ifc->name);
 	}
-	e = rfs_devtab_holds(&env, ifc, &leaving, by_cpu);
+	e = rfs_devtab_holds(env, ifc, &leaving, by_cpu);
 	if (e) {
 		free(by_cpu);
 		free(res);

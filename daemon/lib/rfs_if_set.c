@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "log.h"
-#include "mono.h"
 #include "rfs_bpf.h"
 #include "rfs_devtab.h"
 #include "rfs_features.h"
@@ -77,10 +76,9 @@ void rfs_iface_refresh(const struct rfs_if_env *env, struct rfs_if *ifc)
 			strerror(errno));
 }
 
-int rfs_if_set_cpus(struct rfs_dp *dp, struct rfs_if *ifc,
-		    const struct rfs_cpuset *cpus, char *err)
+int rfs_iface_set_cpus(const struct rfs_if_env *env, struct rfs_if *ifc,
+		       const struct rfs_cpuset *cpus, char *err)
 {
-	const struct rfs_if_env e_ = rfs_dp_env(dp), *env = &e_;
 	struct rfs_cpuset old_allowed = ifc->allowed, old_usable = ifc->usable;
 	char what[64];
 	unsigned int cpu;
@@ -104,8 +102,6 @@ int rfs_if_set_cpus(struct rfs_dp *dp, struct rfs_if *ifc,
 				strerror(-e));
 	}
 	rfs_iface_refresh(env, ifc);
-	/* a removal that waits starts now, not at the next refresh */
-	rfs_iface_note_leaving(ifc, rfs_mono_ms());
 	return 0;
 }
 
@@ -133,10 +129,9 @@ int rfs_if_set_noguard(struct rfs_dp *dp, struct rfs_if *ifc, bool on,
 	return 0;
 }
 
-int rfs_if_set_flow_cnt(struct rfs_dp *dp, struct rfs_if *ifc, __u32 n,
-			char *err)
+int rfs_iface_set_flow_cnt(const struct rfs_if_env *env, struct rfs_if *ifc,
+			   __u32 n, char *err)
 {
-	const struct rfs_if_env e_ = rfs_dp_env(dp), *env = &e_;
 	__u32 old_n = ifc->flow_cnt;
 	char what[64];
 	int e;

@@ -73,9 +73,6 @@ struct rfs_if {
 	int hits_fd;
 };
 
-/* What the interface code gets of dp for one call (rfs_dp.c). */
-struct rfs_if_env rfs_dp_env(struct rfs_dp *dp);
-
 /* ---- rfs_iface.c ---- */
 
 /* A new interface object with no fds; free closes them. */
@@ -130,7 +127,17 @@ int rfs_iface_attach(const struct rfs_if_env *env, const char *name,
 int rfs_iface_adopt(const struct rfs_if_env *env, const char *name,
 		    struct rfs_if **out, char *err);
 
-/* ---- rfs_if_set.c ---- */
+/* ---- rfs_if_set.c, rfs_if_sample.c, rfs_if_hold.c: the rfs_if_* calls
+ * of rfs_dp.h, handed env by rfs_dp.c ---- */
+int rfs_iface_set_cpus(const struct rfs_if_env *env, struct rfs_if *ifc,
+		       const struct rfs_cpuset *cpus, char *err);
+int rfs_iface_set_flow_cnt(const struct rfs_if_env *env, struct rfs_if *ifc,
+			   __u32 n, char *err);
+int rfs_iface_holds(const struct rfs_if_env *env, struct rfs_if *ifc,
+		    struct rfs_hold_cpu **out, size_t *n, char *err);
+int rfs_iface_sample_collect(const struct rfs_if_env *env, struct rfs_if *ifc,
+			     size_t limit, struct rfs_flow_sample **out,
+			     size_t *n, char *err);
 
 /* Follow the online CPUs; finish removals whose flows have drained. */
 void rfs_iface_refresh(const struct rfs_if_env *env, struct rfs_if *ifc);

@@ -350,8 +350,10 @@ int rfs_ctl_result(struct json_object *reply, struct json_object **result,
 	    json_object_is_type(v, json_type_int) &&
 	    json_object_get_int(v) > 0)
 		e = json_object_get_int(v);
+	/* an empty message would leave the user with "Error: " */
 	if (json_object_object_get_ex(reply, "error", &v) &&
-	    json_object_is_type(v, json_type_string))
+	    json_object_is_type(v, json_type_string) &&
+	    *json_object_get_string(v))
 		set_err(err, len, "%s", json_object_get_string(v));
 	else
 		set_err(err, len, "rfsd refused the request: %s", strerror(e));

@@ -2,10 +2,9 @@
 /*
  * The words of rfsd.conf, of rfsctl's command line and of the control
  * protocol that are not CPU lists (cpulist.h), and the kernel's /proc and
- * sysfs text.  One parser
- * each, so a malformed value gets the same answer everywhere: "12abc" is
- * not a number, whatever the number was for.  No I/O, no allocation: the
- * fuzz targets (tests/fuzz/fuzz_words.c, fuzz_proc.c) run them on anything.
+ * sysfs text.  One parser each, so a malformed value gets the same answer
+ * everywhere: "12abc" is not a number, whatever it was for.  No I/O, no
+ * allocation: tests/fuzz/fuzz_words.c and fuzz_proc.c run them on anything.
  */
 #ifndef RFS_PARSE_H
 #define RFS_PARSE_H

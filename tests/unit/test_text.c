@@ -2,7 +2,8 @@
 /*
  * Tests of the readers of text from outside: daemon/lib/parse.c's
  * rfs_text_u64() and rfs_mask_text_any() (the kernel's /proc and sysfs
- * files) and ctl_client.c's rfs_ctl_parse_reply() (one line of rfsd's).
+ * files) and ctl_client.c's rfs_ctl_parse_reply() and rfs_ctl_result()
+ * (one line of rfsd's).
  * tests/fuzz/fuzz_proc.c and fuzz_reply.c run them on anything.
  */
 #include <stdarg.h>
@@ -92,12 +93,43 @@ static void rfs_test_reply(void **state)
 	assert_int_equal(reply("{}\0{}", 5, err), -EPROTO);
 }
 
+static int result(const char *line, char *err)
+{
+	struct json_object *reply = json_tokener_parse(line), *r = NULL;
+	int e;
+
+	assert_non_null(reply);
+	err[0] = '\0';
+	e = rfs_ctl_result(reply, &r, err, RFS_CTL_ERR_LEN);
+	assert_true(e ? !r && err[0] : r && !err[0]);
+	json_object_put(reply);
+	return e;
+}
+
+static void rfs_test_result(void **state)
+{
+	char err[RFS_CTL_ERR_LEN];
+
+	assert_int_equal(result("{\"ok\": true, \"result\": []}", err), 0);
+	assert_int_equal(result("{\"ok\": false, \"error\": \"attach veth9: no such interface\", \"errno\": 19}",
+				err), -ENODEV);
+	assert_string_equal(err, "attach veth9: no such interface");
+	/* fuzz_reply: an empty message said nothing at all */
+	assert_int_equal(result("{\"ok\": false, \"error\": \"\", \"errno\": 32}",
+				err), -EPIPE);
+	assert_string_equal(err, "rfsd refused the request: Broken pipe");
+	assert_int_equal(result("{\"ok\": false, \"errno\": -3}", err), -EIO);
+	assert_int_equal(result("{\"ok\": true}", err), -EPROTO);
+	assert_int_equal(result("{\"ok\": 1}", err), -EPROTO);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(rfs_test_text_u64),
 		cmocka_unit_test(rfs_test_mask),
 		cmocka_unit_test(rfs_test_reply),
+		cmocka_unit_test(rfs_test_result),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -2,7 +2,7 @@
 /*
  * One interface inside the library (struct rfs_if): rfs_iface.c (the
  * object, pins, XDP hook, config map), rfs_if_attach.c, rfs_if_adopt.c,
- * rfs_if_set.c (live changes), rfs_if_sample.c, rfs_if_hold.c,
+ * rfs_if_set.c (live changes, the CPUs leaving), rfs_if_sample.c,
  * rfs_if_explain.c.  None of them sees struct rfs_dp or the list of
  * interfaces (rfs_dp.c's): each call is handed a struct rfs_if_env.
  */
@@ -127,8 +127,8 @@ int rfs_iface_attach(const struct rfs_if_env *env, const char *name,
 int rfs_iface_adopt(const struct rfs_if_env *env, const char *name,
 		    struct rfs_if **out, char *err);
 
-/* ---- rfs_if_set.c, rfs_if_sample.c, rfs_if_hold.c: the rfs_if_* calls
- * of rfs_dp.h, handed env by rfs_dp.c ---- */
+/* ---- rfs_if_set.c, rfs_if_sample.c: the rfs_if_* calls of rfs_dp.h,
+ * handed env by rfs_dp.c ---- */
 int rfs_iface_set_cpus(const struct rfs_if_env *env, struct rfs_if *ifc,
 		       const struct rfs_cpuset *cpus, char *err);
 int rfs_iface_set_flow_cnt(const struct rfs_if_env *env, struct rfs_if *ifc,
@@ -141,12 +141,6 @@ int rfs_iface_sample_collect(const struct rfs_if_env *env, struct rfs_if *ifc,
 
 /* Follow the online CPUs; finish removals whose flows have drained. */
 void rfs_iface_refresh(const struct rfs_if_env *env, struct rfs_if *ifc);
-
-/* ---- rfs_if_sample.c ---- */
-
-
-/* ---- rfs_if_hold.c ---- */
-
 /* Stamp the CPUs that started leaving at now_ms, forget those that stopped. */
 void rfs_iface_note_leaving(struct rfs_if *ifc, __u64 now_ms);
 

@@ -176,18 +176,27 @@ $(B)/tests/test_seed: tests/unit/test_seed.c $(HEADERS) $(LIB_HDRS) \
 
 # test_budget: the flow table budgets (no libbpf)
 $(B)/tests/test_budget: tests/unit/test_budget.c $(HEADERS) $(LIB_HDRS) \
-		       $(B)/daemon/lib/rfs_budget.o | $(B)/tests
+		       $(B)/daemon/lib/rfs_budget.o $(B)/daemon/lib/parse.o | $(B)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $< \
-		$(B)/daemon/lib/rfs_budget.o -lcmocka
+		$(B)/daemon/lib/rfs_budget.o $(B)/daemon/lib/parse.o -lcmocka
+
+# test_link: the reading of an RTM_GETLINK answer (libmnl, no socket)
+$(B)/tests/test_link: tests/unit/test_link.c $(HEADERS) $(LIB_HDRS) \
+		     $(B)/daemon/lib/rfs_link.o | $(B)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $< \
+		$(B)/daemon/lib/rfs_link.o -lcmocka -lmnl
 
 # test_kjudge: the feature judge and rfs_kfeat_set() (libbpf, zlib for
 # rfs_features.c)
 $(B)/tests/test_kjudge: tests/unit/test_kjudge.c $(HEADERS) $(LIB_HDRS) \
-		       $(B)/daemon/lib/rfs_kjudge.o $(B)/daemon/lib/rfs_features.o | $(B)/tests
+		       $(B)/daemon/lib/rfs_kjudge.o $(B)/daemon/lib/rfs_features.o \
+		       $(B)/daemon/lib/parse.o | $(B)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $< $(B)/daemon/lib/rfs_kjudge.o \
-		$(B)/daemon/lib/rfs_features.o -lcmocka $(PKG_LIBS) -lz
+		$(B)/daemon/lib/rfs_features.o $(B)/daemon/lib/parse.o \
+		-lcmocka $(PKG_LIBS) -lz
 
 # test_hold: the held-flow judge (rfs_hold.c), pure
 $(B)/tests/test_hold: tests/unit/test_hold.c $(HEADERS) $(LIB_HDRS) \
@@ -382,22 +391,26 @@ $(B)/tests/test_explain: daemon/lib/rfs_explain.c daemon/lib/rfs_explain.h
 $(B)/tests/test_explain: private CFLAGS += -ffunction-sections -Wl,--gc-sections
 
 # libFuzzer targets of the parsers (tests/fuzz/README.md), built with
-# clang-16 into build-fuzz/, never linked with libbpf:
-#   make fuzz FUZZ_SECONDS=N   fuzz each target N seconds (default 60)
-#   make check-fuzz            replay each corpus, then fuzz 10 s each
+# clang-16 into build-fuzz/, never linked with libbpf.  A target
+# fuzz_X.c is built from itself and the sources its rule below names:
+#   make fuzz FUZZ_SECONDS=N   replay each corpus, fuzz each target N s
+#   make check-fuzz            the same for CHECK_FUZZ_SECONDS each
 FUZZ_CC      ?= clang-16
 FUZZ_B       := build-fuzz
-FUZZ_SECONDS ?= 60
+FUZZ_SECONDS ?= 600
 FUZZ_CFLAGS  := -g -O1 -fsanitize=fuzzer,address,undefined \
 		-fno-sanitize-recover=all -fno-omit-frame-pointer -std=gnu11 \
 		-D_GNU_SOURCE -Iinclude -Idaemon/lib -Idaemon/rfsd -Itests/fuzz
-FUZZ_LIBS     = $(shell pkg-config --libs inih json-c 2>/dev/null)
+FUZZ_LIBS     = $(shell pkg-config --libs inih json-c libmnl 2>/dev/null)
 FUZZ_BINS    := $(patsubst tests/fuzz/%.c,$(FUZZ_B)/%,$(wildcard tests/fuzz/fuzz_*.c))
 
 $(FUZZ_B)/fuzz_config: daemon/rfsd/config.c daemon/lib/cpulist.c daemon/lib/parse.c
 $(FUZZ_B)/fuzz_request: daemon/rfsd/request.c daemon/lib/cpulist.c
 $(FUZZ_B)/fuzz_cpulist: daemon/lib/cpulist.c
 $(FUZZ_B)/fuzz_words: daemon/lib/parse.c
+$(FUZZ_B)/fuzz_proc: daemon/lib/parse.c
+$(FUZZ_B)/fuzz_netlink: daemon/lib/rfs_link.c
+$(FUZZ_B)/fuzz_reply: daemon/lib/ctl_client.c daemon/lib/rfs_prom.c
 
 $(FUZZ_B)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(HEADERS) $(LIB_HDRS) \
 		  $(wildcard daemon/rfsd/*.h)
@@ -407,10 +420,10 @@ $(FUZZ_B)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(HEADERS) $(LIB_HDRS) \
 
 .PHONY: fuzz check-fuzz clean-fuzz
 fuzz: $(FUZZ_BINS)
-	$(Q)tests/fuzz/run.sh --seconds $(FUZZ_SECONDS)
+	$(Q)tests/fuzz/run.sh --replay --seconds $(FUZZ_SECONDS)
 
 check-fuzz: $(FUZZ_BINS)
-	$(Q)tests/fuzz/run.sh --replay --seconds 10
+	$(Q)tests/fuzz/run.sh --replay --seconds $(CHECK_FUZZ_SECONDS)
 
 clean-fuzz:
 	$(call msg,CLEAN,$(FUZZ_B))

@@ -59,20 +59,7 @@ static int parse_cpu(const char *s, char **end, unsigned long *cpu, bool clamp)
 	       -ERANGE : 0;
 }
 
-/* As rfs_cpulist_parse; clamp: CPUs >= RFS_MAX_CPUS are left out
- * instead of failing (the kernel's lists on big machines). */
-static int cpulist_parse(const char *s, struct rfs_cpuset *set, bool clamp);
-
-int rfs_cpulist_parse(const char *s, struct rfs_cpuset *set)
-{
-	return cpulist_parse(s, set, false);
-}
-
-int rfs_cpulist_parse_clamped(const char *s, struct rfs_cpuset *set)
-{
-	return cpulist_parse(s, set, true);
-}
-
+/* clamp: CPUs >= RFS_MAX_CPUS are left out instead of failing */
 static int cpulist_parse(const char *s, struct rfs_cpuset *set, bool clamp)
 {
 	unsigned long lo, hi, c;
@@ -106,6 +93,16 @@ static int cpulist_parse(const char *s, struct rfs_cpuset *set, bool clamp)
 	}
 }
 
+int rfs_cpulist_parse(const char *s, struct rfs_cpuset *set)
+{
+	return cpulist_parse(s, set, false);
+}
+
+int rfs_cpulist_parse_clamped(const char *s, struct rfs_cpuset *set)
+{
+	return cpulist_parse(s, set, true);
+}
+
 void rfs_cpulist_format(const struct rfs_cpuset *set, char *buf, size_t len)
 {
 	size_t off = 0;
@@ -135,18 +132,13 @@ void rfs_cpulist_format(const struct rfs_cpuset *set, char *buf, size_t len)
 
 int rfs_cpuset_online(struct rfs_cpuset *set)
 {
+	FILE *f = fopen("/sys/devices/system/cpu/online", "re");
 	char buf[1024];
-	FILE *f;
-	int err;
+	bool ok;
 
-	f = fopen("/sys/devices/system/cpu/online", "r");
 	if (!f)
 		return -errno;
-	if (!fgets(buf, sizeof(buf), f)) {
-		fclose(f);
-		return -EIO;
-	}
+	ok = fgets(buf, sizeof(buf), f);
 	fclose(f);
-	err = rfs_cpulist_parse_clamped(buf, set);
-	return err;
+	return ok ? rfs_cpulist_parse_clamped(buf, set) : -EIO;
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Client side of rfsd's control protocol; see ctl_client.h. */
 #include <errno.h>
+#include <limits.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -144,36 +144,13 @@ static int send_all(struct rfs_ctl *ctl, const char *p, size_t n,
 	return 0;
 }
 
-int rfs_ctl_send_raw(struct rfs_ctl *ctl, const char *buf, size_t n,
-		     char *err, size_t len)
-{
-	char *line;
-	int ret;
-
-	/* one send() per line, so the daemon never sees a line in pieces
-	 * it could take for two */
-	line = malloc(n + 1);
-	if (!line) {
-		set_err(err, len, "can't send request to rfsd: out of memory");
-		return -ENOMEM;
-	}
-	memcpy(line, buf, n);
-	line[n] = '\n';
-	if (ctl->trace) {
-		line[n] = '\0';
-		ctl->trace("send", line, ctl->trace_arg);
-		line[n] = '\n';
-	}
-	ret = send_all(ctl, line, n + 1, err, len);
-	free(line);
-	return ret;
-}
-
 int rfs_ctl_send(struct rfs_ctl *ctl, struct json_object *req,
 		 char *err, size_t len)
 {
 	const char *s;
+	char *line;
 	size_t n;
+	int ret;
 
 	/* PLAIN escapes newlines inside strings: the object stays one line */
 	s = json_object_to_json_string_ext(req, JSON_C_TO_STRING_PLAIN |
@@ -188,50 +165,31 @@ int rfs_ctl_send(struct rfs_ctl *ctl, struct json_object *req,
 			RFS_CTL_REQUEST_MAX);
 		return -EMSGSIZE;
 	}
-	return rfs_ctl_send_raw(ctl, s, n, err, len);
-}
-
-/* Wait until fd is readable or the deadline (< 0: none) passes. */
-static int wait_readable(struct rfs_ctl *ctl, long long deadline,
-			 char *err, size_t len)
-{
-	struct pollfd pfd = { .fd = ctl->fd, .events = POLLIN };
-	long long left;
-	int r;
-
-	for (;;) {
-		left = deadline < 0 ? -1 : deadline - rfs_mono_ms();
-		if (deadline >= 0 && left < 0)
-			left = 0;
-		r = poll(&pfd, 1, left > 1000000000 ? 1000000000 : (int)left);
-		if (r > 0)
-			return 0;
-		if (r == 0) {
-			set_err(err, len, "no reply from rfsd at '%s' within %d ms",
-				ctl->path, ctl->timeout_ms);
-			return -ETIMEDOUT;
-		}
-		if (errno != EINTR) {
-			r = -errno;
-			set_err(err, len, "can't read reply from rfsd: %s",
-				strerror(errno));
-			return r;
-		}
+	if (ctl->trace)
+		ctl->trace("send", s, ctl->trace_arg);
+	/* one send() per line, so the daemon never sees a line in pieces
+	 * it could take for two */
+	line = malloc(n + 1);
+	if (!line) {
+		set_err(err, len, "can't send request to rfsd: out of memory");
+		return -ENOMEM;
 	}
+	memcpy(line, s, n);
+	line[n] = '\n';
+	ret = send_all(ctl, line, n + 1, err, len);
+	free(line);
+	return ret;
 }
 
 /* Read until buf holds a newline; its offset goes to *nl. */
 static int read_line(struct rfs_ctl *ctl, size_t *nl, char *err, size_t len)
 {
-	long long deadline = -1;
-	size_t scanned = 0;
+	long long deadline = rfs_mono_ms() + ctl->timeout_ms, left;
+	struct pollfd pfd = { .fd = ctl->fd, .events = POLLIN };
+	size_t scanned = 0, ncap;
 	char *p, *nb;
-	size_t ncap;
 	ssize_t r;
-	int ret;
 
-	if (ctl->timeout_ms >= 0)
-		deadline = rfs_mono_ms() + ctl->timeout_ms;
 	for (;;) {
 		p = ctl->used > scanned ?
 			memchr(ctl->buf + scanned, '\n', ctl->used - scanned) :
@@ -258,18 +216,24 @@ static int read_line(struct rfs_ctl *ctl, size_t *nl, char *err, size_t len)
 			ctl->buf = nb;
 			ctl->cap = ncap;
 		}
-		ret = wait_readable(ctl, deadline, err, len);
-		if (ret)
-			return ret;
-		r = recv(ctl->fd, ctl->buf + ctl->used, ctl->cap - ctl->used,
-			 0);
+		left = ctl->timeout_ms < 0 ? -1 : deadline - rfs_mono_ms();
+		r = poll(&pfd, 1, left < 0 && ctl->timeout_ms >= 0 ? 0 :
+			 left > INT_MAX ? INT_MAX : (int)left);
+		if (!r) {
+			set_err(err, len, "no reply from rfsd at '%s' within %d ms",
+				ctl->path, ctl->timeout_ms);
+			return -ETIMEDOUT;
+		}
+		if (r > 0)
+			r = recv(ctl->fd, ctl->buf + ctl->used,
+				 ctl->cap - ctl->used, 0);
+		if (r < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
 		if (r < 0) {
-			if (errno == EINTR || errno == EAGAIN)
-				continue;
-			ret = -errno;
+			r = -errno;
 			set_err(err, len, "can't read reply from rfsd: %s",
-				strerror(errno));
-			return ret;
+				strerror(-r));
+			return r;
 		}
 		if (r == 0) {
 			set_err(err, len, ctl->used ?
@@ -281,19 +245,44 @@ static int read_line(struct rfs_ctl *ctl, size_t *nl, char *err, size_t len)
 	}
 }
 
-static bool only_space(const char *s)
+int rfs_ctl_parse_reply(const char *line, size_t n,
+			struct json_object **reply, char *err, size_t len)
 {
-	while (*s == ' ' || *s == '\t')
-		s++;
-	return !*s;
+	struct json_tokener *tok = json_tokener_new();
+	enum json_tokener_error jerr;
+	struct json_object *obj;
+	size_t end;
+
+	*reply = NULL;
+	if (!tok) {
+		set_err(err, len, "can't parse reply from rfsd: out of memory");
+		return -ENOMEM;
+	}
+	obj = json_tokener_parse_ex(tok, line, n);
+	jerr = json_tokener_get_error(tok);
+	end = obj ? json_tokener_get_parse_end(tok) : 0;
+	while (end < n && (line[end] == ' ' || line[end] == '\t'))
+		end++;
+	json_tokener_free(tok);
+	if (!obj || jerr != json_tokener_success)
+		set_err(err, len, "can't parse reply from rfsd: %s",
+			jerr == json_tokener_continue ? "incomplete JSON" :
+			json_tokener_error_desc(jerr));
+	else if (end < n)
+		set_err(err, len, "can't parse reply from rfsd: data after the JSON object");
+	else if (!json_object_is_type(obj, json_type_object))
+		set_err(err, len, "can't parse reply from rfsd: not a JSON object");
+	else
+		*reply = obj;
+	if (*reply)
+		return 0;
+	json_object_put(obj);
+	return -EPROTO;
 }
 
 int rfs_ctl_recv(struct rfs_ctl *ctl, struct json_object **reply,
 		 char *err, size_t len)
 {
-	struct json_tokener *tok;
-	struct json_object *obj;
-	enum json_tokener_error jerr;
 	size_t nl = 0, n;
 	int ret;
 
@@ -307,33 +296,7 @@ int rfs_ctl_recv(struct rfs_ctl *ctl, struct json_object **reply,
 		ctl->buf[--n] = '\0';
 	if (ctl->trace)
 		ctl->trace("recv", ctl->buf, ctl->trace_arg);
-
-	tok = json_tokener_new();
-	if (!tok) {
-		ret = -ENOMEM;
-		set_err(err, len, "can't parse reply from rfsd: out of memory");
-		goto out;
-	}
-	obj = json_tokener_parse_ex(tok, ctl->buf, n);
-	jerr = json_tokener_get_error(tok);
-	if (!obj || jerr != json_tokener_success) {
-		set_err(err, len, "can't parse reply from rfsd: %s",
-			jerr == json_tokener_continue ? "incomplete JSON" :
-			json_tokener_error_desc(jerr));
-		ret = -EPROTO;
-	} else if (!only_space(ctl->buf + json_tokener_get_parse_end(tok))) {
-		set_err(err, len, "can't parse reply from rfsd: data after the JSON object");
-		ret = -EPROTO;
-	} else if (!json_object_is_type(obj, json_type_object)) {
-		set_err(err, len, "can't parse reply from rfsd: not a JSON object");
-		ret = -EPROTO;
-	} else {
-		*reply = obj;
-		obj = NULL;
-	}
-	json_object_put(obj);
-	json_tokener_free(tok);
-out:
+	ret = rfs_ctl_parse_reply(ctl->buf, n, reply, err, len);
 	/* drop the line, keep what follows it */
 	memmove(ctl->buf, ctl->buf + nl + 1, ctl->used - nl - 1);
 	ctl->used -= nl + 1;
@@ -387,8 +350,10 @@ int rfs_ctl_result(struct json_object *reply, struct json_object **result,
 	    json_object_is_type(v, json_type_int) &&
 	    json_object_get_int(v) > 0)
 		e = json_object_get_int(v);
+	/* an empty message would leave the user with "Error: " */
 	if (json_object_object_get_ex(reply, "error", &v) &&
-	    json_object_is_type(v, json_type_string))
+	    json_object_is_type(v, json_type_string) &&
+	    *json_object_get_string(v))
 		set_err(err, len, "%s", json_object_get_string(v));
 	else
 		set_err(err, len, "rfsd refused the request: %s", strerror(e));

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Logging for rfsd and rfsctl.  pr_warn/pr_info/pr_debug go to stderr with
- * the program name; pr_debug only at -v.  Under systemd (INVOCATION_ID set)
- * lines get a sd-daemon priority prefix (<4>, <6>, <7>) so the journal
+ * Logging for rfsd and rfsctl to stderr, pr_debug at -v only.  Under
+ * systemd (INVOCATION_ID) lines get a priority prefix (<4>) so the journal
  * keeps the level.  Messages: "can't <verb> <object> '<name>': <cause>".
  */
 #ifndef RFS_LOG_H
@@ -21,11 +20,8 @@ void rfs_log(enum rfs_log_level lvl, const char *fmt, ...)
 /* The same with a va_list: for libraries' own print hooks (rfs_bpf.c). */
 void rfs_vlog(enum rfs_log_level lvl, const char *fmt, va_list ap);
 
-/*
- * One line per state change of an interface, in one format that names
- * the object, the change and its cause (fmt has no '\n'):
- *	iface 'veth0' (ifindex 7): attached, mode native, ...: rfsctl attach, uid 0 pid 42
- */
+/* One line per state change of an interface (fmt has no '\n'):
+ *	iface 'veth0' (ifindex 7): attached, mode native, ...: rfsctl attach, uid 0 pid 42 */
 void rfs_log_iface(enum rfs_log_level lvl, const char *name, int ifindex,
 		   const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 

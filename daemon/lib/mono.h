@@ -1,9 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/*
- * The monotonic clock, for deadlines and rates that a change of the wall
- * clock must not bend: rfsd's client timeouts and flood windows, the
- * dev table's quiet check, rfsctl's timeouts and top's intervals.
- */
+/* The monotonic clock, for deadlines and rates that a change of the
+ * wall clock must not bend. */
 #ifndef RFS_MONO_H
 #define RFS_MONO_H
 

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <net/if.h>
 #include <netinet/in.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "parse.h"
@@ -76,19 +77,13 @@ int rfs_parse_hostport(const char *s, struct sockaddr_storage *ss,
 	host[n] = '\0';
 	if (rfs_parse_u32(port, &p) || !p || p > 65535)
 		return -EINVAL;
-	if (v6) {
-		if (inet_pton(AF_INET6, host, &a6->sin6_addr) != 1)
-			return -EINVAL;
-		a6->sin6_family = AF_INET6;
-		a6->sin6_port = htons(p);
-		*len = sizeof(*a6);
-	} else {
-		if (inet_pton(AF_INET, host, &a4->sin_addr) != 1)
-			return -EINVAL;
-		a4->sin_family = AF_INET;
-		a4->sin_port = htons(p);
-		*len = sizeof(*a4);
-	}
+	if (inet_pton(v6 ? AF_INET6 : AF_INET, host,
+		      v6 ? (void *)&a6->sin6_addr : (void *)&a4->sin_addr) != 1)
+		return -EINVAL;
+	/* sin_family and sin_port are where sin6_family and sin6_port are */
+	a4->sin_family = v6 ? AF_INET6 : AF_INET;
+	a4->sin_port = htons(p);
+	*len = v6 ? sizeof(*a6) : sizeof(*a4);
 	return 0;
 }
 
@@ -149,5 +144,100 @@ int rfs_parse_size(const char *s, __u64 lo, __u64 hi, __u64 *out)
 	if (bytes < lo || bytes > hi)
 		return -ERANGE;
 	*out = bytes;
+	return 0;
+}
+
+int rfs_text_u64(const char *text, size_t len, const char *key, __u64 *out)
+{
+	size_t klen = strlen(key), i = 0, j, n;
+	const char *line, *nl;
+	__u64 v = 0;
+
+	for (; i < len; i += n + 1) {
+		line = text + i;
+		nl = memchr(line, '\n', len - i);
+		n = nl ? (size_t)(nl - line) : len - i;
+		if (n < klen || memcmp(line, key, klen))
+			continue;
+		for (j = klen; j < n && (line[j] == ' ' || line[j] == '\t'); j++)
+			;
+		if (j == n || line[j] < '0' || line[j] > '9')
+			return -EINVAL;
+		for (; j < n && line[j] >= '0' && line[j] <= '9'; j++) {
+			if (v > (UINT64_MAX - (line[j] - '0')) / 10)
+				return -ERANGE;
+			v = v * 10 + (line[j] - '0');
+		}
+		if (j < n && line[j] != ' ' && line[j] != '\t')
+			return -EINVAL;
+		*out = v;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+bool rfs_mask_text_any(const char *text, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (text[i] != '0' && text[i] != ',' && text[i] != '\n')
+			return true;
+	return false;
+}
+
+const char *const rfs_xdp_mode_names[] = {
+	[RFS_XDP_AUTO] = "auto",
+	[RFS_XDP_NATIVE] = "native",
+	[RFS_XDP_GENERIC] = "generic",
+	NULL,
+};
+
+static const char *const trace_mode_names[] = {
+	[RFS_TRACE_AUTO] = "auto",
+	[RFS_TRACE_TP_BTF] = "tp_btf",
+	[RFS_TRACE_FEXIT] = "fexit",
+	[RFS_TRACE_KPROBE] = "kprobe",
+	[RFS_TRACE_NONE] = "none",
+	NULL,
+};
+
+static int name_index(const char *const *names, const char *s)
+{
+	int i;
+
+	for (i = 0; names[i]; i++)
+		if (!strcmp(names[i], s))
+			return i;
+	return -EINVAL;
+}
+
+const char *rfs_xdp_mode_name(enum rfs_xdp_mode mode)
+{
+	return rfs_xdp_mode_names[(unsigned int)mode <= RFS_XDP_GENERIC ? mode : 0];
+}
+
+int rfs_xdp_mode_parse(const char *s, enum rfs_xdp_mode *mode)
+{
+	int i = name_index(rfs_xdp_mode_names, s);
+
+	if (i < 0)
+		return i;
+	*mode = i;
+	return 0;
+}
+
+const char *rfs_trace_mode_name(enum rfs_trace_mode mode)
+{
+	return trace_mode_names[(unsigned int)mode <= RFS_TRACE_NONE ? mode : 0];
+}
+
+int rfs_trace_mode_parse(const char *s, enum rfs_trace_mode *mode)
+{
+	int i = name_index(trace_mode_names, s);
+
+	if (i < 0 || i == RFS_TRACE_NONE)
+		return -EINVAL;
+	*mode = i;
 	return 0;
 }

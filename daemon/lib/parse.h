@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The words of rfsd.conf and of rfsctl's command line that are not CPU
- * lists (cpulist.h): numbers and interface names.  One parser each, so a
- * malformed value gets the same answer everywhere: "12abc" is not a
- * number, whatever the number was for.  No I/O, no allocation: the fuzz
- * target tests/fuzz/fuzz_words.c runs them on anything.
+ * The words of rfsd.conf, of rfsctl's command line and of the control
+ * protocol that are not CPU lists (cpulist.h), and the kernel's /proc and
+ * sysfs text.  One parser each, so a malformed value gets the same answer
+ * everywhere: "12abc" is not a number, whatever it was for.  No I/O, no
+ * allocation: tests/fuzz/fuzz_words.c and fuzz_proc.c run them on anything.
  */
 #ifndef RFS_PARSE_H
 #define RFS_PARSE_H
@@ -12,6 +12,8 @@
 #include <stdbool.h>
 #include <sys/socket.h>
 #include <linux/types.h>
+
+#include "rfs_common.h"
 
 /* Decimal digits only, at least one ("007" is 7): no sign, no blanks, no
  * hex, no suffix.  0; -EINVAL if s is not such a number; -ERANGE if it is
@@ -43,5 +45,35 @@ int rfs_parse_size(const char *s, __u64 lo, __u64 hi, __u64 *out);
 /* A loopback address: 127.0.0.0/8, ::1, or ::ffff:127.x.y.z.  The
  * wildcards 0.0.0.0 and :: are not: they take every address. */
 bool rfs_addr_loopback(const struct sockaddr_storage *ss);
+
+/* The number after key at the start of a line of text (len bytes, no NUL
+ * needed), past blanks and before a blank or the line's end:
+ * "CONFIG_HZ=250", "jiffies: 4295", "MemTotal:   16 kB", or with key ""
+ * a file that is one number.  0; -ENOENT if no line starts with key;
+ * -EINVAL if the first that does has no such number; -ERANGE past 64 bits. */
+int rfs_text_u64(const char *text, size_t len, const char *key, __u64 *out);
+
+/* A cpumask file's text ("00000000,00000001\n") names a CPU; anything
+ * but '0', ',' and a newline counts as one (never taken for empty). */
+bool rfs_mask_text_any(const char *text, size_t len);
+
+/* How the socket-side programs hook the kernel (rfsd --trace-mode). */
+enum rfs_trace_mode {
+	RFS_TRACE_AUTO,		/* tp_btf, else fexit, else kprobe */
+	RFS_TRACE_TP_BTF,
+	RFS_TRACE_FEXIT,
+	RFS_TRACE_KPROBE,
+	RFS_TRACE_NONE,		/* none loaded: reported, never asked for */
+};
+
+/* The modes' names, "auto" first as rfsctl's help lists them; NULL at
+ * the end. */
+extern const char *const rfs_xdp_mode_names[];
+/* A mode's name ("auto" for a value out of range) and back: 0, or
+ * -EINVAL for a name that is none of them. */
+const char *rfs_xdp_mode_name(enum rfs_xdp_mode mode);
+int rfs_xdp_mode_parse(const char *s, enum rfs_xdp_mode *mode);
+const char *rfs_trace_mode_name(enum rfs_trace_mode mode);
+int rfs_trace_mode_parse(const char *s, enum rfs_trace_mode *mode);
 
 #endif /* RFS_PARSE_H */

@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-2.0
-/* libbpf helpers shared by the datapath's modules; see rfs_bpf.h. */
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -73,11 +72,8 @@ int rfs_create_table(int btf_src_fd, const char *name, const char *value_type,
 	return fd;
 }
 
-/*
- * Whole arrays move with the batch syscalls (a few calls for a table of a
- * million entries, not a million); kernels without them for arrays get
- * the per-entry loop.
- */
+/* Whole arrays move with the batch syscalls (a few calls for a table of
+ * a million entries); kernels without them get the per-entry loop. */
 int rfs_read_array(int fd, __u32 value_size, __u32 entries, void *buf)
 {
 	LIBBPF_OPTS(bpf_map_batch_opts, opts);
@@ -129,37 +125,28 @@ int rfs_write_array(int fd, __u32 value_size, __u32 entries, const void *buf)
 	return 0;
 }
 
-/*
- * A pinned map must have the sizes this build's programs use: pins made
- * by another build of xdp-rfs with another layout would be read into the
- * wrong structs.  -EPROTO with the reason in err when they differ.
- */
-int rfs_check_map(int fd, const char *name, __u32 value_size, char *err)
+int rfs_check_maps(const struct rfs_map_check *m, size_t n, char *err)
 {
-	struct bpf_map_info info = {};
-	__u32 len = sizeof(info);
-
-	if (fd < 0)
-		return 0;	/* missing: reported as incomplete */
-	if (bpf_obj_get_info_by_fd(fd, &info, &len))
-		return rfs_errf(err, errno, "can't read pinned map %s: %s",
-				name, strerror(errno));
-	if (info.key_size != sizeof(__u32) || info.value_size != value_size)
-		return rfs_errf(err, EPROTO,
-				"pinned map %s has %u-byte values, this build's are %u: it was made by another build of xdp-rfs",
-				name, info.value_size, value_size);
-	return 0;
-}
-
-int rfs_check_maps(const struct rfs_map_check *maps, size_t n, char *err)
-{
+	struct bpf_map_info info;
+	__u32 len;
 	size_t i;
-	int e = 0;
 
-	for (i = 0; !e && i < n; i++)
-		e = rfs_check_map(maps[i].fd, maps[i].name, maps[i].value_size,
-				  err);
-	return e;
+	for (i = 0; i < n; i++) {
+		memset(&info, 0, sizeof(info));
+		len = sizeof(info);
+		if (m[i].fd < 0)
+			continue;	/* missing: reported as incomplete */
+		if (bpf_obj_get_info_by_fd(m[i].fd, &info, &len))
+			return rfs_errf(err, errno, "can't read pinned map %s: %s",
+					m[i].name, strerror(errno));
+		if (info.key_size != sizeof(__u32) ||
+		    info.value_size != m[i].value_size)
+			return rfs_errf(err, EPROTO,
+					"pinned map %s has %u-byte values, this build's are %u: it was made by another build of xdp-rfs",
+					m[i].name, info.value_size,
+					m[i].value_size);
+	}
+	return 0;
 }
 
 __u32 rfs_obj_id(int fd)
@@ -247,24 +234,20 @@ void rfs_wait_rcu(void)
 		usleep(50000);
 }
 
+/* libbpf warns about many things it then handles: all at -v only */
 static int libbpf_print(enum libbpf_print_level level, const char *fmt,
 			va_list ap)
 {
-	if (!rfs_log_verbose() && level != LIBBPF_WARN)
-		return 0;
-	/* libbpf warns about many things it then handles; keep them at -v */
-	if (!rfs_log_verbose())
-		return 0;
-	rfs_vlog(RFS_LOG_DEBUG, fmt, ap);
+	if (rfs_log_verbose())
+		rfs_vlog(RFS_LOG_DEBUG, fmt, ap);
 	return 0;
 }
 
 static int libxdp_print(enum libxdp_print_level level, const char *fmt,
 			va_list ap)
 {
-	if (!rfs_log_verbose())
-		return 0;
-	rfs_vlog(RFS_LOG_DEBUG, fmt, ap);
+	if (rfs_log_verbose())
+		rfs_vlog(RFS_LOG_DEBUG, fmt, ap);
 	return 0;
 }
 

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Flow table budgets; see rfs_budget.h. */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "rfs_budget.h"
+#include "parse.h"
+#include "rfs_dp.h"
 #include "rfs_common.h"
 #include "rfs_order.h"
 
@@ -65,21 +66,20 @@ void rfs_budget_default(__u64 memtotal, struct rfs_budget *b)
 
 int rfs_meminfo_total(const char *path, __u64 *bytes)
 {
-	unsigned long long kb;
 	char line[256];
 	int e = -ENOENT;
+	__u64 kb;
 	FILE *f;
 
 	f = fopen(path, "re");
 	if (!f)
 		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "MemTotal: %llu kB", &kb) == 1) {
-			*bytes = (__u64)kb << 10;
-			e = 0;
-			break;
-		}
-	}
+	while (e == -ENOENT && fgets(line, sizeof(line), f))
+		e = rfs_text_u64(line, strlen(line), "MemTotal:", &kb);
 	fclose(f);
+	if (!e && kb > UINT64_MAX >> 10)
+		e = -ERANGE;
+	if (!e)
+		*bytes = kb << 10;
 	return e;
 }

@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The core BPF object (cpumap program, enqueue tracepoint, socket-side
- * programs) and its maps: loaded, written and pinned once, then only ever
- * handled through the pins, so a new rfsd adopts exactly what an old one
- * left running.  The interfaces' programs share these maps (rfs_iface.h).
+ * The core BPF object and its maps: loaded, written and pinned once, then
+ * only ever handled through the pins, so a new rfsd adopts exactly what
+ * an old one left running.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -23,7 +22,6 @@
 #include "rfs_decide.h"
 #include "rfs_dp_int.h"
 #include "rfs_pin.h"
-#include "rfs_seed.h"
 
 static __u32 rfs_prog_id_of_link(int link_fd)
 {
@@ -35,41 +33,53 @@ static __u32 rfs_prog_id_of_link(int link_fd)
 	return info.prog_id;
 }
 
-/* The socket-side programs, each with the trace mode that loads it. */
-struct rfs_sock_prog {
-	struct bpf_program *prog;
-	enum rfs_trace_mode mode;
+/* The core's pinned objects; value sizes are checked at adopt (0: not). */
+static const struct {
+	const char *dir, *name;
+	size_t fd;		/* offsetof(struct rfs_dp, its fd) */
+	__u32 value_size;
+} rfs_core_pins[] = {
+#define M(name, fd, size) { "maps", name, offsetof(struct rfs_dp, fd), size }
+	M(RFS_MAP_GLOBALS, globals_fd, sizeof(struct rfs_globals)),
+	M(RFS_MAP_SOCK_OUTER, sock_outer_fd, 0),
+	M(RFS_MAP_SOCK_FLOWS, sock_flows_fd, sizeof(rfs_sock_entry_t)),
+	M(RFS_MAP_CPU_QUEUES, cpu_queues_fd, sizeof(struct rfs_cpu_queue)),
+	M(RFS_MAP_CPUMAP, cpu_map_fd, 0),
+	M(RFS_MAP_GSTATS, gstats_fd, sizeof(struct rfs_global_stats)),
+	M(RFS_MAP_TX_SEQ, tx_seq_fd, sizeof(struct rfs_tx_seq)),
+	M(RFS_MAP_RX_TRACK, rx_track_fd, sizeof(struct rfs_rx_track)),
+#undef M
+	{ "progs", "rfs_cpumap", offsetof(struct rfs_dp, cpumap_prog_fd), 0 },
 };
+#define RFS_CORE_PINS	(sizeof(rfs_core_pins) / sizeof(rfs_core_pins[0]))
 
-static const struct rfs_sock_prog *rfs_core_progs(struct rfs_core *skel,
-						  size_t *n)
+static int *rfs_core_fd(struct rfs_dp *dp, size_t i)
 {
-	static struct rfs_sock_prog progs[16];
-	size_t i = 0;
-
-#define P(name, m) progs[i++] = (struct rfs_sock_prog){ skel->progs.name, m }
-	P(rfs_tp_recv, RFS_TRACE_TP_BTF);
-	P(rfs_tp_send, RFS_TRACE_TP_BTF);
-	P(rfs_fx_tcp_recv, RFS_TRACE_FEXIT);
-	P(rfs_fx_tcp_send, RFS_TRACE_FEXIT);
-	P(rfs_fx_udp_recv, RFS_TRACE_FEXIT);
-	P(rfs_fx_udp_send, RFS_TRACE_FEXIT);
-	P(rfs_fx_udp6_recv, RFS_TRACE_FEXIT);
-	P(rfs_fx_udp6_send, RFS_TRACE_FEXIT);
-	P(rfs_kp_tcp_recv, RFS_TRACE_KPROBE);
-	P(rfs_kp_tcp_send, RFS_TRACE_KPROBE);
-	P(rfs_kp_udp_recv, RFS_TRACE_KPROBE);
-	P(rfs_kp_udp_send, RFS_TRACE_KPROBE);
-	P(rfs_kp_udp6_recv, RFS_TRACE_KPROBE);
-	P(rfs_kp_udp6_send, RFS_TRACE_KPROBE);
-#undef P
-	*n = i;
-	return progs;
+	return (int *)((char *)dp + rfs_core_pins[i].fd);
 }
 
-/* Does the kernel have BTF for function fn, in vmlinux or in the ipv6
- * module (udpv6_* when IPv6 is built as a module)?  An fexit program
- * whose target has none fails to load, and with it the whole object. */
+void rfs_core_reset_fds(struct rfs_dp *dp, bool close_them)
+{
+	size_t i;
+
+	for (i = 0; i < RFS_CORE_PINS; i++) {
+		if (close_them && *rfs_core_fd(dp, i) >= 0)
+			close(*rfs_core_fd(dp, i));
+		*rfs_core_fd(dp, i) = -1;
+	}
+}
+
+/* The trace mode that loads a socket-side program (or link), by its
+ * name's prefix; RFS_TRACE_NONE for the other programs. */
+static enum rfs_trace_mode rfs_sock_prog_mode(const char *n)
+{
+	return !strncmp(n, "rfs_tp_", 7) ? RFS_TRACE_TP_BTF :
+	       !strncmp(n, "rfs_fx_", 7) ? RFS_TRACE_FEXIT :
+	       !strncmp(n, "rfs_kp_", 7) ? RFS_TRACE_KPROBE : RFS_TRACE_NONE;
+}
+
+/* BTF for fn in vmlinux or the ipv6 module?  An fexit program whose
+ * target has none fails the whole object. */
 static bool rfs_core_btf_func(const char *fn)
 {
 	struct btf *vmlinux = btf__load_vmlinux_btf(), *mod;
@@ -87,11 +97,9 @@ static bool rfs_core_btf_func(const char *fn)
 	return found;
 }
 
-/* Which socket hooks to load: the one asked for, or the best the kernel
- * has (rfs_features.c found it): the tracepoints, then fexit (only calls
- * that moved data, BTF loads; needs trampolines and bpf_get_func_ret),
- * then kprobes (every call, probe reads).
- * RFS_TRACE_AUTO back: none works, load no socket program. */
+/* The socket hooks asked for, or the best the kernel has: tracepoints,
+ * then fexit (only calls that moved data), then kprobes (every call).
+ * RFS_TRACE_AUTO: none works. */
 static enum rfs_trace_mode rfs_core_pick_mode(const struct rfs_kfeatures *f,
 					      enum rfs_trace_mode asked)
 {
@@ -123,35 +131,19 @@ static int rfs_attach_pin(struct rfs_dp *dp, struct bpf_program *prog,
 		return rfs_errf(err, e, "can't pin link '%s': %s", path,
 				strerror(e));
 	}
-	/* The pin keeps it attached once our fd is closed; unlinking the
-	 * pin (with no fd left open anywhere) is what detaches it, since
-	 * bpf_link_detach() refuses tracepoint links. */
+	/* the pin keeps it attached; removing the pin detaches it, as
+	 * bpf_link_detach() refuses tracepoint links */
 	bpf_link__destroy(link);
 	return 0;
 }
 
-/* The first sock flow table, in the outer map's slot and pinned. */
-static int rfs_core_sock_table(struct rfs_dp *dp, __u32 entries, char *err)
-{
-	int fd = rfs_socktab_create(dp->globals_fd, dp->sock_outer_fd, entries,
-				    err);
-
-	if (fd < 0)
-		return fd;
-	dp->sock_flows_fd = fd;
-	return rfs_pin_at(dp->base, fd, "maps", RFS_MAP_SOCK_FLOWS, err);
-}
-
-/* Open the core object and load it with the socket programs of mode
- * (and the cpumap-side programs the kernel can take). */
 static int rfs_core_load(const struct rfs_dp *dp,
 			 const struct rfs_kfeatures *f,
 			 enum rfs_trace_mode mode, struct rfs_core **out,
 			 char *err)
 {
-	const struct rfs_sock_prog *progs;
+	struct bpf_program *p;
 	struct rfs_core *skel;
-	size_t n_progs, i;
 	int e;
 
 	*out = NULL;
@@ -159,10 +151,12 @@ static int rfs_core_load(const struct rfs_dp *dp,
 	if (!skel)
 		return rfs_errf(err, errno, "can't open the core BPF object: %s",
 				strerror(errno));
-	progs = rfs_core_progs(skel, &n_progs);
-	for (i = 0; i < n_progs; i++) {
-		struct bpf_program *p = progs[i].prog;
-		bool load = progs[i].mode == mode;
+	bpf_object__for_each_program(p, skel->obj) {
+		enum rfs_trace_mode m = rfs_sock_prog_mode(bpf_program__name(p));
+		bool load = m == mode;
+
+		if (m == RFS_TRACE_NONE)
+			continue;
 
 		/* udpv6_* has no BTF while the ipv6 module is not loaded:
 		 * steer what we can and say so (kprobes: at attach) */
@@ -176,9 +170,8 @@ static int rfs_core_load(const struct rfs_dp *dp,
 		}
 		bpf_program__set_autoload(p, load);
 	}
-	/* Without them flows stay in order, only less mobile (rfs_kjudge.c):
-	 * no proof (flows leave a CPU when its kthread sleeps), no drop
-	 * count.  Loading them would fail the whole object. */
+	/* without them flows stay in order, only less mobile; loading them
+	 * would fail the whole object */
 	if (!(f->tp_kthread && f->kthread_data))
 		bpf_program__set_autoload(skel->progs.rfs_kthread_batch, false);
 	if (!f->tp_enqueue)
@@ -202,12 +195,12 @@ static int rfs_core_load(const struct rfs_dp *dp,
 int rfs_core_create(struct rfs_dp *dp, const struct rfs_dp_opts *o,
 		    char *err)
 {
-	struct rfs_core *skel;
-	const struct rfs_sock_prog *progs;
 	const struct rfs_kfeatures *f = &dp->feat;
 	enum rfs_trace_mode mode;
-	size_t n_progs, i;
+	struct bpf_program *p;
+	struct rfs_core *skel;
 	int cg_fd = -1, err_ = 0;
+	size_t i;
 	__u32 zero = 0;
 	__u32 entries = o->sock_flow_entries ? o->sock_flow_entries :
 					       RFS_SOCK_FLOW_DEFAULT;
@@ -217,8 +210,6 @@ int rfs_core_create(struct rfs_dp *dp, const struct rfs_dp_opts *o,
 				"sock_flow_entries %u is not a power of two (%u..%u)",
 				entries, RFS_SOCK_FLOW_MIN, RFS_SOCK_FLOW_MAX);
 
-	/* What rfs_dp_open() found (rfs_features.c), not a version.  None:
-	 * no socket programs, flows spread by hash. */
 	mode = rfs_core_pick_mode(f, o->trace_mode);
 	dp->trace_mode = mode == RFS_TRACE_AUTO ? RFS_TRACE_NONE : mode;
 	if (mode == RFS_TRACE_FEXIT && !(f->fentry && f->func_ret))
@@ -239,15 +230,13 @@ int rfs_core_create(struct rfs_dp *dp, const struct rfs_dp_opts *o,
 	}
 	if (err_)
 		return err_;
-	progs = rfs_core_progs(skel, &n_progs);
+	for (i = 0; i < RFS_CORE_PINS; i++) {
+		const char *name = rfs_core_pins[i].name;
+		struct bpf_map *m = bpf_object__find_map_by_name(skel->obj, name);
 
-	dp->globals_fd = dup(bpf_map__fd(skel->maps.rfs_globals));
-	dp->sock_outer_fd = dup(bpf_map__fd(skel->maps.rfs_sock_outer));
-	dp->cpu_queues_fd = dup(bpf_map__fd(skel->maps.rfs_cpu_queues));
-	dp->cpu_map_fd = dup(bpf_map__fd(skel->maps.rfs_cpu_map));
-	dp->gstats_fd = dup(bpf_map__fd(skel->maps.rfs_gstats));
-	dp->tx_seq_fd = dup(bpf_map__fd(skel->maps.rfs_tx_seq));
-	dp->rx_track_fd = dup(bpf_map__fd(skel->maps.rfs_rx_track));
+		if (m)
+			*rfs_core_fd(dp, i) = dup(bpf_map__fd(m));
+	}
 	dp->cpumap_prog_fd = dup(bpf_program__fd(skel->progs.rfs_cpumap));
 
 	/* Batch epochs start at 1: delivered = 0 then proves nothing. */
@@ -275,16 +264,13 @@ int rfs_core_create(struct rfs_dp *dp, const struct rfs_dp_opts *o,
 		goto out;
 	}
 
-	err_ = rfs_pin_at(dp->base, dp->globals_fd, "maps", RFS_MAP_GLOBALS, err) ?:
-	       rfs_pin_at(dp->base, dp->sock_outer_fd, "maps", RFS_MAP_SOCK_OUTER, err) ?:
-	       rfs_pin_at(dp->base, dp->cpu_queues_fd, "maps", RFS_MAP_CPU_QUEUES, err) ?:
-	       rfs_pin_at(dp->base, dp->cpu_map_fd, "maps", RFS_MAP_CPUMAP, err) ?:
-	       rfs_pin_at(dp->base, dp->gstats_fd, "maps", RFS_MAP_GSTATS, err) ?:
-	       rfs_pin_at(dp->base, dp->tx_seq_fd, "maps", RFS_MAP_TX_SEQ, err) ?:
-	       rfs_pin_at(dp->base, dp->rx_track_fd, "maps", RFS_MAP_RX_TRACK, err) ?:
-	       rfs_pin_at(dp->base, dp->cpumap_prog_fd, "progs", "rfs_cpumap", err) ?:
-	       rfs_core_sock_table(dp, entries, err) ?:
-	       rfs_cpumap_sync(dp, err);
+	dp->sock_flows_fd = rfs_socktab_create(dp->globals_fd, dp->sock_outer_fd,
+					       entries, err);
+	err_ = dp->sock_flows_fd < 0 ? dp->sock_flows_fd : 0;
+	for (i = 0; !err_ && i < RFS_CORE_PINS; i++)
+		err_ = rfs_pin_at(dp->base, *rfs_core_fd(dp, i),
+				  rfs_core_pins[i].dir, rfs_core_pins[i].name, err);
+	err_ = err_ ?: rfs_cpumap_sync(dp, err);
 	if (err_)
 		goto out;
 
@@ -304,11 +290,11 @@ int rfs_core_create(struct rfs_dp *dp, const struct rfs_dp_opts *o,
 	if (!err_ && bpf_program__autoload(skel->progs.rfs_kthread_batch))
 		err_ = rfs_attach_pin(dp, skel->progs.rfs_kthread_batch,
 				      bpf_program__attach(skel->progs.rfs_kthread_batch), err);
-	for (i = 0; !err_ && i < n_progs; i++) {
-		struct bpf_program *p = progs[i].prog;
+	bpf_object__for_each_program(p, skel->obj) {
 		struct bpf_link *l;
 
-		if (!bpf_program__autoload(p))
+		if (err_ || rfs_sock_prog_mode(bpf_program__name(p)) == RFS_TRACE_NONE ||
+		    !bpf_program__autoload(p))
 			continue;
 		l = bpf_program__attach(p);
 		/* udpv6_* is absent when IPv6 is built as a module not
@@ -332,40 +318,29 @@ out:
 int rfs_core_adopt(struct rfs_dp *dp, char *err)
 {
 	char why[RFS_ERR_LEN];
+	bool incomplete = false;
 	__u32 zero = 0;
-	int fd, e;
+	int e = 0;
+	size_t i;
 
-	dp->globals_fd = rfs_get_pinned(dp->base, "maps", RFS_MAP_GLOBALS);
-	dp->sock_outer_fd = rfs_get_pinned(dp->base, "maps", RFS_MAP_SOCK_OUTER);
-	dp->sock_flows_fd = rfs_get_pinned(dp->base, "maps", RFS_MAP_SOCK_FLOWS);
-	dp->cpu_queues_fd = rfs_get_pinned(dp->base, "maps", RFS_MAP_CPU_QUEUES);
-	dp->cpu_map_fd = rfs_get_pinned(dp->base, "maps", RFS_MAP_CPUMAP);
-	dp->gstats_fd = rfs_get_pinned(dp->base, "maps", RFS_MAP_GSTATS);
-	dp->tx_seq_fd = rfs_get_pinned(dp->base, "maps", RFS_MAP_TX_SEQ);
-	dp->rx_track_fd = rfs_get_pinned(dp->base, "maps", RFS_MAP_RX_TRACK);
-	dp->cpumap_prog_fd = rfs_get_pinned(dp->base, "progs", "rfs_cpumap");
-	{
-		const struct rfs_map_check maps[] = {
-			{ dp->globals_fd, RFS_MAP_GLOBALS, sizeof(struct rfs_globals) },
-			{ dp->sock_flows_fd, RFS_MAP_SOCK_FLOWS, sizeof(rfs_sock_entry_t) },
-			{ dp->cpu_queues_fd, RFS_MAP_CPU_QUEUES, sizeof(struct rfs_cpu_queue) },
-			{ dp->gstats_fd, RFS_MAP_GSTATS, sizeof(struct rfs_global_stats) },
-			{ dp->tx_seq_fd, RFS_MAP_TX_SEQ, sizeof(struct rfs_tx_seq) },
-			{ dp->rx_track_fd, RFS_MAP_RX_TRACK, sizeof(struct rfs_rx_track) },
+	for (i = 0; i < RFS_CORE_PINS; i++) {
+		const struct rfs_map_check c = {
+			rfs_get_pinned(dp->base, rfs_core_pins[i].dir,
+				       rfs_core_pins[i].name),
+			rfs_core_pins[i].name, rfs_core_pins[i].value_size,
 		};
 
-		e = rfs_check_maps(maps, sizeof(maps) / sizeof(maps[0]), err);
+		*rfs_core_fd(dp, i) = c.fd;
+		incomplete |= c.fd < 0;
+		if (!e && c.value_size)
+			e = rfs_check_maps(&c, 1, err);
 	}
 	if (e)
 		return rfs_errf(err, e,
 				"%s; under '%s' (stop the rfsd using it, run rfsd --cleanup --pin-dir %s, or pick another --pin-dir)",
 				(snprintf(why, sizeof(why), "%s", err), why),
 				dp->base, dp->pin_dir);
-	if (dp->globals_fd < 0 || dp->sock_outer_fd < 0 ||
-	    dp->sock_flows_fd < 0 || dp->cpu_queues_fd < 0 ||
-	    dp->cpu_map_fd < 0 || dp->gstats_fd < 0 || dp->tx_seq_fd < 0 ||
-	    dp->rx_track_fd < 0 ||
-	    dp->cpumap_prog_fd < 0)
+	if (incomplete)
 		return rfs_errf(err, ENOENT,
 				"pinned datapath under '%s' is incomplete; remove it or run rfsd with another --pin-dir",
 				dp->base);
@@ -381,29 +356,6 @@ int rfs_core_adopt(struct rfs_dp *dp, char *err)
 				"pinned datapath was made for %u possible CPUs, this system has %d",
 				dp->globals.nr_rx_cpus, dp->nr_rx_cpus);
 
-	/* The mode is the set of links the old rfsd pinned. */
-	{
-		static const struct {
-			const char *link;
-			enum rfs_trace_mode mode;
-		} by_link[] = {
-			{ "rfs_tp_recv", RFS_TRACE_TP_BTF },
-			{ "rfs_fx_tcp_recv", RFS_TRACE_FEXIT },
-			{ "rfs_kp_tcp_recv", RFS_TRACE_KPROBE },
-		};
-		size_t i;
-
-		dp->trace_mode = RFS_TRACE_NONE;
-		for (i = 0; i < sizeof(by_link) / sizeof(by_link[0]); i++) {
-			fd = rfs_get_pinned(dp->base, "links",
-					    by_link[i].link);
-			if (fd < 0)
-				continue;
-			close(fd);
-			dp->trace_mode = by_link[i].mode;
-			break;
-		}
-	}
 	if (rfs_cpumap_sync(dp, err))
 		return -EIO;
 	return 0;
@@ -411,39 +363,40 @@ int rfs_core_adopt(struct rfs_dp *dp, char *err)
 
 void rfs_core_fill_ids(struct rfs_dp *dp)
 {
-	static const struct {
-		const char *link;
-		size_t off;
-	} links[] = {
-		{ "rfs_enqueue", offsetof(struct rfs_dp_prog_ids, enqueue) },
-		{ "rfs_sockops", offsetof(struct rfs_dp_prog_ids, sockops) },
-		{ "rfs_tp_recv", offsetof(struct rfs_dp_prog_ids, recv) },
-		{ "rfs_tp_send", offsetof(struct rfs_dp_prog_ids, send) },
-		{ "rfs_kp_tcp_recv", offsetof(struct rfs_dp_prog_ids, recv) },
-		{ "rfs_kp_tcp_send", offsetof(struct rfs_dp_prog_ids, send) },
-		{ "rfs_fx_tcp_recv", offsetof(struct rfs_dp_prog_ids, recv) },
-		{ "rfs_fx_tcp_send", offsetof(struct rfs_dp_prog_ids, send) },
-	};
-	size_t i;
+	char path[PATH_MAX];
+	struct dirent *de;
+	DIR *d;
 
 	dp->ids.cpumap = rfs_obj_id(dp->cpumap_prog_fd);
-	for (i = 0; i < sizeof(links) / sizeof(links[0]); i++) {
-		int fd = rfs_get_pinned(dp->base, "links", links[i].link);
+	dp->trace_mode = RFS_TRACE_NONE;
+	if (rfs_path(path, "%s/links", dp->base) || !(d = opendir(path)))
+		return;
+	while ((de = readdir(d))) {
+		const char *n = de->d_name;
+		enum rfs_trace_mode m = rfs_sock_prog_mode(n);
+		__u32 *id = !strcmp(n, "rfs_enqueue") ? &dp->ids.enqueue :
+			    !strcmp(n, "rfs_sockops") ? &dp->ids.sockops : NULL;
+		int fd;
 
-		if (fd < 0)
+		/* a mode's TCP hook (or tracepoint) stands for its socket
+		 * hooks; the mode is the one whose links are pinned */
+		if (m != RFS_TRACE_NONE) {
+			dp->trace_mode = m;
+			if (!strcmp(n + 7, "recv") || !strcmp(n + 7, "tcp_recv"))
+				id = &dp->ids.recv;
+			if (!strcmp(n + 7, "send") || !strcmp(n + 7, "tcp_send"))
+				id = &dp->ids.send;
+		}
+		if (!id || (fd = rfs_get_pinned(dp->base, "links", n)) < 0)
 			continue;
-		*(__u32 *)((char *)&dp->ids + links[i].off) =
-			rfs_prog_id_of_link(fd);
+		*id = rfs_prog_id_of_link(fd);
 		close(fd);
 	}
+	closedir(d);
 }
 
-/*
- * A datapath pinned by a build with another pin layout (v1/, v2/ ...
- * beside ours): it would keep steering beside a new one, both holding the
- * interfaces' XDP hooks.  Refused with what to do; no migration: the
- * layouts differ in what the programs record.
- */
+/* Another layout's datapath (v1/ beside ours) would keep steering beside
+ * ours on the same hooks: refused; the layouts record different things. */
 int rfs_core_other_layout(const struct rfs_dp *dp, char *err)
 {
 	struct dirent *de;
@@ -466,8 +419,6 @@ int rfs_core_other_layout(const struct rfs_dp *dp, char *err)
 	return e;
 }
 
-/* Detach every link we pinned where the kernel allows it (cgroup links);
- * the rest go when their pins are removed. */
 void rfs_core_detach_links(const struct rfs_dp *dp)
 {
 	char path[PATH_MAX];

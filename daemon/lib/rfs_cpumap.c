@@ -1,10 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * The cpumap and the online CPUs: a queue (and a kthread) per online CPU,
- * kept in step with CPU hotplug on rfsd's 1 s timer.  Every interface is
- * refreshed before the cpumap changes, so no flow is sent to a queue about
- * to go, and a queue is remade only once nothing is in flight to it.
- */
+/* The cpumap: a queue (and kthread) per online CPU, kept in step with
+ * hotplug on rfsd's timer, interfaces first. */
 #include <errno.h>
 #include <string.h>
 
@@ -15,12 +11,10 @@
 #include "rfs_dp_int.h"
 
 /*
- * Give every online CPU a cpumap queue with our cpumap program on it.  A
- * CPU that goes offline keeps its entry: its kthread moves to another CPU
- * and keeps draining in order while the interfaces stop sending it new
- * flows.  It lost its binding, though, so when the CPU comes back the
- * entry is made anew, once no flow has frames in flight there (replacing
- * it earlier would let two kthreads hold the same CPU's frames).
+ * A CPU that goes offline keeps its entry: its kthread moves elsewhere
+ * and keeps draining in order.  It lost its binding, so when the CPU
+ * comes back the entry is made anew once no flow has frames in flight
+ * there: earlier, two kthreads could hold the same CPU's frames.
  */
 int rfs_cpumap_sync(struct rfs_dp *dp, char *err)
 {

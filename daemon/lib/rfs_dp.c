@@ -1,9 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The datapath handle: opening it (load and pin, or adopt what is pinned)
- * and closing it, and the list of interfaces.  Every rfs_if_* call of
- * rfs_dp.h that needs more than the interface comes through here: the
- * list changes only here, and the interface code (rfs_iface.h) is handed
+ * The datapath handle: open (load and pin, or adopt), close, and the list
+ * of interfaces, which changes only here; the interface code is handed
  * what it needs of the datapath (rfs_dp_env()) instead of reaching for it.
  */
 #include <dirent.h>
@@ -53,12 +51,9 @@ static bool rfs_if_is_loopback(const char *name)
 	return lo;
 }
 
-/*
- * Loopback sockets are recorded only while a loopback interface is
- * steered (rfs_globals.steer_loopback): otherwise their entries would
- * only push steered flows out of the sock flow table.  Called whenever
- * the list of interfaces changes.
- */
+/* Loopback sockets are recorded only while a loopback interface is
+ * steered: else their entries only push steered flows out of the sock
+ * flow table.  Called whenever the list of interfaces changes. */
 static void rfs_dp_sync_loopback(struct rfs_dp *dp)
 {
 	__u32 want = 0, zero = 0;
@@ -80,7 +75,6 @@ static void rfs_dp_sync_loopback(struct rfs_dp *dp)
 			       "no loopback interface is steered");
 }
 
-/* Out of the list, and freed. */
 static void rfs_dp_if_remove(struct rfs_dp *dp, struct rfs_if *ifc)
 {
 	size_t i;
@@ -150,10 +144,8 @@ int rfs_dp_open(struct rfs_dp **out, const struct rfs_dp_opts *o,
 	dp = calloc(1, sizeof(*dp));
 	if (!dp)
 		return rfs_errf(err, ENOMEM, "out of memory");
-	dp->lock_fd = dp->globals_fd = dp->sock_outer_fd = dp->sock_flows_fd = -1;
-	dp->cpu_queues_fd = dp->cpu_map_fd = dp->gstats_fd = -1;
-	dp->tx_seq_fd = dp->rx_track_fd = -1;
-	dp->cpumap_prog_fd = -1;
+	dp->lock_fd = -1;
+	rfs_core_reset_fds(dp, false);
 	snprintf(dp->pin_dir, sizeof(dp->pin_dir), "%s",
 		 o->pin_dir ? o->pin_dir : RFS_PIN_DIR_DEFAULT);
 	snprintf(dp->cgroup, sizeof(dp->cgroup), "%s",
@@ -243,13 +235,6 @@ fail:
 	return e ? e : -EINVAL;
 }
 
-static void rfs_close_fd(int *fd)
-{
-	if (*fd >= 0)
-		close(*fd);
-	*fd = -1;
-}
-
 void rfs_dp_close(struct rfs_dp *dp, bool teardown)
 {
 	char why[RFS_ERR_LEN];
@@ -282,16 +267,9 @@ void rfs_dp_close(struct rfs_dp *dp, bool teardown)
 			rfs_dp_if_remove(dp, dp->ifs[dp->n_ifs - 1]);
 	}
 	free(dp->ifs);
-	rfs_close_fd(&dp->globals_fd);
-	rfs_close_fd(&dp->sock_outer_fd);
-	rfs_close_fd(&dp->sock_flows_fd);
-	rfs_close_fd(&dp->cpu_queues_fd);
-	rfs_close_fd(&dp->cpu_map_fd);
-	rfs_close_fd(&dp->gstats_fd);
-	rfs_close_fd(&dp->tx_seq_fd);
-	rfs_close_fd(&dp->rx_track_fd);
-	rfs_close_fd(&dp->cpumap_prog_fd);
-	rfs_close_fd(&dp->lock_fd);
+	rfs_core_reset_fds(dp, true);
+	if (dp->lock_fd >= 0)
+		close(dp->lock_fd);
 	free(dp);
 }
 
@@ -376,8 +354,8 @@ struct rfs_cpu_queue *rfs_dp_queues(const struct rfs_dp *dp)
 }
 
 /* A map update would write the whole value over the counters BPF keeps
- * in it: one word through the array's mmap (it is BPF_F_MMAPABLE) instead.
- * Rare (a policy change), so mapped for the call only. */
+ * in it: one word through the array's mmap instead, mapped for the call
+ * only (a policy change is rare). */
 int rfs_dp_write_ksched_note(const struct rfs_dp *dp, int cpu, __u64 note)
 {
 	const size_t len = sizeof(struct rfs_cpu_queue) * RFS_MAX_CPUS;
@@ -395,15 +373,12 @@ int rfs_dp_write_ksched_note(const struct rfs_dp *dp, int cpu, __u64 note)
 }
 
 /*
- * For each target CPU, the frames redirected to it and not yet taken
- * off its ring: per RX CPU, the last sequence number sent there
- * (rfs_tx_seq) against the newest one its cpumap program marked
- * dequeued (rfs_rx_track).  Frames numbered up to a flush that found the
- * ring full are either dequeued or lost, and lost ones never will be:
- * they are not counted, so the figure may be short by what is still in
- * the ring then, but never stays above zero once traffic stops.  The
- * sequence numbers are read first: a frame dequeued between the reads
- * only makes a pair come out below zero, counted as none.
+ * Per target CPU and RX CPU: the last sequence number sent (rfs_tx_seq)
+ * against the newest one marked dequeued (rfs_rx_track).  Frames up to a
+ * flush that found the ring full are dequeued or lost, and lost ones
+ * never will be: not counted, so the figure may be short but never stays
+ * above zero once traffic stops.  Sequence numbers are read first, so a
+ * frame dequeued between the reads only makes a pair negative: none.
  */
 int rfs_dp_read_backlog(const struct rfs_dp *dp, __u64 *out)
 {
@@ -476,8 +451,7 @@ struct rfs_if *rfs_dp_if_find_index(struct rfs_dp *dp, int ifindex)
 	return NULL;
 }
 
-/* ---- interfaces: the rfs_if_* calls that change the list or need more
- * than the interface ---- */
+/* ---- the rfs_if_* calls that change the list or need the datapath ---- */
 
 int rfs_dp_sweep_orphans(struct rfs_dp *dp, int ifindex)
 {
@@ -559,6 +533,15 @@ int rfs_if_rename(struct rfs_dp *dp, struct rfs_if *ifc, const char *name)
 	return rfs_iface_rename(&env, ifc, name);
 }
 
+int rfs_if_explain(struct rfs_dp *dp, struct rfs_if *ifc,
+		   struct rfs_explain_in *in,
+		   struct rfs_explain_queue **out, size_t *n, char *err)
+{
+	struct rfs_if_env env = rfs_dp_env(dp);
+
+	return rfs_iface_explain(&env, ifc, in, out, n, err);
+}
+
 int rfs_if_set_cpus(struct rfs_dp *dp, struct rfs_if *ifc,
 		    const struct rfs_cpuset *cpus, char *err)
 {
@@ -570,15 +553,6 @@ int rfs_if_set_cpus(struct rfs_dp *dp, struct rfs_if *ifc,
 	return e;
 }
 
-int rfs_if_holds(struct rfs_dp *dp, struct rfs_if *ifc,
-		 struct rfs_hold_cpu **out, size_t *n, char *err)
-{
-	struct rfs_if_env env = rfs_dp_env(dp);
-
-	return rfs_iface_holds(&env, ifc, out, n, err);
-}
-
-
 int rfs_if_set_flow_cnt(struct rfs_dp *dp, struct rfs_if *ifc, __u32 n,
 			char *err)
 {
@@ -587,23 +561,12 @@ int rfs_if_set_flow_cnt(struct rfs_dp *dp, struct rfs_if *ifc, __u32 n,
 	return rfs_iface_set_flow_cnt(&env, ifc, n, err);
 }
 
-int rfs_if_set_noguard(struct rfs_dp *dp, struct rfs_if *ifc, bool on,
-		       char *err)
-{
-	(void)dp;
-	return rfs_iface_set_noguard(ifc, on, err);
-}
-
-int rfs_if_sample_start(struct rfs_dp *dp, struct rfs_if *ifc, char *err)
+int rfs_if_holds(struct rfs_dp *dp, struct rfs_if *ifc,
+		 struct rfs_hold_cpu **out, size_t *n, char *err)
 {
 	struct rfs_if_env env = rfs_dp_env(dp);
 
-	return rfs_iface_sample_start(&env, ifc, err);
-}
-
-void rfs_if_sample_stop(struct rfs_if *ifc)
-{
-	rfs_iface_sample_stop(ifc);
+	return rfs_iface_holds(&env, ifc, out, n, err);
 }
 
 int rfs_if_sample_collect(struct rfs_dp *dp, struct rfs_if *ifc, size_t limit,
@@ -612,13 +575,4 @@ int rfs_if_sample_collect(struct rfs_dp *dp, struct rfs_if *ifc, size_t limit,
 	struct rfs_if_env env = rfs_dp_env(dp);
 
 	return rfs_iface_sample_collect(&env, ifc, limit, out, n, err);
-}
-
-int rfs_if_explain(struct rfs_dp *dp, struct rfs_if *ifc,
-		   struct rfs_explain_in *in,
-		   struct rfs_explain_queue **out, size_t *n, char *err)
-{
-	struct rfs_if_env env = rfs_dp_env(dp);
-
-	return rfs_iface_explain(&env, ifc, in, out, n, err);
 }

@@ -1,17 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The datapath's own state (struct rfs_dp), for the files that keep it:
- *
- *	rfs_dp.c	open and close; the list of interfaces, and the
- *			rfs_if_* calls of rfs_dp.h that go through it
- *	rfs_core.c	the core BPF object: load and pin it, or adopt its
- *			pins; its links and program ids
- *	rfs_cpumap.c	the cpumap queues and the online CPUs
- *
- * Below them, and handed what they need instead of struct rfs_dp: the
- * interface code (rfs_iface.h, through rfs_dp_env()), the dev and sock
- * flow tables (rfs_devtab.h, rfs_socktab.h) and libbpf helpers
- * (rfs_bpf.h).  The tests in tests/prog read the fds here too.
+ * The datapath's own state (struct rfs_dp), for rfs_dp.c (open, close,
+ * the list of interfaces), rfs_core.c (the core BPF object and its pins)
+ * and rfs_cpumap.c (the cpumap and the online CPUs); tests/prog reads
+ * its fds.  The code below them is handed what it needs instead.
  */
 #ifndef RFS_DP_INT_H
 #define RFS_DP_INT_H
@@ -23,11 +15,10 @@
 #include "rfs_devtab.h"
 #include "rfs_dp.h"
 #include "rfs_iface.h"
-#include "rfs_socktab.h"
 
 struct rfs_dp {
 	char pin_dir[PATH_MAX];
-	char base[PATH_MAX];		/* pin_dir/v3 (RFS_PIN_LAYOUT) */
+	char base[PATH_MAX];		/* pin_dir/RFS_PIN_LAYOUT */
 	char cgroup[PATH_MAX];
 	int lock_fd;
 	int nr_cpus;			/* possible CPUs, <= RFS_MAX_CPUS */
@@ -36,11 +27,11 @@ struct rfs_dp {
 	enum rfs_trace_mode trace_mode;
 	struct rfs_kfeatures feat;	/* found at open */
 	bool allow_unordered;
-	const struct rfs_budget *budget;	/* the opts' (rfs_budget.h) */
+	const struct rfs_budget *budget;	/* the opts' */
 	struct rfs_globals globals;
 
 	int sock_outer_fd;
-	int sock_flows_fd;		/* the table in the outer slot now */
+	int sock_flows_fd;		/* the table in the slot now */
 	int cpu_queues_fd;
 	int cpu_map_fd;
 	int globals_fd;
@@ -53,19 +44,15 @@ struct rfs_dp {
 	struct rfs_cpuset online;
 	struct rfs_cpuset in_cpumap;	/* CPUs with a cpumap entry */
 	/* went offline since their cpumap entry was made: the kthread lost
-	 * its binding, the entry is remade once no flow is in flight there */
+	 * its binding (rfs_cpumap_sync()) */
 	struct rfs_cpuset unbound;
-	/* entries made since rfs_dp_take_new_kthreads() last asked: each
-	 * has a new kthread, with the kernel's SCHED_OTHER */
-	struct rfs_cpuset new_kthreads;
-	/* when each CPU's cpumap kthread was first seen asleep, in a run
-	 * of sightings (0: not asleep at the last look) */
+	struct rfs_cpuset new_kthreads;	/* rfs_dp_take_new_kthreads() */
+	/* when each CPU's kthread was first seen asleep (0: awake) */
 	__u64 asleep_since_ms[RFS_MAX_CPUS];
 	struct rfs_if **ifs;
 	size_t n_ifs;
 };
 
-/* What every interface's flow table takes now. */
 static inline __u64 rfs_dp_tables_bytes(const struct rfs_dp *dp)
 {
 	__u64 n = 0;
@@ -77,7 +64,6 @@ static inline __u64 rfs_dp_tables_bytes(const struct rfs_dp *dp)
 	return n;
 }
 
-/* What the interface code gets of dp for one call. */
 static inline struct rfs_if_env rfs_dp_env(struct rfs_dp *dp)
 {
 	return (struct rfs_if_env){
@@ -104,23 +90,30 @@ static inline struct rfs_if_env rfs_dp_env(struct rfs_dp *dp)
 
 /* ---- rfs_core.c ---- */
 
-/* Load the core object, write its maps, pin them, attach and pin its
- * programs: dp's pin dir is empty, its layout dirs made. */
+/* Load the core object, write and pin its maps, attach and pin its
+ * programs, into an empty pin dir. */
 int rfs_core_create(struct rfs_dp *dp, const struct rfs_dp_opts *o,
 		    char *err);
-/* Take the core maps over from their pins (interfaces: rfs_dp.c). */
+/* Take the core maps over from their pins. */
 int rfs_core_adopt(struct rfs_dp *dp, char *err);
 /* -EPROTO if the pin dir holds another pin layout than this build's. */
 int rfs_core_other_layout(const struct rfs_dp *dp, char *err);
-/* dp->ids from the pinned links. */
+/* Every fd of the core's pinned objects to -1, closed first if asked. */
+void rfs_core_reset_fds(struct rfs_dp *dp, bool close_them);
+/* dp->ids and dp->trace_mode from the pinned links. */
 void rfs_core_fill_ids(struct rfs_dp *dp);
-/* Detach the pinned links the kernel lets go of (cgroup links). */
+/* Detach the pinned links the kernel lets go of (cgroup links); the
+ * rest go when their pins are removed. */
 void rfs_core_detach_links(const struct rfs_dp *dp);
+
+/* The flow hash seed (rfs_seed.c, a leaf so that test_seed can make
+ * getrandom() fail): whoever guesses it can send flows that all land in
+ * one slot, so it comes from the kernel's CSPRNG or rfsd does not start. */
+int rfs_seed_random(__u32 *seed, char *err, size_t len);
 
 /* ---- rfs_cpumap.c ---- */
 
-/* A cpumap queue for every online CPU; remade for one back online once
- * no flow of any interface is in flight there. */
+/* A cpumap queue for every online CPU. */
 int rfs_cpumap_sync(struct rfs_dp *dp, char *err);
 
 #endif /* RFS_DP_INT_H */

@@ -1,15 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * What the kernel and an interface offer the datapath, found by looking
- * at them: the kernel's BTF (types and members the programs read, the
- * tracepoints' btf_trace_* types), the kprobe PMU, a trial fentry attach
- * on the kernel's own test function, CONFIG_HZ, an interface's
- * gro_flush_timeout.  No kernel version is compared anywhere: backports
- * (RHEL) and distribution patches make versions lie.  rfs_kjudge.c says
- * what each finding means for the in-order rule.
+ * What the kernel and an interface offer, found by looking at them (BTF,
+ * the kprobe PMU, a trial fentry attach, CONFIG_HZ, sysfs): no kernel
+ * version is compared anywhere, as backports make versions lie.
  */
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +18,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
+#include "parse.h"
 #include "rfs_features.h"
 
 static const struct btf_type *rfs_btf_struct(const struct btf *btf,
@@ -114,12 +112,9 @@ static bool rfs_btf_has_enumerator(const struct btf *btf, const char *name)
 	return false;
 }
 
-/*
- * The GRO stage of the cpumap kthread (6.15+: struct gro_node gro in
- * bpf_cpu_map_entry).  Readable when every field rfs_gro.bpf.c reads is
- * there; a member that looks like a GRO or NAPI context under another
- * name, or a gro without those fields, is a stage the proof can't see.
- */
+/* The cpumap kthread's GRO stage (struct gro_node gro): readable when
+ * every field rfs_gro.bpf.c reads is there; a gro without them, or a GRO
+ * or NAPI context under another name, is a stage the proof can't see. */
 static enum rfs_cpumap_gro rfs_btf_cpumap_gro(const struct btf *btf)
 {
 	const struct btf_type *e = rfs_btf_struct(btf, "bpf_cpu_map_entry");
@@ -148,12 +143,9 @@ static enum rfs_cpumap_gro rfs_btf_cpumap_gro(const struct btf *btf)
 	return RFS_GRO_NONE;
 }
 
-/*
- * fentry works only where the kernel can build BPF trampolines, which
- * its BTF does not say: attach an empty program to bpf_fentry_test1 (the
- * kernel's own target for such tests, called only by BPF_PROG_TEST_RUN)
- * and take it off again.
- */
+/* fentry works only where the kernel builds BPF trampolines, which BTF
+ * does not say: attach an empty program to bpf_fentry_test1 (called only
+ * by BPF_PROG_TEST_RUN) and take it off again. */
 static bool rfs_probe_fentry(const struct btf *btf)
 {
 	struct bpf_insn insns[] = {
@@ -234,19 +226,17 @@ int rfs_kfeat_set(struct rfs_kfeatures *f, const char *name,
 		B(kthread_data), B(task_state), B(cpumap_prog), B(frame_meta),
 #undef B
 	};
+	static const char *const gro[] = {
+		[RFS_GRO_NONE] = "none", [RFS_GRO_READABLE] = "readable",
+		[RFS_GRO_UNREADABLE] = "unreadable",
+	};
 	size_t i;
 
-	if (!strcmp(name, "cpumap_gro")) {
-		if (!strcmp(value, "none"))
-			f->cpumap_gro = RFS_GRO_NONE;
-		else if (!strcmp(value, "readable"))
-			f->cpumap_gro = RFS_GRO_READABLE;
-		else if (!strcmp(value, "unreadable"))
-			f->cpumap_gro = RFS_GRO_UNREADABLE;
-		else
-			return -EINVAL;
-		return 0;
-	}
+	for (i = 0; !strcmp(name, "cpumap_gro") && i < 3; i++)
+		if (!strcmp(value, gro[i])) {
+			f->cpumap_gro = i;
+			return 0;
+		}
 	if (!strcmp(name, "hz")) {
 		char *end;
 		long v = strtol(value, &end, 10);
@@ -267,7 +257,6 @@ int rfs_kfeat_set(struct rfs_kfeatures *f, const char *name,
 	return -EINVAL;
 }
 
-/* RFS_TEST_FEATURES="name=value,...": for tests only (rfsd.8). */
 static void rfs_kfeatures_fake(struct rfs_kfeatures *f)
 {
 	const char *env = getenv("RFS_TEST_FEATURES");
@@ -301,13 +290,13 @@ void rfs_kfeatures_detect(struct rfs_kfeatures *f)
 	rfs_kfeatures_fake(f);
 }
 
-/* CONFIG_HZ from /boot/config-<release> or /proc/config.gz; 0 if unknown. */
+/* From /boot/config-<release> or /proc/config.gz; 0 if unknown. */
 int rfs_kernel_hz(void)
 {
 	char path[300], line[256];
 	struct utsname u;
 	gzFile f = NULL;
-	int hz = 0;
+	__u64 hz = 0;
 
 	if (!uname(&u)) {
 		snprintf(path, sizeof(path), "/boot/config-%s", u.release);
@@ -317,37 +306,33 @@ int rfs_kernel_hz(void)
 		f = gzopen("/proc/config.gz", "r");
 	if (!f)
 		return 0;
-	while (gzgets(f, line, sizeof(line)))
-		if (sscanf(line, "CONFIG_HZ=%d", &hz) == 1)
-			break;
+	while (gzgets(f, line, sizeof(line)) &&
+	       rfs_text_u64(line, strlen(line), "CONFIG_HZ=", &hz) == -ENOENT)
+		;
 	gzclose(f);
-	return hz > 0 ? hz : 0;
+	return hz <= 100000 ? (int)hz : 0;
 }
 
-/* The kernel shows jiffies in /proc/timer_list ("jiffies: N"), nowhere
- * cheaper; the line comes early, so the read stops there. */
+/* The number after key in the file at path, read line by line so that
+ * a long file is read only up to it. */
+int rfs_file_u64(const char *path, const char *key, __u64 *out)
+{
+	FILE *f = fopen(path, "re");
+	int e = -ENOENT;
+	char line[256];
+
+	if (!f)
+		return -errno;
+	while (e == -ENOENT && fgets(line, sizeof(line), f))
+		e = rfs_text_u64(line, strlen(line), key, out);
+	fclose(f);
+	return e;
+}
+
+/* The kernel shows jiffies in /proc/timer_list, nowhere cheaper. */
 bool rfs_read_jiffies(__u64 *out)
 {
-	char line[256];
-	bool ok = false;
-	FILE *f;
-
-	f = fopen("/proc/timer_list", "re");
-	if (!f)
-		return false;
-	while (!ok && fgets(line, sizeof(line), f))
-		ok = sscanf(line, "jiffies: %llu", (unsigned long long *)out) == 1;
-	fclose(f);
-	return ok;
-}
-
-/* A cpumask file's text ("00000000,00000001\n") names a CPU. */
-static bool rfs_mask_text_set(const char *t)
-{
-	for (; *t; t++)
-		if (*t != '0' && *t != ',' && *t != '\n')
-			return true;
-	return false;
+	return !rfs_file_u64("/proc/timer_list", "jiffies:", out);
 }
 
 unsigned int rfs_sysfs_rx_queues(const char *ifname,
@@ -391,7 +376,8 @@ static bool rfs_queue_rps_on(const char *queue_dir, void *arg)
 	f = fopen(file, "re");
 	if (!f)
 		return false;	/* no CONFIG_RPS */
-	on = fgets(text, sizeof(text), f) && rfs_mask_text_set(text);
+	on = fgets(text, sizeof(text), f) &&
+	     rfs_mask_text_any(text, strlen(text));
 	fclose(f);
 	if (on)
 		snprintf(p->path, p->len, "%s", file);
@@ -407,22 +393,14 @@ bool rfs_if_rps_on(const char *ifname, char *path, size_t len)
 	return path[0] != '\0';
 }
 
-/* An interface's gro_flush_timeout in ns; -1 if unreadable. */
 long long rfs_if_gro_flush_timeout(const char *ifname)
 {
 	char path[300];
-	long long v = -1;
-	FILE *f;
+	__u64 v;
 
 	snprintf(path, sizeof(path), "/sys/class/net/%s/gro_flush_timeout",
 		 ifname);
-	f = fopen(path, "re");
-	if (!f)
-		return -1;
-	if (fscanf(f, "%lld", &v) != 1)
-		v = -1;
-	fclose(f);
-	return v;
+	return rfs_file_u64(path, "", &v) || v > LLONG_MAX ? -1 : (long long)v;
 }
 
 void rfs_local_path_params(const char *ifname, bool no_attach,
@@ -432,13 +410,11 @@ void rfs_local_path_params(const char *ifname, bool no_attach,
 	long long timeout = no_attach ? 0 : rfs_if_gro_flush_timeout(ifname);
 	long long jiffy_ns;
 
-	/* Unreadable: how long GRO may hold a frame is unknown, so no drain
-	 * time is long enough; the caller turns the local path off. */
+	/* unreadable: no drain time is known long enough, no local path */
 	p->safe = timeout >= 0;
 	if (timeout < 0)
 		timeout = 0;
-	/* Unknown HZ: assume the shortest jiffy we know of (1000 Hz, flush
-	 * of old packets only), which asks for the most waiting. */
+	/* unknown: the shortest jiffy, which asks for the most waiting */
 	if (!hz)
 		hz = 1000;
 	jiffy_ns = 1000000000LL / hz;

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What the running kernel and an interface offer the datapath, found by
- * looking (BTF, tracefs, sysfs), never by version number, and what each
- * missing piece means for the in-order rule (include/rfs_order.h).
+ * looking (BTF, tracefs, sysfs, rtnetlink), never by version number, and
+ * what each missing piece means for the in-order rule (include/rfs_order.h).
  */
 #ifndef RFS_FEATURES_H
 #define RFS_FEATURES_H
@@ -17,8 +17,6 @@ struct rfs_local_params {
 	bool handover;		/* rfs_if_config.local_handover */
 	bool safe;		/* the drain is known: else no local path */
 };
-
-/* ---- the kernel (rfs_features.c) ---------------------------------------- */
 
 /* Where the cpumap kthread can hold skbs after our cpumap program ran. */
 enum rfs_cpumap_gro {
@@ -46,20 +44,15 @@ struct rfs_kfeatures {
 	bool faked;		/* RFS_TEST_FEATURES changed something */
 };
 
-/*
- * Fill f from this kernel.  Then, for tests only, the environment
- * variable RFS_TEST_FEATURES ("name=value,...", names as in
- * rfs_kfeat_set()) overrides what was found: it lets a test show what
- * rfsd does on a kernel it does not run on.
- */
+/* Fill f from this kernel; then, for tests only, RFS_TEST_FEATURES
+ * ("name=value,...") overrides it, to show what rfsd does elsewhere. */
 void rfs_kfeatures_detect(struct rfs_kfeatures *f);
-/* Set one feature by name ("tp_kthread", "cpumap_gro", "hz", ...):
- * bools take 0/1, cpumap_gro none/readable/unreadable.  -EINVAL if the
- * name or value is unknown. */
+/* One feature by its field's name: bools 0/1, cpumap_gro
+ * none/readable/unreadable, hz a number; -EINVAL for anything else. */
 int rfs_kfeat_set(struct rfs_kfeatures *f, const char *name,
 		  const char *value);
 
-/* ---- what each feature means (rfs_kjudge.c, pure) ------------------------ */
+/* ---- what each feature means (rfs_kjudge.c, pure) ---- */
 
 enum rfs_feat_level {
 	RFS_FEAT_OK,		/* as the design wants it */
@@ -94,31 +87,37 @@ void rfs_kjudge_iface(const struct rfs_kfeatures *f,
 		      const struct rfs_if_facts *i, struct rfs_feat_report *r);
 const char *rfs_feat_level_name(enum rfs_feat_level l);
 
-/* ---- the local path -------------------------------------------------------- */
+/* ---- the local path ---- */
 
 int rfs_kernel_hz(void);
-/* jiffies now (/proc/timer_list); false if they can't be read. */
 bool rfs_read_jiffies(__u64 *out);
+/* rfs_text_u64() (parse.h) on the file at path: 0, or -errno. */
+int rfs_file_u64(const char *path, const char *key, __u64 *out);
+/* ns; -1 if unreadable */
 long long rfs_if_gro_flush_timeout(const char *ifname);
-/* Visit the interface's RX queues (their sysfs directories, in readdir
- * order) until stop returns true; stop may be NULL.  Returns how many
- * were visited: the queue count when none stopped, 0 if there is no such
- * interface. */
+/* Visit the interface's RX queues' sysfs dirs until stop (may be NULL)
+ * returns true: how many were visited, 0 for no such interface. */
 unsigned int rfs_sysfs_rx_queues(const char *ifname,
 			      bool (*stop)(const char *queue_dir, void *arg),
 			      void *arg);
-/*
- * Kernel RPS is on for one of the interface's RX queues (a non-zero
- * rps_cpus; its path into path).  It moves every skb the stack gets from
- * that interface, the ones xdp-rfs passed up or redirected too, into some
- * CPU's backlog: steering is overridden and the in-order rule can't see
- * those queues.
- */
+/* Kernel RPS is on for one of the interface's RX queues (a non-zero
+ * rps_cpus, its path into path). */
 bool rfs_if_rps_on(const char *ifname, char *path, size_t len);
 /* Why that matters, for rfsd's messages about it. */
 #define RFS_RPS_WHY \
 	"it moves the frames xdp-rfs steers into other CPUs' backlogs, past the in-order rule"
 void rfs_local_path_params(const char *ifname, bool no_attach,
 			   struct rfs_local_params *p);
+
+/* ---- what rtnetlink tells of a link that sysfs does not (rfs_link.c) ---- */
+
+/* The RX queues the device allocated (IFLA_NUM_RX_QUEUES), which ethtool
+ * -L may use at any time: -ENODEV no such link, -EOPNOTSUPP not reported
+ * (no CONFIG_RPS). */
+int rfs_link_num_rx_queues(int ifindex, __u32 *out);
+/* Its answer, len bytes from the socket: the same results, -EPROTO for
+ * bytes that are no netlink message of seq and portid (0: any). */
+int rfs_link_parse_rxq(const void *buf, size_t len, unsigned int seq,
+		       unsigned int portid, __u32 *out);
 
 #endif /* RFS_FEATURES_H */

@@ -23,7 +23,6 @@
 #include "rfs_devtab.h"
 #include "rfs_features.h"
 #include "rfs_iface.h"
-#include "rfs_link.h"
 #include "rfs_pin.h"
 #include "rfs_xdp.skel.h"
 

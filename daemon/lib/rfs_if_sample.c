@@ -1,9 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * What an interface's program counted: its per-CPU counters, and the
- * flows it saw in a sampling window (rfsctl flows), each with the CPU its
- * application asked for and the one it is steered to.
- */
+/* What an interface's program counted: its counters, and the flows of a
+ * sampling window with their desired and current CPUs. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +11,6 @@
 #include "rfs_bpf.h"
 #include "rfs_iface.h"
 #include "rfs_order.h"
-#include "rfs_socktab.h"
 
 int rfs_if_read_stats(const struct rfs_if *ifc, struct rfs_if_stats *out)
 {
@@ -31,8 +27,7 @@ static int cmp_frames_desc(const void *a, const void *b)
 	return x->frames < y->frames ? 1 : x->frames > y->frames ? -1 : 0;
 }
 
-int rfs_iface_sample_start(const struct rfs_if_env *env, struct rfs_if *ifc,
-			   char *err)
+int rfs_if_sample_start(struct rfs_dp *dp, struct rfs_if *ifc, char *err)
 {
 	size_t stride = rfs_percpu_stride(sizeof(struct rfs_flow_hit));
 	int ncpu = libbpf_num_possible_cpus(), e;
@@ -58,7 +53,7 @@ int rfs_iface_sample_start(const struct rfs_if_env *env, struct rfs_if *ifc,
 	return 0;
 }
 
-void rfs_iface_sample_stop(struct rfs_if *ifc)
+void rfs_if_sample_stop(struct rfs_if *ifc)
 {
 	if (!ifc->sampling)
 		return;
@@ -80,7 +75,7 @@ int rfs_iface_sample_collect(const struct rfs_if_env *env, struct rfs_if *ifc,
 
 	*out = NULL;
 	*n = 0;
-	rfs_iface_sample_stop(ifc);
+	rfs_if_sample_stop(ifc);
 	buf = calloc(ncpu, stride);
 	if (!buf)
 		return rfs_errf(err, ENOMEM, "flows: out of memory");

@@ -1,11 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * One interface: its own instance of the XDP program (so its settings are
- * one array slot away, no per-frame lookup by ifindex), its dev flow
- * table, counters and config, attached with libxdp and pinned under
- * <pin dir>/<layout>/if/<name>/.  This file has the object, its pins, its XDP
- * hook and its config map; rfs_iface.h lists the others.
- */
+/* One interface has its own instance of the XDP program, so its settings
+ * are one array slot away, not a per-frame lookup by ifindex. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -227,13 +222,8 @@ int rfs_if_read_config(int cfg_fd, struct rfs_if_config *out)
 	return 0;
 }
 
-/*
- * Return once no XDP program can still be running with what it read
- * before this call.  An update of a map-in-map slot waits for every
- * running BPF program to end (the kernel's maybe_wait_bpf_programs); the
- * slot is given the table it already holds, so the datapath sees no
- * change.
- */
+/* An update of a map-in-map slot waits for every running BPF program to
+ * end (maybe_wait_bpf_programs): give the slot the table it holds. */
 static int rfs_if_wait_readers(const struct rfs_if *ifc)
 {
 	__u32 cur = 0;
@@ -246,13 +236,9 @@ static int rfs_if_wait_readers(const struct rfs_if *ifc)
 	return 0;
 }
 
-/*
- * The frame reads a configuration as it stands (rfs_common.h): write the
- * slot not in use whole, flip slot 0's active_slot to it, and wait for
- * the readers of the old slot, so that the next push may write that one.
- * Slot 0's bytes are always a whole configuration: when it is the old
- * one, the flip rewrites it with only the selector changed.
- */
+/* A frame reads a whole configuration (rfs_common.h): write the slot not
+ * in use, flip slot 0's active_slot to it, and wait for the old slot's
+ * readers before the next push may write it. */
 int rfs_if_push_config(struct rfs_if *ifc, __u32 sample_flows)
 {
 	struct rfs_if_config cfg = {

@@ -1,19 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * What each kernel or interface feature means for the datapath, from the
- * in-order rule (include/rfs_order.h).  Pure: features in, lines out, so
- * tests/unit/test_kjudge.c runs it over every feature set.
- *
- * The rule is kept as long as no frame is ever vouched for before it has
- * left every place the kernel can hold it.  So a missing hook that only
- * withholds proofs (no metadata, no kthread tracepoint, no socket hook)
- * degrades: flows stay where they are, in order, until the proof they
- * wait for comes some other way (their target's kthread asleep) or never
- * (they keep their CPU).  What breaks the rule is a place that holds
- * frames which the proof can't see: a cpumap GRO stage the kthread
- * program can't read would be taken for none, and every held skb vouched
- * for at once.  Only that is UNSAFE; rfsd then refuses to attach unless
- * told allow_unordered (rfs_if_attach()).
+ * What each feature means for the in-order rule (include/rfs_order.h),
+ * which holds as long as no frame is vouched for before it left every
+ * place the kernel can hold it.  A missing hook that only withholds
+ * proofs degrades: flows stay, in order, until a proof comes some other
+ * way or never.  A place that holds frames the proof can't see (a cpumap
+ * GRO stage it can't read) breaks it: only that is UNSAFE.
  */
 #include <stdio.h>
 #include <string.h>

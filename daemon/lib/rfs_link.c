@@ -5,8 +5,10 @@
  * subscribed to link events, whose messages would mix with the answer.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -15,7 +17,7 @@
 #include <linux/if_link.h>
 #include <linux/rtnetlink.h>
 
-#include "rfs_link.h"
+#include "rfs_features.h"
 
 /* A link message without VF info (not asked for) fits with room. */
 #define RFS_LINK_BUF	(32 * 1024)
@@ -42,9 +44,34 @@ static int rfs_link_rxq_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
-int rfs_link_num_rx_queues(int ifindex, __u32 *out)
+int rfs_link_parse_rxq(const void *buf, size_t len, unsigned int seq,
+		       unsigned int portid, __u32 *out)
 {
 	struct rfs_link_rxq q = {};
+	size_t off;
+	__u32 n;
+
+	/* mnl_nlmsg_ok() compares lengths as int: one past INT_MAX passes
+	 * as negative, and mnl_cb_run() reads past the buffer */
+	for (off = 0; off + sizeof(struct nlmsghdr) <= len;
+	     off += NLMSG_ALIGN(n)) {
+		memcpy(&n, (const char *)buf + off, sizeof(n));
+		if (n > INT_MAX)
+			return -EPROTO;
+		if (n < sizeof(struct nlmsghdr) || n > len - off)
+			break;
+	}
+	errno = 0;
+	if (mnl_cb_run(buf, len, seq, portid, rfs_link_rxq_cb, &q) < 0)
+		return errno ? -errno : -EPROTO;
+	if (!q.found || !q.n)
+		return -EOPNOTSUPP;
+	*out = q.n;
+	return 0;
+}
+
+int rfs_link_num_rx_queues(int ifindex, __u32 *out)
+{
 	struct mnl_socket *nl;
 	struct ifinfomsg *ifi;
 	struct nlmsghdr *nlh;
@@ -79,14 +106,7 @@ int rfs_link_num_rx_queues(int ifindex, __u32 *out)
 	do
 		n = mnl_socket_recvfrom(nl, buf, RFS_LINK_BUF);
 	while (n < 0 && errno == EINTR);
-	if (n < 0 || mnl_cb_run(buf, n, seq, portid, rfs_link_rxq_cb, &q) < 0) {
-		e = -errno;
-		goto out;
-	}
-	if (!q.found || !q.n)
-		e = -EOPNOTSUPP;
-	else
-		*out = q.n;
+	e = n < 0 ? -errno : rfs_link_parse_rxq(buf, n, seq, portid, out);
 out:
 	if (nl)
 		mnl_socket_close(nl);

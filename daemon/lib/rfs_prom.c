@@ -1,10 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The Prometheus exposition of rfsd's status and stats; see rfs_prom.h.
- * Naming follows the Prometheus conventions (prometheus.io/docs/practices/
- * naming): every counter of `rfsctl stats` is rfs_<key>_total, labelled
- * interface and cpu where it is counted per interface, cpu alone where it
- * is datapath-wide; sizes and the attached interfaces are gauges.
+ * Names as Prometheus' conventions want them: every counter of `rfsctl
+ * stats` is rfs_<key>_total, labelled interface and cpu where it is
+ * counted per interface, cpu alone where datapath-wide.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -54,10 +52,8 @@ static const struct rfs_prom_ctr g_ctrs[] = {
 #define KWAIT_NAME	"kthread_wait_seconds"
 #define KWAIT_HELP	"Time the CPU's cpumap kthread waited on a run queue for its CPU (the kernel's schedstat run_delay, since the kthread was made): how long frames steered there waited for other tasks."
 
-
-/* Per CPU in the stats reply, but levels, not counts: gauges without the
- * _total suffix.  A key of a newer rfsd not in any table is taken for a
- * counter (all of stats' keys were, until backlog). */
+/* Per CPU in stats, but levels: gauges.  A newer rfsd's key in no table
+ * is taken for a counter. */
 static const struct rfs_prom_ctr g_gauges[] = {
 	{ "backlog", "Frames steered to the CPU that its cpumap program has not taken off the ring yet." },
 };
@@ -138,25 +134,26 @@ void rfs_prom_label_value(FILE *f, const char *s)
 	}
 }
 
-/* HELP text: \ and newline escaped (quotes are fine there). */
-static void help_text(FILE *f, const char *s)
+/* name is the whole metric name without "rfs_"; HELP escapes \ and
+ * newlines (quotes are fine there). */
+static void family(FILE *f, const char *name, const char *type,
+		   const char *help)
 {
-	for (; *s; s++) {
-		if (*s == '\\')
-			fputs("\\\\", f);
-		else if (*s == '\n')
-			fputs("\\n", f);
+	fprintf(f, "# HELP rfs_%s ", name);
+	for (; *help; help++)
+		if (*help == '\\' || *help == '\n')
+			fputs(*help == '\\' ? "\\\\" : "\\n", f);
 		else
-			fputc(*s, f);
-	}
+			fputc(*help, f);
+	fprintf(f, "\n# TYPE rfs_%s %s\n", name, type);
 }
 
-static void family(FILE *f, const char *name, const char *suffix,
-		   const char *type, const char *help)
+/* "rfs_<name>{interface="<iface>"": the caller closes the labels. */
+static void iface_label(FILE *f, const char *name, const char *iface)
 {
-	fprintf(f, "# HELP rfs_%s%s ", name, suffix);
-	help_text(f, help);
-	fprintf(f, "\n# TYPE rfs_%s%s %s\n", name, suffix, type);
+	fprintf(f, "rfs_%s{interface=\"", name);
+	rfs_prom_label_value(f, iface);
+	fputc('"', f);
 }
 
 /* A metric name may hold [a-zA-Z0-9_:] and starts with no digit. */
@@ -194,32 +191,39 @@ static size_t arr_len(struct json_object *a)
 	return a ? json_object_array_length(a) : 0;
 }
 
+#define at(a, i)	json_object_array_get_idx(a, i)
+
 /* One sample per CPU of per_cpu (an array of {"cpu": N, key: V}) that has
- * key; iface: the interface label, or NULL. */
-static size_t samples(FILE *f, const char *name, const char *suffix,
+ * key, or only their count (!emit); iface: the interface label, or NULL;
+ * ns: V is in ns, shown in seconds. */
+static size_t samples(FILE *f, const char *name, const char *key,
 		      const char *iface, struct json_object *per_cpu,
-		      const char *key, bool emit)
+		      bool ns, bool emit)
 {
 	size_t i, n = 0;
 
 	for (i = 0; i < arr_len(per_cpu); i++) {
-		struct json_object *e = json_object_array_get_idx(per_cpu, i);
-		struct json_object *cpu = member(e, "cpu", json_type_int);
-		struct json_object *v = member(e, key, json_type_int);
+		struct json_object *cpu = member(at(per_cpu, i), "cpu",
+						 json_type_int);
+		struct json_object *v = member(at(per_cpu, i), key,
+					       json_type_int);
+		unsigned long long x;
 
-		if (!cpu || !v)
+		if (!cpu || !v || (n++, !emit))
 			continue;
-		n++;
-		if (!emit)
-			continue;
-		fprintf(f, "rfs_%s%s{", name, suffix);
 		if (iface) {
-			fputs("interface=\"", f);
-			rfs_prom_label_value(f, iface);
-			fputs("\",", f);
+			iface_label(f, name, iface);
+			fputc(',', f);
+		} else {
+			fprintf(f, "rfs_%s{", name);
 		}
-		fprintf(f, "cpu=\"%d\"} %llu\n", json_object_get_int(cpu),
-			(unsigned long long)json_object_get_uint64(v));
+		x = json_object_get_uint64(v);
+		fprintf(f, "cpu=\"%d\"} ", json_object_get_int(cpu));
+		if (ns)
+			fprintf(f, "%llu.%09llu\n", x / 1000000000ULL,
+				x % 1000000000ULL);
+		else
+			fprintf(f, "%llu\n", x);
 	}
 	return n;
 }
@@ -227,60 +231,42 @@ static size_t samples(FILE *f, const char *name, const char *suffix,
 static void if_counter(FILE *f, const struct rfs_prom_ctr *c,
 		       struct json_object *ifs)
 {
+	char name[96];
 	size_t i, n = 0;
 	int pass;
 
+	snprintf(name, sizeof(name), "%s_total", c->key);
 	/* a family without samples is left out */
 	for (pass = 0; pass < 2; pass++) {
 		if (pass && !n)
 			return;
 		if (pass)
-			family(f, c->key, "_total", "counter", c->help);
+			family(f, name, "counter", c->help);
 		for (i = 0; i < arr_len(ifs); i++) {
-			struct json_object *st = json_object_array_get_idx(ifs, i);
-			const char *name = member_str(st, "interface");
+			const char *nm = member_str(at(ifs, i), "interface");
 
-			if (name)
-				n += samples(f, c->key, "_total", name,
-					     member(st, "per_cpu", json_type_array),
-					     c->key, pass);
+			if (nm)
+				n += samples(f, name, c->key, nm,
+					     member(at(ifs, i), "per_cpu",
+						    json_type_array),
+					     false, pass);
 		}
 	}
 }
 
-/* A per-CPU series of the datapath: a counter (suffix "_total") or a
- * gauge (""). */
+/* A per-CPU series of the datapath, left out when no CPU has it. */
 static void g_series(FILE *f, const char *key, const char *suffix,
-		     const char *help, struct json_object *per_cpu)
+		     const char *type, const char *help,
+		     struct json_object *per_cpu)
 {
-	if (!samples(f, key, suffix, NULL, per_cpu, key, false))
+	bool ns = !strcmp(key, KWAIT_KEY);
+	char name[96];
+
+	snprintf(name, sizeof(name), "%s%s", ns ? KWAIT_NAME : key, suffix);
+	if (!samples(f, name, key, NULL, per_cpu, ns, false))
 		return;
-	family(f, key, suffix, *suffix ? "counter" : "gauge", help);
-	samples(f, key, suffix, NULL, per_cpu, key, true);
-}
-
-/* kthread_wait_ns per CPU as seconds; left out when no CPU has it */
-static void kthread_wait(FILE *f, struct json_object *per_cpu)
-{
-	size_t i;
-	bool head = false;
-
-	for (i = 0; i < arr_len(per_cpu); i++) {
-		struct json_object *e = json_object_array_get_idx(per_cpu, i);
-		struct json_object *cpu = member(e, "cpu", json_type_int);
-		struct json_object *v = member(e, KWAIT_KEY, json_type_int);
-		unsigned long long ns;
-
-		if (!cpu || !v)
-			continue;
-		if (!head)
-			family(f, KWAIT_NAME, "_total", "counter", KWAIT_HELP);
-		head = true;
-		ns = json_object_get_uint64(v);
-		fprintf(f, "rfs_" KWAIT_NAME "_total{cpu=\"%d\"} %llu.%09llu\n",
-			json_object_get_int(cpu), ns / 1000000000ULL,
-			ns % 1000000000ULL);
-	}
+	family(f, name, type, help);
+	samples(f, name, key, NULL, per_cpu, ns, true);
 }
 
 static bool known(const char *key)
@@ -304,41 +290,32 @@ static void gauge(FILE *f, const char *name, const char *help,
 {
 	if (!v)
 		return;
-	family(f, name, "", "gauge", help);
+	family(f, name, "gauge", help);
 	fprintf(f, "rfs_%s %lld\n", name, (long long)json_object_get_int64(v));
 }
 
+/* A gauge per interface of status: key's value, or its length for the
+ * CPU lists. */
 static void iface_gauge(FILE *f, const char *name, const char *help,
 			struct json_object *ifs, const char *key)
 {
-	size_t i;
+	bool list = !strcmp(key, "cpus") || !strcmp(key, "active_cpus");
 	bool head = false;
+	size_t i;
 
 	for (i = 0; i < arr_len(ifs); i++) {
-		struct json_object *o = json_object_array_get_idx(ifs, i);
-		const char *nm = member_str(o, "name");
-		struct json_object *v;
-		long long val;
+		const char *nm = member_str(at(ifs, i), "name");
+		struct json_object *v = member(at(ifs, i), key, list ?
+					       json_type_array : json_type_int);
 
-		if (!nm)
+		if (!nm || !v)
 			continue;
-		if (!strcmp(key, "cpus") || !strcmp(key, "active_cpus")) {
-			v = member(o, key, json_type_array);
-			if (!v)
-				continue;
-			val = json_object_array_length(v);
-		} else {
-			v = member(o, key, json_type_int);
-			if (!v)
-				continue;
-			val = json_object_get_int64(v);
-		}
 		if (!head)
-			family(f, name, "", "gauge", help);
+			family(f, name, "gauge", help);
 		head = true;
-		fprintf(f, "rfs_%s{interface=\"", name);
-		rfs_prom_label_value(f, nm);
-		fprintf(f, "\"} %lld\n", val);
+		iface_label(f, name, nm);
+		fprintf(f, "} %lld\n", list ? (long long)arr_len(v) :
+			(long long)json_object_get_int64(v));
 	}
 }
 
@@ -359,42 +336,41 @@ static void leaving(FILE *f, struct json_object *ifs)
 	bool any = false;
 
 	for (i = 0; i < arr_len(ifs); i++)
-		any |= member(json_object_array_get_idx(ifs, i), "leaving",
-			      json_type_array) != NULL;
+		any |= member(at(ifs, i), "leaving", json_type_array) != NULL;
 	if (!any)
 		return;
 	for (k = 0; k < sizeof(fams) / sizeof(fams[0]); k++) {
-		family(f, fams[k].key, "", "gauge", fams[k].help);
+		family(f, fams[k].key, "gauge", fams[k].help);
 		for (i = 0; i < arr_len(ifs); i++) {
-			struct json_object *o = json_object_array_get_idx(ifs, i);
+			struct json_object *o = at(ifs, i);
 			struct json_object *lv = member(o, "leaving",
 							json_type_array);
 			struct json_object *held = member(o, "held_flows",
 							  json_type_int);
 			const char *nm = member_str(o, "name");
-			long long ms = 0;
+			long long v = 0;
 
 			if (!nm || !lv)
 				continue;
-			fprintf(f, "rfs_%s{interface=\"", fams[k].key);
-			rfs_prom_label_value(f, nm);
-			fputs("\"} ", f);
+			iface_label(f, fams[k].key, nm);
 			if (k == 0) {
-				fprintf(f, "%zu\n", arr_len(lv));
-			} else if (k == 1) {
-				fprintf(f, "%lld\n", held ?
-					(long long)json_object_get_int64(held) : 0);
-			} else {
-				for (j = 0; j < arr_len(lv); j++) {
-					struct json_object *w = member(
-						json_object_array_get_idx(lv, j),
-						"waited_ms", json_type_int);
-
-					if (w && json_object_get_int64(w) > ms)
-						ms = json_object_get_int64(w);
-				}
-				fprintf(f, "%lld.%03lld\n", ms / 1000, ms % 1000);
+				fprintf(f, "} %zu\n", arr_len(lv));
+				continue;
 			}
+			if (k == 1) {
+				fprintf(f, "} %lld\n", held ?
+					(long long)json_object_get_int64(held) : 0);
+				continue;
+			}
+			for (j = 0; j < arr_len(lv); j++) {
+				struct json_object *w = member(at(lv, j),
+							       "waited_ms",
+							       json_type_int);
+
+				if (w && json_object_get_int64(w) > v)
+					v = json_object_get_int64(w);
+			}
+			fprintf(f, "} %lld.%03lld\n", v / 1000, v % 1000);
 		}
 	}
 }
@@ -403,19 +379,18 @@ static void interfaces(FILE *f, struct json_object *status)
 {
 	struct json_object *ifs = member(status, "interfaces", json_type_array);
 	struct json_object *lost = member(status, "lost", json_type_array);
+	const char *nm, *mode;
 	size_t i;
 
-	family(f, "interface_attached", "", "gauge",
+	family(f, "interface_attached", "gauge",
 	       "1 for each interface xdp-rfs is attached to, with its XDP mode.");
 	for (i = 0; i < arr_len(ifs); i++) {
-		struct json_object *o = json_object_array_get_idx(ifs, i);
-		const char *nm = member_str(o, "name"), *mode = member_str(o, "mode");
-
+		nm = member_str(at(ifs, i), "name");
+		mode = member_str(at(ifs, i), "mode");
 		if (!nm)
 			continue;
-		fputs("rfs_interface_attached{interface=\"", f);
-		rfs_prom_label_value(f, nm);
-		fputs("\",mode=\"", f);
+		iface_label(f, "interface_attached", nm);
+		fputs(",mode=\"", f);
 		rfs_prom_label_value(f, mode ?: "unknown");
 		fputs("\"} 1\n", f);
 	}
@@ -434,17 +409,14 @@ static void interfaces(FILE *f, struct json_object *status)
 	leaving(f, ifs);
 	if (!arr_len(lost))
 		return;
-	family(f, "interface_lost", "", "gauge",
+	family(f, "interface_lost", "gauge",
 	       "1 for each configured interface whose XDP program another tool detached or replaced.");
 	for (i = 0; i < arr_len(lost); i++) {
-		const char *nm = member_str(json_object_array_get_idx(lost, i),
-					    "name");
-
+		nm = member_str(at(lost, i), "name");
 		if (!nm)
 			continue;
-		fputs("rfs_interface_lost{interface=\"", f);
-		rfs_prom_label_value(f, nm);
-		fputs("\"} 1\n", f);
+		iface_label(f, "interface_lost", nm);
+		fputs("} 1\n", f);
 	}
 }
 
@@ -462,7 +434,7 @@ int rfs_prom_format(FILE *f, struct json_object *snap)
 	per_cpu = member(stats, "per_cpu", json_type_array);
 	commit = member_str(status, "commit");
 
-	family(f, "build_info", "", "gauge",
+	family(f, "build_info", "gauge",
 	       "rfsd's version and the commit it was built from; always 1.");
 	fputs("rfs_build_info{version=\"", f);
 	rfs_prom_label_value(f, member_str(status, "version") ?: "unknown");
@@ -479,12 +451,14 @@ int rfs_prom_format(FILE *f, struct json_object *snap)
 	for (k = 0; k < N_IF_CTRS; k++)
 		if_counter(f, &if_ctrs[k], ifs);
 	for (k = 0; k < N_G_CTRS; k++)
-		g_series(f, g_ctrs[k].key, "_total", g_ctrs[k].help, per_cpu);
+		g_series(f, g_ctrs[k].key, "_total", "counter", g_ctrs[k].help,
+			 per_cpu);
 	for (k = 0; k < N_G_GAUGES; k++)
-		g_series(f, g_gauges[k].key, "", g_gauges[k].help, per_cpu);
-	kthread_wait(f, per_cpu);
+		g_series(f, g_gauges[k].key, "", "gauge", g_gauges[k].help,
+			 per_cpu);
+	g_series(f, KWAIT_KEY, "_total", "counter", KWAIT_HELP, per_cpu);
 	/* a newer rfsd's counters: still exposed, per CPU */
-	first = arr_len(per_cpu) ? json_object_array_get_idx(per_cpu, 0) : NULL;
+	first = arr_len(per_cpu) ? at(per_cpu, 0) : NULL;
 	if (json_object_is_type(first, json_type_object)) {
 		json_object_object_foreach(first, key, val) {
 			char help[160];
@@ -495,7 +469,7 @@ int rfs_prom_format(FILE *f, struct json_object *snap)
 			snprintf(help, sizeof(help),
 				 "rfsd's counter '%s' (rfsctl stats), summed over interfaces.",
 				 key);
-			g_series(f, key, "_total", help, per_cpu);
+			g_series(f, key, "_total", "counter", help, per_cpu);
 		}
 	}
 	return 0;

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The flow hash seed; see rfs_seed.h. */
+/* The flow hash seed; see rfs_dp_int.h. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/random.h>
 
-#include "rfs_seed.h"
+#include "rfs_dp_int.h"
 
 int rfs_seed_random(__u32 *seed, char *err, size_t len)
 {

@@ -1,9 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * The sock flow table: made once at load, resized live by rfsctl set
- * sock-flow-entries, read by rfsctl flows.  It sits in slot 0 of
- * rfs_sock_outer, so a resize is one swap; rfs_globals holds its mask.
- */
+/* The sock flow table sits in slot 0 of rfs_sock_outer, so a resize is
+ * one swap; rfs_globals holds its mask. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +12,7 @@
 #include "parse.h"
 #include "rfs_bpf.h"
 #include "rfs_decide.h"
-#include "rfs_socktab.h"
+#include "rfs_iface.h"
 
 int rfs_socktab_create(int globals_fd, int outer_fd, __u32 entries,
 		       char *err)
@@ -39,14 +36,10 @@ int rfs_socktab_create(int globals_fd, int outer_fd, __u32 entries,
 	return fd;
 }
 
-/*
- * Entries the socket programs wrote into the old table between the copy
- * and the swap: once no program can still write it (an RCU grace period,
- * via membarrier), copy each changed one into the new table where the new
- * slot still holds what the copy put there.  Entries are hints (where an
- * application last ran); a write racing this one costs one flow its hint
- * until its next recv or send, never order.
- */
+/* Entries written into the old table between the copy and the swap:
+ * once no program can still write it, copy each changed one where the
+ * new slot still holds what the copy put there.  A write racing this
+ * costs one flow its hint until its next recv or send, never order. */
 static void rfs_sock_resize_catch_up(int old_fd, const rfs_sock_entry_t *copied,
 				     __u32 old_n, int new_fd,
 				     const rfs_sock_entry_t *filled, __u32 n)
@@ -73,14 +66,10 @@ out:
 	free(now);
 }
 
-/*
- * Resize the sock flow table.  Entries carry their hash's high bits, so
- * they move: growing, slot j of the new table takes old slot j & old_mask
- * (the same entries, just found under more index bits); shrinking, new
- * slot j takes the first non-empty of the old slots that fold onto it.
- * Order of the two writes: a mask must never index past the table in
- * the slot, so grow swaps the table first, shrink narrows the mask first.
- */
+/* Entries carry their hash's high bits, so they move: growing, new slot
+ * j takes old slot j & old_mask; shrinking, the first non-empty old slot
+ * that folds onto j.  A mask must never index past the table in the
+ * slot: grow swaps the table first, shrink narrows the mask first. */
 int rfs_socktab_resize(int globals_fd, int outer_fd, int *flows_fd,
 		       struct rfs_globals *globals, __u32 n, char *err)
 {

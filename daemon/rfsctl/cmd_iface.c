@@ -6,7 +6,7 @@
  */
 #include <stdlib.h>
 
-#include "rfs_names.h"
+#include "parse.h"
 #include "rfsctl.h"
 
 #define XSTR(x)	#x

@@ -16,7 +16,6 @@
 
 #include "config.h"
 #include "parse.h"
-#include "rfs_names.h"
 
 enum {
 	RFSD_SET_SOCK_FLOW	= 1 << 0,

@@ -15,7 +15,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "rfs_budget.h"
+#include "rfs_dp.h"
 
 #define MiB	(1ull << 20)
 #define GiB	(1ull << 30)

@@ -13,7 +13,7 @@
 #include <sys/types.h>
 #include <cmocka.h>
 
-#include "rfs_seed.h"
+#include "rfs_dp_int.h"
 
 static int rfs_test_errno;	/* getrandom()'s errno when it fails */
 

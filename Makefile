@@ -364,12 +364,12 @@ clean:
 
 # ---- parser tests and fuzzing ----------------------------------------------
 # tests/unit/test_config.c, test_netlink.c and test_request.c compile rfsd's
-# config.c, netlink.c and request.c into themselves: rebuild them when those
-# change.
+# config.c and node.c, netlink.c and netns.c, and request.c into themselves:
+# rebuild them when those change.
 # test_hist compiles the bench's histogram (tests/tools/lib/rfs_hist.c)
 $(B)/tests/test_hist: tests/tools/lib/rfs_hist.c tests/tools/lib/rfs_hist.h
 $(B)/tests/test_config: daemon/rfsd/config.c daemon/rfsd/config.h daemon/rfsd/node.c
-$(B)/tests/test_netlink: daemon/rfsd/netlink.c daemon/rfsd/netlink.h
+$(B)/tests/test_netlink: daemon/rfsd/netlink.c daemon/rfsd/netns.c daemon/rfsd/netns.h
 $(B)/tests/test_request: daemon/rfsd/request.c daemon/rfsd/request.h
 $(B)/tests/test_peercred: daemon/rfsd/peercred.c daemon/rfsd/peercred.h
 # and test_top_rates rfsctl's top_rates.c

@@ -103,26 +103,6 @@ const struct rfsd_iface_cfg *rfsd_config_iface(const struct rfsd_config *cfg,
 	return NULL;
 }
 
-const char *rfsd_iface_cfg_label(const struct rfsd_iface_cfg *ic, char *buf,
-				 size_t len)
-{
-	snprintf(buf, len, "[interface %s]", ic->match ?: ic->name);
-	return buf;
-}
-
-int rfsd_for_words(const char *s, int (*fn)(const char *w, void *arg),
-		     void *arg)
-{
-	char buf[512], *save = NULL, *w;
-	int r = 0;
-
-	snprintf(buf, sizeof(buf), "%s", s);
-	for (w = strtok_r(buf, " \t", &save); w && !r;
-	     w = strtok_r(NULL, " \t", &save))
-		r = fn(w, arg);
-	return r;
-}
-
 /* A pattern word: an optional '!', then default-route or a glob that
  * could match an interface name ('[' would end a section header). */
 static int bad_word(const char *w, void *arg)

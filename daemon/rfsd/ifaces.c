@@ -22,7 +22,7 @@
 
 #include "ifaces.h"
 #include "log.h"
-#include "netlink.h"
+#include "netns.h"
 
 static struct rfsd_ifstate *ifstate(struct rfsd_ifaces *ifs, const char *name,
 				    bool create)
@@ -187,7 +187,7 @@ static size_t links_of(const struct rfsd_config *a,
 		       const struct rfsd_config *b, struct rfsd_link **l)
 {
 	size_t n = 0;
-	int e = rfsd_netlink_links(l, &n, rfsd_config_wants_routes(a) ||
+	int e = rfsd_netns_links(l, &n, rfsd_config_wants_routes(a) ||
 				   (b && rfsd_config_wants_routes(b)));
 
 	if (e)

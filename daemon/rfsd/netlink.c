@@ -4,43 +4,28 @@
  * handle and pins would stay: so on RTM_DELLINK the interface is
  * forgotten.  One moved to another network namespace keeps its program,
  * which would steer there with nobody owning it: it is detached there
- * first.  A rename is followed.  Another tool replacing our XDP program
- * (ip link set ... xdp obj ...) makes the interface lost: logged, dropped,
- * shown as lost in status.  Events lost to a full socket buffer (ENOBUFS)
- * are made up for by checking every attached interface still exists.  A
- * new default route can make a link one the config picks (default-route):
- * the links are looked at again.
- *
- * The move's RTM_DELLINK names the new namespace only by its netns id and
- * the new ifindex; RTM_SETLINK can't be addressed by netns id (its
- * IFLA_TARGET_NETNSID means "move to").  So the namespace is looked for
- * among the named ones (/run/netns) and those of running processes, by
- * asking the kernel for each one's id (RTM_GETNSID), and a child process
- * enters it to detach our program there.
+ * first (netns.c).  A rename is followed.  Another tool replacing our XDP
+ * program (ip link set ... xdp obj ...) makes the interface lost: logged,
+ * dropped, shown as lost in status.  Events lost to a full socket buffer
+ * (ENOBUFS) are made up for by checking every attached interface still
+ * exists.  A new default route can make a link one the config picks
+ * (default-route): the links are looked at again.
  */
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include <bpf/libbpf.h>
 #include <libmnl/libmnl.h>
-#include <linux/if_link.h>
-#include <linux/net_namespace.h>
 #include <linux/rtnetlink.h>
 
 #include "ifaces.h"
 #include "log.h"
 #include "netlink.h"
+#include "netns.h"
 
-#define RFSD_NL_BUF	(64 * 1024)
 #define RFSD_NL_RCVBUF	(1 << 20)
 
 struct rfsd_netlink {
@@ -51,95 +36,15 @@ struct rfsd_netlink {
 	char buf[RFSD_NL_BUF];
 };
 
-struct link_msg {
-	struct rfsd_link l;
-	int nsid, new_ifindex;		/* a move to another netns */
-	bool has_xdp;
-	__u32 xdp_prog;			/* the XDP program it runs now */
-};
-
-/* 0, or -1 for a message about no link of ours to know */
-static int link_parse(const struct nlmsghdr *nlh, struct link_msg *m)
-{
-	const struct ifinfomsg *ifi = mnl_nlmsg_get_payload(nlh);
-	const struct nlattr *a, *x;
-
-	memset(m, 0, sizeof(*m));
-	m->nsid = -1;
-	/* AF_BRIDGE ones say a port left its bridge, not that it is gone */
-	if ((nlh->nlmsg_type != RTM_NEWLINK && nlh->nlmsg_type != RTM_DELLINK) ||
-	    mnl_nlmsg_get_payload_len(nlh) < sizeof(*ifi) ||
-	    ifi->ifi_family != AF_UNSPEC)
-		return -1;
-	m->l.ifindex = ifi->ifi_index;
-	m->l.type = ifi->ifi_type;
-	m->l.flags = ifi->ifi_flags;
-	mnl_attr_for_each(a, nlh, sizeof(*ifi)) {
-		int t = mnl_attr_get_type(a);
-
-		if (t == IFLA_IFNAME && mnl_attr_validate(a, MNL_TYPE_NUL_STRING) >= 0)
-			snprintf(m->l.name, sizeof(m->l.name), "%s",
-				 mnl_attr_get_str(a));
-		else if (t == IFLA_NEW_NETNSID && mnl_attr_validate(a, MNL_TYPE_U32) >= 0)
-			m->nsid = (int)mnl_attr_get_u32(a);
-		else if (t == IFLA_NEW_IFINDEX && mnl_attr_validate(a, MNL_TYPE_U32) >= 0)
-			m->new_ifindex = (int)mnl_attr_get_u32(a);
-		if (t != IFLA_XDP)
-			continue;
-		m->has_xdp = true;
-		mnl_attr_for_each_nested(x, a)
-			if (mnl_attr_get_type(x) == IFLA_XDP_PROG_ID &&
-			    mnl_attr_validate(x, MNL_TYPE_U32) >= 0)
-				m->xdp_prog = mnl_attr_get_u32(x);
-	}
-	return 0;
-}
-
-int rfsd_route_default_oifs(const struct nlmsghdr *nlh, int *oifs, int max)
-{
-	const struct rtmsg *rt = mnl_nlmsg_get_payload(nlh);
-	const struct rtnexthop *nh;
-	const struct nlattr *a;
-	__u32 table;
-	int n = 0, left;
-
-	if (nlh->nlmsg_type != RTM_NEWROUTE ||
-	    mnl_nlmsg_get_payload_len(nlh) < sizeof(*rt) || rt->rtm_dst_len ||
-	    rt->rtm_type != RTN_UNICAST ||
-	    (rt->rtm_family != AF_INET && rt->rtm_family != AF_INET6))
-		return 0;
-	table = rt->rtm_table;
-	mnl_attr_for_each(a, nlh, sizeof(*rt)) {
-		int t = mnl_attr_get_type(a);
-
-		if (t == RTA_TABLE && mnl_attr_validate(a, MNL_TYPE_U32) >= 0)
-			table = mnl_attr_get_u32(a);
-		if (t == RTA_OIF && mnl_attr_validate(a, MNL_TYPE_U32) >= 0 &&
-		    n < max)
-			oifs[n++] = (int)mnl_attr_get_u32(a);
-		if (t != RTA_MULTIPATH)
-			continue;
-		nh = mnl_attr_get_payload(a);
-		left = mnl_attr_get_payload_len(a);
-		while (left >= (int)sizeof(*nh) && nh->rtnh_len >= sizeof(*nh) &&
-		       nh->rtnh_len <= left && n < max) {
-			oifs[n++] = nh->rtnh_ifindex;
-			left -= RTNH_ALIGN(nh->rtnh_len);
-			nh = RTNH_NEXT(nh);
-		}
-	}
-	return table == RT_TABLE_MAIN ? n : 0;
-}
-
 static int link_cb(const struct nlmsghdr *nlh, void *data)
 {
 	struct rfsd_ifaces *ifs = data;
-	struct link_msg m;
+	struct rfsd_link_msg m;
 	int oif;
 
 	if (rfsd_route_default_oifs(nlh, &oif, 1))
 		rfsd_ifaces_rescan(ifs);
-	if (link_parse(nlh, &m))
+	if (rfsd_link_parse(nlh, &m))
 		return MNL_CB_OK;
 	if (nlh->nlmsg_type == RTM_DELLINK && m.nsid >= 0 && m.new_ifindex)
 		rfsd_ifaces_link_moved(ifs, m.l.ifindex, m.nsid, m.new_ifindex);
@@ -228,217 +133,4 @@ void rfsd_netlink_close(struct rfsd_netlink *nl)
 	rfsd_watch_del(nl->loop, &nl->w);
 	mnl_socket_close(nl->nl);
 	free(nl);
-}
-
-static struct mnl_socket *nl_socket(void)
-{
-	struct mnl_socket *nl = mnl_socket_open(NETLINK_ROUTE);
-
-	if (nl && mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID)) {
-		mnl_socket_close(nl);
-		return NULL;
-	}
-	return nl;
-}
-
-/* Ask a dump of type (hdr bytes of header, family first) of cb. */
-static int nl_dump(struct mnl_socket *nl, int type, size_t hdr, int family,
-		   mnl_cb_t cb, void *data)
-{
-	char buf[RFSD_NL_BUF];
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
-	unsigned int portid = mnl_socket_get_portid(nl);
-	ssize_t n;
-	int r;
-
-	nlh->nlmsg_type = type;
-	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
-	nlh->nlmsg_seq = type;
-	*(unsigned char *)mnl_nlmsg_put_extra_header(nlh, hdr) = family;
-	if (mnl_socket_sendto(nl, nlh, nlh->nlmsg_len) < 0)
-		return -errno;
-	while ((n = mnl_socket_recvfrom(nl, buf, sizeof(buf))) > 0) {
-		r = mnl_cb_run(buf, n, type, portid, cb, data);
-		if (r <= MNL_CB_STOP)
-			return r < 0 ? -errno : 0;
-	}
-	return n < 0 ? -errno : -EIO;
-}
-
-struct links {
-	struct rfsd_link *v;
-	size_t n;
-	int err;
-};
-
-static int dump_link_cb(const struct nlmsghdr *nlh, void *data)
-{
-	struct links *ls = data;
-	struct rfsd_link *v;
-	struct link_msg m;
-
-	if (link_parse(nlh, &m) || !m.l.name[0])
-		return MNL_CB_OK;
-	v = realloc(ls->v, (ls->n + 1) * sizeof(*v));
-	if (!v) {
-		ls->err = -ENOMEM;
-		return MNL_CB_OK;
-	}
-	ls->v = v;
-	v[ls->n++] = m.l;
-	return MNL_CB_OK;
-}
-
-static int dump_route_cb(const struct nlmsghdr *nlh, void *data)
-{
-	struct links *ls = data;
-	int oifs[32], n = rfsd_route_default_oifs(nlh, oifs, 32), i;
-	size_t k;
-
-	for (i = 0; i < n; i++)
-		for (k = 0; k < ls->n; k++)
-			if (ls->v[k].ifindex == oifs[i])
-				ls->v[k].default_route = true;
-	return MNL_CB_OK;
-}
-
-int rfsd_netlink_links(struct rfsd_link **out, size_t *n, bool routes)
-{
-	struct mnl_socket *nl = nl_socket();
-	struct links ls = {};
-	int e;
-
-	if (!nl)
-		return -errno;
-	e = nl_dump(nl, RTM_GETLINK, sizeof(struct ifinfomsg), AF_UNSPEC,
-		    dump_link_cb, &ls) ?: ls.err;
-	if (!e && routes)
-		e = nl_dump(nl, RTM_GETROUTE, sizeof(struct rtmsg), AF_INET,
-			    dump_route_cb, &ls) ?:
-		    nl_dump(nl, RTM_GETROUTE, sizeof(struct rtmsg), AF_INET6,
-			    dump_route_cb, &ls);
-	mnl_socket_close(nl);
-	if (e)
-		free(ls.v);
-	*out = e ? NULL : ls.v;
-	*n = e ? 0 : ls.n;
-	return e;
-}
-
-struct nsid_reply {
-	int nsid;
-};
-
-static int nsid_cb(const struct nlmsghdr *nlh, void *data)
-{
-	struct nsid_reply *r = data;
-	const struct nlattr *a;
-
-	mnl_attr_for_each(a, nlh, sizeof(struct rtgenmsg))
-		if (mnl_attr_get_type(a) == NETNSA_NSID &&
-		    mnl_attr_validate(a, MNL_TYPE_U32) >= 0)
-			r->nsid = (int)mnl_attr_get_u32(a);
-	return MNL_CB_OK;
-}
-
-/* The id our namespace gives the namespace of fd, or -1. */
-static int netns_id_of(struct mnl_socket *nl, int fd, unsigned int seq)
-{
-	char buf[MNL_SOCKET_BUFFER_SIZE];
-	struct nsid_reply r = { .nsid = -1 };
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
-	struct rtgenmsg *g;
-	ssize_t n;
-
-	nlh->nlmsg_type = RTM_GETNSID;
-	nlh->nlmsg_flags = NLM_F_REQUEST;
-	nlh->nlmsg_seq = seq;
-	g = mnl_nlmsg_put_extra_header(nlh, sizeof(*g));
-	g->rtgen_family = AF_UNSPEC;
-	mnl_attr_put_u32(nlh, NETNSA_FD, (uint32_t)fd);
-	if (mnl_socket_sendto(nl, nlh, nlh->nlmsg_len) < 0)
-		return -1;
-	n = mnl_socket_recvfrom(nl, buf, sizeof(buf));
-	if (n > 0)
-		mnl_cb_run(buf, n, seq, mnl_socket_get_portid(nl), nsid_cb, &r);
-	return r.nsid;
-}
-
-static int try_path(struct mnl_socket *nl, const char *path, int nsid,
-		    unsigned int *seq)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return -1;
-	if (netns_id_of(nl, fd, ++*seq) == nsid)
-		return fd;
-	close(fd);
-	return -1;
-}
-
-/* An fd of the namespace our namespace calls nsid, or -1. */
-static int netns_fd_by_id(int nsid)
-{
-	char path[300];
-	struct mnl_socket *nl;
-	unsigned int seq = 0;
-	struct dirent *de;
-	int fd = -1;
-	DIR *d;
-
-	nl = nl_socket();
-	if (!nl)
-		return -1;
-	d = opendir("/run/netns");
-	while (d && fd < 0 && (de = readdir(d))) {
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "/run/netns/%s", de->d_name);
-		fd = try_path(nl, path, nsid, &seq);
-	}
-	if (d)
-		closedir(d);
-	d = opendir("/proc");
-	while (d && fd < 0 && (de = readdir(d))) {
-		if (de->d_name[0] < '1' || de->d_name[0] > '9')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%s/ns/net", de->d_name);
-		fd = try_path(nl, path, nsid, &seq);
-	}
-	if (d)
-		closedir(d);
-	mnl_socket_close(nl);
-	return fd;
-}
-
-int rfsd_netns_xdp_detach(int nsid, int ifindex, int prog_fd, bool generic)
-{
-	LIBBPF_OPTS(bpf_xdp_attach_opts, opts, .old_prog_fd = prog_fd);
-	int ns = netns_fd_by_id(nsid), status;
-	pid_t pid;
-
-	if (ns < 0)
-		return -ENOENT;
-	pid = fork();
-	if (pid < 0) {
-		close(ns);
-		return -errno;
-	}
-	if (!pid) {
-		/* only this child enters it: rfsd stays where it is */
-		if (setns(ns, CLONE_NEWNET))
-			_exit(1);
-		_exit(bpf_xdp_detach(ifindex,
-				     (generic ? XDP_FLAGS_SKB_MODE :
-						XDP_FLAGS_DRV_MODE) |
-				     XDP_FLAGS_REPLACE, &opts) ? 2 : 0);
-	}
-	close(ns);
-	if (waitpid(pid, &status, 0) < 0)
-		return -errno;
-	if (!WIFEXITED(status))
-		return -EINTR;
-	return WEXITSTATUS(status) == 0 ? 0 :
-	       WEXITSTATUS(status) == 1 ? -EPERM : -EIO;
 }

@@ -10,12 +10,6 @@
 #include "fuzz.h"
 #include "parse.h"
 
-/* node.c's --check-config lists links; nothing here calls it */
-int rfsd_netlink_links(struct rfsd_link **out, size_t *n, bool routes)
-{
-	return -ENOSYS;
-}
-
 static void check_pow2(__u32 v, __u32 lo, __u32 hi, const char *what)
 {
 	RFS_FUZZ_CHECK(!v || !rfs_check_pow2(v, lo, hi), "%s %u", what, v);

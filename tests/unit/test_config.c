@@ -24,12 +24,6 @@
 #include "../../daemon/rfsd/config.c"
 #include "../../daemon/rfsd/node.c"
 
-/* --check-config's view of the links is not tested here (test_fleet.sh) */
-int rfsd_netlink_links(struct rfsd_link **out, size_t *n, bool routes)
-{
-	return -ENOSYS;
-}
-
 #define RFS_TEST_ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 static char rfs_test_path[64];

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * rfsd.conf, an INI file (inih); rfsd.conf(5) is the reference:
+ * rfsd.conf, an INI file (inih); rfsd(8), CONFIGURATION, is the reference:
  *
  *	[global]	sock_flow_entries socket socket_group admin_group
  *			table_budget_iface table_budget_total pin_dir cgroup

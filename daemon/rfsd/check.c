@@ -23,16 +23,12 @@ static void check_row(struct json_object *rows, const char *name,
 	struct json_object *o = json_object_new_object();
 	struct rfs_cpuset set;
 	char buf[300];
-	int e;
 
 	json_object_object_add(o, "name", json_object_new_string(name));
 	json_object_object_add(o, "section", json_object_new_string(
 				       rfsd_iface_cfg_label(ic, buf, sizeof(buf))));
-	e = why ? 0 : rfsd_cpus_resolve(ic->cpus, "", &set);
-	if (e) {
+	if (!why && rfsd_iface_cpus(ic, &set, buf, sizeof(buf))) {
 		action = "error";
-		snprintf(buf, sizeof(buf), "cpus '%s' %s", ic->cpus,
-			 e == -ENOENT ? "leaves no CPU on this node" : strerror(-e));
 		why = buf;
 	}
 	json_object_object_add(o, "action", json_object_new_string(action));

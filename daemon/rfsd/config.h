@@ -134,6 +134,9 @@ const char *rfsd_iface_cfg_label(const struct rfsd_iface_cfg *ic, char *buf,
  */
 int rfsd_cpus_resolve(const char *spec, const char *root,
 		      struct rfs_cpuset *out);
+/* ic's cpus on this node; the reason in err if they can't be had. */
+int rfsd_iface_cpus(const struct rfsd_iface_cfg *ic, struct rfs_cpuset *set,
+		    char *err, size_t len);
 
 /* What a node knows of a link, for the sections to match against. */
 struct rfsd_link {

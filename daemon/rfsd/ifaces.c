@@ -52,18 +52,6 @@ void rfsd_ifaces_free(struct rfsd_ifaces *ifs)
 	ifs->n = 0;
 }
 
-/* ic's cpus on this node, with the reason in err if there are none. */
-static int cfg_cpus(const struct rfsd_iface_cfg *ic, struct rfs_cpuset *set,
-		    char *err, size_t len)
-{
-	int e = rfsd_cpus_resolve(ic->cpus, "", set);
-
-	if (e)
-		snprintf(err, len, "cpus '%s' %s", ic->cpus,
-			 e == -ENOENT ? "leaves no CPU on this node" : strerror(-e));
-	return e;
-}
-
 static int attach_cfg(struct rfsd_ifaces *ifs, const struct rfsd_iface_cfg *ic,
 		      const char *name, const char *why)
 {
@@ -81,7 +69,7 @@ static int attach_cfg(struct rfsd_ifaces *ifs, const struct rfsd_iface_cfg *ic,
 
 	if (st)
 		st->user_detached = false;
-	r = cfg_cpus(ic, &o.cpus, desc, sizeof(desc));
+	r = rfsd_iface_cpus(ic, &o.cpus, desc, sizeof(desc));
 	if (r)
 		snprintf(err, sizeof(err), "can't attach '%s': %s", name, desc);
 	else
@@ -110,7 +98,7 @@ static bool cfg_matches(const struct rfsd_iface_cfg *ic, const struct rfs_if *if
 	char err[128];
 
 	rfs_if_cpus(ifc, &cpus, &active);
-	if (cfg_cpus(ic, &want, err, sizeof(err)) ||
+	if (rfsd_iface_cpus(ic, &want, err, sizeof(err)) ||
 	    (rfs_cpuset_count(&want) && !rfs_cpuset_equal(&want, &cpus)))
 		return false;
 	if (ic->mode != RFS_XDP_AUTO && ic->mode != rfs_if_mode(ifc))
@@ -131,7 +119,7 @@ static void apply_changes(struct rfsd_ifaces *ifs, struct rfs_if *ifc,
 
 	rfs_if_cpus(ifc, &conf, &active);
 	rfs_cpulist_format(&conf, old, sizeof(old));
-	r = cfg_cpus(now, &set, err, sizeof(err));
+	r = rfsd_iface_cpus(now, &set, err, sizeof(err));
 	if (!r && !rfs_cpuset_equal(&set, &conf))
 		r = rfs_if_set_cpus(ifs->dp, ifc, &set, err);
 	rfs_if_cpus(ifc, &conf, &active);

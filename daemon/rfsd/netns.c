@@ -9,9 +9,9 @@
  * asking the kernel for each one's id (RTM_GETNSID), and a child process
  * enters it to detach our program there.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -194,19 +194,14 @@ int rfsd_netns_links(struct rfsd_link **out, size_t *n, bool routes)
 	return e;
 }
 
-struct nsid_reply {
-	int nsid;
-};
-
 static int nsid_cb(const struct nlmsghdr *nlh, void *data)
 {
-	struct nsid_reply *r = data;
 	const struct nlattr *a;
 
 	mnl_attr_for_each(a, nlh, sizeof(struct rtgenmsg))
 		if (mnl_attr_get_type(a) == NETNSA_NSID &&
 		    mnl_attr_validate(a, MNL_TYPE_U32) >= 0)
-			r->nsid = (int)mnl_attr_get_u32(a);
+			*(int *)data = (int)mnl_attr_get_u32(a);
 	return MNL_CB_OK;
 }
 
@@ -214,69 +209,45 @@ static int nsid_cb(const struct nlmsghdr *nlh, void *data)
 static int netns_id_of(struct mnl_socket *nl, int fd, unsigned int seq)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE];
-	struct nsid_reply r = { .nsid = -1 };
 	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
-	struct rtgenmsg *g;
+	int nsid = -1;
 	ssize_t n;
 
 	nlh->nlmsg_type = RTM_GETNSID;
 	nlh->nlmsg_flags = NLM_F_REQUEST;
 	nlh->nlmsg_seq = seq;
-	g = mnl_nlmsg_put_extra_header(nlh, sizeof(*g));
-	g->rtgen_family = AF_UNSPEC;
+	*(unsigned char *)mnl_nlmsg_put_extra_header(nlh,
+			sizeof(struct rtgenmsg)) = AF_UNSPEC;
 	mnl_attr_put_u32(nlh, NETNSA_FD, (uint32_t)fd);
 	if (mnl_socket_sendto(nl, nlh, nlh->nlmsg_len) < 0)
 		return -1;
 	n = mnl_socket_recvfrom(nl, buf, sizeof(buf));
 	if (n > 0)
-		mnl_cb_run(buf, n, seq, mnl_socket_get_portid(nl), nsid_cb, &r);
-	return r.nsid;
+		mnl_cb_run(buf, n, seq, mnl_socket_get_portid(nl), nsid_cb, &nsid);
+	return nsid;
 }
 
-static int try_path(struct mnl_socket *nl, const char *path, int nsid,
-		    unsigned int *seq)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return -1;
-	if (netns_id_of(nl, fd, ++*seq) == nsid)
-		return fd;
-	close(fd);
-	return -1;
-}
-
-/* An fd of the namespace our namespace calls nsid, or -1. */
+/* An fd of the namespace our namespace calls nsid, or -1: the named ones
+ * first, then those of running processes. */
 static int netns_fd_by_id(int nsid)
 {
-	char path[300];
-	struct mnl_socket *nl;
-	unsigned int seq = 0;
-	struct dirent *de;
+	struct mnl_socket *nl = nl_socket();
+	glob_t g = { 0 };
 	int fd = -1;
-	DIR *d;
+	size_t i;
 
-	nl = nl_socket();
 	if (!nl)
 		return -1;
-	d = opendir("/run/netns");
-	while (d && fd < 0 && (de = readdir(d))) {
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "/run/netns/%s", de->d_name);
-		fd = try_path(nl, path, nsid, &seq);
+	glob("/run/netns/*", 0, NULL, &g);
+	glob("/proc/[1-9]*/ns/net", GLOB_APPEND | GLOB_NOSORT, NULL, &g);
+	for (i = 0; i < g.gl_pathc && fd < 0; i++) {
+		fd = open(g.gl_pathv[i], O_RDONLY | O_CLOEXEC);
+		if (fd >= 0 && netns_id_of(nl, fd, i + 1) != nsid) {
+			close(fd);
+			fd = -1;
+		}
 	}
-	if (d)
-		closedir(d);
-	d = opendir("/proc");
-	while (d && fd < 0 && (de = readdir(d))) {
-		if (de->d_name[0] < '1' || de->d_name[0] > '9')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%s/ns/net", de->d_name);
-		fd = try_path(nl, path, nsid, &seq);
-	}
-	if (d)
-		closedir(d);
+	globfree(&g);
 	mnl_socket_close(nl);
 	return fd;
 }

@@ -117,6 +117,17 @@ struct pick {
 };
 
 /* A word without '!' that picks l counts; one with '!' vetoes. */
+int rfsd_iface_cpus(const struct rfsd_iface_cfg *ic, struct rfs_cpuset *set,
+		    char *err, size_t len)
+{
+	int e = rfsd_cpus_resolve(ic->cpus, "", set);
+
+	if (e)
+		snprintf(err, len, "cpus '%s' %s", ic->cpus,
+			 e == -ENOENT ? "leaves no CPU on this node" : strerror(-e));
+	return e;
+}
+
 static int word_picks(const char *w, void *arg)
 {
 	struct pick *p = arg;

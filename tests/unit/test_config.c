@@ -280,6 +280,23 @@ static void rfs_test_other_errors(void **state)
 		  "2': table_budget_total '2048G' is out of range (1M..1024G)" },
 		{ "[global]\ntable_budget_total = 99999999999\n",
 		  "2': table_budget_total '99999999999' is out of range" },
+		/* pattern sections, exclude, cpus words */
+		{ "[interface !eth*]\n",
+		  "1': bad interface pattern '!eth*' in [interface !eth*]" },
+		{ "[interface eth* a/b]\n", "1': bad interface pattern 'eth* a/b'" },
+		{ "[interface eth* 0123456789abcdef]\n",
+		  "1': bad interface pattern" },
+		{ "[interface eth* !]\n", "1': bad interface pattern" },
+		{ "[interface e* f*]\n[interface e* f*]\n",
+		  "2': [interface e* f*] appears twice" },
+		{ "[global]\nexclude =\n", "2': exclude '' is not interface name patterns" },
+		{ "[global]\nexclude = a:b\n", "2': exclude 'a:b' is not interface name patterns" },
+		{ "[interface e*]\ncpus = isolated x\n", "2': cpus 'isolated x' is not a CPU list" },
+		{ "[interface e*]\ncpus = !\n", "2': cpus '!' is not a CPU list" },
+		{ "[interface e*]\ncpus = 0-3 !0-3\n", "2': cpus '0-3 !0-3' leaves no CPU" },
+		{ "[interface e*]\ncpus = all !999\n", "2': cpus 'all !999': CPUs go up to" },
+		{ "[interface e*]\nbogus = 1\n",
+		  "2': unknown key 'bogus' in [interface e*] (cpus, flow_cnt, mode, noguard)" },
 	};
 	struct rfsd_config cfg;
 	char err[RFSD_CONFIG_ERR_LEN], want[RFSD_CONFIG_ERR_LEN];
@@ -485,46 +502,6 @@ static void rfs_test_patterns(void **state)
 	rfsd_config_free(&cfg);
 }
 
-static void rfs_test_pattern_errors(void **state)
-{
-	static const struct {
-		const char *text;
-		const char *msg;
-	} t[] = {
-		{ "[interface !eth*]\n",
-		  "1': bad interface pattern '!eth*' in [interface !eth*]" },
-		{ "[interface eth* a/b]\n", "1': bad interface pattern 'eth* a/b'" },
-		{ "[interface eth* 0123456789abcdef]\n",
-		  "1': bad interface pattern" },
-		{ "[interface eth* !]\n", "1': bad interface pattern" },
-		{ "[interface e* f*]\n[interface e* f*]\n",
-		  "2': [interface e* f*] appears twice" },
-		{ "[global]\nexclude =\n", "2': exclude '' is not interface name patterns" },
-		{ "[global]\nexclude = a:b\n", "2': exclude 'a:b' is not interface name patterns" },
-		{ "[interface e*]\ncpus = isolated x\n", "2': cpus 'isolated x' is not a CPU list" },
-		{ "[interface e*]\ncpus = !\n", "2': cpus '!' is not a CPU list" },
-		{ "[interface e*]\ncpus = 0-3 !0-3\n", "2': cpus '0-3 !0-3' leaves no CPU" },
-		{ "[interface e*]\ncpus = all !999\n", "2': cpus 'all !999': CPUs go up to" },
-		{ "[interface e*]\nbogus = 1\n",
-		  "2': unknown key 'bogus' in [interface e*] (cpus, flow_cnt, mode, noguard)" },
-	};
-	struct rfsd_config cfg;
-	char err[RFSD_CONFIG_ERR_LEN], want[RFSD_CONFIG_ERR_LEN];
-	unsigned int i;
-
-	for (i = 0; i < RFS_TEST_ARRAY_SIZE(t); i++) {
-		int r = rfs_test_load(t[i].text, &cfg, err);
-
-		snprintf(want, sizeof(want), "can't parse config '%s:%s",
-			 rfs_test_path, t[i].msg);
-		if (!r || strncmp(err, want, strlen(want))) {
-			print_error("config:\n%swant: %s...\ngot:  %s (%d)\n",
-				    t[i].text, want, r ? err : "accepted", r);
-			fail();
-		}
-	}
-}
-
 /* A fake sysfs under root: online 0-7, isolated 4-5, nohz_full 5-6. */
 static void rfs_test_fake_sysfs(char *root, size_t len, const char *nohz)
 {
@@ -616,7 +593,6 @@ int main(void)
 		cmocka_unit_test(rfs_test_groups),
 		cmocka_unit_test(rfs_test_budgets),
 		cmocka_unit_test(rfs_test_patterns),
-		cmocka_unit_test(rfs_test_pattern_errors),
 		cmocka_unit_test(rfs_test_cpus_spellings),
 	};
 

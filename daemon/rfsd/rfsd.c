@@ -343,8 +343,10 @@ static int parse_args(struct rfsd *d, int argc, char **argv, bool *verbose)
 			d->opt_features = true;
 			break;
 		case OPT_CHECK:
+			d->opt_check = true;
+			break;
 		case OPT_JSON:
-			*(c == OPT_CHECK ? &d->opt_check : &d->opt_json) = true;
+			d->opt_json = true;
 			break;
 		case 'v':
 			*verbose = true;
@@ -436,7 +438,8 @@ int main(int argc, char **argv)
 
 	if (d.opt_check)
 		return rfsd_check_config(d.opt_config ?: RFSD_CONFIG_DEFAULT,
-					 d.opt_config, d.unsafe_noguard, d.opt_json);
+					 d.opt_config != NULL, d.unsafe_noguard,
+					 d.opt_json);
 	if (d.opt_features) {
 		struct rfs_kfeatures f;
 

@@ -375,9 +375,11 @@ void rfsd_ifaces_link_xdp(struct rfsd_ifaces *ifs, int ifindex, __u32 prog_id)
 
 	if (!ifc || prog_id == rfs_if_prog_id(ifc))
 		return;
-	/* under a libxdp dispatcher the link runs the dispatcher, and ours
-	 * is one of its programs: ask libxdp before calling it lost */
-	if (prog_id && rfs_if_prog_on(ifindex, rfs_if_prog_id(ifc)))
+	/* the event may predate our attach (one queued while a new link
+	 * was attached on its first event), and under a libxdp dispatcher
+	 * the link runs the dispatcher, ours one of its programs: ask the
+	 * kernel, through libxdp, before calling it lost */
+	if (rfs_if_prog_on(ifindex, rfs_if_prog_id(ifc)))
 		return;
 	rfsd_ifaces_link_lost(ifs, ifindex, prog_id);
 }

@@ -376,11 +376,13 @@ clean:
 	$(Q)rm -rf $(B)
 
 # ---- parser tests and fuzzing ----------------------------------------------
-# tests/unit/test_config.c and test_request.c compile rfsd's config.c and
-# request.c into themselves: rebuild them when those change.
+# tests/unit/test_config.c, test_netlink.c and test_request.c compile rfsd's
+# config.c and node.c, netlink.c and netns.c, and request.c into themselves:
+# rebuild them when those change.
 # test_hist compiles the bench's histogram (tests/tools/lib/rfs_hist.c)
 $(B)/tests/test_hist: tests/tools/lib/rfs_hist.c tests/tools/lib/rfs_hist.h
-$(B)/tests/test_config: daemon/rfsd/config.c daemon/rfsd/config.h
+$(B)/tests/test_config: daemon/rfsd/config.c daemon/rfsd/config.h daemon/rfsd/node.c
+$(B)/tests/test_netlink: daemon/rfsd/netlink.c daemon/rfsd/netns.c daemon/rfsd/netns.h
 $(B)/tests/test_request: daemon/rfsd/request.c daemon/rfsd/request.h
 $(B)/tests/test_peercred: daemon/rfsd/peercred.c daemon/rfsd/peercred.h
 # and test_top_rates rfsctl's top_rates.c
@@ -404,7 +406,8 @@ FUZZ_CFLAGS  := -g -O1 -fsanitize=fuzzer,address,undefined \
 FUZZ_LIBS     = $(shell pkg-config --libs inih json-c libmnl 2>/dev/null)
 FUZZ_BINS    := $(patsubst tests/fuzz/%.c,$(FUZZ_B)/%,$(wildcard tests/fuzz/fuzz_*.c))
 
-$(FUZZ_B)/fuzz_config: daemon/rfsd/config.c daemon/lib/cpulist.c daemon/lib/parse.c
+$(FUZZ_B)/fuzz_config: daemon/rfsd/config.c daemon/rfsd/node.c daemon/lib/cpulist.c \
+			daemon/lib/parse.c
 $(FUZZ_B)/fuzz_request: daemon/rfsd/request.c daemon/lib/cpulist.c
 $(FUZZ_B)/fuzz_cpulist: daemon/lib/cpulist.c
 $(FUZZ_B)/fuzz_words: daemon/lib/parse.c

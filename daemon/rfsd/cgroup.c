@@ -3,8 +3,8 @@
  * Find the cgroup v2 root.  A sockops program attached there sees every
  * socket of the host, so that is rfsd's default.  The mount point differs:
  * /sys/fs/cgroup on unified hosts, /sys/fs/cgroup/unified on hybrid ones
- * (v1 controllers under /sys/fs/cgroup), elsewhere in containers.  So read
- * /proc/self/mountinfo rather than guess.
+ * (v1 controllers under /sys/fs/cgroup), elsewhere in containers: so the
+ * mount table says.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -31,51 +31,11 @@ static void unescape(char *s)
 	*o = '\0';
 }
 
-/* Higher is better: the hierarchy's own root, then the usual places. */
-static int score(const char *root, const char *mnt)
-{
-	int s = 1;
-
-	if (!strcmp(root, "/"))
-		s += 4;
-	if (!strcmp(mnt, "/sys/fs/cgroup"))
-		s += 2;
-	else if (!strcmp(mnt, "/sys/fs/cgroup/unified"))
-		s += 1;
-	return s;
-}
-
-/*
- * "36 35 0:30 / /sys/fs/cgroup rw,nosuid - cgroup2 cgroup2 rw"
- *  id parent dev root mountpoint options [optional...] - fstype source ...
- */
-static int parse_line(char *line, char **root, char **mnt)
-{
-	char *save = NULL, *tok, *f[5];
-	int i;
-
-	for (i = 0; i < 5; i++) {
-		f[i] = strtok_r(i ? NULL : line, " \n", &save);
-		if (!f[i])
-			return -EINVAL;
-	}
-	while ((tok = strtok_r(NULL, " \n", &save)) && strcmp(tok, "-"))
-		;
-	if (!tok)
-		return -EINVAL;
-	tok = strtok_r(NULL, " \n", &save);
-	if (!tok || strcmp(tok, "cgroup2"))
-		return -ENOENT;
-	*root = f[3];
-	*mnt = f[4];
-	return 0;
-}
-
 int rfsd_cgroup_root(char *buf, size_t size, char *err, size_t len)
 {
-	char *line = NULL, *root, *mnt;
+	char *line = NULL, *sep, root[4096], mnt[4096];
 	size_t cap = 0;
-	int best = 0;
+	int best = 0, score;
 	FILE *f;
 
 	f = fopen("/proc/self/mountinfo", "re");
@@ -86,17 +46,22 @@ int rfsd_cgroup_root(char *buf, size_t size, char *err, size_t len)
 			 strerror(e));
 		return -e;
 	}
+	/* "36 35 0:30 / /sys/fs/cgroup rw,nosuid - cgroup2 cgroup2 rw":
+	 * id parent dev root mountpoint options [optional...] - fstype ... */
 	while (getline(&line, &cap, f) > 0) {
-		int s;
-
-		if (parse_line(line, &root, &mnt))
+		sep = strstr(line, " - ");
+		if (!sep || strncmp(sep + 3, "cgroup2 ", 8) ||
+		    sscanf(line, "%*s %*s %*s %4095s %4095s", root, mnt) != 2)
 			continue;
 		unescape(root);
 		unescape(mnt);
-		s = score(root, mnt);
-		if (s <= best || strlen(mnt) >= size)
+		/* the hierarchy's own root first, then the usual places */
+		score = 1 + 4 * !strcmp(root, "/") +
+			2 * !strcmp(mnt, "/sys/fs/cgroup") +
+			!strcmp(mnt, "/sys/fs/cgroup/unified");
+		if (score <= best || strlen(mnt) >= size)
 			continue;
-		best = s;
+		best = score;
 		snprintf(buf, size, "%s", mnt);
 	}
 	free(line);

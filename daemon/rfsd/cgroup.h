@@ -5,9 +5,8 @@
 
 #include <stddef.h>
 
-/* The cgroup2 mount of this mount namespace from /proc/self/mountinfo:
- * /sys/fs/cgroup on unified hosts, /sys/fs/cgroup/unified on hybrid ones.
- * 0, or -errno with the reason in err (len bytes). */
+/* The cgroup2 mount of this mount namespace into buf: 0, or -errno with
+ * the reason in err (len bytes). */
 int rfsd_cgroup_root(char *buf, size_t size, char *err, size_t len);
 
 #endif /* RFSD_CGROUP_H */

@@ -5,10 +5,11 @@
  * continuation of the previous value; so the file goes through our own
  * reader, which counts lines, strips leading blanks (no continuations:
  * every value is one line) and sees each [section] header as it passes.
+ * Keys are read through tables, so each kind of value is checked, and
+ * worded, once.
  */
 #include <errno.h>
 #include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,26 +17,6 @@
 
 #include "config.h"
 #include "parse.h"
-
-enum {
-	RFSD_SET_SOCK_FLOW	= 1 << 0,
-	RFSD_SET_SOCKET		= 1 << 1,
-	RFSD_SET_PIN_DIR	= 1 << 2,
-	RFSD_SET_CGROUP		= 1 << 3,
-	RFSD_SET_CPUS		= 1 << 4,
-	RFSD_SET_FLOW_CNT	= 1 << 5,
-	RFSD_SET_MODE		= 1 << 6,
-	RFSD_SET_DETACH		= 1 << 7,
-	RFSD_SET_METRICS	= 1 << 8,
-	RFSD_SET_NOGUARD	= 1 << 9,
-	RFSD_SET_KSCHED		= 1 << 10,
-	RFSD_SET_UNORDERED	= 1 << 11,
-	RFSD_SET_SOCK_GROUP	= 1 << 12,
-	RFSD_SET_ADMIN_GROUP	= 1 << 13,
-	RFSD_SET_BUDGET_IF	= 1 << 14,
-	RFSD_SET_BUDGET_TOTAL	= 1 << 15,
-	RFSD_SET_LEAVING_WARN	= 1 << 16,
-};
 
 enum rfsd_section { SEC_NONE, SEC_GLOBAL, SEC_IFACE, SEC_BAD };
 
@@ -46,9 +27,50 @@ struct rfsd_parse {
 	int lineno;		/* of the line inih is working on */
 	bool line_done;		/* the last chunk ended its line */
 	enum rfsd_section sec;
-	struct rfsd_iface_cfg *ifc;	/* in [interface NAME] */
+	struct rfsd_iface_cfg *ifc;	/* in [interface ...] */
 	int err;		/* first error */
 	char *msg;
+};
+
+enum key_kind { K_POW2, K_PATH, K_GROUP, K_SIZE, K_BOOL, K_SECONDS, K_LISTEN,
+		K_KSCHED, K_WORDS, K_CPUS, K_MODE };
+
+struct key {
+	const char *name;
+	enum key_kind kind;
+	size_t off;
+	__u32 lo, hi;
+};
+
+#define G(n, k, f, ...) \
+	{ .name = n, .kind = k, .off = offsetof(struct rfsd_config, f), __VA_ARGS__ }
+#define I(n, k, f, ...) \
+	{ .name = n, .kind = k, .off = offsetof(struct rfsd_iface_cfg, f), __VA_ARGS__ }
+static const struct key global_keys[] = {
+	G("sock_flow_entries", K_POW2, sock_flow_entries,
+	  .lo = RFS_SOCK_FLOW_MIN, .hi = RFS_SOCK_FLOW_MAX),
+	G("socket", K_PATH, socket),
+	G("socket_group", K_GROUP, socket_group),
+	G("admin_group", K_GROUP, admin_group),
+	G("pin_dir", K_PATH, pin_dir),
+	G("cgroup", K_PATH, cgroup),
+	G("detach_on_exit", K_BOOL, detach_on_exit),
+	G("metrics_listen", K_LISTEN, metrics_listen),
+	G("cpumap_kthread_sched", K_KSCHED, ksched),
+	G("allow_unordered", K_BOOL, allow_unordered),
+	G("table_budget_iface", K_SIZE, budget_iface),
+	G("table_budget_total", K_SIZE, budget_total),
+	G("leaving_warn_seconds", K_SECONDS, leaving_warn_s,
+	  .hi = RFSD_LEAVING_WARN_MAX),
+	G("exclude", K_WORDS, exclude),
+	{ NULL },
+}, iface_keys[] = {
+	I("cpus", K_CPUS, cpus),
+	I("flow_cnt", K_POW2, flow_cnt, .lo = RFS_FLOW_CNT_MIN,
+	  .hi = RFS_FLOW_CNT_MAX),
+	I("mode", K_MODE, mode),
+	I("noguard", K_BOOL, noguard),
+	{ NULL },
 };
 
 static void parse_fail(struct rfsd_parse *p, int e, const char *fmt, ...)
@@ -56,7 +78,7 @@ static void parse_fail(struct rfsd_parse *p, int e, const char *fmt, ...)
 
 static void parse_fail(struct rfsd_parse *p, int e, const char *fmt, ...)
 {
-	char cause[256];
+	char cause[384];
 	va_list ap;
 
 	if (p->err)
@@ -75,15 +97,29 @@ const struct rfsd_iface_cfg *rfsd_config_iface(const struct rfsd_config *cfg,
 	size_t i;
 
 	for (i = 0; i < cfg->n_ifs; i++)
-		if (!strcmp(cfg->ifs[i].name, name))
+		if (!cfg->ifs[i].match && !strcmp(cfg->ifs[i].name, name))
 			return &cfg->ifs[i];
 	return NULL;
 }
 
+/* A pattern word: an optional '!', then default-route or a glob that
+ * could match an interface name ('[' would end a section header). */
+static int bad_word(const char *w, void *arg)
+{
+	w += *w == '!';
+	return !w[0] || strlen(w) >= IF_NAMESIZE || strpbrk(w, "/:[]");
+}
+
+static int positive_word(const char *w, void *arg)
+{
+	return w[0] != '!';
+}
+
 static void section_start(struct rfsd_parse *p, const char *name)
 {
-	struct rfsd_iface_cfg *ifs;
-	const char *ifname;
+	struct rfsd_iface_cfg *ifs, *ic;
+	const char *sel;
+	bool pattern;
 	size_t i;
 
 	p->ifc = NULL;
@@ -98,32 +134,38 @@ static void section_start(struct rfsd_parse *p, const char *name)
 			   name);
 		return;
 	}
-	ifname = name + 9;
-	ifname += strspn(ifname, " \t");
-	if (!rfs_ifname_valid(ifname)) {
-		parse_fail(p, EINVAL, "bad interface name '%s' in [%s]", ifname,
-			   name);
+	sel = name + 9 + strspn(name + 9, " \t");
+	pattern = strpbrk(sel, " \t*?!") || !strcmp(sel, "default-route");
+	if (pattern ? rfsd_for_words(sel, bad_word, NULL) ||
+		      !rfsd_for_words(sel, positive_word, NULL) :
+		      !rfs_ifname_valid(sel)) {
+		parse_fail(p, EINVAL, "bad interface %s '%s' in [%s]",
+			   pattern ? "pattern" : "name", sel, name);
 		return;
 	}
-	p->sec = SEC_IFACE;
 	for (i = 0; i < p->cfg->n_ifs; i++) {
-		if (!strcmp(p->cfg->ifs[i].name, ifname)) {
-			parse_fail(p, EINVAL, "[interface %s] appears twice",
-				   ifname);
-			p->sec = SEC_BAD;
+		ic = &p->cfg->ifs[i];
+		if (!strcmp(ic->match ?: ic->name, sel)) {
+			parse_fail(p, EINVAL, "[interface %s] appears twice", sel);
 			return;
 		}
 	}
 	ifs = realloc(p->cfg->ifs, (p->cfg->n_ifs + 1) * sizeof(*ifs));
-	if (!ifs) {
-		parse_fail(p, ENOMEM, "out of memory");
-		p->sec = SEC_BAD;
-		return;
-	}
+	if (!ifs)
+		goto nomem;
 	p->cfg->ifs = ifs;
-	p->ifc = &ifs[p->cfg->n_ifs++];
-	memset(p->ifc, 0, sizeof(*p->ifc));
-	snprintf(p->ifc->name, sizeof(p->ifc->name), "%s", ifname);
+	ic = &ifs[p->cfg->n_ifs];
+	memset(ic, 0, sizeof(*ic));
+	if (pattern && !(ic->match = strdup(sel)))
+		goto nomem;
+	if (!pattern)
+		snprintf(ic->name, sizeof(ic->name), "%s", sel);
+	p->cfg->n_ifs++;
+	p->ifc = ic;
+	p->sec = SEC_IFACE;
+	return;
+nomem:
+	parse_fail(p, ENOMEM, "out of memory");
 }
 
 /*
@@ -158,129 +200,34 @@ static char *config_reader(char *str, int num, void *stream)
 		lead = 3;	/* a UTF-8 byte order mark */
 	lead += strspn(str + lead, " \t");
 	memmove(str, str + lead, n - lead + 1);
-	if (str[0] == '[') {
-		end = strchr(str, ']');
-		if (end) {
-			char name[256];
+	if (str[0] == '[' && (end = strchr(str, ']'))) {
+		char name[256];
 
-			snprintf(name, sizeof(name), "%.*s", (int)(end - str - 1),
-				 str + 1);
-			section_start(p, name);
-		}
+		snprintf(name, sizeof(name), "%.*s", (int)(end - str - 1), str + 1);
+		section_start(p, name);
 	}
 	return str;
 }
 
-/* A table size: a number first, then a power of two in lo..hi. */
-static void set_pow2(struct rfsd_parse *p, const char *key, const char *v,
-		     __u32 lo, __u32 hi, __u32 *out)
-{
-	__u32 n = 0;
-	int e;
-
-	e = rfs_parse_u32(v, &n);
-	if (!e)
-		e = rfs_check_pow2(n, lo, hi);
-	if (!e)
-		*out = n;
-	else if (e == -EINVAL)
-		parse_fail(p, EINVAL, "%s '%s' is not a number", key, v);
-	else if (e == -EDOM)
-		parse_fail(p, EINVAL, "%s '%s' is not a power of two (%u..%u)",
-			   key, v, lo, hi);
-	else
-		parse_fail(p, ERANGE, "%s '%s' is out of range (%u..%u)", key,
-			   v, lo, hi);
-}
-
-static bool once(struct rfsd_parse *p, unsigned int *set, unsigned int bit,
-		 const char *key)
-{
-	if (*set & bit) {
-		parse_fail(p, EINVAL, "'%s' set twice", key);
-		return false;
-	}
-	*set |= bit;
-	return true;
-}
-
-static char *set_path(struct rfsd_parse *p, const char *key, const char *v)
-{
-	char *s;
-
-	if (v[0] != '/') {
-		parse_fail(p, EINVAL, "%s '%s' is not an absolute path", key, v);
-		return NULL;
-	}
-	s = strdup(v);
-	if (!s)
-		parse_fail(p, ENOMEM, "out of memory");
-	return s;
-}
-
-/* A group name (parse.h); looked up when rfsd uses it, so a group made
- * later counts from the next SIGHUP. */
-static char *set_group(struct rfsd_parse *p, const char *key, const char *v)
-{
-	char *s;
-
-	if (!rfs_group_name_valid(v)) {
-		parse_fail(p, EINVAL,
-			   "%s '%s' is not a group name ([a-z_][a-z0-9_-]*, at most 32 characters)",
-			   key, v);
-		return NULL;
-	}
-	s = strdup(v);
-	if (!s)
-		parse_fail(p, ENOMEM, "out of memory");
-	return s;
-}
-
-/* A budget: at least 1 MiB (less is under one default table: a typo). */
-static void set_size(struct rfsd_parse *p, const char *key, const char *v,
-		     __u64 *out)
-{
-	int e = rfs_parse_size(v, 1ull << 20, 1ull << 40, out);
-
-	if (e == -EINVAL)
-		parse_fail(p, EINVAL,
-			   "%s '%s' is not a size (a number of bytes, or with K, M or G)",
-			   key, v);
-	else if (e)
-		parse_fail(p, ERANGE, "%s '%s' is out of range (1M..1024G)",
-			   key, v);
-}
-
-/* yes/true/1 or no/false/0 */
-static void set_bool(struct rfsd_parse *p, const char *key, const char *v,
-		     bool *out)
-{
-	if (!strcmp(v, "yes") || !strcmp(v, "true") || !strcmp(v, "1"))
-		*out = true;
-	else if (!strcmp(v, "no") || !strcmp(v, "false") || !strcmp(v, "0"))
-		*out = false;
-	else
-		parse_fail(p, EINVAL, "%s '%s' is not yes or no", key, v);
-}
-
 /* The forms of cpumap_kthread_sched with a number: "<name>:N", N in
- * lo..hi.  Parsing and the error messages both read this table. */
+ * lo..hi.  Parsing, naming and the error messages all read this table. */
 static const struct ksched_form {
 	const char *name;
 	enum rfsd_ksched_kind kind;
 	int lo, hi;
 } ksched_forms[] = {
-	{ "nice", RFSD_KSCHED_NICE, RFSD_KSCHED_NICE_MIN, RFSD_KSCHED_NICE_MAX },
-	{ "batch", RFSD_KSCHED_BATCH, RFSD_KSCHED_NICE_MIN, RFSD_KSCHED_NICE_MAX },
-	{ "fifo", RFSD_KSCHED_FIFO, RFSD_KSCHED_FIFO_MIN, RFSD_KSCHED_FIFO_MAX },
+	{ "nice", RFSD_KSCHED_NICE, -20, 19 },
+	{ "batch", RFSD_KSCHED_BATCH, -20, 19 },
+	{ "fifo", RFSD_KSCHED_FIFO, 1, 99 },
 };
 
-/* The form v is written in ("fifo:..."), or NULL */
+#define N_FORMS	(sizeof(ksched_forms) / sizeof(ksched_forms[0]))
+
 static const struct ksched_form *ksched_form_of(const char *v)
 {
 	size_t i, n;
 
-	for (i = 0; i < sizeof(ksched_forms) / sizeof(ksched_forms[0]); i++) {
+	for (i = 0; i < N_FORMS; i++) {
 		n = strlen(ksched_forms[i].name);
 		if (!strncmp(v, ksched_forms[i].name, n) && v[n] == ':')
 			return &ksched_forms[i];
@@ -291,251 +238,228 @@ static const struct ksched_form *ksched_form_of(const char *v)
 int rfsd_ksched_parse(const char *v, struct rfsd_ksched *out)
 {
 	const struct ksched_form *f = ksched_form_of(v);
-	struct rfsd_ksched k = { .kind = RFSD_KSCHED_KERNEL };
 	const char *num;
-	bool neg = false;
 	__u32 n = 0;
-	int e, lo, hi;
+	int e, prio;
 
-	if (!strcmp(v, "kernel")) {
-		*out = k;
-		return 0;
-	}
-	if (!strcmp(v, "default")) {
-		*out = RFSD_KSCHED_DEFAULT;
+	if (!strcmp(v, "kernel") || !strcmp(v, "default")) {
+		*out = v[0] == 'k' ? (struct rfsd_ksched){ RFSD_KSCHED_KERNEL } :
+				     RFSD_KSCHED_DEFAULT;
 		return 0;
 	}
 	if (!f)
 		return -EINVAL;
-	k.kind = f->kind;
-	lo = f->lo;
-	hi = f->hi;
-	/* a number is digits with an optional '-': "fifo:-1" is a number
-	 * out of range, "nice:+5" and "nice:5x" are not numbers */
+	/* digits with an optional '-': "fifo:-1" is a number out of range,
+	 * "nice:+5" and "nice:5x" are not numbers */
 	num = strchr(v, ':') + 1;
-	neg = num[0] == '-';
-	e = rfs_parse_u32(num + neg, &n);
-	if (e == -ERANGE)
-		return -ERANGE;		/* digits, just too many */
+	e = rfs_parse_u32(num + (num[0] == '-'), &n);
 	if (e)
 		return e;
-	/* n may be up to UINT32_MAX: compare before making it an int */
-	if (neg ? (lo >= 0 ? n != 0 : n > (__u32)-lo) : n > (__u32)hi)
+	if (n > 100)	/* past every range, and an int still */
 		return -ERANGE;
-	k.prio = neg ? -(int)n : (int)n;
-	if (k.prio < lo)
+	prio = num[0] == '-' ? -(int)n : (int)n;
+	if (prio < f->lo || prio > f->hi)
 		return -ERANGE;
-	*out = k;
+	*out = (struct rfsd_ksched){ f->kind, prio };
 	return 0;
 }
 
 void rfsd_ksched_name(const struct rfsd_ksched *k, char *buf, size_t len)
 {
-	switch (k->kind) {
-	case RFSD_KSCHED_NICE:
-		snprintf(buf, len, "nice:%d", k->prio);
-		break;
-	case RFSD_KSCHED_FIFO:
-		snprintf(buf, len, "fifo:%d", k->prio);
-		break;
-	case RFSD_KSCHED_BATCH:
-		snprintf(buf, len, "batch:%d", k->prio);
-		break;
-	default:
-		snprintf(buf, len, "kernel");
-		break;
-	}
+	size_t i;
+
+	for (i = 0; i < N_FORMS; i++)
+		if (ksched_forms[i].kind == k->kind) {
+			snprintf(buf, len, "%s:%d", ksched_forms[i].name, k->prio);
+			return;
+		}
+	snprintf(buf, len, "kernel");
 }
 
-static void set_ksched(struct rfsd_parse *p, const char *key, const char *v)
+static void set_ksched(struct rfsd_parse *p, const char *key, const char *v,
+		       struct rfsd_ksched *out)
 {
 	const struct ksched_form *f = ksched_form_of(v);
-	int e = rfsd_ksched_parse(v, &p->cfg->ksched);
+	int e = rfsd_ksched_parse(v, out);
 
-	if (e && f) {
-		char range[32];
-
-		snprintf(range, sizeof(range), "%s:%d..%d", f->name, f->lo,
-			 f->hi);
-		if (e == -ERANGE)
-			parse_fail(p, ERANGE, "%s '%s' is out of range (%s)",
-				   key, v, range);
-		else
-			parse_fail(p, EINVAL,
-				   "%s '%s': '%s' is not a number (%s)", key,
-				   v, strchr(v, ':') + 1, range);
-	} else if (e) {
+	if (e && f && e == -ERANGE)
+		parse_fail(p, ERANGE, "%s '%s' is out of range (%s:%d..%d)", key,
+			   v, f->name, f->lo, f->hi);
+	else if (e && f)
+		parse_fail(p, EINVAL, "%s '%s': '%s' is not a number (%s:%d..%d)",
+			   key, v, strchr(v, ':') + 1, f->name, f->lo, f->hi);
+	else if (e)
 		parse_fail(p, EINVAL,
 			   "%s '%s' is not default (fifo:1), kernel, nice:N (-20..19), batch:N (-20..19) or fifo:N (1..99)",
 			   key, v);
-	}
 }
 
-static void set_seconds(struct rfsd_parse *p, const char *key, const char *v,
-			__u32 hi, __u32 *out)
+static int set_cpus(struct rfsd_parse *p, const char *key, const char *v)
 {
-	__u32 n = 0;
-	int e = rfs_parse_u32(v, &n);
+	struct rfs_cpuset s;
+	int e = rfsd_cpus_resolve(v, NULL, &s);
 
-	if (e && e != -ERANGE)
-		parse_fail(p, EINVAL, "%s '%s' is not a number", key, v);
-	else if (e || n > hi)
-		parse_fail(p, ERANGE, "%s '%s' is out of range (0..%u)", key,
-			   v, hi);
-	else
-		*out = n;
-}
-
-static void global_key(struct rfsd_parse *p, const char *key, const char *v)
-{
-	struct rfsd_config *c = p->cfg;
-
-	if (!strcmp(key, "sock_flow_entries")) {
-		if (once(p, &c->set, RFSD_SET_SOCK_FLOW, key))
-			set_pow2(p, key, v, RFS_SOCK_FLOW_MIN,
-				 RFS_SOCK_FLOW_MAX, &c->sock_flow_entries);
-	} else if (!strcmp(key, "socket")) {
-		if (once(p, &c->set, RFSD_SET_SOCKET, key))
-			c->socket = set_path(p, key, v);
-	} else if (!strcmp(key, "pin_dir")) {
-		if (once(p, &c->set, RFSD_SET_PIN_DIR, key))
-			c->pin_dir = set_path(p, key, v);
-	} else if (!strcmp(key, "cgroup")) {
-		if (once(p, &c->set, RFSD_SET_CGROUP, key))
-			c->cgroup = set_path(p, key, v);
-	} else if (!strcmp(key, "detach_on_exit")) {
-		if (once(p, &c->set, RFSD_SET_DETACH, key))
-			set_bool(p, key, v, &c->detach_on_exit);
-	} else if (!strcmp(key, "metrics_listen")) {
-		struct sockaddr_storage ss;
-		socklen_t len;
-
-		if (!once(p, &c->set, RFSD_SET_METRICS, key))
-			return;
-		/* checked here, so a typo is a config error at its line */
-		if (rfs_parse_hostport(v, &ss, &len)) {
-			parse_fail(p, EINVAL,
-				   "%s '%s' is not IPV4:PORT or [IPV6]:PORT (numeric, port 1..65535)",
-				   key, v);
-			return;
-		}
-		c->metrics_listen = strdup(v);
-		if (!c->metrics_listen)
-			parse_fail(p, ENOMEM, "out of memory");
-	} else if (!strcmp(key, "cpumap_kthread_sched")) {
-		if (once(p, &c->set, RFSD_SET_KSCHED, key))
-			set_ksched(p, key, v);
-	} else if (!strcmp(key, "allow_unordered")) {
-		if (once(p, &c->set, RFSD_SET_UNORDERED, key))
-			set_bool(p, key, v, &c->allow_unordered);
-	} else if (!strcmp(key, "socket_group")) {
-		if (once(p, &c->set, RFSD_SET_SOCK_GROUP, key))
-			c->socket_group = set_group(p, key, v);
-	} else if (!strcmp(key, "admin_group")) {
-		if (once(p, &c->set, RFSD_SET_ADMIN_GROUP, key))
-			c->admin_group = set_group(p, key, v);
-	} else if (!strcmp(key, "table_budget_iface")) {
-		if (once(p, &c->set, RFSD_SET_BUDGET_IF, key))
-			set_size(p, key, v, &c->budget_iface);
-	} else if (!strcmp(key, "table_budget_total")) {
-		if (once(p, &c->set, RFSD_SET_BUDGET_TOTAL, key))
-			set_size(p, key, v, &c->budget_total);
-	} else if (!strcmp(key, "leaving_warn_seconds")) {
-		if (once(p, &c->set, RFSD_SET_LEAVING_WARN, key))
-			set_seconds(p, key, v, RFSD_LEAVING_WARN_MAX,
-				    &c->leaving_warn_s);
-	} else {
+	if (e == -ERANGE)
+		parse_fail(p, ERANGE, "%s '%s': CPUs go up to %d", key, v,
+			   RFS_MAX_CPUS - 1);
+	else if (e == -ENOENT)
+		parse_fail(p, EINVAL, "%s '%s' leaves no CPU", key, v);
+	else if (e)
 		parse_fail(p, EINVAL,
-			   "unknown key '%s' in [global] (sock_flow_entries, socket, socket_group, admin_group, pin_dir, cgroup, detach_on_exit, metrics_listen, cpumap_kthread_sched, allow_unordered, table_budget_iface, table_budget_total, leaving_warn_seconds)",
-			   key);
+			   "%s '%s' is not a CPU list (like 0-3,6, all, isolated or housekeeping, each word with an optional '!')",
+			   key, v);
+	return e;
+}
+
+/* One value of k's kind into dst; a message naming the key if it is bad. */
+static void set_key(struct rfsd_parse *p, const struct key *k, void *dst,
+		    const char *v)
+{
+	struct sockaddr_storage ss;
+	const char *bad = NULL;
+	socklen_t len;
+	__u32 n = 0;
+	int e;
+
+	switch (k->kind) {
+	case K_POW2:
+		e = rfs_parse_u32(v, &n);
+		if (!e)
+			e = rfs_check_pow2(n, k->lo, k->hi);
+		if (!e)
+			*(__u32 *)dst = n;
+		else if (e == -EINVAL)
+			parse_fail(p, EINVAL, "%s '%s' is not a number", k->name, v);
+		else if (e == -EDOM)
+			parse_fail(p, EINVAL, "%s '%s' is not a power of two (%u..%u)",
+				   k->name, v, k->lo, k->hi);
+		else
+			parse_fail(p, ERANGE, "%s '%s' is out of range (%u..%u)",
+				   k->name, v, k->lo, k->hi);
+		return;
+	case K_SECONDS:
+		e = rfs_parse_u32(v, &n);
+		if (e && e != -ERANGE)
+			parse_fail(p, EINVAL, "%s '%s' is not a number", k->name, v);
+		else if (e || n > k->hi)
+			parse_fail(p, ERANGE, "%s '%s' is out of range (0..%u)",
+				   k->name, v, k->hi);
+		else
+			*(__u32 *)dst = n;
+		return;
+	case K_SIZE:
+		/* at least 1 MiB: less is under one default table, a typo */
+		e = rfs_parse_size(v, 1ull << 20, 1ull << 40, dst);
+		if (e == -EINVAL)
+			parse_fail(p, EINVAL,
+				   "%s '%s' is not a size (a number of bytes, or with K, M or G)",
+				   k->name, v);
+		else if (e)
+			parse_fail(p, ERANGE, "%s '%s' is out of range (1M..1024G)",
+				   k->name, v);
+		return;
+	case K_BOOL:
+		if (!strcmp(v, "yes") || !strcmp(v, "true") || !strcmp(v, "1"))
+			*(bool *)dst = true;
+		else if (!strcmp(v, "no") || !strcmp(v, "false") || !strcmp(v, "0"))
+			*(bool *)dst = false;
+		else
+			parse_fail(p, EINVAL, "%s '%s' is not yes or no", k->name, v);
+		return;
+	case K_MODE:
+		if (rfs_xdp_mode_parse(v, dst))
+			parse_fail(p, EINVAL,
+				   "%s '%s' is not auto, native or generic", k->name, v);
+		return;
+	case K_KSCHED:
+		set_ksched(p, k->name, v, dst);
+		return;
+	case K_PATH:
+		bad = v[0] != '/' ? "is not an absolute path" : NULL;
+		break;
+	case K_GROUP:
+		/* looked up when used: a group made later counts at SIGHUP */
+		bad = rfs_group_name_valid(v) ? NULL :
+		      "is not a group name ([a-z_][a-z0-9_-]*, at most 32 characters)";
+		break;
+	case K_LISTEN:
+		/* checked here, so a typo is a config error at its line */
+		bad = !rfs_parse_hostport(v, &ss, &len) ? NULL :
+		      "is not IPV4:PORT or [IPV6]:PORT (numeric, port 1..65535)";
+		break;
+	case K_WORDS:
+		bad = v[0] && !rfsd_for_words(v, bad_word, NULL) ? NULL :
+		      "is not interface name patterns";
+		break;
+	case K_CPUS:
+		if (set_cpus(p, k->name, v))
+			return;
+		break;
+	}
+	/* a string kind: keep a copy if valid */
+	if (bad)
+		parse_fail(p, EINVAL, "%s '%s' %s", k->name, v, bad);
+	else if (!(*(char **)dst = strdup(v)))
+		parse_fail(p, ENOMEM, "out of memory");
+}
+
+static void table_key(struct rfsd_parse *p, const struct key *t, void *base,
+		      unsigned int *set, const char *key, const char *v,
+		      const char *where)
+{
+	char list[512] = "";
+	size_t i, off = 0;
+
+	for (i = 0; t[i].name && strcmp(t[i].name, key); i++)
+		off += snprintf(list + off, sizeof(list) - off, "%s%s",
+				i ? ", " : "", t[i].name);
+	if (!t[i].name) {
+		parse_fail(p, EINVAL, "unknown key '%s' in %s (%s)", key, where,
+			   list);
+	} else if (*set & 1u << i) {
+		parse_fail(p, EINVAL, "'%s' set twice", key);
+	} else {
+		*set |= 1u << i;
+		set_key(p, &t[i], (char *)base + t[i].off, v);
 	}
 }
 
 __u32 rfsd_config_leaving_warn_s(const struct rfsd_config *cfg)
 {
-	return cfg->set & RFSD_SET_LEAVING_WARN ? cfg->leaving_warn_s :
-	       RFSD_LEAVING_WARN_DEFAULT;
-}
-
-static void iface_key(struct rfsd_parse *p, const char *key, const char *v)
-{
-	struct rfsd_iface_cfg *ifc = p->ifc;
-	int e;
-
-	if (!strcmp(key, "cpus")) {
-		if (!once(p, &ifc->set, RFSD_SET_CPUS, key))
-			return;
-		e = rfs_cpulist_parse(v, &ifc->cpus);
-		if (e == -ERANGE)
-			parse_fail(p, ERANGE, "cpus '%s': CPUs go up to %d", v,
-				   RFS_MAX_CPUS - 1);
-		else if (e)
-			parse_fail(p, EINVAL,
-				   "cpus '%s' is not a CPU list (like 0-3,6)", v);
-	} else if (!strcmp(key, "flow_cnt")) {
-		if (once(p, &ifc->set, RFSD_SET_FLOW_CNT, key))
-			set_pow2(p, key, v, RFS_FLOW_CNT_MIN, RFS_FLOW_CNT_MAX,
-				 &ifc->flow_cnt);
-	} else if (!strcmp(key, "mode")) {
-		if (!once(p, &ifc->set, RFSD_SET_MODE, key))
-			return;
-		if (rfs_xdp_mode_parse(v, &ifc->mode))
-			parse_fail(p, EINVAL,
-				   "mode '%s' is not auto, native or generic", v);
-	} else if (!strcmp(key, "noguard")) {
-		if (once(p, &ifc->set, RFSD_SET_NOGUARD, key))
-			set_bool(p, key, v, &ifc->noguard);
-	} else {
-		parse_fail(p, EINVAL,
-			   "unknown key '%s' in [interface %s] (cpus, flow_cnt, mode, noguard)",
-			   key, ifc->name);
-	}
+	return cfg->leaving_warn_s;
 }
 
 static int config_handler(void *user, const char *section, const char *name,
 			  const char *value)
 {
 	struct rfsd_parse *p = user;
+	char label[300];
 
 	if (!name || !value)	/* a section start, if inih reports them */
 		return 1;
-	switch (p->sec) {
-	case SEC_NONE:
+	if (p->sec == SEC_NONE)
 		parse_fail(p, EINVAL, "key '%s' outside a section", name);
-		break;
-	case SEC_GLOBAL:
-		global_key(p, name, value);
-		break;
-	case SEC_IFACE:
-		iface_key(p, name, value);
-		break;
-	case SEC_BAD:		/* already reported at the header */
-		break;
-	}
+	else if (p->sec == SEC_GLOBAL)
+		table_key(p, global_keys, p->cfg, &p->cfg->set, name, value,
+			  "[global]");
+	else if (p->sec == SEC_IFACE)
+		table_key(p, iface_keys, p->ifc, &p->ifc->set, name, value,
+			  rfsd_iface_cfg_label(p->ifc, label, sizeof(label)));
 	/* keep going: inih then stops only at syntax errors we report */
 	return 1;
-}
-
-/* What a config without the key says: zero, but for the kthread policy */
-static void config_defaults(struct rfsd_config *cfg)
-{
-	memset(cfg, 0, sizeof(*cfg));
-	cfg->ksched = RFSD_KSCHED_DEFAULT;
 }
 
 int rfsd_config_load(const char *path, bool must_exist,
 		     struct rfsd_config *cfg, char *err)
 {
-	FILE *f;
+	FILE *f = fopen(path, "re");
 	int ret;
 
-	config_defaults(cfg);
-	err[0] = '\0';
-	f = fopen(path, "re");
 	if (!f) {
 		ret = -errno;
 		if (ret == -ENOENT && !must_exist)
-			return 0;
+			return rfsd_config_parse(NULL, path, cfg, err);
+		memset(cfg, 0, sizeof(*cfg));
 		snprintf(err, RFSD_CONFIG_ERR_LEN, "can't open config '%s': %s",
 			 path, strerror(-ret));
 		return ret;
@@ -545,6 +469,7 @@ int rfsd_config_load(const char *path, bool must_exist,
 	return ret;
 }
 
+/* f NULL: no file, the defaults */
 int rfsd_config_parse(FILE *f, const char *path, struct rfsd_config *cfg,
 		      char *err)
 {
@@ -554,8 +479,12 @@ int rfsd_config_parse(FILE *f, const char *path, struct rfsd_config *cfg,
 	};
 	int ret;
 
-	config_defaults(cfg);
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->ksched = RFSD_KSCHED_DEFAULT;
+	cfg->leaving_warn_s = RFSD_LEAVING_WARN_DEFAULT;
 	err[0] = '\0';
+	if (!f)
+		return 0;
 	ret = ini_parse_stream(config_reader, &p, config_handler, &p);
 	if (ferror(p.f) && !p.err) {
 		snprintf(err, RFSD_CONFIG_ERR_LEN, "can't read config '%s': %s",
@@ -579,16 +508,16 @@ int rfsd_config_parse(FILE *f, const char *path, struct rfsd_config *cfg,
 int rfsd_config_check_noguard(const struct rfsd_config *cfg, const char *path,
 			      bool unsafe_noguard, char *err)
 {
+	char label[300];
 	size_t i;
 
 	err[0] = '\0';
-	if (unsafe_noguard)
-		return 0;
-	for (i = 0; i < cfg->n_ifs; i++)
+	for (i = 0; i < cfg->n_ifs && !unsafe_noguard; i++)
 		if (cfg->ifs[i].noguard) {
 			snprintf(err, RFSD_CONFIG_ERR_LEN,
-				 "can't honour 'noguard = yes' in [interface %s] of '%s': it turns off the in-order rule and lets flows be reordered, so rfsd refuses it unless started with --unsafe-noguard (benchmarks only)",
-				 cfg->ifs[i].name, path);
+				 "can't honour 'noguard = yes' in %s of '%s': it turns off the in-order rule and lets flows be reordered, so rfsd refuses it unless started with --unsafe-noguard (benchmarks only)",
+				 rfsd_iface_cfg_label(&cfg->ifs[i], label,
+						      sizeof(label)), path);
 			return -EPERM;
 		}
 	return 0;
@@ -596,12 +525,19 @@ int rfsd_config_check_noguard(const struct rfsd_config *cfg, const char *path,
 
 void rfsd_config_free(struct rfsd_config *cfg)
 {
+	size_t i;
+
+	for (i = 0; i < cfg->n_ifs; i++) {
+		free(cfg->ifs[i].match);
+		free(cfg->ifs[i].cpus);
+	}
 	free(cfg->socket);
 	free(cfg->pin_dir);
 	free(cfg->cgroup);
 	free(cfg->metrics_listen);
 	free(cfg->socket_group);
 	free(cfg->admin_group);
+	free(cfg->exclude);
 	free(cfg->ifs);
 	memset(cfg, 0, sizeof(*cfg));
 }

@@ -1,27 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * rfsd.conf, an INI file (inih):
+ * rfsd.conf, an INI file (inih); rfsd(8), CONFIGURATION, is the reference:
  *
- *	[global]
- *	sock_flow_entries = 32768
- *	socket = /run/rfs/rfsd.sock
- *	socket_group = rfs
- *	admin_group = rfs-admin
- *	table_budget_iface = 256M
- *	table_budget_total = 1G
- *	pin_dir = /sys/fs/bpf/rfs
- *	cgroup = /sys/fs/cgroup
- *	detach_on_exit = no
- *	metrics_listen = 127.0.0.1:9464
- *	cpumap_kthread_sched = default
- *	allow_unordered = no
- *	leaving_warn_seconds = 10
- *
- *	[interface eth1]
- *	cpus = 0-3,6
- *	flow_cnt = 4096
- *	mode = auto
- *	noguard = no		(yes: benchmarks only, needs --unsafe-noguard)
+ *	[global]	sock_flow_entries socket socket_group admin_group
+ *			table_budget_iface table_budget_total pin_dir cgroup
+ *			detach_on_exit metrics_listen cpumap_kthread_sched
+ *			allow_unordered leaving_warn_seconds exclude
+ *	[interface eth1]	one interface by name, or
+ *	[interface eth* ens* !ens9 default-route]	those the words pick
+ *			cpus flow_cnt mode noguard
  *
  * Unknown sections and keys are errors that name file:line, and so is a
  * value of the wrong kind ("flow_cnt '4k' is not a number").
@@ -48,21 +35,22 @@
 #define RFSD_LEAVING_WARN_MAX		86400
 
 struct rfsd_iface_cfg {
-	char name[IF_NAMESIZE];
-	struct rfs_cpuset cpus;		/* empty: every online CPU */
+	char name[IF_NAMESIZE];		/* [interface NAME]; "" for a pattern */
+	char *match;			/* the words of a pattern section */
+	/* as written, resolved per node (rfsd_cpus_resolve); NULL: all */
+	char *cpus;
 	__u32 flow_cnt;			/* 0: RFS_FLOW_CNT_DEFAULT */
 	enum rfs_xdp_mode mode;
 	/* the in-order rule off: honoured only under --unsafe-noguard */
 	bool noguard;
-	unsigned int set;		/* RFSD_SET_* seen, for duplicates */
+	unsigned int set;		/* keys seen, for duplicates */
 };
 
-/* cpumap_kthread_sched: what rfsd does to the scheduling of its cpumap
- * kthreads (ksched.c).  kernel leaves them as the kernel made them
- * (SCHED_OTHER, nice 0), which EEVDF can keep off their CPU for hundreds
- * of milliseconds while tasks there wake each other (README, Known
- * limits); so the default is SCHED_FIFO 1, which preempts tasks the way
- * kernel RFS's softirq does. */
+/* cpumap_kthread_sched (ksched.c).  kernel leaves the kthreads as the
+ * kernel made them (SCHED_OTHER), which EEVDF can keep off their CPU for
+ * long while tasks there wake each other (README, Known limits); so the
+ * default is SCHED_FIFO 1, which preempts tasks the way kernel RFS's
+ * softirq does. */
 enum rfsd_ksched_kind {
 	RFSD_KSCHED_KERNEL,
 	RFSD_KSCHED_NICE,		/* SCHED_OTHER at nice prio */
@@ -70,11 +58,6 @@ enum rfsd_ksched_kind {
 	RFSD_KSCHED_BATCH,		/* SCHED_BATCH at nice prio */
 };
 
-#define RFSD_KSCHED_NICE_MIN	(-20)
-#define RFSD_KSCHED_NICE_MAX	19
-#define RFSD_KSCHED_FIFO_MIN	1
-#define RFSD_KSCHED_FIFO_MAX	99
-/* without the key, and for "default" */
 #define RFSD_KSCHED_DEFAULT \
 	((struct rfsd_ksched){ .kind = RFSD_KSCHED_FIFO, .prio = 1 })
 
@@ -98,45 +81,87 @@ struct rfsd_config {
 	/* SIGTERM detaches and unpins everything; default: leave the
 	 * datapath steering for the next rfsd to adopt */
 	bool detach_on_exit;
-	/* "127.0.0.1:9464", "[::1]:9464": serve /metrics there; NULL: off */
-	char *metrics_listen;
-	struct rfsd_ksched ksched;	/* cpumap_kthread_sched */
-	/* attach even on a kernel where flows can't be kept in order
-	 * (rfs_dp_kjudge()); default: refuse */
+	char *metrics_listen;		/* "[::1]:9464"; NULL: off */
+	struct rfsd_ksched ksched;
+	/* attach even on a kernel where flows can't be kept in order */
 	bool allow_unordered;
-	/* warn when a CPU taken out of an interface's set still waits for
-	 * its flows to drain after this long (then each time the wait
-	 * doubles); 0: never.  Read through rfsd_config_leaving_warn_s(). */
+	/* warn when a CPU taken out of a set still waits for its flows
+	 * after this long (then each time the wait doubles); 0: never */
 	__u32 leaving_warn_s;
+	char *exclude;			/* globs no pattern section picks */
 	unsigned int set;
 	struct rfsd_iface_cfg *ifs;
 	size_t n_ifs;
 };
 
-/* Parse path into cfg (which is zeroed first).  A missing file gives an
- * empty config unless must_exist.  0 or -errno with the reason in err
- * ("can't parse config '/etc/rfs/rfsd.conf:7': unknown key 'x' in [global]"). */
+/* Parse path into cfg.  A missing file gives an empty config unless
+ * must_exist.  0 or -errno with the reason in err ("can't parse config
+ * '/etc/rfs/rfsd.conf:7': unknown key 'x' in [global]"). */
 int rfsd_config_load(const char *path, bool must_exist,
 		     struct rfsd_config *cfg, char *err);
-/* The same from f, already open (path only names it in messages): what
- * rfsd_config_load() does once the file is open, and what the fuzz target
- * tests/fuzz/fuzz_config.c feeds from memory. */
+/* The same from f, already open (path only names it in messages), as the
+ * fuzz target feeds it from memory. */
 int rfsd_config_parse(FILE *f, const char *path, struct rfsd_config *cfg,
 		      char *err);
 void rfsd_config_free(struct rfsd_config *cfg);
-/* 0, or -EPERM with the reason in err when an interface asks for noguard
- * and rfsd was not started with --unsafe-noguard (path names the file). */
+/* 0, or -EPERM with the reason in err when a section asks for noguard
+ * and rfsd was not started with --unsafe-noguard. */
 int rfsd_config_check_noguard(const struct rfsd_config *cfg, const char *path,
 			      bool unsafe_noguard, char *err);
-/* A cpumap_kthread_sched value: "default" (RFSD_KSCHED_DEFAULT), "kernel",
- * "nice:N" or "batch:N" (-20..19), or "fifo:N" (1..99).  0; -EINVAL if it is none of those forms or N is not a number
- * (an optional '-' on nice, then digits), -ERANGE if N is out of range. */
+/* "default", "kernel", "nice:N" or "batch:N" (-20..19), "fifo:N" (1..99):
+ * 0, -EINVAL not one of those forms, -ERANGE N out of range. */
 int rfsd_ksched_parse(const char *v, struct rfsd_ksched *out);
 /* The value back as the config spells it: "kernel", "nice:-5", "fifo:1". */
 void rfsd_ksched_name(const struct rfsd_ksched *k, char *buf, size_t len);
-/* leaving_warn_seconds as in effect: the default when not set. */
 __u32 rfsd_config_leaving_warn_s(const struct rfsd_config *cfg);
+/* The section naming name exactly, or NULL. */
 const struct rfsd_iface_cfg *rfsd_config_iface(const struct rfsd_config *cfg,
 					       const char *name);
+/* Words separated by blanks, each given to fn until it returns nonzero. */
+int rfsd_for_words(const char *s, int (*fn)(const char *w, void *arg),
+		   void *arg);
+/* "[interface eth1]", "[interface eth* !eth9]" */
+const char *rfsd_iface_cfg_label(const struct rfsd_iface_cfg *ic, char *buf,
+				 size_t len);
+
+/*
+ * A cpus value on this node: words, each a CPU list, "all" (online),
+ * "isolated" (isolcpus and nohz_full), "housekeeping" (online, not
+ * isolated), "!" before a word takes it away; no word to add from means
+ * all.  root prefixes /sys (""; tests give a fake one); NULL only checks
+ * the spelling.  out empty: every online CPU, following hotplug (no cpus,
+ * or just "all").  0; -EINVAL, -ERANGE a bad word, -ENOENT no CPU left.
+ */
+int rfsd_cpus_resolve(const char *spec, const char *root,
+		      struct rfs_cpuset *out);
+/* ic's cpus on this node; the reason in err if they can't be had. */
+int rfsd_iface_cpus(const struct rfsd_iface_cfg *ic, struct rfs_cpuset *set,
+		    char *err, size_t len);
+
+/* What a node knows of a link, for the sections to match against. */
+struct rfsd_link {
+	char name[IF_NAMESIZE];
+	int ifindex;
+	unsigned short type;		/* ARPHRD_* */
+	unsigned int flags;		/* IFF_* */
+	bool default_route;		/* an oif of a main-table default */
+};
+
+/*
+ * Which section attaches l: the one naming it, else the first pattern
+ * section whose words pick it.  NULL to attach with *ic, or why not
+ * (*ic then names the pattern that picked it, or is NULL: none did).  A
+ * pattern never picks an excluded, loopback or non-Ethernet link.
+ */
+const char *rfsd_config_match(const struct rfsd_config *cfg,
+			      const struct rfsd_link *l,
+			      const struct rfsd_iface_cfg **ic);
+bool rfsd_config_wants_routes(const struct rfsd_config *cfg);
+
+/* rfsd --check-config: what the config at path would attach in this netns
+ * and with what, what it picks but skips and why, as text or JSON on
+ * stdout; attaches nothing.  The exit code: 0 if all is well. */
+int rfsd_check_config(const char *path, bool must_exist, bool unsafe_noguard,
+		      bool json);
 
 #endif /* RFSD_CONFIG_H */

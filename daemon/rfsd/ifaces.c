@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The config applied to the datapath: configured interfaces are attached
- * at start, on SIGHUP, and when they appear (an interface missing at start,
- * or deleted and created again, is attached as soon as netlink reports
- * it).  Adopted interfaces are kept as they are, and nothing is detached
- * on reload: rfsctl detach does that, and then the interface stays
- * detached until rfsctl attach (or a restart).
+ * The config applied to the datapath.  The links of this network
+ * namespace are matched against the config's sections (config.c) at
+ * start and on SIGHUP; one that appears later, or is renamed, or gets a
+ * default route, is matched when netlink says so.  An interface named by
+ * its section and missing is attached as soon as it appears.  One a
+ * pattern picks but that can't be steered is skipped with a log line, and
+ * an attach that failed is not retried on link events (they come for any
+ * change).  Adopted interfaces are kept as they are, and nothing is
+ * detached on reload: rfsctl detach does that, and then the interface
+ * stays detached until rfsctl attach (or a restart).
  */
 #include <errno.h>
 #include <net/if.h>
@@ -49,109 +53,58 @@ void rfsd_ifaces_free(struct rfsd_ifaces *ifs)
 }
 
 static int attach_cfg(struct rfsd_ifaces *ifs, const struct rfsd_iface_cfg *ic,
-		      const char *why)
+		      const char *name, const char *why)
 {
 	struct rfs_if_opts o = {
-		.cpus = ic->cpus, .flow_cnt = ic->flow_cnt, .mode = ic->mode,
+		.flow_cnt = ic->flow_cnt, .mode = ic->mode,
 		/* the config was refused without --unsafe-noguard */
 		.noguard = ic->noguard,
 		.allow_unordered = ifs->cfg->allow_unordered,
 	};
-	struct rfsd_ifstate *st = ifstate(ifs, ic->name, true);
-	char err[RFS_ERR_LEN] = "", desc[160];
+	struct rfsd_ifstate *st = ifstate(ifs, name, true);
+	char err[RFS_ERR_LEN] = "", desc[160], label[300];
 	struct rfs_if *ifc;
+	bool missing;
 	int r;
 
-	r = rfs_if_attach(ifs->dp, ic->name, &o, &ifc, err);
 	if (st)
-		st->last_err = r;
+		st->user_detached = false;
+	r = rfsd_iface_cpus(ic, &o.cpus, desc, sizeof(desc));
+	if (r)
+		snprintf(err, sizeof(err), "can't attach '%s': %s", name, desc);
+	else
+		r = rfs_if_attach(ifs->dp, name, &o, &ifc, err);
 	if (r) {
-		bool missing = !if_nametoindex(ic->name);
-
+		missing = !if_nametoindex(name);
 		if (st)
 			st->last_err = missing ? -ENODEV : r;
 		pr_warn("%s%s\n", err[0] ? err : strerror(-r),
 			missing ? "; attaching it when it appears" : "");
 		return r;
 	}
+	if (st)
+		st->last_err = 0;
 	rfs_if_describe(ifc, desc, sizeof(desc));
-	rfs_log_iface(RFS_LOG_INFO, ic->name, rfs_if_ifindex(ifc),
-		      "attached, %s: %s", desc, why);
+	rfs_log_iface(RFS_LOG_INFO, name, rfs_if_ifindex(ifc),
+		      "attached, %s: %s (%s)", desc, why,
+		      rfsd_iface_cfg_label(ic, label, sizeof(label)));
 	return 0;
 }
 
 static bool cfg_matches(const struct rfsd_iface_cfg *ic, const struct rfs_if *ifc)
 {
-	struct rfs_cpuset cpus, active;
+	struct rfs_cpuset want, cpus, active;
 	__u32 flow_cnt = ic->flow_cnt ? ic->flow_cnt : RFS_FLOW_CNT_DEFAULT;
+	char err[128];
 
 	rfs_if_cpus(ifc, &cpus, &active);
-	if (rfs_cpuset_count(&ic->cpus) && !rfs_cpuset_equal(&ic->cpus, &cpus))
+	if (rfsd_iface_cpus(ic, &want, err, sizeof(err)) ||
+	    (rfs_cpuset_count(&want) && !rfs_cpuset_equal(&want, &cpus)))
 		return false;
 	if (ic->mode != RFS_XDP_AUTO && ic->mode != rfs_if_mode(ifc))
 		return false;
-	if (ic->noguard != rfs_if_noguard(ifc))
-		return false;
-	return flow_cnt == rfs_if_flow_cnt(ifc);
-}
-
-/*
- * The in-order rule is off exactly where the config says noguard = yes
- * (which rfsd only loads under --unsafe-noguard): an adopted interface an
- * earlier rfsd left in noguard gets its rule back unless asked for again.
- */
-static void noguard_adopted(struct rfsd_ifaces *ifs)
-{
-	char err[RFS_ERR_LEN] = "";
-	size_t i;
-
-	for (i = 0; i < rfs_dp_if_count(ifs->dp); i++) {
-		struct rfs_if *ifc = rfs_dp_if_at(ifs->dp, i);
-		const struct rfsd_iface_cfg *ic;
-		bool want;
-
-		if (!ifc || !rfs_if_noguard(ifc))
-			continue;
-		ic = rfsd_config_iface(ifs->cfg, rfs_if_name(ifc));
-		want = ic && ic->noguard;
-		if (want)
-			continue;
-		if (rfs_if_set_noguard(ifs->dp, ifc, false, err))
-			pr_warn("%s\n", err);
-		else
-			pr_warn("adopted %s with noguard on; the config does not ask for it: in-order rule on again\n",
-				rfs_if_name(ifc));
-	}
-}
-
-void rfsd_ifaces_start(struct rfsd_ifaces *ifs)
-{
-	size_t i;
-
-	noguard_adopted(ifs);
-	for (i = 0; i < ifs->cfg->n_ifs; i++) {
-		const struct rfsd_iface_cfg *ic = &ifs->cfg->ifs[i];
-		struct rfs_if *ifc = rfs_dp_if_find(ifs->dp, ic->name);
-		if (!ifc) {
-			attach_cfg(ifs, ic, "in the config");
-			continue;
-		}
-		/* adopting it was its state change (logged); the config is
-		 * not applied over it */
-		if (!cfg_matches(ic, ifc))
-			rfs_log_iface(RFS_LOG_INFO, ic->name, rfs_if_ifindex(ifc),
-				      "kept as adopted; the config differs (rfsctl set, or detach and restart, to apply it)");
-	}
-}
-
-/* The set "all online CPUs" as rfs_if_set_cpus() takes it. */
-static int cfg_cpus(const struct rfsd_iface_cfg *ic, struct rfs_cpuset *set)
-{
-	if (rfs_cpuset_count(&ic->cpus)) {
-		*set = ic->cpus;
-		return 0;
-	}
-	return rfs_cpuset_online(set);
+	return ic->noguard == rfs_if_noguard(ifc) &&
+	       flow_cnt == rfs_if_flow_cnt(ifc);
 }
 
 static void apply_changes(struct rfsd_ifaces *ifs, struct rfs_if *ifc,
@@ -161,42 +114,117 @@ static void apply_changes(struct rfsd_ifaces *ifs, struct rfs_if *ifc,
 	char err[RFS_ERR_LEN] = "", list[128], old[128];
 	struct rfs_cpuset set, conf, active;
 	__u32 n, old_n = rfs_if_flow_cnt(ifc);
+	const char *name = rfs_if_name(ifc);
 	int r;
 
-	if (!rfs_cpuset_equal(&was->cpus, &now->cpus)) {
-		rfs_if_cpus(ifc, &conf, &active);
-		rfs_cpulist_format(&conf, old, sizeof(old));
-		r = cfg_cpus(now, &set);
-		if (!r)
-			r = rfs_if_set_cpus(ifs->dp, ifc, &set, err);
-		rfs_if_cpus(ifc, &conf, &active);
-		rfs_cpulist_format(&conf, list, sizeof(list));
-		if (r)
-			pr_warn("reload: %s\n", err[0] ? err : strerror(-r));
-		else
-			rfs_log_iface(RFS_LOG_INFO, now->name, rfs_if_ifindex(ifc),
-				      "cpus %s -> %s: config reload",
-				      old[0] ? old : "all", list[0] ? list : "all");
-	}
-	if (was->flow_cnt != now->flow_cnt) {
-		n = now->flow_cnt ? now->flow_cnt : RFS_FLOW_CNT_DEFAULT;
-		err[0] = '\0';
-		r = rfs_if_set_flow_cnt(ifs->dp, ifc, n, err);
-		if (r)
-			pr_warn("reload: %s\n", err[0] ? err : strerror(-r));
-		else if (n != old_n)
-			rfs_log_iface(RFS_LOG_INFO, now->name, rfs_if_ifindex(ifc),
-				      "flow_cnt %u -> %u: config reload", old_n, n);
-	}
-	if (was->noguard != now->noguard) {
-		err[0] = '\0';
-		r = rfs_if_set_noguard(ifs->dp, ifc, now->noguard, err);
-		if (r)
-			pr_warn("reload: %s\n", err[0] ? err : strerror(-r));
-	}
+	rfs_if_cpus(ifc, &conf, &active);
+	rfs_cpulist_format(&conf, old, sizeof(old));
+	r = rfsd_iface_cpus(now, &set, err, sizeof(err));
+	if (!r && !rfs_cpuset_equal(&set, &conf))
+		r = rfs_if_set_cpus(ifs->dp, ifc, &set, err);
+	rfs_if_cpus(ifc, &conf, &active);
+	rfs_cpulist_format(&conf, list, sizeof(list));
+	if (r)
+		pr_warn("reload: %s: %s\n", name, err[0] ? err : strerror(-r));
+	else if (strcmp(old, list))
+		rfs_log_iface(RFS_LOG_INFO, name, rfs_if_ifindex(ifc),
+			      "cpus %s -> %s: config reload",
+			      old[0] ? old : "all", list[0] ? list : "all");
+	n = now->flow_cnt ? now->flow_cnt : RFS_FLOW_CNT_DEFAULT;
+	err[0] = '\0';
+	r = n == old_n ? 0 : rfs_if_set_flow_cnt(ifs->dp, ifc, n, err);
+	if (r)
+		pr_warn("reload: %s\n", err[0] ? err : strerror(-r));
+	else if (n != old_n)
+		rfs_log_iface(RFS_LOG_INFO, name, rfs_if_ifindex(ifc),
+			      "flow_cnt %u -> %u: config reload", old_n, n);
+	err[0] = '\0';
+	if (was->noguard != now->noguard &&
+	    (r = rfs_if_set_noguard(ifs->dp, ifc, now->noguard, err)))
+		pr_warn("reload: %s\n", err[0] ? err : strerror(-r));
 	if (was->mode != now->mode)
 		pr_warn("reload: %s: a new mode takes a detach and attach; still %s\n",
-			now->name, rfs_xdp_mode_name(rfs_if_mode(ifc)));
+			name, rfs_xdp_mode_name(rfs_if_mode(ifc)));
+}
+
+/*
+ * An adopted interface keeps what it has, but for noguard: the in-order
+ * rule is off exactly where the config says noguard = yes (which rfsd
+ * only loads under --unsafe-noguard).
+ */
+static void adopted(struct rfsd_ifaces *ifs, struct rfs_if *ifc,
+		    const struct rfsd_iface_cfg *ic)
+{
+	char err[RFS_ERR_LEN] = "";
+
+	if (rfs_if_noguard(ifc) && !(ic && ic->noguard)) {
+		if (rfs_if_set_noguard(ifs->dp, ifc, false, err))
+			pr_warn("%s\n", err);
+		else
+			pr_warn("adopted %s with noguard on; the config does not ask for it: in-order rule on again\n",
+				rfs_if_name(ifc));
+	}
+	/* adopting it was its state change (logged) */
+	if (ic && !cfg_matches(ic, ifc))
+		rfs_log_iface(RFS_LOG_INFO, rfs_if_name(ifc), rfs_if_ifindex(ifc),
+			      "kept as adopted; the config differs (rfsctl set, or detach and restart, to apply it)");
+}
+
+/* The links as netlink gives them, or none (logged). */
+static size_t links_of(const struct rfsd_config *a,
+		       const struct rfsd_config *b, struct rfsd_link **l)
+{
+	size_t n = 0;
+	int e = rfsd_netns_links(l, &n, rfsd_config_wants_routes(a) ||
+				   (b && rfsd_config_wants_routes(b)));
+
+	if (e)
+		pr_warn("can't list the interfaces: %s; only named ones attach\n",
+			strerror(-e));
+	return n;
+}
+
+/* The sections naming an interface not listed (listed: the links were):
+ * missing, they wait for it. */
+static void attach_named(struct rfsd_ifaces *ifs, const struct rfsd_config *old,
+			 bool listed)
+{
+	size_t i;
+
+	for (i = 0; i < ifs->cfg->n_ifs; i++) {
+		const struct rfsd_iface_cfg *ic = &ifs->cfg->ifs[i];
+		struct rfsd_ifstate *st = ifstate(ifs, ic->name, false);
+
+		if (ic->match || rfs_dp_if_find(ifs->dp, ic->name) ||
+		    (listed && if_nametoindex(ic->name)))
+			continue;
+		if (old && st && st->user_detached && rfsd_config_iface(old, ic->name))
+			continue;
+		attach_cfg(ifs, ic, ic->name, old ? "in the config (reload)" :
+			   "in the config");
+	}
+}
+
+void rfsd_ifaces_start(struct rfsd_ifaces *ifs)
+{
+	const struct rfsd_iface_cfg *ic;
+	struct rfsd_link *l = NULL;
+	size_t i, n = links_of(ifs->cfg, NULL, &l);
+	struct rfs_if *ifc;
+	const char *why;
+
+	for (i = 0; i < n; i++) {
+		why = rfsd_config_match(ifs->cfg, &l[i], &ic);
+		ifc = rfs_dp_if_find_index(ifs->dp, l[i].ifindex);
+		if (ifc)
+			adopted(ifs, ifc, why ? NULL : ic);
+		else if (!why)
+			attach_cfg(ifs, ic, l[i].name, "in the config");
+		else if (ic)
+			pr_info("%s: skipped: %s\n", l[i].name, why);
+	}
+	free(l);
+	attach_named(ifs, NULL, n);
 }
 
 static bool str_changed(const char *a, const char *b)
@@ -207,9 +235,14 @@ static bool str_changed(const char *a, const char *b)
 void rfsd_ifaces_reload(struct rfsd_ifaces *ifs, const struct rfsd_config *old)
 {
 	const struct rfsd_config *cfg = ifs->cfg;
+	const struct rfsd_iface_cfg *now, *was;
 	char err[RFS_ERR_LEN] = "";
-	size_t i;
 	__u32 was_n = rfs_dp_sock_flow_entries(ifs->dp);
+	struct rfsd_link *l = NULL;
+	size_t i, n = links_of(cfg, old, &l);
+	struct rfsd_ifstate *st;
+	struct rfs_if *ifc;
+	const char *name;
 	int r;
 
 	if (str_changed(old->socket, cfg->socket))
@@ -227,60 +260,86 @@ void rfsd_ifaces_reload(struct rfsd_ifaces *ifs, const struct rfsd_config *old)
 			pr_info("sock flow table: %u -> %u entries: config reload\n",
 				was_n, rfs_dp_sock_flow_entries(ifs->dp));
 	}
-
-	for (i = 0; i < cfg->n_ifs; i++) {
-		const struct rfsd_iface_cfg *ic = &cfg->ifs[i];
-		const struct rfsd_iface_cfg *was = rfsd_config_iface(old, ic->name);
-		struct rfs_if *ifc = rfs_dp_if_find(ifs->dp, ic->name);
-		struct rfsd_ifstate *st = ifstate(ifs, ic->name, false);
-
-		if (ifc && was) {
-			apply_changes(ifs, ifc, was, ic);
-		} else if (ifc) {
+	for (i = 0; i < n; i++) {
+		name = l[i].name;
+		if (rfsd_config_match(cfg, &l[i], &now))
+			now = NULL;
+		if (rfsd_config_match(old, &l[i], &was))
+			was = NULL;
+		ifc = rfs_dp_if_find_index(ifs->dp, l[i].ifindex);
+		st = ifstate(ifs, name, false);
+		if (ifc && was && now)
+			apply_changes(ifs, ifc, was, now);
+		else if (ifc && now)
 			pr_info("reload: %s newly configured, already attached; kept as it is\n",
-				ic->name);
-		} else if (!was) {
-			if (st)
-				st->user_detached = false;
-			attach_cfg(ifs, ic, "newly in the config (reload)");
-		} else if (st && st->user_detached) {
-			pr_info("reload: %s was detached by rfsctl; left detached\n",
-				ic->name);
-		} else {
-			attach_cfg(ifs, ic, "in the config (reload)");
-		}
-	}
-	for (i = 0; i < old->n_ifs; i++) {
-		const char *name = old->ifs[i].name;
-
-		if (!rfsd_config_iface(cfg, name) && rfs_dp_if_find(ifs->dp, name))
+				name);
+		else if (ifc && was)
 			pr_info("reload: %s no longer configured; left attached (rfsctl detach %s to remove it)\n",
 				name, name);
+		else if (ifc || !now)
+			continue;
+		else if (was && st && st->user_detached)
+			pr_info("reload: %s was detached by rfsctl; left detached\n",
+				name);
+		else
+			attach_cfg(ifs, now, name, was ? "in the config (reload)" :
+				   "newly in the config (reload)");
 	}
+	free(l);
+	attach_named(ifs, old, n);
 }
 
-void rfsd_ifaces_link_new(struct rfsd_ifaces *ifs, int ifindex,
-			  const char *name)
+/* l is not attached: attach it if the config picks it and it is new, or
+ * back (deleted and made again), and rfsctl did not detach it. */
+static void maybe_attach(struct rfsd_ifaces *ifs, const struct rfsd_link *l,
+			 const char *how)
 {
 	const struct rfsd_iface_cfg *ic;
-	struct rfsd_ifstate *st;
-	struct rfs_if *ifc;
+	const char *why = rfsd_config_match(ifs->cfg, l, &ic);
+	struct rfsd_ifstate *st = ifstate(ifs, l->name, false);
 
-	ifc = rfs_dp_if_find_index(ifs->dp, ifindex);
+	if (why && ic)
+		pr_debug("%s: skipped: %s\n", l->name, why);
+	if (why || (st && (st->user_detached || st->last_err != -ENODEV)))
+		return;
+	attach_cfg(ifs, ic, l->name, how);
+}
+
+void rfsd_ifaces_link_new(struct rfsd_ifaces *ifs, const struct rfsd_link *l)
+{
+	struct rfs_if *ifc = rfs_dp_if_find_index(ifs->dp, l->ifindex);
+	struct rfsd_link *all = NULL;
+	struct rfsd_link one = *l;
+	size_t i, n;
+
 	if (ifc) {
-		if (strcmp(rfs_if_name(ifc), name))
-			rfs_if_rename(ifs->dp, ifc, name);
+		if (strcmp(rfs_if_name(ifc), l->name))
+			rfs_if_rename(ifs->dp, ifc, l->name);
 		return;
 	}
-	ic = rfsd_config_iface(ifs->cfg, name);
-	if (!ic || rfs_dp_if_find(ifs->dp, name))
+	/* an event says nothing of routes: ask, if the config cares */
+	if (rfsd_config_wants_routes(ifs->cfg)) {
+		n = links_of(ifs->cfg, NULL, &all);
+		for (i = 0; i < n; i++)
+			if (all[i].ifindex == l->ifindex)
+				one.default_route = all[i].default_route;
+		free(all);
+	}
+	maybe_attach(ifs, &one, "in the config, and the interface appeared");
+}
+
+void rfsd_ifaces_rescan(struct rfsd_ifaces *ifs)
+{
+	struct rfsd_link *l = NULL;
+	size_t i, n;
+
+	if (!rfsd_config_wants_routes(ifs->cfg))
 		return;
-	st = ifstate(ifs, name, false);
-	/* only one that was missing: link flaps must not retry an
-	 * attach that failed for good */
-	if (!st || st->user_detached || st->last_err != -ENODEV)
-		return;
-	attach_cfg(ifs, ic, "in the config, and the interface appeared");
+	n = links_of(ifs->cfg, NULL, &l);
+	for (i = 0; i < n; i++)
+		if (!rfs_dp_if_find_index(ifs->dp, l[i].ifindex))
+			maybe_attach(ifs, &l[i], "in the config, with a new default route");
+	free(l);
 }
 
 /* Drop ifc; why (NULL: the caller said it) goes into the log line. */
@@ -295,11 +354,9 @@ static void forget(struct rfsd_ifaces *ifs, struct rfs_if *ifc,
 	rfs_if_forget(ifs->dp, ifc);
 	if (why)
 		rfs_log_iface(RFS_LOG_INFO, name, ifindex, "%s", why);
-	if (rfsd_config_iface(ifs->cfg, name)) {
-		st = ifstate(ifs, name, true);
-		if (st && !st->user_detached)
-			st->last_err = -ENODEV;
-	}
+	st = ifstate(ifs, name, true);
+	if (st && !st->user_detached)
+		st->last_err = -ENODEV;
 }
 
 void rfsd_ifaces_link_gone(struct rfsd_ifaces *ifs, int ifindex)
@@ -307,12 +364,9 @@ void rfsd_ifaces_link_gone(struct rfsd_ifaces *ifs, int ifindex)
 	struct rfs_if *ifc = rfs_dp_if_find_index(ifs->dp, ifindex);
 	char buf[IF_NAMESIZE];
 
-	if (!ifc)
-		return;
 	/* still here (the event was about something else): keep it */
-	if (if_indextoname(ifindex, buf))
-		return;
-	forget(ifs, ifc, "gone: the interface was deleted; its pins dropped");
+	if (ifc && !if_indextoname(ifindex, buf))
+		forget(ifs, ifc, "gone: the interface was deleted; its pins dropped");
 }
 
 void rfsd_ifaces_link_xdp(struct rfsd_ifaces *ifs, int ifindex, __u32 prog_id)
@@ -321,9 +375,11 @@ void rfsd_ifaces_link_xdp(struct rfsd_ifaces *ifs, int ifindex, __u32 prog_id)
 
 	if (!ifc || prog_id == rfs_if_prog_id(ifc))
 		return;
-	/* under a libxdp dispatcher the link runs the dispatcher, and ours
-	 * is one of its programs: ask libxdp before calling it lost */
-	if (prog_id && rfs_if_prog_on(ifindex, rfs_if_prog_id(ifc)))
+	/* the event may predate our attach (one queued while a new link
+	 * was attached on its first event), and under a libxdp dispatcher
+	 * the link runs the dispatcher, ours one of its programs: ask the
+	 * kernel, through libxdp, before calling it lost */
+	if (rfs_if_prog_on(ifindex, rfs_if_prog_id(ifc)))
 		return;
 	rfsd_ifaces_link_lost(ifs, ifindex, prog_id);
 }
@@ -366,21 +422,18 @@ const struct rfsd_ifstate *rfsd_ifaces_lost(struct rfsd_ifaces *ifs,
 
 struct json_object *rfsd_ifaces_lost_json(struct rfsd_ifaces *ifs)
 {
-	struct json_object *a = json_object_new_array();
+	struct json_object *a = json_object_new_array(), *o;
 	size_t i;
 
 	for (i = 0; i < ifs->n; i++) {
-		const struct rfsd_ifstate *st = &ifs->st[i];
-		struct json_object *o;
-
-		if (!st->lost)
+		if (!ifs->st[i].lost)
 			continue;
 		o = json_object_new_object();
 		json_object_object_add(o, "name",
-				       json_object_new_string(st->name));
-		json_object_object_add(o, "replaced_by",
-				       st->lost_to ?
-				       json_object_new_int64(st->lost_to) : NULL);
+				       json_object_new_string(ifs->st[i].name));
+		json_object_object_add(o, "replaced_by", ifs->st[i].lost_to ?
+				       json_object_new_int64(ifs->st[i].lost_to) :
+				       NULL);
 		json_object_array_add(a, o);
 	}
 	return a;
@@ -390,7 +443,7 @@ void rfsd_ifaces_link_moved(struct rfsd_ifaces *ifs, int ifindex, int nsid,
 			    int new_ifindex)
 {
 	struct rfs_if *ifc = rfs_dp_if_find_index(ifs->dp, ifindex);
-	int e;
+	int e = 0;
 
 	if (!ifc)
 		return;
@@ -433,40 +486,34 @@ void rfsd_ifaces_user_attach(struct rfsd_ifaces *ifs, const char *name)
 	struct rfsd_ifstate *st = ifstate(ifs, name, false);
 
 	if (st) {
-		st->user_detached = false;
+		st->user_detached = st->lost = false;
 		st->last_err = 0;
-		st->lost = false;
 		st->lost_to = 0;
 	}
 }
 
 void rfsd_ifaces_user_detach(struct rfsd_ifaces *ifs, const char *name)
 {
-	struct rfsd_ifstate *st;
+	struct rfsd_ifstate *st = ifstate(ifs, name, true);
 
-	if (!rfsd_config_iface(ifs->cfg, name))
-		return;
-	st = ifstate(ifs, name, true);
 	if (st)
 		st->user_detached = true;
 }
 
 size_t rfsd_ifaces_waiting(const struct rfsd_ifaces *ifs)
 {
-	size_t i, n = 0;
+	size_t i, k, n = 0;
 
 	for (i = 0; i < ifs->cfg->n_ifs; i++) {
 		const char *name = ifs->cfg->ifs[i].name;
-		size_t k;
 		bool detached = false;
 
-		if (rfs_dp_if_find(ifs->dp, name))
+		if (ifs->cfg->ifs[i].match || rfs_dp_if_find(ifs->dp, name))
 			continue;
 		for (k = 0; k < ifs->n; k++)
 			if (!strcmp(ifs->st[k].name, name))
 				detached = ifs->st[k].user_detached;
-		if (!detached)
-			n++;
+		n += !detached;
 	}
 	return n;
 }

@@ -1,13 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Link events (rtnetlink RTMGRP_LINK, libmnl), handed to the configured
- * interfaces (ifaces.h): an attached interface that disappears is
- * forgotten, a configured one that appears is attached.
+ * Link and default route events (rtnetlink, libmnl), handed to the
+ * interfaces (ifaces.h).
  */
 #ifndef RFSD_NETLINK_H
 #define RFSD_NETLINK_H
 
-#include <stdbool.h>
 #include <stddef.h>
 
 #include "loop.h"
@@ -17,9 +15,7 @@ struct rfsd_netlink;
 
 /* Subscribe, and watch the socket in loop. */
 int rfsd_netlink_open(struct rfsd_netlink **nl, struct rfsd_loop *loop,
-		      struct rfsd_ifaces *ifs, char *err,
-		      size_t len);
-/* NULL is fine. */
-void rfsd_netlink_close(struct rfsd_netlink *nl);
+		      struct rfsd_ifaces *ifs, char *err, size_t len);
+void rfsd_netlink_close(struct rfsd_netlink *nl);	/* NULL is fine */
 
 #endif /* RFSD_NETLINK_H */

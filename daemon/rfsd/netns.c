@@ -1,20 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Reaching an interface that moved to another network namespace.  The
- * move's RTM_DELLINK names the new namespace only by its netns id (as
- * seen from ours) and the new ifindex; RTM_SETLINK can't be addressed by
- * netns id (its IFLA_TARGET_NETNSID means "move to").  So the namespace
- * is looked for among the named ones (/run/netns) and those of running
- * processes, by asking the kernel for each one's id (RTM_GETNSID), and a
- * child process enters it to detach our program there.
+ * What rtnetlink says of network namespaces: the links of this one and
+ * which carry a default route, and how to reach one an interface moved
+ * to.  The move's RTM_DELLINK names the new namespace only by its netns
+ * id and the new ifindex; RTM_SETLINK can't be addressed by netns id (its
+ * IFLA_TARGET_NETNSID means "move to").  So the namespace is looked for
+ * among the named ones (/run/netns) and those of running processes, by
+ * asking the kernel for each one's id (RTM_GETNSID), and a child process
+ * enters it to detach our program there.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -26,19 +27,181 @@
 
 #include "netns.h"
 
-struct nsid_reply {
-	int nsid;
+int rfsd_link_parse(const struct nlmsghdr *nlh, struct rfsd_link_msg *m)
+{
+	const struct ifinfomsg *ifi = mnl_nlmsg_get_payload(nlh);
+	const struct nlattr *a, *x;
+
+	memset(m, 0, sizeof(*m));
+	m->nsid = -1;
+	/* AF_BRIDGE ones say a port left its bridge, not that it is gone */
+	if ((nlh->nlmsg_type != RTM_NEWLINK && nlh->nlmsg_type != RTM_DELLINK) ||
+	    mnl_nlmsg_get_payload_len(nlh) < sizeof(*ifi) ||
+	    ifi->ifi_family != AF_UNSPEC)
+		return -1;
+	m->l.ifindex = ifi->ifi_index;
+	m->l.type = ifi->ifi_type;
+	m->l.flags = ifi->ifi_flags;
+	mnl_attr_for_each(a, nlh, sizeof(*ifi)) {
+		int t = mnl_attr_get_type(a);
+
+		if (t == IFLA_IFNAME && mnl_attr_validate(a, MNL_TYPE_NUL_STRING) >= 0)
+			snprintf(m->l.name, sizeof(m->l.name), "%s",
+				 mnl_attr_get_str(a));
+		else if (t == IFLA_NEW_NETNSID && mnl_attr_validate(a, MNL_TYPE_U32) >= 0)
+			m->nsid = (int)mnl_attr_get_u32(a);
+		else if (t == IFLA_NEW_IFINDEX && mnl_attr_validate(a, MNL_TYPE_U32) >= 0)
+			m->new_ifindex = (int)mnl_attr_get_u32(a);
+		if (t != IFLA_XDP)
+			continue;
+		m->has_xdp = true;
+		mnl_attr_for_each_nested(x, a)
+			if (mnl_attr_get_type(x) == IFLA_XDP_PROG_ID &&
+			    mnl_attr_validate(x, MNL_TYPE_U32) >= 0)
+				m->xdp_prog = mnl_attr_get_u32(x);
+	}
+	return 0;
+}
+
+int rfsd_route_default_oifs(const struct nlmsghdr *nlh, int *oifs, int max)
+{
+	const struct rtmsg *rt = mnl_nlmsg_get_payload(nlh);
+	const struct rtnexthop *nh;
+	const struct nlattr *a;
+	__u32 table;
+	int n = 0, left;
+
+	if (nlh->nlmsg_type != RTM_NEWROUTE ||
+	    mnl_nlmsg_get_payload_len(nlh) < sizeof(*rt) || rt->rtm_dst_len ||
+	    rt->rtm_type != RTN_UNICAST ||
+	    (rt->rtm_family != AF_INET && rt->rtm_family != AF_INET6))
+		return 0;
+	table = rt->rtm_table;
+	mnl_attr_for_each(a, nlh, sizeof(*rt)) {
+		int t = mnl_attr_get_type(a);
+
+		if (t == RTA_TABLE && mnl_attr_validate(a, MNL_TYPE_U32) >= 0)
+			table = mnl_attr_get_u32(a);
+		if (t == RTA_OIF && mnl_attr_validate(a, MNL_TYPE_U32) >= 0 &&
+		    n < max)
+			oifs[n++] = (int)mnl_attr_get_u32(a);
+		if (t != RTA_MULTIPATH)
+			continue;
+		nh = mnl_attr_get_payload(a);
+		left = mnl_attr_get_payload_len(a);
+		while (left >= (int)sizeof(*nh) && nh->rtnh_len >= sizeof(*nh) &&
+		       nh->rtnh_len <= left && n < max) {
+			oifs[n++] = nh->rtnh_ifindex;
+			left -= RTNH_ALIGN(nh->rtnh_len);
+			nh = RTNH_NEXT(nh);
+		}
+	}
+	return table == RT_TABLE_MAIN ? n : 0;
+}
+
+static struct mnl_socket *nl_socket(void)
+{
+	struct mnl_socket *nl = mnl_socket_open(NETLINK_ROUTE);
+
+	if (nl && mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID)) {
+		mnl_socket_close(nl);
+		return NULL;
+	}
+	return nl;
+}
+
+/* Ask a dump of type (hdr bytes of header, family first) of cb. */
+static int nl_dump(struct mnl_socket *nl, int type, size_t hdr, int family,
+		   mnl_cb_t cb, void *data)
+{
+	char buf[RFSD_NL_BUF];
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	unsigned int portid = mnl_socket_get_portid(nl);
+	ssize_t n;
+	int r;
+
+	nlh->nlmsg_type = type;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+	nlh->nlmsg_seq = type;
+	*(unsigned char *)mnl_nlmsg_put_extra_header(nlh, hdr) = family;
+	if (mnl_socket_sendto(nl, nlh, nlh->nlmsg_len) < 0)
+		return -errno;
+	while ((n = mnl_socket_recvfrom(nl, buf, sizeof(buf))) > 0) {
+		r = mnl_cb_run(buf, n, type, portid, cb, data);
+		if (r <= MNL_CB_STOP)
+			return r < 0 ? -errno : 0;
+	}
+	return n < 0 ? -errno : -EIO;
+}
+
+struct links {
+	struct rfsd_link *v;
+	size_t n;
+	int err;
 };
+
+static int dump_link_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct links *ls = data;
+	struct rfsd_link *v;
+	struct rfsd_link_msg m;
+
+	if (rfsd_link_parse(nlh, &m) || !m.l.name[0])
+		return MNL_CB_OK;
+	v = realloc(ls->v, (ls->n + 1) * sizeof(*v));
+	if (!v) {
+		ls->err = -ENOMEM;
+		return MNL_CB_OK;
+	}
+	ls->v = v;
+	v[ls->n++] = m.l;
+	return MNL_CB_OK;
+}
+
+static int dump_route_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct links *ls = data;
+	int oifs[32], n = rfsd_route_default_oifs(nlh, oifs, 32), i;
+	size_t k;
+
+	for (i = 0; i < n; i++)
+		for (k = 0; k < ls->n; k++)
+			if (ls->v[k].ifindex == oifs[i])
+				ls->v[k].default_route = true;
+	return MNL_CB_OK;
+}
+
+int rfsd_netns_links(struct rfsd_link **out, size_t *n, bool routes)
+{
+	struct mnl_socket *nl = nl_socket();
+	struct links ls = {};
+	int e;
+
+	if (!nl)
+		return -errno;
+	e = nl_dump(nl, RTM_GETLINK, sizeof(struct ifinfomsg), AF_UNSPEC,
+		    dump_link_cb, &ls) ?: ls.err;
+	if (!e && routes)
+		e = nl_dump(nl, RTM_GETROUTE, sizeof(struct rtmsg), AF_INET,
+			    dump_route_cb, &ls) ?:
+		    nl_dump(nl, RTM_GETROUTE, sizeof(struct rtmsg), AF_INET6,
+			    dump_route_cb, &ls);
+	mnl_socket_close(nl);
+	if (e)
+		free(ls.v);
+	*out = e ? NULL : ls.v;
+	*n = e ? 0 : ls.n;
+	return e;
+}
 
 static int nsid_cb(const struct nlmsghdr *nlh, void *data)
 {
-	struct nsid_reply *r = data;
 	const struct nlattr *a;
 
 	mnl_attr_for_each(a, nlh, sizeof(struct rtgenmsg))
 		if (mnl_attr_get_type(a) == NETNSA_NSID &&
 		    mnl_attr_validate(a, MNL_TYPE_U32) >= 0)
-			r->nsid = (int)mnl_attr_get_u32(a);
+			*(int *)data = (int)mnl_attr_get_u32(a);
 	return MNL_CB_OK;
 }
 
@@ -46,72 +209,45 @@ static int nsid_cb(const struct nlmsghdr *nlh, void *data)
 static int netns_id_of(struct mnl_socket *nl, int fd, unsigned int seq)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE];
-	struct nsid_reply r = { .nsid = -1 };
 	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
-	struct rtgenmsg *g;
+	int nsid = -1;
 	ssize_t n;
 
 	nlh->nlmsg_type = RTM_GETNSID;
 	nlh->nlmsg_flags = NLM_F_REQUEST;
 	nlh->nlmsg_seq = seq;
-	g = mnl_nlmsg_put_extra_header(nlh, sizeof(*g));
-	g->rtgen_family = AF_UNSPEC;
+	*(unsigned char *)mnl_nlmsg_put_extra_header(nlh,
+			sizeof(struct rtgenmsg)) = AF_UNSPEC;
 	mnl_attr_put_u32(nlh, NETNSA_FD, (uint32_t)fd);
 	if (mnl_socket_sendto(nl, nlh, nlh->nlmsg_len) < 0)
 		return -1;
 	n = mnl_socket_recvfrom(nl, buf, sizeof(buf));
 	if (n > 0)
-		mnl_cb_run(buf, n, seq, mnl_socket_get_portid(nl), nsid_cb, &r);
-	return r.nsid;
+		mnl_cb_run(buf, n, seq, mnl_socket_get_portid(nl), nsid_cb, &nsid);
+	return nsid;
 }
 
-static int try_path(struct mnl_socket *nl, const char *path, int nsid,
-		    unsigned int *seq)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return -1;
-	if (netns_id_of(nl, fd, ++*seq) == nsid)
-		return fd;
-	close(fd);
-	return -1;
-}
-
-/* An fd of the namespace our namespace calls nsid, or -1. */
+/* An fd of the namespace our namespace calls nsid, or -1: the named ones
+ * first, then those of running processes. */
 static int netns_fd_by_id(int nsid)
 {
-	char path[300];
-	struct mnl_socket *nl;
-	unsigned int seq = 0;
-	struct dirent *de;
+	struct mnl_socket *nl = nl_socket();
+	glob_t g = { 0 };
 	int fd = -1;
-	DIR *d;
+	size_t i;
 
-	nl = mnl_socket_open(NETLINK_ROUTE);
-	if (!nl || mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID)) {
-		if (nl)
-			mnl_socket_close(nl);
+	if (!nl)
 		return -1;
+	glob("/run/netns/*", 0, NULL, &g);
+	glob("/proc/[1-9]*/ns/net", GLOB_APPEND | GLOB_NOSORT, NULL, &g);
+	for (i = 0; i < g.gl_pathc && fd < 0; i++) {
+		fd = open(g.gl_pathv[i], O_RDONLY | O_CLOEXEC);
+		if (fd >= 0 && netns_id_of(nl, fd, i + 1) != nsid) {
+			close(fd);
+			fd = -1;
+		}
 	}
-	d = opendir("/run/netns");
-	while (d && fd < 0 && (de = readdir(d))) {
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "/run/netns/%s", de->d_name);
-		fd = try_path(nl, path, nsid, &seq);
-	}
-	if (d)
-		closedir(d);
-	d = opendir("/proc");
-	while (d && fd < 0 && (de = readdir(d))) {
-		if (de->d_name[0] < '1' || de->d_name[0] > '9')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%s/ns/net", de->d_name);
-		fd = try_path(nl, path, nsid, &seq);
-	}
-	if (d)
-		closedir(d);
+	globfree(&g);
 	mnl_socket_close(nl);
 	return fd;
 }

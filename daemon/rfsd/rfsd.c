@@ -65,6 +65,7 @@ struct rfsd {
 	bool opt_cleanup;		/* --cleanup: remove everything, exit */
 	bool unsafe_noguard;		/* --unsafe-noguard: honour noguard */
 	bool opt_features;		/* --features: print the kernel's, exit */
+	bool opt_check, opt_json;	/* --check-config [--json] */
 
 	const char *config_path;
 	bool config_named;		/* --config: it must exist */
@@ -104,6 +105,8 @@ static const char rfsd_usage[] =
 "  --unsafe-noguard      honour 'noguard = yes' in the config: the in-order\n"
 "                        rule off on those interfaces, flows may be\n"
 "                        reordered (benchmarks only; refused without it)\n"
+"  --check-config [--json]  print what the config would attach on this\n"
+"                        node (this netns) and how, attach nothing, exit\n"
 "  --features            print what this kernel offers the datapath and\n"
 "                        whether flows can be kept in order on it, exit\n"
 "                        (0: they can, 1: they can't)\n"
@@ -117,7 +120,7 @@ static const char rfsd_usage[] =
 "See rfsd(8) and rfsctl(8).\n";
 
 enum { OPT_CONFIG = 256, OPT_SOCKET, OPT_PIN_DIR, OPT_CGROUP, OPT_TRACE,
-       OPT_CLEANUP, OPT_UNSAFE_NOGUARD, OPT_FEATURES };
+       OPT_CLEANUP, OPT_UNSAFE_NOGUARD, OPT_FEATURES, OPT_CHECK, OPT_JSON };
 
 static const struct option rfsd_options[] = {
 	{ "config", required_argument, NULL, OPT_CONFIG },
@@ -128,6 +131,8 @@ static const struct option rfsd_options[] = {
 	{ "cleanup", no_argument, NULL, OPT_CLEANUP },
 	{ "unsafe-noguard", no_argument, NULL, OPT_UNSAFE_NOGUARD },
 	{ "features", no_argument, NULL, OPT_FEATURES },
+	{ "check-config", no_argument, NULL, OPT_CHECK },
+	{ "json", no_argument, NULL, OPT_JSON },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -324,6 +329,12 @@ static int parse_args(struct rfsd *d, int argc, char **argv, bool *verbose)
 		case OPT_FEATURES:
 			d->opt_features = true;
 			break;
+		case OPT_CHECK:
+			d->opt_check = true;
+			break;
+		case OPT_JSON:
+			d->opt_json = true;
+			break;
 		case 'v':
 			*verbose = true;
 			break;
@@ -412,6 +423,10 @@ int main(int argc, char **argv)
 	rfs_log_init("rfsd", verbose);
 	rfs_log_hook_libs();
 
+	if (d.opt_check)
+		return rfsd_check_config(d.opt_config ?: RFSD_CONFIG_DEFAULT,
+					 d.opt_config != NULL, d.unsafe_noguard,
+					 d.opt_json);
 	if (d.opt_features) {
 		struct rfs_kfeatures f;
 

@@ -51,19 +51,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check_path(cfg.cgroup, "cgroup");
 	for (i = 0; i < cfg.n_ifs; i++) {
 		const struct rfsd_iface_cfg *ifc = &cfg.ifs[i];
+		struct rfs_cpuset cpus;
+		char a[300], b[300];
 
-		RFS_FUZZ_CHECK(rfs_ifname_valid(ifc->name), "iface '%s'",
-			       ifc->name);
+		/* a section names one interface or holds pattern words */
+		RFS_FUZZ_CHECK(ifc->match ? !ifc->name[0] && ifc->match[0] :
+			       rfs_ifname_valid(ifc->name), "section '%s'",
+			       rfsd_iface_cfg_label(ifc, a, sizeof(a)));
 		check_pow2(ifc->flow_cnt, RFS_FLOW_CNT_MIN, RFS_FLOW_CNT_MAX,
 			   "flow_cnt");
 		RFS_FUZZ_CHECK(ifc->mode == RFS_XDP_AUTO ||
 			       ifc->mode == RFS_XDP_NATIVE ||
 			       ifc->mode == RFS_XDP_GENERIC, "mode %d",
 			       ifc->mode);
+		/* a cpus value parsed is one a node can resolve */
+		RFS_FUZZ_CHECK(!rfsd_cpus_resolve(ifc->cpus, NULL, &cpus),
+			       "cpus '%s'", ifc->cpus);
 		for (j = 0; j < i; j++)
-			RFS_FUZZ_CHECK(strcmp(cfg.ifs[j].name, ifc->name),
-				       "iface '%s' twice", ifc->name);
-		RFS_FUZZ_CHECK(rfsd_config_iface(&cfg, ifc->name) == ifc,
+			RFS_FUZZ_CHECK(strcmp(rfsd_iface_cfg_label(&cfg.ifs[j], b,
+								   sizeof(b)), a),
+				       "%s twice", a);
+		RFS_FUZZ_CHECK(ifc->match ||
+			       rfsd_config_iface(&cfg, ifc->name) == ifc,
 			       "lookup of '%s'", ifc->name);
 	}
 	rfsd_config_free(&cfg);

@@ -4,8 +4,10 @@
  * that each bad value gets the message for what is wrong with it
  * ("sock_flow_entries = 12abc" is not a number, not "not a power of two").
  *
- * config.c is compiled into this test (it is rfsd's, not the library's);
- * the Makefile rebuilds the test when it changes.  Each case goes through
+ * config.c and node.c (the config on a node: which section picks a link,
+ * what a cpus value means there) are compiled into this test (they are
+ * rfsd's, not the library's); the Makefile rebuilds the test when they
+ * change.  Each case goes through
  * rfsd_config_load() on a temporary file, as rfsd reads it.
  */
 #include <stdarg.h>
@@ -20,6 +22,7 @@
 #include <cmocka.h>
 
 #include "../../daemon/rfsd/config.c"
+#include "../../daemon/rfsd/node.c"
 
 #define RFS_TEST_ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
@@ -75,7 +78,7 @@ static void rfs_test_good(void **state)
 	assert_non_null(ifc);
 	assert_int_equal(ifc->flow_cnt, 64);
 	assert_int_equal(ifc->mode, RFS_XDP_NATIVE);
-	assert_int_equal(rfs_cpuset_count(&ifc->cpus), 5);
+	assert_string_equal(ifc->cpus, "0-3,6");
 	ifc = rfsd_config_iface(&cfg, "eth2");
 	assert_non_null(ifc);
 	assert_int_equal(ifc->flow_cnt, 1048576);
@@ -277,6 +280,23 @@ static void rfs_test_other_errors(void **state)
 		  "2': table_budget_total '2048G' is out of range (1M..1024G)" },
 		{ "[global]\ntable_budget_total = 99999999999\n",
 		  "2': table_budget_total '99999999999' is out of range" },
+		/* pattern sections, exclude, cpus words */
+		{ "[interface !eth*]\n",
+		  "1': bad interface pattern '!eth*' in [interface !eth*]" },
+		{ "[interface eth* a/b]\n", "1': bad interface pattern 'eth* a/b'" },
+		{ "[interface eth* 0123456789abcdef]\n",
+		  "1': bad interface pattern" },
+		{ "[interface eth* !]\n", "1': bad interface pattern" },
+		{ "[interface e* f*]\n[interface e* f*]\n",
+		  "2': [interface e* f*] appears twice" },
+		{ "[global]\nexclude =\n", "2': exclude '' is not interface name patterns" },
+		{ "[global]\nexclude = a:b\n", "2': exclude 'a:b' is not interface name patterns" },
+		{ "[interface e*]\ncpus = isolated x\n", "2': cpus 'isolated x' is not a CPU list" },
+		{ "[interface e*]\ncpus = !\n", "2': cpus '!' is not a CPU list" },
+		{ "[interface e*]\ncpus = 0-3 !0-3\n", "2': cpus '0-3 !0-3' leaves no CPU" },
+		{ "[interface e*]\ncpus = all !999\n", "2': cpus 'all !999': CPUs go up to" },
+		{ "[interface e*]\nbogus = 1\n",
+		  "2': unknown key 'bogus' in [interface e*] (cpus, flow_cnt, mode, noguard)" },
 	};
 	struct rfsd_config cfg;
 	char err[RFSD_CONFIG_ERR_LEN], want[RFSD_CONFIG_ERR_LEN];
@@ -413,6 +433,154 @@ static void rfs_test_ksched(void **state)
 	}
 }
 
+/* Pattern sections: which one picks a link, and why one is skipped. */
+static void rfs_test_patterns(void **state)
+{
+	static const struct {
+		const char *name;
+		unsigned short type;
+		unsigned int flags;
+		bool dflt;
+		const char *section;	/* NULL: none picks it */
+		const char *why;	/* NULL: attached */
+	} t[] = {
+		{ "eth1", ARPHRD_ETHER, 0, false, "[interface eth1]", NULL },
+		/* a named section wins over an earlier pattern */
+		{ "ens3", ARPHRD_ETHER, 0, false, "[interface ens3]", NULL },
+		{ "ens4", ARPHRD_ETHER, 0, false, "[interface ens* eth* !ens9]", NULL },
+		{ "eth7", ARPHRD_ETHER, 0, false, "[interface ens* eth* !ens9]", NULL },
+		/* vetoed by its own section's '!': the next one may take it */
+		{ "ens9", ARPHRD_ETHER, 0, false, NULL, "no section" },
+		{ "bond0", ARPHRD_ETHER, 0, true, "[interface default-route]", NULL },
+		{ "bond1", ARPHRD_ETHER, 0, false, NULL, "no section" },
+		/* a pattern never picks what rfsd can't steer */
+		{ "eth-lo", ARPHRD_ETHER, IFF_LOOPBACK, false,
+		  "[interface ens* eth* !ens9]", "loopback" },
+		{ "eth-tun", ARPHRD_NONE, 0, false,
+		  "[interface ens* eth* !ens9]", "not Ethernet" },
+		{ "eth-veth9", ARPHRD_ETHER, 0, false,
+		  "[interface ens* eth* !ens9]", "excluded" },
+		{ "vethab", ARPHRD_ETHER, 0, true,
+		  "[interface default-route]", "excluded" },
+		/* but a name is a name */
+		{ "eth-veth1", ARPHRD_ETHER, 0, false, "[interface eth-veth1]", NULL },
+	};
+	const struct rfsd_iface_cfg *ic;
+	struct rfsd_config cfg;
+	char err[RFSD_CONFIG_ERR_LEN], label[300];
+	struct rfsd_link l;
+	const char *why;
+	unsigned int i;
+
+	assert_int_equal(rfs_test_load(
+		"[global]\nexclude = veth* *-veth?\n"
+		"[interface ens* eth* !ens9]\ncpus = 1\n"
+		"[interface eth1]\n[interface ens3]\n[interface eth-veth1]\n"
+		"[interface default-route]\n", &cfg, err), 0);
+	assert_true(rfsd_config_wants_routes(&cfg));
+	for (i = 0; i < RFS_TEST_ARRAY_SIZE(t); i++) {
+		memset(&l, 0, sizeof(l));
+		snprintf(l.name, sizeof(l.name), "%s", t[i].name);
+		l.type = t[i].type;
+		l.flags = t[i].flags;
+		l.default_route = t[i].dflt;
+		why = rfsd_config_match(&cfg, &l, &ic);
+		if (t[i].section)
+			assert_non_null(ic);
+		if (ic)
+			rfsd_iface_cfg_label(ic, label, sizeof(label));
+		if ((t[i].section ? strcmp(label, t[i].section) : !!ic) ||
+		    (t[i].why ? !why || !strstr(why, t[i].why) : !!why)) {
+			print_error("%s: got %s, %s\n", t[i].name,
+				    ic ? label : "no section", why ?: "attach");
+			fail();
+		}
+	}
+	rfsd_config_free(&cfg);
+	assert_int_equal(rfs_test_load("[interface eth1]\n", &cfg, err), 0);
+	assert_false(rfsd_config_wants_routes(&cfg));
+	rfsd_config_free(&cfg);
+}
+
+/* A fake sysfs under root: online 0-7, isolated 4-5, nohz_full 5-6. */
+static void rfs_test_fake_sysfs(char *root, size_t len, const char *nohz)
+{
+	static const char *const f[][2] = {
+		{ "online", "0-7\n" }, { "isolated", "4-5\n" },
+	};
+	char path[512];
+	unsigned int i;
+	FILE *fp;
+
+	snprintf(root, len, "/tmp/rfs-test-sys.XXXXXX");
+	assert_non_null(mkdtemp(root));
+	snprintf(path, sizeof(path), "mkdir -p %s/sys/devices/system/cpu", root);
+	assert_int_equal(system(path), 0);
+	for (i = 0; i < 3; i++) {
+		if (i == 2 && !nohz)
+			break;
+		snprintf(path, sizeof(path), "%s/sys/devices/system/cpu/%s", root,
+			 i < 2 ? f[i][0] : "nohz_full");
+		fp = fopen(path, "w");
+		assert_non_null(fp);
+		fputs(i < 2 ? f[i][1] : nohz, fp);
+		fclose(fp);
+	}
+}
+
+static void rfs_test_cpus_spellings(void **state)
+{
+	static const struct {
+		const char *spec;
+		const char *nohz;	/* nohz_full's content; NULL: no file */
+		int ret;
+		const char *want;	/* "" follows every online CPU */
+	} t[] = {
+		{ NULL, NULL, 0, "" },
+		{ "all", NULL, 0, "" },
+		{ "0-3,6", NULL, 0, "0-3,6" },
+		{ "0-3 !1", NULL, 0, "0,2-3" },
+		{ "isolated", NULL, 0, "4-5" },
+		{ "isolated", "5-6\n", 0, "4-6" },
+		{ "isolated", "(null)\n", 0, "4-5" },
+		{ "housekeeping", NULL, 0, "0-3,6-7" },
+		{ "housekeeping", "5-6\n", 0, "0-3,7" },
+		{ "all !housekeeping", "6\n", 0, "4-6" },
+		{ "!housekeeping", NULL, 0, "4-5" },
+		{ "!isolated !0", NULL, 0, "1-3,6-7" },
+		{ "housekeeping 5", NULL, 0, "0-3,5-7" },
+		{ "isolated !4-5", NULL, -ENOENT, "" },
+		{ "isolated nope", NULL, -EINVAL, "" },
+	};
+	struct rfs_cpuset set;
+	char root[64], got[128], cmd[128];
+	unsigned int i;
+	int r;
+
+	for (i = 0; i < RFS_TEST_ARRAY_SIZE(t); i++) {
+		rfs_test_fake_sysfs(root, sizeof(root), t[i].nohz);
+		r = rfsd_cpus_resolve(t[i].spec, root, &set);
+		rfs_cpulist_format(&set, got, sizeof(got));
+		snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
+		assert_int_equal(system(cmd), 0);
+		if (r != t[i].ret || (!r && strcmp(got, t[i].want))) {
+			print_error("cpus '%s' (nohz_full %s): got %d '%s', want %d '%s'\n",
+				    t[i].spec ?: "(none)", t[i].nohz ?: "none",
+				    r, got, t[i].ret, t[i].want);
+			fail();
+		}
+	}
+	/* isolcpus-free node: isolated is nothing, and says so */
+	rfs_test_fake_sysfs(root, sizeof(root), NULL);
+	snprintf(cmd, sizeof(cmd), "echo > %s/sys/devices/system/cpu/isolated", root);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(rfsd_cpus_resolve("isolated", root, &set), -ENOENT);
+	assert_int_equal(rfsd_cpus_resolve("housekeeping", root, &set), 0);
+	assert_int_equal(rfs_cpuset_count(&set), 8);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
+	assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -424,6 +592,8 @@ int main(void)
 		cmocka_unit_test(rfs_test_noguard),
 		cmocka_unit_test(rfs_test_groups),
 		cmocka_unit_test(rfs_test_budgets),
+		cmocka_unit_test(rfs_test_patterns),
+		cmocka_unit_test(rfs_test_cpus_spellings),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rfsd --check-config: the dry run of a rollout.  It reads the config and
+ * this network namespace as rfsd does at start, through the same
+ * functions (node.c, netns.c), and attaches nothing.
+ */
+#include <errno.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "config.h"
+#include "netns.h"
+#include "rfs_names.h"
+
+static void check_row(struct json_object *rows, const char *name,
+		      const struct rfsd_iface_cfg *ic, const char *action,
+		      const char *why)
+{
+	struct json_object *o = json_object_new_object();
+	struct rfs_cpuset set;
+	char buf[300];
+
+	json_object_object_add(o, "name", json_object_new_string(name));
+	json_object_object_add(o, "section", json_object_new_string(
+				       rfsd_iface_cfg_label(ic, buf, sizeof(buf))));
+	if (!why && rfsd_iface_cpus(ic, &set, buf, sizeof(buf))) {
+		action = "error";
+		why = buf;
+	}
+	json_object_object_add(o, "action", json_object_new_string(action));
+	json_object_object_add(o, "why", why ? json_object_new_string(why) : NULL);
+	if (!why) {
+		rfs_cpulist_format(&set, buf, sizeof(buf));
+		json_object_object_add(o, "cpus", json_object_new_string(buf[0] ?
+				       buf : "all"));
+		json_object_object_add(o, "flow_cnt", json_object_new_int64(
+				       ic->flow_cnt ?: RFS_FLOW_CNT_DEFAULT));
+		json_object_object_add(o, "mode", json_object_new_string(
+				       rfs_xdp_mode_name(ic->mode)));
+		json_object_object_add(o, "noguard",
+				       json_object_new_boolean(ic->noguard));
+	}
+	json_object_array_add(rows, o);
+}
+
+static const char *jstr(struct json_object *o, const char *key)
+{
+	return json_object_get_string(json_object_object_get(o, key));
+}
+
+int rfsd_check_config(const char *path, bool must_exist, bool unsafe_noguard,
+		      bool json)
+{
+	struct json_object *top = json_object_new_object(), *rows, *o;
+	const struct rfsd_iface_cfg *ic;
+	char err[RFSD_CONFIG_ERR_LEN];
+	struct rfsd_config cfg;
+	struct rfsd_link *l = NULL;
+	size_t i, n = 0, unpicked = 0;
+	int e, bad = 0;
+	const char *why;
+
+	e = rfsd_config_load(path, must_exist, &cfg, err) ?:
+	    rfsd_config_check_noguard(&cfg, path, unsafe_noguard, err);
+	if (!e && (e = rfsd_netns_links(&l, &n, rfsd_config_wants_routes(&cfg))))
+		snprintf(err, sizeof(err), "can't list the interfaces: %s",
+			 strerror(-e));
+	if (e) {
+		if (json)
+			printf("{\"error\":%s}\n", json_object_to_json_string(
+				       json_object_new_string(err)));
+		else
+			fprintf(stderr, "rfsd: %s\n", err);
+		rfsd_config_free(&cfg);
+		json_object_put(top);
+		return EXIT_FAILURE;
+	}
+	rows = json_object_new_array();
+	for (i = 0; i < n; i++) {
+		why = rfsd_config_match(&cfg, &l[i], &ic);
+		if (ic)
+			check_row(rows, l[i].name, ic, why ? "skip" : "attach", why);
+		unpicked += !ic;
+	}
+	for (i = 0; i < cfg.n_ifs; i++)
+		if (!cfg.ifs[i].match && !if_nametoindex(cfg.ifs[i].name))
+			check_row(rows, cfg.ifs[i].name, &cfg.ifs[i], "wait",
+				  "not present; attached when it appears");
+	json_object_object_add(top, "config", json_object_new_string(path));
+	json_object_object_add(top, "interfaces", rows);
+	json_object_object_add(top, "not_picked", json_object_new_int64(unpicked));
+	for (i = 0; i < json_object_array_length(rows); i++) {
+		o = json_object_array_get_idx(rows, i);
+		bad |= !strcmp(jstr(o, "action"), "error");
+		if (json)
+			continue;
+		printf("%-6s %-15s %s: ", jstr(o, "action"), jstr(o, "name"),
+		       jstr(o, "section"));
+		if (jstr(o, "why"))
+			printf("%s\n", jstr(o, "why"));
+		else
+			printf("cpus %s, flow_cnt %s, mode %s%s\n", jstr(o, "cpus"),
+			       jstr(o, "flow_cnt"), jstr(o, "mode"),
+			       json_object_get_boolean(json_object_object_get(o,
+				       "noguard")) ? ", noguard" : "");
+	}
+	json_object_object_add(top, "valid", json_object_new_boolean(!bad));
+	if (json)
+		printf("%s\n", json_object_to_json_string_ext(top,
+			JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
+	else
+		printf("%zu other interface%s picked by no section; config '%s' %s\n",
+		       unpicked, unpicked == 1 ? "" : "s", path,
+		       bad ? "has errors on this node" : "is valid");
+	free(l);
+	rfsd_config_free(&cfg);
+	json_object_put(top);
+	return bad ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -144,7 +144,7 @@ int rfs_iface_set_flow_cnt(const struct rfs_if_env *env, struct rfs_if *ifc,
 	if (e || n == old_n)
 		return e;
 	/* the old table drains beside the new one, briefly: the budget is
-	 * for what stays (rfs_budget.h) */
+	 * for what stays (rfs_dp.h) */
 	snprintf(what, sizeof(what), "can't set flow_cnt of '%s' to %u",
 		 ifc->name, n);
 	e = rfs_budget_check(&env->budget, what, n, ifc->rx_queues,

@@ -14,7 +14,7 @@
 
 #include "config.h"
 #include "netns.h"
-#include "rfs_names.h"
+#include "parse.h"
 
 static void check_row(struct json_object *rows, const char *name,
 		      const struct rfsd_iface_cfg *ic, const char *action,

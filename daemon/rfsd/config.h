@@ -73,7 +73,7 @@ struct rfsd_config {
 	 * (peercred.h); NULL: RFS_CTL_GROUP, RFSD_ADMIN_GROUP */
 	char *socket_group;
 	char *admin_group;
-	/* flow table budgets in bytes (rfs_budget.h); 0: from MemTotal */
+	/* flow table budgets in bytes (rfs_dp.h); 0: from MemTotal */
 	__u64 budget_iface;
 	__u64 budget_total;
 	char *pin_dir;

@@ -143,7 +143,7 @@ test_unit_hardening()
 	[[ $line == "IPAddressAllow=localhost " ]] ||
 		fail "IPAddressAllow= must be localhost alone, is '$line'"
 	# a bound on the flow tables too (BPF maps are charged to rfsd's
-	# cgroup): above the budgets' defaults (daemon/lib/rfs_budget.h)
+	# cgroup): above the budgets' defaults (daemon/lib/rfs_dp.h)
 	expect_directive MemoryMax 15%
 	expect_directive ProtectKernelModules yes
 	expect_directive LockPersonality yes

@@ -27,7 +27,7 @@
 
 struct rfs_dp {
 	char pin_dir[PATH_MAX];
-	char base[PATH_MAX];		/* pin_dir/v3 (RFS_PIN_LAYOUT) */
+	char base[PATH_MAX];		/* pin_dir/v4 (RFS_PIN_LAYOUT) */
 	char cgroup[PATH_MAX];
 	int lock_fd;
 	int nr_cpus;			/* possible CPUs, <= RFS_MAX_CPUS */

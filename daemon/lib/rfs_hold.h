@@ -46,6 +46,10 @@ struct rfs_hold_in {
 	bool idle;		/* the target's kthread asleep, seen after
 				   the marks were read */
 	bool quiet;		/* ... and at every look for a second */
+	bool settled;		/* no frame can be sent to f.cpu on this
+				   entry any more, since an RCU wait that
+				   ended before idle was read: a replaced
+				   table, or a CPU out of the allowed set */
 	bool have_tx;		/* dropped_upto could be read */
 	__u32 dropped_upto;	/* f.rx_cpu's last flush to f.cpu that
 				   found the ring full */
@@ -65,7 +69,10 @@ struct rfs_hold_in {
  *  - a target asleep for a second with a full-ring flush at or after the
  *    flow's frame: that frame was dequeued or lost, and lost ones never
  *    will be;
- *  - else rfs_remote_drained(), the program's own test.
+ *  - else rfs_remote_drained(), the program's own test;
+ *  - a bare last frame, settled, and its target asleep: sent before
+ *    that RCU wait, which ended its NAPI poll and so flushed it into the
+ *    ring; a kthread asleep since has delivered it.
  */
 enum rfs_hold_why rfs_hold_judge(const struct rfs_hold_in *in);
 

@@ -133,6 +133,7 @@ int rfs_iface_explain(const struct rfs_if_env *env, struct rfs_if *ifc,
 		h.delivered = q->have_cpu_queue ? q->q.delivered : 0;
 		h.idle = idle[q->cur.cpu];
 		h.quiet = quiet[q->cur.cpu];
+		h.settled = !rfs_cpuset_has(&ifc->allowed, q->cur.cpu);
 		h.have_tx = q->have_tx;
 		h.dropped_upto = q->tx_dropped_upto;
 		q->hold = rfs_hold_judge(&h);

@@ -38,7 +38,7 @@
  * rfs_devtab_busy().
  */
 struct rfs_if_env {
-	const char *base;		/* <pin_dir>/v3: pins go in if/<name>/ */
+	const char *base;		/* <pin_dir>/v4: pins go in if/<name>/ */
 	int nr_cpus;			/* possible CPUs, <= RFS_MAX_CPUS */
 	int nr_rx_cpus;			/* possible CPUs, <= RFS_MAX_RX_CPUS */
 	const struct rfs_globals *globals;

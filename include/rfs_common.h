@@ -180,9 +180,9 @@ struct rfs_frame_meta {
 
 /*
  * Per RX CPU (per-CPU map, one slot), per target: the sequence number of
- * the last marked frame this CPU redirected there, and, after a flush that found
- * the target's ring full, the last one sent before it (all up to it were
- * flushed or dropped, rfs_enqueue).  Only its CPU writes it.
+ * the last marked frame this CPU redirected there, and, after a flush
+ * that found the target's ring full, the last one sent before it (all up
+ * to it were flushed or dropped, rfs_enqueue).  Only its CPU writes it.
  */
 struct rfs_tx_seq {
 	__u32 seq[RFS_MAX_CPUS];

@@ -83,8 +83,8 @@
  * WORST CASE (what "bounded" means here)
  *	A flow that wants to move moves at its first frame that arrives after
  *	its previous frame has been proven delivered; if that frame went bare,
- *	the flow first sends one marked frame (LAZY MARKS).  On a busy target that
- *	proof comes with the second GRO flush point after the frame was
+ *	the flow first sends one marked frame (LAZY MARKS).  On a busy target
+ *	that proof comes with the second GRO flush point after the frame was
  *	dequeued (an epoch ends at a proof, so the frame's own epoch is
  *	vouched for by the next one): at most 128 packets later when
  *	HZ < 1000 (every flush point is full).  With HZ >= 1000 the kernel

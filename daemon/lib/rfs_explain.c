@@ -210,8 +210,15 @@ static void put_drain(struct sbuf *b, const struct rfs_explain_in *in,
 	case RFS_XD_REMOTE:
 		break;
 	}
-	put(b, "its last frame is seq %u from RX CPU %u to CPU %u; CPU %u's marks for RX CPU %u:",
-	    cur->last, cur->rx_cpu, cur->cpu, cur->cpu, cur->rx_cpu);
+	/* a bare frame names the marked frame that will cover it
+	 * (rfs_order.h, LAZY MARKS) */
+	if (cur->flags & RFS_DEV_FLOW_BARE)
+		put(b, "its last frame went bare: the next marked frame from RX CPU %u to CPU %u, seq %u, covers it (the flow's own next frame, held, unless another flow's comes first); ",
+		    cur->rx_cpu, cur->cpu, cur->last);
+	else
+		put(b, "its last frame is seq %u from RX CPU %u to CPU %u; ",
+		    cur->last, cur->rx_cpu, cur->cpu);
+	put(b, "CPU %u's marks for RX CPU %u:", cur->cpu, cur->rx_cpu);
 	if (!q->track.last)
 		put(b, " none");
 	put_mark(b, "last", q->track.last);

@@ -3015,7 +3015,8 @@ static void test_live_frames(void **state)
 		assert_int_equal(g1.foreign - g0.foreign, 0);
 		assert_int_equal(rfs_xt_tx_seq(RFS_XT_RX_CPU, target), 0);
 		assert_int_equal(e.cpu, target);
-		assert_int_equal(e.flags, RFS_DEV_FLOW_VALID | RFS_DEV_FLOW_BARE);
+		assert_int_equal(e.flags,
+				 RFS_DEV_FLOW_VALID | RFS_DEV_FLOW_BARE);
 		assert_int_equal(e.last, 1);
 		assert_true(tr1.last == 0);
 		assert_true(q1.epoch != q0.epoch);	/* batches went by */

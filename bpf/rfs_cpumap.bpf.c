@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Runs in a target CPU's cpumap kthread on every frame it dequeues, before
- * the skb is built and before GRO: marks the frame dequeued in the
- * target's rfs_rx_track row for the RX CPU that sent it (include/
- * rfs_order.h), and removes the metadata rfs_xdp put in front of it (GRO
+ * the skb is built and before GRO.  A marked frame is marked dequeued in
+ * the target's rfs_rx_track row for the RX CPU that sent it (include/
+ * rfs_order.h), and loses the metadata rfs_xdp put in front of it (GRO
  * will not merge skbs whose metadata differ, and nothing after us should
- * see ours).  Only the target's kthread writes its row and queue slot.
+ * see ours).  A bare frame (no metadata: LAZY MARKS) is only counted: its
+ * mark comes with a later frame.  Only the target's kthread writes its
+ * row and queue slot.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -26,6 +28,17 @@ int rfs_cpumap(struct xdp_md *ctx)
 	__u32 cpu, idx;
 	__u64 task;
 
+	if ((void *)meta >= data) {
+		/* Bare: its metadata is not read, nothing of it is marked.
+		 * Counted in this CPU's slot, where its kthread runs while
+		 * the CPU is online (a count, not a mark: while it is
+		 * offline another slot may take it). */
+		cpu = bpf_get_smp_processor_id();
+		q = bpf_map_lookup_elem(&rfs_cpu_queues, &cpu);
+		if (q)
+			q->dequeued++;
+		return XDP_PASS;
+	}
 	if ((void *)(meta + 1) > data || meta->magic != RFS_META_MAGIC) {
 		struct rfs_global_stats *gs = rfs_get_gstats();
 

@@ -221,7 +221,7 @@ int rfs_xdp(struct xdp_md *ctx)
 	__u32 zero = 0, rxq, seq;
 	__u64 now = 0;
 	long ret;
-	int why;
+	int why, marked;
 
 	s = bpf_map_lookup_elem(&rfs_if_stats, &zero);
 	if (!s)
@@ -301,29 +301,35 @@ int rfs_xdp(struct xdp_md *ctx)
 			return XDP_DROP;
 		return ret;
 	}
-	seq = tx->seq[c.cpu & (RFS_MAX_CPUS - 1)] + 1;
-	tx->seq[c.cpu & (RFS_MAX_CPUS - 1)] = seq;
+	/* Only a frame a proof must cover carries a mark (rfs_order.h,
+	 * LAZY MARKS): the target reads no metadata of the others.  A frame
+	 * that comes with another program's metadata gets ours in front
+	 * all the same, so the target never takes theirs for ours. */
+	marked = rfs_choice_marked(&c) ||
+		 (long)ctx->data_meta < (long)ctx->data;
 	meta = NULL;
-	if (!bpf_xdp_adjust_meta(ctx, -(int)sizeof(*meta))) {
+	if (marked && !bpf_xdp_adjust_meta(ctx, -(int)sizeof(*meta))) {
 		data = (void *)(long)ctx->data;
 		meta = (void *)(long)ctx->data_meta;
 		if ((void *)(meta + 1) > data)
 			meta = NULL;
 	}
+	if (marked && !meta) {
+		/* No room for metadata: the frame goes bare, still where its
+		 * flow's frames go, behind them; the flow stays held until a
+		 * marked frame from this CPU covers it.  Passing it up here
+		 * instead could overtake the flow's frames in flight. */
+		s->no_meta++;
+		marked = 0;
+	}
+	seq = rfs_tx_number(&tx->seq[c.cpu & (RFS_MAX_CPUS - 1)], marked);
 	if (meta) {
 		meta->seq = seq;
 		meta->rx_cpu = (__u16)st.rx_cpu;
 		meta->cpu = (__u8)c.cpu;
 		meta->magic = RFS_META_MAGIC;
-	} else {
-		/* No room for metadata: the frame still goes where its
-		 * flow's frames go, behind them, but the target can't mark
-		 * it; the next marked frame from this CPU vouches for it
-		 * (as for a ring drop).  Passing it up here instead could
-		 * overtake the flow's frames in flight. */
-		s->no_meta++;
 	}
-	rfs_record_remote(df, c.cpu, st.rx_cpu, seq);
+	rfs_record_sent(df, c.cpu, st.rx_cpu, seq, !marked);
 	rfs_count(s, &c);
 	return XDP_REDIRECT;
 }

@@ -70,7 +70,11 @@ typedef __u32 rfs_sock_entry_t;
  * frame has been delivered (see include/rfs_order.h for the rule):
  *
  *	remote (cpumap):  cpu = target, rx_cpu = CPU that redirected it,
- *			  last = its sequence number from rx_cpu to cpu
+ *			  last = its sequence number from rx_cpu to cpu; a
+ *			  bare frame (RFS_DEV_FLOW_BARE: sent without one)
+ *			  records the number the next marked frame from
+ *			  rx_cpu to cpu will take, whose mark covers it
+ *			  (rfs_order.h, LAZY MARKS)
  *	local (XDP_PASS): cpu = rx_cpu = CPU it arrived on, RFS_DEV_FLOW_LOCAL,
  *			  last = low 32 bits of jiffies when it was passed
  *
@@ -93,6 +97,7 @@ struct rfs_dev_flow {
 } __attribute__((aligned(8)));
 #define RFS_DEV_FLOW_VALID	0x1
 #define RFS_DEV_FLOW_LOCAL	0x2
+#define RFS_DEV_FLOW_BARE	0x4
 #define RFS_DEV_TABLE_HDR	0x80
 
 /*
@@ -164,8 +169,9 @@ struct rfs_rx_track {
 _Static_assert(sizeof(struct rfs_rx_track) == 64, "rfs_rx_track layout");
 
 /*
- * Carried from rfs_xdp to rfs_cpumap in the frame's XDP metadata, and
- * removed there (GRO does not merge skbs whose metadata differ).
+ * Carried from rfs_xdp to rfs_cpumap in a marked frame's XDP metadata, and
+ * removed there (GRO does not merge skbs whose metadata differ).  A bare
+ * frame carries none (rfs_order.h, LAZY MARKS).
  */
 struct rfs_frame_meta {
 	__u32 seq;		/* per (rx_cpu, cpu) */
@@ -178,9 +184,9 @@ struct rfs_frame_meta {
 
 /*
  * Per RX CPU (per-CPU map, one slot), per target: the sequence number of
- * the last frame this CPU redirected there, and, after a flush that found
- * the target's ring full, the last one sent before it (all up to it were
- * flushed or dropped, rfs_enqueue).  Only its CPU writes it.
+ * the last marked frame this CPU redirected there, and, after a flush
+ * that found the target's ring full, the last one sent before it (all up
+ * to it were flushed or dropped, rfs_enqueue).  Only its CPU writes it.
  */
 struct rfs_tx_seq {
 	__u32 seq[RFS_MAX_CPUS];
@@ -286,7 +292,8 @@ struct rfs_if_stats {
 /* Counters of the socket-side and cpumap-side programs, per CPU. */
 struct rfs_global_stats {
 	__u64 dequeued;		/* frames the cpumap program ran on */
-	__u64 foreign;		/* ... without our metadata (not from rfs_xdp) */
+	__u64 foreign;		/* ... with metadata not ours (not from
+				   rfs_xdp; its bare frames have none) */
 	/*
 	 * Locality at the socket, whatever steers (xdp-rfs, RPS/RFS or
 	 * nothing): a recv that returned data, on a connected TCP/UDP socket
@@ -318,11 +325,11 @@ struct rfs_global_stats {
 
 /*
  * Pin layout, below the pin dir (default /sys/fs/bpf/rfs):
- *	v3/maps/<map>		shared maps
- *	v3/links/<prog>		tracing, sockops and cpumap-side links
- *	v3/if/<ifname>/		prog and the interface's own maps
+ *	v4/maps/<map>		shared maps
+ *	v4/links/<prog>		tracing, sockops and cpumap-side links
+ *	v4/if/<ifname>/		prog and the interface's own maps
  */
 #define RFS_PIN_DIR_DEFAULT	"/sys/fs/bpf/rfs"
-#define RFS_PIN_LAYOUT		"v3"
+#define RFS_PIN_LAYOUT		"v4"
 
 #endif /* RFS_COMMON_H */

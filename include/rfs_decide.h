@@ -192,4 +192,14 @@ rfs_pick_cpu(const struct rfs_flow_state *st, const struct rfs_if_config *cfg)
 	return rfs_choose(cur, RFS_V_HELD, spread, cur_local);
 }
 
+/*
+ * Does the frame carry a mark (rfs_order.h, LAZY MARKS)?  Only a frame of
+ * a flow held on a remote path: the proof its move waits for must cover
+ * it.  Every other redirected frame goes bare.
+ */
+static __always_inline int rfs_choice_marked(const struct rfs_choice *c)
+{
+	return c->verdict == RFS_V_HELD && !c->local;
+}
+
 #endif /* RFS_DECIDE_H */

@@ -13,10 +13,12 @@
  *
  * HOW IT IS KEPT, hook by hook
  *  rfs_xdp (RX CPU r, NAPI):
- *	- redirects to target t with a sequence number per (r, t), taken from
- *	  r's own rfs_tx_seq (only r writes it) and carried in the frame's XDP
- *	  metadata; records {t, r, seq} in the flow's dev entry
- *	  (rfs_record_remote).  Frames from r reach t's ring in seq order:
+ *	- redirects to target t; a marked frame (see LAZY MARKS) with a
+ *	  sequence number per (r, t), taken from r's own rfs_tx_seq (only r
+ *	  writes it) and carried in the frame's XDP metadata; records
+ *	  {t, r, seq} in the flow's dev entry (rfs_record_remote), or for a
+ *	  bare frame the number the next marked one will take (rfs_tx_number).
+ *	  Frames from r reach t's ring in the order r sent them:
  *	  r's bulk queue for t is FIFO and is flushed whole into the ring
  *	  under the ring's producer lock; a full ring drops frames but never
  *	  reorders the rest.  So a per-(r, t) number needs no claim on a
@@ -24,7 +26,7 @@
  *	  can't make a flow look drained early.
  *	- passes a frame up on r itself when t == r (the local path), and
  *	  records {r, LOCAL, jiffies} (rfs_record_local).
- *  rfs_cpumap (target t, kthread, per frame, before GRO):
+ *  rfs_cpumap (target t, kthread, per marked frame, before GRO):
  *	- marks {seq, epoch} of the frame in rfs_rx_track[t][r]
  *	  (rfs_track_dequeued), keeping older marks by epoch and by jiffy
  *	  and the newest one already delivered, so that steady traffic from
@@ -38,15 +40,33 @@
  *	- the flow's last frame is marked dequeued in an epoch that is
  *	  proven delivered; or it is marked dequeued and t's kthread is
  *	  asleep (it only sleeps on an empty ring after a full GRO flush).
- *	  A frame lost on a full ring is passed by the next frame from r to
- *	  t that gets through: since the flow stays on t meanwhile, that is
- *	  at most its own next frame.
+ *	  A frame lost on a full ring is passed by the next marked frame
+ *	  from r to t that gets through: since the flow stays on t
+ *	  meanwhile, marked, that is at most its own next frame.
  *	- a local flow: its last frame was passed local_drain_jiffies ago
  *	  (rfs_local_drained); or, when the kernel flushes NAPI GRO fully at
  *	  each poll end (HZ < 1000, no gro_flush_timeout), the flow first
  *	  takes one frame through r's own cpumap queue: r's kthread cannot
  *	  run before the NAPI poll that passed the earlier frames has ended
  *	  and flushed them, so from then on it is an ordinary remote flow.
+ *
+ * LAZY MARKS
+ *	Only a frame that a proof may have to cover carries a mark: a frame
+ *	of a flow held on its remote path (rfs_choice_marked).  The others
+ *	go bare: no metadata, no number taken, nothing written on the
+ *	target.  A bare frame's entry records the number the next marked
+ *	frame from r to t will take; that frame is behind it in r's FIFO
+ *	path to t, so it is dequeued after the bare one, in the same batch
+ *	or a later one, and its mark covers the bare frame in every rule
+ *	above (delivered epoch, asleep kthread).  So a flow whose last frame
+ *	went bare and that wants to move sends its next frame marked, still
+ *	to t, and moves once that one is proven (or a marked frame of
+ *	another flow from r to t covered it first): one frame later than if
+ *	every frame were marked, never earlier.  Numbers advance only with
+ *	marked frames, each of which t dequeues (or drops), so the wrap
+ *	guard below still sees every number go by.  Bare and marked frames
+ *	share GRO and its proof: the epoch of a mark covers the batches
+ *	before it.
  *
  * EPOCHS
  *	An epoch is the run of batches between two proofs, not one batch: a
@@ -62,8 +82,9 @@
  *
  * WORST CASE (what "bounded" means here)
  *	A flow that wants to move moves at its first frame that arrives after
- *	its previous frame has been proven delivered.  On a busy target that
- *	proof comes with the second GRO flush point after the frame was
+ *	its previous frame has been proven delivered; if that frame went bare,
+ *	the flow first sends one marked frame (LAZY MARKS).  On a busy target
+ *	that proof comes with the second GRO flush point after the frame was
  *	dequeued (an epoch ends at a proof, so the frame's own epoch is
  *	vouched for by the next one): at most 128 packets later when
  *	HZ < 1000 (every flush point is full).  With HZ >= 1000 the kernel
@@ -202,19 +223,41 @@ static __always_inline __u32 rfs_dev_table_entries(__u32 flow_cnt,
 	return 1 + flow_cnt * rx_queues;
 }
 
-/* The record half of the rule: what a frame leaves in its flow's entry. */
-static __always_inline void rfs_record_remote(struct rfs_dev_flow *df,
-					      __u32 cpu, __u32 rx_cpu,
-					      __u32 seq)
+/*
+ * The number a redirected frame records, from its RX CPU's counter for
+ * the target (*tx, in rfs_tx_seq): a marked frame takes the next one and
+ * carries it; a bare one records it without taking it (LAZY MARKS).
+ */
+static __always_inline __u32 rfs_tx_number(__u32 *tx, int marked)
+{
+	__u32 seq = *tx + 1;
+
+	if (marked)
+		*tx = seq;
+	return seq;
+}
+
+/* The record half of the rule: what a frame leaves in its flow's entry.
+ * seq from rfs_tx_number(); bare: the frame carries no mark. */
+static __always_inline void rfs_record_sent(struct rfs_dev_flow *df,
+					    __u32 cpu, __u32 rx_cpu,
+					    __u32 seq, int bare)
 {
 	struct rfs_dev_flow n = {
 		.last = seq,
 		.rx_cpu = (__u16)rx_cpu,
 		.cpu = (__u8)cpu,
-		.flags = RFS_DEV_FLOW_VALID,
+		.flags = RFS_DEV_FLOW_VALID | (bare ? RFS_DEV_FLOW_BARE : 0),
 	};
 
 	rfs_dev_flow_store(df, n);
+}
+
+static __always_inline void rfs_record_remote(struct rfs_dev_flow *df,
+					      __u32 cpu, __u32 rx_cpu,
+					      __u32 seq)
+{
+	rfs_record_sent(df, cpu, rx_cpu, seq, 0);
 }
 
 static __always_inline void rfs_record_local(struct rfs_dev_flow *df,

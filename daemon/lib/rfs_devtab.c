@@ -260,7 +260,8 @@ typedef int (*rfs_held_fn)(void *ctx, const struct rfs_held_flow *h);
  */
 static int rfs_devtab_scan(const struct rfs_if_env *env, int table_fd,
 			   const struct rfs_cpuset *cpus, __u32 drain_jiffies,
-			   bool prev_table, rfs_held_fn fn, void *ctx)
+			   const struct rfs_cpuset *allowed, rfs_held_fn fn,
+			   void *ctx)
 {
 	struct rfs_rx_track *tracks = NULL;
 	struct rfs_cpu_queue *queues = NULL;
@@ -315,7 +316,7 @@ static int rfs_devtab_scan(const struct rfs_if_env *env, int table_fd,
 		struct rfs_held_flow h = {
 			.index = i,
 			.flow_mask = t[0].last,
-			.prev_table = prev_table,
+			.prev_table = !allowed,
 			.f = *f,
 		};
 
@@ -346,6 +347,11 @@ static int rfs_devtab_scan(const struct rfs_if_env *env, int table_fd,
 			in.delivered = queues[f->cpu].delivered;
 			in.idle = idle[f->cpu];
 			in.quiet = quiet[f->cpu];
+			/* rfs_iface_set_cpus() and rfs_iface_refresh() push
+			 * the allowed set (waiting out its readers) before
+			 * they ask about a CPU it left */
+			in.settled = !allowed ||
+				     !rfs_cpuset_has(allowed, f->cpu);
 			in.have_tx = tx && f->rx_cpu < ncpu;
 			if (in.have_tx)
 				in.dropped_upto =
@@ -373,7 +379,7 @@ static int rfs_held_stop(void *ctx, const struct rfs_held_flow *h)
 }
 
 int rfs_devtab_busy(const struct rfs_if_env *env, int table_fd, __u32 cpu,
-		    __u32 drain_jiffies)
+		    __u32 drain_jiffies, const struct rfs_cpuset *allowed)
 {
 	struct rfs_cpuset one;
 
@@ -381,7 +387,7 @@ int rfs_devtab_busy(const struct rfs_if_env *env, int table_fd, __u32 cpu,
 	if (cpu != RFS_NO_CPU)
 		rfs_cpuset_add(&one, cpu);
 	return rfs_devtab_scan(env, table_fd, cpu == RFS_NO_CPU ? NULL : &one,
-			       drain_jiffies, false, rfs_held_stop, NULL);
+			       drain_jiffies, allowed, rfs_held_stop, NULL);
 }
 
 static int rfs_held_collect(void *ctx, const struct rfs_held_flow *h)
@@ -413,11 +419,11 @@ static int rfs_devtab_scan_both(const struct rfs_if_env *env,
 	int e, prev;
 
 	e = rfs_devtab_scan(env, ifc->dev_flows_fd, cpus,
-			    ifc->local_drain_jiffies, false, fn, ctx);
+			    ifc->local_drain_jiffies, &ifc->allowed, fn, ctx);
 	prev = e ? -1 : rfs_devtab_prev_fd(ifc);
 	if (prev < 0)
 		return e;
-	e = rfs_devtab_scan(env, prev, cpus, ifc->local_drain_jiffies, true,
+	e = rfs_devtab_scan(env, prev, cpus, ifc->local_drain_jiffies, NULL,
 			    fn, ctx);
 	close(prev);
 	return e;
@@ -450,7 +456,8 @@ void rfs_devtab_retire(const struct rfs_if_env *env, struct rfs_if *ifc)
 	if (prev < 0)
 		return;
 	rfs_wait_rcu();
-	busy = rfs_devtab_busy(env, prev, RFS_NO_CPU, ifc->local_drain_jiffies);
+	busy = rfs_devtab_busy(env, prev, RFS_NO_CPU, ifc->local_drain_jiffies,
+			       NULL);
 	close(prev);
 	if (busy)
 		return;
@@ -474,7 +481,7 @@ int rfs_devtab_resize(const struct rfs_if_env *env, struct rfs_if *ifc,
 		 * of in-flight frames before it is let go. */
 		rfs_wait_rcu();
 		e = rfs_devtab_busy(env, prev_fd, RFS_NO_CPU,
-				    ifc->local_drain_jiffies);
+				    ifc->local_drain_jiffies, NULL);
 		close(prev_fd);
 		if (e)
 			return rfs_errf(err, e < 0 ? e : EBUSY,

@@ -13,9 +13,10 @@
 int rfs_devtab_create(int btf_src_fd, __u32 flow_cnt, __u32 rx_queues);
 /* 1 when a flow in the table has frames in flight on cpu (RFS_NO_CPU: on
  * any CPU), a local flow there counting until drain_jiffies after its
- * last frame; 0 when none has, or -errno. */
+ * last frame; 0 when none has, or -errno.  allowed: the set the
+ * datapath's configuration allows, pushed (NULL: a replaced table). */
 int rfs_devtab_busy(const struct rfs_if_env *env, int table_fd, __u32 cpu,
-		    __u32 drain_jiffies);
+		    __u32 drain_jiffies, const struct rfs_cpuset *allowed);
 /* The flows of the interface's current and previous table held on a CPU
  * of cpus, counted into by_cpu[their cpu] (RFS_MAX_CPUS entries, zeroed
  * by the caller).  0 or -errno. */

@@ -213,8 +213,15 @@ static void put_drain(struct sbuf *b, const struct rfs_explain_in *in,
 	case RFS_XD_REMOTE:
 		break;
 	}
-	put(b, "its last frame is seq %u from RX CPU %u to CPU %u; CPU %u's marks for RX CPU %u:",
-	    cur->last, cur->rx_cpu, cur->cpu, cur->cpu, cur->rx_cpu);
+	/* a bare frame names the marked frame that will cover it
+	 * (rfs_order.h, LAZY MARKS) */
+	if (cur->flags & RFS_DEV_FLOW_BARE)
+		put(b, "its last frame went bare: the next marked frame from RX CPU %u to CPU %u, seq %u, covers it (the flow's own next frame, held, unless another flow's comes first); ",
+		    cur->rx_cpu, cur->cpu, cur->last);
+	else
+		put(b, "its last frame is seq %u from RX CPU %u to CPU %u; ",
+		    cur->last, cur->rx_cpu, cur->cpu);
+	put(b, "CPU %u's marks for RX CPU %u:", cur->cpu, cur->rx_cpu);
 	if (!q->track.last)
 		put(b, " none");
 	put_mark(b, "last", q->track.last);
@@ -465,6 +472,7 @@ int rfs_iface_explain(const struct rfs_if_env *env, struct rfs_if *ifc,
 			h.delivered = q->have_cpu_queue ? q->q.delivered : 0;
 			h.idle = idle[cpu];
 			h.quiet = quiet[cpu];
+			h.settled = !rfs_cpuset_has(&ifc->allowed, cpu);
 			h.have_tx = q->have_tx;
 			h.dropped_upto = q->tx_dropped_upto;
 		}

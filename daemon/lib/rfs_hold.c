@@ -25,6 +25,10 @@ enum rfs_hold_why rfs_hold_judge(const struct rfs_hold_in *in)
 		return RFS_HOLD_NONE;
 	if (rfs_remote_drained(&in->track, f->last, in->delivered, in->idle))
 		return RFS_HOLD_NONE;
+	/* a bare last frame (rfs_order.h, LAZY MARKS) has no mark of its
+	 * own: rfs_hold.h */
+	if ((f->flags & RFS_DEV_FLOW_BARE) && in->settled && in->idle)
+		return RFS_HOLD_NONE;
 	/* Not drained.  Dequeued (a mark at or after it) yet unproven can
 	 * only mean a running kthread: asleep would have proven it. */
 	if (in->track.last &&

@@ -39,6 +39,10 @@ struct rfs_hold_in {
 	__u32 delivered;
 	bool idle;		/* target's kthread asleep after the reads */
 	bool quiet;		/* ... and at every look for a second */
+	bool settled;		/* no frame can be sent to f.cpu on this
+				   entry any more, since an RCU wait that
+				   ended before idle was read: a replaced
+				   table, or a CPU out of the allowed set */
 	bool have_tx;		/* dropped_upto could be read */
 	__u32 dropped_upto;	/* f.rx_cpu's last flush to f.cpu that
 				   found the ring full */
@@ -54,7 +58,10 @@ struct rfs_hold_in {
  * jiffies count as drained: the program never waits on a guess); a CPU
  * without a cpumap entry; a target asleep for a second with a full-ring
  * flush at or after the flow's frame (dequeued or lost, and lost ones
- * never will be); else rfs_remote_drained(), the program's own test.
+ * never will be); else rfs_remote_drained(), the program's own test; a
+ * bare last frame, settled, with its target asleep: sent before that RCU
+ * wait, which ended its NAPI poll and so flushed it into the ring, and
+ * delivered by a kthread asleep since.
  */
 enum rfs_hold_why rfs_hold_judge(const struct rfs_hold_in *in);
 

@@ -22,7 +22,7 @@
  * (rfs_dp_env()).  The sets are the datapath's own, so a cpumap entry a
  * refresh adds is seen at once; rfs_devtab_busy() writes asleep_since_ms. */
 struct rfs_if_env {
-	const char *base;		/* <pin_dir>/v3: pins go in if/<name>/ */
+	const char *base;		/* <pin_dir>/v4: pins go in if/<name>/ */
 	int nr_cpus;			/* possible CPUs, <= RFS_MAX_CPUS */
 	int nr_rx_cpus;			/* possible CPUs, <= RFS_MAX_RX_CPUS */
 	const struct rfs_globals *globals;

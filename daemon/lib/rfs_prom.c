@@ -43,7 +43,7 @@ static const struct rfs_prom_ctr g_ctrs[] = {
 	{ "sock_records", "Sock flow table entries written." },
 	{ "sock_clears", "Sock flow table entries cleared on close." },
 	{ "sock_skipped", "Socket events skipped: unconnected, non-IP, or loopback sockets while no loopback interface is attached." },
-	{ "foreign", "Frames the cpumap program ran on without xdp-rfs's metadata." },
+	{ "foreign", "Frames the cpumap program ran on with metadata not xdp-rfs's." },
 	{ "kthread_runs", "Times the CPU's cpumap kthread was scheduled in (the kernel's schedstat pcount, since the kthread was made)." },
 };
 

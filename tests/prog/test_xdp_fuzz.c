@@ -22,7 +22,7 @@
  *     rfs_flow_hits sample) is rfs_flow_hash() of the reference's key,
  *     and for frames built whole by frames.h that key is frames.h's;
  *   - the frame comes back unchanged, behind metadata only when
- *     redirected.
+ *     redirected held (the others go bare).
  * The random part uses a fixed seed (printed); RFS_FUZZ_SEED=N picks
  * another and RFS_FUZZ_ITERS=N (default 20000) its length.  A failure
  * prints the frame in hex with the seed and iteration.
@@ -340,9 +340,10 @@ static int rfs_fz_run(const __u8 *p, size_t len,
 		rfs_fz_fail(p, len, "the reference parser says %s; counters: %s",
 			    rfs_fr_ref_name[class], rfs_fz_counters(&d, cnt));
 
-	/* the frame itself is never touched, only prefixed */
+	/* the frame itself is never touched, only prefixed, and only when
+	 * held (rfs_order.h, LAZY MARKS: the others go bare) */
 	meta = ctx_out.data;
-	if (meta != (o.retval == XDP_REDIRECT && !d.no_meta ?
+	if (meta != (o.retval == XDP_REDIRECT && d.held && !d.no_meta ?
 		     sizeof(struct rfs_frame_meta) : 0) ||
 	    o.data_size_out != meta + len || memcmp(out + meta, p, len))
 		rfs_fz_fail(p, len, "frame changed: %u bytes of metadata, %u bytes out",

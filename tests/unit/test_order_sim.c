@@ -77,7 +77,13 @@
  * a track but number their frames apart); and a table made for one RX
  * queue with the frames of the others folded onto its entries, as the
  * datapath once did after `ethtool -L` raised the count (two RX CPUs
- * then write one entry).
+ * then write one entry); and lazy marks without their covering (a bare
+ * frame's entry names the marked frame before it, not the one after, so
+ * a flow moves on an old proof while its bare frames are in flight).
+ *
+ * Frames are marked or bare as rfs_xdp does it (rfs_choice_marked, LAZY
+ * MARKS in rfs_order.h): the target marks only marked ones, and the
+ * liveness bound follows the marked frame that covers a flow's last one.
  *
  * Fixed seeds, xorshift64.  RFS_SIM_SCALE=n runs n times longer;
  * RFS_SIM_SEED=x replaces the seeds' base.
@@ -129,6 +135,7 @@ enum rfs_sim_mode {
 	RFS_SIM_NO_HANDOVER,	/* control (d): a local flow leaves at once */
 	RFS_SIM_RX_U8,		/* control (e): RX CPU ids in 8 bits */
 	RFS_SIM_QUEUE_FOLD,	/* control (f): one queue's entries for all */
+	RFS_SIM_NO_COVER,	/* control (g): bare frames not covered */
 };
 
 enum rfs_sim_uptime {
@@ -154,7 +161,8 @@ struct rfs_sim_params {
 };
 
 struct rfs_sim_stats {
-	unsigned long long steps, frames, remote, local, delivered, drops;
+	unsigned long long steps, frames, remote, marked, local, delivered;
+	unsigned long long drops;
 	unsigned long long inversions;
 	unsigned long long verdicts[RFS_V_HELD + 1];
 	unsigned long long handover_self, handover_other;
@@ -182,6 +190,8 @@ struct rfs_sim_frame {
 	__u8 rx;		/* the CPU that redirected it */
 	__u8 target;
 	__u8 remote;		/* 0: passed up locally */
+	__u8 marked;		/* carries tseq (else bare: tseq is the
+				   number the next marked frame takes) */
 	__u8 psh;		/* GRO sends its flow's skb up with it */
 };
 
@@ -388,7 +398,8 @@ static void rfs_sim_explain(struct rfs_sim *s, int kind, unsigned int fl,
 			      (unsigned long long)h->step,
 			      (unsigned long long)h->jiffies, h->fseq, h->rx,
 			      !(h->cur.flags & RFS_DEV_FLOW_VALID) ? "none " :
-			      h->cur.flags & RFS_DEV_FLOW_LOCAL ? "local " : "",
+			      h->cur.flags & RFS_DEV_FLOW_LOCAL ? "local " :
+			      h->cur.flags & RFS_DEV_FLOW_BARE ? "bare " : "",
 			      h->cur.cpu, h->cur.rx_cpu, h->cur.last,
 			      h->drained ? " drained" : "",
 			      h->verdict <= RFS_V_HELD ? v[h->verdict] : "?",
@@ -407,7 +418,7 @@ static void rfs_sim_deliver(struct rfs_sim *s, const struct rfs_sim_skb *skb)
 		struct rfs_sim_flow *f = &s->flow[fr->flow];
 
 		s->st.delivered++;
-		if (fr->remote) {
+		if (fr->marked) {
 			struct rfs_sim_rec *r;
 
 			r = &s->rec[fr->rx][fr->target][fr->tseq &
@@ -575,7 +586,7 @@ static void rfs_sim_bq_flush(struct rfs_sim *s, unsigned int rx,
 			struct rfs_sim_rec *r;
 
 			r = &s->rec[rx][tc][fr->tseq & (RFS_SIM_REC - 1)];
-			if (r->tseq == fr->tseq)
+			if (fr->marked && r->tseq == fr->tseq)
 				r->state = RFS_SIM_DROP;
 			s->st.drops++;
 			continue;
@@ -830,17 +841,26 @@ static void rfs_sim_rx_frame(struct rfs_sim *s, unsigned int rx,
 		rfs_sim_gro_receive(s, &s->q[f->queue].gro, &fr);
 	} else {
 		struct rfs_sim_rec *r;
+		__u32 rec_seq;
 
 		s->st.remote++;
 		fr.remote = 1;
-		fr.tseq = ++s->cpu[rx].tx_seq[tc];
-		r = &s->rec[rx][tc][fr.tseq & (RFS_SIM_REC - 1)];
-		r->tseq = fr.tseq;
-		r->state = RFS_SIM_SENT;
-		r->batch = -1;
-		r->delivered_at = 0;
+		fr.marked = (__u8)rfs_choice_marked(&c);
+		fr.tseq = rfs_tx_number(&s->cpu[rx].tx_seq[tc], fr.marked);
+		if (fr.marked) {
+			s->st.marked++;
+			r = &s->rec[rx][tc][fr.tseq & (RFS_SIM_REC - 1)];
+			r->tseq = fr.tseq;
+			r->state = RFS_SIM_SENT;
+			r->batch = -1;
+			r->delivered_at = 0;
+		}
 		rfs_sim_bq_enqueue(s, rx, &fr);
-		rfs_record_remote(df, c.cpu, s->id[rx], fr.tseq);
+		/* control (g): a bare frame covered by the mark before it */
+		rec_seq = fr.tseq;
+		if (!fr.marked && s->p->mode == RFS_SIM_NO_COVER)
+			rec_seq--;
+		rfs_record_sent(df, c.cpu, s->id[rx], rec_seq, !fr.marked);
 		if (s->p->mode == RFS_SIM_OLD_RULE)
 			rfs_sim_old_claim(s, idx, tc);
 	}
@@ -1023,14 +1043,20 @@ static void rfs_sim_kthread_step(struct rfs_sim *s, unsigned int c)
 		const struct rfs_sim_frame *fr = &t->batch[t->i++];
 		struct rfs_sim_rec *r;
 
-		struct rfs_rx_track *tr = rfs_sim_track(s, s->id[c],
-							 s->id[fr->rx]);
-
-		*tr = rfs_track_dequeued(*tr, fr->tseq, t->q.epoch,
-					 t->q.delivered, t->q.jiffy);
 		t->q.dequeued++;
 		if (s->p->mode == RFS_SIM_OLD_RULE)
 			rfs_sim_old_dequeued(t);
+		if (t->i == t->n)
+			t->ks = RFS_SIM_K_TP;
+		if (!fr->marked)
+			return;	/* bare: nothing read, nothing marked */
+		{
+			struct rfs_rx_track *tr = rfs_sim_track(s, s->id[c],
+								 s->id[fr->rx]);
+
+			*tr = rfs_track_dequeued(*tr, fr->tseq, t->q.epoch,
+						 t->q.delivered, t->q.jiffy);
+		}
 		r = &s->rec[fr->rx][c][fr->tseq & (RFS_SIM_REC - 1)];
 		if (r->tseq == fr->tseq) {
 			r->state = RFS_SIM_DEQ;
@@ -1038,8 +1064,6 @@ static void rfs_sim_kthread_step(struct rfs_sim *s, unsigned int c)
 			r->epoch = t->q.epoch;
 			r->deq_jiffy = s->jiffies;
 		}
-		if (t->i == t->n)
-			t->ks = RFS_SIM_K_TP;
 		return;
 	}
 	case RFS_SIM_K_TP:
@@ -1433,6 +1457,7 @@ static void rfs_sim_add(struct rfs_sim_stats *sum,
 	RFS_SIM_ADD(steps);
 	RFS_SIM_ADD(frames);
 	RFS_SIM_ADD(remote);
+	RFS_SIM_ADD(marked);
 	RFS_SIM_ADD(local);
 	RFS_SIM_ADD(delivered);
 	RFS_SIM_ADD(drops);
@@ -1470,9 +1495,10 @@ static void rfs_sim_add(struct rfs_sim_stats *sum,
 static void rfs_sim_print(const char *name, __u64 seed,
 			  const struct rfs_sim_stats *st)
 {
-	print_message("%-30s seed %#018llx steps %llu frames %llu (local %llu) delivered %llu drops %llu inversions %llu\n",
+	print_message("%-30s seed %#018llx steps %llu frames %llu (local %llu, marked %llu) delivered %llu drops %llu inversions %llu\n",
 		      name, (unsigned long long)seed, st->steps, st->frames,
-		      st->local, st->delivered, st->drops, st->inversions);
+		      st->local, st->marked, st->delivered, st->drops,
+		      st->inversions);
 	print_message("%-30s new %llu keep %llu switch %llu held %llu handovers %llu+%llu | bound checks %llu held past it %llu (%llu proven, then lost) | max move %llu steps %llu frames\n",
 		      "", st->verdicts[RFS_V_NEW], st->verdicts[RFS_V_KEEP],
 		      st->verdicts[RFS_V_SWITCH], st->verdicts[RFS_V_HELD],
@@ -1534,6 +1560,10 @@ static void rfs_sim_test_coverage(void **state)
 	assert_true(rfs_sim_sum.verdicts[RFS_V_HELD] > 1000);
 	assert_true(rfs_sim_sum.verdicts[RFS_V_KEEP] > 1000);
 	assert_true(rfs_sim_sum.local > 1000);
+	/* lazy marks: most frames bare, the held ones marked */
+	assert_true(rfs_sim_sum.marked > 1000);
+	assert_true(rfs_sim_sum.remote - rfs_sim_sum.marked >
+		    rfs_sim_sum.marked);
 	assert_true(rfs_sim_sum.handover_self > 0);
 	assert_true(rfs_sim_sum.handover_other > 0);
 	assert_true(rfs_sim_sum.drops > 0);
@@ -1589,8 +1619,9 @@ static void rfs_sim_test_liveness(void **state)
  * The first batch of a target, scripted.  rfsd writes epoch 1 into every
  * rfs_cpu_queues slot, so delivered = 0 proves nothing.  A zero-filled
  * slot (epoch 0, delivered 0) would vouch for batch 0 before it reached
- * GRO: flow F's first frame is in target 1's first batch, held by GRO
- * behind more traffic; F's application moves; F's next frame asks.
+ * GRO: flow F's first frame is in target 1's first batch, bare; F's
+ * application moves, so F's second frame goes there too, marked (held),
+ * and GRO holds both behind more traffic; F's third frame asks.
  */
 static unsigned long long rfs_sim_first_batch(__u32 epoch0)
 {
@@ -1610,22 +1641,25 @@ static unsigned long long rfs_sim_first_batch(__u32 epoch0)
 	}
 	s->flow[F].desired = 1;
 	s->flow[G].desired = 1;
-	/* poll on CPU 0: F#1 and 8 of G to CPU 1; the bulk queue fills at
-	 * G's eighth frame and goes to the ring; the poll's end adds it */
+	/* poll on CPU 0: F#1 (bare), F#2 (held: marked) and 7 of G to CPU
+	 * 1; the bulk queue fills at G's seventh frame and goes to the
+	 * ring; the poll's end adds it */
 	rfs_sim_rx_frame(s, 0, F);
-	for (i = 0; i < 8; i++)
+	s->flow[F].desired = 0;
+	rfs_sim_rx_frame(s, 0, F);
+	for (i = 0; i < 7; i++)
 		rfs_sim_rx_frame(s, 0, G);
 	rfs_sim_xdp_do_flush(s, 0);
 	assert_int_equal(s->tg[1].len, 9);
+	assert_int_equal(s->st.marked, 1);
 	/* CPU 1's kthread: one batch of 8 into GRO; one frame is left in
 	 * the ring, so GRO is not flushed */
 	for (i = 0; i < 1 + 8 + 3; i++)
 		rfs_sim_kthread_step(s, 1);
 	assert_int_equal(s->tg[1].len, 1);
 	assert_true(s->flow[F].max_delivered == 0);
-	/* F's application moves to CPU 0: F#2 */
+	/* F#3 asks whether F#2 is delivered */
 	s->step++;
-	s->flow[F].desired = 0;
 	rfs_sim_rx_frame(s, 0, F);
 	rfs_sim_xdp_do_flush(s, 0);
 	/* both kthreads run until they sleep, CPU 0's first */
@@ -1641,10 +1675,11 @@ static unsigned long long rfs_sim_first_batch(__u32 epoch0)
 
 static void rfs_sim_test_first_batch(void **state)
 {
-	/* as rfsd makes the datapath: F#2 is held on CPU 1 */
+	/* as rfsd makes the datapath: F#2 and F#3 are held on CPU 1 */
 	assert_int_equal(rfs_sim_first_batch(RFS_SIM_EPOCH0), 0);
 	assert_int_equal(rfs_sim_state.flow[1].hist[1].verdict, RFS_V_HELD);
-	/* control: from a zero-filled slot F#2 would overtake F#1 */
+	assert_int_equal(rfs_sim_state.flow[1].hist[2].verdict, RFS_V_HELD);
+	/* control: from a zero-filled slot F#3 would overtake F#2 */
 	assert_int_not_equal(rfs_sim_first_batch(0), 0);
 }
 
@@ -1730,6 +1765,13 @@ static void rfs_sim_test_control_queue_fold(void **state)
 	rfs_sim_control(RFS_SIM_QUEUE_FOLD, "control: queues folded");
 }
 
+/* Lazy marks without the covering: a flow whose last frame went bare
+ * moves on the proof of an earlier mark, without a mark of its own. */
+static void rfs_sim_test_control_no_cover(void **state)
+{
+	rfs_sim_control(RFS_SIM_NO_COVER, "control: covering dropped");
+}
+
 int main(void)
 {
 	static const struct CMUnitTest tests[] = {
@@ -1743,6 +1785,7 @@ int main(void)
 		cmocka_unit_test(rfs_sim_test_control_no_handover),
 		cmocka_unit_test(rfs_sim_test_control_rx_u8),
 		cmocka_unit_test(rfs_sim_test_control_queue_fold),
+		cmocka_unit_test(rfs_sim_test_control_no_cover),
 	};
 
 	return cmocka_run_group_tests_name("rfs_order_sim", tests,

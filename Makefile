@@ -368,8 +368,8 @@ clean:
 # test_hist compiles the bench's histogram (tests/tools/lib/rfs_hist.c)
 $(B)/tests/test_hist: tests/tools/lib/rfs_hist.c tests/tools/lib/rfs_hist.h
 $(B)/tests/test_config: daemon/rfsd/config.c daemon/rfsd/config.h
-$(B)/tests/test_request: daemon/rfsd/request.c daemon/rfsd/request.h
-$(B)/tests/test_peercred: daemon/rfsd/peercred.c daemon/rfsd/peercred.h
+$(B)/tests/test_request: daemon/rfsd/request.c daemon/rfsd/parser.c daemon/rfsd/commands.h
+$(B)/tests/test_peercred: daemon/rfsd/peercred.c daemon/rfsd/server.h
 # and test_top_rates rfsctl's top_rates.c
 $(B)/tests/test_top_rates: daemon/rfsctl/top_rates.c daemon/rfsctl/top_rates.h
 # and test_explain rfsd's pure half of explain
@@ -389,11 +389,12 @@ FUZZ_LIBS     = $(shell pkg-config --libs inih json-c 2>/dev/null)
 FUZZ_BINS    := $(patsubst tests/fuzz/%.c,$(FUZZ_B)/%,$(wildcard tests/fuzz/fuzz_*.c))
 
 $(FUZZ_B)/fuzz_config: daemon/rfsd/config.c daemon/lib/cpulist.c daemon/lib/parse.c
-$(FUZZ_B)/fuzz_request: daemon/rfsd/request.c daemon/lib/cpulist.c
+$(FUZZ_B)/fuzz_request: daemon/rfsd/request.c daemon/rfsd/parser.c daemon/lib/cpulist.c
+$(FUZZ_B)/fuzz_preq: daemon/rfsd/request.c daemon/rfsd/parser.c daemon/lib/cpulist.c
 $(FUZZ_B)/fuzz_cpulist: daemon/lib/cpulist.c
 $(FUZZ_B)/fuzz_words: daemon/lib/parse.c
 
-$(FUZZ_B)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(HEADERS) $(LIB_HDRS) \
+$(FUZZ_B)/fuzz_%: tests/fuzz/fuzz_%.c $(wildcard tests/fuzz/*.h) $(HEADERS) $(LIB_HDRS) \
 		  $(wildcard daemon/rfsd/*.h)
 	$(call msg,FUZZ-CC,$@)
 	$(Q)mkdir -p $(@D)

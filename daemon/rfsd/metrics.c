@@ -20,7 +20,7 @@
 
 #include "ctl_client.h"
 #include "log.h"
-#include "metrics.h"
+#include "server.h"
 #include "mono.h"
 #include "parse.h"
 #include "rfs_prom.h"
@@ -50,27 +50,25 @@ struct rfsd_metrics {
 
 /* ---- gathering: the control requests, run in-process ---- */
 
-/* rfs_prom_call_fn: req through the command table, as a request line from
- * the control socket would go, and its reply read as rfsctl reads it. */
+/* rfs_prom_call_fn: req, which rfsd built itself, straight to its handler,
+ * and the reply read as rfsctl reads it. */
 static int run_request(void *ctx, struct json_object *req,
 		       struct json_object **result, char *err, size_t len)
 {
 	const struct rfsd_dispatch *d = ctx;
 	struct json_object *reply = NULL, *r;
-	const char *line = json_object_to_json_string_ext(req,
-							  JSON_C_TO_STRING_PLAIN);
 	enum rfsd_cmd_rc rc;
 	int e;
 
 	*result = NULL;
-	rc = rfsd_request_run(d->cmds, d->ctx, NULL, line, strlen(line),
-			      &reply);
-	json_object_put(req);
+	rc = rfsd_request_call(d->cmds, d->ctx, req, &reply);
 	if (rc != RFSD_CMD_REPLY) {	/* only flows waits or starts a job */
-		json_object_put(reply);
-		snprintf(err, len, "'%s' did not answer at once", line);
+		snprintf(err, len, "'%s' did not answer at once",
+			 json_object_to_json_string(req));
+		json_object_put(req);
 		return -EBUSY;
 	}
+	json_object_put(req);
 	e = rfs_ctl_result(reply, &r, err, len);
 	if (!e)
 		*result = json_object_get(r);

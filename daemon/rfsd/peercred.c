@@ -9,7 +9,7 @@
 #include <sys/socket.h>
 
 #include "log.h"
-#include "peercred.h"
+#include "server.h"
 
 static void lookup_group(const char *name, bool *have, gid_t *gid)
 {

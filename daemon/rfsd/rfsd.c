@@ -36,11 +36,9 @@
 
 #include <systemd/sd-daemon.h>
 
-#include "caps.h"
 #include "cgroup.h"
 #include "commands.h"
 #include "config.h"
-#include "flows.h"
 #include "ifaces.h"
 #include "ksched.h"
 #include "kflood.h"
@@ -49,7 +47,6 @@
 #include "kernel.h"
 #include "log.h"
 #include "loop.h"
-#include "metrics.h"
 #include "netlink.h"
 #include "rfs_dp.h"
 #include "server.h"
@@ -409,11 +406,7 @@ int main(int argc, char **argv)
 		.loop.epfd = -1, .sampler.tfd = -1,
 		.sig.fd = -1, .tmr.fd = -1, .job.fd = -1,
 	};
-	const struct rfsd_dispatch dispatch = {
-		.cmds = rfsd_cmds,
-		.ctx = &d.cmd,
-		.client_gone = rfsd_cmd_client_gone,
-	};
+	const struct rfsd_dispatch dispatch = { .cmds = rfsd_cmds, .ctx = &d.cmd };
 	char err[RFSD_CONFIG_ERR_LEN], cgerr[256];
 	struct rfs_dp_opts opts = {};
 	bool verbose = false, adopted = false, served = false, keep_nice;

@@ -76,19 +76,20 @@ static int run_request(void *ctx, struct json_object *req,
 	return e;
 }
 
+/* body as mode says MHD may take it (a snapshot is copied: it outlives
+ * this response or not, as the next scrape decides) */
 static enum MHD_Result respond(struct MHD_Connection *conn,
 			       unsigned int code, const char *type,
-			       char *body, size_t len, bool owned)
+			       const char *body, size_t len,
+			       enum MHD_ResponseMemoryMode mode)
 {
 	struct MHD_Response *r;
 	enum MHD_Result ret;
 
-	r = MHD_create_response_from_buffer(len, body,
-					    owned ? MHD_RESPMEM_MUST_FREE :
-					    MHD_RESPMEM_PERSISTENT);
+	r = MHD_create_response_from_buffer(len, (void *)body, mode);
 	if (!r) {
-		if (owned)
-			free(body);
+		if (mode == MHD_RESPMEM_MUST_FREE)
+			free((void *)body);
 		return MHD_NO;
 	}
 	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
@@ -99,30 +100,18 @@ static enum MHD_Result respond(struct MHD_Connection *conn,
 	return ret;
 }
 
-/* The snapshot, copied: it outlives this response or not, as the next
- * scrape decides. */
-static enum MHD_Result respond_copy(struct MHD_Connection *conn,
-				    const char *body, size_t len)
-{
-	struct MHD_Response *r;
-	enum MHD_Result ret;
-
-	r = MHD_create_response_from_buffer(len, (void *)body,
-					    MHD_RESPMEM_MUST_COPY);
-	if (!r)
-		return MHD_NO;
-	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
-				RFS_PROM_CONTENT_TYPE);
-	ret = MHD_queue_response(conn, MHD_HTTP_OK, r);
-	MHD_destroy_response(r);
-	return ret;
-}
-
 static enum MHD_Result respond_text(struct MHD_Connection *conn,
 				    unsigned int code, const char *text)
 {
-	return respond(conn, code, "text/plain; charset=utf-8", (char *)text,
-		       strlen(text), false);
+	return respond(conn, code, "text/plain; charset=utf-8", text,
+		       strlen(text), MHD_RESPMEM_PERSISTENT);
+}
+
+static enum MHD_Result respond_copy(struct MHD_Connection *conn,
+				    const char *body, size_t len)
+{
+	return respond(conn, MHD_HTTP_OK, RFS_PROM_CONTENT_TYPE, body, len,
+		       MHD_RESPMEM_MUST_COPY);
 }
 
 static enum MHD_Result serve_metrics(struct rfsd_metrics *m,
@@ -158,7 +147,8 @@ static enum MHD_Result serve_metrics(struct rfsd_metrics *m,
 	if (asprintf(&msg, "can't gather the metrics: %s\n", err) < 0)
 		return MHD_NO;
 	return respond(conn, MHD_HTTP_INTERNAL_SERVER_ERROR,
-		       "text/plain; charset=utf-8", msg, strlen(msg), true);
+		       "text/plain; charset=utf-8", msg, strlen(msg),
+		       MHD_RESPMEM_MUST_FREE);
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,

@@ -300,6 +300,8 @@ static int conn_flush(struct rfsd_conn *c, bool *sent)
 	return 0;
 }
 
+/* One reply line straight to fd, if it fits in its buffer (takes r): for
+ * peers about to be closed, which get nothing else. */
 static void send_last(int fd, struct json_object *r)
 {
 	const char *s = json_object_to_json_string_ext(r, JSON_C_TO_STRING_PLAIN);
@@ -323,14 +325,14 @@ static void close_fd(int fd)
 	close(fd);
 }
 
+/* Drain what fd has for us, then close it: closing with unread input
+ * would make the peer read ECONNRESET after our last reply instead of a
+ * clean end of file. */
 static void conn_close(struct rfsd_conn *c)
 {
 	close_fd(c->fd);
-	c->fd = -1;
 	free(c->in);
 	free(c->out);
-	c->in = c->out = NULL;
-	c->in_len = c->in_cap = c->out_off = c->out_len = c->out_cap = 0;
 }
 
 struct rfsd_client {
@@ -338,14 +340,13 @@ struct rfsd_client {
 	struct rfsd_server *srv;
 	struct rfsd_client *next;
 	uid_t uid;
-	gid_t gid;
 	pid_t pid;
 	struct rfsd_conn conn;
 	bool waiting;		/* its request waits for the datapath */
 	bool owns_job;		/* ... or for the job it started */
 	bool closing;		/* close once its replies are out */
 	bool denied;		/* not root or rfs: refuse its first request */
-	bool reader;		/* may only read (peercred.h) */
+	bool reader;		/* may only read (server.h) */
 	bool served;		/* it sent a whole request line */
 	long long since_ms;	/* connected (rfs_mono_ms()) */
 	long long line_ms;	/* the unfinished line began; 0: none */
@@ -446,11 +447,6 @@ int rfsd_server_listen(struct rfsd_server *s, char *err, size_t len)
 	return 0;
 }
 
-static size_t out_pending(const struct rfsd_client *c)
-{
-	return conn_pending(&c->conn);
-}
-
 static void client_close(struct rfsd_client *c)
 {
 	struct rfsd_server *s = c->srv;
@@ -484,7 +480,7 @@ static struct json_object *denied_reply(const struct rfsd_client *c)
 /* Nothing in flight either way: dropping it loses nothing it asked for. */
 static bool client_idle(const struct rfsd_client *c)
 {
-	return !c->waiting && !c->owns_job && !out_pending(c) &&
+	return !c->waiting && !c->owns_job && !conn_pending(&c->conn) &&
 	       !c->conn.in_len;
 }
 
@@ -607,7 +603,7 @@ static bool client_flush(struct rfsd_client *c)
 		client_close(c);
 		return false;
 	}
-	if (!out_pending(c) && c->closing) {
+	if (!conn_pending(&c->conn) && c->closing) {
 		client_close(c);
 		return false;
 	}
@@ -619,9 +615,9 @@ static void client_update(struct rfsd_client *c)
 	uint32_t ev = 0;
 
 	if (!c->closing && !c->conn.eof && !c->waiting &&
-	    c->conn.in_len < RFSD_IN_MAX && out_pending(c) < RFSD_OUT_HIGH)
+	    c->conn.in_len < RFSD_IN_MAX && conn_pending(&c->conn) < RFSD_OUT_HIGH)
 		ev |= EPOLLIN;
-	if (out_pending(c))
+	if (conn_pending(&c->conn))
 		ev |= EPOLLOUT;
 	if (ev != c->w.events && rfsd_watch_mod(c->srv->loop, &c->w, ev))
 		pr_warn("can't watch control client uid %u: %s\n", c->uid,
@@ -789,7 +785,7 @@ static bool client_process(struct rfsd_client *c)
 		c->closing = true;
 		in->in_len = 0;
 	}
-	while (!c->closing && !c->waiting && out_pending(c) < RFSD_OUT_HIGH) {
+	while (!c->closing && !c->waiting && conn_pending(&c->conn) < RFSD_OUT_HIGH) {
 		char *nl = in->in_len ? memchr(in->in, '\n', in->in_len) : NULL;
 		size_t len, used;
 
@@ -938,7 +934,6 @@ static void server_accept(struct rfsd_watch *w, uint32_t ev)
 		c->w.fn = client_event;
 		c->srv = s;
 		c->uid = cr.uid;
-		c->gid = cr.gid;
 		c->pid = cr.pid;
 		c->denied = denied;
 		c->reader = role == RFSD_ROLE_READ;

@@ -1,25 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Least privilege.  rfsd needs root's capabilities only for what it does
- * with BPF, links and the control socket, and it does those all the time
- * (rfsctl attach loads and attaches, SIGHUP re-reads the config), so the
- * set it keeps is the same after start as during it:
- *
- *   CAP_BPF        programs, maps, pins
- *   CAP_PERFMON    tracing programs; kprobes (perf_event_open)
- *   CAP_NET_ADMIN  XDP and cgroup attach; SO_RCVBUFFORCE on netlink
- *   CAP_SYS_ADMIN  BPF_PROG_GET_FD_BY_ID (libxdp, the orphan sweep),
- *                  setns() into the namespace a moved interface went to
- *   CAP_SYS_PTRACE /proc/PID/ns/net of a process that holds that
- *                  namespace: without it the kernel allows the open only
- *                  to a caller whose capabilities cover the holder's
- *                  (cap_ptrace_access_check), and root's are all of them
- *   CAP_SYS_NICE   unless cpumap_kthread_sched = kernel: the policy of
- *                  the cpumap kthreads (SCHED_FIFO 1 by default); any
- *                  change to a kernel thread needs it, whose capabilities
- *                  are not a subset of ours (cap_safe_nice), a lower
- *                  priority too (ksched.c); dropped with kernel, so a
- *                  SIGHUP that then asks for a policy needs a restart
+ * Least privilege.  rfsd loads, attaches and moves into namespaces on
+ * request (rfsctl attach, SIGHUP, an interface moved), not only at start,
+ * so the set it keeps is the same after start as during it: CAP_BPF,
+ * CAP_PERFMON, CAP_NET_ADMIN, CAP_SYS_ADMIN, CAP_SYS_PTRACE and, unless
+ * cpumap_kthread_sched = kernel, CAP_SYS_NICE; rfsd(8), Capabilities,
+ * says what each is for.  A SIGHUP that asks for a kthread policy after
+ * CAP_SYS_NICE went needs a restart.
  *
  * CAP_SETUID, CAP_SETGID and CAP_SETPCAP stay permitted, never
  * effective: the parser process (server.c), forked again should it die,
@@ -28,7 +15,7 @@
  * It drops the rest once the datapath is loaded: CAP_SYS_RESOURCE (the
  * RLIMIT_MEMLOCK bump libbpf does at the first load on kernels before
  * 5.11) and, when started by hand as root, everything else root holds.
- * Under the unit the bounding set is this one.  Raw capget/capset and prctl, no library: three calls.
+ * Raw capget/capset and prctl, no library: three calls.
  */
 #include <errno.h>
 #include <grp.h>

@@ -14,8 +14,9 @@
  *				a warning when they wait long (kwait.c)
  *				and one when a removed CPU can't be
  *				released (leaving.c)
- *	the control socket	server.c, which hands each request line to
- *				the command table (commands.c, request.c)
+ *	the control socket	server.c: each request line through the
+ *				parser process (parser.c) to the command
+ *				table (request.c, commands.c)
  *	the flows sampler	flows.c; its reply goes to the server here
  *	link events		netlink.c, for the interfaces (ifaces.c)
  *	/metrics over HTTP	metrics.c (metrics_listen), which runs status

@@ -26,7 +26,7 @@
  * Roles, from the credentials the kernel took at connect() (SO_PEERCRED,
  * SO_PEERGROUPS; a peer that leaves a group afterwards, or a pid reused
  * in between, changes nothing, where /proc/PID/status would be read after
- * the fact; the group database only before 4.13):
+ * the fact):
  *
  *	admin	root, or a member of admin_group (default rfs-admin): all
  *	read	a member of socket_group (default rfs): the commands that

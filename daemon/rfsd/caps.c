@@ -1,34 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Least privilege.  rfsd needs root's capabilities only for what it does
- * with BPF, links and the control socket, and it does those all the time
- * (rfsctl attach loads and attaches, SIGHUP re-reads the config), so the
- * set it keeps is the same after start as during it:
+ * Least privilege.  rfsd loads, attaches and moves into namespaces on
+ * request (rfsctl attach, SIGHUP, an interface moved), not only at start,
+ * so the set it keeps is the same after start as during it: CAP_BPF,
+ * CAP_PERFMON, CAP_NET_ADMIN, CAP_SYS_ADMIN, CAP_SYS_PTRACE and, unless
+ * cpumap_kthread_sched = kernel, CAP_SYS_NICE; rfsd(8), Capabilities,
+ * says what each is for.  A SIGHUP that asks for a kthread policy after
+ * CAP_SYS_NICE went needs a restart.
  *
- *   CAP_BPF        programs, maps, pins
- *   CAP_PERFMON    tracing programs; kprobes (perf_event_open)
- *   CAP_NET_ADMIN  XDP and cgroup attach; SO_RCVBUFFORCE on netlink
- *   CAP_SYS_ADMIN  BPF_PROG_GET_FD_BY_ID (libxdp, the orphan sweep),
- *                  setns() into the namespace a moved interface went to
- *   CAP_SYS_PTRACE /proc/PID/ns/net of a process that holds that
- *                  namespace: without it the kernel allows the open only
- *                  to a caller whose capabilities cover the holder's
- *                  (cap_ptrace_access_check), and root's are all of them
- *   CAP_SYS_NICE   unless cpumap_kthread_sched = kernel: the policy of
- *                  the cpumap kthreads (SCHED_FIFO 1 by default); any
- *                  change to a kernel thread needs it, whose capabilities
- *                  are not a subset of ours (cap_safe_nice), a lower
- *                  priority too (ksched.c); dropped with kernel, so a
- *                  SIGHUP that then asks for a policy needs a restart
+ * CAP_SETUID, CAP_SETGID and CAP_SETPCAP stay permitted, never
+ * effective: the parser process (server.c), forked again should it die,
+ * takes them up only to become nobody with an empty bounding set.
  *
  * It drops the rest once the datapath is loaded: CAP_SYS_RESOURCE (the
  * RLIMIT_MEMLOCK bump libbpf does at the first load on kernels before
- * 5.11), CAP_CHOWN (the control socket's group, given at bind, before
- * any peer can connect: ctlsock.c) and, when started by hand as root,
- * everything else root holds.  Under the unit the bounding set is this
- * one and CAP_CHOWN.  Raw capget/capset and prctl, no library: three calls.
+ * 5.11) and, when started by hand as root, everything else root holds.
+ * Raw capget/capset and prctl, no library: three calls.
  */
 #include <errno.h>
+#include <grp.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -37,7 +27,7 @@
 #include <unistd.h>
 #include <linux/capability.h>
 
-#include "caps.h"
+#include "server.h"
 
 #ifndef CAP_PERFMON
 #define CAP_PERFMON	38
@@ -63,6 +53,9 @@ static const struct {
 };
 
 #define RFSD_NKEPT (sizeof(rfsd_kept) / sizeof(rfsd_kept[0]))
+/* permitted only: for the parser process */
+#define RFSD_PARSER_CAPS ((1u << CAP_SETUID) | (1u << CAP_SETGID) | \
+			  (1u << CAP_SETPCAP))
 
 static bool rfsd_cap_kept(int cap, bool keep_nice)
 {
@@ -70,6 +63,8 @@ static bool rfsd_cap_kept(int cap, bool keep_nice)
 
 	if (cap == CAP_SYS_NICE && !keep_nice)
 		return false;
+	if (cap < 32 && (RFSD_PARSER_CAPS & (1u << cap)))
+		return true;
 	for (i = 0; i < RFSD_NKEPT; i++)
 		if (rfsd_kept[i].cap == cap)
 			return true;
@@ -121,7 +116,7 @@ int rfsd_caps_drop(bool keep_nice, char *kept, size_t len, int *dropped)
 		    (1u << (cap % 32)))
 			++*dropped;
 	for (i = 0; i < 2; i++) {
-		data[i].permitted &= keep[i];
+		data[i].permitted &= keep[i] | (i ? 0 : RFSD_PARSER_CAPS);
 		data[i].effective &= keep[i];
 		data[i].inheritable = 0;
 	}
@@ -133,4 +128,37 @@ int rfsd_caps_drop(bool keep_nice, char *kept, size_t len, int *dropped)
 			rfsd_cap_append(kept, len, rfsd_kept[i].name);
 	}
 	return 0;
+}
+
+int rfsd_caps_drop_all(uid_t uid, gid_t gid)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[2] = {};
+	int cap, kept_uid = 0;
+
+	/* what rfsd kept permitted for this, effective for the switch */
+	if (syscall(SYS_capget, &hdr, data))
+		return -errno;
+	data[0].effective = data[0].permitted & RFSD_PARSER_CAPS;
+	data[1].effective = 0;
+	if (syscall(SYS_capset, &hdr, data))
+		return -errno;
+	for (cap = 0; prctl(PR_CAPBSET_READ, cap, 0, 0, 0) >= 0; cap++)
+		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) && errno != EPERM)
+			return -errno;
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) &&
+	    errno != EINVAL)
+		return -errno;
+	/* without CAP_SETUID (started with a narrower set) it stays root's
+	 * uid, but with no capability: the caller says so */
+	if (setgroups(0, NULL) || setresgid(gid, gid, gid) ||
+	    setresuid(uid, uid, uid))
+		kept_uid = 1;
+	memset(data, 0, sizeof(data));
+	if (syscall(SYS_capset, &hdr, data) ||
+	    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		return -errno;
+	return kept_uid;
 }

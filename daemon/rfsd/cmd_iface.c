@@ -24,17 +24,6 @@ struct rfs_if *rfsd_find_if(struct rfsd_cmd_ctx *x, const char *what,
 	return NULL;
 }
 
-static struct json_object *cpus_json(const struct rfs_cpuset *set)
-{
-	struct json_object *a = json_object_new_array();
-	unsigned int cpu;
-
-	for (cpu = 0; cpu < RFS_MAX_CPUS; cpu++)
-		if (rfs_cpuset_has(set, cpu))
-			json_object_array_add(a, json_object_new_int(cpu));
-	return a;
-}
-
 struct json_object *rfsd_if_json(const struct rfs_if *ifc)
 {
 	struct json_object *o = json_object_new_object();
@@ -49,8 +38,8 @@ struct json_object *rfsd_if_json(const struct rfs_if *ifc)
 			       json_object_new_int64(rfs_if_rx_queues(ifc)));
 	json_object_object_add(o, "flow_cnt",
 			       json_object_new_int64(rfs_if_flow_cnt(ifc)));
-	json_object_object_add(o, "cpus", cpus_json(&cpus));
-	json_object_object_add(o, "active_cpus", cpus_json(&active));
+	json_object_object_add(o, "cpus", rfsd_cpus_json(&cpus));
+	json_object_object_add(o, "active_cpus", rfsd_cpus_json(&active));
 	json_object_object_add(o, "noguard",
 			       json_object_new_boolean(rfs_if_noguard(ifc)));
 	json_object_object_add(o, "kernel_rps",

@@ -14,7 +14,6 @@
 #include <string.h>
 
 #include "commands.h"
-#include "flows.h"
 #include "ifaces.h"
 #include "ksched.h"
 #include "kernel.h"
@@ -55,6 +54,8 @@ static struct json_object *do_status(struct rfsd_cmd_ctx *x,
 			       json_object_new_int64(rfs_dp_sock_flow_entries(x->dp)));
 	json_object_object_add(o, "nr_cpus",
 			       json_object_new_int(rfs_dp_nr_cpus(x->dp)));
+	json_object_object_add(o, "parser_pid",
+			       json_object_new_int(x->parser_pid));
 	p = json_object_new_object();
 	json_object_object_add(p, "cpumap", json_object_new_int64(ids.cpumap));
 	json_object_object_add(p, "enqueue", json_object_new_int64(ids.enqueue));
@@ -281,8 +282,3 @@ const struct rfsd_cmd rfsd_cmds[] = {
 	{ "explain", explain_args, rfsd_cmd_explain, NULL, false },
 	{ NULL },
 };
-
-void rfsd_cmd_client_gone(struct rfsd_cmd_ctx *x, struct rfsd_client *c)
-{
-	rfsd_sampler_client_gone(x->sampler, c);
-}

@@ -1,16 +1,21 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * rfsd's control commands: their table (commands.c), which server.c is
- * handed and request.c runs, and what their handlers share.  A handler
- * gets the command context below and the client that asked, checks its
- * arguments (request.h's getters), calls the datapath library and builds
- * the reply; it never calls back into the server or the event loop.
+ * rfsd's control commands (docs/protocol.md) and one request's way to
+ * them.  The request line is parsed in the parser process (request.c,
+ * docs/security.md): it checks everything that needs no datapath (one
+ * JSON object, no key twice, a known command, only its arguments) and
+ * hands rfsd a struct rfsd_preq, typed values that rfsd checks and turns
+ * back into the JSON object the handlers read with the getters below; rfsd
+ * itself never parses a byte a peer sent.
+ *
+ * A handler gets the command context and the client that asked, checks
+ * its arguments, calls the datapath library and builds the reply; it
+ * never calls back into the server or the event loop.
  *
  *	commands.c	the table; version, status, attach, detach, set
  *	stats.c		stats
- *	flows.c		flows (sampled beside the rest; see flows.h)
+ *	flows.c		flows, sampled beside the rest (below)
  *	explain.c	explain (one flow, through rfs_pick_cpu)
- *	cmd_iface.c	the interface a request names, and its JSON
  *	leaving.c	its CPUs still leaving, for status and set cpus
  */
 #ifndef RFSD_COMMANDS_H
@@ -18,46 +23,193 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include <json.h>
 
-#include "request.h"
+#include "cpulist.h"
+#include "rfs_ctl_proto.h"
 #include "rfs_dp.h"
 
-struct rfsd_client;
+struct rfsd_client;	/* who asked (server.c) */
 struct rfsd_ifaces;
 struct rfsd_kscheds;
-struct rfsd_sampler;
+struct rfsd_flows_job;
+
+struct rfsd_sampler {
+	struct rfsd_flows_job *jobs;	/* running, in no order */
+	int tfd;			/* timerfd: the soonest job's end */
+};
 
 /* What every handler works on. */
 struct rfsd_cmd_ctx {
 	struct rfs_dp *dp;
 	struct rfsd_ifaces *ifaces;	/* configured interfaces (ifaces.h) */
-	struct rfsd_sampler *sampler;	/* the flows command's (flows.h) */
+	struct rfsd_sampler *sampler;
 	struct rfsd_kscheds *ksched;	/* cpumap kthreads (ksched.h) */
+	pid_t parser_pid;		/* the request parser (server.c) */
+};
+
+enum rfsd_cmd_rc {
+	RFSD_CMD_REPLY,		/* *reply is the answer */
+	RFSD_CMD_WAIT,		/* not now: run the request again later */
+	RFSD_CMD_STARTED,	/* the answer comes via rfsd_server_reply() */
+};
+
+struct rfsd_cmd {
+	const char *name;
+	/* NULL-terminated: the arguments it takes besides "cmd" */
+	const char *const *args;
+	/* either, taking the request and returning the reply */
+	struct json_object *(*run)(struct rfsd_cmd_ctx *x,
+				   struct rfsd_client *c,
+				   struct json_object *req);
+	enum rfsd_cmd_rc (*start)(struct rfsd_cmd_ctx *x,
+				  struct rfsd_client *c,
+				  struct json_object *req,
+				  struct json_object **reply);
+	/* it changes something (attach, detach, set): only for peers that
+	 * may change (server.h); the rest only read */
+	bool changes;
 };
 
 /* NULL-terminated */
 extern const struct rfsd_cmd rfsd_cmds[];
 
-/* A client that started a command still running (flows) left. */
-void rfsd_cmd_client_gone(struct rfsd_cmd_ctx *x, struct rfsd_client *c);
+/* ---- the parsed request, as the parser process hands it over ---- */
 
-/* cmd_iface.c: the attached interface called name, or NULL with a reply
- * "<what> <name>: not attached" (or "no such interface"). */
+#define RFSD_PREQ_ARGS	8	/* more than any command takes */
+#define RFSD_PREQ_MSG	512
+#define RFSD_PREQ_DATA	(RFS_CTL_REQUEST_MAX + 1 + \
+			 RFSD_PREQ_ARGS * sizeof(struct rfs_cpuset))
+
+enum rfsd_ptype {
+	RFSD_PV_NULL,
+	RFSD_PV_BOOL,		/* i */
+	RFSD_PV_INT,		/* i, INT64_MAX for anything above it */
+	RFSD_PV_DOUBLE,		/* d */
+	RFSD_PV_STR,		/* data[off, off + len), a NUL after it */
+	RFSD_PV_CPUS,		/* a struct rfs_cpuset at data[off] */
+	RFSD_PV_BADARR,		/* an array: empty (i 0), or not all CPUs */
+	RFSD_PV_OTHER,		/* an object */
+	RFSD_PV_MAX,
+};
+
+struct rfsd_parg {
+	__u8 key;		/* index into the command's args */
+	__u8 type;		/* enum rfsd_ptype */
+	__u32 off, len;
+	__s64 i;
+	double d;
+};
+
+struct rfsd_preq {
+	__s32 err;		/* not 0: the errno of a refusal, why in msg */
+	__u16 cmd;		/* index into the table */
+	__u16 nargs;
+	struct rfsd_parg arg[RFSD_PREQ_ARGS];
+	char msg[RFSD_PREQ_MSG];
+	__u32 data_len;
+	char data[RFSD_PREQ_DATA];
+};
+
+static inline size_t rfsd_preq_size(const struct rfsd_preq *p)
+{
+	return offsetof(struct rfsd_preq, data) + p->data_len;
+}
+
+/* The parser's half: line (len bytes, a NUL after them, no '\n') of a
+ * peer that may only read if reader, checked against cmds into *p. */
+void rfsd_request_parse(const struct rfsd_cmd *cmds, bool reader,
+			const char *line, size_t len, struct rfsd_preq *p);
+/* The parser process: answer each request on fd until it closes. */
+void rfsd_request_serve(int fd, const struct rfsd_cmd *cmds);
+/*
+ * rfsd's half: check p (len bytes, as received) and run the command it
+ * names.  For a peer that may only read, deny is not NULL: a command that
+ * changes something is refused before it runs, with "can't <cmd>
+ * '<iface>': permission denied: <deny>".  A handler that returns no
+ * reply gets "<cmd>: internal error".
+ */
+enum rfsd_cmd_rc rfsd_request_exec(const struct rfsd_cmd *cmds,
+				   struct rfsd_cmd_ctx *x,
+				   struct rfsd_client *c, const char *deny,
+				   const struct rfsd_preq *p, size_t len,
+				   struct json_object **reply);
+/* Both halves in one process: for tests and fuzzing. */
+enum rfsd_cmd_rc rfsd_request_run_as(const struct rfsd_cmd *cmds,
+				     struct rfsd_cmd_ctx *x,
+				     struct rfsd_client *c, const char *deny,
+				     const char *line, size_t len,
+				     struct json_object **reply);
+/* A request rfsd built itself (metrics): straight to its handler. */
+enum rfsd_cmd_rc rfsd_request_call(const struct rfsd_cmd *cmds,
+				   struct rfsd_cmd_ctx *x,
+				   struct json_object *req,
+				   struct json_object **reply);
+
+/* {"ok": true, "result": result} (takes result) */
+struct json_object *rfsd_reply_ok(struct json_object *result);
+/* {"ok": false, "error": msg, "errno": |e|} */
+struct json_object *rfsd_reply_err(int e, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* A datapath call failed with ret and err: reply with err (or, should it
+ * be empty, "<what>: <strerror>"). */
+struct json_object *rfsd_reply_dp_err(int ret, const char *err,
+				      const char *what);
+
+/* Argument access: 0, 1 if absent (and !required), or -EINVAL with a
+ * "bad request: ..." reply in *reply.  JSON null counts as absent. */
+int rfsd_arg_str(struct json_object *req, const char *key, bool required,
+		 const char **out, struct json_object **reply);
+int rfsd_arg_bool(struct json_object *req, const char *key, bool required,
+		  bool *out, struct json_object **reply);
+int rfsd_arg_int(struct json_object *req, const char *key, bool required,
+		 long long lo, long long hi, long long *out,
+		 struct json_object **reply);
+int rfsd_arg_cpus(struct json_object *req, const char *key, bool required,
+		  struct rfs_cpuset *out, struct json_object **reply);
+/* "iface": a string of 1..IF_NAMESIZE - 1 characters. */
+int rfsd_arg_iface(struct json_object *req, bool required, const char **out,
+		   struct json_object **reply);
+
+/* ---- the handlers' helpers, and those not in commands.c ---- */
+
+/* The attached interface called name, or NULL with a reply "<what>
+ * <name>: not attached" (or "no such interface"). */
 struct rfs_if *rfsd_find_if(struct rfsd_cmd_ctx *x, const char *what,
 			    const char *name, struct json_object **reply);
+/* [0, 2, 3] */
+struct json_object *rfsd_cpus_json(const struct rfs_cpuset *set);
 /* The interface object of status, attach and set replies. */
 struct json_object *rfsd_if_json(const struct rfs_if *ifc);
 
-/* stats.c */
 struct json_object *rfsd_cmd_stats(struct rfsd_cmd_ctx *x,
 				   struct rfsd_client *c,
 				   struct json_object *req);
-
-/* explain.c */
 struct json_object *rfsd_cmd_explain(struct rfsd_cmd_ctx *x,
 				     struct rfsd_client *c,
 				     struct json_object *req);
+
+/*
+ * flows counts frames per flow for up to 10 s, and nothing waits for
+ * that: a request starts counting on its interfaces (RFSD_CMD_STARTED),
+ * the sampler's timerfd fires at the end of the soonest window, and rfsd.c
+ * calls rfsd_sampler_done(), which reads the count and hands the reply to
+ * the server.  A second sample on an interface being sampled waits
+ * (RFSD_CMD_WAIT); an interface gone meanwhile is left out of the answer.
+ */
+enum rfsd_cmd_rc rfsd_cmd_flows(struct rfsd_cmd_ctx *x, struct rfsd_client *c,
+				struct json_object *req,
+				struct json_object **reply);
+/* tfd fired: finish one job whose window is over.  true if one did: *c
+ * is the client to answer with *reply (NULL, and no reply, if it left);
+ * call again until false, which re-arms tfd for the next. */
+bool rfsd_sampler_done(struct rfsd_sampler *s, struct rfs_dp *dp,
+		       struct rfsd_client **c, struct json_object **reply);
+/* A client that started a job left: its result goes nowhere. */
+void rfsd_sampler_client_gone(struct rfsd_sampler *s, struct rfsd_client *c);
+/* Shutdown: stop every count, drop the jobs. */
+void rfsd_sampler_cancel(struct rfsd_sampler *s, struct rfs_dp *dp);
 
 #endif /* RFSD_COMMANDS_H */

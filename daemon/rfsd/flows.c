@@ -13,7 +13,6 @@
 #include <unistd.h>
 
 #include "commands.h"
-#include "flows.h"
 #include "log.h"
 
 #define RFSD_FLOWS_LIMIT	20

@@ -20,7 +20,7 @@
 
 #include "ctl_client.h"
 #include "log.h"
-#include "metrics.h"
+#include "server.h"
 #include "mono.h"
 #include "parse.h"
 #include "rfs_prom.h"
@@ -50,27 +50,25 @@ struct rfsd_metrics {
 
 /* ---- gathering: the control requests, run in-process ---- */
 
-/* rfs_prom_call_fn: req through the command table, as a request line from
- * the control socket would go, and its reply read as rfsctl reads it. */
+/* rfs_prom_call_fn: req, which rfsd built itself, straight to its handler,
+ * and the reply read as rfsctl reads it. */
 static int run_request(void *ctx, struct json_object *req,
 		       struct json_object **result, char *err, size_t len)
 {
 	const struct rfsd_dispatch *d = ctx;
 	struct json_object *reply = NULL, *r;
-	const char *line = json_object_to_json_string_ext(req,
-							  JSON_C_TO_STRING_PLAIN);
 	enum rfsd_cmd_rc rc;
 	int e;
 
 	*result = NULL;
-	rc = rfsd_request_run(d->cmds, d->ctx, NULL, line, strlen(line),
-			      &reply);
-	json_object_put(req);
+	rc = rfsd_request_call(d->cmds, d->ctx, req, &reply);
 	if (rc != RFSD_CMD_REPLY) {	/* only flows waits or starts a job */
-		json_object_put(reply);
-		snprintf(err, len, "'%s' did not answer at once", line);
+		snprintf(err, len, "'%s' did not answer at once",
+			 json_object_to_json_string(req));
+		json_object_put(req);
 		return -EBUSY;
 	}
+	json_object_put(req);
 	e = rfs_ctl_result(reply, &r, err, len);
 	if (!e)
 		*result = json_object_get(r);
@@ -78,19 +76,20 @@ static int run_request(void *ctx, struct json_object *req,
 	return e;
 }
 
+/* body as mode says MHD may take it (a snapshot is copied: it outlives
+ * this response or not, as the next scrape decides) */
 static enum MHD_Result respond(struct MHD_Connection *conn,
 			       unsigned int code, const char *type,
-			       char *body, size_t len, bool owned)
+			       const char *body, size_t len,
+			       enum MHD_ResponseMemoryMode mode)
 {
 	struct MHD_Response *r;
 	enum MHD_Result ret;
 
-	r = MHD_create_response_from_buffer(len, body,
-					    owned ? MHD_RESPMEM_MUST_FREE :
-					    MHD_RESPMEM_PERSISTENT);
+	r = MHD_create_response_from_buffer(len, (void *)body, mode);
 	if (!r) {
-		if (owned)
-			free(body);
+		if (mode == MHD_RESPMEM_MUST_FREE)
+			free((void *)body);
 		return MHD_NO;
 	}
 	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
@@ -101,30 +100,18 @@ static enum MHD_Result respond(struct MHD_Connection *conn,
 	return ret;
 }
 
-/* The snapshot, copied: it outlives this response or not, as the next
- * scrape decides. */
-static enum MHD_Result respond_copy(struct MHD_Connection *conn,
-				    const char *body, size_t len)
-{
-	struct MHD_Response *r;
-	enum MHD_Result ret;
-
-	r = MHD_create_response_from_buffer(len, (void *)body,
-					    MHD_RESPMEM_MUST_COPY);
-	if (!r)
-		return MHD_NO;
-	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
-				RFS_PROM_CONTENT_TYPE);
-	ret = MHD_queue_response(conn, MHD_HTTP_OK, r);
-	MHD_destroy_response(r);
-	return ret;
-}
-
 static enum MHD_Result respond_text(struct MHD_Connection *conn,
 				    unsigned int code, const char *text)
 {
-	return respond(conn, code, "text/plain; charset=utf-8", (char *)text,
-		       strlen(text), false);
+	return respond(conn, code, "text/plain; charset=utf-8", text,
+		       strlen(text), MHD_RESPMEM_PERSISTENT);
+}
+
+static enum MHD_Result respond_copy(struct MHD_Connection *conn,
+				    const char *body, size_t len)
+{
+	return respond(conn, MHD_HTTP_OK, RFS_PROM_CONTENT_TYPE, body, len,
+		       MHD_RESPMEM_MUST_COPY);
 }
 
 static enum MHD_Result serve_metrics(struct rfsd_metrics *m,
@@ -160,7 +147,8 @@ static enum MHD_Result serve_metrics(struct rfsd_metrics *m,
 	if (asprintf(&msg, "can't gather the metrics: %s\n", err) < 0)
 		return MHD_NO;
 	return respond(conn, MHD_HTTP_INTERNAL_SERVER_ERROR,
-		       "text/plain; charset=utf-8", msg, strlen(msg), true);
+		       "text/plain; charset=utf-8", msg, strlen(msg),
+		       MHD_RESPMEM_MUST_FREE);
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,

@@ -3,13 +3,12 @@
  * peercred.h. */
 #include <errno.h>
 #include <grp.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/socket.h>
 
 #include "log.h"
-#include "peercred.h"
+#include "server.h"
 
 static void lookup_group(const char *name, bool *have, gid_t *gid)
 {
@@ -87,25 +86,15 @@ static int peer_groups(int fd, gid_t **out, size_t *n)
 enum rfsd_role rfsd_peer_role(int fd, const struct ucred *cr,
 			      const struct rfsd_groups *grp)
 {
-	enum rfsd_role role = RFSD_ROLE_NONE;
-	struct passwd *pw;
+	enum rfsd_role role;
 	gid_t *g = NULL;
 	size_t n = 0;
-	int ng = 256;
 
 	if (cr->uid == 0 || (!grp->have_read && !grp->have_admin))
 		return rfsd_role_of(cr->uid, cr->gid, NULL, 0, grp);
-	if (!peer_groups(fd, &g, &n)) {
-		role = rfsd_role_of(cr->uid, cr->gid, g, n, grp);
-		free(g);
-		return role;
-	}
-	pw = getpwuid(cr->uid);
-	g = calloc(ng, sizeof(*g));
-	if (pw && g && getgrouplist(pw->pw_name, pw->pw_gid, g, &ng) >= 0)
-		role = rfsd_role_of(cr->uid, cr->gid, g, ng, grp);
-	else
-		role = rfsd_role_of(cr->uid, cr->gid, NULL, 0, grp);
+	/* failing that (no memory), the primary group alone */
+	peer_groups(fd, &g, &n);
+	role = rfsd_role_of(cr->uid, cr->gid, g, n, grp);
 	free(g);
 	return role;
 }

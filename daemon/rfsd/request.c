@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Control requests, from the line to the handler (request.h).  Every check
- * that needs no datapath is made here, before any handler runs: the line
- * is one JSON object, no key appears twice, "cmd" names a command, every
- * other key is an argument of that command.
+ * rfsd's half of a control request (commands.h): check the struct the
+ * parser process made of it (parser.c), rebuild the request object from
+ * its typed values, check the peer's role, call the handler; and the
+ * replies and argument getters the handlers use.
  */
 #include <errno.h>
 #include <net/if.h>
@@ -13,8 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "request.h"
-#include "rfs_ctl_proto.h"
+#include "commands.h"
 
 struct json_object *rfsd_reply_ok(struct json_object *result)
 {
@@ -50,73 +49,59 @@ struct json_object *rfsd_reply_dp_err(int ret, const char *err,
 	return rfsd_reply_err(ret, "%s: %s", what, strerror(ret < 0 ? -ret : ret));
 }
 
-static struct json_object *arg_get(struct json_object *req, const char *key)
+/* The value of key if it has type t: 0, 1 if absent (and !required), or
+ * -EINVAL with a reply saying it must be what. */
+static int arg_get(struct json_object *req, const char *key, bool required,
+		   enum json_type t, const char *what, struct json_object **v,
+		   struct json_object **reply)
 {
-	struct json_object *v = NULL;
-
-	if (!json_object_object_get_ex(req, key, &v))
-		return NULL;
-	return v;	/* NULL for JSON null too */
+	if (!json_object_object_get_ex(req, key, v) || !*v) {
+		if (!required)
+			return 1;
+		*reply = rfsd_reply_err(EINVAL, "bad request: missing '%s'", key);
+		return -EINVAL;
+	}
+	if (json_object_is_type(*v, t))
+		return 0;
+	*reply = rfsd_reply_err(EINVAL, "bad request: '%s' must be %s", key, what);
+	return -EINVAL;
 }
 
 int rfsd_arg_str(struct json_object *req, const char *key, bool required,
 		 const char **out, struct json_object **reply)
 {
-	struct json_object *v = arg_get(req, key);
+	struct json_object *v;
+	int r = arg_get(req, key, required, json_type_string, "a string", &v,
+			reply);
 
-	if (!v) {
-		if (!required)
-			return 1;
-		*reply = rfsd_reply_err(EINVAL, "bad request: missing '%s'", key);
-		return -EINVAL;
-	}
-	if (!json_object_is_type(v, json_type_string)) {
-		*reply = rfsd_reply_err(EINVAL, "bad request: '%s' must be a string",
-					key);
-		return -EINVAL;
-	}
-	*out = json_object_get_string(v);
-	return 0;
+	if (!r)
+		*out = json_object_get_string(v);
+	return r;
 }
 
 int rfsd_arg_bool(struct json_object *req, const char *key, bool required,
 		  bool *out, struct json_object **reply)
 {
-	struct json_object *v = arg_get(req, key);
+	struct json_object *v;
+	int r = arg_get(req, key, required, json_type_boolean,
+			"true or false", &v, reply);
 
-	if (!v) {
-		if (!required)
-			return 1;
-		*reply = rfsd_reply_err(EINVAL, "bad request: missing '%s'", key);
-		return -EINVAL;
-	}
-	if (!json_object_is_type(v, json_type_boolean)) {
-		*reply = rfsd_reply_err(EINVAL, "bad request: '%s' must be true or false",
-					key);
-		return -EINVAL;
-	}
-	*out = json_object_get_boolean(v);
-	return 0;
+	if (!r)
+		*out = json_object_get_boolean(v);
+	return r;
 }
 
 int rfsd_arg_int(struct json_object *req, const char *key, bool required,
 		 long long lo, long long hi, long long *out,
 		 struct json_object **reply)
 {
-	struct json_object *v = arg_get(req, key);
+	struct json_object *v;
+	int r = arg_get(req, key, required, json_type_int, "an integer", &v,
+			reply);
 	int64_t n;
 
-	if (!v) {
-		if (!required)
-			return 1;
-		*reply = rfsd_reply_err(EINVAL, "bad request: missing '%s'", key);
-		return -EINVAL;
-	}
-	if (!json_object_is_type(v, json_type_int)) {
-		*reply = rfsd_reply_err(EINVAL, "bad request: '%s' must be an integer",
-					key);
-		return -EINVAL;
-	}
+	if (r)
+		return r;
 	/* json-c keeps integers above INT64_MAX as uint64: clamp them */
 	n = json_object_get_int64(v);
 	if (n == INT64_MAX || n < lo || n > hi) {
@@ -132,22 +117,14 @@ int rfsd_arg_int(struct json_object *req, const char *key, bool required,
 int rfsd_arg_cpus(struct json_object *req, const char *key, bool required,
 		  struct rfs_cpuset *out, struct json_object **reply)
 {
-	struct json_object *v = arg_get(req, key);
+	struct json_object *v;
+	int r = arg_get(req, key, required, json_type_array,
+			"an array of CPU numbers", &v, reply);
 	size_t i, n;
 
 	rfs_cpuset_zero(out);
-	if (!v) {
-		if (!required)
-			return 1;
-		*reply = rfsd_reply_err(EINVAL, "bad request: missing '%s'", key);
-		return -EINVAL;
-	}
-	if (!json_object_is_type(v, json_type_array)) {
-		*reply = rfsd_reply_err(EINVAL,
-					"bad request: '%s' must be an array of CPU numbers",
-					key);
-		return -EINVAL;
-	}
+	if (r)
+		return r;
 	n = json_object_array_length(v);
 	if (!n) {
 		*reply = rfsd_reply_err(EINVAL, "bad request: '%s' is empty", key);
@@ -185,163 +162,101 @@ int rfsd_arg_iface(struct json_object *req, bool required, const char **out,
 	return 0;
 }
 
-static struct json_tokener *new_tokener(void)
+/* p's request as an object, or NULL with a reply: a p that breaks its
+ * layout comes from a parser that is not ours any more. */
+static struct json_object *decode(const struct rfsd_cmd *cmds,
+				  const struct rfsd_preq *p, size_t len,
+				  const struct rfsd_cmd **cmdp,
+				  struct json_object **reply)
 {
-	struct json_tokener *tok = json_tokener_new_ex(16);
+	size_t hdr = offsetof(struct rfsd_preq, data), ncmds, nargs, i;
+	struct json_object *req, *v = NULL, *a;
+	const struct rfsd_cmd *cmd;
+	struct rfs_cpuset set;
+	__u32 seen = 0;
 
-	if (tok)
-		json_tokener_set_flags(tok, JSON_TOKENER_STRICT |
-					    JSON_TOKENER_VALIDATE_UTF8);
-	return tok;
-}
-
-/* The key whose literal is s[0..n) (quotes included), as json-c spells it
- * in the object: escapes decoded, cut at a NUL.  Into buf, or NULL. */
-static const char *decode_key(struct json_tokener *tok, const char *s,
-			      size_t n, char *buf, size_t len)
-{
-	struct json_object *o;
-
-	if (!memchr(s, '\\', n) && n - 2 < len) {
-		/* the common case: nothing to decode */
-		memcpy(buf, s + 1, n - 2);
-		buf[n - 2] = '\0';
-		return buf;
-	}
-	json_tokener_reset(tok);
-	o = json_tokener_parse_ex(tok, s, (int)n);
-	if (!o || !json_object_is_type(o, json_type_string)) {
-		json_object_put(o);
+	for (ncmds = 0; cmds[ncmds].name; ncmds++)
+		;
+	if (len < hdr || p->data_len > RFSD_PREQ_DATA ||
+	    len != hdr + p->data_len)
+		goto bad;
+	if (p->err) {
+		if (p->err < 0 || p->err > 4095 || !p->msg[0] ||
+		    !memchr(p->msg, '\0', sizeof(p->msg)))
+			goto bad;
+		*reply = rfsd_reply_err(p->err, "%s", p->msg);
 		return NULL;
 	}
-	snprintf(buf, len, "%s", json_object_get_string(o));
-	json_object_put(o);
-	return buf;
-}
+	if (p->cmd >= ncmds || p->nargs > RFSD_PREQ_ARGS)
+		goto bad;
+	cmd = *cmdp = &cmds[p->cmd];
+	for (nargs = 0; cmd->args[nargs]; nargs++)
+		;
+	req = json_object_new_object();
+	json_object_object_add(req, "cmd", json_object_new_string(cmd->name));
+	for (i = 0; i < p->nargs; i++) {
+		const struct rfsd_parg *g = &p->arg[i];
+		bool span = g->off <= p->data_len &&
+			    g->len <= p->data_len - g->off;
 
-/*
- * The first key that appears twice at the top level of line, which json-c
- * has parsed as an object (its keys are then at most len bytes each): 1
- * with it in dup, 0 if none, or -ENOMEM.
- *
- * json-c keeps the last of two equal keys without a word, and has no hook
- * into its parser: so walk the text again, which is known to be valid.
- * Only strings and brackets matter: a string is skipped whole (quotes '"'
- * or, as json-c also takes them, '\''; a backslash escapes the next
- * byte), and at depth 1 the first string after '{' or ',' is a key.  Each
- * key goes back to json-c to be decoded, so "\u0063md" is "cmd" as it is
- * in the object, and into a set of those seen (a json-c object: hashed).
- * Nested objects are not walked: no argument takes one, and the type
- * check of every argument refuses them.
- */
-static int find_duplicate(const char *line, size_t len, char *dup,
-			  size_t duplen)
-{
-	struct json_object *seen = json_object_new_object();
-	struct json_tokener *tok = new_tokener();
-	char *key = malloc(len + 1);
-	bool want_key = false;
-	int depth = 0, ret = 0;
-	size_t i = 0;
-
-	if (!seen || !tok || !key) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	while (i < len && !ret) {
-		char q = line[i];
-		size_t start = i;
-		const char *k;
-
-		if (q != '"' && q != '\'') {
-			if (q == '{' || q == '[')
-				want_key = ++depth == 1 && q == '{';
-			else if (q == '}' || q == ']')
-				depth--;
-			else if (q == ',' && depth == 1)
-				want_key = true;
-			i++;
-			continue;
+		if (g->key >= nargs || (seen & (1u << g->key)) ||
+		    g->type >= RFSD_PV_MAX)
+			goto bad_req;
+		seen |= 1u << g->key;
+		switch (g->type) {
+		case RFSD_PV_NULL:
+			v = NULL;
+			break;
+		case RFSD_PV_BOOL:
+			v = json_object_new_boolean(!!g->i);
+			break;
+		case RFSD_PV_INT:
+			v = json_object_new_int64(g->i);
+			break;
+		case RFSD_PV_DOUBLE:
+			v = json_object_new_double(g->d);
+			break;
+		case RFSD_PV_STR:
+			if (!span || g->off + g->len >= p->data_len ||
+			    p->data[g->off + g->len])
+				goto bad_req;
+			v = json_object_new_string_len(p->data + g->off, g->len);
+			break;
+		case RFSD_PV_CPUS:
+			if (!span || g->len != sizeof(set))
+				goto bad_req;
+			memcpy(&set, p->data + g->off, sizeof(set));
+			v = rfsd_cpus_json(&set);
+			break;
+		case RFSD_PV_BADARR:
+			/* [] or [null]: the getter says which is wrong */
+			v = a = json_object_new_array();
+			if (g->i)
+				json_object_array_add(a, NULL);
+			break;
+		default:
+			v = json_object_new_object();
 		}
-		for (i++; i < len && line[i] != q; i++)
-			if (line[i] == '\\')
-				i++;
-		i++;		/* past the closing quote */
-		if (depth != 1 || !want_key || i > len)
-			continue;
-		want_key = false;
-		k = decode_key(tok, line + start, i - start, key, len + 1);
-		if (!k)
-			continue;	/* json-c took it: it can't happen */
-		if (json_object_object_get_ex(seen, k, NULL)) {
-			snprintf(dup, duplen, "%s", k);
-			ret = 1;
-		} else if (json_object_object_add(seen, k, NULL)) {
-			ret = -ENOMEM;
-		}
-	}
-out:
-	free(key);
-	json_tokener_free(tok);
-	json_object_put(seen);
-	return ret;
-}
-
-struct json_object *rfsd_request_parse(const char *line, size_t len,
-				       struct json_object **reply)
-{
-	struct json_tokener *tok;
-	struct json_object *req;
-	enum json_tokener_error e;
-	size_t blank = strspn(line, " \t\r");
-	char dup[64];
-	int r;
-
-	if (memchr(line, '\0', len)) {
-		*reply = rfsd_reply_err(EINVAL, "bad request: NUL byte in request");
-		return NULL;
-	}
-	if (blank == len) {
-		*reply = rfsd_reply_err(EINVAL, "bad request: empty line");
-		return NULL;
-	}
-	tok = new_tokener();
-	if (!tok) {
-		*reply = rfsd_reply_err(ENOMEM, "out of memory");
-		return NULL;
-	}
-	/* the NUL after the line ends a trailing number */
-	req = json_tokener_parse_ex(tok, line, (int)len + 1);
-	e = json_tokener_get_error(tok);
-	json_tokener_free(tok);
-	if (!req || e != json_tokener_success) {
-		json_object_put(req);
-		*reply = rfsd_reply_err(EINVAL, "bad request: malformed JSON: %s",
-					json_tokener_error_desc(e));
-		return NULL;
-	}
-	if (!json_object_is_type(req, json_type_object)) {
-		json_object_put(req);
-		*reply = rfsd_reply_err(EINVAL, "bad request: not a JSON object");
-		return NULL;
-	}
-	r = find_duplicate(line, len, dup, sizeof(dup));
-	if (r) {
-		json_object_put(req);
-		*reply = r < 0 ? rfsd_reply_err(ENOMEM, "out of memory") :
-			 rfsd_reply_err(EINVAL, "bad request: duplicate key '%s'",
-					dup);
-		return NULL;
+		json_object_object_add(req, cmd->args[g->key], v);
 	}
 	return req;
+bad_req:
+	json_object_put(req);
+bad:
+	*reply = rfsd_reply_err(EPROTO, "request: the parser process broke its protocol");
+	*cmdp = NULL;
+	return NULL;
 }
 
-static bool known_arg(const char *const *args, const char *key)
+struct json_object *rfsd_cpus_json(const struct rfs_cpuset *set)
 {
-	for (; *args; args++)
-		if (!strcmp(*args, key))
-			return true;
-	return false;
+	struct json_object *a = json_object_new_array();
+	unsigned int cpu;
+
+	for (cpu = 0; cpu < RFS_MAX_CPUS; cpu++)
+		if (rfs_cpuset_has(set, cpu))
+			json_object_array_add(a, json_object_new_int(cpu));
+	return a;
 }
 
 /* What a refused change was about: "attach 'eth1'", "set flow_cnt of
@@ -370,12 +285,42 @@ static struct json_object *refuse_change(const struct rfsd_cmd *cmd,
 			      cmd->name, deny);
 }
 
-enum rfsd_cmd_rc rfsd_request_run(const struct rfsd_cmd *cmds,
-				  struct rfsd_cmd_ctx *x, struct rfsd_client *c,
-				  const char *line, size_t len,
-				  struct json_object **reply)
+static enum rfsd_cmd_rc run(const struct rfsd_cmd *cmd,
+			    struct rfsd_cmd_ctx *x, struct rfsd_client *c,
+			    struct json_object *req, struct json_object **reply)
 {
-	return rfsd_request_run_as(cmds, x, c, NULL, line, len, reply);
+	enum rfsd_cmd_rc rc = RFSD_CMD_REPLY;
+
+	if (cmd->start)
+		rc = cmd->start(x, c, req, reply);
+	else
+		*reply = cmd->run(x, c, req);
+	json_object_put(req);
+	if (rc == RFSD_CMD_REPLY && !*reply)
+		*reply = rfsd_reply_err(EIO, "%s: internal error", cmd->name);
+	return rc;
+}
+
+enum rfsd_cmd_rc rfsd_request_exec(const struct rfsd_cmd *cmds,
+				   struct rfsd_cmd_ctx *x,
+				   struct rfsd_client *c, const char *deny,
+				   const struct rfsd_preq *p, size_t len,
+				   struct json_object **reply)
+{
+	const struct rfsd_cmd *cmd = NULL;
+	struct json_object *req;
+
+	*reply = NULL;
+	req = decode(cmds, p, len, &cmd, reply);
+	if (!req)
+		return RFSD_CMD_REPLY;
+	/* the parser's word on the role counts for nothing */
+	if (cmd->changes && deny) {
+		*reply = refuse_change(cmd, req, deny);
+		json_object_put(req);
+		return RFSD_CMD_REPLY;
+	}
+	return run(cmd, x, c, req, reply);
 }
 
 enum rfsd_cmd_rc rfsd_request_run_as(const struct rfsd_cmd *cmds,
@@ -384,53 +329,36 @@ enum rfsd_cmd_rc rfsd_request_run_as(const struct rfsd_cmd *cmds,
 				     const char *line, size_t len,
 				     struct json_object **reply)
 {
-	const struct rfsd_cmd *cmd = NULL;
-	struct json_object *req;
-	enum rfsd_cmd_rc rc = RFSD_CMD_REPLY;
-	const char *name;
+	struct rfsd_preq *p = malloc(sizeof(*p));
+	enum rfsd_cmd_rc rc;
 
 	*reply = NULL;
-	if (len > RFS_CTL_REQUEST_MAX) {
-		*reply = rfsd_reply_err(EMSGSIZE, "request too long (max %d bytes)",
-					RFS_CTL_REQUEST_MAX);
+	if (!p) {
+		*reply = rfsd_reply_err(ENOMEM, "out of memory");
 		return RFSD_CMD_REPLY;
 	}
-	req = rfsd_request_parse(line, len, reply);
-	if (!req)
-		return RFSD_CMD_REPLY;
+	rfsd_request_parse(cmds, deny != NULL, line, len, p);
+	rc = rfsd_request_exec(cmds, x, c, deny, p, rfsd_preq_size(p), reply);
+	free(p);
+	return rc;
+}
+
+enum rfsd_cmd_rc rfsd_request_call(const struct rfsd_cmd *cmds,
+				   struct rfsd_cmd_ctx *x,
+				   struct json_object *req,
+				   struct json_object **reply)
+{
+	const char *name = NULL;
+	const struct rfsd_cmd *cmd;
+
+	*reply = NULL;
 	if (rfsd_arg_str(req, "cmd", true, &name, reply) < 0)
-		goto out;
-	for (cmd = cmds; cmd->name; cmd++)
-		if (!strcmp(cmd->name, name))
-			break;
+		return RFSD_CMD_REPLY;
+	for (cmd = cmds; cmd->name && strcmp(cmd->name, name); cmd++)
+		;
 	if (!cmd->name) {
 		*reply = rfsd_reply_err(EINVAL, "unknown command '%s'", name);
-		cmd = NULL;
-		goto out;
+		return RFSD_CMD_REPLY;
 	}
-	/* before the arguments: a reader learns nothing from their checks */
-	if (cmd->changes && deny) {
-		*reply = refuse_change(cmd, req, deny);
-		goto out;
-	}
-	json_object_object_foreach(req, key, val) {
-		(void)val;
-		if (strcmp(key, "cmd") && !known_arg(cmd->args, key)) {
-			*reply = rfsd_reply_err(EINVAL,
-						"bad request: '%s' takes no argument '%s'",
-						cmd->name, key);
-			goto out;
-		}
-	}
-	if (cmd->start)
-		rc = cmd->start(x, c, req, reply);
-	else
-		*reply = cmd->run(x, c, req);
-out:
-	json_object_put(req);
-	/* name pointed into req: only the table's own name is left */
-	if (rc == RFSD_CMD_REPLY && !*reply)
-		*reply = rfsd_reply_err(EIO, "%s: internal error",
-					cmd ? cmd->name : "request");
-	return rc;
+	return run(cmd, x, NULL, json_object_get(req), reply);
 }

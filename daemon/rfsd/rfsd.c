@@ -14,8 +14,9 @@
  *				a warning when they wait long (kwait.c)
  *				and one when a removed CPU can't be
  *				released (leaving.c)
- *	the control socket	server.c, which hands each request line to
- *				the command table (commands.c, request.c)
+ *	the control socket	server.c: each request line through the
+ *				parser process (parser.c) to the command
+ *				table (request.c, commands.c)
  *	the flows sampler	flows.c; its reply goes to the server here
  *	link events		netlink.c, for the interfaces (ifaces.c)
  *	/metrics over HTTP	metrics.c (metrics_listen), which runs status
@@ -36,18 +37,15 @@
 
 #include <systemd/sd-daemon.h>
 
-#include "caps.h"
 #include "cgroup.h"
 #include "commands.h"
 #include "config.h"
-#include "flows.h"
 #include "ifaces.h"
 #include "kernel.h"
 #include "ksched.h"
 #include "leaving.h"
 #include "log.h"
 #include "loop.h"
-#include "metrics.h"
 #include "netlink.h"
 #include "rfs_dp.h"
 #include "server.h"
@@ -407,11 +405,7 @@ int main(int argc, char **argv)
 		.loop.epfd = -1, .sampler.tfd = -1,
 		.sig.fd = -1, .tmr.fd = -1, .job.fd = -1,
 	};
-	const struct rfsd_dispatch dispatch = {
-		.cmds = rfsd_cmds,
-		.ctx = &d.cmd,
-		.client_gone = rfsd_cmd_client_gone,
-	};
+	const struct rfsd_dispatch dispatch = { .cmds = rfsd_cmds, .ctx = &d.cmd };
 	char err[RFSD_CONFIG_ERR_LEN], cgerr[256];
 	struct rfs_dp_opts opts = {};
 	bool verbose = false, adopted = false, served = false, keep_nice;

@@ -1,29 +1,31 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The control socket.  One epoll loop serves every peer, so nothing here
- * may block: sockets are non-blocking, each client has an input buffer of
- * at most one request line (RFS_CTL_REQUEST_MAX + '\n') and an output backlog;
- * a client stops being read while it has RFSD_OUT_HIGH bytes of replies
- * it has not taken, or while its request waits for the datapath.  Peers
- * that stall are dropped after RFSD_IDLE_SECS, or RFSD_HELLO_SECS before
- * their first request, and one that has sent part of a line but not its
- * end for RFSD_LINE_SECS; a full table makes room for a newcomer
- * (make_room(), server.h says why), and one uid holds at most
- * RFSD_MAX_PER_UID slots unless it is root.
+ * The control server (server.h): the socket file, the connections and
+ * their bytes, and the parser process every request line goes through.
+ * One epoll loop serves every peer, so nothing here may block: sockets are
+ * non-blocking, each client has an input buffer of at most one request
+ * line (RFS_CTL_REQUEST_MAX + '\n') and an output backlog; a client stops
+ * being read while it has RFSD_OUT_HIGH bytes of replies it has not
+ * taken, or while its request waits for the datapath.
  */
 #include <errno.h>
+#include <poll.h>
+#include <pwd.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
-#include "conn.h"
-#include "ctlsock.h"
 #include "log.h"
 #include "mono.h"
-#include "peercred.h"
 #include "server.h"
 
 #define RFSD_IN_MAX	(RFS_CTL_REQUEST_MAX + 1)	/* the line and its '\n' */
@@ -32,20 +34,319 @@
  * sends its request right after connect(), but rfsd may accept it in
  * between. */
 #define RFSD_SILENT_MS	500
+/* The parser answers at once; one that does not is no longer ours. */
+#define RFSD_PARSER_MS	2000
+#define RFSD_PARSER_UID	65534	/* nobody, should the name not exist */
+
+/* The socket's file: still ours when we leave? */
+struct rfsd_ctlsock {
+	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	dev_t dev;
+	ino_t ino;
+	bool bound;
+};
+
+/* One connection's bytes. */
+struct rfsd_conn {
+	int fd;
+	char *in;		/* received, not consumed: [0, in_len) */
+	size_t in_len, in_cap;
+	char *out;		/* to send: [out_off, out_len) */
+	size_t out_off, out_len, out_cap;
+	bool eof;		/* the peer sent everything it will */
+};
+
+/* The parser process: one request and its answer at a time over a
+ * SOCK_SEQPACKET pair, so a message is one request, whole. */
+struct rfsd_parser {
+	pid_t pid;		/* 0: none */
+	pid_t stale;		/* one stopped, not reaped yet */
+	int fd;
+	uid_t uid;
+	gid_t gid;
+	long long started_ms;
+	struct rfsd_preq *p;	/* its last answer */
+};
+
+static int mkdir_parents(const char *path)
+{
+	char dir[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	char *p;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	p = strrchr(dir, '/');
+	if (!p || p == dir)
+		return 0;
+	*p = '\0';
+	for (p = dir + 1; ; p++) {
+		if (*p && *p != '/')
+			continue;
+		char c = *p;
+
+		*p = '\0';
+		if (mkdir(dir, 0755) && errno != EEXIST)
+			return -errno;
+		*p = c;
+		if (!c)
+			return 0;
+	}
+}
+
+/* A socket file at path: someone's listening (-EADDRINUSE) or stale. */
+static int probe_stale(const char *path, const struct sockaddr_un *sa)
+{
+	struct stat st;
+	int fd, r;
+
+	if (lstat(path, &st))
+		return errno == ENOENT ? 0 : -errno;
+	if (!S_ISSOCK(st.st_mode))
+		return -EEXIST;
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	r = connect(fd, (const struct sockaddr *)sa, sizeof(*sa));
+	if (!r || errno == EAGAIN || errno == EINPROGRESS) {
+		close(fd);
+		return -EADDRINUSE;
+	}
+	close(fd);
+	if (unlink(path) && errno != ENOENT)
+		return -errno;
+	return 0;
+}
+
+/* A bound (not yet listening) non-blocking socket at path, mode 0660, of
+ * group *gid unless gid is NULL (no such group: root's alone), or -errno
+ * with the reason in err. */
+static int sock_bind(struct rfsd_ctlsock *cs, const char *path,
+		     const gid_t *gid, const char *group, char *err, size_t len)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	gid_t egid = getegid();
+	struct stat st;
+	mode_t old;
+	int fd, e;
+
+	if (strlen(path) >= sizeof(sa.sun_path)) {
+		snprintf(err, len, "can't bind control socket '%s': path too long (max %zu bytes)",
+			 path, sizeof(sa.sun_path) - 1);
+		return -ENAMETOOLONG;
+	}
+	snprintf(cs->path, sizeof(cs->path), "%s", path);
+	memcpy(sa.sun_path, path, strlen(path));
+	e = mkdir_parents(path);
+	if (e) {
+		snprintf(err, len, "can't create the directory of control socket '%s': %s",
+			 path, strerror(-e));
+		return e;
+	}
+	e = probe_stale(path, &sa);
+	if (e) {
+		snprintf(err, len, "can't bind control socket '%s': %s", path,
+			 e == -EADDRINUSE ? "another rfsd is listening there" :
+			 e == -EEXIST ? "a file that is not a socket is in the way" :
+			 strerror(-e));
+		return e;
+	}
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		e = -errno;
+		snprintf(err, len, "can't create control socket: %s", strerror(-e));
+		return e;
+	}
+	/* 0660 and the group from bind() on: the file takes our umask and
+	 * effective gid, and nothing is changed by path after (a path can
+	 * be swapped in between, chmod() follows links) */
+	if (gid && setresgid(-1, *gid, -1)) {
+		pr_warn("can't give control socket '%s' to group '%s': %s; only root can use the socket\n",
+			path, group, strerror(errno));
+		gid = NULL;
+	}
+	old = umask(0117);
+	e = bind(fd, (struct sockaddr *)&sa, sizeof(sa)) ? -errno : 0;
+	umask(old);
+	if (gid && setresgid(-1, egid, -1))
+		pr_warn("can't take gid %u back: %s\n", egid, strerror(errno));
+	if (e) {
+		snprintf(err, len, "can't bind control socket '%s': %s", path,
+			 strerror(-e));
+		close(fd);
+		return e;
+	}
+	cs->bound = true;
+	if (!stat(path, &st)) {
+		cs->dev = st.st_dev;
+		cs->ino = st.st_ino;
+	}
+	return fd;
+}
+
+static void sock_unlink(struct rfsd_ctlsock *cs)
+{
+	struct stat st;
+
+	/* a newer rfsd may have taken the path over: leave its socket */
+	if (cs->bound && !stat(cs->path, &st) && st.st_dev == cs->dev &&
+	    st.st_ino == cs->ino)
+		unlink(cs->path);
+}
+
+static size_t conn_pending(const struct rfsd_conn *c)
+{
+	return c->out_len - c->out_off;
+}
+
+/* Receive until in holds max bytes, the peer would block, or it has sent
+ * everything (eof); room for a NUL is kept after the bytes.  *got: some
+ * came.  0, or -errno (-ENOMEM: no buffer) when the connection is done. */
+static int conn_read(struct rfsd_conn *c, size_t max, bool *got)
+{
+	*got = false;
+	while (!c->eof && c->in_len < max) {
+		size_t room;
+		ssize_t n;
+
+		if (c->in_len + 1 >= c->in_cap) {
+			/* one spare byte for the NUL after the last line */
+			size_t cap = c->in_cap ? c->in_cap * 2 : 4096;
+			char *p;
+
+			if (cap > max + 1)
+				cap = max + 1;
+			p = realloc(c->in, cap);
+			if (!p)
+				return -ENOMEM;
+			c->in = p;
+			c->in_cap = cap;
+		}
+		room = c->in_cap - 1 - c->in_len;
+		n = recv(c->fd, c->in + c->in_len, room, MSG_DONTWAIT);
+		if (n > 0) {
+			c->in_len += n;
+			*got = true;
+			continue;
+		}
+		if (!n) {
+			c->eof = true;
+			break;
+		}
+		if (errno == EINTR)
+			continue;
+		if (errno == EAGAIN || errno == EWOULDBLOCK)
+			break;
+		return -errno;
+	}
+	return 0;
+}
+
+static void conn_consume(struct rfsd_conn *c, size_t n)
+{
+	memmove(c->in, c->in + n, c->in_len - n);
+	c->in_len -= n;
+}
+
+static bool conn_unread(const struct rfsd_conn *c)
+{
+	int n = 0;
+
+	return !ioctl(c->fd, FIONREAD, &n) && n > 0;
+}
+
+static int queue_out(struct rfsd_conn *c, const char *buf, size_t n)
+{
+	if (c->out_off && c->out_off == c->out_len)
+		c->out_off = c->out_len = 0;
+	if (c->out_len + n > c->out_cap) {
+		size_t cap = c->out_cap ? c->out_cap : 4096;
+		char *p;
+
+		while (cap < c->out_len + n)
+			cap *= 2;
+		p = realloc(c->out, cap);
+		if (!p)
+			return -ENOMEM;
+		c->out = p;
+		c->out_cap = cap;
+	}
+	memcpy(c->out + c->out_len, buf, n);
+	c->out_len += n;
+	return 0;
+}
+
+static int conn_queue_line(struct rfsd_conn *c, const char *s)
+{
+	return queue_out(c, s, strlen(s)) ?: queue_out(c, "\n", 1);
+}
+
+static int conn_flush(struct rfsd_conn *c, bool *sent)
+{
+	*sent = false;
+	while (conn_pending(c)) {
+		ssize_t n = send(c->fd, c->out + c->out_off,
+				 conn_pending(c),
+				 MSG_NOSIGNAL | MSG_DONTWAIT);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return 0;
+		if (n <= 0)
+			return n ? -errno : -EPIPE;
+		c->out_off += n;
+		*sent = true;
+	}
+	c->out_off = c->out_len = 0;
+	return 0;
+}
+
+/* One reply line straight to fd, if it fits in its buffer (takes r): for
+ * peers about to be closed, which get nothing else. */
+static void send_last(int fd, struct json_object *r)
+{
+	const char *s = json_object_to_json_string_ext(r, JSON_C_TO_STRING_PLAIN);
+	char line[640];
+	int n = snprintf(line, sizeof(line), "%s\n", s);
+
+	if (n > 0 && (size_t)n < sizeof(line) &&
+	    send(fd, line, n, MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
+		pr_debug("can't send refusal: %s\n", strerror(errno));
+	json_object_put(r);
+}
+
+static void close_fd(int fd)
+{
+	char buf[4096];
+	int i;
+
+	for (i = 0; i < 64; i++)
+		if (recv(fd, buf, sizeof(buf), MSG_DONTWAIT) <= 0)
+			break;
+	close(fd);
+}
+
+/* Drain what fd has for us, then close it: closing with unread input
+ * would make the peer read ECONNRESET after our last reply instead of a
+ * clean end of file. */
+static void conn_close(struct rfsd_conn *c)
+{
+	close_fd(c->fd);
+	free(c->in);
+	free(c->out);
+}
 
 struct rfsd_client {
 	struct rfsd_watch w;
 	struct rfsd_server *srv;
 	struct rfsd_client *next;
 	uid_t uid;
-	gid_t gid;
 	pid_t pid;
 	struct rfsd_conn conn;
 	bool waiting;		/* its request waits for the datapath */
 	bool owns_job;		/* ... or for the job it started */
 	bool closing;		/* close once its replies are out */
 	bool denied;		/* not root or rfs: refuse its first request */
-	bool reader;		/* may only read (peercred.h) */
+	bool reader;		/* may only read (server.h) */
 	bool served;		/* it sent a whole request line */
 	long long since_ms;	/* connected (rfs_mono_ms()) */
 	long long line_ms;	/* the unfinished line began; 0: none */
@@ -57,6 +358,7 @@ struct rfsd_server {
 	struct rfsd_loop *loop;
 	struct rfsd_dispatch dispatch;
 	struct rfsd_ctlsock file;
+	struct rfsd_parser ps;
 	struct rfsd_groups grp;
 	struct rfsd_client *clients;
 	size_t n_clients;		/* allowed ones: they hold slots */
@@ -96,11 +398,11 @@ int rfsd_server_bind(struct rfsd_server **out, struct rfsd_loop *loop,
 		return -ENOMEM;
 	}
 	s->loop = loop;
+	s->ps.fd = -1;
 	s->dispatch = *dispatch;
 	rfsd_server_set_groups(s, read_group ?: RFS_CTL_GROUP, admin_group);
-	s->lw.fd = rfsd_ctlsock_bind(&s->file, path,
-				     s->grp.have_read ? &s->grp.read : NULL,
-				     s->grp.read_name, err, len);
+	s->lw.fd = sock_bind(&s->file, path, s->grp.have_read ? &s->grp.read : NULL,
+			    s->grp.read_name, err, len);
 	if (s->lw.fd < 0) {
 		e = s->lw.fd;
 		free(s);
@@ -111,9 +413,22 @@ int rfsd_server_bind(struct rfsd_server **out, struct rfsd_loop *loop,
 }
 
 static void server_accept(struct rfsd_watch *w, uint32_t ev);
+static int parser_start(struct rfsd_server *s);
 
 int rfsd_server_listen(struct rfsd_server *s, char *err, size_t len)
 {
+	struct passwd *pw = getpwnam("nobody");
+	int e;
+
+	s->ps.uid = pw ? pw->pw_uid : RFSD_PARSER_UID;
+	s->ps.gid = pw ? pw->pw_gid : RFSD_PARSER_UID;
+	s->ps.p = malloc(sizeof(*s->ps.p));
+	e = s->ps.p ? parser_start(s) : -ENOMEM;
+	if (e) {
+		snprintf(err, len, "can't start the request parser: %s",
+			 strerror(-e));
+		return e;
+	}
 	if (listen(s->lw.fd, RFSD_MAX_CLIENTS)) {
 		int e = -errno;
 
@@ -132,11 +447,6 @@ int rfsd_server_listen(struct rfsd_server *s, char *err, size_t len)
 	return 0;
 }
 
-static size_t out_pending(const struct rfsd_client *c)
-{
-	return rfsd_conn_out_pending(&c->conn);
-}
-
 static void client_close(struct rfsd_client *c)
 {
 	struct rfsd_server *s = c->srv;
@@ -152,11 +462,11 @@ static void client_close(struct rfsd_client *c)
 			break;
 		}
 	}
-	if (c->owns_job && s->dispatch.client_gone)
-		s->dispatch.client_gone(s->dispatch.ctx, c);
+	if (c->owns_job)
+		rfsd_sampler_client_gone(s->dispatch.ctx->sampler, c);
 	/* the loop sees the removal: no later event of c is run */
 	rfsd_watch_del(s->loop, &c->w);
-	rfsd_conn_close(&c->conn);
+	conn_close(&c->conn);
 	free(c);
 }
 
@@ -170,7 +480,7 @@ static struct json_object *denied_reply(const struct rfsd_client *c)
 /* Nothing in flight either way: dropping it loses nothing it asked for. */
 static bool client_idle(const struct rfsd_client *c)
 {
-	return !c->waiting && !c->owns_job && !out_pending(c) &&
+	return !c->waiting && !c->owns_job && !conn_pending(&c->conn) &&
 	       !c->conn.in_len;
 }
 
@@ -193,7 +503,7 @@ static struct rfsd_client *pick_victim(struct rfsd_server *s, bool denied,
 		if (c->denied != denied || c->closing ||
 		    (only != (uid_t)-1 && c->uid != only) ||
 		    now - c->since_ms < RFSD_SILENT_MS ||
-		    rfsd_conn_unread(&c->conn))
+		    conn_unread(&c->conn))
 			continue;
 		if (denied || (!c->served && !c->waiting)) {
 			if (!silent || c->since_ms <= silent->since_ms)
@@ -224,7 +534,7 @@ static bool make_room(struct rfsd_server *s, uid_t uid, bool denied)
 			pr_warn("control socket full: dropping %s client uid %u (pid %d) for a new one\n",
 				denied ? "a refused" : v->served ? "an idle" :
 				"a silent", v->uid, v->pid);
-		rfsd_conn_send_last(v->conn.fd, denied ? denied_reply(v) :
+		send_last(v->conn.fd, denied ? denied_reply(v) :
 				    rfsd_reply_err(EAGAIN,
 						   "dropped: %u clients already and this one was idle",
 						   RFSD_MAX_CLIENTS));
@@ -257,7 +567,7 @@ static bool uid_room(struct rfsd_server *s, uid_t uid)
 	v = pick_victim(s, false, uid);
 	if (!v)
 		return false;
-	rfsd_conn_send_last(v->conn.fd,
+	send_last(v->conn.fd,
 			    rfsd_reply_err(EAGAIN,
 					   "dropped: uid %u has %u connections already and this one was idle",
 					   uid, RFSD_MAX_PER_UID));
@@ -271,7 +581,7 @@ static void queue_reply(struct rfsd_client *c, struct json_object *reply)
 
 	s = json_object_to_json_string_ext(reply, JSON_C_TO_STRING_PLAIN |
 					   JSON_C_TO_STRING_NOSLASHESCAPE);
-	if (!s || rfsd_conn_queue_line(&c->conn, s)) {
+	if (!s || conn_queue_line(&c->conn, s)) {
 		pr_warn("can't queue reply for uid %u: %s\n", c->uid,
 			strerror(ENOMEM));
 		c->closing = true;
@@ -283,7 +593,7 @@ static void queue_reply(struct rfsd_client *c, struct json_object *reply)
 static bool client_flush(struct rfsd_client *c)
 {
 	bool sent;
-	int e = rfsd_conn_flush(&c->conn, &sent);
+	int e = conn_flush(&c->conn, &sent);
 
 	if (sent)
 		c->last_active = time(NULL);
@@ -293,7 +603,7 @@ static bool client_flush(struct rfsd_client *c)
 		client_close(c);
 		return false;
 	}
-	if (!out_pending(c) && c->closing) {
+	if (!conn_pending(&c->conn) && c->closing) {
 		client_close(c);
 		return false;
 	}
@@ -305,19 +615,165 @@ static void client_update(struct rfsd_client *c)
 	uint32_t ev = 0;
 
 	if (!c->closing && !c->conn.eof && !c->waiting &&
-	    c->conn.in_len < RFSD_IN_MAX && out_pending(c) < RFSD_OUT_HIGH)
+	    c->conn.in_len < RFSD_IN_MAX && conn_pending(&c->conn) < RFSD_OUT_HIGH)
 		ev |= EPOLLIN;
-	if (out_pending(c))
+	if (conn_pending(&c->conn))
 		ev |= EPOLLOUT;
 	if (ev != c->w.events && rfsd_watch_mod(c->srv->loop, &c->w, ev))
 		pr_warn("can't watch control client uid %u: %s\n", c->uid,
 			strerror(errno));
 }
 
+/* ---- the parser process ---- */
+
+static void __attribute__((noreturn)) parser_main(struct rfsd_server *s,
+						  int fd, pid_t parent)
+{
+	sigset_t none;
+	int e;
+
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
+		_exit(1);
+	prctl(PR_SET_NAME, RFSD_PARSER_NAME);
+	/* its socket and stdio (the journal), nothing else rfsd holds */
+	if (dup2(fd, 3) != 3)
+		_exit(1);
+	if (close_range(4, ~0U, 0))
+		for (e = 4; e < 4096; e++)
+			close(e);
+	e = rfsd_caps_drop_all(s->ps.uid, s->ps.gid);
+	if (e < 0) {
+		pr_warn("request parser: can't drop privileges: %s\n",
+			strerror(-e));
+		_exit(1);
+	}
+	if (e)
+		pr_warn("request parser: can't become uid %u: it runs as uid %u, without capabilities\n",
+			s->ps.uid, getuid());
+	rfsd_request_serve(3, s->dispatch.cmds);
+	_exit(0);
+}
+
+/* Closing its socket ends a parser that still reads; one stuck in a
+ * parse ends at its alarm (parser.c), and is reaped later. */
+static void parser_stop(struct rfsd_server *s)
+{
+	int i;
+
+	if (s->ps.fd >= 0)
+		close(s->ps.fd);
+	for (i = 0; s->ps.pid > 0 && i < 10; i++) {
+		if (waitpid(s->ps.pid, NULL, WNOHANG) == s->ps.pid)
+			s->ps.pid = 0;
+		else
+			usleep(10 * 1000);
+	}
+	if (s->ps.pid > 0)
+		s->ps.stale = s->ps.pid;
+	s->ps.pid = 0;
+	s->ps.fd = -1;
+	s->dispatch.ctx->parser_pid = 0;
+}
+
+/* 0 or -errno; at most one start a second, whatever kills it. */
+static int parser_start(struct rfsd_server *s)
+{
+	int sv[2], buf = 1 << 18;
+	pid_t pid, parent = getpid();
+
+	if (s->ps.started_ms && rfs_mono_ms() - s->ps.started_ms < 1000)
+		return -EAGAIN;
+	s->ps.started_ms = rfs_mono_ms();
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv))
+		return -errno;
+	/* a whole request in one message, either way */
+	setsockopt(sv[0], SOL_SOCKET, SO_SNDBUF, &buf, sizeof(buf));
+	setsockopt(sv[1], SOL_SOCKET, SO_SNDBUF, &buf, sizeof(buf));
+	pid = fork();
+	if (!pid) {
+		close(sv[0]);
+		parser_main(s, sv[1], parent);
+	}
+	close(sv[1]);
+	if (pid < 0) {
+		close(sv[0]);
+		return -errno;
+	}
+	s->ps.pid = s->dispatch.ctx->parser_pid = pid;
+	s->ps.fd = sv[0];
+	pr_info("request parser running as pid %d\n", pid);
+	return 0;
+}
+
+/* Hand line to the parser, wait for its answer: its size, or -errno. */
+static ssize_t parser_ask(struct rfsd_server *s, bool reader,
+			  const char *line, size_t len)
+{
+	char r = reader;
+	struct iovec iov[2] = { { &r, 1 }, { (void *)line, len } };
+	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2 };
+	struct pollfd pfd = { .fd = s->ps.fd, .events = POLLIN };
+	ssize_t n;
+
+	if (s->ps.fd < 0)
+		return -ESRCH;
+	if (sendmsg(s->ps.fd, &mh, MSG_NOSIGNAL) < 0)
+		return -errno;
+	do
+		n = poll(&pfd, 1, RFSD_PARSER_MS);
+	while (n < 0 && errno == EINTR);
+	if (n <= 0)
+		return n ? -errno : -ETIMEDOUT;
+	n = recv(s->ps.fd, s->ps.p, sizeof(*s->ps.p), MSG_DONTWAIT);
+	return n > 0 ? n : n ? -errno : -EPIPE;
+}
+
+static enum rfsd_cmd_rc serve_line(struct rfsd_client *c, const char *line,
+				   size_t len, struct json_object **reply)
+{
+	struct rfsd_server *s = c->srv;
+	ssize_t n = parser_ask(s, c->reader, line, len);
+
+	if (n < 0) {
+		pr_warn("request parser (pid %d) failed: %s; restarting it\n",
+			s->ps.pid, strerror((int)-n));
+		parser_stop(s);
+		parser_start(s);
+		*reply = rfsd_reply_err(EIO, "can't parse the request: the parser process failed (%s); try again",
+					strerror((int)-n));
+		return RFSD_CMD_REPLY;
+	}
+	return rfsd_request_exec(s->dispatch.cmds, s->dispatch.ctx, c,
+				 c->reader ? s->grp.deny : NULL, s->ps.p, n,
+				 reply);
+}
+
+/* Once a second: a parser that died is started again. */
+static void parser_tick(struct rfsd_server *s)
+{
+	int st;
+
+	if (s->ps.pid > 0 && waitpid(s->ps.pid, &st, WNOHANG) == s->ps.pid) {
+		if (WIFSIGNALED(st))
+			pr_warn("request parser (pid %d) killed by signal %d; restarting it\n",
+				s->ps.pid, WTERMSIG(st));
+		else
+			pr_warn("request parser (pid %d) exited with %d; restarting it\n",
+				s->ps.pid, WEXITSTATUS(st));
+		s->ps.pid = 0;
+		parser_stop(s);
+	}
+	if (s->ps.stale && waitpid(s->ps.stale, NULL, WNOHANG) == s->ps.stale)
+		s->ps.stale = 0;
+	if (!s->ps.pid && s->lw.fn)
+		parser_start(s);
+}
+
 /* Serve the complete lines in the buffer; false: c is gone. */
 static bool client_process(struct rfsd_client *c)
 {
-	const struct rfsd_dispatch *dp = &c->srv->dispatch;
 	struct rfsd_conn *in = &c->conn;
 	struct json_object *reply;
 	enum rfsd_cmd_rc rc;
@@ -329,7 +785,7 @@ static bool client_process(struct rfsd_client *c)
 		c->closing = true;
 		in->in_len = 0;
 	}
-	while (!c->closing && !c->waiting && out_pending(c) < RFSD_OUT_HIGH) {
+	while (!c->closing && !c->waiting && conn_pending(&c->conn) < RFSD_OUT_HIGH) {
 		char *nl = in->in_len ? memchr(in->in, '\n', in->in_len) : NULL;
 		size_t len, used;
 
@@ -356,16 +812,14 @@ static bool client_process(struct rfsd_client *c)
 		c->served = true;
 		pr_debug("request from uid %u: %.200s\n", c->uid, in->in);
 		reply = NULL;
-		rc = rfsd_request_run_as(dp->cmds, dp->ctx, c,
-					 c->reader ? c->srv->grp.deny : NULL,
-					 in->in, len, &reply);
+		rc = serve_line(c, in->in, len, &reply);
 		if (rc == RFSD_CMD_WAIT) {
 			if (nl)
 				*nl = '\n';
 			c->waiting = true;
 			break;
 		}
-		rfsd_conn_consume(in, used);
+		conn_consume(in, used);
 		c->line_ms = 0;
 		if (rc == RFSD_CMD_STARTED) {
 			c->waiting = c->owns_job = true;
@@ -391,7 +845,7 @@ static bool client_process(struct rfsd_client *c)
 static bool client_read(struct rfsd_client *c)
 {
 	bool got;
-	int e = rfsd_conn_read(&c->conn, RFSD_IN_MAX, &got);
+	int e = conn_read(&c->conn, RFSD_IN_MAX, &got);
 
 	if (got)
 		c->last_active = time(NULL);
@@ -455,20 +909,20 @@ static void server_accept(struct rfsd_watch *w, uint32_t ev)
 			if (warn_ok(s))
 				pr_warn("refusing control connection from uid %u (pid %d): %u from that uid already\n",
 					cr.uid, cr.pid, RFSD_MAX_PER_UID);
-			rfsd_conn_send_last(fd, rfsd_reply_err(EAGAIN,
+			send_last(fd, rfsd_reply_err(EAGAIN,
 						"too many connections from uid %u (max %u); try again",
 						cr.uid, RFSD_MAX_PER_UID));
-			rfsd_conn_close_fd(fd);
+			close_fd(fd);
 			continue;
 		}
 		if (!make_room(s, cr.uid, denied)) {
 			if (warn_ok(s))
 				pr_warn("refusing control connection from uid %u (pid %d): %u clients already\n",
 					cr.uid, cr.pid, RFSD_MAX_CLIENTS);
-			rfsd_conn_send_last(fd, rfsd_reply_err(EAGAIN,
+			send_last(fd, rfsd_reply_err(EAGAIN,
 						"too many clients (max %u); try again",
 						RFSD_MAX_CLIENTS));
-			rfsd_conn_close_fd(fd);
+			close_fd(fd);
 			continue;
 		}
 		c = calloc(1, sizeof(*c));
@@ -480,7 +934,6 @@ static void server_accept(struct rfsd_watch *w, uint32_t ev)
 		c->w.fn = client_event;
 		c->srv = s;
 		c->uid = cr.uid;
-		c->gid = cr.gid;
 		c->pid = cr.pid;
 		c->denied = denied;
 		c->reader = role == RFSD_ROLE_READ;
@@ -538,6 +991,7 @@ void rfsd_server_tick(struct rfsd_server *s, time_t now)
 		return;
 	if (s->lw.fn && !s->lw.events)
 		rfsd_watch_mod(s->loop, &s->lw, EPOLLIN);
+	parser_tick(s);
 	for (c = s->clients; c; c = next) {
 		next = c->next;
 		if (c->waiting)
@@ -546,7 +1000,7 @@ void rfsd_server_tick(struct rfsd_server *s, time_t now)
 		    rfs_mono_ms() - c->line_ms >= RFSD_LINE_SECS * 1000LL) {
 			pr_debug("control client uid %u did not finish its request line in %d s; dropped\n",
 				 c->uid, RFSD_LINE_SECS);
-			rfsd_conn_send_last(c->conn.fd, rfsd_reply_err(ETIMEDOUT,
+			send_last(c->conn.fd, rfsd_reply_err(ETIMEDOUT,
 					    "request line not finished within %d s",
 					    RFSD_LINE_SECS));
 			client_close(c);
@@ -579,7 +1033,9 @@ void rfsd_server_close(struct rfsd_server *s)
 			rfsd_watch_del(s->loop, &s->lw);
 		close(s->lw.fd);
 	}
-	rfsd_ctlsock_unlink(&s->file);
+	sock_unlink(&s->file);
+	parser_stop(s);
+	free(s->ps.p);
 	free(s);
 }
 

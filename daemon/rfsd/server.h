@@ -1,35 +1,56 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The control socket (docs/protocol.md): a unix stream socket, one JSON
- * request per line, one reply line each, each line handed to the command
- * table it was given (struct rfsd_dispatch).  Everything is non-blocking and
- * bounded: a request line is at most RFS_CTL_REQUEST_MAX bytes and must
- * end within RFSD_LINE_SECS of its first byte, at most RFSD_MAX_CLIENTS
- * peers at once and RFSD_MAX_PER_UID of one uid but root, and a peer that
- * neither sends nor reads for RFSD_IDLE_SECS is dropped.  A peer sending
- * a byte now and then stays active, hence the line's own deadline.
+ * rfsd's two servers, the peers' roles and the capabilities it keeps.
+ *
+ * The control socket (docs/protocol.md, server.c): a unix stream socket,
+ * one JSON request per line, one reply line each.  rfsd accepts, reads
+ * the lines and decides each peer's role; the line goes to the parser
+ * process (parser.c), which has no capabilities and runs as nobody, and
+ * comes back as a struct rfsd_preq that request.c runs through the
+ * command table (commands.h).  Everything is non-blocking and bounded: a
+ * request line is at most RFS_CTL_REQUEST_MAX bytes and must end within
+ * RFSD_LINE_SECS of its first byte (a peer sending a byte now and then
+ * stays active), at most RFSD_MAX_CLIENTS peers at once and
+ * RFSD_MAX_PER_UID of one uid but root, and a peer that neither sends nor
+ * reads for RFSD_IDLE_SECS is dropped.
  *
  * Idle peers must never lock the administrator out.  A peer gets
  * RFSD_HELLO_SECS from connect to its first whole request line; when the
  * table is full, a newcomer takes the slot of the peer that has connected
  * longest ago without a request, else of the one idle longest between
  * requests.  If every peer is busy with a request, root still gets one of
- * RFSD_ROOT_SPARE extra slots.  Refused peers (not root, not in group rfs)
- * take no slot: up to RFSD_MAX_DENIED of them wait, RFSD_HELLO_SECS at
- * most, to be told why, the oldest making room for the next.
+ * RFSD_ROOT_SPARE extra slots.  Refused peers (role none) take no slot:
+ * up to RFSD_MAX_DENIED of them wait, RFSD_HELLO_SECS at most, to be told
+ * why, the oldest making room for the next.
+ *
+ * Roles, from the credentials the kernel took at connect() (SO_PEERCRED,
+ * SO_PEERGROUPS; a peer that leaves a group afterwards, or a pid reused
+ * in between, changes nothing, where /proc/PID/status would be read after
+ * the fact):
+ *
+ *	admin	root, or a member of admin_group (default rfs-admin): all
+ *	read	a member of socket_group (default rfs): the commands that
+ *		only read; attach, detach and set are refused by name
+ *	none	anyone else: refused at its first request
+ *
+ * The socket file is 0660 root:socket_group, so the file keeps out
+ * everyone the group does not name before they can send a byte; the role
+ * is still checked, for a file someone widened and for the line between
+ * reading and changing, which a file mode can't draw.
  */
 #ifndef RFSD_SERVER_H
 #define RFSD_SERVER_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <sys/socket.h>
 #include <sys/types.h>
 #include <time.h>
 
 #include <json.h>
 
+#include "commands.h"
 #include "loop.h"
-#include "request.h"
-#include "rfs_ctl_proto.h"
 
 #define RFSD_MAX_CLIENTS	64
 #define RFSD_ROOT_SPARE		4
@@ -38,32 +59,30 @@
 #define RFSD_HELLO_SECS		10
 #define RFSD_LINE_SECS		10
 #define RFSD_MAX_PER_UID	16
+#define RFSD_ADMIN_GROUP	"rfs-admin"
+#define RFSD_PARSER_NAME	"rfsd-parse"
 
 struct rfsd_server;
-struct rfsd_client;
 
-/* Where the server hands each request line: request.c parses it and runs
- * the command of cmds it names.  The server knows no command. */
+/* Where the server hands each request: the table and its context. */
 struct rfsd_dispatch {
-	const struct rfsd_cmd *cmds;	/* the table (commands.c) */
-	struct rfsd_cmd_ctx *ctx;	/* what its handlers get */
-	/* a client whose request started a job (RFSD_CMD_STARTED) left
-	 * before rfsd_server_reply() */
-	void (*client_gone)(struct rfsd_cmd_ctx *ctx, struct rfsd_client *c);
+	const struct rfsd_cmd *cmds;
+	struct rfsd_cmd_ctx *ctx;
 };
 
 /* Claim path (bind, mode 0660, group read_group: NULL for
- * RFS_CTL_GROUP); admin_group (NULL: RFSD_ADMIN_GROUP) may change too
- * (peercred.h).  Clients can't connect until rfsd_server_listen(). */
+ * RFS_CTL_GROUP); admin_group (NULL: RFSD_ADMIN_GROUP) may change too.
+ * Clients can't connect until rfsd_server_listen(). */
 int rfsd_server_bind(struct rfsd_server **s, struct rfsd_loop *loop,
 		     const struct rfsd_dispatch *dispatch, const char *path,
 		     const char *read_group, const char *admin_group,
 		     char *err, size_t len);
+/* Start the parser process and listen. */
 int rfsd_server_listen(struct rfsd_server *s, char *err, size_t len);
-/* Drop every client and remove the socket file (if it is still ours);
- * frees s (NULL is fine). */
+/* Drop every client, stop the parser, remove the socket file (if it is
+ * still ours); frees s (NULL is fine). */
 void rfsd_server_close(struct rfsd_server *s);
-/* Once a second: drop idle clients. */
+/* Once a second: drop idle clients, restart a parser that died. */
 void rfsd_server_tick(struct rfsd_server *s, time_t now);
 /* A job ended (a flows sample): serve the requests that waited for it. */
 void rfsd_server_kick(struct rfsd_server *s);
@@ -74,8 +93,72 @@ void rfsd_server_reply(struct rfsd_server *s, struct rfsd_client *c,
  * (the file's, fixed at start), admin NULL is RFSD_ADMIN_GROUP. */
 void rfsd_server_set_groups(struct rfsd_server *s, const char *read,
 			    const char *admin);
+/* The parser process, for status; 0 while there is none. */
+pid_t rfsd_server_parser_pid(const struct rfsd_server *s);
 
 uid_t rfsd_client_uid(const struct rfsd_client *c);
 pid_t rfsd_client_pid(const struct rfsd_client *c);
+
+/* ---- roles (peercred.c) ---- */
+
+enum rfsd_role {
+	RFSD_ROLE_NONE,
+	RFSD_ROLE_READ,
+	RFSD_ROLE_ADMIN,
+};
+
+/* The two groups, looked up at start and on SIGHUP. */
+struct rfsd_groups {
+	bool have_read, have_admin;	/* the group exists */
+	gid_t read, admin;
+	char read_name[40], admin_name[40];
+	char deny[96];			/* why a reader can't change */
+};
+
+/* Name the groups (read NULL: keep the one named before) and look them
+ * up; an admin group that does not exist is logged. */
+void rfsd_groups_set(struct rfsd_groups *g, const char *read,
+		     const char *admin);
+/* The role of a peer with uid, primary gid and supplementary groups
+ * g[0..n). */
+enum rfsd_role rfsd_role_of(uid_t uid, gid_t gid, const gid_t *g, size_t n,
+			    const struct rfsd_groups *grp);
+/* The role of the peer on fd; cr from SO_PEERCRED on fd. */
+enum rfsd_role rfsd_peer_role(int fd, const struct ucred *cr,
+			      const struct rfsd_groups *grp);
+
+/* ---- /metrics over HTTP (metrics.c) ---- */
+
+#define RFSD_METRICS_MAX_CONNS	16	/* at once; more wait in the backlog */
+#define RFSD_METRICS_TIMEOUT	10	/* s without progress: dropped */
+#define RFSD_METRICS_PER_IP	4	/* at once from one address */
+#define RFSD_METRICS_DEADLINE	10	/* s from accept: dropped */
+#define RFSD_METRICS_SNAP_MS	1000	/* a snapshot serves this long */
+
+struct rfsd_metrics;
+
+/* Listen on addr ("127.0.0.1:9464", "[::1]:9464") and serve in loop.
+ * 0, or -errno with "can't serve metrics on '<addr>': <cause>" in err. */
+int rfsd_metrics_open(struct rfsd_metrics **m, struct rfsd_loop *loop,
+		      const struct rfsd_dispatch *dispatch, const char *addr,
+		      char *err, size_t len);
+/* NULL is fine. */
+void rfsd_metrics_close(struct rfsd_metrics *m);
+/* What it listens on, as configured. */
+const char *rfsd_metrics_addr(const struct rfsd_metrics *m);
+
+/* ---- capabilities (caps.c) ---- */
+
+/*
+ * Drop every capability but those caps.c lists (CAP_SYS_NICE only if
+ * keep_nice) from the bounding set (when it may: that takes CAP_SETPCAP),
+ * the ambient and inheritable sets, and the permitted and effective ones.
+ * The names of those it kept go in kept ("cap_bpf,..."), how many it
+ * dropped from the effective set in dropped.  0 or -errno.
+ */
+int rfsd_caps_drop(bool keep_nice, char *kept, size_t len, int *dropped);
+/* In the parser process: become uid:gid with no capability at all, not
+ * even in the bounding set, and no way to gain one.  0 or -errno. */
+int rfsd_caps_drop_all(uid_t uid, gid_t gid);
 
 #endif /* RFSD_SERVER_H */

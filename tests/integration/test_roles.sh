@@ -21,6 +21,8 @@ ALL_TESTS="
 	test_admin_group_missing
 	test_per_uid_cap
 	test_line_deadline
+	test_parser_unprivileged
+	test_parser_restart
 "
 
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/lab.sh"
@@ -212,6 +214,67 @@ test_line_deadline()
 	grep -q "request line not finished within $LINE_SECS s" <<<"$said" ||
 		fail "no reason given: $out"
 	say "a trickled request was cut after ${after}s: $said"
+}
+
+# The process that parses what peers send (rfsd-parse, rfsd's child):
+# its pid from status, checked to be the parser rfsd forked.
+parser_pid()
+{
+	local pid
+	pid=$(ctlj status 2>/dev/null | jget "d['parser_pid']" 2>/dev/null) || return 1
+	[ "$pid" -gt 0 ] 2>/dev/null &&
+		[ "$(cat "/proc/$pid/comm" 2>/dev/null)" = rfsd-parse ] &&
+		[ "$(awk '/^PPid:/ { print $2 }' "/proc/$pid/status")" = "$RFSD_PID" ] ||
+		return 1
+	echo "$pid"
+}
+
+# The parser holds no capability, not even in its bounding set, can't
+# gain one (no_new_privs) and is not root; every role still works
+# through it.
+test_parser_unprivileged()
+{
+	local pid st f v out
+	setup admin
+	pid=$(parser_pid) || fail "no rfsd-parse child of rfsd $RFSD_PID in status"
+	st=$(cat "/proc/$pid/status")
+	for f in CapInh CapPrm CapEff CapBnd CapAmb; do
+		v=$(awk -v f="$f:" '$1 == f { print $2 }' <<<"$st")
+		[ $((16#$v)) -eq 0 ] || fail "parser $pid has $f $v, want none"
+	done
+	v=$(awk '$1 == "Uid:" { print $2 }' <<<"$st")
+	[ "$v" != 0 ] || fail "parser $pid runs as root"
+	v=$(awk '$1 == "NoNewPrivs:" { print $2 }' <<<"$st")
+	[ "$v" = 1 ] || fail "parser $pid has NoNewPrivs $v"
+	# rfsd itself still holds what it needs: the parser is the only part
+	# without it
+	v=$(awk '$1 == "CapEff:" { print $2 }' "/proc/$RFSD_PID/status")
+	(( (16#$v >> 21) & 1 )) || fail "rfsd lost CAP_SYS_ADMIN ($v)"
+	out=$(as "$GID_R" -j status) || fail "status from the socket group failed: $out"
+	out=$(as "$GID_R" set sock-flow-entries 1024) &&
+		fail "a reader's change went through: $out"
+	out=$(as "$GID_R,$GID_A" set sock-flow-entries 1024) ||
+		fail "set from the admin group failed: $out"
+	say "parser $pid: uid $(awk '$1 == "Uid:" { print $2 }' <<<"$st"), no capabilities; roles hold"
+}
+
+# A parser that dies is started again, and the socket answers.
+test_parser_restart()
+{
+	local old new i
+	setup
+	old=$(parser_pid) || fail "no parser"
+	kill -KILL "$old"
+	for i in $(seq 1 50); do
+		new=$(parser_pid) && [ "$new" != "$old" ] && break
+		new=
+		sleep 0.1
+	done
+	[ -n "$new" ] || fail "no new parser 5 s after killing $old"
+	lab_wait_log "request parser (pid $old) .*restarting" ||
+		fail "no log line about the parser's restart"
+	ctl status >/dev/null || fail "status after the restart failed"
+	say "parser $old killed; $new took over"
 }
 
 # ----------------------------------------------------------------- runner

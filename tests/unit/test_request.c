@@ -21,6 +21,7 @@
 #include <cmocka.h>
 
 #include "../../daemon/rfsd/request.c"
+#include "../../daemon/rfsd/parser.c"
 
 #define RFS_TEST_ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 

@@ -31,7 +31,7 @@ static const struct rfs_prom_ctr if_ctrs[] = {
 	{ "pass_truncated", "Frames passed up unsteered: headers cut short." },
 	{ "pass_no_table", "Frames passed up unsteered: no config, flow table or allowed CPU, or a queue past the table." },
 	{ "redirect_err", "Frames whose cpumap redirect failed: CPU missing from the cpumap (dropped when the flow's earlier frames may be in flight)." },
-	{ "no_meta", "Frames redirected without metadata (no headroom): their target CPU can't mark them." },
+	{ "no_meta", "Held frames redirected without metadata (no headroom): their target CPU can't mark them (other frames go without it anyway)." },
 };
 
 /* Datapath-wide, per CPU (struct rfs_global_stats). */
@@ -43,7 +43,7 @@ static const struct rfs_prom_ctr g_ctrs[] = {
 	{ "sock_records", "Sock flow table entries written." },
 	{ "sock_clears", "Sock flow table entries cleared on close." },
 	{ "sock_skipped", "Socket events skipped: unconnected, non-IP, or loopback sockets while no loopback interface is attached." },
-	{ "foreign", "Frames the cpumap program ran on with metadata not xdp-rfs's." },
+	{ "foreign", "Frames the cpumap program ran on with metadata not xdp-rfs's (its own frames carry none or its own)." },
 	{ "kthread_runs", "Times the CPU's cpumap kthread was scheduled in (the kernel's schedstat pcount, since the kthread was made)." },
 };
 

@@ -339,40 +339,6 @@ seen_steered()
 	ctlj stats "$LAB_A" | jget '"%d %d" % (d["total"]["seen"], d["total"]["steered"])'
 }
 
-# Numbered UDP from $LAB_NS to the root namespace for $2 seconds at $3
-# datagrams/s on port pair $1; the receiver listens $4 seconds longer.
-# Sets SEQ_RECV_PID, SEQ_SEND_PID; results in $LAB_DIR/seq.{recv,send}.$1.
-seq_start()
-{
-	local port=$1 secs=$2 pps=$3 extra=${4:-3} i
-	lab_bg "$SEQ" recv "$LAB_IP4_A" "$port" "$LAB_IP4_B" $((port + 1000)) \
-		$((secs + extra)) > "$LAB_DIR/seq.recv.$port"
-	SEQ_RECV_PID=$LAB_BG_PID
-	for ((i = 0; i < 50; i++)); do
-		ss -Huan "( sport = :$port )" | grep -q . && break
-		sleep 0.1
-	done
-	lab_bg_ns "$SEQ" send "$LAB_IP4_B" $((port + 1000)) "$LAB_IP4_A" "$port" \
-		"$secs" "$pps" > "$LAB_DIR/seq.send.$port" 2>&1
-	SEQ_SEND_PID=$LAB_BG_PID
-}
-
-# Wait for both; SEQ_RESULT="sent received inversions lost".
-seq_result()
-{
-	local port=$1 rc=0
-	lab_wait "$SEQ_SEND_PID" 30 || rc=$?
-	[ $rc -eq 0 ] || fail "rfs_seq send failed (exit $rc): $(cat "$LAB_DIR/seq.send.$port")"
-	lab_wait "$SEQ_RECV_PID" 30 || fail "rfs_seq recv failed"
-	SEQ_RESULT=$(cat "$LAB_DIR/seq.send.$port" "$LAB_DIR/seq.recv.$port" | "$LAB_PY" -c '
-import json, sys
-d = {}
-for line in sys.stdin:
-    d.update(json.loads(line))
-print(d["sent"], d["received"], d["inversions"], d["lost"])') ||
-		fail "can't read the rfs_seq results"
-}
-
 # Stop (SIGTERM, the unit's KillSignal) leaves the datapath pinned,
 # attached and steering: the unit ends inactive with success after
 # STOPPING=1, the program and pins stay, and frames sent while no rfsd
@@ -406,8 +372,8 @@ $(sd_stop_seen)"
 	[ ! -e "$RFS_SOCK" ] || sd_fail "the control socket outlived the unit"
 	say "stopped: unit inactive (success), XDP id $prog still on $LAB_A, pins kept"
 
-	seq_start "$SEQ_PORT" 2 1000 2
-	seq_result "$SEQ_PORT"
+	lab_seq_start "$SEQ_PORT" 2 1000 2
+	lab_seq_result "$SEQ_PORT"
 	read -r sent recv inv lost <<< "$SEQ_RESULT"
 	say "while down: sent $sent, received $recv, inversions $inv, lost $lost"
 	[ "$inv" = 0 ] && [ "$recv" -ge $((sent * 99 / 100)) ] ||
@@ -427,7 +393,7 @@ $(sd_stop_seen)"
 		sd_fail "frames sent while rfsd was down were not all steered: seen +$((c - a)), steered +$((d - b)), sent $sent"
 
 	pid=$(sd_prop MainPID)
-	seq_start $((SEQ_PORT + 1)) 6 1000 3
+	lab_seq_start $((SEQ_PORT + 1)) 6 1000 3
 	sleep 2
 	cur=$(sd_cursor)
 	sd_start restart
@@ -436,7 +402,7 @@ $(sd_stop_seen)"
 	sd_wait_journal "$cur" 5 "$(notify_re 'STOPPING=1')" "$(notify_re 'READY=1')" &&
 	sd_wait_journal "$cur" 5 "adopted datapath from $RFS_PIN: 1 interfaces" ||
 		sd_fail "restart: no STOPPING=1, adoption, READY=1 in the journal"
-	seq_result $((SEQ_PORT + 1))
+	lab_seq_result $((SEQ_PORT + 1))
 	read -r sent recv inv lost <<< "$SEQ_RESULT"
 	say "restart under traffic: XDP id $prog kept, rfsd PID $pid -> $(sd_prop MainPID); sent $sent, received $recv, inversions $inv, lost $lost"
 	[ "$inv" = 0 ] && [ "$recv" -ge $((sent * 99 / 100)) ] ||

@@ -263,6 +263,42 @@ lab_wait()
 	return $rc
 }
 
+# Numbered UDP (tests/tools/rfs_seq.c) from $LAB_NS to the root namespace
+# for $2 seconds at $3 datagrams/s on port pair $1; the receiver listens
+# $4 seconds longer (default 3).  Results in $LAB_DIR/seq.{recv,send}.$1.
+lab_seq_start()
+{
+	local port=$1 secs=$2 pps=$3 extra=${4:-3} seq=$LAB_BUILD/tests/rfs_seq i
+	lab_bg "$seq" recv "$LAB_IP4_A" "$port" "$LAB_IP4_B" $((port + 1000)) \
+		$((secs + extra)) > "$LAB_DIR/seq.recv.$port"
+	LAB_SEQ_RECV_PID=$LAB_BG_PID
+	for ((i = 0; i < 50; i++)); do
+		ss -Huan "( sport = :$port )" | grep -q . && break
+		sleep 0.1
+	done
+	lab_bg_ns "$seq" send "$LAB_IP4_B" $((port + 1000)) "$LAB_IP4_A" "$port" \
+		"$secs" "$pps" > "$LAB_DIR/seq.send.$port" 2>&1
+	LAB_SEQ_SEND_PID=$LAB_BG_PID
+}
+
+# Wait for the pair lab_seq_start began on port $1; SEQ_RESULT="sent
+# received inversions lost".
+lab_seq_result()
+{
+	local port=$1 rc=0
+	lab_wait "$LAB_SEQ_SEND_PID" 60 || rc=$?
+	[ $rc -eq 0 ] || fail "rfs_seq send failed (exit $rc): $(cat "$LAB_DIR/seq.send.$port")"
+	lab_wait "$LAB_SEQ_RECV_PID" 60 || fail "rfs_seq recv failed"
+	# shellcheck disable=SC2034	# read by the test that called this
+	SEQ_RESULT=$(cat "$LAB_DIR/seq.send.$port" "$LAB_DIR/seq.recv.$port" | "$LAB_PY" -c '
+import json, sys
+d = {}
+for line in sys.stdin:
+    d.update(json.loads(line))
+print(d["sent"], d["received"], d["inversions"], d["lost"])') ||
+		fail "can't read the rfs_seq results"
+}
+
 # Send signal $2 (default TERM) to PID $1 if it is ours and alive.
 lab_signal()
 {

@@ -25,7 +25,7 @@ ALL_TESTS="
 "
 
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/lab.sh"
-. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+SEQ=$LAB_BUILD/tests/rfs_seq
 
 CT_NAME=rfsct$LAB_ID
 CT_IMAGE=
@@ -164,12 +164,12 @@ test_container_steers_and_restarts()
 	lab_signal "$LAB_CLIENT_PID" TERM
 	lab_wait "$LAB_CLIENT_PID" 10
 
-	seq_start "$SEQ_PORT" 10 1000
+	lab_seq_start "$SEQ_PORT" 10 1000 5
 	sleep 2
 	pm restart -t 30 "$CT_NAME" > "$LAB_DIR/restart.out" 2>&1 ||
 		ct_fail "podman restart failed: $(cat "$LAB_DIR/restart.out")"
 	ct_wait_status 30
-	seq_result
+	lab_seq_result "$SEQ_PORT"
 	read -r sent recv inv lost <<< "$SEQ_RESULT"
 	[ "$(lab_xdp_id "$LAB_A")" = "$prog" ] ||
 		ct_fail "the restart replaced the XDP program (was id $prog, now '$(lab_xdp_id "$LAB_A")')"

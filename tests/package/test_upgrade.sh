@@ -27,7 +27,7 @@ ALL_TESTS="
 
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/lab.sh"
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/nspawn.sh"
-. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+SEQ=$LAB_BUILD/tests/rfs_seq
 
 # dpkg needs adduser for the package's postinst (addgroup)
 NSPAWN_BASE_PKGS="$NSPAWN_BASE_PKGS adduser"
@@ -132,12 +132,12 @@ test_install_upgrade_remove_purge()
 	say "installed $vn: rfsd.service active and enabled (PID $pid), group rfs, XDP id $prog on $LAB_A, status commit $commit"
 
 	# version N+1 while numbered datagrams flow
-	seq_start "$SEQ_PORT" 10 1000
+	lab_seq_start "$SEQ_PORT" 10 1000 5
 	sleep 2
 	pkg_apt install "/debs/${RFS_DEB_N1##*/}" ||
 		pkg_fail "apt install of $vn1 failed: $(tail -n 5 "$LAB_DIR/apt.log")"
 	say "apt install $vn1 returned"
-	seq_result
+	lab_seq_result "$SEQ_PORT"
 	read -r sent recv inv lost <<< "$SEQ_RESULT"
 	[ "$(sd_prop ActiveState)" = active ] ||
 		pkg_fail "rfsd.service is $(sd_prop ActiveState) after the upgrade"

@@ -8,6 +8,7 @@
  * crash is ours by its maps, placed by the next rfsd (rfs_cleanup.c).
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,6 +113,15 @@ static int rfs_if_take_fds(struct rfs_if *ifc, struct rfs_xdp *skel, int prog_fd
 	return ifc->prog_fd < 0 || ifc->cfg_fd < 0 || ifc->dev_outer_fd < 0 ||
 	       ifc->dev_flows_fd < 0 || ifc->stats_fd < 0 || ifc->hits_fd < 0 ?
 	       -EMFILE : 0;
+}
+
+/* A test stops rfsd here to kill it in the window (HACKING.md). */
+static void rfs_test_pause(const char *point)
+{
+	const char *p = getenv("RFSD_TEST_PAUSE");
+
+	if (p && !strcmp(p, point))
+		raise(SIGSTOP);
 }
 
 static int rfs_if_xdp_attach(struct rfs_if *ifc, struct rfs_xdp *skel,
@@ -256,6 +266,7 @@ int rfs_iface_attach(const struct rfs_if_env *env, const char *name,
 	rfs_xdp__destroy(skel);
 	if (e)
 		goto fail;
+	rfs_test_pause("attached");
 	/* Until this write the program passes every frame (no CPU allowed). */
 	e = rfs_if_push_config(ifc, 0);
 	if (e) {
@@ -264,9 +275,11 @@ int rfs_iface_attach(const struct rfs_if_env *env, const char *name,
 		goto fail_detach;
 	}
 	if (!o->no_attach) {
+		rfs_test_pause("configured");
 		e = rfs_iface_pin_all(env, ifc, err);
 		if (e)
 			goto fail_detach;
+		rfs_test_pause("pinned");
 		/* the caller logs it, with its cause */
 		pr_debug("attached to %s (ifindex %d, %s mode, %u rx queues, flow_cnt %u, local path %s%s, local drain %u jiffies)\n",
 			 name, ifc->ifindex, rfs_xdp_mode_name(ifc->mode),

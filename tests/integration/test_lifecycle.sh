@@ -15,6 +15,7 @@ ALL_TESTS="
 	test_cleanup_refused_while_running
 	test_orphan_swept
 	test_kill_during_attach
+	test_orphan_replaced_by_attach
 	test_other_rfsd_untouched
 	test_cleanup_no_follow
 	test_rename_live
@@ -88,15 +89,36 @@ test_orphan_swept()
 pinned_prog()
 {
 	bpftool -j prog show pinned "$RFS_PIN_V/if/$1/prog" 2>/dev/null |
-		jget 'd["id"]'
+		jget 'd["id"]' 2>/dev/null
 }
 
-# rfsd killed at a random point of attaching two interfaces and
-# restarted at once, KILL_ROUNDS times: once it serves, every program on
-# them is pinned and adopted, or gone; and attaching again never fails.
+# Start rfsd stopping itself at failpoint $1 of its next attach
+# (RFSD_TEST_PAUSE, HACKING.md), attach $2 and wait until it stops there.
+pause_in_attach()
+{
+	local i
+	lab_stop_rfsd KILL
+	RFSD_TEST_PAUSE=$1 lab_start_rfsd
+	ctl attach "$2" >/dev/null 2>&1 &
+	for ((i = 0; i < 100; i++)); do
+		[ "$(awk '{ print $3 }' "/proc/$RFSD_PID/stat")" = T ] && return 0
+		sleep 0.1
+	done
+	fail "rfsd never stopped at failpoint '$1' attaching $2"
+}
+
+# rfsd killed in each window of an attach (stopped at a failpoint there,
+# KILL_AT rounds each), then at a random point of attaching two
+# interfaces, KILL_ROUNDS times, and restarted at once: once it serves,
+# every program on them is pinned and adopted, or gone; and attaching
+# again never fails.
 test_kill_during_attach()
 {
 	local rounds=${KILL_ROUNDS:-50} r ifc id t0 ms=0 delay orphans=0 refused=0
+	local at=() p
+	for p in attached configured pinned; do
+		for ((r = 0; r < ${KILL_AT:-2}; r++)); do at+=("$p"); done
+	done
 	setup
 	lab_up_spare
 	ctl detach "$LAB_A" >/dev/null || fail "rfsctl detach $LAB_A failed"
@@ -105,32 +127,69 @@ test_kill_during_attach()
 	ctl attach "$LAB_A" >/dev/null && ctl attach "$LAB_X" >/dev/null ||
 		fail "attach before the rounds failed"
 	ms=$(( ($(date +%s%N) - t0) / 1000000 + 1 ))
-	say "two attaches take ${ms} ms; $rounds rounds of SIGKILL within that"
-	for ((r = 0; r < rounds; r++)); do
+	say "two attaches take ${ms} ms; ${#at[@]} rounds at failpoints, $rounds of SIGKILL within that"
+	for ((r = 0; r < ${#at[@]} + rounds; r++)); do
 		for ifc in "$LAB_A" "$LAB_X"; do
 			[ -n "$(lab_xdp_id "$ifc")" ] && ctl detach "$ifc" >/dev/null
 		done
-		delay=$(awk -v m="$ms" -v s="$RANDOM" 'BEGIN { printf "%.3f", m * (s % 1000) / 1000000 }')
-		{ ctl attach "$LAB_A"; ctl attach "$LAB_X"; } >/dev/null 2>&1 &
-		sleep "$delay"
+		if ((r < ${#at[@]})); then
+			pause_in_attach "${at[r]}" "$LAB_A"
+		else
+			delay=$(awk -v m="$ms" -v s="$RANDOM" 'BEGIN { printf "%.3f", m * (s % 1000) / 1000000 }')
+			{ ctl attach "$LAB_A"; ctl attach "$LAB_X"; } >/dev/null 2>&1 &
+			sleep "$delay"
+		fi
 		lab_stop_rfsd KILL
 		wait $! 2>/dev/null
 		lab_start_rfsd
 		for ifc in "$LAB_A" "$LAB_X"; do
 			id=$(lab_xdp_id "$ifc")
 			if [ -n "$id" ] && [ "$id" != "$(pinned_prog "$ifc")" ]; then
-				say "round $r: $ifc has program $id, pinned: '$(pinned_prog "$ifc")'"
+				say "round $r (${at[r]:-random}): $ifc has program $id, pinned: '$(pinned_prog "$ifc")'"
 				orphans=$((orphans + 1))
 			fi
 			if [ -z "$id" ] && ! ctl attach "$ifc" >/dev/null; then
-				say "round $r: attach $ifc refused"
+				say "round $r (${at[r]:-random}): attach $ifc refused"
 				refused=$((refused + 1))
 			fi
 		done
+		((orphans + refused)) && break
 	done
 	say "$(grep -c 'detached our orphaned' "$RFSD_LOG") kills fell between attaching and pinning"
 	[ "$orphans" = 0 ] || fail "$orphans programs without pins once rfsd served"
 	[ "$refused" = 0 ] || fail "$refused attaches refused after a restart"
+}
+
+# Our own orphan (rfsd killed between attaching and pinning) on an
+# interface the next rfsd's start did not see, being in another network
+# namespace then: rfsctl attach replaces it.
+test_orphan_replaced_by_attach()
+{
+	local ns=rfsor$LAB_ID orphan id
+	setup
+	lab_up_spare
+	ip netns add "$ns" || fail "can't create netns $ns"
+	# the veth pair goes with the namespace when it is deleted
+	trap 'ip netns del '"$ns"' 2>/dev/null; lab_down' EXIT
+	pause_in_attach attached "$LAB_X"
+	orphan=$(lab_xdp_id "$LAB_X")
+	[ -n "$orphan" ] || fail "no program on $LAB_X at the failpoint"
+	ip link set dev "$LAB_X" netns "$ns" || fail "can't move $LAB_X"
+	lab_stop_rfsd KILL
+	wait $! 2>/dev/null
+	lab_start_rfsd
+	ip -n "$ns" link set dev "$LAB_X" netns 1 || fail "can't move $LAB_X back"
+	[ "$(lab_xdp_id "$LAB_X")" = "$orphan" ] ||
+		fail "our orphan (id $orphan) did not come back on $LAB_X"
+	ctl attach "$LAB_X" >/dev/null ||
+		fail "rfsctl attach over our orphan on $LAB_X refused"
+	id=$(lab_xdp_id "$LAB_X")
+	[ -n "$id" ] && [ "$id" != "$orphan" ] &&
+		[ "$id" = "$(pinned_prog "$LAB_X")" ] ||
+		fail "$LAB_X runs '$id' (orphan $orphan), pinned '$(pinned_prog "$LAB_X")'"
+	grep -qs "detached our orphaned XDP program (id $orphan)" "$RFSD_LOG" ||
+		fail "rfsd did not log replacing the orphan"
+	ip netns del "$ns"
 }
 
 # A second rfsd, its pin dir on a bpffs the first can't see (another

@@ -410,6 +410,8 @@ $(FUZZ_B)/fuzz_config: daemon/rfsd/config.c daemon/rfsd/node.c daemon/lib/cpulis
 			daemon/lib/parse.c
 $(FUZZ_B)/fuzz_request: daemon/rfsd/request.c daemon/rfsd/parser.c daemon/lib/cpulist.c
 $(FUZZ_B)/fuzz_preq: daemon/rfsd/request.c daemon/rfsd/parser.c daemon/lib/cpulist.c
+$(FUZZ_B)/fuzz_control: daemon/rfsd/server.c daemon/rfsd/request.c daemon/rfsd/parser.c \
+		daemon/lib/cpulist.c
 $(FUZZ_B)/fuzz_cpulist: daemon/lib/cpulist.c
 $(FUZZ_B)/fuzz_words: daemon/lib/parse.c
 $(FUZZ_B)/fuzz_proc: daemon/lib/parse.c

@@ -2,10 +2,8 @@
 /*
  * daemon/rfsd/server.c as an unprivileged peer meets it: a real control
  * socket, a real connection and the real parser process, with everything
- * in between chosen by the fuzzer.  Only the epoll loop is replaced, by
- * one that polls the watched fds and runs their handlers, so each input
- * is played the same way every time; and CLOCK_MONOTONIC is moved
- * forward on demand, so line and idle deadlines pass without waiting.
+ * in between chosen by the fuzzer; the loop and the clock are
+ * fuzz_loop.h's.
  *
  * The input is a byte code, one connection per input:
  *	first byte   the peer's role (admin, read, none)
@@ -22,66 +20,31 @@
  * replies than request lines plus one, and a peer that has gone is
  * dropped (its watch removed, its memory freed).
  */
-#include <poll.h>
-#include <stdarg.h>
-#include <sys/epoll.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
 #include <sys/un.h>
-#include <time.h>
-#include <unistd.h>
+
+#include "commands.h"
+
+static enum rfsd_cmd_rc start_job(struct rfsd_cmd_ctx *x,
+				  struct rfsd_client *c,
+				  struct json_object *req,
+				  struct json_object **reply);
+#define FUZZ_FLOWS_START start_job
 
 #include "fuzz_cmds.h"
-#include "log.h"
+#include "fuzz_loop.h"
 #include "server.h"
 
-#define MAX_WATCHES	8
 #define MAX_LINES	16
 
 static struct rfsd_server *srv;
 static struct rfsd_cmd_ctx ctx;
-static struct rfsd_watch *watches[MAX_WATCHES];
 static enum rfsd_role role;
 static struct rfsd_client *job_owner;
 static bool kick_due;
-static long long clock_skew_ns;
 static char sock_path[64];
 
 /* ---- what server.c calls outside itself ---- */
-
-int rfsd_watch_add(struct rfsd_loop *l, struct rfsd_watch *w, uint32_t ev)
-{
-	int i;
-
-	for (i = 0; i < MAX_WATCHES; i++) {
-		if (!watches[i]) {
-			watches[i] = w;
-			w->events = ev;
-			return 0;
-		}
-	}
-	errno = ENOSPC;
-	return -1;
-}
-
-int rfsd_watch_mod(struct rfsd_loop *l, struct rfsd_watch *w, uint32_t ev)
-{
-	w->events = ev;
-	return 0;
-}
-
-void rfsd_watch_del(struct rfsd_loop *l, struct rfsd_watch *w)
-{
-	int i;
-
-	for (i = 0; i < MAX_WATCHES; i++)
-		if (watches[i] == w)
-			watches[i] = NULL;
-}
-
-void rfs_log(enum rfs_log_level lvl, const char *fmt, ...)
-{
-}
 
 void rfsd_groups_set(struct rfsd_groups *g, const char *read,
 		     const char *admin)
@@ -113,22 +76,6 @@ void rfsd_sampler_client_gone(struct rfsd_sampler *s, struct rfsd_client *c)
 	kick_due = true;
 }
 
-/* libFuzzer times itself by CLOCK_REALTIME; rfsd's deadlines are
- * CLOCK_MONOTONIC, which the input may move on. */
-int clock_gettime(clockid_t id, struct timespec *ts)
-{
-	long long ns;
-
-	if (syscall(SYS_clock_gettime, id, ts))
-		return -1;
-	if (id != CLOCK_MONOTONIC)
-		return 0;
-	ns = ts->tv_sec * 1000000000LL + ts->tv_nsec + clock_skew_ns;
-	ts->tv_sec = ns / 1000000000LL;
-	ts->tv_nsec = ns % 1000000000LL;
-	return 0;
-}
-
 /* flows, as the sampler runs it: one job at a time, the others wait */
 static enum rfsd_cmd_rc start_job(struct rfsd_cmd_ctx *x,
 				  struct rfsd_client *c,
@@ -146,17 +93,6 @@ static enum rfsd_cmd_rc start_job(struct rfsd_cmd_ctx *x,
 	return RFSD_CMD_STARTED;
 }
 
-static const struct rfsd_cmd server_cmds[] = {
-	{ "version", no_args, run_any, NULL, false },
-	{ "status", no_args, run_any, NULL, false },
-	{ "attach", attach_args, run_any, NULL, true },
-	{ "detach", iface_args, run_any, NULL, true },
-	{ "stats", iface_args, run_any, NULL, false },
-	{ "flows", flows_args, NULL, start_job, false },
-	{ "set", set_args, run_any, NULL, true },
-	{ NULL },
-};
-
 /* ---- the driver ---- */
 
 static void cleanup(void)
@@ -166,10 +102,9 @@ static void cleanup(void)
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	struct rfsd_dispatch d = { server_cmds, &ctx };
+	struct rfsd_dispatch d = { cmds, &ctx };
 	char err[256];
 
-	(void)cmds;
 	snprintf(sock_path, sizeof(sock_path), "/tmp/rfs-fuzz-control.%d",
 		 getpid());
 	if (rfsd_server_bind(&srv, NULL, &d, sock_path, NULL, NULL, err,
@@ -182,33 +117,16 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	return 0;
 }
 
-/* Run the handlers of every ready watch until none is. */
+/* The loop, and the requests a job's end let run. */
 static void run_loop(void)
 {
-	bool again = true;
-	int i, rounds = 0;
-
-	while (again && rounds++ < 1000) {
-		again = false;
+	do {
 		if (kick_due) {
 			kick_due = false;
 			rfsd_server_kick(srv);
 		}
-		for (i = 0; i < MAX_WATCHES; i++) {
-			struct rfsd_watch *w = watches[i];
-			struct pollfd p;
-
-			if (!w)
-				continue;
-			p = (struct pollfd){ .fd = w->fd, .events = w->events };
-			if (poll(&p, 1, 0) <= 0 || !p.revents)
-				continue;
-			/* poll's bits are epoll's; ERR and HUP come unasked */
-			w->fn(w, p.revents & (w->events | EPOLLERR | EPOLLHUP));
-			again = true;
-		}
-	}
-	RFS_FUZZ_CHECK(rounds < 1000, "the loop never settles");
+		fuzz_loop_run();
+	} while (kick_due);
 }
 
 struct peer {
@@ -263,21 +181,21 @@ static void peer_send(struct peer *p, uint8_t *b, size_t n)
 	}
 	while (n) {
 		ssize_t k = send(p->fd, b, n, MSG_DONTWAIT | MSG_NOSIGNAL);
+		struct pollfd pf = { .fd = p->fd, .events = POLLOUT };
+		int e = errno;
 
-		if (k <= 0) {
-			/* rfsd stopped reading, or closed: let it run */
+		if (k < 0 && e == EINTR)
+			continue;
+		if (k < 0 && e != EAGAIN) {
+			p->gone = true;	/* rfsd closed: nothing more to send */
+			return;
+		}
+		if (k < 0) {
+			/* rfsd stopped reading: let it run */
 			run_loop();
 			peer_read(p);
-			if (k < 0 && (errno == EPIPE || errno == ECONNRESET)) {
-				p->gone = true;	/* nothing more to send */
-				return;
-			}
-			if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-				struct pollfd pf = { .fd = p->fd, .events = POLLOUT };
-
-				if (poll(&pf, 1, 0) <= 0)
-					return;	/* nobody reads: give up */
-			}
+			if (poll(&pf, 1, 0) <= 0)
+				return;	/* nobody reads: give up */
 			continue;
 		}
 		b += k;
@@ -351,7 +269,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	close(p.fd);
 	run_loop();
 	/* watches[0] is the listening socket */
-	for (i = 1; i < MAX_WATCHES; i++)
+	for (i = 1; i < FUZZ_WATCHES; i++)
 		RFS_FUZZ_CHECK(!watches[i], "a peer that left is still served");
 	return 0;
 }

@@ -403,13 +403,18 @@ FUZZ_SECONDS ?= 600
 FUZZ_CFLAGS  := -g -O1 -fsanitize=fuzzer,address,undefined \
 		-fno-sanitize-recover=all -fno-omit-frame-pointer -std=gnu11 \
 		-D_GNU_SOURCE -Iinclude -Idaemon/lib -Idaemon/rfsd -Itests/fuzz
-FUZZ_LIBS     = $(shell pkg-config --libs inih json-c libmnl 2>/dev/null)
+FUZZ_LIBS     = $(shell pkg-config --libs inih json-c libmnl libmicrohttpd 2>/dev/null)
 FUZZ_BINS    := $(patsubst tests/fuzz/%.c,$(FUZZ_B)/%,$(wildcard tests/fuzz/fuzz_*.c))
 
 $(FUZZ_B)/fuzz_config: daemon/rfsd/config.c daemon/rfsd/node.c daemon/lib/cpulist.c \
 			daemon/lib/parse.c
 $(FUZZ_B)/fuzz_request: daemon/rfsd/request.c daemon/rfsd/parser.c daemon/lib/cpulist.c
 $(FUZZ_B)/fuzz_preq: daemon/rfsd/request.c daemon/rfsd/parser.c daemon/lib/cpulist.c
+$(FUZZ_B)/fuzz_metrics: daemon/rfsd/metrics.c daemon/rfsd/request.c daemon/rfsd/parser.c \
+		daemon/lib/cpulist.c daemon/lib/parse.c daemon/lib/ctl_client.c \
+		daemon/lib/rfs_prom.c
+$(FUZZ_B)/fuzz_control: daemon/rfsd/server.c daemon/rfsd/request.c daemon/rfsd/parser.c \
+		daemon/lib/cpulist.c
 $(FUZZ_B)/fuzz_cpulist: daemon/lib/cpulist.c
 $(FUZZ_B)/fuzz_words: daemon/lib/parse.c
 $(FUZZ_B)/fuzz_proc: daemon/lib/parse.c

@@ -157,13 +157,19 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 				  size_t *upload_len, void **req_ctx)
 {
 	struct rfsd_metrics *m = cls;
+	const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+					MHD_HTTP_HEADER_CONTENT_LENGTH);
 
 	if (strcmp(method, MHD_HTTP_METHOD_GET) &&
 	    strcmp(method, MHD_HTTP_METHOD_HEAD))
 		return respond_text(conn, MHD_HTTP_METHOD_NOT_ALLOWED,
 				    "only GET and HEAD\n");
-	/* a GET with a body: refuse rather than read it */
-	if (*upload_len)
+	/* a GET with a body: refuse rather than read it.  MHD calls first
+	 * with the headers alone (*upload_len is 0), and the answer is
+	 * given then: they are what says a body follows. */
+	if ((cl && strtoull(cl, NULL, 10)) ||
+	    MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+					MHD_HTTP_HEADER_TRANSFER_ENCODING))
 		return respond_text(conn, MHD_HTTP_BAD_REQUEST,
 				    "no request body expected\n");
 	if (!strcmp(url, "/"))

@@ -57,13 +57,18 @@ static const char *const iface_args[] = { "iface", NULL };
 static const char *const flows_args[] = { "iface", "limit", "interval_ms", NULL };
 static const char *const set_args[] = { "key", "value", "iface", "cpus", NULL };
 
+/* flows starts a job in fuzz_control, as the sampler does */
+#ifndef FUZZ_FLOWS_START
+#define FUZZ_FLOWS_START start_any
+#endif
+
 static const struct rfsd_cmd cmds[] = {
 	{ "version", no_args, run_any, NULL, false },
 	{ "status", no_args, run_any, NULL, false },
 	{ "attach", attach_args, run_any, NULL, true },
 	{ "detach", iface_args, run_any, NULL, true },
 	{ "stats", iface_args, run_any, NULL, false },
-	{ "flows", flows_args, NULL, start_any, false },
+	{ "flows", flows_args, NULL, FUZZ_FLOWS_START, false },
 	{ "set", set_args, run_any, NULL, true },
 	{ "none", no_args, run_none, NULL, false },
 	{ NULL },

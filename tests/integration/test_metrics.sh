@@ -160,6 +160,11 @@ test_exposition()
 		fail "an unknown path is not 404"
 	[ "$(curl -s -o /dev/null -w '%{http_code}' -X POST "$MURL")" = 405 ] ||
 		fail "POST /metrics is not 405"
+	# a GET that announces a body is refused, chunked or not
+	[ "$(curl -s -o /dev/null -w '%{http_code}' -X GET --data x "$MURL")" = 400 ] ||
+		fail "a GET /metrics with a body is not 400"
+	[ "$(curl -s -o /dev/null -w '%{http_code}' -X GET -H 'Transfer-Encoding: chunked' \
+		--data x "$MURL")" = 400 ] || fail "a GET /metrics with a chunked body is not 400"
 	return 0
 }
 

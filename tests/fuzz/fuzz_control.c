@@ -219,8 +219,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	data++;
 	p.fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	memcpy((char *)sa.sun_path, sock_path, strlen(sock_path) + 1);
-	if (p.fd < 0 || connect(p.fd, (const struct sockaddr *)&sa, sizeof(sa)))
-		abort();
+	fuzz_connect(p.fd, &sa, sizeof(sa));
 	run_loop();
 	while (data < end) {
 		uint8_t op = *data++;

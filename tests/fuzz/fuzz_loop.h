@@ -107,4 +107,27 @@ static void fuzz_loop_run(void)
 	RFS_FUZZ_CHECK(rounds < 1000, "the loop never settles");
 }
 
+/* connect() that a signal can't cut short: libFuzzer's timeout alarm may
+ * interrupt a blocking connect, which then completes on its own.  Aborts
+ * on a real failure: the target can't run without its peer. */
+static inline void fuzz_connect(int fd, const void *sa, socklen_t len)
+{
+	struct pollfd p = { .fd = fd, .events = POLLOUT };
+	socklen_t l = sizeof(int);
+	int err = 0;
+
+	if (fd >= 0 && !connect(fd, sa, len))
+		return;
+	if (fd < 0 || errno != EINTR) {
+		perror("fuzz: can't connect");
+		abort();
+	}
+	while (poll(&p, 1, -1) < 0 && errno == EINTR)
+		;
+	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &l) || err) {
+		fprintf(stderr, "fuzz: can't connect: %s\n", strerror(err));
+		abort();
+	}
+}
+
 #endif /* RFS_FUZZ_LOOP_H */

@@ -250,12 +250,15 @@ $(BENCH_TOOLS): $(B)/tests/%: tests/tools/%.c $(TOOL_LIB) \
 	$(Q)$(CC) $(CFLAGS) -o $@ $< $(TOOL_LIB) -lpthread
 
 # The fuzz layer: each parser's libFuzzer target over its corpus, then
-# CHECK_FUZZ_SECONDS of new inputs (make fuzz for longer runs).
+# CHECK_FUZZ_SECONDS of new inputs from libFuzzer's seed CHECK_FUZZ_SEED,
+# so that every machine tries the same inputs (make fuzz explores).
 CHECK_FUZZ_SECONDS ?= 5
+CHECK_FUZZ_SEED ?= 1
 check: deps
 	$(Q)$(MAKE) --no-print-directory all $(UNIT_BINS) $(PROG_BINS) $(TOOL_BINS) \
 		$(FUZZ_BINS) $(B)/bench/inject
-	$(Q)RFS_FUZZ_SECONDS=$(CHECK_FUZZ_SECONDS) tests/run.sh unit prog fuzz integration
+	$(Q)RFS_FUZZ_SECONDS=$(CHECK_FUZZ_SECONDS) RFS_FUZZ_SEED=$(CHECK_FUZZ_SEED) \
+		tests/run.sh unit prog fuzz integration
 
 check-unit: $(UNIT_BINS)
 	$(Q)tests/run.sh unit
@@ -396,7 +399,7 @@ $(B)/tests/test_explain: private CFLAGS += -ffunction-sections -Wl,--gc-sections
 # clang-16 into build-fuzz/, never linked with libbpf.  A target
 # fuzz_X.c is built from itself and the sources its rule below names:
 #   make fuzz FUZZ_SECONDS=N   replay each corpus, fuzz each target N s
-#   make check-fuzz            the same for CHECK_FUZZ_SECONDS each
+#   make check-fuzz            CHECK_FUZZ_SECONDS each from a fixed seed
 FUZZ_CC      ?= clang-16
 FUZZ_B       := build-fuzz
 FUZZ_SECONDS ?= 600
@@ -432,7 +435,8 @@ fuzz: $(FUZZ_BINS)
 	$(Q)tests/fuzz/run.sh --replay --seconds $(FUZZ_SECONDS)
 
 check-fuzz: $(FUZZ_BINS)
-	$(Q)tests/fuzz/run.sh --replay --seconds $(CHECK_FUZZ_SECONDS)
+	$(Q)tests/fuzz/run.sh --replay --seed $(CHECK_FUZZ_SEED) \
+		--seconds $(CHECK_FUZZ_SECONDS)
 
 clean-fuzz:
 	$(call msg,CLEAN,$(FUZZ_B))

@@ -11,8 +11,9 @@
 #                BPF_PROG_TEST_RUN); skipped when not root
 #   fuzz         each libFuzzer target of tests/fuzz (build-fuzz/fuzz_*,
 #                clang-16): its corpus replayed, every crash ever found
-#                included, then a short burst of new inputs
-#                (tests/fuzz/run.sh --replay --seconds RFS_FUZZ_SECONDS)
+#                included, then a short burst of new inputs from a fixed
+#                seed, the same on every machine (tests/fuzz/run.sh
+#                --replay --seed RFS_FUZZ_SEED --seconds RFS_FUZZ_SECONDS)
 #   integration  tests/integration/test_*.sh, each in its own process
 #   SCRIPT[:TEST,...]
 #                one integration script (test_order, test_order.sh or
@@ -45,7 +46,8 @@
 # Environment: V=1 shows the output of passing tests too (failing ones
 # always show it); RFS_BUILD (default build) is where binaries are;
 # RFS_TEST_TIMEOUT (seconds, default 600) bounds each test;
-# RFS_FUZZ_SECONDS (default 5) is each fuzz target's burst.
+# RFS_FUZZ_SECONDS (default 5) is each fuzz target's burst and
+# RFS_FUZZ_SEED (default 1) its libFuzzer seed.
 
 set -u
 
@@ -62,6 +64,7 @@ RFS_ROOT=$PWD
 RFS_BUILD=${RFS_BUILD:-build}
 RFS_TEST_TIMEOUT=${RFS_TEST_TIMEOUT:-600}
 RFS_FUZZ_SECONDS=${RFS_FUZZ_SECONDS:-5}
+RFS_FUZZ_SEED=${RFS_FUZZ_SEED:-1}
 export RFS_ROOT RFS_BUILD
 # The parser reads cmocka's standard output, not TAP/XML/subunit.
 unset CMOCKA_MESSAGE_OUTPUT CMOCKA_XML_FILE
@@ -222,7 +225,7 @@ run_fuzz()
 		found=1
 		t=${src##*/fuzz_}
 		t=${t%.c}
-		run_logged tests/fuzz/run.sh --replay \
+		run_logged tests/fuzz/run.sh --replay --seed "$RFS_FUZZ_SEED" \
 			--seconds "$RFS_FUZZ_SECONDS" "$t"
 		case $rc in
 		0) counted PASS "fuzz/$t" "$(sed -n 's/^  PASS  [a-z_]*: //p' "$log" |

@@ -62,8 +62,13 @@ int rfs_link_parse_rxq(const void *buf, size_t len, unsigned int seq,
 			break;
 	}
 	errno = 0;
-	if (mnl_cb_run(buf, len, seq, portid, rfs_link_rxq_cb, &q) < 0)
-		return errno ? -errno : -EPROTO;
+	if (mnl_cb_run(buf, len, seq, portid, rfs_link_rxq_cb, &q) < 0) {
+		/* an NLMSG_ERROR's code is the sender's word: anything but
+		 * an errno the kernel could send is a broken answer */
+		int e = errno;
+
+		return e > 0 && e < 4096 ? -e : -EPROTO;
+	}
 	if (!q.found || !q.n)
 		return -EOPNOTSUPP;
 	*out = q.n;

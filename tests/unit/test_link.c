@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <setjmp.h>
 #include <errno.h>
+#include <limits.h>
 #include <string.h>
 #include <cmocka.h>
 #include <libmnl/libmnl.h>
@@ -55,6 +56,14 @@ static void rfs_test_error(void **state)
 	e->error = -ENODEV;
 	assert_int_equal(rfs_link_parse_rxq(buf, nlh->nlmsg_len, 0, 0, &n),
 			 -ENODEV);
+	/* codes no kernel sends: not negated into nonsense (INT_MIN has
+	 * no positive), not taken for success */
+	e->error = INT_MIN;
+	assert_int_equal(rfs_link_parse_rxq(buf, nlh->nlmsg_len, 0, 0, &n),
+			 -EPROTO);
+	e->error = -100000;
+	assert_int_equal(rfs_link_parse_rxq(buf, nlh->nlmsg_len, 0, 0, &n),
+			 -EPROTO);
 }
 
 /* A length past INT_MAX: libmnl took it for negative, so for one that

@@ -42,7 +42,7 @@ static struct rfsd_cmd_ctx ctx;
 static enum rfsd_role role;
 static struct rfsd_client *job_owner;
 static bool kick_due;
-static char sock_path[64];
+static char sock_path[108];
 
 /* ---- what server.c calls outside itself ---- */
 
@@ -105,8 +105,9 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	struct rfsd_dispatch d = { cmds, &ctx };
 	char err[256];
 
-	snprintf(sock_path, sizeof(sock_path), "/tmp/rfs-fuzz-control.%d",
-		 getpid());
+	/* in run.sh's scratch dir, which it removes even after a crash */
+	snprintf(sock_path, sizeof(sock_path), "%s/rfs-fuzz-control.%d",
+		 getenv("TMPDIR") ?: "/tmp", getpid());
 	if (rfsd_server_bind(&srv, NULL, &d, sock_path, NULL, NULL, err,
 			     sizeof(err)) ||
 	    rfsd_server_listen(srv, err, sizeof(err))) {

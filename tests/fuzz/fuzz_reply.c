@@ -68,8 +68,9 @@ static void setup(void)
 {
 	struct sockaddr_un sun = { .sun_family = AF_UNIX };
 
-	snprintf(sock_path, sizeof(sock_path), "/tmp/rfs-fuzz-reply.%d",
-		 (int)getpid());
+	/* in run.sh's scratch dir, which it removes even after a crash */
+	snprintf(sock_path, sizeof(sock_path), "%s/rfs-fuzz-reply.%d",
+		 getenv("TMPDIR") ?: "/tmp", (int)getpid());
 	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", sock_path);
 	unlink(sock_path);
 	listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);

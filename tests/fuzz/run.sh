@@ -52,6 +52,12 @@ if (($# == 0)); then
 	done
 fi
 
+# the targets that need a socket path make it under TMPDIR: a crash
+# leaves it behind, so TMPDIR is ours and goes with us
+TMPDIR=$(mktemp -d /tmp/rfs-fuzz.XXXXXX) || exit 1
+export TMPDIR
+trap 'rm -rf "$TMPDIR"' EXIT
+
 failed=0
 for t in "$@"; do
 	bin=$FUZZ_BUILD/fuzz_$t

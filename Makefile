@@ -367,12 +367,14 @@ install: all
 	install -D -m 0644 systemd/rfsd.env $(DESTDIR)$(SYSCONFDIR)/default/rfsd
 	sed 's|@SBINDIR@|$(SBINDIR)|g' systemd/rfsd.service.in > $(B)/rfsd.service
 	install -D -m 0644 $(B)/rfsd.service $(DESTDIR)$(UNITDIR)/rfsd.service
+	install -D -m 0644 systemd/rfsd-metrics.socket $(DESTDIR)$(UNITDIR)/rfsd-metrics.socket
 	install -D -m 0644 completion/rfsctl.bash $(DESTDIR)$(COMPLDIR)/rfsctl
 
 uninstall:
 	rm -f $(DESTDIR)$(SBINDIR)/rfsd $(DESTDIR)$(SBINDIR)/rfsctl \
 	      $(DESTDIR)$(MANDIR)/man8/rfsd.8 $(DESTDIR)$(MANDIR)/man8/rfsctl.8 \
-	      $(DESTDIR)$(UNITDIR)/rfsd.service $(DESTDIR)$(COMPLDIR)/rfsctl
+	      $(DESTDIR)$(UNITDIR)/rfsd.service \
+	      $(DESTDIR)$(UNITDIR)/rfsd-metrics.socket $(DESTDIR)$(COMPLDIR)/rfsctl
 
 clean:
 	$(call msg,CLEAN,$(B))

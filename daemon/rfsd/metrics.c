@@ -6,6 +6,7 @@
  * so that MHD_run() also runs when MHD has work without fd activity
  * (timeouts, a resumed connection), as its manual requires.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -315,20 +316,53 @@ const char *rfsd_metrics_addr(const struct rfsd_metrics *m)
 	return m ? m->addr : NULL;
 }
 
+/* What fd listens on, as metrics_listen would name it. */
+static int addr_of(int fd, struct sockaddr_storage *ss, char *buf, size_t len)
+{
+	const struct sockaddr_in6 *s6 = (const void *)ss;
+	const struct sockaddr_in *s4 = (const void *)ss;
+	socklen_t sl = sizeof(*ss);
+	char a[INET6_ADDRSTRLEN];
+
+	if (getsockname(fd, (struct sockaddr *)ss, &sl))
+		return -errno;
+	if (ss->ss_family == AF_INET6)
+		snprintf(buf, len, "[%s]:%u", inet_ntop(AF_INET6, &s6->sin6_addr,
+			 a, sizeof(a)), ntohs(s6->sin6_port));
+	else
+		snprintf(buf, len, "%s:%u", inet_ntop(AF_INET, &s4->sin_addr,
+			 a, sizeof(a)), ntohs(s4->sin_port));
+	return 0;
+}
+
 int rfsd_metrics_open(struct rfsd_metrics **mp, struct rfsd_loop *loop,
 		      const struct rfsd_dispatch *dispatch, const char *addr,
-		      char *err, size_t len)
+		      int fd, char *err, size_t len)
 {
 	unsigned int flags = MHD_USE_EPOLL |
 			     MHD_USE_ERROR_LOG;
 	const union MHD_DaemonInfo *info;
 	struct sockaddr_storage ss;
+	struct MHD_OptionItem where[] = {
+		{ MHD_OPTION_SOCK_ADDR, 0, &ss }, { MHD_OPTION_END, 0, NULL },
+	};
+	char name[64];
 	struct rfsd_metrics *m;
 	socklen_t sl;
 	int e;
 
 	*mp = NULL;
-	if (rfs_parse_hostport(addr, &ss, &sl)) {
+	if (!addr) {
+		e = addr_of(fd, &ss, name, sizeof(name));
+		if (e) {
+			snprintf(err, len, "can't serve metrics on the socket systemd passed: %s",
+				 strerror(-e));
+			return e;
+		}
+		addr = name;
+		where[0] = (struct MHD_OptionItem){ MHD_OPTION_LISTEN_SOCKET,
+						    fd, NULL };
+	} else if (rfs_parse_hostport(addr, &ss, &sl)) {
 		snprintf(err, len, "can't serve metrics on '%s': not IPV4:PORT or [IPV6]:PORT",
 			 addr);
 		return -EINVAL;
@@ -345,16 +379,17 @@ int rfsd_metrics_open(struct rfsd_metrics **mp, struct rfsd_loop *loop,
 	snprintf(m->addr, sizeof(m->addr), "%s", addr);
 	if (ss.ss_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
-	if (!rfs_addr_loopback(&ss))
+	/* a passed socket: its unit's IPAddressAllow= says who reaches it */
+	if (addr != name && !rfs_addr_loopback(&ss))
 		pr_warn("WARNING: metrics_listen '%s' is not a loopback address: /metrics is served, without authentication, to whoever reaches it there\n",
 			addr);
-	/* MHD does not say why a start failed: errno is what bind() or
+	/* MHD does not say why a start failed: errno is what socket(), bind() or
 	 * listen() left */
 	errno = 0;
 	m->mhd = MHD_start_daemon(flags, 0, NULL, NULL, on_request, m,
 				  /* first, or MHD logs the rest itself */
 				  MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
-				  MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+				  MHD_OPTION_ARRAY, where,
 				  MHD_OPTION_CONNECTION_LIMIT,
 				  (unsigned int)RFSD_METRICS_MAX_CONNS,
 				  MHD_OPTION_CONNECTION_TIMEOUT,

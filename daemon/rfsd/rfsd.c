@@ -32,6 +32,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
 
@@ -80,7 +81,8 @@ struct rfsd {
 	struct rfsd_cmd_ctx cmd;	/* what the command handlers get */
 	struct rfsd_server *srv;
 	const struct rfsd_dispatch *dispatch;	/* the server's, for metrics */
-	struct rfsd_metrics *metrics;		/* NULL: metrics_listen unset */
+	struct rfsd_metrics *metrics;		/* NULL: not serving */
+	int metrics_fd;			/* from systemd, or -1 */
 	struct rfsd_netlink *nl;
 	struct rfsd_watch sig, tmr, job;
 
@@ -155,26 +157,61 @@ static void update_status(struct rfsd *d)
 	sd_notifyf(0, "STATUS=%s", buf);
 }
 
-/* Serve /metrics where the config says (or stop): 0, or -errno with the
- * cause logged.  A reload that can't listen at the new address keeps the
- * old one. */
+/* The listening socket systemd passed for /metrics (rfsd-metrics.socket),
+ * or -1: under rfsd.service, which lets rfsd make no IP socket, the one
+ * way to serve it.  libmicrohttpd serves one; the rest is closed. */
+static int metrics_fd_passed(void)
+{
+	int n = sd_listen_fds(1), fd, got = -1;
+
+	if (n < 0)
+		pr_warn("can't take the sockets systemd passed: %s\n",
+			strerror(-n));
+	for (fd = SD_LISTEN_FDS_START; fd < SD_LISTEN_FDS_START + n; fd++) {
+		if (got < 0 &&
+		    sd_is_socket_inet(fd, AF_UNSPEC, SOCK_STREAM, 1, 0) > 0) {
+			got = fd;
+			continue;
+		}
+		pr_warn("closing fd %d systemd passed: rfsd serves /metrics on one listening TCP socket\n",
+			fd);
+		close(fd);
+	}
+	return got;
+}
+
+/* Serve /metrics on the socket systemd passed, which wins over
+ * metrics_listen, else where the config says (or stop): 0, or -errno
+ * with the cause logged.  A reload that can't listen at the new address
+ * keeps the old one. */
 static int metrics_apply(struct rfsd *d)
 {
 	const char *want = d->cfg.metrics_listen, *have = rfsd_metrics_addr(d->metrics);
 	struct rfsd_metrics *m = NULL;
+	int e, fd = d->metrics_fd;
 	char err[256];
-	int e;
 
-	if ((!want && !have) || (want && have && !strcmp(want, have)))
+	if (fd >= 0 && want)
+		pr_info("metrics_listen '%s' ignored: systemd passed rfsd a socket for /metrics\n",
+			want);
+	if (fd >= 0 ? have != NULL :
+	    (!want && !have) || (want && have && !strcmp(want, have)))
 		return 0;
-	if (want) {
-		e = rfsd_metrics_open(&m, &d->loop, d->dispatch, want, err,
+	if (want || fd >= 0) {
+		e = rfsd_metrics_open(&m, &d->loop, d->dispatch,
+				      fd >= 0 ? NULL : want, fd, err,
 				      sizeof(err));
 		if (e) {
-			pr_warn("%s%s\n", err, have ? "; still serving the old address" : "");
+			/* the unit's RestrictAddressFamilies= refused socket() */
+			pr_warn("%s%s%s\n", err,
+				(e == -EAFNOSUPPORT || e == -EPERM) &&
+				getenv("INVOCATION_ID") ? "; rfsd.service lets rfsd open no IP socket: systemctl enable --now rfsd-metrics.socket; systemctl restart rfsd" : "",
+				have ? "; still serving the old address" : "");
 			return e;
 		}
-		pr_info("serving metrics on http://%s/metrics\n", want);
+		pr_info("serving metrics on http://%s/metrics%s\n",
+			rfsd_metrics_addr(m),
+			fd >= 0 ? " (the socket systemd passed)" : "");
 	} else {
 		pr_info("no longer serving metrics on %s\n", have);
 	}
@@ -403,7 +440,7 @@ int main(int argc, char **argv)
 {
 	struct rfsd d = {
 		.loop.epfd = -1, .sampler.tfd = -1,
-		.sig.fd = -1, .tmr.fd = -1, .job.fd = -1,
+		.sig.fd = -1, .tmr.fd = -1, .job.fd = -1, .metrics_fd = -1,
 	};
 	const struct rfsd_dispatch dispatch = { .cmds = rfsd_cmds, .ctx = &d.cmd };
 	char err[RFSD_CONFIG_ERR_LEN], cgerr[256];
@@ -467,6 +504,7 @@ int main(int argc, char **argv)
 	budget_of(&d.cfg, &d.budget);
 	opts.budget = &d.budget;
 
+	d.metrics_fd = metrics_fd_passed();
 	e = open_fds(&d);
 	if (e) {
 		pr_warn("can't set up the event loop: %s\n", strerror(-e));

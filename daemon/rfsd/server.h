@@ -137,14 +137,15 @@ enum rfsd_role rfsd_peer_role(int fd, const struct ucred *cr,
 
 struct rfsd_metrics;
 
-/* Listen on addr ("127.0.0.1:9464", "[::1]:9464") and serve in loop.
+/* Listen on addr ("127.0.0.1:9464", "[::1]:9464"), or with addr NULL on
+ * fd (a listening TCP socket, closed with the server), and serve in loop.
  * 0, or -errno with "can't serve metrics on '<addr>': <cause>" in err. */
 int rfsd_metrics_open(struct rfsd_metrics **m, struct rfsd_loop *loop,
 		      const struct rfsd_dispatch *dispatch, const char *addr,
-		      char *err, size_t len);
+		      int fd, char *err, size_t len);
 /* NULL is fine. */
 void rfsd_metrics_close(struct rfsd_metrics *m);
-/* What it listens on, as configured. */
+/* What it listens on, as metrics_listen names it. */
 const char *rfsd_metrics_addr(const struct rfsd_metrics *m);
 
 /* ---- capabilities (caps.c) ---- */

@@ -87,7 +87,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	/* a free port of the dynamic range, this process's first guess */
 	for (port = 49152 + getpid() % 8192; e && port < 65536; port++) {
 		snprintf(where, sizeof(where), "127.0.0.1:%d", port);
-		e = rfsd_metrics_open(&metrics, NULL, &dispatch, where, err,
+		e = rfsd_metrics_open(&metrics, NULL, &dispatch, where, -1, err,
 				      sizeof(err));
 	}
 	if (e) {

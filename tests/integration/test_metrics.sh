@@ -24,6 +24,7 @@ ALL_TESTS="
 	test_per_peer_limit
 	test_request_deadline
 	test_not_loopback_warned
+	test_socket_from_systemd
 "
 
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/lab.sh"
@@ -515,6 +516,60 @@ test_not_loopback_warned()
 	[ "$(grep -c "is not a loopback address" "$RFSD_LOG")" = 1 ] ||
 		fail "loopback warned too"
 	say "$(grep -F "is not a loopback address" "$RFSD_LOG" | head -n 1)"
+}
+
+# The listening socket systemd passes (rfsd-metrics.socket; here
+# systemd-socket-activate, which sets LISTEN_FDS and LISTEN_PID as PID 1
+# does, and like it starts rfsd at the first connection) is served, the
+# scrape that started rfsd first, and wins over metrics_listen, which is
+# left unopened and said so; of two sockets passed rfsd serves the first
+# and closes the other.  A reload keeps serving it.  (test_systemd.sh
+# runs it under the unit, where rfsd can open no IP socket of its own.)
+test_socket_from_systemd()
+{
+	local port cfg_port
+	lab_need systemd-socket-activate
+	lab_trap
+	lab_up
+	lab_init
+	port=$(free_port) || fail "can't pick a port"
+	cfg_port=$(free_port) || fail "can't pick a port"
+	printf '[global]\nmetrics_listen = 127.0.0.1:%s\n' "$cfg_port" \
+		> "$LAB_DIR/rfsd.conf"
+	printf '#!/bin/sh\nexec systemd-socket-activate -l 127.0.0.1:%s -l [::1]:%s %s "$@"\n' \
+		"$port" "$port" "$RFSD" > "$LAB_DIR/rfsd-activated"
+	chmod +x "$LAB_DIR/rfsd-activated"
+	lab_bg "$LAB_DIR/rfsd-activated" --socket "$RFS_SOCK" \
+		--pin-dir "$RFS_PIN" --config "$LAB_DIR/rfsd.conf" -v \
+		>> "$RFSD_LOG" 2>&1
+	RFSD_PID=$LAB_BG_PID
+	lab_wait_log "Listening on \[::1\]:$port" ||
+		fail "systemd-socket-activate did not listen on $port"
+	curl -sS --max-time 30 --fail "http://127.0.0.1:$port/metrics" \
+		> "$LAB_DIR/first.prom" ||
+		LAB_LOG_LINES=20 fail "the scrape that starts rfsd got no metrics"
+	grep -q '^rfs_build_info{' "$LAB_DIR/first.prom" ||
+		fail "the scrape that started rfsd got no rfs_build_info"
+	ctl attach "$LAB_A" >/dev/null || fail "rfsctl attach $LAB_A failed"
+	sleep 1.1	# past the first scrape's snapshot
+	scrape "http://127.0.0.1:$port/metrics" > "$LAB_DIR/passed.prom"
+	grep -q "^rfs_interface_attached{interface=\"$LAB_A\"," "$LAB_DIR/passed.prom" ||
+		fail "the scrape of the passed socket does not show $LAB_A attached"
+	promtool_ok "$LAB_DIR/passed.prom" "/metrics on the passed socket"
+	grep -qF "serving metrics on http://127.0.0.1:$port/metrics (the socket systemd passed)" "$RFSD_LOG" ||
+		fail "rfsd did not say it serves the passed socket"
+	grep -qF "metrics_listen '127.0.0.1:$cfg_port' ignored: systemd passed rfsd a socket for /metrics" "$RFSD_LOG" ||
+		fail "rfsd did not say metrics_listen was ignored"
+	curl -s --max-time 2 -o /dev/null "http://127.0.0.1:$cfg_port/metrics" &&
+		fail "metrics_listen was opened beside the passed socket"
+	grep -q "closing fd 4 systemd passed: rfsd serves /metrics on one listening TCP socket" "$RFSD_LOG" ||
+		fail "rfsd did not say it closed the second socket"
+	curl -s --max-time 2 -o /dev/null "http://[::1]:$port/metrics" &&
+		fail "the second socket passed is still served"
+	lab_signal "$RFSD_PID" HUP
+	lab_wait_log "reloading config" || fail "rfsd did not reload"
+	scrape "http://127.0.0.1:$port/metrics" > /dev/null
+	say "served /metrics on the passed 127.0.0.1:$port, not metrics_listen's $cfg_port"
 }
 
 # ----------------------------------------------------------------- runner

@@ -12,7 +12,7 @@
 #	tests/integration/test_systemd.sh [test_name...]
 #
 # Exit: 0 all passed (some may have skipped), 249 all skipped, 1 a failure.
-# SD_MAX_EXPOSURE (default 3.3): the highest score test_security_score
+# SD_MAX_EXPOSURE (default 3.0): the highest score test_security_score
 # takes.  systemd-analyze counts CAP_SETUID, CAP_SETGID and CAP_SETPCAP
 # in the bounding set against the unit; rfsd never has them effective,
 # only its request parser takes them up to give itself away (caps.c),
@@ -34,9 +34,15 @@ ALL_TESTS="
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/nspawn.sh"
 
 UNIT_IN=${RFSD_UNIT_IN:-$LAB_TOP/systemd/rfsd.service.in}
-SD_MAX_EXPOSURE=${SD_MAX_EXPOSURE:-3.3}
+SD_MAX_EXPOSURE=${SD_MAX_EXPOSURE:-3.0}
 SEQ=$LAB_BUILD/tests/rfs_seq
 SEQ_PORT=$((LAB_PORT + 300))
+
+# A TCP port free on loopback now (the kernel's pick).
+free_port()
+{
+	"$LAB_PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
 
 # The unit as `make install` writes it (the Makefile's sed, word for word),
 # ExecStart in directory $1.
@@ -263,7 +269,8 @@ sd_setup()
 	# pending, so systemd's kill sweep was still going after rfsd's exit
 	# had begun; a SIGCONT discards a pending SIGSTOP, the one ptrace's
 	# attach sends, most likely what happened here.
-	mkdir -p "$NSPAWN_ETC/rfsd.service.d"
+	mkdir -p "$NSPAWN_ETC/rfsd.service.d" "$NSPAWN_ETC/rfsd-metrics.socket.d"
+	cp "$LAB_TOP/systemd/rfsd-metrics.socket" "$NSPAWN_ETC/"
 	if ldd "$RFSD" 2>/dev/null | grep -q libasan; then
 		cat > "$NSPAWN_ETC/rfsd.service.d/sanitizers.conf" <<-EOF
 		[Service]
@@ -274,6 +281,8 @@ sd_setup()
 	nspawn_boot \
 		--bind-ro="$NSPAWN_ETC/rfsd.service:/etc/systemd/system/rfsd.service" \
 		--bind-ro="$NSPAWN_ETC/rfsd.service.d:/etc/systemd/system/rfsd.service.d" \
+		--bind-ro="$NSPAWN_ETC/rfsd-metrics.socket:/etc/systemd/system/rfsd-metrics.socket" \
+		--bind-ro="$NSPAWN_ETC/rfsd-metrics.socket.d:/etc/systemd/system/rfsd-metrics.socket.d" \
 		--bind-ro="$NSPAWN_ETC/default-rfsd:/etc/default/rfsd" \
 		--bind-ro="$NSPAWN_ETC/rfs:/etc/rfs" ||
 		skip "can't boot a systemd container here: $NSPAWN_WHY"
@@ -452,29 +461,63 @@ test_netns_move_under_unit()
 	lab_kill "$holder"
 }
 
-# metrics_listen under the unit: rfsd.service allows AF_INET/AF_INET6 and
-# IP traffic to and from loopback only (IPAddressDeny=any,
-# IPAddressAllow=localhost).  rfsd listens on every address here, so the
-# unit's filter alone decides: a scrape of 127.0.0.1 gets the metrics, one
-# from the lab namespace to the lab address gets nothing.
+# /metrics under the unit, which lets rfsd open no IP socket: with
+# metrics_listen set and no socket from systemd, rfsd fails to start and
+# names the fix; the fix as it says it (enable rfsd-metrics.socket,
+# restart rfsd) serves /metrics on the socket systemd passes, with the
+# port and address from a drop-in as an admin writes one, and
+# metrics_listen left unopened.  The drop-in listens on every address, so
+# the socket unit's filter alone decides: a scrape of 127.0.0.1 gets the
+# metrics, one from the lab namespace to the lab address gets nothing.
+# rfsd stopped, a scrape starts it again (socket activation).
 test_metrics_under_unit()
 {
-	local port
+	local port cfg_port cur i
 	lab_need curl
 	sd_setup
-	port=$("$LAB_PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-	printf '[global]\nmetrics_listen = 0.0.0.0:%s\n[interface %s]\n' \
-		"$port" "$LAB_A" > "$NSPAWN_ETC/rfs/rfsd.conf"
-	sd_start
+	port=$(free_port) && cfg_port=$(free_port) || fail "can't pick a port"
+	printf '[global]\nmetrics_listen = 127.0.0.1:%s\n[interface %s]\n' \
+		"$cfg_port" "$LAB_A" > "$NSPAWN_ETC/rfs/rfsd.conf"
+	cur=$(sd_cursor)
+	timeout 60 nsenter -t "$NSPAWN_LEADER" -a -- systemctl start rfsd &&
+		sd_fail "rfsd.service started with metrics_listen and no socket from systemd"
+	sd_wait_journal "$cur" 10 "can't serve metrics on '127\\.0\\.0\\.1:$cfg_port': .*; rfsd\\.service lets rfsd open no IP socket: systemctl enable --now rfsd-metrics\\.socket; systemctl restart rfsd" ||
+		sd_fail "no message naming rfsd-metrics.socket when metrics_listen can't open a socket under the unit"
+	say "metrics_listen under rfsd.service: $(sd_journal_since "$cur" | grep -o "can't serve metrics.*" | head -n 1)"
+
+	printf '[Socket]\nListenStream=\nListenStream=0.0.0.0:%s\n' "$port" \
+		> "$NSPAWN_ETC/rfsd-metrics.socket.d/port.conf"
+	sd systemctl daemon-reload || fail "can't reload the container's systemd"
+	sd systemctl enable --now rfsd-metrics.socket ||
+		sd_fail "systemctl enable --now rfsd-metrics.socket failed"
+	cur=$(sd_cursor)
+	sd_start restart
 	curl -sS --max-time 10 --fail "http://127.0.0.1:$port/metrics" \
 		> "$LAB_DIR/unit.prom" ||
-		sd_fail "no scrape through loopback under rfsd.service"
+		sd_fail "no scrape of the socket systemd passed rfsd.service"
 	grep -q "^rfs_interface_attached{interface=\"$LAB_A\"," "$LAB_DIR/unit.prom" ||
 		sd_fail "the scrape under rfsd.service does not show $LAB_A attached"
-	say "a loopback scrape under rfsd.service: $(grep -vc '^#' "$LAB_DIR/unit.prom") samples"
+	sd_wait_journal "$cur" 5 "metrics_listen '127\\.0\\.0\\.1:$cfg_port' ignored" \
+		"serving metrics on http://0\\.0\\.0\\.0:$port/metrics \\(the socket systemd passed\\)" ||
+		sd_fail "rfsd did not say it serves the passed socket rather than metrics_listen"
+	curl -s --max-time 2 -o /dev/null "http://127.0.0.1:$cfg_port/metrics" &&
+		sd_fail "metrics_listen's 127.0.0.1:$cfg_port answers beside the passed socket"
+	say "a loopback scrape of rfsd-metrics.socket: $(grep -vc '^#' "$LAB_DIR/unit.prom") samples"
 	lab_ns curl -s --max-time 5 -o /dev/null "http://$LAB_IP4_A:$port/metrics" &&
-		sd_fail "a scrape from the lab namespace got through IPAddressDeny=any"
-	say "a scrape of $LAB_IP4_A:$port from $LAB_NS: refused by the unit, as it should"
+		sd_fail "a scrape from the lab namespace got through the socket unit's IPAddressDeny=any"
+	say "a scrape of $LAB_IP4_A:$port from $LAB_NS: refused by the socket unit, as it should"
+
+	sd_stop || sd_fail "systemctl stop rfsd failed"
+	curl -sS --max-time 30 --fail -o /dev/null "http://127.0.0.1:$port/metrics" ||
+		sd_fail "a scrape with rfsd stopped did not start it"
+	# rfsd answers before READY=1 (it serves /metrics just before)
+	for ((i = 0; i < 50; i++)); do
+		[ "$(sd_prop ActiveState)" = active ] && break
+		sleep 0.1
+	done
+	[ "$(sd_prop ActiveState)" = active ] ||
+		sd_fail "rfsd.service is $(sd_prop ActiveState) after a scrape of its socket"
+	say "rfsd stopped, a scrape started it again"
 	sd_log
 }
 

@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # systemd/rfsd.service.in as `make install` turns it into rfsd.service
-# (@SBINDIR@ replaced), checked by systemd-analyze verify: any warning
-# about the unit fails.  Also the hardening the unit must keep, and
-# systemd/rfsd.env (what EnvironmentFile= reads).
+# (@SBINDIR@ replaced), and systemd/rfsd-metrics.socket beside it, checked
+# by systemd-analyze verify: any warning about them fails.  Also the
+# hardening the unit must keep, and systemd/rfsd.env (what
+# EnvironmentFile= reads).
 #
 #	tests/integration/test_unit_verify.sh [TEST...]
 #
@@ -25,6 +26,7 @@ ALL_TESTS="
 	test_unit_verify
 	test_unit_substituted
 	test_unit_hardening
+	test_metrics_socket
 	test_env_file
 "
 
@@ -136,12 +138,13 @@ test_unit_hardening()
 	expect_directive ProtectHome yes
 	expect_directive PrivateTmp yes
 	expect_directive NoNewPrivileges yes
-	expect_directive RestrictAddressFamilies AF_UNIX AF_NETLINK
-	# IP only for metrics_listen, and only from and to loopback
+	# no IP socket, no IP traffic: /metrics comes from the socket unit
+	line=$(grep -E '^RestrictAddressFamilies=' "$UNIT" | tr '\n' ' ')
+	[[ $line == "RestrictAddressFamilies=AF_UNIX AF_NETLINK " ]] ||
+		fail "RestrictAddressFamilies= must be AF_UNIX AF_NETLINK alone, is '$line'"
 	expect_directive IPAddressDeny any
-	line=$(grep -E '^IPAddressAllow=' "$UNIT" | tr '\n' ' ')
-	[[ $line == "IPAddressAllow=localhost " ]] ||
-		fail "IPAddressAllow= must be localhost alone, is '$line'"
+	grep -qE '^IPAddressAllow=' "$UNIT" &&
+		fail "IPAddressAllow= in rfsd.service: its IP traffic is the socket unit's"
 	# a bound on the flow tables too (BPF maps are charged to rfsd's
 	# cgroup): above the budgets' defaults (daemon/lib/rfs_dp.h)
 	expect_directive MemoryMax 15%
@@ -191,6 +194,34 @@ test_unit_hardening()
 		fail "ProcSubset=pid hides /proc/config.gz"
 	grep -Eq '^PrivateNetwork=(yes|true)' "$UNIT" &&
 		fail "PrivateNetwork would hide the host's interfaces"
+	return 0
+}
+
+# The /metrics socket: verified beside the service it starts, on the
+# port the man page documents, loopback only, and installed for
+# sockets.target (enabled only when the admin says so).
+test_metrics_socket()
+{
+	local sock=$TMP/unit/rfsd-metrics.socket out rc line
+
+	cp "$ROOT/systemd/rfsd-metrics.socket" "$sock"
+	out=$(systemd-analyze verify "${MAN_ARGS[@]}" "$sock" 2>&1)
+	rc=$?
+	if grep -E "rfsd-metrics\.socket|rfsd\.service|$TMP" <<<"$out" >"$TMP/ours"; then
+		fail "systemd-analyze verify warns about the socket unit:"
+		indent <"$TMP/ours"
+	fi
+	((rc == 0)) || fail "systemd-analyze verify of the socket unit exited $rc"
+	line=$(grep -E '^ListenStream=' "$sock" | tr '\n' ' ')
+	[[ $line == "ListenStream=127.0.0.1:9464 " ]] ||
+		fail "ListenStream= must be 127.0.0.1:9464 alone, is '$line'"
+	grep -q '127\.0\.0\.1:9464' "$ROOT/man/rfsd.8" ||
+		fail "rfsd(8) does not document 127.0.0.1:9464"
+	for line in Service=rfsd.service IPAddressDeny=any \
+		    IPAddressAllow=localhost WantedBy=sockets.target; do
+		grep -qx "$line" "$sock" || fail "rfsd-metrics.socket lacks $line"
+	done
+	grep -q '^Accept=yes' "$sock" && fail "Accept=yes: rfsd takes the listening socket"
 	return 0
 }
 

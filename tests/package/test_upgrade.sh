@@ -7,9 +7,9 @@
 # starts rfsd.service and attaches the lab veth; numbered UDP flows while
 # apt installs version N+1 (same code, a newer changelog entry), whose
 # postinst restarts rfsd: no datagram reordered or lost, the same XDP
-# program on the link, and rfsctl status names the new build.  apt remove
-# then leaves no XDP program and no pins (prerm's rfsd --cleanup), apt
-# purge no config.
+# program on the link, and rfsctl status names the new build; the
+# /metrics socket unit is installed and off.  apt remove then leaves no
+# XDP program and no pins (prerm's rfsd --cleanup), apt purge no config.
 #
 #	tests/package/test_upgrade.sh [test_name...]
 #
@@ -122,6 +122,10 @@ test_install_upgrade_remove_purge()
 	[ "$(sd_prop UnitFileState)" = enabled ] ||
 		pkg_fail "rfsd.service is $(sd_prop UnitFileState) after installing $vn"
 	sd getent group rfs >/dev/null || pkg_fail "no group rfs after installing $vn"
+	# /metrics is off unless the admin turns it on, as metrics_listen is
+	st="$(sd systemctl show -p UnitFileState --value rfsd-metrics.socket) $(sd systemctl show -p ActiveState --value rfsd-metrics.socket)"
+	[ "$st" = "disabled inactive" ] ||
+		pkg_fail "rfsd-metrics.socket is '$st' after installing $vn, want disabled and inactive"
 	prog=$(lab_xdp_id "$LAB_A")
 	[ -n "$prog" ] || pkg_fail "no XDP program on $LAB_A once the package's rfsd started"
 	pid=$(sd_prop MainPID)

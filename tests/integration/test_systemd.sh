@@ -410,6 +410,17 @@ $(sd_stop_seen)"
 	sd_log
 }
 
+# Move $LAB_A from the host into netns $1 (a PID or an nsfs path), and
+# wait for rfsd's journal to say of it: moved to another network namespace
+# $2 (an extended regexp); 1 if it does not.
+sd_move()
+{
+	local cur
+	cur=$(sd_cursor)
+	ip link set dev "$LAB_A" netns "$1" || fail "can't move $LAB_A into netns $1"
+	sd_wait_journal "$cur" 5 "iface '$LAB_A' \\(ifindex [0-9]+\\): moved to another network namespace $2"
+}
+
 # The unit's sandbox lets rfsd do what an interface moved to another
 # network namespace takes (daemon/rfsd/netns.c): find the namespace, fork,
 # setns() into it (RestrictNamespaces=net, CAP_SYS_ADMIN, SystemCallFilter)
@@ -422,7 +433,8 @@ $(sd_stop_seen)"
 # detach there.  The lab veth is moved from the host.
 test_netns_move_under_unit()
 {
-	local cur prog holder i ns=rfsmv$LAB_ID named
+	local prog holder i ns=rfsmv$LAB_ID named
+	local detached='\(netns id [0-9-]+\): detached XDP there'
 	sd_setup
 	sd_start
 	prog=$(lab_xdp_id "$LAB_A")
@@ -432,9 +444,7 @@ test_netns_move_under_unit()
 		sd unshare --net="/run/netns/$ns" true ||
 		fail "can't make /run/netns/$ns in the container"
 	named=/proc/$NSPAWN_LEADER/root/run/netns/$ns
-	cur=$(sd_cursor)
-	ip link set dev "$LAB_A" netns "$named" || fail "can't move $LAB_A to $ns"
-	sd_wait_journal "$cur" 5 "iface '$LAB_A' \\(ifindex [0-9]+\\): moved to another network namespace \\(netns id [0-9-]+\\): detached XDP there" ||
+	sd_move "$named" "$detached" ||
 		sd_fail "rfsd under the unit did not detach XDP in the named namespace $ns"
 	nsenter --net="$named" ip -d link show dev "$LAB_A" | grep -q 'prog/xdp' &&
 		sd_fail "$LAB_A moved to $ns still runs rfs_xdp (id $prog)"
@@ -461,10 +471,7 @@ test_netns_move_under_unit()
 		sleep 0.1
 	done
 	[ -n "$prog" ] || sd_fail "$LAB_A back from $ns was not attached again"
-	cur=$(sd_cursor)
-	ip link set dev "$LAB_A" netns "$holder" ||
-		fail "can't move $LAB_A into the netns of PID $holder"
-	sd_wait_journal "$cur" 5 "iface '$LAB_A' \\(ifindex [0-9]+\\): moved to another network namespace .*can't detach XDP there: .*without CAP_SYS_PTRACE; our program stays on it there, pins dropped; name it \\(ip netns attach NAME PID\\), or add CAP_SYS_PTRACE to rfsd's CapabilityBoundingSet= in a drop-in" ||
+	sd_move "$holder" ".*can't detach XDP there: .*without CAP_SYS_PTRACE; our program stays on it there, pins dropped; name it \\(ip netns attach NAME PID\\), or add CAP_SYS_PTRACE to rfsd's CapabilityBoundingSet= in a drop-in" ||
 		sd_fail "rfsd under the unit did not say why XDP stays in the netns of PID $holder"
 	[ "$(sd_prop ActiveState)" = active ] || sd_fail "rfsd.service is $(sd_prop ActiveState) after the move"
 	say "$LAB_A moved to the netns only a process holds (host PID $holder): rfsd says why XDP stays there"
@@ -479,10 +486,7 @@ test_netns_move_under_unit()
 	sd_start restart
 	prog=$(lab_xdp_id "$LAB_A")
 	[ -n "$prog" ] || sd_fail "$LAB_A not attached after the restart"
-	cur=$(sd_cursor)
-	ip link set dev "$LAB_A" netns "$holder" ||
-		fail "can't move $LAB_A into the netns of PID $holder"
-	sd_wait_journal "$cur" 5 "iface '$LAB_A' \\(ifindex [0-9]+\\): moved to another network namespace \\(netns id [0-9-]+\\): detached XDP there" ||
+	sd_move "$holder" "$detached" ||
 		sd_fail "with CAP_SYS_PTRACE from a drop-in rfsd did not detach XDP in the netns of PID $holder"
 	nsenter -t "$holder" -n ip -d link show dev "$LAB_A" | grep -q 'prog/xdp' &&
 		sd_fail "$LAB_A moved to another netns still runs rfs_xdp (id $prog)"

@@ -430,7 +430,8 @@ sd_move()
 # give.  One only a process holds (unshare --net, a sleep in the
 # container) is not: rfsd says so, with the fix; the fix, a drop-in
 # adding CAP_SYS_PTRACE as docs/operations.md has it, then lets rfsd
-# detach there.  The lab veth is moved from the host.
+# detach there (its other drop-in, perf_event_open, is checked for what
+# systemd makes of it).  The lab veth is moved from the host.
 test_netns_move_under_unit()
 {
 	local prog holder i ns=rfsmv$LAB_ID named
@@ -482,7 +483,15 @@ test_netns_move_under_unit()
 		fail "can't move $LAB_A back from PID $holder's netns"
 	printf '[Service]\nCapabilityBoundingSet=CAP_SYS_PTRACE\n' \
 		> "$NSPAWN_ETC/rfsd.service.d/ptrace.conf"
+	# and the other recipe there, perf_event_open (kprobes, which this
+	# kernel may not have): systemd adds it to the allow list
+	printf '[Service]\nSystemCallFilter=perf_event_open\n' \
+		> "$NSPAWN_ETC/rfsd.service.d/kprobes.conf"
 	sd systemctl daemon-reload || fail "systemctl daemon-reload failed"
+	sd_prop SystemCallFilter | grep -qw perf_event_open ||
+		sd_fail "the drop-in did not allow perf_event_open: $(sd_prop SystemCallFilter | cut -c1-300)"
+	sd_prop CapabilityBoundingSet | grep -qw cap_sys_ptrace ||
+		sd_fail "the drop-in did not add CAP_SYS_PTRACE: $(sd_prop CapabilityBoundingSet)"
 	sd_start restart
 	prog=$(lab_xdp_id "$LAB_A")
 	[ -n "$prog" ] || sd_fail "$LAB_A not attached after the restart"

@@ -137,6 +137,21 @@ static int rfs_attach_pin(struct rfs_dp *dp, struct bpf_program *prog,
 	return 0;
 }
 
+static const char rfs_kprobe_hint[] =
+	"under systemd allow it in a drop-in: SystemCallFilter=perf_event_open (docs/operations.md)";
+
+/* Undo the socket hooks' pins made so far. */
+static void rfs_core_unpin_sock(const struct rfs_dp *dp, struct bpf_object *o)
+{
+	struct bpf_program *p;
+	char path[PATH_MAX];
+
+	bpf_object__for_each_program(p, o)
+		if (rfs_sock_prog_mode(bpf_program__name(p)) != RFS_TRACE_NONE &&
+		    !rfs_path(path, "%s/links/%s", dp->base, bpf_program__name(p)))
+			unlink(path);
+}
+
 static int rfs_core_load(const struct rfs_dp *dp,
 			 const struct rfs_kfeatures *f,
 			 enum rfs_trace_mode mode, struct rfs_core **out,
@@ -297,6 +312,21 @@ int rfs_core_create(struct rfs_dp *dp, const struct rfs_dp_opts *o,
 		    !bpf_program__autoload(p))
 			continue;
 		l = bpf_program__attach(p);
+		/* kprobes this process may not attach (perf_event_open
+		 * filtered out, as in the systemd unit): auto goes without
+		 * socket hooks rather than without rfsd */
+		if (mode == RFS_TRACE_KPROBE && libbpf_get_error(l) == -EPERM) {
+			if (o->trace_mode != RFS_TRACE_AUTO) {
+				err_ = rfs_errf(err, EPERM, "can't attach kprobes (perf_event_open: %s); %s",
+						strerror(EPERM), rfs_kprobe_hint);
+				break;
+			}
+			pr_warn("can't attach kprobes (perf_event_open: %s): no socket hooks, flows are spread by hash; %s\n",
+				strerror(EPERM), rfs_kprobe_hint);
+			rfs_core_unpin_sock(dp, skel->obj);
+			dp->trace_mode = RFS_TRACE_NONE;
+			break;
+		}
 		/* udpv6_* is absent when IPv6 is built as a module not
 		 * loaded: steer what we can and say so. */
 		if (mode == RFS_TRACE_KPROBE && libbpf_get_error(l) &&

@@ -452,11 +452,20 @@ void rfsd_ifaces_link_moved(struct rfsd_ifaces *ifs, int ifindex, int nsid,
 		e = rfsd_netns_xdp_detach(nsid, new_ifindex,
 					  rfs_if_prog_fd(ifc),
 					  rfs_if_mode(ifc) == RFS_XDP_GENERIC);
-		if (!e)
+		if (!e || e == -ENOENT || e == -EACCES)
 			break;
 		usleep(20000);
 	}
-	if (e)
+	/* our program stays there, unpinned: say what would reach it */
+	if (e == -ENOENT || e == -EACCES)
+		rfs_log_iface(RFS_LOG_WARN, rfs_if_name(ifc), ifindex,
+			      "moved to another network namespace (netns id %d, ifindex %d there): can't detach XDP there: the namespace is not named (/run/netns, /run/docker/netns) and %s; our program stays on it there, pins dropped; %s",
+			      nsid, new_ifindex,
+			      e == -ENOENT ? "no process rfsd sees holds it" :
+			      "rfsd may not read the processes that hold it without CAP_SYS_PTRACE",
+			      e == -ENOENT ? "name it (ip netns attach NAME PID) to have it detached" :
+			      "name it (ip netns attach NAME PID), or add CAP_SYS_PTRACE to rfsd's CapabilityBoundingSet= in a drop-in (docs/operations.md), to have it detached");
+	else if (e)
 		rfs_log_iface(RFS_LOG_WARN, rfs_if_name(ifc), ifindex,
 			      "moved to another network namespace (netns id %d, ifindex %d there): can't detach XDP there: %s; pins dropped",
 			      nsid, new_ifindex, strerror(-e));

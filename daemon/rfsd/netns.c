@@ -5,9 +5,14 @@
  * to.  The move's RTM_DELLINK names the new namespace only by its netns
  * id and the new ifindex; RTM_SETLINK can't be addressed by netns id (its
  * IFLA_TARGET_NETNSID means "move to").  So the namespace is looked for
- * among the named ones (/run/netns) and those of running processes, by
- * asking the kernel for each one's id (RTM_GETNSID), and a child process
- * enters it to detach our program there.
+ * among the named ones, then those of running processes, by asking the
+ * kernel for each one's id (RTM_GETNSID), and a child process enters it
+ * to detach our program there.  A named one is a bind-mounted nsfs file
+ * anyone may open: ip netns, podman, containerd's and CRI-O's CNI pods
+ * put theirs in /run/netns, Docker in /run/docker/netns.  A process's
+ * /proc/PID/ns/net opens only to who may ptrace-read it: without
+ * CAP_SYS_PTRACE (the unit does not give it) not a container's, whose
+ * capabilities are not a subset of rfsd's.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,11 +21,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <bpf/libbpf.h>
 #include <libmnl/libmnl.h>
+#include <linux/capability.h>
 #include <linux/if_link.h>
 #include <linux/net_namespace.h>
 #include <linux/rtnetlink.h>
@@ -231,6 +238,7 @@ static int netns_id_of(struct mnl_socket *nl, int fd, unsigned int seq)
  * first, then those of running processes. */
 static int netns_fd_by_id(int nsid)
 {
+	const char *dirs = getenv("RFSD_TEST_NETNS_DIRS");
 	struct mnl_socket *nl = nl_socket();
 	glob_t g = { 0 };
 	int fd = -1;
@@ -238,7 +246,8 @@ static int netns_fd_by_id(int nsid)
 
 	if (!nl)
 		return -1;
-	glob("/run/netns/*", 0, NULL, &g);
+	/* a test names its own directories instead of /run's */
+	glob(dirs ? dirs : "/run/{netns,docker/netns}/*", GLOB_BRACE, NULL, &g);
 	glob("/proc/[1-9]*/ns/net", GLOB_APPEND | GLOB_NOSORT, NULL, &g);
 	for (i = 0; i < g.gl_pathc && fd < 0; i++) {
 		fd = open(g.gl_pathv[i], O_RDONLY | O_CLOEXEC);
@@ -259,7 +268,8 @@ int rfsd_netns_xdp_detach(int nsid, int ifindex, int prog_fd, bool generic)
 	pid_t pid;
 
 	if (ns < 0)
-		return -ENOENT;
+		return prctl(PR_CAPBSET_READ, CAP_SYS_PTRACE, 0, 0, 0) == 1 ?
+		       -ENOENT : -EACCES;
 	pid = fork();
 	if (pid < 0) {
 		close(ns);

@@ -27,7 +27,9 @@ int rfsd_route_default_oifs(const struct nlmsghdr *nlh, int *oifs, int max);
 /* The links of this netns into *out (free() it), default_route set only
  * if routes.  0 or -errno. */
 int rfsd_netns_links(struct rfsd_link **out, size_t *n, bool routes);
-/* Detach prog_fd from ifindex in the netns known here as nsid. */
+/* Detach prog_fd from ifindex in the netns known here as nsid.  0 or
+ * -errno: -ENOENT when no named namespace nor process holds it, -EACCES
+ * when none rfsd may read does and it lacks CAP_SYS_PTRACE. */
 int rfsd_netns_xdp_detach(int nsid, int ifindex, int prog_fd, bool generic);
 
 #endif /* RFSD_NETNS_H */

@@ -21,6 +21,7 @@ ALL_TESTS="
 	test_rename_live
 	test_rename_while_down
 	test_netns_move
+	test_netns_move_no_ptrace
 	test_replaced_by_other_tool
 	test_incompatible_pins
 "
@@ -308,6 +309,83 @@ test_netns_move()
 		grep -q "\"$LAB_A\"" && fail "status still lists $LAB_A"
 	ip -n "$ns" link set dev "$LAB_A" netns 1 2>/dev/null
 	ip netns del "$ns"
+}
+
+# Without CAP_SYS_PTRACE, as the systemd unit runs it: an interface moved
+# to a named namespace (ip netns, or a bind mount in a directory like
+# Docker's /run/docker/netns, here one of the test's) is still detached
+# there.  Moved to a namespace only a process holds (a container's:
+# /proc/PID/ns/net of a process with more capabilities than rfsd opens
+# only with CAP_SYS_PTRACE), our program stays there; rfsd says so once,
+# with the fix, drops the interface and carries on.
+test_netns_move_no_ptrace()
+{
+	local ns=rfsmv$LAB_ID dir=$LAB_DIR/netns holder i out
+	lab_need setpriv unshare nsenter
+	lab_trap
+	lab_up
+	mkdir -p "$dir" && touch "$dir/ctr" || fail "can't make $dir/ctr"
+	trap 'ip netns del '"$ns"' 2>/dev/null; umount '"$dir/ctr"' 2>/dev/null; lab_down' EXIT
+	unshare --net="$dir/ctr" true || skip "can't bind a new netns on $dir/ctr"
+	ip netns add "$ns" || fail "can't create netns $ns"
+	cat > "$LAB_DIR/rfsd-noptrace" <<-EOF
+	#!/bin/sh
+	RFSD_TEST_NETNS_DIRS='{/run/netns,$dir}/*' exec setpriv \\
+		--bounding-set -sys_ptrace --inh-caps -sys_ptrace -- "$RFSD" "\$@"
+	EOF
+	chmod +x "$LAB_DIR/rfsd-noptrace"
+	RFSD=$LAB_DIR/rfsd-noptrace lab_start_rfsd
+	# CAP_SYS_PTRACE is capability 19
+	(( ! (0x$(awk '/^CapEff:/ { print $2 }' "/proc/$RFSD_PID/status") & (1 << 19)) )) ||
+		fail "rfsd runs with CAP_SYS_PTRACE"
+
+	# named: by ip netns, and by a bind mount in a directory of its own
+	ctl attach "$LAB_A" >/dev/null || fail "rfsctl attach $LAB_A failed"
+	ip link set dev "$LAB_A" netns "$ns" || fail "can't move $LAB_A to $ns"
+	lab_wait_log "moved to another network namespace.*detached XDP there" ||
+		fail "rfsd did not detach XDP in $ns"
+	[ -z "$(lab_xdp_id "$LAB_A" "$ns")" ] || fail "$LAB_A in $ns still runs XDP"
+	ip -n "$ns" link set dev "$LAB_A" netns 1 || fail "can't move $LAB_A back"
+	ctl attach "$LAB_A" >/dev/null || fail "rfsctl attach $LAB_A (back from $ns) failed"
+	ip link set dev "$LAB_A" netns "$dir/ctr" || fail "can't move $LAB_A to $dir/ctr"
+	for ((i = 0; i < 50; i++)); do
+		[ "$(grep -c "detached XDP there" "$RFSD_LOG")" = 2 ] && break
+		sleep 0.1
+	done
+	nsenter --net="$dir/ctr" ip -d link show dev "$LAB_A" | grep -q prog/xdp &&
+		fail "$LAB_A in the namespace bound on $dir/ctr still runs XDP"
+	[ "$(grep -c "detached XDP there" "$RFSD_LOG")" = 2 ] ||
+		fail "rfsd did not log the detach in the namespace bound on $dir/ctr"
+	nsenter --net="$dir/ctr" ip link set dev "$LAB_A" netns 1 ||
+		fail "can't move $LAB_A back from $dir/ctr"
+	say "named namespaces ($ns, $dir/ctr): XDP detached there without CAP_SYS_PTRACE"
+
+	# held by a process only
+	lab_bg unshare --net sleep 120
+	holder=$LAB_BG_PID
+	for ((i = 0; i < 50; i++)); do
+		[ "$(readlink "/proc/$holder/ns/net")" != "$(readlink /proc/self/ns/net)" ] && break
+		sleep 0.1
+	done
+	ctl attach "$LAB_A" >/dev/null || fail "rfsctl attach $LAB_A (back from $dir/ctr) failed"
+	ip link set dev "$LAB_A" netns "$holder" || fail "can't move $LAB_A to PID $holder's netns"
+	lab_wait_log "can't detach XDP there: the namespace is not named" ||
+		fail "rfsd did not say it could not detach XDP in PID $holder's netns"
+	out=$(grep "can't detach XDP there" "$RFSD_LOG")
+	say "$out"
+	[ "$(wc -l <<< "$out")" = 1 ] || fail "logged more than once: $out"
+	grep -q "iface '$LAB_A' (ifindex [0-9]*): moved to another network namespace (netns id [0-9-]*, ifindex [0-9]* there): .*without CAP_SYS_PTRACE.*our program stays on it there, pins dropped; name it (ip netns attach NAME PID), or add CAP_SYS_PTRACE to rfsd's CapabilityBoundingSet= in a drop-in" <<< "$out" ||
+		fail "the line does not say what was left and the fix: $out"
+	nsenter -t "$holder" -n ip -d link show dev "$LAB_A" | grep -q prog/xdp ||
+		fail "the line says our program stays, but $LAB_A has none"
+	ctlj status | jget '[i["name"] for i in d["interfaces"]]' |
+		grep -q "\"$LAB_A\"" && fail "status still lists $LAB_A"
+	# rfsd carries on: another interface attaches and detaches
+	lab_up_spare
+	ctl attach "$LAB_X" >/dev/null || fail "rfsctl attach $LAB_X failed after the move"
+	[ -n "$(lab_xdp_id "$LAB_X")" ] || fail "no XDP on $LAB_X"
+	ctl detach "$LAB_X" >/dev/null || fail "rfsctl detach $LAB_X failed"
+	lab_kill "$holder"
 }
 
 # another tool replaces our program.  rfsd notices

@@ -153,19 +153,22 @@ test_unit_hardening()
 	expect_directive MemoryDenyWriteExecute yes
 	expect_directive SystemCallArchitectures native
 	expect_directive Documentation man:rfsd\(8\) man:rfsctl\(8\)
-	# exactly what rfsd keeps while it runs (daemon/rfsd/caps.c), and the
+	# exactly what rfsd keeps while it runs (daemon/rfsd/caps.c) but
+	# CAP_SYS_PTRACE, which it keeps only if a drop-in gives it, and the
 	# three its request parser takes up to give itself away, never
 	# effective in rfsd (RFSD_PARSER_CAPS); no CAP_CHOWN: the socket's
 	# group comes from bind(); root needs no AmbientCapabilities
 	line=$(grep -E '^CapabilityBoundingSet=' "$UNIT" | tail -n 1)
 	[[ $(tr ' ' '\n' <<<"${line#*=}" | sort | tr '\n' ' ') == \
-	   "CAP_BPF CAP_NET_ADMIN CAP_PERFMON CAP_SETGID CAP_SETPCAP CAP_SETUID CAP_SYS_ADMIN CAP_SYS_NICE CAP_SYS_PTRACE " ]] ||
-		fail "CapabilityBoundingSet= is '${line#*=}', not the six rfsd keeps and the parser's three"
+	   "CAP_BPF CAP_NET_ADMIN CAP_PERFMON CAP_SETGID CAP_SETPCAP CAP_SETUID CAP_SYS_ADMIN CAP_SYS_NICE " ]] ||
+		fail "CapabilityBoundingSet= is '${line#*=}', not the five rfsd keeps and the parser's three"
+	grep -q "{ CAP_SYS_PTRACE," "$ROOT/daemon/rfsd/caps.c" ||
+		fail "caps.c does not keep CAP_SYS_PTRACE: a drop-in giving it would not work"
 	for cap in CAP_SETUID CAP_SETGID CAP_SETPCAP; do
 		grep -q "(1u << $cap)" "$ROOT/daemon/rfsd/caps.c" ||
 			fail "$cap is in the unit but not in caps.c's RFSD_PARSER_CAPS"
 	done
-	for cap in CAP_BPF CAP_NET_ADMIN CAP_PERFMON CAP_SYS_ADMIN CAP_SYS_PTRACE CAP_SYS_NICE; do
+	for cap in CAP_BPF CAP_NET_ADMIN CAP_PERFMON CAP_SYS_ADMIN CAP_SYS_NICE; do
 		grep -q "{ $cap," "$ROOT/daemon/rfsd/caps.c" ||
 			fail "$cap is in the unit but not kept by daemon/rfsd/caps.c"
 	done
@@ -178,12 +181,15 @@ test_unit_hardening()
 		fail "the last SystemCallFilter= must allow sched_setscheduler setpriority, is '${line#*=}'"
 	expect_directive ProtectControlGroups yes
 	expect_directive RestrictNamespaces net
-	# the first SystemCallFilter= makes it an allow list
+	# the first SystemCallFilter= makes it an allow list; no
+	# perf_event_open (kprobes only, a drop-in: docs/operations.md)
 	line=$(grep -E '^SystemCallFilter=' "$UNIT" | head -n 1)
-	for w in @system-service bpf perf_event_open; do
+	for w in @system-service bpf; do
 		[[ " ${line#*=} " == *" $w "* ]] ||
 			fail "the first SystemCallFilter= lacks $w (has '${line#*=}')"
 	done
+	grep -E '^SystemCallFilter=' "$UNIT" | grep -qw perf_event_open &&
+		fail "the unit allows perf_event_open"
 	expect_directive ProtectProc invisible
 	# pins are writes under /sys/fs/bpf: ProtectKernelTunables makes it
 	# read-only on systemd 252 whatever ReadWritePaths says

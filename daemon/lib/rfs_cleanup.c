@@ -23,10 +23,7 @@
 #include <bpf/bpf.h>
 
 #include "log.h"
-#include "rfs_bpf.h"
-#include "rfs_dp.h"
-#include "rfs_iface.h"
-#include "rfs_pin.h"
+#include "rfs_dp_int.h"
 
 struct rfs_ids {
 	__u32 *v;

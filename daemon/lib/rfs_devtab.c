@@ -29,13 +29,8 @@
 
 #include "log.h"
 #include "mono.h"
-#include "parse.h"
-#include "rfs_bpf.h"
-#include "rfs_devtab.h"
-#include "rfs_features.h"
-#include "rfs_hold.h"
+#include "rfs_dp_int.h"
 #include "rfs_order.h"
-#include "rfs_pin.h"
 
 #define RFS_DEV_CUR	0
 #define RFS_DEV_PREV	1

@@ -1,9 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * The datapath handle: open (load and pin, or adopt), close, and the list
- * of interfaces, which changes only here; the interface code is handed
- * what it needs of the datapath (rfs_dp_env()) instead of reaching for it.
- */
+/* The datapath handle: open (load and pin, or adopt), close, and the list
+ * of interfaces, which changes only here (rfs_dp_int.h). */
 #include <dirent.h>
 #include <errno.h>
 #include <net/if.h>
@@ -20,9 +17,7 @@
 
 #include "log.h"
 #include "mono.h"
-#include "rfs_bpf.h"
 #include "rfs_dp_int.h"
-#include "rfs_pin.h"
 
 /* Room for one more interface, taken before it is made: once attached
  * it is listed, never left behind for want of memory. */
@@ -131,12 +126,77 @@ static int rfs_dp_adopt_ifs(struct rfs_dp *dp, char *err)
 	return 0;
 }
 
+/* Everything of rfs_dp_open() that can fail; *teardown once it may have
+ * begun to load and pin. */
+static int rfs_dp_setup(struct rfs_dp *dp, const struct rfs_dp_opts *o,
+			bool *adopted, bool *teardown, char *err)
+{
+	static const char *const dirs[] = { "maps", "links", "progs", "if" };
+	char path[PATH_MAX];
+	size_t i;
+	int e, n;
+
+	if (rfs_path(dp->base, "%s/%s", dp->pin_dir, RFS_PIN_LAYOUT))
+		return rfs_errf(err, ENAMETOOLONG, "pin dir too long");
+	n = libbpf_num_possible_cpus();
+	if (n <= 0)
+		return rfs_errf(err, n ? n : EINVAL, "can't count possible CPUs");
+	dp->nr_cpus = n > RFS_MAX_CPUS ? RFS_MAX_CPUS : n;
+	dp->nr_rx_cpus = n > RFS_MAX_RX_CPUS ? RFS_MAX_RX_CPUS : n;
+	if (n > RFS_MAX_CPUS)
+		pr_warn("%d possible CPUs: steering only to the first %d\n", n,
+			RFS_MAX_CPUS);
+	if (n > RFS_MAX_RX_CPUS)
+		pr_warn("%d possible CPUs: frames arriving on CPUs past %d go up the stack unsteered\n",
+			n, RFS_MAX_RX_CPUS - 1);
+	e = rfs_cpuset_online(&dp->online);
+	if (e)
+		return rfs_errf(err, e, "can't read online CPUs: %s", strerror(-e));
+
+	e = rfs_pin_ensure_bpffs(dp->pin_dir, err, RFS_ERR_LEN);
+	if (e)
+		return e;
+	e = rfs_pin_mkdirs(dp->pin_dir);
+	if (e)
+		return rfs_errf(err, e, "can't create pin dir '%s': %s",
+				dp->pin_dir, strerror(-e));
+	dp->lock_fd = rfs_pin_lock(dp->pin_dir);
+	if (dp->lock_fd < 0) {
+		e = dp->lock_fd;
+		dp->lock_fd = -1;
+		return rfs_errf(err, e, e == -EBUSY ?
+				"pin dir '%s' is in use by another rfsd" :
+				"can't lock pin dir '%s': %s",
+				dp->pin_dir, strerror(-e));
+	}
+
+	if (rfs_path(path, "%s/maps/%s", dp->base, RFS_MAP_GLOBALS))
+		return rfs_errf(err, ENAMETOOLONG, "pin dir '%s' too long",
+				dp->pin_dir);
+	if (rfs_pin_exists(path)) {
+		e = rfs_core_adopt(dp, err) ?: rfs_dp_adopt_ifs(dp, err);
+		if (!e && adopted)
+			*adopted = true;
+		return e;
+	}
+	e = rfs_core_other_layout(dp, err);
+	if (e)
+		return e;
+	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
+		if ((e = rfs_path(path, "%s/%s", dp->base, dirs[i])) ||
+		    (e = rfs_pin_mkdirs(path)))
+			return rfs_errf(err, e, "can't create '%s': %s", path,
+					strerror(-e));
+	*teardown = true;
+	return rfs_core_create(dp, o, err);
+}
+
 int rfs_dp_open(struct rfs_dp **out, const struct rfs_dp_opts *o,
 		bool *adopted, char *err)
 {
+	bool teardown = false;
 	struct rfs_dp *dp;
-	char path[PATH_MAX];
-	int e, n;
+	int e;
 
 	*out = NULL;
 	if (adopted)
@@ -154,85 +214,14 @@ int rfs_dp_open(struct rfs_dp **out, const struct rfs_dp_opts *o,
 	dp->allow_unordered = o->allow_unordered;
 	dp->budget = o->budget;
 	rfs_kfeatures_detect(&dp->feat);
-	if (rfs_path(dp->base, "%s/%s", dp->pin_dir, RFS_PIN_LAYOUT)) {
-		e = rfs_errf(err, ENAMETOOLONG, "pin dir too long");
-		goto fail;
-	}
-	n = libbpf_num_possible_cpus();
-	if (n <= 0) {
-		e = rfs_errf(err, n ? n : EINVAL, "can't count possible CPUs");
-		goto fail;
-	}
-	dp->nr_cpus = n > RFS_MAX_CPUS ? RFS_MAX_CPUS : n;
-	dp->nr_rx_cpus = n > RFS_MAX_RX_CPUS ? RFS_MAX_RX_CPUS : n;
-	if (n > RFS_MAX_CPUS)
-		pr_warn("%d possible CPUs: steering only to the first %d\n", n,
-			RFS_MAX_CPUS);
-	if (n > RFS_MAX_RX_CPUS)
-		pr_warn("%d possible CPUs: frames arriving on CPUs past %d go up the stack unsteered\n",
-			n, RFS_MAX_RX_CPUS - 1);
-	e = rfs_cpuset_online(&dp->online);
+	e = rfs_dp_setup(dp, o, adopted, &teardown, err);
 	if (e) {
-		e = rfs_errf(err, e, "can't read online CPUs: %s", strerror(-e));
-		goto fail;
-	}
-
-	e = rfs_pin_ensure_bpffs(dp->pin_dir, err, RFS_ERR_LEN);
-	if (e)
-		goto fail;
-	e = rfs_pin_mkdirs(dp->pin_dir);
-	if (e) {
-		e = rfs_errf(err, e, "can't create pin dir '%s': %s",
-			     dp->pin_dir, strerror(-e));
-		goto fail;
-	}
-	dp->lock_fd = rfs_pin_lock(dp->pin_dir);
-	if (dp->lock_fd < 0) {
-		e = rfs_errf(err, dp->lock_fd,
-			     dp->lock_fd == -EBUSY ?
-			     "pin dir '%s' is in use by another rfsd" :
-			     "can't lock pin dir '%s': %s",
-			     dp->pin_dir, strerror(-dp->lock_fd));
-		dp->lock_fd = -1;
-		goto fail;
-	}
-
-	if (rfs_path(path, "%s/maps/%s", dp->base, RFS_MAP_GLOBALS)) {
-		e = rfs_errf(err, ENAMETOOLONG, "pin dir '%s' too long", dp->pin_dir);
-		goto fail;
-	}
-	if (rfs_pin_exists(path)) {
-		e = rfs_core_adopt(dp, err) ?: rfs_dp_adopt_ifs(dp, err);
-		if (e)
-			goto fail;
-		if (adopted)
-			*adopted = true;
-	} else if ((e = rfs_core_other_layout(dp, err))) {
-		goto fail;
-	} else {
-		static const char *const dirs[] = { "maps", "links", "progs", "if" };
-		size_t i;
-
-		for (i = 0; i < 4; i++) {
-			if (rfs_path(path, "%s/%s", dp->base, dirs[i]) ||
-			    rfs_pin_mkdirs(path)) {
-				e = rfs_errf(err, errno, "can't create '%s': %s",
-					     path, strerror(errno));
-				goto fail;
-			}
-		}
-		e = rfs_core_create(dp, o, err);
-		if (e) {
-			rfs_dp_close(dp, true);
-			return e;
-		}
+		rfs_dp_close(dp, teardown);
+		return e;
 	}
 	rfs_core_fill_ids(dp);
 	*out = dp;
 	return 0;
-fail:
-	rfs_dp_close(dp, false);
-	return e ? e : -EINVAL;
 }
 
 void rfs_dp_close(struct rfs_dp *dp, bool teardown)

@@ -5,7 +5,7 @@
  */
 #include <stdio.h>
 
-#include "rfs_hold.h"
+#include "rfs_dp.h"
 #include "rfs_order.h"
 
 enum rfs_hold_why rfs_hold_judge(const struct rfs_hold_in *in)

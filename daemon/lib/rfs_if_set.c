@@ -9,10 +9,7 @@
 
 #include "log.h"
 #include "mono.h"
-#include "rfs_bpf.h"
-#include "rfs_devtab.h"
-#include "rfs_features.h"
-#include "rfs_iface.h"
+#include "rfs_dp_int.h"
 
 /* A CPU that left the set (or went offline) stays usable, not allowed,
  * while a flow has frames in flight there: none is ever forced off.  The

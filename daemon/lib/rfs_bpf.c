@@ -79,8 +79,6 @@ int rfs_create_table(int btf_src_fd, const char *name, const char *value_type,
 	return fd;
 }
 
-/* Whole arrays move with the batch syscalls (a few calls for a table of
- * a million entries); kernels without them get the per-entry loop. */
 int rfs_read_array(int fd, __u32 value_size, __u32 entries, void *buf)
 {
 	LIBBPF_OPTS(bpf_map_batch_opts, opts);

@@ -1,10 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Dev flow tables seen from userspace: making one (with its header entry),
- * asking whether any flow in one still has frames in flight on a CPU (and
- * which, and why: rfs_hold.h), and resizing live.  The questions are answered with the same code the XDP
- * program runs (include/rfs_order.h), on the counters the kernel side
- * keeps.
+ * Dev flow tables seen from userspace.  Whether a flow still has frames in
+ * flight is answered with the code the XDP program runs (rfs_hold_judge(),
+ * include/rfs_order.h), on the counters the kernel side keeps.
  *
  * Resizing never copies a live table.  The new, empty table goes into
  * slot 0 of the interface's rfs_dev_outer and the old one into slot 1,

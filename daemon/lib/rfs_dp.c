@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The datapath handle: open (load and pin, or adopt), close, and the list
- * of interfaces, which changes only here (rfs_dp_int.h). */
+/* The datapath handle: open (load and pin, or adopt), close, the list of
+ * interfaces, which changes only here (rfs_dp_int.h), and the sweep of our
+ * programs that nobody owns (rfsd --cleanup too). */
 #include <dirent.h>
 #include <errno.h>
 #include <net/if.h>
@@ -262,40 +263,17 @@ void rfs_dp_close(struct rfs_dp *dp, bool teardown)
 	free(dp);
 }
 
-__u32 rfs_dp_sock_flow_entries(const struct rfs_dp *dp)
-{
-	return dp->globals.sock_flow_mask + 1;
-}
-
-int rfs_dp_nr_cpus(const struct rfs_dp *dp)
-{
-	return dp->nr_cpus;
-}
-
-__u32 rfs_dp_cpumap_id(const struct rfs_dp *dp)
-{
-	return dp->globals.cpumap_id;
-}
-
-const char *rfs_dp_pin_dir(const struct rfs_dp *dp)
-{
-	return dp->pin_dir;
-}
-
-const char *rfs_dp_cgroup(const struct rfs_dp *dp)
-{
-	return dp->cgroup;
-}
-
-enum rfs_trace_mode rfs_dp_trace_mode(const struct rfs_dp *dp)
-{
-	return dp->trace_mode;
-}
-
-const struct rfs_kfeatures *rfs_dp_kfeatures(const struct rfs_dp *dp)
-{
-	return &dp->feat;
-}
+/* rfs_dp.h's accessors that read one field */
+#define RFS_DP_GET(type, name, expr)					\
+	type rfs_dp_##name(const struct rfs_dp *dp) { return expr; }
+RFS_DP_GET(__u32, sock_flow_entries, dp->globals.sock_flow_mask + 1)
+RFS_DP_GET(int, nr_cpus, dp->nr_cpus)
+RFS_DP_GET(__u32, cpumap_id, dp->globals.cpumap_id)
+RFS_DP_GET(const char *, pin_dir, dp->pin_dir)
+RFS_DP_GET(const char *, cgroup, dp->cgroup)
+RFS_DP_GET(enum rfs_trace_mode, trace_mode, dp->trace_mode)
+RFS_DP_GET(const struct rfs_kfeatures *, kfeatures, &dp->feat)
+RFS_DP_GET(size_t, if_count, dp->n_ifs)
 
 void rfs_dp_kjudge(const struct rfs_dp *dp, struct rfs_feat_report *r)
 {
@@ -306,7 +284,6 @@ void rfs_dp_prog_ids(const struct rfs_dp *dp, struct rfs_dp_prog_ids *ids)
 {
 	*ids = dp->ids;
 }
-
 
 int rfs_dp_set_sock_flow_entries(struct rfs_dp *dp, __u32 n, char *err)
 {
@@ -410,11 +387,6 @@ __u32 rfs_dp_desired_cpu(const struct rfs_dp *dp, __u32 hash)
 	return rfs_socktab_desired_cpu(dp->sock_flows_fd, &dp->globals, hash);
 }
 
-size_t rfs_dp_if_count(const struct rfs_dp *dp)
-{
-	return dp->n_ifs;
-}
-
 struct rfs_if *rfs_dp_if_at(struct rfs_dp *dp, size_t i)
 {
 	return i < dp->n_ifs ? dp->ifs[i] : NULL;
@@ -441,22 +413,6 @@ struct rfs_if *rfs_dp_if_find_index(struct rfs_dp *dp, int ifindex)
 }
 
 /* ---- the rfs_if_* calls that change the list or need the datapath ---- */
-
-int rfs_dp_sweep_orphans(struct rfs_dp *dp, int ifindex)
-{
-	__u32 *keep = calloc(dp->n_ifs + 1, sizeof(*keep));
-	size_t i;
-	int n;
-
-	if (!keep)
-		return -ENOMEM;
-	for (i = 0; i < dp->n_ifs; i++)
-		keep[i] = dp->ifs[i]->prog_id;
-	n = rfs_iface_sweep(&dp->globals.cpumap_id, 1, keep, dp->n_ifs,
-			    ifindex);
-	free(keep);
-	return n;
-}
 
 int rfs_if_attach(struct rfs_dp *dp, const char *name,
 		  const struct rfs_if_opts *o, struct rfs_if **out, char *err)
@@ -564,4 +520,134 @@ int rfs_if_sample_collect(struct rfs_dp *dp, struct rfs_if *ifc, size_t limit,
 	struct rfs_if_env env = rfs_dp_env(dp);
 
 	return rfs_iface_sample_collect(&env, ifc, limit, out, n, err);
+}
+
+/*
+ * Our programs nobody owns.  An XDP program is this datapath's by what it
+ * is: it uses a map pinned under our pin dir (every interface's program
+ * shares the core's cpumap), never by its name, so another rfsd's is
+ * never touched.  The kernel records a program's maps at load, before any
+ * XDP link exists, so a restarted rfsd knows its own at once.  One its
+ * interface pins name is adopted; any other (rfsd killed between attach
+ * and pin, pins removed by hand) is swept before the control socket
+ * serves and before an attach to its interface.  `rfsd --cleanup` removes
+ * them all with the pins.
+ */
+int rfs_dp_sweep_orphans(struct rfs_dp *dp, int ifindex)
+{
+	__u32 *keep = calloc(dp->n_ifs + 1, sizeof(*keep));
+	size_t i;
+	int n;
+
+	if (!keep)
+		return -ENOMEM;
+	for (i = 0; i < dp->n_ifs; i++)
+		keep[i] = dp->ifs[i]->prog_id;
+	n = rfs_iface_sweep(&dp->globals.cpumap_id, 1, keep, dp->n_ifs,
+			    ifindex);
+	free(keep);
+	return n;
+}
+
+struct rfs_ids {
+	__u32 *v;
+	size_t n, cap;
+};
+
+static void rfs_ids_add(struct rfs_ids *s, __u32 id)
+{
+	__u32 *v;
+
+	if (s->n == s->cap) {
+		v = realloc(s->v, (s->cap * 2 + 16) * sizeof(*v));
+		if (!v)
+			return;
+		s->v = v;
+		s->cap = s->cap * 2 + 16;
+	}
+	s->v[s->n++] = id;
+}
+
+static void rfs_note_map(const char *path, void *ctx)
+{
+	int fd = bpf_obj_get(path);
+
+	if (fd >= 0) {
+		rfs_ids_add(ctx, rfs_obj_id(fd));
+		close(fd);
+	}
+}
+
+/* Every layout's tree (v1/, v2/ ...), then pin_dir if empty: anything
+ * else in it is someone else's. */
+static void rfs_remove_layouts(const char *pin_dir)
+{
+	char path[PATH_MAX];
+	struct dirent *de;
+	DIR *d = opendir(pin_dir);
+
+	if (!d)
+		return;
+	while ((de = readdir(d)))
+		if (de->d_name[0] == 'v' && de->d_name[1] >= '0' &&
+		    de->d_name[1] <= '9' &&
+		    !rfs_path(path, "%s/%s", pin_dir, de->d_name))
+			rfs_pin_walk(path, true, NULL, NULL);
+	closedir(d);
+	rmdir(pin_dir);
+}
+
+int rfs_dp_cleanup(const char *pin_dir, char *err)
+{
+	struct rfs_dp_opts o = { .pin_dir = pin_dir };
+	struct rfs_ids ours = { 0 };
+	char path[PATH_MAX];
+	struct rfs_dp *dp;
+	int e, lock;
+
+	if (rfs_path(path, "%s/%s/maps/%s", pin_dir, RFS_PIN_LAYOUT,
+		     RFS_MAP_GLOBALS))
+		return rfs_errf(err, ENAMETOOLONG, "pin dir '%s' too long",
+				pin_dir);
+	lock = rfs_pin_lock(pin_dir);
+	if (lock == -EBUSY)
+		return rfs_errf(err, EBUSY,
+				"pin dir '%s' is in use by a running rfsd; stop it first",
+				pin_dir);
+	/* What is ours, whatever the layout: the maps pinned here. */
+	rfs_pin_walk(pin_dir, false, rfs_note_map, &ours);
+	if (lock >= 0)
+		close(lock);	/* adopting takes it again */
+	e = -ENOENT;
+	if (rfs_pin_exists(path)) {
+		e = rfs_dp_open(&dp, &o, NULL, err);
+		if (e && e != -EPROTO)
+			goto out;
+		if (!e) {
+			rfs_dp_close(dp, true);
+			pr_info("removed the datapath pinned under %s\n",
+				pin_dir);
+		}
+	}
+	if (rfs_pin_exists(pin_dir)) {
+		/* Another build's pins, or half made: every layout's tree */
+		lock = rfs_pin_lock(pin_dir);
+		if (lock < 0) {
+			e = rfs_errf(err, lock, lock == -EBUSY ?
+				     "pin dir '%s' is in use by a running rfsd; stop it first" :
+				     "can't lock pin dir '%s': %s",
+				     pin_dir, strerror(-lock));
+			goto out;
+		}
+		rfs_remove_layouts(pin_dir);
+		close(lock);
+		if (e)
+			pr_info("removed the pins under %s\n", pin_dir);
+	}
+	e = ours.n ? rfs_iface_sweep(ours.v, ours.n, NULL, 0, 0) : 0;
+	e = e < 0 ? rfs_errf(err, e, "can't list interfaces: %s",
+			     strerror(-e)) : 0;
+out:
+	free(ours.v);
+	return e;
 }

@@ -90,7 +90,7 @@ void rfs_dp_close(struct rfs_dp *dp, bool teardown);
 /*
  * Detach every XDP program on ifindex (0: on every interface of this
  * network namespace) that uses dp's maps but is none of its interfaces'
- * (rfs_cleanup.c says why).  Returns how many it removed, or -errno.
+ * (rfs_dp.c says why).  Returns how many it removed, or -errno.
  */
 int rfs_dp_sweep_orphans(struct rfs_dp *dp, int ifindex);
 /* Remove all the datapath under pin_dir attached or pinned, then every

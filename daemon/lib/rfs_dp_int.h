@@ -242,7 +242,6 @@ int rfs_seed_random(__u32 *seed, char *err, size_t len);
 
 /* ---- rfs_cpumap.c ---- */
 
-/* A cpumap queue for every online CPU. */
 int rfs_cpumap_sync(struct rfs_dp *dp, char *err);
 
 /* ---- rfs_iface.c: the object, its pins, XDP hook and config map ---- */
@@ -290,8 +289,6 @@ int rfs_iface_detach(const struct rfs_if_env *env, struct rfs_if *ifc,
 int rfs_iface_attach(const struct rfs_if_env *env, const char *name,
 		     const struct rfs_if_opts *opts, struct rfs_if **out,
 		     char *err);
-/* The interface pinned under if/<name>, if its program still runs there;
- * unusable pins are removed, another build's (-EPROTO) left alone. */
 int rfs_iface_adopt(const struct rfs_if_env *env, const char *name,
 		    struct rfs_if **out, char *err);
 /* Detach every XDP program on ifindex (0: every interface of this
@@ -311,7 +308,6 @@ int rfs_iface_sample_collect(const struct rfs_if_env *env, struct rfs_if *ifc,
 int rfs_iface_explain(const struct rfs_if_env *env, struct rfs_if *ifc,
 		      struct rfs_explain_in *in,
 		      struct rfs_explain_queue **out, size_t *n, char *err);
-/* Follow the online CPUs; finish removals whose flows have drained. */
 void rfs_iface_refresh(const struct rfs_if_env *env, struct rfs_if *ifc);
 /* Stamp the CPUs that started leaving at now_ms, forget those that stopped. */
 void rfs_iface_note_leaving(struct rfs_if *ifc, __u64 now_ms);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Live changes to an attached interface, in order (rfs_dp.h); the
  * refresh on rfsd's timer finishes them.  Until then a CPU taken out is
- * leaving: since when, and the flows it waits for (rfs_hold.h judges). */
+ * leaving: since when, and the flows it waits for (rfs_hold_judge()). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -190,7 +190,7 @@ int rfs_iface_holds(const struct rfs_if_env *env, struct rfs_if *ifc,
 	struct rfs_hold_cpu *by_cpu, *res;
 	struct rfs_cpuset leaving;
 	unsigned int cpu;
-	size_t k = 0, count = 0;
+	size_t k = 0, count;
 	int e;
 
 	*out = NULL;
@@ -198,33 +198,27 @@ int rfs_iface_holds(const struct rfs_if_env *env, struct rfs_if *ifc,
 	rfs_iface_note_leaving(ifc, rfs_mono_ms());
 	rfs_cpuset_zero(&leaving);
 	for (cpu = 0; cpu < RFS_MAX_CPUS; cpu++)
-		if (rfs_iface_cpu_leaving(ifc, cpu)) {
+		if (rfs_iface_cpu_leaving(ifc, cpu))
 			rfs_cpuset_add(&leaving, cpu);
-			count++;
-		}
+	count = rfs_cpuset_count(&leaving);
 	if (!count)
 		return 0;
 	by_cpu = calloc(RFS_MAX_CPUS, sizeof(*by_cpu));
 	res = calloc(count, sizeof(*res));
-	if (!by_cpu || !res) {
-		free(by_cpu);
-		free(res);
-		return rfs_errf(err, ENOMEM, "%s: out of memory", ifc->name);
-	}
-	e = rfs_devtab_holds(env, ifc, &leaving, by_cpu);
+	e = by_cpu && res ? rfs_devtab_holds(env, ifc, &leaving, by_cpu) :
+			    -ENOMEM;
 	if (e) {
 		free(by_cpu);
 		free(res);
 		return rfs_errf(err, e, "can't read the flows of '%s': %s",
 				ifc->name, strerror(-e));
 	}
-	for (cpu = 0; cpu < RFS_MAX_CPUS && k < count; cpu++) {
+	for (cpu = 0; k < count; cpu++) {
 		if (!rfs_cpuset_has(&leaving, cpu))
 			continue;
 		res[k] = by_cpu[cpu];
 		res[k].cpu = cpu;
-		res[k].since_ms = ifc->leaving_since_ms[cpu];
-		k++;
+		res[k++].since_ms = ifc->leaving_since_ms[cpu];
 	}
 	free(by_cpu);
 	*out = res;

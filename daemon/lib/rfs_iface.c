@@ -221,20 +221,6 @@ int rfs_if_read_config(int cfg_fd, struct rfs_if_config *out)
 	return 0;
 }
 
-/* An update of a map-in-map slot waits for every running BPF program to
- * end (maybe_wait_bpf_programs): give the slot the table it holds. */
-static int rfs_if_wait_readers(const struct rfs_if *ifc)
-{
-	__u32 cur = 0;
-
-	if (ifc->dev_outer_fd < 0 || ifc->dev_flows_fd < 0)
-		return 0;
-	if (bpf_map_update_elem(ifc->dev_outer_fd, &cur, &ifc->dev_flows_fd,
-				BPF_ANY))
-		return -errno;
-	return 0;
-}
-
 /* A frame reads a whole configuration (rfs_common.h): write the slot not
  * in use, flip slot 0's active_slot to it, and wait for the old slot's
  * readers before the next push may write it. */
@@ -277,7 +263,14 @@ int rfs_if_push_config(struct rfs_if *ifc, __u32 sample_flows)
 		if (bpf_map_update_elem(ifc->cfg_fd, &zero, &cfg, BPF_ANY))
 			return -errno;
 	}
-	return rfs_if_wait_readers(ifc);
+	/* An update of a map-in-map slot waits for every running BPF
+	 * program to end (maybe_wait_bpf_programs): give the slot the
+	 * table it holds. */
+	if (ifc->dev_outer_fd >= 0 && ifc->dev_flows_fd >= 0 &&
+	    bpf_map_update_elem(ifc->dev_outer_fd, &zero, &ifc->dev_flows_fd,
+				BPF_ANY))
+		return -errno;
+	return 0;
 }
 
 int rfs_iface_detach(const struct rfs_if_env *env, struct rfs_if *ifc,
@@ -287,8 +280,7 @@ int rfs_iface_detach(const struct rfs_if_env *env, struct rfs_if *ifc,
 
 	if (ifc->no_attach)
 		return 0;
-	if (rfs_iface_prog_attached(ifc->ifindex, ifc->prog_id, NULL, NULL, 0,
-				    NULL)) {
+	if (rfs_if_prog_on(ifc->ifindex, ifc->prog_id)) {
 		e = rfs_iface_xdp_off(ifc);
 		if (e)
 			return rfs_errf(err, e, "detach %s: can't detach XDP: %s",
@@ -299,35 +291,17 @@ int rfs_iface_detach(const struct rfs_if_env *env, struct rfs_if *ifc,
 	return 0;
 }
 
-const char *rfs_if_name(const struct rfs_if *ifc)
-{
-	return ifc->name;
-}
-
-int rfs_if_ifindex(const struct rfs_if *ifc)
-{
-	return ifc->ifindex;
-}
-
-enum rfs_xdp_mode rfs_if_mode(const struct rfs_if *ifc)
-{
-	return ifc->mode;
-}
-
-__u32 rfs_if_rx_queues(const struct rfs_if *ifc)
-{
-	return ifc->rx_queues;
-}
-
-__u32 rfs_if_flow_cnt(const struct rfs_if *ifc)
-{
-	return ifc->flow_cnt;
-}
-
-bool rfs_if_noguard(const struct rfs_if *ifc)
-{
-	return ifc->noguard;
-}
+/* rfs_dp.h's accessors that read one field of the same name */
+#define RFS_IF_GET(type, field)						\
+	type rfs_if_##field(const struct rfs_if *ifc) { return ifc->field; }
+RFS_IF_GET(const char *, name)
+RFS_IF_GET(int, ifindex)
+RFS_IF_GET(enum rfs_xdp_mode, mode)
+RFS_IF_GET(__u32, rx_queues)
+RFS_IF_GET(__u32, flow_cnt)
+RFS_IF_GET(bool, noguard)
+RFS_IF_GET(__u32, prog_id)
+RFS_IF_GET(int, prog_fd)
 
 bool rfs_if_kernel_rps(const struct rfs_if *ifc)
 {
@@ -341,16 +315,6 @@ void rfs_if_cpus(const struct rfs_if *ifc, struct rfs_cpuset *configured,
 		*configured = ifc->configured;
 	if (allowed)
 		*allowed = ifc->allowed;
-}
-
-__u32 rfs_if_prog_id(const struct rfs_if *ifc)
-{
-	return ifc->prog_id;
-}
-
-int rfs_if_prog_fd(const struct rfs_if *ifc)
-{
-	return ifc->prog_fd;
 }
 
 void rfs_if_describe(const struct rfs_if *ifc, char *buf, size_t len)

@@ -350,17 +350,8 @@ int rfs_pin_lock(const char *dir)
 	return fd;
 }
 
-bool rfs_pin_exists(const char *path)
-{
-	return !access(path, F_OK);
-}
-
-/*
- * Depth first under the directory dfd, never through a symlink: a link
- * under the pin dir may point anywhere, and rfsd --cleanup must remove
- * only what is there.  fn sees each pin by a path through dfd; remove
- * unlinks every entry (a link itself, not what it names).
- */
+/* Never through a symlink: a link under the pin dir may point anywhere,
+ * and rfsd --cleanup must remove only what is there. */
 static void walk_at(int dfd, bool remove, rfs_pin_fn fn, void *ctx)
 {
 	char path[PATH_MAX];
@@ -406,14 +397,4 @@ void rfs_pin_walk(const char *dir, bool remove, rfs_pin_fn fn, void *ctx)
 	walk_at(dfd, remove, fn, ctx);
 	if (remove)
 		rmdir(dir);
-}
-
-void rfs_pin_remove_tree(const char *pin_dir)
-{
-	char base[PATH_MAX];
-
-	if (rfs_path(base, "%s/%s", pin_dir, RFS_PIN_LAYOUT))
-		return;
-	rfs_pin_walk(base, true, NULL, NULL);
-	rmdir(pin_dir);	/* only if empty: someone else's pins stay */
 }

@@ -174,7 +174,7 @@ static int rfs_dp_setup(struct rfs_dp *dp, const struct rfs_dp_opts *o,
 	if (rfs_path(path, "%s/maps/%s", dp->base, RFS_MAP_GLOBALS))
 		return rfs_errf(err, ENAMETOOLONG, "pin dir '%s' too long",
 				dp->pin_dir);
-	if (rfs_pin_exists(path)) {
+	if (!access(path, F_OK)) {
 		e = rfs_core_adopt(dp, err) ?: rfs_dp_adopt_ifs(dp, err);
 		if (!e && adopted)
 			*adopted = true;
@@ -225,6 +225,26 @@ int rfs_dp_open(struct rfs_dp **out, const struct rfs_dp_opts *o,
 	return 0;
 }
 
+/* Every layout's tree (v1/, v2/ ...; all false: this build's only), then
+ * pin_dir if empty: anything else in it is someone else's. */
+static void rfs_remove_layouts(const char *pin_dir, bool all)
+{
+	char path[PATH_MAX];
+	struct dirent *de;
+	DIR *d = opendir(pin_dir);
+
+	if (!d)
+		return;
+	while ((de = readdir(d)))
+		if ((all ? de->d_name[0] == 'v' && de->d_name[1] >= '0' &&
+			   de->d_name[1] <= '9' :
+			   !strcmp(de->d_name, RFS_PIN_LAYOUT)) &&
+		    !rfs_path(path, "%s/%s", pin_dir, de->d_name))
+			rfs_pin_walk(path, true, NULL, NULL);
+	closedir(d);
+	rmdir(pin_dir);
+}
+
 void rfs_dp_close(struct rfs_dp *dp, bool teardown)
 {
 	char why[RFS_ERR_LEN];
@@ -251,7 +271,7 @@ void rfs_dp_close(struct rfs_dp *dp, bool teardown)
 		/* Empty the cpumap: that stops its kthreads now. */
 		for (cpu = 0; dp->cpu_map_fd >= 0 && cpu < (__u32)dp->nr_cpus; cpu++)
 			bpf_map_delete_elem(dp->cpu_map_fd, &cpu);
-		rfs_pin_remove_tree(dp->pin_dir);
+		rfs_remove_layouts(dp->pin_dir, false);
 	} else {
 		while (dp->n_ifs)
 			rfs_dp_if_remove(dp, dp->ifs[dp->n_ifs - 1]);
@@ -578,25 +598,6 @@ static void rfs_note_map(const char *path, void *ctx)
 	}
 }
 
-/* Every layout's tree (v1/, v2/ ...), then pin_dir if empty: anything
- * else in it is someone else's. */
-static void rfs_remove_layouts(const char *pin_dir)
-{
-	char path[PATH_MAX];
-	struct dirent *de;
-	DIR *d = opendir(pin_dir);
-
-	if (!d)
-		return;
-	while ((de = readdir(d)))
-		if (de->d_name[0] == 'v' && de->d_name[1] >= '0' &&
-		    de->d_name[1] <= '9' &&
-		    !rfs_path(path, "%s/%s", pin_dir, de->d_name))
-			rfs_pin_walk(path, true, NULL, NULL);
-	closedir(d);
-	rmdir(pin_dir);
-}
-
 int rfs_dp_cleanup(const char *pin_dir, char *err)
 {
 	struct rfs_dp_opts o = { .pin_dir = pin_dir };
@@ -619,7 +620,7 @@ int rfs_dp_cleanup(const char *pin_dir, char *err)
 	if (lock >= 0)
 		close(lock);	/* adopting takes it again */
 	e = -ENOENT;
-	if (rfs_pin_exists(path)) {
+	if (!access(path, F_OK)) {
 		e = rfs_dp_open(&dp, &o, NULL, err);
 		if (e && e != -EPROTO)
 			goto out;
@@ -629,7 +630,7 @@ int rfs_dp_cleanup(const char *pin_dir, char *err)
 				pin_dir);
 		}
 	}
-	if (rfs_pin_exists(pin_dir)) {
+	if (!access(pin_dir, F_OK)) {
 		/* Another build's pins, or half made: every layout's tree */
 		lock = rfs_pin_lock(pin_dir);
 		if (lock < 0) {
@@ -639,7 +640,7 @@ int rfs_dp_cleanup(const char *pin_dir, char *err)
 				     pin_dir, strerror(-lock));
 			goto out;
 		}
-		rfs_remove_layouts(pin_dir);
+		rfs_remove_layouts(pin_dir, true);
 		close(lock);
 		if (e)
 			pr_info("removed the pins under %s\n", pin_dir);

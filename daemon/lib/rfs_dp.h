@@ -18,7 +18,6 @@
 #include <linux/types.h>
 
 #include "rfs_common.h"
-#include "cpulist.h"
 #include "rfs_features.h"
 #include "parse.h"
 

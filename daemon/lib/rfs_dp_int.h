@@ -74,13 +74,10 @@ int rfs_pin_ensure_bpffs(const char *pin_dir, char *err, size_t len);
 int rfs_pin_mkdirs(const char *path);
 /* flock(LOCK_EX|LOCK_NB) on the dir; returns the fd or -EBUSY. */
 int rfs_pin_lock(const char *dir);
-/* Remove pin_dir's tree of this layout, then pin_dir if it is empty. */
-void rfs_pin_remove_tree(const char *pin_dir);
 /* fn(path, ctx) on each pin under dir, never through a symlink; remove:
  * then unlink every entry and dir itself. */
 typedef void (*rfs_pin_fn)(const char *path, void *ctx);
 void rfs_pin_walk(const char *dir, bool remove, rfs_pin_fn fn, void *ctx);
-bool rfs_pin_exists(const char *path);
 #define rfs_pin_unlink(path)	((void)unlink(path))	/* missing is fine */
 /* snprintf into a PATH_MAX buffer, -ENAMETOOLONG if it does not fit. */
 int rfs_path(char *buf, const char *fmt, ...)

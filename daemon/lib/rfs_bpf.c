@@ -239,20 +239,17 @@ void rfs_wait_rcu(void)
 		usleep(50000);
 }
 
-/* libbpf warns about many things it then handles: all at -v only */
 static int libbpf_print(enum libbpf_print_level level, const char *fmt,
 			va_list ap)
 {
-	if (rfs_log_verbose())
-		rfs_vlog(RFS_LOG_DEBUG, fmt, ap);
+	rfs_vlog(RFS_LOG_DEBUG, fmt, ap);
 	return 0;
 }
 
 static int libxdp_print(enum libxdp_print_level level, const char *fmt,
 			va_list ap)
 {
-	if (rfs_log_verbose())
-		rfs_vlog(RFS_LOG_DEBUG, fmt, ap);
+	rfs_vlog(RFS_LOG_DEBUG, fmt, ap);
 	return 0;
 }
 

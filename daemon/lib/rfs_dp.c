@@ -443,8 +443,7 @@ int rfs_if_attach(struct rfs_dp *dp, const char *name,
 
 	if (out)
 		*out = NULL;
-	if (name[0] && strlen(name) < IF_NAMESIZE && !strchr(name, '/') &&
-	    rfs_dp_if_find(dp, name))
+	if (rfs_dp_if_find(dp, name))
 		return rfs_errf(err, EEXIST, "attach %s: already attached", name);
 	if (!o->no_attach && !o->allow_unordered && !dp->allow_unordered) {
 		struct rfs_feat_report r;

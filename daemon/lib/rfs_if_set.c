@@ -37,9 +37,8 @@ void rfs_iface_refresh(const struct rfs_if_env *env, struct rfs_if *ifc)
 
 	/* A CPU whose cpumap entry awaits remaking gets no new flows. */
 	rfs_cpuset_and(&ok, env->online, env->in_cpumap);
-	for (cpu = 0; cpu < RFS_MAX_CPUS; cpu++)
-		if (rfs_cpuset_has(env->unbound, cpu))
-			ok.bits[cpu / 64] &= ~(1ULL << (cpu % 64));
+	for (cpu = 0; cpu < RFS_CPU_WORDS; cpu++)
+		ok.bits[cpu] &= ~env->unbound->bits[cpu];
 	rfs_cpuset_and(&allowed, &ifc->configured, &ok);
 	for (cpu = 0; cpu < (unsigned int)env->nr_cpus; cpu++) {
 		if (rfs_cpuset_has(&allowed, cpu)) {

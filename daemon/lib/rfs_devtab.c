@@ -340,7 +340,7 @@ static int rfs_devtab_scan(const struct rfs_if_env *env, int table_fd,
 			in.delivered = queues[f->cpu].delivered;
 			in.idle = idle[f->cpu];
 			in.quiet = quiet[f->cpu];
-			/* rfs_iface_set_cpus() and rfs_iface_refresh() push
+			/* rfs_if_set_cpus() and rfs_iface_refresh() push
 			 * the allowed set (waiting out its readers) before
 			 * they ask about a CPU it left */
 			in.settled = !allowed ||

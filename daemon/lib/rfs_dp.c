@@ -506,41 +506,6 @@ int rfs_if_explain(struct rfs_dp *dp, struct rfs_if *ifc,
 	return rfs_iface_explain(&env, ifc, in, out, n, err);
 }
 
-int rfs_if_set_cpus(struct rfs_dp *dp, struct rfs_if *ifc,
-		    const struct rfs_cpuset *cpus, char *err)
-{
-	struct rfs_if_env env = rfs_dp_env(dp);
-	int e = rfs_iface_set_cpus(&env, ifc, cpus, err);
-
-	/* a removal that waits starts now, not at the next refresh */
-	rfs_iface_note_leaving(ifc, rfs_mono_ms());
-	return e;
-}
-
-int rfs_if_set_flow_cnt(struct rfs_dp *dp, struct rfs_if *ifc, __u32 n,
-			char *err)
-{
-	struct rfs_if_env env = rfs_dp_env(dp);
-
-	return rfs_iface_set_flow_cnt(&env, ifc, n, err);
-}
-
-int rfs_if_holds(struct rfs_dp *dp, struct rfs_if *ifc,
-		 struct rfs_hold_cpu **out, size_t *n, char *err)
-{
-	struct rfs_if_env env = rfs_dp_env(dp);
-
-	return rfs_iface_holds(&env, ifc, out, n, err);
-}
-
-int rfs_if_sample_collect(struct rfs_dp *dp, struct rfs_if *ifc, size_t limit,
-			  struct rfs_flow_sample **out, size_t *n, char *err)
-{
-	struct rfs_if_env env = rfs_dp_env(dp);
-
-	return rfs_iface_sample_collect(&env, ifc, limit, out, n, err);
-}
-
 /*
  * Our programs nobody owns.  An XDP program is this datapath's by what it
  * is: it uses a map pinned under our pin dir (every interface's program

@@ -4,9 +4,10 @@
  * list of interfaces), rfs_core.c (the core BPF object and its pins) and
  * rfs_cpumap.c; tests/prog reads its fds.  The code of one interface
  * (struct rfs_if: rfs_iface.c, rfs_if_attach.c, rfs_if_set.c,
- * rfs_explain.c) and of the tables below it never sees struct rfs_dp or
- * the list: each call is handed a struct rfs_if_env.  rfs_bpf.c is a
- * leaf that knows no struct of the datapath.
+ * rfs_explain.c) and of the tables below it works on a struct rfs_if_env
+ * built at the rfs_if_* call (rfs_dp_env()), never on the list, which
+ * only rfs_dp.c changes.  rfs_bpf.c is a leaf that knows no struct of
+ * the datapath.
  */
 #ifndef RFS_DP_INT_H
 #define RFS_DP_INT_H
@@ -281,7 +282,7 @@ int rfs_if_read_config(int cfg_fd, struct rfs_if_config *out);
 int rfs_iface_detach(const struct rfs_if_env *env, struct rfs_if *ifc,
 		     char *err);
 
-/* ---- the rfs_if_* calls of rfs_dp.h, handed env by rfs_dp.c ---- */
+/* ---- the interface calls rfs_dp.c and rfs_cpumap.c hand an env ---- */
 
 int rfs_iface_attach(const struct rfs_if_env *env, const char *name,
 		     const struct rfs_if_opts *opts, struct rfs_if **out,
@@ -293,15 +294,6 @@ int rfs_iface_adopt(const struct rfs_if_env *env, const char *name,
  * How many, or -errno. */
 int rfs_iface_sweep(const __u32 *ours, size_t n_ours, const __u32 *keep,
 		    size_t n_keep, int ifindex);
-int rfs_iface_set_cpus(const struct rfs_if_env *env, struct rfs_if *ifc,
-		       const struct rfs_cpuset *cpus, char *err);
-int rfs_iface_set_flow_cnt(const struct rfs_if_env *env, struct rfs_if *ifc,
-			   __u32 n, char *err);
-int rfs_iface_holds(const struct rfs_if_env *env, struct rfs_if *ifc,
-		    struct rfs_hold_cpu **out, size_t *n, char *err);
-int rfs_iface_sample_collect(const struct rfs_if_env *env, struct rfs_if *ifc,
-			     size_t limit, struct rfs_flow_sample **out,
-			     size_t *n, char *err);
 int rfs_iface_explain(const struct rfs_if_env *env, struct rfs_if *ifc,
 		      struct rfs_explain_in *in,
 		      struct rfs_explain_queue **out, size_t *n, char *err);

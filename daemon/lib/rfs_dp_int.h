@@ -3,11 +3,10 @@
  * Inside the library.  struct rfs_dp is for rfs_dp.c (open, close, the
  * list of interfaces), rfs_core.c (the core BPF object and its pins) and
  * rfs_cpumap.c; tests/prog reads its fds.  The code of one interface
- * (struct rfs_if: rfs_iface.c, rfs_if_attach.c, rfs_if_set.c,
- * rfs_explain.c) and of the tables below it works on a struct rfs_if_env
- * built at the rfs_if_* call (rfs_dp_env()), never on the list, which
- * only rfs_dp.c changes.  rfs_bpf.c is a leaf that knows no struct of
- * the datapath.
+ * (struct rfs_if: rfs_iface.c, rfs_if_attach.c, rfs_explain.c) and of
+ * the tables below it works on a struct rfs_if_env built at the rfs_if_*
+ * call (rfs_dp_env()), never on the list, which only rfs_dp.c changes.
+ * rfs_bpf.c is a leaf that knows no struct of the datapath.
  */
 #ifndef RFS_DP_INT_H
 #define RFS_DP_INT_H
@@ -242,7 +241,7 @@ int rfs_seed_random(__u32 *seed, char *err, size_t len);
 
 int rfs_cpumap_sync(struct rfs_dp *dp, char *err);
 
-/* ---- rfs_iface.c: the object, its pins, XDP hook and config map ---- */
+/* ---- rfs_iface.c: the object, pins, XDP hook, config, live changes ---- */
 
 /* A new interface object with no fds; free closes them. */
 struct rfs_if *rfs_iface_new(const char *name);

@@ -330,11 +330,7 @@ static int rfs_devtab_scan(const struct rfs_if_env *env, int table_fd,
 			in.jiffies = now;
 			in.drain_jiffies = drain_jiffies;
 		} else {
-			/* A CPU no longer in the cpumap will never be waited
-			 * on.  A last frame lost on a full ring would keep
-			 * its flow "in flight" for ever: once the target has
-			 * been asleep long enough, a frame numbered before a
-			 * flush that dropped is either marked or lost. */
+			/* rfs_hold_judge() says why each of these counts */
 			in.in_cpumap = rfs_cpuset_has(env->in_cpumap, f->cpu);
 			in.track = tracks[i];
 			in.delivered = queues[f->cpu].delivered;

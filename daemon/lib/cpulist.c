@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cpulist.h"
+#include "parse.h"
 
 void rfs_cpuset_zero(struct rfs_cpuset *set)
 {

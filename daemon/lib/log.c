@@ -16,11 +16,6 @@ void rfs_log_init(const char *prog, bool verbose)
 	log_journal = getenv("INVOCATION_ID") != NULL;
 }
 
-bool rfs_log_verbose(void)
-{
-	return log_verbose;
-}
-
 void rfs_vlog(enum rfs_log_level lvl, const char *fmt, va_list ap)
 {
 	static const char *const journal_prio[] = { "<4>", "<6>", "<7>" };

@@ -14,7 +14,6 @@ enum rfs_log_level { RFS_LOG_WARN, RFS_LOG_INFO, RFS_LOG_DEBUG };
 
 /* prog: "rfsd" or "rfsctl"; verbose: show debug and libbpf output. */
 void rfs_log_init(const char *prog, bool verbose);
-bool rfs_log_verbose(void);
 void rfs_log(enum rfs_log_level lvl, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* The same with a va_list: for libraries' own print hooks (rfs_bpf.c). */

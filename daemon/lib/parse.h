@@ -1,15 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The words of rfsd.conf, of rfsctl's command line and of the control
- * protocol that are not CPU lists (cpulist.h), and the kernel's /proc and
- * sysfs text.  One parser each, so a malformed value gets the same answer
- * everywhere: "12abc" is not a number, whatever it was for.  No I/O, no
- * allocation: tests/fuzz/fuzz_words.c and fuzz_proc.c run them on anything.
+ * protocol, CPU lists among them, and the kernel's /proc and sysfs text.
+ * One parser each, so a malformed value gets the same answer everywhere:
+ * "12abc" is not a number, whatever it was for.  No allocation, and no
+ * I/O but rfs_cpuset_online(): tests/fuzz/fuzz_words.c, fuzz_proc.c and
+ * fuzz_cpulist.c run them on anything.
  */
 #ifndef RFS_PARSE_H
 #define RFS_PARSE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <sys/socket.h>
 #include <linux/types.h>
 
@@ -75,5 +77,29 @@ const char *rfs_xdp_mode_name(enum rfs_xdp_mode mode);
 int rfs_xdp_mode_parse(const char *s, enum rfs_xdp_mode *mode);
 const char *rfs_trace_mode_name(enum rfs_trace_mode mode);
 int rfs_trace_mode_parse(const char *s, enum rfs_trace_mode *mode);
+
+/* ---- CPU sets (cpulist.c): bitmaps of RFS_MAX_CPUS bits, "0-3,6" ---- */
+
+struct rfs_cpuset {
+	__u64 bits[RFS_CPU_WORDS];
+};
+
+/* "0-3,6" -> set.  0, or -EINVAL for bad syntax, -ERANGE for a CPU >=
+ * RFS_MAX_CPUS.  An empty string gives -EINVAL; one '\n' may end it. */
+int rfs_cpulist_parse(const char *s, struct rfs_cpuset *set);
+/* The same, leaving out CPUs >= RFS_MAX_CPUS instead of failing. */
+int rfs_cpulist_parse_clamped(const char *s, struct rfs_cpuset *set);
+/* set -> "0-3,6" (empty string for an empty set). */
+void rfs_cpulist_format(const struct rfs_cpuset *set, char *buf, size_t len);
+
+void rfs_cpuset_zero(struct rfs_cpuset *set);
+void rfs_cpuset_add(struct rfs_cpuset *set, unsigned int cpu);
+bool rfs_cpuset_has(const struct rfs_cpuset *set, unsigned int cpu);
+int rfs_cpuset_count(const struct rfs_cpuset *set);
+bool rfs_cpuset_equal(const struct rfs_cpuset *a, const struct rfs_cpuset *b);
+void rfs_cpuset_and(struct rfs_cpuset *dst, const struct rfs_cpuset *a,
+		    const struct rfs_cpuset *b);
+/* CPUs online now (/sys/devices/system/cpu/online); 0 or -errno. */
+int rfs_cpuset_online(struct rfs_cpuset *set);
 
 #endif /* RFS_PARSE_H */

@@ -5,9 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "parse.h"
 #include "rfs_dp.h"
-#include "rfs_common.h"
 #include "rfs_order.h"
 
 __u64 rfs_table_bytes(__u32 flow_cnt, __u32 rx_queues)

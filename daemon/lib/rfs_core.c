@@ -21,7 +21,6 @@
 #include "rfs_core.skel.h"
 #include "rfs_decide.h"
 #include "rfs_dp_int.h"
-#include "rfs_pin.h"
 
 static __u32 rfs_prog_id_of_link(int link_fd)
 {

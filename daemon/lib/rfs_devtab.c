@@ -1,10 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Dev flow tables seen from userspace: making one (with its header entry),
- * asking whether any flow in one still has frames in flight on a CPU (and
- * which, and why: rfs_hold.h), and resizing live.  The questions are answered with the same code the XDP
- * program runs (include/rfs_order.h), on the counters the kernel side
- * keeps.
+ * Dev flow tables seen from userspace.  Whether a flow still has frames in
+ * flight is answered with the code the XDP program runs (rfs_hold_judge(),
+ * include/rfs_order.h), on the counters the kernel side keeps.
  *
  * Resizing never copies a live table.  The new, empty table goes into
  * slot 0 of the interface's rfs_dev_outer and the old one into slot 1,
@@ -29,13 +27,8 @@
 
 #include "log.h"
 #include "mono.h"
-#include "parse.h"
-#include "rfs_bpf.h"
-#include "rfs_devtab.h"
-#include "rfs_features.h"
-#include "rfs_hold.h"
+#include "rfs_dp_int.h"
 #include "rfs_order.h"
-#include "rfs_pin.h"
 
 #define RFS_DEV_CUR	0
 #define RFS_DEV_PREV	1
@@ -337,17 +330,13 @@ static int rfs_devtab_scan(const struct rfs_if_env *env, int table_fd,
 			in.jiffies = now;
 			in.drain_jiffies = drain_jiffies;
 		} else {
-			/* A CPU no longer in the cpumap will never be waited
-			 * on.  A last frame lost on a full ring would keep
-			 * its flow "in flight" for ever: once the target has
-			 * been asleep long enough, a frame numbered before a
-			 * flush that dropped is either marked or lost. */
+			/* rfs_hold_judge() says why each of these counts */
 			in.in_cpumap = rfs_cpuset_has(env->in_cpumap, f->cpu);
 			in.track = tracks[i];
 			in.delivered = queues[f->cpu].delivered;
 			in.idle = idle[f->cpu];
 			in.quiet = quiet[f->cpu];
-			/* rfs_iface_set_cpus() and rfs_iface_refresh() push
+			/* rfs_if_set_cpus() and rfs_iface_refresh() push
 			 * the allowed set (waiting out its readers) before
 			 * they ask about a CPU it left */
 			in.settled = !allowed ||

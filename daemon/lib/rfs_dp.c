@@ -1,9 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * The datapath handle: open (load and pin, or adopt), close, and the list
- * of interfaces, which changes only here; the interface code is handed
- * what it needs of the datapath (rfs_dp_env()) instead of reaching for it.
- */
+/* The datapath handle: open (load and pin, or adopt), close, the list of
+ * interfaces, which changes only here (rfs_dp_int.h), and the sweep of our
+ * programs that nobody owns (rfsd --cleanup too). */
 #include <dirent.h>
 #include <errno.h>
 #include <net/if.h>
@@ -20,9 +18,7 @@
 
 #include "log.h"
 #include "mono.h"
-#include "rfs_bpf.h"
 #include "rfs_dp_int.h"
-#include "rfs_pin.h"
 
 /* Room for one more interface, taken before it is made: once attached
  * it is listed, never left behind for want of memory. */
@@ -131,12 +127,77 @@ static int rfs_dp_adopt_ifs(struct rfs_dp *dp, char *err)
 	return 0;
 }
 
+/* Everything of rfs_dp_open() that can fail; *teardown once it may have
+ * begun to load and pin. */
+static int rfs_dp_setup(struct rfs_dp *dp, const struct rfs_dp_opts *o,
+			bool *adopted, bool *teardown, char *err)
+{
+	static const char *const dirs[] = { "maps", "links", "progs", "if" };
+	char path[PATH_MAX];
+	size_t i;
+	int e, n;
+
+	if (rfs_path(dp->base, "%s/%s", dp->pin_dir, RFS_PIN_LAYOUT))
+		return rfs_errf(err, ENAMETOOLONG, "pin dir too long");
+	n = libbpf_num_possible_cpus();
+	if (n <= 0)
+		return rfs_errf(err, n ? n : EINVAL, "can't count possible CPUs");
+	dp->nr_cpus = n > RFS_MAX_CPUS ? RFS_MAX_CPUS : n;
+	dp->nr_rx_cpus = n > RFS_MAX_RX_CPUS ? RFS_MAX_RX_CPUS : n;
+	if (n > RFS_MAX_CPUS)
+		pr_warn("%d possible CPUs: steering only to the first %d\n", n,
+			RFS_MAX_CPUS);
+	if (n > RFS_MAX_RX_CPUS)
+		pr_warn("%d possible CPUs: frames arriving on CPUs past %d go up the stack unsteered\n",
+			n, RFS_MAX_RX_CPUS - 1);
+	e = rfs_cpuset_online(&dp->online);
+	if (e)
+		return rfs_errf(err, e, "can't read online CPUs: %s", strerror(-e));
+
+	e = rfs_pin_ensure_bpffs(dp->pin_dir, err, RFS_ERR_LEN);
+	if (e)
+		return e;
+	e = rfs_pin_mkdirs(dp->pin_dir);
+	if (e)
+		return rfs_errf(err, e, "can't create pin dir '%s': %s",
+				dp->pin_dir, strerror(-e));
+	dp->lock_fd = rfs_pin_lock(dp->pin_dir);
+	if (dp->lock_fd < 0) {
+		e = dp->lock_fd;
+		dp->lock_fd = -1;
+		return rfs_errf(err, e, e == -EBUSY ?
+				"pin dir '%s' is in use by another rfsd" :
+				"can't lock pin dir '%s': %s",
+				dp->pin_dir, strerror(-e));
+	}
+
+	if (rfs_path(path, "%s/maps/%s", dp->base, RFS_MAP_GLOBALS))
+		return rfs_errf(err, ENAMETOOLONG, "pin dir '%s' too long",
+				dp->pin_dir);
+	if (!access(path, F_OK)) {
+		e = rfs_core_adopt(dp, err) ?: rfs_dp_adopt_ifs(dp, err);
+		if (!e && adopted)
+			*adopted = true;
+		return e;
+	}
+	e = rfs_core_other_layout(dp, err);
+	if (e)
+		return e;
+	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
+		if ((e = rfs_path(path, "%s/%s", dp->base, dirs[i])) ||
+		    (e = rfs_pin_mkdirs(path)))
+			return rfs_errf(err, e, "can't create '%s': %s", path,
+					strerror(-e));
+	*teardown = true;
+	return rfs_core_create(dp, o, err);
+}
+
 int rfs_dp_open(struct rfs_dp **out, const struct rfs_dp_opts *o,
 		bool *adopted, char *err)
 {
+	bool teardown = false;
 	struct rfs_dp *dp;
-	char path[PATH_MAX];
-	int e, n;
+	int e;
 
 	*out = NULL;
 	if (adopted)
@@ -154,85 +215,34 @@ int rfs_dp_open(struct rfs_dp **out, const struct rfs_dp_opts *o,
 	dp->allow_unordered = o->allow_unordered;
 	dp->budget = o->budget;
 	rfs_kfeatures_detect(&dp->feat);
-	if (rfs_path(dp->base, "%s/%s", dp->pin_dir, RFS_PIN_LAYOUT)) {
-		e = rfs_errf(err, ENAMETOOLONG, "pin dir too long");
-		goto fail;
-	}
-	n = libbpf_num_possible_cpus();
-	if (n <= 0) {
-		e = rfs_errf(err, n ? n : EINVAL, "can't count possible CPUs");
-		goto fail;
-	}
-	dp->nr_cpus = n > RFS_MAX_CPUS ? RFS_MAX_CPUS : n;
-	dp->nr_rx_cpus = n > RFS_MAX_RX_CPUS ? RFS_MAX_RX_CPUS : n;
-	if (n > RFS_MAX_CPUS)
-		pr_warn("%d possible CPUs: steering only to the first %d\n", n,
-			RFS_MAX_CPUS);
-	if (n > RFS_MAX_RX_CPUS)
-		pr_warn("%d possible CPUs: frames arriving on CPUs past %d go up the stack unsteered\n",
-			n, RFS_MAX_RX_CPUS - 1);
-	e = rfs_cpuset_online(&dp->online);
+	e = rfs_dp_setup(dp, o, adopted, &teardown, err);
 	if (e) {
-		e = rfs_errf(err, e, "can't read online CPUs: %s", strerror(-e));
-		goto fail;
-	}
-
-	e = rfs_pin_ensure_bpffs(dp->pin_dir, err, RFS_ERR_LEN);
-	if (e)
-		goto fail;
-	e = rfs_pin_mkdirs(dp->pin_dir);
-	if (e) {
-		e = rfs_errf(err, e, "can't create pin dir '%s': %s",
-			     dp->pin_dir, strerror(-e));
-		goto fail;
-	}
-	dp->lock_fd = rfs_pin_lock(dp->pin_dir);
-	if (dp->lock_fd < 0) {
-		e = rfs_errf(err, dp->lock_fd,
-			     dp->lock_fd == -EBUSY ?
-			     "pin dir '%s' is in use by another rfsd" :
-			     "can't lock pin dir '%s': %s",
-			     dp->pin_dir, strerror(-dp->lock_fd));
-		dp->lock_fd = -1;
-		goto fail;
-	}
-
-	if (rfs_path(path, "%s/maps/%s", dp->base, RFS_MAP_GLOBALS)) {
-		e = rfs_errf(err, ENAMETOOLONG, "pin dir '%s' too long", dp->pin_dir);
-		goto fail;
-	}
-	if (rfs_pin_exists(path)) {
-		e = rfs_core_adopt(dp, err) ?: rfs_dp_adopt_ifs(dp, err);
-		if (e)
-			goto fail;
-		if (adopted)
-			*adopted = true;
-	} else if ((e = rfs_core_other_layout(dp, err))) {
-		goto fail;
-	} else {
-		static const char *const dirs[] = { "maps", "links", "progs", "if" };
-		size_t i;
-
-		for (i = 0; i < 4; i++) {
-			if (rfs_path(path, "%s/%s", dp->base, dirs[i]) ||
-			    rfs_pin_mkdirs(path)) {
-				e = rfs_errf(err, errno, "can't create '%s': %s",
-					     path, strerror(errno));
-				goto fail;
-			}
-		}
-		e = rfs_core_create(dp, o, err);
-		if (e) {
-			rfs_dp_close(dp, true);
-			return e;
-		}
+		rfs_dp_close(dp, teardown);
+		return e;
 	}
 	rfs_core_fill_ids(dp);
 	*out = dp;
 	return 0;
-fail:
-	rfs_dp_close(dp, false);
-	return e ? e : -EINVAL;
+}
+
+/* Every layout's tree (v1/, v2/ ...; all false: this build's only), then
+ * pin_dir if empty: anything else in it is someone else's. */
+static void rfs_remove_layouts(const char *pin_dir, bool all)
+{
+	char path[PATH_MAX];
+	struct dirent *de;
+	DIR *d = opendir(pin_dir);
+
+	if (!d)
+		return;
+	while ((de = readdir(d)))
+		if ((all ? de->d_name[0] == 'v' && de->d_name[1] >= '0' &&
+			   de->d_name[1] <= '9' :
+			   !strcmp(de->d_name, RFS_PIN_LAYOUT)) &&
+		    !rfs_path(path, "%s/%s", pin_dir, de->d_name))
+			rfs_pin_walk(path, true, NULL, NULL);
+	closedir(d);
+	rmdir(pin_dir);
 }
 
 void rfs_dp_close(struct rfs_dp *dp, bool teardown)
@@ -261,7 +271,7 @@ void rfs_dp_close(struct rfs_dp *dp, bool teardown)
 		/* Empty the cpumap: that stops its kthreads now. */
 		for (cpu = 0; dp->cpu_map_fd >= 0 && cpu < (__u32)dp->nr_cpus; cpu++)
 			bpf_map_delete_elem(dp->cpu_map_fd, &cpu);
-		rfs_pin_remove_tree(dp->pin_dir);
+		rfs_remove_layouts(dp->pin_dir, false);
 	} else {
 		while (dp->n_ifs)
 			rfs_dp_if_remove(dp, dp->ifs[dp->n_ifs - 1]);
@@ -273,40 +283,17 @@ void rfs_dp_close(struct rfs_dp *dp, bool teardown)
 	free(dp);
 }
 
-__u32 rfs_dp_sock_flow_entries(const struct rfs_dp *dp)
-{
-	return dp->globals.sock_flow_mask + 1;
-}
-
-int rfs_dp_nr_cpus(const struct rfs_dp *dp)
-{
-	return dp->nr_cpus;
-}
-
-__u32 rfs_dp_cpumap_id(const struct rfs_dp *dp)
-{
-	return dp->globals.cpumap_id;
-}
-
-const char *rfs_dp_pin_dir(const struct rfs_dp *dp)
-{
-	return dp->pin_dir;
-}
-
-const char *rfs_dp_cgroup(const struct rfs_dp *dp)
-{
-	return dp->cgroup;
-}
-
-enum rfs_trace_mode rfs_dp_trace_mode(const struct rfs_dp *dp)
-{
-	return dp->trace_mode;
-}
-
-const struct rfs_kfeatures *rfs_dp_kfeatures(const struct rfs_dp *dp)
-{
-	return &dp->feat;
-}
+/* rfs_dp.h's accessors that read one field */
+#define RFS_DP_GET(type, name, expr)					\
+	type rfs_dp_##name(const struct rfs_dp *dp) { return expr; }
+RFS_DP_GET(__u32, sock_flow_entries, dp->globals.sock_flow_mask + 1)
+RFS_DP_GET(int, nr_cpus, dp->nr_cpus)
+RFS_DP_GET(__u32, cpumap_id, dp->globals.cpumap_id)
+RFS_DP_GET(const char *, pin_dir, dp->pin_dir)
+RFS_DP_GET(const char *, cgroup, dp->cgroup)
+RFS_DP_GET(enum rfs_trace_mode, trace_mode, dp->trace_mode)
+RFS_DP_GET(const struct rfs_kfeatures *, kfeatures, &dp->feat)
+RFS_DP_GET(size_t, if_count, dp->n_ifs)
 
 void rfs_dp_kjudge(const struct rfs_dp *dp, struct rfs_feat_report *r)
 {
@@ -317,7 +304,6 @@ void rfs_dp_prog_ids(const struct rfs_dp *dp, struct rfs_dp_prog_ids *ids)
 {
 	*ids = dp->ids;
 }
-
 
 int rfs_dp_set_sock_flow_entries(struct rfs_dp *dp, __u32 n, char *err)
 {
@@ -421,11 +407,6 @@ __u32 rfs_dp_desired_cpu(const struct rfs_dp *dp, __u32 hash)
 	return rfs_socktab_desired_cpu(dp->sock_flows_fd, &dp->globals, hash);
 }
 
-size_t rfs_dp_if_count(const struct rfs_dp *dp)
-{
-	return dp->n_ifs;
-}
-
 struct rfs_if *rfs_dp_if_at(struct rfs_dp *dp, size_t i)
 {
 	return i < dp->n_ifs ? dp->ifs[i] : NULL;
@@ -453,22 +434,6 @@ struct rfs_if *rfs_dp_if_find_index(struct rfs_dp *dp, int ifindex)
 
 /* ---- the rfs_if_* calls that change the list or need the datapath ---- */
 
-int rfs_dp_sweep_orphans(struct rfs_dp *dp, int ifindex)
-{
-	__u32 *keep = calloc(dp->n_ifs + 1, sizeof(*keep));
-	size_t i;
-	int n;
-
-	if (!keep)
-		return -ENOMEM;
-	for (i = 0; i < dp->n_ifs; i++)
-		keep[i] = dp->ifs[i]->prog_id;
-	n = rfs_iface_sweep(&dp->globals.cpumap_id, 1, keep, dp->n_ifs,
-			    ifindex);
-	free(keep);
-	return n;
-}
-
 int rfs_if_attach(struct rfs_dp *dp, const char *name,
 		  const struct rfs_if_opts *o, struct rfs_if **out, char *err)
 {
@@ -478,8 +443,7 @@ int rfs_if_attach(struct rfs_dp *dp, const char *name,
 
 	if (out)
 		*out = NULL;
-	if (name[0] && strlen(name) < IF_NAMESIZE && !strchr(name, '/') &&
-	    rfs_dp_if_find(dp, name))
+	if (rfs_dp_if_find(dp, name))
 		return rfs_errf(err, EEXIST, "attach %s: already attached", name);
 	if (!o->no_attach && !o->allow_unordered && !dp->allow_unordered) {
 		struct rfs_feat_report r;
@@ -542,37 +506,113 @@ int rfs_if_explain(struct rfs_dp *dp, struct rfs_if *ifc,
 	return rfs_iface_explain(&env, ifc, in, out, n, err);
 }
 
-int rfs_if_set_cpus(struct rfs_dp *dp, struct rfs_if *ifc,
-		    const struct rfs_cpuset *cpus, char *err)
+/*
+ * Our programs nobody owns.  An XDP program is this datapath's by what it
+ * is: it uses a map pinned under our pin dir (every interface's program
+ * shares the core's cpumap), never by its name, so another rfsd's is
+ * never touched.  The kernel records a program's maps at load, before any
+ * XDP link exists, so a restarted rfsd knows its own at once.  One its
+ * interface pins name is adopted; any other (rfsd killed between attach
+ * and pin, pins removed by hand) is swept before the control socket
+ * serves and before an attach to its interface.  `rfsd --cleanup` removes
+ * them all with the pins.
+ */
+int rfs_dp_sweep_orphans(struct rfs_dp *dp, int ifindex)
 {
-	struct rfs_if_env env = rfs_dp_env(dp);
-	int e = rfs_iface_set_cpus(&env, ifc, cpus, err);
+	__u32 *keep = calloc(dp->n_ifs + 1, sizeof(*keep));
+	size_t i;
+	int n;
 
-	/* a removal that waits starts now, not at the next refresh */
-	rfs_iface_note_leaving(ifc, rfs_mono_ms());
+	if (!keep)
+		return -ENOMEM;
+	for (i = 0; i < dp->n_ifs; i++)
+		keep[i] = dp->ifs[i]->prog_id;
+	n = rfs_iface_sweep(&dp->globals.cpumap_id, 1, keep, dp->n_ifs,
+			    ifindex);
+	free(keep);
+	return n;
+}
+
+struct rfs_ids {
+	__u32 *v;
+	size_t n, cap;
+};
+
+static void rfs_ids_add(struct rfs_ids *s, __u32 id)
+{
+	__u32 *v;
+
+	if (s->n == s->cap) {
+		v = realloc(s->v, (s->cap * 2 + 16) * sizeof(*v));
+		if (!v)
+			return;
+		s->v = v;
+		s->cap = s->cap * 2 + 16;
+	}
+	s->v[s->n++] = id;
+}
+
+static void rfs_note_map(const char *path, void *ctx)
+{
+	int fd = bpf_obj_get(path);
+
+	if (fd >= 0) {
+		rfs_ids_add(ctx, rfs_obj_id(fd));
+		close(fd);
+	}
+}
+
+int rfs_dp_cleanup(const char *pin_dir, char *err)
+{
+	struct rfs_dp_opts o = { .pin_dir = pin_dir };
+	struct rfs_ids ours = { 0 };
+	char path[PATH_MAX];
+	struct rfs_dp *dp;
+	int e, lock;
+
+	if (rfs_path(path, "%s/%s/maps/%s", pin_dir, RFS_PIN_LAYOUT,
+		     RFS_MAP_GLOBALS))
+		return rfs_errf(err, ENAMETOOLONG, "pin dir '%s' too long",
+				pin_dir);
+	lock = rfs_pin_lock(pin_dir);
+	if (lock == -EBUSY)
+		return rfs_errf(err, EBUSY,
+				"pin dir '%s' is in use by a running rfsd; stop it first",
+				pin_dir);
+	/* What is ours, whatever the layout: the maps pinned here. */
+	rfs_pin_walk(pin_dir, false, rfs_note_map, &ours);
+	if (lock >= 0)
+		close(lock);	/* adopting takes it again */
+	e = -ENOENT;
+	if (!access(path, F_OK)) {
+		e = rfs_dp_open(&dp, &o, NULL, err);
+		if (e && e != -EPROTO)
+			goto out;
+		if (!e) {
+			rfs_dp_close(dp, true);
+			pr_info("removed the datapath pinned under %s\n",
+				pin_dir);
+		}
+	}
+	if (!access(pin_dir, F_OK)) {
+		/* Another build's pins, or half made: every layout's tree */
+		lock = rfs_pin_lock(pin_dir);
+		if (lock < 0) {
+			e = rfs_errf(err, lock, lock == -EBUSY ?
+				     "pin dir '%s' is in use by a running rfsd; stop it first" :
+				     "can't lock pin dir '%s': %s",
+				     pin_dir, strerror(-lock));
+			goto out;
+		}
+		rfs_remove_layouts(pin_dir, true);
+		close(lock);
+		if (e)
+			pr_info("removed the pins under %s\n", pin_dir);
+	}
+	e = ours.n ? rfs_iface_sweep(ours.v, ours.n, NULL, 0, 0) : 0;
+	e = e < 0 ? rfs_errf(err, e, "can't list interfaces: %s",
+			     strerror(-e)) : 0;
+out:
+	free(ours.v);
 	return e;
-}
-
-int rfs_if_set_flow_cnt(struct rfs_dp *dp, struct rfs_if *ifc, __u32 n,
-			char *err)
-{
-	struct rfs_if_env env = rfs_dp_env(dp);
-
-	return rfs_iface_set_flow_cnt(&env, ifc, n, err);
-}
-
-int rfs_if_holds(struct rfs_dp *dp, struct rfs_if *ifc,
-		 struct rfs_hold_cpu **out, size_t *n, char *err)
-{
-	struct rfs_if_env env = rfs_dp_env(dp);
-
-	return rfs_iface_holds(&env, ifc, out, n, err);
-}
-
-int rfs_if_sample_collect(struct rfs_dp *dp, struct rfs_if *ifc, size_t limit,
-			  struct rfs_flow_sample **out, size_t *n, char *err)
-{
-	struct rfs_if_env env = rfs_dp_env(dp);
-
-	return rfs_iface_sample_collect(&env, ifc, limit, out, n, err);
 }

@@ -10,12 +10,14 @@
 #ifndef RFS_DP_H
 #define RFS_DP_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <string.h>
 #include <linux/types.h>
 
 #include "rfs_common.h"
-#include "cpulist.h"
 #include "rfs_features.h"
 #include "parse.h"
 
@@ -43,20 +45,16 @@ struct rfs_budget {
 
 /* The bytes of a table of flow_cnt entries per RX queue. */
 __u64 rfs_table_bytes(__u32 flow_cnt, __u32 rx_queues);
-
 /* May such a table join others bytes of the other interfaces'?  0, or
  * -ENOSPC with "<what>: its flow table would take 64.0 MiB (...), over
  * the budget of 16.0 MiB per interface (...)" in err. */
 int rfs_budget_check(const struct rfs_budget *b, const char *what,
 		     __u32 flow_cnt, __u32 rx_queues, __u64 others,
 		     char *err, size_t len);
-
 /* The defaults for memtotal bytes (0: unknown, the fallbacks). */
 void rfs_budget_default(__u64 memtotal, struct rfs_budget *b);
-
 /* MemTotal of a /proc/meminfo at path, in bytes: 0 or -errno. */
 int rfs_meminfo_total(const char *path, __u64 *bytes);
-
 /* "64.0 MiB", "512 KiB", "100 bytes" */
 void rfs_budget_fmt(__u64 bytes, char *buf, size_t len);
 
@@ -75,7 +73,8 @@ struct rfs_dp_opts {
 struct rfs_dp;
 struct rfs_if;
 
-/* libbpf's and libxdp's own messages into log.c, shown at -v only. */
+/* libbpf's and libxdp's own messages, at -v only: they warn of much that
+ * they then handle. */
 void rfs_log_hook_libs(void);
 
 /* Load and pin the datapath, or adopt the one pinned under pin_dir (then
@@ -90,7 +89,7 @@ void rfs_dp_close(struct rfs_dp *dp, bool teardown);
 /*
  * Detach every XDP program on ifindex (0: on every interface of this
  * network namespace) that uses dp's maps but is none of its interfaces'
- * (rfs_cleanup.c says why).  Returns how many it removed, or -errno.
+ * (rfs_dp.c says why).  Returns how many it removed, or -errno.
  */
 int rfs_dp_sweep_orphans(struct rfs_dp *dp, int ifindex);
 /* Remove all the datapath under pin_dir attached or pinned, then every
@@ -190,8 +189,8 @@ int rfs_if_set_cpus(struct rfs_dp *dp, struct rfs_if *ifc,
 		    const struct rfs_cpuset *cpus, char *err);
 int rfs_if_set_flow_cnt(struct rfs_dp *dp, struct rfs_if *ifc, __u32 n,
 			char *err);
-/* Each CPU leaving ifc (rfs_hold.h), since when, and the flows it waits
- * for with the reason; *out has *n entries (caller frees). */
+/* Each CPU leaving ifc, since when, and the flows it waits for with the
+ * reason; *out has *n entries (caller frees). */
 struct rfs_hold_cpu;
 int rfs_if_holds(struct rfs_dp *dp, struct rfs_if *ifc,
 		 struct rfs_hold_cpu **out, size_t *n, char *err);
@@ -232,5 +231,145 @@ struct rfs_explain_queue;
 int rfs_if_explain(struct rfs_dp *dp, struct rfs_if *ifc,
 		   struct rfs_explain_in *in,
 		   struct rfs_explain_queue **out, size_t *n, char *err);
+
+/*
+ * ---- why a flow still holds its CPU (rfs_hold.c, pure) ----
+ *
+ * The drain test of include/rfs_order.h on one dev flow entry, as rfsd
+ * asks it before it lets a leaving CPU go, with the reason kept so that
+ * status, explain, /metrics and the log can say which flows a CPU waits
+ * for.  No maps, no clock: rfs_devtab.c reads them; tests/unit/test_hold.c.
+ *
+ * A CPU is leaving an interface when it was taken out of its set (or
+ * went offline) while flows had frames in flight there: no new flows,
+ * and usable until each of its flows is proven drained, which a flow
+ * that never leaves a gap never is: rfsd reports the wait.
+ */
+enum rfs_hold_why {
+	RFS_HOLD_NONE,		/* drained: free to leave */
+	RFS_HOLD_LOCAL,		/* passed up on its RX CPU less than
+				   local_drain_jiffies ago */
+	RFS_HOLD_QUEUED,	/* its last frame not dequeued yet (or lost
+				   on a full ring, not passed yet) */
+	RFS_HOLD_NO_PROOF,	/* dequeued, not proven delivered, kthread
+				   running: GRO may hold it */
+};
+
+/* What the drain test reads for one entry. */
+struct rfs_hold_in {
+	struct rfs_dev_flow f;
+	bool in_cpumap;		/* its CPU has a cpumap entry */
+	/* remote: the target's marks for f.rx_cpu and its delivered epoch */
+	struct rfs_rx_track track;
+	__u32 delivered;
+	bool idle;		/* target's kthread asleep after the reads */
+	bool quiet;		/* ... and at every look for a second */
+	bool settled;		/* no frame can be sent to f.cpu on this
+				   entry any more, since an RCU wait that
+				   ended before idle was read: a replaced
+				   table, or a CPU out of the allowed set */
+	bool have_tx;		/* dropped_upto could be read */
+	__u32 dropped_upto;	/* f.rx_cpu's last flush to f.cpu that
+				   found the ring full */
+	/* local: jiffies now (read after the entry) */
+	bool have_jiffies;
+	__u64 jiffies;
+	__u32 drain_jiffies;
+};
+
+/*
+ * The drain test as its reason; RFS_HOLD_NONE when the flow no longer
+ * keeps its CPU: not valid; local and rfs_local_drained() (unknown
+ * jiffies count as drained: the program never waits on a guess); a CPU
+ * without a cpumap entry; a target asleep for a second with a full-ring
+ * flush at or after the flow's frame (dequeued or lost, and lost ones
+ * never will be); else rfs_remote_drained(), the program's own test; a
+ * bare last frame, settled, with its target asleep: sent before that RCU
+ * wait, which ended its NAPI poll and so flushed it into the ring, and
+ * delivered by a kthread asleep since.
+ */
+enum rfs_hold_why rfs_hold_judge(const struct rfs_hold_in *in);
+
+/* "local", "queued", "no_proof" ("none"), and the reason in words. */
+const char *rfs_hold_why_name(enum rfs_hold_why why);
+const char *rfs_hold_why_words(enum rfs_hold_why why);
+
+/* rfs_dev_index() backwards: false for the header or past the table. */
+bool rfs_hold_locate(const struct rfs_dev_flow *hdr, __u32 index,
+		     __u32 *slot, __u32 *rxq);
+
+#define RFS_HOLD_SHOW	4	/* flows shown per CPU; the rest counted */
+
+struct rfs_held_flow {
+	__u32 index;		/* in its dev table (explain's dev slot) */
+	__u32 slot;		/* (hash >> 8) & flow_mask */
+	__u32 rxq;
+	__u32 flow_mask;	/* its table's */
+	bool prev_table;	/* the table before the last resize */
+	struct rfs_dev_flow f;
+	enum rfs_hold_why why;
+	bool kthread_asleep;	/* the target's kthread, as judged */
+};
+
+/* The flows a leaving CPU waits for. */
+struct rfs_hold_cpu {
+	__u32 cpu;
+	__u64 since_ms;		/* monotonic ms it started leaving */
+	__u32 flows;		/* held there, all tables */
+	__u32 shown;
+	struct rfs_held_flow first[RFS_HOLD_SHOW];
+};
+
+/* Count h into c, keeping the first RFS_HOLD_SHOW. */
+void rfs_hold_add(struct rfs_hold_cpu *c, const struct rfs_held_flow *h);
+
+/* "dev slot 25 (rx queue 0, hash & 0x000fff00 = 0x00000c00), RX CPU 0
+ * -> CPU 1, seq 77: <why>" (the table index, as explain shows it). */
+char *rfs_hold_flow_words(const struct rfs_held_flow *h, char *buf,
+			  size_t len);
+
+/* Warn about a CPU still leaving after waited_ms at bound_ms, then each
+ * time the wait doubles, so a stuck removal is named again without
+ * flooding the log.  *next_ms: 0 at the start; bound_ms 0: never. */
+bool rfs_hold_warn_due(__u64 waited_ms, __u64 bound_ms, __u64 *next_ms);
+
+/*
+ * ---- cpumap kthreads (rfs_devtab.c) ----
+ *
+ * Known by what only the kernel can make: PF_KTHREAD, and the datapath's
+ * record of their PID (rfs_cpu_queue.kthread_pid), a name only as a
+ * check; a process named like one changes nothing.
+ */
+#define RFS_PF_KTHREAD	0x00200000	/* task flags, include/linux/sched.h */
+
+/* "pid (comm) state ppid pgrp session tty tpgid flags ...", from the last
+ * ')' on, since a comm may hold ')' and blanks.  0, or -EINVAL.  Pure:
+ * tests/fuzz/fuzz_task_stat.c. */
+static inline int rfs_parse_task_stat(const char *buf, char *comm, size_t len,
+				      char *state, unsigned int *flags)
+{
+	const char *open = strchr(buf, '('), *close = strrchr(buf, ')');
+	size_t n;
+
+	if (!open || !close || close < open || !len ||
+	    sscanf(close + 1, " %c %*d %*d %*d %*d %*d %u", state, flags) != 2)
+		return -EINVAL;
+	n = close - open - 1;
+	snprintf(comm, len, "%.*s", (int)(n < len - 1 ? n : len - 1), open + 1);
+	return 0;
+}
+
+/* A pidfd on CPU cpu's kthread of cpumap map_id, PID pid, and its state
+ * ('S': asleep); -ESRCH, with the reason in why, if pid is not that now.
+ * What was read was that task's: it still lived after the read. */
+int rfs_kthread_open(__u32 pid, int cpu, __u32 map_id, char *state,
+		     char *why, size_t len);
+/* The task behind pidfd has not exited: its PID is still its own. */
+bool rfs_pidfd_alive(int pidfd);
+/* fn(ctx, cpu, pid, state) for each kthread of cpumap map_id, found among
+ * kthreadd's children (all of /proc where that list is missing), until fn
+ * returns nonzero.  For a kthread whose first batch has not run yet. */
+void rfs_kthreads_scan(__u32 map_id, int (*fn)(void *ctx, int cpu, __u32 pid,
+					       char state), void *ctx);
 
 #endif /* RFS_DP_H */

@@ -1,20 +1,146 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The datapath's own state (struct rfs_dp), for rfs_dp.c (open, close,
- * the list of interfaces), rfs_core.c (the core BPF object and its pins)
- * and rfs_cpumap.c (the cpumap and the online CPUs); tests/prog reads
- * its fds.  The code below them is handed what it needs instead.
+ * Inside the library.  struct rfs_dp is for rfs_dp.c (open, close, the
+ * list of interfaces), rfs_core.c (the core BPF object and its pins) and
+ * rfs_cpumap.c; tests/prog reads its fds.  The code of one interface
+ * (struct rfs_if: rfs_iface.c, rfs_if_attach.c, rfs_explain.c) and of
+ * the tables below it works on a struct rfs_if_env built at the rfs_if_*
+ * call (rfs_dp_env()), never on the list, which only rfs_dp.c changes.
+ * rfs_bpf.c is a leaf that knows no struct of the datapath.
  */
 #ifndef RFS_DP_INT_H
 #define RFS_DP_INT_H
 
 #include <limits.h>
 #include <net/if.h>
+#include <unistd.h>
 
-#include "rfs_bpf.h"
-#include "rfs_devtab.h"
+#include <xdp/libxdp.h>
+
 #include "rfs_dp.h"
-#include "rfs_iface.h"
+#include "rfs_explain.h"
+
+/* ---- rfs_bpf.c: libbpf and bpffs, for any of the datapath's modules ---- */
+
+/* "<fmt>" into err (RFS_ERR_LEN); returns -e */
+int rfs_errf(char *err, int e, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* An array for a swapped-in table, typed by value_type of btf_src_fd's
+ * BTF (bpftool shows its fields): fd or -errno. */
+int rfs_create_table(int btf_src_fd, const char *name, const char *value_type,
+		     __u32 value_size, __u32 entries);
+/* Whole arrays move with the batch syscalls (a few calls for a table of
+ * a million entries); kernels without them get the per-entry loop. */
+int rfs_read_array(int fd, __u32 value_size, __u32 entries, void *buf);
+int rfs_write_array(int fd, __u32 value_size, __u32 entries, const void *buf);
+
+struct rfs_map_check {
+	int fd;
+	const char *name;
+	__u32 value_size;
+};
+/* Each fd (a pinned map, or -1) has u32 keys and value_size values,
+ * else -EPROTO: another build's pins would be read into wrong structs. */
+int rfs_check_maps(const struct rfs_map_check *maps, size_t n, char *err);
+
+/* The id of a prog or map fd, 0 if unknown. */
+__u32 rfs_obj_id(int fd);
+/* One per-CPU value into out[0..n), each size bytes (not the stride). */
+int rfs_read_percpu(int fd, __u32 key, size_t size, void *out, int n);
+/* Per-CPU value stride as the kernel lays it out. */
+static inline size_t rfs_percpu_stride(size_t size)
+{
+	return (size + 7) & ~(size_t)7;
+}
+/* A per-CPU map's value for key, one stride per *possible* CPU (more
+ * than RFS_MAX_CPUS may be), in a new buffer, or NULL with errno. */
+void *rfs_lookup_percpu(int fd, __u32 key, size_t size, int *ncpu);
+
+/* The object pinned at <base>/<dir>/<name>, and pinning there (replaces). */
+int rfs_get_pinned(const char *base, const char *dir, const char *name);
+int rfs_pin_at(const char *base, int fd, const char *dir, const char *name,
+	       char *err);
+
+/* Return once every program that could still use a table it looked up
+ * before a swap has finished: they run under RCU, and
+ * MEMBARRIER_CMD_GLOBAL waits for a grace period. */
+void rfs_wait_rcu(void);
+
+/* Mount bpffs at /sys/fs/bpf unless pin_dir already lies on a bpffs;
+ * under systemd (INVOCATION_ID set) refuse instead (-ENOTSUP). */
+int rfs_pin_ensure_bpffs(const char *pin_dir, char *err, size_t len);
+/* mkdir -p, mode 0700. */
+int rfs_pin_mkdirs(const char *path);
+/* flock(LOCK_EX|LOCK_NB) on the dir; returns the fd or -EBUSY. */
+int rfs_pin_lock(const char *dir);
+/* fn(path, ctx) on each pin under dir, never through a symlink; remove:
+ * then unlink every entry and dir itself. */
+typedef void (*rfs_pin_fn)(const char *path, void *ctx);
+void rfs_pin_walk(const char *dir, bool remove, rfs_pin_fn fn, void *ctx);
+#define rfs_pin_unlink(path)	((void)unlink(path))	/* missing is fine */
+/* snprintf into a PATH_MAX buffer, -ENAMETOOLONG if it does not fit. */
+int rfs_path(char *buf, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* ---- the datapath and its interfaces ---- */
+
+/* What an interface's code needs of the datapath, built for each call
+ * (rfs_dp_env()).  The sets are the datapath's own, so a cpumap entry a
+ * refresh adds is seen at once; rfs_devtab_busy() writes asleep_since_ms. */
+struct rfs_if_env {
+	const char *base;		/* <pin_dir>/v4: pins go in if/<name>/ */
+	int nr_cpus;			/* possible CPUs, <= RFS_MAX_CPUS */
+	int nr_rx_cpus;			/* possible CPUs, <= RFS_MAX_RX_CPUS */
+	const struct rfs_globals *globals;
+	const struct rfs_cpuset *online;
+	const struct rfs_cpuset *in_cpumap;
+	const struct rfs_cpuset *unbound;
+	__u64 *asleep_since_ms;
+	int globals_fd;			/* the core maps */
+	int sock_outer_fd;
+	int sock_flows_fd;		/* the table in the outer slot now */
+	int cpu_queues_fd;
+	int cpu_map_fd;
+	int gstats_fd;
+	int tx_seq_fd;
+	int rx_track_fd;
+	struct rfs_budget budget;
+	__u64 tables_bytes;		/* every interface's tables now */
+};
+
+/* One interface has its own instance of the XDP program, so its settings
+ * are one array slot away, not a per-frame lookup by ifindex. */
+struct rfs_if {
+	char name[IF_NAMESIZE];
+	int ifindex;
+	bool no_attach;
+	enum rfs_xdp_mode mode;		/* as attached: native or generic */
+	__u32 rx_queues;
+	__u32 flow_cnt;
+	struct rfs_cpuset configured;
+	struct rfs_cpuset allowed;
+	struct rfs_cpuset usable;
+	/* the local path: XDP_PASS for flows whose app runs on the RX CPU */
+	bool local_path;
+	bool local_handover;
+	__u32 local_drain_jiffies;
+	bool sampling;			/* rfsctl flows is counting */
+	bool noguard;			/* in-order rule off (bench only) */
+	bool rps_on;			/* kernel RPS seen on (logged once) */
+	/* per CPU leaving it (usable, not allowed): since when (monotonic
+	 * ms, 0: not leaving), and the wait of the next warning */
+	__u64 leaving_since_ms[RFS_MAX_CPUS];
+	__u64 leaving_warn_ms[RFS_MAX_CPUS];
+
+	int prog_fd;
+	__u32 prog_id;
+	int cfg_fd;
+	int dev_outer_fd;
+	int dev_flows_fd;
+	int stats_fd;
+	int hits_fd;
+};
 
 struct rfs_dp {
 	char pin_dir[PATH_MAX];
@@ -113,7 +239,102 @@ int rfs_seed_random(__u32 *seed, char *err, size_t len);
 
 /* ---- rfs_cpumap.c ---- */
 
-/* A cpumap queue for every online CPU. */
 int rfs_cpumap_sync(struct rfs_dp *dp, char *err);
+
+/* ---- rfs_iface.c: the object, pins, XDP hook, config, live changes ---- */
+
+/* A new interface object with no fds; free closes them. */
+struct rfs_if *rfs_iface_new(const char *name);
+void rfs_iface_free(struct rfs_if *ifc);
+/* Pin, open the pins of, unpin the program and maps under if/<name>. */
+int rfs_iface_pin_all(const struct rfs_if_env *env, struct rfs_if *ifc,
+		      char *err);
+int rfs_iface_open_pins(const struct rfs_if_env *env, struct rfs_if *ifc);
+void rfs_iface_unpin(const struct rfs_if_env *env, const char *name);
+int rfs_iface_rename(const struct rfs_if_env *env, struct rfs_if *ifc,
+		     const char *name);
+
+static inline enum xdp_attach_mode rfs_iface_libxdp_mode(enum rfs_xdp_mode m)
+{
+	return m == RFS_XDP_NATIVE ? XDP_MODE_NATIVE :
+	       m == RFS_XDP_GENERIC ? XDP_MODE_SKB : XDP_MODE_UNSPEC;
+}
+/* Is prog_id what runs on ifindex, alone or under a libxdp dispatcher?
+ * *other: a foreign legacy program there; *mode: the hook's mode. */
+bool rfs_iface_prog_attached(int ifindex, __u32 prog_id, __u32 *other,
+			     char *other_name, size_t len,
+			     enum rfs_xdp_mode *mode);
+int rfs_iface_xdp_off(const struct rfs_if *ifc);
+
+/* Every CPU in set exists and is online; a table size is a power of two
+ * in RFS_FLOW_CNT_MIN..MAX.  Else "<what>: <why>" in err. */
+int rfs_iface_check_cpus(const struct rfs_if_env *env, const char *what,
+			 const struct rfs_cpuset *set, char *err);
+int rfs_iface_check_flow_cnt(const char *what, __u32 n, char *err);
+/* Rewrite the config map from ifc: returns once no frame can see the
+ * configuration it replaced. */
+int rfs_if_push_config(struct rfs_if *ifc, __u32 sample_flows);
+/* The configuration in use (the active slot) of an rfs_if_cfg map. */
+int rfs_if_read_config(int cfg_fd, struct rfs_if_config *out);
+
+/* Take the program off (if still ours) and remove the pins. */
+int rfs_iface_detach(const struct rfs_if_env *env, struct rfs_if *ifc,
+		     char *err);
+
+/* ---- the interface calls rfs_dp.c and rfs_cpumap.c hand an env ---- */
+
+int rfs_iface_attach(const struct rfs_if_env *env, const char *name,
+		     const struct rfs_if_opts *opts, struct rfs_if **out,
+		     char *err);
+int rfs_iface_adopt(const struct rfs_if_env *env, const char *name,
+		    struct rfs_if **out, char *err);
+/* Detach every XDP program on ifindex (0: every interface of this
+ * network namespace) that uses a map in ours (ids) and is not in keep.
+ * How many, or -errno. */
+int rfs_iface_sweep(const __u32 *ours, size_t n_ours, const __u32 *keep,
+		    size_t n_keep, int ifindex);
+int rfs_iface_explain(const struct rfs_if_env *env, struct rfs_if *ifc,
+		      struct rfs_explain_in *in,
+		      struct rfs_explain_queue **out, size_t *n, char *err);
+void rfs_iface_refresh(const struct rfs_if_env *env, struct rfs_if *ifc);
+/* Stamp the CPUs that started leaving at now_ms, forget those that stopped. */
+void rfs_iface_note_leaving(struct rfs_if *ifc, __u64 now_ms);
+
+/* ---- rfs_devtab.c: the dev flow tables ---- */
+
+/* A new table with its header entry written; its fd or -errno. */
+int rfs_devtab_create(int btf_src_fd, __u32 flow_cnt, __u32 rx_queues);
+/* 1 when a flow in the table has frames in flight on cpu (RFS_NO_CPU: on
+ * any CPU), a local flow there counting until drain_jiffies after its
+ * last frame; 0 when none has, or -errno.  allowed: the set the
+ * datapath's configuration allows, pushed (NULL: a replaced table). */
+int rfs_devtab_busy(const struct rfs_if_env *env, int table_fd, __u32 cpu,
+		    __u32 drain_jiffies, const struct rfs_cpuset *allowed);
+/* The flows of the interface's current and previous table held on a CPU
+ * of cpus, counted into by_cpu[their cpu] (RFS_MAX_CPUS entries, zeroed
+ * by the caller).  0 or -errno. */
+int rfs_devtab_holds(const struct rfs_if_env *env, const struct rfs_if *ifc,
+		     const struct rfs_cpuset *cpus, struct rfs_hold_cpu *by_cpu);
+/* rfs_devtab_busy() over the interface's current and previous table. */
+int rfs_devtab_in_flight(const struct rfs_if_env *env,
+			 const struct rfs_if *ifc, __u32 cpu);
+int rfs_devtab_resize(const struct rfs_if_env *env, struct rfs_if *ifc,
+		      __u32 flow_cnt, __u32 rx_queues, char *err);
+/* Per CPU (env->nr_cpus entries): its cpumap kthread is asleep now;
+ * quiet: asleep at every look for a second or more. */
+void rfs_kthreads_idle(const struct rfs_if_env *env, bool *idle, bool *quiet);
+void rfs_devtab_retire(const struct rfs_if_env *env, struct rfs_if *ifc);
+
+/* ---- rfs_socktab.c: the sock flow table, datapath-wide ---- */
+
+/* A table in rfs_sock_outer's slot 0: its fd, or -errno. */
+int rfs_socktab_create(int globals_fd, int outer_fd, __u32 entries,
+		       char *err);
+/* Replace the table in the slot (*flows_fd) with one of n entries that
+ * holds the same flows, and the mask in rfs_globals (*g) with n - 1. */
+int rfs_socktab_resize(int globals_fd, int outer_fd, int *flows_fd,
+		       struct rfs_globals *g, __u32 n, char *err);
+__u32 rfs_socktab_desired_cpu(int flows_fd, const struct rfs_globals *g,
+			      __u32 hash);
 
 #endif /* RFS_DP_INT_H */

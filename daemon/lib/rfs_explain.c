@@ -15,11 +15,9 @@
 #include <bpf/bpf.h>
 
 #include "mono.h"
-#include "rfs_bpf.h"
-#include "rfs_devtab.h"
+#include "rfs_dp_int.h"
 #include "rfs_explain.h"
 #include "rfs_features.h"
-#include "rfs_iface.h"
 #include "rfs_order.h"
 
 __u32 rfs_explain_hash(const struct rfs_explain_in *in)

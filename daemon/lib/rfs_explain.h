@@ -23,7 +23,7 @@
 #include "rfs_common.h"
 #include "rfs_decide.h"
 #include "rfs_hash.h"
-#include "rfs_hold.h"
+#include "rfs_dp.h"
 
 /* The state rfs_xdp reads for a flow, as the maps hold it now. */
 struct rfs_explain_in {

@@ -1,11 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * Why a flow still holds its CPU: the pure half (rfs_hold.h).  The test
- * itself is include/rfs_order.h's; this only keeps its reason.
- */
 #include <stdio.h>
 
-#include "rfs_hold.h"
+#include "rfs_dp.h"
 #include "rfs_order.h"
 
 enum rfs_hold_why rfs_hold_judge(const struct rfs_hold_in *in)
@@ -26,7 +22,7 @@ enum rfs_hold_why rfs_hold_judge(const struct rfs_hold_in *in)
 	if (rfs_remote_drained(&in->track, f->last, in->delivered, in->idle))
 		return RFS_HOLD_NONE;
 	/* a bare last frame (rfs_order.h, LAZY MARKS) has no mark of its
-	 * own: rfs_hold.h */
+	 * own: see rfs_hold_judge() in rfs_dp.h */
 	if ((f->flags & RFS_DEV_FLOW_BARE) && in->settled && in->idle)
 		return RFS_HOLD_NONE;
 	/* Not drained.  Dequeued (a mark at or after it) yet unproven can

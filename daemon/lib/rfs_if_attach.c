@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Attaching an interface: its instance of the XDP program is opened with
- * the core maps reused and a dev flow table of its own, loaded, put on
- * the interface's XDP hook (never in place of another program), given its
- * config, then pinned.  Until the config is written the program passes
- * every frame, so a half-made attach steers nothing; one cut short by a
- * crash is ours by its maps, placed by the next rfsd (rfs_cleanup.c).
+ * An interface joins the list attached, or adopted (below).  Attaching:
+ * its instance of the XDP program is opened with the core maps reused and
+ * a dev flow table of its own, loaded, put on the interface's XDP hook
+ * (never in place of another program), given its config, then pinned.
+ * Until the config is written the program passes every frame, so a
+ * half-made attach steers nothing; one cut short by a crash is ours by
+ * its maps, placed by the next rfsd (rfs_dp.c).
  */
 #include <errno.h>
+#include <net/if.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,12 +21,8 @@
 #include <xdp/libxdp.h>
 
 #include "log.h"
-#include "parse.h"
-#include "rfs_bpf.h"
-#include "rfs_devtab.h"
-#include "rfs_features.h"
-#include "rfs_iface.h"
-#include "rfs_pin.h"
+#include "rfs_dp_int.h"
+#include "rfs_order.h"
 #include "rfs_xdp.skel.h"
 
 /*
@@ -155,20 +153,16 @@ static int rfs_if_xdp_attach(struct rfs_if *ifc, struct rfs_xdp *skel,
 				" (try --mode generic)" : "");
 	}
 	got = want == RFS_XDP_GENERIC ? RFS_XDP_GENERIC : RFS_XDP_NATIVE;
+	rfs_iface_prog_attached(ifc->ifindex, xdp_program__id(xp), NULL, NULL,
+				0, &got);
 	e = rfs_if_take_fds(ifc, skel, xdp_program__fd(xp));
-	if (e) {
-		/* live already: take it off before saying it failed */
-		rfs_iface_prog_attached(ifc->ifindex, xdp_program__id(xp), NULL,
-					NULL, 0, &got);
-		xdp_program__detach(xp, ifc->ifindex,
-				    rfs_iface_libxdp_mode(got), 0);
-		xdp_program__close(xp);
+	if (e)	/* live already: take it off before saying it failed */
+		xdp_program__detach(xp, ifc->ifindex, rfs_iface_libxdp_mode(got),
+				    0);
+	xdp_program__close(xp);
+	if (e)
 		return rfs_errf(err, e, "attach %s: out of file descriptors",
 				ifc->name);
-	}
-	xdp_program__close(xp);
-	rfs_iface_prog_attached(ifc->ifindex, ifc->prog_id, NULL, NULL, 0,
-				&got);
 	ifc->mode = got;
 	return 0;
 }
@@ -185,49 +179,37 @@ static int rfs_if_test_load(struct rfs_if *ifc, struct rfs_xdp *skel, char *err)
 			    ifc->name) : 0;
 }
 
-int rfs_iface_attach(const struct rfs_if_env *env, const char *name,
-		     const struct rfs_if_opts *o, struct rfs_if **out,
-		     char *err)
+/* What attach checks and sets before anything is loaded. */
+static int rfs_if_prepare(const struct rfs_if_env *env, struct rfs_if *ifc,
+			  const char *name, const struct rfs_if_opts *o,
+			  char *err)
 {
-	char other_name[64] = "", what[64], cant[64];
-	char rps[600];
-	struct rfs_xdp *skel = NULL;
-	struct rfs_if *ifc = NULL;
+	char other_name[64] = "", what[64], cant[64], rps[600];
+	struct rfs_local_params lp;
 	__u32 other = 0;
 	int e;
 
-	*out = NULL;
-	if (!name[0] || strlen(name) >= IF_NAMESIZE || strchr(name, '/'))
-		return rfs_errf(err, ENODEV, "attach %s: no such interface", name);
-	ifc = rfs_iface_new(name);
-	if (!ifc)
-		return rfs_errf(err, ENOMEM, "attach %s: out of memory", name);
 	ifc->no_attach = o->no_attach;
 	ifc->flow_cnt = o->flow_cnt ? o->flow_cnt : RFS_FLOW_CNT_DEFAULT;
-	if (!o->no_attach) {
+	if (o->no_attach) {
+		ifc->rx_queues = o->rx_queues ? o->rx_queues : 1;
+	} else {
 		ifc->ifindex = if_nametoindex(name);
-		if (!ifc->ifindex) {
-			e = rfs_errf(err, ENODEV, "attach %s: no such interface", name);
-			goto fail;
-		}
+		if (!ifc->ifindex)
+			return rfs_errf(err, ENODEV,
+					"attach %s: no such interface", name);
 		if (!rfs_iface_prog_attached(ifc->ifindex, 0, &other,
 					     other_name, sizeof(other_name),
-					     NULL) && other) {
-			e = rfs_errf(err, EBUSY,
-				     "attach %s: another XDP program is attached (id %u, %s); xdp-rfs never replaces it",
-				     name, other, other_name);
-			goto fail;
-		}
+					     NULL) && other)
+			return rfs_errf(err, EBUSY,
+					"attach %s: another XDP program is attached (id %u, %s); xdp-rfs never replaces it",
+					name, other, other_name);
 		ifc->rx_queues = rfs_count_rx_queues(name, ifc->ifindex);
-		if (rfs_if_rps_on(name, rps, sizeof(rps))) {
-			e = rfs_errf(err, EBUSY,
-				     "attach %s: kernel RPS is on (%s is not 0): "
-				     RFS_RPS_WHY "; write 0 there first",
-				     name, rps);
-			goto fail;
-		}
-	} else {
-		ifc->rx_queues = o->rx_queues ? o->rx_queues : 1;
+		if (rfs_if_rps_on(name, rps, sizeof(rps)))
+			return rfs_errf(err, EBUSY,
+					"attach %s: kernel RPS is on (%s is not 0): "
+					RFS_RPS_WHY "; write 0 there first",
+					name, rps);
 	}
 	snprintf(what, sizeof(what), "attach %s", name);
 	snprintf(cant, sizeof(cant), "can't attach '%s'", name);
@@ -238,24 +220,39 @@ int rfs_iface_attach(const struct rfs_if_env *env, const char *name,
 	    (rfs_cpuset_count(&o->cpus) ?
 	     rfs_iface_check_cpus(env, what, &o->cpus, err) : 0);
 	if (e)
-		goto fail;
+		return e;
 	ifc->configured = rfs_cpuset_count(&o->cpus) ? o->cpus : *env->online;
 	rfs_cpuset_and(&ifc->allowed, &ifc->configured, env->online);
 	ifc->usable = ifc->allowed;
-	{
-		struct rfs_local_params lp;
+	rfs_local_path_params(name, o->no_attach, &lp);
+	/* unknown GRO hold time: no drain is long enough */
+	ifc->local_path = !o->no_local_path && lp.safe;
+	if (!o->no_local_path && !lp.safe)
+		pr_warn("%s: can't read its gro_flush_timeout: local path off (every frame through the cpumap)\n",
+			name);
+	ifc->noguard = o->noguard;
+	ifc->local_handover = lp.handover;
+	ifc->local_drain_jiffies = lp.drain_jiffies;
+	return 0;
+}
 
-		rfs_local_path_params(name, o->no_attach, &lp);
-		/* unknown GRO hold time: no drain is long enough */
-		ifc->local_path = !o->no_local_path && lp.safe;
-		if (!o->no_local_path && !lp.safe)
-			pr_warn("%s: can't read its gro_flush_timeout: local path off (every frame through the cpumap)\n",
-				name);
-		ifc->noguard = o->noguard;
-		ifc->local_handover = lp.handover;
-		ifc->local_drain_jiffies = lp.drain_jiffies;
-	}
+int rfs_iface_attach(const struct rfs_if_env *env, const char *name,
+		     const struct rfs_if_opts *o, struct rfs_if **out,
+		     char *err)
+{
+	struct rfs_xdp *skel;
+	struct rfs_if *ifc;
+	int e;
 
+	*out = NULL;
+	if (!name[0] || strlen(name) >= IF_NAMESIZE || strchr(name, '/'))
+		return rfs_errf(err, ENODEV, "attach %s: no such interface", name);
+	ifc = rfs_iface_new(name);
+	if (!ifc)
+		return rfs_errf(err, ENOMEM, "attach %s: out of memory", name);
+	e = rfs_if_prepare(env, ifc, name, o, err);
+	if (e)
+		goto fail;
 	skel = rfs_if_open_obj(env, ifc, err);
 	if (!skel) {
 		e = -EINVAL;
@@ -302,6 +299,118 @@ fail_detach:
 		rfs_iface_unpin(env, name);
 	}
 fail:
+	rfs_iface_free(ifc);
+	return e;
+}
+
+/*
+ * Adopting an interface an earlier rfsd attached: its pins are checked
+ * against this build's sizes (another build's are left alone), it is
+ * found by the ifindex in its config (a rename while rfsd was down is
+ * followed), and kept only if our program still runs there.  Whatever
+ * can no longer be used is unpinned.
+ */
+int rfs_iface_adopt(const struct rfs_if_env *env, const char *name,
+		    struct rfs_if **out, char *err)
+{
+	struct rfs_if_config cfg;
+	struct rfs_if *ifc;
+	__u32 zero = 0;
+	int e;
+
+	*out = NULL;
+	ifc = rfs_iface_new(name);
+	if (!ifc)
+		return rfs_errf(err, ENOMEM, "adopt %s: out of memory", name);
+	e = rfs_iface_open_pins(env, ifc);
+	if (e) {
+		rfs_errf(err, e, "adopt %s: pins incomplete (%s); dropped them",
+			 name, strerror(-e));
+		goto drop;
+	}
+	{
+		const struct rfs_map_check maps[] = {
+			{ ifc->cfg_fd, RFS_MAP_IF_CFG, sizeof(struct rfs_if_config) },
+			{ ifc->dev_flows_fd, RFS_MAP_DEV_FLOWS, sizeof(struct rfs_dev_flow) },
+			{ ifc->stats_fd, RFS_MAP_IF_STATS, sizeof(struct rfs_if_stats) },
+			{ ifc->hits_fd, RFS_MAP_FLOW_HITS, sizeof(struct rfs_flow_hit) },
+		};
+
+		e = rfs_check_maps(maps, sizeof(maps) / sizeof(maps[0]), err);
+	}
+	if (e) {
+		char why[RFS_ERR_LEN];
+
+		/* another build's: leave its pins alone */
+		snprintf(why, sizeof(why), "%s", err);
+		rfs_errf(err, e, "adopt %s: %s", name, why);
+		rfs_iface_free(ifc);
+		return e;
+	}
+	e = rfs_if_read_config(ifc->cfg_fd, &cfg);
+	if (e) {
+		e = rfs_errf(err, e, "adopt %s: can't read config: %s",
+			     name, strerror(-e));
+		goto drop;
+	}
+	ifc->prog_id = rfs_obj_id(ifc->prog_fd);
+	/* By ifindex: renamed while rfsd was down, it is still ours. */
+	ifc->ifindex = cfg.ifindex ? (int)cfg.ifindex : (int)if_nametoindex(name);
+	if (cfg.ifindex) {
+		char now[IF_NAMESIZE];
+
+		if (!if_indextoname(cfg.ifindex, now))
+			ifc->ifindex = 0;
+		else if (strcmp(now, name) &&
+			 rfs_if_prog_on(cfg.ifindex, ifc->prog_id) &&
+			 !rfs_iface_rename(env, ifc, now))
+			pr_info("adopt %s: renamed %s while rfsd was down; pins moved\n",
+				name, now);
+	}
+	if (!ifc->ifindex) {
+		e = rfs_errf(err, ENODEV,
+			     "adopt %s: interface disappeared while rfsd was down; dropped it",
+			     name);
+		goto drop;
+	}
+	if (!rfs_iface_prog_attached(ifc->ifindex, ifc->prog_id, NULL, NULL, 0,
+				     &ifc->mode)) {
+		e = rfs_errf(err, ENOENT,
+			     "adopt %s: our XDP program is no longer attached; dropped it",
+			     name);
+		goto drop;
+	}
+	{
+		struct rfs_dev_flow hdr;
+
+		if (bpf_map_lookup_elem(ifc->dev_flows_fd, &zero, &hdr) ||
+		    !rfs_dev_table_ok(&hdr)) {
+			e = rfs_errf(err, EINVAL,
+				     "adopt %s: flow table has no header (made by another version?); dropped it",
+				     name);
+			goto drop;
+		}
+		ifc->flow_cnt = hdr.last + 1;
+		ifc->rx_queues = hdr.rx_cpu;
+	}
+	ifc->local_path = cfg.local_path;
+	ifc->local_handover = cfg.local_handover;
+	ifc->local_drain_jiffies = cfg.local_drain_jiffies;
+	ifc->noguard = cfg.noguard;
+	memcpy(ifc->configured.bits, cfg.configured, sizeof(cfg.configured));
+	memcpy(ifc->allowed.bits, cfg.allowed, sizeof(cfg.allowed));
+	memcpy(ifc->usable.bits, cfg.usable, sizeof(cfg.usable));
+	{
+		char desc[160];
+
+		rfs_if_describe(ifc, desc, sizeof(desc));
+		rfs_log_iface(RFS_LOG_INFO, ifc->name, ifc->ifindex,
+			      "adopted, %s: attached by an earlier rfsd", desc);
+	}
+	*out = ifc;
+	return 0;
+drop:
+	rfs_iface_unpin(env, name);
 	rfs_iface_free(ifc);
 	return e;
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
-/* One interface has its own instance of the XDP program, so its settings
- * are one array slot away, not a per-frame lookup by ifindex. */
+/* One interface: the object, its pins, its XDP hook, its config map, what
+ * its program counted (counters, the flows of a sampling window), and the
+ * live changes to it. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,10 +13,9 @@
 #include <xdp/libxdp.h>
 
 #include "log.h"
-#include "parse.h"
-#include "rfs_bpf.h"
-#include "rfs_iface.h"
-#include "rfs_pin.h"
+#include "mono.h"
+#include "rfs_dp_int.h"
+#include "rfs_order.h"
 
 static const char *const if_pins[] = {
 	"prog", RFS_MAP_IF_CFG, RFS_MAP_DEV_OUTER, RFS_MAP_DEV_FLOWS,
@@ -58,7 +58,8 @@ void rfs_iface_free(struct rfs_if *ifc)
 	free(ifc);
 }
 
-int rfs_iface_dir(const struct rfs_if_env *env, const char *name, char *path)
+static int rfs_iface_dir(const struct rfs_if_env *env, const char *name,
+			 char *path)
 {
 	return rfs_path(path, "%s/if/%s", env->base, name);
 }
@@ -222,20 +223,6 @@ int rfs_if_read_config(int cfg_fd, struct rfs_if_config *out)
 	return 0;
 }
 
-/* An update of a map-in-map slot waits for every running BPF program to
- * end (maybe_wait_bpf_programs): give the slot the table it holds. */
-static int rfs_if_wait_readers(const struct rfs_if *ifc)
-{
-	__u32 cur = 0;
-
-	if (ifc->dev_outer_fd < 0 || ifc->dev_flows_fd < 0)
-		return 0;
-	if (bpf_map_update_elem(ifc->dev_outer_fd, &cur, &ifc->dev_flows_fd,
-				BPF_ANY))
-		return -errno;
-	return 0;
-}
-
 /* A frame reads a whole configuration (rfs_common.h): write the slot not
  * in use, flip slot 0's active_slot to it, and wait for the old slot's
  * readers before the next push may write it. */
@@ -278,7 +265,14 @@ int rfs_if_push_config(struct rfs_if *ifc, __u32 sample_flows)
 		if (bpf_map_update_elem(ifc->cfg_fd, &zero, &cfg, BPF_ANY))
 			return -errno;
 	}
-	return rfs_if_wait_readers(ifc);
+	/* An update of a map-in-map slot waits for every running BPF
+	 * program to end (maybe_wait_bpf_programs): give the slot the
+	 * table it holds. */
+	if (ifc->dev_outer_fd >= 0 && ifc->dev_flows_fd >= 0 &&
+	    bpf_map_update_elem(ifc->dev_outer_fd, &zero, &ifc->dev_flows_fd,
+				BPF_ANY))
+		return -errno;
+	return 0;
 }
 
 int rfs_iface_detach(const struct rfs_if_env *env, struct rfs_if *ifc,
@@ -288,8 +282,7 @@ int rfs_iface_detach(const struct rfs_if_env *env, struct rfs_if *ifc,
 
 	if (ifc->no_attach)
 		return 0;
-	if (rfs_iface_prog_attached(ifc->ifindex, ifc->prog_id, NULL, NULL, 0,
-				    NULL)) {
+	if (rfs_if_prog_on(ifc->ifindex, ifc->prog_id)) {
 		e = rfs_iface_xdp_off(ifc);
 		if (e)
 			return rfs_errf(err, e, "detach %s: can't detach XDP: %s",
@@ -300,35 +293,17 @@ int rfs_iface_detach(const struct rfs_if_env *env, struct rfs_if *ifc,
 	return 0;
 }
 
-const char *rfs_if_name(const struct rfs_if *ifc)
-{
-	return ifc->name;
-}
-
-int rfs_if_ifindex(const struct rfs_if *ifc)
-{
-	return ifc->ifindex;
-}
-
-enum rfs_xdp_mode rfs_if_mode(const struct rfs_if *ifc)
-{
-	return ifc->mode;
-}
-
-__u32 rfs_if_rx_queues(const struct rfs_if *ifc)
-{
-	return ifc->rx_queues;
-}
-
-__u32 rfs_if_flow_cnt(const struct rfs_if *ifc)
-{
-	return ifc->flow_cnt;
-}
-
-bool rfs_if_noguard(const struct rfs_if *ifc)
-{
-	return ifc->noguard;
-}
+/* rfs_dp.h's accessors that read one field of the same name */
+#define RFS_IF_GET(type, field)						\
+	type rfs_if_##field(const struct rfs_if *ifc) { return ifc->field; }
+RFS_IF_GET(const char *, name)
+RFS_IF_GET(int, ifindex)
+RFS_IF_GET(enum rfs_xdp_mode, mode)
+RFS_IF_GET(__u32, rx_queues)
+RFS_IF_GET(__u32, flow_cnt)
+RFS_IF_GET(bool, noguard)
+RFS_IF_GET(__u32, prog_id)
+RFS_IF_GET(int, prog_fd)
 
 bool rfs_if_kernel_rps(const struct rfs_if *ifc)
 {
@@ -344,16 +319,6 @@ void rfs_if_cpus(const struct rfs_if *ifc, struct rfs_cpuset *configured,
 		*allowed = ifc->allowed;
 }
 
-__u32 rfs_if_prog_id(const struct rfs_if *ifc)
-{
-	return ifc->prog_id;
-}
-
-int rfs_if_prog_fd(const struct rfs_if *ifc)
-{
-	return ifc->prog_fd;
-}
-
 void rfs_if_describe(const struct rfs_if *ifc, char *buf, size_t len)
 {
 	char list[128];
@@ -364,4 +329,367 @@ void rfs_if_describe(const struct rfs_if *ifc, char *buf, size_t len)
 		 ifc->rx_queues == 1 ? "" : "s", ifc->flow_cnt,
 		 list[0] ? list : "all", ifc->local_path ? "on" : "off",
 		 ifc->noguard ? ", NOGUARD: in-order rule off" : "");
+}
+
+int rfs_if_read_stats(const struct rfs_if *ifc, struct rfs_if_stats *out)
+{
+	int n = libbpf_num_possible_cpus();
+
+	return rfs_read_percpu(ifc->stats_fd, 0, sizeof(*out), out,
+			       n > RFS_MAX_CPUS ? RFS_MAX_CPUS : n);
+}
+
+static int cmp_frames_desc(const void *a, const void *b)
+{
+	const struct rfs_flow_sample *x = a, *y = b;
+
+	return x->frames < y->frames ? 1 : x->frames > y->frames ? -1 : 0;
+}
+
+int rfs_if_sample_start(struct rfs_dp *dp, struct rfs_if *ifc, char *err)
+{
+	size_t stride = rfs_percpu_stride(sizeof(struct rfs_flow_hit));
+	int ncpu = libbpf_num_possible_cpus(), e;
+	__u32 slot;
+	char *buf;
+
+	if (ifc->sampling)
+		return rfs_errf(err, EBUSY, "flows %s: already being sampled",
+				ifc->name);
+	buf = calloc(ncpu, stride);
+	if (!buf)
+		return rfs_errf(err, ENOMEM, "flows: out of memory");
+	for (slot = 0; slot < RFS_FLOW_HITS; slot++)
+		bpf_map_update_elem(ifc->hits_fd, &slot, buf, BPF_ANY);
+	free(buf);
+	ifc->sampling = true;
+	e = rfs_if_push_config(ifc, 1);
+	if (e) {
+		ifc->sampling = false;
+		return rfs_errf(err, e, "flows %s: can't start sampling: %s",
+				ifc->name, strerror(-e));
+	}
+	return 0;
+}
+
+void rfs_if_sample_stop(struct rfs_if *ifc)
+{
+	if (!ifc->sampling)
+		return;
+	ifc->sampling = false;
+	rfs_if_push_config(ifc, 0);
+}
+
+int rfs_if_sample_collect(struct rfs_dp *dp, struct rfs_if *ifc, size_t limit,
+			  struct rfs_flow_sample **out, size_t *n, char *err)
+{
+	const struct rfs_if_env env = rfs_dp_env(dp);
+	size_t stride = rfs_percpu_stride(sizeof(struct rfs_flow_hit));
+	int ncpu = libbpf_num_possible_cpus(), c;
+	struct rfs_flow_sample *v = NULL;
+	size_t nv = 0, cap = 0, i;
+	char *buf;
+	__u32 slot;
+	int e = 0;
+
+	*out = NULL;
+	*n = 0;
+	rfs_if_sample_stop(ifc);
+	buf = calloc(ncpu, stride);
+	if (!buf)
+		return rfs_errf(err, ENOMEM, "flows: out of memory");
+
+	for (slot = 0; slot < RFS_FLOW_HITS; slot++) {
+		if (bpf_map_lookup_elem(ifc->hits_fd, &slot, buf))
+			continue;
+		for (c = 0; c < ncpu; c++) {
+			const struct rfs_flow_hit *h = (void *)(buf + c * stride);
+
+			if (!h->frames)
+				continue;
+			for (i = 0; i < nv && v[i].hash != h->hash; i++)
+				;
+			if (i == nv) {
+				if (nv == cap) {
+					struct rfs_flow_sample *nvp;
+
+					cap = cap ? cap * 2 : 64;
+					nvp = realloc(v, cap * sizeof(*v));
+					if (!nvp) {
+						e = -ENOMEM;
+						goto out;
+					}
+					v = nvp;
+				}
+				memset(&v[nv], 0, sizeof(v[nv]));
+				v[nv].hash = h->hash;
+				v[nv].rx_queue = h->rx_queue;
+				nv++;
+			}
+			v[i].frames += h->frames;
+		}
+	}
+	for (i = 0; i < nv; i++) {
+		struct rfs_dev_flow f,
+			hdr = rfs_dev_table_header(ifc->flow_cnt, ifc->rx_queues);
+		__u32 idx = rfs_dev_index(&hdr, v[i].hash, v[i].rx_queue);
+
+		v[i].current_cpu = RFS_NO_CPU;
+		if (idx && !bpf_map_lookup_elem(ifc->dev_flows_fd, &idx, &f) &&
+		    (f.flags & RFS_DEV_FLOW_VALID)) {
+			v[i].current_cpu = f.cpu;
+			v[i].local = !!(f.flags & RFS_DEV_FLOW_LOCAL);
+		}
+		v[i].desired_cpu = rfs_socktab_desired_cpu(env.sock_flows_fd,
+							   env.globals,
+							   v[i].hash);
+	}
+	if (nv)
+		qsort(v, nv, sizeof(*v), cmp_frames_desc);
+	if (limit && nv > limit)
+		nv = limit;
+	*out = v;
+	*n = nv;
+	v = NULL;
+out:
+	free(v);
+	free(buf);
+	return e ? rfs_errf(err, e, "flows %s: %s", ifc->name, strerror(-e)) : 0;
+}
+
+/* ---- live changes, in order (rfs_dp.h): a CPU taken out is leaving
+ * until the refresh on rfsd's timer finds its flows drained ---- */
+
+/* A CPU that left the set (or went offline) stays usable, not allowed,
+ * while a flow has frames in flight there: none is ever forced off.  The
+ * previous flow table goes once drained. */
+void rfs_iface_refresh(const struct rfs_if_env *env, struct rfs_if *ifc)
+{
+	struct rfs_cpuset usable = ifc->usable, allowed, ok;
+	char rps[600];
+	unsigned int cpu;
+	bool rps_on;
+
+	/* Refused at attach; turned on since: say so, once, and when off. */
+	rps_on = !ifc->no_attach && rfs_if_rps_on(ifc->name, rps, sizeof(rps));
+	if (rps_on != ifc->rps_on) {
+		if (rps_on)
+			rfs_log_iface(RFS_LOG_WARN, ifc->name, ifc->ifindex,
+				      "kernel RPS turned on (%s is not 0): "
+				      RFS_RPS_WHY "; write 0 there",
+				      rps);
+		else
+			rfs_log_iface(RFS_LOG_INFO, ifc->name, ifc->ifindex,
+				      "kernel RPS off again");
+		ifc->rps_on = rps_on;
+	}
+
+	/* A CPU whose cpumap entry awaits remaking gets no new flows. */
+	rfs_cpuset_and(&ok, env->online, env->in_cpumap);
+	for (cpu = 0; cpu < RFS_CPU_WORDS; cpu++)
+		ok.bits[cpu] &= ~env->unbound->bits[cpu];
+	rfs_cpuset_and(&allowed, &ifc->configured, &ok);
+	for (cpu = 0; cpu < (unsigned int)env->nr_cpus; cpu++) {
+		if (rfs_cpuset_has(&allowed, cpu)) {
+			rfs_cpuset_add(&usable, cpu);
+			continue;
+		}
+		if (!rfs_cpuset_has(&usable, cpu))
+			continue;
+		if (rfs_cpuset_has(env->in_cpumap, cpu) &&
+		    rfs_devtab_in_flight(env, ifc, cpu) != 0)
+			continue;	/* still draining: keep it usable */
+		usable.bits[cpu / 64] &= ~(1ULL << (cpu % 64));
+		rfs_log_iface(RFS_LOG_INFO, ifc->name, ifc->ifindex,
+			      "CPU %u removed: no flow in flight there any more",
+			      cpu);
+	}
+	rfs_devtab_retire(env, ifc);
+	if (rfs_cpuset_equal(&usable, &ifc->usable) &&
+	    rfs_cpuset_equal(&allowed, &ifc->allowed))
+		return;
+	if (!rfs_cpuset_equal(&allowed, &ifc->allowed)) {
+		char was[256], now[256];
+
+		rfs_cpulist_format(&ifc->allowed, was, sizeof(was));
+		rfs_cpulist_format(&allowed, now, sizeof(now));
+		rfs_log_iface(RFS_LOG_INFO, ifc->name, ifc->ifindex,
+			      "active cpus %s -> %s: online CPUs changed",
+			      was[0] ? was : "none", now[0] ? now : "none");
+	}
+	ifc->usable = usable;
+	ifc->allowed = allowed;
+	if (rfs_if_push_config(ifc, 0))
+		pr_warn("can't update config of %s: %s\n", ifc->name,
+			strerror(errno));
+}
+
+int rfs_if_set_cpus(struct rfs_dp *dp, struct rfs_if *ifc,
+		    const struct rfs_cpuset *cpus, char *err)
+{
+	const struct rfs_if_env env = rfs_dp_env(dp);
+	struct rfs_cpuset old_allowed = ifc->allowed, old_usable = ifc->usable;
+	char what[64];
+	unsigned int cpu;
+	int e;
+
+	snprintf(what, sizeof(what), "set cpus %s", ifc->name);
+	e = rfs_iface_check_cpus(&env, what, cpus, err);
+	if (e)
+		return e;
+	ifc->configured = *cpus;
+	rfs_cpuset_and(&ifc->allowed, cpus, env.online);
+	/* removed CPUs stay usable until drained (rfs_iface_refresh()) */
+	for (cpu = 0; cpu < RFS_MAX_CPUS; cpu++)
+		if (rfs_cpuset_has(&ifc->allowed, cpu))
+			rfs_cpuset_add(&ifc->usable, cpu);
+	e = rfs_if_push_config(ifc, 0);
+	if (e) {
+		ifc->allowed = old_allowed;
+		ifc->usable = old_usable;
+		return rfs_errf(err, e, "%s: can't write config: %s", what,
+				strerror(-e));
+	}
+	rfs_iface_refresh(&env, ifc);
+	/* a removal that waits starts now, not at the next refresh */
+	rfs_iface_note_leaving(ifc, rfs_mono_ms());
+	return 0;
+}
+
+int rfs_if_set_noguard(struct rfs_dp *dp, struct rfs_if *ifc, bool on,
+		       char *err)
+{
+	bool was = ifc->noguard;
+	int e;
+
+	if (on == was)
+		return 0;
+	ifc->noguard = on;
+	e = rfs_if_push_config(ifc, 0);
+	if (e) {
+		ifc->noguard = was;
+		return rfs_errf(err, e, "set noguard %s: can't write config: %s",
+				ifc->name, strerror(-e));
+	}
+	if (on)
+		pr_warn("%s: NOGUARD: the in-order rule is now OFF: flows move at once and may be reordered (benchmarks only)\n",
+			ifc->name);
+	else
+		pr_info("%s: the in-order rule is on again (noguard off)\n",
+			ifc->name);
+	return 0;
+}
+
+int rfs_if_set_flow_cnt(struct rfs_dp *dp, struct rfs_if *ifc, __u32 n,
+			char *err)
+{
+	const struct rfs_if_env env = rfs_dp_env(dp);
+	__u32 old_n = ifc->flow_cnt;
+	char what[64];
+	int e;
+
+	snprintf(what, sizeof(what), "set flow-cnt %s", ifc->name);
+	e = rfs_iface_check_flow_cnt(what, n, err);
+	if (e || n == old_n)
+		return e;
+	/* the old table drains beside the new one, briefly: the budget is
+	 * for what stays (rfs_dp.h) */
+	snprintf(what, sizeof(what), "can't set flow_cnt of '%s' to %u",
+		 ifc->name, n);
+	e = rfs_budget_check(&env.budget, what, n, ifc->rx_queues,
+			     env.tables_bytes -
+			     rfs_table_bytes(old_n, ifc->rx_queues), err,
+			     RFS_ERR_LEN);
+	if (e)
+		return e;
+	e = rfs_devtab_resize(&env, ifc, n, ifc->rx_queues, err);
+	if (e)
+		return e;
+	e = rfs_if_push_config(ifc, 0);
+	if (e)
+		pr_warn("%s: can't update config: %s\n", ifc->name,
+			strerror(-e));
+	pr_debug("%s: flow_cnt %u -> %u\n", ifc->name, old_n, n);	/* callers say why */
+	return 0;
+}
+
+/* ---- the CPUs leaving ---- */
+
+static bool rfs_iface_cpu_leaving(const struct rfs_if *ifc, unsigned int cpu)
+{
+	return rfs_cpuset_has(&ifc->usable, cpu) &&
+	       !rfs_cpuset_has(&ifc->allowed, cpu);
+}
+
+void rfs_iface_note_leaving(struct rfs_if *ifc, __u64 now_ms)
+{
+	unsigned int cpu;
+
+	for (cpu = 0; cpu < RFS_MAX_CPUS; cpu++) {
+		if (!rfs_iface_cpu_leaving(ifc, cpu)) {
+			ifc->leaving_since_ms[cpu] = 0;
+			ifc->leaving_warn_ms[cpu] = 0;
+		} else if (!ifc->leaving_since_ms[cpu]) {
+			/* 0 means "not leaving": a clock at 0 ms is moved on */
+			ifc->leaving_since_ms[cpu] = now_ms ? now_ms : 1;
+		}
+	}
+}
+
+int rfs_if_holds(struct rfs_dp *dp, struct rfs_if *ifc,
+		 struct rfs_hold_cpu **out, size_t *n, char *err)
+{
+	const struct rfs_if_env env = rfs_dp_env(dp);
+	struct rfs_hold_cpu *by_cpu, *res;
+	struct rfs_cpuset leaving;
+	unsigned int cpu;
+	size_t k = 0, count;
+	int e;
+
+	*out = NULL;
+	*n = 0;
+	rfs_iface_note_leaving(ifc, rfs_mono_ms());
+	rfs_cpuset_zero(&leaving);
+	for (cpu = 0; cpu < RFS_MAX_CPUS; cpu++)
+		if (rfs_iface_cpu_leaving(ifc, cpu))
+			rfs_cpuset_add(&leaving, cpu);
+	count = rfs_cpuset_count(&leaving);
+	if (!count)
+		return 0;
+	by_cpu = calloc(RFS_MAX_CPUS, sizeof(*by_cpu));
+	res = calloc(count, sizeof(*res));
+	e = by_cpu && res ? rfs_devtab_holds(&env, ifc, &leaving, by_cpu) :
+			    -ENOMEM;
+	if (e) {
+		free(by_cpu);
+		free(res);
+		return rfs_errf(err, e, "can't read the flows of '%s': %s",
+				ifc->name, strerror(-e));
+	}
+	for (cpu = 0; k < count; cpu++) {
+		if (!rfs_cpuset_has(&leaving, cpu))
+			continue;
+		res[k] = by_cpu[cpu];
+		res[k].cpu = cpu;
+		res[k++].since_ms = ifc->leaving_since_ms[cpu];
+	}
+	free(by_cpu);
+	*out = res;
+	*n = k;
+	return 0;
+}
+
+__u64 rfs_if_leaving_since(const struct rfs_if *ifc, unsigned int cpu)
+{
+	return cpu < RFS_MAX_CPUS ? ifc->leaving_since_ms[cpu] : 0;
+}
+
+bool rfs_if_leaving_warn_due(struct rfs_if *ifc, unsigned int cpu,
+			     __u64 now_ms, __u64 bound_ms)
+{
+	__u64 since = rfs_if_leaving_since(ifc, cpu);
+
+	return since && now_ms >= since &&
+	       rfs_hold_warn_due(now_ms - since, bound_ms,
+				 &ifc->leaving_warn_ms[cpu]);
 }

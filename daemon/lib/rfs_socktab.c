@@ -9,10 +9,8 @@
 #include <bpf/bpf.h>
 
 #include "log.h"
-#include "parse.h"
-#include "rfs_bpf.h"
 #include "rfs_decide.h"
-#include "rfs_iface.h"
+#include "rfs_dp_int.h"
 
 int rfs_socktab_create(int globals_fd, int outer_fd, __u32 entries,
 		       char *err)

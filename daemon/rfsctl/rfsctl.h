@@ -25,7 +25,7 @@
 #include <json-c/json.h>
 #include <linux/types.h>
 
-#include "cpulist.h"
+#include "parse.h"
 
 #define RFSCTL_EXIT_USAGE	2	/* else EXIT_SUCCESS, EXIT_FAILURE */
 

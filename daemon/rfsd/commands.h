@@ -27,7 +27,7 @@
 
 #include <json.h>
 
-#include "cpulist.h"
+#include "parse.h"
 #include "rfs_ctl_proto.h"
 #include "rfs_dp.h"
 

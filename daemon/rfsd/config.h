@@ -22,7 +22,7 @@
 #include <stdio.h>
 #include <linux/types.h>
 
-#include "cpulist.h"
+#include "parse.h"
 #include "rfs_common.h"
 
 #define RFSD_CONFIG_DEFAULT	"/etc/rfs/rfsd.conf"

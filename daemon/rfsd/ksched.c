@@ -13,7 +13,6 @@
 
 #include "ksched.h"
 #include "log.h"
-#include "rfs_devtab.h"
 
 void rfsd_ksched_init(struct rfsd_kscheds *k, struct rfs_dp *dp,
 		      const struct rfsd_ksched *want, bool can_nice)

@@ -12,7 +12,6 @@
 #include "leaving.h"
 #include "log.h"
 #include "mono.h"
-#include "rfs_hold.h"
 
 static struct json_object *hex32(__u32 v)
 {

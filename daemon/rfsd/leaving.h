@@ -5,7 +5,7 @@
  * proven drained (include/rfs_order.h), and a flow that never leaves a
  * gap never is: status, set cpus and /metrics (through status) show each
  * leaving CPU, since when, and the flows it waits for with the reason
- * (daemon/lib/rfs_hold.h), and rfsd warns when one waits past
+ * (daemon/lib/rfs_dp.h), and rfsd warns when one waits past
  * leaving_warn_seconds, naming them.
  */
 #ifndef RFSD_LEAVING_H

@@ -8,7 +8,7 @@
  */
 #include <errno.h>
 
-#include "cpulist.h"
+#include "parse.h"
 #include "fuzz.h"
 
 /* A decimal at *p: its value (saturated), or -EINVAL if none. */

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * daemon/lib/rfs_devtab.h: rfs_parse_task_stat(), the /proc/PID/stat
+ * daemon/lib/rfs_dp.h: rfs_parse_task_stat(), the /proc/PID/stat
  * reader that tells a kthread (PF_KTHREAD) from a task named like one,
  * against a reference written the slow, obvious way.
  */
 #include <errno.h>
 
 #include "fuzz.h"
-#include "rfs_devtab.h"
+#include "rfs_dp.h"
 
 /* The comm is what lies between the first '(' and the last ')'; then a
  * blank-separated state and five integers, then the flags. */

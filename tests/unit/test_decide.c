@@ -16,7 +16,7 @@
 #include <cmocka.h>
 
 #include "rfs_decide.h"
-#include "cpulist.h"
+#include "parse.h"
 
 #define RFS_TEST_ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define RFS_TEST_END		(-1)

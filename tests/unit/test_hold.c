@@ -14,7 +14,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "rfs_hold.h"
+#include "rfs_dp.h"
 #include "rfs_order.h"
 
 #define SEQ	1000u

@@ -62,15 +62,7 @@ static int port_arg(const char *what, const char *s, int *out)
 
 #define str(o, key)		rfs_str(o, key, NULL)
 #define num(o, key, dflt)	rfs_num(o, key, dflt)
-
-static struct json_object *obj(struct json_object *o, const char *key)
-{
-	struct json_object *v;
-
-	if (!o || !json_object_object_get_ex(o, key, &v))
-		return NULL;
-	return v;
-}
+#define obj(o, key)		rfs_get(o, key)
 
 static void print_entry(const char *label, long long slot,
 			struct json_object *e)
@@ -89,18 +81,12 @@ static void print_entry(const char *label, long long slot,
 		       num(e, "seq", -1));
 }
 
-static void print_mark(struct json_object *marks, const char *key)
-{
-	struct json_object *m = obj(marks, key);
-
-	if (m)
-		printf(" %s %lld@%lld", key, num(m, "seq", 0),
-		       num(m, "epoch", 0));
-}
-
 static void print_order(struct json_object *o)
 {
-	struct json_object *marks = obj(o, "marks"), *k;
+	static const char *const names[] = { "last", "prev", "jiffy1",
+					     "jiffy2", "done" };
+	struct json_object *marks = obj(o, "marks"), *k, *m;
+	size_t i;
 
 	printf("    order RX CPU %lld -> CPU %lld: flow seq %lld, sent up to %s",
 	       num(o, "rx_cpu", -1), num(o, "cpu", -1), num(o, "flow_seq", -1),
@@ -108,11 +94,10 @@ static void print_order(struct json_object *o)
 	printf("; marks");
 	if (!marks || !obj(marks, "last"))
 		printf(" none");
-	print_mark(marks, "last");
-	print_mark(marks, "prev");
-	print_mark(marks, "jiffy1");
-	print_mark(marks, "jiffy2");
-	print_mark(marks, "done");
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if ((m = obj(marks, names[i])))
+			printf(" %s %lld@%lld", names[i], num(m, "seq", 0),
+			       num(m, "epoch", 0));
 	printf("; epoch %s, delivered %s", rfs_str(o, "epoch", "-"),
 	       rfs_str(o, "delivered_epoch", "-"));
 	k = obj(o, "kthread_asleep_now");

@@ -54,15 +54,13 @@ static const struct rfs_opt flows_opts[] = {
  * kthread the datapath has seen ("cpu 0  pid 1234, SCHED_FIFO 1"). */
 static void kthreads_plain(struct json_object *k)
 {
-	struct json_object *a, *e;
+	struct json_object *a = rfs_get(k, "kthreads"), *e;
 	char label[32];
 	size_t i;
 
 	printf("  %-18s %s\n", "kthread sched", rfs_str(k, "sched", "?"));
-	if (!json_object_object_get_ex(k, "kthreads", &a) ||
-	    !json_object_is_type(a, json_type_array))
-		return;
-	for (i = 0; i < json_object_array_length(a); i++) {
+	for (i = 0; json_object_is_type(a, json_type_array) &&
+		    i < json_object_array_length(a); i++) {
 		e = json_object_array_get_idx(a, i);
 		if (!rfs_str(e, "pid", NULL))
 			continue;
@@ -86,9 +84,8 @@ static void feature_lines(struct json_object *a, const char *indent)
 	struct json_object *l;
 	size_t i;
 
-	if (!a || !json_object_is_type(a, json_type_array))
-		return;
-	for (i = 0; i < json_object_array_length(a); i++) {
+	for (i = 0; json_object_is_type(a, json_type_array) &&
+		    i < json_object_array_length(a); i++) {
 		l = json_object_array_get_idx(a, i);
 		printf("%s%-17s %-9s %s: %s\n", indent, rfs_str(l, "name", "?"),
 		       rfs_str(l, "level", "?"), rfs_str(l, "value", "?"),
@@ -96,20 +93,14 @@ static void feature_lines(struct json_object *a, const char *indent)
 	}
 }
 
-static bool is_true(struct json_object *o, const char *key)
-{
-	struct json_object *v;
-
-	return json_object_object_get_ex(o, key, &v) &&
-	       json_object_get_boolean(v);
-}
+#define is_true(o, key)	json_object_get_boolean(rfs_get(o, key))
 
 /* The kernel block: what rfsd found and what it means for ordering. */
 static void kernel_plain(struct json_object *st)
 {
-	struct json_object *k, *v, *ifs;
+	struct json_object *k = rfs_get(st, "kernel"), *ifs;
 
-	if (!json_object_object_get_ex(st, "kernel", &k) || !k)
+	if (!k)
 		return;
 	printf("\nkernel %s%s: flows %s\n", rfs_str(k, "release", "?"),
 	       is_true(k, "faked") ? " (features faked for a test)" : "",
@@ -117,10 +108,9 @@ static void kernel_plain(struct json_object *st)
 	       is_true(k, "allow_unordered") ?
 	       "NOT kept in order (allow_unordered: attaching anyway)" :
 	       "NOT kept in order (attach refused without --allow-unordered)");
-	if (json_object_object_get_ex(k, "features", &v))
-		feature_lines(v, "  ");
-	if (json_object_object_get_ex(k, "interfaces", &ifs) && ifs &&
-	    json_object_is_type(ifs, json_type_object)) {
+	feature_lines(rfs_get(k, "features"), "  ");
+	ifs = rfs_get(k, "interfaces");
+	if (json_object_is_type(ifs, json_type_object)) {
 		json_object_object_foreach(ifs, name, lines) {
 			printf("  interface %s\n", name);
 			feature_lines(lines, "    ");
@@ -142,11 +132,11 @@ static void status_plain(struct json_object *st, const void *arg)
 	printf("rfsd %s\n", json_object_object_get_ex(st, "version", NULL) ?
 	       rfs_str(st, "version", NULL) : "?");
 	rfs_print_kv(st, "  ", order, skip);
-	if (json_object_object_get_ex(st, "cpumap_kthreads", &a) &&
-	    json_object_is_type(a, json_type_object))
+	a = rfs_get(st, "cpumap_kthreads");
+	if (json_object_is_type(a, json_type_object))
 		kthreads_plain(a);
-	if (json_object_object_get_ex(st, "interfaces", &a) &&
-	    json_object_is_type(a, json_type_array))
+	a = rfs_get(st, "interfaces");
+	if (json_object_is_type(a, json_type_array))
 		n = json_object_array_length(a);
 	for (i = 0; i < n; i++) {
 		printf("\n");
@@ -155,10 +145,9 @@ static void status_plain(struct json_object *st, const void *arg)
 	if (!n)
 		printf("\nno interface attached\n");
 	kernel_plain(st);
-	if (!json_object_object_get_ex(st, "lost", &a) ||
-	    !json_object_is_type(a, json_type_array))
-		return;
-	for (i = 0; i < json_object_array_length(a); i++) {
+	a = rfs_get(st, "lost");
+	for (i = 0; json_object_is_type(a, json_type_array) &&
+		    i < json_object_array_length(a); i++) {
 		l = json_object_array_get_idx(a, i);
 		if (!json_object_object_get_ex(l, "name", NULL))
 			continue;
@@ -200,14 +189,14 @@ static bool global_counter(const char *key)
 static void stats_header(struct rfs_table *t, const char *title,
 			 struct json_object *per_cpu, size_t ncpu)
 {
-	struct json_object *cpu, *e;
+	struct json_object *cpu;
 	size_t i;
 
 	rfs_table_add(t, title);
 	rfs_table_add(t, "total");
 	for (i = 0; i < ncpu; i++) {
-		e = json_object_array_get_idx(per_cpu, i);
-		if (json_object_object_get_ex(e, "cpu", &cpu))
+		if (json_object_object_get_ex(json_object_array_get_idx(per_cpu,
+					      i), "cpu", &cpu))
 			rfs_table_addf(t, "cpu%s", json_object_get_string(cpu));
 		else
 			rfs_table_addf(t, "cpu%zu", i);
@@ -315,7 +304,7 @@ static int prom_call(void *ctx, struct json_object *req,
 	struct json_object *reply, *r;
 	int e;
 
-	e = rfs_call_quiet(ctx, req, &reply, &r, err, len);
+	e = rfs_call(ctx, req, 0, &reply, &r, err, len);
 	if (e)
 		return e;
 	*result = json_object_get(r);
@@ -364,7 +353,7 @@ static int do_stats(const struct rfsctl_cfg *g, const void *cfg)
 	req = rfs_req_new("stats");
 	if (c->iface)
 		rfs_req_add_str(req, "iface", c->iface);
-	ret = rfs_call(g, req, 0, &reply, &result);
+	ret = rfs_call(g, req, 0, &reply, &result, NULL, 0);
 	if (!ret)
 		ret = rfs_expect(result, json_type_object, "the stats result");
 	if (!ret)

@@ -222,38 +222,38 @@ void rfs_fmt_value(struct json_object *v, char *buf, size_t len)
 						JSON_C_TO_STRING_NOSLASHESCAPE));
 }
 
-void rfs_fmt_member(struct json_object *obj, const char *key, char *buf,
-		    size_t len)
+struct json_object *rfs_get(struct json_object *obj, const char *key)
 {
 	struct json_object *v = NULL;
 
 	json_object_object_get_ex(obj, key, &v);
-	rfs_fmt_value(v, buf, len);
+	return v;
+}
+
+void rfs_fmt_member(struct json_object *obj, const char *key, char *buf,
+		    size_t len)
+{
+	rfs_fmt_value(rfs_get(obj, key), buf, len);
 }
 
 const char *rfs_str(struct json_object *obj, const char *key,
 		    const char *dflt)
 {
-	struct json_object *v;
+	struct json_object *v = rfs_get(obj, key);
 
-	return json_object_object_get_ex(obj, key, &v) && v ?
-	       json_object_get_string(v) : dflt;
+	return v ? json_object_get_string(v) : dflt;
 }
 
 long long rfs_num(struct json_object *obj, const char *key, long long dflt)
 {
-	struct json_object *v;
+	struct json_object *v = rfs_get(obj, key);
 
-	return json_object_object_get_ex(obj, key, &v) && v ?
-	       json_object_get_int64(v) : dflt;
+	return v ? json_object_get_int64(v) : dflt;
 }
 
 __u64 rfs_u64(struct json_object *obj, const char *key)
 {
-	struct json_object *v;
-
-	return json_object_object_get_ex(obj, key, &v) ?
-	       (__u64)json_object_get_uint64(v) : 0;
+	return json_object_get_uint64(rfs_get(obj, key));
 }
 
 /* "sock_flow_entries" -> "sock flow entries"; a few read better renamed. */
@@ -381,43 +381,30 @@ int rfs_ask(struct rfs_ctl *ctl, struct json_object *req,
 	return ret;
 }
 
-static int rfs_call_ms(const struct rfsctl_cfg *g, struct json_object *req,
-		       int extra_ms, struct json_object **reply,
-		       struct json_object **result, char *err, size_t len)
+int rfs_call(const struct rfsctl_cfg *g, struct json_object *req,
+	     int extra_ms, struct json_object **reply,
+	     struct json_object **result, char *err, size_t len)
 {
+	char buf[RFS_CTL_ERR_LEN];
 	struct rfs_ctl *ctl;
 	int ret;
 
 	*reply = NULL;
 	*result = NULL;
-	ret = rfs_connect(g, RFS_CTL_TIMEOUT_MS + extra_ms, &ctl, err, len);
+	ret = rfs_connect(g, RFS_CTL_TIMEOUT_MS + extra_ms, &ctl,
+			  err ?: buf, err ? len : sizeof(buf));
 	if (ret) {
 		json_object_put(req);
-		return ret;
+	} else {
+		ret = rfs_ask(ctl, req, reply, result, err ?: buf,
+			      err ? len : sizeof(buf));
+		rfs_ctl_close(ctl);
 	}
-	ret = rfs_ask(ctl, req, reply, result, err, len);
-	rfs_ctl_close(ctl);
-	return ret;
-}
-
-int rfs_call(const struct rfsctl_cfg *g, struct json_object *req,
-	     int extra_ms, struct json_object **reply,
-	     struct json_object **result)
-{
-	char err[RFS_CTL_ERR_LEN];
-
-	if (!rfs_call_ms(g, req, extra_ms, reply, result, err, sizeof(err)))
-		return EXIT_SUCCESS;
+	if (!ret || err)
+		return ret;
 	/* the daemon's message names object and cause: pass it through */
-	p_err("%s", err);
+	p_err("%s", buf);
 	return EXIT_FAILURE;
-}
-
-int rfs_call_quiet(const struct rfsctl_cfg *g, struct json_object *req,
-		   struct json_object **reply, struct json_object **result,
-		   char *err, size_t len)
-{
-	return rfs_call_ms(g, req, 0, reply, result, err, len);
 }
 
 int rfs_expect(struct json_object *result, enum json_type type,
@@ -440,7 +427,7 @@ int rfs_show(const struct rfsctl_cfg *g, struct json_object *req,
 	struct json_object *reply, *result, *r = NULL;
 	int ret;
 
-	ret = rfs_call(g, req, extra_ms, &reply, &result);
+	ret = rfs_call(g, req, extra_ms, &reply, &result, NULL, 0);
 	r = result;
 	if (!ret && key && !json_object_object_get_ex(result, key, &r))
 		r = NULL;

@@ -256,8 +256,8 @@ static int do_version(const struct rfsctl_cfg *g, const void *cfg)
 	int ret;
 
 	/* rfsd not answering is no error here: -v says why */
-	if (rfs_call_quiet(g, rfs_req_new("version"), &reply, &result, err,
-			   sizeof(err)))
+	if (rfs_call(g, rfs_req_new("version"), 0, &reply, &result, err,
+		     sizeof(err)))
 		pr_debug("%s\n", err);
 	else
 		json_object_object_get_ex(result, "version", &v);

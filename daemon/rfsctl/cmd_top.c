@@ -96,37 +96,31 @@ static struct rfs_top_row *add_row(struct rfs_top_snap *s,
 		r->ctr[k] = rfs_u64(ctrs, rfs_top_ctr_keys[k]);
 	r->backlog = rfs_num(ctrs, "backlog", RFS_TOP_NO_BACKLOG);
 	/* absent when rfsd could not read them, and then not 0 */
-	r->has_kthread = json_object_object_get_ex(ctrs,
-			rfs_top_ctr_keys[RFS_TOP_KTHREAD_WAIT_NS], NULL) &&
-		json_object_object_get_ex(ctrs,
-			rfs_top_ctr_keys[RFS_TOP_KTHREAD_RUNS], NULL);
+	r->has_kthread = json_object_object_get_ex(ctrs, "kthread_wait_ns",
+						   NULL) &&
+			 json_object_object_get_ex(ctrs, "kthread_runs", NULL);
 	return r;
 }
 
-/* The stats reply st: a row per CPU and the total. */
+/* A row per CPU of the stats reply, and the total. */
 static void add_stats(struct rfs_top_snap *s, struct json_object *total,
 		      struct json_object *per)
 {
-	struct rfs_top_row *r;
+	long long sum = RFS_TOP_NO_BACKLOG, b;
 	char name[RFS_TOP_NAME_LEN];
+	struct json_object *pc;
 	size_t i;
 
 	for (i = 0; i < json_object_array_length(per); i++) {
-		struct json_object *pc = json_object_array_get_idx(per, i);
-
+		pc = json_object_array_get_idx(per, i);
 		snprintf(name, sizeof(name), "%lld", rfs_num(pc, "cpu", i));
-		add_row(s, RFS_TOP_CPU, name, pc);
+		b = add_row(s, RFS_TOP_CPU, name, pc)->backlog;
 		s->n_cpus++;
-	}
-	r = add_row(s, RFS_TOP_TOTAL, "all", total);
-	/* the total backlog is the sum of the CPUs' */
-	r->backlog = RFS_TOP_NO_BACKLOG;
-	for (i = 0; i < s->n_cpus; i++) {
-		long long b = s->rows[i].backlog;
-
 		if (b != RFS_TOP_NO_BACKLOG)
-			r->backlog = (r->backlog < 0 ? 0 : r->backlog) + b;
+			sum = (sum < 0 ? 0 : sum) + b;
 	}
+	/* the total backlog is the sum of the CPUs' */
+	add_row(s, RFS_TOP_TOTAL, "all", total)->backlog = sum;
 }
 
 /* One interface's stats: a row of its totals.  An interface detached
@@ -157,8 +151,8 @@ static int add_iface(struct rfs_top_snap *s, struct rfs_ctl *ctl,
 static int fetch(const struct rfsctl_cfg *g, struct rfs_top_snap *s,
 		 char *err, size_t len)
 {
-	struct json_object *rst = NULL, *rsta = NULL, *st, *sta, *total, *per;
-	struct json_object *ifs = NULL;
+	struct json_object *rst = NULL, *rsta = NULL, *st = NULL, *sta = NULL;
+	struct json_object *total, *per, *ifs;
 	struct rfs_ctl *ctl;
 	size_t i, nif = 0;
 	const char *name;
@@ -174,14 +168,14 @@ static int fetch(const struct rfsctl_cfg *g, struct rfs_top_snap *s,
 			      len);
 	/* the time of the counters: taken as soon as they are read */
 	s->t = now();
+	per = rfs_get(sta, "per_cpu");
 	if (!ret && (!json_object_object_get_ex(sta, "total", &total) ||
-		     !json_object_object_get_ex(sta, "per_cpu", &per) ||
 		     !json_object_is_type(per, json_type_array))) {
 		snprintf(err, len, "unexpected reply from rfsd: stats has no \"total\" or \"per_cpu\"");
 		ret = -EPROTO;
 	}
-	if (!ret && json_object_object_get_ex(st, "interfaces", &ifs) &&
-	    json_object_is_type(ifs, json_type_array))
+	ifs = rfs_get(st, "interfaces");
+	if (json_object_is_type(ifs, json_type_array))
 		nif = json_object_array_length(ifs);
 	if (!ret) {
 		s->rows = calloc(json_object_array_length(per) + 1 + nif,
@@ -207,24 +201,6 @@ static int fetch(const struct rfsctl_cfg *g, struct rfs_top_snap *s,
 	if (ret)
 		free(s->rows);
 	return ret;
-}
-
-/* A new sample cur and its rates against prev (to free). */
-static int next_sample(const struct rfsctl_cfg *g,
-		       const struct rfs_top_snap *prev,
-		       struct rfs_top_snap *cur, struct rfs_top_rate **rates,
-		       char *err, size_t len)
-{
-	if (fetch(g, cur, err, len))
-		return -1;
-	*rates = calloc(cur->n ? cur->n : 1, sizeof(**rates));
-	if (!*rates) {
-		free(cur->rows);
-		snprintf(err, len, "can't compute rates: out of memory");
-		return -1;
-	}
-	rfs_top_rates(prev, cur, *rates);
-	return 0;
 }
 
 /* ---- the screen as lines of text, the same for the live view and for
@@ -434,6 +410,45 @@ static void print_json(const struct rfs_top_snap *s,
 	json_object_put(o);
 }
 
+/*
+ * A new sample against *prev, which becomes it: its screen in l, or under
+ * -j printed.  clock: the time of it; *reset: a counter went back.  On
+ * failure (-1, the reason in err) prev is kept, so the next good sample's
+ * rates span the gap (or, if rfsd came back with new maps, tell a reset).
+ */
+static int step(const struct rfsctl_cfg *g, unsigned int interval,
+		struct rfs_top_snap *prev, struct lines *l, char *clock,
+		bool *reset, char *err, size_t len)
+{
+	struct rfs_top_rate *rates;
+	struct rfs_top_snap cur;
+	int ret = 0;
+	size_t i;
+
+	if (fetch(g, &cur, err, len))
+		return -1;
+	rates = calloc(cur.n ? cur.n : 1, sizeof(*rates));
+	if (!rates) {
+		free(cur.rows);
+		snprintf(err, len, "can't compute rates: out of memory");
+		return -1;
+	}
+	rfs_top_rates(prev, &cur, rates);
+	wall_clock(clock, 16);
+	for (i = 0; i < cur.n; i++)
+		*reset |= rates[i].reset;
+	if (g->json) {
+		print_json(&cur, rates, cur.t - prev->t);
+	} else if (format(l, &cur, rates, interval, clock)) {
+		snprintf(err, len, "can't format the sample: out of memory");
+		ret = -1;
+	}
+	free(rates);
+	free(prev->rows);
+	*prev = cur;
+	return ret;
+}
+
 /* Sleep until t (monotonic seconds) or a signal. */
 static void sleep_until(double t)
 {
@@ -456,12 +471,12 @@ static void sleep_until(double t)
 static int top_plain(const struct rfsctl_cfg *g, unsigned int interval,
 		     bool once, struct rfs_top_snap *first)
 {
-	struct rfs_top_snap prev = *first, cur;
 	char err[RFS_CTL_ERR_LEN], clock[16];
-	struct rfs_top_rate *rates;
-	struct lines l = {};
+	struct rfs_top_snap prev = *first;
 	int ret = EXIT_SUCCESS;
 	double next = prev.t;
+	struct lines l = {};
+	bool reset = false;
 	size_t i;
 
 	catch_signals();
@@ -470,27 +485,16 @@ static int top_plain(const struct rfsctl_cfg *g, unsigned int interval,
 		sleep_until(next);
 		if (top_stop)
 			break;
-		if (next_sample(g, &prev, &cur, &rates, err, sizeof(err))) {
+		if (step(g, interval, &prev, &l, clock, &reset, err,
+			 sizeof(err))) {
 			p_err("%s", err);
 			ret = EXIT_FAILURE;
-			break;
 		}
-		wall_clock(clock, sizeof(clock));
-		if (g->json) {
-			print_json(&cur, rates, cur.t - prev.t);
-		} else if (format(&l, &cur, rates, interval, clock)) {
-			p_err("can't format the sample: out of memory");
-			ret = EXIT_FAILURE;
-		} else {
-			for (i = 0; i < l.n; i++)
-				printf("%s\n", l.v[i].text);
-			if (!once)
-				printf("\n");
-		}
+		for (i = 0; !ret && !g->json && i < l.n; i++)
+			printf("%s\n", l.v[i].text);
+		if (!ret && !g->json && !once)
+			printf("\n");
 		fflush(stdout);
-		free(rates);
-		free(prev.rows);
-		prev = cur;
 		if (once || ret)
 			break;
 		/* a slow reply must not make the next interval shorter */
@@ -554,33 +558,22 @@ static void draw(const struct view *v)
 	refresh();
 }
 
-/* Take a sample and turn it into lines against prev; prev becomes it.
- * On failure prev is kept, so the next good sample's rates span the gap
- * (or, if rfsd came back with new maps, are told as a reset). */
 static void view_sample(const struct rfsctl_cfg *g, unsigned int interval,
 			struct rfs_top_snap *prev, struct view *v)
 {
-	struct rfs_top_rate *rates;
-	struct rfs_top_snap cur;
+	bool reset = false;
 	char clock[16];
-	size_t i;
 
-	if (next_sample(g, prev, &cur, &rates, v->status, sizeof(v->status)))
+	if (step(g, interval, prev, &v->lines, clock, &reset, v->status,
+		 sizeof(v->status)))
 		return;
-	wall_clock(clock, sizeof(clock));
-	for (i = 0; i < cur.n; i++)
-		if (rates[i].reset)
-			snprintf(v->reset_at, sizeof(v->reset_at), "%s", clock);
-	if (format(&v->lines, &cur, rates, interval, clock))
-		snprintf(v->status, sizeof(v->status), "out of memory");
-	else if (v->reset_at[0])
+	if (reset)
+		snprintf(v->reset_at, sizeof(v->reset_at), "%s", clock);
+	if (v->reset_at[0])
 		snprintf(v->status, sizeof(v->status),
 			 "q: quit  (counters reset at %s)", v->reset_at);
 	else
 		snprintf(v->status, sizeof(v->status), "q: quit");
-	free(rates);
-	free(prev->rows);
-	*prev = cur;
 }
 
 /* Until q, Ctrl-C, SIGTERM or SIGHUP. */

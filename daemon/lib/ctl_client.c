@@ -26,10 +26,8 @@ struct rfs_ctl {
 	size_t used, cap;
 };
 
-static void set_err(char *err, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void set_err(char *err, size_t len, const char *fmt, ...)
+static void __attribute__((format(printf, 3, 4)))
+set_err(char *err, size_t len, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -111,13 +109,10 @@ void rfs_ctl_close(struct rfs_ctl *ctl)
 	free(ctl);
 }
 
-void rfs_ctl_set_timeout(struct rfs_ctl *ctl, int timeout_ms)
+void rfs_ctl_set(struct rfs_ctl *ctl, int timeout_ms, rfs_ctl_trace_fn fn,
+		 void *arg)
 {
 	ctl->timeout_ms = timeout_ms;
-}
-
-void rfs_ctl_set_trace(struct rfs_ctl *ctl, rfs_ctl_trace_fn fn, void *arg)
-{
 	ctl->trace = fn;
 	ctl->trace_arg = arg;
 }
@@ -144,8 +139,9 @@ static int send_all(struct rfs_ctl *ctl, const char *p, size_t n,
 	return 0;
 }
 
-int rfs_ctl_send(struct rfs_ctl *ctl, struct json_object *req,
-		 char *err, size_t len)
+/* req as one line; -EMSGSIZE if longer than the daemon takes. */
+static int rfs_ctl_send(struct rfs_ctl *ctl, struct json_object *req,
+			char *err, size_t len)
 {
 	const char *s;
 	char *line;

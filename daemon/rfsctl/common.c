@@ -356,8 +356,7 @@ int rfs_connect(const struct rfsctl_cfg *g, int ms, struct rfs_ctl **ctl,
 
 	if (ret)
 		return ret;
-	rfs_ctl_set_trace(*ctl, trace, NULL);
-	rfs_ctl_set_timeout(*ctl, ms);
+	rfs_ctl_set(*ctl, ms, trace, NULL);
 	return 0;
 }
 

@@ -217,4 +217,4 @@ static int do_explain(const struct rfsctl_cfg *g, const void *cfg)
 }
 
 const struct rfs_cmd rfs_cmd_explain = DEFINE_COMMAND("explain", explain,
-	"Explain where a flow's next frame goes, and why.");
+	do_explain, "Explain where a flow's next frame goes, and why.");

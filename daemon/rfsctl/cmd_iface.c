@@ -13,17 +13,17 @@
 #define STR(x)	XSTR(x)
 
 /* One cfg for all: each command's table names the members it takes. */
-struct iface_cfg {
+static const struct iface_cfg {
+	const char *key;		/* set: the setting */
 	const char *iface;
 	struct rfs_opt_cpus cpus;
 	unsigned int value;		/* flow_cnt of attach, N of set */
 	const char *mode;
 	bool allow_unordered;
-};
-
-static const struct iface_cfg attach_defaults, detach_defaults,
-	set_sock_flow_entries_defaults, set_flow_cnt_defaults,
-	set_cpus_defaults;
+} attach_defaults, detach_defaults,
+	set_sock_flow_entries_defaults = { .key = "sock_flow_entries" },
+	set_flow_cnt_defaults = { .key = "flow_cnt" },
+	set_cpus_defaults = { .key = "cpus" };
 
 static const struct rfs_opt attach_opts[] = {
 	IFACE_OPTION(struct iface_cfg, "interface to attach to"),
@@ -168,12 +168,12 @@ static int do_detach(const struct rfsctl_cfg *g, const void *cfg)
 }
 
 /* set KEY [IFACE] [VALUE | CPUS]: what the command's table took */
-static int set(const struct rfsctl_cfg *g, const struct iface_cfg *c,
-	       const char *key)
+static int do_set(const struct rfsctl_cfg *g, const void *cfg)
 {
+	const struct iface_cfg *c = cfg;
 	struct json_object *req = rfs_req_new("set");
 
-	rfs_req_add_str(req, "key", key);
+	rfs_req_add_str(req, "key", c->key);
 	if (c->iface)
 		rfs_req_add_str(req, "iface", c->iface);
 	if (c->value)
@@ -184,31 +184,15 @@ static int set(const struct rfsctl_cfg *g, const struct iface_cfg *c,
 			changed_plain, NULL);
 }
 
-static int do_set_sock_flow_entries(const struct rfsctl_cfg *g,
-				    const void *cfg)
-{
-	return set(g, cfg, "sock_flow_entries");
-}
-
-static int do_set_flow_cnt(const struct rfsctl_cfg *g, const void *cfg)
-{
-	return set(g, cfg, "flow_cnt");
-}
-
-static int do_set_cpus(const struct rfsctl_cfg *g, const void *cfg)
-{
-	return set(g, cfg, "cpus");
-}
-
 const struct rfs_cmd rfs_cmd_attach = DEFINE_COMMAND("attach", attach,
-	"Attach xdp-rfs to IFACE and steer its flows.");
+	do_attach, "Attach xdp-rfs to IFACE and steer its flows.");
 const struct rfs_cmd rfs_cmd_detach = DEFINE_COMMAND("detach", detach,
-	"Detach xdp-rfs from IFACE.");
+	do_detach, "Detach xdp-rfs from IFACE.");
 const struct rfs_cmd rfs_cmd_set_sock_flow_entries = DEFINE_COMMAND(
-	"sock-flow-entries", set_sock_flow_entries,
+	"sock-flow-entries", set_sock_flow_entries, do_set,
 	"Resize the sock flow table (shared by all interfaces) to N entries.");
 const struct rfs_cmd rfs_cmd_set_flow_cnt = DEFINE_COMMAND("flow-cnt",
-	set_flow_cnt,
+	set_flow_cnt, do_set,
 	"Resize the flow table of IFACE to N entries per RX queue.");
 const struct rfs_cmd rfs_cmd_set_cpus = DEFINE_COMMAND("cpus", set_cpus,
-	"Steer the flows of IFACE to the CPUs in LIST.");
+	do_set, "Steer the flows of IFACE to the CPUs in LIST.");

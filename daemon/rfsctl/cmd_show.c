@@ -421,8 +421,8 @@ static int do_flows(const struct rfsctl_cfg *g, const void *cfg)
 }
 
 const struct rfs_cmd rfs_cmd_status = DEFINE_COMMAND("status", status,
-	"Show the datapath and every attached interface.");
+	do_status, "Show the datapath and every attached interface.");
 const struct rfs_cmd rfs_cmd_stats = DEFINE_COMMAND("stats", stats,
-	"Show the datapath counters, in total and per CPU.");
+	do_stats, "Show the datapath counters, in total and per CPU.");
 const struct rfs_cmd rfs_cmd_flows = DEFINE_COMMAND("flows", flows,
-	"Show the busiest flows with their desired and current CPU.");
+	do_flows, "Show the busiest flows with their desired and current CPU.");

@@ -652,4 +652,4 @@ static int do_top(const struct rfsctl_cfg *g, const void *cfg)
 }
 
 const struct rfs_cmd rfs_cmd_top = DEFINE_COMMAND("top", top,
-	"Show the counters as rates per CPU and interface, live.");
+	do_top, "Show the counters as rates per CPU and interface, live.");

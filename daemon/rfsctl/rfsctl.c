@@ -59,9 +59,10 @@ static const struct rfs_opt help_opts[] = {
 };
 
 static const struct rfs_cmd rfs_cmd_version = DEFINE_COMMAND("version",
-	version, "Show the versions of rfsctl and, if it answers, of rfsd.");
+	version, do_version,
+	"Show the versions of rfsctl and, if it answers, of rfsd.");
 static const struct rfs_cmd rfs_cmd_help = DEFINE_COMMAND("help", help,
-	"Show the help text of COMMAND, or of all commands.");
+	do_help, "Show the help text of COMMAND, or of all commands.");
 static const struct rfs_cmd *const set_cmds[] = {
 	&rfs_cmd_set_sock_flow_entries, &rfs_cmd_set_flow_cnt,
 	&rfs_cmd_set_cpus, NULL

@@ -75,8 +75,9 @@ struct rfs_cmd {
 	const struct rfs_cmd *const *sub;	/* a group's commands */
 };
 
-#define DEFINE_COMMAND(_name, _cmd, _doc)				\
-	{ .name = (_name), .func = do_##_cmd, .opts = _cmd##_opts,	\
+/* _cmd: the prefix of its <cmd>_opts and <cmd>_defaults */
+#define DEFINE_COMMAND(_name, _cmd, _func, _doc)			\
+	{ .name = (_name), .func = (_func), .opts = _cmd##_opts,	\
 	  .defaults = &_cmd##_defaults,					\
 	  .cfg_size = sizeof(_cmd##_defaults), .doc = (_doc) }
 

@@ -38,8 +38,7 @@ static const struct rfs_opt top_opts[] = {
 	END_OPTIONS
 };
 
-/* how long one reply may take: a sample must not stall the view for
- * rfsctl's usual 10 s when rfsd is busy */
+/* a busy rfsd must not stall the view for rfsctl's usual 10 s */
 #define TOP_REPLY_MS	3000
 /* the live view never blocks longer, so it sees a signal's flag soon
  * (whether or not getch() returns early on EINTR) */
@@ -69,7 +68,6 @@ static double now(void)
 	return rfs_mono_ns() / 1e9;
 }
 
-/* The wall clock as HH:MM:SS, the title's. */
 static void wall_clock(char *buf, size_t len)
 {
 	time_t t = time(NULL);
@@ -80,9 +78,8 @@ static void wall_clock(char *buf, size_t len)
 }
 
 /* ---- one sample: status, stats, and stats IFACE for each interface,
- * on one connection, one request per line ---- */
+ * on one connection ---- */
 
-/* The next row of s (room for it was made), from the counters ctrs. */
 static struct rfs_top_row *add_row(struct rfs_top_snap *s,
 				   enum rfs_top_kind kind, const char *name,
 				   struct json_object *ctrs)
@@ -102,7 +99,6 @@ static struct rfs_top_row *add_row(struct rfs_top_snap *s,
 	return r;
 }
 
-/* A row per CPU of the stats reply, and the total. */
 static void add_stats(struct rfs_top_snap *s, struct json_object *total,
 		      struct json_object *per)
 {
@@ -147,7 +143,6 @@ static int add_iface(struct rfs_top_snap *s, struct rfs_ctl *ctl,
 	return ret;
 }
 
-/* 0, or -errno with the reason in err. */
 static int fetch(const struct rfsctl_cfg *g, struct rfs_top_snap *s,
 		 char *err, size_t len)
 {
@@ -293,7 +288,6 @@ static void row_line(struct lines *out, const struct rfs_top_row *row,
 		 c[5], c[6], c[7], c[8]);
 }
 
-/* The rows of that kind, in rfsd's order. */
 static void rows_of(struct lines *out, const struct rfs_top_snap *s,
 		    const struct rfs_top_rate *rates, enum rfs_top_kind kind)
 {
@@ -304,22 +298,17 @@ static void rows_of(struct lines *out, const struct rfs_top_snap *s,
 			row_line(out, &s->rows[i], rates ? &rates[i] : NULL);
 }
 
-/* The screen for sample s and its rates (NULL: no earlier sample yet),
- * interval seconds apart. */
+/* The screen for sample s and its rates (NULL: no earlier sample yet). */
 static int format(struct lines *out, const struct rfs_top_snap *s,
 		  const struct rfs_top_rate *rates, unsigned int interval,
-		  const char *clock)
+		  const char *clock, bool reset)
 {
 	struct line *v = realloc(out->v, (s->n + 5) * sizeof(*v));
-	bool reset = false;
-	size_t i;
 
 	if (!v)
 		return -1;
 	out->v = v;
 	out->n = 0;
-	for (i = 0; rates && i < s->n; i++)
-		reset |= rates[i].reset;
 	line_add(out, L_TITLE, "rfsd %s  %zu CPUs  %zu interface%s  every %us  %s%s",
 		 s->version[0] ? s->version : "?", s->n_cpus, s->n_ifaces,
 		 s->n_ifaces == 1 ? "" : "s", interval, clock,
@@ -335,8 +324,6 @@ static int format(struct lines *out, const struct rfs_top_snap *s,
 	rows_of(out, s, rates, RFS_TOP_IFACE);
 	return 0;
 }
-
-/* ---- plain text and JSON ---- */
 
 /* v with one decimal, as printed: json-c keeps the text it is given */
 static struct json_object *json_num(double v)
@@ -435,11 +422,11 @@ static int step(const struct rfsctl_cfg *g, unsigned int interval,
 	}
 	rfs_top_rates(prev, &cur, rates);
 	wall_clock(clock, 16);
-	for (i = 0; i < cur.n; i++)
+	for (*reset = false, i = 0; i < cur.n; i++)
 		*reset |= rates[i].reset;
 	if (g->json) {
 		print_json(&cur, rates, cur.t - prev->t);
-	} else if (format(l, &cur, rates, interval, clock)) {
+	} else if (format(l, &cur, rates, interval, clock, *reset)) {
 		snprintf(err, len, "can't format the sample: out of memory");
 		ret = -1;
 	}
@@ -449,7 +436,7 @@ static int step(const struct rfsctl_cfg *g, unsigned int interval,
 	return ret;
 }
 
-/* Sleep until t (monotonic seconds) or a signal. */
+/* until t (monotonic seconds) or a signal */
 static void sleep_until(double t)
 {
 	struct timespec ts;
@@ -476,7 +463,7 @@ static int top_plain(const struct rfsctl_cfg *g, unsigned int interval,
 	int ret = EXIT_SUCCESS;
 	double next = prev.t;
 	struct lines l = {};
-	bool reset = false;
+	bool reset;
 	size_t i;
 
 	catch_signals();
@@ -558,32 +545,15 @@ static void draw(const struct view *v)
 	refresh();
 }
 
-static void view_sample(const struct rfsctl_cfg *g, unsigned int interval,
-			struct rfs_top_snap *prev, struct view *v)
-{
-	bool reset = false;
-	char clock[16];
-
-	if (step(g, interval, prev, &v->lines, clock, &reset, v->status,
-		 sizeof(v->status)))
-		return;
-	if (reset)
-		snprintf(v->reset_at, sizeof(v->reset_at), "%s", clock);
-	if (v->reset_at[0])
-		snprintf(v->status, sizeof(v->status),
-			 "q: quit  (counters reset at %s)", v->reset_at);
-	else
-		snprintf(v->status, sizeof(v->status), "q: quit");
-}
-
 /* Until q, Ctrl-C, SIGTERM or SIGHUP. */
 static int top_view(const struct rfsctl_cfg *g, unsigned int interval,
 		    struct rfs_top_snap *first)
 {
 	struct rfs_top_snap prev = *first;
 	struct view v = {};
-	char clock[16];
 	double next, left;
+	char clock[16];
+	bool reset;
 	int ch;
 
 	catch_signals();
@@ -601,15 +571,23 @@ static int top_view(const struct rfsctl_cfg *g, unsigned int interval,
 	curs_set(0);
 	/* the first sample: its table with no rates yet */
 	wall_clock(clock, sizeof(clock));
-	format(&v.lines, &prev, NULL, interval, clock);
+	format(&v.lines, &prev, NULL, interval, clock, false);
 	snprintf(v.status, sizeof(v.status), "q: quit  (rates after %us)",
 		 interval);
 	draw(&v);
 	next = prev.t + interval;
 	while (!top_stop) {
 		left = next - now();
+		if (left <= 0 && !step(g, interval, &prev, &v.lines, clock,
+				       &reset, v.status, sizeof(v.status))) {
+			if (reset)
+				snprintf(v.reset_at, sizeof(v.reset_at), "%s",
+					 clock);
+			snprintf(v.status, sizeof(v.status), "q: quit%s%s%s",
+				 v.reset_at[0] ? "  (counters reset at " : "",
+				 v.reset_at, v.reset_at[0] ? ")" : "");
+		}
 		if (left <= 0) {
-			view_sample(g, interval, &prev, &v);
 			draw(&v);
 			next += interval;
 			/* fell behind (a slow reply): start afresh from now */

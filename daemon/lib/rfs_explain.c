@@ -1,10 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * rfsctl explain (rfs_explain.h): the XDP program's steps for one flow, on
- * state read from its maps, and the outcome in words.  Every decision is
- * made by the shared code in include/; this file only reads, orders the
- * calls as bpf/rfs_xdp.bpf.c does and says what came out.
- */
+/* rfsctl explain: every decision is the shared code's (include/); this
+ * only reads, orders the calls as rfs_xdp does and says what came out. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>

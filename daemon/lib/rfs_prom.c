@@ -1,9 +1,4 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * Names as Prometheus' conventions want them: every counter of `rfsctl
- * stats` is rfs_<key>_total, labelled interface and cpu where it is
- * counted per interface, cpu alone where datapath-wide.
- */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>

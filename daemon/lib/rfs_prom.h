@@ -8,8 +8,10 @@
  *	{"status": <status result>, "stats": <stats result, all interfaces>,
  *	 "interfaces": [<stats result of one interface>, ...]}
  *
- * A counter the formatter has no text for (a newer rfsd's) is still
- * exposed, per CPU, with a generic HELP.
+ * Every counter of `rfsctl stats` is rfs_<key>_total, labelled interface
+ * and cpu where it is counted per interface, cpu alone where
+ * datapath-wide; one the formatter has no text for (a newer rfsd's) is
+ * still exposed, per CPU, with a generic HELP.
  */
 #ifndef RFS_PROM_H
 #define RFS_PROM_H

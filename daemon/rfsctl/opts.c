@@ -289,53 +289,35 @@ static void opt_spec(char *buf, size_t len, const struct rfs_opt *o)
 		snprintf(buf + off, len - off, " %s", o->metavar);
 }
 
-/* "rfsctl attach IFACE [--cpus LIST] [--flow-cnt N] [--mode MODE]
- *  [--allow-unordered]" */
-static void synopsis(char *buf, size_t len, const struct rfs_cmd *cmd,
-		     const char *path)
-{
-	const struct rfs_opt *o;
-	char spec[64];
-	size_t off;
-	int pass;
-
-	off = snprintf(buf, len, "rfsctl %s", path);
-	/* positionals first, in order, then the options */
-	for (pass = 0; pass < 2; pass++) {
-		for (o = cmd->opts; o && o->name && off < len; o++) {
-			if (o->positional != !pass)
-				continue;
-			opt_spec(spec, sizeof(spec), o);
-			off += snprintf(buf + off, len - off,
-					o->positional && !o->optional ?
-					" %s" : " [%s]", spec);
-		}
-	}
-}
-
-/* lead, then the synopsis line; one too wide for HELP_WIDTH goes on
- * before its last option that fits, under the command's first argument. */
+/*
+ * lead, then "rfsctl attach IFACE [--cpus LIST] ...": positionals first,
+ * then the options.  A line too wide for HELP_WIDTH goes on before an
+ * optional word, under the command's first one.
+ */
 static void print_synopsis(const char *lead, const struct rfs_cmd *cmd,
 			   const char *path)
 {
 	size_t hang = strlen(HELP_INDENT) + strlen("rfsctl ") + strlen(path) + 1;
-	size_t col = strlen(lead), cut;
-	char buf[512];
-	const char *line = buf;
+	size_t col = printf("%srfsctl %s", lead, path);
+	const struct rfs_opt *o;
+	char spec[64], item[68];
+	int pass;
 
-	synopsis(buf, sizeof(buf), cmd, path);
-	fputs(lead, stdout);
-	while (col + strlen(line) > HELP_WIDTH) {
-		for (cut = HELP_WIDTH - col; cut && strncmp(line + cut, " [", 2);
-		     cut--)
-			;
-		if (!cut)
-			break;
-		printf("%.*s\n%*s", (int)cut, line, (int)hang, "");
-		line += cut + 1;
-		col = hang;
+	for (pass = 0; pass < 2; pass++) {
+		for (o = cmd->opts; o && o->name; o++) {
+			if (o->positional != !pass)
+				continue;
+			opt_spec(spec, sizeof(spec), o);
+			snprintf(item, sizeof(item), o->positional &&
+				 !o->optional ? "%s" : "[%s]", spec);
+			if (item[0] == '[' &&
+			    col + 1 + strlen(item) > HELP_WIDTH)
+				col = printf("\n%*s%s", (int)hang, "", item) - 1;
+			else
+				col += printf(" %s", item);
+		}
 	}
-	printf("%s\n", line);
+	printf("\n");
 }
 
 /* "NAME := { a | b | c }", wrapped at HELP_WIDTH under the first item. */

@@ -58,7 +58,7 @@ int rfs_ctl_connect(struct rfs_ctl **out, const char *path,
 {
 	struct sockaddr_un sun = { .sun_family = AF_UNIX };
 	struct rfs_ctl *ctl;
-	int e;
+	int e, r;
 
 	*out = NULL;
 	if (!path)
@@ -78,20 +78,15 @@ int rfs_ctl_connect(struct rfs_ctl **out, const char *path,
 	}
 	ctl->timeout_ms = RFS_CTL_TIMEOUT_MS;
 	ctl->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (ctl->fd < 0) {
-		e = errno;
-		goto fail;
+	do {
+		r = ctl->fd < 0 ? -1 :
+		    connect(ctl->fd, (struct sockaddr *)&sun, sizeof(sun));
+	} while (r < 0 && errno == EINTR);
+	if (!r) {
+		*out = ctl;
+		return 0;
 	}
-	while (connect(ctl->fd, (struct sockaddr *)&sun, sizeof(sun)) < 0) {
-		if (errno == EINTR)
-			continue;
-		e = errno;
-		goto fail;
-	}
-	*out = ctl;
-	return 0;
-
-fail:
+	e = errno;
 	set_err(err, len, "can't connect to rfsd at '%s': %s%s", path,
 		strerror(e), connect_hint(e));
 	rfs_ctl_close(ctl);

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
-#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -268,11 +267,16 @@ static bool in(const struct rfs_prom_ctr *t, size_t n, const char *key)
 	return false;
 }
 
+bool rfs_prom_global(const char *key)
+{
+	return in(g_ctrs, N(g_ctrs), key) || in(g_gauges, N(g_gauges), key) ||
+	       !strcmp(key, KWAIT_KEY);
+}
+
 static bool known(const char *key)
 {
-	return in(if_ctrs, N(if_ctrs), key) || in(g_ctrs, N(g_ctrs), key) ||
-	       in(g_gauges, N(g_gauges), key) || !strcmp(key, "cpu") ||
-	       !strcmp(key, KWAIT_KEY);
+	return in(if_ctrs, N(if_ctrs), key) || rfs_prom_global(key) ||
+	       !strcmp(key, "cpu");
 }
 
 static void gauge(FILE *f, const char *name, const char *help,

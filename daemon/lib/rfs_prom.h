@@ -16,6 +16,7 @@
 #ifndef RFS_PROM_H
 #define RFS_PROM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -38,6 +39,10 @@ int rfs_prom_collect(rfs_prom_call_fn call, void *ctx,
  * nothing written) if snap lacks "status" or "stats". */
 int rfs_prom_format(FILE *f, struct json_object *snap);
 int rfs_prom_format_buf(struct json_object *snap, char **buf, size_t *len);
+
+/* key is a counter (or gauge) of stats counted datapath-wide, not per
+ * interface. */
+bool rfs_prom_global(const char *key);
 
 /* s as a label value: \ " and newline escaped. */
 void rfs_prom_label_value(FILE *f, const char *s);

@@ -49,6 +49,14 @@ static const struct rfs_opt explain_opts[] = {
 	END_OPTIONS
 };
 
+static int family(const char *s)
+{
+	unsigned char a[16];
+
+	return inet_pton(AF_INET, s, a) == 1 ? AF_INET :
+	       inet_pton(AF_INET6, s, a) == 1 ? AF_INET6 : 0;
+}
+
 static int port_arg(const char *what, const char *s, int *out)
 {
 	__u32 v;
@@ -178,15 +186,10 @@ static void explain_plain(struct json_object *r, const void *arg)
 static int do_explain(const struct rfsctl_cfg *g, const void *cfg)
 {
 	const struct explain_cfg *c = cfg;
+	int sport = 0, dport = 0, fa = family(c->src), fb = family(c->dst);
 	struct json_object *req;
-	unsigned char a[16], b[16];
-	int sport = 0, dport = 0, fa, fb;
 	__u32 rx;
 
-	fa = inet_pton(AF_INET, c->src, a) == 1 ? AF_INET :
-	     inet_pton(AF_INET6, c->src, a) == 1 ? AF_INET6 : 0;
-	fb = inet_pton(AF_INET, c->dst, b) == 1 ? AF_INET :
-	     inet_pton(AF_INET6, c->dst, b) == 1 ? AF_INET6 : 0;
 	if (!fa || !fb)
 		return p_usage("explain", "can't parse address '%s': not an IPv4 or IPv6 address",
 			       fa ? c->dst : c->src);

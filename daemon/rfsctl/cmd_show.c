@@ -169,22 +169,6 @@ static int do_status(const struct rfsctl_cfg *g, const void *cfg)
 
 /* ---- stats ---- */
 
-/* Datapath-wide counters; the others count per interface. */
-static bool global_counter(const char *key)
-{
-	static const char *const keys[] = {
-		"dequeued", "enqueue_drops", "sock_records", "sock_clears",
-		"sock_skipped", "foreign", "recv_local", "recv_remote",
-		"backlog", "kthread_wait_ns", "kthread_runs",
-	};
-	size_t i;
-
-	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
-		if (!strcmp(key, keys[i]))
-			return true;
-	return false;
-}
-
 /* A header row: the group title, "total", then a column per CPU. */
 static void stats_header(struct rfs_table *t, const char *title,
 			 struct json_object *per_cpu, size_t ncpu)
@@ -214,7 +198,7 @@ static bool stats_rows(struct rfs_table *t, const char *title,
 	size_t i;
 
 	json_object_object_foreach(total, key, val) {
-		if (global_counter(key) != global)
+		if (rfs_prom_global(key) != global)
 			continue;
 		for (i = 0; !any && sep && i < ncpu + 2; i++)
 			rfs_table_add(t, "");

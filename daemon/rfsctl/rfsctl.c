@@ -227,45 +227,36 @@ static int do_help(const struct rfsctl_cfg *g, const void *cfg)
 	return EXIT_SUCCESS;
 }
 
-/* asked: rfsd was asked (the version command, not --version) */
-static int print_version(const struct rfsctl_cfg *g, bool asked,
-			 const char *rfsd_version)
-{
-	struct json_object *obj;
-
-	if (!g->json) {
-		printf("rfsctl %s\n", RFS_VERSION);
-		if (rfsd_version)
-			printf("rfsd %s\n", rfsd_version);
-		return EXIT_SUCCESS;
-	}
-	obj = json_object_new_object();
-	json_object_object_add(obj, "rfsctl",
-			       json_object_new_string(RFS_VERSION));
-	if (asked)
-		json_object_object_add(obj, "rfsd", rfsd_version ?
-			json_object_new_string(rfsd_version) : NULL);
-	p_json(obj);
-	json_object_put(obj);
-	return EXIT_SUCCESS;
-}
-
+/* cfg NULL: --version, which does not ask rfsd */
 static int do_version(const struct rfsctl_cfg *g, const void *cfg)
 {
-	struct json_object *reply, *result, *v = NULL;
+	struct json_object *reply = NULL, *result, *v, *obj;
 	char err[RFS_CTL_ERR_LEN];
-	int ret;
+	const char *rfsd = NULL;
 
 	/* rfsd not answering is no error here: -v says why */
-	if (rfs_call(g, rfs_req_new("version"), 0, &reply, &result, err,
-		     sizeof(err)))
+	if (cfg && rfs_call(g, rfs_req_new("version"), 0, &reply, &result,
+			    err, sizeof(err)))
 		pr_debug("%s\n", err);
-	else
-		json_object_object_get_ex(result, "version", &v);
-	ret = print_version(g, true, json_object_is_type(v, json_type_string) ?
-			    json_object_get_string(v) : NULL);
+	else if (cfg && json_object_is_type(v = rfs_get(result, "version"),
+					    json_type_string))
+		rfsd = json_object_get_string(v);
+	if (!g->json) {
+		printf("rfsctl %s\n", RFS_VERSION);
+		if (rfsd)
+			printf("rfsd %s\n", rfsd);
+	} else {
+		obj = json_object_new_object();
+		json_object_object_add(obj, "rfsctl",
+				       json_object_new_string(RFS_VERSION));
+		if (cfg)
+			json_object_object_add(obj, "rfsd", rfsd ?
+				json_object_new_string(rfsd) : NULL);
+		p_json(obj);
+		json_object_put(obj);
+	}
 	json_object_put(reply);
-	return ret;
+	return EXIT_SUCCESS;
 }
 
 int main(int argc, char **argv)
@@ -280,7 +271,7 @@ int main(int argc, char **argv)
 		return RFSCTL_EXIT_USAGE;
 	if (rfsctl_cfg.version) {
 		apply_globals();
-		return print_version(&rfsctl_cfg, false, NULL);
+		return do_version(&rfsctl_cfg, NULL);
 	}
 	return dispatch(NULL, rfsctl_cmds, NULL, argc - 1 - n, argv + 1 + n);
 }

@@ -294,24 +294,27 @@ int rfs_ctl_recv(struct rfs_ctl *ctl, struct json_object **reply,
 	return ret;
 }
 
-int rfs_ctl_request(struct rfs_ctl *ctl, struct json_object *req,
-		    struct json_object **reply, char *err, size_t len)
+int rfs_ctl_ask(void *ctl, struct json_object *req,
+		struct json_object **result, char *err, size_t len)
 {
+	struct json_object *reply = NULL, *r = NULL;
+	char why[RFS_CTL_ERR_LEN];
 	int ret;
 
-	*reply = NULL;
 	ret = rfs_ctl_send(ctl, req, err, len);
-	if (ret == -EPIPE || ret == -ECONNRESET) {
-		char why[RFS_CTL_ERR_LEN];
-
-		/* refused at connect ("too many clients"): the reason is
-		 * still in our receive queue, better than "Broken pipe" */
-		if (!rfs_ctl_recv(ctl, reply, why, sizeof(why)))
-			return 0;
-	}
-	if (ret)
-		return ret;
-	return rfs_ctl_recv(ctl, reply, err, len);
+	json_object_put(req);
+	/* refused at connect ("too many clients"): the reason is still in
+	 * our receive queue, better than "Broken pipe" */
+	if ((ret == -EPIPE || ret == -ECONNRESET) &&
+	    !rfs_ctl_recv(ctl, &reply, why, sizeof(why)))
+		ret = 0;
+	else if (!ret)
+		ret = rfs_ctl_recv(ctl, &reply, err, len);
+	if (!ret)
+		ret = rfs_ctl_result(reply, &r, err, len);
+	*result = ret ? NULL : json_object_get(r);
+	json_object_put(reply);
+	return ret;
 }
 
 int rfs_ctl_result(struct json_object *reply, struct json_object **result,

@@ -39,14 +39,16 @@ int rfs_ctl_recv(struct rfs_ctl *ctl, struct json_object **reply,
  * -EPROTO. */
 int rfs_ctl_parse_reply(const char *line, size_t n,
 			struct json_object **reply, char *err, size_t len);
-/* Send req, then rfs_ctl_recv().  A send refused because rfsd closed the
- * connection gives the reply it sent first (a refusal). */
-int rfs_ctl_request(struct rfs_ctl *ctl, struct json_object *req,
-		    struct json_object **reply, char *err, size_t len);
 
 /* {"ok": true, "result": R}: 0 and *result = R (borrowed).  {"ok": false,
  * "error": E, "errno": N}: -N with E in err.  Else -EPROTO. */
 int rfs_ctl_result(struct json_object *reply, struct json_object **result,
 		   char *err, size_t len);
+
+/* Send req (consumed) on ctl (a struct rfs_ctl: an rfs_prom_call_fn) and
+ * take the result of its reply (the caller puts it).  A send refused
+ * because rfsd closed the connection gives the refusal it sent first. */
+int rfs_ctl_ask(void *ctl, struct json_object *req,
+		struct json_object **result, char *err, size_t len);
 
 #endif /* RFS_CTL_CLIENT_H */

@@ -281,30 +281,19 @@ static void stats_plain(struct json_object *st, const void *arg)
 	rfs_table_print(t);
 }
 
-/* rfs_prom_call_fn: one request to rfsd, as every command makes it. */
-static int prom_call(void *ctx, struct json_object *req,
-		     struct json_object **result, char *err, size_t len)
-{
-	struct json_object *reply, *r;
-	int e;
-
-	e = rfs_call(ctx, req, 0, &reply, &r, err, len);
-	if (e)
-		return e;
-	*result = json_object_get(r);
-	json_object_put(reply);
-	return 0;
-}
-
 /* The exposition of /metrics, built by the same code (rfs_prom.c) from
  * the same requests: for node_exporter's textfile collector. */
 static int stats_prometheus(const struct rfsctl_cfg *g)
 {
-	struct json_object *snap;
 	char err[RFS_CTL_ERR_LEN];
+	struct json_object *snap;
+	struct rfs_ctl *ctl;
 	int e;
 
-	e = rfs_prom_collect(prom_call, (void *)g, &snap, err, sizeof(err));
+	e = rfs_connect(g, RFS_CTL_TIMEOUT_MS, &ctl, err, sizeof(err));
+	if (!e)
+		e = rfs_prom_collect(rfs_ctl_ask, ctl, &snap, err, sizeof(err));
+	rfs_ctl_close(ctl);
 	if (e) {
 		p_err("%s", err);
 		return EXIT_FAILURE;
@@ -322,7 +311,7 @@ static int stats_prometheus(const struct rfsctl_cfg *g)
 static int do_stats(const struct rfsctl_cfg *g, const void *cfg)
 {
 	const struct show_cfg *c = cfg;
-	struct json_object *req, *reply, *result, *total = NULL;
+	struct json_object *req, *result, *total = NULL;
 	int ret;
 
 	if (c->format && !strcmp(c->format, "prometheus")) {
@@ -337,7 +326,7 @@ static int do_stats(const struct rfsctl_cfg *g, const void *cfg)
 	req = rfs_req_new("stats");
 	if (c->iface)
 		rfs_req_add_str(req, "iface", c->iface);
-	ret = rfs_call(g, req, 0, &reply, &result, NULL, 0);
+	ret = rfs_call(g, req, 0, &result, NULL, 0);
 	if (!ret)
 		ret = rfs_expect(result, json_type_object, "the stats result");
 	if (!ret)
@@ -348,7 +337,7 @@ static int do_stats(const struct rfsctl_cfg *g, const void *cfg)
 		p_json(result);
 	else if (!ret)
 		stats_plain(result, NULL);
-	json_object_put(reply);
+	json_object_put(result);
 	return ret;
 }
 

@@ -22,6 +22,7 @@
 
 #include "ctl_client.h"
 #include "mono.h"
+#include "rfs_prom.h"
 #include "rfsctl.h"
 
 static const struct top_cfg {
@@ -77,8 +78,7 @@ static void wall_clock(char *buf, size_t len)
 		snprintf(buf, len, "?");
 }
 
-/* ---- one sample: status, stats, and stats IFACE for each interface,
- * on one connection ---- */
+/* ---- one sample ---- */
 
 static struct rfs_top_row *add_row(struct rfs_top_snap *s,
 				   enum rfs_top_kind kind, const char *name,
@@ -119,60 +119,33 @@ static void add_stats(struct rfs_top_snap *s, struct json_object *total,
 	add_row(s, RFS_TOP_TOTAL, "all", total)->backlog = sum;
 }
 
-/* One interface's stats: a row of its totals.  An interface detached
- * between status and its stats is left out, not an error. */
-static int add_iface(struct rfs_top_snap *s, struct rfs_ctl *ctl,
-		     const char *name, char *err, size_t len)
-{
-	struct json_object *req = rfs_req_new("stats"), *reply, *res, *total;
-	int ret;
-
-	rfs_req_add_str(req, "iface", name);
-	ret = rfs_ask(ctl, req, &reply, &res, err, len);
-	if (ret == -ENODEV || ret == -ENOENT) {
-		ret = 0;
-	} else if (!ret && !json_object_object_get_ex(res, "total", &total)) {
-		snprintf(err, len, "unexpected reply from rfsd: stats %s has no \"total\"",
-			 name);
-		ret = -EPROTO;
-	} else if (!ret) {
-		add_row(s, RFS_TOP_IFACE, name, total);
-		s->n_ifaces++;
-	}
-	json_object_put(reply);
-	return ret;
-}
-
+/* The requests of /metrics (rfs_prom_collect()), on one connection.  An
+ * interface detached between status and its stats is left out. */
 static int fetch(const struct rfsctl_cfg *g, struct rfs_top_snap *s,
 		 char *err, size_t len)
 {
-	struct json_object *rst = NULL, *rsta = NULL, *st = NULL, *sta = NULL;
-	struct json_object *total, *per, *ifs;
+	struct json_object *snap = NULL, *sta, *total, *per, *ifs, *one;
 	struct rfs_ctl *ctl;
 	size_t i, nif = 0;
-	const char *name;
 	int ret;
 
 	memset(s, 0, sizeof(*s));
 	ret = rfs_connect(g, TOP_REPLY_MS, &ctl, err, len);
-	if (ret)
-		return ret;
-	ret = rfs_ask(ctl, rfs_req_new("status"), &rst, &st, err, len);
 	if (!ret)
-		ret = rfs_ask(ctl, rfs_req_new("stats"), &rsta, &sta, err,
-			      len);
+		ret = rfs_prom_collect(rfs_ctl_ask, ctl, &snap, err, len);
+	rfs_ctl_close(ctl);
 	/* the time of the counters: taken as soon as they are read */
 	s->t = now();
+	sta = rfs_get(snap, "stats");
 	per = rfs_get(sta, "per_cpu");
+	ifs = rfs_get(snap, "interfaces");
 	if (!ret && (!json_object_object_get_ex(sta, "total", &total) ||
 		     !json_object_is_type(per, json_type_array))) {
 		snprintf(err, len, "unexpected reply from rfsd: stats has no \"total\" or \"per_cpu\"");
 		ret = -EPROTO;
 	}
-	ifs = rfs_get(st, "interfaces");
-	if (json_object_is_type(ifs, json_type_array))
-		nif = json_object_array_length(ifs);
 	if (!ret) {
+		nif = json_object_array_length(ifs);
 		s->rows = calloc(json_object_array_length(per) + 1 + nif,
 				 sizeof(*s->rows));
 		if (!s->rows) {
@@ -183,16 +156,21 @@ static int fetch(const struct rfsctl_cfg *g, struct rfs_top_snap *s,
 	if (!ret) {
 		add_stats(s, total, per);
 		snprintf(s->version, sizeof(s->version), "%s",
-			 rfs_str(st, "version", ""));
+			 rfs_str(rfs_get(snap, "status"), "version", ""));
 	}
 	for (i = 0; !ret && i < nif; i++) {
-		name = rfs_str(json_object_array_get_idx(ifs, i), "name", NULL);
-		if (name)
-			ret = add_iface(s, ctl, name, err, len);
+		one = json_object_array_get_idx(ifs, i);
+		if (json_object_object_get_ex(one, "total", &total)) {
+			add_row(s, RFS_TOP_IFACE, rfs_str(one, "interface", "?"),
+				total);
+			s->n_ifaces++;
+			continue;
+		}
+		snprintf(err, len, "unexpected reply from rfsd: stats %s has no \"total\"",
+			 rfs_str(one, "interface", "?"));
+		ret = -EPROTO;
 	}
-	json_object_put(rst);
-	json_object_put(rsta);
-	rfs_ctl_close(ctl);
+	json_object_put(snap);
 	if (ret)
 		free(s->rows);
 	return ret;

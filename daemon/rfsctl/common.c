@@ -360,43 +360,21 @@ int rfs_connect(const struct rfsctl_cfg *g, int ms, struct rfs_ctl **ctl,
 	return 0;
 }
 
-int rfs_ask(struct rfs_ctl *ctl, struct json_object *req,
-	    struct json_object **reply, struct json_object **result,
-	    char *err, size_t len)
-{
-	int ret;
-
-	*reply = NULL;
-	*result = NULL;
-	ret = rfs_ctl_request(ctl, req, reply, err, len);
-	json_object_put(req);
-	if (!ret)
-		ret = rfs_ctl_result(*reply, result, err, len);
-	if (ret) {
-		json_object_put(*reply);
-		*reply = NULL;
-		*result = NULL;
-	}
-	return ret;
-}
-
 int rfs_call(const struct rfsctl_cfg *g, struct json_object *req,
-	     int extra_ms, struct json_object **reply,
-	     struct json_object **result, char *err, size_t len)
+	     int extra_ms, struct json_object **result, char *err, size_t len)
 {
 	char buf[RFS_CTL_ERR_LEN];
 	struct rfs_ctl *ctl;
 	int ret;
 
-	*reply = NULL;
 	*result = NULL;
 	ret = rfs_connect(g, RFS_CTL_TIMEOUT_MS + extra_ms, &ctl,
 			  err ?: buf, err ? len : sizeof(buf));
 	if (ret) {
 		json_object_put(req);
 	} else {
-		ret = rfs_ask(ctl, req, reply, result, err ?: buf,
-			      err ? len : sizeof(buf));
+		ret = rfs_ctl_ask(ctl, req, result, err ?: buf,
+				  err ? len : sizeof(buf));
 		rfs_ctl_close(ctl);
 	}
 	if (!ret || err)
@@ -423,10 +401,10 @@ int rfs_show(const struct rfsctl_cfg *g, struct json_object *req,
 	     void (*plain)(struct json_object *r, const void *arg),
 	     const void *arg)
 {
-	struct json_object *reply, *result, *r = NULL;
+	struct json_object *result, *r;
 	int ret;
 
-	ret = rfs_call(g, req, extra_ms, &reply, &result, NULL, 0);
+	ret = rfs_call(g, req, extra_ms, &result, NULL, 0);
 	r = result;
 	if (!ret && key && !json_object_object_get_ex(result, key, &r))
 		r = NULL;
@@ -436,6 +414,6 @@ int rfs_show(const struct rfsctl_cfg *g, struct json_object *req,
 		p_json(r);
 	else if (!ret && plain)
 		plain(r, arg);
-	json_object_put(reply);
+	json_object_put(result);
 	return ret;
 }

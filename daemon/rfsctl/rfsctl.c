@@ -230,13 +230,13 @@ static int do_help(const struct rfsctl_cfg *g, const void *cfg)
 /* cfg NULL: --version, which does not ask rfsd */
 static int do_version(const struct rfsctl_cfg *g, const void *cfg)
 {
-	struct json_object *reply = NULL, *result, *v, *obj;
+	struct json_object *result = NULL, *v, *obj;
 	char err[RFS_CTL_ERR_LEN];
 	const char *rfsd = NULL;
 
 	/* rfsd not answering is no error here: -v says why */
-	if (cfg && rfs_call(g, rfs_req_new("version"), 0, &reply, &result,
-			    err, sizeof(err)))
+	if (cfg && rfs_call(g, rfs_req_new("version"), 0, &result, err,
+			    sizeof(err)))
 		pr_debug("%s\n", err);
 	else if (cfg && json_object_is_type(v = rfs_get(result, "version"),
 					    json_type_string))
@@ -255,7 +255,7 @@ static int do_version(const struct rfsctl_cfg *g, const void *cfg)
 		p_json(obj);
 		json_object_put(obj);
 	}
-	json_object_put(reply);
+	json_object_put(result);
 	return EXIT_SUCCESS;
 }
 

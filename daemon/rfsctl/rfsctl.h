@@ -150,16 +150,12 @@ struct rfs_ctl;
 /* -v traces it; each reply is awaited up to ms. */
 int rfs_connect(const struct rfsctl_cfg *g, int ms, struct rfs_ctl **ctl,
 		char *err, size_t len);
-/* req is consumed; *result lives in *reply, which the caller puts. */
-int rfs_ask(struct rfs_ctl *ctl, struct json_object *req,
-	    struct json_object **reply, struct json_object **result,
-	    char *err, size_t len);
-/* rfs_ask() on a connection of its own, waiting up to the default
+/* rfs_ctl_ask() on a connection of its own, waiting up to the default
  * timeout plus extra_ms.  An error is printed (EXIT_FAILURE), or (err
  * given) only left in err as -errno. */
 int rfs_call(const struct rfsctl_cfg *g, struct json_object *req,
-	     int extra_ms, struct json_object **reply,
-	     struct json_object **result, char *err, size_t len);
+	     int extra_ms, struct json_object **result, char *err,
+	     size_t len);
 /* The result as the type a command expects, or an error (EXIT_FAILURE). */
 int rfs_expect(struct json_object *result, enum json_type type,
 	       const char *what);

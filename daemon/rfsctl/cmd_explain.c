@@ -156,7 +156,7 @@ static void explain_plain(struct json_object *r, const void *arg)
 	       json_object_get_boolean(obj(r, "local_path")) ? "on" : "off");
 	if (json_object_get_boolean(obj(r, "kernel_rps")))
 		printf("  kernel RPS ON: after xdp-rfs the stack moves these frames into another CPU's backlog, which CPU reads them is RPS's choice (write 0 to rps_cpus)\n");
-	for (i = 0; qs && i < json_object_array_length(qs); i++) {
+	for (i = 0; i < rfs_len(qs); i++) {
 		struct json_object *q = json_object_array_get_idx(qs, i);
 		struct json_object *cases = obj(q, "cases");
 
@@ -174,7 +174,7 @@ static void explain_plain(struct json_object *r, const void *arg)
 			print_order(obj(q, "order"));
 		if (obj(q, "hold"))
 			print_hold(obj(q, "hold"));
-		for (j = 0; cases && j < json_object_array_length(cases); j++) {
+		for (j = 0; j < rfs_len(cases); j++) {
 			struct json_object *c = json_object_array_get_idx(cases, j);
 
 			printf("    arriving on CPU %lld: %s\n",

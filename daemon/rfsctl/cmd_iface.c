@@ -75,18 +75,16 @@ static const struct rfs_opt set_cpus_opts[] = {
  * stays usable, and is released once they have (rfsctl(8), status). */
 static void print_leaving(struct json_object *c)
 {
-	struct json_object *held;
-	long long flows = rfs_num(c, "flows", -1), ms;
-	size_t i, n;
+	long long flows = rfs_num(c, "flows", -1);
+	long long ms = rfs_num(c, "waited_ms", -1);
+	struct json_object *held = rfs_get(c, "held");
+	size_t i, n = rfs_len(held);
 
-	ms = rfs_num(c, "waited_ms", -1);
 	printf("  %-18s cpu %lld, removed %lld.%lld s ago, waits for %lld flow%s to drain (no new flows; released once none is in flight)\n",
 	       "leaving", rfs_num(c, "cpu", -1), ms / 1000, ms % 1000 / 100,
 	       flows, flows == 1 ? "" : "s");
-	if (!json_object_object_get_ex(c, "held", &held) ||
-	    !json_object_is_type(held, json_type_array))
+	if (!json_object_is_type(held, json_type_array))
 		return;
-	n = json_object_array_length(held);
 	for (i = 0; i < n; i++) {
 		struct json_object *h = json_object_array_get_idx(held, i);
 
@@ -105,7 +103,7 @@ void rfs_print_iface_plain(struct json_object *ifc)
 	};
 	static const char *const skip[] = { "name", "noguard", "kernel_rps",
 					    "leaving", "held_flows", NULL };
-	struct json_object *ng, *rps, *lv;
+	struct json_object *ng, *lv = rfs_get(ifc, "leaving");
 	size_t i;
 
 	printf("interface %s\n", json_object_object_get_ex(ifc, "name", NULL) ?
@@ -118,14 +116,10 @@ void rfs_print_iface_plain(struct json_object *ifc)
 		       "YES: in-order rule OFF, flows may be reordered (rfsd --unsafe-noguard)" :
 		       "no");
 	/* only when on: it undoes the steering (rfsd's log names the file) */
-	if (json_object_object_get_ex(ifc, "kernel_rps", &rps) &&
-	    json_object_get_boolean(rps))
+	if (json_object_get_boolean(rfs_get(ifc, "kernel_rps")))
 		printf("  %-18s %s\n", "kernel_rps",
 		       "ON: kernel RPS moves the frames xdp-rfs steers to other CPUs; write 0 to rps_cpus");
-	if (!json_object_object_get_ex(ifc, "leaving", &lv) ||
-	    !json_object_is_type(lv, json_type_array))
-		return;
-	for (i = 0; i < json_object_array_length(lv); i++)
+	for (i = 0; i < rfs_len(lv); i++)
 		print_leaving(json_object_array_get_idx(lv, i));
 }
 

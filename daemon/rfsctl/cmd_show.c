@@ -59,8 +59,7 @@ static void kthreads_plain(struct json_object *k)
 	size_t i;
 
 	printf("  %-18s %s\n", "kthread sched", rfs_str(k, "sched", "?"));
-	for (i = 0; json_object_is_type(a, json_type_array) &&
-		    i < json_object_array_length(a); i++) {
+	for (i = 0; i < rfs_len(a); i++) {
 		e = json_object_array_get_idx(a, i);
 		if (!rfs_str(e, "pid", NULL))
 			continue;
@@ -84,8 +83,7 @@ static void feature_lines(struct json_object *a, const char *indent)
 	struct json_object *l;
 	size_t i;
 
-	for (i = 0; json_object_is_type(a, json_type_array) &&
-		    i < json_object_array_length(a); i++) {
+	for (i = 0; i < rfs_len(a); i++) {
 		l = json_object_array_get_idx(a, i);
 		printf("%s%-17s %-9s %s: %s\n", indent, rfs_str(l, "name", "?"),
 		       rfs_str(l, "level", "?"), rfs_str(l, "value", "?"),
@@ -127,7 +125,7 @@ static void status_plain(struct json_object *st, const void *arg)
 	static const char *const skip[] = { "version", "interfaces", "lost",
 					    "cpumap_kthreads", "kernel", NULL };
 	struct json_object *a, *l;
-	size_t i, n = 0;
+	size_t i, n;
 
 	printf("rfsd %s\n", json_object_object_get_ex(st, "version", NULL) ?
 	       rfs_str(st, "version", NULL) : "?");
@@ -136,9 +134,7 @@ static void status_plain(struct json_object *st, const void *arg)
 	if (json_object_is_type(a, json_type_object))
 		kthreads_plain(a);
 	a = rfs_get(st, "interfaces");
-	if (json_object_is_type(a, json_type_array))
-		n = json_object_array_length(a);
-	for (i = 0; i < n; i++) {
+	for (i = 0, n = rfs_len(a); i < n; i++) {
 		printf("\n");
 		rfs_print_iface_plain(json_object_array_get_idx(a, i));
 	}
@@ -146,8 +142,7 @@ static void status_plain(struct json_object *st, const void *arg)
 		printf("\nno interface attached\n");
 	kernel_plain(st);
 	a = rfs_get(st, "lost");
-	for (i = 0; json_object_is_type(a, json_type_array) &&
-		    i < json_object_array_length(a); i++) {
+	for (i = 0; i < rfs_len(a); i++) {
 		l = json_object_array_get_idx(a, i);
 		if (!json_object_object_get_ex(l, "name", NULL))
 			continue;
@@ -257,16 +252,15 @@ static void stats_derived(struct rfs_table *t, const char *title,
 
 static void stats_plain(struct json_object *st, const void *arg)
 {
-	struct json_object *total = NULL, *per_cpu = NULL;
+	struct json_object *total = NULL, *per_cpu;
 	struct rfs_table *t;
 	char title[64];
-	size_t ncpu = 0;
+	size_t ncpu;
 	bool sep;
 
 	json_object_object_get_ex(st, "total", &total);
-	if (json_object_object_get_ex(st, "per_cpu", &per_cpu) &&
-	    json_object_is_type(per_cpu, json_type_array))
-		ncpu = json_object_array_length(per_cpu);
+	per_cpu = rfs_get(st, "per_cpu");
+	ncpu = rfs_len(per_cpu);
 	t = rfs_table_new(ncpu + 2, 1);	/* the names left, numbers right */
 
 	snprintf(title, sizeof(title), "interface counters (%s)",

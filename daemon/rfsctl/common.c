@@ -230,6 +230,12 @@ struct json_object *rfs_get(struct json_object *obj, const char *key)
 	return v;
 }
 
+size_t rfs_len(struct json_object *arr)
+{
+	return json_object_is_type(arr, json_type_array) ?
+	       json_object_array_length(arr) : 0;
+}
+
 void rfs_fmt_member(struct json_object *obj, const char *key, char *buf,
 		    size_t len)
 {

@@ -129,6 +129,8 @@ void rfs_fmt_member(struct json_object *obj, const char *key, char *buf,
 /* Member key of obj (NULL if absent); its string, its number (dflt if
  * absent or null), a counter (0 if absent). */
 struct json_object *rfs_get(struct json_object *obj, const char *key);
+/* arr's length, 0 if it is no array */
+size_t rfs_len(struct json_object *arr);
 const char *rfs_str(struct json_object *obj, const char *key,
 		    const char *dflt);
 long long rfs_num(struct json_object *obj, const char *key, long long dflt);

@@ -204,8 +204,8 @@ static bool stats_rows(struct rfs_table *t, const char *title,
 		rfs_fmt_value(val, buf, sizeof(buf));
 		rfs_table_add(t, buf);
 		for (i = 0; i < ncpu; i++) {
-			rfs_fmt_member(json_object_array_get_idx(per_cpu, i),
-				       key, buf, sizeof(buf));
+			rfs_fmt_value(rfs_get(json_object_array_get_idx(per_cpu,
+					      i), key), buf, sizeof(buf));
 			rfs_table_add(t, buf);
 		}
 	}
@@ -360,8 +360,8 @@ static void flows_plain(struct json_object *flows, const void *arg)
 		rfs_table_add(t, cols[c][1]);
 	for (i = 0; i < n; i++) {
 		for (c = 0; c < ncols; c++) {
-			rfs_fmt_member(json_object_array_get_idx(flows, i),
-				       cols[c][0], buf, sizeof(buf));
+			rfs_fmt_value(rfs_get(json_object_array_get_idx(flows,
+					      i), cols[c][0]), buf, sizeof(buf));
 			rfs_table_add(t, buf);
 		}
 	}

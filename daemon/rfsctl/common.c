@@ -236,12 +236,6 @@ size_t rfs_len(struct json_object *arr)
 	       json_object_array_length(arr) : 0;
 }
 
-void rfs_fmt_member(struct json_object *obj, const char *key, char *buf,
-		    size_t len)
-{
-	rfs_fmt_value(rfs_get(obj, key), buf, len);
-}
-
 const char *rfs_str(struct json_object *obj, const char *key,
 		    const char *dflt)
 {
@@ -262,26 +256,6 @@ __u64 rfs_u64(struct json_object *obj, const char *key)
 	return json_object_get_uint64(rfs_get(obj, key));
 }
 
-/* "sock_flow_entries" -> "sock flow entries"; a few read better renamed. */
-static void label_of(const char *key, char *buf, size_t len)
-{
-	static const char *const renames[][2] = {
-		{ "mode", "xdp mode" },
-		{ "nr_cpus", "possible cpus" },
-		{ "prog_id", "program id" },
-	};
-	size_t i;
-	char *p;
-
-	snprintf(buf, len, "%s", key);
-	for (i = 0; i < sizeof(renames) / sizeof(renames[0]); i++)
-		if (!strcmp(key, renames[i][0]))
-			snprintf(buf, len, "%s", renames[i][1]);
-	for (p = buf; *p; p++)
-		if (*p == '_')
-			*p = ' ';
-}
-
 static bool in_list(const char *const *list, const char *key)
 {
 	for (; list && *list; list++)
@@ -290,12 +264,25 @@ static bool in_list(const char *const *list, const char *key)
 	return false;
 }
 
+/* "sock_flow_entries" -> "sock flow entries"; a few read better renamed. */
 static void print_kv_one(const char *indent, const char *key,
 			 struct json_object *v)
 {
-	char label[64], val[1024];
+	static const char *const renames[][2] = {
+		{ "mode", "xdp mode" },
+		{ "nr_cpus", "possible cpus" },
+		{ "prog_id", "program id" },
+	};
+	char label[64], val[1024], *p;
+	size_t i;
 
-	label_of(key, label, sizeof(label));
+	snprintf(label, sizeof(label), "%s", key);
+	for (i = 0; i < sizeof(renames) / sizeof(renames[0]); i++)
+		if (!strcmp(key, renames[i][0]))
+			snprintf(label, sizeof(label), "%s", renames[i][1]);
+	for (p = label; *p; p++)
+		if (*p == '_')
+			*p = ' ';
 	rfs_fmt_value(v, val, sizeof(val));
 	printf("%s%-18s %s\n", indent, label, val);
 }

@@ -124,8 +124,6 @@ void rfs_table_print(struct rfs_table *t);
 /* A JSON value as plain text: null "-", int array as a CPU list "0-3,6",
  * object as "k v, k v". */
 void rfs_fmt_value(struct json_object *v, char *buf, size_t len);
-void rfs_fmt_member(struct json_object *obj, const char *key, char *buf,
-		    size_t len);
 /* Member key of obj (NULL if absent); its string, its number (dflt if
  * absent or null), a counter (0 if absent). */
 struct json_object *rfs_get(struct json_object *obj, const char *key);

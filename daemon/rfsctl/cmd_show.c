@@ -250,7 +250,7 @@ static void stats_derived(struct rfs_table *t, const char *title,
 		derived_cell(t, json_object_array_get_idx(per_cpu, i), kwait);
 }
 
-static void stats_plain(struct json_object *st, const void *arg)
+static void stats_plain(struct json_object *st)
 {
 	struct json_object *total = NULL, *per_cpu;
 	struct rfs_table *t;
@@ -330,7 +330,7 @@ static int do_stats(const struct rfsctl_cfg *g, const void *cfg)
 	if (!ret && g->json)
 		p_json(result);
 	else if (!ret)
-		stats_plain(result, NULL);
+		stats_plain(result);
 	json_object_put(result);
 	return ret;
 }

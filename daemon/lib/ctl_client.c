@@ -23,7 +23,7 @@ struct rfs_ctl {
 	void *trace_arg;
 	/* received bytes: [0, used) of which the reply lines not yet taken */
 	char *buf;
-	size_t used, cap;
+	size_t used;
 };
 
 static void __attribute__((format(printf, 3, 4)))
@@ -70,9 +70,13 @@ int rfs_ctl_connect(struct rfs_ctl **out, const char *path,
 	}
 	memcpy(sun.sun_path, path, strlen(path) + 1);
 
+	/* room for the longest reply: pages it does not fill stay unused */
 	ctl = calloc(1, sizeof(*ctl));
-	if (!ctl || !(ctl->path = strdup(path))) {
-		free(ctl);
+	if (ctl)
+		ctl->fd = -1;
+	if (!ctl || !(ctl->path = strdup(path)) ||
+	    !(ctl->buf = malloc(RFS_CTL_REPLY_MAX + 1))) {
+		rfs_ctl_close(ctl);
 		set_err(err, len, "can't connect to rfsd: out of memory");
 		return -ENOMEM;
 	}
@@ -177,9 +181,9 @@ static int read_line(struct rfs_ctl *ctl, size_t *nl, char *err, size_t len)
 {
 	long long deadline = rfs_mono_ms() + ctl->timeout_ms, left;
 	struct pollfd pfd = { .fd = ctl->fd, .events = POLLIN };
-	size_t scanned = 0, ncap;
-	char *p, *nb;
+	size_t scanned = 0;
 	ssize_t r;
+	char *p;
 
 	for (;;) {
 		p = ctl->used > scanned ?
@@ -195,18 +199,6 @@ static int read_line(struct rfs_ctl *ctl, size_t *nl, char *err, size_t len)
 				RFS_CTL_REPLY_MAX);
 			return -EMSGSIZE;
 		}
-		if (ctl->cap - ctl->used < 4096) {
-			ncap = ctl->cap ? ctl->cap * 2 : 16384;
-			if (ncap > RFS_CTL_REPLY_MAX + 1)
-				ncap = RFS_CTL_REPLY_MAX + 1;
-			nb = realloc(ctl->buf, ncap);
-			if (!nb) {
-				set_err(err, len, "can't read reply from rfsd: out of memory");
-				return -ENOMEM;
-			}
-			ctl->buf = nb;
-			ctl->cap = ncap;
-		}
 		left = ctl->timeout_ms < 0 ? -1 : deadline - rfs_mono_ms();
 		r = poll(&pfd, 1, left < 0 && ctl->timeout_ms >= 0 ? 0 :
 			 left > INT_MAX ? INT_MAX : (int)left);
@@ -217,7 +209,7 @@ static int read_line(struct rfs_ctl *ctl, size_t *nl, char *err, size_t len)
 		}
 		if (r > 0)
 			r = recv(ctl->fd, ctl->buf + ctl->used,
-				 ctl->cap - ctl->used, 0);
+				 RFS_CTL_REPLY_MAX + 1 - ctl->used, 0);
 		if (r < 0 && (errno == EINTR || errno == EAGAIN))
 			continue;
 		if (r < 0) {

@@ -89,13 +89,12 @@ static void prescan_json(int argc, char **argv)
 		w = argv[i];
 		if (!strcmp(w, "--"))
 			return;
-		if (!strcmp(w, "--json") || !strcmp(w, "--pretty")) {
+		/* --json, --pretty, or a bundle of flags with -j or -p */
+		if (!strcmp(w, "--json") || !strcmp(w, "--pretty") ||
+		    (w[0] == '-' && w[1] && w[1] != '-' &&
+		     strspn(w + 1, "jpvhV") == strlen(w + 1) &&
+		     strpbrk(w + 1, "jp")))
 			rfsctl_cfg.json = true;
-		} else if (w[0] == '-' && w[1] && w[1] != '-' &&
-			   strspn(w + 1, "jpvhV") == strlen(w + 1) &&
-			   strpbrk(w + 1, "jp")) {
-			rfsctl_cfg.json = true;
-		}
 	}
 }
 

@@ -23,13 +23,11 @@ struct rfs_ctl {
 	void *trace_arg;
 	/* received bytes: [0, used) of which the reply lines not yet taken */
 	char *buf;
-	size_t used, cap;
+	size_t used;
 };
 
-static void set_err(char *err, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void set_err(char *err, size_t len, const char *fmt, ...)
+static void __attribute__((format(printf, 3, 4)))
+set_err(char *err, size_t len, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -60,7 +58,7 @@ int rfs_ctl_connect(struct rfs_ctl **out, const char *path,
 {
 	struct sockaddr_un sun = { .sun_family = AF_UNIX };
 	struct rfs_ctl *ctl;
-	int e;
+	int e, r;
 
 	*out = NULL;
 	if (!path)
@@ -72,28 +70,27 @@ int rfs_ctl_connect(struct rfs_ctl **out, const char *path,
 	}
 	memcpy(sun.sun_path, path, strlen(path) + 1);
 
+	/* room for the longest reply: pages it does not fill stay unused */
 	ctl = calloc(1, sizeof(*ctl));
-	if (!ctl || !(ctl->path = strdup(path))) {
-		free(ctl);
+	if (ctl)
+		ctl->fd = -1;
+	if (!ctl || !(ctl->path = strdup(path)) ||
+	    !(ctl->buf = malloc(RFS_CTL_REPLY_MAX + 1))) {
+		rfs_ctl_close(ctl);
 		set_err(err, len, "can't connect to rfsd: out of memory");
 		return -ENOMEM;
 	}
 	ctl->timeout_ms = RFS_CTL_TIMEOUT_MS;
 	ctl->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (ctl->fd < 0) {
-		e = errno;
-		goto fail;
+	do {
+		r = ctl->fd < 0 ? -1 :
+		    connect(ctl->fd, (struct sockaddr *)&sun, sizeof(sun));
+	} while (r < 0 && errno == EINTR);
+	if (!r) {
+		*out = ctl;
+		return 0;
 	}
-	while (connect(ctl->fd, (struct sockaddr *)&sun, sizeof(sun)) < 0) {
-		if (errno == EINTR)
-			continue;
-		e = errno;
-		goto fail;
-	}
-	*out = ctl;
-	return 0;
-
-fail:
+	e = errno;
 	set_err(err, len, "can't connect to rfsd at '%s': %s%s", path,
 		strerror(e), connect_hint(e));
 	rfs_ctl_close(ctl);
@@ -111,13 +108,10 @@ void rfs_ctl_close(struct rfs_ctl *ctl)
 	free(ctl);
 }
 
-void rfs_ctl_set_timeout(struct rfs_ctl *ctl, int timeout_ms)
+void rfs_ctl_set(struct rfs_ctl *ctl, int timeout_ms, rfs_ctl_trace_fn fn,
+		 void *arg)
 {
 	ctl->timeout_ms = timeout_ms;
-}
-
-void rfs_ctl_set_trace(struct rfs_ctl *ctl, rfs_ctl_trace_fn fn, void *arg)
-{
 	ctl->trace = fn;
 	ctl->trace_arg = arg;
 }
@@ -144,8 +138,9 @@ static int send_all(struct rfs_ctl *ctl, const char *p, size_t n,
 	return 0;
 }
 
-int rfs_ctl_send(struct rfs_ctl *ctl, struct json_object *req,
-		 char *err, size_t len)
+/* req as one line; -EMSGSIZE if longer than the daemon takes. */
+static int rfs_ctl_send(struct rfs_ctl *ctl, struct json_object *req,
+			char *err, size_t len)
 {
 	const char *s;
 	char *line;
@@ -186,9 +181,9 @@ static int read_line(struct rfs_ctl *ctl, size_t *nl, char *err, size_t len)
 {
 	long long deadline = rfs_mono_ms() + ctl->timeout_ms, left;
 	struct pollfd pfd = { .fd = ctl->fd, .events = POLLIN };
-	size_t scanned = 0, ncap;
-	char *p, *nb;
+	size_t scanned = 0;
 	ssize_t r;
+	char *p;
 
 	for (;;) {
 		p = ctl->used > scanned ?
@@ -204,18 +199,6 @@ static int read_line(struct rfs_ctl *ctl, size_t *nl, char *err, size_t len)
 				RFS_CTL_REPLY_MAX);
 			return -EMSGSIZE;
 		}
-		if (ctl->cap - ctl->used < 4096) {
-			ncap = ctl->cap ? ctl->cap * 2 : 16384;
-			if (ncap > RFS_CTL_REPLY_MAX + 1)
-				ncap = RFS_CTL_REPLY_MAX + 1;
-			nb = realloc(ctl->buf, ncap);
-			if (!nb) {
-				set_err(err, len, "can't read reply from rfsd: out of memory");
-				return -ENOMEM;
-			}
-			ctl->buf = nb;
-			ctl->cap = ncap;
-		}
 		left = ctl->timeout_ms < 0 ? -1 : deadline - rfs_mono_ms();
 		r = poll(&pfd, 1, left < 0 && ctl->timeout_ms >= 0 ? 0 :
 			 left > INT_MAX ? INT_MAX : (int)left);
@@ -226,7 +209,7 @@ static int read_line(struct rfs_ctl *ctl, size_t *nl, char *err, size_t len)
 		}
 		if (r > 0)
 			r = recv(ctl->fd, ctl->buf + ctl->used,
-				 ctl->cap - ctl->used, 0);
+				 RFS_CTL_REPLY_MAX + 1 - ctl->used, 0);
 		if (r < 0 && (errno == EINTR || errno == EAGAIN))
 			continue;
 		if (r < 0) {
@@ -303,24 +286,27 @@ int rfs_ctl_recv(struct rfs_ctl *ctl, struct json_object **reply,
 	return ret;
 }
 
-int rfs_ctl_request(struct rfs_ctl *ctl, struct json_object *req,
-		    struct json_object **reply, char *err, size_t len)
+int rfs_ctl_ask(void *ctl, struct json_object *req,
+		struct json_object **result, char *err, size_t len)
 {
+	struct json_object *reply = NULL, *r = NULL;
+	char why[RFS_CTL_ERR_LEN];
 	int ret;
 
-	*reply = NULL;
 	ret = rfs_ctl_send(ctl, req, err, len);
-	if (ret == -EPIPE || ret == -ECONNRESET) {
-		char why[RFS_CTL_ERR_LEN];
-
-		/* refused at connect ("too many clients"): the reason is
-		 * still in our receive queue, better than "Broken pipe" */
-		if (!rfs_ctl_recv(ctl, reply, why, sizeof(why)))
-			return 0;
-	}
-	if (ret)
-		return ret;
-	return rfs_ctl_recv(ctl, reply, err, len);
+	json_object_put(req);
+	/* refused at connect ("too many clients"): the reason is still in
+	 * our receive queue, better than "Broken pipe" */
+	if ((ret == -EPIPE || ret == -ECONNRESET) &&
+	    !rfs_ctl_recv(ctl, &reply, why, sizeof(why)))
+		ret = 0;
+	else if (!ret)
+		ret = rfs_ctl_recv(ctl, &reply, err, len);
+	if (!ret)
+		ret = rfs_ctl_result(reply, &r, err, len);
+	*result = ret ? NULL : json_object_get(r);
+	json_object_put(reply);
+	return ret;
 }
 
 int rfs_ctl_result(struct json_object *reply, struct json_object **result,

@@ -20,37 +20,35 @@
 
 struct rfs_ctl;
 
-/* Connect to the daemon's socket at path (NULL: RFS_CTL_SOCKET_DEFAULT). */
+/* path NULL: RFS_CTL_SOCKET_DEFAULT */
 int rfs_ctl_connect(struct rfs_ctl **ctl, const char *path,
 		    char *err, size_t len);
 void rfs_ctl_close(struct rfs_ctl *ctl);
 
-/* How long rfs_ctl_recv() waits for a reply line; < 0: forever. */
-void rfs_ctl_set_timeout(struct rfs_ctl *ctl, int timeout_ms);
-
-/* Called with each line sent ("send") and received ("recv"): rfsctl -v. */
+/* How long rfs_ctl_recv() waits for a reply line (< 0: forever), and fn
+ * to call with each line sent ("send") and received ("recv"). */
 typedef void (*rfs_ctl_trace_fn)(const char *dir, const char *line,
 				 void *arg);
-void rfs_ctl_set_trace(struct rfs_ctl *ctl, rfs_ctl_trace_fn fn, void *arg);
+void rfs_ctl_set(struct rfs_ctl *ctl, int timeout_ms, rfs_ctl_trace_fn fn,
+		 void *arg);
 
-/* Send req as one line; -EMSGSIZE if longer than the daemon takes. */
-int rfs_ctl_send(struct rfs_ctl *ctl, struct json_object *req,
-		 char *err, size_t len);
-/* Read one reply line into *reply, a JSON object (the caller puts it). */
+/* One reply line into *reply, a JSON object (the caller puts it). */
 int rfs_ctl_recv(struct rfs_ctl *ctl, struct json_object **reply,
 		 char *err, size_t len);
 /* One reply line of n bytes: one JSON object, blanks after it; else
  * -EPROTO. */
 int rfs_ctl_parse_reply(const char *line, size_t n,
 			struct json_object **reply, char *err, size_t len);
-/* rfs_ctl_send() then rfs_ctl_recv().  A send refused because rfsd closed
- * the connection gives the reply it sent first (a refusal). */
-int rfs_ctl_request(struct rfs_ctl *ctl, struct json_object *req,
-		    struct json_object **reply, char *err, size_t len);
 
 /* {"ok": true, "result": R}: 0 and *result = R (borrowed).  {"ok": false,
  * "error": E, "errno": N}: -N with E in err.  Else -EPROTO. */
 int rfs_ctl_result(struct json_object *reply, struct json_object **result,
 		   char *err, size_t len);
+
+/* Send req (consumed) on ctl (a struct rfs_ctl: an rfs_prom_call_fn) and
+ * take the result of its reply (the caller puts it).  A send refused
+ * because rfsd closed the connection gives the refusal it sent first. */
+int rfs_ctl_ask(void *ctl, struct json_object *req,
+		struct json_object **result, char *err, size_t len);
 
 #endif /* RFS_CTL_CLIENT_H */

@@ -1,10 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * rfsctl explain (rfs_explain.h): the XDP program's steps for one flow, on
- * state read from its maps, and the outcome in words.  Every decision is
- * made by the shared code in include/; this file only reads, orders the
- * calls as bpf/rfs_xdp.bpf.c does and says what came out.
- */
+/* rfsctl explain: every decision is the shared code's (include/); this
+ * only reads, orders the calls as rfs_xdp does and says what came out. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -39,12 +35,9 @@ __u32 rfs_explain_desired(const struct rfs_explain_in *in, __u32 hash)
 /* rfs_xdp: a flow not seen since a resize is known to the old table */
 static void rfs_explain_pick_entry(struct rfs_explain_queue *q)
 {
-	q->cur = q->entry;
-	q->cur_from_prev = false;
-	if (!(q->entry.flags & RFS_DEV_FLOW_VALID) && q->have_prev) {
-		q->cur = q->prev_entry;
-		q->cur_from_prev = true;
-	}
+	q->cur_from_prev = !(q->entry.flags & RFS_DEV_FLOW_VALID) &&
+			   q->have_prev;
+	q->cur = q->cur_from_prev ? q->prev_entry : q->entry;
 }
 
 static enum rfs_explain_action action_of(const struct rfs_explain_in *in,
@@ -116,30 +109,20 @@ void rfs_explain_case(const struct rfs_explain_in *in,
 
 const char *rfs_explain_verdict_name(__u8 verdict)
 {
-	switch (verdict) {
-	case RFS_V_NONE:	return "none";
-	case RFS_V_NEW:		return "new";
-	case RFS_V_KEEP:	return "keep";
-	case RFS_V_SWITCH:	return "switch";
-	case RFS_V_FORCED:	return "forced";
-	case RFS_V_HELD:	return "held";
-	}
-	return "?";
+	static const char *const names[] = {
+		[RFS_V_NONE] = "none", [RFS_V_NEW] = "new",
+		[RFS_V_KEEP] = "keep", [RFS_V_SWITCH] = "switch",
+		[RFS_V_FORCED] = "forced", [RFS_V_HELD] = "held",
+	};
+
+	return verdict < sizeof(names) / sizeof(names[0]) && names[verdict] ?
+	       names[verdict] : "?";
 }
 
 const char *rfs_explain_action_name(enum rfs_explain_action a)
 {
-	switch (a) {
-	case RFS_XA_PASS_PROTO:
-	case RFS_XA_PASS_NO_TABLE:
-	case RFS_XA_REDIRECT_ERR:
-		return "pass";
-	case RFS_XA_LOCAL:
-		return "local";
-	case RFS_XA_REDIRECT:
-		return "cpumap";
-	}
-	return "?";
+	return a == RFS_XA_LOCAL ? "local" : a == RFS_XA_REDIRECT ? "cpumap" :
+	       "pass";
 }
 
 struct sbuf {
@@ -180,18 +163,17 @@ static void put_target(struct sbuf *b, const struct rfs_choice *c,
 		    desired);
 }
 
-static void put_mark(struct sbuf *b, const char *name, __u64 m)
-{
-	if (m)
-		put(b, " %s %u@%u", name, rfs_mark_seq(m), rfs_mark_epoch(m));
-}
-
 /* What the drain test looked at. */
 static void put_drain(struct sbuf *b, const struct rfs_explain_in *in,
 		      const struct rfs_explain_queue *q,
 		      const struct rfs_explain_case *c)
 {
+	static const char *const names[] = { "last", "prev", "jiffy1",
+					     "jiffy2", "done" };
+	const __u64 marks[] = { q->track.last, q->track.prev, q->track.jiffy1,
+				q->track.jiffy2, q->track.done };
 	const struct rfs_dev_flow *cur = &q->cur;
+	int i;
 
 	switch (c->drain) {
 	case RFS_XD_NOT_ASKED:
@@ -222,11 +204,10 @@ static void put_drain(struct sbuf *b, const struct rfs_explain_in *in,
 	put(b, "CPU %u's marks for RX CPU %u:", cur->cpu, cur->rx_cpu);
 	if (!q->track.last)
 		put(b, " none");
-	put_mark(b, "last", q->track.last);
-	put_mark(b, "prev", q->track.prev);
-	put_mark(b, "jiffy1", q->track.jiffy1);
-	put_mark(b, "jiffy2", q->track.jiffy2);
-	put_mark(b, "done", q->track.done);
+	for (i = 0; i < 5; i++)
+		if (marks[i])
+			put(b, " %s %u@%u", names[i], rfs_mark_seq(marks[i]),
+			    rfs_mark_epoch(marks[i]));
 	put(b, " (seq@epoch), delivered epoch %u", q->q.delivered);
 	if (c->proven) {
 		put(b, ": a mark covering it is in a delivered epoch (rfs_remote_drained)");

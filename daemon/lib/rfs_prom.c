@@ -1,11 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * Names as Prometheus' conventions want them: every counter of `rfsctl
- * stats` is rfs_<key>_total, labelled interface and cpu where it is
- * counted per interface, cpu alone where datapath-wide.
- */
 #include <errno.h>
-#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -58,9 +52,7 @@ static const struct rfs_prom_ctr g_gauges[] = {
 	{ "backlog", "Frames steered to the CPU that its cpumap program has not taken off the ring yet." },
 };
 
-#define N_IF_CTRS	(sizeof(if_ctrs) / sizeof(if_ctrs[0]))
-#define N_G_CTRS	(sizeof(g_ctrs) / sizeof(g_ctrs[0]))
-#define N_G_GAUGES	(sizeof(g_gauges) / sizeof(g_gauges[0]))
+#define N(a)	(sizeof(a) / sizeof((a)[0]))
 
 /* ---- collecting ---- */
 
@@ -237,9 +229,7 @@ static void if_counter(FILE *f, const struct rfs_prom_ctr *c,
 
 	snprintf(name, sizeof(name), "%s_total", c->key);
 	/* a family without samples is left out */
-	for (pass = 0; pass < 2; pass++) {
-		if (pass && !n)
-			return;
+	for (pass = 0; pass < 2 && (!pass || n); pass++) {
 		if (pass)
 			family(f, name, "counter", c->help);
 		for (i = 0; i < arr_len(ifs); i++) {
@@ -269,20 +259,24 @@ static void g_series(FILE *f, const char *key, const char *suffix,
 	samples(f, name, key, NULL, per_cpu, ns, true);
 }
 
+static bool in(const struct rfs_prom_ctr *t, size_t n, const char *key)
+{
+	while (n--)
+		if (!strcmp(key, t[n].key))
+			return true;
+	return false;
+}
+
+bool rfs_prom_global(const char *key)
+{
+	return in(g_ctrs, N(g_ctrs), key) || in(g_gauges, N(g_gauges), key) ||
+	       !strcmp(key, KWAIT_KEY);
+}
+
 static bool known(const char *key)
 {
-	size_t k;
-
-	for (k = 0; k < N_IF_CTRS; k++)
-		if (!strcmp(key, if_ctrs[k].key))
-			return true;
-	for (k = 0; k < N_G_CTRS; k++)
-		if (!strcmp(key, g_ctrs[k].key))
-			return true;
-	for (k = 0; k < N_G_GAUGES; k++)
-		if (!strcmp(key, g_gauges[k].key))
-			return true;
-	return !strcmp(key, "cpu") || !strcmp(key, KWAIT_KEY);
+	return in(if_ctrs, N(if_ctrs), key) || rfs_prom_global(key) ||
+	       !strcmp(key, "cpu");
 }
 
 static void gauge(FILE *f, const char *name, const char *help,
@@ -294,13 +288,21 @@ static void gauge(FILE *f, const char *name, const char *help,
 	fprintf(f, "rfs_%s %lld\n", name, (long long)json_object_get_int64(v));
 }
 
-/* A gauge per interface of status: key's value, or its length for the
- * CPU lists. */
-static void iface_gauge(FILE *f, const char *name, const char *help,
-			struct json_object *ifs, const char *key)
+/* Per interface of status, rfs_interface_<key>: its value, or its length
+ * for the CPU lists. */
+static const struct rfs_prom_ctr if_gauges[] = {
+	{ "rx_queues", "RX queues the interface allocated (each has its own run of the flow table)." },
+	{ "flow_cnt", "Entries of each of the interface's device flow tables (per RX queue)." },
+	{ "cpus", "CPUs the interface's flows may be steered to (as configured)." },
+	{ "active_cpus", "CPUs the interface's flows are steered to now (configured and online)." },
+};
+
+static void iface_gauge(FILE *f, const char *key, const char *help,
+			struct json_object *ifs)
 {
 	bool list = !strcmp(key, "cpus") || !strcmp(key, "active_cpus");
 	bool head = false;
+	char name[64];
 	size_t i;
 
 	for (i = 0; i < arr_len(ifs); i++) {
@@ -310,6 +312,7 @@ static void iface_gauge(FILE *f, const char *name, const char *help,
 
 		if (!nm || !v)
 			continue;
+		snprintf(name, sizeof(name), "interface_%s", key);
 		if (!head)
 			family(f, name, "gauge", help);
 		head = true;
@@ -332,41 +335,30 @@ static void leaving(FILE *f, struct json_object *ifs)
 		{ "interface_held_flows", "Flows keeping a leaving CPU usable: their last frame there is not yet proven delivered." },
 		{ "interface_leaving_wait_seconds", "How long the interface's oldest leaving CPU has waited for its flows to drain; 0 when none is leaving." },
 	};
-	size_t i, k, j;
+	struct json_object *o, *lv, *w;
 	bool any = false;
+	size_t i, k, j;
+	long long v;
 
 	for (i = 0; i < arr_len(ifs); i++)
 		any |= member(at(ifs, i), "leaving", json_type_array) != NULL;
-	if (!any)
-		return;
-	for (k = 0; k < sizeof(fams) / sizeof(fams[0]); k++) {
+	for (k = 0; any && k < N(fams); k++) {
 		family(f, fams[k].key, "gauge", fams[k].help);
 		for (i = 0; i < arr_len(ifs); i++) {
-			struct json_object *o = at(ifs, i);
-			struct json_object *lv = member(o, "leaving",
-							json_type_array);
-			struct json_object *held = member(o, "held_flows",
-							  json_type_int);
-			const char *nm = member_str(o, "name");
-			long long v = 0;
-
-			if (!nm || !lv)
+			o = at(ifs, i);
+			lv = member(o, "leaving", json_type_array);
+			if (!member_str(o, "name") || !lv)
 				continue;
-			iface_label(f, fams[k].key, nm);
-			if (k == 0) {
-				fprintf(f, "} %zu\n", arr_len(lv));
-				continue;
-			}
-			if (k == 1) {
-				fprintf(f, "} %lld\n", held ?
-					(long long)json_object_get_int64(held) : 0);
+			iface_label(f, fams[k].key, member_str(o, "name"));
+			w = member(o, "held_flows", json_type_int);
+			v = k == 0 ? (long long)arr_len(lv) :
+			    k == 1 && w ? json_object_get_int64(w) : 0;
+			if (k < 2) {
+				fprintf(f, "} %lld\n", v);
 				continue;
 			}
 			for (j = 0; j < arr_len(lv); j++) {
-				struct json_object *w = member(at(lv, j),
-							       "waited_ms",
-							       json_type_int);
-
+				w = member(at(lv, j), "waited_ms", json_type_int);
 				if (w && json_object_get_int64(w) > v)
 					v = json_object_get_int64(w);
 			}
@@ -394,18 +386,8 @@ static void interfaces(FILE *f, struct json_object *status)
 		rfs_prom_label_value(f, mode ?: "unknown");
 		fputs("\"} 1\n", f);
 	}
-	iface_gauge(f, "interface_rx_queues",
-		    "RX queues the interface allocated (each has its own run of the flow table).",
-		    ifs, "rx_queues");
-	iface_gauge(f, "interface_flow_cnt",
-		    "Entries of each of the interface's device flow tables (per RX queue).",
-		    ifs, "flow_cnt");
-	iface_gauge(f, "interface_cpus",
-		    "CPUs the interface's flows may be steered to (as configured).",
-		    ifs, "cpus");
-	iface_gauge(f, "interface_active_cpus",
-		    "CPUs the interface's flows are steered to now (configured and online).",
-		    ifs, "active_cpus");
+	for (i = 0; i < N(if_gauges); i++)
+		iface_gauge(f, if_gauges[i].key, if_gauges[i].help, ifs);
 	leaving(f, ifs);
 	if (!arr_len(lost))
 		return;
@@ -448,12 +430,12 @@ int rfs_prom_format(FILE *f, struct json_object *snap)
 	      member(status, "sock_flow_entries", json_type_int));
 	interfaces(f, status);
 
-	for (k = 0; k < N_IF_CTRS; k++)
+	for (k = 0; k < N(if_ctrs); k++)
 		if_counter(f, &if_ctrs[k], ifs);
-	for (k = 0; k < N_G_CTRS; k++)
+	for (k = 0; k < N(g_ctrs); k++)
 		g_series(f, g_ctrs[k].key, "_total", "counter", g_ctrs[k].help,
 			 per_cpu);
-	for (k = 0; k < N_G_GAUGES; k++)
+	for (k = 0; k < N(g_gauges); k++)
 		g_series(f, g_gauges[k].key, "", "gauge", g_gauges[k].help,
 			 per_cpu);
 	g_series(f, KWAIT_KEY, "_total", "counter", KWAIT_HELP, per_cpu);

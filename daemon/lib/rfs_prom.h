@@ -8,12 +8,15 @@
  *	{"status": <status result>, "stats": <stats result, all interfaces>,
  *	 "interfaces": [<stats result of one interface>, ...]}
  *
- * A counter the formatter has no text for (a newer rfsd's) is still
- * exposed, per CPU, with a generic HELP.
+ * Every counter of `rfsctl stats` is rfs_<key>_total, labelled interface
+ * and cpu where it is counted per interface, cpu alone where
+ * datapath-wide; one the formatter has no text for (a newer rfsd's) is
+ * still exposed, per CPU, with a generic HELP.
  */
 #ifndef RFS_PROM_H
 #define RFS_PROM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -36,6 +39,10 @@ int rfs_prom_collect(rfs_prom_call_fn call, void *ctx,
  * nothing written) if snap lacks "status" or "stats". */
 int rfs_prom_format(FILE *f, struct json_object *snap);
 int rfs_prom_format_buf(struct json_object *snap, char **buf, size_t *len);
+
+/* key is a counter (or gauge) of stats counted datapath-wide, not per
+ * interface. */
+bool rfs_prom_global(const char *key);
 
 /* s as a label value: \ " and newline escaped. */
 void rfs_prom_label_value(FILE *f, const char *s);

@@ -49,6 +49,14 @@ static const struct rfs_opt explain_opts[] = {
 	END_OPTIONS
 };
 
+static int family(const char *s)
+{
+	unsigned char a[16];
+
+	return inet_pton(AF_INET, s, a) == 1 ? AF_INET :
+	       inet_pton(AF_INET6, s, a) == 1 ? AF_INET6 : 0;
+}
+
 static int port_arg(const char *what, const char *s, int *out)
 {
 	__u32 v;
@@ -62,15 +70,7 @@ static int port_arg(const char *what, const char *s, int *out)
 
 #define str(o, key)		rfs_str(o, key, NULL)
 #define num(o, key, dflt)	rfs_num(o, key, dflt)
-
-static struct json_object *obj(struct json_object *o, const char *key)
-{
-	struct json_object *v;
-
-	if (!o || !json_object_object_get_ex(o, key, &v))
-		return NULL;
-	return v;
-}
+#define obj(o, key)		rfs_get(o, key)
 
 static void print_entry(const char *label, long long slot,
 			struct json_object *e)
@@ -89,18 +89,12 @@ static void print_entry(const char *label, long long slot,
 		       num(e, "seq", -1));
 }
 
-static void print_mark(struct json_object *marks, const char *key)
-{
-	struct json_object *m = obj(marks, key);
-
-	if (m)
-		printf(" %s %lld@%lld", key, num(m, "seq", 0),
-		       num(m, "epoch", 0));
-}
-
 static void print_order(struct json_object *o)
 {
-	struct json_object *marks = obj(o, "marks"), *k;
+	static const char *const names[] = { "last", "prev", "jiffy1",
+					     "jiffy2", "done" };
+	struct json_object *marks = obj(o, "marks"), *k, *m;
+	size_t i;
 
 	printf("    order RX CPU %lld -> CPU %lld: flow seq %lld, sent up to %s",
 	       num(o, "rx_cpu", -1), num(o, "cpu", -1), num(o, "flow_seq", -1),
@@ -108,11 +102,10 @@ static void print_order(struct json_object *o)
 	printf("; marks");
 	if (!marks || !obj(marks, "last"))
 		printf(" none");
-	print_mark(marks, "last");
-	print_mark(marks, "prev");
-	print_mark(marks, "jiffy1");
-	print_mark(marks, "jiffy2");
-	print_mark(marks, "done");
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if ((m = obj(marks, names[i])))
+			printf(" %s %lld@%lld", names[i], num(m, "seq", 0),
+			       num(m, "epoch", 0));
 	printf("; epoch %s, delivered %s", rfs_str(o, "epoch", "-"),
 	       rfs_str(o, "delivered_epoch", "-"));
 	k = obj(o, "kthread_asleep_now");
@@ -163,7 +156,7 @@ static void explain_plain(struct json_object *r, const void *arg)
 	       json_object_get_boolean(obj(r, "local_path")) ? "on" : "off");
 	if (json_object_get_boolean(obj(r, "kernel_rps")))
 		printf("  kernel RPS ON: after xdp-rfs the stack moves these frames into another CPU's backlog, which CPU reads them is RPS's choice (write 0 to rps_cpus)\n");
-	for (i = 0; qs && i < json_object_array_length(qs); i++) {
+	for (i = 0; i < rfs_len(qs); i++) {
 		struct json_object *q = json_object_array_get_idx(qs, i);
 		struct json_object *cases = obj(q, "cases");
 
@@ -181,7 +174,7 @@ static void explain_plain(struct json_object *r, const void *arg)
 			print_order(obj(q, "order"));
 		if (obj(q, "hold"))
 			print_hold(obj(q, "hold"));
-		for (j = 0; cases && j < json_object_array_length(cases); j++) {
+		for (j = 0; j < rfs_len(cases); j++) {
 			struct json_object *c = json_object_array_get_idx(cases, j);
 
 			printf("    arriving on CPU %lld: %s\n",
@@ -193,15 +186,10 @@ static void explain_plain(struct json_object *r, const void *arg)
 static int do_explain(const struct rfsctl_cfg *g, const void *cfg)
 {
 	const struct explain_cfg *c = cfg;
+	int sport = 0, dport = 0, fa = family(c->src), fb = family(c->dst);
 	struct json_object *req;
-	unsigned char a[16], b[16];
-	int sport = 0, dport = 0, fa, fb;
 	__u32 rx;
 
-	fa = inet_pton(AF_INET, c->src, a) == 1 ? AF_INET :
-	     inet_pton(AF_INET6, c->src, a) == 1 ? AF_INET6 : 0;
-	fb = inet_pton(AF_INET, c->dst, b) == 1 ? AF_INET :
-	     inet_pton(AF_INET6, c->dst, b) == 1 ? AF_INET6 : 0;
 	if (!fa || !fb)
 		return p_usage("explain", "can't parse address '%s': not an IPv4 or IPv6 address",
 			       fa ? c->dst : c->src);
@@ -232,4 +220,4 @@ static int do_explain(const struct rfsctl_cfg *g, const void *cfg)
 }
 
 const struct rfs_cmd rfs_cmd_explain = DEFINE_COMMAND("explain", explain,
-	"Explain where a flow's next frame goes, and why.");
+	do_explain, "Explain where a flow's next frame goes, and why.");

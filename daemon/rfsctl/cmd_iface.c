@@ -13,17 +13,17 @@
 #define STR(x)	XSTR(x)
 
 /* One cfg for all: each command's table names the members it takes. */
-struct iface_cfg {
+static const struct iface_cfg {
+	const char *key;		/* set: the setting */
 	const char *iface;
 	struct rfs_opt_cpus cpus;
 	unsigned int value;		/* flow_cnt of attach, N of set */
 	const char *mode;
 	bool allow_unordered;
-};
-
-static const struct iface_cfg attach_defaults, detach_defaults,
-	set_sock_flow_entries_defaults, set_flow_cnt_defaults,
-	set_cpus_defaults;
+} attach_defaults, detach_defaults,
+	set_sock_flow_entries_defaults = { .key = "sock_flow_entries" },
+	set_flow_cnt_defaults = { .key = "flow_cnt" },
+	set_cpus_defaults = { .key = "cpus" };
 
 static const struct rfs_opt attach_opts[] = {
 	IFACE_OPTION(struct iface_cfg, "interface to attach to"),
@@ -75,18 +75,16 @@ static const struct rfs_opt set_cpus_opts[] = {
  * stays usable, and is released once they have (rfsctl(8), status). */
 static void print_leaving(struct json_object *c)
 {
-	struct json_object *held;
-	long long flows = rfs_num(c, "flows", -1), ms;
-	size_t i, n;
+	long long flows = rfs_num(c, "flows", -1);
+	long long ms = rfs_num(c, "waited_ms", -1);
+	struct json_object *held = rfs_get(c, "held");
+	size_t i, n = rfs_len(held);
 
-	ms = rfs_num(c, "waited_ms", -1);
 	printf("  %-18s cpu %lld, removed %lld.%lld s ago, waits for %lld flow%s to drain (no new flows; released once none is in flight)\n",
 	       "leaving", rfs_num(c, "cpu", -1), ms / 1000, ms % 1000 / 100,
 	       flows, flows == 1 ? "" : "s");
-	if (!json_object_object_get_ex(c, "held", &held) ||
-	    !json_object_is_type(held, json_type_array))
+	if (!json_object_is_type(held, json_type_array))
 		return;
-	n = json_object_array_length(held);
 	for (i = 0; i < n; i++) {
 		struct json_object *h = json_object_array_get_idx(held, i);
 
@@ -105,7 +103,7 @@ void rfs_print_iface_plain(struct json_object *ifc)
 	};
 	static const char *const skip[] = { "name", "noguard", "kernel_rps",
 					    "leaving", "held_flows", NULL };
-	struct json_object *ng, *rps, *lv;
+	struct json_object *ng, *lv = rfs_get(ifc, "leaving");
 	size_t i;
 
 	printf("interface %s\n", json_object_object_get_ex(ifc, "name", NULL) ?
@@ -118,14 +116,10 @@ void rfs_print_iface_plain(struct json_object *ifc)
 		       "YES: in-order rule OFF, flows may be reordered (rfsd --unsafe-noguard)" :
 		       "no");
 	/* only when on: it undoes the steering (rfsd's log names the file) */
-	if (json_object_object_get_ex(ifc, "kernel_rps", &rps) &&
-	    json_object_get_boolean(rps))
+	if (json_object_get_boolean(rfs_get(ifc, "kernel_rps")))
 		printf("  %-18s %s\n", "kernel_rps",
 		       "ON: kernel RPS moves the frames xdp-rfs steers to other CPUs; write 0 to rps_cpus");
-	if (!json_object_object_get_ex(ifc, "leaving", &lv) ||
-	    !json_object_is_type(lv, json_type_array))
-		return;
-	for (i = 0; i < json_object_array_length(lv); i++)
+	for (i = 0; i < rfs_len(lv); i++)
 		print_leaving(json_object_array_get_idx(lv, i));
 }
 
@@ -168,12 +162,12 @@ static int do_detach(const struct rfsctl_cfg *g, const void *cfg)
 }
 
 /* set KEY [IFACE] [VALUE | CPUS]: what the command's table took */
-static int set(const struct rfsctl_cfg *g, const struct iface_cfg *c,
-	       const char *key)
+static int do_set(const struct rfsctl_cfg *g, const void *cfg)
 {
+	const struct iface_cfg *c = cfg;
 	struct json_object *req = rfs_req_new("set");
 
-	rfs_req_add_str(req, "key", key);
+	rfs_req_add_str(req, "key", c->key);
 	if (c->iface)
 		rfs_req_add_str(req, "iface", c->iface);
 	if (c->value)
@@ -184,31 +178,15 @@ static int set(const struct rfsctl_cfg *g, const struct iface_cfg *c,
 			changed_plain, NULL);
 }
 
-static int do_set_sock_flow_entries(const struct rfsctl_cfg *g,
-				    const void *cfg)
-{
-	return set(g, cfg, "sock_flow_entries");
-}
-
-static int do_set_flow_cnt(const struct rfsctl_cfg *g, const void *cfg)
-{
-	return set(g, cfg, "flow_cnt");
-}
-
-static int do_set_cpus(const struct rfsctl_cfg *g, const void *cfg)
-{
-	return set(g, cfg, "cpus");
-}
-
 const struct rfs_cmd rfs_cmd_attach = DEFINE_COMMAND("attach", attach,
-	"Attach xdp-rfs to IFACE and steer its flows.");
+	do_attach, "Attach xdp-rfs to IFACE and steer its flows.");
 const struct rfs_cmd rfs_cmd_detach = DEFINE_COMMAND("detach", detach,
-	"Detach xdp-rfs from IFACE.");
+	do_detach, "Detach xdp-rfs from IFACE.");
 const struct rfs_cmd rfs_cmd_set_sock_flow_entries = DEFINE_COMMAND(
-	"sock-flow-entries", set_sock_flow_entries,
+	"sock-flow-entries", set_sock_flow_entries, do_set,
 	"Resize the sock flow table (shared by all interfaces) to N entries.");
 const struct rfs_cmd rfs_cmd_set_flow_cnt = DEFINE_COMMAND("flow-cnt",
-	set_flow_cnt,
+	set_flow_cnt, do_set,
 	"Resize the flow table of IFACE to N entries per RX queue.");
 const struct rfs_cmd rfs_cmd_set_cpus = DEFINE_COMMAND("cpus", set_cpus,
-	"Steer the flows of IFACE to the CPUs in LIST.");
+	do_set, "Steer the flows of IFACE to the CPUs in LIST.");

@@ -54,15 +54,12 @@ static const struct rfs_opt flows_opts[] = {
  * kthread the datapath has seen ("cpu 0  pid 1234, SCHED_FIFO 1"). */
 static void kthreads_plain(struct json_object *k)
 {
-	struct json_object *a, *e;
+	struct json_object *a = rfs_get(k, "kthreads"), *e;
 	char label[32];
 	size_t i;
 
 	printf("  %-18s %s\n", "kthread sched", rfs_str(k, "sched", "?"));
-	if (!json_object_object_get_ex(k, "kthreads", &a) ||
-	    !json_object_is_type(a, json_type_array))
-		return;
-	for (i = 0; i < json_object_array_length(a); i++) {
+	for (i = 0; i < rfs_len(a); i++) {
 		e = json_object_array_get_idx(a, i);
 		if (!rfs_str(e, "pid", NULL))
 			continue;
@@ -86,9 +83,7 @@ static void feature_lines(struct json_object *a, const char *indent)
 	struct json_object *l;
 	size_t i;
 
-	if (!a || !json_object_is_type(a, json_type_array))
-		return;
-	for (i = 0; i < json_object_array_length(a); i++) {
+	for (i = 0; i < rfs_len(a); i++) {
 		l = json_object_array_get_idx(a, i);
 		printf("%s%-17s %-9s %s: %s\n", indent, rfs_str(l, "name", "?"),
 		       rfs_str(l, "level", "?"), rfs_str(l, "value", "?"),
@@ -96,20 +91,14 @@ static void feature_lines(struct json_object *a, const char *indent)
 	}
 }
 
-static bool is_true(struct json_object *o, const char *key)
-{
-	struct json_object *v;
-
-	return json_object_object_get_ex(o, key, &v) &&
-	       json_object_get_boolean(v);
-}
+#define is_true(o, key)	json_object_get_boolean(rfs_get(o, key))
 
 /* The kernel block: what rfsd found and what it means for ordering. */
 static void kernel_plain(struct json_object *st)
 {
-	struct json_object *k, *v, *ifs;
+	struct json_object *k = rfs_get(st, "kernel"), *ifs;
 
-	if (!json_object_object_get_ex(st, "kernel", &k) || !k)
+	if (!k)
 		return;
 	printf("\nkernel %s%s: flows %s\n", rfs_str(k, "release", "?"),
 	       is_true(k, "faked") ? " (features faked for a test)" : "",
@@ -117,10 +106,9 @@ static void kernel_plain(struct json_object *st)
 	       is_true(k, "allow_unordered") ?
 	       "NOT kept in order (allow_unordered: attaching anyway)" :
 	       "NOT kept in order (attach refused without --allow-unordered)");
-	if (json_object_object_get_ex(k, "features", &v))
-		feature_lines(v, "  ");
-	if (json_object_object_get_ex(k, "interfaces", &ifs) && ifs &&
-	    json_object_is_type(ifs, json_type_object)) {
+	feature_lines(rfs_get(k, "features"), "  ");
+	ifs = rfs_get(k, "interfaces");
+	if (json_object_is_type(ifs, json_type_object)) {
 		json_object_object_foreach(ifs, name, lines) {
 			printf("  interface %s\n", name);
 			feature_lines(lines, "    ");
@@ -137,28 +125,24 @@ static void status_plain(struct json_object *st, const void *arg)
 	static const char *const skip[] = { "version", "interfaces", "lost",
 					    "cpumap_kthreads", "kernel", NULL };
 	struct json_object *a, *l;
-	size_t i, n = 0;
+	size_t i, n;
 
 	printf("rfsd %s\n", json_object_object_get_ex(st, "version", NULL) ?
 	       rfs_str(st, "version", NULL) : "?");
 	rfs_print_kv(st, "  ", order, skip);
-	if (json_object_object_get_ex(st, "cpumap_kthreads", &a) &&
-	    json_object_is_type(a, json_type_object))
+	a = rfs_get(st, "cpumap_kthreads");
+	if (json_object_is_type(a, json_type_object))
 		kthreads_plain(a);
-	if (json_object_object_get_ex(st, "interfaces", &a) &&
-	    json_object_is_type(a, json_type_array))
-		n = json_object_array_length(a);
-	for (i = 0; i < n; i++) {
+	a = rfs_get(st, "interfaces");
+	for (i = 0, n = rfs_len(a); i < n; i++) {
 		printf("\n");
 		rfs_print_iface_plain(json_object_array_get_idx(a, i));
 	}
 	if (!n)
 		printf("\nno interface attached\n");
 	kernel_plain(st);
-	if (!json_object_object_get_ex(st, "lost", &a) ||
-	    !json_object_is_type(a, json_type_array))
-		return;
-	for (i = 0; i < json_object_array_length(a); i++) {
+	a = rfs_get(st, "lost");
+	for (i = 0; i < rfs_len(a); i++) {
 		l = json_object_array_get_idx(a, i);
 		if (!json_object_object_get_ex(l, "name", NULL))
 			continue;
@@ -180,34 +164,18 @@ static int do_status(const struct rfsctl_cfg *g, const void *cfg)
 
 /* ---- stats ---- */
 
-/* Datapath-wide counters; the others count per interface. */
-static bool global_counter(const char *key)
-{
-	static const char *const keys[] = {
-		"dequeued", "enqueue_drops", "sock_records", "sock_clears",
-		"sock_skipped", "foreign", "recv_local", "recv_remote",
-		"backlog", "kthread_wait_ns", "kthread_runs",
-	};
-	size_t i;
-
-	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
-		if (!strcmp(key, keys[i]))
-			return true;
-	return false;
-}
-
 /* A header row: the group title, "total", then a column per CPU. */
 static void stats_header(struct rfs_table *t, const char *title,
 			 struct json_object *per_cpu, size_t ncpu)
 {
-	struct json_object *cpu, *e;
+	struct json_object *cpu;
 	size_t i;
 
 	rfs_table_add(t, title);
 	rfs_table_add(t, "total");
 	for (i = 0; i < ncpu; i++) {
-		e = json_object_array_get_idx(per_cpu, i);
-		if (json_object_object_get_ex(e, "cpu", &cpu))
+		if (json_object_object_get_ex(json_object_array_get_idx(per_cpu,
+					      i), "cpu", &cpu))
 			rfs_table_addf(t, "cpu%s", json_object_get_string(cpu));
 		else
 			rfs_table_addf(t, "cpu%zu", i);
@@ -225,7 +193,7 @@ static bool stats_rows(struct rfs_table *t, const char *title,
 	size_t i;
 
 	json_object_object_foreach(total, key, val) {
-		if (global_counter(key) != global)
+		if (rfs_prom_global(key) != global)
 			continue;
 		for (i = 0; !any && sep && i < ncpu + 2; i++)
 			rfs_table_add(t, "");
@@ -236,8 +204,8 @@ static bool stats_rows(struct rfs_table *t, const char *title,
 		rfs_fmt_value(val, buf, sizeof(buf));
 		rfs_table_add(t, buf);
 		for (i = 0; i < ncpu; i++) {
-			rfs_fmt_member(json_object_array_get_idx(per_cpu, i),
-				       key, buf, sizeof(buf));
+			rfs_fmt_value(rfs_get(json_object_array_get_idx(per_cpu,
+					      i), key), buf, sizeof(buf));
 			rfs_table_add(t, buf);
 		}
 	}
@@ -282,18 +250,17 @@ static void stats_derived(struct rfs_table *t, const char *title,
 		derived_cell(t, json_object_array_get_idx(per_cpu, i), kwait);
 }
 
-static void stats_plain(struct json_object *st, const void *arg)
+static void stats_plain(struct json_object *st)
 {
-	struct json_object *total = NULL, *per_cpu = NULL;
+	struct json_object *total = NULL, *per_cpu;
 	struct rfs_table *t;
 	char title[64];
-	size_t ncpu = 0;
+	size_t ncpu;
 	bool sep;
 
 	json_object_object_get_ex(st, "total", &total);
-	if (json_object_object_get_ex(st, "per_cpu", &per_cpu) &&
-	    json_object_is_type(per_cpu, json_type_array))
-		ncpu = json_object_array_length(per_cpu);
+	per_cpu = rfs_get(st, "per_cpu");
+	ncpu = rfs_len(per_cpu);
 	t = rfs_table_new(ncpu + 2, 1);	/* the names left, numbers right */
 
 	snprintf(title, sizeof(title), "interface counters (%s)",
@@ -308,30 +275,19 @@ static void stats_plain(struct json_object *st, const void *arg)
 	rfs_table_print(t);
 }
 
-/* rfs_prom_call_fn: one request to rfsd, as every command makes it. */
-static int prom_call(void *ctx, struct json_object *req,
-		     struct json_object **result, char *err, size_t len)
-{
-	struct json_object *reply, *r;
-	int e;
-
-	e = rfs_call_quiet(ctx, req, &reply, &r, err, len);
-	if (e)
-		return e;
-	*result = json_object_get(r);
-	json_object_put(reply);
-	return 0;
-}
-
 /* The exposition of /metrics, built by the same code (rfs_prom.c) from
  * the same requests: for node_exporter's textfile collector. */
 static int stats_prometheus(const struct rfsctl_cfg *g)
 {
-	struct json_object *snap;
 	char err[RFS_CTL_ERR_LEN];
+	struct json_object *snap;
+	struct rfs_ctl *ctl;
 	int e;
 
-	e = rfs_prom_collect(prom_call, (void *)g, &snap, err, sizeof(err));
+	e = rfs_connect(g, RFS_CTL_TIMEOUT_MS, &ctl, err, sizeof(err));
+	if (!e)
+		e = rfs_prom_collect(rfs_ctl_ask, ctl, &snap, err, sizeof(err));
+	rfs_ctl_close(ctl);
 	if (e) {
 		p_err("%s", err);
 		return EXIT_FAILURE;
@@ -349,7 +305,7 @@ static int stats_prometheus(const struct rfsctl_cfg *g)
 static int do_stats(const struct rfsctl_cfg *g, const void *cfg)
 {
 	const struct show_cfg *c = cfg;
-	struct json_object *req, *reply, *result, *total = NULL;
+	struct json_object *req, *result, *total = NULL;
 	int ret;
 
 	if (c->format && !strcmp(c->format, "prometheus")) {
@@ -364,7 +320,7 @@ static int do_stats(const struct rfsctl_cfg *g, const void *cfg)
 	req = rfs_req_new("stats");
 	if (c->iface)
 		rfs_req_add_str(req, "iface", c->iface);
-	ret = rfs_call(g, req, 0, &reply, &result);
+	ret = rfs_call(g, req, 0, &result, NULL, 0);
 	if (!ret)
 		ret = rfs_expect(result, json_type_object, "the stats result");
 	if (!ret)
@@ -374,8 +330,8 @@ static int do_stats(const struct rfsctl_cfg *g, const void *cfg)
 	if (!ret && g->json)
 		p_json(result);
 	else if (!ret)
-		stats_plain(result, NULL);
-	json_object_put(reply);
+		stats_plain(result);
+	json_object_put(result);
 	return ret;
 }
 
@@ -404,8 +360,8 @@ static void flows_plain(struct json_object *flows, const void *arg)
 		rfs_table_add(t, cols[c][1]);
 	for (i = 0; i < n; i++) {
 		for (c = 0; c < ncols; c++) {
-			rfs_fmt_member(json_object_array_get_idx(flows, i),
-				       cols[c][0], buf, sizeof(buf));
+			rfs_fmt_value(rfs_get(json_object_array_get_idx(flows,
+					      i), cols[c][0]), buf, sizeof(buf));
 			rfs_table_add(t, buf);
 		}
 	}
@@ -432,8 +388,8 @@ static int do_flows(const struct rfsctl_cfg *g, const void *cfg)
 }
 
 const struct rfs_cmd rfs_cmd_status = DEFINE_COMMAND("status", status,
-	"Show the datapath and every attached interface.");
+	do_status, "Show the datapath and every attached interface.");
 const struct rfs_cmd rfs_cmd_stats = DEFINE_COMMAND("stats", stats,
-	"Show the datapath counters, in total and per CPU.");
+	do_stats, "Show the datapath counters, in total and per CPU.");
 const struct rfs_cmd rfs_cmd_flows = DEFINE_COMMAND("flows", flows,
-	"Show the busiest flows with their desired and current CPU.");
+	do_flows, "Show the busiest flows with their desired and current CPU.");

@@ -22,6 +22,7 @@
 
 #include "ctl_client.h"
 #include "mono.h"
+#include "rfs_prom.h"
 #include "rfsctl.h"
 
 static const struct top_cfg {
@@ -38,8 +39,7 @@ static const struct rfs_opt top_opts[] = {
 	END_OPTIONS
 };
 
-/* how long one reply may take: a sample must not stall the view for
- * rfsctl's usual 10 s when rfsd is busy */
+/* a busy rfsd must not stall the view for rfsctl's usual 10 s */
 #define TOP_REPLY_MS	3000
 /* the live view never blocks longer, so it sees a signal's flag soon
  * (whether or not getch() returns early on EINTR) */
@@ -69,7 +69,6 @@ static double now(void)
 	return rfs_mono_ns() / 1e9;
 }
 
-/* The wall clock as HH:MM:SS, the title's. */
 static void wall_clock(char *buf, size_t len)
 {
 	time_t t = time(NULL);
@@ -79,10 +78,8 @@ static void wall_clock(char *buf, size_t len)
 		snprintf(buf, len, "?");
 }
 
-/* ---- one sample: status, stats, and stats IFACE for each interface,
- * on one connection, one request per line ---- */
+/* ---- one sample ---- */
 
-/* The next row of s (room for it was made), from the counters ctrs. */
 static struct rfs_top_row *add_row(struct rfs_top_snap *s,
 				   enum rfs_top_kind kind, const char *name,
 				   struct json_object *ctrs)
@@ -96,94 +93,59 @@ static struct rfs_top_row *add_row(struct rfs_top_snap *s,
 		r->ctr[k] = rfs_u64(ctrs, rfs_top_ctr_keys[k]);
 	r->backlog = rfs_num(ctrs, "backlog", RFS_TOP_NO_BACKLOG);
 	/* absent when rfsd could not read them, and then not 0 */
-	r->has_kthread = json_object_object_get_ex(ctrs,
-			rfs_top_ctr_keys[RFS_TOP_KTHREAD_WAIT_NS], NULL) &&
-		json_object_object_get_ex(ctrs,
-			rfs_top_ctr_keys[RFS_TOP_KTHREAD_RUNS], NULL);
+	r->has_kthread = json_object_object_get_ex(ctrs, "kthread_wait_ns",
+						   NULL) &&
+			 json_object_object_get_ex(ctrs, "kthread_runs", NULL);
 	return r;
 }
 
-/* The stats reply st: a row per CPU and the total. */
 static void add_stats(struct rfs_top_snap *s, struct json_object *total,
 		      struct json_object *per)
 {
-	struct rfs_top_row *r;
+	long long sum = RFS_TOP_NO_BACKLOG, b;
 	char name[RFS_TOP_NAME_LEN];
+	struct json_object *pc;
 	size_t i;
 
 	for (i = 0; i < json_object_array_length(per); i++) {
-		struct json_object *pc = json_object_array_get_idx(per, i);
-
+		pc = json_object_array_get_idx(per, i);
 		snprintf(name, sizeof(name), "%lld", rfs_num(pc, "cpu", i));
-		add_row(s, RFS_TOP_CPU, name, pc);
+		b = add_row(s, RFS_TOP_CPU, name, pc)->backlog;
 		s->n_cpus++;
-	}
-	r = add_row(s, RFS_TOP_TOTAL, "all", total);
-	/* the total backlog is the sum of the CPUs' */
-	r->backlog = RFS_TOP_NO_BACKLOG;
-	for (i = 0; i < s->n_cpus; i++) {
-		long long b = s->rows[i].backlog;
-
 		if (b != RFS_TOP_NO_BACKLOG)
-			r->backlog = (r->backlog < 0 ? 0 : r->backlog) + b;
+			sum = (sum < 0 ? 0 : sum) + b;
 	}
+	/* the total backlog is the sum of the CPUs' */
+	add_row(s, RFS_TOP_TOTAL, "all", total)->backlog = sum;
 }
 
-/* One interface's stats: a row of its totals.  An interface detached
- * between status and its stats is left out, not an error. */
-static int add_iface(struct rfs_top_snap *s, struct rfs_ctl *ctl,
-		     const char *name, char *err, size_t len)
-{
-	struct json_object *req = rfs_req_new("stats"), *reply, *res, *total;
-	int ret;
-
-	rfs_req_add_str(req, "iface", name);
-	ret = rfs_ask(ctl, req, &reply, &res, err, len);
-	if (ret == -ENODEV || ret == -ENOENT) {
-		ret = 0;
-	} else if (!ret && !json_object_object_get_ex(res, "total", &total)) {
-		snprintf(err, len, "unexpected reply from rfsd: stats %s has no \"total\"",
-			 name);
-		ret = -EPROTO;
-	} else if (!ret) {
-		add_row(s, RFS_TOP_IFACE, name, total);
-		s->n_ifaces++;
-	}
-	json_object_put(reply);
-	return ret;
-}
-
-/* 0, or -errno with the reason in err. */
+/* The requests of /metrics (rfs_prom_collect()), on one connection.  An
+ * interface detached between status and its stats is left out. */
 static int fetch(const struct rfsctl_cfg *g, struct rfs_top_snap *s,
 		 char *err, size_t len)
 {
-	struct json_object *rst = NULL, *rsta = NULL, *st, *sta, *total, *per;
-	struct json_object *ifs = NULL;
+	struct json_object *snap = NULL, *sta, *total, *per, *ifs, *one;
 	struct rfs_ctl *ctl;
 	size_t i, nif = 0;
-	const char *name;
 	int ret;
 
 	memset(s, 0, sizeof(*s));
 	ret = rfs_connect(g, TOP_REPLY_MS, &ctl, err, len);
-	if (ret)
-		return ret;
-	ret = rfs_ask(ctl, rfs_req_new("status"), &rst, &st, err, len);
 	if (!ret)
-		ret = rfs_ask(ctl, rfs_req_new("stats"), &rsta, &sta, err,
-			      len);
+		ret = rfs_prom_collect(rfs_ctl_ask, ctl, &snap, err, len);
+	rfs_ctl_close(ctl);
 	/* the time of the counters: taken as soon as they are read */
 	s->t = now();
+	sta = rfs_get(snap, "stats");
+	per = rfs_get(sta, "per_cpu");
+	ifs = rfs_get(snap, "interfaces");
 	if (!ret && (!json_object_object_get_ex(sta, "total", &total) ||
-		     !json_object_object_get_ex(sta, "per_cpu", &per) ||
 		     !json_object_is_type(per, json_type_array))) {
 		snprintf(err, len, "unexpected reply from rfsd: stats has no \"total\" or \"per_cpu\"");
 		ret = -EPROTO;
 	}
-	if (!ret && json_object_object_get_ex(st, "interfaces", &ifs) &&
-	    json_object_is_type(ifs, json_type_array))
-		nif = json_object_array_length(ifs);
 	if (!ret) {
+		nif = json_object_array_length(ifs);
 		s->rows = calloc(json_object_array_length(per) + 1 + nif,
 				 sizeof(*s->rows));
 		if (!s->rows) {
@@ -194,37 +156,24 @@ static int fetch(const struct rfsctl_cfg *g, struct rfs_top_snap *s,
 	if (!ret) {
 		add_stats(s, total, per);
 		snprintf(s->version, sizeof(s->version), "%s",
-			 rfs_str(st, "version", ""));
+			 rfs_str(rfs_get(snap, "status"), "version", ""));
 	}
 	for (i = 0; !ret && i < nif; i++) {
-		name = rfs_str(json_object_array_get_idx(ifs, i), "name", NULL);
-		if (name)
-			ret = add_iface(s, ctl, name, err, len);
+		one = json_object_array_get_idx(ifs, i);
+		if (json_object_object_get_ex(one, "total", &total)) {
+			add_row(s, RFS_TOP_IFACE, rfs_str(one, "interface", "?"),
+				total);
+			s->n_ifaces++;
+			continue;
+		}
+		snprintf(err, len, "unexpected reply from rfsd: stats %s has no \"total\"",
+			 rfs_str(one, "interface", "?"));
+		ret = -EPROTO;
 	}
-	json_object_put(rst);
-	json_object_put(rsta);
-	rfs_ctl_close(ctl);
+	json_object_put(snap);
 	if (ret)
 		free(s->rows);
 	return ret;
-}
-
-/* A new sample cur and its rates against prev (to free). */
-static int next_sample(const struct rfsctl_cfg *g,
-		       const struct rfs_top_snap *prev,
-		       struct rfs_top_snap *cur, struct rfs_top_rate **rates,
-		       char *err, size_t len)
-{
-	if (fetch(g, cur, err, len))
-		return -1;
-	*rates = calloc(cur->n ? cur->n : 1, sizeof(**rates));
-	if (!*rates) {
-		free(cur->rows);
-		snprintf(err, len, "can't compute rates: out of memory");
-		return -1;
-	}
-	rfs_top_rates(prev, cur, *rates);
-	return 0;
 }
 
 /* ---- the screen as lines of text, the same for the live view and for
@@ -317,7 +266,6 @@ static void row_line(struct lines *out, const struct rfs_top_row *row,
 		 c[5], c[6], c[7], c[8]);
 }
 
-/* The rows of that kind, in rfsd's order. */
 static void rows_of(struct lines *out, const struct rfs_top_snap *s,
 		    const struct rfs_top_rate *rates, enum rfs_top_kind kind)
 {
@@ -328,22 +276,17 @@ static void rows_of(struct lines *out, const struct rfs_top_snap *s,
 			row_line(out, &s->rows[i], rates ? &rates[i] : NULL);
 }
 
-/* The screen for sample s and its rates (NULL: no earlier sample yet),
- * interval seconds apart. */
+/* The screen for sample s and its rates (NULL: no earlier sample yet). */
 static int format(struct lines *out, const struct rfs_top_snap *s,
 		  const struct rfs_top_rate *rates, unsigned int interval,
-		  const char *clock)
+		  const char *clock, bool reset)
 {
 	struct line *v = realloc(out->v, (s->n + 5) * sizeof(*v));
-	bool reset = false;
-	size_t i;
 
 	if (!v)
 		return -1;
 	out->v = v;
 	out->n = 0;
-	for (i = 0; rates && i < s->n; i++)
-		reset |= rates[i].reset;
 	line_add(out, L_TITLE, "rfsd %s  %zu CPUs  %zu interface%s  every %us  %s%s",
 		 s->version[0] ? s->version : "?", s->n_cpus, s->n_ifaces,
 		 s->n_ifaces == 1 ? "" : "s", interval, clock,
@@ -359,8 +302,6 @@ static int format(struct lines *out, const struct rfs_top_snap *s,
 	rows_of(out, s, rates, RFS_TOP_IFACE);
 	return 0;
 }
-
-/* ---- plain text and JSON ---- */
 
 /* v with one decimal, as printed: json-c keeps the text it is given */
 static struct json_object *json_num(double v)
@@ -434,7 +375,46 @@ static void print_json(const struct rfs_top_snap *s,
 	json_object_put(o);
 }
 
-/* Sleep until t (monotonic seconds) or a signal. */
+/*
+ * A new sample against *prev, which becomes it: its screen in l, or under
+ * -j printed.  clock: the time of it; *reset: a counter went back.  On
+ * failure (-1, the reason in err) prev is kept, so the next good sample's
+ * rates span the gap (or, if rfsd came back with new maps, tell a reset).
+ */
+static int step(const struct rfsctl_cfg *g, unsigned int interval,
+		struct rfs_top_snap *prev, struct lines *l, char *clock,
+		bool *reset, char *err, size_t len)
+{
+	struct rfs_top_rate *rates;
+	struct rfs_top_snap cur;
+	int ret = 0;
+	size_t i;
+
+	if (fetch(g, &cur, err, len))
+		return -1;
+	rates = calloc(cur.n ? cur.n : 1, sizeof(*rates));
+	if (!rates) {
+		free(cur.rows);
+		snprintf(err, len, "can't compute rates: out of memory");
+		return -1;
+	}
+	rfs_top_rates(prev, &cur, rates);
+	wall_clock(clock, 16);
+	for (*reset = false, i = 0; i < cur.n; i++)
+		*reset |= rates[i].reset;
+	if (g->json) {
+		print_json(&cur, rates, cur.t - prev->t);
+	} else if (format(l, &cur, rates, interval, clock, *reset)) {
+		snprintf(err, len, "can't format the sample: out of memory");
+		ret = -1;
+	}
+	free(rates);
+	free(prev->rows);
+	*prev = cur;
+	return ret;
+}
+
+/* until t (monotonic seconds) or a signal */
 static void sleep_until(double t)
 {
 	struct timespec ts;
@@ -456,12 +436,12 @@ static void sleep_until(double t)
 static int top_plain(const struct rfsctl_cfg *g, unsigned int interval,
 		     bool once, struct rfs_top_snap *first)
 {
-	struct rfs_top_snap prev = *first, cur;
 	char err[RFS_CTL_ERR_LEN], clock[16];
-	struct rfs_top_rate *rates;
-	struct lines l = {};
+	struct rfs_top_snap prev = *first;
 	int ret = EXIT_SUCCESS;
 	double next = prev.t;
+	struct lines l = {};
+	bool reset;
 	size_t i;
 
 	catch_signals();
@@ -470,27 +450,16 @@ static int top_plain(const struct rfsctl_cfg *g, unsigned int interval,
 		sleep_until(next);
 		if (top_stop)
 			break;
-		if (next_sample(g, &prev, &cur, &rates, err, sizeof(err))) {
+		if (step(g, interval, &prev, &l, clock, &reset, err,
+			 sizeof(err))) {
 			p_err("%s", err);
 			ret = EXIT_FAILURE;
-			break;
 		}
-		wall_clock(clock, sizeof(clock));
-		if (g->json) {
-			print_json(&cur, rates, cur.t - prev.t);
-		} else if (format(&l, &cur, rates, interval, clock)) {
-			p_err("can't format the sample: out of memory");
-			ret = EXIT_FAILURE;
-		} else {
-			for (i = 0; i < l.n; i++)
-				printf("%s\n", l.v[i].text);
-			if (!once)
-				printf("\n");
-		}
+		for (i = 0; !ret && !g->json && i < l.n; i++)
+			printf("%s\n", l.v[i].text);
+		if (!ret && !g->json && !once)
+			printf("\n");
 		fflush(stdout);
-		free(rates);
-		free(prev.rows);
-		prev = cur;
 		if (once || ret)
 			break;
 		/* a slow reply must not make the next interval shorter */
@@ -554,43 +523,15 @@ static void draw(const struct view *v)
 	refresh();
 }
 
-/* Take a sample and turn it into lines against prev; prev becomes it.
- * On failure prev is kept, so the next good sample's rates span the gap
- * (or, if rfsd came back with new maps, are told as a reset). */
-static void view_sample(const struct rfsctl_cfg *g, unsigned int interval,
-			struct rfs_top_snap *prev, struct view *v)
-{
-	struct rfs_top_rate *rates;
-	struct rfs_top_snap cur;
-	char clock[16];
-	size_t i;
-
-	if (next_sample(g, prev, &cur, &rates, v->status, sizeof(v->status)))
-		return;
-	wall_clock(clock, sizeof(clock));
-	for (i = 0; i < cur.n; i++)
-		if (rates[i].reset)
-			snprintf(v->reset_at, sizeof(v->reset_at), "%s", clock);
-	if (format(&v->lines, &cur, rates, interval, clock))
-		snprintf(v->status, sizeof(v->status), "out of memory");
-	else if (v->reset_at[0])
-		snprintf(v->status, sizeof(v->status),
-			 "q: quit  (counters reset at %s)", v->reset_at);
-	else
-		snprintf(v->status, sizeof(v->status), "q: quit");
-	free(rates);
-	free(prev->rows);
-	*prev = cur;
-}
-
 /* Until q, Ctrl-C, SIGTERM or SIGHUP. */
 static int top_view(const struct rfsctl_cfg *g, unsigned int interval,
 		    struct rfs_top_snap *first)
 {
 	struct rfs_top_snap prev = *first;
 	struct view v = {};
-	char clock[16];
 	double next, left;
+	char clock[16];
+	bool reset;
 	int ch;
 
 	catch_signals();
@@ -608,15 +549,23 @@ static int top_view(const struct rfsctl_cfg *g, unsigned int interval,
 	curs_set(0);
 	/* the first sample: its table with no rates yet */
 	wall_clock(clock, sizeof(clock));
-	format(&v.lines, &prev, NULL, interval, clock);
+	format(&v.lines, &prev, NULL, interval, clock, false);
 	snprintf(v.status, sizeof(v.status), "q: quit  (rates after %us)",
 		 interval);
 	draw(&v);
 	next = prev.t + interval;
 	while (!top_stop) {
 		left = next - now();
+		if (left <= 0 && !step(g, interval, &prev, &v.lines, clock,
+				       &reset, v.status, sizeof(v.status))) {
+			if (reset)
+				snprintf(v.reset_at, sizeof(v.reset_at), "%s",
+					 clock);
+			snprintf(v.status, sizeof(v.status), "q: quit%s%s%s",
+				 v.reset_at[0] ? "  (counters reset at " : "",
+				 v.reset_at, v.reset_at[0] ? ")" : "");
+		}
 		if (left <= 0) {
-			view_sample(g, interval, &prev, &v);
 			draw(&v);
 			next += interval;
 			/* fell behind (a slow reply): start afresh from now */
@@ -659,4 +608,4 @@ static int do_top(const struct rfsctl_cfg *g, const void *cfg)
 }
 
 const struct rfs_cmd rfs_cmd_top = DEFINE_COMMAND("top", top,
-	"Show the counters as rates per CPU and interface, live.");
+	do_top, "Show the counters as rates per CPU and interface, live.");

@@ -222,58 +222,38 @@ void rfs_fmt_value(struct json_object *v, char *buf, size_t len)
 						JSON_C_TO_STRING_NOSLASHESCAPE));
 }
 
-void rfs_fmt_member(struct json_object *obj, const char *key, char *buf,
-		    size_t len)
+struct json_object *rfs_get(struct json_object *obj, const char *key)
 {
 	struct json_object *v = NULL;
 
 	json_object_object_get_ex(obj, key, &v);
-	rfs_fmt_value(v, buf, len);
+	return v;
+}
+
+size_t rfs_len(struct json_object *arr)
+{
+	return json_object_is_type(arr, json_type_array) ?
+	       json_object_array_length(arr) : 0;
 }
 
 const char *rfs_str(struct json_object *obj, const char *key,
 		    const char *dflt)
 {
-	struct json_object *v;
+	struct json_object *v = rfs_get(obj, key);
 
-	return json_object_object_get_ex(obj, key, &v) && v ?
-	       json_object_get_string(v) : dflt;
+	return v ? json_object_get_string(v) : dflt;
 }
 
 long long rfs_num(struct json_object *obj, const char *key, long long dflt)
 {
-	struct json_object *v;
+	struct json_object *v = rfs_get(obj, key);
 
-	return json_object_object_get_ex(obj, key, &v) && v ?
-	       json_object_get_int64(v) : dflt;
+	return v ? json_object_get_int64(v) : dflt;
 }
 
 __u64 rfs_u64(struct json_object *obj, const char *key)
 {
-	struct json_object *v;
-
-	return json_object_object_get_ex(obj, key, &v) ?
-	       (__u64)json_object_get_uint64(v) : 0;
-}
-
-/* "sock_flow_entries" -> "sock flow entries"; a few read better renamed. */
-static void label_of(const char *key, char *buf, size_t len)
-{
-	static const char *const renames[][2] = {
-		{ "mode", "xdp mode" },
-		{ "nr_cpus", "possible cpus" },
-		{ "prog_id", "program id" },
-	};
-	size_t i;
-	char *p;
-
-	snprintf(buf, len, "%s", key);
-	for (i = 0; i < sizeof(renames) / sizeof(renames[0]); i++)
-		if (!strcmp(key, renames[i][0]))
-			snprintf(buf, len, "%s", renames[i][1]);
-	for (p = buf; *p; p++)
-		if (*p == '_')
-			*p = ' ';
+	return json_object_get_uint64(rfs_get(obj, key));
 }
 
 static bool in_list(const char *const *list, const char *key)
@@ -284,12 +264,25 @@ static bool in_list(const char *const *list, const char *key)
 	return false;
 }
 
+/* "sock_flow_entries" -> "sock flow entries"; a few read better renamed. */
 static void print_kv_one(const char *indent, const char *key,
 			 struct json_object *v)
 {
-	char label[64], val[1024];
+	static const char *const renames[][2] = {
+		{ "mode", "xdp mode" },
+		{ "nr_cpus", "possible cpus" },
+		{ "prog_id", "program id" },
+	};
+	char label[64], val[1024], *p;
+	size_t i;
 
-	label_of(key, label, sizeof(label));
+	snprintf(label, sizeof(label), "%s", key);
+	for (i = 0; i < sizeof(renames) / sizeof(renames[0]); i++)
+		if (!strcmp(key, renames[i][0]))
+			snprintf(label, sizeof(label), "%s", renames[i][1]);
+	for (p = label; *p; p++)
+		if (*p == '_')
+			*p = ' ';
 	rfs_fmt_value(v, val, sizeof(val));
 	printf("%s%-18s %s\n", indent, label, val);
 }
@@ -356,68 +349,32 @@ int rfs_connect(const struct rfsctl_cfg *g, int ms, struct rfs_ctl **ctl,
 
 	if (ret)
 		return ret;
-	rfs_ctl_set_trace(*ctl, trace, NULL);
-	rfs_ctl_set_timeout(*ctl, ms);
+	rfs_ctl_set(*ctl, ms, trace, NULL);
 	return 0;
 }
 
-int rfs_ask(struct rfs_ctl *ctl, struct json_object *req,
-	    struct json_object **reply, struct json_object **result,
-	    char *err, size_t len)
+int rfs_call(const struct rfsctl_cfg *g, struct json_object *req,
+	     int extra_ms, struct json_object **result, char *err, size_t len)
 {
-	int ret;
-
-	*reply = NULL;
-	*result = NULL;
-	ret = rfs_ctl_request(ctl, req, reply, err, len);
-	json_object_put(req);
-	if (!ret)
-		ret = rfs_ctl_result(*reply, result, err, len);
-	if (ret) {
-		json_object_put(*reply);
-		*reply = NULL;
-		*result = NULL;
-	}
-	return ret;
-}
-
-static int rfs_call_ms(const struct rfsctl_cfg *g, struct json_object *req,
-		       int extra_ms, struct json_object **reply,
-		       struct json_object **result, char *err, size_t len)
-{
+	char buf[RFS_CTL_ERR_LEN];
 	struct rfs_ctl *ctl;
 	int ret;
 
-	*reply = NULL;
 	*result = NULL;
-	ret = rfs_connect(g, RFS_CTL_TIMEOUT_MS + extra_ms, &ctl, err, len);
+	ret = rfs_connect(g, RFS_CTL_TIMEOUT_MS + extra_ms, &ctl,
+			  err ?: buf, err ? len : sizeof(buf));
 	if (ret) {
 		json_object_put(req);
-		return ret;
+	} else {
+		ret = rfs_ctl_ask(ctl, req, result, err ?: buf,
+				  err ? len : sizeof(buf));
+		rfs_ctl_close(ctl);
 	}
-	ret = rfs_ask(ctl, req, reply, result, err, len);
-	rfs_ctl_close(ctl);
-	return ret;
-}
-
-int rfs_call(const struct rfsctl_cfg *g, struct json_object *req,
-	     int extra_ms, struct json_object **reply,
-	     struct json_object **result)
-{
-	char err[RFS_CTL_ERR_LEN];
-
-	if (!rfs_call_ms(g, req, extra_ms, reply, result, err, sizeof(err)))
-		return EXIT_SUCCESS;
+	if (!ret || err)
+		return ret;
 	/* the daemon's message names object and cause: pass it through */
-	p_err("%s", err);
+	p_err("%s", buf);
 	return EXIT_FAILURE;
-}
-
-int rfs_call_quiet(const struct rfsctl_cfg *g, struct json_object *req,
-		   struct json_object **reply, struct json_object **result,
-		   char *err, size_t len)
-{
-	return rfs_call_ms(g, req, 0, reply, result, err, len);
 }
 
 int rfs_expect(struct json_object *result, enum json_type type,
@@ -437,10 +394,10 @@ int rfs_show(const struct rfsctl_cfg *g, struct json_object *req,
 	     void (*plain)(struct json_object *r, const void *arg),
 	     const void *arg)
 {
-	struct json_object *reply, *result, *r = NULL;
+	struct json_object *result, *r;
 	int ret;
 
-	ret = rfs_call(g, req, extra_ms, &reply, &result);
+	ret = rfs_call(g, req, extra_ms, &result, NULL, 0);
 	r = result;
 	if (!ret && key && !json_object_object_get_ex(result, key, &r))
 		r = NULL;
@@ -450,6 +407,6 @@ int rfs_show(const struct rfsctl_cfg *g, struct json_object *req,
 		p_json(r);
 	else if (!ret && plain)
 		plain(r, arg);
-	json_object_put(reply);
+	json_object_put(result);
 	return ret;
 }

@@ -33,27 +33,19 @@ static void opt_label(const struct rfs_opt *opt, char *buf, size_t len)
 		snprintf(buf, len, "--%s", opt->name);
 }
 
-static int set_enum(const struct rfs_opt *opt, const char *arg,
-		    const char **out)
+/* The value of opt arg is, or the one value it is a prefix of; or NULL. */
+static const char *enum_value(const struct rfs_opt *opt, const char *arg)
 {
 	const char *const *v, *found = NULL;
-	size_t len = strlen(arg);
 	int n = 0;
 
 	for (v = opt->values; *v; v++) {
-		if (!strcmp(*v, arg)) {
-			*out = *v;
-			return 0;
-		}
-		if (len && !strncmp(*v, arg, len)) {
+		if (!strcmp(*v, arg))
+			return *v;
+		if (*arg && !strncmp(*v, arg, strlen(arg)) && !n++)
 			found = *v;
-			n++;
-		}
 	}
-	if (n != 1)
-		return -EINVAL;
-	*out = found;
-	return 0;
+	return n == 1 ? found : NULL;
 }
 
 static void enum_list(const struct rfs_opt *opt, char *buf, size_t len)
@@ -121,25 +113,26 @@ static int set_value(const struct opt_ref *r, const char *arg,
 		cpus->given = true;
 		return 0;
 	case OPT_ENUM:
-		if (set_enum(opt, arg, (const char **)p)) {
-			enum_list(opt, list, sizeof(list));
-			return p_usage(path, "%s '%s' is not one of %s",
-				       what, arg, list);
-		}
-		return 0;
+		*(const char **)p = enum_value(opt, arg);
+		if (*(const char **)p)
+			return 0;
+		enum_list(opt, list, sizeof(list));
+		return p_usage(path, "%s '%s' is not one of %s", what, arg,
+			       list);
 	}
 	return p_usage(path, "%s: unknown option type", what);
 }
 
 /*
  * Look an option up among the command's options then the global ones
- * (leading-only ones unless leading): by its letter c, or (c 0) by its
- * long name, exact or a unique prefix.  0, or a usage error.
+ * (leading-only ones unless leading): by its letter c, or (c 0) by the
+ * nlen characters of word after "--", exact or a unique prefix.  0, or a
+ * usage error.
  */
 static int find_opt(const struct rfs_opt_globals *gl,
 		    const struct rfs_opt *opts, void *cfg, bool leading,
-		    char c, const char *name, size_t nlen, const char *word,
-		    const char *path, struct opt_ref *out)
+		    char c, const char *word, size_t nlen, const char *path,
+		    struct opt_ref *out)
 {
 	const struct rfs_opt *tables[2] = { opts, gl->opts };
 	void *cfgs[2] = { cfg, gl->cfg };
@@ -153,7 +146,7 @@ static int find_opt(const struct rfs_opt_globals *gl,
 		for (o = tables[t]; o && o->name; o++) {
 			if (o->positional || (t && o->leading && !leading) ||
 			    (c ? o->short_opt != c :
-			     strncmp(o->name, name, nlen)))
+			     strncmp(o->name, word + 2, nlen)))
 				continue;
 			if (c || strlen(o->name) == nlen) {
 				*out = (struct opt_ref){ o, cfgs[t] };
@@ -202,7 +195,6 @@ int rfs_opts_parse(const struct rfs_opt_globals *gl,
 	struct opt_ref r = { NULL, NULL };
 	const char *w, *eq, *arg;
 	int i, npos = 0;
-	char what[64];
 
 	for (i = 0; i < argc; i++) {
 		w = argv[i];
@@ -226,9 +218,9 @@ int rfs_opts_parse(const struct rfs_opt_globals *gl,
 		}
 		if (w[1] == '-') {
 			eq = strchr(w + 2, '=');
-			if (find_opt(gl, opts, cfg, leading, 0, w + 2,
+			if (find_opt(gl, opts, cfg, leading, 0, w,
 				     eq ? (size_t)(eq - w - 2) : strlen(w + 2),
-				     w, path, &r))
+				     path, &r))
 				return -1;
 			arg = eq ? eq + 1 : NULL;
 			if (r.opt->type == OPT_BOOL && arg)
@@ -238,7 +230,7 @@ int rfs_opts_parse(const struct rfs_opt_globals *gl,
 			/* a bundle of flags (-jv), or -x ARG / -xARG */
 			for (w++; *w; w++) {
 				if (find_opt(gl, opts, cfg, leading, *w, NULL,
-					     0, NULL, path, &r))
+					     0, path, &r))
 					return -1;
 				if (r.opt->type != OPT_BOOL)
 					break;
@@ -250,11 +242,9 @@ int rfs_opts_parse(const struct rfs_opt_globals *gl,
 			arg = w[1] ? w + 1 : NULL;
 		}
 		if (r.opt->type != OPT_BOOL && !arg) {
-			if (i + 1 >= argc) {
-				opt_label(r.opt, what, sizeof(what));
-				return usage_err(path, "option '%s' needs an argument %s",
-						 what, r.opt->metavar);
-			}
+			if (i + 1 >= argc)
+				return usage_err(path, "option '--%s' needs an argument %s",
+						 r.opt->name, r.opt->metavar);
 			arg = argv[++i];
 		}
 		if (set_value(&r, arg, path))
@@ -289,53 +279,35 @@ static void opt_spec(char *buf, size_t len, const struct rfs_opt *o)
 		snprintf(buf + off, len - off, " %s", o->metavar);
 }
 
-/* "rfsctl attach IFACE [--cpus LIST] [--flow-cnt N] [--mode MODE]
- *  [--allow-unordered]" */
-static void synopsis(char *buf, size_t len, const struct rfs_cmd *cmd,
-		     const char *path)
-{
-	const struct rfs_opt *o;
-	char spec[64];
-	size_t off;
-	int pass;
-
-	off = snprintf(buf, len, "rfsctl %s", path);
-	/* positionals first, in order, then the options */
-	for (pass = 0; pass < 2; pass++) {
-		for (o = cmd->opts; o && o->name && off < len; o++) {
-			if (o->positional != !pass)
-				continue;
-			opt_spec(spec, sizeof(spec), o);
-			off += snprintf(buf + off, len - off,
-					o->positional && !o->optional ?
-					" %s" : " [%s]", spec);
-		}
-	}
-}
-
-/* lead, then the synopsis line; one too wide for HELP_WIDTH goes on
- * before its last option that fits, under the command's first argument. */
+/*
+ * lead, then "rfsctl attach IFACE [--cpus LIST] ...": positionals first,
+ * then the options.  A line too wide for HELP_WIDTH goes on before an
+ * optional word, under the command's first one.
+ */
 static void print_synopsis(const char *lead, const struct rfs_cmd *cmd,
 			   const char *path)
 {
 	size_t hang = strlen(HELP_INDENT) + strlen("rfsctl ") + strlen(path) + 1;
-	size_t col = strlen(lead), cut;
-	char buf[512];
-	const char *line = buf;
+	size_t col = printf("%srfsctl %s", lead, path);
+	const struct rfs_opt *o;
+	char spec[64], item[68];
+	int pass;
 
-	synopsis(buf, sizeof(buf), cmd, path);
-	fputs(lead, stdout);
-	while (col + strlen(line) > HELP_WIDTH) {
-		for (cut = HELP_WIDTH - col; cut && strncmp(line + cut, " [", 2);
-		     cut--)
-			;
-		if (!cut)
-			break;
-		printf("%.*s\n%*s", (int)cut, line, (int)hang, "");
-		line += cut + 1;
-		col = hang;
+	for (pass = 0; pass < 2; pass++) {
+		for (o = cmd->opts; o && o->name; o++) {
+			if (o->positional != !pass)
+				continue;
+			opt_spec(spec, sizeof(spec), o);
+			snprintf(item, sizeof(item), o->positional &&
+				 !o->optional ? "%s" : "[%s]", spec);
+			if (item[0] == '[' &&
+			    col + 1 + strlen(item) > HELP_WIDTH)
+				col = printf("\n%*s%s", (int)hang, "", item) - 1;
+			else
+				col += printf(" %s", item);
+		}
 	}
-	printf("%s\n", line);
+	printf("\n");
 }
 
 /* "NAME := { a | b | c }", wrapped at HELP_WIDTH under the first item. */

@@ -59,9 +59,10 @@ static const struct rfs_opt help_opts[] = {
 };
 
 static const struct rfs_cmd rfs_cmd_version = DEFINE_COMMAND("version",
-	version, "Show the versions of rfsctl and, if it answers, of rfsd.");
+	version, do_version,
+	"Show the versions of rfsctl and, if it answers, of rfsd.");
 static const struct rfs_cmd rfs_cmd_help = DEFINE_COMMAND("help", help,
-	"Show the help text of COMMAND, or of all commands.");
+	do_help, "Show the help text of COMMAND, or of all commands.");
 static const struct rfs_cmd *const set_cmds[] = {
 	&rfs_cmd_set_sock_flow_entries, &rfs_cmd_set_flow_cnt,
 	&rfs_cmd_set_cpus, NULL
@@ -88,13 +89,12 @@ static void prescan_json(int argc, char **argv)
 		w = argv[i];
 		if (!strcmp(w, "--"))
 			return;
-		if (!strcmp(w, "--json") || !strcmp(w, "--pretty")) {
+		/* --json, --pretty, or a bundle of flags with -j or -p */
+		if (!strcmp(w, "--json") || !strcmp(w, "--pretty") ||
+		    (w[0] == '-' && w[1] && w[1] != '-' &&
+		     strspn(w + 1, "jpvhV") == strlen(w + 1) &&
+		     strpbrk(w + 1, "jp")))
 			rfsctl_cfg.json = true;
-		} else if (w[0] == '-' && w[1] && w[1] != '-' &&
-			   strspn(w + 1, "jpvhV") == strlen(w + 1) &&
-			   strpbrk(w + 1, "jp")) {
-			rfsctl_cfg.json = true;
-		}
 	}
 }
 
@@ -226,45 +226,36 @@ static int do_help(const struct rfsctl_cfg *g, const void *cfg)
 	return EXIT_SUCCESS;
 }
 
-/* asked: rfsd was asked (the version command, not --version) */
-static int print_version(const struct rfsctl_cfg *g, bool asked,
-			 const char *rfsd_version)
-{
-	struct json_object *obj;
-
-	if (!g->json) {
-		printf("rfsctl %s\n", RFS_VERSION);
-		if (rfsd_version)
-			printf("rfsd %s\n", rfsd_version);
-		return EXIT_SUCCESS;
-	}
-	obj = json_object_new_object();
-	json_object_object_add(obj, "rfsctl",
-			       json_object_new_string(RFS_VERSION));
-	if (asked)
-		json_object_object_add(obj, "rfsd", rfsd_version ?
-			json_object_new_string(rfsd_version) : NULL);
-	p_json(obj);
-	json_object_put(obj);
-	return EXIT_SUCCESS;
-}
-
+/* cfg NULL: --version, which does not ask rfsd */
 static int do_version(const struct rfsctl_cfg *g, const void *cfg)
 {
-	struct json_object *reply, *result, *v = NULL;
+	struct json_object *result = NULL, *v, *obj;
 	char err[RFS_CTL_ERR_LEN];
-	int ret;
+	const char *rfsd = NULL;
 
 	/* rfsd not answering is no error here: -v says why */
-	if (rfs_call_quiet(g, rfs_req_new("version"), &reply, &result, err,
-			   sizeof(err)))
+	if (cfg && rfs_call(g, rfs_req_new("version"), 0, &result, err,
+			    sizeof(err)))
 		pr_debug("%s\n", err);
-	else
-		json_object_object_get_ex(result, "version", &v);
-	ret = print_version(g, true, json_object_is_type(v, json_type_string) ?
-			    json_object_get_string(v) : NULL);
-	json_object_put(reply);
-	return ret;
+	else if (cfg && json_object_is_type(v = rfs_get(result, "version"),
+					    json_type_string))
+		rfsd = json_object_get_string(v);
+	if (!g->json) {
+		printf("rfsctl %s\n", RFS_VERSION);
+		if (rfsd)
+			printf("rfsd %s\n", rfsd);
+	} else {
+		obj = json_object_new_object();
+		json_object_object_add(obj, "rfsctl",
+				       json_object_new_string(RFS_VERSION));
+		if (cfg)
+			json_object_object_add(obj, "rfsd", rfsd ?
+				json_object_new_string(rfsd) : NULL);
+		p_json(obj);
+		json_object_put(obj);
+	}
+	json_object_put(result);
+	return EXIT_SUCCESS;
 }
 
 int main(int argc, char **argv)
@@ -279,7 +270,7 @@ int main(int argc, char **argv)
 		return RFSCTL_EXIT_USAGE;
 	if (rfsctl_cfg.version) {
 		apply_globals();
-		return print_version(&rfsctl_cfg, false, NULL);
+		return do_version(&rfsctl_cfg, NULL);
 	}
 	return dispatch(NULL, rfsctl_cmds, NULL, argc - 1 - n, argv + 1 + n);
 }

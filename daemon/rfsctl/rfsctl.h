@@ -1,20 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * rfsctl internals.  The CLI is one grammar: the command table in rfsctl.c
- * and the option tables next to each do_<cmd>.  The parser and the help
- * text (opts.c), and so the man page SYNOPSIS, all come from them.
- *
- *	rfsctl.c	the command table, dispatch, help, version, main()
- *	opts.c		option tables: the parser and the help text
- *	common.c	errors, JSON and plain text output, requests to rfsd
- *	cmd_iface.c	attach, detach, set
- *	cmd_show.c	status, stats, flows
- *	cmd_explain.c	explain
- *	cmd_top.c	top: sampling, its screen, the live view (ncurses)
- *	top_rates.c	top's arithmetic, alone for tests/unit/test_top_rates.c
- *
- * Nothing calls back into rfsctl.c: each command is handed the global
- * options (struct rfsctl_cfg), and common.c is told once where they are.
+ * rfsctl internals (HACKING.md maps the files).  The CLI is one grammar:
+ * the command table in rfsctl.c and the option tables next to each
+ * do_<cmd>; the parser, the help text and so the man page SYNOPSIS come
+ * from them.  Nothing calls back into rfsctl.c: each command is handed
+ * the global options, and common.c is told once where they are.
  */
 #ifndef RFSCTL_H
 #define RFSCTL_H
@@ -28,8 +18,6 @@
 #include "parse.h"
 
 #define RFSCTL_EXIT_USAGE	2	/* else EXIT_SUCCESS, EXIT_FAILURE */
-
-/* ---- option and command tables (opts.c) ---- */
 
 enum rfs_opt_type {
 	OPT_BOOL,	/* bool; takes no argument */
@@ -62,13 +50,11 @@ struct rfs_opt {
 	{ .name = (_name), .type = (_type),				\
 	  .offset = offsetof(_cfg, _member), __VA_ARGS__ }
 #define END_OPTIONS	{ .name = NULL }
-/* The interface most commands take first. */
 #define IFACE_OPTION(_cfg, _help, ...)					\
 	DEFINE_OPTION("iface", OPT_IFNAME, _cfg, iface,			\
 		      .positional = true, .metavar = "IFACE",		\
 		      .help = (_help), __VA_ARGS__)
 
-/* Global options, set before the command runs. */
 struct rfsctl_cfg {
 	const char *socket;
 	bool json;
@@ -89,9 +75,9 @@ struct rfs_cmd {
 	const struct rfs_cmd *const *sub;	/* a group's commands */
 };
 
-/* A command of a cmd_*.c: do_<cmd>, <cmd>_opts and <cmd>_defaults. */
-#define DEFINE_COMMAND(_name, _cmd, _doc)				\
-	{ .name = (_name), .func = do_##_cmd, .opts = _cmd##_opts,	\
+/* _cmd: the prefix of its <cmd>_opts and <cmd>_defaults */
+#define DEFINE_COMMAND(_name, _cmd, _func, _doc)			\
+	{ .name = (_name), .func = (_func), .opts = _cmd##_opts,	\
 	  .defaults = &_cmd##_defaults,					\
 	  .cfg_size = sizeof(_cmd##_defaults), .doc = (_doc) }
 
@@ -99,29 +85,24 @@ extern const struct rfs_cmd rfs_cmd_attach, rfs_cmd_detach, rfs_cmd_status,
 	rfs_cmd_stats, rfs_cmd_flows, rfs_cmd_top, rfs_cmd_explain,
 	rfs_cmd_set_sock_flow_entries, rfs_cmd_set_flow_cnt, rfs_cmd_set_cpus;
 
-/* The global options' table and where they go. */
 struct rfs_opt_globals {
 	const struct rfs_opt *opts;
 	struct rfsctl_cfg *cfg;
 };
 
-/* Parse argv[0..argc) (the words after the command) into cfg, the command
- * options first and then the non-leading global ones (gl).  stop: return
- * at the first positional (global options before COMMAND).  Returns the
- * number of words used, or -1 after a usage error was reported. */
+/* The words after the command into cfg, then the global options (gl)
+ * into theirs.  stop: return at the first positional (the words before
+ * COMMAND).  The number of words used, or -1 once a usage error is out. */
 int rfs_opts_parse(const struct rfs_opt_globals *gl,
 		   const struct rfs_opt *opts, void *cfg, int argc,
 		   char **argv, const char *path, bool stop);
-/* Every command of cmds, then the global options gopts. */
 void rfs_help_global(const struct rfs_cmd *const *cmds,
 		     const struct rfs_opt *gopts);
 /* path: "attach", "set flow-cnt", "set" (a group: all its commands) */
 void rfs_help_cmd(const struct rfs_cmd *cmd, const char *path);
 
-/* ---- output and requests (common.c) ---- */
-
-/* Where the global options are: -j and -p as they are when output is
- * made (the parser may still be setting them). */
+/* -j and -p are read when output is made: the parser may still be
+ * setting them. */
 void rfs_output_init(const struct rfsctl_cfg *g);
 /* Errors: "rfsctl: <msg>" on stderr, or {"error": "<msg>"} on stdout
  * under -j.  p_usage appends the hint ", try 'rfsctl help'" (path NULL)
@@ -129,7 +110,6 @@ void rfs_output_init(const struct rfsctl_cfg *g);
 void p_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int p_usage(const char *path, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-/* Print one JSON document on stdout (-p: pretty). */
 void p_json(struct json_object *obj);
 
 /* A plain text table: cells are added row by row, then printed aligned
@@ -144,11 +124,11 @@ void rfs_table_print(struct rfs_table *t);
 /* A JSON value as plain text: null "-", int array as a CPU list "0-3,6",
  * object as "k v, k v". */
 void rfs_fmt_value(struct json_object *v, char *buf, size_t len);
-/* Member key of obj as text ("-" if absent). */
-void rfs_fmt_member(struct json_object *obj, const char *key, char *buf,
-		    size_t len);
-/* Member key of obj: its string, its number (dflt if absent or null), a
- * counter (0 if absent). */
+/* Member key of obj (NULL if absent); its string, its number (dflt if
+ * absent or null), a counter (0 if absent). */
+struct json_object *rfs_get(struct json_object *obj, const char *key);
+/* arr's length, 0 if it is no array */
+size_t rfs_len(struct json_object *arr);
 const char *rfs_str(struct json_object *obj, const char *key,
 		    const char *dflt);
 long long rfs_num(struct json_object *obj, const char *key, long long dflt);
@@ -159,7 +139,6 @@ __u64 rfs_u64(struct json_object *obj, const char *key);
 void rfs_print_kv(struct json_object *obj, const char *indent,
 		  const char *const *order, const char *const *skip);
 
-/* {"cmd": name} */
 struct json_object *rfs_req_new(const char *cmd);
 void rfs_req_add_str(struct json_object *req, const char *key,
 		     const char *val);
@@ -168,25 +147,15 @@ void rfs_req_add_cpus(struct json_object *req, const char *key,
 		      const struct rfs_cpuset *cpus);
 
 struct rfs_ctl;
-/* A connection to rfsd at g->socket (-v traces it), each reply awaited up
- * to ms.  0, or -errno with the reason in err. */
+/* -v traces it; each reply is awaited up to ms. */
 int rfs_connect(const struct rfsctl_cfg *g, int ms, struct rfs_ctl **ctl,
 		char *err, size_t len);
-/* Send req (consumed) on ctl: 0 with *reply to put and *result inside
- * it, or -errno with the reason in err (the daemon's own message when it
- * refused). */
-int rfs_ask(struct rfs_ctl *ctl, struct json_object *req,
-	    struct json_object **reply, struct json_object **result,
-	    char *err, size_t len);
-/* rfs_ask() on a connection of its own, waiting up to the default
- * timeout plus extra_ms.  Its error is printed: EXIT_FAILURE.  quiet:
- * print nothing. */
+/* rfs_ctl_ask() on a connection of its own, waiting up to the default
+ * timeout plus extra_ms.  An error is printed (EXIT_FAILURE), or (err
+ * given) only left in err as -errno. */
 int rfs_call(const struct rfsctl_cfg *g, struct json_object *req,
-	     int extra_ms, struct json_object **reply,
-	     struct json_object **result);
-int rfs_call_quiet(const struct rfsctl_cfg *g, struct json_object *req,
-		   struct json_object **reply, struct json_object **result,
-		   char *err, size_t len);
+	     int extra_ms, struct json_object **result, char *err,
+	     size_t len);
 /* The result as the type a command expects, or an error (EXIT_FAILURE). */
 int rfs_expect(struct json_object *result, enum json_type type,
 	       const char *what);
@@ -201,13 +170,11 @@ int rfs_show(const struct rfsctl_cfg *g, struct json_object *req,
 	     void (*plain)(struct json_object *r, const void *arg),
 	     const void *arg);
 
-/* cmd_iface.c: the interface object (attach, set, status) as plain text */
+/* the interface object (attach, set, status) as plain text */
 void rfs_print_iface_plain(struct json_object *ifc);
 
-/* ---- top's arithmetic (top_rates.c): two snapshots of rfsd's counters
- * in, rates per second and each cpumap kthread's wait per run out ---- */
-
-/* The counters top turns into rates, by their key in the stats reply. */
+/* top's arithmetic: two snapshots of rfsd's counters in, rates per second
+ * and each cpumap kthread's wait per run out.  The counters it rates: */
 enum rfs_top_ctr {
 	RFS_TOP_SEEN,
 	RFS_TOP_STEERED,
@@ -233,7 +200,7 @@ static inline bool rfs_top_ctr_is_kthread(enum rfs_top_ctr k)
 	return k == RFS_TOP_KTHREAD_WAIT_NS || k == RFS_TOP_KTHREAD_RUNS;
 }
 
-/* Their keys, indexed by enum rfs_top_ctr */
+/* their keys in the stats reply */
 extern const char *const rfs_top_ctr_keys[RFS_TOP_NR_CTRS];
 
 enum rfs_top_kind {
@@ -245,7 +212,6 @@ enum rfs_top_kind {
 #define RFS_TOP_NAME_LEN	16	/* IF_NAMESIZE */
 #define RFS_TOP_NO_BACKLOG	(-1)
 
-/* One row of a snapshot: a CPU, the total or an interface. */
 struct rfs_top_row {
 	enum rfs_top_kind kind;
 	char name[RFS_TOP_NAME_LEN];
@@ -258,7 +224,6 @@ struct rfs_top_row {
 	bool has_kthread;
 };
 
-/* What one round of requests to rfsd gave. */
 struct rfs_top_snap {
 	double t;		/* when it was taken, seconds (monotonic) */
 	size_t n;
@@ -288,29 +253,12 @@ struct rfs_top_rate {
 	long long backlog;
 };
 
-/*
- * What a counter grew by from prev to cur.  Counters only grow and wrap
- * at 2^64, so a forward distance below 2^63 is growth (a wrap included);
- * anything else means the counter started again from zero: *reset is set
- * and cur is what it grew by since.
- */
-__u64 rfs_top_delta(__u64 prev, __u64 cur, bool *reset);
-/* 100 * part / whole, or NaN when whole is 0. */
-double rfs_top_pct(double part, double whole);
 /* wait_ns / runs in microseconds, or NaN when runs is 0. */
 double rfs_top_kwait_us(__u64 wait_ns, __u64 runs);
 /* kwait_us as a cell of at most RFS_TOP_KWAIT_W characters: "-" for NaN,
  * one decimal below 1000, none up to 999999, ">=1s" above. */
 #define RFS_TOP_KWAIT_W	6
 void rfs_top_kwait_text(char *buf, size_t len, double us);
-/* The rate of cur against prev (NULL: none), secs apart. */
-void rfs_top_rate_row(const struct rfs_top_row *prev,
-		      const struct rfs_top_row *cur, double secs,
-		      struct rfs_top_rate *out);
-/* The row of snap of that kind and name, or NULL. */
-const struct rfs_top_row *rfs_top_find(const struct rfs_top_snap *snap,
-				       enum rfs_top_kind kind,
-				       const char *name);
 /* out[i]: the rate of cur->rows[i], against its row in prev (may be
  * NULL: the first sample). */
 void rfs_top_rates(const struct rfs_top_snap *prev,

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rfsctl top's arithmetic (rfsctl.h): deltas of monotonic counters, told
- * apart from a restart, divided by the time between the samples.
+ * rfsctl top's arithmetic: deltas of monotonic counters, told apart from
+ * a restart, divided by the time between the samples.
  * tests/unit/test_top_rates.c compiles it into itself.
  */
 #include <math.h>
@@ -24,20 +24,23 @@ const char *const rfs_top_ctr_keys[RFS_TOP_NR_CTRS] = {
 	[RFS_TOP_KTHREAD_RUNS] = "kthread_runs",
 };
 
-__u64 rfs_top_delta(__u64 prev, __u64 cur, bool *reset)
+/*
+ * What a counter grew by.  Counters only grow and wrap at 2^64, so a
+ * forward distance up to 2^63 is growth, a wrap included.  Anything else
+ * means the map was made anew (rfsd restarted without adopting it, the
+ * interface re-attached): all it holds was counted since, and *reset.
+ */
+static __u64 rfs_top_delta(__u64 prev, __u64 cur, bool *reset)
 {
-	__u64 d = cur - prev;	/* modulo 2^64: a wrap comes out right */
+	__u64 d = cur - prev;
 
 	if (d <= (__u64)1 << 63)
 		return d;
-	/* "went back by less than 2^63": the map was made anew (rfsd
-	 * restarted without adopting it, the interface re-attached), so
-	 * everything it holds now was counted since the earlier sample */
 	*reset = true;
 	return cur;
 }
 
-double rfs_top_pct(double part, double whole)
+static double rfs_top_pct(double part, double whole)
 {
 	return whole > 0 ? 100.0 * part / whole : NAN;
 }
@@ -88,17 +91,17 @@ static void rate_kthread(const struct rfs_top_row *prev,
 	out->kwait_us = rfs_top_kwait_us(wait, runs);
 }
 
-void rfs_top_rate_row(const struct rfs_top_row *prev,
-		      const struct rfs_top_row *cur, double secs,
-		      struct rfs_top_rate *out)
+/* The rate of cur against prev (NULL: none), secs apart. */
+static void rfs_top_rate_row(const struct rfs_top_row *prev,
+			     const struct rfs_top_row *cur, double secs,
+			     struct rfs_top_rate *out)
 {
 	__u64 d[RFS_TOP_NR_CTRS];
 	int k;
 
 	memset(out, 0, sizeof(*out));
 	out->kind = cur->kind;
-	memcpy(out->name, cur->name, sizeof(out->name));
-	out->name[sizeof(out->name) - 1] = '\0';
+	snprintf(out->name, sizeof(out->name), "%s", cur->name);
 	out->backlog = cur->backlog;
 	out->to_desired_pct = NAN;
 	out->locality_pct = NAN;
@@ -122,9 +125,9 @@ void rfs_top_rate_row(const struct rfs_top_row *prev,
 	rate_kthread(prev, cur, secs, out);
 }
 
-const struct rfs_top_row *rfs_top_find(const struct rfs_top_snap *snap,
-				       enum rfs_top_kind kind,
-				       const char *name)
+static const struct rfs_top_row *
+rfs_top_find(const struct rfs_top_snap *snap, enum rfs_top_kind kind,
+	     const char *name)
 {
 	size_t i;
 

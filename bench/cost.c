@@ -35,9 +35,10 @@
  *          bare program's are not counted.
  *
  * Every rfs_xdp run must have steered every frame to the target: its
- * sequence numbers from the runner's CPU to the target (rfs_tx_seq) move
- * by repeat, and rfs_if_stats counts no frame passed for want of
- * metadata room.
+ * interface's steered count moves by repeat, and rfs_if_stats counts no
+ * frame passed for want of metadata room.  The flow stays where its
+ * application is, so its frames go bare (include/rfs_order.h, LAZY
+ * MARKS) and take no sequence numbers.
  *
  * Both programs send the frame to the same CPU (the last one on 2 CPUs),
  * and the runner is pinned to another: a target on the runner's own CPU
@@ -233,14 +234,14 @@ static int rfs_cost_load_bare(__u32 target)
 
 /*
  * What rfs_xdp did with the frames of a run, from the datapath's own
- * counters: the sequence numbers it took from the runner's CPU to the
- * target (one per redirected frame), frames it passed for want of
+ * counters: the frames it redirected into the cpumap (the only flow is
+ * the frame's, wanted on the target), frames it passed for want of
  * metadata room, frames the target's ring had no room for (counted on
  * the RX CPU by the enqueue tracepoint), and frames the target's cpumap
  * program ran on.
  */
 struct rfs_cost_count {
-	__u32 seq;
+	__u64 steered;
 	__u64 no_meta;
 	__u64 enqueue_drops;
 	__u64 dequeued;
@@ -248,30 +249,27 @@ struct rfs_cost_count {
 
 static int rfs_cost_count(__u32 cpu, __u32 target, struct rfs_cost_count *c)
 {
-	struct rfs_tx_seq *seq = calloc(rc.ncpus, sizeof(*seq));
 	struct rfs_global_stats *gs = calloc(rc.ncpus, sizeof(*gs));
 	struct rfs_if_stats *st = calloc(rc.ncpus, sizeof(*st));
 	struct rfs_cpu_queue q = {};
 	int e = -ENOMEM, i;
 
 	memset(c, 0, sizeof(*c));
-	if (!seq || !gs || !st)
+	if (!gs || !st)
 		goto out;
-	e = rfs_read_percpu(rc.dp->tx_seq_fd, 0, sizeof(*seq), seq, rc.ncpus) ?:
-	    rfs_dp_read_gstats(rc.dp, gs) ?:
+	e = rfs_dp_read_gstats(rc.dp, gs) ?:
 	    rfs_if_read_stats(rc.ifc, st);
 	if (!e && bpf_map_lookup_elem(rc.dp->cpu_queues_fd, &target, &q))
 		e = -errno;
 	if (e)
 		goto out;
-	c->seq = seq[cpu].seq[target];
 	c->dequeued = q.dequeued;
 	for (i = 0; i < rc.ncpus; i++) {
+		c->steered += st[i].steered;
 		c->no_meta += st[i].no_meta;
 		c->enqueue_drops += gs[i].enqueue_drops;
 	}
 out:
-	free(seq);
 	free(gs);
 	free(st);
 	return e;
@@ -467,9 +465,12 @@ static int rfs_cost_mode(const struct rfs_cost_mode *m, int runs,
 					m->name, target, strerror(-e));
 				return -1;
 			}
-			if (c1.seq - c0.seq != repeat || c1.no_meta != c0.no_meta) {
-				fprintf(stderr, "cost: rfs_xdp (%s) sent %u of %u frames to cpu %u (%llu passed for want of metadata room)\n",
-					m->name, c1.seq - c0.seq, repeat, target,
+			if (c1.steered - c0.steered != repeat ||
+			    c1.no_meta != c0.no_meta) {
+				fprintf(stderr, "cost: rfs_xdp (%s) sent %llu of %u frames to cpu %u (%llu passed for want of metadata room)\n",
+					m->name,
+					(unsigned long long)(c1.steered - c0.steered),
+					repeat, target,
 					(unsigned long long)(c1.no_meta - c0.no_meta));
 				return -1;
 			}

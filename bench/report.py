@@ -396,6 +396,25 @@ def plots_sizing(res, pl):
 
 # ---------------------------------------------------------------- report
 
+# meta.txt's keys for what the figures depend on, as the report's head
+# names them; a run from before one was recorded says so.
+MACHINE = [('cpus', 'CPUs', '%s CPUs'), ('kernel', 'kernel', 'kernel %s'),
+           ('hz', 'CONFIG_HZ', 'CONFIG_HZ %s'),
+           ('preempt', 'preemption', 'preemption %s'),
+           ('cpuidle', 'cpuidle driver', 'cpuidle %s'),
+           ('guest_halt_poll_ns', 'guest_halt_poll_ns', 'guest_halt_poll_ns %s')]
+
+
+def machine(lines):
+    kv = dict(ln.split(': ', 1) for ln in lines if ': ' in ln)
+    # guest_halt_poll_ns is there only under the haltpoll driver
+    words = [fmt % kv[key] if key in kv else name + ' not recorded'
+             for key, name, fmt in MACHINE
+             if key in kv or key != 'guest_halt_poll_ns' or
+             kv.get('cpuidle', '').startswith('haltpoll')]
+    return 'Machine: ' + '; '.join(words) + '.'
+
+
 def main():
     out_dir = sys.argv[1]
     draw = '--no-plots' not in sys.argv[2:]
@@ -412,7 +431,8 @@ def main():
     md = ['# xdp-rfs bench report', '']
     meta = os.path.join(out_dir, 'meta.txt')
     if os.path.exists(meta):
-        md += ['```'] + open(meta).read().rstrip('\n').split('\n') + ['```', '']
+        lines = open(meta).read().rstrip('\n').split('\n')
+        md += [machine(lines), '', '```'] + lines + ['```', '']
     else:
         md += ['_No meta.txt: the commit, kernel and CPUs of this run are unknown._', '']
     if not draw:

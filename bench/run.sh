@@ -187,7 +187,7 @@
 #             commit 1665295)
 # Results in OUT (default build/bench): results.tsv (one row per figure:
 # workload param mode round metric value unit, bench/README.md),
-# meta.txt (commit, kernel, CPUs, date, command line), results.txt (the
+# meta.txt (commit, the machine, date, command line), results.txt (the
 # sockperf/iperf3 summary), raw.txt (those cells), profile.json, cost.txt,
 # logs/ (every client's output); the summary's markdown tables also go to
 # stdout.
@@ -493,6 +493,43 @@ else
 		awk '{ print $2 }' | paste -sd' ')
 fi
 
+# The kernel's config (CONFIG_HZ and such): /boot's, or the running
+# kernel's own.  kconfig KEY prints KEY's value, or nothing.
+kconfig()
+{
+	{ cat "/boot/config-$(uname -r)" 2>/dev/null ||
+		zcat /proc/config.gz 2>/dev/null; } | sed -n "s/^$1=//p" | head -n 1
+}
+# The preemption model: the current one where debugfs says it; else what
+# uname -v says was built, and for a dynamic kernel the boot choice
+# (preempt= on the command line, or the config's default).
+preempt_model()
+{
+	local v m k
+	v=" $(uname -v) "
+	m=$(sed -n 's/.*(\([a-z]*\)).*/\1/p' /sys/kernel/debug/sched/preempt 2>/dev/null)
+	case $v in
+	*" PREEMPT_RT "*) echo "rt" ;;
+	*" PREEMPT_DYNAMIC "*)
+		if [ -n "$m" ]; then
+			echo "dynamic, $m (sched/preempt)"
+		elif m=$(tr ' ' '\n' < /proc/cmdline | sed -n 's/^preempt=//p') &&
+		     [ -n "$m" ]; then
+			echo "dynamic, $m at boot (preempt=; sched/preempt unreadable)"
+		else
+			m="?"
+			for k in full: lazy:_LAZY voluntary:_VOLUNTARY none:_NONE; do
+				[ "$(kconfig "CONFIG_PREEMPT${k#*:}")" = y ] && m=${k%%:*}
+			done
+			echo "dynamic, $m at boot (the config's default; sched/preempt unreadable)"
+		fi ;;
+	*" PREEMPT "*) echo "full" ;;
+	*" PREEMPT_LAZY "*) echo "lazy" ;;
+	*) [ "$(kconfig CONFIG_PREEMPT_VOLUNTARY)" = y ] && echo "voluntary" ||
+		echo "none" ;;
+	esac
+}
+
 mkdir -p "$OUT" || die "can't create $OUT"
 : > "$OUT/raw.txt"
 : > "$OUT/cost.txt"
@@ -500,11 +537,17 @@ mkdir -p "$OUT" || die "can't create $OUT"
 printf 'workload\tparam\tmode\tround\tmetric\tvalue\tunit\n' > "$OUT/results.tsv"
 rm -f "$OUT/profile.txt" "$OUT/profile.bad" "$OUT/REPORT.md"
 rm -rf "$OUT/logs" && mkdir -p "$OUT/logs" || die "can't create $OUT/logs"
+CPUIDLE=/sys/devices/system/cpu/cpuidle
+IDLE_GOV=$(cat "$CPUIDLE/current_governor_ro" 2>/dev/null ||
+	   cat "$CPUIDLE/current_governor" 2>/dev/null)
 {
 	echo "commit: $REV${DIRTY:+ plus uncommitted changes to $DIRTY}"
 	echo "kernel: $(uname -r)"
 	echo "cpus: $(nproc)"
 	echo "cpu_model: $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)"
+	echo "hz: $(kconfig CONFIG_HZ | grep . || echo "unknown (no kernel config in /boot or /proc/config.gz)")"
+	echo "preempt: $(preempt_model)"
+	echo "cpuidle: $(cat "$CPUIDLE/current_driver" 2>/dev/null || echo none)${IDLE_GOV:+ (governor $IDLE_GOV)}"
 	echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 	echo "command: $CMDLINE"
 	echo "settings: $ARGS${QUICK:+ (quick)}; rr-many ${RR_SECS}s per cell, cells $RR_CELLS; rpc ${RPC_SECS}s, $RPC_CONNS conns of ${RPC_SIZE} B; order-* ${ORDER_SECS}s, hops every ${HOP_MS} ms, $UDP_FLOWS UDP flows x $UDP_PPS/s"

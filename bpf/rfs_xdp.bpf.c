@@ -276,14 +276,10 @@ int rfs_xdp(struct xdp_md *ctx)
 		return rfs_count_pass(s, -1);
 
 	if (c.local) {
-		/* Up the stack here, as RPS does for its own CPU; the jiffy
-		 * is written only when it changes. */
+		/* Up the stack here, as RPS does for its own CPU. */
 		if (!now)
 			now = bpf_jiffies64();
-		if (!(st.cur.flags & RFS_DEV_FLOW_LOCAL) ||
-		    st.cur.cpu != c.cpu || st.cur.last != (__u32)now ||
-		    !(df->flags & RFS_DEV_FLOW_VALID))
-			rfs_record_local(df, c.cpu, now);
+		rfs_record_local(df, c.cpu, now);
 		rfs_count(s, &c);
 		return XDP_PASS;
 	}

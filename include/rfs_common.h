@@ -81,7 +81,7 @@ typedef __u32 rfs_sock_entry_t;
  * Example: frame 7 from RX CPU 300 to CPU 3 is {last 7, rx_cpu 300, cpu 3,
  * VALID}: 0x01 03 012c 00000007 (flags, cpu, rx_cpu, last) read as one
  * little-endian u64.  It is written and read as one 64-bit access
- * (rfs_dev_flow_store/_load), so no reader sees half of an entry.
+ * (rfs_dev_flow_update/_load), so no reader sees half of an entry.
  *
  * Entry 0 of every dev flow table is not a flow but the table's header
  * (RFS_DEV_TABLE_HDR): last = flow_mask, rx_cpu = rx_queues.  A table

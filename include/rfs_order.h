@@ -54,8 +54,9 @@
  *	Only a frame that a proof may have to cover carries a mark: a frame
  *	of a flow held on its remote path (rfs_choice_marked).  The others
  *	go bare: no metadata, no number taken, nothing written on the
- *	target.  A bare frame's entry records the number the next marked
- *	frame from r to t will take; that frame is behind it in r's FIFO
+ *	target, nor in the flow's entry while the number it records stays
+ *	(rfs_dev_flow_update).  A bare frame's entry records the number the
+ *	next marked frame from r to t will take; that frame is behind it in r's FIFO
  *	path to t, so it is dequeued after the bare one, in the same batch
  *	or a later one, and its mark covers the bare frame in every rule
  *	above (delivered epoch, asleep kthread).  So a flow whose last frame
@@ -200,14 +201,6 @@ union rfs_dev_flow_word {
 	__u64 w;
 };
 
-static __always_inline void rfs_dev_flow_store(struct rfs_dev_flow *df,
-					       struct rfs_dev_flow n)
-{
-	union rfs_dev_flow_word u = { .f = n };
-
-	*(volatile __u64 *)df = u.w;
-}
-
 static __always_inline struct rfs_dev_flow
 rfs_dev_flow_load(const struct rfs_dev_flow *df)
 {
@@ -215,6 +208,27 @@ rfs_dev_flow_load(const struct rfs_dev_flow *df)
 
 	u.w = *(const volatile __u64 *)df;
 	return u.f;
+}
+
+/*
+ * Store n unless df holds it already.  A steady flow records the same
+ * entry frame after frame (a bare frame the number only marked frames
+ * move, a local one the jiffy): skipping the store keeps its cache line
+ * clean.  No reader can tell the difference: no field of an entry is
+ * refreshed by the store itself, and the poller of the entry's RX queue
+ * is its one writer (rfsd writes only a table's header).  Compared with
+ * what df holds now, not with the caller's snapshot: that may come from
+ * the table before a resize, and the flow's state must still reach the
+ * current one, or rfsd would judge the old entry settled (never written
+ * again) while frames still go out on it.
+ */
+static __always_inline void rfs_dev_flow_update(struct rfs_dev_flow *df,
+						struct rfs_dev_flow n)
+{
+	union rfs_dev_flow_word u = { .f = n };
+
+	if (*(const volatile __u64 *)df != u.w)
+		*(volatile __u64 *)df = u.w;
 }
 
 static __always_inline __u32 rfs_dev_table_entries(__u32 flow_cnt,
@@ -250,7 +264,7 @@ static __always_inline void rfs_record_sent(struct rfs_dev_flow *df,
 		.flags = RFS_DEV_FLOW_VALID | (bare ? RFS_DEV_FLOW_BARE : 0),
 	};
 
-	rfs_dev_flow_store(df, n);
+	rfs_dev_flow_update(df, n);
 }
 
 static __always_inline void rfs_record_remote(struct rfs_dev_flow *df,
@@ -270,7 +284,7 @@ static __always_inline void rfs_record_local(struct rfs_dev_flow *df,
 		.flags = RFS_DEV_FLOW_VALID | RFS_DEV_FLOW_LOCAL,
 	};
 
-	rfs_dev_flow_store(df, n);
+	rfs_dev_flow_update(df, n);
 }
 
 /* ---- the target side ------------------------------------------------- */

@@ -5,7 +5,7 @@
 # (odd and even counts), min-max, quartiles only from 4 rounds, per-round
 # ratios to base, rfs and cpumap (a round missing on one side left out),
 # one-shot rows, a malformed row skipped, missing workloads named as such,
-# a results file with a header only; bench/ab.py's ratios,
+# a results file with a header only, the machine at the report's head; bench/ab.py's ratios,
 # bench/kprofile.py's means and bench/summary.py's bulk bounds.  Figures are checked in summary.tsv
 # (the report's machine-readable twin) and in REPORT.md's table rows.  No
 # lab, no root.
@@ -49,7 +49,7 @@ row rr-many n=16,req=1 xdp 2 locality_pct 99.5 pct
 # one-shot
 row sizing flows=256,sock=4096,devtab=1024,cpus=8 sim 0 accuracy_pct 93.5 pct
 printf 'nic\tbroken row\n' >> "$T/results.tsv"
-printf 'commit abc123\nkernel 6.18\n' > "$T/meta.txt"
+printf 'commit: abc123\nkernel: 6.18\n' > "$T/meta.txt"
 
 "$REPORT" "$T" 2> "$T/err" || fail "report.sh failed: $(cat "$T/err")"
 [ -s "$T/REPORT.md" ] || fail "no REPORT.md"
@@ -120,7 +120,10 @@ grep -qxF '**locality_pct** (pct)' "$T/rr-many.md" ||
 grep -qxF '| n=16,req=1 | xdp | 2 | 97.2 | 95–99.5 | – |' "$T/rr-many.md" ||
 	fail "REPORT.md: no xdp locality row (or a ratio column on a percentage): $(grep 'req=1 | xdp' "$T/rr-many.md" | head -n 1)"
 grep -q '1 malformed rows skipped' "$T/REPORT.md" || fail "REPORT.md: the malformed row is not reported"
-grep -q 'commit abc123' "$T/REPORT.md" || fail "REPORT.md: meta.txt is not quoted"
+grep -q 'commit: abc123' "$T/REPORT.md" || fail "REPORT.md: meta.txt is not quoted"
+# the machine at the head; what a run did not record is said so
+grep -qxF 'Machine: CPUs not recorded; kernel 6.18; CONFIG_HZ not recorded; preemption not recorded; cpuidle driver not recorded.' "$T/REPORT.md" ||
+	fail "REPORT.md: no machine line for a run that recorded only its kernel: $(grep '^Machine' "$T/REPORT.md")"
 for w in rpc order-bulk order-udp; do
 	grep -A 2 "^## $w:" "$T/REPORT.md" | grep -q 'No rows for this workload' ||
 		fail "REPORT.md: missing workload $w is not said to be missing"
@@ -137,7 +140,13 @@ fi
 # a run that produced nothing yet: still a report, every workload missing
 E=$T/empty
 mkdir "$E" && printf 'workload\tparam\tmode\tround\tmetric\tvalue\tunit\n' > "$E/results.tsv"
+# meta.txt as bench/run.sh writes it, the machine's lines in it
+printf '%s\n' 'commit: abc123' 'kernel: 6.18.44' 'cpus: 2' 'cpu_model: Some CPU' \
+	'hz: 250' 'preempt: dynamic, none at boot (the config'"'"'s default)' \
+	'cpuidle: haltpoll (governor haltpoll)' 'guest_halt_poll_ns: 200000' > "$E/meta.txt"
 "$REPORT" "$E" 2> "$T/err" || fail "report.sh failed on a header-only file: $(cat "$T/err")"
+[ "$(sed -n 3p "$E/REPORT.md")" = "Machine: 2 CPUs; kernel 6.18.44; CONFIG_HZ 250; preemption dynamic, none at boot (the config's default); cpuidle haltpoll (governor haltpoll); guest_halt_poll_ns 200000." ] ||
+	fail "REPORT.md's head does not name the machine: $(sed -n 3p "$E/REPORT.md")"
 [ "$(grep -c 'No rows for this workload' "$E/REPORT.md")" -ge 7 ] ||
 	fail "header-only results: not every workload is said to be missing"
 # bench/ab.py on a copy with tps rows added (and the malformed row):
@@ -209,4 +218,4 @@ grep -q '^| bulk against the bare cpumap redirect (xdp / cpumap, same round).* |
 	fail "bench/summary.py's xdp / cpumap row: $(grep 'cpumap' <<< "$SUM")"
 grep -q '| pass 120 (100–140), cpumap 450000 (400000–500000), xdp 455000 (420000–490000) | - |$' <<< "$SUM" ||
 	fail "bench/summary.py's page pool row: $(grep 'page pool' <<< "$SUM")"
-echo "report arithmetic: medians, quartiles, per-round ratios and missing workloads as computed by hand; bench/ab.py's ratios too, also over two runs; bench/kprofile.py's means; bench/summary.py's bulk bounds"
+echo "report arithmetic: medians, quartiles, per-round ratios and missing workloads as computed by hand; bench/ab.py's ratios too, also over two runs; bench/kprofile.py's means; bench/summary.py's bulk bounds; the machine at the head"

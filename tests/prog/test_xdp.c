@@ -2538,16 +2538,21 @@ static void test_resize_grow(void **state)
 	rfs_xt_resize(256);
 	assert_int_equal(rfs_xt_outer_id(1), rfs_obj_id(old_fd));
 
+	/* flow 2's app did not move: kept, no switch.  Its bare frame
+	 * records just what the old table holds, and must still write it
+	 * to the new one: the old one is judged as never written again. */
+	d = rfs_xt_steer(&f2, &c);
+	assert_int_equal(c, 0);
+	assert_int_equal(d.to_desired, 1);
+	assert_int_equal(d.switches + d.held, 0);
+	assert_true(old2.flags & RFS_DEV_FLOW_BARE);
+	e = rfs_xt_entry(h2, 0);
+	assert_memory_equal(&old2, &e, sizeof(e));
 	/* flow 1 still held on CPU 0, from the old table's state */
 	rfs_xt_expect_held(&f1, 0);
 	e = rfs_xt_entry(h1, 0);
 	assert_int_equal(e.cpu, 0);
 	assert_int_equal(e.last, old1.last + 1);
-	/* flow 2's did not: kept, no switch */
-	d = rfs_xt_steer(&f2, &c);
-	assert_int_equal(c, 0);
-	assert_int_equal(d.to_desired, 1);
-	assert_int_equal(d.switches + d.held, 0);
 	assert_int_equal(rfs_xt_valid_entries(NULL), 2);
 	/* the old table is never written again */
 	e = rfs_xt_entry_in(old_fd, h1, 0);

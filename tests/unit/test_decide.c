@@ -13,6 +13,8 @@
 #include <setjmp.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "rfs_decide.h"
@@ -805,6 +807,51 @@ static void rfs_test_record(void **state)
 	assert_int_equal(df.flags, RFS_DEV_FLOW_VALID);
 }
 
+/*
+ * A steady flow records the same entry frame after frame: it must not be
+ * stored again (a dirty cache line per frame).  On a read-only page a
+ * store faults, so an entry that equals the one there must not fault.
+ */
+static void rfs_test_record_unchanged(void **state)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	struct rfs_dev_flow *df;
+
+	df = mmap(NULL, pg, PROT_READ | PROT_WRITE,
+		  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(df != MAP_FAILED);
+
+	/* bare frames: same number, same target, same RX CPU */
+	rfs_record_sent(df, 3, 300, 7, 1);
+	assert_int_equal(mprotect(df, pg, PROT_READ), 0);
+	rfs_record_sent(df, 3, 300, 7, 1);
+	assert_int_equal(mprotect(df, pg, PROT_READ | PROT_WRITE), 0);
+	/* any field that differs is stored, the flag too */
+	rfs_record_sent(df, 3, 300, 7, 0);
+	assert_int_equal(df->flags, RFS_DEV_FLOW_VALID);
+	rfs_record_sent(df, 3, 300, 8, 1);
+	assert_int_equal(df->last, 8);
+	assert_int_equal(df->flags, RFS_DEV_FLOW_VALID | RFS_DEV_FLOW_BARE);
+	rfs_record_sent(df, 4, 300, 8, 1);
+	assert_int_equal(df->cpu, 4);
+	rfs_record_sent(df, 4, 301, 8, 1);
+	assert_int_equal(df->rx_cpu, 301);
+
+	/* an empty entry is written, whatever holds the same elsewhere
+	 * (the table before a resize) */
+	rfs_record_sent(&df[1], 4, 301, 8, 1);
+	assert_memory_equal(&df[0], &df[1], sizeof(*df));
+
+	/* local frames in one jiffy; the next jiffy is stored */
+	rfs_record_local(df, 1, 0x100000005ULL);
+	assert_int_equal(mprotect(df, pg, PROT_READ), 0);
+	rfs_record_local(df, 1, 0x100000005ULL);
+	assert_int_equal(mprotect(df, pg, PROT_READ | PROT_WRITE), 0);
+	rfs_record_local(df, 1, 0x100000006ULL);
+	assert_int_equal(df->last, 6);
+	assert_int_equal(munmap(df, pg), 0);
+}
+
 /* ---- rfs_order.h: the target side -------------------------------------- */
 
 static void rfs_test_mark(void **state)
@@ -1224,7 +1271,7 @@ static void rfs_test_track_wrap(void **state)
 static void rfs_test_dev_flow_word(void **state)
 {
 	union rfs_dev_flow_word u;
-	struct rfs_dev_flow e, l;
+	struct rfs_dev_flow e = {}, l;
 
 	assert_int_equal(sizeof(struct rfs_dev_flow), 8);
 	assert_int_equal(__alignof__(struct rfs_dev_flow), 8);
@@ -1312,7 +1359,7 @@ static void rfs_test_local_drained(void **state)
 	unsigned int i;
 
 	for (i = 0; i < RFS_TEST_ARRAY_SIZE(t); i++) {
-		struct rfs_dev_flow df;
+		struct rfs_dev_flow df = {};
 
 		rfs_record_local(&df, 1, t[i].last);
 		if (rfs_local_drained(&df, t[i].now, t[i].drain) !=
@@ -1386,6 +1433,7 @@ int main(void)
 		cmocka_unit_test(rfs_test_dev_index),
 		cmocka_unit_test(rfs_test_dev_index_bits),
 		cmocka_unit_test(rfs_test_record),
+		cmocka_unit_test(rfs_test_record_unchanged),
 		cmocka_unit_test(rfs_test_mark),
 		cmocka_unit_test(rfs_test_track_dequeued),
 		cmocka_unit_test(rfs_test_remote_drained),

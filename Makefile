@@ -369,6 +369,8 @@ install: all
 	install -D -m 0644 $(B)/rfsd.service $(DESTDIR)$(UNITDIR)/rfsd.service
 	install -D -m 0644 systemd/rfsd-metrics.socket $(DESTDIR)$(UNITDIR)/rfsd-metrics.socket
 	install -D -m 0644 completion/rfsctl.bash $(DESTDIR)$(COMPLDIR)/rfsctl
+	@# the unit's Group=, the control socket's group
+	[ -n "$(DESTDIR)" ] || getent group rfs >/dev/null || groupadd --system rfs
 
 uninstall:
 	rm -f $(DESTDIR)$(SBINDIR)/rfsd $(DESTDIR)$(SBINDIR)/rfsctl \
@@ -381,15 +383,16 @@ clean:
 	$(Q)rm -rf $(B)
 
 # ---- parser tests and fuzzing ----------------------------------------------
-# tests/unit/test_config.c, test_netlink.c and test_request.c compile rfsd's
-# config.c and node.c, netlink.c and netns.c, and request.c into themselves:
-# rebuild them when those change.
+# tests/unit/test_config.c, test_netlink.c, test_request.c and test_caps.c
+# compile rfsd's config.c and node.c, netlink.c and netns.c, request.c and
+# caps.c into themselves: rebuild them when those change.
 # test_hist compiles the bench's histogram (tests/tools/lib/rfs_hist.c)
 $(B)/tests/test_hist: tests/tools/lib/rfs_hist.c tests/tools/lib/rfs_hist.h
 $(B)/tests/test_config: daemon/rfsd/config.c daemon/rfsd/config.h daemon/rfsd/node.c
 $(B)/tests/test_netlink: daemon/rfsd/netlink.c daemon/rfsd/netns.c daemon/rfsd/netns.h
 $(B)/tests/test_request: daemon/rfsd/request.c daemon/rfsd/parser.c daemon/rfsd/commands.h
 $(B)/tests/test_peercred: daemon/rfsd/peercred.c daemon/rfsd/server.h
+$(B)/tests/test_caps: daemon/rfsd/caps.c daemon/rfsd/server.h
 # and test_top_rates rfsctl's top_rates.c
 $(B)/tests/test_top_rates: daemon/rfsctl/top_rates.c daemon/rfsctl/rfsctl.h
 # and test_explain the library's explain: the linker drops the map reads

@@ -9,9 +9,11 @@
  * says what each is for.  A SIGHUP that asks for a kthread policy after
  * CAP_SYS_NICE went needs a restart.
  *
- * CAP_SETUID, CAP_SETGID and CAP_SETPCAP stay permitted, never
- * effective: the parser process (server.c), forked again should it die,
- * takes them up only to become nobody with an empty bounding set.
+ * CAP_SETUID, CAP_SETGID and CAP_SETPCAP, when rfsd has them (started
+ * by hand as root; the unit gives none), stay permitted, never effective:
+ * the parser process (server.c), forked again should it die, takes them
+ * up only to become nobody with an empty bounding set.  Without them it
+ * stays rfsd's uid; either way its system call filter is what confines it.
  *
  * It drops the rest once the datapath is loaded: CAP_SYS_RESOURCE (the
  * RLIMIT_MEMLOCK bump libbpf does at the first load on kernels before
@@ -21,12 +23,16 @@
 #include <errno.h>
 #include <grp.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include <linux/audit.h>
 #include <linux/capability.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 
 #include "server.h"
 
@@ -137,7 +143,8 @@ int rfsd_caps_drop_all(uid_t uid, gid_t gid)
 		.version = _LINUX_CAPABILITY_VERSION_3,
 	};
 	struct __user_cap_data_struct data[2] = {};
-	int cap, kept_uid = 0;
+	__u32 sw = (1u << CAP_SETUID) | (1u << CAP_SETGID);
+	int cap;
 
 	/* what rfsd kept permitted for this, effective for the switch */
 	if (syscall(SYS_capget, &hdr, data))
@@ -146,20 +153,75 @@ int rfsd_caps_drop_all(uid_t uid, gid_t gid)
 	data[1].effective = 0;
 	if (syscall(SYS_capset, &hdr, data))
 		return -errno;
+	/* EPERM without CAP_SETPCAP: the set stays rfsd's, and execve(),
+	 * which could refill it for uid 0, is outside the filter */
 	for (cap = 0; prctl(PR_CAPBSET_READ, cap, 0, 0, 0) >= 0; cap++)
 		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) && errno != EPERM)
 			return -errno;
 	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) &&
 	    errno != EINVAL)
 		return -errno;
-	/* without CAP_SETUID (started with a narrower set) it stays root's
-	 * uid, but with no capability: the caller says so */
-	if (setgroups(0, NULL) || setresgid(gid, gid, gid) ||
-	    setresuid(uid, uid, uid))
-		kept_uid = 1;
+	/* both or none: half a switch would only fail */
+	if ((data[0].permitted & sw) == sw &&
+	    (setgroups(0, NULL) || setresgid(gid, gid, gid) ||
+	     setresuid(uid, uid, uid)))
+		return -errno;
 	memset(data, 0, sizeof(data));
 	if (syscall(SYS_capset, &hdr, data) ||
 	    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
 		return -errno;
-	return kept_uid;
+	return 0;
+}
+
+#if defined(__x86_64__)
+#define RFSD_AUDIT_ARCH AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define RFSD_AUDIT_ARCH AUDIT_ARCH_AARCH64
+#endif
+#define RFSD_ALLOW(name) \
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_##name, 0, 1), \
+	BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)
+
+int rfsd_parser_seccomp(void)
+{
+#ifdef RFSD_AUDIT_ARCH
+	/*
+	 * What rfsd_request_serve() calls (strace of every command): its
+	 * socket's recv/send, alarm() (setitimer() where there is no alarm
+	 * call), json-c's hash seed (getrandom).  Besides: malloc growing
+	 * for a long line, the clock, a log line to stderr, the exits.  A
+	 * call outside it kills the process; rfsd starts another.
+	 */
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			 offsetof(struct seccomp_data, arch)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, RFSD_AUDIT_ARCH, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			 offsetof(struct seccomp_data, nr)),
+		/* x32 calls come with the x86_64 arch, at numbers above */
+		BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+		RFSD_ALLOW(read), RFSD_ALLOW(recvfrom), RFSD_ALLOW(recvmsg),
+		RFSD_ALLOW(write), RFSD_ALLOW(writev), RFSD_ALLOW(sendto),
+		RFSD_ALLOW(sendmsg),
+#ifdef __NR_alarm
+		RFSD_ALLOW(alarm),
+#endif
+		RFSD_ALLOW(setitimer), RFSD_ALLOW(getrandom),
+		RFSD_ALLOW(brk), RFSD_ALLOW(mmap), RFSD_ALLOW(munmap),
+		RFSD_ALLOW(mremap), RFSD_ALLOW(madvise), RFSD_ALLOW(futex),
+		RFSD_ALLOW(rt_sigreturn), RFSD_ALLOW(rt_sigprocmask),
+		RFSD_ALLOW(clock_gettime), RFSD_ALLOW(gettimeofday),
+		RFSD_ALLOW(getpid), RFSD_ALLOW(exit), RFSD_ALLOW(exit_group),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+	};
+	struct sock_fprog prog = {
+		.len = sizeof(f) / sizeof(f[0]), .filter = f,
+	};
+
+	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) ? -errno : 0;
+#else
+	return -EOPNOTSUPP;
+#endif
 }

@@ -157,11 +157,14 @@ static int sock_bind(struct rfsd_ctlsock *cs, const char *path,
 	}
 	/* 0660 and the group from bind() on: the file takes our umask and
 	 * effective gid, and nothing is changed by path after (a path can
-	 * be swapped in between, chmod() follows links) */
+	 * be swapped in between, chmod() follows links).  Without
+	 * CAP_SETGID (the unit) only our own gid will do: its Group=. */
 	if (gid && setresgid(-1, *gid, -1)) {
-		pr_warn("can't give control socket '%s' to group '%s': %s; only root can use the socket\n",
-			path, group, strerror(errno));
-		gid = NULL;
+		e = -errno;
+		snprintf(err, len, "can't give control socket '%s' to group '%s': %s: run rfsd with that group (under systemd, Group=%s in a drop-in: systemctl edit rfsd) or with CAP_SETGID",
+			 path, group, strerror(-e), group);
+		close(fd);
+		return e;
 	}
 	old = umask(0117);
 	e = bind(fd, (struct sockaddr *)&sa, sizeof(sa)) ? -errno : 0;
@@ -644,14 +647,20 @@ static void __attribute__((noreturn)) parser_main(struct rfsd_server *s,
 		for (e = 4; e < 4096; e++)
 			close(e);
 	e = rfsd_caps_drop_all(s->ps.uid, s->ps.gid);
-	if (e < 0) {
+	if (e) {
 		pr_warn("request parser: can't drop privileges: %s\n",
 			strerror(-e));
 		_exit(1);
 	}
-	if (e)
-		pr_warn("request parser: can't become uid %u: it runs as uid %u, without capabilities\n",
-			s->ps.uid, getuid());
+	/* where there is no filter, nobody's uid alone will do */
+	e = rfsd_parser_seccomp();
+	if (e == -EOPNOTSUPP && getuid() == s->ps.uid)
+		pr_warn("request parser: no system call filter for this architecture\n");
+	else if (e) {
+		pr_warn("request parser: can't install its system call filter: %s\n",
+			strerror(-e));
+		_exit(1);
+	}
 	rfsd_request_serve(3, s->dispatch.cmds);
 	_exit(0);
 }

@@ -5,9 +5,10 @@
  * The control socket (docs/protocol.md, server.c): a unix stream socket,
  * one JSON request per line, one reply line each.  rfsd accepts, reads
  * the lines and decides each peer's role; the line goes to the parser
- * process (parser.c), which has no capabilities and runs as nobody, and
- * comes back as a struct rfsd_preq that request.c runs through the
- * command table (commands.h).  Everything is non-blocking and bounded: a
+ * process (parser.c), which has no capabilities and a system call filter
+ * (and runs as nobody when rfsd may switch uid), and comes back as a
+ * struct rfsd_preq that request.c runs through the command table
+ * (commands.h).  Everything is non-blocking and bounded: a
  * request line is at most RFS_CTL_REQUEST_MAX bytes and must end within
  * RFSD_LINE_SECS of its first byte (a peer sending a byte now and then
  * stays active), at most RFSD_MAX_CLIENTS peers at once and
@@ -158,8 +159,13 @@ const char *rfsd_metrics_addr(const struct rfsd_metrics *m);
  * dropped from the effective set in dropped.  0 or -errno.
  */
 int rfsd_caps_drop(bool keep_nice, char *kept, size_t len, int *dropped);
-/* In the parser process: become uid:gid with no capability at all, not
- * even in the bounding set, and no way to gain one.  0 or -errno. */
+/* In the parser process: no capability at all, none in the bounding set
+ * either when CAP_SETPCAP allows, no way to gain one, and uid:gid when
+ * CAP_SETUID allows.  0 or -errno. */
 int rfsd_caps_drop_all(uid_t uid, gid_t gid);
+/* Then: a system call filter that allows only what parsing needs and
+ * kills the process on anything else.  0, -EOPNOTSUPP on an architecture
+ * it has no list for, or -errno. */
+int rfsd_parser_seccomp(void);
 
 #endif /* RFSD_SERVER_H */

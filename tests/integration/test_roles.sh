@@ -22,6 +22,8 @@ ALL_TESTS="
 	test_per_uid_cap
 	test_line_deadline
 	test_parser_unprivileged
+	test_parser_unprivileged_unit
+	test_socket_group_unit
 	test_parser_restart
 "
 
@@ -41,8 +43,22 @@ roles_down()
 	lab_down
 }
 
+# rfsd started as the unit starts it: root, with no CAP_SETUID, CAP_SETGID
+# or CAP_SETPCAP in any set, and the unit's Group= as its gid ($1; none:
+# root's).
+unit_rfsd()
+{
+	local w=$LAB_DIR/rfsd-unit
+	RFSD_REAL=${RFSD_REAL:-$RFSD}
+	printf '#!/bin/sh\nexec setpriv --bounding-set=-setuid,-setgid,-setpcap %s --clear-groups %s "$@"\n' \
+		"${1:+--regid=$1}" "$RFSD_REAL" > "$w" && chmod 0755 "$w" ||
+		fail "can't write $w"
+	RFSD=$w
+}
+
 # The two groups (the admin one only with $1 = admin), a config naming
-# them, rfsd started, copies of rfsctl and the raw peer anyone can run.
+# them, rfsd started (with $2 = unit, as the unit starts it), copies of
+# rfsctl and the raw peer anyone can run.
 setup()
 {
 	trap roles_down EXIT
@@ -66,6 +82,7 @@ setup()
 	cp "$RFSCTL" "$CTL" && chmod 0755 "$CTL"
 	PEER_RUN=$LAB_DIR/ctl_peer.py
 	cp "$PEER" "$PEER_RUN" && chmod 0644 "$PEER_RUN"
+	[ "${2:-}" = unit ] && unit_rfsd "$GID_R"
 	lab_start_rfsd
 }
 
@@ -229,33 +246,100 @@ parser_pid()
 	echo "$pid"
 }
 
-# The parser holds no capability, not even in its bounding set, can't
-# gain one (no_new_privs) and is not root; every role still works
-# through it.
-test_parser_unprivileged()
+# The parser holds no capability and can't gain one (no_new_privs); its
+# system call filter is on (Seccomp: 2).  Started by hand as root ($1 =
+# root) it runs as nobody with an empty bounding set; under the unit's
+# set ($1 = unit) it stays uid 0 and keeps rfsd's bounding set (dropping
+# it takes CAP_SETPCAP), which only execve() could use, and the filter
+# kills that (tests/unit/test_caps.c).  Every command works through it.
+parser_unprivileged()
 {
-	local pid st f v out
-	setup admin
+	local pid st f v out bnd
+	setup admin "$1"
+	lab_need ip
+	lab_up
 	pid=$(parser_pid) || fail "no rfsd-parse child of rfsd $RFSD_PID in status"
 	st=$(cat "/proc/$pid/status")
+	bnd=$(awk '$1 == "CapBnd:" { print $2 }' "/proc/$RFSD_PID/status")
 	for f in CapInh CapPrm CapEff CapBnd CapAmb; do
 		v=$(awk -v f="$f:" '$1 == f { print $2 }' <<<"$st")
-		[ $((16#$v)) -eq 0 ] || fail "parser $pid has $f $v, want none"
+		[ $((16#$v)) -eq 0 ] && continue
+		[ "$1" = unit ] && [ $f = CapBnd ] && [ "$v" = "$bnd" ] &&
+			continue
+		fail "parser $pid has $f $v, want none"
 	done
+	# CAP_SETPCAP 8, CAP_SETGID 6, CAP_SETUID 7
+	[ "$1" = unit ] && (( 16#$bnd & 0x1c0 )) &&
+		fail "rfsd under the unit's set still has them in CapBnd $bnd"
 	v=$(awk '$1 == "Uid:" { print $2 }' <<<"$st")
-	[ "$v" != 0 ] || fail "parser $pid runs as root"
+	if [ "$1" = unit ]; then
+		[ "$v" = 0 ] || fail "parser $pid switched to uid $v without CAP_SETUID"
+		! grep -q "request parser: can't" "$RFSD_LOG" ||
+			fail "rfsd complained about the parser: $(grep "request parser" "$RFSD_LOG")"
+	else
+		[ "$v" = $NOBODY ] || fail "parser $pid runs as uid $v, want $NOBODY"
+	fi
 	v=$(awk '$1 == "NoNewPrivs:" { print $2 }' <<<"$st")
 	[ "$v" = 1 ] || fail "parser $pid has NoNewPrivs $v"
+	v=$(awk '$1 == "Seccomp:" { print $2 }' <<<"$st")
+	[ "$v" = 2 ] || fail "parser $pid has Seccomp ${v:-?}, want 2 (filter)"
 	# rfsd itself still holds what it needs: the parser is the only part
 	# without it
 	v=$(awk '$1 == "CapEff:" { print $2 }' "/proc/$RFSD_PID/status")
 	(( (16#$v >> 21) & 1 )) || fail "rfsd lost CAP_SYS_ADMIN ($v)"
-	out=$(as "$GID_R" -j status) || fail "status from the socket group failed: $out"
+	out=$(as "$GID_R,$GID_A" attach "$LAB_A") ||
+		fail "attach from the admin group failed: $out"
+	for f in "-j status" version "stats" "stats $LAB_A" "top --once" \
+		 "flows $LAB_A --interval 100" \
+		 "explain $LAB_A 10.0.0.1 10.0.0.2 1000 80 tcp"; do
+		# shellcheck disable=SC2086	# the command and its arguments
+		out=$(as "$GID_R" $f) ||
+			fail "rfsctl $f from the socket group failed: $out"
+	done
 	out=$(as "$GID_R" set sock-flow-entries 1024) &&
 		fail "a reader's change went through: $out"
-	out=$(as "$GID_R,$GID_A" set sock-flow-entries 1024) ||
-		fail "set from the admin group failed: $out"
-	say "parser $pid: uid $(awk '$1 == "Uid:" { print $2 }' <<<"$st"), no capabilities; roles hold"
+	for f in "set flow-cnt $LAB_A 1024" "set cpus $LAB_A 0" \
+		 "set sock-flow-entries 1024" "detach $LAB_A"; do
+		# shellcheck disable=SC2086	# the command and its arguments
+		out=$(as "$GID_R,$GID_A" $f) ||
+			fail "rfsctl $f from the admin group failed: $out"
+	done
+	[ "$(parser_pid)" = "$pid" ] || fail "the parser died on the way"
+	say "parser $pid ($1): uid $(awk '$1 == "Uid:" { print $2 }' <<<"$st"), no capabilities, Seccomp 2; every command works"
+}
+
+test_parser_unprivileged()
+{
+	parser_unprivileged root
+}
+
+test_parser_unprivileged_unit()
+{
+	parser_unprivileged unit
+}
+
+# Without CAP_SETGID rfsd can give the socket only its own gid: with
+# another, it refuses to start and names the fix; with the socket
+# group's (the unit's Group=), the file is root:<group> as ever.
+test_socket_group_unit()
+{
+	local rc=0
+	setup "" unit
+	[ "$(stat -c '%a %U %G' "$RFS_SOCK")" = "660 root $GRP_R" ] ||
+		fail "control socket is $(stat -c '%a %U %G' "$RFS_SOCK"), want 660 root $GRP_R"
+	lab_stop_rfsd
+	unit_rfsd
+	: >"$RFSD_LOG"
+	lab_bg "$RFSD" --socket "$RFS_SOCK" --pin-dir "$RFS_PIN" \
+		--config "$LAB_DIR/rfsd.conf" >>"$RFSD_LOG" 2>&1
+	RFSD_PID=$LAB_BG_PID
+	lab_wait "$RFSD_PID" 10 || rc=$?
+	[ "$rc" = 1 ] || fail "rfsd with a socket group it can't give: exit $rc, want 1"
+	RFSD_PID=
+	grep -q "can't give control socket '$RFS_SOCK' to group '$GRP_R': .*Group=$GRP_R" "$RFSD_LOG" ||
+		LAB_LOG_LINES=5 fail "no error naming Group=$GRP_R"
+	[ ! -e "$RFS_SOCK" ] || fail "a socket was left at $RFS_SOCK"
+	say "$(grep "can't give control socket" "$RFSD_LOG")"
 }
 
 # A parser that dies is started again, and the socket answers.

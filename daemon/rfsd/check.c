@@ -10,8 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <json-c/json.h>
-
+#include "commands.h"
 #include "config.h"
 #include "netns.h"
 #include "parse.h"
@@ -24,25 +23,22 @@ static void check_row(struct json_object *rows, const char *name,
 	struct rfs_cpuset set;
 	char buf[300];
 
-	json_object_object_add(o, "name", json_object_new_string(name));
-	json_object_object_add(o, "section", json_object_new_string(
-				       rfsd_iface_cfg_label(ic, buf, sizeof(buf))));
+	rfsd_add(o, "name", rfsd_jstr(name));
+	rfsd_add(o, "section",
+		 rfsd_jstr(rfsd_iface_cfg_label(ic, buf, sizeof(buf))));
 	if (!why && rfsd_iface_cpus(ic, &set, buf, sizeof(buf))) {
 		action = "error";
 		why = buf;
 	}
-	json_object_object_add(o, "action", json_object_new_string(action));
-	json_object_object_add(o, "why", why ? json_object_new_string(why) : NULL);
+	rfsd_add(o, "action", rfsd_jstr(action));
+	rfsd_add(o, "why", rfsd_jstr(why));
 	if (!why) {
 		rfs_cpulist_format(&set, buf, sizeof(buf));
-		json_object_object_add(o, "cpus", json_object_new_string(buf[0] ?
-				       buf : "all"));
-		json_object_object_add(o, "flow_cnt", json_object_new_int64(
-				       ic->flow_cnt ?: RFS_FLOW_CNT_DEFAULT));
-		json_object_object_add(o, "mode", json_object_new_string(
-				       rfs_xdp_mode_name(ic->mode)));
-		json_object_object_add(o, "noguard",
-				       json_object_new_boolean(ic->noguard));
+		rfsd_add(o, "cpus", rfsd_jstr(buf[0] ? buf : "all"));
+		rfsd_add(o, "flow_cnt",
+			 rfsd_jint(ic->flow_cnt ?: RFS_FLOW_CNT_DEFAULT));
+		rfsd_add(o, "mode", rfsd_jstr(rfs_xdp_mode_name(ic->mode)));
+		rfsd_add(o, "noguard", rfsd_jbool(ic->noguard));
 	}
 	json_object_array_add(rows, o);
 }
@@ -71,8 +67,8 @@ int rfsd_check_config(const char *path, bool must_exist, bool unsafe_noguard,
 			 strerror(-e));
 	if (e) {
 		if (json)
-			printf("{\"error\":%s}\n", json_object_to_json_string(
-				       json_object_new_string(err)));
+			printf("{\"error\":%s}\n",
+			       json_object_to_json_string(rfsd_jstr(err)));
 		else
 			fprintf(stderr, "rfsd: %s\n", err);
 		rfsd_config_free(&cfg);
@@ -90,9 +86,9 @@ int rfsd_check_config(const char *path, bool must_exist, bool unsafe_noguard,
 		if (!cfg.ifs[i].match && !if_nametoindex(cfg.ifs[i].name))
 			check_row(rows, cfg.ifs[i].name, &cfg.ifs[i], "wait",
 				  "not present; attached when it appears");
-	json_object_object_add(top, "config", json_object_new_string(path));
-	json_object_object_add(top, "interfaces", rows);
-	json_object_object_add(top, "not_picked", json_object_new_int64(unpicked));
+	rfsd_add(top, "config", rfsd_jstr(path));
+	rfsd_add(top, "interfaces", rows);
+	rfsd_add(top, "not_picked", rfsd_jint(unpicked));
 	for (i = 0; i < json_object_array_length(rows); i++) {
 		o = json_object_array_get_idx(rows, i);
 		bad |= !strcmp(jstr(o, "action"), "error");
@@ -108,7 +104,7 @@ int rfsd_check_config(const char *path, bool must_exist, bool unsafe_noguard,
 			       json_object_get_boolean(json_object_object_get(o,
 				       "noguard")) ? ", noguard" : "");
 	}
-	json_object_object_add(top, "valid", json_object_new_boolean(!bad));
+	rfsd_add(top, "valid", rfsd_jbool(!bad));
 	if (json)
 		printf("%s\n", json_object_to_json_string_ext(top,
 			JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));

@@ -1,12 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Control commands (docs/protocol.md): the table of commands, and the
- * handlers of those that are not stats or flows, which check their
- * arguments, call the datapath and build the result.  request.c has parsed the line and refused unknown commands and
- * arguments by then.  Every argument is checked for presence and type
- * here, before any datapath call; ranges that are the datapath's business
- * (powers of two, online CPUs) are left to it so that its error strings
- * reach the user unchanged.
+ * The command table (commands.h) and the handlers not in a file of their
+ * own.  Every argument is checked for presence and type before any
+ * datapath call; ranges that are the datapath's business (powers of two,
+ * online CPUs) are left to it, so that its error strings reach the user
+ * unchanged.
  */
 #include <errno.h>
 #include <net/if.h>
@@ -17,7 +15,6 @@
 #include "ifaces.h"
 #include "ksched.h"
 #include "kernel.h"
-#include "leaving.h"
 #include "log.h"
 #include "rfs_commit.h"
 #include "server.h"
@@ -28,8 +25,8 @@ static struct json_object *do_version(struct rfsd_cmd_ctx *x,
 {
 	struct json_object *o = json_object_new_object();
 
-	json_object_object_add(o, "version", json_object_new_string(RFS_VERSION));
-	json_object_object_add(o, "commit", json_object_new_string(RFS_COMMIT));
+	rfsd_add(o, "version", rfsd_jstr(RFS_VERSION));
+	rfsd_add(o, "commit", rfsd_jstr(RFS_COMMIT));
 	return rfsd_reply_ok(o);
 }
 
@@ -38,32 +35,28 @@ static struct json_object *do_status(struct rfsd_cmd_ctx *x,
 				     struct json_object *req)
 {
 	struct json_object *o = json_object_new_object(), *p, *ifs;
-	const char *cg = rfs_dp_cgroup(x->dp);
 	struct rfs_dp_prog_ids ids;
 	size_t i;
 
 	rfs_dp_prog_ids(x->dp, &ids);
-	json_object_object_add(o, "version", json_object_new_string(RFS_VERSION));
-	json_object_object_add(o, "commit", json_object_new_string(RFS_COMMIT));
-	json_object_object_add(o, "pin_dir",
-			       json_object_new_string(rfs_dp_pin_dir(x->dp)));
-	json_object_object_add(o, "cgroup", cg ? json_object_new_string(cg) : NULL);
-	json_object_object_add(o, "trace_mode",
-			       json_object_new_string(rfs_trace_mode_name(rfs_dp_trace_mode(x->dp))));
-	json_object_object_add(o, "sock_flow_entries",
-			       json_object_new_int64(rfs_dp_sock_flow_entries(x->dp)));
-	json_object_object_add(o, "nr_cpus",
-			       json_object_new_int(rfs_dp_nr_cpus(x->dp)));
-	json_object_object_add(o, "parser_pid",
-			       json_object_new_int(x->parser_pid));
+	rfsd_add(o, "version", rfsd_jstr(RFS_VERSION));
+	rfsd_add(o, "commit", rfsd_jstr(RFS_COMMIT));
+	rfsd_add(o, "pin_dir", rfsd_jstr(rfs_dp_pin_dir(x->dp)));
+	rfsd_add(o, "cgroup", rfsd_jstr(rfs_dp_cgroup(x->dp)));
+	rfsd_add(o, "trace_mode",
+		 rfsd_jstr(rfs_trace_mode_name(rfs_dp_trace_mode(x->dp))));
+	rfsd_add(o, "sock_flow_entries",
+		 rfsd_jint(rfs_dp_sock_flow_entries(x->dp)));
+	rfsd_add(o, "nr_cpus", rfsd_jint(rfs_dp_nr_cpus(x->dp)));
+	rfsd_add(o, "parser_pid", rfsd_jint(x->parser_pid));
 	p = json_object_new_object();
-	json_object_object_add(p, "cpumap", json_object_new_int64(ids.cpumap));
-	json_object_object_add(p, "enqueue", json_object_new_int64(ids.enqueue));
-	json_object_object_add(p, "sockops", json_object_new_int64(ids.sockops));
-	json_object_object_add(p, "recv", json_object_new_int64(ids.recv));
-	json_object_object_add(p, "send", json_object_new_int64(ids.send));
-	json_object_object_add(o, "programs", p);
-	json_object_object_add(o, "cpumap_kthreads", rfsd_ksched_json(x->ksched));
+	rfsd_add(p, "cpumap", rfsd_jint(ids.cpumap));
+	rfsd_add(p, "enqueue", rfsd_jint(ids.enqueue));
+	rfsd_add(p, "sockops", rfsd_jint(ids.sockops));
+	rfsd_add(p, "recv", rfsd_jint(ids.recv));
+	rfsd_add(p, "send", rfsd_jint(ids.send));
+	rfsd_add(o, "programs", p);
+	rfsd_add(o, "cpumap_kthreads", rfsd_ksched_json(x->ksched));
 	ifs = json_object_new_array();
 	for (i = 0; i < rfs_dp_if_count(x->dp); i++) {
 		struct rfs_if *ifc = rfs_dp_if_at(x->dp, i);
@@ -72,10 +65,10 @@ static struct json_object *do_status(struct rfsd_cmd_ctx *x,
 		rfsd_if_leaving_json(x->dp, ifc, io);
 		json_object_array_add(ifs, io);
 	}
-	json_object_object_add(o, "interfaces", ifs);
-	json_object_object_add(o, "lost", rfsd_ifaces_lost_json(x->ifaces));
-	json_object_object_add(o, "kernel",
-			       rfsd_kernel_json(x->dp, x->ifaces->cfg->allow_unordered));
+	rfsd_add(o, "interfaces", ifs);
+	rfsd_add(o, "lost", rfsd_ifaces_lost_json(x->ifaces));
+	rfsd_add(o, "kernel",
+		 rfsd_kernel_json(x->dp, x->ifaces->cfg->allow_unordered));
 	return rfsd_reply_ok(o);
 }
 
@@ -182,8 +175,8 @@ static struct json_object *set_sock_flow(struct rfsd_cmd_ctx *x,
 			old, rfs_dp_sock_flow_entries(x->dp),
 			rfsd_client_uid(c), rfsd_client_pid(c));
 	o = json_object_new_object();
-	json_object_object_add(o, "sock_flow_entries",
-			       json_object_new_int64(rfs_dp_sock_flow_entries(x->dp)));
+	rfsd_add(o, "sock_flow_entries",
+		 rfsd_jint(rfs_dp_sock_flow_entries(x->dp)));
 	return rfsd_reply_ok(o);
 }
 

@@ -1,22 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * rfsd's control commands (docs/protocol.md) and one request's way to
- * them.  The request line is parsed in the parser process (request.c,
- * docs/security.md): it checks everything that needs no datapath (one
- * JSON object, no key twice, a known command, only its arguments) and
- * hands rfsd a struct rfsd_preq, typed values that rfsd checks and turns
- * back into the JSON object the handlers read with the getters below; rfsd
- * itself never parses a byte a peer sent.
- *
- * A handler gets the command context and the client that asked, checks
+ * them.  The parser process (parser.c, docs/security.md) checks all that
+ * needs no datapath (one JSON object, no key twice, a known command, only
+ * its arguments) and hands rfsd a struct rfsd_preq of typed values, which
+ * rfsd checks and turns back into the object the handlers read with the
+ * getters below: rfsd never parses a byte a peer sent.  A handler checks
  * its arguments, calls the datapath library and builds the reply; it
  * never calls back into the server or the event loop.
  *
  *	commands.c	the table; version, status, attach, detach, set
- *	stats.c		stats
- *	flows.c		flows, sampled beside the rest (below)
- *	explain.c	explain (one flow, through rfs_pick_cpu)
- *	leaving.c	its CPUs still leaving, for status and set cpus
+ *	stats.c, flows.c, explain.c	one command each
+ *	leaving.c	CPUs still leaving, for status and set cpus
  */
 #ifndef RFSD_COMMANDS_H
 #define RFSD_COMMANDS_H
@@ -41,7 +36,6 @@ struct rfsd_sampler {
 	int tfd;			/* timerfd: the soonest job's end */
 };
 
-/* What every handler works on. */
 struct rfsd_cmd_ctx {
 	struct rfs_dp *dp;
 	struct rfsd_ifaces *ifaces;	/* configured interfaces (ifaces.h) */
@@ -58,9 +52,8 @@ enum rfsd_cmd_rc {
 
 struct rfsd_cmd {
 	const char *name;
-	/* NULL-terminated: the arguments it takes besides "cmd" */
-	const char *const *args;
-	/* either, taking the request and returning the reply */
+	const char *const *args;	/* besides "cmd"; NULL-terminated */
+	/* either */
 	struct json_object *(*run)(struct rfsd_cmd_ctx *x,
 				   struct rfsd_client *c,
 				   struct json_object *req);
@@ -73,8 +66,7 @@ struct rfsd_cmd {
 	bool changes;
 };
 
-/* NULL-terminated */
-extern const struct rfsd_cmd rfsd_cmds[];
+extern const struct rfsd_cmd rfsd_cmds[];	/* NULL-terminated */
 
 /* ---- the parsed request, as the parser process hands it over ---- */
 
@@ -119,7 +111,7 @@ static inline size_t rfsd_preq_size(const struct rfsd_preq *p)
 }
 
 /* The parser's half: line (len bytes, a NUL after them, no '\n') of a
- * peer that may only read if reader, checked against cmds into *p. */
+ * peer that may only read if reader, into *p. */
 void rfsd_request_parse(const struct rfsd_cmd *cmds, bool reader,
 			const char *line, size_t len, struct rfsd_preq *p);
 /* The parser process: answer each request on fd until it closes. */
@@ -136,7 +128,7 @@ enum rfsd_cmd_rc rfsd_request_exec(const struct rfsd_cmd *cmds,
 				   struct rfsd_client *c, const char *deny,
 				   const struct rfsd_preq *p, size_t len,
 				   struct json_object **reply);
-/* Both halves in one process: for tests and fuzzing. */
+/* Both halves in one process (tests, fuzzing). */
 enum rfsd_cmd_rc rfsd_request_run_as(const struct rfsd_cmd *cmds,
 				     struct rfsd_cmd_ctx *x,
 				     struct rfsd_client *c, const char *deny,
@@ -148,13 +140,11 @@ enum rfsd_cmd_rc rfsd_request_call(const struct rfsd_cmd *cmds,
 				   struct json_object *req,
 				   struct json_object **reply);
 
-/* {"ok": true, "result": result} (takes result) */
+/* {"ok": true, "result": result}; {"ok": false, "error": msg, "errno":
+ * |e|}; for a datapath call's failure, err (if empty, "<what>: <strerror>") */
 struct json_object *rfsd_reply_ok(struct json_object *result);
-/* {"ok": false, "error": msg, "errno": |e|} */
 struct json_object *rfsd_reply_err(int e, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-/* A datapath call failed with ret and err: reply with err (or, should it
- * be empty, "<what>: <strerror>"). */
 struct json_object *rfsd_reply_dp_err(int ret, const char *err,
 				      const char *what);
 
@@ -173,14 +163,28 @@ int rfsd_arg_cpus(struct json_object *req, const char *key, bool required,
 int rfsd_arg_iface(struct json_object *req, bool required, const char **out,
 		   struct json_object **reply);
 
-/* ---- the handlers' helpers, and those not in commands.c ---- */
+/* ---- the handlers' helpers ---- */
+
+/* The replies are long lists of members: json-c's constructors, short.
+ * A NULL string is null. */
+#define rfsd_add	json_object_object_add
+#define rfsd_jint	json_object_new_int64
+#define rfsd_jbool	json_object_new_boolean
+static inline struct json_object *rfsd_jstr(const char *s)
+{
+	return s ? json_object_new_string(s) : NULL;
+}
+/* "0x0000abcd" */
+struct json_object *rfsd_jhex32(__u32 v);
+/* null for no CPU (RFS_NO_CPU) */
+struct json_object *rfsd_jcpu(__u32 cpu);
+/* [0, 2, 3] */
+struct json_object *rfsd_cpus_json(const struct rfs_cpuset *set);
 
 /* The attached interface called name, or NULL with a reply "<what>
  * <name>: not attached" (or "no such interface"). */
 struct rfs_if *rfsd_find_if(struct rfsd_cmd_ctx *x, const char *what,
 			    const char *name, struct json_object **reply);
-/* [0, 2, 3] */
-struct json_object *rfsd_cpus_json(const struct rfs_cpuset *set);
 /* The interface object of status, attach and set replies. */
 struct json_object *rfsd_if_json(const struct rfs_if *ifc);
 
@@ -190,6 +194,19 @@ struct json_object *rfsd_cmd_stats(struct rfsd_cmd_ctx *x,
 struct json_object *rfsd_cmd_explain(struct rfsd_cmd_ctx *x,
 				     struct rfsd_client *c,
 				     struct json_object *req);
+
+/*
+ * A CPU taken out of an interface's set keeps its flows until each is
+ * proven drained (include/rfs_order.h), and a flow that never leaves a
+ * gap never is.  rfsd_if_leaving_json() adds "leaving" (one object per
+ * leaving CPU: since when, the flows it waits for and why) and
+ * "held_flows" to the interface object o of status and set cpus (neither
+ * if the flows can't be read); rfsd_leaving_tick(), on rfsd's timer,
+ * warns of each CPU still leaving after bound_s seconds (0: never).
+ */
+void rfsd_if_leaving_json(struct rfs_dp *dp, struct rfs_if *ifc,
+			  struct json_object *o);
+void rfsd_leaving_tick(struct rfs_dp *dp, __u32 bound_s);
 
 /*
  * flows counts frames per flow for up to 10 s, and nothing waits for

@@ -32,8 +32,9 @@ struct rfsd_parse {
 	char *msg;
 };
 
-enum key_kind { K_POW2, K_PATH, K_GROUP, K_SIZE, K_BOOL, K_SECONDS, K_LISTEN,
-		K_KSCHED, K_WORDS, K_CPUS, K_MODE };
+/* from K_STRING on, a copy of the value (a char *) */
+enum key_kind { K_POW2, K_SIZE, K_BOOL, K_SECONDS, K_KSCHED, K_MODE,
+		K_STRING, K_PATH = K_STRING, K_GROUP, K_LISTEN, K_WORDS, K_CPUS };
 
 struct key {
 	const char *name;
@@ -424,11 +425,6 @@ static void table_key(struct rfsd_parse *p, const struct key *t, void *base,
 	}
 }
 
-__u32 rfsd_config_leaving_warn_s(const struct rfsd_config *cfg)
-{
-	return cfg->leaving_warn_s;
-}
-
 static int config_handler(void *user, const char *section, const char *name,
 			  const char *value)
 {
@@ -469,7 +465,6 @@ int rfsd_config_load(const char *path, bool must_exist,
 	return ret;
 }
 
-/* f NULL: no file, the defaults */
 int rfsd_config_parse(FILE *f, const char *path, struct rfsd_config *cfg,
 		      char *err)
 {
@@ -523,21 +518,23 @@ int rfsd_config_check_noguard(const struct rfsd_config *cfg, const char *path,
 	return 0;
 }
 
+/* The strings t's keys hold in base. */
+static void free_keys(const struct key *t, void *base)
+{
+	for (; t->name; t++)
+		if (t->kind >= K_STRING)
+			free(*(char **)((char *)base + t->off));
+}
+
 void rfsd_config_free(struct rfsd_config *cfg)
 {
 	size_t i;
 
 	for (i = 0; i < cfg->n_ifs; i++) {
 		free(cfg->ifs[i].match);
-		free(cfg->ifs[i].cpus);
+		free_keys(iface_keys, &cfg->ifs[i]);
 	}
-	free(cfg->socket);
-	free(cfg->pin_dir);
-	free(cfg->cgroup);
-	free(cfg->metrics_listen);
-	free(cfg->socket_group);
-	free(cfg->admin_group);
-	free(cfg->exclude);
+	free_keys(global_keys, cfg);
 	free(cfg->ifs);
 	memset(cfg, 0, sizeof(*cfg));
 }

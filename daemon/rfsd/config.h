@@ -1,15 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * rfsd.conf, an INI file (inih); rfsd(8), CONFIGURATION, is the reference:
- *
- *	[global]	sock_flow_entries socket socket_group admin_group
- *			table_budget_iface table_budget_total pin_dir cgroup
- *			detach_on_exit metrics_listen cpumap_kthread_sched
- *			allow_unordered leaving_warn_seconds exclude
- *	[interface eth1]	one interface by name, or
- *	[interface eth* ens* !ens9 default-route]	those the words pick
- *			cpus flow_cnt mode noguard
- *
+ * rfsd.conf: [global], and [interface eth1] (one interface by name) or
+ * [interface eth* !eth9 default-route] (those the words pick); the keys
+ * are in config.c's tables, rfsd(8) CONFIGURATION is the reference.
  * Unknown sections and keys are errors that name file:line, and so is a
  * value of the wrong kind ("flow_cnt '4k' is not a number").
  */
@@ -46,11 +39,9 @@ struct rfsd_iface_cfg {
 	unsigned int set;		/* keys seen, for duplicates */
 };
 
-/* cpumap_kthread_sched (ksched.c).  kernel leaves the kthreads as the
- * kernel made them (SCHED_OTHER), which EEVDF can keep off their CPU for
- * long while tasks there wake each other (README, Known limits); so the
- * default is SCHED_FIFO 1, which preempts tasks the way kernel RFS's
- * softirq does. */
+/* cpumap_kthread_sched (ksched.c): the default is SCHED_FIFO 1, which
+ * preempts tasks the way kernel RFS's softirq does; the kernel's
+ * SCHED_OTHER can be kept off its CPU for long (docs/design.md). */
 enum rfsd_ksched_kind {
 	RFSD_KSCHED_KERNEL,
 	RFSD_KSCHED_NICE,		/* SCHED_OTHER at nice prio */
@@ -96,11 +87,10 @@ struct rfsd_config {
 
 /* Parse path into cfg.  A missing file gives an empty config unless
  * must_exist.  0 or -errno with the reason in err ("can't parse config
- * '/etc/rfs/rfsd.conf:7': unknown key 'x' in [global]"). */
+ * '/etc/rfs/rfsd.conf:7': unknown key 'x' in [global]"); _parse reads f,
+ * open (NULL: no file), and path only names it. */
 int rfsd_config_load(const char *path, bool must_exist,
 		     struct rfsd_config *cfg, char *err);
-/* The same from f, already open (path only names it in messages), as the
- * fuzz target feeds it from memory. */
 int rfsd_config_parse(FILE *f, const char *path, struct rfsd_config *cfg,
 		      char *err);
 void rfsd_config_free(struct rfsd_config *cfg);
@@ -113,7 +103,6 @@ int rfsd_config_check_noguard(const struct rfsd_config *cfg, const char *path,
 int rfsd_ksched_parse(const char *v, struct rfsd_ksched *out);
 /* The value back as the config spells it: "kernel", "nice:-5", "fifo:1". */
 void rfsd_ksched_name(const struct rfsd_ksched *k, char *buf, size_t len);
-__u32 rfsd_config_leaving_warn_s(const struct rfsd_config *cfg);
 /* The section naming name exactly, or NULL. */
 const struct rfsd_iface_cfg *rfsd_config_iface(const struct rfsd_config *cfg,
 					       const char *name);

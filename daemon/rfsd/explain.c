@@ -16,25 +16,6 @@
 #include "rfs_explain.h"
 #include "rfs_order.h"
 
-/* short names: the replies below are long lists of members */
-#define add	json_object_object_add
-#define jint	json_object_new_int64
-#define jbool	json_object_new_boolean
-#define jstr	json_object_new_string
-
-static struct json_object *hex32(__u32 v)
-{
-	char s[16];
-
-	snprintf(s, sizeof(s), "0x%08x", v);
-	return jstr(s);
-}
-
-static struct json_object *cpu_json(__u32 cpu)
-{
-	return cpu >= RFS_MAX_CPUS ? NULL : jint(cpu);
-}
-
 /* An address into a key's words; its family, or 0. */
 static int parse_addr(const char *s, __u32 w[4])
 {
@@ -51,8 +32,8 @@ static struct json_object *mark_json(__u64 m)
 	if (!m)
 		return NULL;
 	o = json_object_new_object();
-	add(o, "seq", jint(rfs_mark_seq(m)));
-	add(o, "epoch", jint(rfs_mark_epoch(m)));
+	rfsd_add(o, "seq", rfsd_jint(rfs_mark_seq(m)));
+	rfsd_add(o, "epoch", rfsd_jint(rfs_mark_epoch(m)));
 	return o;
 }
 
@@ -62,13 +43,13 @@ static struct json_object *entry_json(const struct rfs_dev_flow *e)
 	bool local = e->flags & RFS_DEV_FLOW_LOCAL;
 	bool valid = e->flags & RFS_DEV_FLOW_VALID;
 
-	add(o, "valid", jbool(valid));
+	rfsd_add(o, "valid", rfsd_jbool(valid));
 	if (!valid)
 		return o;
-	add(o, "path", jstr(local ? "local" : "cpumap"));
-	add(o, "cpu", jint(e->cpu));
-	add(o, "rx_cpu", jint(e->rx_cpu));
-	add(o, local ? "jiffy" : "seq", jint(e->last));
+	rfsd_add(o, "path", rfsd_jstr(local ? "local" : "cpumap"));
+	rfsd_add(o, "cpu", rfsd_jint(e->cpu));
+	rfsd_add(o, "rx_cpu", rfsd_jint(e->rx_cpu));
+	rfsd_add(o, local ? "jiffy" : "seq", rfsd_jint(e->last));
 	return o;
 }
 
@@ -81,25 +62,26 @@ static struct json_object *order_json(const struct rfs_explain_queue *q)
 	    (q->cur.flags & RFS_DEV_FLOW_LOCAL))
 		return NULL;
 	o = json_object_new_object();
-	add(o, "rx_cpu", jint(q->cur.rx_cpu));
-	add(o, "cpu", jint(q->cur.cpu));
-	add(o, "flow_seq", jint(q->cur.last));
-	add(o, "sent_seq", q->have_tx ? jint(q->tx_seq) : NULL);
-	add(o, "dropped_upto", q->have_tx ? jint(q->tx_dropped_upto) : NULL);
+	rfsd_add(o, "rx_cpu", rfsd_jint(q->cur.rx_cpu));
+	rfsd_add(o, "cpu", rfsd_jint(q->cur.cpu));
+	rfsd_add(o, "flow_seq", rfsd_jint(q->cur.last));
+	rfsd_add(o, "sent_seq", q->have_tx ? rfsd_jint(q->tx_seq) : NULL);
+	rfsd_add(o, "dropped_upto",
+		 q->have_tx ? rfsd_jint(q->tx_dropped_upto) : NULL);
 	if (q->have_track) {
 		m = json_object_new_object();
-		add(m, "last", mark_json(q->track.last));
-		add(m, "prev", mark_json(q->track.prev));
-		add(m, "jiffy1", mark_json(q->track.jiffy1));
-		add(m, "jiffy2", mark_json(q->track.jiffy2));
-		add(m, "done", mark_json(q->track.done));
+		rfsd_add(m, "last", mark_json(q->track.last));
+		rfsd_add(m, "prev", mark_json(q->track.prev));
+		rfsd_add(m, "jiffy1", mark_json(q->track.jiffy1));
+		rfsd_add(m, "jiffy2", mark_json(q->track.jiffy2));
+		rfsd_add(m, "done", mark_json(q->track.done));
 	}
-	add(o, "marks", m);
-	add(o, "epoch", q->have_cpu_queue ? jint(q->q.epoch) : NULL);
-	add(o, "delivered_epoch",
-	    q->have_cpu_queue ? jint(q->q.delivered) : NULL);
-	add(o, "kthread_asleep_now", q->kthread_asleep_now < 0 ? NULL :
-	    jbool(q->kthread_asleep_now));
+	rfsd_add(o, "marks", m);
+	rfsd_add(o, "epoch", q->have_cpu_queue ? rfsd_jint(q->q.epoch) : NULL);
+	rfsd_add(o, "delivered_epoch",
+		 q->have_cpu_queue ? rfsd_jint(q->q.delivered) : NULL);
+	rfsd_add(o, "kthread_asleep_now", q->kthread_asleep_now < 0 ? NULL :
+		 rfsd_jbool(q->kthread_asleep_now));
 	return o;
 }
 
@@ -123,12 +105,13 @@ static struct json_object *hold_json(const struct rfs_explain_in *in,
 	if (!leaving && c.first.verdict != RFS_V_HELD)
 		return NULL;
 	o = json_object_new_object();
-	add(o, "cpu", jint(q->cur.cpu));
-	add(o, "reason", jstr(rfs_hold_why_name(q->hold)));
-	add(o, "why", jstr(rfs_hold_why_words(q->hold)));
-	add(o, "cpu_leaving", jbool(leaving));
-	add(o, "leaving_waited_ms", !leaving ? NULL :
-	    jint(now > q->leaving_since_ms ? now - q->leaving_since_ms : 0));
+	rfsd_add(o, "cpu", rfsd_jint(q->cur.cpu));
+	rfsd_add(o, "reason", rfsd_jstr(rfs_hold_why_name(q->hold)));
+	rfsd_add(o, "why", rfsd_jstr(rfs_hold_why_words(q->hold)));
+	rfsd_add(o, "cpu_leaving", rfsd_jbool(leaving));
+	rfsd_add(o, "leaving_waited_ms", !leaving ? NULL :
+		 rfsd_jint(now > q->leaving_since_ms ?
+			   now - q->leaving_since_ms : 0));
 	return o;
 }
 
@@ -144,18 +127,21 @@ static struct json_object *drain_json(const struct rfs_explain_in *in,
 {
 	struct json_object *d = json_object_new_object();
 
-	add(d, "test", jstr(drain_names[c->drain]));
-	add(d, "drained", c->drained < 0 ? NULL : jbool(c->drained));
+	rfsd_add(d, "test", rfsd_jstr(drain_names[c->drain]));
+	rfsd_add(d, "drained", c->drained < 0 ? NULL : rfsd_jbool(c->drained));
 	if (c->drain == RFS_XD_LOCAL) {
-		add(d, "age_jiffies", c->age_known ? jint(c->age) : NULL);
-		add(d, "needs_jiffies", jint(in->cfg.local_drain_jiffies));
+		rfsd_add(d, "age_jiffies",
+			 c->age_known ? rfsd_jint(c->age) : NULL);
+		rfsd_add(d, "needs_jiffies",
+			 rfsd_jint(in->cfg.local_drain_jiffies));
 	}
 	if (c->drain == RFS_XD_REMOTE) {
-		add(d, "proven", jbool(c->proven));
-		add(d, "if_kthread_asleep", jbool(c->if_asleep));
+		rfsd_add(d, "proven", rfsd_jbool(c->proven));
+		rfsd_add(d, "if_kthread_asleep", rfsd_jbool(c->if_asleep));
 	}
-	add(d, "then_cpu", cpu_json(c->then.cpu));
-	add(d, "then_path", jstr(rfs_explain_action_name(c->action_drained)));
+	rfsd_add(d, "then_cpu", rfsd_jcpu(c->then.cpu));
+	rfsd_add(d, "then_path",
+		 rfsd_jstr(rfs_explain_action_name(c->action_drained)));
 	return d;
 }
 
@@ -177,16 +163,19 @@ static struct json_object *case_json(const struct rfs_explain_in *in,
 		       c.drained < 0 ? "held_or_switch" : "held";
 	else
 		next = rfs_explain_verdict_name(c.first.verdict);
-	add(o, "rx_cpu", jint(rx_cpu));
-	add(o, "next", jstr(next));
-	add(o, "cpu", c.action == RFS_XA_REDIRECT || c.action == RFS_XA_LOCAL ?
-	    cpu_json(c.result.cpu) : jint(rx_cpu));
-	add(o, "path", jstr(rfs_explain_action_name(c.action)));
-	add(o, "verdict", jstr(rfs_explain_verdict_name(c.first.verdict)));
-	add(o, "spread", jbool(c.first.spread));
+	rfsd_add(o, "rx_cpu", rfsd_jint(rx_cpu));
+	rfsd_add(o, "next", rfsd_jstr(next));
+	rfsd_add(o, "cpu",
+		 c.action == RFS_XA_REDIRECT || c.action == RFS_XA_LOCAL ?
+		 rfsd_jcpu(c.result.cpu) : rfsd_jint(rx_cpu));
+	rfsd_add(o, "path", rfsd_jstr(rfs_explain_action_name(c.action)));
+	rfsd_add(o, "verdict",
+		 rfsd_jstr(rfs_explain_verdict_name(c.first.verdict)));
+	rfsd_add(o, "spread", rfsd_jbool(c.first.spread));
 	if (c.first.verdict == RFS_V_HELD)
-		add(o, "drain", drain_json(in, &c));
-	add(o, "why", jstr(rfs_explain_words(in, q, &c, words, sizeof(words))));
+		rfsd_add(o, "drain", drain_json(in, &c));
+	rfsd_add(o, "why",
+		 rfsd_jstr(rfs_explain_words(in, q, &c, words, sizeof(words))));
 	return o;
 }
 
@@ -197,16 +186,16 @@ static struct json_object *queue_json(const struct rfs_explain_in *in,
 	struct json_object *o = json_object_new_object(), *cases;
 	unsigned int cpu;
 
-	add(o, "rx_queue", jint(q->rxq));
-	add(o, "slot", q->have_table ? jint(q->index) : NULL);
-	add(o, "entry", q->have_table ? entry_json(&q->entry) : NULL);
+	rfsd_add(o, "rx_queue", rfsd_jint(q->rxq));
+	rfsd_add(o, "slot", q->have_table ? rfsd_jint(q->index) : NULL);
+	rfsd_add(o, "entry", q->have_table ? entry_json(&q->entry) : NULL);
 	if (q->have_prev) {
-		add(o, "prev_slot", jint(q->prev_index));
-		add(o, "prev_entry", entry_json(&q->prev_entry));
+		rfsd_add(o, "prev_slot", rfsd_jint(q->prev_index));
+		rfsd_add(o, "prev_entry", entry_json(&q->prev_entry));
 	}
-	add(o, "from_prev", jbool(q->cur_from_prev));
-	add(o, "order", order_json(q));
-	add(o, "hold", hold_json(in, q));
+	rfsd_add(o, "from_prev", rfsd_jbool(q->cur_from_prev));
+	rfsd_add(o, "order", order_json(q));
+	rfsd_add(o, "hold", hold_json(in, q));
 	cases = json_object_new_array();
 	if (q->cur.flags & RFS_DEV_FLOW_VALID &&
 	    rfs_cpuset_count(rx_cpus) != 1) {
@@ -218,7 +207,7 @@ static struct json_object *queue_json(const struct rfs_explain_in *in,
 				json_object_array_add(cases,
 						      case_json(in, q, cpu));
 	}
-	add(o, "cases", cases);
+	rfsd_add(o, "cases", cases);
 	return o;
 }
 
@@ -235,32 +224,36 @@ static struct json_object *explain_json(struct rfs_if *ifc,
 	bool st = in->steerable;
 	size_t i;
 
-	add(o, "iface", jstr(rfs_if_name(ifc)));
-	add(o, "src", jstr(src));
-	add(o, "dst", jstr(dst));
-	add(o, "sport", st ? jint(in->key.peer_port) : NULL);
-	add(o, "dport", st ? jint(in->key.local_port) : NULL);
-	add(o, "proto", jstr(!st ? "other" :
-			     in->key.proto == IPPROTO_UDP ? "udp" : "tcp"));
-	add(o, "hash", st ? hex32(hash) : NULL);
+	rfsd_add(o, "iface", rfsd_jstr(rfs_if_name(ifc)));
+	rfsd_add(o, "src", rfsd_jstr(src));
+	rfsd_add(o, "dst", rfsd_jstr(dst));
+	rfsd_add(o, "sport", st ? rfsd_jint(in->key.peer_port) : NULL);
+	rfsd_add(o, "dport", st ? rfsd_jint(in->key.local_port) : NULL);
+	rfsd_add(o, "proto", rfsd_jstr(!st ? "other" :
+				       in->key.proto == IPPROTO_UDP ? "udp" :
+								      "tcp"));
+	rfsd_add(o, "hash", st ? rfsd_jhex32(hash) : NULL);
 	if (st) {
 		s = json_object_new_object();
-		add(s, "slot", jint(rfs_explain_sock_slot(in, hash)));
-		add(s, "entries", jint((__u64)in->g.sock_flow_mask + 1));
-		add(s, "entry", in->have_sock ? hex32(in->sock_entry) : NULL);
-		add(s, "empty", jbool(!in->have_sock ||
-				      !(in->sock_entry & in->g.cpu_mask)));
-		add(s, "tag_match", jbool(desired != RFS_NO_CPU));
+		rfsd_add(s, "slot", rfsd_jint(rfs_explain_sock_slot(in, hash)));
+		rfsd_add(s, "entries",
+			 rfsd_jint((__u64)in->g.sock_flow_mask + 1));
+		rfsd_add(s, "entry",
+			 in->have_sock ? rfsd_jhex32(in->sock_entry) : NULL);
+		rfsd_add(s, "empty", rfsd_jbool(!in->have_sock ||
+						!(in->sock_entry & in->g.cpu_mask)));
+		rfsd_add(s, "tag_match", rfsd_jbool(desired != RFS_NO_CPU));
 	}
-	add(o, "sock", s);
-	add(o, "desired_cpu", cpu_json(desired));
-	add(o, "local_path", jbool(in->cfg.local_path));
-	add(o, "kernel_rps", jbool(rfs_if_kernel_rps(ifc)));
-	add(o, "jiffies", in->have_jiffies ? jint(in->jiffies) : NULL);
+	rfsd_add(o, "sock", s);
+	rfsd_add(o, "desired_cpu", rfsd_jcpu(desired));
+	rfsd_add(o, "local_path", rfsd_jbool(in->cfg.local_path));
+	rfsd_add(o, "kernel_rps", rfsd_jbool(rfs_if_kernel_rps(ifc)));
+	rfsd_add(o, "jiffies",
+		 in->have_jiffies ? rfsd_jint(in->jiffies) : NULL);
 	qa = json_object_new_array();
 	for (i = 0; i < n; i++)
 		json_object_array_add(qa, queue_json(in, &qs[i], rx));
-	add(o, "rx_queues", qa);
+	rfsd_add(o, "rx_queues", qa);
 	return o;
 }
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The flows command: start counting each interface's flows, answer when
- * the window is over (flows.h says how nothing waits meanwhile).
+ * the window is over (commands.h says how nothing waits meanwhile).
  */
 #include <errno.h>
 #include <net/if.h>
@@ -14,6 +14,7 @@
 
 #include "commands.h"
 #include "log.h"
+#include "mono.h"
 
 #define RFSD_FLOWS_LIMIT	20
 #define RFSD_FLOWS_MS		500
@@ -27,7 +28,7 @@ struct rfsd_flow {
 struct rfsd_flows_job {
 	struct rfsd_flows_job *next;
 	struct rfsd_client *client;	/* NULL: it left */
-	struct timespec end;		/* CLOCK_MONOTONIC */
+	long long end_ns;		/* CLOCK_MONOTONIC */
 	size_t limit;
 	size_t n_ifs;
 	int *ifindex;			/* found again at the end */
@@ -42,22 +43,18 @@ static int flow_cmp(const void *a, const void *b)
 	return x->s.hash < y->s.hash ? -1 : x->s.hash > y->s.hash;
 }
 
-static bool ts_before(const struct timespec *a, const struct timespec *b)
-{
-	return a->tv_sec < b->tv_sec ||
-	       (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
-}
-
 /* The timer at the soonest end, or off. */
 static void rearm(struct rfsd_sampler *s)
 {
 	struct itimerspec its = {};
 	struct rfsd_flows_job *j;
+	long long end = 0;
 
 	for (j = s->jobs; j; j = j->next)
-		if ((!its.it_value.tv_sec && !its.it_value.tv_nsec) ||
-		    ts_before(&j->end, &its.it_value))
-			its.it_value = j->end;
+		if (!end || j->end_ns < end)
+			end = j->end_ns;
+	its.it_value.tv_sec = end / 1000000000;
+	its.it_value.tv_nsec = end % 1000000000;
 	if (timerfd_settime(s->tfd, TFD_TIMER_ABSTIME, &its, NULL))
 		pr_warn("can't arm the flow sampler's timer: %s\n",
 			strerror(errno));
@@ -78,6 +75,32 @@ static void job_stop(struct rfsd_flows_job *j, struct rfs_dp *dp, size_t n)
 	for (i = 0; i < n; i++)
 		if ((ifc = rfs_dp_if_find_index(dp, j->ifindex[i])))
 			rfs_if_sample_stop(ifc);
+}
+
+static struct json_object *flows_json(const struct rfsd_flow *flows,
+				      size_t n)
+{
+	struct json_object *o = json_object_new_object(), *a, *f;
+	size_t i;
+
+	a = json_object_new_array();
+	for (i = 0; i < n; i++) {
+		const struct rfs_flow_sample *s = &flows[i].s;
+
+		f = json_object_new_object();
+		rfsd_add(f, "iface", rfsd_jstr(flows[i].iface));
+		rfsd_add(f, "hash", rfsd_jhex32(s->hash));
+		rfsd_add(f, "frames", json_object_new_uint64(s->frames));
+		rfsd_add(f, "rx_queue", rfsd_jint(s->rx_queue));
+		rfsd_add(f, "desired_cpu", rfsd_jcpu(s->desired_cpu));
+		rfsd_add(f, "current_cpu", rfsd_jcpu(s->current_cpu));
+		rfsd_add(f, "path", rfsd_jstr(s->current_cpu == RFS_NO_CPU ?
+					      "none" : s->local ? "local" :
+					      "cpumap"));
+		json_object_array_add(a, f);
+	}
+	rfsd_add(o, "flows", a);
+	return rfsd_reply_ok(o);
 }
 
 enum rfsd_cmd_rc rfsd_cmd_flows(struct rfsd_cmd_ctx *x, struct rfsd_client *c,
@@ -101,10 +124,7 @@ enum rfsd_cmd_rc rfsd_cmd_flows(struct rfsd_cmd_ctx *x, struct rfsd_client *c,
 		return RFSD_CMD_REPLY;
 	n = only ? 1 : rfs_dp_if_count(x->dp);
 	if (!n) {
-		struct json_object *o = json_object_new_object();
-
-		json_object_object_add(o, "flows", json_object_new_array());
-		*reply = rfsd_reply_ok(o);
+		*reply = flows_json(NULL, 0);
 		return RFSD_CMD_REPLY;
 	}
 	j = calloc(1, sizeof(*j));
@@ -138,58 +158,12 @@ enum rfsd_cmd_rc rfsd_cmd_flows(struct rfsd_cmd_ctx *x, struct rfsd_client *c,
 	j->client = c;
 	/* an interface has at most RFS_FLOW_HITS sampled flows */
 	j->limit = limit > RFS_FLOW_HITS ? RFS_FLOW_HITS : limit;
-	clock_gettime(CLOCK_MONOTONIC, &j->end);
-	j->end.tv_sec += ms / 1000;
-	j->end.tv_nsec += (ms % 1000) * 1000000L;
-	if (j->end.tv_nsec >= 1000000000L) {
-		j->end.tv_sec++;
-		j->end.tv_nsec -= 1000000000L;
-	}
+	j->end_ns = rfs_mono_ns() + ms * 1000000;
 	j->next = x->sampler->jobs;
 	x->sampler->jobs = j;
 	rearm(x->sampler);
 	pr_debug("sampling flows on %zu interface(s) for %lld ms\n", n, ms);
 	return RFSD_CMD_STARTED;
-}
-
-static struct json_object *cpu_or_null(__u32 cpu)
-{
-	return cpu >= RFS_MAX_CPUS ? NULL : json_object_new_int64(cpu);
-}
-
-static struct json_object *flows_json(const struct rfsd_flow *flows,
-				      size_t n)
-{
-	struct json_object *o, *a;
-	char hash[16];
-	size_t i;
-
-	a = json_object_new_array();
-	for (i = 0; i < n; i++) {
-		const struct rfs_flow_sample *s = &flows[i].s;
-		struct json_object *f = json_object_new_object();
-
-		snprintf(hash, sizeof(hash), "0x%08x", s->hash);
-		json_object_object_add(f, "iface",
-				       json_object_new_string(flows[i].iface));
-		json_object_object_add(f, "hash", json_object_new_string(hash));
-		json_object_object_add(f, "frames",
-				       json_object_new_uint64(s->frames));
-		json_object_object_add(f, "rx_queue",
-				       json_object_new_int64(s->rx_queue));
-		json_object_object_add(f, "desired_cpu",
-				       cpu_or_null(s->desired_cpu));
-		json_object_object_add(f, "current_cpu",
-				       cpu_or_null(s->current_cpu));
-		json_object_object_add(f, "path",
-				       json_object_new_string(
-					       s->current_cpu == RFS_NO_CPU ? "none" :
-					       s->local ? "local" : "cpumap"));
-		json_object_array_add(a, f);
-	}
-	o = json_object_new_object();
-	json_object_object_add(o, "flows", a);
-	return rfsd_reply_ok(o);
 }
 
 /* Stop j's counts and read them: the reply. */
@@ -248,7 +222,7 @@ bool rfsd_sampler_done(struct rfsd_sampler *s, struct rfs_dp *dp,
 		       struct rfsd_client **c, struct json_object **reply)
 {
 	struct rfsd_flows_job **pj, *j;
-	struct timespec now;
+	long long now = rfs_mono_ns();
 	__u64 ticks;
 
 	*c = NULL;
@@ -256,9 +230,8 @@ bool rfsd_sampler_done(struct rfsd_sampler *s, struct rfs_dp *dp,
 	if (read(s->tfd, &ticks, sizeof(ticks)) < 0 && errno != EAGAIN)
 		pr_debug("can't read the sampler's timerfd: %s\n",
 			 strerror(errno));
-	clock_gettime(CLOCK_MONOTONIC, &now);
 	for (pj = &s->jobs; (j = *pj); pj = &j->next)
-		if (!ts_before(&now, &j->end))
+		if (now >= j->end_ns)
 			break;
 	if (!j) {
 		rearm(s);

@@ -18,8 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <json-c/json.h>
-
+#include "commands.h"
 #include "ifaces.h"
 #include "log.h"
 #include "netns.h"
@@ -342,9 +341,10 @@ void rfsd_ifaces_rescan(struct rfsd_ifaces *ifs)
 	free(l);
 }
 
-/* Drop ifc; why (NULL: the caller said it) goes into the log line. */
-static void forget(struct rfsd_ifaces *ifs, struct rfs_if *ifc,
-		   const char *why)
+/* Drop ifc; why (NULL: the caller said it) goes into the log line.  Its
+ * state, or NULL. */
+static struct rfsd_ifstate *forget(struct rfsd_ifaces *ifs,
+				   struct rfs_if *ifc, const char *why)
 {
 	char name[IF_NAMESIZE];
 	struct rfsd_ifstate *st;
@@ -357,6 +357,7 @@ static void forget(struct rfsd_ifaces *ifs, struct rfs_if *ifc,
 	st = ifstate(ifs, name, true);
 	if (st && !st->user_detached)
 		st->last_err = -ENODEV;
+	return st;
 }
 
 void rfsd_ifaces_link_gone(struct rfsd_ifaces *ifs, int ifindex)
@@ -372,6 +373,8 @@ void rfsd_ifaces_link_gone(struct rfsd_ifaces *ifs, int ifindex)
 void rfsd_ifaces_link_xdp(struct rfsd_ifaces *ifs, int ifindex, __u32 prog_id)
 {
 	struct rfs_if *ifc = rfs_dp_if_find_index(ifs->dp, ifindex);
+	struct rfsd_ifstate *st;
+	const char *name;
 
 	if (!ifc || prog_id == rfs_if_prog_id(ifc))
 		return;
@@ -381,30 +384,16 @@ void rfsd_ifaces_link_xdp(struct rfsd_ifaces *ifs, int ifindex, __u32 prog_id)
 	 * kernel, through libxdp, before calling it lost */
 	if (rfs_if_prog_on(ifindex, rfs_if_prog_id(ifc)))
 		return;
-	rfsd_ifaces_link_lost(ifs, ifindex, prog_id);
-}
-
-void rfsd_ifaces_link_lost(struct rfsd_ifaces *ifs, int ifindex, __u32 prog_id)
-{
-	struct rfs_if *ifc = rfs_dp_if_find_index(ifs->dp, ifindex);
-	char name[IF_NAMESIZE];
-	struct rfsd_ifstate *st;
-	__u32 ours;
-
-	if (!ifc)
-		return;
-	snprintf(name, sizeof(name), "%s", rfs_if_name(ifc));
-	ours = rfs_if_prog_id(ifc);
+	name = rfs_if_name(ifc);
 	if (prog_id)
 		rfs_log_iface(RFS_LOG_WARN, name, ifindex,
 			      "lost: our XDP program (id %u) was replaced by program %u by another tool; no longer steered, pins dropped (rfsctl attach %s once that program is gone)",
-			      ours, prog_id, name);
+			      rfs_if_prog_id(ifc), prog_id, name);
 	else
 		rfs_log_iface(RFS_LOG_WARN, name, ifindex,
 			      "lost: our XDP program (id %u) was detached by another tool; no longer steered, pins dropped",
-			      ours);
-	rfs_if_forget(ifs->dp, ifc);
-	st = ifstate(ifs, name, true);
+			      rfs_if_prog_id(ifc));
+	st = forget(ifs, ifc, NULL);
 	if (st) {
 		st->lost = true;
 		st->lost_to = prog_id;
@@ -429,11 +418,9 @@ struct json_object *rfsd_ifaces_lost_json(struct rfsd_ifaces *ifs)
 		if (!ifs->st[i].lost)
 			continue;
 		o = json_object_new_object();
-		json_object_object_add(o, "name",
-				       json_object_new_string(ifs->st[i].name));
-		json_object_object_add(o, "replaced_by", ifs->st[i].lost_to ?
-				       json_object_new_int64(ifs->st[i].lost_to) :
-				       NULL);
+		rfsd_add(o, "name", rfsd_jstr(ifs->st[i].name));
+		rfsd_add(o, "replaced_by", ifs->st[i].lost_to ?
+			 rfsd_jint(ifs->st[i].lost_to) : NULL);
 		json_object_array_add(a, o);
 	}
 	return a;
@@ -509,20 +496,17 @@ void rfsd_ifaces_user_detach(struct rfsd_ifaces *ifs, const char *name)
 		st->user_detached = true;
 }
 
-size_t rfsd_ifaces_waiting(const struct rfsd_ifaces *ifs)
+size_t rfsd_ifaces_waiting(struct rfsd_ifaces *ifs)
 {
-	size_t i, k, n = 0;
+	const struct rfsd_ifstate *st;
+	size_t i, n = 0;
 
 	for (i = 0; i < ifs->cfg->n_ifs; i++) {
 		const char *name = ifs->cfg->ifs[i].name;
-		bool detached = false;
 
-		if (ifs->cfg->ifs[i].match || rfs_dp_if_find(ifs->dp, name))
-			continue;
-		for (k = 0; k < ifs->n; k++)
-			if (!strcmp(ifs->st[k].name, name))
-				detached = ifs->st[k].user_detached;
-		n += !detached;
+		st = ifstate(ifs, name, false);
+		n += !ifs->cfg->ifs[i].match && !rfs_dp_if_find(ifs->dp, name) &&
+		     !(st && st->user_detached);
 	}
 	return n;
 }

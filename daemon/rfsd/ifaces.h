@@ -40,12 +40,10 @@ void rfsd_ifaces_link_new(struct rfsd_ifaces *ifs, const struct rfsd_link *l);
 /* A default route appeared: attach what the config now picks. */
 void rfsd_ifaces_rescan(struct rfsd_ifaces *ifs);
 void rfsd_ifaces_link_gone(struct rfsd_ifaces *ifs, int ifindex);
-/* The link's XDP program is now prog_id (0: none): is it still ours? */
+/* The link's XDP program is now prog_id (0: none): if another tool's
+ * took ours away, the interface is lost. */
 void rfsd_ifaces_link_xdp(struct rfsd_ifaces *ifs, int ifindex,
 			  __u32 prog_id);
-/* Another tool put its XDP program (id prog_id, 0: none) where ours was. */
-void rfsd_ifaces_link_lost(struct rfsd_ifaces *ifs, int ifindex,
-			   __u32 prog_id);
 /* It moved to another network namespace (nsid, as new_ifindex there). */
 void rfsd_ifaces_link_moved(struct rfsd_ifaces *ifs, int ifindex, int nsid,
 			    int new_ifindex);
@@ -58,7 +56,7 @@ const struct rfsd_ifstate *rfsd_ifaces_lost(struct rfsd_ifaces *ifs,
 void rfsd_ifaces_user_attach(struct rfsd_ifaces *ifs, const char *name);
 void rfsd_ifaces_user_detach(struct rfsd_ifaces *ifs, const char *name);
 /* Named in the config, not attached, not detached by rfsctl. */
-size_t rfsd_ifaces_waiting(const struct rfsd_ifaces *ifs);
+size_t rfsd_ifaces_waiting(struct rfsd_ifaces *ifs);
 void rfsd_ifaces_free(struct rfsd_ifaces *ifs);
 
 #endif /* RFSD_IFACES_H */

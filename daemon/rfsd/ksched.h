@@ -1,13 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The datapath's cpumap kthreads and their scheduling (ksched.c,
- * kflood.c); why each policy, and the flood step-down: docs/design.md,
- * "The kthread policy, and why".  A kthread is known by what only the
- * kernel can make (rfs_kthread_open()): PF_KTHREAD and the PID the
- * datapath records at its batches (rfs_cpu_queue.kthread_pid); until its
- * first batch, PF_KTHREAD and its whole name among kthreadd's children,
- * so that it gets the policy before any frame.  Every change goes through
- * a pidfd, and is noted with the pins (rfs_cpu_queue.ksched_note) so that
+ * The datapath's cpumap kthreads and their scheduling (ksched.c); why
+ * each policy, and the flood step-down: docs/design.md, "The kthread
+ * policy, and why".  A kthread is known by what only the kernel can make
+ * (rfs_kthread_open()): PF_KTHREAD and the PID the datapath records at
+ * its batches; until its first batch, its whole name among kthreadd's
+ * children, so that it gets the policy before any frame.  Every change
+ * goes through a pidfd, and is noted with the pins (ksched_note) so that
  * a restarted rfsd knows which kthreads an earlier one changed.
  */
 #ifndef RFSD_KSCHED_H
@@ -76,18 +75,12 @@ struct rfsd_kthread_wait {
 };
 int rfsd_ksched_wait(const struct rfsd_kscheds *k, int cpu, __u32 pid,
 		     struct rfsd_kthread_wait *out);
-/* The PID of CPU cpu's kthread if rfsd made it SCHED_FIFO (maybe
- * SCHED_OTHER for a flood now), else 0; setting its flood state (any but
- * RFSD_KFLOOD_NO: SCHED_OTHER nice 0).  0 or -errno. */
-__u32 rfsd_ksched_fifo_pid(const struct rfsd_kscheds *k, int cpu);
-int rfsd_ksched_flood(struct rfsd_kscheds *k, int cpu,
-		      enum rfsd_kflood_state state);
 /* status: {"sched": "fifo:1", "kthreads": [{"cpu", "pid", "policy"
  * (what rfsd set, or null), "flooded" (only while SCHED_OTHER for a
  * flood), "error" (only if it could not)}]} */
 struct json_object *rfsd_ksched_json(const struct rfsd_kscheds *k);
 
-/* ---- the wait warning (ksched.c) ---- */
+/* ---- the wait warning ---- */
 
 #define RFSD_KWAIT_WINDOW	10		/* seconds (ticks) per look */
 #define RFSD_KWAIT_MIN_RUNS	100		/* fewer runs say little */
@@ -130,7 +123,7 @@ static inline bool rfsd_kwait_excess(const struct rfsd_kwait_cpu *c,
 /* Once a second, right after rfsd_ksched_tick(), whose PIDs it reads. */
 void rfsd_kwait_tick(struct rfsd_kwaits *w, const struct rfsd_kscheds *k);
 
-/* ---- the flood step-down (kflood.c) ---- */
+/* ---- the flood step-down ---- */
 
 #define RFSD_KFLOOD_TICK_MS	200	/* between two looks */
 #define RFSD_KFLOOD_HIGH_PCT	50	/* of that on its CPU: flooded */

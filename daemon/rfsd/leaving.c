@@ -1,25 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * CPUs leaving an interface: the JSON of status and set cpus, and the
- * warning (leaving.h).  The flows and their reasons come from the
- * library (rfs_if_holds), judged by the test that decides the removal.
+ * CPUs leaving an interface (commands.h).  The flows and their reasons
+ * come from the library (rfs_if_holds), judged by the test that decides
+ * the removal.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "leaving.h"
+#include "commands.h"
 #include "log.h"
 #include "mono.h"
-
-static struct json_object *hex32(__u32 v)
-{
-	char s[16];
-
-	snprintf(s, sizeof(s), "0x%08x", v);
-	return json_object_new_string(s);
-}
 
 static struct json_object *held_json(const struct rfs_held_flow *h)
 {
@@ -27,26 +19,21 @@ static struct json_object *held_json(const struct rfs_held_flow *h)
 	bool local = h->f.flags & RFS_DEV_FLOW_LOCAL;
 	char why[512];
 
-	json_object_object_add(o, "table", json_object_new_string(
-			       h->prev_table ? "previous" : "current"));
+	rfsd_add(o, "table", rfsd_jstr(h->prev_table ? "previous" : "current"));
 	/* the table index, explain's "slot" */
-	json_object_object_add(o, "slot", json_object_new_int64(h->index));
-	json_object_object_add(o, "rx_queue", json_object_new_int64(h->rxq));
+	rfsd_add(o, "slot", rfsd_jint(h->index));
+	rfsd_add(o, "rx_queue", rfsd_jint(h->rxq));
 	/* what the slot says of the hash: rfs_dev_index() */
-	json_object_object_add(o, "hash_mask", hex32(h->flow_mask << 8));
-	json_object_object_add(o, "hash_bits", hex32(h->slot << 8));
-	json_object_object_add(o, "path",
-			       json_object_new_string(local ? "local" : "cpumap"));
-	json_object_object_add(o, "cpu", json_object_new_int(h->f.cpu));
-	json_object_object_add(o, "rx_cpu", json_object_new_int(h->f.rx_cpu));
-	json_object_object_add(o, local ? "jiffy" : "seq",
-			       json_object_new_int64(h->f.last));
-	json_object_object_add(o, "reason",
-			       json_object_new_string(rfs_hold_why_name(h->why)));
-	json_object_object_add(o, "kthread_asleep", local ? NULL :
-			       json_object_new_boolean(h->kthread_asleep));
-	json_object_object_add(o, "why", json_object_new_string(
-			       rfs_hold_flow_words(h, why, sizeof(why))));
+	rfsd_add(o, "hash_mask", rfsd_jhex32(h->flow_mask << 8));
+	rfsd_add(o, "hash_bits", rfsd_jhex32(h->slot << 8));
+	rfsd_add(o, "path", rfsd_jstr(local ? "local" : "cpumap"));
+	rfsd_add(o, "cpu", rfsd_jint(h->f.cpu));
+	rfsd_add(o, "rx_cpu", rfsd_jint(h->f.rx_cpu));
+	rfsd_add(o, local ? "jiffy" : "seq", rfsd_jint(h->f.last));
+	rfsd_add(o, "reason", rfsd_jstr(rfs_hold_why_name(h->why)));
+	rfsd_add(o, "kthread_asleep",
+		 local ? NULL : rfsd_jbool(h->kthread_asleep));
+	rfsd_add(o, "why", rfsd_jstr(rfs_hold_flow_words(h, why, sizeof(why))));
 	return o;
 }
 
@@ -57,16 +44,14 @@ static struct json_object *cpu_json(const struct rfs_hold_cpu *c,
 	__u64 waited = now_ms > c->since_ms ? now_ms - c->since_ms : 0;
 	__u32 i;
 
-	json_object_object_add(o, "cpu", json_object_new_int(c->cpu));
-	json_object_object_add(o, "since",
-			       json_object_new_int64((int64_t)now -
-						     (int64_t)(waited / 1000)));
-	json_object_object_add(o, "waited_ms", json_object_new_int64(waited));
-	json_object_object_add(o, "flows", json_object_new_int64(c->flows));
+	rfsd_add(o, "cpu", rfsd_jint(c->cpu));
+	rfsd_add(o, "since", rfsd_jint((int64_t)now - (int64_t)(waited / 1000)));
+	rfsd_add(o, "waited_ms", rfsd_jint(waited));
+	rfsd_add(o, "flows", rfsd_jint(c->flows));
 	a = json_object_new_array();
 	for (i = 0; i < c->shown; i++)
 		json_object_array_add(a, held_json(&c->first[i]));
-	json_object_object_add(o, "held", a);
+	rfsd_add(o, "held", a);
 	return o;
 }
 
@@ -89,8 +74,8 @@ void rfsd_if_leaving_json(struct rfs_dp *dp, struct rfs_if *ifc,
 		json_object_array_add(a, cpu_json(&cs[i], now_ms, now));
 		held += cs[i].flows;
 	}
-	json_object_object_add(o, "leaving", a);
-	json_object_object_add(o, "held_flows", json_object_new_int64(held));
+	rfsd_add(o, "leaving", a);
+	rfsd_add(o, "held_flows", rfsd_jint(held));
 	free(cs);
 }
 

@@ -19,8 +19,8 @@ struct json_object *rfsd_reply_ok(struct json_object *result)
 {
 	struct json_object *r = json_object_new_object();
 
-	json_object_object_add(r, "ok", json_object_new_boolean(1));
-	json_object_object_add(r, "result", result);
+	rfsd_add(r, "ok", rfsd_jbool(1));
+	rfsd_add(r, "result", result);
 	return r;
 }
 
@@ -33,9 +33,9 @@ struct json_object *rfsd_reply_err(int e, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	json_object_object_add(r, "ok", json_object_new_boolean(0));
-	json_object_object_add(r, "error", json_object_new_string(msg));
-	json_object_object_add(r, "errno", json_object_new_int(e < 0 ? -e : e));
+	rfsd_add(r, "ok", rfsd_jbool(0));
+	rfsd_add(r, "error", rfsd_jstr(msg));
+	rfsd_add(r, "errno", rfsd_jint(e < 0 ? -e : e));
 	return r;
 }
 
@@ -193,7 +193,7 @@ static struct json_object *decode(const struct rfsd_cmd *cmds,
 	for (nargs = 0; cmd->args[nargs]; nargs++)
 		;
 	req = json_object_new_object();
-	json_object_object_add(req, "cmd", json_object_new_string(cmd->name));
+	rfsd_add(req, "cmd", rfsd_jstr(cmd->name));
 	for (i = 0; i < p->nargs; i++) {
 		const struct rfsd_parg *g = &p->arg[i];
 		bool span = g->off <= p->data_len &&
@@ -237,7 +237,7 @@ static struct json_object *decode(const struct rfsd_cmd *cmds,
 		default:
 			v = json_object_new_object();
 		}
-		json_object_object_add(req, cmd->args[g->key], v);
+		rfsd_add(req, cmd->args[g->key], v);
 	}
 	return req;
 bad_req:
@@ -255,8 +255,21 @@ struct json_object *rfsd_cpus_json(const struct rfs_cpuset *set)
 
 	for (cpu = 0; cpu < RFS_MAX_CPUS; cpu++)
 		if (rfs_cpuset_has(set, cpu))
-			json_object_array_add(a, json_object_new_int(cpu));
+			json_object_array_add(a, rfsd_jint(cpu));
 	return a;
+}
+
+struct json_object *rfsd_jhex32(__u32 v)
+{
+	char s[16];
+
+	snprintf(s, sizeof(s), "0x%08x", v);
+	return rfsd_jstr(s);
+}
+
+struct json_object *rfsd_jcpu(__u32 cpu)
+{
+	return cpu >= RFS_MAX_CPUS ? NULL : rfsd_jint(cpu);
 }
 
 /* What a refused change was about: "attach 'eth1'", "set flow_cnt of

@@ -1,28 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * rfsd: keeps the xdp-rfs datapath loaded, attached and configured, and
- * serves the control socket.  It runs in the foreground (Type=notify):
- * READY=1 once the datapath is up and the configured interfaces are
- * attached, SIGHUP re-reads the config, SIGTERM/SIGINT exit 0 leaving
- * the datapath pinned and steering (or detach it all: detach_on_exit).
- *
- * This file wires the parts together and owns what they share; none of
- * them calls back into it.  One event loop (loop.c) runs everything:
- *
- *	signals, a 1 s timer	here: reload, exit, CPU refresh, status,
- *				the cpumap kthreads' policy (ksched.c),
- *				a warning when they wait long (kwait.c)
- *				and one when a removed CPU can't be
- *				released (leaving.c)
- *	the control socket	server.c: each request line through the
- *				parser process (parser.c) to the command
- *				table (request.c, commands.c)
- *	the flows sampler	flows.c; its reply goes to the server here
- *	link events		netlink.c, for the interfaces (ifaces.c)
- *	/metrics over HTTP	metrics.c (metrics_listen), which runs status
- *				and stats through the same command table
- *
- * and the commands and the interfaces call the datapath library.
+ * serves the control socket, in the foreground (Type=notify).  This file
+ * wires the parts together (HACKING.md has the map) and owns what they
+ * share; none of them calls back into it.  One event loop (loop.c) runs
+ * everything: signals and a 1 s timer here (reload, exit, CPU refresh,
+ * status, the kthreads' policy and warnings), the control socket
+ * (server.c), the flows sampler (flows.c), link events (netlink.c) and
+ * /metrics (metrics.c).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -44,7 +29,6 @@
 #include "ifaces.h"
 #include "kernel.h"
 #include "ksched.h"
-#include "leaving.h"
 #include "log.h"
 #include "loop.h"
 #include "netlink.h"
@@ -60,11 +44,13 @@ struct rfsd {
 	const char *opt_socket;
 	const char *opt_pin_dir;
 	const char *opt_cgroup;
+	const char *opt_trace;
 	enum rfs_trace_mode trace_mode;
 	bool opt_cleanup;		/* --cleanup: remove everything, exit */
 	bool unsafe_noguard;		/* --unsafe-noguard: honour noguard */
 	bool opt_features;		/* --features: print the kernel's, exit */
 	bool opt_check, opt_json;	/* --check-config [--json] */
+	bool opt_verbose;
 
 	const char *config_path;
 	bool config_named;		/* --config: it must exist */
@@ -90,54 +76,74 @@ struct rfsd {
 	char status[256];		/* last STATUS= sent */
 };
 
-static const char rfsd_usage[] =
-"Usage: rfsd [OPTIONS]\n"
-"Keep the xdp-rfs datapath (Receive Flow Steering on XDP) attached and\n"
-"serve rfsctl.  Runs in the foreground; under systemd, Type=notify.\n"
-"\n"
-"  --config FILE         config file (default " RFSD_CONFIG_DEFAULT ")\n"
-"  --socket PATH         control socket (default " RFS_CTL_SOCKET_DEFAULT ")\n"
-"  --pin-dir DIR         bpffs pin dir (default " RFS_PIN_DIR_DEFAULT ")\n"
-"  --cgroup DIR          cgroup v2 dir for sockops (default: the cgroup2 root)\n"
-"  --trace-mode MODE     auto, tp_btf, fexit or kprobe (default auto)\n"
-"  --cleanup             remove everything xdp-rfs attached or pinned under\n"
-"                        the pin dir (and orphaned rfs_xdp programs), exit\n"
-"  --unsafe-noguard      honour 'noguard = yes' in the config: the in-order\n"
-"                        rule off on those interfaces, flows may be\n"
-"                        reordered (benchmarks only; refused without it)\n"
-"  --check-config [--json]  print what the config would attach on this\n"
-"                        node (this netns) and how, attach nothing, exit\n"
-"  --features            print what this kernel offers the datapath and\n"
-"                        whether flows can be kept in order on it, exit\n"
-"                        (0: they can, 1: they can't)\n"
-"  -v, --verbose         debug messages, libbpf and libxdp output\n"
-"  -h, --help            this help\n"
-"  -V, --version         print the version\n"
-"\n"
-"Signals: SIGHUP re-reads the config; SIGTERM or SIGINT exit, leaving the\n"
-"datapath pinned and steering for the next rfsd (detach_on_exit = yes in\n"
-"the config detaches it instead; rfsd --cleanup removes it).\n"
-"See rfsd(8) and rfsctl(8).\n";
-
-enum { OPT_CONFIG = 256, OPT_SOCKET, OPT_PIN_DIR, OPT_CGROUP, OPT_TRACE,
-       OPT_CLEANUP, OPT_UNSAFE_NOGUARD, OPT_FEATURES, OPT_CHECK, OPT_JSON };
-
-static const struct option rfsd_options[] = {
-	{ "config", required_argument, NULL, OPT_CONFIG },
-	{ "socket", required_argument, NULL, OPT_SOCKET },
-	{ "pin-dir", required_argument, NULL, OPT_PIN_DIR },
-	{ "cgroup", required_argument, NULL, OPT_CGROUP },
-	{ "trace-mode", required_argument, NULL, OPT_TRACE },
-	{ "cleanup", no_argument, NULL, OPT_CLEANUP },
-	{ "unsafe-noguard", no_argument, NULL, OPT_UNSAFE_NOGUARD },
-	{ "features", no_argument, NULL, OPT_FEATURES },
-	{ "check-config", no_argument, NULL, OPT_CHECK },
-	{ "json", no_argument, NULL, OPT_JSON },
-	{ "verbose", no_argument, NULL, 'v' },
-	{ "help", no_argument, NULL, 'h' },
-	{ "version", no_argument, NULL, 'V' },
-	{ NULL, 0, NULL, 0 },
+/* The options: the parser and the help text come from this table, so
+ * that they can't drift (rfsd(8) repeats the help word for word). */
+static const struct rfsd_opt {
+	const char *name, *metavar, *help;	/* help: NULL, not listed */
+	char short_opt;
+	bool arg;		/* takes one: a const char * at off */
+	size_t off;		/* in struct rfsd; a bool if !arg */
+} rfsd_opts[] = {
+#define OPT(n, m, a, f, h) { n, m, h, 0, a, offsetof(struct rfsd, f) }
+	OPT("config", "FILE", true, opt_config,
+	    "config file (default " RFSD_CONFIG_DEFAULT ")"),
+	OPT("socket", "PATH", true, opt_socket,
+	    "control socket (default " RFS_CTL_SOCKET_DEFAULT ")"),
+	OPT("pin-dir", "DIR", true, opt_pin_dir,
+	    "bpffs pin dir (default " RFS_PIN_DIR_DEFAULT ")"),
+	OPT("cgroup", "DIR", true, opt_cgroup,
+	    "cgroup v2 dir for sockops (default: the cgroup2 root)"),
+	OPT("trace-mode", "MODE", true, opt_trace,
+	    "auto, tp_btf, fexit or kprobe (default auto)"),
+	OPT("cleanup", NULL, false, opt_cleanup,
+	    "remove everything xdp-rfs attached or pinned under\n"
+	    "the pin dir (and orphaned rfs_xdp programs), exit"),
+	OPT("unsafe-noguard", NULL, false, unsafe_noguard,
+	    "honour 'noguard = yes' in the config: the in-order\n"
+	    "rule off on those interfaces, flows may be\n"
+	    "reordered (benchmarks only; refused without it)"),
+	OPT("check-config", "[--json]", false, opt_check,
+	    "print what the config would attach on this\n"
+	    "node (this netns) and how, attach nothing, exit"),
+	OPT("json", NULL, false, opt_json, NULL),
+	OPT("features", NULL, false, opt_features,
+	    "print what this kernel offers the datapath and\n"
+	    "whether flows can be kept in order on it, exit\n"
+	    "(0: they can, 1: they can't)"),
+	{ "verbose", .help = "debug messages, libbpf and libxdp output",
+	  .short_opt = 'v', .off = offsetof(struct rfsd, opt_verbose) },
+	{ "help", .help = "this help", .short_opt = 'h' },
+	{ "version", .help = "print the version", .short_opt = 'V' },
 };
+
+#define N_OPTS	(sizeof(rfsd_opts) / sizeof(rfsd_opts[0]))
+
+static void usage(void)
+{
+	const struct rfsd_opt *o;
+	const char *h, *nl;
+	int n;
+
+	printf("Usage: rfsd [OPTIONS]\n"
+	       "Keep the xdp-rfs datapath (Receive Flow Steering on XDP) attached and\n"
+	       "serve rfsctl.  Runs in the foreground; under systemd, Type=notify.\n\n");
+	for (o = rfsd_opts; o < rfsd_opts + N_OPTS; o++) {
+		if (!o->help)
+			continue;
+		n = o->short_opt ? printf("  -%c, ", o->short_opt) : printf("  ");
+		n += printf("--%s%s%s", o->name, o->metavar ? " " : "",
+			    o->metavar ?: "");
+		printf("%*s", n < 22 ? 24 - n : 2, "");
+		/* each line of help in the same column */
+		for (h = o->help; (nl = strchr(h, '\n')); h = nl + 1)
+			printf("%.*s\n%24s", (int)(nl - h), h, "");
+		printf("%s\n", h);
+	}
+	printf("\nSignals: SIGHUP re-reads the config; SIGTERM or SIGINT exit, leaving the\n"
+	       "datapath pinned and steering for the next rfsd (detach_on_exit = yes in\n"
+	       "the config detaches it instead; rfsd --cleanup removes it).\n"
+	       "See rfsd(8) and rfsctl(8).\n");
+}
 
 static void update_status(struct rfsd *d)
 {
@@ -311,7 +317,7 @@ static void on_timer(struct rfsd_watch *w, uint32_t ev)
 	rfsd_ksched_new_kthreads(&d->ksched);	/* a CPU back online */
 	rfsd_ksched_tick(&d->ksched);
 	rfsd_kwait_tick(&d->kwait, &d->ksched);
-	rfsd_leaving_tick(d->dp, rfsd_config_leaving_warn_s(&d->cfg));
+	rfsd_leaving_tick(d->dp, d->cfg.leaving_warn_s);
 	update_status(d);
 }
 
@@ -330,57 +336,38 @@ static void on_job(struct rfsd_watch *w, uint32_t ev)
 	update_status(d);
 }
 
-static int parse_args(struct rfsd *d, int argc, char **argv, bool *verbose)
+static int parse_args(struct rfsd *d, int argc, char **argv)
 {
-	int c;
+	struct option lo[N_OPTS + 1] = {};
+	const struct rfsd_opt *o;
+	int c, i, n = N_OPTS;
 
-	while ((c = getopt_long(argc, argv, "vhV", rfsd_options, NULL)) != -1) {
-		switch (c) {
-		case OPT_CONFIG:
-			d->opt_config = optarg;
-			break;
-		case OPT_SOCKET:
-			d->opt_socket = optarg;
-			break;
-		case OPT_PIN_DIR:
-			d->opt_pin_dir = optarg;
-			break;
-		case OPT_CGROUP:
-			d->opt_cgroup = optarg;
-			break;
-		case OPT_TRACE:
-			if (rfs_trace_mode_parse(optarg, &d->trace_mode)) {
-				fprintf(stderr, "rfsd: can't use trace mode '%s': not auto, tp_btf, fexit or kprobe\n",
-					optarg);
-				return -EINVAL;
-			}
-			break;
-		case OPT_CLEANUP:
-			d->opt_cleanup = true;
-			break;
-		case OPT_UNSAFE_NOGUARD:
-			d->unsafe_noguard = true;
-			break;
-		case OPT_FEATURES:
-			d->opt_features = true;
-			break;
-		case OPT_CHECK:
-			d->opt_check = true;
-			break;
-		case OPT_JSON:
-			d->opt_json = true;
-			break;
-		case 'v':
-			*verbose = true;
-			break;
-		case 'h':
-			fputs(rfsd_usage, stdout);
+	/* getopt's value: the letter, or 256 + the index */
+	for (i = 0; i < n; i++)
+		lo[i] = (struct option){ rfsd_opts[i].name, rfsd_opts[i].arg,
+					 NULL, rfsd_opts[i].short_opt ?: 256 + i };
+	while ((c = getopt_long(argc, argv, "vhV", lo, NULL)) != -1) {
+		for (i = 0; i < n && c != lo[i].val; i++)
+			;
+		o = &rfsd_opts[i];
+		if (i == n) {
+			fprintf(stderr, "Try 'rfsd --help'.\n");
+			return -EINVAL;
+		} else if (c == 'h') {
+			usage();
 			exit(EXIT_SUCCESS);
-		case 'V':
+		} else if (c == 'V') {
 			printf("rfsd %s\n", RFS_VERSION);
 			exit(EXIT_SUCCESS);
-		default:
-			fprintf(stderr, "Try 'rfsd --help'.\n");
+		} else if (o->arg) {
+			*(const char **)((char *)d + o->off) = optarg;
+		} else {
+			*(bool *)((char *)d + o->off) = true;
+		}
+		if (d->opt_trace &&
+		    rfs_trace_mode_parse(d->opt_trace, &d->trace_mode)) {
+			fprintf(stderr, "rfsd: can't use trace mode '%s': not auto, tp_btf, fexit or kprobe\n",
+				d->opt_trace);
 			return -EINVAL;
 		}
 	}
@@ -445,13 +432,13 @@ int main(int argc, char **argv)
 	const struct rfsd_dispatch dispatch = { .cmds = rfsd_cmds, .ctx = &d.cmd };
 	char err[RFSD_CONFIG_ERR_LEN], cgerr[256];
 	struct rfs_dp_opts opts = {};
-	bool verbose = false, adopted = false, served = false, keep_nice;
+	bool adopted = false, served = false, keep_nice;
 	int ret = EXIT_FAILURE, e, ncaps;
 	char caps[128];
 
-	if (parse_args(&d, argc, argv, &verbose))
+	if (parse_args(&d, argc, argv))
 		return EXIT_FAILURE;
-	rfs_log_init("rfsd", verbose);
+	rfs_log_init("rfsd", d.opt_verbose);
 	rfs_log_hook_libs();
 
 	if (d.opt_check)

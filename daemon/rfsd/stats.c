@@ -42,7 +42,7 @@ static __u64 *ctr(void *base, const struct rfsd_counter *c)
 
 static void add_u64(struct json_object *o, const char *key, __u64 v)
 {
-	json_object_object_add(o, key, json_object_new_uint64(v));
+	rfsd_add(o, key, json_object_new_uint64(v));
 }
 
 struct json_object *rfsd_cmd_stats(struct rfsd_cmd_ctx *x,
@@ -90,11 +90,8 @@ struct json_object *rfsd_cmd_stats(struct rfsd_cmd_ctx *x,
 				*ctr(&sum[cpu], &if_ctrs[k]) +=
 					*ctr(&one[cpu], &if_ctrs[k]);
 	}
-	e = rfs_dp_read_gstats(x->dp, gs);
-	if (!e)
-		e = rfs_dp_read_queues(x->dp, qs);
-	if (!e)
-		e = rfs_dp_read_backlog(x->dp, backlog);
+	e = rfs_dp_read_gstats(x->dp, gs) ?: rfs_dp_read_queues(x->dp, qs) ?:
+	    rfs_dp_read_backlog(x->dp, backlog);
 	if (e) {
 		reply = rfsd_reply_err(e, "stats: can't read datapath counters: %s",
 				       strerror(-e));
@@ -106,7 +103,7 @@ struct json_object *rfsd_cmd_stats(struct rfsd_cmd_ctx *x,
 	for (cpu = 0; cpu < nr; cpu++) {
 		struct json_object *pc = json_object_new_object();
 
-		json_object_object_add(pc, "cpu", json_object_new_int(cpu));
+		rfsd_add(pc, "cpu", rfsd_jint(cpu));
 		for (k = 0; k < N_IF_CTRS; k++)
 			add_u64(pc, if_ctrs[k].name, *ctr(&sum[cpu], &if_ctrs[k]));
 		/* dequeued is the target's (its cpumap program counts it in
@@ -147,10 +144,9 @@ struct json_object *rfsd_cmd_stats(struct rfsd_cmd_ctx *x,
 	}
 
 	o = json_object_new_object();
-	json_object_object_add(o, "interface",
-			       only ? json_object_new_string(rfs_if_name(only)) : NULL);
-	json_object_object_add(o, "total", total);
-	json_object_object_add(o, "per_cpu", per);
+	rfsd_add(o, "interface", rfsd_jstr(only ? rfs_if_name(only) : NULL));
+	rfsd_add(o, "total", total);
+	rfsd_add(o, "per_cpu", per);
 	reply = rfsd_reply_ok(o);
 out:
 	free(sum);

@@ -514,7 +514,7 @@ test_kthread_wait()
 }
 
 # rfsd warns when a CPU's cpumap kthread keeps waiting for its CPU
-# (kwait.c): with batch:0 (whose wake-up never preempts) beside a busy
+# (ksched.c): with batch:0 (whose wake-up never preempts) beside a busy
 # loop on the second CPU and one flow steered there for two of rfsd's 10 s
 # windows, it says so once, for that CPU, with the average wait and what
 # would help; the first CPU, whose kthread has nothing to do, gets no

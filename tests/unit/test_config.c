@@ -68,7 +68,7 @@ static void rfs_test_good(void **state)
 		"flow_cnt = 1048576\n", &cfg, err), 0);
 	assert_int_equal(cfg.sock_flow_entries, 65536);
 	/* not set: the default */
-	assert_int_equal(rfsd_config_leaving_warn_s(&cfg),
+	assert_int_equal(cfg.leaving_warn_s,
 			 RFSD_LEAVING_WARN_DEFAULT);
 	assert_string_equal(cfg.socket, "/run/x.sock");
 	assert_string_equal(cfg.metrics_listen, "[::1]:9464");
@@ -94,11 +94,11 @@ static void rfs_test_leaving_warn(void **state)
 
 	assert_int_equal(rfs_test_load("[global]\nleaving_warn_seconds = 30\n",
 				       &cfg, err), 0);
-	assert_int_equal(rfsd_config_leaving_warn_s(&cfg), 30);
+	assert_int_equal(cfg.leaving_warn_s, 30);
 	rfsd_config_free(&cfg);
 	assert_int_equal(rfs_test_load("[global]\nleaving_warn_seconds = 0\n",
 				       &cfg, err), 0);
-	assert_int_equal(rfsd_config_leaving_warn_s(&cfg), 0);
+	assert_int_equal(cfg.leaving_warn_s, 0);
 	rfsd_config_free(&cfg);
 }
 

@@ -30,21 +30,15 @@ struct json_object *rfsd_if_json(const struct rfs_if *ifc)
 	struct rfs_cpuset cpus, active;
 
 	rfs_if_cpus(ifc, &cpus, &active);
-	json_object_object_add(o, "name", json_object_new_string(rfs_if_name(ifc)));
-	json_object_object_add(o, "ifindex", json_object_new_int(rfs_if_ifindex(ifc)));
-	json_object_object_add(o, "mode",
-			       json_object_new_string(rfs_xdp_mode_name(rfs_if_mode(ifc))));
-	json_object_object_add(o, "rx_queues",
-			       json_object_new_int64(rfs_if_rx_queues(ifc)));
-	json_object_object_add(o, "flow_cnt",
-			       json_object_new_int64(rfs_if_flow_cnt(ifc)));
-	json_object_object_add(o, "cpus", rfsd_cpus_json(&cpus));
-	json_object_object_add(o, "active_cpus", rfsd_cpus_json(&active));
-	json_object_object_add(o, "noguard",
-			       json_object_new_boolean(rfs_if_noguard(ifc)));
-	json_object_object_add(o, "kernel_rps",
-			       json_object_new_boolean(rfs_if_kernel_rps(ifc)));
-	json_object_object_add(o, "prog_id",
-			       json_object_new_int64(rfs_if_prog_id(ifc)));
+	rfsd_add(o, "name", rfsd_jstr(rfs_if_name(ifc)));
+	rfsd_add(o, "ifindex", rfsd_jint(rfs_if_ifindex(ifc)));
+	rfsd_add(o, "mode", rfsd_jstr(rfs_xdp_mode_name(rfs_if_mode(ifc))));
+	rfsd_add(o, "rx_queues", rfsd_jint(rfs_if_rx_queues(ifc)));
+	rfsd_add(o, "flow_cnt", rfsd_jint(rfs_if_flow_cnt(ifc)));
+	rfsd_add(o, "cpus", rfsd_cpus_json(&cpus));
+	rfsd_add(o, "active_cpus", rfsd_cpus_json(&active));
+	rfsd_add(o, "noguard", rfsd_jbool(rfs_if_noguard(ifc)));
+	rfsd_add(o, "kernel_rps", rfsd_jbool(rfs_if_kernel_rps(ifc)));
+	rfsd_add(o, "prog_id", rfsd_jint(rfs_if_prog_id(ifc)));
 	return o;
 }

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "commands.h"
-#include "ifaces.h"
+#include "config.h"
 #include "ksched.h"
 #include "kernel.h"
 #include "log.h"

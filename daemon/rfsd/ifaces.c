@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "commands.h"
-#include "ifaces.h"
+#include "config.h"
 #include "log.h"
 #include "netns.h"
 

@@ -5,6 +5,7 @@
  * the "kernel" block of `rfsctl status`.  The findings and their meaning
  * come from the library (rfs_features.c, rfs_kjudge.c).
  */
+#include "commands.h"
 #include "kernel.h"
 #include "log.h"
 
@@ -52,14 +53,11 @@ static struct json_object *lines_json(const struct rfs_feat_report *r, int from)
 
 	for (i = from; i < r->n; i++) {
 		o = json_object_new_object();
-		json_object_object_add(o, "name",
-				       json_object_new_string(r->line[i].name));
-		json_object_object_add(o, "level",
-				       json_object_new_string(rfs_feat_level_name(r->line[i].level)));
-		json_object_object_add(o, "value",
-				       json_object_new_string(r->line[i].value));
-		json_object_object_add(o, "why",
-				       json_object_new_string(r->line[i].why));
+		rfsd_add(o, "name", rfsd_jstr(r->line[i].name));
+		rfsd_add(o, "level",
+			 rfsd_jstr(rfs_feat_level_name(r->line[i].level)));
+		rfsd_add(o, "value", rfsd_jstr(r->line[i].value));
+		rfsd_add(o, "why", rfsd_jstr(r->line[i].why));
 		json_object_array_add(a, o);
 	}
 	return a;
@@ -73,13 +71,11 @@ struct json_object *rfsd_kernel_json(struct rfs_dp *dp, bool allow_unordered)
 	size_t i;
 
 	rfs_dp_kjudge(dp, &r);
-	json_object_object_add(o, "release", json_object_new_string(f->release));
-	json_object_object_add(o, "order_kept",
-			       json_object_new_boolean(r.order_kept));
-	json_object_object_add(o, "allow_unordered",
-			       json_object_new_boolean(allow_unordered));
-	json_object_object_add(o, "faked", json_object_new_boolean(f->faked));
-	json_object_object_add(o, "features", lines_json(&r, 0));
+	rfsd_add(o, "release", rfsd_jstr(f->release));
+	rfsd_add(o, "order_kept", rfsd_jbool(r.order_kept));
+	rfsd_add(o, "allow_unordered", rfsd_jbool(allow_unordered));
+	rfsd_add(o, "faked", rfsd_jbool(f->faked));
+	rfsd_add(o, "features", lines_json(&r, 0));
 	ifs = json_object_new_object();
 	for (i = 0; i < rfs_dp_if_count(dp); i++) {
 		struct rfs_if *ifc = rfs_dp_if_at(dp, i);
@@ -90,9 +86,9 @@ struct json_object *rfsd_kernel_json(struct rfs_dp *dp, bool allow_unordered)
 		int n = r.n;
 
 		rfs_kjudge_iface(f, &facts, &r);
-		json_object_object_add(ifs, rfs_if_name(ifc), lines_json(&r, n));
+		rfsd_add(ifs, rfs_if_name(ifc), lines_json(&r, n));
 		r.n = n;
 	}
-	json_object_object_add(o, "interfaces", ifs);
+	rfsd_add(o, "interfaces", ifs);
 	return o;
 }

@@ -21,7 +21,7 @@
 #include <libmnl/libmnl.h>
 #include <linux/rtnetlink.h>
 
-#include "ifaces.h"
+#include "config.h"
 #include "log.h"
 #include "netlink.h"
 #include "netns.h"

@@ -26,7 +26,6 @@
 #include "cgroup.h"
 #include "commands.h"
 #include "config.h"
-#include "ifaces.h"
 #include "kernel.h"
 #include "ksched.h"
 #include "log.h"

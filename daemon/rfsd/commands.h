@@ -38,7 +38,7 @@ struct rfsd_sampler {
 
 struct rfsd_cmd_ctx {
 	struct rfs_dp *dp;
-	struct rfsd_ifaces *ifaces;	/* configured interfaces (ifaces.h) */
+	struct rfsd_ifaces *ifaces;	/* configured interfaces (config.h) */
 	struct rfsd_sampler *sampler;
 	struct rfsd_kscheds *ksched;	/* cpumap kthreads (ksched.h) */
 	pid_t parser_pid;		/* the request parser (server.c) */

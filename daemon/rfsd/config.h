@@ -27,15 +27,14 @@
 #define RFSD_LEAVING_WARN_DEFAULT	10
 #define RFSD_LEAVING_WARN_MAX		86400
 
+/* The keys as rfsd(8) describes them; 0 or NULL where not set. */
 struct rfsd_iface_cfg {
 	char name[IF_NAMESIZE];		/* [interface NAME]; "" for a pattern */
 	char *match;			/* the words of a pattern section */
-	/* as written, resolved per node (rfsd_cpus_resolve); NULL: all */
-	char *cpus;
-	__u32 flow_cnt;			/* 0: RFS_FLOW_CNT_DEFAULT */
+	char *cpus;			/* as written, resolved per node */
+	__u32 flow_cnt;
 	enum rfs_xdp_mode mode;
-	/* the in-order rule off: honoured only under --unsafe-noguard */
-	bool noguard;
+	bool noguard;			/* only under --unsafe-noguard */
 	unsigned int set;		/* keys seen, for duplicates */
 };
 
@@ -58,28 +57,20 @@ struct rfsd_ksched {
 };
 
 struct rfsd_config {
-	__u32 sock_flow_entries;	/* 0: not set */
-	char *socket;			/* NULL: not set */
-	/* who may read (the socket file's group) and who may change too
-	 * (peercred.h); NULL: RFS_CTL_GROUP, RFSD_ADMIN_GROUP */
-	char *socket_group;
-	char *admin_group;
-	/* flow table budgets in bytes (rfs_dp.h); 0: from MemTotal */
-	__u64 budget_iface;
+	__u32 sock_flow_entries;
+	char *socket;
+	char *socket_group;		/* NULL: RFS_CTL_GROUP (peercred.h) */
+	char *admin_group;		/* NULL: RFSD_ADMIN_GROUP */
+	__u64 budget_iface;		/* bytes; 0: from MemTotal */
 	__u64 budget_total;
 	char *pin_dir;
 	char *cgroup;
-	/* SIGTERM detaches and unpins everything; default: leave the
-	 * datapath steering for the next rfsd to adopt */
 	bool detach_on_exit;
 	char *metrics_listen;		/* "[::1]:9464"; NULL: off */
 	struct rfsd_ksched ksched;
-	/* attach even on a kernel where flows can't be kept in order */
 	bool allow_unordered;
-	/* warn when a CPU taken out of a set still waits for its flows
-	 * after this long (then each time the wait doubles); 0: never */
-	__u32 leaving_warn_s;
-	char *exclude;			/* globs no pattern section picks */
+	__u32 leaving_warn_s;		/* 0: never warn */
+	char *exclude;
 	unsigned int set;
 	struct rfsd_iface_cfg *ifs;
 	size_t n_ifs;

@@ -31,7 +31,7 @@ struct rfsd_flows_job {
 	long long end_ns;		/* CLOCK_MONOTONIC */
 	size_t limit;
 	size_t n_ifs;
-	int *ifindex;			/* found again at the end */
+	int ifindex[];			/* found again at the end */
 };
 
 static int flow_cmp(const void *a, const void *b)
@@ -58,12 +58,6 @@ static void rearm(struct rfsd_sampler *s)
 	if (timerfd_settime(s->tfd, TFD_TIMER_ABSTIME, &its, NULL))
 		pr_warn("can't arm the flow sampler's timer: %s\n",
 			strerror(errno));
-}
-
-static void job_free(struct rfsd_flows_job *j)
-{
-	free(j->ifindex);
-	free(j);
 }
 
 /* Stop whatever of j still counts (an interface gone needs nothing). */
@@ -127,12 +121,8 @@ enum rfsd_cmd_rc rfsd_cmd_flows(struct rfsd_cmd_ctx *x, struct rfsd_client *c,
 		*reply = flows_json(NULL, 0);
 		return RFSD_CMD_REPLY;
 	}
-	j = calloc(1, sizeof(*j));
-	if (j)
-		j->ifindex = calloc(n, sizeof(*j->ifindex));
-	if (!j || !j->ifindex) {
-		if (j)
-			job_free(j);
+	j = calloc(1, sizeof(*j) + n * sizeof(j->ifindex[0]));
+	if (!j) {
 		*reply = rfsd_reply_err(ENOMEM, "flows: out of memory");
 		return RFSD_CMD_REPLY;
 	}
@@ -141,15 +131,12 @@ enum rfsd_cmd_rc rfsd_cmd_flows(struct rfsd_cmd_ctx *x, struct rfsd_client *c,
 
 		j->ifindex[i] = rfs_if_ifindex(ifc);
 		e = rfs_if_sample_start(x->dp, ifc, err);
-		if (e == -EBUSY) {
-			/* another request counts there: after it */
-			job_stop(j, x->dp, i);
-			job_free(j);
-			return RFSD_CMD_WAIT;
-		}
 		if (e) {
 			job_stop(j, x->dp, i);
-			job_free(j);
+			free(j);
+			/* -EBUSY: another request counts there: after it */
+			if (e == -EBUSY)
+				return RFSD_CMD_WAIT;
 			*reply = rfsd_reply_dp_err(e, err, "flows");
 			return RFSD_CMD_REPLY;
 		}
@@ -243,7 +230,7 @@ bool rfsd_sampler_done(struct rfsd_sampler *s, struct rfs_dp *dp,
 		*reply = job_collect(j, dp);
 	else
 		job_stop(j, dp, j->n_ifs);
-	job_free(j);
+	free(j);
 	return true;
 }
 
@@ -264,6 +251,6 @@ void rfsd_sampler_cancel(struct rfsd_sampler *s, struct rfs_dp *dp)
 		s->jobs = j->next;
 		if (dp)
 			job_stop(j, dp, j->n_ifs);
-		job_free(j);
+		free(j);
 	}
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Link and default route events (rtnetlink, libmnl), handed to the
- * interfaces (ifaces.h).
+ * interfaces (ifaces.c).
  */
 #ifndef RFSD_NETLINK_H
 #define RFSD_NETLINK_H

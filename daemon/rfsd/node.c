@@ -111,12 +111,6 @@ int rfsd_cpus_resolve(const char *spec, const char *root,
 	return rfs_cpuset_count(out) ? 0 : -ENOENT;
 }
 
-struct pick {
-	const struct rfsd_link *l;
-	bool hit;
-};
-
-/* A word without '!' that picks l counts; one with '!' vetoes. */
 int rfsd_iface_cpus(const struct rfsd_iface_cfg *ic, struct rfs_cpuset *set,
 		    char *err, size_t len)
 {
@@ -128,6 +122,12 @@ int rfsd_iface_cpus(const struct rfsd_iface_cfg *ic, struct rfs_cpuset *set,
 	return e;
 }
 
+struct pick {
+	const struct rfsd_link *l;
+	bool hit;
+};
+
+/* A word without '!' that picks l counts; one with '!' vetoes. */
 static int word_picks(const char *w, void *arg)
 {
 	struct pick *p = arg;
@@ -153,12 +153,9 @@ const char *rfsd_config_match(const struct rfsd_config *cfg,
 {
 	size_t i;
 
-	*ic = NULL;
-	for (i = 0; i < cfg->n_ifs; i++)
-		if (!cfg->ifs[i].match && !strcmp(cfg->ifs[i].name, l->name)) {
-			*ic = &cfg->ifs[i];
-			return NULL;	/* named: attached, or refused, as asked */
-		}
+	*ic = rfsd_config_iface(cfg, l->name);
+	if (*ic)
+		return NULL;	/* named: attached, or refused, as asked */
 	for (i = 0; i < cfg->n_ifs && !*ic; i++)
 		if (cfg->ifs[i].match && words_pick(cfg->ifs[i].match, l))
 			*ic = &cfg->ifs[i];

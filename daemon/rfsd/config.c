@@ -92,17 +92,6 @@ static void parse_fail(struct rfsd_parse *p, int e, const char *fmt, ...)
 	p->err = -e;
 }
 
-const struct rfsd_iface_cfg *rfsd_config_iface(const struct rfsd_config *cfg,
-					       const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < cfg->n_ifs; i++)
-		if (!cfg->ifs[i].match && !strcmp(cfg->ifs[i].name, name))
-			return &cfg->ifs[i];
-	return NULL;
-}
-
 /* A pattern word: an optional '!', then default-route or a glob that
  * could match an interface name ('[' would end a section header). */
 static int bad_word(const char *w, void *arg)

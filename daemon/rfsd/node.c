@@ -147,6 +147,17 @@ static bool words_pick(const char *words, const struct rfsd_link *l)
 	return !rfsd_for_words(words, word_picks, &p) && p.hit;
 }
 
+const struct rfsd_iface_cfg *rfsd_config_iface(const struct rfsd_config *cfg,
+					       const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < cfg->n_ifs; i++)
+		if (!cfg->ifs[i].match && !strcmp(cfg->ifs[i].name, name))
+			return &cfg->ifs[i];
+	return NULL;
+}
+
 const char *rfsd_config_match(const struct rfsd_config *cfg,
 			      const struct rfsd_link *l,
 			      const struct rfsd_iface_cfg **ic)

@@ -118,7 +118,7 @@ ct_setup()
 	pm run -d --name "$CT_NAME" \
 		--network host --pid host \
 		--cap-drop all \
-		--cap-add BPF,PERFMON,NET_ADMIN,SYS_ADMIN,SYS_PTRACE,SYS_NICE \
+		--cap-add BPF,PERFMON,NET_ADMIN,SYS_ADMIN,SYS_PTRACE,SYS_NICE,SETGID \
 		--read-only \
 		--ulimit "nofile=$(ulimit -Hn):$(ulimit -Hn)" \
 		--ulimit "nproc=$nproc:$nproc" \

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The command table (commands.h) and the handlers not in a file of their
- * own.  Every argument is checked for presence and type before any
- * datapath call; ranges that are the datapath's business (powers of two,
- * online CPUs) are left to it, so that its error strings reach the user
- * unchanged.
+ * The command table (commands.h), the handlers not in a file of their
+ * own, and what they share about an attached interface.  The parser
+ * checked every argument's type and range; ranges that are the
+ * datapath's business (powers of two, online CPUs) are left to it, so
+ * that its error strings reach the user unchanged.
  */
 #include <errno.h>
 #include <net/if.h>
@@ -19,9 +19,43 @@
 #include "rfs_commit.h"
 #include "server.h"
 
+struct rfs_if *rfsd_find_if(struct rfsd_cmd_ctx *x, const char *what,
+			    const char *name, struct json_object **reply)
+{
+	struct rfs_if *ifc = rfs_dp_if_find(x->dp, name);
+
+	if (ifc)
+		return ifc;
+	if (!if_nametoindex(name))
+		*reply = rfsd_reply_err(ENODEV, "%s %s: no such interface", what,
+					name);
+	else
+		*reply = rfsd_reply_err(ENOENT, "%s %s: not attached", what, name);
+	return NULL;
+}
+
+struct json_object *rfsd_if_json(const struct rfs_if *ifc)
+{
+	struct json_object *o = json_object_new_object();
+	struct rfs_cpuset cpus, active;
+
+	rfs_if_cpus(ifc, &cpus, &active);
+	rfsd_add(o, "name", rfsd_jstr(rfs_if_name(ifc)));
+	rfsd_add(o, "ifindex", rfsd_jint(rfs_if_ifindex(ifc)));
+	rfsd_add(o, "mode", rfsd_jstr(rfs_xdp_mode_name(rfs_if_mode(ifc))));
+	rfsd_add(o, "rx_queues", rfsd_jint(rfs_if_rx_queues(ifc)));
+	rfsd_add(o, "flow_cnt", rfsd_jint(rfs_if_flow_cnt(ifc)));
+	rfsd_add(o, "cpus", rfsd_cpus_json(&cpus));
+	rfsd_add(o, "active_cpus", rfsd_cpus_json(&active));
+	rfsd_add(o, "noguard", rfsd_jbool(rfs_if_noguard(ifc)));
+	rfsd_add(o, "kernel_rps", rfsd_jbool(rfs_if_kernel_rps(ifc)));
+	rfsd_add(o, "prog_id", rfsd_jint(rfs_if_prog_id(ifc)));
+	return o;
+}
+
 static struct json_object *do_version(struct rfsd_cmd_ctx *x,
 				      struct rfsd_client *c,
-				      struct json_object *req)
+				      const struct rfsd_req *r)
 {
 	struct json_object *o = json_object_new_object();
 
@@ -32,7 +66,7 @@ static struct json_object *do_version(struct rfsd_cmd_ctx *x,
 
 static struct json_object *do_status(struct rfsd_cmd_ctx *x,
 				     struct rfsd_client *c,
-				     struct json_object *req)
+				     const struct rfsd_req *r)
 {
 	struct json_object *o = json_object_new_object(), *p, *ifs;
 	struct rfs_dp_prog_ids ids;
@@ -74,43 +108,30 @@ static struct json_object *do_status(struct rfsd_cmd_ctx *x,
 
 static struct json_object *do_attach(struct rfsd_cmd_ctx *x,
 				     struct rfsd_client *c,
-				     struct json_object *req)
+				     const struct rfsd_req *r)
 {
-	struct rfs_if_opts opts = { .mode = RFS_XDP_AUTO };
-	struct json_object *reply = NULL;
+	struct rfs_if_opts opts = {
+		.mode = RFS_XDP_AUTO,
+		.cpus = r->cpus,
+		.flow_cnt = r->flow_cnt,
+		/* the config in effect, reloads included */
+		.allow_unordered = r->allow_unordered ||
+				   x->ifaces->cfg->allow_unordered,
+	};
 	char err[RFS_ERR_LEN] = "", what[128], desc[160];
-	const char *name, *mode;
 	struct rfs_if *ifc;
-	long long n;
-	int r;
+	int e;
 
-	if (rfsd_arg_iface(req, true, &name, &reply) < 0 ||
-	    rfsd_arg_cpus(req, "cpus", false, &opts.cpus, &reply) < 0)
-		return reply;
-	/* 0 would mean the default to rfs_if_attach(): not the user's */
-	r = rfsd_arg_int(req, "flow_cnt", false, 1, UINT32_MAX, &n, &reply);
-	if (r < 0)
-		return reply;
-	if (!r)
-		opts.flow_cnt = n;
-	r = rfsd_arg_str(req, "mode", false, &mode, &reply);
-	if (r < 0)
-		return reply;
-	if (!r && rfs_xdp_mode_parse(mode, &opts.mode))
+	if (r->mode && rfs_xdp_mode_parse(r->mode, &opts.mode))
 		return rfsd_reply_err(EINVAL,
 				      "bad request: 'mode' must be \"auto\", \"native\" or \"generic\"");
-	if (rfsd_arg_bool(req, "allow_unordered", false, &opts.allow_unordered,
-			  &reply) < 0)
-		return reply;
-	/* the config in effect, reloads included */
-	opts.allow_unordered |= x->ifaces->cfg->allow_unordered;
-	snprintf(what, sizeof(what), "attach %s", name);
-	r = rfs_if_attach(x->dp, name, &opts, &ifc, err);
-	if (r)
-		return rfsd_reply_dp_err(r, err, what);
-	rfsd_ifaces_user_attach(x->ifaces, name);
+	snprintf(what, sizeof(what), "attach %s", r->iface);
+	e = rfs_if_attach(x->dp, r->iface, &opts, &ifc, err);
+	if (e)
+		return rfsd_reply_dp_err(e, err, what);
+	rfsd_ifaces_user_attach(x->ifaces, r->iface);
 	rfs_if_describe(ifc, desc, sizeof(desc));
-	rfs_log_iface(RFS_LOG_INFO, name, rfs_if_ifindex(ifc),
+	rfs_log_iface(RFS_LOG_INFO, r->iface, rfs_if_ifindex(ifc),
 		      "attached, %s: rfsctl attach, uid %u pid %d", desc,
 		      rfsd_client_uid(c), rfsd_client_pid(c));
 	return rfsd_reply_ok(rfsd_if_json(ifc));
@@ -118,58 +139,57 @@ static struct json_object *do_attach(struct rfsd_cmd_ctx *x,
 
 static struct json_object *do_detach(struct rfsd_cmd_ctx *x,
 				     struct rfsd_client *c,
-				     struct json_object *req)
+				     const struct rfsd_req *r)
 {
-	const struct rfsd_ifstate *st;
+	const struct rfsd_ifstate *st = rfsd_ifaces_lost(x->ifaces, r->iface);
 	struct json_object *reply = NULL;
-	char err[RFS_ERR_LEN] = "", what[64], name[IF_NAMESIZE];
-	const char *iface;
+	char err[RFS_ERR_LEN] = "", what[64];
 	struct rfs_if *ifc;
-	int r, ifindex;
+	int e, ifindex;
 
-	if (rfsd_arg_iface(req, true, &iface, &reply) < 0)
-		return reply;
-	st = rfsd_ifaces_lost(x->ifaces, iface);
-	if (!rfs_dp_if_find(x->dp, iface) && st) {
+	if (!rfs_dp_if_find(x->dp, r->iface) && st) {
 		if (st->lost_to)
 			return rfsd_reply_err(ENOENT,
 					      "detach %s: not attached: another tool replaced our XDP program with program %u",
-					      iface, st->lost_to);
+					      r->iface, st->lost_to);
 		return rfsd_reply_err(ENOENT,
 				      "detach %s: not attached: another tool detached our XDP program",
-				      iface);
+				      r->iface);
 	}
-	ifc = rfsd_find_if(x, "detach", iface, &reply);
+	ifc = rfsd_find_if(x, "detach", r->iface, &reply);
 	if (!ifc)
 		return reply;
-	snprintf(name, sizeof(name), "%s", iface);
 	ifindex = rfs_if_ifindex(ifc);
-	snprintf(what, sizeof(what), "detach %s", name);
-	r = rfs_if_detach(x->dp, ifc, err);
-	if (r)
-		return rfsd_reply_dp_err(r, err, what);
-	rfsd_ifaces_user_detach(x->ifaces, name);
-	rfs_log_iface(RFS_LOG_INFO, name, ifindex,
+	snprintf(what, sizeof(what), "detach %s", r->iface);
+	e = rfs_if_detach(x->dp, ifc, err);
+	if (e)
+		return rfsd_reply_dp_err(e, err, what);
+	rfsd_ifaces_user_detach(x->ifaces, r->iface);
+	rfs_log_iface(RFS_LOG_INFO, r->iface, ifindex,
 		      "detached: rfsctl detach, uid %u pid %d",
 		      rfsd_client_uid(c), rfsd_client_pid(c));
 	return rfsd_reply_ok(json_object_new_object());
 }
 
+static struct json_object *missing(const char *key)
+{
+	return rfsd_reply_err(EINVAL, "bad request: missing '%s'", key);
+}
+
 static struct json_object *set_sock_flow(struct rfsd_cmd_ctx *x,
 					 struct rfsd_client *c,
-					 struct json_object *req)
+					 const struct rfsd_req *r)
 {
-	struct json_object *reply = NULL, *o;
+	struct json_object *o;
 	char err[RFS_ERR_LEN] = "";
 	__u32 old = rfs_dp_sock_flow_entries(x->dp);
-	long long v;
-	int r;
+	int e;
 
-	if (rfsd_arg_int(req, "value", true, 0, UINT32_MAX, &v, &reply) < 0)
-		return reply;
-	r = rfs_dp_set_sock_flow_entries(x->dp, v, err);
-	if (r)
-		return rfsd_reply_dp_err(r, err, "set sock-flow-entries");
+	if (!(r->has & RFSD_ARG(VALUE)))
+		return missing("value");
+	e = rfs_dp_set_sock_flow_entries(x->dp, r->value, err);
+	if (e)
+		return rfsd_reply_dp_err(e, err, "set sock-flow-entries");
 	if (old != rfs_dp_sock_flow_entries(x->dp))
 		pr_info("sock flow table: %u -> %u entries: rfsctl set sock-flow-entries, uid %u pid %d\n",
 			old, rfs_dp_sock_flow_entries(x->dp),
@@ -182,47 +202,42 @@ static struct json_object *set_sock_flow(struct rfsd_cmd_ctx *x,
 
 static struct json_object *set_iface(struct rfsd_cmd_ctx *x,
 				     struct rfsd_client *c,
-				     struct json_object *req, bool cpus)
+				     const struct rfsd_req *r, bool cpus)
 {
 	struct json_object *reply = NULL, *o;
 	char err[RFS_ERR_LEN] = "", what[64], was[256], now[256];
 	const char *key = cpus ? "set cpus" : "set flow-cnt";
-	struct rfs_cpuset set, conf, active;
-	__u32 old_n;
-	const char *name;
+	struct rfs_cpuset conf, active;
 	struct rfs_if *ifc;
-	long long v = 0;
-	int r;
+	__u32 old_n;
+	int e;
 
-	if (rfsd_arg_iface(req, true, &name, &reply) < 0)
-		return reply;
-	if (cpus)
-		r = rfsd_arg_cpus(req, "cpus", true, &set, &reply);
-	else
-		r = rfsd_arg_int(req, "value", true, 0, UINT32_MAX, &v, &reply);
-	if (r < 0)
-		return reply;
-	ifc = rfsd_find_if(x, key, name, &reply);
+	if (!r->iface)
+		return missing("iface");
+	if (!(r->has & (cpus ? RFSD_ARG(CPUS) : RFSD_ARG(VALUE))))
+		return missing(cpus ? "cpus" : "value");
+	ifc = rfsd_find_if(x, key, r->iface, &reply);
 	if (!ifc)
 		return reply;
-	snprintf(what, sizeof(what), "%s %s", key, name);
+	snprintf(what, sizeof(what), "%s %s", key, r->iface);
 	rfs_if_cpus(ifc, &conf, &active);
 	rfs_cpulist_format(&conf, was, sizeof(was));
 	old_n = rfs_if_flow_cnt(ifc);
 	if (cpus)
-		r = rfs_if_set_cpus(x->dp, ifc, &set, err);
+		e = rfs_if_set_cpus(x->dp, ifc, &r->cpus, err);
 	else
-		r = rfs_if_set_flow_cnt(x->dp, ifc, v, err);
-	if (r)
-		return rfsd_reply_dp_err(r, err, what);
+		e = rfs_if_set_flow_cnt(x->dp, ifc, r->value, err);
+	if (e)
+		return rfsd_reply_dp_err(e, err, what);
 	rfs_if_cpus(ifc, &conf, &active);
 	rfs_cpulist_format(&conf, now, sizeof(now));
 	if (cpus && strcmp(was, now))
-		rfs_log_iface(RFS_LOG_INFO, name, rfs_if_ifindex(ifc),
+		rfs_log_iface(RFS_LOG_INFO, r->iface, rfs_if_ifindex(ifc),
 			      "cpus %s -> %s: rfsctl set cpus, uid %u pid %d",
-			      was[0] ? was : "all", now[0] ? now : "all", rfsd_client_uid(c), rfsd_client_pid(c));
+			      was[0] ? was : "all", now[0] ? now : "all",
+			      rfsd_client_uid(c), rfsd_client_pid(c));
 	else if (!cpus && old_n != rfs_if_flow_cnt(ifc))
-		rfs_log_iface(RFS_LOG_INFO, name, rfs_if_ifindex(ifc),
+		rfs_log_iface(RFS_LOG_INFO, r->iface, rfs_if_ifindex(ifc),
 			      "flow_cnt %u -> %u: rfsctl set flow-cnt, uid %u pid %d",
 			      old_n, rfs_if_flow_cnt(ifc), rfsd_client_uid(c),
 			      rfsd_client_pid(c));
@@ -236,42 +251,34 @@ static struct json_object *set_iface(struct rfsd_cmd_ctx *x,
 
 static struct json_object *do_set(struct rfsd_cmd_ctx *x,
 				  struct rfsd_client *c,
-				  struct json_object *req)
+				  const struct rfsd_req *r)
 {
-	struct json_object *reply = NULL;
-	const char *key;
-
-	if (rfsd_arg_str(req, "key", true, &key, &reply) < 0)
-		return reply;
-	if (!strcmp(key, "sock_flow_entries") || !strcmp(key, "sock-flow-entries"))
-		return set_sock_flow(x, c, req);
-	if (!strcmp(key, "flow_cnt") || !strcmp(key, "flow-cnt"))
-		return set_iface(x, c, req, false);
-	if (!strcmp(key, "cpus"))
-		return set_iface(x, c, req, true);
+	if (!strcmp(r->key, "sock_flow_entries") ||
+	    !strcmp(r->key, "sock-flow-entries"))
+		return set_sock_flow(x, c, r);
+	if (!strcmp(r->key, "flow_cnt") || !strcmp(r->key, "flow-cnt"))
+		return set_iface(x, c, r, false);
+	if (!strcmp(r->key, "cpus"))
+		return set_iface(x, c, r, true);
 	return rfsd_reply_err(EINVAL,
 			      "bad request: unknown key '%s' (sock_flow_entries, flow_cnt, cpus)",
-			      key);
+			      r->key);
 }
 
-static const char *const no_args[] = { NULL };
-static const char *const attach_args[] = { "iface", "cpus", "flow_cnt", "mode",
-					    "allow_unordered", NULL };
-static const char *const iface_args[] = { "iface", NULL };
-static const char *const flows_args[] = { "iface", "limit", "interval_ms", NULL };
-static const char *const explain_args[] = {
-	"iface", "src", "dst", "sport", "dport", "proto", "rx_cpu", NULL
-};
-static const char *const set_args[] = { "key", "value", "iface", "cpus", NULL };
-
+#define A(a)	RFSD_ARG(a)
 const struct rfsd_cmd rfsd_cmds[] = {
-	{ "version", no_args, do_version, NULL, false },
-	{ "status", no_args, do_status, NULL, false },
-	{ "attach", attach_args, do_attach, NULL, true },
-	{ "detach", iface_args, do_detach, NULL, true },
-	{ "stats", iface_args, rfsd_cmd_stats, NULL, false },
-	{ "flows", flows_args, NULL, rfsd_cmd_flows, false },
-	{ "set", set_args, do_set, NULL, true },
-	{ "explain", explain_args, rfsd_cmd_explain, NULL, false },
+	{ "version", 0, 0, do_version, NULL, false },
+	{ "status", 0, 0, do_status, NULL, false },
+	{ "attach", A(IFACE) | A(CPUS) | A(FLOW_CNT) | A(MODE) |
+		    A(ALLOW_UNORDERED), A(IFACE), do_attach, NULL, true },
+	{ "detach", A(IFACE), A(IFACE), do_detach, NULL, true },
+	{ "stats", A(IFACE), 0, rfsd_cmd_stats, NULL, false },
+	{ "flows", A(IFACE) | A(LIMIT) | A(INTERVAL_MS), 0, NULL,
+		   rfsd_cmd_flows, false },
+	{ "set", A(KEY) | A(VALUE) | A(IFACE) | A(CPUS), A(KEY), do_set, NULL,
+		 true },
+	{ "explain", A(IFACE) | A(SRC) | A(DST) | A(SPORT) | A(DPORT) |
+		     A(PROTO) | A(RX_CPU), A(IFACE) | A(SRC) | A(DST),
+		     rfsd_cmd_explain, NULL, false },
 	{ NULL },
 };

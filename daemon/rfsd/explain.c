@@ -259,63 +259,53 @@ static struct json_object *explain_json(struct rfs_if *ifc,
 
 struct json_object *rfsd_cmd_explain(struct rfsd_cmd_ctx *x,
 				     struct rfsd_client *c,
-				     struct json_object *req)
+				     const struct rfsd_req *r)
 {
 	struct json_object *reply = NULL, *o;
-	const char *name, *src, *dst, *proto = NULL;
 	struct rfs_explain_queue *qs = NULL;
 	struct rfs_explain_in in = {};
 	char err[RFS_ERR_LEN] = "";
-	long long sport = -1, dport = -1, rx = -1;
+	bool ports = r->has & RFSD_ARG(SPORT);
 	struct rfs_cpuset rx_cpus;
-	int fs, fd, r1, r2, r;
 	struct rfs_if *ifc;
+	int fs, fd, e;
 	size_t n = 0;
 
-	if (rfsd_arg_iface(req, true, &name, &reply) < 0 ||
-	    rfsd_arg_str(req, "src", true, &src, &reply) < 0 ||
-	    rfsd_arg_str(req, "dst", true, &dst, &reply) < 0 ||
-	    (r1 = rfsd_arg_int(req, "sport", false, 0, 65535, &sport, &reply)) < 0 ||
-	    (r2 = rfsd_arg_int(req, "dport", false, 0, 65535, &dport, &reply)) < 0 ||
-	    rfsd_arg_str(req, "proto", false, &proto, &reply) < 0 ||
-	    rfsd_arg_int(req, "rx_cpu", false, 0, RFS_MAX_CPUS - 1, &rx,
-			 &reply) < 0)
-		return reply;
-	if (r1 != r2)
+	if (ports != !!(r->has & RFSD_ARG(DPORT)))
 		return rfsd_reply_err(EINVAL, "bad request: 'sport' and 'dport' go together");
-	if (proto && strcmp(proto, "tcp") && strcmp(proto, "udp"))
+	if (r->proto && strcmp(r->proto, "tcp") && strcmp(r->proto, "udp"))
 		return rfsd_reply_err(EINVAL, "bad request: 'proto' must be \"tcp\" or \"udp\"");
-	if (proto && r1)
+	if (r->proto && !ports)
 		return rfsd_reply_err(EINVAL, "bad request: 'proto' needs 'sport' and 'dport'");
-	fs = parse_addr(src, in.key.peer);
-	fd = parse_addr(dst, in.key.local);
+	fs = parse_addr(r->src, in.key.peer);
+	fd = parse_addr(r->dst, in.key.local);
 	if (!fs || !fd)
 		return rfsd_reply_err(EINVAL, "can't parse address '%s': not an IPv4 or IPv6 address",
-				      fs ? dst : src);
+				      fs ? r->dst : r->src);
 	if (fs != fd)
 		return rfsd_reply_err(EINVAL, "can't parse address '%s': not of the family of '%s'",
-				      dst, src);
-	ifc = rfsd_find_if(x, "explain", name, &reply);
+				      r->dst, r->src);
+	ifc = rfsd_find_if(x, "explain", r->iface, &reply);
 	if (!ifc)
 		return reply;
 	/* as rfs_parse_frame() fills it: src is the peer, dst the local end */
 	in.key.is_v6 = fs == AF_INET6;
-	in.steerable = !r1;
-	if (in.steerable) {
-		in.key.peer_port = sport;
-		in.key.local_port = dport;
-		in.key.proto = proto && !strcmp(proto, "udp") ? IPPROTO_UDP :
-			       IPPROTO_TCP;
+	in.steerable = ports;
+	if (ports) {
+		in.key.peer_port = r->sport;
+		in.key.local_port = r->dport;
+		in.key.proto = r->proto && !strcmp(r->proto, "udp") ?
+			       IPPROTO_UDP : IPPROTO_TCP;
 	}
-	r = rfs_if_explain(x->dp, ifc, &in, &qs, &n, err);
-	if (r)
-		return rfsd_reply_dp_err(r, err, "explain");
+	e = rfs_if_explain(x->dp, ifc, &in, &qs, &n, err);
+	if (e)
+		return rfsd_reply_dp_err(e, err, "explain");
 	rfs_cpuset_zero(&rx_cpus);
-	if (rx >= 0)
-		rfs_cpuset_add(&rx_cpus, rx);
+	if (r->rx_cpu >= 0)
+		rfs_cpuset_add(&rx_cpus, r->rx_cpu);
 	else if (rfs_cpuset_online(&rx_cpus))
 		rfs_cpuset_add(&rx_cpus, 0);
-	o = explain_json(ifc, &in, src, dst, qs, n, &rx_cpus);
+	o = explain_json(ifc, &in, r->src, r->dst, qs, n, &rx_cpus);
 	free(qs);
 	return rfsd_reply_ok(o);
 }

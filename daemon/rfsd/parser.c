@@ -7,6 +7,7 @@
  * bug in json-c or here gets an attacker nothing rfsd holds.
  */
 #include <errno.h>
+#include <net/if.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -122,7 +123,7 @@ out:
 }
 
 
-static __attribute__((format(printf, 3, 4))) void
+static __attribute__((format(printf, 3, 4))) int
 refuse(struct rfsd_preq *p, int e, const char *fmt, ...)
 {
 	va_list ap;
@@ -131,6 +132,7 @@ refuse(struct rfsd_preq *p, int e, const char *fmt, ...)
 	vsnprintf(p->msg, sizeof(p->msg), fmt, ap);
 	va_end(ap);
 	p->err = e;
+	return -e;
 }
 
 /* The request object of line, or NULL with p refused: not one JSON
@@ -177,79 +179,148 @@ static struct json_object *parse_line(const char *line, size_t len,
 	return req;
 }
 
-static int arg_index(const char *const *args, const char *key)
-{
-	int i;
+enum rfsd_atype { T_STR, T_IFACE, T_INT, T_BOOL, T_CPUS };
 
-	for (i = 0; args[i]; i++)
-		if (!strcmp(args[i], key))
-			return i;
-	return -1;
+/* What an argument means to every command that takes it: its type, an
+ * integer's range and default, and where struct rfsd_req keeps it. */
+static const struct {
+	const char *name;
+	enum rfsd_atype type;
+	size_t off;
+	long long lo, hi, def;
+} args[RFSD_NARGS] = {
+#define ARG(N, n, t, ...) \
+	[RFSD_ARG_##N] = { #n, t, offsetof(struct rfsd_req, n), __VA_ARGS__ }
+	ARG(IFACE, iface, T_IFACE),
+	ARG(CPUS, cpus, T_CPUS),
+	/* 0 would mean the default to rfs_if_attach(): not the user's */
+	ARG(FLOW_CNT, flow_cnt, T_INT, 1, UINT32_MAX),
+	ARG(MODE, mode, T_STR),
+	ARG(ALLOW_UNORDERED, allow_unordered, T_BOOL),
+	ARG(KEY, key, T_STR),
+	ARG(VALUE, value, T_INT, 0, UINT32_MAX),
+	ARG(LIMIT, limit, T_INT, 1, INT32_MAX, 20),
+	ARG(INTERVAL_MS, interval_ms, T_INT, 1, 10000, 500),
+	ARG(SRC, src, T_STR),
+	ARG(DST, dst, T_STR),
+	ARG(SPORT, sport, T_INT, 0, 65535, -1),
+	ARG(DPORT, dport, T_INT, 0, 65535, -1),
+	ARG(PROTO, proto, T_STR),
+	ARG(RX_CPU, rx_cpu, T_INT, 0, RFS_MAX_CPUS - 1, -1),
+#undef ARG
+};
+
+static __attribute__((format(printf, 3, 4))) int
+bad_arg(char *msg, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (msg)
+		vsnprintf(msg, len, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
 }
 
-static void *data_add(struct rfsd_preq *p, struct rfsd_parg *a,
-		      const void *buf, size_t n)
+int rfsd_arg_take(const struct rfsd_preq *p, int a, struct rfsd_req *r,
+		  char *msg, size_t len)
 {
-	a->off = p->data_len;
+	const struct rfsd_parg *g = &p->arg[a];
+	const char *s = p->data + g->off, *name = args[a].name;
+	void *to = (char *)r + args[a].off;
+	bool span = g->off <= p->data_len && g->len < p->data_len - g->off;
+
+	if (!(p->has & 1u << a)) {
+		if (args[a].type == T_INT)
+			*(long long *)to = args[a].def;
+		return 0;
+	}
+	switch (args[a].type) {
+	case T_STR:
+	case T_IFACE:
+		if (!span || s[g->len])
+			return -EPROTO;
+		if (args[a].type == T_IFACE && (!*s || strlen(s) >= IF_NAMESIZE))
+			return bad_arg(msg, len, "bad request: '%s' must be an interface name (1..%d characters)",
+				       name, IF_NAMESIZE - 1);
+		*(const char **)to = s;
+		return 0;
+	case T_CPUS:
+		if (g->off > p->data_len || g->len != sizeof(r->cpus) ||
+		    g->len > p->data_len - g->off)
+			return -EPROTO;
+		memcpy(to, s, sizeof(r->cpus));
+		if (!rfs_cpuset_count(to))
+			return bad_arg(msg, len, "bad request: '%s' is empty", name);
+		return 0;
+	case T_BOOL:
+		if (g->i != !!g->i)
+			return -EPROTO;
+		*(bool *)to = g->i;
+		return 0;
+	default:
+		if (g->i < args[a].lo || g->i > args[a].hi)
+			return bad_arg(msg, len, "bad request: '%s' must be %lld..%lld",
+				       name, args[a].lo, args[a].hi);
+		*(long long *)to = g->i;
+		return 0;
+	}
+}
+
+static void data_add(struct rfsd_preq *p, struct rfsd_parg *g,
+		     const void *buf, size_t n)
+{
+	g->off = p->data_len;
 	memcpy(p->data + p->data_len, buf, n);
 	p->data_len += n;
-	return p->data + a->off;
 }
 
-/* v as a typed value: what the getters will see in the rebuilt object.
- * An array is a set of CPUs, or kept only as "an array, but not that". */
-static void encode_value(struct rfsd_preq *p, struct rfsd_parg *a,
-			 struct json_object *v)
+/* v, the value of argument a, into p: 0, or -EINVAL with p refused if it
+ * is not of the argument's type. */
+static int encode(struct rfsd_preq *p, int a, struct json_object *v)
 {
+	static const char *const want[] = {
+		[T_STR] = "a string", [T_IFACE] = "a string",
+		[T_INT] = "an integer", [T_BOOL] = "true or false",
+		[T_CPUS] = "an array of CPU numbers",
+	};
+	static const enum json_type jtype[] = {
+		[T_STR] = json_type_string, [T_IFACE] = json_type_string,
+		[T_INT] = json_type_int, [T_BOOL] = json_type_boolean,
+		[T_CPUS] = json_type_array,
+	};
+	struct rfsd_parg *g = &p->arg[a];
+	enum rfsd_atype t = args[a].type;
 	struct rfs_cpuset set;
 	size_t i, n;
 
-	switch (json_object_get_type(v)) {
-	case json_type_null:
-		a->type = RFSD_PV_NULL;
-		break;
-	case json_type_boolean:
-		a->type = RFSD_PV_BOOL;
-		a->i = json_object_get_boolean(v);
-		break;
-	case json_type_int:
-		a->type = RFSD_PV_INT;
-		a->i = json_object_get_int64(v);
-		break;
-	case json_type_double:
-		a->type = RFSD_PV_DOUBLE;
-		a->d = json_object_get_double(v);
-		break;
-	case json_type_string:
-		a->type = RFSD_PV_STR;
-		a->len = json_object_get_string_len(v);
-		data_add(p, a, json_object_get_string(v), a->len);
-		p->data[p->data_len++] = '\0';
-		break;
-	case json_type_array:
-		a->type = RFSD_PV_BADARR;
+	if (!json_object_is_type(v, jtype[t]))
+		return refuse(p, EINVAL, "bad request: '%s' must be %s",
+			      args[a].name, want[t]);
+	p->has |= 1u << a;
+	if (t == T_INT || t == T_BOOL) {
+		g->i = json_object_get_int64(v);
+	} else if (t != T_CPUS) {
+		/* with its NUL */
+		g->len = json_object_get_string_len(v);
+		data_add(p, g, json_object_get_string(v), g->len + 1);
+	} else {
 		n = json_object_array_length(v);
 		rfs_cpuset_zero(&set);
 		for (i = 0; i < n; i++) {
 			struct json_object *e = json_object_array_get_idx(v, i);
-			int64_t cpu;
+			int64_t cpu = json_object_get_int64(e);
 
-			if (!e || !json_object_is_type(e, json_type_int) ||
-			    (cpu = json_object_get_int64(e)) < 0 ||
+			if (!json_object_is_type(e, json_type_int) || cpu < 0 ||
 			    cpu >= RFS_MAX_CPUS)
-				break;
+				return refuse(p, EINVAL, "bad request: '%s' entries must be integers 0..%d",
+					      args[a].name, RFS_MAX_CPUS - 1);
 			rfs_cpuset_add(&set, (unsigned int)cpu);
 		}
-		a->i = n > 0;
-		if (n && i == n) {
-			a->type = RFSD_PV_CPUS;
-			a->len = sizeof(set);
-			data_add(p, a, &set, sizeof(set));
-		}
-		break;
-	default:
-		a->type = RFSD_PV_OTHER;
+		g->len = sizeof(set);
+		data_add(p, g, &set, sizeof(set));
 	}
+	return 0;
 }
 
 void rfsd_request_parse(const struct rfsd_cmd *cmds, bool reader,
@@ -257,12 +328,15 @@ void rfsd_request_parse(const struct rfsd_cmd *cmds, bool reader,
 {
 	struct json_object *req, *v;
 	const struct rfsd_cmd *cmd;
-	int k;
+	struct rfsd_req r;
+	int a;
 
 	memset(p, 0, offsetof(struct rfsd_preq, data));
-	if (len > RFS_CTL_REQUEST_MAX)
-		return refuse(p, EMSGSIZE, "request too long (max %d bytes)",
-			      RFS_CTL_REQUEST_MAX);
+	if (len > RFS_CTL_REQUEST_MAX) {
+		refuse(p, EMSGSIZE, "request too long (max %d bytes)",
+		       RFS_CTL_REQUEST_MAX);
+		return;
+	}
 	req = parse_line(line, len, p);
 	if (!req)
 		return;
@@ -281,24 +355,38 @@ void rfsd_request_parse(const struct rfsd_cmd *cmds, bool reader,
 		goto out;
 	}
 	p->cmd = cmd - cmds;
+	/* a reader is refused a change before its arguments are looked
+	 * at: rfsd gets only the names its refusal says, if strings */
+	if (reader && cmd->changes) {
+		for (a = 0; a < RFSD_NARGS; a++) {
+			v = json_object_object_get(req, args[a].name);
+			if ((a == RFSD_ARG_IFACE || a == RFSD_ARG_KEY) &&
+			    (cmd->args & 1u << a) &&
+			    json_object_is_type(v, json_type_string))
+				encode(p, a, v);
+		}
+		goto out;
+	}
 	json_object_object_foreach(req, key, val) {
-		if (!strcmp(key, "cmd"))
-			continue;
-		k = arg_index(cmd->args, key);
-		/* a reader is refused before its arguments are looked at */
-		if (k < 0 && reader && cmd->changes)
-			continue;
-		if (k < 0) {
+		for (a = 0; a < RFSD_NARGS && strcmp(args[a].name, key); a++)
+			;
+		(void)val;
+		if (strcmp(key, "cmd") && (a == RFSD_NARGS || !(cmd->args & 1u << a))) {
 			refuse(p, EINVAL, "bad request: '%s' takes no argument '%.400s'",
 			       cmd->name, key);
 			goto out;
 		}
-		if (p->nargs == RFSD_PREQ_ARGS) {
-			refuse(p, E2BIG, "bad request: too many arguments");
-			goto out;
-		}
-		p->arg[p->nargs].key = k;
-		encode_value(p, &p->arg[p->nargs++], val);
+	}
+	for (a = 0; a < RFSD_NARGS && !p->err; a++) {
+		if (!(cmd->args & 1u << a))
+			continue;
+		/* JSON null counts as absent */
+		v = json_object_object_get(req, args[a].name);
+		if (!v && (cmd->required & 1u << a))
+			refuse(p, EINVAL, "bad request: missing '%s'", args[a].name);
+		else if (v && !encode(p, a, v) &&
+			 rfsd_arg_take(p, a, &r, p->msg, sizeof(p->msg)))
+			p->err = EINVAL;
 	}
 out:
 	json_object_put(req);

@@ -52,7 +52,7 @@ enum rfsd_cmd_rc {
 };
 
 /* Every argument a command may take, each with one type and range
- * (parser.c's rfsd_args[]). */
+ * (parser.c's args[]). */
 enum rfsd_argno {
 	RFSD_ARG_IFACE,
 	RFSD_ARG_CPUS,
@@ -74,7 +74,7 @@ enum rfsd_argno {
 #define RFSD_ARG(a)	(1u << RFSD_ARG_##a)
 
 /* A request as its handler reads it, every value checked.  An argument
- * not given is NULL, an empty set, or its default (rfsd_args[]). */
+ * not given is NULL, an empty set, or its default (parser.c). */
 struct rfsd_req {
 	const struct rfsd_cmd *cmd;
 	__u32 has;			/* RFSD_ARG() of each one given */

@@ -147,11 +147,12 @@ enum rfsd_cmd_rc rfsd_cmd_flows(struct rfsd_cmd_ctx *x, struct rfsd_client *c,
 static struct json_object *job_collect(struct rfsd_flows_job *j,
 				       struct rfs_dp *dp)
 {
-	struct rfsd_flow *flows = NULL, *f;
-	struct json_object *reply = NULL;
+	/* each interface has at most limit */
+	struct rfsd_flow *flows = calloc(j->n_ifs * j->limit, sizeof(*flows));
+	struct json_object *reply;
 	char err[RFS_ERR_LEN] = "";
 	size_t n_flows = 0, i, k;
-	int e = 0;
+	int e = flows ? 0 : -ENOMEM;
 
 	for (i = 0; i < j->n_ifs; i++) {
 		struct rfs_if *ifc = rfs_dp_if_find_index(dp, j->ifindex[i]);
@@ -165,30 +166,17 @@ static struct json_object *job_collect(struct rfsd_flows_job *j,
 			continue;
 		}
 		e = rfs_if_sample_collect(dp, ifc, j->limit, &s, &n, err);
-		if (e || !n) {
-			free(s);
-			continue;
-		}
-		f = realloc(flows, (n_flows + n) * sizeof(*f));
-		if (!f) {
-			e = -ENOMEM;
-			snprintf(err, sizeof(err), "flows: out of memory");
-			free(s);
-			continue;
-		}
-		flows = f;
-		for (k = 0; k < n; k++) {
-			snprintf(f[n_flows].iface, IF_NAMESIZE, "%s",
+		for (k = 0; !e && k < n; k++, n_flows++) {
+			snprintf(flows[n_flows].iface, IF_NAMESIZE, "%s",
 				 rfs_if_name(ifc));
-			f[n_flows++].s = s[k];
+			flows[n_flows].s = s[k];
 		}
 		free(s);
 	}
 	if (e) {
 		reply = rfsd_reply_dp_err(e, err, "flows");
 	} else {
-		if (n_flows)
-			qsort(flows, n_flows, sizeof(*flows), flow_cmp);
+		qsort(flows, n_flows, sizeof(*flows), flow_cmp);
 		reply = flows_json(flows, n_flows > j->limit ? j->limit : n_flows);
 	}
 	free(flows);

@@ -36,22 +36,15 @@ static const char *decode_key(struct json_tokener *tok, const char *s,
 			      size_t n, char *buf, size_t len)
 {
 	struct json_object *o;
+	bool ok;
 
-	if (!memchr(s, '\\', n) && n - 2 < len) {
-		/* the common case: nothing to decode */
-		memcpy(buf, s + 1, n - 2);
-		buf[n - 2] = '\0';
-		return buf;
-	}
 	json_tokener_reset(tok);
 	o = json_tokener_parse_ex(tok, s, (int)n);
-	if (!o || !json_object_is_type(o, json_type_string)) {
-		json_object_put(o);
-		return NULL;
-	}
-	snprintf(buf, len, "%s", json_object_get_string(o));
+	ok = json_object_is_type(o, json_type_string);
+	if (ok)
+		snprintf(buf, len, "%s", json_object_get_string(o));
 	json_object_put(o);
-	return buf;
+	return ok ? buf : NULL;
 }
 
 /*
@@ -61,19 +54,18 @@ static const char *decode_key(struct json_tokener *tok, const char *s,
  *
  * json-c keeps the last of two equal keys without a word, and has no hook
  * into its parser: so walk the text again, which is known to be valid.
- * Only strings and brackets matter: a string is skipped whole (quotes '"'
- * or, as json-c also takes them, '\''; a backslash escapes the next
- * byte), and at depth 1 the first string after '{' or ',' is a key.  Each
- * key goes back to json-c to be decoded, so "\u0063md" is "cmd" as it is
- * in the object, and into a set of those seen (a json-c object: hashed).
- * Nested objects are not walked: no argument takes one, and the type
- * check of every argument refuses them.
+ * Only strings and brackets matter: a string is skipped whole (quoted
+ * with '"' or, as json-c also takes, '\''), and at depth 1 the first
+ * string after '{' or ',' is a key.  json-c decodes each, so "\u0063md"
+ * is "cmd" as it is in the object.  Nested objects are not walked: no
+ * argument takes one.
  */
 static int find_duplicate(const char *line, size_t len, char *dup,
 			  size_t duplen)
 {
 	struct json_object *seen = json_object_new_object();
-	struct json_tokener *tok = new_tokener();
+	/* not strict: the whole line was, and strict takes no '\'' alone */
+	struct json_tokener *tok = json_tokener_new();
 	char *key = malloc(len + 1);
 	bool want_key = false;
 	int depth = 0, ret = 0;
@@ -124,16 +116,20 @@ out:
 
 
 static __attribute__((format(printf, 3, 4))) int
-refuse(struct rfsd_preq *p, int e, const char *fmt, ...)
+say(char *msg, size_t len, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(p->msg, sizeof(p->msg), fmt, ap);
+	if (msg)
+		vsnprintf(msg, len, fmt, ap);
 	va_end(ap);
-	p->err = e;
-	return -e;
+	return -EINVAL;
 }
+
+/* p refused with errno e, why in its msg */
+#define refuse(p, e, ...) \
+	((p)->err = (e), say((p)->msg, sizeof((p)->msg), __VA_ARGS__))
 
 /* The request object of line, or NULL with p refused: not one JSON
  * object, or a key in it twice. */
@@ -210,18 +206,6 @@ static const struct {
 #undef ARG
 };
 
-static __attribute__((format(printf, 3, 4))) int
-bad_arg(char *msg, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	if (msg)
-		vsnprintf(msg, len, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
-
 int rfsd_arg_take(const struct rfsd_preq *p, int a, struct rfsd_req *r,
 		  char *msg, size_t len)
 {
@@ -241,7 +225,7 @@ int rfsd_arg_take(const struct rfsd_preq *p, int a, struct rfsd_req *r,
 		if (!span || s[g->len])
 			return -EPROTO;
 		if (args[a].type == T_IFACE && (!*s || strlen(s) >= IF_NAMESIZE))
-			return bad_arg(msg, len, "bad request: '%s' must be an interface name (1..%d characters)",
+			return say(msg, len, "bad request: '%s' must be an interface name (1..%d characters)",
 				       name, IF_NAMESIZE - 1);
 		*(const char **)to = s;
 		return 0;
@@ -251,7 +235,7 @@ int rfsd_arg_take(const struct rfsd_preq *p, int a, struct rfsd_req *r,
 			return -EPROTO;
 		memcpy(to, s, sizeof(r->cpus));
 		if (!rfs_cpuset_count(to))
-			return bad_arg(msg, len, "bad request: '%s' is empty", name);
+			return say(msg, len, "bad request: '%s' is empty", name);
 		return 0;
 	case T_BOOL:
 		if (g->i != !!g->i)
@@ -260,7 +244,7 @@ int rfsd_arg_take(const struct rfsd_preq *p, int a, struct rfsd_req *r,
 		return 0;
 	default:
 		if (g->i < args[a].lo || g->i > args[a].hi)
-			return bad_arg(msg, len, "bad request: '%s' must be %lld..%lld",
+			return say(msg, len, "bad request: '%s' must be %lld..%lld",
 				       name, args[a].lo, args[a].hi);
 		*(long long *)to = g->i;
 		return 0;
@@ -279,24 +263,24 @@ static void data_add(struct rfsd_preq *p, struct rfsd_parg *g,
  * is not of the argument's type. */
 static int encode(struct rfsd_preq *p, int a, struct json_object *v)
 {
-	static const char *const want[] = {
-		[T_STR] = "a string", [T_IFACE] = "a string",
-		[T_INT] = "an integer", [T_BOOL] = "true or false",
-		[T_CPUS] = "an array of CPU numbers",
-	};
-	static const enum json_type jtype[] = {
-		[T_STR] = json_type_string, [T_IFACE] = json_type_string,
-		[T_INT] = json_type_int, [T_BOOL] = json_type_boolean,
-		[T_CPUS] = json_type_array,
+	static const struct {
+		enum json_type j;
+		const char *want;
+	} types[] = {
+		[T_STR] = { json_type_string, "a string" },
+		[T_IFACE] = { json_type_string, "a string" },
+		[T_INT] = { json_type_int, "an integer" },
+		[T_BOOL] = { json_type_boolean, "true or false" },
+		[T_CPUS] = { json_type_array, "an array of CPU numbers" },
 	};
 	struct rfsd_parg *g = &p->arg[a];
 	enum rfsd_atype t = args[a].type;
 	struct rfs_cpuset set;
 	size_t i, n;
 
-	if (!json_object_is_type(v, jtype[t]))
+	if (!json_object_is_type(v, types[t].j))
 		return refuse(p, EINVAL, "bad request: '%s' must be %s",
-			      args[a].name, want[t]);
+			      args[a].name, types[t].want);
 	p->has |= 1u << a;
 	if (t == T_INT || t == T_BOOL) {
 		g->i = json_object_get_int64(v);

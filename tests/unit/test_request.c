@@ -169,6 +169,7 @@ static void rfs_test_duplicates(void **state)
 		{ "{\"cmd\":\"status\",\"\\u0063md\":\"detach\"}", "cmd" },
 		{ "{\"c\\u006Dd\":\"status\",\"cmd\":\"detach\"}", "cmd" },
 		{ "{'cmd':\"status\",\"cmd\":\"detach\"}", "cmd" },
+		{ "{'\\u0063md':\"status\",\"cmd\":\"detach\"}", "cmd" },
 		{ "{\"cmd\":\"detach\",\"iface\":\"a\",\"iface\":\"b\"}", "iface" },
 		{ " { \"cmd\" : \"detach\" , \"iface\" :\"a\",\"iface\"\t:\"a\" } ", "iface" },
 		/* json-c cuts keys at an escaped NUL: "a\u0000b" is "a" */

@@ -10,9 +10,9 @@
  * library and builds the reply; it never calls back into the server or
  * the event loop.
  *
- *	commands.c	the table; version, status, attach, detach, set
+ *	commands.c	the table; version, status, attach, detach, set;
+ *			CPUs still leaving, for status and set cpus
  *	stats.c, flows.c, explain.c	one command each
- *	leaving.c	CPUs still leaving, for status and set cpus
  */
 #ifndef RFSD_COMMANDS_H
 #define RFSD_COMMANDS_H
@@ -51,30 +51,35 @@ enum rfsd_cmd_rc {
 	RFSD_CMD_STARTED,	/* the answer comes via rfsd_server_reply() */
 };
 
-/* Every argument a command may take, each with one type and range
- * (parser.c's args[]). */
-enum rfsd_argno {
-	RFSD_ARG_IFACE,
-	RFSD_ARG_CPUS,
-	RFSD_ARG_FLOW_CNT,
-	RFSD_ARG_MODE,
-	RFSD_ARG_ALLOW_UNORDERED,
-	RFSD_ARG_KEY,
-	RFSD_ARG_VALUE,
-	RFSD_ARG_LIMIT,
-	RFSD_ARG_INTERVAL_MS,
-	RFSD_ARG_SRC,
-	RFSD_ARG_DST,
-	RFSD_ARG_SPORT,
-	RFSD_ARG_DPORT,
-	RFSD_ARG_PROTO,
-	RFSD_ARG_RX_CPU,
-	RFSD_NARGS,
-};
+/*
+ * Every argument a command may take, with the one type, range and default
+ * it has for all of them: X(NAME, name, type, lo, hi, default), kept in
+ * struct rfsd_req's member name.  parser.c checks them.
+ */
+enum rfsd_atype { RFSD_T_STR, RFSD_T_IFACE, RFSD_T_INT, RFSD_T_BOOL, RFSD_T_CPUS };
+#define RFSD_ARGS(X)							\
+	X(IFACE, iface, RFSD_T_IFACE, 0, 0, 0)				\
+	X(CPUS, cpus, RFSD_T_CPUS, 0, 0, 0)				\
+	/* 0 would mean the default to rfs_if_attach() */		\
+	X(FLOW_CNT, flow_cnt, RFSD_T_INT, 1, UINT32_MAX, 0)		\
+	X(MODE, mode, RFSD_T_STR, 0, 0, 0)				\
+	X(ALLOW_UNORDERED, allow_unordered, RFSD_T_BOOL, 0, 1, 0)	\
+	X(KEY, key, RFSD_T_STR, 0, 0, 0)				\
+	X(VALUE, value, RFSD_T_INT, 0, UINT32_MAX, 0)			\
+	X(LIMIT, limit, RFSD_T_INT, 1, INT32_MAX, 20)			\
+	X(INTERVAL_MS, interval_ms, RFSD_T_INT, 1, 10000, 500)		\
+	X(SRC, src, RFSD_T_STR, 0, 0, 0)				\
+	X(DST, dst, RFSD_T_STR, 0, 0, 0)				\
+	X(SPORT, sport, RFSD_T_INT, 0, 65535, -1)			\
+	X(DPORT, dport, RFSD_T_INT, 0, 65535, -1)			\
+	X(PROTO, proto, RFSD_T_STR, 0, 0, 0)				\
+	X(RX_CPU, rx_cpu, RFSD_T_INT, 0, RFS_MAX_CPUS - 1, -1)
+#define RFSD_ARG_NO(N, ...)	RFSD_ARG_##N,
+enum rfsd_argno { RFSD_ARGS(RFSD_ARG_NO) RFSD_NARGS };
 #define RFSD_ARG(a)	(1u << RFSD_ARG_##a)
 
 /* A request as its handler reads it, every value checked.  An argument
- * not given is NULL, an empty set, or its default (parser.c). */
+ * not given is NULL, an empty set, or its default. */
 struct rfsd_req {
 	const struct rfsd_cmd *cmd;
 	__u32 has;			/* RFSD_ARG() of each one given */

@@ -175,34 +175,15 @@ static struct json_object *parse_line(const char *line, size_t len,
 	return req;
 }
 
-enum rfsd_atype { T_STR, T_IFACE, T_INT, T_BOOL, T_CPUS };
-
-/* What an argument means to every command that takes it: its type, an
- * integer's range and default, and where struct rfsd_req keeps it. */
 static const struct {
 	const char *name;
 	enum rfsd_atype type;
-	size_t off;
 	long long lo, hi, def;
+	size_t off;
 } args[RFSD_NARGS] = {
-#define ARG(N, n, t, ...) \
-	[RFSD_ARG_##N] = { #n, t, offsetof(struct rfsd_req, n), __VA_ARGS__ }
-	ARG(IFACE, iface, T_IFACE),
-	ARG(CPUS, cpus, T_CPUS),
-	/* 0 would mean the default to rfs_if_attach(): not the user's */
-	ARG(FLOW_CNT, flow_cnt, T_INT, 1, UINT32_MAX),
-	ARG(MODE, mode, T_STR),
-	ARG(ALLOW_UNORDERED, allow_unordered, T_BOOL),
-	ARG(KEY, key, T_STR),
-	ARG(VALUE, value, T_INT, 0, UINT32_MAX),
-	ARG(LIMIT, limit, T_INT, 1, INT32_MAX, 20),
-	ARG(INTERVAL_MS, interval_ms, T_INT, 1, 10000, 500),
-	ARG(SRC, src, T_STR),
-	ARG(DST, dst, T_STR),
-	ARG(SPORT, sport, T_INT, 0, 65535, -1),
-	ARG(DPORT, dport, T_INT, 0, 65535, -1),
-	ARG(PROTO, proto, T_STR),
-	ARG(RX_CPU, rx_cpu, T_INT, 0, RFS_MAX_CPUS - 1, -1),
+#define ARG(N, n, t, lo, hi, def) \
+	{ #n, t, lo, hi, def, offsetof(struct rfsd_req, n) },
+	RFSD_ARGS(ARG)
 #undef ARG
 };
 
@@ -215,21 +196,21 @@ int rfsd_arg_take(const struct rfsd_preq *p, int a, struct rfsd_req *r,
 	bool span = g->off <= p->data_len && g->len < p->data_len - g->off;
 
 	if (!(p->has & 1u << a)) {
-		if (args[a].type == T_INT)
+		if (args[a].type == RFSD_T_INT)
 			*(long long *)to = args[a].def;
 		return 0;
 	}
 	switch (args[a].type) {
-	case T_STR:
-	case T_IFACE:
+	case RFSD_T_STR:
+	case RFSD_T_IFACE:
 		if (!span || s[g->len])
 			return -EPROTO;
-		if (args[a].type == T_IFACE && (!*s || strlen(s) >= IF_NAMESIZE))
+		if (args[a].type == RFSD_T_IFACE && (!*s || strlen(s) >= IF_NAMESIZE))
 			return say(msg, len, "bad request: '%s' must be an interface name (1..%d characters)",
 				       name, IF_NAMESIZE - 1);
 		*(const char **)to = s;
 		return 0;
-	case T_CPUS:
+	case RFSD_T_CPUS:
 		if (g->off > p->data_len || g->len != sizeof(r->cpus) ||
 		    g->len > p->data_len - g->off)
 			return -EPROTO;
@@ -237,7 +218,7 @@ int rfsd_arg_take(const struct rfsd_preq *p, int a, struct rfsd_req *r,
 		if (!rfs_cpuset_count(to))
 			return say(msg, len, "bad request: '%s' is empty", name);
 		return 0;
-	case T_BOOL:
+	case RFSD_T_BOOL:
 		if (g->i != !!g->i)
 			return -EPROTO;
 		*(bool *)to = g->i;
@@ -267,11 +248,11 @@ static int encode(struct rfsd_preq *p, int a, struct json_object *v)
 		enum json_type j;
 		const char *want;
 	} types[] = {
-		[T_STR] = { json_type_string, "a string" },
-		[T_IFACE] = { json_type_string, "a string" },
-		[T_INT] = { json_type_int, "an integer" },
-		[T_BOOL] = { json_type_boolean, "true or false" },
-		[T_CPUS] = { json_type_array, "an array of CPU numbers" },
+		[RFSD_T_STR] = { json_type_string, "a string" },
+		[RFSD_T_IFACE] = { json_type_string, "a string" },
+		[RFSD_T_INT] = { json_type_int, "an integer" },
+		[RFSD_T_BOOL] = { json_type_boolean, "true or false" },
+		[RFSD_T_CPUS] = { json_type_array, "an array of CPU numbers" },
 	};
 	struct rfsd_parg *g = &p->arg[a];
 	enum rfsd_atype t = args[a].type;
@@ -282,9 +263,9 @@ static int encode(struct rfsd_preq *p, int a, struct json_object *v)
 		return refuse(p, EINVAL, "bad request: '%s' must be %s",
 			      args[a].name, types[t].want);
 	p->has |= 1u << a;
-	if (t == T_INT || t == T_BOOL) {
+	if (t == RFSD_T_INT || t == RFSD_T_BOOL) {
 		g->i = json_object_get_int64(v);
-	} else if (t != T_CPUS) {
+	} else if (t != RFSD_T_CPUS) {
 		/* with its NUL */
 		g->len = json_object_get_string_len(v);
 		data_add(p, g, json_object_get_string(v), g->len + 1);

@@ -39,7 +39,8 @@ struct rfs_if *rfsd_find_if(struct rfsd_cmd_ctx *x, const char *what,
 	return NULL;
 }
 
-struct json_object *rfsd_if_json(const struct rfs_if *ifc)
+/* The interface object of status, attach and set replies. */
+static struct json_object *if_json(const struct rfs_if *ifc)
 {
 	struct json_object *o = json_object_new_object();
 	struct rfs_cpuset cpus, active;
@@ -100,8 +101,15 @@ static struct json_object *cpu_json(const struct rfs_hold_cpu *c,
 	return o;
 }
 
-void rfsd_if_leaving_json(struct rfs_dp *dp, struct rfs_if *ifc,
-			  struct json_object *o)
+/*
+ * A CPU taken out of an interface's set keeps its flows until each is
+ * proven drained (include/rfs_order.h), and a flow that never leaves a
+ * gap never is: "leaving" (per CPU: since when, the flows it waits for
+ * and why) and "held_flows", added to ifc's object o (neither if the
+ * flows can't be read).
+ */
+static void if_leaving_json(struct rfs_dp *dp, struct rfs_if *ifc,
+			    struct json_object *o)
 {
 	struct rfs_hold_cpu *cs = NULL;
 	struct json_object *a;
@@ -224,9 +232,9 @@ static struct json_object *do_status(struct rfsd_cmd_ctx *x,
 	ifs = json_object_new_array();
 	for (i = 0; i < rfs_dp_if_count(x->dp); i++) {
 		struct rfs_if *ifc = rfs_dp_if_at(x->dp, i);
-		struct json_object *io = rfsd_if_json(ifc);
+		struct json_object *io = if_json(ifc);
 
-		rfsd_if_leaving_json(x->dp, ifc, io);
+		if_leaving_json(x->dp, ifc, io);
 		json_object_array_add(ifs, io);
 	}
 	rfsd_add(o, "interfaces", ifs);
@@ -264,7 +272,7 @@ static struct json_object *do_attach(struct rfsd_cmd_ctx *x,
 	rfs_log_iface(RFS_LOG_INFO, r->iface, rfs_if_ifindex(ifc),
 		      "attached, %s: rfsctl attach, uid %u pid %d", desc,
 		      rfsd_client_uid(c), rfsd_client_pid(c));
-	return rfsd_reply_ok(rfsd_if_json(ifc));
+	return rfsd_reply_ok(if_json(ifc));
 }
 
 static struct json_object *do_detach(struct rfsd_cmd_ctx *x,
@@ -371,11 +379,11 @@ static struct json_object *set_iface(struct rfsd_cmd_ctx *x,
 			      "flow_cnt %u -> %u: rfsctl set flow-cnt, uid %u pid %d",
 			      old_n, rfs_if_flow_cnt(ifc), rfsd_client_uid(c),
 			      rfsd_client_pid(c));
-	o = rfsd_if_json(ifc);
+	o = if_json(ifc);
 	/* set cpus returns at once: a removal still waiting on flows is
 	 * in the reply, as in status, rather than waited for */
 	if (cpus)
-		rfsd_if_leaving_json(x->dp, ifc, o);
+		if_leaving_json(x->dp, ifc, o);
 	return rfsd_reply_ok(o);
 }
 

@@ -114,10 +114,10 @@ extern const struct rfsd_cmd rfsd_cmds[];	/* NULL-terminated */
 #define RFSD_PREQ_DATA	(RFS_CTL_REQUEST_MAX + sizeof(struct rfs_cpuset))
 
 struct rfsd_parg {
-	__u32 off, len;		/* a string (a NUL after it) or the CPU set,
-				 * in data */
-	__s64 i;		/* an integer or a bool; INT64_MAX for any
-				 * integer above it */
+	__u32 off, len;		/* in data: a string (a NUL after it) or a
+				 * CPU set */
+	__s64 i;		/* an integer (INT64_MAX for any above) or a
+				 * bool */
 };
 
 struct rfsd_preq {
@@ -146,19 +146,14 @@ void rfsd_request_parse(const struct rfsd_cmd *cmds, bool reader,
 			const char *line, size_t len, struct rfsd_preq *p);
 /* The parser process: answer each request on fd until it closes. */
 void rfsd_request_serve(int fd, const struct rfsd_cmd *cmds);
-/*
- * rfsd's half: check p (len bytes, as received) and run the command it
- * names.  For a peer that may only read, deny is not NULL: a command that
- * changes something is refused before it runs, with "can't <cmd>
- * '<iface>': permission denied: <deny>".  A handler that returns no
- * reply gets "<cmd>: internal error".
- */
+/* rfsd's half: check p (len bytes, as received) and run its command.
+ * deny, for a peer that may only read, is why a change is refused. */
 enum rfsd_cmd_rc rfsd_request_exec(const struct rfsd_cmd *cmds,
 				   struct rfsd_cmd_ctx *x,
 				   struct rfsd_client *c, const char *deny,
 				   const struct rfsd_preq *p, size_t len,
 				   struct json_object **reply);
-/* Both halves in one process (tests, fuzzing). */
+/* Both halves in one process (tests, fuzzing, rfsd_request_call()). */
 enum rfsd_cmd_rc rfsd_request_run_as(const struct rfsd_cmd *cmds,
 				     struct rfsd_cmd_ctx *x,
 				     struct rfsd_client *c, const char *deny,
@@ -200,8 +195,6 @@ struct json_object *rfsd_cpus_json(const struct rfs_cpuset *set);
  * <name>: not attached" (or "no such interface"). */
 struct rfs_if *rfsd_find_if(struct rfsd_cmd_ctx *x, const char *what,
 			    const char *name, struct json_object **reply);
-/* The interface object of status, attach and set replies. */
-struct json_object *rfsd_if_json(const struct rfs_if *ifc);
 
 struct json_object *rfsd_cmd_stats(struct rfsd_cmd_ctx *x,
 				   struct rfsd_client *c,
@@ -210,33 +203,21 @@ struct json_object *rfsd_cmd_explain(struct rfsd_cmd_ctx *x,
 				     struct rfsd_client *c,
 				     const struct rfsd_req *r);
 
-/*
- * A CPU taken out of an interface's set keeps its flows until each is
- * proven drained (include/rfs_order.h), and a flow that never leaves a
- * gap never is.  rfsd_if_leaving_json() adds "leaving" (one object per
- * leaving CPU: since when, the flows it waits for and why) and
- * "held_flows" to the interface object o of status and set cpus (neither
- * if the flows can't be read); rfsd_leaving_tick(), on rfsd's timer,
- * warns of each CPU still leaving after bound_s seconds (0: never).
- */
-void rfsd_if_leaving_json(struct rfs_dp *dp, struct rfs_if *ifc,
-			  struct json_object *o);
+/* On rfsd's timer: warn of each CPU still leaving an interface after
+ * bound_s seconds (0: never), naming the flows that keep it. */
 void rfsd_leaving_tick(struct rfs_dp *dp, __u32 bound_s);
 
 /*
  * flows counts frames per flow for up to 10 s, and nothing waits for
- * that: a request starts counting on its interfaces (RFSD_CMD_STARTED),
- * the sampler's timerfd fires at the end of the soonest window, and rfsd.c
- * calls rfsd_sampler_done(), which reads the count and hands the reply to
- * the server.  A second sample on an interface being sampled waits
- * (RFSD_CMD_WAIT); an interface gone meanwhile is left out of the answer.
+ * that: a request starts counting (RFSD_CMD_STARTED), or waits
+ * (RFSD_CMD_WAIT) for another count on its interfaces; the sampler's
+ * timerfd fires at the soonest end and rfsd.c calls rfsd_sampler_done():
+ * true if a job was over, *c to answer with *reply (NULL if it left).
+ * Call it until false, which re-arms the timer.
  */
 enum rfsd_cmd_rc rfsd_cmd_flows(struct rfsd_cmd_ctx *x, struct rfsd_client *c,
 				const struct rfsd_req *r,
 				struct json_object **reply);
-/* tfd fired: finish one job whose window is over.  true if one did: *c
- * is the client to answer with *reply (NULL, and no reply, if it left);
- * call again until false, which re-arms tfd for the next. */
 bool rfsd_sampler_done(struct rfsd_sampler *s, struct rfs_dp *dp,
 		       struct rfsd_client **c, struct json_object **reply);
 /* A client that started a job left: its result goes nowhere. */

@@ -30,90 +30,58 @@ static struct json_tokener *new_tokener(void)
 	return tok;
 }
 
-/* The key whose literal is s[0..n) (quotes included), as json-c spells it
- * in the object: escapes decoded, cut at a NUL.  Into buf, or NULL. */
-static const char *decode_key(struct json_tokener *tok, const char *s,
-			      size_t n, char *buf, size_t len)
-{
-	struct json_object *o;
-	bool ok;
-
-	json_tokener_reset(tok);
-	o = json_tokener_parse_ex(tok, s, (int)n);
-	ok = json_object_is_type(o, json_type_string);
-	if (ok)
-		snprintf(buf, len, "%s", json_object_get_string(o));
-	json_object_put(o);
-	return ok ? buf : NULL;
-}
-
 /*
  * The first key that appears twice at the top level of line, which json-c
- * has parsed as an object (its keys are then at most len bytes each): 1
- * with it in dup, 0 if none, or -ENOMEM.
+ * has parsed as one object: 1 with it in dup, 0 if none, or -ENOMEM.
  *
  * json-c keeps the last of two equal keys without a word, and has no hook
- * into its parser: so walk the text again, which is known to be valid.
- * Only strings and brackets matter: a string is skipped whole (quoted
- * with '"' or, as json-c also takes, '\''), and at depth 1 the first
- * string after '{' or ',' is a key.  json-c decodes each, so "\u0063md"
- * is "cmd" as it is in the object.  Nested objects are not walked: no
- * argument takes one.
+ * into its parser: so read the (valid) text again a member at a time,
+ * json-c decoding each key as it does in the object ("\u0063md" is "cmd")
+ * and skipping each value whole.
  */
 static int find_duplicate(const char *line, size_t len, char *dup,
 			  size_t duplen)
 {
-	struct json_object *seen = json_object_new_object();
-	/* not strict: the whole line was, and strict takes no '\'' alone */
+	static const char ws[] = " \t\n\r\f\v";
+	struct json_object *seen = json_object_new_object(), *key, *val;
+	/* not strict: the line was, and strict takes no '\'' string alone */
 	struct json_tokener *tok = json_tokener_new();
-	char *key = malloc(len + 1);
-	bool want_key = false;
-	int depth = 0, ret = 0;
-	size_t i = 0;
+	size_t i = strspn(line, ws) + 1;	/* past the '{' */
+	int ret = seen && tok ? 0 : -ENOMEM;
 
-	if (!seen || !tok || !key) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	while (i < len && !ret) {
-		char q = line[i];
-		size_t start = i;
-		const char *k;
-
-		if (q != '"' && q != '\'') {
-			if (q == '{' || q == '[')
-				want_key = ++depth == 1 && q == '{';
-			else if (q == '}' || q == ']')
-				depth--;
-			else if (q == ',' && depth == 1)
-				want_key = true;
-			i++;
-			continue;
+	if (tok)
+		json_tokener_set_flags(tok, JSON_TOKENER_ALLOW_TRAILING_CHARS);
+	while (!ret && i < len && line[i += strspn(line + i, ws)] != '}') {
+		json_tokener_reset(tok);
+		key = json_tokener_parse_ex(tok, line + i, (int)(len - i));
+		i += json_tokener_get_parse_end(tok);
+		i += strspn(line + i, ws);
+		if (!json_object_is_type(key, json_type_string) ||
+		    line[i++] != ':') {
+			json_object_put(key);
+			break;		/* json-c took it: it can't happen */
 		}
-		for (i++; i < len && line[i] != q; i++)
-			if (line[i] == '\\')
-				i++;
-		i++;		/* past the closing quote */
-		if (depth != 1 || !want_key || i > len)
-			continue;
-		want_key = false;
-		k = decode_key(tok, line + start, i - start, key, len + 1);
-		if (!k)
-			continue;	/* json-c took it: it can't happen */
-		if (json_object_object_get_ex(seen, k, NULL)) {
-			snprintf(dup, duplen, "%s", k);
+		json_tokener_reset(tok);
+		val = json_tokener_parse_ex(tok, line + i, (int)(len - i));
+		i += json_tokener_get_parse_end(tok);
+		i += strspn(line + i, ws);
+		i += line[i] == ',';
+		json_object_put(val);
+		if (json_object_object_get_ex(seen, json_object_get_string(key),
+					      NULL)) {
+			snprintf(dup, duplen, "%s", json_object_get_string(key));
 			ret = 1;
-		} else if (json_object_object_add(seen, k, NULL)) {
+		} else if (json_object_object_add(seen,
+						  json_object_get_string(key),
+						  NULL)) {
 			ret = -ENOMEM;
 		}
+		json_object_put(key);
 	}
-out:
-	free(key);
 	json_tokener_free(tok);
 	json_object_put(seen);
 	return ret;
 }
-
 
 static __attribute__((format(printf, 3, 4))) int
 say(char *msg, size_t len, const char *fmt, ...)
@@ -294,6 +262,7 @@ void rfsd_request_parse(const struct rfsd_cmd *cmds, bool reader,
 	struct json_object *req, *v;
 	const struct rfsd_cmd *cmd;
 	struct rfsd_req r;
+	bool lenient;
 	int a;
 
 	memset(p, 0, offsetof(struct rfsd_preq, data));
@@ -322,36 +291,32 @@ void rfsd_request_parse(const struct rfsd_cmd *cmds, bool reader,
 	p->cmd = cmd - cmds;
 	/* a reader is refused a change before its arguments are looked
 	 * at: rfsd gets only the names its refusal says, if strings */
-	if (reader && cmd->changes) {
-		for (a = 0; a < RFSD_NARGS; a++) {
-			v = json_object_object_get(req, args[a].name);
-			if ((a == RFSD_ARG_IFACE || a == RFSD_ARG_KEY) &&
-			    (cmd->args & 1u << a) &&
-			    json_object_is_type(v, json_type_string))
-				encode(p, a, v);
-		}
-		goto out;
-	}
+	lenient = reader && cmd->changes;
 	json_object_object_foreach(req, key, val) {
 		for (a = 0; a < RFSD_NARGS && strcmp(args[a].name, key); a++)
 			;
-		(void)val;
-		if (strcmp(key, "cmd") && (a == RFSD_NARGS || !(cmd->args & 1u << a))) {
+		if (a < RFSD_NARGS && !(cmd->args & 1u << a))
+			a = RFSD_NARGS;
+		if (lenient) {
+			if ((a == RFSD_ARG_IFACE || a == RFSD_ARG_KEY) &&
+			    json_object_is_type(val, json_type_string))
+				encode(p, a, val);
+		} else if (a == RFSD_NARGS && strcmp(key, "cmd")) {
 			refuse(p, EINVAL, "bad request: '%s' takes no argument '%.400s'",
 			       cmd->name, key);
 			goto out;
+		} else if (a < RFSD_NARGS && val &&	/* null is absent */
+			   (encode(p, a, val) ||
+			    rfsd_arg_take(p, a, &r, p->msg, sizeof(p->msg)))) {
+			p->err = EINVAL;
+			goto out;
 		}
 	}
-	for (a = 0; a < RFSD_NARGS && !p->err; a++) {
-		if (!(cmd->args & 1u << a))
-			continue;
-		/* JSON null counts as absent */
-		v = json_object_object_get(req, args[a].name);
-		if (!v && (cmd->required & 1u << a))
+	for (a = 0; a < RFSD_NARGS && !lenient; a++) {
+		if (cmd->required & ~p->has & 1u << a) {
 			refuse(p, EINVAL, "bad request: missing '%s'", args[a].name);
-		else if (v && !encode(p, a, v) &&
-			 rfsd_arg_take(p, a, &r, p->msg, sizeof(p->msg)))
-			p->err = EINVAL;
+			break;
+		}
 	}
 out:
 	json_object_put(req);

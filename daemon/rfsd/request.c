@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "commands.h"
@@ -151,18 +150,11 @@ enum rfsd_cmd_rc rfsd_request_run_as(const struct rfsd_cmd *cmds,
 				     const char *line, size_t len,
 				     struct json_object **reply)
 {
-	struct rfsd_preq *p = malloc(sizeof(*p));
-	enum rfsd_cmd_rc rc;
+	static struct rfsd_preq p;	/* rfsd is one thread */
 
-	*reply = NULL;
-	if (!p) {
-		*reply = rfsd_reply_err(ENOMEM, "out of memory");
-		return RFSD_CMD_REPLY;
-	}
-	rfsd_request_parse(cmds, deny != NULL, line, len, p);
-	rc = rfsd_request_exec(cmds, x, c, deny, p, rfsd_preq_size(p), reply);
-	free(p);
-	return rc;
+	rfsd_request_parse(cmds, deny != NULL, line, len, &p);
+	return rfsd_request_exec(cmds, x, c, deny, &p, rfsd_preq_size(&p),
+				 reply);
 }
 
 enum rfsd_cmd_rc rfsd_request_call(const struct rfsd_cmd *cmds,

@@ -177,6 +177,9 @@ static void rfs_test_duplicates(void **state)
 		/* after a nested value */
 		{ "{\"cmd\":\"status\",\"a\":{\"b\":[1,{\"c\":2}]},\"a\":1}", "a" },
 		{ "{\"cmd\":\"status\",\"\":1,\"\":2}", "" },
+		/* after each kind of value, spaces anywhere */
+		{ "{\"cmd\":\"status\",\"a\":-1.5e3 ,\"b\":true,\"c\":null,\"d\":\"}\",\"a\" : 2 }", "a" },
+		{ "\t{ \"b\":[] , \"cmd\":\"status\",\r\"b\":{}}", "b" },
 	};
 	char err[512], want[128];
 	unsigned int i;

@@ -114,10 +114,8 @@ extern const struct rfsd_cmd rfsd_cmds[];	/* NULL-terminated */
 #define RFSD_PREQ_DATA	(RFS_CTL_REQUEST_MAX + sizeof(struct rfs_cpuset))
 
 struct rfsd_parg {
-	__u32 off, len;		/* in data: a string (a NUL after it) or a
-				 * CPU set */
-	__s64 i;		/* an integer (INT64_MAX for any above) or a
-				 * bool */
+	__u32 off, len;		/* in data: a string (NUL after) or CPU set */
+	__s64 i;		/* an integer (INT64_MAX for any above), bool */
 };
 
 struct rfsd_preq {

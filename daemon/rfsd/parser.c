@@ -161,7 +161,7 @@ int rfsd_arg_take(const struct rfsd_preq *p, int a, struct rfsd_req *r,
 	const struct rfsd_parg *g = &p->arg[a];
 	const char *s = p->data + g->off, *name = args[a].name;
 	void *to = (char *)r + args[a].off;
-	bool span = g->off <= p->data_len && g->len < p->data_len - g->off;
+	size_t room = g->off <= p->data_len ? p->data_len - g->off : 0;
 
 	if (!(p->has & 1u << a)) {
 		if (args[a].type == RFSD_T_INT)
@@ -171,7 +171,7 @@ int rfsd_arg_take(const struct rfsd_preq *p, int a, struct rfsd_req *r,
 	switch (args[a].type) {
 	case RFSD_T_STR:
 	case RFSD_T_IFACE:
-		if (!span || s[g->len])
+		if (g->len >= room || s[g->len])
 			return -EPROTO;
 		if (args[a].type == RFSD_T_IFACE && (!*s || strlen(s) >= IF_NAMESIZE))
 			return say(msg, len, "bad request: '%s' must be an interface name (1..%d characters)",
@@ -179,8 +179,7 @@ int rfsd_arg_take(const struct rfsd_preq *p, int a, struct rfsd_req *r,
 		*(const char **)to = s;
 		return 0;
 	case RFSD_T_CPUS:
-		if (g->off > p->data_len || g->len != sizeof(r->cpus) ||
-		    g->len > p->data_len - g->off)
+		if (g->len != sizeof(r->cpus) || g->len > room)
 			return -EPROTO;
 		memcpy(to, s, sizeof(r->cpus));
 		if (!rfs_cpuset_count(to))

@@ -69,26 +69,24 @@ struct json_object *rfsd_jcpu(__u32 cpu)
 	return cpu >= RFS_MAX_CPUS ? NULL : rfsd_jint(cpu);
 }
 
-/* What a refused change was about: "attach 'eth1'", "set flow_cnt of
- * 'eth1'", "set sock_flow_entries", from what of it is well-formed. */
+/* A refused change, named by what of it is well-formed: "attach
+ * 'eth1'", "set flow_cnt of 'eth1'", "set sock_flow_entries". */
 static struct json_object *refuse_change(const struct rfsd_preq *p,
 					 struct rfsd_req *r, const char *deny)
 {
-	const char *name = r->cmd->name;
+	char what[128] = "";
+	size_t n;
 
 	rfsd_arg_take(p, RFSD_ARG_IFACE, r, NULL, 0);
 	rfsd_arg_take(p, RFSD_ARG_KEY, r, NULL, 0);
-	if (r->key && r->iface)
-		return rfsd_reply_err(EACCES, "can't %s %.64s of '%s': permission denied: %s",
-				      name, r->key, r->iface, deny);
 	if (r->key)
-		return rfsd_reply_err(EACCES, "can't %s %.64s: permission denied: %s",
-				      name, r->key, deny);
+		snprintf(what, sizeof(what), " %.64s%s", r->key,
+			 r->iface ? " of" : "");
+	n = strlen(what);
 	if (r->iface)
-		return rfsd_reply_err(EACCES, "can't %s '%s': permission denied: %s",
-				      name, r->iface, deny);
-	return rfsd_reply_err(EACCES, "can't %s: permission denied: %s", name,
-			      deny);
+		snprintf(what + n, sizeof(what) - n, " '%s'", r->iface);
+	return rfsd_reply_err(EACCES, "can't %s%s: permission denied: %s",
+			      r->cmd->name, what, deny);
 }
 
 enum rfsd_cmd_rc rfsd_request_exec(const struct rfsd_cmd *cmds,

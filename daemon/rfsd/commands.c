@@ -83,24 +83,6 @@ static struct json_object *held_json(const struct rfs_held_flow *h)
 	return o;
 }
 
-static struct json_object *cpu_json(const struct rfs_hold_cpu *c,
-				    __u64 now_ms, time_t now)
-{
-	struct json_object *o = json_object_new_object(), *a;
-	__u64 waited = now_ms > c->since_ms ? now_ms - c->since_ms : 0;
-	__u32 i;
-
-	rfsd_add(o, "cpu", rfsd_jint(c->cpu));
-	rfsd_add(o, "since", rfsd_jint((int64_t)now - (int64_t)(waited / 1000)));
-	rfsd_add(o, "waited_ms", rfsd_jint(waited));
-	rfsd_add(o, "flows", rfsd_jint(c->flows));
-	a = json_object_new_array();
-	for (i = 0; i < c->shown; i++)
-		json_object_array_add(a, held_json(&c->first[i]));
-	rfsd_add(o, "held", a);
-	return o;
-}
-
 /*
  * A CPU taken out of an interface's set keeps its flows until each is
  * proven drained (include/rfs_order.h), and a flow that never leaves a
@@ -124,8 +106,22 @@ static void if_leaving_json(struct rfs_dp *dp, struct rfs_if *ifc,
 	}
 	a = json_object_new_array();
 	for (i = 0; i < n; i++) {
-		json_object_array_add(a, cpu_json(&cs[i], now_ms, now));
-		held += cs[i].flows;
+		const struct rfs_hold_cpu *c = &cs[i];
+		__u64 waited = now_ms > c->since_ms ? now_ms - c->since_ms : 0;
+		struct json_object *co = json_object_new_object();
+		struct json_object *h = json_object_new_array();
+		__u32 k;
+
+		rfsd_add(co, "cpu", rfsd_jint(c->cpu));
+		rfsd_add(co, "since",
+			 rfsd_jint((int64_t)now - (int64_t)(waited / 1000)));
+		rfsd_add(co, "waited_ms", rfsd_jint(waited));
+		rfsd_add(co, "flows", rfsd_jint(c->flows));
+		for (k = 0; k < c->shown; k++)
+			json_object_array_add(h, held_json(&c->first[k]));
+		rfsd_add(co, "held", h);
+		json_object_array_add(a, co);
+		held += c->flows;
 	}
 	rfsd_add(o, "leaving", a);
 	rfsd_add(o, "held_flows", rfsd_jint(held));

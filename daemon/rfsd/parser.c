@@ -20,16 +20,6 @@
 
 #define RFSD_PARSE_SECS	2
 
-static struct json_tokener *new_tokener(void)
-{
-	struct json_tokener *tok = json_tokener_new_ex(16);
-
-	if (tok)
-		json_tokener_set_flags(tok, JSON_TOKENER_STRICT |
-					    JSON_TOKENER_VALIDATE_UTF8);
-	return tok;
-}
-
 /*
  * The first key that appears twice at the top level of line, which json-c
  * has parsed as one object: 1 with it in dup, 0 if none, or -ENOMEM.
@@ -114,9 +104,11 @@ static struct json_object *parse_line(const char *line, size_t len,
 		return refuse(p, EINVAL, "bad request: NUL byte in request"), NULL;
 	if (strspn(line, " \t\r") == len)
 		return refuse(p, EINVAL, "bad request: empty line"), NULL;
-	tok = new_tokener();
+	tok = json_tokener_new_ex(16);
 	if (!tok)
 		return refuse(p, ENOMEM, "out of memory"), NULL;
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT |
+				    JSON_TOKENER_VALIDATE_UTF8);
 	/* the NUL after the line ends a trailing number */
 	req = json_tokener_parse_ex(tok, line, (int)len + 1);
 	e = json_tokener_get_error(tok);

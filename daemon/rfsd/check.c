@@ -55,8 +55,9 @@ static void check_row(struct check *ck, const char *name,
 	if (why)
 		printf("%s\n", why);
 	else
-		printf("cpus %s, flow_cnt %u, mode %s%s\n", buf[0] ? buf : "all",
-		       flow_cnt, mode, ic->noguard ? ", noguard" : "");
+		printf("cpus %s, flow_cnt %u, mode %s%s\n",
+		       buf[0] ? buf : "all", flow_cnt, mode,
+		       ic->noguard ? ", noguard" : "");
 }
 
 int rfsd_check_config(const char *path, bool must_exist, bool unsafe_noguard,

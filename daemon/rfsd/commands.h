@@ -56,7 +56,9 @@ enum rfsd_cmd_rc {
  * it has for all of them: X(NAME, name, type, lo, hi, default), kept in
  * struct rfsd_req's member name.  parser.c checks them.
  */
-enum rfsd_atype { RFSD_T_STR, RFSD_T_IFACE, RFSD_T_INT, RFSD_T_BOOL, RFSD_T_CPUS };
+enum rfsd_atype {
+	RFSD_T_STR, RFSD_T_IFACE, RFSD_T_INT, RFSD_T_BOOL, RFSD_T_CPUS
+};
 #define RFSD_ARGS(X)							\
 	X(IFACE, iface, RFSD_T_IFACE, 0, 0, 0)				\
 	X(CPUS, cpus, RFSD_T_CPUS, 0, 0, 0)				\

@@ -38,6 +38,7 @@ static int find_duplicate(const char *line, size_t len, char *dup,
 	struct json_tokener *tok = json_tokener_new();
 	size_t i = strspn(line, ws) + 1;	/* past the '{' */
 	int ret = seen && tok ? 0 : -ENOMEM;
+	const char *k;
 
 	if (tok)
 		json_tokener_set_flags(tok, JSON_TOKENER_ALLOW_TRAILING_CHARS);
@@ -57,13 +58,11 @@ static int find_duplicate(const char *line, size_t len, char *dup,
 		i += strspn(line + i, ws);
 		i += line[i] == ',';
 		json_object_put(val);
-		if (json_object_object_get_ex(seen, json_object_get_string(key),
-					      NULL)) {
-			snprintf(dup, duplen, "%s", json_object_get_string(key));
+		k = json_object_get_string(key);
+		if (json_object_object_get_ex(seen, k, NULL)) {
+			snprintf(dup, duplen, "%s", k);
 			ret = 1;
-		} else if (json_object_object_add(seen,
-						  json_object_get_string(key),
-						  NULL)) {
+		} else if (json_object_object_add(seen, k, NULL)) {
 			ret = -ENOMEM;
 		}
 		json_object_put(key);

@@ -1,16 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Tests of daemon/rfsd/request.c, the control request parser and
- * dispatcher, with a command table of its own (no datapath):
- *  - a key given twice was once silently the last one
- *    ({"cmd":"status","cmd":"detach",...} detached); now refused, naming
- *    the key, however it is spelt; unknown keys are refused by name;
- *  - defect 6: the internal-error reply formatted the command name after
- *    the request it points into was freed (make check SANITIZE=1 shows
- *    the use-after-free; without ASan it may pass by luck).
+ * Tests of both halves of a control request, parser.c and request.c,
+ * with a command table of their own (no datapath):
+ *  - a key given twice is refused, naming the key however it is spelt
+ *    (json-c alone would keep the last: {"cmd":"status","cmd":"detach"}
+ *    would detach); so is a key the command does not take;
+ *  - each argument is checked against its type and range once, and the
+ *    handler sees checked values, defaults and what was given;
+ *  - rfsd refuses a struct no parser of ours makes, and a reader's change;
+ *  - a handler without a reply gets "<cmd>: internal error", the name
+ *    taken from the table (make check SANITIZE=1 would show a read of
+ *    the freed request).
  *
- * request.c is compiled into this test (it is rfsd's, not the library's);
- * the Makefile rebuilds the test when it changes.
+ * Both files are compiled into this test (they are rfsd's, not the
+ * library's); the Makefile rebuilds it when they change.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -276,7 +279,7 @@ static void rfs_test_dispatch(void **state)
 	assert_string_equal(err, "bad request: duplicate key 'cmd'");
 }
 
-/* Defect 6: a handler without a reply gets "<cmd>: internal error", the
+/* A handler without a reply gets "<cmd>: internal error", the
  * name taken from the table, not from the freed request. */
 static void rfs_test_internal_error(void **state)
 {

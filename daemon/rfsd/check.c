@@ -15,51 +15,66 @@
 #include "netns.h"
 #include "parse.h"
 
-static void check_row(struct json_object *rows, const char *name,
+struct check {
+	struct json_object *rows;
+	bool json, bad;
+};
+
+/* One interface's row, in JSON or as a line of text. */
+static void check_row(struct check *ck, const char *name,
 		      const struct rfsd_iface_cfg *ic, const char *action,
 		      const char *why)
 {
 	struct json_object *o = json_object_new_object();
+	__u32 flow_cnt = ic->flow_cnt ?: RFS_FLOW_CNT_DEFAULT;
+	const char *mode = rfs_xdp_mode_name(ic->mode);
+	char label[300], buf[300];
 	struct rfs_cpuset set;
-	char buf[300];
 
-	rfsd_add(o, "name", rfsd_jstr(name));
-	rfsd_add(o, "section",
-		 rfsd_jstr(rfsd_iface_cfg_label(ic, buf, sizeof(buf))));
+	rfsd_iface_cfg_label(ic, label, sizeof(label));
 	if (!why && rfsd_iface_cpus(ic, &set, buf, sizeof(buf))) {
 		action = "error";
 		why = buf;
+		ck->bad = true;
 	}
+	rfsd_add(o, "name", rfsd_jstr(name));
+	rfsd_add(o, "section", rfsd_jstr(label));
 	rfsd_add(o, "action", rfsd_jstr(action));
 	rfsd_add(o, "why", rfsd_jstr(why));
 	if (!why) {
 		rfs_cpulist_format(&set, buf, sizeof(buf));
 		rfsd_add(o, "cpus", rfsd_jstr(buf[0] ? buf : "all"));
-		rfsd_add(o, "flow_cnt",
-			 rfsd_jint(ic->flow_cnt ?: RFS_FLOW_CNT_DEFAULT));
-		rfsd_add(o, "mode", rfsd_jstr(rfs_xdp_mode_name(ic->mode)));
+		rfsd_add(o, "flow_cnt", rfsd_jint(flow_cnt));
+		rfsd_add(o, "mode", rfsd_jstr(mode));
 		rfsd_add(o, "noguard", rfsd_jbool(ic->noguard));
 	}
-	json_object_array_add(rows, o);
-}
-
-static const char *jstr(struct json_object *o, const char *key)
-{
-	return json_object_get_string(json_object_object_get(o, key));
+	json_object_array_add(ck->rows, o);
+	if (ck->json)
+		return;
+	printf("%-6s %-15s %s: ", action, name, label);
+	if (why)
+		printf("%s\n", why);
+	else
+		printf("cpus %s, flow_cnt %u, mode %s%s\n",
+		       buf[0] ? buf : "all", flow_cnt, mode,
+		       ic->noguard ? ", noguard" : "");
 }
 
 int rfsd_check_config(const char *path, bool must_exist, bool unsafe_noguard,
 		      bool json)
 {
-	struct json_object *top = json_object_new_object(), *rows, *o;
+	struct check ck = { .rows = json_object_new_array(), .json = json };
+	struct json_object *top = json_object_new_object();
 	const struct rfsd_iface_cfg *ic;
 	char err[RFSD_CONFIG_ERR_LEN];
 	struct rfsd_config cfg;
 	struct rfsd_link *l = NULL;
 	size_t i, n = 0, unpicked = 0;
-	int e, bad = 0;
 	const char *why;
+	int e;
 
+	rfsd_add(top, "config", rfsd_jstr(path));
+	rfsd_add(top, "interfaces", ck.rows);
 	e = rfsd_config_load(path, must_exist, &cfg, err) ?:
 	    rfsd_config_check_noguard(&cfg, path, unsafe_noguard, err);
 	if (!e && (e = rfsd_netns_links(&l, &n, rfsd_config_wants_routes(&cfg))))
@@ -75,45 +90,27 @@ int rfsd_check_config(const char *path, bool must_exist, bool unsafe_noguard,
 		json_object_put(top);
 		return EXIT_FAILURE;
 	}
-	rows = json_object_new_array();
 	for (i = 0; i < n; i++) {
 		why = rfsd_config_match(&cfg, &l[i], &ic);
 		if (ic)
-			check_row(rows, l[i].name, ic, why ? "skip" : "attach", why);
+			check_row(&ck, l[i].name, ic, why ? "skip" : "attach", why);
 		unpicked += !ic;
 	}
 	for (i = 0; i < cfg.n_ifs; i++)
 		if (!cfg.ifs[i].match && !if_nametoindex(cfg.ifs[i].name))
-			check_row(rows, cfg.ifs[i].name, &cfg.ifs[i], "wait",
+			check_row(&ck, cfg.ifs[i].name, &cfg.ifs[i], "wait",
 				  "not present; attached when it appears");
-	rfsd_add(top, "config", rfsd_jstr(path));
-	rfsd_add(top, "interfaces", rows);
 	rfsd_add(top, "not_picked", rfsd_jint(unpicked));
-	for (i = 0; i < json_object_array_length(rows); i++) {
-		o = json_object_array_get_idx(rows, i);
-		bad |= !strcmp(jstr(o, "action"), "error");
-		if (json)
-			continue;
-		printf("%-6s %-15s %s: ", jstr(o, "action"), jstr(o, "name"),
-		       jstr(o, "section"));
-		if (jstr(o, "why"))
-			printf("%s\n", jstr(o, "why"));
-		else
-			printf("cpus %s, flow_cnt %s, mode %s%s\n", jstr(o, "cpus"),
-			       jstr(o, "flow_cnt"), jstr(o, "mode"),
-			       json_object_get_boolean(json_object_object_get(o,
-				       "noguard")) ? ", noguard" : "");
-	}
-	rfsd_add(top, "valid", rfsd_jbool(!bad));
+	rfsd_add(top, "valid", rfsd_jbool(!ck.bad));
 	if (json)
 		printf("%s\n", json_object_to_json_string_ext(top,
 			JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
 	else
 		printf("%zu other interface%s picked by no section; config '%s' %s\n",
 		       unpicked, unpicked == 1 ? "" : "s", path,
-		       bad ? "has errors on this node" : "is valid");
+		       ck.bad ? "has errors on this node" : "is valid");
 	free(l);
 	rfsd_config_free(&cfg);
 	json_object_put(top);
-	return bad ? EXIT_FAILURE : EXIT_SUCCESS;
+	return ck.bad ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -1,27 +1,195 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The command table (commands.h) and the handlers not in a file of their
- * own.  Every argument is checked for presence and type before any
- * datapath call; ranges that are the datapath's business (powers of two,
- * online CPUs) are left to it, so that its error strings reach the user
- * unchanged.
+ * The command table (commands.h), the handlers not in a file of their
+ * own, and what they share about an attached interface: its object, with
+ * the CPUs still leaving it (the flows and their reasons from
+ * rfs_if_holds(), judged by the test that decides the removal).  The
+ * parser checked every argument's type and range; ranges that are the
+ * datapath's business (powers of two, online CPUs) are left to it, so
+ * that its error strings reach the user unchanged.
  */
 #include <errno.h>
 #include <net/if.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "commands.h"
 #include "config.h"
 #include "ksched.h"
 #include "kernel.h"
 #include "log.h"
+#include "mono.h"
 #include "rfs_commit.h"
 #include "server.h"
 
+struct rfs_if *rfsd_find_if(struct rfsd_cmd_ctx *x, const char *what,
+			    const char *name, struct json_object **reply)
+{
+	struct rfs_if *ifc = rfs_dp_if_find(x->dp, name);
+
+	if (ifc)
+		return ifc;
+	if (!if_nametoindex(name))
+		*reply = rfsd_reply_err(ENODEV, "%s %s: no such interface", what,
+					name);
+	else
+		*reply = rfsd_reply_err(ENOENT, "%s %s: not attached", what, name);
+	return NULL;
+}
+
+/* The interface object of status, attach and set replies. */
+static struct json_object *if_json(const struct rfs_if *ifc)
+{
+	struct json_object *o = json_object_new_object();
+	struct rfs_cpuset cpus, active;
+
+	rfs_if_cpus(ifc, &cpus, &active);
+	rfsd_add(o, "name", rfsd_jstr(rfs_if_name(ifc)));
+	rfsd_add(o, "ifindex", rfsd_jint(rfs_if_ifindex(ifc)));
+	rfsd_add(o, "mode", rfsd_jstr(rfs_xdp_mode_name(rfs_if_mode(ifc))));
+	rfsd_add(o, "rx_queues", rfsd_jint(rfs_if_rx_queues(ifc)));
+	rfsd_add(o, "flow_cnt", rfsd_jint(rfs_if_flow_cnt(ifc)));
+	rfsd_add(o, "cpus", rfsd_cpus_json(&cpus));
+	rfsd_add(o, "active_cpus", rfsd_cpus_json(&active));
+	rfsd_add(o, "noguard", rfsd_jbool(rfs_if_noguard(ifc)));
+	rfsd_add(o, "kernel_rps", rfsd_jbool(rfs_if_kernel_rps(ifc)));
+	rfsd_add(o, "prog_id", rfsd_jint(rfs_if_prog_id(ifc)));
+	return o;
+}
+
+static struct json_object *held_json(const struct rfs_held_flow *h)
+{
+	struct json_object *o = json_object_new_object();
+	bool local = h->f.flags & RFS_DEV_FLOW_LOCAL;
+	char why[512];
+
+	rfsd_add(o, "table", rfsd_jstr(h->prev_table ? "previous" : "current"));
+	/* the table index, explain's "slot" */
+	rfsd_add(o, "slot", rfsd_jint(h->index));
+	rfsd_add(o, "rx_queue", rfsd_jint(h->rxq));
+	/* what the slot says of the hash: rfs_dev_index() */
+	rfsd_add(o, "hash_mask", rfsd_jhex32(h->flow_mask << 8));
+	rfsd_add(o, "hash_bits", rfsd_jhex32(h->slot << 8));
+	rfsd_add(o, "path", rfsd_jstr(local ? "local" : "cpumap"));
+	rfsd_add(o, "cpu", rfsd_jint(h->f.cpu));
+	rfsd_add(o, "rx_cpu", rfsd_jint(h->f.rx_cpu));
+	rfsd_add(o, local ? "jiffy" : "seq", rfsd_jint(h->f.last));
+	rfsd_add(o, "reason", rfsd_jstr(rfs_hold_why_name(h->why)));
+	rfsd_add(o, "kthread_asleep",
+		 local ? NULL : rfsd_jbool(h->kthread_asleep));
+	rfsd_add(o, "why", rfsd_jstr(rfs_hold_flow_words(h, why, sizeof(why))));
+	return o;
+}
+
+/*
+ * A CPU taken out of an interface's set keeps its flows until each is
+ * proven drained (include/rfs_order.h), and a flow that never leaves a
+ * gap never is: "leaving" (per CPU: since when, the flows it waits for
+ * and why) and "held_flows", added to ifc's object o (neither if the
+ * flows can't be read).
+ */
+static void if_leaving_json(struct rfs_dp *dp, struct rfs_if *ifc,
+			    struct json_object *o)
+{
+	struct rfs_hold_cpu *cs = NULL;
+	struct json_object *a;
+	char err[RFS_ERR_LEN] = "";
+	__u64 now_ms = rfs_mono_ms(), held = 0;
+	time_t now = time(NULL);
+	size_t n = 0, i;
+
+	if (rfs_if_holds(dp, ifc, &cs, &n, err)) {
+		pr_debug("status %s: %s\n", rfs_if_name(ifc), err);
+		return;
+	}
+	a = json_object_new_array();
+	for (i = 0; i < n; i++) {
+		const struct rfs_hold_cpu *c = &cs[i];
+		__u64 waited = now_ms > c->since_ms ? now_ms - c->since_ms : 0;
+		struct json_object *co = json_object_new_object();
+		struct json_object *h = json_object_new_array();
+		__u32 k;
+
+		rfsd_add(co, "cpu", rfsd_jint(c->cpu));
+		rfsd_add(co, "since",
+			 rfsd_jint((int64_t)now - (int64_t)(waited / 1000)));
+		rfsd_add(co, "waited_ms", rfsd_jint(waited));
+		rfsd_add(co, "flows", rfsd_jint(c->flows));
+		for (k = 0; k < c->shown; k++)
+			json_object_array_add(h, held_json(&c->first[k]));
+		rfsd_add(co, "held", h);
+		json_object_array_add(a, co);
+		held += c->flows;
+	}
+	rfsd_add(o, "leaving", a);
+	rfsd_add(o, "held_flows", rfsd_jint(held));
+	free(cs);
+}
+
+/* The warning for one leaving CPU c of ifc: its flows by name. */
+static void warn_cpu(const struct rfs_if *ifc, const struct rfs_hold_cpu *c,
+		     __u64 waited_ms)
+{
+	char flows[1400], one[512];
+	size_t used = 0;
+	__u32 i;
+
+	flows[0] = '\0';
+	for (i = 0; i < c->shown && used < sizeof(flows); i++)
+		used += snprintf(flows + used, sizeof(flows) - used, "%s%s",
+				 i ? "; " : "",
+				 rfs_hold_flow_words(&c->first[i], one,
+						     sizeof(one)));
+	if (c->flows > c->shown && used < sizeof(flows))
+		snprintf(flows + used, sizeof(flows) - used, "; and %u more",
+			 c->flows - c->shown);
+	rfs_log_iface(RFS_LOG_WARN, rfs_if_name(ifc), rfs_if_ifindex(ifc),
+		      "CPU %u still leaving after %llu s, kept usable by %u flow%s not yet proven drained there (a flow whose frames never leave a gap never moves; rfsctl status): %s",
+		      c->cpu, (unsigned long long)(waited_ms / 1000), c->flows,
+		      c->flows == 1 ? "" : "s", c->flows ? flows : "none now");
+}
+
+void rfsd_leaving_tick(struct rfs_dp *dp, __u32 bound_s)
+{
+	__u64 now_ms = rfs_mono_ms(), bound_ms = (__u64)bound_s * 1000;
+	size_t i;
+
+	if (!bound_ms)
+		return;
+	for (i = 0; i < rfs_dp_if_count(dp); i++) {
+		struct rfs_if *ifc = rfs_dp_if_at(dp, i);
+		struct rfs_hold_cpu *cs = NULL;
+		char err[RFS_ERR_LEN] = "";
+		struct rfs_cpuset due;
+		unsigned int cpu;
+		size_t n = 0, k;
+
+		rfs_cpuset_zero(&due);
+		for (cpu = 0; cpu < RFS_MAX_CPUS; cpu++)
+			if (rfs_if_leaving_warn_due(ifc, cpu, now_ms, bound_ms))
+				rfs_cpuset_add(&due, cpu);
+		/* the flows are read only when a warning is due */
+		if (!rfs_cpuset_count(&due))
+			continue;
+		if (rfs_if_holds(dp, ifc, &cs, &n, err)) {
+			pr_warn("%s: can't name the flows of a leaving CPU: %s\n",
+				rfs_if_name(ifc), err);
+			continue;
+		}
+		for (k = 0; k < n; k++)
+			if (rfs_cpuset_has(&due, cs[k].cpu))
+				warn_cpu(ifc, &cs[k],
+					 now_ms - rfs_if_leaving_since(ifc,
+								       cs[k].cpu));
+		free(cs);
+	}
+}
+
 static struct json_object *do_version(struct rfsd_cmd_ctx *x,
 				      struct rfsd_client *c,
-				      struct json_object *req)
+				      const struct rfsd_req *r)
 {
 	struct json_object *o = json_object_new_object();
 
@@ -32,7 +200,7 @@ static struct json_object *do_version(struct rfsd_cmd_ctx *x,
 
 static struct json_object *do_status(struct rfsd_cmd_ctx *x,
 				     struct rfsd_client *c,
-				     struct json_object *req)
+				     const struct rfsd_req *r)
 {
 	struct json_object *o = json_object_new_object(), *p, *ifs;
 	struct rfs_dp_prog_ids ids;
@@ -60,9 +228,9 @@ static struct json_object *do_status(struct rfsd_cmd_ctx *x,
 	ifs = json_object_new_array();
 	for (i = 0; i < rfs_dp_if_count(x->dp); i++) {
 		struct rfs_if *ifc = rfs_dp_if_at(x->dp, i);
-		struct json_object *io = rfsd_if_json(ifc);
+		struct json_object *io = if_json(ifc);
 
-		rfsd_if_leaving_json(x->dp, ifc, io);
+		if_leaving_json(x->dp, ifc, io);
 		json_object_array_add(ifs, io);
 	}
 	rfsd_add(o, "interfaces", ifs);
@@ -74,102 +242,88 @@ static struct json_object *do_status(struct rfsd_cmd_ctx *x,
 
 static struct json_object *do_attach(struct rfsd_cmd_ctx *x,
 				     struct rfsd_client *c,
-				     struct json_object *req)
+				     const struct rfsd_req *r)
 {
-	struct rfs_if_opts opts = { .mode = RFS_XDP_AUTO };
-	struct json_object *reply = NULL;
+	struct rfs_if_opts opts = {
+		.mode = RFS_XDP_AUTO,
+		.cpus = r->cpus,
+		.flow_cnt = r->flow_cnt,
+		/* the config in effect, reloads included */
+		.allow_unordered = r->allow_unordered ||
+				   x->ifaces->cfg->allow_unordered,
+	};
 	char err[RFS_ERR_LEN] = "", what[128], desc[160];
-	const char *name, *mode;
 	struct rfs_if *ifc;
-	long long n;
-	int r;
+	int e;
 
-	if (rfsd_arg_iface(req, true, &name, &reply) < 0 ||
-	    rfsd_arg_cpus(req, "cpus", false, &opts.cpus, &reply) < 0)
-		return reply;
-	/* 0 would mean the default to rfs_if_attach(): not the user's */
-	r = rfsd_arg_int(req, "flow_cnt", false, 1, UINT32_MAX, &n, &reply);
-	if (r < 0)
-		return reply;
-	if (!r)
-		opts.flow_cnt = n;
-	r = rfsd_arg_str(req, "mode", false, &mode, &reply);
-	if (r < 0)
-		return reply;
-	if (!r && rfs_xdp_mode_parse(mode, &opts.mode))
+	if (r->mode && rfs_xdp_mode_parse(r->mode, &opts.mode))
 		return rfsd_reply_err(EINVAL,
 				      "bad request: 'mode' must be \"auto\", \"native\" or \"generic\"");
-	if (rfsd_arg_bool(req, "allow_unordered", false, &opts.allow_unordered,
-			  &reply) < 0)
-		return reply;
-	/* the config in effect, reloads included */
-	opts.allow_unordered |= x->ifaces->cfg->allow_unordered;
-	snprintf(what, sizeof(what), "attach %s", name);
-	r = rfs_if_attach(x->dp, name, &opts, &ifc, err);
-	if (r)
-		return rfsd_reply_dp_err(r, err, what);
-	rfsd_ifaces_user_attach(x->ifaces, name);
+	snprintf(what, sizeof(what), "attach %s", r->iface);
+	e = rfs_if_attach(x->dp, r->iface, &opts, &ifc, err);
+	if (e)
+		return rfsd_reply_dp_err(e, err, what);
+	rfsd_ifaces_user_attach(x->ifaces, r->iface);
 	rfs_if_describe(ifc, desc, sizeof(desc));
-	rfs_log_iface(RFS_LOG_INFO, name, rfs_if_ifindex(ifc),
+	rfs_log_iface(RFS_LOG_INFO, r->iface, rfs_if_ifindex(ifc),
 		      "attached, %s: rfsctl attach, uid %u pid %d", desc,
 		      rfsd_client_uid(c), rfsd_client_pid(c));
-	return rfsd_reply_ok(rfsd_if_json(ifc));
+	return rfsd_reply_ok(if_json(ifc));
 }
 
 static struct json_object *do_detach(struct rfsd_cmd_ctx *x,
 				     struct rfsd_client *c,
-				     struct json_object *req)
+				     const struct rfsd_req *r)
 {
-	const struct rfsd_ifstate *st;
+	const struct rfsd_ifstate *st = rfsd_ifaces_lost(x->ifaces, r->iface);
 	struct json_object *reply = NULL;
-	char err[RFS_ERR_LEN] = "", what[64], name[IF_NAMESIZE];
-	const char *iface;
+	char err[RFS_ERR_LEN] = "", what[64];
 	struct rfs_if *ifc;
-	int r, ifindex;
+	int e, ifindex;
 
-	if (rfsd_arg_iface(req, true, &iface, &reply) < 0)
-		return reply;
-	st = rfsd_ifaces_lost(x->ifaces, iface);
-	if (!rfs_dp_if_find(x->dp, iface) && st) {
+	if (!rfs_dp_if_find(x->dp, r->iface) && st) {
 		if (st->lost_to)
 			return rfsd_reply_err(ENOENT,
 					      "detach %s: not attached: another tool replaced our XDP program with program %u",
-					      iface, st->lost_to);
+					      r->iface, st->lost_to);
 		return rfsd_reply_err(ENOENT,
 				      "detach %s: not attached: another tool detached our XDP program",
-				      iface);
+				      r->iface);
 	}
-	ifc = rfsd_find_if(x, "detach", iface, &reply);
+	ifc = rfsd_find_if(x, "detach", r->iface, &reply);
 	if (!ifc)
 		return reply;
-	snprintf(name, sizeof(name), "%s", iface);
 	ifindex = rfs_if_ifindex(ifc);
-	snprintf(what, sizeof(what), "detach %s", name);
-	r = rfs_if_detach(x->dp, ifc, err);
-	if (r)
-		return rfsd_reply_dp_err(r, err, what);
-	rfsd_ifaces_user_detach(x->ifaces, name);
-	rfs_log_iface(RFS_LOG_INFO, name, ifindex,
+	snprintf(what, sizeof(what), "detach %s", r->iface);
+	e = rfs_if_detach(x->dp, ifc, err);
+	if (e)
+		return rfsd_reply_dp_err(e, err, what);
+	rfsd_ifaces_user_detach(x->ifaces, r->iface);
+	rfs_log_iface(RFS_LOG_INFO, r->iface, ifindex,
 		      "detached: rfsctl detach, uid %u pid %d",
 		      rfsd_client_uid(c), rfsd_client_pid(c));
 	return rfsd_reply_ok(json_object_new_object());
 }
 
+static struct json_object *missing(const char *key)
+{
+	return rfsd_reply_err(EINVAL, "bad request: missing '%s'", key);
+}
+
 static struct json_object *set_sock_flow(struct rfsd_cmd_ctx *x,
 					 struct rfsd_client *c,
-					 struct json_object *req)
+					 const struct rfsd_req *r)
 {
-	struct json_object *reply = NULL, *o;
+	struct json_object *o;
 	char err[RFS_ERR_LEN] = "";
 	__u32 old = rfs_dp_sock_flow_entries(x->dp);
-	long long v;
-	int r;
+	int e;
 
-	if (rfsd_arg_int(req, "value", true, 0, UINT32_MAX, &v, &reply) < 0)
-		return reply;
-	r = rfs_dp_set_sock_flow_entries(x->dp, v, err);
-	if (r)
-		return rfsd_reply_dp_err(r, err, "set sock-flow-entries");
+	if (!(r->has & RFSD_ARG(VALUE)))
+		return missing("value");
+	e = rfs_dp_set_sock_flow_entries(x->dp, r->value, err);
+	if (e)
+		return rfsd_reply_dp_err(e, err, "set sock-flow-entries");
 	if (old != rfs_dp_sock_flow_entries(x->dp))
 		pr_info("sock flow table: %u -> %u entries: rfsctl set sock-flow-entries, uid %u pid %d\n",
 			old, rfs_dp_sock_flow_entries(x->dp),
@@ -182,96 +336,83 @@ static struct json_object *set_sock_flow(struct rfsd_cmd_ctx *x,
 
 static struct json_object *set_iface(struct rfsd_cmd_ctx *x,
 				     struct rfsd_client *c,
-				     struct json_object *req, bool cpus)
+				     const struct rfsd_req *r, bool cpus)
 {
 	struct json_object *reply = NULL, *o;
 	char err[RFS_ERR_LEN] = "", what[64], was[256], now[256];
 	const char *key = cpus ? "set cpus" : "set flow-cnt";
-	struct rfs_cpuset set, conf, active;
-	__u32 old_n;
-	const char *name;
+	struct rfs_cpuset conf, active;
 	struct rfs_if *ifc;
-	long long v = 0;
-	int r;
+	__u32 old_n;
+	int e;
 
-	if (rfsd_arg_iface(req, true, &name, &reply) < 0)
-		return reply;
-	if (cpus)
-		r = rfsd_arg_cpus(req, "cpus", true, &set, &reply);
-	else
-		r = rfsd_arg_int(req, "value", true, 0, UINT32_MAX, &v, &reply);
-	if (r < 0)
-		return reply;
-	ifc = rfsd_find_if(x, key, name, &reply);
+	if (!r->iface)
+		return missing("iface");
+	if (!(r->has & (cpus ? RFSD_ARG(CPUS) : RFSD_ARG(VALUE))))
+		return missing(cpus ? "cpus" : "value");
+	ifc = rfsd_find_if(x, key, r->iface, &reply);
 	if (!ifc)
 		return reply;
-	snprintf(what, sizeof(what), "%s %s", key, name);
+	snprintf(what, sizeof(what), "%s %s", key, r->iface);
 	rfs_if_cpus(ifc, &conf, &active);
 	rfs_cpulist_format(&conf, was, sizeof(was));
 	old_n = rfs_if_flow_cnt(ifc);
 	if (cpus)
-		r = rfs_if_set_cpus(x->dp, ifc, &set, err);
+		e = rfs_if_set_cpus(x->dp, ifc, &r->cpus, err);
 	else
-		r = rfs_if_set_flow_cnt(x->dp, ifc, v, err);
-	if (r)
-		return rfsd_reply_dp_err(r, err, what);
+		e = rfs_if_set_flow_cnt(x->dp, ifc, r->value, err);
+	if (e)
+		return rfsd_reply_dp_err(e, err, what);
 	rfs_if_cpus(ifc, &conf, &active);
 	rfs_cpulist_format(&conf, now, sizeof(now));
 	if (cpus && strcmp(was, now))
-		rfs_log_iface(RFS_LOG_INFO, name, rfs_if_ifindex(ifc),
+		rfs_log_iface(RFS_LOG_INFO, r->iface, rfs_if_ifindex(ifc),
 			      "cpus %s -> %s: rfsctl set cpus, uid %u pid %d",
-			      was[0] ? was : "all", now[0] ? now : "all", rfsd_client_uid(c), rfsd_client_pid(c));
+			      was[0] ? was : "all", now[0] ? now : "all",
+			      rfsd_client_uid(c), rfsd_client_pid(c));
 	else if (!cpus && old_n != rfs_if_flow_cnt(ifc))
-		rfs_log_iface(RFS_LOG_INFO, name, rfs_if_ifindex(ifc),
+		rfs_log_iface(RFS_LOG_INFO, r->iface, rfs_if_ifindex(ifc),
 			      "flow_cnt %u -> %u: rfsctl set flow-cnt, uid %u pid %d",
 			      old_n, rfs_if_flow_cnt(ifc), rfsd_client_uid(c),
 			      rfsd_client_pid(c));
-	o = rfsd_if_json(ifc);
+	o = if_json(ifc);
 	/* set cpus returns at once: a removal still waiting on flows is
 	 * in the reply, as in status, rather than waited for */
 	if (cpus)
-		rfsd_if_leaving_json(x->dp, ifc, o);
+		if_leaving_json(x->dp, ifc, o);
 	return rfsd_reply_ok(o);
 }
 
 static struct json_object *do_set(struct rfsd_cmd_ctx *x,
 				  struct rfsd_client *c,
-				  struct json_object *req)
+				  const struct rfsd_req *r)
 {
-	struct json_object *reply = NULL;
-	const char *key;
-
-	if (rfsd_arg_str(req, "key", true, &key, &reply) < 0)
-		return reply;
-	if (!strcmp(key, "sock_flow_entries") || !strcmp(key, "sock-flow-entries"))
-		return set_sock_flow(x, c, req);
-	if (!strcmp(key, "flow_cnt") || !strcmp(key, "flow-cnt"))
-		return set_iface(x, c, req, false);
-	if (!strcmp(key, "cpus"))
-		return set_iface(x, c, req, true);
+	if (!strcmp(r->key, "sock_flow_entries") ||
+	    !strcmp(r->key, "sock-flow-entries"))
+		return set_sock_flow(x, c, r);
+	if (!strcmp(r->key, "flow_cnt") || !strcmp(r->key, "flow-cnt"))
+		return set_iface(x, c, r, false);
+	if (!strcmp(r->key, "cpus"))
+		return set_iface(x, c, r, true);
 	return rfsd_reply_err(EINVAL,
 			      "bad request: unknown key '%s' (sock_flow_entries, flow_cnt, cpus)",
-			      key);
+			      r->key);
 }
 
-static const char *const no_args[] = { NULL };
-static const char *const attach_args[] = { "iface", "cpus", "flow_cnt", "mode",
-					    "allow_unordered", NULL };
-static const char *const iface_args[] = { "iface", NULL };
-static const char *const flows_args[] = { "iface", "limit", "interval_ms", NULL };
-static const char *const explain_args[] = {
-	"iface", "src", "dst", "sport", "dport", "proto", "rx_cpu", NULL
-};
-static const char *const set_args[] = { "key", "value", "iface", "cpus", NULL };
-
+#define A(a)	RFSD_ARG(a)
 const struct rfsd_cmd rfsd_cmds[] = {
-	{ "version", no_args, do_version, NULL, false },
-	{ "status", no_args, do_status, NULL, false },
-	{ "attach", attach_args, do_attach, NULL, true },
-	{ "detach", iface_args, do_detach, NULL, true },
-	{ "stats", iface_args, rfsd_cmd_stats, NULL, false },
-	{ "flows", flows_args, NULL, rfsd_cmd_flows, false },
-	{ "set", set_args, do_set, NULL, true },
-	{ "explain", explain_args, rfsd_cmd_explain, NULL, false },
+	{ "version", 0, 0, do_version, NULL, false },
+	{ "status", 0, 0, do_status, NULL, false },
+	{ "attach", A(IFACE) | A(CPUS) | A(FLOW_CNT) | A(MODE) |
+		    A(ALLOW_UNORDERED), A(IFACE), do_attach, NULL, true },
+	{ "detach", A(IFACE), A(IFACE), do_detach, NULL, true },
+	{ "stats", A(IFACE), 0, rfsd_cmd_stats, NULL, false },
+	{ "flows", A(IFACE) | A(LIMIT) | A(INTERVAL_MS), 0, NULL,
+		   rfsd_cmd_flows, false },
+	{ "set", A(KEY) | A(VALUE) | A(IFACE) | A(CPUS), A(KEY), do_set, NULL,
+		 true },
+	{ "explain", A(IFACE) | A(SRC) | A(DST) | A(SPORT) | A(DPORT) |
+		     A(PROTO) | A(RX_CPU), A(IFACE) | A(SRC) | A(DST),
+		     rfsd_cmd_explain, NULL, false },
 	{ NULL },
 };

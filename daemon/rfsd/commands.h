@@ -1,17 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * rfsd's control commands (docs/protocol.md) and one request's way to
- * them.  The parser process (parser.c, docs/security.md) checks all that
- * needs no datapath (one JSON object, no key twice, a known command, only
- * its arguments) and hands rfsd a struct rfsd_preq of typed values, which
- * rfsd checks and turns back into the object the handlers read with the
- * getters below: rfsd never parses a byte a peer sent.  A handler checks
- * its arguments, calls the datapath library and builds the reply; it
- * never calls back into the server or the event loop.
+ * them.  The parser process (parser.c, docs/security.md) makes every
+ * check that needs no datapath (one JSON object, no key twice, a known
+ * command, only its arguments, each of its type and range) and hands
+ * rfsd a struct rfsd_preq.  rfsd checks it again, with the same code
+ * (request.c), and hands the handler a struct rfsd_req of checked values:
+ * rfsd never parses a byte a peer sent.  A handler calls the datapath
+ * library and builds the reply; it never calls back into the server or
+ * the event loop.
  *
- *	commands.c	the table; version, status, attach, detach, set
+ *	commands.c	the table; version, status, attach, detach, set;
+ *			CPUs still leaving, for status and set cpus
  *	stats.c, flows.c, explain.c	one command each
- *	leaving.c	CPUs still leaving, for status and set cpus
  */
 #ifndef RFSD_COMMANDS_H
 #define RFSD_COMMANDS_H
@@ -50,16 +51,56 @@ enum rfsd_cmd_rc {
 	RFSD_CMD_STARTED,	/* the answer comes via rfsd_server_reply() */
 };
 
+/*
+ * Every argument a command may take, with the one type, range and default
+ * it has for all of them: X(NAME, name, type, lo, hi, default), kept in
+ * struct rfsd_req's member name.  parser.c checks them.
+ */
+enum rfsd_atype {
+	RFSD_T_STR, RFSD_T_IFACE, RFSD_T_INT, RFSD_T_BOOL, RFSD_T_CPUS
+};
+#define RFSD_ARGS(X)							\
+	X(IFACE, iface, RFSD_T_IFACE, 0, 0, 0)				\
+	X(CPUS, cpus, RFSD_T_CPUS, 0, 0, 0)				\
+	/* 0 would mean the default to rfs_if_attach() */		\
+	X(FLOW_CNT, flow_cnt, RFSD_T_INT, 1, UINT32_MAX, 0)		\
+	X(MODE, mode, RFSD_T_STR, 0, 0, 0)				\
+	X(ALLOW_UNORDERED, allow_unordered, RFSD_T_BOOL, 0, 1, 0)	\
+	X(KEY, key, RFSD_T_STR, 0, 0, 0)				\
+	X(VALUE, value, RFSD_T_INT, 0, UINT32_MAX, 0)			\
+	X(LIMIT, limit, RFSD_T_INT, 1, INT32_MAX, 20)			\
+	X(INTERVAL_MS, interval_ms, RFSD_T_INT, 1, 10000, 500)		\
+	X(SRC, src, RFSD_T_STR, 0, 0, 0)				\
+	X(DST, dst, RFSD_T_STR, 0, 0, 0)				\
+	X(SPORT, sport, RFSD_T_INT, 0, 65535, -1)			\
+	X(DPORT, dport, RFSD_T_INT, 0, 65535, -1)			\
+	X(PROTO, proto, RFSD_T_STR, 0, 0, 0)				\
+	X(RX_CPU, rx_cpu, RFSD_T_INT, 0, RFS_MAX_CPUS - 1, -1)
+#define RFSD_ARG_NO(N, ...)	RFSD_ARG_##N,
+enum rfsd_argno { RFSD_ARGS(RFSD_ARG_NO) RFSD_NARGS };
+#define RFSD_ARG(a)	(1u << RFSD_ARG_##a)
+
+/* A request as its handler reads it, every value checked.  An argument
+ * not given is NULL, an empty set, or its default. */
+struct rfsd_req {
+	const struct rfsd_cmd *cmd;
+	__u32 has;			/* RFSD_ARG() of each one given */
+	const char *iface, *mode, *key, *src, *dst, *proto;
+	struct rfs_cpuset cpus;
+	long long flow_cnt, value, limit, interval_ms, sport, dport, rx_cpu;
+	bool allow_unordered;
+};
+
 struct rfsd_cmd {
 	const char *name;
-	const char *const *args;	/* besides "cmd"; NULL-terminated */
+	__u32 args, required;		/* RFSD_ARG()s, besides "cmd" */
 	/* either */
 	struct json_object *(*run)(struct rfsd_cmd_ctx *x,
 				   struct rfsd_client *c,
-				   struct json_object *req);
+				   const struct rfsd_req *r);
 	enum rfsd_cmd_rc (*start)(struct rfsd_cmd_ctx *x,
 				  struct rfsd_client *c,
-				  struct json_object *req,
+				  const struct rfsd_req *r,
 				  struct json_object **reply);
 	/* it changes something (attach, detach, set): only for peers that
 	 * may change (server.h); the rest only read */
@@ -70,36 +111,20 @@ extern const struct rfsd_cmd rfsd_cmds[];	/* NULL-terminated */
 
 /* ---- the parsed request, as the parser process hands it over ---- */
 
-#define RFSD_PREQ_ARGS	8	/* more than any command takes */
 #define RFSD_PREQ_MSG	512
-#define RFSD_PREQ_DATA	(RFS_CTL_REQUEST_MAX + 1 + \
-			 RFSD_PREQ_ARGS * sizeof(struct rfs_cpuset))
-
-enum rfsd_ptype {
-	RFSD_PV_NULL,
-	RFSD_PV_BOOL,		/* i */
-	RFSD_PV_INT,		/* i, INT64_MAX for anything above it */
-	RFSD_PV_DOUBLE,		/* d */
-	RFSD_PV_STR,		/* data[off, off + len), a NUL after it */
-	RFSD_PV_CPUS,		/* a struct rfs_cpuset at data[off] */
-	RFSD_PV_BADARR,		/* an array: empty (i 0), or not all CPUs */
-	RFSD_PV_OTHER,		/* an object */
-	RFSD_PV_MAX,
-};
+/* each string is shorter than its JSON literal; one CPU set */
+#define RFSD_PREQ_DATA	(RFS_CTL_REQUEST_MAX + sizeof(struct rfs_cpuset))
 
 struct rfsd_parg {
-	__u8 key;		/* index into the command's args */
-	__u8 type;		/* enum rfsd_ptype */
-	__u32 off, len;
-	__s64 i;
-	double d;
+	__u32 off, len;		/* in data: a string (NUL after) or CPU set */
+	__s64 i;		/* an integer (INT64_MAX for any above), bool */
 };
 
 struct rfsd_preq {
 	__s32 err;		/* not 0: the errno of a refusal, why in msg */
 	__u16 cmd;		/* index into the table */
-	__u16 nargs;
-	struct rfsd_parg arg[RFSD_PREQ_ARGS];
+	__u32 has;		/* RFSD_ARG() of each argument in arg[] */
+	struct rfsd_parg arg[RFSD_NARGS];
 	char msg[RFSD_PREQ_MSG];
 	__u32 data_len;
 	char data[RFSD_PREQ_DATA];
@@ -110,31 +135,31 @@ static inline size_t rfsd_preq_size(const struct rfsd_preq *p)
 	return offsetof(struct rfsd_preq, data) + p->data_len;
 }
 
+/* Argument a of p into r (its default if p has none): 0, -EINVAL with
+ * why in msg (if not NULL), or -EPROTO for what no parser of ours makes.
+ * Both halves run it: the parser to refuse, rfsd not to trust. */
+int rfsd_arg_take(const struct rfsd_preq *p, int a, struct rfsd_req *r,
+		  char *msg, size_t len);
 /* The parser's half: line (len bytes, a NUL after them, no '\n') of a
  * peer that may only read if reader, into *p. */
 void rfsd_request_parse(const struct rfsd_cmd *cmds, bool reader,
 			const char *line, size_t len, struct rfsd_preq *p);
 /* The parser process: answer each request on fd until it closes. */
 void rfsd_request_serve(int fd, const struct rfsd_cmd *cmds);
-/*
- * rfsd's half: check p (len bytes, as received) and run the command it
- * names.  For a peer that may only read, deny is not NULL: a command that
- * changes something is refused before it runs, with "can't <cmd>
- * '<iface>': permission denied: <deny>".  A handler that returns no
- * reply gets "<cmd>: internal error".
- */
+/* rfsd's half: check p (len bytes, as received) and run its command.
+ * deny, for a peer that may only read, is why a change is refused. */
 enum rfsd_cmd_rc rfsd_request_exec(const struct rfsd_cmd *cmds,
 				   struct rfsd_cmd_ctx *x,
 				   struct rfsd_client *c, const char *deny,
 				   const struct rfsd_preq *p, size_t len,
 				   struct json_object **reply);
-/* Both halves in one process (tests, fuzzing). */
+/* Both halves in one process (tests, fuzzing, rfsd_request_call()). */
 enum rfsd_cmd_rc rfsd_request_run_as(const struct rfsd_cmd *cmds,
 				     struct rfsd_cmd_ctx *x,
 				     struct rfsd_client *c, const char *deny,
 				     const char *line, size_t len,
 				     struct json_object **reply);
-/* A request rfsd built itself (metrics): straight to its handler. */
+/* A request rfsd built itself (metrics), as a peer that may change. */
 enum rfsd_cmd_rc rfsd_request_call(const struct rfsd_cmd *cmds,
 				   struct rfsd_cmd_ctx *x,
 				   struct json_object *req,
@@ -147,21 +172,6 @@ struct json_object *rfsd_reply_err(int e, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 struct json_object *rfsd_reply_dp_err(int ret, const char *err,
 				      const char *what);
-
-/* Argument access: 0, 1 if absent (and !required), or -EINVAL with a
- * "bad request: ..." reply in *reply.  JSON null counts as absent. */
-int rfsd_arg_str(struct json_object *req, const char *key, bool required,
-		 const char **out, struct json_object **reply);
-int rfsd_arg_bool(struct json_object *req, const char *key, bool required,
-		  bool *out, struct json_object **reply);
-int rfsd_arg_int(struct json_object *req, const char *key, bool required,
-		 long long lo, long long hi, long long *out,
-		 struct json_object **reply);
-int rfsd_arg_cpus(struct json_object *req, const char *key, bool required,
-		  struct rfs_cpuset *out, struct json_object **reply);
-/* "iface": a string of 1..IF_NAMESIZE - 1 characters. */
-int rfsd_arg_iface(struct json_object *req, bool required, const char **out,
-		   struct json_object **reply);
 
 /* ---- the handlers' helpers ---- */
 
@@ -185,43 +195,29 @@ struct json_object *rfsd_cpus_json(const struct rfs_cpuset *set);
  * <name>: not attached" (or "no such interface"). */
 struct rfs_if *rfsd_find_if(struct rfsd_cmd_ctx *x, const char *what,
 			    const char *name, struct json_object **reply);
-/* The interface object of status, attach and set replies. */
-struct json_object *rfsd_if_json(const struct rfs_if *ifc);
 
 struct json_object *rfsd_cmd_stats(struct rfsd_cmd_ctx *x,
 				   struct rfsd_client *c,
-				   struct json_object *req);
+				   const struct rfsd_req *r);
 struct json_object *rfsd_cmd_explain(struct rfsd_cmd_ctx *x,
 				     struct rfsd_client *c,
-				     struct json_object *req);
+				     const struct rfsd_req *r);
 
-/*
- * A CPU taken out of an interface's set keeps its flows until each is
- * proven drained (include/rfs_order.h), and a flow that never leaves a
- * gap never is.  rfsd_if_leaving_json() adds "leaving" (one object per
- * leaving CPU: since when, the flows it waits for and why) and
- * "held_flows" to the interface object o of status and set cpus (neither
- * if the flows can't be read); rfsd_leaving_tick(), on rfsd's timer,
- * warns of each CPU still leaving after bound_s seconds (0: never).
- */
-void rfsd_if_leaving_json(struct rfs_dp *dp, struct rfs_if *ifc,
-			  struct json_object *o);
+/* On rfsd's timer: warn of each CPU still leaving an interface after
+ * bound_s seconds (0: never), naming the flows that keep it. */
 void rfsd_leaving_tick(struct rfs_dp *dp, __u32 bound_s);
 
 /*
  * flows counts frames per flow for up to 10 s, and nothing waits for
- * that: a request starts counting on its interfaces (RFSD_CMD_STARTED),
- * the sampler's timerfd fires at the end of the soonest window, and rfsd.c
- * calls rfsd_sampler_done(), which reads the count and hands the reply to
- * the server.  A second sample on an interface being sampled waits
- * (RFSD_CMD_WAIT); an interface gone meanwhile is left out of the answer.
+ * that: a request starts counting (RFSD_CMD_STARTED), or waits
+ * (RFSD_CMD_WAIT) for another count on its interfaces; the sampler's
+ * timerfd fires at the soonest end and rfsd.c calls rfsd_sampler_done():
+ * true if a job was over, *c to answer with *reply (NULL if it left).
+ * Call it until false, which re-arms the timer.
  */
 enum rfsd_cmd_rc rfsd_cmd_flows(struct rfsd_cmd_ctx *x, struct rfsd_client *c,
-				struct json_object *req,
+				const struct rfsd_req *r,
 				struct json_object **reply);
-/* tfd fired: finish one job whose window is over.  true if one did: *c
- * is the client to answer with *reply (NULL, and no reply, if it left);
- * call again until false, which re-arms tfd for the next. */
 bool rfsd_sampler_done(struct rfsd_sampler *s, struct rfs_dp *dp,
 		       struct rfsd_client **c, struct json_object **reply);
 /* A client that started a job left: its result goes nowhere. */

@@ -211,111 +211,88 @@ static struct json_object *queue_json(const struct rfs_explain_in *in,
 	return o;
 }
 
-/* The flow, its sock slot and its queues. */
-static struct json_object *explain_json(struct rfs_if *ifc,
-					const struct rfs_explain_in *in,
-					const char *src, const char *dst,
-					const struct rfs_explain_queue *qs,
-					size_t n, const struct rfs_cpuset *rx)
-{
-	struct json_object *o = json_object_new_object(), *s = NULL, *qa;
-	__u32 hash = rfs_explain_hash(in);
-	__u32 desired = rfs_explain_desired(in, hash);
-	bool st = in->steerable;
-	size_t i;
-
-	rfsd_add(o, "iface", rfsd_jstr(rfs_if_name(ifc)));
-	rfsd_add(o, "src", rfsd_jstr(src));
-	rfsd_add(o, "dst", rfsd_jstr(dst));
-	rfsd_add(o, "sport", st ? rfsd_jint(in->key.peer_port) : NULL);
-	rfsd_add(o, "dport", st ? rfsd_jint(in->key.local_port) : NULL);
-	rfsd_add(o, "proto", rfsd_jstr(!st ? "other" :
-				       in->key.proto == IPPROTO_UDP ? "udp" :
-								      "tcp"));
-	rfsd_add(o, "hash", st ? rfsd_jhex32(hash) : NULL);
-	if (st) {
-		s = json_object_new_object();
-		rfsd_add(s, "slot", rfsd_jint(rfs_explain_sock_slot(in, hash)));
-		rfsd_add(s, "entries",
-			 rfsd_jint((__u64)in->g.sock_flow_mask + 1));
-		rfsd_add(s, "entry",
-			 in->have_sock ? rfsd_jhex32(in->sock_entry) : NULL);
-		rfsd_add(s, "empty", rfsd_jbool(!in->have_sock ||
-						!(in->sock_entry & in->g.cpu_mask)));
-		rfsd_add(s, "tag_match", rfsd_jbool(desired != RFS_NO_CPU));
-	}
-	rfsd_add(o, "sock", s);
-	rfsd_add(o, "desired_cpu", rfsd_jcpu(desired));
-	rfsd_add(o, "local_path", rfsd_jbool(in->cfg.local_path));
-	rfsd_add(o, "kernel_rps", rfsd_jbool(rfs_if_kernel_rps(ifc)));
-	rfsd_add(o, "jiffies",
-		 in->have_jiffies ? rfsd_jint(in->jiffies) : NULL);
-	qa = json_object_new_array();
-	for (i = 0; i < n; i++)
-		json_object_array_add(qa, queue_json(in, &qs[i], rx));
-	rfsd_add(o, "rx_queues", qa);
-	return o;
-}
-
 struct json_object *rfsd_cmd_explain(struct rfsd_cmd_ctx *x,
 				     struct rfsd_client *c,
-				     struct json_object *req)
+				     const struct rfsd_req *r)
 {
-	struct json_object *reply = NULL, *o;
-	const char *name, *src, *dst, *proto = NULL;
+	struct json_object *reply = NULL, *o, *s = NULL, *qa;
 	struct rfs_explain_queue *qs = NULL;
 	struct rfs_explain_in in = {};
 	char err[RFS_ERR_LEN] = "";
-	long long sport = -1, dport = -1, rx = -1;
-	struct rfs_cpuset rx_cpus;
-	int fs, fd, r1, r2, r;
+	bool st = r->has & RFSD_ARG(SPORT);
+	struct rfs_cpuset rx;
+	__u32 hash, desired;
 	struct rfs_if *ifc;
-	size_t n = 0;
+	int fs, fd, e;
+	size_t n = 0, i;
 
-	if (rfsd_arg_iface(req, true, &name, &reply) < 0 ||
-	    rfsd_arg_str(req, "src", true, &src, &reply) < 0 ||
-	    rfsd_arg_str(req, "dst", true, &dst, &reply) < 0 ||
-	    (r1 = rfsd_arg_int(req, "sport", false, 0, 65535, &sport, &reply)) < 0 ||
-	    (r2 = rfsd_arg_int(req, "dport", false, 0, 65535, &dport, &reply)) < 0 ||
-	    rfsd_arg_str(req, "proto", false, &proto, &reply) < 0 ||
-	    rfsd_arg_int(req, "rx_cpu", false, 0, RFS_MAX_CPUS - 1, &rx,
-			 &reply) < 0)
-		return reply;
-	if (r1 != r2)
+	if (st != !!(r->has & RFSD_ARG(DPORT)))
 		return rfsd_reply_err(EINVAL, "bad request: 'sport' and 'dport' go together");
-	if (proto && strcmp(proto, "tcp") && strcmp(proto, "udp"))
+	if (r->proto && strcmp(r->proto, "tcp") && strcmp(r->proto, "udp"))
 		return rfsd_reply_err(EINVAL, "bad request: 'proto' must be \"tcp\" or \"udp\"");
-	if (proto && r1)
+	if (r->proto && !st)
 		return rfsd_reply_err(EINVAL, "bad request: 'proto' needs 'sport' and 'dport'");
-	fs = parse_addr(src, in.key.peer);
-	fd = parse_addr(dst, in.key.local);
+	fs = parse_addr(r->src, in.key.peer);
+	fd = parse_addr(r->dst, in.key.local);
 	if (!fs || !fd)
 		return rfsd_reply_err(EINVAL, "can't parse address '%s': not an IPv4 or IPv6 address",
-				      fs ? dst : src);
+				      fs ? r->dst : r->src);
 	if (fs != fd)
 		return rfsd_reply_err(EINVAL, "can't parse address '%s': not of the family of '%s'",
-				      dst, src);
-	ifc = rfsd_find_if(x, "explain", name, &reply);
+				      r->dst, r->src);
+	ifc = rfsd_find_if(x, "explain", r->iface, &reply);
 	if (!ifc)
 		return reply;
 	/* as rfs_parse_frame() fills it: src is the peer, dst the local end */
 	in.key.is_v6 = fs == AF_INET6;
-	in.steerable = !r1;
-	if (in.steerable) {
-		in.key.peer_port = sport;
-		in.key.local_port = dport;
-		in.key.proto = proto && !strcmp(proto, "udp") ? IPPROTO_UDP :
-			       IPPROTO_TCP;
+	in.steerable = st;
+	if (st) {
+		in.key.peer_port = r->sport;
+		in.key.local_port = r->dport;
+		in.key.proto = r->proto && !strcmp(r->proto, "udp") ?
+			       IPPROTO_UDP : IPPROTO_TCP;
 	}
-	r = rfs_if_explain(x->dp, ifc, &in, &qs, &n, err);
-	if (r)
-		return rfsd_reply_dp_err(r, err, "explain");
-	rfs_cpuset_zero(&rx_cpus);
-	if (rx >= 0)
-		rfs_cpuset_add(&rx_cpus, rx);
-	else if (rfs_cpuset_online(&rx_cpus))
-		rfs_cpuset_add(&rx_cpus, 0);
-	o = explain_json(ifc, &in, src, dst, qs, n, &rx_cpus);
+	e = rfs_if_explain(x->dp, ifc, &in, &qs, &n, err);
+	if (e)
+		return rfsd_reply_dp_err(e, err, "explain");
+	rfs_cpuset_zero(&rx);
+	if (r->rx_cpu >= 0)
+		rfs_cpuset_add(&rx, r->rx_cpu);
+	else if (rfs_cpuset_online(&rx))
+		rfs_cpuset_add(&rx, 0);
+	hash = rfs_explain_hash(&in);
+	desired = rfs_explain_desired(&in, hash);
+	/* the flow, its sock slot and its queues */
+	o = json_object_new_object();
+	rfsd_add(o, "iface", rfsd_jstr(rfs_if_name(ifc)));
+	rfsd_add(o, "src", rfsd_jstr(r->src));
+	rfsd_add(o, "dst", rfsd_jstr(r->dst));
+	rfsd_add(o, "sport", st ? rfsd_jint(in.key.peer_port) : NULL);
+	rfsd_add(o, "dport", st ? rfsd_jint(in.key.local_port) : NULL);
+	rfsd_add(o, "proto", rfsd_jstr(!st ? "other" :
+				       in.key.proto == IPPROTO_UDP ? "udp" : "tcp"));
+	rfsd_add(o, "hash", st ? rfsd_jhex32(hash) : NULL);
+	if (st) {
+		s = json_object_new_object();
+		rfsd_add(s, "slot", rfsd_jint(rfs_explain_sock_slot(&in, hash)));
+		rfsd_add(s, "entries",
+			 rfsd_jint((__u64)in.g.sock_flow_mask + 1));
+		rfsd_add(s, "entry",
+			 in.have_sock ? rfsd_jhex32(in.sock_entry) : NULL);
+		rfsd_add(s, "empty", rfsd_jbool(!in.have_sock ||
+						!(in.sock_entry & in.g.cpu_mask)));
+		rfsd_add(s, "tag_match", rfsd_jbool(desired != RFS_NO_CPU));
+	}
+	rfsd_add(o, "sock", s);
+	rfsd_add(o, "desired_cpu", rfsd_jcpu(desired));
+	rfsd_add(o, "local_path", rfsd_jbool(in.cfg.local_path));
+	rfsd_add(o, "kernel_rps", rfsd_jbool(rfs_if_kernel_rps(ifc)));
+	rfsd_add(o, "jiffies",
+		 in.have_jiffies ? rfsd_jint(in.jiffies) : NULL);
+	qa = json_object_new_array();
+	for (i = 0; i < n; i++)
+		json_object_array_add(qa, queue_json(&in, &qs[i], &rx));
+	rfsd_add(o, "rx_queues", qa);
 	free(qs);
 	return rfsd_reply_ok(o);
 }

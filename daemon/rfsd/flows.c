@@ -16,10 +16,6 @@
 #include "log.h"
 #include "mono.h"
 
-#define RFSD_FLOWS_LIMIT	20
-#define RFSD_FLOWS_MS		500
-#define RFSD_FLOWS_MS_MAX	10000
-
 struct rfsd_flow {
 	char iface[IF_NAMESIZE];
 	struct rfs_flow_sample s;
@@ -98,23 +94,16 @@ static struct json_object *flows_json(const struct rfsd_flow *flows,
 }
 
 enum rfsd_cmd_rc rfsd_cmd_flows(struct rfsd_cmd_ctx *x, struct rfsd_client *c,
-				struct json_object *req,
+				const struct rfsd_req *r,
 				struct json_object **reply)
 {
-	long long limit = RFSD_FLOWS_LIMIT, ms = RFSD_FLOWS_MS;
 	char err[RFS_ERR_LEN] = "";
 	struct rfsd_flows_job *j;
 	struct rfs_if *only = NULL;
-	const char *name = NULL;
 	size_t i, n;
 	int e;
 
-	if (rfsd_arg_iface(req, false, &name, reply) < 0 ||
-	    rfsd_arg_int(req, "limit", false, 1, INT32_MAX, &limit, reply) < 0 ||
-	    rfsd_arg_int(req, "interval_ms", false, 1, RFSD_FLOWS_MS_MAX, &ms,
-			 reply) < 0)
-		return RFSD_CMD_REPLY;
-	if (name && !(only = rfsd_find_if(x, "flows", name, reply)))
+	if (r->iface && !(only = rfsd_find_if(x, "flows", r->iface, reply)))
 		return RFSD_CMD_REPLY;
 	n = only ? 1 : rfs_dp_if_count(x->dp);
 	if (!n) {
@@ -144,12 +133,13 @@ enum rfsd_cmd_rc rfsd_cmd_flows(struct rfsd_cmd_ctx *x, struct rfsd_client *c,
 	j->n_ifs = n;
 	j->client = c;
 	/* an interface has at most RFS_FLOW_HITS sampled flows */
-	j->limit = limit > RFS_FLOW_HITS ? RFS_FLOW_HITS : limit;
-	j->end_ns = rfs_mono_ns() + ms * 1000000;
+	j->limit = r->limit > RFS_FLOW_HITS ? RFS_FLOW_HITS : r->limit;
+	j->end_ns = rfs_mono_ns() + r->interval_ms * 1000000;
 	j->next = x->sampler->jobs;
 	x->sampler->jobs = j;
 	rearm(x->sampler);
-	pr_debug("sampling flows on %zu interface(s) for %lld ms\n", n, ms);
+	pr_debug("sampling flows on %zu interface(s) for %lld ms\n", n,
+		 r->interval_ms);
 	return RFSD_CMD_STARTED;
 }
 
@@ -157,11 +147,12 @@ enum rfsd_cmd_rc rfsd_cmd_flows(struct rfsd_cmd_ctx *x, struct rfsd_client *c,
 static struct json_object *job_collect(struct rfsd_flows_job *j,
 				       struct rfs_dp *dp)
 {
-	struct rfsd_flow *flows = NULL, *f;
-	struct json_object *reply = NULL;
+	/* each interface has at most limit */
+	struct rfsd_flow *flows = calloc(j->n_ifs * j->limit, sizeof(*flows));
+	struct json_object *reply;
 	char err[RFS_ERR_LEN] = "";
 	size_t n_flows = 0, i, k;
-	int e = 0;
+	int e = flows ? 0 : -ENOMEM;
 
 	for (i = 0; i < j->n_ifs; i++) {
 		struct rfs_if *ifc = rfs_dp_if_find_index(dp, j->ifindex[i]);
@@ -175,30 +166,17 @@ static struct json_object *job_collect(struct rfsd_flows_job *j,
 			continue;
 		}
 		e = rfs_if_sample_collect(dp, ifc, j->limit, &s, &n, err);
-		if (e || !n) {
-			free(s);
-			continue;
-		}
-		f = realloc(flows, (n_flows + n) * sizeof(*f));
-		if (!f) {
-			e = -ENOMEM;
-			snprintf(err, sizeof(err), "flows: out of memory");
-			free(s);
-			continue;
-		}
-		flows = f;
-		for (k = 0; k < n; k++) {
-			snprintf(f[n_flows].iface, IF_NAMESIZE, "%s",
+		for (k = 0; !e && k < n; k++, n_flows++) {
+			snprintf(flows[n_flows].iface, IF_NAMESIZE, "%s",
 				 rfs_if_name(ifc));
-			f[n_flows++].s = s[k];
+			flows[n_flows].s = s[k];
 		}
 		free(s);
 	}
 	if (e) {
 		reply = rfsd_reply_dp_err(e, err, "flows");
 	} else {
-		if (n_flows)
-			qsort(flows, n_flows, sizeof(*flows), flow_cmp);
+		qsort(flows, n_flows, sizeof(*flows), flow_cmp);
 		reply = flows_json(flows, n_flows > j->limit ? j->limit : n_flows);
 	}
 	free(flows);

@@ -7,6 +7,7 @@
  * bug in json-c or here gets an attacker nothing rfsd holds.
  */
 #include <errno.h>
+#include <net/if.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -19,119 +20,73 @@
 
 #define RFSD_PARSE_SECS	2
 
-static struct json_tokener *new_tokener(void)
-{
-	struct json_tokener *tok = json_tokener_new_ex(16);
-
-	if (tok)
-		json_tokener_set_flags(tok, JSON_TOKENER_STRICT |
-					    JSON_TOKENER_VALIDATE_UTF8);
-	return tok;
-}
-
-/* The key whose literal is s[0..n) (quotes included), as json-c spells it
- * in the object: escapes decoded, cut at a NUL.  Into buf, or NULL. */
-static const char *decode_key(struct json_tokener *tok, const char *s,
-			      size_t n, char *buf, size_t len)
-{
-	struct json_object *o;
-
-	if (!memchr(s, '\\', n) && n - 2 < len) {
-		/* the common case: nothing to decode */
-		memcpy(buf, s + 1, n - 2);
-		buf[n - 2] = '\0';
-		return buf;
-	}
-	json_tokener_reset(tok);
-	o = json_tokener_parse_ex(tok, s, (int)n);
-	if (!o || !json_object_is_type(o, json_type_string)) {
-		json_object_put(o);
-		return NULL;
-	}
-	snprintf(buf, len, "%s", json_object_get_string(o));
-	json_object_put(o);
-	return buf;
-}
-
 /*
  * The first key that appears twice at the top level of line, which json-c
- * has parsed as an object (its keys are then at most len bytes each): 1
- * with it in dup, 0 if none, or -ENOMEM.
+ * has parsed as one object: 1 with it in dup, 0 if none, or -ENOMEM.
  *
  * json-c keeps the last of two equal keys without a word, and has no hook
- * into its parser: so walk the text again, which is known to be valid.
- * Only strings and brackets matter: a string is skipped whole (quotes '"'
- * or, as json-c also takes them, '\''; a backslash escapes the next
- * byte), and at depth 1 the first string after '{' or ',' is a key.  Each
- * key goes back to json-c to be decoded, so "\u0063md" is "cmd" as it is
- * in the object, and into a set of those seen (a json-c object: hashed).
- * Nested objects are not walked: no argument takes one, and the type
- * check of every argument refuses them.
+ * into its parser: so read the (valid) text again a member at a time,
+ * json-c decoding each key as it does in the object ("\u0063md" is "cmd")
+ * and skipping each value whole.
  */
 static int find_duplicate(const char *line, size_t len, char *dup,
 			  size_t duplen)
 {
-	struct json_object *seen = json_object_new_object();
-	struct json_tokener *tok = new_tokener();
-	char *key = malloc(len + 1);
-	bool want_key = false;
-	int depth = 0, ret = 0;
-	size_t i = 0;
+	static const char ws[] = " \t\n\r\f\v";
+	struct json_object *seen = json_object_new_object(), *key, *val;
+	/* not strict: the line was, and strict takes no '\'' string alone */
+	struct json_tokener *tok = json_tokener_new();
+	size_t i = strspn(line, ws) + 1;	/* past the '{' */
+	int ret = seen && tok ? 0 : -ENOMEM;
+	const char *k;
 
-	if (!seen || !tok || !key) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	while (i < len && !ret) {
-		char q = line[i];
-		size_t start = i;
-		const char *k;
-
-		if (q != '"' && q != '\'') {
-			if (q == '{' || q == '[')
-				want_key = ++depth == 1 && q == '{';
-			else if (q == '}' || q == ']')
-				depth--;
-			else if (q == ',' && depth == 1)
-				want_key = true;
-			i++;
-			continue;
+	if (tok)
+		json_tokener_set_flags(tok, JSON_TOKENER_ALLOW_TRAILING_CHARS);
+	while (!ret && i < len && line[i += strspn(line + i, ws)] != '}') {
+		json_tokener_reset(tok);
+		key = json_tokener_parse_ex(tok, line + i, (int)(len - i));
+		i += json_tokener_get_parse_end(tok);
+		i += strspn(line + i, ws);
+		if (!json_object_is_type(key, json_type_string) ||
+		    line[i++] != ':') {
+			json_object_put(key);
+			break;		/* json-c took it: it can't happen */
 		}
-		for (i++; i < len && line[i] != q; i++)
-			if (line[i] == '\\')
-				i++;
-		i++;		/* past the closing quote */
-		if (depth != 1 || !want_key || i > len)
-			continue;
-		want_key = false;
-		k = decode_key(tok, line + start, i - start, key, len + 1);
-		if (!k)
-			continue;	/* json-c took it: it can't happen */
+		json_tokener_reset(tok);
+		val = json_tokener_parse_ex(tok, line + i, (int)(len - i));
+		i += json_tokener_get_parse_end(tok);
+		i += strspn(line + i, ws);
+		i += line[i] == ',';
+		json_object_put(val);
+		k = json_object_get_string(key);
 		if (json_object_object_get_ex(seen, k, NULL)) {
 			snprintf(dup, duplen, "%s", k);
 			ret = 1;
 		} else if (json_object_object_add(seen, k, NULL)) {
 			ret = -ENOMEM;
 		}
+		json_object_put(key);
 	}
-out:
-	free(key);
 	json_tokener_free(tok);
 	json_object_put(seen);
 	return ret;
 }
 
-
-static __attribute__((format(printf, 3, 4))) void
-refuse(struct rfsd_preq *p, int e, const char *fmt, ...)
+static __attribute__((format(printf, 3, 4))) int
+say(char *msg, size_t len, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(p->msg, sizeof(p->msg), fmt, ap);
+	if (msg)
+		vsnprintf(msg, len, fmt, ap);
 	va_end(ap);
-	p->err = e;
+	return -EINVAL;
 }
+
+/* p refused with errno e, why in its msg */
+#define refuse(p, e, ...) \
+	((p)->err = (e), say((p)->msg, sizeof((p)->msg), __VA_ARGS__))
 
 /* The request object of line, or NULL with p refused: not one JSON
  * object, or a key in it twice. */
@@ -148,9 +103,11 @@ static struct json_object *parse_line(const char *line, size_t len,
 		return refuse(p, EINVAL, "bad request: NUL byte in request"), NULL;
 	if (strspn(line, " \t\r") == len)
 		return refuse(p, EINVAL, "bad request: empty line"), NULL;
-	tok = new_tokener();
+	tok = json_tokener_new_ex(16);
 	if (!tok)
 		return refuse(p, ENOMEM, "out of memory"), NULL;
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT |
+				    JSON_TOKENER_VALIDATE_UTF8);
 	/* the NUL after the line ends a trailing number */
 	req = json_tokener_parse_ex(tok, line, (int)len + 1);
 	e = json_tokener_get_error(tok);
@@ -177,79 +134,116 @@ static struct json_object *parse_line(const char *line, size_t len,
 	return req;
 }
 
-static int arg_index(const char *const *args, const char *key)
-{
-	int i;
+static const struct {
+	const char *name;
+	enum rfsd_atype type;
+	long long lo, hi, def;
+	size_t off;
+} args[RFSD_NARGS] = {
+#define ARG(N, n, t, lo, hi, def) \
+	{ #n, t, lo, hi, def, offsetof(struct rfsd_req, n) },
+	RFSD_ARGS(ARG)
+#undef ARG
+};
 
-	for (i = 0; args[i]; i++)
-		if (!strcmp(args[i], key))
-			return i;
-	return -1;
+int rfsd_arg_take(const struct rfsd_preq *p, int a, struct rfsd_req *r,
+		  char *msg, size_t len)
+{
+	const struct rfsd_parg *g = &p->arg[a];
+	const char *s = p->data + g->off, *name = args[a].name;
+	void *to = (char *)r + args[a].off;
+	size_t room = g->off <= p->data_len ? p->data_len - g->off : 0;
+
+	if (!(p->has & 1u << a)) {
+		if (args[a].type == RFSD_T_INT)
+			*(long long *)to = args[a].def;
+		return 0;
+	}
+	switch (args[a].type) {
+	case RFSD_T_STR:
+	case RFSD_T_IFACE:
+		if (g->len >= room || s[g->len])
+			return -EPROTO;
+		if (args[a].type == RFSD_T_IFACE && (!*s || strlen(s) >= IF_NAMESIZE))
+			return say(msg, len, "bad request: '%s' must be an interface name (1..%d characters)",
+				       name, IF_NAMESIZE - 1);
+		*(const char **)to = s;
+		return 0;
+	case RFSD_T_CPUS:
+		if (g->len != sizeof(r->cpus) || g->len > room)
+			return -EPROTO;
+		memcpy(to, s, sizeof(r->cpus));
+		if (!rfs_cpuset_count(to))
+			return say(msg, len, "bad request: '%s' is empty", name);
+		return 0;
+	case RFSD_T_BOOL:
+		if (g->i != !!g->i)
+			return -EPROTO;
+		*(bool *)to = g->i;
+		return 0;
+	default:
+		if (g->i < args[a].lo || g->i > args[a].hi)
+			return say(msg, len, "bad request: '%s' must be %lld..%lld",
+				       name, args[a].lo, args[a].hi);
+		*(long long *)to = g->i;
+		return 0;
+	}
 }
 
-static void *data_add(struct rfsd_preq *p, struct rfsd_parg *a,
-		      const void *buf, size_t n)
+static void data_add(struct rfsd_preq *p, struct rfsd_parg *g,
+		     const void *buf, size_t n)
 {
-	a->off = p->data_len;
+	g->off = p->data_len;
 	memcpy(p->data + p->data_len, buf, n);
 	p->data_len += n;
-	return p->data + a->off;
 }
 
-/* v as a typed value: what the getters will see in the rebuilt object.
- * An array is a set of CPUs, or kept only as "an array, but not that". */
-static void encode_value(struct rfsd_preq *p, struct rfsd_parg *a,
-			 struct json_object *v)
+/* v, the value of argument a, into p: 0, or -EINVAL with p refused if it
+ * is not of the argument's type. */
+static int encode(struct rfsd_preq *p, int a, struct json_object *v)
 {
+	static const struct {
+		enum json_type j;
+		const char *want;
+	} types[] = {
+		[RFSD_T_STR] = { json_type_string, "a string" },
+		[RFSD_T_IFACE] = { json_type_string, "a string" },
+		[RFSD_T_INT] = { json_type_int, "an integer" },
+		[RFSD_T_BOOL] = { json_type_boolean, "true or false" },
+		[RFSD_T_CPUS] = { json_type_array, "an array of CPU numbers" },
+	};
+	struct rfsd_parg *g = &p->arg[a];
+	enum rfsd_atype t = args[a].type;
 	struct rfs_cpuset set;
 	size_t i, n;
 
-	switch (json_object_get_type(v)) {
-	case json_type_null:
-		a->type = RFSD_PV_NULL;
-		break;
-	case json_type_boolean:
-		a->type = RFSD_PV_BOOL;
-		a->i = json_object_get_boolean(v);
-		break;
-	case json_type_int:
-		a->type = RFSD_PV_INT;
-		a->i = json_object_get_int64(v);
-		break;
-	case json_type_double:
-		a->type = RFSD_PV_DOUBLE;
-		a->d = json_object_get_double(v);
-		break;
-	case json_type_string:
-		a->type = RFSD_PV_STR;
-		a->len = json_object_get_string_len(v);
-		data_add(p, a, json_object_get_string(v), a->len);
-		p->data[p->data_len++] = '\0';
-		break;
-	case json_type_array:
-		a->type = RFSD_PV_BADARR;
+	if (!json_object_is_type(v, types[t].j))
+		return refuse(p, EINVAL, "bad request: '%s' must be %s",
+			      args[a].name, types[t].want);
+	p->has |= 1u << a;
+	if (t == RFSD_T_INT || t == RFSD_T_BOOL) {
+		g->i = json_object_get_int64(v);
+	} else if (t != RFSD_T_CPUS) {
+		/* with its NUL */
+		g->len = json_object_get_string_len(v);
+		data_add(p, g, json_object_get_string(v), g->len + 1);
+	} else {
 		n = json_object_array_length(v);
 		rfs_cpuset_zero(&set);
 		for (i = 0; i < n; i++) {
 			struct json_object *e = json_object_array_get_idx(v, i);
-			int64_t cpu;
+			int64_t cpu = json_object_get_int64(e);
 
-			if (!e || !json_object_is_type(e, json_type_int) ||
-			    (cpu = json_object_get_int64(e)) < 0 ||
+			if (!json_object_is_type(e, json_type_int) || cpu < 0 ||
 			    cpu >= RFS_MAX_CPUS)
-				break;
+				return refuse(p, EINVAL, "bad request: '%s' entries must be integers 0..%d",
+					      args[a].name, RFS_MAX_CPUS - 1);
 			rfs_cpuset_add(&set, (unsigned int)cpu);
 		}
-		a->i = n > 0;
-		if (n && i == n) {
-			a->type = RFSD_PV_CPUS;
-			a->len = sizeof(set);
-			data_add(p, a, &set, sizeof(set));
-		}
-		break;
-	default:
-		a->type = RFSD_PV_OTHER;
+		g->len = sizeof(set);
+		data_add(p, g, &set, sizeof(set));
 	}
+	return 0;
 }
 
 void rfsd_request_parse(const struct rfsd_cmd *cmds, bool reader,
@@ -257,12 +251,16 @@ void rfsd_request_parse(const struct rfsd_cmd *cmds, bool reader,
 {
 	struct json_object *req, *v;
 	const struct rfsd_cmd *cmd;
-	int k;
+	struct rfsd_req r;
+	bool lenient;
+	int a;
 
 	memset(p, 0, offsetof(struct rfsd_preq, data));
-	if (len > RFS_CTL_REQUEST_MAX)
-		return refuse(p, EMSGSIZE, "request too long (max %d bytes)",
-			      RFS_CTL_REQUEST_MAX);
+	if (len > RFS_CTL_REQUEST_MAX) {
+		refuse(p, EMSGSIZE, "request too long (max %d bytes)",
+		       RFS_CTL_REQUEST_MAX);
+		return;
+	}
 	req = parse_line(line, len, p);
 	if (!req)
 		return;
@@ -281,24 +279,34 @@ void rfsd_request_parse(const struct rfsd_cmd *cmds, bool reader,
 		goto out;
 	}
 	p->cmd = cmd - cmds;
+	/* a reader is refused a change before its arguments are looked
+	 * at: rfsd gets only the names its refusal says, if strings */
+	lenient = reader && cmd->changes;
 	json_object_object_foreach(req, key, val) {
-		if (!strcmp(key, "cmd"))
-			continue;
-		k = arg_index(cmd->args, key);
-		/* a reader is refused before its arguments are looked at */
-		if (k < 0 && reader && cmd->changes)
-			continue;
-		if (k < 0) {
+		for (a = 0; a < RFSD_NARGS && strcmp(args[a].name, key); a++)
+			;
+		if (a < RFSD_NARGS && !(cmd->args & 1u << a))
+			a = RFSD_NARGS;
+		if (lenient) {
+			if ((a == RFSD_ARG_IFACE || a == RFSD_ARG_KEY) &&
+			    json_object_is_type(val, json_type_string))
+				encode(p, a, val);
+		} else if (a == RFSD_NARGS && strcmp(key, "cmd")) {
 			refuse(p, EINVAL, "bad request: '%s' takes no argument '%.400s'",
 			       cmd->name, key);
 			goto out;
-		}
-		if (p->nargs == RFSD_PREQ_ARGS) {
-			refuse(p, E2BIG, "bad request: too many arguments");
+		} else if (a < RFSD_NARGS && val &&	/* null is absent */
+			   (encode(p, a, val) ||
+			    rfsd_arg_take(p, a, &r, p->msg, sizeof(p->msg)))) {
+			p->err = EINVAL;
 			goto out;
 		}
-		p->arg[p->nargs].key = k;
-		encode_value(p, &p->arg[p->nargs++], val);
+	}
+	for (a = 0; a < RFSD_NARGS && !lenient; a++) {
+		if (cmd->required & ~p->has & 1u << a) {
+			refuse(p, EINVAL, "bad request: missing '%s'", args[a].name);
+			break;
+		}
 	}
 out:
 	json_object_put(req);

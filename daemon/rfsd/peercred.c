@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-/* A control socket peer's role, from the kernel's credentials; see
- * peercred.h. */
+/* A control socket peer's role, from the kernel's credentials
+ * (server.h). */
 #include <errno.h>
 #include <grp.h>
 #include <stdio.h>
@@ -56,31 +56,28 @@ enum rfsd_role rfsd_role_of(uid_t uid, gid_t gid, const gid_t *g, size_t n,
 }
 
 /* The peer's supplementary groups as the kernel recorded them at
- * connect(); caller frees *out. */
+ * connect(): they can't change, so a first call that says how many is
+ * enough.  Caller frees *out. */
 static int peer_groups(int fd, gid_t **out, size_t *n)
 {
-	socklen_t len = 64 * sizeof(gid_t);
-	gid_t *g = NULL, *p;
-	int tries, e = ENOPROTOOPT;
+	socklen_t len = 0;
+	gid_t *g;
+	int e;
 
-	for (tries = 0; tries < 4; tries++) {
-		p = realloc(g, len ? len : sizeof(gid_t));
-		if (!p) {
-			e = ENOMEM;
-			break;
-		}
-		g = p;
-		if (!getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, g, &len)) {
-			*out = g;
-			*n = len / sizeof(gid_t);
-			return 0;
-		}
-		e = errno;
-		if (e != ERANGE)
-			break;
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, NULL, &len) &&
+	    errno != ERANGE)
+		return -errno;
+	g = malloc(len ?: sizeof(gid_t));
+	if (!g)
+		return -ENOMEM;
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, g, &len)) {
+		e = -errno;
+		free(g);
+		return e;
 	}
-	free(g);
-	return -e;
+	*out = g;
+	*n = len / sizeof(gid_t);
+	return 0;
 }
 
 enum rfsd_role rfsd_peer_role(int fd, const struct ucred *cr,

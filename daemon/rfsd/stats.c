@@ -47,7 +47,7 @@ static void add_u64(struct json_object *o, const char *key, __u64 v)
 
 struct json_object *rfsd_cmd_stats(struct rfsd_cmd_ctx *x,
 				   struct rfsd_client *c,
-				   struct json_object *req)
+				   const struct rfsd_req *r)
 {
 	int nr = rfs_dp_nr_cpus(x->dp), cpu, e = 0;
 	struct json_object *reply = NULL, *o, *total, *per;
@@ -58,12 +58,9 @@ struct json_object *rfsd_cmd_stats(struct rfsd_cmd_ctx *x,
 	struct rfsd_kthread_wait kw, kwtot = {};
 	bool have_kw = false;
 	struct rfs_if *only = NULL;
-	const char *name = NULL;
 	size_t i, k;
 
-	if (rfsd_arg_iface(req, false, &name, &reply) < 0)
-		return reply;
-	if (name && !(only = rfsd_find_if(x, "stats", name, &reply)))
+	if (r->iface && !(only = rfsd_find_if(x, "stats", r->iface, &reply)))
 		return reply;
 	sum = calloc(nr, sizeof(*sum));
 	one = calloc(nr, sizeof(*one));

@@ -1,78 +1,73 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * A command table for the request fuzzers: rfsd's commands and arguments,
- * with handlers that read every argument the way commands.c, stats.c and
- * flows.c do but touch no datapath; and the check every reply must pass.
+ * with handlers that touch no datapath but check what they are handed;
+ * and the check every reply must pass.
  */
 #ifndef RFS_FUZZ_CMDS_H
 #define RFS_FUZZ_CMDS_H
 
 #include <errno.h>
+#include <net/if.h>
 
 #include "fuzz.h"
 #include "commands.h"
 
-/* What rfsd's handlers ask of a request (commands.c, stats.c, flows.c). */
+/* rfsd's handlers are handed checked values: read each the way they do. */
 static struct json_object *run_any(struct rfsd_cmd_ctx *x,
 				   struct rfsd_client *c,
-				   struct json_object *req)
+				   const struct rfsd_req *r)
 {
-	struct json_object *reply = NULL;
-	struct rfs_cpuset cpus;
-	const char *str;
-	long long n;
-
-	if (rfsd_arg_iface(req, false, &str, &reply) < 0 ||
-	    rfsd_arg_str(req, "mode", false, &str, &reply) < 0 ||
-	    rfsd_arg_str(req, "key", false, &str, &reply) < 0 ||
-	    rfsd_arg_cpus(req, "cpus", false, &cpus, &reply) < 0 ||
-	    rfsd_arg_int(req, "flow_cnt", false, 1, UINT32_MAX, &n, &reply) < 0 ||
-	    rfsd_arg_int(req, "value", false, 0, UINT32_MAX, &n, &reply) < 0 ||
-	    rfsd_arg_int(req, "limit", false, 1, INT32_MAX, &n, &reply) < 0 ||
-	    rfsd_arg_int(req, "interval_ms", false, 1, 10000, &n, &reply) < 0)
-		return reply;
+	RFS_FUZZ_CHECK(r->cmd && (!(r->cmd->required & RFSD_ARG(IFACE)) ||
+				  (r->iface && strlen(r->iface) < IF_NAMESIZE)),
+		       "unchecked iface");
+	RFS_FUZZ_CHECK(r->rx_cpu < RFS_MAX_CPUS && r->limit >= 1,
+		       "unchecked range");
 	return rfsd_reply_ok(json_object_new_object());
 }
 
 static enum rfsd_cmd_rc start_any(struct rfsd_cmd_ctx *x,
 				  struct rfsd_client *c,
-				  struct json_object *req,
+				  const struct rfsd_req *r,
 				  struct json_object **reply)
 {
-	*reply = run_any(x, c, req);
+	*reply = run_any(x, c, r);
 	return RFSD_CMD_REPLY;
 }
 
-/* A handler with a bug, as defect 6 needed: the reply is left out. */
+/* A handler with a bug: the reply is left out. */
 static struct json_object *run_none(struct rfsd_cmd_ctx *x,
 				    struct rfsd_client *c,
-				    struct json_object *req)
+				    const struct rfsd_req *r)
 {
 	return NULL;
 }
-
-static const char *const no_args[] = { NULL };
-static const char *const attach_args[] = { "iface", "cpus", "flow_cnt", "mode", NULL };
-static const char *const iface_args[] = { "iface", NULL };
-static const char *const flows_args[] = { "iface", "limit", "interval_ms", NULL };
-static const char *const set_args[] = { "key", "value", "iface", "cpus", NULL };
 
 /* flows starts a job in fuzz_control, as the sampler does */
 #ifndef FUZZ_FLOWS_START
 #define FUZZ_FLOWS_START start_any
 #endif
 
+/* rfsd_cmds[] (commands.c), with these handlers */
+#define A(a)	RFSD_ARG(a)
 static const struct rfsd_cmd cmds[] = {
-	{ "version", no_args, run_any, NULL, false },
-	{ "status", no_args, run_any, NULL, false },
-	{ "attach", attach_args, run_any, NULL, true },
-	{ "detach", iface_args, run_any, NULL, true },
-	{ "stats", iface_args, run_any, NULL, false },
-	{ "flows", flows_args, NULL, FUZZ_FLOWS_START, false },
-	{ "set", set_args, run_any, NULL, true },
-	{ "none", no_args, run_none, NULL, false },
+	{ "version", 0, 0, run_any, NULL, false },
+	{ "status", 0, 0, run_any, NULL, false },
+	{ "attach", A(IFACE) | A(CPUS) | A(FLOW_CNT) | A(MODE) |
+		    A(ALLOW_UNORDERED), A(IFACE), run_any, NULL, true },
+	{ "detach", A(IFACE), A(IFACE), run_any, NULL, true },
+	{ "stats", A(IFACE), 0, run_any, NULL, false },
+	{ "flows", A(IFACE) | A(LIMIT) | A(INTERVAL_MS), 0, NULL,
+		   FUZZ_FLOWS_START, false },
+	{ "set", A(KEY) | A(VALUE) | A(IFACE) | A(CPUS), A(KEY), run_any, NULL,
+		 true },
+	{ "explain", A(IFACE) | A(SRC) | A(DST) | A(SPORT) | A(DPORT) |
+		     A(PROTO) | A(RX_CPU), A(IFACE) | A(SRC) | A(DST), run_any,
+		     NULL, false },
+	{ "none", 0, 0, run_none, NULL, false },
 	{ NULL },
 };
+#undef A
 
 static inline void check_reply(struct json_object *r, const char *line)
 {

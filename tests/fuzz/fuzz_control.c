@@ -27,7 +27,7 @@
 
 static enum rfsd_cmd_rc start_job(struct rfsd_cmd_ctx *x,
 				  struct rfsd_client *c,
-				  struct json_object *req,
+				  const struct rfsd_req *r,
 				  struct json_object **reply);
 #define FUZZ_FLOWS_START start_job
 
@@ -85,16 +85,12 @@ void rfsd_sampler_client_gone(struct rfsd_sampler *s, struct rfsd_client *c)
 /* flows, as the sampler runs it: one job at a time, the others wait */
 static enum rfsd_cmd_rc start_job(struct rfsd_cmd_ctx *x,
 				  struct rfsd_client *c,
-				  struct json_object *req,
+				  const struct rfsd_req *r,
 				  struct json_object **reply)
 {
 	if (job_owner)
 		return RFSD_CMD_WAIT;
-	*reply = run_any(x, c, req);
-	if (!json_object_object_get_ex(*reply, "result", NULL))
-		return RFSD_CMD_REPLY;	/* its arguments were refused */
-	json_object_put(*reply);
-	*reply = NULL;
+	json_object_put(run_any(x, c, r));
 	job_owner = c;
 	return RFSD_CMD_STARTED;
 }

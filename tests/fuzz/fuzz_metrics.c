@@ -32,7 +32,7 @@ static struct sockaddr_in addr = { .sin_family = AF_INET };
 /* the snapshot: what rfsd's status and stats say of one interface */
 static struct json_object *run_status(struct rfsd_cmd_ctx *x,
 				      struct rfsd_client *c,
-				      struct json_object *req)
+				      const struct rfsd_req *r)
 {
 	return rfsd_reply_ok(json_tokener_parse(
 		"{\"version\":\"0.1.0\",\"sock_flow_entries\":32768,\"nr_cpus\":2,"
@@ -44,29 +44,23 @@ static struct json_object *run_status(struct rfsd_cmd_ctx *x,
 
 static struct json_object *run_stats(struct rfsd_cmd_ctx *x,
 				     struct rfsd_client *c,
-				     struct json_object *req)
+				     const struct rfsd_req *r)
 {
-	struct json_object *nm;
-
-	if (!json_object_object_get_ex(req, "iface", &nm))
+	if (!r->iface)
 		return rfsd_reply_ok(json_tokener_parse(
 			"{\"interface\":null,\"total\":{},\"per_cpu\":[{\"cpu\":0,"
 			"\"seen\":10,\"dequeued\":5,\"backlog\":0},{\"cpu\":1,"
 			"\"seen\":20,\"kthread_wait_ns\":1234567890123}]}"));
-	if (strcmp(json_object_get_string(nm), "veth0"))
-		return rfsd_reply_err(ENOENT, "no interface '%s'",
-				      json_object_get_string(nm));
+	if (strcmp(r->iface, "veth0"))
+		return rfsd_reply_err(ENOENT, "no interface '%s'", r->iface);
 	return rfsd_reply_ok(json_tokener_parse(
 		"{\"interface\":\"veth0\",\"total\":{},\"per_cpu\":"
 		"[{\"cpu\":0,\"seen\":10,\"steered\":9,\"held\":1}]}"));
 }
 
-static const char *const no_args[] = { NULL };
-static const char *const iface_args[] = { "iface", NULL };
-
 static const struct rfsd_cmd cmds[] = {
-	{ "status", no_args, run_status, NULL, false },
-	{ "stats", iface_args, run_stats, NULL, false },
+	{ "status", 0, 0, run_status, NULL, false },
+	{ "stats", RFSD_ARG(IFACE), 0, run_stats, NULL, false },
 	{ NULL },
 };
 

@@ -1,16 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Tests of daemon/rfsd/request.c, the control request parser and
- * dispatcher, with a command table of its own (no datapath):
- *  - a key given twice was once silently the last one
- *    ({"cmd":"status","cmd":"detach",...} detached); now refused, naming
- *    the key, however it is spelt; unknown keys are refused by name;
- *  - defect 6: the internal-error reply formatted the command name after
- *    the request it points into was freed (make check SANITIZE=1 shows
- *    the use-after-free; without ASan it may pass by luck).
+ * Tests of both halves of a control request, parser.c and request.c,
+ * with a command table of their own (no datapath):
+ *  - a key given twice is refused, naming the key however it is spelt
+ *    (json-c alone would keep the last: {"cmd":"status","cmd":"detach"}
+ *    would detach); so is a key the command does not take;
+ *  - each argument is checked against its type and range once, and the
+ *    handler sees checked values, defaults and what was given;
+ *  - rfsd refuses a struct no parser of ours makes, and a reader's change;
+ *  - a handler without a reply gets "<cmd>: internal error", the name
+ *    taken from the table (make check SANITIZE=1 would show a read of
+ *    the freed request).
  *
- * request.c is compiled into this test (it is rfsd's, not the library's);
- * the Makefile rebuilds the test when it changes.
+ * Both files are compiled into this test (they are rfsd's, not the
+ * library's); the Makefile rebuilds it when they change.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -30,41 +33,46 @@ static int rfs_test_errno;		/* the last reply's errno */
 
 static struct json_object *rfs_test_ok(struct rfsd_cmd_ctx *x,
 				       struct rfsd_client *c,
-				       struct json_object *req)
+				       const struct rfsd_req *r)
 {
-	const char *name = NULL;
-	struct json_object *reply = NULL;
+	rfs_test_ran = r->cmd->name;	/* a static string of the table */
+	return rfsd_reply_ok(json_object_new_object());
+}
 
-	assert_int_equal(rfsd_arg_str(req, "cmd", true, &name, &reply), 0);
-	rfs_test_ran = name;	/* a static string of the table below */
-	if (!strcmp(name, "status"))
-		rfs_test_ran = "status";
-	else if (!strcmp(name, "detach"))
-		rfs_test_ran = "detach";
-	else if (!strcmp(name, "set"))
-		rfs_test_ran = "set";
+/* What the handler of "args" was handed, in words. */
+static char rfs_test_got[256];
+
+static struct json_object *rfs_test_args(struct rfsd_cmd_ctx *x,
+					 struct rfsd_client *c,
+					 const struct rfsd_req *r)
+{
+	rfs_test_ran = r->cmd->name;
+	snprintf(rfs_test_got, sizeof(rfs_test_got),
+		 "%s cpus %u flow_cnt %lld unordered %d limit %lld rx_cpu %lld%s",
+		 r->iface, rfs_cpuset_count(&r->cpus), r->flow_cnt,
+		 r->allow_unordered, r->limit, r->rx_cpu,
+		 r->has & RFSD_ARG(LIMIT) ? " (limit given)" : "");
 	return rfsd_reply_ok(json_object_new_object());
 }
 
 /* A handler with a bug: it forgot its reply. */
 static struct json_object *rfs_test_null(struct rfsd_cmd_ctx *x,
 					 struct rfsd_client *c,
-					 struct json_object *req)
+					 const struct rfsd_req *r)
 {
 	rfs_test_ran = "broken";
 	return NULL;
 }
 
-static const char *const rfs_test_no_args[] = { NULL };
-static const char *const rfs_test_iface_args[] = { "iface", NULL };
-
-static const char *const rfs_test_set_args[] = { "key", "value", "iface", NULL };
-
 static const struct rfsd_cmd rfs_test_cmds[] = {
-	{ "status", rfs_test_no_args, rfs_test_ok, NULL, false },
-	{ "detach", rfs_test_iface_args, rfs_test_ok, NULL, true },
-	{ "set", rfs_test_set_args, rfs_test_ok, NULL, true },
-	{ "broken", rfs_test_no_args, rfs_test_null, NULL, false },
+	{ "status", 0, 0, rfs_test_ok, NULL, false },
+	{ "detach", RFSD_ARG(IFACE), 0, rfs_test_ok, NULL, true },
+	{ "set", RFSD_ARG(KEY) | RFSD_ARG(VALUE) | RFSD_ARG(IFACE), 0,
+	  rfs_test_ok, NULL, true },
+	{ "broken", 0, 0, rfs_test_null, NULL, false },
+	{ "args", RFSD_ARG(IFACE) | RFSD_ARG(CPUS) | RFSD_ARG(FLOW_CNT) |
+		  RFSD_ARG(ALLOW_UNORDERED) | RFSD_ARG(LIMIT) |
+		  RFSD_ARG(RX_CPU), RFSD_ARG(IFACE), rfs_test_args, NULL, false },
 	{ NULL },
 };
 
@@ -164,6 +172,7 @@ static void rfs_test_duplicates(void **state)
 		{ "{\"cmd\":\"status\",\"\\u0063md\":\"detach\"}", "cmd" },
 		{ "{\"c\\u006Dd\":\"status\",\"cmd\":\"detach\"}", "cmd" },
 		{ "{'cmd':\"status\",\"cmd\":\"detach\"}", "cmd" },
+		{ "{'\\u0063md':\"status\",\"cmd\":\"detach\"}", "cmd" },
 		{ "{\"cmd\":\"detach\",\"iface\":\"a\",\"iface\":\"b\"}", "iface" },
 		{ " { \"cmd\" : \"detach\" , \"iface\" :\"a\",\"iface\"\t:\"a\" } ", "iface" },
 		/* json-c cuts keys at an escaped NUL: "a\u0000b" is "a" */
@@ -171,6 +180,9 @@ static void rfs_test_duplicates(void **state)
 		/* after a nested value */
 		{ "{\"cmd\":\"status\",\"a\":{\"b\":[1,{\"c\":2}]},\"a\":1}", "a" },
 		{ "{\"cmd\":\"status\",\"\":1,\"\":2}", "" },
+		/* after each kind of value, spaces anywhere */
+		{ "{\"cmd\":\"status\",\"a\":-1.5e3 ,\"b\":true,\"c\":null,\"d\":\"}\",\"a\" : 2 }", "a" },
+		{ "\t{ \"b\":[] , \"cmd\":\"status\",\r\"b\":{}}", "b" },
 	};
 	char err[512], want[128];
 	unsigned int i;
@@ -267,7 +279,7 @@ static void rfs_test_dispatch(void **state)
 	assert_string_equal(err, "bad request: duplicate key 'cmd'");
 }
 
-/* Defect 6: a handler without a reply gets "<cmd>: internal error", the
+/* A handler without a reply gets "<cmd>: internal error", the
  * name taken from the table, not from the freed request. */
 static void rfs_test_internal_error(void **state)
 {
@@ -279,6 +291,101 @@ static void rfs_test_internal_error(void **state)
 	assert_string_equal(err, "broken: internal error");
 }
 
+/* Each argument is checked once, against its type and range in the
+ * table, before any handler runs; what is absent gets its default. */
+static void rfs_test_arg_checks(void **state)
+{
+	static const struct {
+		const char *line;
+		const char *err;	/* "" for ok: then got is what ran */
+		const char *got;
+	} t[] = {
+		{ "{\"cmd\":\"args\",\"iface\":\"eth1\"}", "",
+		  "eth1 cpus 0 flow_cnt 0 unordered 0 limit 20 rx_cpu -1" },
+		{ "{\"cmd\":\"args\",\"iface\":\"eth1\",\"cpus\":[0,3,3],\"flow_cnt\":64,\"allow_unordered\":true,\"limit\":5,\"rx_cpu\":1}",
+		  "", "eth1 cpus 2 flow_cnt 64 unordered 1 limit 5 rx_cpu 1 (limit given)" },
+		/* JSON null is absent */
+		{ "{\"cmd\":\"args\",\"iface\":\"eth1\",\"limit\":null}", "",
+		  "eth1 cpus 0 flow_cnt 0 unordered 0 limit 20 rx_cpu -1" },
+		{ "{\"cmd\":\"args\"}", "bad request: missing 'iface'", NULL },
+		{ "{\"cmd\":\"args\",\"iface\":null}",
+		  "bad request: missing 'iface'", NULL },
+		{ "{\"cmd\":\"args\",\"iface\":7}",
+		  "bad request: 'iface' must be a string", NULL },
+		{ "{\"cmd\":\"args\",\"iface\":\"\"}",
+		  "bad request: 'iface' must be an interface name (1..15 characters)", NULL },
+		{ "{\"cmd\":\"args\",\"iface\":\"0123456789abcdef\"}",
+		  "bad request: 'iface' must be an interface name (1..15 characters)", NULL },
+		{ "{\"cmd\":\"args\",\"iface\":\"a\",\"flow_cnt\":0}",
+		  "bad request: 'flow_cnt' must be 1..4294967295", NULL },
+		{ "{\"cmd\":\"args\",\"iface\":\"a\",\"flow_cnt\":99999999999999999999}",
+		  "bad request: 'flow_cnt' must be 1..4294967295", NULL },
+		{ "{\"cmd\":\"args\",\"iface\":\"a\",\"flow_cnt\":1.5}",
+		  "bad request: 'flow_cnt' must be an integer", NULL },
+		{ "{\"cmd\":\"args\",\"iface\":\"a\",\"allow_unordered\":1}",
+		  "bad request: 'allow_unordered' must be true or false", NULL },
+		{ "{\"cmd\":\"args\",\"iface\":\"a\",\"cpus\":[]}",
+		  "bad request: 'cpus' is empty", NULL },
+		{ "{\"cmd\":\"args\",\"iface\":\"a\",\"cpus\":\"0-3\"}",
+		  "bad request: 'cpus' must be an array of CPU numbers", NULL },
+		{ "{\"cmd\":\"args\",\"iface\":\"a\",\"cpus\":[1,-1]}",
+		  "bad request: 'cpus' entries must be integers 0..255", NULL },
+		{ "{\"cmd\":\"args\",\"iface\":\"a\",\"rx_cpu\":1024}",
+		  "bad request: 'rx_cpu' must be 0..255", NULL },
+	};
+	char err[512];
+	unsigned int i;
+
+	for (i = 0; i < RFS_TEST_ARRAY_SIZE(t); i++) {
+		rfs_test_got[0] = '\0';
+		rfs_test_run(t[i].line, err, sizeof(err));
+		if (strcmp(err, t[i].err) ||
+		    (t[i].got && strcmp(rfs_test_got, t[i].got)) ||
+		    (!t[i].got && rfs_test_ran)) {
+			print_error("%s\nwant: '%s' (%s)\ngot:  '%s' (%s)\n",
+				    t[i].line, t[i].err, t[i].got ?: "nothing ran",
+				    err, rfs_test_got);
+			fail();
+		}
+	}
+}
+
+/* rfsd trusts no value the parser hands over: one out of its range, or
+ * an argument the command does not take, is the parser's broken
+ * protocol, and nothing runs. */
+static void rfs_test_broken_parser(void **state)
+{
+	static const char line[] =
+		"{\"cmd\":\"args\",\"iface\":\"eth1\",\"rx_cpu\":3}";
+	struct rfsd_preq *p = malloc(sizeof(*p));
+	struct json_object *reply, *v;
+	unsigned int i;
+
+	assert_non_null(p);
+	for (i = 0; i < 4; i++) {
+		rfsd_request_parse(rfs_test_cmds, false, line, strlen(line), p);
+		assert_int_equal(p->err, 0);
+		if (i == 0)
+			p->arg[RFSD_ARG_RX_CPU].i = RFS_MAX_CPUS;
+		else if (i == 1)
+			p->has |= RFSD_ARG(KEY);
+		else if (i == 2)
+			p->has &= ~RFSD_ARG(IFACE);
+		else
+			p->data[p->arg[RFSD_ARG_IFACE].off +
+				p->arg[RFSD_ARG_IFACE].len] = 'x';
+		rfs_test_ran = NULL;
+		assert_int_equal(rfsd_request_exec(rfs_test_cmds, NULL, NULL, NULL,
+						   p, rfsd_preq_size(p), &reply),
+				 RFSD_CMD_REPLY);
+		assert_null(rfs_test_ran);
+		assert_true(json_object_object_get_ex(reply, "errno", &v));
+		assert_int_equal(json_object_get_int(v), EPROTO);
+		json_object_put(reply);
+	}
+	free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -288,6 +395,8 @@ int main(void)
 		cmocka_unit_test(rfs_test_dispatch),
 		cmocka_unit_test(rfs_test_reader),
 		cmocka_unit_test(rfs_test_internal_error),
+		cmocka_unit_test(rfs_test_arg_checks),
+		cmocka_unit_test(rfs_test_broken_parser),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

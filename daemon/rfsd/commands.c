@@ -14,9 +14,9 @@
 #include "commands.h"
 #include "config.h"
 #include "ksched.h"
-#include "kernel.h"
 #include "log.h"
 #include "rfs_commit.h"
+#include "rfsd.h"
 #include "server.h"
 
 static struct json_object *do_version(struct rfsd_cmd_ctx *x,

@@ -21,7 +21,6 @@
 #include "commands.h"
 #include "config.h"
 #include "log.h"
-#include "netns.h"
 
 static struct rfsd_ifstate *ifstate(struct rfsd_ifaces *ifs, const char *name,
 				    bool create)

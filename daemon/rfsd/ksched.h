@@ -17,8 +17,8 @@
 #include <json.h>
 
 #include "config.h"
-#include "loop.h"
 #include "rfs_dp.h"
+#include "rfsd.h"
 
 /* Stepped down for a flood, and by which bound: over the share, back as
  * soon as it runs under RFSD_KFLOOD_LOW_PCT; in long runs, not before

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
-/* rfsd's event loop; see loop.h. */
+/* rfsd's event loop; see rfsd.h. */
 #include <errno.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <unistd.h>
 
 #include "log.h"
-#include "loop.h"
+#include "rfsd.h"
 
 int rfsd_loop_init(struct rfsd_loop *l)
 {

@@ -23,8 +23,7 @@
 
 #include "config.h"
 #include "log.h"
-#include "netlink.h"
-#include "netns.h"
+#include "rfsd.h"
 
 #define RFSD_NL_RCVBUF	(1 << 20)
 

@@ -32,7 +32,7 @@
 #include <linux/net_namespace.h>
 #include <linux/rtnetlink.h>
 
-#include "netns.h"
+#include "config.h"
 
 int rfsd_link_parse(const struct nlmsghdr *nlh, struct rfsd_link_msg *m)
 {

@@ -23,15 +23,12 @@
 
 #include <systemd/sd-daemon.h>
 
-#include "cgroup.h"
 #include "commands.h"
 #include "config.h"
-#include "kernel.h"
 #include "ksched.h"
 #include "log.h"
-#include "loop.h"
-#include "netlink.h"
 #include "rfs_dp.h"
+#include "rfsd.h"
 #include "server.h"
 
 struct rfsd {

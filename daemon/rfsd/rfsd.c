@@ -57,8 +57,6 @@ struct rfsd {
 
 	struct rfsd_ifaces ifaces;
 	struct rfsd_kscheds ksched;
-	struct rfsd_kfloods kflood;	/* SCHED_OTHER while flooded */
-	struct rfsd_kwaits kwait;	/* warns of kthreads kept waiting */
 	struct rfsd_sampler sampler;
 	struct rfsd_cmd_ctx cmd;	/* what the command handlers get */
 	struct rfsd_server *srv;
@@ -312,7 +310,6 @@ static void on_timer(struct rfsd_watch *w, uint32_t ev)
 	}
 	rfsd_ksched_new_kthreads(&d->ksched);	/* a CPU back online */
 	rfsd_ksched_tick(&d->ksched);
-	rfsd_kwait_tick(&d->kwait, &d->ksched);
 	rfsd_leaving_tick(d->dp, d->cfg.leaving_warn_s);
 	update_status(d);
 }
@@ -556,7 +553,7 @@ int main(int argc, char **argv)
 	d.ksched.can_nice = e ? true : strstr(caps, "cap_sys_nice") != NULL;
 	/* the kthreads made at load: their policy before the first frame */
 	rfsd_ksched_new_kthreads(&d.ksched);
-	e = rfsd_kflood_start(&d.kflood, &d.ksched, &d.loop);
+	e = rfsd_kflood_start(&d.ksched, &d.loop);
 	if (e)
 		pr_warn("can't watch the cpumap kthreads for floods: %s; a flooded SCHED_FIFO kthread keeps its policy\n",
 			strerror(-e));
@@ -581,7 +578,7 @@ int main(int argc, char **argv)
 out:
 	/* the one way out: a stop detaches only when configured to; a
 	 * failed start removes what it made, and leaves what it adopted */
-	rfsd_kflood_stop(&d.kflood, &d.loop);
+	rfsd_kflood_stop(&d.ksched);
 	rfsd_metrics_close(d.metrics);
 	rfsd_server_close(d.srv);
 	rfsd_netlink_close(d.nl);

@@ -89,9 +89,6 @@ void rfsd_config_free(struct rfsd_config *cfg);
  * and rfsd was not started with --unsafe-noguard. */
 int rfsd_config_check_noguard(const struct rfsd_config *cfg, const char *path,
 			      bool unsafe_noguard, char *err);
-/* "default", "kernel", "nice:N" or "batch:N" (-20..19), "fifo:N" (1..99):
- * 0, -EINVAL not one of those forms, -ERANGE N out of range. */
-int rfsd_ksched_parse(const char *v, struct rfsd_ksched *out);
 /* The value back as the config spells it: "kernel", "nice:-5", "fifo:1". */
 void rfsd_ksched_name(const struct rfsd_ksched *k, char *buf, size_t len);
 /* The section naming name exactly, or NULL. */

@@ -2,12 +2,9 @@
 /*
  * rfsd: keeps the xdp-rfs datapath loaded, attached and configured, and
  * serves the control socket, in the foreground (Type=notify).  This file
- * wires the parts together (HACKING.md has the map) and owns what they
- * share; none of them calls back into it.  One event loop (loop.c) runs
- * everything: signals and a 1 s timer here (reload, exit, CPU refresh,
- * status, the kthreads' policy and warnings), the control socket
- * (server.c), the flows sampler (flows.c), link events (netlink.c) and
- * /metrics (metrics.c).
+ * wires the parts together (HACKING.md has the map); none of them calls
+ * back into it.  One event loop runs everything: signals and a 1 s timer
+ * here, the control socket, the flows sampler, link events and /metrics.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -42,17 +39,12 @@ struct rfsd {
 	const char *opt_cgroup;
 	const char *opt_trace;
 	enum rfs_trace_mode trace_mode;
-	bool opt_cleanup;		/* --cleanup: remove everything, exit */
-	bool unsafe_noguard;		/* --unsafe-noguard: honour noguard */
-	bool opt_features;		/* --features: print the kernel's, exit */
-	bool opt_check, opt_json;	/* --check-config [--json] */
+	bool opt_cleanup, unsafe_noguard, opt_features, opt_check, opt_json;
 	bool opt_verbose;
 
 	const char *config_path;
-	bool config_named;		/* --config: it must exist */
 	struct rfsd_config cfg;
-	struct rfs_budget budget;		/* flow tables: cfg, else MemTotal */
-	const char *socket_path;	/* what is in effect */
+	struct rfs_budget budget;	/* the dp reads it */
 	char cgroup[4096];
 
 	struct rfsd_ifaces ifaces;
@@ -247,7 +239,7 @@ static void reload(struct rfsd *d)
 	char err[RFSD_CONFIG_ERR_LEN];
 
 	sd_notify(0, "RELOADING=1\nSTATUS=reloading the config");
-	if (rfsd_config_load(d->config_path, d->config_named, &cfg, err)) {
+	if (rfsd_config_load(d->config_path, d->opt_config, &cfg, err)) {
 		pr_warn("%s; keeping the running config\n", err);
 	} else if (rfsd_config_check_noguard(&cfg, d->config_path,
 					     d->unsafe_noguard, err)) {
@@ -256,7 +248,7 @@ static void reload(struct rfsd *d)
 	} else {
 		pr_info("reloading config '%s'\n", d->config_path);
 		d->cfg = cfg;
-		budget_of(&d->cfg, &d->budget);	/* the dp reads it */
+		budget_of(&d->cfg, &d->budget);
 		rfsd_ifaces_reload(&d->ifaces, &old);
 		rfsd_ksched_set(&d->ksched, &d->cfg.ksched);
 		rfsd_config_free(&old);
@@ -357,18 +349,18 @@ static int parse_args(struct rfsd *d, int argc, char **argv)
 		} else {
 			*(bool *)((char *)d + o->off) = true;
 		}
-		if (d->opt_trace &&
-		    rfs_trace_mode_parse(d->opt_trace, &d->trace_mode)) {
-			fprintf(stderr, "rfsd: can't use trace mode '%s': not auto, tp_btf, fexit or kprobe\n",
-				d->opt_trace);
-			return -EINVAL;
-		}
 	}
 	if (optind < argc) {
 		fprintf(stderr, "rfsd: unexpected argument '%s'; try 'rfsd --help'\n",
 			argv[optind]);
 		return -EINVAL;
 	}
+	if (d->opt_trace && rfs_trace_mode_parse(d->opt_trace, &d->trace_mode)) {
+		fprintf(stderr, "rfsd: can't use trace mode '%s': not auto, tp_btf, fexit or kprobe\n",
+			d->opt_trace);
+		return -EINVAL;
+	}
+	d->config_path = d->opt_config ?: RFSD_CONFIG_DEFAULT;
 	return 0;
 }
 
@@ -423,11 +415,11 @@ int main(int argc, char **argv)
 		.sig.fd = -1, .tmr.fd = -1, .job.fd = -1, .metrics_fd = -1,
 	};
 	const struct rfsd_dispatch dispatch = { .cmds = rfsd_cmds, .ctx = &d.cmd };
-	char err[RFSD_CONFIG_ERR_LEN], cgerr[256];
+	char err[RFSD_CONFIG_ERR_LEN] = "", caps[128];
 	struct rfs_dp_opts opts = {};
+	const char *socket_path;
 	bool adopted = false, served = false, keep_nice;
 	int ret = EXIT_FAILURE, e, ncaps;
-	char caps[128];
 
 	if (parse_args(&d, argc, argv))
 		return EXIT_FAILURE;
@@ -435,9 +427,8 @@ int main(int argc, char **argv)
 	rfs_log_hook_libs();
 
 	if (d.opt_check)
-		return rfsd_check_config(d.opt_config ?: RFSD_CONFIG_DEFAULT,
-					 d.opt_config != NULL, d.unsafe_noguard,
-					 d.opt_json);
+		return rfsd_check_config(d.config_path, d.opt_config,
+					 d.unsafe_noguard, d.opt_json);
 	if (d.opt_features) {
 		struct rfs_kfeatures f;
 
@@ -447,18 +438,13 @@ int main(int argc, char **argv)
 	}
 	if (d.opt_cleanup) {
 		/* no config needed: only the pin dir matters */
-		const char *pin_dir = d.opt_pin_dir ?: RFS_PIN_DIR_DEFAULT;
-		char cerr[RFS_ERR_LEN] = "";
-
-		if (rfs_dp_cleanup(pin_dir, cerr)) {
-			pr_warn("cleanup %s: %s\n", pin_dir, cerr);
-			return EXIT_FAILURE;
-		}
-		return EXIT_SUCCESS;
+		opts.pin_dir = d.opt_pin_dir ?: RFS_PIN_DIR_DEFAULT;
+		if (!rfs_dp_cleanup(opts.pin_dir, err))
+			return EXIT_SUCCESS;
+		pr_warn("cleanup %s: %s\n", opts.pin_dir, err);
+		return EXIT_FAILURE;
 	}
-	d.config_named = d.opt_config != NULL;
-	d.config_path = d.opt_config ? d.opt_config : RFSD_CONFIG_DEFAULT;
-	if (rfsd_config_load(d.config_path, d.config_named, &d.cfg, err) ||
+	if (rfsd_config_load(d.config_path, d.opt_config, &d.cfg, err) ||
 	    rfsd_config_check_noguard(&d.cfg, d.config_path, d.unsafe_noguard,
 				      err)) {
 		pr_warn("%s\n", err);
@@ -467,14 +453,14 @@ int main(int argc, char **argv)
 	}
 	if (d.unsafe_noguard)
 		pr_warn("WARNING: --unsafe-noguard: interfaces with 'noguard = yes' in the config steer WITHOUT the in-order rule; their flows may be reordered (benchmarks only)\n");
-	d.socket_path = d.opt_socket ?: d.cfg.socket ?: RFS_CTL_SOCKET_DEFAULT;
+	socket_path = d.opt_socket ?: d.cfg.socket ?: RFS_CTL_SOCKET_DEFAULT;
 	opts.pin_dir = d.opt_pin_dir ?: d.cfg.pin_dir ?: RFS_PIN_DIR_DEFAULT;
 	if (d.opt_cgroup || d.cfg.cgroup) {
 		snprintf(d.cgroup, sizeof(d.cgroup), "%s",
 			 d.opt_cgroup ?: d.cfg.cgroup);
-	} else if (rfsd_cgroup_root(d.cgroup, sizeof(d.cgroup), cgerr,
-				    sizeof(cgerr))) {
-		pr_warn("%s\n", cgerr);
+	} else if (rfsd_cgroup_root(d.cgroup, sizeof(d.cgroup), err,
+				    sizeof(err))) {
+		pr_warn("%s\n", err);
 		goto out;
 	}
 	opts.cgroup = d.cgroup;
@@ -491,7 +477,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	/* claim the socket path first: a second rfsd stops here */
-	if (rfsd_server_bind(&d.srv, &d.loop, &dispatch, d.socket_path,
+	if (rfsd_server_bind(&d.srv, &d.loop, &dispatch, socket_path,
 			     d.cfg.socket_group, d.cfg.admin_group, err,
 			     sizeof(err))) {
 		pr_warn("%s\n", err);
@@ -561,7 +547,7 @@ int main(int argc, char **argv)
 		pr_warn("%s\n", err);
 		goto out;
 	}
-	pr_info("listening on %s\n", d.socket_path);
+	pr_info("listening on %s\n", socket_path);
 	d.dispatch = &dispatch;
 	if (metrics_apply(&d))
 		goto out;

@@ -157,10 +157,8 @@ nomem:
 	parse_fail(p, ENOMEM, "out of memory");
 }
 
-/*
- * fgets() for inih, one physical line per call.  Lines too long for inih's
- * buffer are an error here rather than silently split in two.
- */
+/* fgets() for inih, one line per call: one too long for inih's buffer is
+ * an error, not split in two. */
 static char *config_reader(char *str, int num, void *stream)
 {
 	struct rfsd_parse *p = stream;

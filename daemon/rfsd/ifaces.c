@@ -145,11 +145,8 @@ static void apply_changes(struct rfsd_ifaces *ifs, struct rfs_if *ifc,
 			name, rfs_xdp_mode_name(rfs_if_mode(ifc)));
 }
 
-/*
- * An adopted interface keeps what it has, but for noguard: the in-order
- * rule is off exactly where the config says noguard = yes (which rfsd
- * only loads under --unsafe-noguard).
- */
+/* An adopted interface keeps what it has, but for noguard: the in-order
+ * rule is off exactly where the config says so. */
 static void adopted(struct rfsd_ifaces *ifs, struct rfs_if *ifc,
 		    const struct rfsd_iface_cfg *ic)
 {
@@ -340,8 +337,7 @@ void rfsd_ifaces_rescan(struct rfsd_ifaces *ifs)
 	free(l);
 }
 
-/* Drop ifc; why (NULL: the caller said it) goes into the log line.  Its
- * state, or NULL. */
+/* Drop ifc, and log why (NULL: the caller did).  Its state, or NULL. */
 static struct rfsd_ifstate *forget(struct rfsd_ifaces *ifs,
 				   struct rfs_if *ifc, const char *why)
 {

@@ -1,10 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * cpumap_kthread_sched (ksched.h): give this datapath's cpumap kthreads
- * the scheduling policy the config asks for, whenever one appears; warn
- * when one waits long for its CPU, and step a SCHED_FIFO one down under
- * a flood.
- */
+/* cpumap_kthread_sched, the wait warning and the flood step-down
+ * (ksched.h). */
 #include <errno.h>
 #include <sched.h>
 #include <stdio.h>
@@ -78,8 +74,8 @@ static int kthread_open(const struct rfsd_kscheds *k, __u32 pid, int cpu,
 }
 
 /* The policy first for a nice: the kthread may be SCHED_FIFO now; nice 0
- * with SCHED_FIFO, so that a nice set before does not linger (it would
- * count again if the kthread went back to SCHED_OTHER). */
+ * with SCHED_FIFO, or a nice set before would count again back in
+ * SCHED_OTHER. */
 static int set_policy(__u32 pid, const struct rfsd_ksched *p)
 {
 	bool fifo = p->kind == RFSD_KSCHED_FIFO;
@@ -180,10 +176,9 @@ static void apply(struct rfsd_kscheds *k, int cpu, __u32 pid)
 			 e == -EPERM && !k->can_nice ?
 			 " (rfsd drops CAP_SYS_NICE when started with cpumap_kthread_sched = kernel: restart it)" :
 			 "");
-	/* said once: the next try is at the next change.  In a PID
-	 * namespace other than the host's (a container) no kthread is
-	 * visible, and the datapath's PIDs are the host's: every PID
-	 * fails the check, and nothing else is touched. */
+	/* said once: the next try is at the next change.  Outside the
+	 * host's PID namespace (a container) every PID the datapath
+	 * records fails the check, and nothing else is touched. */
 	if (e == -ESRCH)
 		pr_warn("cpu %d: %s; not setting it to %s (the kthread went, or rfsd is not in the host's PID namespace)\n",
 			cpu, c->err, name);
@@ -223,8 +218,7 @@ void rfsd_ksched_adopt(struct rfsd_kscheds *k)
 		policy_name(&p, name, sizeof(name));
 		pr_info("cpu %d: cpumap kthread pid %u has %s from an earlier rfsd\n",
 			cpu, pid, name);
-		/* as if this rfsd had set it: apply() redoes it, or with
-		 * kernel undoes it */
+		/* as if this rfsd had set it: redone, or undone (kernel) */
 		c->applied = true;
 		c->pid = c->found_pid = c->done_pid = pid;
 		apply(k, cpu, pid);
@@ -291,8 +285,7 @@ struct made_scan {
 };
 
 /* A kthread of a CPU made since the last look, other than the one it
- * replaced (same name until it has drained and gone): that CPU's, given
- * the policy now. */
+ * replaced (same name until it has drained and gone), gets the policy. */
 static int take_if_made(void *ctx, int cpu, __u32 pid, char state)
 {
 	struct made_scan *m = ctx;
@@ -351,8 +344,7 @@ static __u32 fifo_pid(const struct rfsd_kscheds *k, int cpu)
 	       k->want.kind == RFSD_KSCHED_FIFO ? c->pid : 0;
 }
 
-/* Set its flood state (any but RFSD_KFLOOD_NO: SCHED_OTHER nice 0):
- * 0 or -errno. */
+/* Any flooded state is SCHED_OTHER nice 0: 0 or -errno. */
 static int set_flood(struct rfsd_kscheds *k, int cpu,
 		     enum rfsd_kflood_state state)
 {
@@ -399,8 +391,6 @@ struct json_object *rfsd_ksched_json(const struct rfsd_kscheds *k)
 	rfsd_add(o, "kthreads", a);
 	return o;
 }
-
-/* ---- the flood step-down ---- */
 
 static void kflood_log(struct rfsd_kflood_cpu *c, int cpu, __u32 pid,
 		       enum rfsd_kflood_state state,

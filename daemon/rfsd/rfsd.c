@@ -33,16 +33,13 @@ struct rfsd {
 	struct rfs_dp *dp;
 
 	/* the command line: NULL or 0 where not given */
-	const char *opt_config;
-	const char *opt_socket;
-	const char *opt_pin_dir;
-	const char *opt_cgroup;
+	const char *opt_config, *opt_socket, *opt_pin_dir, *opt_cgroup;
 	const char *opt_trace;
-	enum rfs_trace_mode trace_mode;
 	bool opt_cleanup, unsafe_noguard, opt_features, opt_check, opt_json;
 	bool opt_verbose;
-
+	enum rfs_trace_mode trace_mode;
 	const char *config_path;
+
 	struct rfsd_config cfg;
 	struct rfs_budget budget;	/* the dp reads it */
 	char cgroup[4096];
@@ -135,14 +132,12 @@ static void update_status(struct rfsd *d)
 {
 	size_t n = rfs_dp_if_count(d->dp);
 	size_t waiting = rfsd_ifaces_waiting(&d->ifaces);
-	char buf[sizeof(d->status)];
-	int off;
+	char buf[sizeof(d->status)], w[64] = "";
 
-	off = snprintf(buf, sizeof(buf), "steering %zu interface%s", n,
-		       n == 1 ? "" : "s");
-	if (waiting && off > 0 && (size_t)off < sizeof(buf))
-		snprintf(buf + off, sizeof(buf) - off,
-			 "; %zu configured not attached", waiting);
+	if (waiting)
+		snprintf(w, sizeof(w), "; %zu configured not attached", waiting);
+	snprintf(buf, sizeof(buf), "steering %zu interface%s%s", n,
+		 n == 1 ? "" : "s", w);
 	if (!strcmp(buf, d->status))
 		return;
 	snprintf(d->status, sizeof(d->status), "%s", buf);
@@ -399,12 +394,11 @@ static int open_fds(struct rfsd *d)
 
 static void close_fds(struct rfsd *d)
 {
-	if (d->sig.fd >= 0)
-		close(d->sig.fd);
-	if (d->tmr.fd >= 0)
-		close(d->tmr.fd);
-	if (d->sampler.tfd >= 0)
-		close(d->sampler.tfd);
+	int fds[] = { d->sig.fd, d->tmr.fd, d->sampler.tfd };
+
+	for (size_t i = 0; i < 3; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
 	rfsd_loop_fini(&d->loop);
 }
 

@@ -17,16 +17,6 @@
 #include "log.h"
 #include "mono.h"
 
-void rfsd_ksched_init(struct rfsd_kscheds *k, struct rfs_dp *dp,
-		      const struct rfsd_ksched *want, bool can_nice)
-{
-	memset(k, 0, sizeof(*k));
-	k->dp = dp;
-	k->want = *want;
-	k->gen = 1;
-	k->can_nice = can_nice;
-}
-
 void rfsd_ksched_set(struct rfsd_kscheds *k, const struct rfsd_ksched *want)
 {
 	char a[32], b[32];

@@ -85,7 +85,7 @@ struct rfsd_ksched_cpu {
 struct rfsd_kscheds {
 	struct rfs_dp *dp;
 	struct rfsd_ksched want;
-	__u32 gen;		/* bumped when want changes */
+	__u32 gen;		/* bumped when want changes; from 1 */
 	bool can_nice;		/* CAP_SYS_NICE kept (caps.c) */
 	unsigned long ticks;
 	struct rfsd_loop *loop;	/* the flood timer's; NULL: not started */
@@ -93,8 +93,6 @@ struct rfsd_kscheds {
 	struct rfsd_ksched_cpu cpu[RFS_MAX_CPUS];
 };
 
-void rfsd_ksched_init(struct rfsd_kscheds *k, struct rfs_dp *dp,
-		      const struct rfsd_ksched *want, bool can_nice);
 /* A reload: the new policy at the next tick; kernel puts SCHED_OTHER
  * nice 0 (as the kernel makes them) back on those rfsd changed. */
 void rfsd_ksched_set(struct rfsd_kscheds *k, const struct rfsd_ksched *want);

@@ -374,7 +374,8 @@ static int open_fds(struct rfsd *d)
 		return -errno;
 	signal(SIGPIPE, SIG_IGN);
 
-	if (rfsd_loop_init(&d->loop))
+	d->loop.epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (d->loop.epfd < 0)
 		return -errno;
 	d->sig.fd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
 	d->tmr.fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
@@ -394,12 +395,11 @@ static int open_fds(struct rfsd *d)
 
 static void close_fds(struct rfsd *d)
 {
-	int fds[] = { d->sig.fd, d->tmr.fd, d->sampler.tfd };
+	int fds[] = { d->sig.fd, d->tmr.fd, d->sampler.tfd, d->loop.epfd };
 
-	for (size_t i = 0; i < 3; i++)
+	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
 		if (fds[i] >= 0)
 			close(fds[i]);
-	rfsd_loop_fini(&d->loop);
 }
 
 int main(int argc, char **argv)
@@ -518,7 +518,9 @@ int main(int argc, char **argv)
 	rfsd_ifaces_start(&d.ifaces);
 	/* what an earlier rfsd set on the kthreads is undone or redone
 	 * while CAP_SYS_NICE is still there (kernel drops it next) */
-	rfsd_ksched_init(&d.ksched, d.dp, &d.cfg.ksched, true);
+	d.ksched = (struct rfsd_kscheds){
+		.dp = d.dp, .want = d.cfg.ksched, .gen = 1, .can_nice = true,
+	};
 	rfsd_ksched_adopt(&d.ksched);
 	/* loaded and attached: from here on only what attach on request,
 	 * reload and the netns-move path need (caps.c) */

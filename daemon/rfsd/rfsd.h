@@ -27,7 +27,7 @@ struct rfsd_watch {
 };
 
 struct rfsd_loop {
-	int epfd;
+	int epfd;		/* epoll_create1()'s */
 	bool stop;		/* rfsd_loop_run() returns once it is set */
 	unsigned long removed;	/* watches removed so far */
 };
@@ -35,8 +35,6 @@ struct rfsd_loop {
 #define rfsd_container_of(ptr, type, member) \
 	((type *)((char *)(ptr) - offsetof(type, member)))
 
-int rfsd_loop_init(struct rfsd_loop *l);
-void rfsd_loop_fini(struct rfsd_loop *l);
 int rfsd_watch_add(struct rfsd_loop *l, struct rfsd_watch *w, uint32_t events);
 int rfsd_watch_mod(struct rfsd_loop *l, struct rfsd_watch *w, uint32_t events);
 void rfsd_watch_del(struct rfsd_loop *l, struct rfsd_watch *w);

@@ -187,7 +187,7 @@ struct rfsd_ifstate {
 struct rfsd_ifaces {
 	struct rfs_dp *dp;
 	const struct rfsd_config *cfg;	/* the config in effect */
-	struct rfsd_ifstate *st;
+	struct rfsd_ifstate *st;	/* malloc()ed */
 	size_t n;
 };
 
@@ -215,6 +215,5 @@ void rfsd_ifaces_user_attach(struct rfsd_ifaces *ifs, const char *name);
 void rfsd_ifaces_user_detach(struct rfsd_ifaces *ifs, const char *name);
 /* Named in the config, not attached, not detached by rfsctl. */
 size_t rfsd_ifaces_waiting(struct rfsd_ifaces *ifs);
-void rfsd_ifaces_free(struct rfsd_ifaces *ifs);
 
 #endif /* RFSD_CONFIG_H */

@@ -43,13 +43,6 @@ static struct rfsd_ifstate *ifstate(struct rfsd_ifaces *ifs, const char *name,
 	return s;
 }
 
-void rfsd_ifaces_free(struct rfsd_ifaces *ifs)
-{
-	free(ifs->st);
-	ifs->st = NULL;
-	ifs->n = 0;
-}
-
 static int attach_cfg(struct rfsd_ifaces *ifs, const struct rfsd_iface_cfg *ic,
 		      const char *name, const char *why)
 {

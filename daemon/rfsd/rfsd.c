@@ -569,7 +569,7 @@ out:
 	if (served && ret == EXIT_SUCCESS)
 		pr_info(d.cfg.detach_on_exit ? "detached; bye\n" :
 			"left the datapath pinned and steering; bye\n");
-	rfsd_ifaces_free(&d.ifaces);
+	free(d.ifaces.st);
 	rfsd_config_free(&d.cfg);
 	close_fds(&d);
 	return ret;

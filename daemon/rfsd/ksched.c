@@ -39,12 +39,14 @@ static const struct {
 	int policy;
 	const char *name, *hint;
 } ksched_pol[] = {
-	[RFSD_KSCHED_KERNEL] = { SCHED_OTHER, "SCHED_OTHER nice", RFSD_KWAIT_HINT },
-	[RFSD_KSCHED_NICE] = { SCHED_OTHER, "SCHED_OTHER nice", RFSD_KWAIT_HINT },
+	[RFSD_KSCHED_KERNEL] = { SCHED_OTHER, "SCHED_OTHER nice",
+				 RFSD_KWAIT_HINT },
+	[RFSD_KSCHED_NICE] = { SCHED_OTHER, "SCHED_OTHER nice",
+			       RFSD_KWAIT_HINT },
 	[RFSD_KSCHED_FIFO] = { SCHED_FIFO, "SCHED_FIFO",
-		"it is SCHED_FIFO already: real-time tasks or interrupts hold that CPU" },
+			       "it is SCHED_FIFO already: real-time tasks or interrupts hold that CPU" },
 	[RFSD_KSCHED_BATCH] = { SCHED_BATCH, "SCHED_BATCH nice",
-		"cpumap_kthread_sched = batch never preempts the task running there; fifo:1 (the default) does (rfsd(8))" },
+				"cpumap_kthread_sched = batch never preempts the task running there; fifo:1 (the default) does (rfsd(8))" },
 };
 
 static void policy_name(const struct rfsd_ksched *p, char *buf, size_t len)

@@ -1,15 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The config applied to the datapath.  The links of this network
- * namespace are matched against the config's sections (config.c) at
- * start and on SIGHUP; one that appears later, or is renamed, or gets a
- * default route, is matched when netlink says so.  An interface named by
- * its section and missing is attached as soon as it appears.  One a
- * pattern picks but that can't be steered is skipped with a log line, and
- * an attach that failed is not retried on link events (they come for any
- * change).  Adopted interfaces are kept as they are, and nothing is
- * detached on reload: rfsctl detach does that, and then the interface
- * stays detached until rfsctl attach (or a restart).
+ * The config applied to the datapath: this netns's links are matched
+ * against its sections at start and on SIGHUP, and one that appears, is
+ * renamed or gets a default route when netlink says so; one named and
+ * missing attaches when it appears.  An attach that failed is not retried
+ * on link events (they come for any change).  Adopted interfaces are kept
+ * as they are, and nothing is detached on reload: rfsctl detach does that,
+ * and the interface stays detached until rfsctl attach (or a restart).
  */
 #include <errno.h>
 #include <net/if.h>

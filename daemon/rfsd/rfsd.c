@@ -412,7 +412,7 @@ int main(int argc, char **argv)
 	char err[RFSD_CONFIG_ERR_LEN] = "", caps[128];
 	struct rfs_dp_opts opts = {};
 	const char *socket_path;
-	bool adopted = false, served = false, keep_nice;
+	bool adopted = false, served = false;
 	int ret = EXIT_FAILURE, e, ncaps;
 
 	if (parse_args(&d, argc, argv))
@@ -524,8 +524,8 @@ int main(int argc, char **argv)
 	rfsd_ksched_adopt(&d.ksched);
 	/* loaded and attached: from here on only what attach on request,
 	 * reload and the netns-move path need (caps.c) */
-	keep_nice = d.cfg.ksched.kind != RFSD_KSCHED_KERNEL;
-	e = rfsd_caps_drop(keep_nice, caps, sizeof(caps), &ncaps);
+	e = rfsd_caps_drop(d.cfg.ksched.kind != RFSD_KSCHED_KERNEL, caps,
+			   sizeof(caps), &ncaps);
 	if (e)
 		pr_warn("can't drop capabilities: %s; running with more than it needs\n",
 			strerror(-e));

@@ -12,7 +12,6 @@
 
 #include "commands.h"
 #include "config.h"
-#include "netns.h"
 #include "parse.h"
 
 struct check {

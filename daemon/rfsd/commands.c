@@ -18,10 +18,10 @@
 #include "commands.h"
 #include "config.h"
 #include "ksched.h"
-#include "kernel.h"
 #include "log.h"
 #include "mono.h"
 #include "rfs_commit.h"
+#include "rfsd.h"
 #include "server.h"
 
 struct rfs_if *rfsd_find_if(struct rfsd_cmd_ctx *x, const char *what,

@@ -9,6 +9,7 @@
  * worded, once.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,10 +75,8 @@ static const struct key global_keys[] = {
 	{ NULL },
 };
 
-static void parse_fail(struct rfsd_parse *p, int e, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void parse_fail(struct rfsd_parse *p, int e, const char *fmt, ...)
+static void __attribute__((format(printf, 3, 4)))
+parse_fail(struct rfsd_parse *p, int e, const char *fmt, ...)
 {
 	char cause[384];
 	va_list ap;
@@ -158,10 +157,8 @@ nomem:
 	parse_fail(p, ENOMEM, "out of memory");
 }
 
-/*
- * fgets() for inih, one physical line per call.  Lines too long for inih's
- * buffer are an error here rather than silently split in two.
- */
+/* fgets() for inih, one line per call: one too long for inih's buffer is
+ * an error, not split in two. */
 static char *config_reader(char *str, int num, void *stream)
 {
 	struct rfsd_parse *p = stream;
@@ -213,47 +210,6 @@ static const struct ksched_form {
 
 #define N_FORMS	(sizeof(ksched_forms) / sizeof(ksched_forms[0]))
 
-static const struct ksched_form *ksched_form_of(const char *v)
-{
-	size_t i, n;
-
-	for (i = 0; i < N_FORMS; i++) {
-		n = strlen(ksched_forms[i].name);
-		if (!strncmp(v, ksched_forms[i].name, n) && v[n] == ':')
-			return &ksched_forms[i];
-	}
-	return NULL;
-}
-
-int rfsd_ksched_parse(const char *v, struct rfsd_ksched *out)
-{
-	const struct ksched_form *f = ksched_form_of(v);
-	const char *num;
-	__u32 n = 0;
-	int e, prio;
-
-	if (!strcmp(v, "kernel") || !strcmp(v, "default")) {
-		*out = v[0] == 'k' ? (struct rfsd_ksched){ RFSD_KSCHED_KERNEL } :
-				     RFSD_KSCHED_DEFAULT;
-		return 0;
-	}
-	if (!f)
-		return -EINVAL;
-	/* digits with an optional '-': "fifo:-1" is a number out of range,
-	 * "nice:+5" and "nice:5x" are not numbers */
-	num = strchr(v, ':') + 1;
-	e = rfs_parse_u32(num + (num[0] == '-'), &n);
-	if (e)
-		return e;
-	if (n > 100)	/* past every range, and an int still */
-		return -ERANGE;
-	prio = num[0] == '-' ? -(int)n : (int)n;
-	if (prio < f->lo || prio > f->hi)
-		return -ERANGE;
-	*out = (struct rfsd_ksched){ f->kind, prio };
-	return 0;
-}
-
 void rfsd_ksched_name(const struct rfsd_ksched *k, char *buf, size_t len)
 {
 	size_t i;
@@ -269,19 +225,38 @@ void rfsd_ksched_name(const struct rfsd_ksched *k, char *buf, size_t len)
 static void set_ksched(struct rfsd_parse *p, const char *key, const char *v,
 		       struct rfsd_ksched *out)
 {
-	const struct ksched_form *f = ksched_form_of(v);
-	int e = rfsd_ksched_parse(v, out);
+	const struct ksched_form *f = ksched_forms;
+	const char *num = strchr(v, ':');
+	__u32 n = 0;
+	int e, prio;
 
-	if (e && f && e == -ERANGE)
-		parse_fail(p, ERANGE, "%s '%s' is out of range (%s:%d..%d)", key,
-			   v, f->name, f->lo, f->hi);
-	else if (e && f)
-		parse_fail(p, EINVAL, "%s '%s': '%s' is not a number (%s:%d..%d)",
-			   key, v, strchr(v, ':') + 1, f->name, f->lo, f->hi);
-	else if (e)
+	if (!strcmp(v, "kernel") || !strcmp(v, "default")) {
+		*out = v[0] == 'k' ? (struct rfsd_ksched){ RFSD_KSCHED_KERNEL } :
+				     RFSD_KSCHED_DEFAULT;
+		return;
+	}
+	while (f < ksched_forms + N_FORMS &&
+	       (!num || strncmp(v, f->name, num - v) || f->name[num - v]))
+		f++;
+	if (f == ksched_forms + N_FORMS) {
 		parse_fail(p, EINVAL,
 			   "%s '%s' is not default (fifo:1), kernel, nice:N (-20..19), batch:N (-20..19) or fifo:N (1..99)",
 			   key, v);
+		return;
+	}
+	/* digits with an optional '-': "fifo:-1" is a number out of range,
+	 * "nice:+5" and "nice:5x" are not numbers */
+	num++;
+	e = rfs_parse_u32(num + (num[0] == '-'), &n);
+	prio = n > 100 ? INT_MAX : num[0] == '-' ? -(int)n : (int)n;
+	if (e == -EINVAL)
+		parse_fail(p, EINVAL, "%s '%s': '%s' is not a number (%s:%d..%d)",
+			   key, v, num, f->name, f->lo, f->hi);
+	else if (e || prio < f->lo || prio > f->hi)
+		parse_fail(p, ERANGE, "%s '%s' is out of range (%s:%d..%d)", key,
+			   v, f->name, f->lo, f->hi);
+	else
+		*out = (struct rfsd_ksched){ f->kind, prio };
 }
 
 static int set_cpus(struct rfsd_parse *p, const char *key, const char *v)

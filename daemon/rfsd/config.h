@@ -89,9 +89,6 @@ void rfsd_config_free(struct rfsd_config *cfg);
  * and rfsd was not started with --unsafe-noguard. */
 int rfsd_config_check_noguard(const struct rfsd_config *cfg, const char *path,
 			      bool unsafe_noguard, char *err);
-/* "default", "kernel", "nice:N" or "batch:N" (-20..19), "fifo:N" (1..99):
- * 0, -EINVAL not one of those forms, -ERANGE N out of range. */
-int rfsd_ksched_parse(const char *v, struct rfsd_ksched *out);
 /* The value back as the config spells it: "kernel", "nice:-5", "fifo:1". */
 void rfsd_ksched_name(const struct rfsd_ksched *k, char *buf, size_t len);
 /* The section naming name exactly, or NULL. */
@@ -126,6 +123,32 @@ struct rfsd_link {
 	unsigned int flags;		/* IFF_* */
 	bool default_route;		/* an oif of a main-table default */
 };
+
+/* What rtnetlink says of this network namespace and others (netns.c). */
+#define RFSD_NL_BUF	(64 * 1024)
+
+struct rfsd_link_msg {
+	struct rfsd_link l;
+	int nsid, new_ifindex;		/* a move to another netns */
+	bool has_xdp;
+	__u32 xdp_prog;			/* the XDP program it runs now */
+};
+
+struct nlmsghdr;
+
+/* An RTM_NEWLINK or RTM_DELLINK into m: 0, or -1 for another message. */
+int rfsd_link_parse(const struct nlmsghdr *nlh, struct rfsd_link_msg *m);
+/* The output interfaces of a main-table unicast default route (IPv4 or
+ * IPv6, one or several next hops) into oifs; how many, 0 for another
+ * message. */
+int rfsd_route_default_oifs(const struct nlmsghdr *nlh, int *oifs, int max);
+/* The links of this netns into *out (free() it), default_route set only
+ * if routes.  0 or -errno. */
+int rfsd_netns_links(struct rfsd_link **out, size_t *n, bool routes);
+/* Detach prog_fd from ifindex in the netns known here as nsid.  0 or
+ * -errno: -ENOENT when no named namespace nor process holds it, -EACCES
+ * when none rfsd may read does and it lacks CAP_SYS_PTRACE. */
+int rfsd_netns_xdp_detach(int nsid, int ifindex, int prog_fd, bool generic);
 
 /*
  * Which section attaches l: the one naming it, else the first pattern
@@ -164,7 +187,7 @@ struct rfsd_ifstate {
 struct rfsd_ifaces {
 	struct rfs_dp *dp;
 	const struct rfsd_config *cfg;	/* the config in effect */
-	struct rfsd_ifstate *st;
+	struct rfsd_ifstate *st;	/* malloc()ed */
 	size_t n;
 };
 
@@ -192,6 +215,5 @@ void rfsd_ifaces_user_attach(struct rfsd_ifaces *ifs, const char *name);
 void rfsd_ifaces_user_detach(struct rfsd_ifaces *ifs, const char *name);
 /* Named in the config, not attached, not detached by rfsctl. */
 size_t rfsd_ifaces_waiting(struct rfsd_ifaces *ifs);
-void rfsd_ifaces_free(struct rfsd_ifaces *ifs);
 
 #endif /* RFSD_CONFIG_H */

@@ -1,15 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The config applied to the datapath.  The links of this network
- * namespace are matched against the config's sections (config.c) at
- * start and on SIGHUP; one that appears later, or is renamed, or gets a
- * default route, is matched when netlink says so.  An interface named by
- * its section and missing is attached as soon as it appears.  One a
- * pattern picks but that can't be steered is skipped with a log line, and
- * an attach that failed is not retried on link events (they come for any
- * change).  Adopted interfaces are kept as they are, and nothing is
- * detached on reload: rfsctl detach does that, and then the interface
- * stays detached until rfsctl attach (or a restart).
+ * The config applied to the datapath: this netns's links are matched
+ * against its sections at start and on SIGHUP, and one that appears, is
+ * renamed or gets a default route when netlink says so; one named and
+ * missing attaches when it appears.  An attach that failed is not retried
+ * on link events (they come for any change).  Adopted interfaces are kept
+ * as they are, and nothing is detached on reload: rfsctl detach does that,
+ * and the interface stays detached until rfsctl attach (or a restart).
  */
 #include <errno.h>
 #include <net/if.h>
@@ -21,7 +18,6 @@
 #include "commands.h"
 #include "config.h"
 #include "log.h"
-#include "netns.h"
 
 static struct rfsd_ifstate *ifstate(struct rfsd_ifaces *ifs, const char *name,
 				    bool create)
@@ -42,13 +38,6 @@ static struct rfsd_ifstate *ifstate(struct rfsd_ifaces *ifs, const char *name,
 	memset(s, 0, sizeof(*s));
 	snprintf(s->name, sizeof(s->name), "%s", name);
 	return s;
-}
-
-void rfsd_ifaces_free(struct rfsd_ifaces *ifs)
-{
-	free(ifs->st);
-	ifs->st = NULL;
-	ifs->n = 0;
 }
 
 static int attach_cfg(struct rfsd_ifaces *ifs, const struct rfsd_iface_cfg *ic,
@@ -146,11 +135,8 @@ static void apply_changes(struct rfsd_ifaces *ifs, struct rfs_if *ifc,
 			name, rfs_xdp_mode_name(rfs_if_mode(ifc)));
 }
 
-/*
- * An adopted interface keeps what it has, but for noguard: the in-order
- * rule is off exactly where the config says noguard = yes (which rfsd
- * only loads under --unsafe-noguard).
- */
+/* An adopted interface keeps what it has, but for noguard: the in-order
+ * rule is off exactly where the config says so. */
 static void adopted(struct rfsd_ifaces *ifs, struct rfs_if *ifc,
 		    const struct rfsd_iface_cfg *ic)
 {
@@ -341,8 +327,7 @@ void rfsd_ifaces_rescan(struct rfsd_ifaces *ifs)
 	free(l);
 }
 
-/* Drop ifc; why (NULL: the caller said it) goes into the log line.  Its
- * state, or NULL. */
+/* Drop ifc, and log why (NULL: the caller did).  Its state, or NULL. */
 static struct rfsd_ifstate *forget(struct rfsd_ifaces *ifs,
 				   struct rfs_if *ifc, const char *why)
 {

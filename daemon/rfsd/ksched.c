@@ -1,10 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * cpumap_kthread_sched (ksched.h): give this datapath's cpumap kthreads
- * the scheduling policy the config asks for, whenever one appears; warn
- * when one waits long for its CPU, and step a SCHED_FIFO one down under
- * a flood.
- */
+/* cpumap_kthread_sched, the wait warning and the flood step-down
+ * (ksched.h). */
 #include <errno.h>
 #include <sched.h>
 #include <stdio.h>
@@ -21,16 +17,6 @@
 #include "log.h"
 #include "mono.h"
 
-void rfsd_ksched_init(struct rfsd_kscheds *k, struct rfs_dp *dp,
-		      const struct rfsd_ksched *want, bool can_nice)
-{
-	memset(k, 0, sizeof(*k));
-	k->dp = dp;
-	k->want = *want;
-	k->gen = 1;
-	k->can_nice = can_nice;
-}
-
 void rfsd_ksched_set(struct rfsd_kscheds *k, const struct rfsd_ksched *want)
 {
 	char a[32], b[32];
@@ -44,14 +30,28 @@ void rfsd_ksched_set(struct rfsd_kscheds *k, const struct rfsd_ksched *want)
 	k->gen++;
 }
 
+#define RFSD_KWAIT_HINT \
+	"cpumap_kthread_sched = fifo:1 (the default) lets it preempt them (rfsd(8))"
+
+/* rfsd's kinds as the kernel's policies, as the log names them, and what
+ * would let a kthread kept waiting in sooner */
+static const struct {
+	int policy;
+	const char *name, *hint;
+} ksched_pol[] = {
+	[RFSD_KSCHED_KERNEL] = { SCHED_OTHER, "SCHED_OTHER nice",
+				 RFSD_KWAIT_HINT },
+	[RFSD_KSCHED_NICE] = { SCHED_OTHER, "SCHED_OTHER nice",
+			       RFSD_KWAIT_HINT },
+	[RFSD_KSCHED_FIFO] = { SCHED_FIFO, "SCHED_FIFO",
+			       "it is SCHED_FIFO already: real-time tasks or interrupts hold that CPU" },
+	[RFSD_KSCHED_BATCH] = { SCHED_BATCH, "SCHED_BATCH nice",
+				"cpumap_kthread_sched = batch never preempts the task running there; fifo:1 (the default) does (rfsd(8))" },
+};
+
 static void policy_name(const struct rfsd_ksched *p, char *buf, size_t len)
 {
-	if (p->kind == RFSD_KSCHED_FIFO)
-		snprintf(buf, len, "SCHED_FIFO %d", p->prio);
-	else if (p->kind == RFSD_KSCHED_BATCH)
-		snprintf(buf, len, "SCHED_BATCH nice %d", p->prio);
-	else
-		snprintf(buf, len, "SCHED_OTHER nice %d", p->prio);
+	snprintf(buf, len, "%s %d", ksched_pol[p->kind].name, p->prio);
 }
 
 /* pid, if it is still CPU cpu's kthread (a PID may be reused): a pidfd
@@ -66,22 +66,16 @@ static int kthread_open(const struct rfsd_kscheds *k, __u32 pid, int cpu,
 }
 
 /* The policy first for a nice: the kthread may be SCHED_FIFO now; nice 0
- * with SCHED_FIFO, so that a nice set before does not linger (it would
- * count again if the kthread went back to SCHED_OTHER). */
+ * with SCHED_FIFO, or a nice set before would count again back in
+ * SCHED_OTHER. */
 static int set_policy(__u32 pid, const struct rfsd_ksched *p)
 {
-	struct sched_param sp = { .sched_priority = 0 };
+	bool fifo = p->kind == RFSD_KSCHED_FIFO;
+	struct sched_param sp = { .sched_priority = fifo ? p->prio : 0 };
 
-	if (p->kind == RFSD_KSCHED_FIFO) {
-		sp.sched_priority = p->prio;
-		if (setpriority(PRIO_PROCESS, pid, 0) ||
-		    sched_setscheduler(pid, SCHED_FIFO, &sp))
-			return -errno;
-		return 0;
-	}
-	if (sched_setscheduler(pid, p->kind == RFSD_KSCHED_BATCH ?
-				    SCHED_BATCH : SCHED_OTHER, &sp) ||
-	    setpriority(PRIO_PROCESS, pid, p->prio))
+	if ((fifo && setpriority(PRIO_PROCESS, pid, 0)) ||
+	    sched_setscheduler(pid, ksched_pol[p->kind].policy, &sp) ||
+	    (!fifo && setpriority(PRIO_PROCESS, pid, p->prio)))
 		return -errno;
 	return 0;
 }
@@ -90,21 +84,20 @@ static int set_policy(__u32 pid, const struct rfsd_ksched *p)
  * enum, so that another build of rfsd reads it the same. */
 static __u64 note_pack(__u32 pid, const struct rfsd_ksched *p)
 {
-	__u64 policy = p->kind == RFSD_KSCHED_FIFO ? SCHED_FIFO :
-		       p->kind == RFSD_KSCHED_BATCH ? SCHED_BATCH : SCHED_OTHER;
-
-	return (__u64)pid << 32 | policy << 16 | (__u16)p->prio;
+	return (__u64)pid << 32 | (__u64)ksched_pol[p->kind].policy << 16 |
+	       (__u16)p->prio;
 }
 
 static bool note_unpack(__u64 note, __u32 *pid, struct rfsd_ksched *p)
 {
-	int policy = (note >> 16) & 0xffff;
+	int policy = (note >> 16) & 0xffff, i;
 
 	*pid = note >> 32;
 	p->prio = (__s16)(note & 0xffff);
-	p->kind = policy == SCHED_FIFO ? RFSD_KSCHED_FIFO :
-		  policy == SCHED_BATCH ? RFSD_KSCHED_BATCH :
-		  policy == SCHED_OTHER ? RFSD_KSCHED_NICE : RFSD_KSCHED_KERNEL;
+	p->kind = RFSD_KSCHED_KERNEL;
+	for (i = RFSD_KSCHED_BATCH; i > RFSD_KSCHED_KERNEL; i--)
+		if (ksched_pol[i].policy == policy)
+			p->kind = i;
 	return *pid && p->kind != RFSD_KSCHED_KERNEL;
 }
 
@@ -175,10 +168,9 @@ static void apply(struct rfsd_kscheds *k, int cpu, __u32 pid)
 			 e == -EPERM && !k->can_nice ?
 			 " (rfsd drops CAP_SYS_NICE when started with cpumap_kthread_sched = kernel: restart it)" :
 			 "");
-	/* said once: the next try is at the next change.  In a PID
-	 * namespace other than the host's (a container) no kthread is
-	 * visible, and the datapath's PIDs are the host's: every PID
-	 * fails the check, and nothing else is touched. */
+	/* said once: the next try is at the next change.  Outside the
+	 * host's PID namespace (a container) every PID the datapath
+	 * records fails the check, and nothing else is touched. */
 	if (e == -ESRCH)
 		pr_warn("cpu %d: %s; not setting it to %s (the kthread went, or rfsd is not in the host's PID namespace)\n",
 			cpu, c->err, name);
@@ -218,8 +210,7 @@ void rfsd_ksched_adopt(struct rfsd_kscheds *k)
 		policy_name(&p, name, sizeof(name));
 		pr_info("cpu %d: cpumap kthread pid %u has %s from an earlier rfsd\n",
 			cpu, pid, name);
-		/* as if this rfsd had set it: apply() redoes it, or with
-		 * kernel undoes it */
+		/* as if this rfsd had set it: redone, or undone (kernel) */
 		c->applied = true;
 		c->pid = c->found_pid = c->done_pid = pid;
 		apply(k, cpu, pid);
@@ -227,9 +218,34 @@ void rfsd_ksched_adopt(struct rfsd_kscheds *k)
 	free(q);
 }
 
+static void kwait_look(struct rfsd_kscheds *k, int cpu, __u32 pid)
+{
+	struct rfsd_kwait_cpu *c = &k->cpu[cpu].wait;
+	struct rfsd_kthread_wait now;
+	__u64 per_run;
+
+	if (!pid || rfsd_ksched_wait(k, cpu, pid, &now)) {
+		c->have = false;
+		return;
+	}
+	if (rfsd_kwait_excess(c, pid, now.wait_ns, now.runs, &per_run) &&
+	    (!c->warned || k->ticks - c->warned >= RFSD_KWAIT_QUIET)) {
+		pr_warn("cpu %d: its cpumap kthread (pid %u) waited %.1f ms per run for the CPU over the last %d s (%llu runs): frames steered to cpu %d wait as long for the other tasks there; %s\n",
+			cpu, pid, per_run / 1e6, RFSD_KWAIT_WINDOW,
+			(unsigned long long)(now.runs - c->runs), cpu,
+			ksched_pol[k->want.kind].hint);
+		c->warned = k->ticks;
+	}
+	c->pid = pid;
+	c->have = true;
+	c->wait_ns = now.wait_ns;
+	c->runs = now.runs;
+}
+
 void rfsd_ksched_tick(struct rfsd_kscheds *k)
 {
 	int n = rfs_dp_nr_cpus(k->dp), cpu;	/* <= RFS_MAX_CPUS */
+	bool look = !(++k->ticks % RFSD_KWAIT_WINDOW);
 	struct rfs_cpu_queue *q;
 
 	q = rfs_dp_queues(k->dp);
@@ -246,9 +262,10 @@ void rfsd_ksched_tick(struct rfsd_kscheds *k)
 			pid = c->found_pid;
 
 		c->pid = pid;
-		if (!pid || (pid == c->done_pid && k->gen == c->done_gen))
-			continue;
-		apply(k, cpu, pid);
+		if (pid && (pid != c->done_pid || k->gen != c->done_gen))
+			apply(k, cpu, pid);
+		if (look)
+			kwait_look(k, cpu, pid);
 	}
 	free(q);
 }
@@ -260,8 +277,7 @@ struct made_scan {
 };
 
 /* A kthread of a CPU made since the last look, other than the one it
- * replaced (same name until it has drained and gone): that CPU's, given
- * the policy now. */
+ * replaced (same name until it has drained and gone), gets the policy. */
 static int take_if_made(void *ctx, int cpu, __u32 pid, char state)
 {
 	struct made_scan *m = ctx;
@@ -292,7 +308,6 @@ void rfsd_ksched_new_kthreads(struct rfsd_kscheds *k)
 int rfsd_ksched_wait(const struct rfsd_kscheds *k, int cpu, __u32 pid,
 		     struct rfsd_kthread_wait *out)
 {
-	unsigned long long on_cpu, wait, runs;
 	char path[64], why[128];
 	int e, n, fd;
 	FILE *f;
@@ -302,17 +317,13 @@ int rfsd_ksched_wait(const struct rfsd_kscheds *k, int cpu, __u32 pid,
 		return fd;
 	snprintf(path, sizeof(path), "/proc/%u/schedstat", pid);
 	f = fopen(path, "re");
-	n = f ? fscanf(f, "%llu %llu %llu", &on_cpu, &wait, &runs) : -1;
+	n = f ? fscanf(f, "%llu %llu %llu", &out->on_cpu_ns, &out->wait_ns,
+		       &out->runs) : -1;
 	if (f)
 		fclose(f);
 	e = !rfs_pidfd_alive(fd) ? -ESRCH : n != 3 ? -EIO : 0;
 	close(fd);
-	if (e)
-		return e;	/* -EIO: a kernel without CONFIG_SCHED_INFO */
-	out->on_cpu_ns = on_cpu;
-	out->wait_ns = wait;
-	out->runs = runs;
-	return 0;
+	return e;
 }
 
 /* The PID of CPU cpu's kthread if rfsd made it SCHED_FIFO (maybe
@@ -325,8 +336,7 @@ static __u32 fifo_pid(const struct rfsd_kscheds *k, int cpu)
 	       k->want.kind == RFSD_KSCHED_FIFO ? c->pid : 0;
 }
 
-/* Set its flood state (any but RFSD_KFLOOD_NO: SCHED_OTHER nice 0):
- * 0 or -errno. */
+/* Any flooded state is SCHED_OTHER nice 0: 0 or -errno. */
 static int set_flood(struct rfsd_kscheds *k, int cpu,
 		     enum rfsd_kflood_state state)
 {
@@ -374,59 +384,6 @@ struct json_object *rfsd_ksched_json(const struct rfsd_kscheds *k)
 	return o;
 }
 
-/* ---- the wait warning ---- */
-
-/* What would let the kthread in sooner, by the policy it has now. */
-static const char *kwait_hint(const struct rfsd_ksched *want)
-{
-	switch (want->kind) {
-	case RFSD_KSCHED_FIFO:
-		return "it is SCHED_FIFO already: real-time tasks or interrupts hold that CPU";
-	case RFSD_KSCHED_BATCH:
-		return "cpumap_kthread_sched = batch never preempts the task running there; fifo:1 (the default) does (rfsd(8))";
-	default:
-		return "cpumap_kthread_sched = fifo:1 (the default) lets it preempt them (rfsd(8))";
-	}
-}
-
-static void kwait_look(struct rfsd_kwaits *w, const struct rfsd_kscheds *k,
-		       int cpu, __u32 pid)
-{
-	struct rfsd_kwait_cpu *c = &w->cpu[cpu];
-	struct rfsd_kthread_wait now;
-	__u64 per_run;
-
-	if (!pid || rfsd_ksched_wait(k, cpu, pid, &now)) {
-		c->have = false;
-		return;
-	}
-	if (rfsd_kwait_excess(c, pid, now.wait_ns, now.runs, &per_run) &&
-	    (!c->warned || w->ticks - c->warned >= RFSD_KWAIT_QUIET)) {
-		pr_warn("cpu %d: its cpumap kthread (pid %u) waited %.1f ms per run for the CPU over the last %d s (%llu runs): frames steered to cpu %d wait as long for the other tasks there; %s\n",
-			cpu, pid, per_run / 1e6, RFSD_KWAIT_WINDOW,
-			(unsigned long long)(now.runs - c->runs), cpu,
-			kwait_hint(&k->want));
-		c->warned = w->ticks;
-	}
-	c->pid = pid;
-	c->have = true;
-	c->wait_ns = now.wait_ns;
-	c->runs = now.runs;
-}
-
-void rfsd_kwait_tick(struct rfsd_kwaits *w, const struct rfsd_kscheds *k)
-{
-	int n = rfs_dp_nr_cpus(k->dp), cpu;
-
-	if (++w->ticks % RFSD_KWAIT_WINDOW)
-		return;
-	/* the PIDs rfsd_ksched_tick() just read from the datapath */
-	for (cpu = 0; cpu < n && cpu < RFS_MAX_CPUS; cpu++)
-		kwait_look(w, k, cpu, k->cpu[cpu].pid);
-}
-
-/* ---- the flood step-down ---- */
-
 static void kflood_log(struct rfsd_kflood_cpu *c, int cpu, __u32 pid,
 		       enum rfsd_kflood_state state,
 		       const struct rfsd_kflood_window *w, __u64 now)
@@ -456,11 +413,10 @@ static void kflood_log(struct rfsd_kflood_cpu *c, int cpu, __u32 pid,
 	c->said = true;
 }
 
-static void kflood_look(struct rfsd_kfloods *f, int cpu, __u64 dequeued,
+static void kflood_look(struct rfsd_kscheds *k, int cpu, __u64 dequeued,
 			__u64 now)
 {
-	struct rfsd_kflood_cpu *c = &f->cpu[cpu];
-	struct rfsd_kscheds *k = f->k;
+	struct rfsd_kflood_cpu *c = &k->cpu[cpu].fl;
 	enum rfsd_kflood_state was = k->cpu[cpu].flood, next;
 	__u32 pid = fifo_pid(k, cpu);
 	struct rfsd_kflood_window win;
@@ -512,53 +468,52 @@ static void kflood_look(struct rfsd_kfloods *f, int cpu, __u64 dequeued,
 
 static void on_kflood_timer(struct rfsd_watch *w, uint32_t ev)
 {
-	struct rfsd_kfloods *f = rfsd_container_of(w, struct rfsd_kfloods, tmr);
-	int n = rfs_dp_nr_cpus(f->k->dp), cpu;
+	struct rfsd_kscheds *k = rfsd_container_of(w, struct rfsd_kscheds,
+						   flood_tmr);
+	int n = rfs_dp_nr_cpus(k->dp), cpu;
 	struct rfs_cpu_queue *q;
 	uint64_t ticks;
 	__u64 now;
 
 	if (read(w->fd, &ticks, sizeof(ticks)) < 0 && errno != EAGAIN)
 		pr_debug("can't read the flood timerfd: %s\n", strerror(errno));
-	q = rfs_dp_queues(f->k->dp);
+	q = rfs_dp_queues(k->dp);
 	if (!q)
 		return;
 	now = rfs_mono_ns();
 	for (cpu = 0; cpu < n; cpu++)
-		kflood_look(f, cpu, q[cpu].dequeued, now);
+		kflood_look(k, cpu, q[cpu].dequeued, now);
 	free(q);
 }
 
-int rfsd_kflood_start(struct rfsd_kfloods *f, struct rfsd_kscheds *k,
-		      struct rfsd_loop *loop)
+int rfsd_kflood_start(struct rfsd_kscheds *k, struct rfsd_loop *loop)
 {
 	struct itimerspec its = {
 		.it_interval.tv_nsec = RFSD_KFLOOD_TICK_MS * 1000000L,
 		.it_value.tv_nsec = RFSD_KFLOOD_TICK_MS * 1000000L,
 	};
+	struct rfsd_watch *w = &k->flood_tmr;
+	int e;
 
-	memset(f, 0, sizeof(*f));
-	f->k = k;
-	f->tmr.fn = on_kflood_timer;
-	f->tmr.fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-	if (f->tmr.fd < 0)
+	w->fn = on_kflood_timer;
+	w->fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (w->fd < 0)
 		return -errno;
-	if (timerfd_settime(f->tmr.fd, 0, &its, NULL) ||
-	    rfsd_watch_add(loop, &f->tmr, EPOLLIN)) {
-		int e = -errno;
-
-		close(f->tmr.fd);
-		f->tmr.fd = -1;
+	if (timerfd_settime(w->fd, 0, &its, NULL) ||
+	    rfsd_watch_add(loop, w, EPOLLIN)) {
+		e = -errno;
+		close(w->fd);
 		return e;
 	}
+	k->loop = loop;
 	return 0;
 }
 
-void rfsd_kflood_stop(struct rfsd_kfloods *f, struct rfsd_loop *loop)
+void rfsd_kflood_stop(struct rfsd_kscheds *k)
 {
-	if (f->tmr.fd < 0 || !f->k)
+	if (!k->loop)
 		return;
-	rfsd_watch_del(loop, &f->tmr);
-	close(f->tmr.fd);
-	f->tmr.fd = -1;
+	rfsd_watch_del(k->loop, &k->flood_tmr);
+	close(k->flood_tmr.fd);
+	k->loop = NULL;
 }

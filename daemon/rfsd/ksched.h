@@ -17,54 +17,99 @@
 #include <json.h>
 
 #include "config.h"
-#include "loop.h"
 #include "rfs_dp.h"
+#include "rfsd.h"
 
-/* Stepped down for a flood, and by which bound: over the share, back as
- * soon as it runs under RFSD_KFLOOD_LOW_PCT; in long runs, not before
- * RFSD_KFLOOD_HOLD_LOOKS.  Setting the policy again ends it. */
+/* The wait warning: a kthread that waited RFSD_KWAIT_WARN_NS or more per
+ * run for its CPU, over RFSD_KWAIT_MIN_RUNS runs or more in a look. */
+#define RFSD_KWAIT_WINDOW	10		/* seconds (ticks) per look */
+#define RFSD_KWAIT_MIN_RUNS	100
+#define RFSD_KWAIT_WARN_NS	1000000ULL
+#define RFSD_KWAIT_QUIET	600		/* seconds between two warnings */
+
+/* The flood step-down: a SCHED_FIFO kthread on its CPU more than
+ * HIGH_PCT of a look, or in runs of RUN_NS on average (the kernel's
+ * MAX_SOFTIRQ_TIME), is SCHED_OTHER until it runs under LOW_PCT; stepped
+ * down for long runs, not before HOLD_LOOKS.  Setting the policy again
+ * ends it. */
+#define RFSD_KFLOOD_TICK_MS	200
+#define RFSD_KFLOOD_HIGH_PCT	50
+#define RFSD_KFLOOD_RUN_NS	2000000ULL
+#define RFSD_KFLOOD_LOW_PCT	25
+#define RFSD_KFLOOD_HOLD_LOOKS	10
+#define RFSD_KFLOOD_MIN_FRAMES	2000	/* dequeued in a look: worth one */
+#define RFSD_KFLOOD_QUIET_NS	(600ULL * 1000000000ULL)	/* between two log lines */
+
 enum rfsd_kflood_state {
 	RFSD_KFLOOD_NO,
-	RFSD_KFLOOD_SHARE,
-	RFSD_KFLOOD_RUNS,
+	RFSD_KFLOOD_SHARE,	/* stepped down by the share */
+	RFSD_KFLOOD_RUNS,	/* by the runs' length */
+};
+
+/* The last look at one kthread's schedstat, of each kind. */
+struct rfsd_kwait_cpu {
+	__u32 pid;		/* the kthread the figures are of */
+	bool have;		/* wait_ns and runs were read */
+	__u64 wait_ns, runs;
+	unsigned long warned;	/* tick of the last warning; 0: none */
+};
+
+struct rfsd_kflood_cpu {
+	__u32 pid;
+	bool have;		/* on_cpu_ns, runs and at_ns were read */
+	__u64 on_cpu_ns, runs;
+	__u64 at_ns;		/* CLOCK_MONOTONIC */
+	unsigned int looks;	/* since it stepped down */
+	__u64 dequeued;		/* its CPU's frames dequeued */
+	bool dq_seen;
+	__u64 logged_ns;	/* a step down was last logged; 0: never */
+	bool said;		/* the current one was: say its end too */
 };
 
 struct rfsd_ksched_cpu {
 	__u32 pid;		/* this CPU's kthread: the datapath's record,
-				   or found_pid until the new one has run;
-				   0: none yet */
+				   or found_pid until the new one has run */
 	__u32 found_pid;	/* found when it was made */
 	__u32 stale_pid;	/* and the one it replaced */
-	__u32 done_pid;		/* the PID the last attempt was for */
-	__u32 done_gen;		/* and the generation of want it applied */
-	bool applied;		/* that attempt set policy */
-	enum rfsd_kflood_state flood;	/* SCHED_OTHER for now, and why */
+	__u32 done_pid;		/* the last attempt was for this PID */
+	__u32 done_gen;		/* and this generation of want */
+	bool applied;		/* and set a policy */
+	enum rfsd_kflood_state flood;
 	struct rfsd_ksched policy;	/* what it set (SCHED_OTHER nice 0
 					   while flooded) */
 	char err[160];		/* why it failed; "" if it did not */
+	struct rfsd_kwait_cpu wait;
+	struct rfsd_kflood_cpu fl;
 };
 
 struct rfsd_kscheds {
 	struct rfs_dp *dp;
 	struct rfsd_ksched want;
-	__u32 gen;		/* bumped when want changes */
+	__u32 gen;		/* bumped when want changes; from 1 */
 	bool can_nice;		/* CAP_SYS_NICE kept (caps.c) */
+	unsigned long ticks;
+	struct rfsd_loop *loop;	/* the flood timer's; NULL: not started */
+	struct rfsd_watch flood_tmr;
 	struct rfsd_ksched_cpu cpu[RFS_MAX_CPUS];
 };
 
-void rfsd_ksched_init(struct rfsd_kscheds *k, struct rfs_dp *dp,
-		      const struct rfsd_ksched *want, bool can_nice);
 /* A reload: the new policy at the next tick; kernel puts SCHED_OTHER
  * nice 0 (as the kernel makes them) back on those rfsd changed. */
 void rfsd_ksched_set(struct rfsd_kscheds *k, const struct rfsd_ksched *want);
 /* At start, before capabilities are dropped: the kthreads an earlier rfsd
  * noted get this one's policy now (with kernel, SCHED_OTHER nice 0). */
 void rfsd_ksched_adopt(struct rfsd_kscheds *k);
-/* Once a second: the policy on a PID that appeared or changed. */
+/* Once a second: the policy on a PID that appeared or changed, and the
+ * wait warning. */
 void rfsd_ksched_tick(struct rfsd_kscheds *k);
 /* After loading the datapath and each refresh of the online CPUs: the
  * kthreads of the cpumap entries made since, before their first batch. */
 void rfsd_ksched_new_kthreads(struct rfsd_kscheds *k);
+/* Look for floods every RFSD_KFLOOD_TICK_MS, on a timerfd of its own in
+ * loop.  0 or -errno. */
+int rfsd_kflood_start(struct rfsd_kscheds *k, struct rfsd_loop *loop);
+void rfsd_kflood_stop(struct rfsd_kscheds *k);
+
 /* CPU cpu's kthread pid's run time, wait for its CPU and runs since it
  * was made (/proc/PID/schedstat).  0, or -errno (-ESRCH: not that
  * kthread, -EIO: a kernel without CONFIG_SCHED_INFO). */
@@ -80,29 +125,10 @@ int rfsd_ksched_wait(const struct rfsd_kscheds *k, int cpu, __u32 pid,
  * flood), "error" (only if it could not)}]} */
 struct json_object *rfsd_ksched_json(const struct rfsd_kscheds *k);
 
-/* ---- the wait warning ---- */
-
-#define RFSD_KWAIT_WINDOW	10		/* seconds (ticks) per look */
-#define RFSD_KWAIT_MIN_RUNS	100		/* fewer runs say little */
-#define RFSD_KWAIT_WARN_NS	1000000ULL	/* waited per run */
-#define RFSD_KWAIT_QUIET	600		/* seconds between two warnings */
-
-struct rfsd_kwait_cpu {
-	__u32 pid;		/* the kthread the figures are of */
-	bool have;		/* wait_ns and runs were read */
-	__u64 wait_ns, runs;	/* at the last look */
-	unsigned long warned;	/* tick of the last warning; 0: none */
-};
-
-struct rfsd_kwaits {
-	unsigned long ticks;
-	struct rfsd_kwait_cpu cpu[RFS_MAX_CPUS];
-};
-
-/* Pure (tests/unit/test_kwait.c): did pid, now at wait_ns and runs, wait
- * RFSD_KWAIT_WARN_NS or more per run over RFSD_KWAIT_MIN_RUNS runs or
- * more since the last look c?  Not if c was of another kthread or its
- * counters went back (a reused PID).  *per_run: the average wait. */
+/* Pure (tests/unit/test_kwait.c): is pid, now at wait_ns and runs, over
+ * the wait warning's bound since the last look c?  Not if c was of
+ * another kthread or its counters went back (a reused PID).  *per_run:
+ * the average wait. */
 static inline bool rfsd_kwait_excess(const struct rfsd_kwait_cpu *c,
 				     __u32 pid, __u64 wait_ns, __u64 runs,
 				     __u64 *per_run)
@@ -119,39 +145,6 @@ static inline bool rfsd_kwait_excess(const struct rfsd_kwait_cpu *c,
 	*per_run = (wait_ns - c->wait_ns) / n;
 	return *per_run >= RFSD_KWAIT_WARN_NS;
 }
-
-/* Once a second, right after rfsd_ksched_tick(), whose PIDs it reads. */
-void rfsd_kwait_tick(struct rfsd_kwaits *w, const struct rfsd_kscheds *k);
-
-/* ---- the flood step-down ---- */
-
-#define RFSD_KFLOOD_TICK_MS	200	/* between two looks */
-#define RFSD_KFLOOD_HIGH_PCT	50	/* of that on its CPU: flooded */
-#define RFSD_KFLOOD_RUN_NS	2000000ULL	/* or runs this long on average
-						   (the kernel's MAX_SOFTIRQ_TIME) */
-#define RFSD_KFLOOD_LOW_PCT	25	/* and below this: no longer */
-#define RFSD_KFLOOD_HOLD_LOOKS	10	/* but not before this many looks */
-#define RFSD_KFLOOD_MIN_FRAMES	2000	/* dequeued in a look: worth one */
-#define RFSD_KFLOOD_QUIET_NS	(600ULL * 1000000000ULL)	/* between two log lines */
-
-struct rfsd_kflood_cpu {
-	__u32 pid;		/* the kthread the figures are of */
-	bool have;		/* on_cpu_ns and at_ns were read */
-	__u64 on_cpu_ns;	/* its schedstat run time at the last look */
-	__u64 runs;		/* and its number of runs */
-	unsigned int looks;	/* looks since it stepped down */
-	__u64 at_ns;		/* CLOCK_MONOTONIC then */
-	__u64 dequeued;		/* its CPU's frames dequeued at the last look */
-	bool dq_seen;		/* dequeued was read */
-	__u64 logged_ns;	/* when a step down was last logged; 0: never */
-	bool said;		/* the current one was: say its end too */
-};
-
-struct rfsd_kfloods {
-	struct rfsd_watch tmr;
-	struct rfsd_kscheds *k;
-	struct rfsd_kflood_cpu cpu[RFS_MAX_CPUS];
-};
 
 /* One look: its length, the kthread's run time and runs in it. */
 struct rfsd_kflood_window {
@@ -183,11 +176,5 @@ rfsd_kflood_next(enum rfsd_kflood_state state, unsigned int looks,
 	return w->ran_ns * 100 >= w->wall_ns * RFSD_KFLOOD_LOW_PCT ? state :
 								     RFSD_KFLOOD_NO;
 }
-
-/* Look every RFSD_KFLOOD_TICK_MS from loop (its own timerfd) at k's
- * kthreads; f must stay where it is.  0 or -errno. */
-int rfsd_kflood_start(struct rfsd_kfloods *f, struct rfsd_kscheds *k,
-		      struct rfsd_loop *loop);
-void rfsd_kflood_stop(struct rfsd_kfloods *f, struct rfsd_loop *loop);
 
 #endif /* RFSD_KSCHED_H */

@@ -1,27 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
-/* rfsd's event loop; see loop.h. */
+/* rfsd's event loop; see rfsd.h. */
 #include <errno.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <unistd.h>
 
 #include "log.h"
-#include "loop.h"
-
-int rfsd_loop_init(struct rfsd_loop *l)
-{
-	l->stop = false;
-	l->removed = 0;
-	l->epfd = epoll_create1(EPOLL_CLOEXEC);
-	return l->epfd < 0 ? -errno : 0;
-}
-
-void rfsd_loop_fini(struct rfsd_loop *l)
-{
-	if (l->epfd >= 0)
-		close(l->epfd);
-	l->epfd = -1;
-}
+#include "rfsd.h"
 
 static int watch_ctl(struct rfsd_loop *l, int op, struct rfsd_watch *w,
 		     uint32_t events)

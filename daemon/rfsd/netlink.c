@@ -23,8 +23,7 @@
 
 #include "config.h"
 #include "log.h"
-#include "netlink.h"
-#include "netns.h"
+#include "rfsd.h"
 
 #define RFSD_NL_RCVBUF	(1 << 20)
 
@@ -85,45 +84,38 @@ static void nl_event(struct rfsd_watch *w, uint32_t ev)
 int rfsd_netlink_open(struct rfsd_netlink **out, struct rfsd_loop *loop,
 		      struct rfsd_ifaces *ifs, char *err, size_t len)
 {
-	struct rfsd_netlink *nl;
-	int sz = RFSD_NL_RCVBUF, fd;
+	struct rfsd_netlink *nl = calloc(1, sizeof(*nl));
+	const char *what = "open rtnetlink for link events";
+	int sz = RFSD_NL_RCVBUF, e = ENOMEM;
 
 	*out = NULL;
-	nl = calloc(1, sizeof(*nl));
-	if (!nl) {
-		snprintf(err, len, "can't open rtnetlink: %s", strerror(ENOMEM));
-		return -ENOMEM;
-	}
+	if (!nl)
+		goto fail;
 	nl->nl = mnl_socket_open2(NETLINK_ROUTE, SOCK_NONBLOCK | SOCK_CLOEXEC);
 	if (!nl->nl || mnl_socket_bind(nl->nl, RTMGRP_LINK | RTMGRP_IPV4_ROUTE |
 				     RTMGRP_IPV6_ROUTE, MNL_SOCKET_AUTOPID)) {
-		int e = errno;
-
-		snprintf(err, len, "can't open rtnetlink for link events: %s",
-			 strerror(e));
-		if (nl->nl)
-			mnl_socket_close(nl->nl);
-		free(nl);
-		return -e;
+		e = errno;
+		goto fail;
 	}
-	fd = mnl_socket_get_fd(nl->nl);
+	nl->w.fd = mnl_socket_get_fd(nl->nl);
 	/* a burst of veth deletions must not overflow it: best effort */
-	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &sz, sizeof(sz)))
-		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &sz, sizeof(sz));
-	nl->w.fd = fd;
+	if (setsockopt(nl->w.fd, SOL_SOCKET, SO_RCVBUFFORCE, &sz, sizeof(sz)))
+		setsockopt(nl->w.fd, SOL_SOCKET, SO_RCVBUF, &sz, sizeof(sz));
 	nl->w.fn = nl_event;
 	nl->loop = loop;
 	nl->ifs = ifs;
-	if (rfsd_watch_add(loop, &nl->w, EPOLLIN)) {
-		int e = errno;
-
-		snprintf(err, len, "can't watch rtnetlink: %s", strerror(e));
-		mnl_socket_close(nl->nl);
-		free(nl);
-		return -e;
+	e = -rfsd_watch_add(loop, &nl->w, EPOLLIN);
+	if (!e) {
+		*out = nl;
+		return 0;
 	}
-	*out = nl;
-	return 0;
+	what = "watch rtnetlink";
+fail:
+	snprintf(err, len, "can't %s: %s", what, strerror(e));
+	if (nl && nl->nl)
+		mnl_socket_close(nl->nl);
+	free(nl);
+	return -e;
 }
 
 void rfsd_netlink_close(struct rfsd_netlink *nl)

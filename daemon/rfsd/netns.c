@@ -1,18 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * What rtnetlink says of network namespaces: the links of this one and
- * which carry a default route, and how to reach one an interface moved
- * to.  The move's RTM_DELLINK names the new namespace only by its netns
- * id and the new ifindex; RTM_SETLINK can't be addressed by netns id (its
- * IFLA_TARGET_NETNSID means "move to").  So the namespace is looked for
- * among the named ones, then those of running processes, by asking the
- * kernel for each one's id (RTM_GETNSID), and a child process enters it
- * to detach our program there.  A named one is a bind-mounted nsfs file
- * anyone may open: ip netns, podman, containerd's and CRI-O's CNI pods
- * put theirs in /run/netns, Docker in /run/docker/netns.  A process's
- * /proc/PID/ns/net opens only to who may ptrace-read it: without
- * CAP_SYS_PTRACE (the unit does not give it) not a container's, whose
- * capabilities are not a subset of rfsd's.
+ * What rtnetlink says of network namespaces: this one's links and default
+ * routes, and how to reach one an interface moved to.  The move's
+ * RTM_DELLINK names it only by netns id, and RTM_SETLINK can't address a
+ * netns by id (IFLA_TARGET_NETNSID means "move to"): so the named
+ * namespaces (/run/netns: ip netns, podman, CNI pods; /run/docker/netns),
+ * then those of processes, are asked their id (RTM_GETNSID), and a child
+ * enters the one found to detach our program.  A process's /proc/PID/ns/net
+ * opens only to who may ptrace-read it: without CAP_SYS_PTRACE (the unit
+ * gives none) not a container's.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -32,7 +28,7 @@
 #include <linux/net_namespace.h>
 #include <linux/rtnetlink.h>
 
-#include "netns.h"
+#include "config.h"
 
 int rfsd_link_parse(const struct nlmsghdr *nlh, struct rfsd_link_msg *m)
 {

@@ -2,12 +2,9 @@
 /*
  * rfsd: keeps the xdp-rfs datapath loaded, attached and configured, and
  * serves the control socket, in the foreground (Type=notify).  This file
- * wires the parts together (HACKING.md has the map) and owns what they
- * share; none of them calls back into it.  One event loop (loop.c) runs
- * everything: signals and a 1 s timer here (reload, exit, CPU refresh,
- * status, the kthreads' policy and warnings), the control socket
- * (server.c), the flows sampler (flows.c), link events (netlink.c) and
- * /metrics (metrics.c).
+ * wires the parts together (HACKING.md has the map); none of them calls
+ * back into it.  One event loop runs everything: signals and a 1 s timer
+ * here, the control socket, the flows sampler, link events and /metrics.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -23,15 +20,12 @@
 
 #include <systemd/sd-daemon.h>
 
-#include "cgroup.h"
 #include "commands.h"
 #include "config.h"
-#include "kernel.h"
 #include "ksched.h"
 #include "log.h"
-#include "loop.h"
-#include "netlink.h"
 #include "rfs_dp.h"
+#include "rfsd.h"
 #include "server.h"
 
 struct rfsd {
@@ -39,29 +33,19 @@ struct rfsd {
 	struct rfs_dp *dp;
 
 	/* the command line: NULL or 0 where not given */
-	const char *opt_config;
-	const char *opt_socket;
-	const char *opt_pin_dir;
-	const char *opt_cgroup;
+	const char *opt_config, *opt_socket, *opt_pin_dir, *opt_cgroup;
 	const char *opt_trace;
-	enum rfs_trace_mode trace_mode;
-	bool opt_cleanup;		/* --cleanup: remove everything, exit */
-	bool unsafe_noguard;		/* --unsafe-noguard: honour noguard */
-	bool opt_features;		/* --features: print the kernel's, exit */
-	bool opt_check, opt_json;	/* --check-config [--json] */
+	bool opt_cleanup, unsafe_noguard, opt_features, opt_check, opt_json;
 	bool opt_verbose;
-
+	enum rfs_trace_mode trace_mode;
 	const char *config_path;
-	bool config_named;		/* --config: it must exist */
+
 	struct rfsd_config cfg;
-	struct rfs_budget budget;		/* flow tables: cfg, else MemTotal */
-	const char *socket_path;	/* what is in effect */
+	struct rfs_budget budget;	/* the dp reads it */
 	char cgroup[4096];
 
 	struct rfsd_ifaces ifaces;
 	struct rfsd_kscheds ksched;
-	struct rfsd_kfloods kflood;	/* SCHED_OTHER while flooded */
-	struct rfsd_kwaits kwait;	/* warns of kthreads kept waiting */
 	struct rfsd_sampler sampler;
 	struct rfsd_cmd_ctx cmd;	/* what the command handlers get */
 	struct rfsd_server *srv;
@@ -148,14 +132,12 @@ static void update_status(struct rfsd *d)
 {
 	size_t n = rfs_dp_if_count(d->dp);
 	size_t waiting = rfsd_ifaces_waiting(&d->ifaces);
-	char buf[sizeof(d->status)];
-	int off;
+	char buf[sizeof(d->status)], w[64] = "";
 
-	off = snprintf(buf, sizeof(buf), "steering %zu interface%s", n,
-		       n == 1 ? "" : "s");
-	if (waiting && off > 0 && (size_t)off < sizeof(buf))
-		snprintf(buf + off, sizeof(buf) - off,
-			 "; %zu configured not attached", waiting);
+	if (waiting)
+		snprintf(w, sizeof(w), "; %zu configured not attached", waiting);
+	snprintf(buf, sizeof(buf), "steering %zu interface%s%s", n,
+		 n == 1 ? "" : "s", w);
 	if (!strcmp(buf, d->status))
 		return;
 	snprintf(d->status, sizeof(d->status), "%s", buf);
@@ -252,7 +234,7 @@ static void reload(struct rfsd *d)
 	char err[RFSD_CONFIG_ERR_LEN];
 
 	sd_notify(0, "RELOADING=1\nSTATUS=reloading the config");
-	if (rfsd_config_load(d->config_path, d->config_named, &cfg, err)) {
+	if (rfsd_config_load(d->config_path, d->opt_config, &cfg, err)) {
 		pr_warn("%s; keeping the running config\n", err);
 	} else if (rfsd_config_check_noguard(&cfg, d->config_path,
 					     d->unsafe_noguard, err)) {
@@ -261,7 +243,7 @@ static void reload(struct rfsd *d)
 	} else {
 		pr_info("reloading config '%s'\n", d->config_path);
 		d->cfg = cfg;
-		budget_of(&d->cfg, &d->budget);	/* the dp reads it */
+		budget_of(&d->cfg, &d->budget);
 		rfsd_ifaces_reload(&d->ifaces, &old);
 		rfsd_ksched_set(&d->ksched, &d->cfg.ksched);
 		rfsd_config_free(&old);
@@ -315,7 +297,6 @@ static void on_timer(struct rfsd_watch *w, uint32_t ev)
 	}
 	rfsd_ksched_new_kthreads(&d->ksched);	/* a CPU back online */
 	rfsd_ksched_tick(&d->ksched);
-	rfsd_kwait_tick(&d->kwait, &d->ksched);
 	rfsd_leaving_tick(d->dp, d->cfg.leaving_warn_s);
 	update_status(d);
 }
@@ -363,18 +344,18 @@ static int parse_args(struct rfsd *d, int argc, char **argv)
 		} else {
 			*(bool *)((char *)d + o->off) = true;
 		}
-		if (d->opt_trace &&
-		    rfs_trace_mode_parse(d->opt_trace, &d->trace_mode)) {
-			fprintf(stderr, "rfsd: can't use trace mode '%s': not auto, tp_btf, fexit or kprobe\n",
-				d->opt_trace);
-			return -EINVAL;
-		}
 	}
 	if (optind < argc) {
 		fprintf(stderr, "rfsd: unexpected argument '%s'; try 'rfsd --help'\n",
 			argv[optind]);
 		return -EINVAL;
 	}
+	if (d->opt_trace && rfs_trace_mode_parse(d->opt_trace, &d->trace_mode)) {
+		fprintf(stderr, "rfsd: can't use trace mode '%s': not auto, tp_btf, fexit or kprobe\n",
+			d->opt_trace);
+		return -EINVAL;
+	}
+	d->config_path = d->opt_config ?: RFSD_CONFIG_DEFAULT;
 	return 0;
 }
 
@@ -393,7 +374,8 @@ static int open_fds(struct rfsd *d)
 		return -errno;
 	signal(SIGPIPE, SIG_IGN);
 
-	if (rfsd_loop_init(&d->loop))
+	d->loop.epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (d->loop.epfd < 0)
 		return -errno;
 	d->sig.fd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
 	d->tmr.fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
@@ -413,13 +395,11 @@ static int open_fds(struct rfsd *d)
 
 static void close_fds(struct rfsd *d)
 {
-	if (d->sig.fd >= 0)
-		close(d->sig.fd);
-	if (d->tmr.fd >= 0)
-		close(d->tmr.fd);
-	if (d->sampler.tfd >= 0)
-		close(d->sampler.tfd);
-	rfsd_loop_fini(&d->loop);
+	int fds[] = { d->sig.fd, d->tmr.fd, d->sampler.tfd, d->loop.epfd };
+
+	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
 }
 
 int main(int argc, char **argv)
@@ -429,11 +409,11 @@ int main(int argc, char **argv)
 		.sig.fd = -1, .tmr.fd = -1, .job.fd = -1, .metrics_fd = -1,
 	};
 	const struct rfsd_dispatch dispatch = { .cmds = rfsd_cmds, .ctx = &d.cmd };
-	char err[RFSD_CONFIG_ERR_LEN], cgerr[256];
+	char err[RFSD_CONFIG_ERR_LEN] = "", caps[128];
 	struct rfs_dp_opts opts = {};
-	bool adopted = false, served = false, keep_nice;
+	const char *socket_path;
+	bool adopted = false, served = false;
 	int ret = EXIT_FAILURE, e, ncaps;
-	char caps[128];
 
 	if (parse_args(&d, argc, argv))
 		return EXIT_FAILURE;
@@ -441,9 +421,8 @@ int main(int argc, char **argv)
 	rfs_log_hook_libs();
 
 	if (d.opt_check)
-		return rfsd_check_config(d.opt_config ?: RFSD_CONFIG_DEFAULT,
-					 d.opt_config != NULL, d.unsafe_noguard,
-					 d.opt_json);
+		return rfsd_check_config(d.config_path, d.opt_config,
+					 d.unsafe_noguard, d.opt_json);
 	if (d.opt_features) {
 		struct rfs_kfeatures f;
 
@@ -453,18 +432,13 @@ int main(int argc, char **argv)
 	}
 	if (d.opt_cleanup) {
 		/* no config needed: only the pin dir matters */
-		const char *pin_dir = d.opt_pin_dir ?: RFS_PIN_DIR_DEFAULT;
-		char cerr[RFS_ERR_LEN] = "";
-
-		if (rfs_dp_cleanup(pin_dir, cerr)) {
-			pr_warn("cleanup %s: %s\n", pin_dir, cerr);
-			return EXIT_FAILURE;
-		}
-		return EXIT_SUCCESS;
+		opts.pin_dir = d.opt_pin_dir ?: RFS_PIN_DIR_DEFAULT;
+		if (!rfs_dp_cleanup(opts.pin_dir, err))
+			return EXIT_SUCCESS;
+		pr_warn("cleanup %s: %s\n", opts.pin_dir, err);
+		return EXIT_FAILURE;
 	}
-	d.config_named = d.opt_config != NULL;
-	d.config_path = d.opt_config ? d.opt_config : RFSD_CONFIG_DEFAULT;
-	if (rfsd_config_load(d.config_path, d.config_named, &d.cfg, err) ||
+	if (rfsd_config_load(d.config_path, d.opt_config, &d.cfg, err) ||
 	    rfsd_config_check_noguard(&d.cfg, d.config_path, d.unsafe_noguard,
 				      err)) {
 		pr_warn("%s\n", err);
@@ -473,14 +447,14 @@ int main(int argc, char **argv)
 	}
 	if (d.unsafe_noguard)
 		pr_warn("WARNING: --unsafe-noguard: interfaces with 'noguard = yes' in the config steer WITHOUT the in-order rule; their flows may be reordered (benchmarks only)\n");
-	d.socket_path = d.opt_socket ?: d.cfg.socket ?: RFS_CTL_SOCKET_DEFAULT;
+	socket_path = d.opt_socket ?: d.cfg.socket ?: RFS_CTL_SOCKET_DEFAULT;
 	opts.pin_dir = d.opt_pin_dir ?: d.cfg.pin_dir ?: RFS_PIN_DIR_DEFAULT;
 	if (d.opt_cgroup || d.cfg.cgroup) {
 		snprintf(d.cgroup, sizeof(d.cgroup), "%s",
 			 d.opt_cgroup ?: d.cfg.cgroup);
-	} else if (rfsd_cgroup_root(d.cgroup, sizeof(d.cgroup), cgerr,
-				    sizeof(cgerr))) {
-		pr_warn("%s\n", cgerr);
+	} else if (rfsd_cgroup_root(d.cgroup, sizeof(d.cgroup), err,
+				    sizeof(err))) {
+		pr_warn("%s\n", err);
 		goto out;
 	}
 	opts.cgroup = d.cgroup;
@@ -497,7 +471,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	/* claim the socket path first: a second rfsd stops here */
-	if (rfsd_server_bind(&d.srv, &d.loop, &dispatch, d.socket_path,
+	if (rfsd_server_bind(&d.srv, &d.loop, &dispatch, socket_path,
 			     d.cfg.socket_group, d.cfg.admin_group, err,
 			     sizeof(err))) {
 		pr_warn("%s\n", err);
@@ -544,12 +518,14 @@ int main(int argc, char **argv)
 	rfsd_ifaces_start(&d.ifaces);
 	/* what an earlier rfsd set on the kthreads is undone or redone
 	 * while CAP_SYS_NICE is still there (kernel drops it next) */
-	rfsd_ksched_init(&d.ksched, d.dp, &d.cfg.ksched, true);
+	d.ksched = (struct rfsd_kscheds){
+		.dp = d.dp, .want = d.cfg.ksched, .gen = 1, .can_nice = true,
+	};
 	rfsd_ksched_adopt(&d.ksched);
 	/* loaded and attached: from here on only what attach on request,
 	 * reload and the netns-move path need (caps.c) */
-	keep_nice = d.cfg.ksched.kind != RFSD_KSCHED_KERNEL;
-	e = rfsd_caps_drop(keep_nice, caps, sizeof(caps), &ncaps);
+	e = rfsd_caps_drop(d.cfg.ksched.kind != RFSD_KSCHED_KERNEL, caps,
+			   sizeof(caps), &ncaps);
 	if (e)
 		pr_warn("can't drop capabilities: %s; running with more than it needs\n",
 			strerror(-e));
@@ -559,7 +535,7 @@ int main(int argc, char **argv)
 	d.ksched.can_nice = e ? true : strstr(caps, "cap_sys_nice") != NULL;
 	/* the kthreads made at load: their policy before the first frame */
 	rfsd_ksched_new_kthreads(&d.ksched);
-	e = rfsd_kflood_start(&d.kflood, &d.ksched, &d.loop);
+	e = rfsd_kflood_start(&d.ksched, &d.loop);
 	if (e)
 		pr_warn("can't watch the cpumap kthreads for floods: %s; a flooded SCHED_FIFO kthread keeps its policy\n",
 			strerror(-e));
@@ -567,7 +543,7 @@ int main(int argc, char **argv)
 		pr_warn("%s\n", err);
 		goto out;
 	}
-	pr_info("listening on %s\n", d.socket_path);
+	pr_info("listening on %s\n", socket_path);
 	d.dispatch = &dispatch;
 	if (metrics_apply(&d))
 		goto out;
@@ -584,7 +560,7 @@ int main(int argc, char **argv)
 out:
 	/* the one way out: a stop detaches only when configured to; a
 	 * failed start removes what it made, and leaves what it adopted */
-	rfsd_kflood_stop(&d.kflood, &d.loop);
+	rfsd_kflood_stop(&d.ksched);
 	rfsd_metrics_close(d.metrics);
 	rfsd_server_close(d.srv);
 	rfsd_netlink_close(d.nl);
@@ -593,7 +569,7 @@ out:
 	if (served && ret == EXIT_SUCCESS)
 		pr_info(d.cfg.detach_on_exit ? "detached; bye\n" :
 			"left the datapath pinned and steering; bye\n");
-	rfsd_ifaces_free(&d.ifaces);
+	free(d.ifaces.st);
 	rfsd_config_free(&d.cfg);
 	close_fds(&d);
 	return ret;

@@ -51,7 +51,7 @@
 #include <json.h>
 
 #include "commands.h"
-#include "loop.h"
+#include "rfsd.h"
 
 #define RFSD_MAX_CLIENTS	64
 #define RFSD_ROOT_SPARE		4

@@ -19,7 +19,7 @@
 
 #include "fuzz.h"
 #include "log.h"
-#include "loop.h"
+#include "rfsd.h"
 
 #define FUZZ_WATCHES	8
 

@@ -9,7 +9,6 @@
  * that its error strings reach the user unchanged.
  */
 #include <errno.h>
-#include <net/if.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,21 +22,6 @@
 #include "rfs_commit.h"
 #include "rfsd.h"
 #include "server.h"
-
-struct rfs_if *rfsd_find_if(struct rfsd_cmd_ctx *x, const char *what,
-			    const char *name, struct json_object **reply)
-{
-	struct rfs_if *ifc = rfs_dp_if_find(x->dp, name);
-
-	if (ifc)
-		return ifc;
-	if (!if_nametoindex(name))
-		*reply = rfsd_reply_err(ENODEV, "%s %s: no such interface", what,
-					name);
-	else
-		*reply = rfsd_reply_err(ENOENT, "%s %s: not attached", what, name);
-	return NULL;
-}
 
 /* The interface object of status, attach and set replies. */
 static struct json_object *if_json(const struct rfs_if *ifc)

@@ -182,17 +182,20 @@ int rfsd_caps_drop_all(uid_t uid, gid_t gid)
 	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_##name, 0, 1), \
 	BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)
 
-int rfsd_parser_seccomp(void)
+int rfsd_child_seccomp(bool http)
 {
 #ifdef RFSD_AUDIT_ARCH
 	/*
-	 * What rfsd_request_serve() calls (strace of every command): its
-	 * socket's recv/send, alarm() (setitimer() where there is no alarm
-	 * call), json-c's hash seed (getrandom).  Besides: malloc growing
-	 * for a long line, the clock, a log line to stderr, the exits, and
-	 * sigaltstack(), with which a sanitizer runtime takes down its
-	 * signal stack at exit (it touches nothing outside the process).
-	 * A call outside it kills the process; rfsd starts another.
+	 * The parser: what rfsd_request_serve() calls (strace of every
+	 * command): its socket's recv/send, alarm() (setitimer() where there
+	 * is no alarm call), json-c's hash seed (getrandom).  Besides:
+	 * malloc growing for a long line, the clock, a log line to stderr,
+	 * the exits, and sigaltstack(), with which a sanitizer runtime takes
+	 * down its signal stack at exit.  The HTTP server adds what
+	 * libmicrohttpd calls on the listening socket it was given and its
+	 * peers (strace -f of scrapes) and the snapshots' memfds: nothing
+	 * that opens a file or a socket.  A call outside the list kills the
+	 * process; rfsd starts another.
 	 */
 	struct sock_filter f[] = {
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
@@ -217,12 +220,29 @@ int rfsd_parser_seccomp(void)
 		RFSD_ALLOW(sigaltstack),
 		RFSD_ALLOW(clock_gettime), RFSD_ALLOW(gettimeofday),
 		RFSD_ALLOW(getpid), RFSD_ALLOW(exit), RFSD_ALLOW(exit_group),
+		/* the parser's end: a no-op jump for the HTTP server */
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+#ifdef __NR_poll
+		RFSD_ALLOW(poll), RFSD_ALLOW(epoll_wait),
+#endif
+		RFSD_ALLOW(accept4), RFSD_ALLOW(epoll_create1),
+		RFSD_ALLOW(epoll_ctl), RFSD_ALLOW(epoll_pwait), RFSD_ALLOW(ppoll),
+		RFSD_ALLOW(setsockopt), RFSD_ALLOW(getsockopt),
+		RFSD_ALLOW(getsockname), RFSD_ALLOW(fcntl), RFSD_ALLOW(shutdown),
+		RFSD_ALLOW(close), RFSD_ALLOW(fstat), RFSD_ALLOW(newfstatat),
+		RFSD_ALLOW(pread64), RFSD_ALLOW(timerfd_create),
+		RFSD_ALLOW(timerfd_settime),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
 	};
 	struct sock_fprog prog = {
 		.len = sizeof(f) / sizeof(f[0]), .filter = f,
 	};
+	size_t i = 6;
 
+	while (f[i].k != SECCOMP_RET_KILL_PROCESS)
+		i++;
+	if (http)
+		f[i] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JA, 0, 0, 0);
 	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) ? -errno : 0;
 #else
 	return -EOPNOTSUPP;

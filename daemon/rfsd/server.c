@@ -9,6 +9,7 @@
  * taken, or while its request waits for the datapath.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <pwd.h>
 #include <signal.h>
@@ -36,7 +37,7 @@
 #define RFSD_SILENT_MS	500
 /* The parser answers at once; one that does not is no longer ours. */
 #define RFSD_PARSER_MS	2000
-#define RFSD_PARSER_UID	65534	/* nobody, should the name not exist */
+#define RFSD_NOBODY	65534	/* should the name not exist */
 
 /* The socket's file: still ours when we leave? */
 struct rfsd_ctlsock {
@@ -56,17 +57,6 @@ struct rfsd_conn {
 	bool eof;		/* the peer sent everything it will */
 };
 
-/* The parser process: one request and its answer at a time over a
- * SOCK_SEQPACKET pair, so a message is one request, whole. */
-struct rfsd_parser {
-	pid_t pid;		/* 0: none */
-	pid_t stale;		/* one stopped, not reaped yet */
-	int fd;
-	uid_t uid;
-	gid_t gid;
-	long long started_ms;
-	struct rfsd_preq *p;	/* its last answer */
-};
 
 static int mkdir_parents(const char *path)
 {
@@ -361,7 +351,9 @@ struct rfsd_server {
 	struct rfsd_loop *loop;
 	struct rfsd_dispatch dispatch;
 	struct rfsd_ctlsock file;
-	struct rfsd_parser ps;
+	/* one request and its answer at a time: a message is one, whole */
+	struct rfsd_child ps;
+	struct rfsd_preq *p;		/* its last answer */
 	struct rfsd_groups grp;
 	struct rfsd_client *clients;
 	size_t n_clients;		/* allowed ones: they hold slots */
@@ -385,6 +377,8 @@ void rfsd_server_set_groups(struct rfsd_server *s, const char *read,
 	rfsd_groups_set(&s->grp, read, admin ?: RFSD_ADMIN_GROUP);
 }
 
+static void parser_main(struct rfsd_child *c);
+
 int rfsd_server_bind(struct rfsd_server **out, struct rfsd_loop *loop,
 		     const struct rfsd_dispatch *dispatch, const char *path,
 		     const char *read_group, const char *admin_group,
@@ -401,7 +395,10 @@ int rfsd_server_bind(struct rfsd_server **out, struct rfsd_loop *loop,
 		return -ENOMEM;
 	}
 	s->loop = loop;
-	s->ps.fd = -1;
+	s->ps = (struct rfsd_child){ .name = RFSD_PARSER_NAME,
+				     .what = "request parser",
+				     .main = parser_main, .arg = s, .keep = -1,
+				     .fd = -1 };
 	s->dispatch = *dispatch;
 	rfsd_server_set_groups(s, read_group ?: RFS_CTL_GROUP, admin_group);
 	s->lw.fd = sock_bind(&s->file, path, s->grp.have_read ? &s->grp.read : NULL,
@@ -420,13 +417,10 @@ static int parser_start(struct rfsd_server *s);
 
 int rfsd_server_listen(struct rfsd_server *s, char *err, size_t len)
 {
-	struct passwd *pw = getpwnam("nobody");
 	int e;
 
-	s->ps.uid = pw ? pw->pw_uid : RFSD_PARSER_UID;
-	s->ps.gid = pw ? pw->pw_gid : RFSD_PARSER_UID;
-	s->ps.p = malloc(sizeof(*s->ps.p));
-	e = s->ps.p ? parser_start(s) : -ENOMEM;
+	s->p = malloc(sizeof(*s->p));
+	e = s->p ? parser_start(s) : -ENOMEM;
 	if (e) {
 		snprintf(err, len, "can't start the request parser: %s",
 			 strerror(-e));
@@ -627,93 +621,136 @@ static void client_update(struct rfsd_client *c)
 			strerror(errno));
 }
 
-/* ---- the parser process ---- */
+/* ---- the child processes ---- */
 
-static void __attribute__((noreturn)) parser_main(struct rfsd_server *s,
-						  int fd, pid_t parent)
+int rfsd_child_start(struct rfsd_child *c)
 {
-	sigset_t none;
-	int e;
-
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
-		_exit(1);
-	prctl(PR_SET_NAME, RFSD_PARSER_NAME);
-	/* its socket and stdio (the journal), nothing else rfsd holds */
-	if (dup2(fd, 3) != 3)
-		_exit(1);
-	if (close_range(4, ~0U, 0))
-		for (e = 4; e < 4096; e++)
-			close(e);
-	e = rfsd_caps_drop_all(s->ps.uid, s->ps.gid);
-	if (e) {
-		pr_warn("request parser: can't drop privileges: %s\n",
-			strerror(-e));
-		_exit(1);
-	}
-	/* where there is no filter, nobody's uid alone will do */
-	e = rfsd_parser_seccomp();
-	if (e == -EOPNOTSUPP && getuid() == s->ps.uid)
-		pr_warn("request parser: no system call filter for this architecture\n");
-	else if (e) {
-		pr_warn("request parser: can't install its system call filter: %s\n",
-			strerror(-e));
-		_exit(1);
-	}
-	rfsd_request_serve(3, s->dispatch.cmds);
-	_exit(0);
-}
-
-/* Closing its socket ends a parser that still reads; one stuck in a
- * parse ends at its alarm (parser.c), and is reaped later. */
-static void parser_stop(struct rfsd_server *s)
-{
-	int i;
-
-	if (s->ps.fd >= 0)
-		close(s->ps.fd);
-	for (i = 0; s->ps.pid > 0 && i < 10; i++) {
-		if (waitpid(s->ps.pid, NULL, WNOHANG) == s->ps.pid)
-			s->ps.pid = 0;
-		else
-			usleep(10 * 1000);
-	}
-	if (s->ps.pid > 0)
-		s->ps.stale = s->ps.pid;
-	s->ps.pid = 0;
-	s->ps.fd = -1;
-	s->dispatch.ctx->parser_pid = 0;
-}
-
-/* 0 or -errno; at most one start a second, whatever kills it. */
-static int parser_start(struct rfsd_server *s)
-{
-	int sv[2], buf = 1 << 18;
+	struct passwd *pw = getpwnam("nobody");
+	uid_t uid = pw ? pw->pw_uid : RFSD_NOBODY;
+	gid_t gid = pw ? pw->pw_gid : RFSD_NOBODY;
+	int sv[2], buf = 1 << 18, e;
 	pid_t pid, parent = getpid();
+	sigset_t none;
 
-	if (s->ps.started_ms && rfs_mono_ms() - s->ps.started_ms < 1000)
+	if (c->started_ms && rfs_mono_ms() - c->started_ms < 1000)
 		return -EAGAIN;
-	s->ps.started_ms = rfs_mono_ms();
+	c->started_ms = rfs_mono_ms();
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv))
 		return -errno;
 	/* a whole request in one message, either way */
 	setsockopt(sv[0], SOL_SOCKET, SO_SNDBUF, &buf, sizeof(buf));
 	setsockopt(sv[1], SOL_SOCKET, SO_SNDBUF, &buf, sizeof(buf));
 	pid = fork();
-	if (!pid) {
-		close(sv[0]);
-		parser_main(s, sv[1], parent);
+	if (pid) {
+		close(sv[1]);
+		if (pid < 0) {
+			close(sv[0]);
+			return -errno;
+		}
+		c->pid = pid;
+		c->fd = sv[0];
+		pr_info("%s running as pid %d\n", c->what, pid);
+		return 0;
 	}
-	close(sv[1]);
-	if (pid < 0) {
-		close(sv[0]);
-		return -errno;
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
+		_exit(1);
+	prctl(PR_SET_NAME, c->name);
+	/* its socket and stdio (the journal), nothing else rfsd holds; out
+	 * of the way first, as keep may be 3 (systemd's first) */
+	c->fd = fcntl(sv[1], F_DUPFD, 10);
+	if (c->keep >= 0)
+		c->keep = fcntl(c->keep, F_DUPFD, 10);
+	if (dup2(c->fd, 3) != 3 || (c->keep >= 0 && dup2(c->keep, 4) != 4))
+		_exit(1);
+	c->fd = 3;
+	c->keep = c->keep >= 0 ? 4 : -1;
+	if (close_range(c->fd + 1 + (c->keep >= 0), ~0U, 0))
+		for (e = c->fd + 1 + (c->keep >= 0); e < 4096; e++)
+			close(e);
+	e = rfsd_caps_drop_all(uid, gid);
+	if (e) {
+		pr_warn("%s: can't drop privileges: %s\n", c->what,
+			strerror(-e));
+		_exit(1);
 	}
-	s->ps.pid = s->dispatch.ctx->parser_pid = pid;
-	s->ps.fd = sv[0];
-	pr_info("request parser running as pid %d\n", pid);
-	return 0;
+	/* a Date header reads the time zone file, once: before the filter */
+	tzset();
+	/* where there is no filter, nobody's uid alone will do */
+	e = rfsd_child_seccomp(c->http);
+	if (e == -EOPNOTSUPP && getuid() == uid)
+		pr_warn("%s: no system call filter for this architecture\n",
+			c->what);
+	else if (e) {
+		pr_warn("%s: can't install its system call filter: %s\n",
+			c->what, strerror(-e));
+		_exit(1);
+	}
+	c->main(c);
+	_exit(0);
+}
+
+void rfsd_child_stop(struct rfsd_child *c)
+{
+	int i;
+
+	if (c->fd >= 0)
+		close(c->fd);
+	for (i = 0; c->pid > 0 && i < 10; i++) {
+		if (waitpid(c->pid, NULL, WNOHANG) == c->pid)
+			c->pid = 0;
+		else
+			usleep(10 * 1000);
+	}
+	/* not reaped yet: the pid is still ours to kill */
+	if (c->pid > 0 && !kill(c->pid, SIGKILL))
+		c->stale = c->pid;
+	c->pid = 0;
+	c->fd = -1;
+}
+
+bool rfsd_child_tick(struct rfsd_child *c)
+{
+	int st;
+
+	if (c->pid > 0 && waitpid(c->pid, &st, WNOHANG) == c->pid) {
+		if (WIFSIGNALED(st))
+			pr_warn("%s (pid %d) killed by signal %d; restarting it\n",
+				c->what, c->pid, WTERMSIG(st));
+		else
+			pr_warn("%s (pid %d) exited with %d; restarting it\n",
+				c->what, c->pid, WEXITSTATUS(st));
+		c->pid = 0;
+		rfsd_child_stop(c);
+	}
+	if (c->stale && waitpid(c->stale, NULL, WNOHANG) == c->stale)
+		c->stale = 0;
+	return !c->pid && !rfsd_child_start(c);
+}
+
+/* ---- the parser process ---- */
+
+static void parser_main(struct rfsd_child *c)
+{
+	struct rfsd_server *s = c->arg;
+
+	rfsd_request_serve(c->fd, s->dispatch.cmds);
+}
+
+static void parser_stop(struct rfsd_server *s)
+{
+	rfsd_child_stop(&s->ps);
+	s->dispatch.ctx->parser_pid = 0;
+}
+
+static int parser_start(struct rfsd_server *s)
+{
+	int e = rfsd_child_start(&s->ps);
+
+	if (!e)
+		s->dispatch.ctx->parser_pid = s->ps.pid;
+	return e;
 }
 
 /* Hand line to the parser, wait for its answer: its size, or -errno. */
@@ -735,7 +772,7 @@ static ssize_t parser_ask(struct rfsd_server *s, bool reader,
 	while (n < 0 && errno == EINTR);
 	if (n <= 0)
 		return n ? -errno : -ETIMEDOUT;
-	n = recv(s->ps.fd, s->ps.p, sizeof(*s->ps.p), MSG_DONTWAIT);
+	n = recv(s->ps.fd, s->p, sizeof(*s->p), MSG_DONTWAIT);
 	return n > 0 ? n : n ? -errno : -EPIPE;
 }
 
@@ -755,29 +792,8 @@ static enum rfsd_cmd_rc serve_line(struct rfsd_client *c, const char *line,
 		return RFSD_CMD_REPLY;
 	}
 	return rfsd_request_exec(s->dispatch.cmds, s->dispatch.ctx, c,
-				 c->reader ? s->grp.deny : NULL, s->ps.p, n,
+				 c->reader ? s->grp.deny : NULL, s->p, n,
 				 reply);
-}
-
-/* Once a second: a parser that died is started again. */
-static void parser_tick(struct rfsd_server *s)
-{
-	int st;
-
-	if (s->ps.pid > 0 && waitpid(s->ps.pid, &st, WNOHANG) == s->ps.pid) {
-		if (WIFSIGNALED(st))
-			pr_warn("request parser (pid %d) killed by signal %d; restarting it\n",
-				s->ps.pid, WTERMSIG(st));
-		else
-			pr_warn("request parser (pid %d) exited with %d; restarting it\n",
-				s->ps.pid, WEXITSTATUS(st));
-		s->ps.pid = 0;
-		parser_stop(s);
-	}
-	if (s->ps.stale && waitpid(s->ps.stale, NULL, WNOHANG) == s->ps.stale)
-		s->ps.stale = 0;
-	if (!s->ps.pid && s->lw.fn)
-		parser_start(s);
 }
 
 /* Serve the complete lines in the buffer; false: c is gone. */
@@ -1000,7 +1016,9 @@ void rfsd_server_tick(struct rfsd_server *s, time_t now)
 		return;
 	if (s->lw.fn && !s->lw.events)
 		rfsd_watch_mod(s->loop, &s->lw, EPOLLIN);
-	parser_tick(s);
+	/* not before it listens: its start starts the first */
+	if (s->lw.fn && rfsd_child_tick(&s->ps))
+		s->dispatch.ctx->parser_pid = s->ps.pid;
 	for (c = s->clients; c; c = next) {
 		next = c->next;
 		if (c->waiting)
@@ -1044,7 +1062,7 @@ void rfsd_server_close(struct rfsd_server *s)
 	}
 	sock_unlink(&s->file);
 	parser_stop(s);
-	free(s->ps.p);
+	free(s->p);
 	free(s);
 }
 

@@ -62,8 +62,37 @@
 #define RFSD_MAX_PER_UID	16
 #define RFSD_ADMIN_GROUP	"rfs-admin"
 #define RFSD_PARSER_NAME	"rfsd-parse"
+#define RFSD_HTTP_NAME		"rfsd-http"
 
 struct rfsd_server;
+
+/*
+ * A process rfsd forks to parse what peers send (the request parser, the
+ * HTTP server): named name (what, in the log), killed with rfsd, no capability and no way to
+ * gain one, nobody's uid when rfsd may switch, a system call filter
+ * (caps.c), and only fd 3, its end of a SOCK_SEQPACKET pair with rfsd,
+ * and fd 4, keep's copy (-1: none), besides stdio.  rfsd starts another
+ * when one dies, at most one a second.
+ */
+struct rfsd_child {
+	const char *name, *what;
+	void (*main)(struct rfsd_child *c);	/* then it exits */
+	void *arg;
+	int keep;
+	bool http;		/* the HTTP server's filter */
+	pid_t pid;		/* 0: none */
+	pid_t stale;		/* one stopped, not reaped yet */
+	int fd;			/* rfsd's end; -1: none */
+	long long started_ms;
+};
+
+/* 0 or -errno (-EAGAIN: one started less than a second ago). */
+int rfsd_child_start(struct rfsd_child *c);
+/* Close rfsd's end, which ends the child; one that lingers is killed. */
+void rfsd_child_stop(struct rfsd_child *c);
+/* Once a second: reap one that died, start one if there is none: true
+ * when it started one. */
+bool rfsd_child_tick(struct rfsd_child *c);
 
 /* Where the server hands each request: the table and its context. */
 struct rfsd_dispatch {
@@ -139,13 +168,16 @@ enum rfsd_role rfsd_peer_role(int fd, const struct ucred *cr,
 struct rfsd_metrics;
 
 /* Listen on addr ("127.0.0.1:9464", "[::1]:9464"), or with addr NULL on
- * fd (a listening TCP socket, closed with the server), and serve in loop.
- * 0, or -errno with "can't serve metrics on '<addr>': <cause>" in err. */
+ * fd (a listening TCP socket, closed with the server), served by an
+ * RFSD_HTTP_NAME child that asks loop's rfsd for each snapshot.  0, or
+ * -errno with "can't serve metrics on '<addr>': <cause>" in err. */
 int rfsd_metrics_open(struct rfsd_metrics **m, struct rfsd_loop *loop,
 		      const struct rfsd_dispatch *dispatch, const char *addr,
 		      int fd, char *err, size_t len);
 /* NULL is fine. */
 void rfsd_metrics_close(struct rfsd_metrics *m);
+/* Once a second: restart an HTTP server that died. */
+void rfsd_metrics_tick(struct rfsd_metrics *m);
 /* What it listens on, as metrics_listen names it. */
 const char *rfsd_metrics_addr(const struct rfsd_metrics *m);
 
@@ -159,13 +191,13 @@ const char *rfsd_metrics_addr(const struct rfsd_metrics *m);
  * dropped from the effective set in dropped.  0 or -errno.
  */
 int rfsd_caps_drop(bool keep_nice, char *kept, size_t len, int *dropped);
-/* In the parser process: no capability at all, none in the bounding set
- * either when CAP_SETPCAP allows, no way to gain one, and uid:gid when
- * CAP_SETUID allows.  0 or -errno. */
+/* In a child: no capability at all, none in the bounding set either when
+ * CAP_SETPCAP allows, no way to gain one, and uid:gid when CAP_SETUID
+ * allows.  0 or -errno. */
 int rfsd_caps_drop_all(uid_t uid, gid_t gid);
-/* Then: a system call filter that allows only what parsing needs and
- * kills the process on anything else.  0, -EOPNOTSUPP on an architecture
- * it has no list for, or -errno. */
-int rfsd_parser_seccomp(void);
+/* Then: a system call filter that allows only what parsing (and with
+ * http, serving HTTP) needs and kills the process on anything else.  0,
+ * -EOPNOTSUPP on an architecture it has no list for, or -errno. */
+int rfsd_child_seccomp(bool http);
 
 #endif /* RFSD_SERVER_H */

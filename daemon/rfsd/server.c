@@ -1,11 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The control server (server.h): the socket file, the connections and
- * their bytes, and the parser process every request line goes through.
- * One epoll loop serves every peer, so nothing here may block: sockets are
- * non-blocking, each client has an input buffer of at most one request
- * line (RFS_CTL_REQUEST_MAX + '\n') and an output backlog; a client stops
- * being read while it has RFSD_OUT_HIGH bytes of replies it has not
+ * The control server (server.h) and the children that parse for rfsd.
+ * One epoll loop serves every peer, so nothing here may block: a client
+ * has an input buffer of at most one request line and an output backlog,
+ * and is not read while it has RFSD_OUT_HIGH bytes of replies it has not
  * taken, or while its request waits for the datapath.
  */
 #include <errno.h>
@@ -64,22 +62,13 @@ static int mkdir_parents(const char *path)
 	char *p;
 
 	snprintf(dir, sizeof(dir), "%s", path);
-	p = strrchr(dir, '/');
-	if (!p || p == dir)
-		return 0;
-	*p = '\0';
-	for (p = dir + 1; ; p++) {
-		if (*p && *p != '/')
-			continue;
-		char c = *p;
-
+	for (p = strchr(dir + 1, '/'); p; p = strchr(p + 1, '/')) {
 		*p = '\0';
 		if (mkdir(dir, 0755) && errno != EEXIST)
 			return -errno;
-		*p = c;
-		if (!c)
-			return 0;
+		*p = '/';
 	}
+	return 0;
 }
 
 /* A socket file at path: someone's listening (-EADDRINUSE) or stale. */
@@ -95,15 +84,12 @@ static int probe_stale(const char *path, const struct sockaddr_un *sa)
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
-	r = connect(fd, (const struct sockaddr *)sa, sizeof(*sa));
-	if (!r || errno == EAGAIN || errno == EINPROGRESS) {
-		close(fd);
-		return -EADDRINUSE;
-	}
+	r = !connect(fd, (const struct sockaddr *)sa, sizeof(*sa)) ||
+	    errno == EAGAIN || errno == EINPROGRESS;
 	close(fd);
-	if (unlink(path) && errno != ENOENT)
-		return -errno;
-	return 0;
+	if (r)
+		return -EADDRINUSE;
+	return unlink(path) && errno != ENOENT ? -errno : 0;
 }
 
 /* A bound (not yet listening) non-blocking socket at path, mode 0660, of
@@ -175,16 +161,6 @@ static int sock_bind(struct rfsd_ctlsock *cs, const char *path,
 	return fd;
 }
 
-static void sock_unlink(struct rfsd_ctlsock *cs)
-{
-	struct stat st;
-
-	/* a newer rfsd may have taken the path over: leave its socket */
-	if (cs->bound && !stat(cs->path, &st) && st.st_dev == cs->dev &&
-	    st.st_ino == cs->ino)
-		unlink(cs->path);
-}
-
 static size_t conn_pending(const struct rfsd_conn *c)
 {
 	return c->out_len - c->out_off;
@@ -233,12 +209,6 @@ static int conn_read(struct rfsd_conn *c, size_t max, bool *got)
 	return 0;
 }
 
-static void conn_consume(struct rfsd_conn *c, size_t n)
-{
-	memmove(c->in, c->in + n, c->in_len - n);
-	c->in_len -= n;
-}
-
 static bool conn_unread(const struct rfsd_conn *c)
 {
 	int n = 0;
@@ -265,11 +235,6 @@ static int queue_out(struct rfsd_conn *c, const char *buf, size_t n)
 	memcpy(c->out + c->out_len, buf, n);
 	c->out_len += n;
 	return 0;
-}
-
-static int conn_queue_line(struct rfsd_conn *c, const char *s)
-{
-	return queue_out(c, s, strlen(s)) ?: queue_out(c, "\n", 1);
 }
 
 static int conn_flush(struct rfsd_conn *c, bool *sent)
@@ -307,6 +272,9 @@ static void send_last(int fd, struct json_object *r)
 	json_object_put(r);
 }
 
+/* Drain what fd has for us, then close it: closing with unread input
+ * would make the peer read ECONNRESET after our last reply instead of a
+ * clean end of file. */
 static void close_fd(int fd)
 {
 	char buf[4096];
@@ -318,15 +286,6 @@ static void close_fd(int fd)
 	close(fd);
 }
 
-/* Drain what fd has for us, then close it: closing with unread input
- * would make the peer read ECONNRESET after our last reply instead of a
- * clean end of file. */
-static void conn_close(struct rfsd_conn *c)
-{
-	close_fd(c->fd);
-	free(c->in);
-	free(c->out);
-}
 
 struct rfsd_client {
 	struct rfsd_watch w;
@@ -426,22 +385,13 @@ int rfsd_server_listen(struct rfsd_server *s, char *err, size_t len)
 			 strerror(-e));
 		return e;
 	}
-	if (listen(s->lw.fd, RFSD_MAX_CLIENTS)) {
-		int e = -errno;
-
+	s->lw.fn = server_accept;
+	e = listen(s->lw.fd, RFSD_MAX_CLIENTS) ? -errno :
+	    rfsd_watch_add(s->loop, &s->lw, EPOLLIN);
+	if (e)
 		snprintf(err, len, "can't listen on control socket '%s': %s",
 			 s->file.path, strerror(-e));
-		return e;
-	}
-	s->lw.fn = server_accept;
-	if (rfsd_watch_add(s->loop, &s->lw, EPOLLIN)) {
-		int e = -errno;
-
-		snprintf(err, len, "can't watch control socket '%s': %s",
-			 s->file.path, strerror(-e));
-		return e;
-	}
-	return 0;
+	return e;
 }
 
 static void client_close(struct rfsd_client *c)
@@ -463,7 +413,9 @@ static void client_close(struct rfsd_client *c)
 		rfsd_sampler_client_gone(s->dispatch.ctx->sampler, c);
 	/* the loop sees the removal: no later event of c is run */
 	rfsd_watch_del(s->loop, &c->w);
-	conn_close(&c->conn);
+	close_fd(c->conn.fd);
+	free(c->conn.in);
+	free(c->conn.out);
 	free(c);
 }
 
@@ -578,7 +530,8 @@ static void queue_reply(struct rfsd_client *c, struct json_object *reply)
 
 	s = json_object_to_json_string_ext(reply, JSON_C_TO_STRING_PLAIN |
 					   JSON_C_TO_STRING_NOSLASHESCAPE);
-	if (!s || conn_queue_line(&c->conn, s)) {
+	if (!s || queue_out(&c->conn, s, strlen(s)) ||
+	    queue_out(&c->conn, "\n", 1)) {
 		pr_warn("can't queue reply for uid %u: %s\n", c->uid,
 			strerror(ENOMEM));
 		c->closing = true;
@@ -844,7 +797,8 @@ static bool client_process(struct rfsd_client *c)
 			c->waiting = true;
 			break;
 		}
-		conn_consume(in, used);
+		memmove(in->in, in->in + used, in->in_len - used);
+		in->in_len -= used;
 		c->line_ms = 0;
 		if (rc == RFSD_CMD_STARTED) {
 			c->waiting = c->owns_job = true;
@@ -1051,6 +1005,8 @@ void rfsd_server_tick(struct rfsd_server *s, time_t now)
 
 void rfsd_server_close(struct rfsd_server *s)
 {
+	struct stat st;
+
 	if (!s)
 		return;
 	while (s->clients)
@@ -1060,7 +1016,10 @@ void rfsd_server_close(struct rfsd_server *s)
 			rfsd_watch_del(s->loop, &s->lw);
 		close(s->lw.fd);
 	}
-	sock_unlink(&s->file);
+	/* a newer rfsd may have taken the path over: leave its socket */
+	if (s->file.bound && !stat(s->file.path, &st) &&
+	    st.st_dev == s->file.dev && st.st_ino == s->file.ino)
+		unlink(s->file.path);
 	parser_stop(s);
 	free(s->p);
 	free(s);

@@ -287,13 +287,6 @@ static enum MHD_Result respond_text(struct MHD_Connection *conn,
 		       strlen(text), MHD_RESPMEM_PERSISTENT);
 }
 
-static enum MHD_Result respond_copy(struct MHD_Connection *conn,
-				    const char *body, size_t len)
-{
-	return respond(conn, MHD_HTTP_OK, RFS_PROM_CONTENT_TYPE, body, len,
-		       MHD_RESPMEM_MUST_COPY);
-}
-
 static enum MHD_Result serve_metrics(struct rfsd_http *h,
 				     struct MHD_Connection *conn)
 {
@@ -302,7 +295,8 @@ static enum MHD_Result serve_metrics(struct rfsd_http *h,
 	/* a scrape right after another gets the same text */
 	if ((h->snap && rfs_mono_ms() - h->snap_ms < RFSD_METRICS_SNAP_MS) ||
 	    !ask(h, err, sizeof(err)))
-		return respond_copy(conn, h->snap, h->snap_len);
+		return respond(conn, MHD_HTTP_OK, RFS_PROM_CONTENT_TYPE,
+			       h->snap, h->snap_len, MHD_RESPMEM_MUST_COPY);
 	if (asprintf(&msg, "can't gather the metrics: %s\n", err) < 0)
 		return MHD_NO;
 	return respond(conn, MHD_HTTP_INTERNAL_SERVER_ERROR,

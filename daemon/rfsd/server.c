@@ -194,17 +194,13 @@ static int conn_read(struct rfsd_conn *c, size_t max, bool *got)
 		if (n > 0) {
 			c->in_len += n;
 			*got = true;
-			continue;
-		}
-		if (!n) {
+		} else if (!n) {
 			c->eof = true;
+		} else if (errno == EAGAIN) {
 			break;
+		} else if (errno != EINTR) {
+			return -errno;
 		}
-		if (errno == EINTR)
-			continue;
-		if (errno == EAGAIN || errno == EWOULDBLOCK)
-			break;
-		return -errno;
 	}
 	return 0;
 }
@@ -245,14 +241,14 @@ static int conn_flush(struct rfsd_conn *c, bool *sent)
 				 conn_pending(c),
 				 MSG_NOSIGNAL | MSG_DONTWAIT);
 
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+		if (n < 0 && errno == EAGAIN)
 			return 0;
-		if (n <= 0)
+		if (!n || (n < 0 && errno != EINTR))
 			return n ? -errno : -EPIPE;
-		c->out_off += n;
-		*sent = true;
+		if (n > 0) {
+			c->out_off += n;
+			*sent = true;
+		}
 	}
 	c->out_off = c->out_len = 0;
 	return 0;
@@ -656,8 +652,9 @@ void rfsd_child_stop(struct rfsd_child *c)
 		else
 			usleep(10 * 1000);
 	}
-	/* not reaped yet: the pid is still ours to kill */
-	if (c->pid > 0 && !kill(c->pid, SIGKILL))
+	/* nobody's can't be signalled: it ends at its socket's end (the
+	 * parser, stuck in a parse, at its alarm), reaped at a tick */
+	if (c->pid > 0)
 		c->stale = c->pid;
 	c->pid = 0;
 	c->fd = -1;

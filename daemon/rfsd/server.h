@@ -68,7 +68,7 @@ struct rfsd_child {
 
 /* 0 or -errno (-EAGAIN: one started less than a second ago). */
 int rfsd_child_start(struct rfsd_child *c);
-/* Close rfsd's end, which ends the child; one that lingers is killed. */
+/* Close rfsd's end, which ends the child. */
 void rfsd_child_stop(struct rfsd_child *c);
 /* Once a second: reap one that died, start one if there is none: true
  * when it started one. */

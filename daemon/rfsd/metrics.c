@@ -40,7 +40,7 @@
 
 /* A connection MHD accepted, until it closes: its deadline. */
 struct rfsd_mconn {
-	struct rfsd_mconn *next, **pprev;
+	struct rfsd_mconn *next;
 	int fd;
 	long long until_ms;	/* rfs_mono_ms() */
 	bool cut;		/* shut down: MHD closes it next */
@@ -340,7 +340,7 @@ static void on_conn(void *cls, struct MHD_Connection *conn, void **ctx,
 		    enum MHD_ConnectionNotificationCode code)
 {
 	struct rfsd_http *h = cls;
-	struct rfsd_mconn *c = *ctx;
+	struct rfsd_mconn *c = *ctx, **pp;
 	const union MHD_ConnectionInfo *ci;
 
 	if (code == MHD_CONNECTION_NOTIFY_STARTED) {
@@ -352,15 +352,12 @@ static void on_conn(void *cls, struct MHD_Connection *conn, void **ctx,
 		c->fd = ci ? ci->connect_fd : -1;
 		c->until_ms = rfs_mono_ms() + RFSD_METRICS_DEADLINE * 1000LL;
 		c->next = h->conns;
-		c->pprev = &h->conns;
-		if (h->conns)
-			h->conns->pprev = &c->next;
 		h->conns = c;
 		*ctx = c;
 	} else if (c) {
-		*c->pprev = c->next;
-		if (c->next)
-			c->next->pprev = c->pprev;
+		for (pp = &h->conns; *pp != c; pp = &(*pp)->next)
+			;
+		*pp = c->next;
 		free(c);
 		*ctx = NULL;
 	}

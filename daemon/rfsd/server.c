@@ -395,16 +395,13 @@ static void client_close(struct rfsd_client *c)
 	struct rfsd_server *s = c->srv;
 	struct rfsd_client **pp;
 
-	for (pp = &s->clients; *pp; pp = &(*pp)->next) {
-		if (*pp == c) {
-			*pp = c->next;
-			if (c->denied)
-				s->n_denied--;
-			else
-				s->n_clients--;
-			break;
-		}
-	}
+	for (pp = &s->clients; *pp != c; pp = &(*pp)->next)
+		;
+	*pp = c->next;
+	if (c->denied)
+		s->n_denied--;
+	else
+		s->n_clients--;
 	if (c->owns_job)
 		rfsd_sampler_client_gone(s->dispatch.ctx->sampler, c);
 	/* the loop sees the removal: no later event of c is run */

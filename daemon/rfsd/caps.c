@@ -11,9 +11,10 @@
  *
  * CAP_SETUID, CAP_SETGID and CAP_SETPCAP, when rfsd has them (started
  * by hand as root; the unit gives none), stay permitted, never effective:
- * the parser process (server.c), forked again should it die, takes them
- * up only to become nobody with an empty bounding set.  Without them it
- * stays rfsd's uid; either way its system call filter is what confines it.
+ * the parsing children (struct rfsd_child), forked again should one die,
+ * take them up only to become nobody with an empty bounding set.  Without
+ * them a child stays rfsd's uid; either way its system call filter is
+ * what confines it.
  *
  * It drops the rest once the datapath is loaded: CAP_SYS_RESOURCE (the
  * RLIMIT_MEMLOCK bump libbpf does at the first load on kernels before
@@ -85,6 +86,24 @@ static void rfsd_cap_append(char *buf, size_t len, const char *name)
 	snprintf(buf + n, len - n, "%s%s", n ? "," : "", name);
 }
 
+/* The bounding set (all: emptied) while CAP_SETPCAP may be effective:
+ * without it (EPERM; the unit) the set stays the caller's, and execve(),
+ * which could refill it for uid 0, is outside a child's filter.  -EINVAL:
+ * past the last capability; from PR_CAP_AMBIENT, a kernel before 4.3. */
+static int rfsd_bound_drop(bool all, bool keep_nice)
+{
+	int cap;
+
+	for (cap = 0; prctl(PR_CAPBSET_READ, cap, 0, 0, 0) >= 0; cap++)
+		if ((all || !rfsd_cap_kept(cap, keep_nice)) &&
+		    prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) && errno != EPERM)
+			return -errno;
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) &&
+	    errno != EINVAL)
+		return -errno;
+	return 0;
+}
+
 int rfsd_caps_drop(bool keep_nice, char *kept, size_t len, int *dropped)
 {
 	struct __user_cap_header_struct hdr = {
@@ -93,7 +112,7 @@ int rfsd_caps_drop(bool keep_nice, char *kept, size_t len, int *dropped)
 	struct __user_cap_data_struct data[2] = {};
 	__u32 keep[2] = {};
 	size_t i;
-	int cap;
+	int cap, e;
 
 	kept[0] = '\0';
 	*dropped = 0;
@@ -101,21 +120,9 @@ int rfsd_caps_drop(bool keep_nice, char *kept, size_t len, int *dropped)
 		if (rfsd_cap_kept(rfsd_kept[i].cap, keep_nice))
 			keep[rfsd_kept[i].cap / 32] |=
 				1u << (rfsd_kept[i].cap % 32);
-	/*
-	 * The bounding set first, while CAP_SETPCAP may still be effective;
-	 * PR_CAPBSET_READ says -EINVAL past the kernel's last capability.
-	 * Without CAP_SETPCAP (the unit gives none) the set is what the
-	 * caller chose, and is left as it is.
-	 */
-	for (cap = 0; prctl(PR_CAPBSET_READ, cap, 0, 0, 0) >= 0; cap++)
-		if (!rfsd_cap_kept(cap, keep_nice) &&
-		    prctl(PR_CAPBSET_READ, cap, 0, 0, 0) == 1 &&
-		    prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) && errno != EPERM)
-			return -errno;
-	/* EINVAL: a kernel before 4.3, which has no ambient set */
-	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) &&
-	    errno != EINVAL)
-		return -errno;
+	e = rfsd_bound_drop(false, keep_nice);
+	if (e)
+		return e;
 	if (syscall(SYS_capget, &hdr, data))
 		return -errno;
 	for (cap = 0; cap < 64; cap++)
@@ -144,7 +151,7 @@ int rfsd_caps_drop_all(uid_t uid, gid_t gid)
 	};
 	struct __user_cap_data_struct data[2] = {};
 	__u32 sw = (1u << CAP_SETUID) | (1u << CAP_SETGID);
-	int cap;
+	int e;
 
 	/* what rfsd kept permitted for this, effective for the switch */
 	if (syscall(SYS_capget, &hdr, data))
@@ -153,14 +160,9 @@ int rfsd_caps_drop_all(uid_t uid, gid_t gid)
 	data[1].effective = 0;
 	if (syscall(SYS_capset, &hdr, data))
 		return -errno;
-	/* EPERM without CAP_SETPCAP: the set stays rfsd's, and execve(),
-	 * which could refill it for uid 0, is outside the filter */
-	for (cap = 0; prctl(PR_CAPBSET_READ, cap, 0, 0, 0) >= 0; cap++)
-		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) && errno != EPERM)
-			return -errno;
-	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) &&
-	    errno != EINVAL)
-		return -errno;
+	e = rfsd_bound_drop(true, false);
+	if (e)
+		return e;
 	/* both or none: half a switch would only fail */
 	if ((data[0].permitted & sw) == sw &&
 	    (setgroups(0, NULL) || setresgid(gid, gid, gid) ||
@@ -182,17 +184,17 @@ int rfsd_caps_drop_all(uid_t uid, gid_t gid)
 	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_##name, 0, 1), \
 	BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)
 
-int rfsd_parser_seccomp(void)
+int rfsd_child_seccomp(bool http)
 {
 #ifdef RFSD_AUDIT_ARCH
 	/*
-	 * What rfsd_request_serve() calls (strace of every command): its
-	 * socket's recv/send, alarm() (setitimer() where there is no alarm
-	 * call), json-c's hash seed (getrandom).  Besides: malloc growing
-	 * for a long line, the clock, a log line to stderr, the exits, and
-	 * sigaltstack(), with which a sanitizer runtime takes down its
-	 * signal stack at exit (it touches nothing outside the process).
-	 * A call outside it kills the process; rfsd starts another.
+	 * The parser's calls (strace of every command): its socket, alarm()
+	 * (setitimer() where there is none), json-c's getrandom, malloc, the
+	 * clock, a log line, the exits, and sigaltstack() (a sanitizer's at
+	 * exit).  The HTTP server adds what libmicrohttpd calls on the socket
+	 * it was given and its peers (strace -f of scrapes), its loop and the
+	 * snapshots' memfds: nothing that opens a file or a socket.  Anything
+	 * else kills the process; rfsd starts another.
 	 */
 	struct sock_filter f[] = {
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
@@ -217,12 +219,29 @@ int rfsd_parser_seccomp(void)
 		RFSD_ALLOW(sigaltstack),
 		RFSD_ALLOW(clock_gettime), RFSD_ALLOW(gettimeofday),
 		RFSD_ALLOW(getpid), RFSD_ALLOW(exit), RFSD_ALLOW(exit_group),
+		/* the parser's end: a no-op jump for the HTTP server */
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+#ifdef __NR_poll
+		RFSD_ALLOW(poll), RFSD_ALLOW(epoll_wait),
+#endif
+		RFSD_ALLOW(accept4), RFSD_ALLOW(epoll_create1),
+		RFSD_ALLOW(epoll_ctl), RFSD_ALLOW(epoll_pwait), RFSD_ALLOW(ppoll),
+		RFSD_ALLOW(setsockopt), RFSD_ALLOW(getsockopt),
+		RFSD_ALLOW(getsockname), RFSD_ALLOW(fcntl), RFSD_ALLOW(shutdown),
+		RFSD_ALLOW(close), RFSD_ALLOW(fstat), RFSD_ALLOW(newfstatat),
+		RFSD_ALLOW(pread64), RFSD_ALLOW(timerfd_create),
+		RFSD_ALLOW(timerfd_settime),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
 	};
 	struct sock_fprog prog = {
 		.len = sizeof(f) / sizeof(f[0]), .filter = f,
 	};
+	size_t i = 6;
 
+	while (f[i].k != SECCOMP_RET_KILL_PROCESS)
+		i++;
+	if (http)
+		f[i] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JA, 0, 0, 0);
 	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) ? -errno : 0;
 #else
 	return -EOPNOTSUPP;

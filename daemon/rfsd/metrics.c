@@ -1,19 +1,28 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * /metrics over HTTP; see metrics.h.  MHD in "external polling" mode with
- * epoll (MHD_USE_EPOLL, no MHD_USE_INTERNAL_POLLING_THREAD): MHD's own
- * epoll fd sits in rfsd's epoll set, and MHD_get_timeout() arms a timerfd
+ * /metrics over HTTP (server.h).  libmicrohttpd parses in an
+ * RFSD_HTTP_NAME child (struct rfsd_child), which owns a copy of the
+ * listening socket; rfsd only opens that socket and answers the child's
+ * asks for a snapshot with a memfd of the exposition, gathered at most
+ * once per RFSD_METRICS_SNAP_MS whoever asks, so what scrapers (or a
+ * child taken over) can make rfsd do is one snapshot a second.
+ *
+ * In the child, MHD runs in "external polling" mode with epoll: MHD's own
+ * epoll fd sits in the child's loop, and MHD_get_timeout() arms a timerfd
  * so that MHD_run() also runs when MHD has work without fd activity
- * (timeouts, a resumed connection), as its manual requires.
+ * (timeouts), as its manual requires.
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
 
@@ -21,35 +30,50 @@
 
 #include "ctl_client.h"
 #include "log.h"
-#include "server.h"
 #include "mono.h"
 #include "parse.h"
 #include "rfs_prom.h"
 #include "server.h"
 
+/* The child waits this long for rfsd's snapshot, then answers 500. */
+#define RFSD_METRICS_ASK_MS	2000
+
 /* A connection MHD accepted, until it closes: its deadline. */
 struct rfsd_mconn {
-	struct rfsd_mconn *next, **pprev;
+	struct rfsd_mconn *next;
 	int fd;
 	long long until_ms;	/* rfs_mono_ms() */
 	bool cut;		/* shut down: MHD closes it next */
 };
 
+/* rfsd's side */
 struct rfsd_metrics {
+	struct rfsd_child ch;
+	struct rfsd_watch w;		/* ch.fd; -1 while there is none */
+	struct rfsd_loop *loop;
+	const struct rfsd_dispatch *dispatch;
+	int lfd, family;
+	int snap_fd;			/* the last snapshot; -1: err says why */
+	long long snap_ms;		/* when it was gathered; 0: never */
+	char err[RFS_CTL_ERR_LEN];
+	char addr[64];
+};
+
+/* The child's side: one a process. */
+static struct rfsd_http {
 	struct MHD_Daemon *mhd;
 	struct rfsd_mconn *conns;
-	/* the last exposition, and when it was gathered */
+	/* the last exposition, and when it came */
 	char *snap;
 	size_t snap_len;
 	long long snap_ms;
 	struct rfsd_loop *loop;
-	const struct rfsd_dispatch *dispatch;
 	struct rfsd_watch ev;		/* MHD's epoll fd */
 	struct rfsd_watch tmr;		/* MHD's next timeout */
-	char addr[64];
-};
+	struct rfsd_watch ctl;		/* the socket to rfsd */
+} http;
 
-/* ---- gathering: the control requests, run in-process ---- */
+/* ---- rfsd: gathering, the control requests run in-process ---- */
 
 /* rfs_prom_call_fn: req, which rfsd built itself, straight to its handler,
  * and the reply read as rfsctl reads it. */
@@ -75,6 +99,161 @@ static int run_request(void *ctx, struct json_object *req,
 		*result = json_object_get(r);
 	json_object_put(reply);
 	return e;
+}
+
+/* A new snapshot in a memfd, or the reason there is none in m->err. */
+static void gather(struct rfsd_metrics *m)
+{
+	struct json_object *snap;
+	size_t len = 0;
+	char *buf = NULL;
+	int e, fd = -1;
+
+	e = rfs_prom_collect(run_request, (void *)m->dispatch, &snap, m->err,
+			     sizeof(m->err));
+	if (!e) {
+		e = rfs_prom_format_buf(snap, &buf, &len);
+		json_object_put(snap);
+		fd = e ? -1 : memfd_create("rfsd-metrics", MFD_CLOEXEC);
+		if (!e && (fd < 0 || write(fd, buf, len) != (ssize_t)len))
+			e = errno ? -errno : -EIO;
+		if (e)
+			snprintf(m->err, sizeof(m->err), "%s", strerror(-e));
+		free(buf);
+	}
+	if (e && fd >= 0)
+		close(fd);
+	if (m->snap_fd >= 0)
+		close(m->snap_fd);
+	m->snap_fd = e ? -1 : fd;
+	m->snap_ms = rfs_mono_ms();
+	if (e)
+		pr_warn("can't serve metrics on '%s': %s\n", m->addr, m->err);
+	else
+		pr_debug("metrics: gathered a snapshot\n");
+}
+
+/* The child asked: the snapshot as a memfd with one byte, or the reason
+ * there is none. */
+static void answer(struct rfsd_metrics *m)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))] = {};
+	struct iovec iov = { "", 1 };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct cmsghdr *cm;
+
+	if (!m->snap_ms || rfs_mono_ms() - m->snap_ms >= RFSD_METRICS_SNAP_MS)
+		gather(m);
+	if (m->snap_fd >= 0) {
+		mh.msg_control = cbuf;
+		mh.msg_controllen = sizeof(cbuf);
+		cm = CMSG_FIRSTHDR(&mh);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(cm), &m->snap_fd, sizeof(int));
+	} else {
+		iov = (struct iovec){ m->err, strlen(m->err) + 1 };
+	}
+	if (sendmsg(m->ch.fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL) < 0)
+		pr_debug("metrics: can't answer the server: %s\n",
+			 strerror(errno));
+}
+
+static void on_child(struct rfsd_watch *w, uint32_t ev)
+{
+	struct rfsd_metrics *m = rfsd_container_of(w, struct rfsd_metrics, w);
+	char b;
+	ssize_t n = recv(w->fd, &b, 1, MSG_DONTWAIT);
+
+	if (n == 1) {
+		answer(m);
+	} else if (!n || errno != EAGAIN || (ev & (EPOLLHUP | EPOLLERR))) {
+		/* gone: rfsd_metrics_tick() reaps it and starts another */
+		rfsd_watch_del(m->loop, w);
+		w->fd = -1;
+	}
+}
+
+void rfsd_metrics_tick(struct rfsd_metrics *m)
+{
+	if (!m || !rfsd_child_tick(&m->ch))
+		return;
+	m->w.fd = m->ch.fd;
+	if (rfsd_watch_add(m->loop, &m->w, EPOLLIN))
+		m->w.fd = -1;
+}
+
+/* ---- the child: HTTP ---- */
+
+/* What rfsd sent: the last snapshot (0) or why there is none (-errno,
+ * err); -EAGAIN: nothing. */
+static int take(struct rfsd_http *h, char *err, size_t len)
+{
+	int e = -EAGAIN;
+
+	for (;;) {
+		char cbuf[CMSG_SPACE(sizeof(int))];
+		struct iovec iov = { err, len - 1 };
+		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+				     .msg_control = cbuf,
+				     .msg_controllen = sizeof(cbuf) };
+		struct cmsghdr *cm;
+		struct stat st;
+		ssize_t n = recvmsg(h->ctl.fd, &mh,
+				    MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+		char *buf;
+		int fd = -1;
+
+		if (n <= 0)
+			return n < 0 && errno == EAGAIN ? e : n ? -errno : -EPIPE;
+		err[n] = '\0';
+		cm = CMSG_FIRSTHDR(&mh);
+		if (cm && cm->cmsg_type == SCM_RIGHTS)
+			memcpy(&fd, CMSG_DATA(cm), sizeof(fd));
+		if (fd < 0) {
+			e = -EIO;
+			continue;
+		}
+		buf = fstat(fd, &st) ? NULL : malloc(st.st_size + 1);
+		if (buf && pread(fd, buf, st.st_size, 0) == st.st_size) {
+			free(h->snap);
+			h->snap = buf;
+			h->snap_len = st.st_size;
+			h->snap_ms = rfs_mono_ms();
+			e = 0;
+		} else {
+			snprintf(err, len, "can't read rfsd's snapshot: %s",
+				 strerror(errno ?: EIO));
+			free(buf);
+			e = -EIO;
+		}
+		close(fd);
+	}
+}
+
+/* A snapshot at most RFSD_METRICS_SNAP_MS old from rfsd: 0, or -errno
+ * and the reason in err. */
+static int ask(struct rfsd_http *h, char *err, size_t len)
+{
+	struct pollfd p = { .fd = h->ctl.fd, .events = POLLIN };
+	int n;
+
+	/* an answer that came too late for an earlier ask is no answer */
+	if (take(h, err, len) == -EPIPE ||
+	    send(h->ctl.fd, "?", 1, MSG_DONTWAIT | MSG_NOSIGNAL) != 1) {
+		snprintf(err, len, "rfsd is gone");
+		return -EPIPE;
+	}
+	do
+		n = poll(&p, 1, RFSD_METRICS_ASK_MS);
+	while (n < 0 && errno == EINTR);
+	if (n <= 0) {
+		snprintf(err, len, "rfsd did not answer in %d ms",
+			 RFSD_METRICS_ASK_MS);
+		return -ETIMEDOUT;
+	}
+	return take(h, err, len);
 }
 
 /* body as mode says MHD may take it (a snapshot is copied: it outlives
@@ -108,43 +287,16 @@ static enum MHD_Result respond_text(struct MHD_Connection *conn,
 		       strlen(text), MHD_RESPMEM_PERSISTENT);
 }
 
-static enum MHD_Result respond_copy(struct MHD_Connection *conn,
-				    const char *body, size_t len)
-{
-	return respond(conn, MHD_HTTP_OK, RFS_PROM_CONTENT_TYPE, body, len,
-		       MHD_RESPMEM_MUST_COPY);
-}
-
-static enum MHD_Result serve_metrics(struct rfsd_metrics *m,
+static enum MHD_Result serve_metrics(struct rfsd_http *h,
 				     struct MHD_Connection *conn)
 {
-	struct json_object *snap;
-	char err[RFS_CTL_ERR_LEN], *buf, *msg;
-	long long now = rfs_mono_ms();
-	size_t len;
-	int e;
+	char err[RFS_CTL_ERR_LEN], *msg;
 
-	/* a scrape right after another gets the same text: what a scraper
-	 * (or many) can make rfsd do is one snapshot a second */
-	if (m->snap && now - m->snap_ms < RFSD_METRICS_SNAP_MS)
-		return respond_copy(conn, m->snap, m->snap_len);
-	e = rfs_prom_collect(run_request, (void *)m->dispatch, &snap, err,
-			     sizeof(err));
-	if (!e) {
-		e = rfs_prom_format_buf(snap, &buf, &len);
-		if (e)
-			snprintf(err, sizeof(err), "%s", strerror(-e));
-		json_object_put(snap);
-	}
-	if (!e) {
-		pr_debug("metrics: gathered a snapshot\n");
-		free(m->snap);
-		m->snap = buf;
-		m->snap_len = len;
-		m->snap_ms = now;
-		return respond_copy(conn, buf, len);
-	}
-	pr_warn("can't serve metrics on '%s': %s\n", m->addr, err);
+	/* a scrape right after another gets the same text */
+	if ((h->snap && rfs_mono_ms() - h->snap_ms < RFSD_METRICS_SNAP_MS) ||
+	    !ask(h, err, sizeof(err)))
+		return respond(conn, MHD_HTTP_OK, RFS_PROM_CONTENT_TYPE,
+			       h->snap, h->snap_len, MHD_RESPMEM_MUST_COPY);
 	if (asprintf(&msg, "can't gather the metrics: %s\n", err) < 0)
 		return MHD_NO;
 	return respond(conn, MHD_HTTP_INTERNAL_SERVER_ERROR,
@@ -157,7 +309,6 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 				  const char *version, const char *upload,
 				  size_t *upload_len, void **req_ctx)
 {
-	struct rfsd_metrics *m = cls;
 	const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
 					MHD_HTTP_HEADER_CONTENT_LENGTH);
 
@@ -179,18 +330,17 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 	if (strcmp(url, "/metrics"))
 		return respond_text(conn, MHD_HTTP_NOT_FOUND,
 				    "not found; the metrics are at /metrics\n");
-	return serve_metrics(m, conn);
+	return serve_metrics(cls, conn);
 }
 
-/* ---- the event loop side ---- */
 
 /* MHD_OPTION_NOTIFY_CONNECTION: a connection is accepted (its deadline
  * starts) or closed. */
 static void on_conn(void *cls, struct MHD_Connection *conn, void **ctx,
 		    enum MHD_ConnectionNotificationCode code)
 {
-	struct rfsd_metrics *m = cls;
-	struct rfsd_mconn *c = *ctx;
+	struct rfsd_http *h = cls;
+	struct rfsd_mconn *c = *ctx, **pp;
 	const union MHD_ConnectionInfo *ci;
 
 	if (code == MHD_CONNECTION_NOTIFY_STARTED) {
@@ -201,16 +351,13 @@ static void on_conn(void *cls, struct MHD_Connection *conn, void **ctx,
 					     MHD_CONNECTION_INFO_CONNECTION_FD);
 		c->fd = ci ? ci->connect_fd : -1;
 		c->until_ms = rfs_mono_ms() + RFSD_METRICS_DEADLINE * 1000LL;
-		c->next = m->conns;
-		c->pprev = &m->conns;
-		if (m->conns)
-			m->conns->pprev = &c->next;
-		m->conns = c;
+		c->next = h->conns;
+		h->conns = c;
 		*ctx = c;
 	} else if (c) {
-		*c->pprev = c->next;
-		if (c->next)
-			c->next->pprev = c->pprev;
+		for (pp = &h->conns; *pp != c; pp = &(*pp)->next)
+			;
+		*pp = c->next;
 		free(c);
 		*ctx = NULL;
 	}
@@ -238,12 +385,12 @@ static void on_completed(void *cls, struct MHD_Connection *conn,
  * closes and frees it itself (on_conn() then forgets it).  The fd stays
  * MHD's, open until then, so it can't be reused under us.
  */
-static long long cut_late(struct rfsd_metrics *m)
+static long long cut_late(struct rfsd_http *h)
 {
 	long long now = rfs_mono_ms(), next = -1;
 	struct rfsd_mconn *c;
 
-	for (c = m->conns; c; c = c->next) {
+	for (c = h->conns; c; c = c->next) {
 		if (c->cut || c->fd < 0)
 			continue;
 		if (now >= c->until_ms) {
@@ -258,12 +405,12 @@ static long long cut_late(struct rfsd_metrics *m)
 	return next < 0 ? -1 : next - now;
 }
 
-static void arm_timer(struct rfsd_metrics *m)
+static void arm_timer(struct rfsd_http *h)
 {
 	struct itimerspec its = {};
 	MHD_UNSIGNED_LONG_LONG ms;
-	long long late = cut_late(m);
-	bool have = MHD_get_timeout(m->mhd, &ms) == MHD_YES;
+	long long late = cut_late(h);
+	bool have = MHD_get_timeout(h->mhd, &ms) == MHD_YES;
 
 	if (late >= 0 && (!have || (MHD_UNSIGNED_LONG_LONG)late < ms)) {
 		ms = late;
@@ -275,29 +422,42 @@ static void arm_timer(struct rfsd_metrics *m)
 		its.it_value.tv_sec = ms / 1000;
 		its.it_value.tv_nsec = (ms % 1000) * 1000000;
 	}
-	if (timerfd_settime(m->tmr.fd, 0, &its, NULL))
+	if (timerfd_settime(h->tmr.fd, 0, &its, NULL))
 		pr_warn("can't arm the metrics timer: %s\n", strerror(errno));
-}
-
-static void run(struct rfsd_metrics *m)
-{
-	MHD_run(m->mhd);
-	arm_timer(m);
 }
 
 static void on_mhd(struct rfsd_watch *w, uint32_t events)
 {
-	run(rfsd_container_of(w, struct rfsd_metrics, ev));
-}
-
-static void on_timer(struct rfsd_watch *w, uint32_t events)
-{
-	struct rfsd_metrics *m = rfsd_container_of(w, struct rfsd_metrics, tmr);
 	uint64_t n;
 
-	if (read(w->fd, &n, sizeof(n)) < 0 && errno != EAGAIN)
+	if (w == &http.tmr && read(w->fd, &n, sizeof(n)) < 0 &&
+	    errno != EAGAIN)
 		pr_debug("can't read the metrics timer: %s\n", strerror(errno));
-	run(m);
+	MHD_run(http.mhd);
+	arm_timer(&http);
+}
+
+static void http_close(struct rfsd_http *h)
+{
+	rfsd_watch_del(h->loop, &h->ev);
+	rfsd_watch_del(h->loop, &h->tmr);
+	rfsd_watch_del(h->loop, &h->ctl);
+	/* closes every connection: on_conn() frees each */
+	MHD_stop_daemon(h->mhd);
+	close(h->tmr.fd);
+	close(h->ctl.fd);
+	free(h->snap);
+	h->loop->stop = true;
+}
+
+/* Input from rfsd outside an ask: a late answer, or its end. */
+static void on_ctl(struct rfsd_watch *w, uint32_t events)
+{
+	char err[RFS_CTL_ERR_LEN];
+
+	if ((events & (EPOLLHUP | EPOLLERR)) ||
+	    take(&http, err, sizeof(err)) == -EPIPE)
+		http_close(&http);
 }
 
 /* MHD's own messages (a peer that broke the protocol, a failed accept):
@@ -335,19 +495,78 @@ static int addr_of(int fd, struct sockaddr_storage *ss, char *buf, size_t len)
 	return 0;
 }
 
+/* The child: serve on c->keep until rfsd closes c->fd. */
+static void http_main(struct rfsd_child *c)
+{
+	const struct rfsd_metrics *m = c->arg;
+	unsigned int flags = MHD_USE_EPOLL | MHD_USE_ERROR_LOG |
+			     (m->family == AF_INET6 ? MHD_USE_IPv6 : 0);
+	static struct rfsd_loop loop;
+	const union MHD_DaemonInfo *info;
+	struct rfsd_http *h = &http;
+
+	if (rfsd_loop_init(&loop))
+		return;
+	h->loop = &loop;
+	h->mhd = MHD_start_daemon(flags, 0, NULL, NULL, on_request, h,
+				  /* first, or MHD logs the rest itself */
+				  MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
+				  MHD_OPTION_LISTEN_SOCKET, c->keep,
+				  MHD_OPTION_CONNECTION_LIMIT,
+				  (unsigned int)RFSD_METRICS_MAX_CONNS,
+				  MHD_OPTION_CONNECTION_TIMEOUT,
+				  (unsigned int)RFSD_METRICS_TIMEOUT,
+				  MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+				  (unsigned int)RFSD_METRICS_PER_IP,
+				  MHD_OPTION_NOTIFY_CONNECTION, on_conn, h,
+				  MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
+				  MHD_OPTION_END);
+	info = h->mhd ? MHD_get_daemon_info(h->mhd, MHD_DAEMON_INFO_EPOLL_FD) :
+			NULL;
+	h->ev = (struct rfsd_watch){ .fd = info ? info->epoll_fd : -1,
+				     .fn = on_mhd };
+	h->tmr = (struct rfsd_watch){ .fn = on_mhd, .fd = timerfd_create(
+		CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC) };
+	h->ctl = (struct rfsd_watch){ .fd = c->fd, .fn = on_ctl };
+	if (h->ev.fd < 0 || h->tmr.fd < 0 ||
+	    rfsd_watch_add(&loop, &h->ev, EPOLLIN) ||
+	    rfsd_watch_add(&loop, &h->tmr, EPOLLIN) ||
+	    rfsd_watch_add(&loop, &h->ctl, EPOLLIN)) {
+		pr_warn("%s: can't serve: %s\n", c->what,
+			h->mhd ? strerror(errno) : "libmicrohttpd did not start");
+		return;
+	}
+	arm_timer(h);
+	rfsd_loop_run(&loop);
+}
+
+/* A listening socket on addr, or -errno. */
+static int listen_on(const struct sockaddr_storage *ss, socklen_t sl)
+{
+	int one = 1, fd = socket(ss->ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		return -errno;
+	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
+	    (ss->ss_family == AF_INET6 &&
+	     setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one))) ||
+	    bind(fd, (const struct sockaddr *)ss, sl) ||
+	    listen(fd, SOMAXCONN)) {
+		int e = -errno;
+
+		close(fd);
+		return e;
+	}
+	return fd;
+}
+
 int rfsd_metrics_open(struct rfsd_metrics **mp, struct rfsd_loop *loop,
 		      const struct rfsd_dispatch *dispatch, const char *addr,
 		      int fd, char *err, size_t len)
 {
-	unsigned int flags = MHD_USE_EPOLL |
-			     MHD_USE_ERROR_LOG;
-	const union MHD_DaemonInfo *info;
 	struct sockaddr_storage ss;
-	struct MHD_OptionItem where[] = {
-		{ MHD_OPTION_SOCK_ADDR, 0, &ss }, { MHD_OPTION_END, 0, NULL },
-	};
-	char name[64];
 	struct rfsd_metrics *m;
+	char name[64];
 	socklen_t sl;
 	int e;
 
@@ -360,8 +579,6 @@ int rfsd_metrics_open(struct rfsd_metrics **mp, struct rfsd_loop *loop,
 			return e;
 		}
 		addr = name;
-		where[0] = (struct MHD_OptionItem){ MHD_OPTION_LISTEN_SOCKET,
-						    fd, NULL };
 	} else if (rfs_parse_hostport(addr, &ss, &sl)) {
 		snprintf(err, len, "can't serve metrics on '%s': not IPV4:PORT or [IPV6]:PORT",
 			 addr);
@@ -373,84 +590,46 @@ int rfsd_metrics_open(struct rfsd_metrics **mp, struct rfsd_loop *loop,
 			 strerror(ENOMEM));
 		return -ENOMEM;
 	}
-	m->loop = loop;
-	m->dispatch = dispatch;
-	m->ev.fd = m->tmr.fd = -1;
+	*m = (struct rfsd_metrics){ .loop = loop, .dispatch = dispatch,
+				    .lfd = addr == name ? fd : listen_on(&ss, sl),
+				    .family = ss.ss_family, .snap_fd = -1 };
+	m->ch = (struct rfsd_child){ .name = RFSD_HTTP_NAME,
+				     .what = "metrics server", .main = http_main,
+				     .arg = m, .keep = m->lfd, .http = true,
+				     .fd = -1 };
 	snprintf(m->addr, sizeof(m->addr), "%s", addr);
-	if (ss.ss_family == AF_INET6)
-		flags |= MHD_USE_IPv6;
 	/* a passed socket: its unit's IPAddressAllow= says who reaches it */
 	if (addr != name && !rfs_addr_loopback(&ss))
 		pr_warn("WARNING: metrics_listen '%s' is not a loopback address: /metrics is served, without authentication, to whoever reaches it there\n",
 			addr);
-	/* MHD does not say why a start failed: errno is what socket(), bind() or
-	 * listen() left */
-	errno = 0;
-	m->mhd = MHD_start_daemon(flags, 0, NULL, NULL, on_request, m,
-				  /* first, or MHD logs the rest itself */
-				  MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
-				  MHD_OPTION_ARRAY, where,
-				  MHD_OPTION_CONNECTION_LIMIT,
-				  (unsigned int)RFSD_METRICS_MAX_CONNS,
-				  MHD_OPTION_CONNECTION_TIMEOUT,
-				  (unsigned int)RFSD_METRICS_TIMEOUT,
-				  MHD_OPTION_PER_IP_CONNECTION_LIMIT,
-				  (unsigned int)RFSD_METRICS_PER_IP,
-				  MHD_OPTION_NOTIFY_CONNECTION, on_conn, m,
-				  MHD_OPTION_NOTIFY_COMPLETED, on_completed, m,
-				  MHD_OPTION_END);
-	if (!m->mhd) {
-		e = errno ? -errno : -EIO;
-		snprintf(err, len, "can't serve metrics on '%s': %s", addr,
-			 strerror(-e));
-		goto fail;
-	}
-	info = MHD_get_daemon_info(m->mhd, MHD_DAEMON_INFO_EPOLL_FD);
-	m->ev.fd = info ? info->epoll_fd : -1;
-	m->ev.fn = on_mhd;
-	m->tmr.fn = on_timer;
-	m->tmr.fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-	if (m->ev.fd < 0 || m->tmr.fd < 0) {
-		e = m->tmr.fd < 0 ? -errno : -EIO;
-		snprintf(err, len, "can't serve metrics on '%s': %s", addr,
-			 m->ev.fd < 0 ? "no epoll fd from libmicrohttpd" :
-			 strerror(-e));
-		goto fail;
-	}
-	e = rfsd_watch_add(loop, &m->ev, EPOLLIN);
-	if (!e) {
-		e = rfsd_watch_add(loop, &m->tmr, EPOLLIN);
-		if (e)
-			rfsd_watch_del(loop, &m->ev);
-	}
+	e = m->lfd < 0 ? m->lfd : rfsd_child_start(&m->ch);
+	m->w = (struct rfsd_watch){ .fd = m->ch.fd, .fn = on_child };
+	if (!e)
+		e = rfsd_watch_add(loop, &m->w, EPOLLIN);
 	if (e) {
 		snprintf(err, len, "can't serve metrics on '%s': %s", addr,
 			 strerror(-e));
-		m->ev.fd = -1;	/* MHD's: MHD_stop_daemon() closes it */
-		goto fail;
+		m->w.fd = -1;
+		if (addr == name)
+			m->lfd = -1;	/* rfsd.c's still */
+		rfsd_metrics_close(m);
+		return e;
 	}
-	arm_timer(m);
 	*mp = m;
 	return 0;
-fail:
-	m->ev.fd = -1;
-	if (m->tmr.fd >= 0)
-		close(m->tmr.fd);
-	if (m->mhd)
-		MHD_stop_daemon(m->mhd);
-	free(m);
-	return e;
 }
 
 void rfsd_metrics_close(struct rfsd_metrics *m)
 {
 	if (!m)
 		return;
-	rfsd_watch_del(m->loop, &m->ev);
-	rfsd_watch_del(m->loop, &m->tmr);
-	/* closes every connection: on_conn() frees each */
-	MHD_stop_daemon(m->mhd);
-	close(m->tmr.fd);
-	free(m->snap);
+	if (m->w.fd >= 0)
+		rfsd_watch_del(m->loop, &m->w);
+	/* the child's end of rfsd's socket closes: it stops serving */
+	rfsd_child_stop(&m->ch);
+	if (m->lfd >= 0)
+		close(m->lfd);
+	if (m->snap_fd >= 0)
+		close(m->snap_fd);
 	free(m);
 }

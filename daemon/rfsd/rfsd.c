@@ -286,6 +286,7 @@ static void on_timer(struct rfsd_watch *w, uint32_t ev)
 	if (read(w->fd, &ticks, sizeof(ticks)) < 0 && errno != EAGAIN)
 		pr_debug("can't read timerfd: %s\n", strerror(errno));
 	rfsd_server_tick(d->srv, time(NULL));
+	rfsd_metrics_tick(d->metrics);
 	if (rfs_dp_refresh_cpus(d->dp, err)) {
 		/* say it once, not every second */
 		if (strcmp(err, d->refresh_err))

@@ -1,14 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The control server (server.h): the socket file, the connections and
- * their bytes, and the parser process every request line goes through.
- * One epoll loop serves every peer, so nothing here may block: sockets are
- * non-blocking, each client has an input buffer of at most one request
- * line (RFS_CTL_REQUEST_MAX + '\n') and an output backlog; a client stops
- * being read while it has RFSD_OUT_HIGH bytes of replies it has not
+ * The control server (server.h) and the children that parse for rfsd.
+ * One epoll loop serves every peer, so nothing here may block: a client
+ * has an input buffer of at most one request line and an output backlog,
+ * and is not read while it has RFSD_OUT_HIGH bytes of replies it has not
  * taken, or while its request waits for the datapath.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <pwd.h>
 #include <signal.h>
@@ -36,7 +35,7 @@
 #define RFSD_SILENT_MS	500
 /* The parser answers at once; one that does not is no longer ours. */
 #define RFSD_PARSER_MS	2000
-#define RFSD_PARSER_UID	65534	/* nobody, should the name not exist */
+#define RFSD_NOBODY	65534	/* should the name not exist */
 
 /* The socket's file: still ours when we leave? */
 struct rfsd_ctlsock {
@@ -56,17 +55,6 @@ struct rfsd_conn {
 	bool eof;		/* the peer sent everything it will */
 };
 
-/* The parser process: one request and its answer at a time over a
- * SOCK_SEQPACKET pair, so a message is one request, whole. */
-struct rfsd_parser {
-	pid_t pid;		/* 0: none */
-	pid_t stale;		/* one stopped, not reaped yet */
-	int fd;
-	uid_t uid;
-	gid_t gid;
-	long long started_ms;
-	struct rfsd_preq *p;	/* its last answer */
-};
 
 static int mkdir_parents(const char *path)
 {
@@ -74,22 +62,13 @@ static int mkdir_parents(const char *path)
 	char *p;
 
 	snprintf(dir, sizeof(dir), "%s", path);
-	p = strrchr(dir, '/');
-	if (!p || p == dir)
-		return 0;
-	*p = '\0';
-	for (p = dir + 1; ; p++) {
-		if (*p && *p != '/')
-			continue;
-		char c = *p;
-
+	for (p = strchr(dir + 1, '/'); p; p = strchr(p + 1, '/')) {
 		*p = '\0';
 		if (mkdir(dir, 0755) && errno != EEXIST)
 			return -errno;
-		*p = c;
-		if (!c)
-			return 0;
+		*p = '/';
 	}
+	return 0;
 }
 
 /* A socket file at path: someone's listening (-EADDRINUSE) or stale. */
@@ -105,15 +84,12 @@ static int probe_stale(const char *path, const struct sockaddr_un *sa)
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
-	r = connect(fd, (const struct sockaddr *)sa, sizeof(*sa));
-	if (!r || errno == EAGAIN || errno == EINPROGRESS) {
-		close(fd);
-		return -EADDRINUSE;
-	}
+	r = !connect(fd, (const struct sockaddr *)sa, sizeof(*sa)) ||
+	    errno == EAGAIN || errno == EINPROGRESS;
 	close(fd);
-	if (unlink(path) && errno != ENOENT)
-		return -errno;
-	return 0;
+	if (r)
+		return -EADDRINUSE;
+	return unlink(path) && errno != ENOENT ? -errno : 0;
 }
 
 /* A bound (not yet listening) non-blocking socket at path, mode 0660, of
@@ -185,16 +161,6 @@ static int sock_bind(struct rfsd_ctlsock *cs, const char *path,
 	return fd;
 }
 
-static void sock_unlink(struct rfsd_ctlsock *cs)
-{
-	struct stat st;
-
-	/* a newer rfsd may have taken the path over: leave its socket */
-	if (cs->bound && !stat(cs->path, &st) && st.st_dev == cs->dev &&
-	    st.st_ino == cs->ino)
-		unlink(cs->path);
-}
-
 static size_t conn_pending(const struct rfsd_conn *c)
 {
 	return c->out_len - c->out_off;
@@ -228,25 +194,15 @@ static int conn_read(struct rfsd_conn *c, size_t max, bool *got)
 		if (n > 0) {
 			c->in_len += n;
 			*got = true;
-			continue;
-		}
-		if (!n) {
+		} else if (!n) {
 			c->eof = true;
+		} else if (errno == EAGAIN) {
 			break;
+		} else if (errno != EINTR) {
+			return -errno;
 		}
-		if (errno == EINTR)
-			continue;
-		if (errno == EAGAIN || errno == EWOULDBLOCK)
-			break;
-		return -errno;
 	}
 	return 0;
-}
-
-static void conn_consume(struct rfsd_conn *c, size_t n)
-{
-	memmove(c->in, c->in + n, c->in_len - n);
-	c->in_len -= n;
 }
 
 static bool conn_unread(const struct rfsd_conn *c)
@@ -277,11 +233,6 @@ static int queue_out(struct rfsd_conn *c, const char *buf, size_t n)
 	return 0;
 }
 
-static int conn_queue_line(struct rfsd_conn *c, const char *s)
-{
-	return queue_out(c, s, strlen(s)) ?: queue_out(c, "\n", 1);
-}
-
 static int conn_flush(struct rfsd_conn *c, bool *sent)
 {
 	*sent = false;
@@ -290,14 +241,14 @@ static int conn_flush(struct rfsd_conn *c, bool *sent)
 				 conn_pending(c),
 				 MSG_NOSIGNAL | MSG_DONTWAIT);
 
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+		if (n < 0 && errno == EAGAIN)
 			return 0;
-		if (n <= 0)
+		if (!n || (n < 0 && errno != EINTR))
 			return n ? -errno : -EPIPE;
-		c->out_off += n;
-		*sent = true;
+		if (n > 0) {
+			c->out_off += n;
+			*sent = true;
+		}
 	}
 	c->out_off = c->out_len = 0;
 	return 0;
@@ -317,6 +268,9 @@ static void send_last(int fd, struct json_object *r)
 	json_object_put(r);
 }
 
+/* Drain what fd has for us, then close it: closing with unread input
+ * would make the peer read ECONNRESET after our last reply instead of a
+ * clean end of file. */
 static void close_fd(int fd)
 {
 	char buf[4096];
@@ -328,15 +282,6 @@ static void close_fd(int fd)
 	close(fd);
 }
 
-/* Drain what fd has for us, then close it: closing with unread input
- * would make the peer read ECONNRESET after our last reply instead of a
- * clean end of file. */
-static void conn_close(struct rfsd_conn *c)
-{
-	close_fd(c->fd);
-	free(c->in);
-	free(c->out);
-}
 
 struct rfsd_client {
 	struct rfsd_watch w;
@@ -361,7 +306,9 @@ struct rfsd_server {
 	struct rfsd_loop *loop;
 	struct rfsd_dispatch dispatch;
 	struct rfsd_ctlsock file;
-	struct rfsd_parser ps;
+	/* one request and its answer at a time: a message is one, whole */
+	struct rfsd_child ps;
+	struct rfsd_preq *p;		/* its last answer */
 	struct rfsd_groups grp;
 	struct rfsd_client *clients;
 	size_t n_clients;		/* allowed ones: they hold slots */
@@ -385,6 +332,8 @@ void rfsd_server_set_groups(struct rfsd_server *s, const char *read,
 	rfsd_groups_set(&s->grp, read, admin ?: RFSD_ADMIN_GROUP);
 }
 
+static void parser_main(struct rfsd_child *c);
+
 int rfsd_server_bind(struct rfsd_server **out, struct rfsd_loop *loop,
 		     const struct rfsd_dispatch *dispatch, const char *path,
 		     const char *read_group, const char *admin_group,
@@ -401,7 +350,10 @@ int rfsd_server_bind(struct rfsd_server **out, struct rfsd_loop *loop,
 		return -ENOMEM;
 	}
 	s->loop = loop;
-	s->ps.fd = -1;
+	s->ps = (struct rfsd_child){ .name = RFSD_PARSER_NAME,
+				     .what = "request parser",
+				     .main = parser_main, .arg = s, .keep = -1,
+				     .fd = -1 };
 	s->dispatch = *dispatch;
 	rfsd_server_set_groups(s, read_group ?: RFS_CTL_GROUP, admin_group);
 	s->lw.fd = sock_bind(&s->file, path, s->grp.have_read ? &s->grp.read : NULL,
@@ -420,34 +372,22 @@ static int parser_start(struct rfsd_server *s);
 
 int rfsd_server_listen(struct rfsd_server *s, char *err, size_t len)
 {
-	struct passwd *pw = getpwnam("nobody");
 	int e;
 
-	s->ps.uid = pw ? pw->pw_uid : RFSD_PARSER_UID;
-	s->ps.gid = pw ? pw->pw_gid : RFSD_PARSER_UID;
-	s->ps.p = malloc(sizeof(*s->ps.p));
-	e = s->ps.p ? parser_start(s) : -ENOMEM;
+	s->p = malloc(sizeof(*s->p));
+	e = s->p ? parser_start(s) : -ENOMEM;
 	if (e) {
 		snprintf(err, len, "can't start the request parser: %s",
 			 strerror(-e));
 		return e;
 	}
-	if (listen(s->lw.fd, RFSD_MAX_CLIENTS)) {
-		int e = -errno;
-
+	s->lw.fn = server_accept;
+	e = listen(s->lw.fd, RFSD_MAX_CLIENTS) ? -errno :
+	    rfsd_watch_add(s->loop, &s->lw, EPOLLIN);
+	if (e)
 		snprintf(err, len, "can't listen on control socket '%s': %s",
 			 s->file.path, strerror(-e));
-		return e;
-	}
-	s->lw.fn = server_accept;
-	if (rfsd_watch_add(s->loop, &s->lw, EPOLLIN)) {
-		int e = -errno;
-
-		snprintf(err, len, "can't watch control socket '%s': %s",
-			 s->file.path, strerror(-e));
-		return e;
-	}
-	return 0;
+	return e;
 }
 
 static void client_close(struct rfsd_client *c)
@@ -455,21 +395,20 @@ static void client_close(struct rfsd_client *c)
 	struct rfsd_server *s = c->srv;
 	struct rfsd_client **pp;
 
-	for (pp = &s->clients; *pp; pp = &(*pp)->next) {
-		if (*pp == c) {
-			*pp = c->next;
-			if (c->denied)
-				s->n_denied--;
-			else
-				s->n_clients--;
-			break;
-		}
-	}
+	for (pp = &s->clients; *pp != c; pp = &(*pp)->next)
+		;
+	*pp = c->next;
+	if (c->denied)
+		s->n_denied--;
+	else
+		s->n_clients--;
 	if (c->owns_job)
 		rfsd_sampler_client_gone(s->dispatch.ctx->sampler, c);
 	/* the loop sees the removal: no later event of c is run */
 	rfsd_watch_del(s->loop, &c->w);
-	conn_close(&c->conn);
+	close_fd(c->conn.fd);
+	free(c->conn.in);
+	free(c->conn.out);
 	free(c);
 }
 
@@ -584,7 +523,8 @@ static void queue_reply(struct rfsd_client *c, struct json_object *reply)
 
 	s = json_object_to_json_string_ext(reply, JSON_C_TO_STRING_PLAIN |
 					   JSON_C_TO_STRING_NOSLASHESCAPE);
-	if (!s || conn_queue_line(&c->conn, s)) {
+	if (!s || queue_out(&c->conn, s, strlen(s)) ||
+	    queue_out(&c->conn, "\n", 1)) {
 		pr_warn("can't queue reply for uid %u: %s\n", c->uid,
 			strerror(ENOMEM));
 		c->closing = true;
@@ -627,93 +567,137 @@ static void client_update(struct rfsd_client *c)
 			strerror(errno));
 }
 
-/* ---- the parser process ---- */
+/* ---- the child processes ---- */
 
-static void __attribute__((noreturn)) parser_main(struct rfsd_server *s,
-						  int fd, pid_t parent)
+int rfsd_child_start(struct rfsd_child *c)
 {
-	sigset_t none;
-	int e;
-
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
-		_exit(1);
-	prctl(PR_SET_NAME, RFSD_PARSER_NAME);
-	/* its socket and stdio (the journal), nothing else rfsd holds */
-	if (dup2(fd, 3) != 3)
-		_exit(1);
-	if (close_range(4, ~0U, 0))
-		for (e = 4; e < 4096; e++)
-			close(e);
-	e = rfsd_caps_drop_all(s->ps.uid, s->ps.gid);
-	if (e) {
-		pr_warn("request parser: can't drop privileges: %s\n",
-			strerror(-e));
-		_exit(1);
-	}
-	/* where there is no filter, nobody's uid alone will do */
-	e = rfsd_parser_seccomp();
-	if (e == -EOPNOTSUPP && getuid() == s->ps.uid)
-		pr_warn("request parser: no system call filter for this architecture\n");
-	else if (e) {
-		pr_warn("request parser: can't install its system call filter: %s\n",
-			strerror(-e));
-		_exit(1);
-	}
-	rfsd_request_serve(3, s->dispatch.cmds);
-	_exit(0);
-}
-
-/* Closing its socket ends a parser that still reads; one stuck in a
- * parse ends at its alarm (parser.c), and is reaped later. */
-static void parser_stop(struct rfsd_server *s)
-{
-	int i;
-
-	if (s->ps.fd >= 0)
-		close(s->ps.fd);
-	for (i = 0; s->ps.pid > 0 && i < 10; i++) {
-		if (waitpid(s->ps.pid, NULL, WNOHANG) == s->ps.pid)
-			s->ps.pid = 0;
-		else
-			usleep(10 * 1000);
-	}
-	if (s->ps.pid > 0)
-		s->ps.stale = s->ps.pid;
-	s->ps.pid = 0;
-	s->ps.fd = -1;
-	s->dispatch.ctx->parser_pid = 0;
-}
-
-/* 0 or -errno; at most one start a second, whatever kills it. */
-static int parser_start(struct rfsd_server *s)
-{
-	int sv[2], buf = 1 << 18;
+	struct passwd *pw = getpwnam("nobody");
+	uid_t uid = pw ? pw->pw_uid : RFSD_NOBODY;
+	gid_t gid = pw ? pw->pw_gid : RFSD_NOBODY;
+	int sv[2], buf = 1 << 18, e;
 	pid_t pid, parent = getpid();
+	sigset_t none;
 
-	if (s->ps.started_ms && rfs_mono_ms() - s->ps.started_ms < 1000)
+	if (c->started_ms && rfs_mono_ms() - c->started_ms < 1000)
 		return -EAGAIN;
-	s->ps.started_ms = rfs_mono_ms();
+	c->started_ms = rfs_mono_ms();
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv))
 		return -errno;
 	/* a whole request in one message, either way */
 	setsockopt(sv[0], SOL_SOCKET, SO_SNDBUF, &buf, sizeof(buf));
 	setsockopt(sv[1], SOL_SOCKET, SO_SNDBUF, &buf, sizeof(buf));
 	pid = fork();
-	if (!pid) {
-		close(sv[0]);
-		parser_main(s, sv[1], parent);
+	if (pid) {
+		close(sv[1]);
+		if (pid < 0) {
+			close(sv[0]);
+			return -errno;
+		}
+		c->pid = pid;
+		c->fd = sv[0];
+		pr_info("%s running as pid %d\n", c->what, pid);
+		return 0;
 	}
-	close(sv[1]);
-	if (pid < 0) {
-		close(sv[0]);
-		return -errno;
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
+		_exit(1);
+	prctl(PR_SET_NAME, c->name);
+	/* its socket and stdio (the journal), nothing else rfsd holds; out
+	 * of the way first, as keep may be 3 (systemd's first) */
+	c->fd = fcntl(sv[1], F_DUPFD, 10);
+	if (c->keep >= 0)
+		c->keep = fcntl(c->keep, F_DUPFD, 10);
+	if (dup2(c->fd, 3) != 3 || (c->keep >= 0 && dup2(c->keep, 4) != 4))
+		_exit(1);
+	c->fd = 3;
+	c->keep = c->keep >= 0 ? 4 : -1;
+	if (close_range(c->fd + 1 + (c->keep >= 0), ~0U, 0))
+		for (e = c->fd + 1 + (c->keep >= 0); e < 4096; e++)
+			close(e);
+	e = rfsd_caps_drop_all(uid, gid);
+	if (e) {
+		pr_warn("%s: can't drop privileges: %s\n", c->what,
+			strerror(-e));
+		_exit(1);
 	}
-	s->ps.pid = s->dispatch.ctx->parser_pid = pid;
-	s->ps.fd = sv[0];
-	pr_info("request parser running as pid %d\n", pid);
-	return 0;
+	/* a Date header reads the time zone file, once: before the filter */
+	tzset();
+	/* where there is no filter, nobody's uid alone will do */
+	e = rfsd_child_seccomp(c->http);
+	if (e == -EOPNOTSUPP && getuid() == uid)
+		pr_warn("%s: no system call filter for this architecture\n",
+			c->what);
+	else if (e) {
+		pr_warn("%s: can't install its system call filter: %s\n",
+			c->what, strerror(-e));
+		_exit(1);
+	}
+	c->main(c);
+	_exit(0);
+}
+
+void rfsd_child_stop(struct rfsd_child *c)
+{
+	int i;
+
+	if (c->fd >= 0)
+		close(c->fd);
+	for (i = 0; c->pid > 0 && i < 10; i++) {
+		if (waitpid(c->pid, NULL, WNOHANG) == c->pid)
+			c->pid = 0;
+		else
+			usleep(10 * 1000);
+	}
+	/* nobody's can't be signalled: it ends at its socket's end (the
+	 * parser, stuck in a parse, at its alarm), reaped at a tick */
+	if (c->pid > 0)
+		c->stale = c->pid;
+	c->pid = 0;
+	c->fd = -1;
+}
+
+bool rfsd_child_tick(struct rfsd_child *c)
+{
+	int st;
+
+	if (c->pid > 0 && waitpid(c->pid, &st, WNOHANG) == c->pid) {
+		if (WIFSIGNALED(st))
+			pr_warn("%s (pid %d) killed by signal %d; restarting it\n",
+				c->what, c->pid, WTERMSIG(st));
+		else
+			pr_warn("%s (pid %d) exited with %d; restarting it\n",
+				c->what, c->pid, WEXITSTATUS(st));
+		c->pid = 0;
+		rfsd_child_stop(c);
+	}
+	if (c->stale && waitpid(c->stale, NULL, WNOHANG) == c->stale)
+		c->stale = 0;
+	return !c->pid && !rfsd_child_start(c);
+}
+
+/* ---- the parser process ---- */
+
+static void parser_main(struct rfsd_child *c)
+{
+	struct rfsd_server *s = c->arg;
+
+	rfsd_request_serve(c->fd, s->dispatch.cmds);
+}
+
+static void parser_stop(struct rfsd_server *s)
+{
+	rfsd_child_stop(&s->ps);
+	s->dispatch.ctx->parser_pid = 0;
+}
+
+static int parser_start(struct rfsd_server *s)
+{
+	int e = rfsd_child_start(&s->ps);
+
+	if (!e)
+		s->dispatch.ctx->parser_pid = s->ps.pid;
+	return e;
 }
 
 /* Hand line to the parser, wait for its answer: its size, or -errno. */
@@ -735,7 +719,7 @@ static ssize_t parser_ask(struct rfsd_server *s, bool reader,
 	while (n < 0 && errno == EINTR);
 	if (n <= 0)
 		return n ? -errno : -ETIMEDOUT;
-	n = recv(s->ps.fd, s->ps.p, sizeof(*s->ps.p), MSG_DONTWAIT);
+	n = recv(s->ps.fd, s->p, sizeof(*s->p), MSG_DONTWAIT);
 	return n > 0 ? n : n ? -errno : -EPIPE;
 }
 
@@ -755,29 +739,8 @@ static enum rfsd_cmd_rc serve_line(struct rfsd_client *c, const char *line,
 		return RFSD_CMD_REPLY;
 	}
 	return rfsd_request_exec(s->dispatch.cmds, s->dispatch.ctx, c,
-				 c->reader ? s->grp.deny : NULL, s->ps.p, n,
+				 c->reader ? s->grp.deny : NULL, s->p, n,
 				 reply);
-}
-
-/* Once a second: a parser that died is started again. */
-static void parser_tick(struct rfsd_server *s)
-{
-	int st;
-
-	if (s->ps.pid > 0 && waitpid(s->ps.pid, &st, WNOHANG) == s->ps.pid) {
-		if (WIFSIGNALED(st))
-			pr_warn("request parser (pid %d) killed by signal %d; restarting it\n",
-				s->ps.pid, WTERMSIG(st));
-		else
-			pr_warn("request parser (pid %d) exited with %d; restarting it\n",
-				s->ps.pid, WEXITSTATUS(st));
-		s->ps.pid = 0;
-		parser_stop(s);
-	}
-	if (s->ps.stale && waitpid(s->ps.stale, NULL, WNOHANG) == s->ps.stale)
-		s->ps.stale = 0;
-	if (!s->ps.pid && s->lw.fn)
-		parser_start(s);
 }
 
 /* Serve the complete lines in the buffer; false: c is gone. */
@@ -828,7 +791,8 @@ static bool client_process(struct rfsd_client *c)
 			c->waiting = true;
 			break;
 		}
-		conn_consume(in, used);
+		memmove(in->in, in->in + used, in->in_len - used);
+		in->in_len -= used;
 		c->line_ms = 0;
 		if (rc == RFSD_CMD_STARTED) {
 			c->waiting = c->owns_job = true;
@@ -1000,7 +964,9 @@ void rfsd_server_tick(struct rfsd_server *s, time_t now)
 		return;
 	if (s->lw.fn && !s->lw.events)
 		rfsd_watch_mod(s->loop, &s->lw, EPOLLIN);
-	parser_tick(s);
+	/* not before it listens: its start starts the first */
+	if (s->lw.fn && rfsd_child_tick(&s->ps))
+		s->dispatch.ctx->parser_pid = s->ps.pid;
 	for (c = s->clients; c; c = next) {
 		next = c->next;
 		if (c->waiting)
@@ -1033,6 +999,8 @@ void rfsd_server_tick(struct rfsd_server *s, time_t now)
 
 void rfsd_server_close(struct rfsd_server *s)
 {
+	struct stat st;
+
 	if (!s)
 		return;
 	while (s->clients)
@@ -1042,9 +1010,12 @@ void rfsd_server_close(struct rfsd_server *s)
 			rfsd_watch_del(s->loop, &s->lw);
 		close(s->lw.fd);
 	}
-	sock_unlink(&s->file);
+	/* a newer rfsd may have taken the path over: leave its socket */
+	if (s->file.bound && !stat(s->file.path, &st) &&
+	    st.st_dev == s->file.dev && st.st_ino == s->file.ino)
+		unlink(s->file.path);
 	parser_stop(s);
-	free(s->ps.p);
+	free(s->p);
 	free(s);
 }
 

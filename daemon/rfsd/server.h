@@ -1,43 +1,23 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * rfsd's two servers, the peers' roles and the capabilities it keeps.
+ * rfsd's two servers, the processes that parse for them, the peers' roles
+ * and the capabilities rfsd keeps.
  *
- * The control socket (docs/protocol.md, server.c): a unix stream socket,
- * one JSON request per line, one reply line each.  rfsd accepts, reads
- * the lines and decides each peer's role; the line goes to the parser
- * process (parser.c), which has no capabilities and a system call filter
- * (and runs as nobody when rfsd may switch uid), and comes back as a
- * struct rfsd_preq that request.c runs through the command table
- * (commands.h).  Everything is non-blocking and bounded: a
- * request line is at most RFS_CTL_REQUEST_MAX bytes and must end within
- * RFSD_LINE_SECS of its first byte (a peer sending a byte now and then
- * stays active), at most RFSD_MAX_CLIENTS peers at once and
- * RFSD_MAX_PER_UID of one uid but root, and a peer that neither sends nor
- * reads for RFSD_IDLE_SECS is dropped.
+ * The control socket (server.c; its limits are docs/protocol.md's): one
+ * JSON request a line, read without blocking by rfsd, parsed by the
+ * parser process (parser.c) into a struct rfsd_preq that request.c runs
+ * through the command table.  Idle peers must never lock the
+ * administrator out: a silent or idle peer makes room for a newcomer,
+ * root has RFSD_ROOT_SPARE slots beyond a table of busy peers, and refused
+ * peers hold no slot.
  *
- * Idle peers must never lock the administrator out.  A peer gets
- * RFSD_HELLO_SECS from connect to its first whole request line; when the
- * table is full, a newcomer takes the slot of the peer that has connected
- * longest ago without a request, else of the one idle longest between
- * requests.  If every peer is busy with a request, root still gets one of
- * RFSD_ROOT_SPARE extra slots.  Refused peers (role none) take no slot:
- * up to RFSD_MAX_DENIED of them wait, RFSD_HELLO_SECS at most, to be told
- * why, the oldest making room for the next.
- *
- * Roles, from the credentials the kernel took at connect() (SO_PEERCRED,
- * SO_PEERGROUPS; a peer that leaves a group afterwards, or a pid reused
- * in between, changes nothing, where /proc/PID/status would be read after
- * the fact):
- *
- *	admin	root, or a member of admin_group (default rfs-admin): all
- *	read	a member of socket_group (default rfs): the commands that
- *		only read; attach, detach and set are refused by name
- *	none	anyone else: refused at its first request
- *
- * The socket file is 0660 root:socket_group, so the file keeps out
- * everyone the group does not name before they can send a byte; the role
- * is still checked, for a file someone widened and for the line between
- * reading and changing, which a file mode can't draw.
+ * Roles come from the credentials the kernel took at connect()
+ * (SO_PEERCRED, SO_PEERGROUPS), so a peer that leaves a group afterwards,
+ * or a pid reused, changes nothing: admin (root, admin_group) may do all,
+ * read (socket_group) only what reads, anyone else is refused.  The
+ * socket file is 0660 root:socket_group; the role is checked all the
+ * same, for a file someone widened and for the line between reading and
+ * changing, which a file mode can't draw.
  */
 #ifndef RFSD_SERVER_H
 #define RFSD_SERVER_H
@@ -62,8 +42,37 @@
 #define RFSD_MAX_PER_UID	16
 #define RFSD_ADMIN_GROUP	"rfs-admin"
 #define RFSD_PARSER_NAME	"rfsd-parse"
+#define RFSD_HTTP_NAME		"rfsd-http"
 
 struct rfsd_server;
+
+/*
+ * A process rfsd forks to parse what peers send (the request parser, the
+ * HTTP server), so that a parser bug gives nothing rfsd holds: named name
+ * (what, in the log), killed with rfsd, no capability and no way to gain
+ * one, nobody's uid when rfsd may switch, a system call filter (caps.c),
+ * and only fd 3, its end of a SOCK_SEQPACKET pair with rfsd, and fd 4,
+ * keep's copy (-1: none), besides stdio.
+ */
+struct rfsd_child {
+	const char *name, *what;
+	void (*main)(struct rfsd_child *c);	/* then it exits */
+	void *arg;
+	int keep;
+	bool http;		/* the HTTP server's filter */
+	pid_t pid;		/* 0: none */
+	pid_t stale;		/* one stopped, not reaped yet */
+	int fd;			/* rfsd's end; -1: none */
+	long long started_ms;
+};
+
+/* 0 or -errno (-EAGAIN: one started less than a second ago). */
+int rfsd_child_start(struct rfsd_child *c);
+/* Close rfsd's end, which ends the child. */
+void rfsd_child_stop(struct rfsd_child *c);
+/* Once a second: reap one that died, start one if there is none: true
+ * when it started one. */
+bool rfsd_child_tick(struct rfsd_child *c);
 
 /* Where the server hands each request: the table and its context. */
 struct rfsd_dispatch {
@@ -72,16 +81,15 @@ struct rfsd_dispatch {
 };
 
 /* Claim path (bind, mode 0660, group read_group: NULL for
- * RFS_CTL_GROUP); admin_group (NULL: RFSD_ADMIN_GROUP) may change too.
- * Clients can't connect until rfsd_server_listen(). */
+ * RFS_CTL_GROUP); admin_group (NULL: RFSD_ADMIN_GROUP) may change too. */
 int rfsd_server_bind(struct rfsd_server **s, struct rfsd_loop *loop,
 		     const struct rfsd_dispatch *dispatch, const char *path,
 		     const char *read_group, const char *admin_group,
 		     char *err, size_t len);
 /* Start the parser process and listen. */
 int rfsd_server_listen(struct rfsd_server *s, char *err, size_t len);
-/* Drop every client, stop the parser, remove the socket file (if it is
- * still ours); frees s (NULL is fine). */
+/* Drop every client, stop the parser, remove the socket file if it is
+ * still ours; NULL is fine. */
 void rfsd_server_close(struct rfsd_server *s);
 /* Once a second: drop idle clients, restart a parser that died. */
 void rfsd_server_tick(struct rfsd_server *s, time_t now);
@@ -94,8 +102,6 @@ void rfsd_server_reply(struct rfsd_server *s, struct rfsd_client *c,
  * (the file's, fixed at start), admin NULL is RFSD_ADMIN_GROUP. */
 void rfsd_server_set_groups(struct rfsd_server *s, const char *read,
 			    const char *admin);
-/* The parser process, for status; 0 while there is none. */
-pid_t rfsd_server_parser_pid(const struct rfsd_server *s);
 
 uid_t rfsd_client_uid(const struct rfsd_client *c);
 pid_t rfsd_client_pid(const struct rfsd_client *c);
@@ -139,13 +145,16 @@ enum rfsd_role rfsd_peer_role(int fd, const struct ucred *cr,
 struct rfsd_metrics;
 
 /* Listen on addr ("127.0.0.1:9464", "[::1]:9464"), or with addr NULL on
- * fd (a listening TCP socket, closed with the server), and serve in loop.
- * 0, or -errno with "can't serve metrics on '<addr>': <cause>" in err. */
+ * fd (a listening TCP socket, closed with the server), served by an
+ * RFSD_HTTP_NAME child that asks loop's rfsd for each snapshot.  0, or
+ * -errno with "can't serve metrics on '<addr>': <cause>" in err. */
 int rfsd_metrics_open(struct rfsd_metrics **m, struct rfsd_loop *loop,
 		      const struct rfsd_dispatch *dispatch, const char *addr,
 		      int fd, char *err, size_t len);
 /* NULL is fine. */
 void rfsd_metrics_close(struct rfsd_metrics *m);
+/* Once a second: restart an HTTP server that died. */
+void rfsd_metrics_tick(struct rfsd_metrics *m);
 /* What it listens on, as metrics_listen names it. */
 const char *rfsd_metrics_addr(const struct rfsd_metrics *m);
 
@@ -159,13 +168,13 @@ const char *rfsd_metrics_addr(const struct rfsd_metrics *m);
  * dropped from the effective set in dropped.  0 or -errno.
  */
 int rfsd_caps_drop(bool keep_nice, char *kept, size_t len, int *dropped);
-/* In the parser process: no capability at all, none in the bounding set
- * either when CAP_SETPCAP allows, no way to gain one, and uid:gid when
- * CAP_SETUID allows.  0 or -errno. */
+/* In a child: no capability at all, none in the bounding set either when
+ * CAP_SETPCAP allows, no way to gain one, and uid:gid when CAP_SETUID
+ * allows.  0 or -errno. */
 int rfsd_caps_drop_all(uid_t uid, gid_t gid);
-/* Then: a system call filter that allows only what parsing needs and
- * kills the process on anything else.  0, -EOPNOTSUPP on an architecture
- * it has no list for, or -errno. */
-int rfsd_parser_seccomp(void);
+/* Then: a system call filter that allows only what parsing (and with
+ * http, serving HTTP) needs and kills the process on anything else.  0,
+ * -EOPNOTSUPP on an architecture it has no list for, or -errno. */
+int rfsd_child_seccomp(bool http);
 
 #endif /* RFSD_SERVER_H */

@@ -70,7 +70,7 @@ int rfsd_caps_drop_all(uid_t uid, gid_t gid)
 	return 0;
 }
 
-int rfsd_parser_seccomp(void)
+int rfsd_child_seccomp(bool http)
 {
 	return 0;
 }

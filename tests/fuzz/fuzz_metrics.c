@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * daemon/rfsd/metrics.c as a scraper, or anyone who reaches its port,
- * meets it: the real libmicrohttpd daemon on a loopback port with rfsd's
- * request handler, started once, and the input sent to it as what a TCP
- * peer says.  The snapshot comes from a fake command table that answers
- * status and stats as rfsd would.  The loop and the clock are
- * fuzz_loop.h's: the clock moves on for fresh snapshots and the
- * per-connection deadline.
+ * meets it: the real libmicrohttpd daemon on a loopback port with the
+ * HTTP process's handler, started once, and the input sent to it as what
+ * a TCP peer says.  Both sides run in this process: the HTTP one is not
+ * forked, and rfsd's answers its asks for a snapshot from a fake command
+ * table that answers status and stats as rfsd would.  The loop and the
+ * clock are fuzz_loop.h's: the clock moves on for fresh snapshots and
+ * the per-connection deadline.
  *
  * Input: a flags byte, then the bytes the peer sends.
  *	bits 0-2  chunk size: 0 all at once, else 1 << (n + 1) bytes a send
@@ -28,6 +29,55 @@
 static struct rfsd_metrics *metrics;
 static struct rfsd_cmd_ctx ctx;
 static struct sockaddr_in addr = { .sin_family = AF_INET };
+static struct rfsd_loop loop;
+static int http_fd = -1;	/* the HTTP side's end of its socket */
+
+/* ---- the HTTP process, run here: its main sets it up and returns ---- */
+
+int rfsd_loop_init(struct rfsd_loop *l)
+{
+	return 0;
+}
+
+int rfsd_loop_run(struct rfsd_loop *l)
+{
+	return 0;
+}
+
+int rfsd_child_start(struct rfsd_child *c)
+{
+	struct rfsd_child in = *c;
+	int sv[2];
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv))
+		return -errno;
+	c->fd = sv[0];
+	c->pid = getpid();
+	in.fd = http_fd = sv[1];
+	in.keep = dup(c->keep);	/* MHD closes its own */
+	in.main(&in);
+	return 0;
+}
+
+void rfsd_child_stop(struct rfsd_child *c)
+{
+	close(c->fd);
+	c->fd = -1;
+}
+
+bool rfsd_child_tick(struct rfsd_child *c)
+{
+	return false;
+}
+
+/* The HTTP side asks for a snapshot and rfsd answers, before a request
+ * does: an ask from within one would wait for an answer that can't come
+ * until it returns. */
+static void prime(void)
+{
+	send(http_fd, "?", 1, MSG_NOSIGNAL);
+	fuzz_loop_run();
+}
 
 /* the snapshot: what rfsd's status and stats say of one interface */
 static struct json_object *run_status(struct rfsd_cmd_ctx *x,
@@ -71,6 +121,7 @@ static const struct rfsd_dispatch dispatch = { cmds, &ctx };
 static void cleanup(void)
 {
 	rfsd_metrics_close(metrics);
+	fuzz_loop_run();	/* the HTTP side sees its end and stops */
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
@@ -81,8 +132,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	/* a free port of the dynamic range, this process's first guess */
 	for (port = 49152 + getpid() % 8192; e && port < 65536; port++) {
 		snprintf(where, sizeof(where), "127.0.0.1:%d", port);
-		e = rfsd_metrics_open(&metrics, NULL, &dispatch, where, -1, err,
-				      sizeof(err));
+		e = rfsd_metrics_open(&metrics, &loop, &dispatch, where, -1,
+				      err, sizeof(err));
 	}
 	if (e) {
 		fprintf(stderr, "fuzz_metrics: %s\n", err);
@@ -203,6 +254,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	chunk = flags & 7 ? 2u << (flags & 7) : size;
 	if (flags & 8)
 		clock_skew_ns += 1000000000LL;
+	prime();
 	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	/* closed with a reset: thousands of inputs a second would otherwise
 	 * leave as many ports in TIME_WAIT and run out of them */
@@ -220,7 +272,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		peer_read(fd, buf, sizeof(buf) - 1, &got);
 		if (!off && (flags & 16)) {
 			clock_skew_ns += (RFSD_METRICS_DEADLINE + 1) * 1000000000LL;
-			fuzz_loop_run();
+			prime();
 		}
 	}
 	if (flags & 32) {

@@ -25,6 +25,7 @@ ALL_TESTS="
 	test_request_deadline
 	test_not_loopback_warned
 	test_socket_from_systemd
+	test_http_unprivileged
 "
 
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/lab.sh"
@@ -570,6 +571,57 @@ test_socket_from_systemd()
 	lab_wait_log "reloading config" || fail "rfsd did not reload"
 	scrape "http://127.0.0.1:$port/metrics" > /dev/null
 	say "served /metrics on the passed 127.0.0.1:$port, not metrics_listen's $cfg_port"
+}
+
+# The child of rfsd that serves /metrics (rfsd-http), or nothing.
+http_pid()
+{
+	local p
+	for p in $(cat /proc/"$RFSD_PID"/task/*/children 2>/dev/null); do
+		[ "$(cat "/proc/$p/comm" 2>/dev/null)" = rfsd-http ] && echo "$p"
+	done
+}
+
+# libmicrohttpd parses in rfsd-http, a child that holds no capability
+# (started by hand as root: none in its bounding set either), can't gain
+# one, runs as nobody under its system call filter and serves scrapes;
+# killed, it is started again and the port answers.
+test_http_unprivileged()
+{
+	local pid new st f v i
+	setup 0
+	pid=$(http_pid)
+	[ -n "$pid" ] || fail "no rfsd-http child of rfsd $RFSD_PID"
+	st=$(cat "/proc/$pid/status")
+	for f in CapInh CapPrm CapEff CapBnd CapAmb; do
+		v=$(awk -v f="$f:" '$1 == f { print $2 }' <<<"$st")
+		[ $((16#$v)) -eq 0 ] || fail "rfsd-http $pid has $f $v, want none"
+	done
+	v=$(awk '$1 == "Uid:" { print $2 }' <<<"$st")
+	[ "$v" = "$(id -u nobody)" ] || fail "rfsd-http $pid runs as uid $v, want nobody"
+	v=$(awk '$1 == "NoNewPrivs:" { print $2 }' <<<"$st")
+	[ "$v" = 1 ] || fail "rfsd-http $pid has NoNewPrivs $v"
+	v=$(awk '$1 == "Seccomp:" { print $2 }' <<<"$st")
+	[ "$v" = 2 ] || fail "rfsd-http $pid has Seccomp ${v:-?}, want 2 (filter)"
+	for i in 1 2; do
+		scrape > "$LAB_DIR/child.prom"
+		grep -q "^rfs_interface_attached{interface=\"$LAB_A\"," "$LAB_DIR/child.prom" ||
+			fail "a scrape through rfsd-http does not show $LAB_A"
+		sleep 1.1	# a fresh snapshot the second time
+	done
+	[ "$(http_pid)" = "$pid" ] || fail "rfsd-http died while serving"
+	kill -KILL "$pid"
+	for i in $(seq 1 50); do
+		new=$(http_pid)
+		[ -n "$new" ] && [ "$new" != "$pid" ] && break
+		new=
+		sleep 0.1
+	done
+	[ -n "$new" ] || fail "no new rfsd-http 5 s after killing $pid"
+	lab_wait_log "metrics server (pid $pid) killed by signal 9; restarting it" ||
+		fail "no log line about the restart"
+	scrape > /dev/null
+	say "rfsd-http $pid: uid nobody, no capabilities, Seccomp 2; killed, $new serves"
 }
 
 # ----------------------------------------------------------------- runner

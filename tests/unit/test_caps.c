@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Tests of the request parser's system call filter, rfsd_parser_seccomp()
- * in daemon/rfsd/caps.c (compiled into this test): a child installs it
- * as rfsd-parse does, after no_new_privs, then makes one call.  What
- * parsing needs (its socket, alarm(), json-c, malloc of a long line, a
- * log line) must work; anything that reaches outside the process must
- * kill it with SIGSYS before the call does anything.
+ * Tests of the children's system call filters, rfsd_child_seccomp() in
+ * daemon/rfsd/caps.c (compiled into this test): a child installs one as
+ * rfsd-parse and rfsd-http do, after no_new_privs, then makes one call.
+ * What parsing needs (its socket, alarm(), json-c, malloc of a long
+ * line, a log line) must work; anything that reaches outside the process
+ * must kill it with SIGSYS before the call does anything, under the HTTP
+ * server's longer list too.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -19,6 +20,8 @@
 
 #include "../../daemon/rfsd/caps.c"
 
+static bool rfs_test_http;	/* the HTTP server's filter */
+
 /* Run fn in a child under the filter; its wait status. */
 static int rfs_test_filtered(void (*fn)(int fd), int fd)
 {
@@ -28,7 +31,7 @@ static int rfs_test_filtered(void (*fn)(int fd), int fd)
 	assert_true(pid >= 0);
 	if (!pid) {
 		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
-		    rfsd_parser_seccomp())
+		    rfsd_child_seccomp(rfs_test_http))
 			_exit(100);
 		fn(fd);
 		_exit(0);
@@ -154,12 +157,17 @@ static void rfs_test_denied(void **state)
 #ifndef RFSD_AUDIT_ARCH
 	skip();	/* no filter here: rfsd-parse says so and relies on its uid */
 #endif
-	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
-		status = rfs_test_filtered(t[i].fn, getpid());
+	for (i = 0; i < 2 * sizeof(t) / sizeof(t[0]); i++) {
+		size_t k = i % (sizeof(t) / sizeof(t[0]));
+
+		rfs_test_http = k != i;
+		status = rfs_test_filtered(t[k].fn, getpid());
 		if (!WIFSIGNALED(status) || WTERMSIG(status) != SIGSYS)
-			fail_msg("%s under the filter: wait status %#x, want SIGSYS",
-				 t[i].what, status);
+			fail_msg("%s under the %s filter: wait status %#x, want SIGSYS",
+				 t[k].what, rfs_test_http ? "HTTP" : "parser",
+				 status);
 	}
+	rfs_test_http = false;
 }
 
 int main(void)

@@ -17,6 +17,8 @@
 #ifndef RFSD_COMMANDS_H
 #define RFSD_COMMANDS_H
 
+#include <errno.h>
+#include <net/if.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
@@ -193,8 +195,21 @@ struct json_object *rfsd_cpus_json(const struct rfs_cpuset *set);
 
 /* The attached interface called name, or NULL with a reply "<what>
  * <name>: not attached" (or "no such interface"). */
-struct rfs_if *rfsd_find_if(struct rfsd_cmd_ctx *x, const char *what,
-			    const char *name, struct json_object **reply);
+static inline struct rfs_if *rfsd_find_if(struct rfsd_cmd_ctx *x,
+					  const char *what, const char *name,
+					  struct json_object **reply)
+{
+	struct rfs_if *ifc = rfs_dp_if_find(x->dp, name);
+
+	if (ifc)
+		return ifc;
+	if (!if_nametoindex(name))
+		*reply = rfsd_reply_err(ENODEV, "%s %s: no such interface", what,
+					name);
+	else
+		*reply = rfsd_reply_err(ENOENT, "%s %s: not attached", what, name);
+	return NULL;
+}
 
 struct json_object *rfsd_cmd_stats(struct rfsd_cmd_ctx *x,
 				   struct rfsd_client *c,

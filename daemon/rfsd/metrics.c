@@ -505,7 +505,8 @@ static void http_main(struct rfsd_child *c)
 	const union MHD_DaemonInfo *info;
 	struct rfsd_http *h = &http;
 
-	if (rfsd_loop_init(&loop))
+	loop.epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (loop.epfd < 0)
 		return;
 	h->loop = &loop;
 	h->mhd = MHD_start_daemon(flags, 0, NULL, NULL, on_request, h,

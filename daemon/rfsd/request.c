@@ -5,7 +5,6 @@
  * handler; and the replies the handlers build.
  */
 #include <errno.h>
-#include <net/if.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -165,19 +164,4 @@ enum rfsd_cmd_rc rfsd_request_call(const struct rfsd_cmd *cmds,
 
 	return rfsd_request_run_as(cmds, x, NULL, NULL, line, strlen(line),
 				   reply);
-}
-
-struct rfs_if *rfsd_find_if(struct rfsd_cmd_ctx *x, const char *what,
-			    const char *name, struct json_object **reply)
-{
-	struct rfs_if *ifc = rfs_dp_if_find(x->dp, name);
-
-	if (ifc)
-		return ifc;
-	if (!if_nametoindex(name))
-		*reply = rfsd_reply_err(ENODEV, "%s %s: no such interface", what,
-					name);
-	else
-		*reply = rfsd_reply_err(ENOENT, "%s %s: not attached", what, name);
-	return NULL;
 }

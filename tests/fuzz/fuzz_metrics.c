@@ -34,11 +34,6 @@ static int http_fd = -1;	/* the HTTP side's end of its socket */
 
 /* ---- the HTTP process, run here: its main sets it up and returns ---- */
 
-int rfsd_loop_init(struct rfsd_loop *l)
-{
-	return 0;
-}
-
 int rfsd_loop_run(struct rfsd_loop *l)
 {
 	return 0;

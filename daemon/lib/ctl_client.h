@@ -20,17 +20,11 @@
 
 struct rfs_ctl;
 
-/* path NULL: RFS_CTL_SOCKET_DEFAULT */
-int rfs_ctl_connect(struct rfs_ctl **ctl, const char *path,
+/* path NULL: RFS_CTL_SOCKET_DEFAULT.  Each reply is awaited up to
+ * timeout_ms (< 0: forever); the lines each way are traced by pr_debug. */
+int rfs_ctl_connect(struct rfs_ctl **ctl, const char *path, int timeout_ms,
 		    char *err, size_t len);
 void rfs_ctl_close(struct rfs_ctl *ctl);
-
-/* How long rfs_ctl_recv() waits for a reply line (< 0: forever), and fn
- * to call with each line sent ("send") and received ("recv"). */
-typedef void (*rfs_ctl_trace_fn)(const char *dir, const char *line,
-				 void *arg);
-void rfs_ctl_set(struct rfs_ctl *ctl, int timeout_ms, rfs_ctl_trace_fn fn,
-		 void *arg);
 
 /* One reply line into *reply, a JSON object (the caller puts it). */
 int rfs_ctl_recv(struct rfs_ctl *ctl, struct json_object **reply,

@@ -14,7 +14,6 @@
 #include <errno.h>
 #include <math.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -80,57 +79,21 @@ static void wall_clock(char *buf, size_t len)
 
 /* ---- one sample ---- */
 
-static struct rfs_top_row *add_row(struct rfs_top_snap *s,
-				   enum rfs_top_kind kind, const char *name,
-				   struct json_object *ctrs)
-{
-	struct rfs_top_row *r = &s->rows[s->n++];
-	int k;
-
-	r->kind = kind;
-	snprintf(r->name, sizeof(r->name), "%s", name);
-	for (k = 0; k < RFS_TOP_NR_CTRS; k++)
-		r->ctr[k] = rfs_u64(ctrs, rfs_top_ctr_keys[k]);
-	r->backlog = rfs_num(ctrs, "backlog", RFS_TOP_NO_BACKLOG);
-	/* absent when rfsd could not read them, and then not 0 */
-	r->has_kthread = json_object_object_get_ex(ctrs, "kthread_wait_ns",
-						   NULL) &&
-			 json_object_object_get_ex(ctrs, "kthread_runs", NULL);
-	return r;
-}
-
-static void add_stats(struct rfs_top_snap *s, struct json_object *total,
-		      struct json_object *per)
-{
-	long long sum = RFS_TOP_NO_BACKLOG, b;
-	char name[RFS_TOP_NAME_LEN];
-	struct json_object *pc;
-	size_t i;
-
-	for (i = 0; i < json_object_array_length(per); i++) {
-		pc = json_object_array_get_idx(per, i);
-		snprintf(name, sizeof(name), "%lld", rfs_num(pc, "cpu", i));
-		b = add_row(s, RFS_TOP_CPU, name, pc)->backlog;
-		s->n_cpus++;
-		if (b != RFS_TOP_NO_BACKLOG)
-			sum = (sum < 0 ? 0 : sum) + b;
-	}
-	/* the total backlog is the sum of the CPUs' */
-	add_row(s, RFS_TOP_TOTAL, "all", total)->backlog = sum;
-}
-
-/* The requests of /metrics (rfs_prom_collect()), on one connection.  An
- * interface detached between status and its stats is left out. */
+/* The requests of /metrics (rfs_prom_collect()), on one connection, as
+ * rows: a CPU's, the total, then an interface's.  An interface detached
+ * between status and its stats is left out. */
 static int fetch(const struct rfsctl_cfg *g, struct rfs_top_snap *s,
 		 char *err, size_t len)
 {
-	struct json_object *snap = NULL, *sta, *total, *per, *ifs, *one;
+	struct json_object *snap = NULL, *sta, *total, *per, *ifs, *o = NULL;
+	long long sum = RFS_TOP_NO_BACKLOG;
+	size_t i, ncpu, nif;
+	struct rfs_top_row *r;
 	struct rfs_ctl *ctl;
-	size_t i, nif = 0;
-	int ret;
+	int ret, k;
 
 	memset(s, 0, sizeof(*s));
-	ret = rfs_connect(g, TOP_REPLY_MS, &ctl, err, len);
+	ret = rfs_ctl_connect(&ctl, g->socket, TOP_REPLY_MS, err, len);
 	if (!ret)
 		ret = rfs_prom_collect(rfs_ctl_ask, ctl, &snap, err, len);
 	rfs_ctl_close(ctl);
@@ -139,37 +102,58 @@ static int fetch(const struct rfsctl_cfg *g, struct rfs_top_snap *s,
 	sta = rfs_get(snap, "stats");
 	per = rfs_get(sta, "per_cpu");
 	ifs = rfs_get(snap, "interfaces");
+	ncpu = rfs_len(per);
+	nif = rfs_len(ifs);
 	if (!ret && (!json_object_object_get_ex(sta, "total", &total) ||
 		     !json_object_is_type(per, json_type_array))) {
 		snprintf(err, len, "unexpected reply from rfsd: stats has no \"total\" or \"per_cpu\"");
 		ret = -EPROTO;
 	}
-	if (!ret) {
-		nif = json_object_array_length(ifs);
-		s->rows = calloc(json_object_array_length(per) + 1 + nif,
-				 sizeof(*s->rows));
-		if (!s->rows) {
-			snprintf(err, len, "can't sample rfsd: out of memory");
-			ret = -ENOMEM;
-		}
+	s->rows = ret ? NULL : calloc(ncpu + 1 + nif, sizeof(*s->rows));
+	if (!ret && !s->rows) {
+		snprintf(err, len, "can't sample rfsd: out of memory");
+		ret = -ENOMEM;
 	}
-	if (!ret) {
-		add_stats(s, total, per);
-		snprintf(s->version, sizeof(s->version), "%s",
-			 rfs_str(rfs_get(snap, "status"), "version", ""));
+	for (i = 0; !ret && i < ncpu + 1 + nif; i++) {
+		r = &s->rows[s->n++];
+		r->kind = i < ncpu ? RFS_TOP_CPU : i == ncpu ? RFS_TOP_TOTAL :
+			  RFS_TOP_IFACE;
+		if (r->kind == RFS_TOP_CPU)
+			o = json_object_array_get_idx(per, i);
+		else if (r->kind == RFS_TOP_TOTAL)
+			o = total;
+		else if (!json_object_object_get_ex(json_object_array_get_idx(
+			ifs, i - ncpu - 1), "total", &o))
+			ret = -EPROTO;
+		if (r->kind == RFS_TOP_CPU)
+			snprintf(r->name, sizeof(r->name), "%lld",
+				 rfs_num(o, "cpu", i));
+		else
+			snprintf(r->name, sizeof(r->name), "%s",
+				 r->kind == RFS_TOP_TOTAL ? "all" :
+				 rfs_str(json_object_array_get_idx(ifs,
+					 i - ncpu - 1), "interface", "?"));
+		for (k = 0; k < RFS_TOP_NR_CTRS; k++)
+			r->ctr[k] = rfs_u64(o, rfs_top_ctr_keys[k]);
+		r->backlog = rfs_num(o, "backlog", RFS_TOP_NO_BACKLOG);
+		/* absent when rfsd could not read them, and then not 0 */
+		r->has_kthread = json_object_object_get_ex(o, "kthread_wait_ns",
+							   NULL) &&
+				 json_object_object_get_ex(o, "kthread_runs",
+							   NULL);
+		/* the total backlog is the sum of the CPUs' */
+		if (r->kind == RFS_TOP_CPU && r->backlog != RFS_TOP_NO_BACKLOG)
+			sum = (sum < 0 ? 0 : sum) + r->backlog;
+		else if (r->kind == RFS_TOP_TOTAL)
+			r->backlog = sum;
 	}
-	for (i = 0; !ret && i < nif; i++) {
-		one = json_object_array_get_idx(ifs, i);
-		if (json_object_object_get_ex(one, "total", &total)) {
-			add_row(s, RFS_TOP_IFACE, rfs_str(one, "interface", "?"),
-				total);
-			s->n_ifaces++;
-			continue;
-		}
+	if (ret == -EPROTO && s->rows)
 		snprintf(err, len, "unexpected reply from rfsd: stats %s has no \"total\"",
-			 rfs_str(one, "interface", "?"));
-		ret = -EPROTO;
-	}
+			 s->rows[s->n - 1].name);
+	s->n_cpus = ncpu;
+	s->n_ifaces = nif;
+	snprintf(s->version, sizeof(s->version), "%s",
+		 rfs_str(rfs_get(snap, "status"), "version", ""));
 	json_object_put(snap);
 	if (ret)
 		free(s->rows);
@@ -178,18 +162,35 @@ static int fetch(const struct rfsctl_cfg *g, struct rfs_top_snap *s,
 
 /* ---- the screen as lines of text, the same for the live view and for
  * plain output: a title, a row per CPU and the total, a row per
- * interface.  Every line fits 80 columns. ---- */
+ * interface, each fitting 80 columns ---- */
 
-/* CPU table: counted where each thing happens -- steered, desired%, held
- * and switches on the CPU that received the frame; deq/s, backlog on the
- * CPU it was steered to; drops on the CPU whose flush found the ring
- * full; local% on the CPU where the application read; kwait of the CPU's
- * cpumap kthread.  80 columns exactly: CPU ids (< 256) and "all" take 3,
- * "100.0%" and kwait's widest 6. */
-#define CPU_HEAD "CPU steered/s desired%%   held/s switch/s    deq/s  drops/s backlog local%%  kwait"
-#define CPU_ROW  "%-3s %9s %8s %8s %8s %8s %8s %7s %6s %6s"
-#define IF_HEAD  "IFACE             seen/s steered/s desired%%   held/s switch/s"
-#define IF_ROW   "%-15s %8s %9s %8s %8s %8s"
+enum { COL_DESIRED = RFS_TOP_NR_CTRS, COL_LOCAL, COL_BACKLOG, COL_KWAIT };
+
+/* A column: its head, width and what it shows (a counter's rate or a
+ * COL_).  Each is counted where it happens: steered, desired%, held and
+ * switches on the CPU that received the frame; deq/s, backlog on the CPU
+ * it was steered to; drops on the CPU whose flush found the ring full;
+ * local% on the CPU where the application read; kwait of the CPU's
+ * cpumap kthread.  CPU ids (< 256) and "all" take 3 columns. */
+struct col {
+	const char *head;
+	int w, what;
+};
+
+static const struct col cpu_cols[] = {
+	{ "CPU", -3, -1 }, { "steered/s", 9, RFS_TOP_STEERED },
+	{ "desired%", 8, COL_DESIRED }, { "held/s", 8, RFS_TOP_HELD },
+	{ "switch/s", 8, RFS_TOP_SWITCHES }, { "deq/s", 8, RFS_TOP_DEQUEUED },
+	{ "drops/s", 8, RFS_TOP_DROPS }, { "backlog", 7, COL_BACKLOG },
+	{ "local%", 6, COL_LOCAL }, { "kwait", 6, COL_KWAIT }, { NULL }
+};
+
+static const struct col if_cols[] = {
+	{ "IFACE", -15, -1 }, { "seen/s", 8, RFS_TOP_SEEN },
+	{ "steered/s", 9, RFS_TOP_STEERED }, { "desired%", 8, COL_DESIRED },
+	{ "held/s", 8, RFS_TOP_HELD }, { "switch/s", 8, RFS_TOP_SWITCHES },
+	{ NULL }
+};
 
 enum line_kind { L_TITLE, L_HEAD, L_ROW, L_BLANK };
 
@@ -203,22 +204,24 @@ struct lines {
 	struct line *v;		/* room for a title, 4 more, each row */
 };
 
-static void __attribute__((format(printf, 3, 4)))
-line_add(struct lines *l, enum line_kind kind, const char *fmt, ...)
+static struct line *line_new(struct lines *l, enum line_kind kind)
 {
 	struct line *v = &l->v[l->n++];
-	va_list ap;
 
 	v->kind = kind;
-	va_start(ap, fmt);
-	vsnprintf(v->text, sizeof(v->text), fmt, ap);
-	va_end(ap);
+	v->text[0] = '\0';
+	return v;
 }
 
-/* A rate in at most 8 characters: 1234, 123456, 12345.6k, 1234.5M */
-static void fmt_num(char *buf, size_t len, double v)
+/* A rate in at most 8 characters (1234, 123456, 12345.6k, 1234.5M), a
+ * percentage, or "-" for none (NaN). */
+static void fmt_cell(char *buf, size_t len, double v, bool pct)
 {
-	if (v < 999999.5)
+	if (isnan(v))
+		snprintf(buf, len, "-");
+	else if (pct)
+		snprintf(buf, len, "%.1f%%", v);
+	else if (v < 999999.5)
 		snprintf(buf, len, "%.0f", v);
 	else if (v < 99999.95e3)
 		snprintf(buf, len, "%.1fk", v / 1e3);
@@ -226,44 +229,35 @@ static void fmt_num(char *buf, size_t len, double v)
 		snprintf(buf, len, "%.1fM", v / 1e6);
 }
 
-/* A rate or a percentage as a cell ("-": none). */
-#define RATE(r, k)	((r) && (r)->valid ? (r)->per_s[k] : NAN)
-#define PCT(r, field)	((r) && (r)->valid ? (r)->field : NAN)
-
-static void fmt_cell(char *buf, size_t len, double v, bool pct)
-{
-	if (isnan(v))
-		snprintf(buf, len, "-");
-	else if (pct)
-		snprintf(buf, len, "%.1f%%", v);
-	else
-		fmt_num(buf, len, v);
-}
-
-/* A row's line: the cells both tables have, then a CPU's own (an
- * interface's seen/s goes first). */
-static void row_line(struct lines *out, const struct rfs_top_row *row,
+/* A row's line, or (row NULL) the head's. */
+static void row_line(struct lines *out, const struct col *cols,
+		     const struct rfs_top_row *row,
 		     const struct rfs_top_rate *r)
 {
-	char c[9][16];
+	struct line *l = line_new(out, row ? L_ROW : L_HEAD);
+	bool ok = r && r->valid;
+	const struct col *c;
+	size_t off = 0;
+	char v[16];
 
-	fmt_cell(c[0], 16, RATE(r, RFS_TOP_STEERED), false);
-	fmt_cell(c[1], 16, PCT(r, to_desired_pct), true);
-	fmt_cell(c[2], 16, RATE(r, RFS_TOP_HELD), false);
-	fmt_cell(c[3], 16, RATE(r, RFS_TOP_SWITCHES), false);
-	if (row->kind == RFS_TOP_IFACE) {
-		fmt_cell(c[4], 16, RATE(r, RFS_TOP_SEEN), false);
-		line_add(out, L_ROW, IF_ROW, row->name, c[4], c[0], c[1], c[2],
-			 c[3]);
-		return;
+	for (c = cols; c->head; c++) {
+		if (!row || c == cols)
+			snprintf(v, sizeof(v), "%s", !row ? c->head : row->name);
+		else if (c->what == COL_KWAIT)
+			rfs_top_kwait_text(v, sizeof(v), r ? r->kwait_us : NAN);
+		else if (c->what == COL_BACKLOG)
+			fmt_cell(v, sizeof(v), row->backlog < 0 ? NAN :
+				 row->backlog, false);
+		else if (c->what == COL_DESIRED || c->what == COL_LOCAL)
+			fmt_cell(v, sizeof(v), !ok ? NAN :
+				 c->what == COL_LOCAL ? r->locality_pct :
+				 r->to_desired_pct, true);
+		else
+			fmt_cell(v, sizeof(v), ok ? r->per_s[c->what] : NAN,
+				 false);
+		off += snprintf(l->text + off, sizeof(l->text) - off, "%s%*s",
+				c == cols ? "" : " ", c->w, v);
 	}
-	fmt_cell(c[4], 16, RATE(r, RFS_TOP_DEQUEUED), false);
-	fmt_cell(c[5], 16, RATE(r, RFS_TOP_DROPS), false);
-	fmt_cell(c[6], 16, row->backlog < 0 ? NAN : row->backlog, false);
-	fmt_cell(c[7], 16, PCT(r, locality_pct), true);
-	rfs_top_kwait_text(c[8], 16, r ? r->kwait_us : NAN);
-	line_add(out, L_ROW, CPU_ROW, row->name, c[0], c[1], c[2], c[3], c[4],
-		 c[5], c[6], c[7], c[8]);
 }
 
 static void rows_of(struct lines *out, const struct rfs_top_snap *s,
@@ -273,7 +267,8 @@ static void rows_of(struct lines *out, const struct rfs_top_snap *s,
 
 	for (i = 0; i < s->n; i++)
 		if (s->rows[i].kind == kind)
-			row_line(out, &s->rows[i], rates ? &rates[i] : NULL);
+			row_line(out, kind == RFS_TOP_IFACE ? if_cols : cpu_cols,
+				 &s->rows[i], rates ? &rates[i] : NULL);
 }
 
 /* The screen for sample s and its rates (NULL: no earlier sample yet). */
@@ -287,18 +282,20 @@ static int format(struct lines *out, const struct rfs_top_snap *s,
 		return -1;
 	out->v = v;
 	out->n = 0;
-	line_add(out, L_TITLE, "rfsd %s  %zu CPUs  %zu interface%s  every %us  %s%s",
+	snprintf(line_new(out, L_TITLE)->text, sizeof(v->text),
+		 "rfsd %s  %zu CPUs  %zu interface%s  every %us  %s%s",
 		 s->version[0] ? s->version : "?", s->n_cpus, s->n_ifaces,
 		 s->n_ifaces == 1 ? "" : "s", interval, clock,
 		 reset ? "  (counters reset)" : "");
-	line_add(out, L_HEAD, CPU_HEAD);
+	row_line(out, cpu_cols, NULL, NULL);
 	rows_of(out, s, rates, RFS_TOP_CPU);
 	rows_of(out, s, rates, RFS_TOP_TOTAL);
-	line_add(out, L_BLANK, "%s", "");
+	line_new(out, L_BLANK);
 	if (!s->n_ifaces)
-		line_add(out, L_ROW, "no interface attached");
+		snprintf(line_new(out, L_ROW)->text, sizeof(v->text),
+			 "no interface attached");
 	else
-		line_add(out, L_HEAD, IF_HEAD);
+		row_line(out, if_cols, NULL, NULL);
 	rows_of(out, s, rates, RFS_TOP_IFACE);
 	return 0;
 }
@@ -355,19 +352,17 @@ static void print_json(const struct rfs_top_snap *s,
 	struct json_object *o = json_object_new_object();
 	struct json_object *cpus = json_object_new_array();
 	struct json_object *ifs = json_object_new_array();
-	const struct rfs_top_row *row;
+	struct json_object *j;
 	size_t i;
 
 	json_object_object_add(o, "seconds", json_num(secs));
 	for (i = 0; i < s->n; i++) {
-		row = &s->rows[i];
-		if (row->kind == RFS_TOP_CPU)
-			json_object_array_add(cpus, rate_json(row, &rates[i]));
-		else if (row->kind == RFS_TOP_IFACE)
-			json_object_array_add(ifs, rate_json(row, &rates[i]));
+		j = rate_json(&s->rows[i], &rates[i]);
+		if (s->rows[i].kind == RFS_TOP_TOTAL)
+			json_object_object_add(o, "total", j);
 		else
-			json_object_object_add(o, "total",
-					       rate_json(row, &rates[i]));
+			json_object_array_add(s->rows[i].kind == RFS_TOP_CPU ?
+					      cpus : ifs, j);
 	}
 	json_object_object_add(o, "per_cpu", cpus);
 	json_object_object_add(o, "interfaces", ifs);

@@ -234,8 +234,8 @@ static int do_version(const struct rfsctl_cfg *g, const void *cfg)
 	const char *rfsd = NULL;
 
 	/* rfsd not answering is no error here: -v says why */
-	if (cfg && rfs_call(g, rfs_req_new("version"), 0, &result, err,
-			    sizeof(err)))
+	if (cfg && rfs_call(g, rfs_req_new("version", NULL, NULL), 0, &result,
+			    err, sizeof(err)))
 		pr_debug("%s\n", err);
 	else if (cfg && json_object_is_type(v = rfs_get(result, "version"),
 					    json_type_string))

@@ -40,8 +40,6 @@ static const struct rfs_opt top_opts[] = {
 
 /* a busy rfsd must not stall the view for rfsctl's usual 10 s */
 #define TOP_REPLY_MS	3000
-/* the live view never blocks longer, so it sees a signal's flag soon
- * (whether or not getch() returns early on EINTR) */
 #define TICK_MS		200
 
 /* SIGINT, SIGTERM, SIGHUP: both loops end at their next turn. */
@@ -409,63 +407,6 @@ static int step(const struct rfsctl_cfg *g, unsigned int interval,
 	return ret;
 }
 
-/* until t (monotonic seconds) or a signal */
-static void sleep_until(double t)
-{
-	struct timespec ts;
-	double d;
-
-	while (!top_stop && (d = t - now()) > 0) {
-		ts.tv_sec = (time_t)d;
-		ts.tv_nsec = (long)((d - ts.tv_sec) * 1e9);
-		if (nanosleep(&ts, NULL) && errno != EINTR)
-			return;
-	}
-}
-
-/*
- * Plain text or JSON, no terminal control: one block per interval until
- * a signal, or (once) a single one.  An rfsd that stops answering ends it
- * (exit 1): a script reading it wants to know.
- */
-static int top_plain(const struct rfsctl_cfg *g, unsigned int interval,
-		     bool once, struct rfs_top_snap *first)
-{
-	char err[RFS_CTL_ERR_LEN], clock[16];
-	struct rfs_top_snap prev = *first;
-	int ret = EXIT_SUCCESS;
-	double next = prev.t;
-	struct lines l = {};
-	bool reset;
-	size_t i;
-
-	catch_signals();
-	while (!top_stop) {
-		next += interval;
-		sleep_until(next);
-		if (top_stop)
-			break;
-		if (step(g, interval, &prev, &l, clock, &reset, err,
-			 sizeof(err))) {
-			p_err("%s", err);
-			ret = EXIT_FAILURE;
-		}
-		for (i = 0; !ret && !g->json && i < l.n; i++)
-			printf("%s\n", l.v[i].text);
-		if (!ret && !g->json && !once)
-			printf("\n");
-		fflush(stdout);
-		if (once || ret)
-			break;
-		/* a slow reply must not make the next interval shorter */
-		if (next < prev.t - interval)
-			next = prev.t;
-	}
-	free(prev.rows);
-	free(l.v);
-	return ret;
-}
-
 /* ---- the live view ----
  * The terminal is given back on every way out: endwin() on the normal
  * paths, and from an atexit handler for any exit() in between. */
@@ -518,24 +459,103 @@ static void draw(const struct view *v)
 	refresh();
 }
 
-/* Until q, Ctrl-C, SIGTERM or SIGHUP. */
+/* Until t (monotonic seconds) or a signal; in the view (v) also q, which
+ * returns true.  The view never blocks longer than TICK_MS, so it sees a
+ * signal's flag soon (whether or not getch() returns early on EINTR). */
+static bool wait_until(double t, const struct view *v)
+{
+	struct timespec ts;
+	double d;
+	int ch;
+
+	while (!top_stop && (d = t - now()) > 0) {
+		if (v) {
+			timeout(d * 1000 < TICK_MS ? (int)(d * 1000) + 1 :
+				TICK_MS);
+			ch = getch();
+			if (ch == 'q' || ch == 'Q')
+				return true;
+			if (ch == KEY_RESIZE || ch == 12 /* ^L */)
+				draw(v);
+			continue;
+		}
+		ts.tv_sec = (time_t)d;
+		ts.tv_nsec = (long)((d - ts.tv_sec) * 1e9);
+		if (nanosleep(&ts, NULL) && errno != EINTR)
+			break;
+	}
+	return false;
+}
+
+/*
+ * A sample every interval until a signal (or q), from first on: in the
+ * view v, or (v NULL) as plain text or JSON, no terminal control, then
+ * only one if once.  An rfsd that stops answering ends plain output
+ * (exit 1): a script reading it wants to know.  The view says so and
+ * goes on.
+ */
+static int top_loop(const struct rfsctl_cfg *g, unsigned int interval,
+		    bool once, struct rfs_top_snap *first, struct view *v)
+{
+	char err[RFS_CTL_ERR_LEN], clock[16];
+	struct rfs_top_snap prev = *first;
+	struct lines l = {}, *out = v ? &v->lines : &l;
+	int ret = EXIT_SUCCESS;
+	double next = prev.t;
+	bool reset;
+	size_t i;
+
+	while (!top_stop) {
+		next += interval;
+		if (wait_until(next, v) || top_stop)
+			break;
+		if (step(g, interval, &prev, out, clock, &reset,
+			 v ? v->status : err, v ? sizeof(v->status) :
+			 sizeof(err))) {
+			if (!v)
+				p_err("%s", err);
+			ret = v ? ret : EXIT_FAILURE;
+		} else if (v) {
+			if (reset)
+				snprintf(v->reset_at, sizeof(v->reset_at), "%s",
+					 clock);
+			snprintf(v->status, sizeof(v->status), "q: quit%s%s%s",
+				 v->reset_at[0] ? "  (counters reset at " : "",
+				 v->reset_at, v->reset_at[0] ? ")" : "");
+		}
+		if (v)
+			draw(v);
+		for (i = 0; !v && !ret && !g->json && i < l.n; i++)
+			printf("%s\n", l.v[i].text);
+		if (!v && !ret && !g->json && !once)
+			printf("\n");
+		fflush(stdout);
+		if (once || ret)
+			break;
+		/* fell behind (a slow reply): the next interval is a whole
+		 * one from now */
+		if (next + interval <= now())
+			next = now();
+	}
+	free(prev.rows);
+	free(l.v);
+	return ret;
+}
+
+/* The view, until q, Ctrl-C, SIGTERM or SIGHUP. */
 static int top_view(const struct rfsctl_cfg *g, unsigned int interval,
 		    struct rfs_top_snap *first)
 {
-	struct rfs_top_snap prev = *first;
 	struct view v = {};
-	double next, left;
 	char clock[16];
-	bool reset;
-	int ch;
+	int ret;
 
-	catch_signals();
 	atexit(view_end);
 	view_screen = newterm(NULL, stdout, stdin);
 	if (!view_screen) {
 		p_err("can't start the terminal view on '%s': not a terminal ncurses knows; try --once",
 		      getenv("TERM") ? getenv("TERM") : "");
-		free(prev.rows);
+		free(first->rows);
 		return EXIT_FAILURE;
 	}
 	cbreak();
@@ -544,42 +564,14 @@ static int top_view(const struct rfsctl_cfg *g, unsigned int interval,
 	curs_set(0);
 	/* the first sample: its table with no rates yet */
 	wall_clock(clock, sizeof(clock));
-	format(&v.lines, &prev, NULL, interval, clock, false);
+	format(&v.lines, first, NULL, interval, clock, false);
 	snprintf(v.status, sizeof(v.status), "q: quit  (rates after %us)",
 		 interval);
 	draw(&v);
-	next = prev.t + interval;
-	while (!top_stop) {
-		left = next - now();
-		if (left <= 0 && !step(g, interval, &prev, &v.lines, clock,
-				       &reset, v.status, sizeof(v.status))) {
-			if (reset)
-				snprintf(v.reset_at, sizeof(v.reset_at), "%s",
-					 clock);
-			snprintf(v.status, sizeof(v.status), "q: quit%s%s%s",
-				 v.reset_at[0] ? "  (counters reset at " : "",
-				 v.reset_at, v.reset_at[0] ? ")" : "");
-		}
-		if (left <= 0) {
-			draw(&v);
-			next += interval;
-			/* fell behind (a slow reply): start afresh from now */
-			if (next <= now())
-				next = now() + interval;
-			continue;
-		}
-		timeout(left * 1000 < TICK_MS ? (int)(left * 1000) + 1 :
-			TICK_MS);
-		ch = getch();
-		if (ch == 'q' || ch == 'Q')
-			break;
-		if (ch == KEY_RESIZE || ch == 12 /* ^L */)
-			draw(&v);
-	}
+	ret = top_loop(g, interval, false, first, &v);
 	view_end();
 	free(v.lines.v);
-	free(prev.rows);
-	return EXIT_SUCCESS;
+	return ret;
 }
 
 static int do_top(const struct rfsctl_cfg *g, const void *cfg)
@@ -596,9 +588,10 @@ static int do_top(const struct rfsctl_cfg *g, const void *cfg)
 	}
 	/* keys come from stdin: without a terminal there the view could
 	 * not be left with q, so it is plain text then too */
+	catch_signals();
 	if (c->once || g->json || !isatty(STDOUT_FILENO) ||
 	    !isatty(STDIN_FILENO))
-		return top_plain(g, c->interval, c->once, &first);
+		return top_loop(g, c->interval, c->once, &first, NULL);
 	return top_view(g, c->interval, &first);
 }
 

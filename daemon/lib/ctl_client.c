@@ -13,7 +13,6 @@
 
 #include "ctl_client.h"
 #include "log.h"
-#include "mono.h"
 
 struct rfs_ctl {
 	int fd;

@@ -10,7 +10,7 @@
 
 #include <bpf/bpf.h>
 
-#include "mono.h"
+#include "log.h"
 #include "rfs_dp_int.h"
 #include "rfs_explain.h"
 #include "rfs_features.h"

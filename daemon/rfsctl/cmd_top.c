@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "ctl_client.h"
-#include "mono.h"
+#include "log.h"
 #include "rfs_prom.h"
 #include "rfsctl.h"
 

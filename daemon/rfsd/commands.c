@@ -20,7 +20,6 @@
 #include "ksched.h"
 #include "kernel.h"
 #include "log.h"
-#include "mono.h"
 #include "rfs_commit.h"
 #include "server.h"
 

@@ -19,7 +19,6 @@
 #include "commands.h"
 #include "ksched.h"
 #include "log.h"
-#include "mono.h"
 
 void rfsd_ksched_init(struct rfsd_kscheds *k, struct rfs_dp *dp,
 		      const struct rfsd_ksched *want, bool can_nice)

@@ -1,14 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * top: rfsd's counters as rates, refreshed every interval.  On a terminal
- * the live view (ncurses, in this file only); otherwise, or with --once or
- * -j, plain text or JSON: one block per interval, or one after a single
- * interval.  The arithmetic is top_rates.c's.
- *
- * Rates are differences of two samples, so the first figures come one
- * interval after the start.  The busiest flows are not shown: the only
- * source is rfsd's flows sampler, which counts per flow for a window of
- * its own and is too dear to run every second.
+ * top: rfsd's counters as rates (top_rates.c), refreshed every interval:
+ * on a terminal the live view (ncurses, in this file only), else plain
+ * text or JSON.  The busiest flows are not shown: rfsd's flows sampler
+ * counts per flow for a window of its own, too dear to run every second.
  */
 #include <curses.h>
 #include <errno.h>
@@ -42,7 +37,7 @@ static const struct rfs_opt top_opts[] = {
 #define TOP_REPLY_MS	3000
 #define TICK_MS		200
 
-/* SIGINT, SIGTERM, SIGHUP: both loops end at their next turn. */
+/* SIGINT, SIGTERM, SIGHUP: the loop ends at its next turn. */
 static volatile sig_atomic_t top_stop;
 
 static void top_signal(int sig)
@@ -50,21 +45,7 @@ static void top_signal(int sig)
 	top_stop = 1;
 }
 
-/* Ours before ncurses' newterm(): it then leaves them alone (it only
- * sets its own handlers where none is). */
-static void catch_signals(void)
-{
-	struct sigaction sa = { .sa_handler = top_signal };
-
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-}
-
-static double now(void)
-{
-	return rfs_mono_ns() / 1e9;
-}
+#define now()	(rfs_mono_ns() / 1e9)
 
 static void wall_clock(char *buf, size_t len)
 {
@@ -298,12 +279,12 @@ static int format(struct lines *out, const struct rfs_top_snap *s,
 	return 0;
 }
 
-/* v with one decimal, as printed: json-c keeps the text it is given */
+/* v with one decimal, as printed (json-c keeps the text it is given);
+ * NaN, no JSON number, as null */
 static struct json_object *json_num(double v)
 {
 	char buf[64];
 
-	/* NaN is no JSON number: a percentage of nothing is null */
 	if (isnan(v))
 		return NULL;
 	snprintf(buf, sizeof(buf), "%.1f", v);
@@ -368,12 +349,9 @@ static void print_json(const struct rfs_top_snap *s,
 	json_object_put(o);
 }
 
-/*
- * A new sample against *prev, which becomes it: its screen in l, or under
- * -j printed.  clock: the time of it; *reset: a counter went back.  On
- * failure (-1, the reason in err) prev is kept, so the next good sample's
- * rates span the gap (or, if rfsd came back with new maps, tell a reset).
- */
+/* A new sample against *prev, which becomes it: its screen in l, or
+ * under -j printed; clock: its time; *reset: a counter went back.  On
+ * failure (-1, why in err) prev is kept: the next rates span the gap. */
 static int step(const struct rfsctl_cfg *g, unsigned int interval,
 		struct rfs_top_snap *prev, struct lines *l, char *clock,
 		bool *reset, char *err, size_t len)
@@ -385,22 +363,18 @@ static int step(const struct rfsctl_cfg *g, unsigned int interval,
 
 	if (fetch(g, &cur, err, len))
 		return -1;
-	rates = calloc(cur.n ? cur.n : 1, sizeof(*rates));
-	if (!rates) {
-		free(cur.rows);
-		snprintf(err, len, "can't compute rates: out of memory");
-		return -1;
-	}
-	rfs_top_rates(prev, &cur, rates);
+	rates = calloc(cur.n + 1, sizeof(*rates));
+	if (rates)
+		rfs_top_rates(prev, &cur, rates);
 	wall_clock(clock, 16);
-	for (*reset = false, i = 0; i < cur.n; i++)
+	for (*reset = false, i = 0; rates && i < cur.n; i++)
 		*reset |= rates[i].reset;
-	if (g->json) {
+	if (rates && g->json)
 		print_json(&cur, rates, cur.t - prev->t);
-	} else if (format(l, &cur, rates, interval, clock, *reset)) {
-		snprintf(err, len, "can't format the sample: out of memory");
+	else if (!rates || format(l, &cur, rates, interval, clock, *reset))
 		ret = -1;
-	}
+	if (ret)
+		snprintf(err, len, "can't show the sample: out of memory");
 	free(rates);
 	free(prev->rows);
 	*prev = cur;
@@ -580,15 +554,21 @@ static int do_top(const struct rfsctl_cfg *g, const void *cfg)
 	struct rfs_top_snap first;
 	char err[RFS_CTL_ERR_LEN];
 
+	struct sigaction sa = { .sa_handler = top_signal };
+
 	/* rfsd must answer before the screen is taken: its error then
 	 * reads like any other command's, on a terminal left alone */
 	if (fetch(g, &first, err, sizeof(err))) {
 		p_err("%s", err);
 		return EXIT_FAILURE;
 	}
+	/* ours before ncurses' newterm(): it sets its own only where none
+	 * is */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 	/* keys come from stdin: without a terminal there the view could
 	 * not be left with q, so it is plain text then too */
-	catch_signals();
 	if (c->once || g->json || !isatty(STDOUT_FILENO) ||
 	    !isatty(STDIN_FILENO))
 		return top_loop(g, c->interval, c->once, &first, NULL);

@@ -120,8 +120,8 @@ static void table_print(struct table *t)
 
 /* ---- status ---- */
 
-/* cpumap_kthreads: the policy asked for, then a line per CPU whose
- * kthread the datapath has seen ("cpu 0  pid 1234, SCHED_FIFO 1"). */
+/* The kthread policy asked for, then a line per CPU whose kthread the
+ * datapath has seen ("cpu 0 kthread  pid 1234, SCHED_FIFO 1"). */
 static void kthreads_plain(struct json_object *k)
 {
 	struct json_object *a = rfs_get(k, "kthreads"), *e;
@@ -147,7 +147,7 @@ static void kthreads_plain(struct json_object *k)
 	}
 }
 
-/* "  cpumap_gro      ok        none: <why>" per feature */
+/* "  cpumap_gro  ok  none: <why>" per feature */
 static void feature_lines(struct json_object *a, const char *indent)
 {
 	struct json_object *l;
@@ -195,6 +195,7 @@ static void status_plain(struct json_object *st, const void *arg)
 	static const char *const skip[] = { "version", "interfaces", "lost",
 					    "cpumap_kthreads", "kernel", NULL };
 	struct json_object *a, *l;
+	const char *by;
 	size_t i, n;
 
 	printf("rfsd %s\n", json_object_object_get_ex(st, "version", NULL) ?
@@ -216,20 +217,17 @@ static void status_plain(struct json_object *st, const void *arg)
 		l = json_object_array_get_idx(a, i);
 		if (!json_object_object_get_ex(l, "name", NULL))
 			continue;
-		if (rfs_str(l, "replaced_by", NULL))
-			printf("\nlost %s: another tool replaced our XDP program with program %s\n",
-			       rfs_str(l, "name", NULL),
-			       rfs_str(l, "replaced_by", NULL));
-		else
-			printf("\nlost %s: another tool detached our XDP program\n",
-			       rfs_str(l, "name", NULL));
+		by = rfs_str(l, "replaced_by", NULL);
+		printf("\nlost %s: another tool %s our XDP program%s%s\n",
+		       rfs_str(l, "name", NULL), by ? "replaced" : "detached",
+		       by ? " with program " : "", by ?: "");
 	}
 }
 
 static int do_status(const struct rfsctl_cfg *g, const void *cfg)
 {
-	return rfs_show(g, rfs_req_new("status", NULL, NULL), 0, NULL, json_type_object,
-			"the status", status_plain, NULL);
+	return rfs_show(g, rfs_req_new("status", NULL, NULL), 0, NULL,
+			json_type_object, "the status", status_plain, NULL);
 }
 
 /* ---- stats ---- */

@@ -64,7 +64,7 @@ static void wall_clock(char *buf, size_t len)
 static int fetch(const struct rfsctl_cfg *g, struct rfs_top_snap *s,
 		 char *err, size_t len)
 {
-	struct json_object *snap = NULL, *sta, *total, *per, *ifs, *o = NULL;
+	struct json_object *snap = NULL, *sta, *total, *per, *ifs, *o, *one;
 	long long sum = RFS_TOP_NO_BACKLOG;
 	size_t i, ncpu, nif;
 	struct rfs_top_row *r;
@@ -95,23 +95,21 @@ static int fetch(const struct rfsctl_cfg *g, struct rfs_top_snap *s,
 	}
 	for (i = 0; !ret && i < ncpu + 1 + nif; i++) {
 		r = &s->rows[s->n++];
+		one = i > ncpu ? json_object_array_get_idx(ifs, i - ncpu - 1) :
+			  NULL;
 		r->kind = i < ncpu ? RFS_TOP_CPU : i == ncpu ? RFS_TOP_TOTAL :
 			  RFS_TOP_IFACE;
-		if (r->kind == RFS_TOP_CPU)
-			o = json_object_array_get_idx(per, i);
-		else if (r->kind == RFS_TOP_TOTAL)
-			o = total;
-		else if (!json_object_object_get_ex(json_object_array_get_idx(
-			ifs, i - ncpu - 1), "total", &o))
-			ret = -EPROTO;
-		if (r->kind == RFS_TOP_CPU)
+		o = i < ncpu ? json_object_array_get_idx(per, i) : total;
+		snprintf(r->name, sizeof(r->name), "%s", i > ncpu ?
+			 rfs_str(one, "interface", "?") : "all");
+		if (i < ncpu)
 			snprintf(r->name, sizeof(r->name), "%lld",
 				 rfs_num(o, "cpu", i));
-		else
-			snprintf(r->name, sizeof(r->name), "%s",
-				 r->kind == RFS_TOP_TOTAL ? "all" :
-				 rfs_str(json_object_array_get_idx(ifs,
-					 i - ncpu - 1), "interface", "?"));
+		if (i > ncpu && !json_object_object_get_ex(one, "total", &o)) {
+			snprintf(err, len, "unexpected reply from rfsd: stats %s has no \"total\"",
+				 r->name);
+			ret = -EPROTO;
+		}
 		for (k = 0; k < RFS_TOP_NR_CTRS; k++)
 			r->ctr[k] = rfs_u64(o, rfs_top_ctr_keys[k]);
 		r->backlog = rfs_num(o, "backlog", RFS_TOP_NO_BACKLOG);
@@ -121,14 +119,11 @@ static int fetch(const struct rfsctl_cfg *g, struct rfs_top_snap *s,
 				 json_object_object_get_ex(o, "kthread_runs",
 							   NULL);
 		/* the total backlog is the sum of the CPUs' */
-		if (r->kind == RFS_TOP_CPU && r->backlog != RFS_TOP_NO_BACKLOG)
+		if (i < ncpu && r->backlog != RFS_TOP_NO_BACKLOG)
 			sum = (sum < 0 ? 0 : sum) + r->backlog;
-		else if (r->kind == RFS_TOP_TOTAL)
+		else if (i == ncpu)
 			r->backlog = sum;
 	}
-	if (ret == -EPROTO && s->rows)
-		snprintf(err, len, "unexpected reply from rfsd: stats %s has no \"total\"",
-			 s->rows[s->n - 1].name);
 	s->n_cpus = ncpu;
 	s->n_ifaces = nif;
 	snprintf(s->version, sizeof(s->version), "%s",

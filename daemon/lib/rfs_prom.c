@@ -277,29 +277,33 @@ static const struct rfs_prom_ctr if_gauges[] = {
 	{ "flow_cnt", P_GAUGE, "Entries of each of the interface's device flow tables (per RX queue)." },
 	{ "cpus", P_GAUGE, "CPUs the interface's flows may be steered to (as configured)." },
 	{ "active_cpus", P_GAUGE, "CPUs the interface's flows are steered to now (configured and online)." },
+	{ "lost", P_GAUGE, "1 for each configured interface whose XDP program another tool detached or replaced." },
 };
 
-static void iface_gauge(FILE *f, const char *key, const char *help,
-			struct json_object *ifs)
+/* rfs_interface_<key> of each interface of ifs with a number or an
+ * array as key (NULL: 1), left out when none has it. */
+static void iface_gauge(FILE *f, const struct rfs_prom_ctr *c,
+			const char *key, struct json_object *ifs)
 {
-	bool list = !strcmp(key, "cpus") || !strcmp(key, "active_cpus");
+	struct json_object *v = NULL;
 	bool head = false;
 	char name[64];
 	size_t i;
 
+	snprintf(name, sizeof(name), "interface_%s", c->key);
 	for (i = 0; i < arr_len(ifs); i++) {
 		const char *nm = member_str(at(ifs, i), "name");
-		struct json_object *v = member(at(ifs, i), key, list ?
-					       json_type_array : json_type_int);
 
-		if (!nm || !v)
+		if (key && !(v = member(at(ifs, i), key, json_type_int)))
+			v = member(at(ifs, i), key, json_type_array);
+		if (!nm || (key && !v))
 			continue;
-		snprintf(name, sizeof(name), "interface_%s", key);
 		if (!head)
-			family(f, name, "gauge", help);
+			family(f, name, "gauge", c->help);
 		head = true;
 		iface_label(f, name, nm);
-		fprintf(f, "} %lld\n", list ? (long long)arr_len(v) :
+		fprintf(f, "} %lld\n", !key ? 1 : json_object_is_type(v,
+			json_type_array) ? (long long)arr_len(v) :
 			(long long)json_object_get_int64(v));
 	}
 }
@@ -368,20 +372,10 @@ static void interfaces(FILE *f, struct json_object *status)
 		rfs_prom_label_value(f, mode ?: "unknown");
 		fputs("\"} 1\n", f);
 	}
-	for (i = 0; i < N(if_gauges); i++)
-		iface_gauge(f, if_gauges[i].key, if_gauges[i].help, ifs);
+	for (i = 0; i + 1 < N(if_gauges); i++)
+		iface_gauge(f, &if_gauges[i], if_gauges[i].key, ifs);
 	leaving(f, ifs);
-	if (!arr_len(lost))
-		return;
-	family(f, "interface_lost", "gauge",
-	       "1 for each configured interface whose XDP program another tool detached or replaced.");
-	for (i = 0; i < arr_len(lost); i++) {
-		nm = member_str(at(lost, i), "name");
-		if (!nm)
-			continue;
-		iface_label(f, "interface_lost", nm);
-		fputs("} 1\n", f);
-	}
+	iface_gauge(f, &if_gauges[i], NULL, lost);
 }
 
 int rfs_prom_format(FILE *f, struct json_object *snap)

@@ -113,8 +113,7 @@ void rfs_print_iface_plain(struct json_object *ifc)
 	struct json_object *ng, *lv = rfs_get(ifc, "leaving");
 	size_t i;
 
-	printf("interface %s\n", json_object_object_get_ex(ifc, "name", NULL) ?
-	       rfs_str(ifc, "name", NULL) : "?");
+	printf("interface %s\n", rfs_str(ifc, "name", "?"));
 	rfs_print_kv(ifc, "  ", order, skip);
 	/* said so that nobody takes a noguard figure for xdp-rfs's own */
 	if (json_object_object_get_ex(ifc, "noguard", &ng))

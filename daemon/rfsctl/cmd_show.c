@@ -198,8 +198,7 @@ static void status_plain(struct json_object *st, const void *arg)
 	const char *by;
 	size_t i, n;
 
-	printf("rfsd %s\n", json_object_object_get_ex(st, "version", NULL) ?
-	       rfs_str(st, "version", NULL) : "?");
+	printf("rfsd %s\n", rfs_str(st, "version", "?"));
 	rfs_print_kv(st, "  ", order, skip);
 	a = rfs_get(st, "cpumap_kthreads");
 	if (json_object_is_type(a, json_type_object))

@@ -427,7 +427,7 @@ $(FUZZ_B)/fuzz_cpulist: daemon/lib/cpulist.c
 $(FUZZ_B)/fuzz_words: daemon/lib/parse.c
 $(FUZZ_B)/fuzz_proc: daemon/lib/parse.c
 $(FUZZ_B)/fuzz_netlink: daemon/lib/rfs_link.c
-$(FUZZ_B)/fuzz_reply: daemon/lib/ctl_client.c daemon/lib/rfs_prom.c
+$(FUZZ_B)/fuzz_reply: daemon/lib/ctl_client.c daemon/lib/rfs_prom.c daemon/lib/log.c
 
 $(FUZZ_B)/fuzz_%: tests/fuzz/fuzz_%.c $(wildcard tests/fuzz/*.h) $(HEADERS) $(LIB_HDRS) \
 		  $(wildcard daemon/rfsd/*.h)

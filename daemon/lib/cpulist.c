@@ -105,28 +105,24 @@ int rfs_cpulist_parse_clamped(const char *s, struct rfs_cpuset *set)
 
 void rfs_cpulist_format(const struct rfs_cpuset *set, char *buf, size_t len)
 {
+	unsigned int c, hi;
 	size_t off = 0;
-	unsigned int c = 0, hi;
 	int n;
 
 	if (len)
 		buf[0] = '\0';
-	while (c < RFS_MAX_CPUS) {
-		if (!rfs_cpuset_has(set, c)) {
-			c++;
+	for (c = 0; c < RFS_MAX_CPUS; c = hi + 1) {
+		hi = c;
+		if (!rfs_cpuset_has(set, c))
 			continue;
-		}
-		for (hi = c; hi + 1 < RFS_MAX_CPUS && rfs_cpuset_has(set, hi + 1); hi++)
-			;
-		if (hi == c)
-			n = snprintf(buf + off, len - off, "%s%u", off ? "," : "", c);
-		else
-			n = snprintf(buf + off, len - off, "%s%u-%u", off ? "," : "",
-				     c, hi);
+		while (rfs_cpuset_has(set, hi + 1))
+			hi++;
+		n = snprintf(buf + off, len - off, "%s%u", off ? "," : "", c);
+		if (n >= 0 && hi > c && (size_t)n < len - off)
+			n += snprintf(buf + off + n, len - off - n, "-%u", hi);
 		if (n < 0 || (size_t)n >= len - off)
 			return;
 		off += n;
-		c = hi + 1;
 	}
 }
 

@@ -2,7 +2,6 @@
 #include <errno.h>
 #include <limits.h>
 #include <poll.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,30 +12,16 @@
 #include <sys/un.h>
 
 #include "ctl_client.h"
-#include "mono.h"
+#include "log.h"
 
 struct rfs_ctl {
 	int fd;
 	int timeout_ms;
 	char *path;
-	rfs_ctl_trace_fn trace;
-	void *trace_arg;
 	/* received bytes: [0, used) of which the reply lines not yet taken */
 	char *buf;
 	size_t used;
 };
-
-static void __attribute__((format(printf, 3, 4)))
-set_err(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !len)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-}
 
 /* What the user can do about a failed connect. */
 static const char *connect_hint(int e)
@@ -53,7 +38,7 @@ static const char *connect_hint(int e)
 	}
 }
 
-int rfs_ctl_connect(struct rfs_ctl **out, const char *path,
+int rfs_ctl_connect(struct rfs_ctl **out, const char *path, int timeout_ms,
 		    char *err, size_t len)
 {
 	struct sockaddr_un sun = { .sun_family = AF_UNIX };
@@ -64,8 +49,8 @@ int rfs_ctl_connect(struct rfs_ctl **out, const char *path,
 	if (!path)
 		path = RFS_CTL_SOCKET_DEFAULT;
 	if (!*path || strlen(path) >= sizeof(sun.sun_path)) {
-		set_err(err, len, "can't connect to rfsd at '%s': %s", path,
-			*path ? "socket path too long" : "empty socket path");
+		snprintf(err, len, "can't connect to rfsd at '%s': %s", path,
+			 *path ? "socket path too long" : "empty socket path");
 		return -EINVAL;
 	}
 	memcpy(sun.sun_path, path, strlen(path) + 1);
@@ -77,10 +62,10 @@ int rfs_ctl_connect(struct rfs_ctl **out, const char *path,
 	if (!ctl || !(ctl->path = strdup(path)) ||
 	    !(ctl->buf = malloc(RFS_CTL_REPLY_MAX + 1))) {
 		rfs_ctl_close(ctl);
-		set_err(err, len, "can't connect to rfsd: out of memory");
+		snprintf(err, len, "can't connect to rfsd: out of memory");
 		return -ENOMEM;
 	}
-	ctl->timeout_ms = RFS_CTL_TIMEOUT_MS;
+	ctl->timeout_ms = timeout_ms;
 	ctl->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	do {
 		r = ctl->fd < 0 ? -1 :
@@ -91,8 +76,8 @@ int rfs_ctl_connect(struct rfs_ctl **out, const char *path,
 		return 0;
 	}
 	e = errno;
-	set_err(err, len, "can't connect to rfsd at '%s': %s%s", path,
-		strerror(e), connect_hint(e));
+	snprintf(err, len, "can't connect to rfsd at '%s': %s%s", path,
+		 strerror(e), connect_hint(e));
 	rfs_ctl_close(ctl);
 	return -e;
 }
@@ -108,124 +93,46 @@ void rfs_ctl_close(struct rfs_ctl *ctl)
 	free(ctl);
 }
 
-void rfs_ctl_set(struct rfs_ctl *ctl, int timeout_ms, rfs_ctl_trace_fn fn,
-		 void *arg)
-{
-	ctl->timeout_ms = timeout_ms;
-	ctl->trace = fn;
-	ctl->trace_arg = arg;
-}
-
-static int send_all(struct rfs_ctl *ctl, const char *p, size_t n,
-		    char *err, size_t len)
-{
-	ssize_t r;
-
-	while (n) {
-		/* MSG_NOSIGNAL: a daemon gone away is an error, not SIGPIPE */
-		r = send(ctl->fd, p, n, MSG_NOSIGNAL);
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			r = -errno;
-			set_err(err, len, "can't send request to rfsd at '%s': %s",
-				ctl->path, strerror(errno));
-			return r;
-		}
-		p += r;
-		n -= r;
-	}
-	return 0;
-}
-
 /* req as one line; -EMSGSIZE if longer than the daemon takes. */
 static int rfs_ctl_send(struct rfs_ctl *ctl, struct json_object *req,
 			char *err, size_t len)
 {
-	const char *s;
-	char *line;
-	size_t n;
-	int ret;
-
 	/* PLAIN escapes newlines inside strings: the object stays one line */
-	s = json_object_to_json_string_ext(req, JSON_C_TO_STRING_PLAIN |
-					   JSON_C_TO_STRING_NOSLASHESCAPE);
-	if (!s) {
-		set_err(err, len, "can't format request: out of memory");
-		return -ENOMEM;
-	}
-	n = strlen(s);
+	const char *s = json_object_to_json_string_ext(req,
+		JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+	size_t n = s ? strlen(s) : 0, off = 0;
+	ssize_t r = 0;
+	char *line;
+
 	if (n > RFS_CTL_REQUEST_MAX) {
-		set_err(err, len, "request too long (%zu bytes, max %d)", n,
-			RFS_CTL_REQUEST_MAX);
+		snprintf(err, len, "request too long (%zu bytes, max %d)", n,
+			 RFS_CTL_REQUEST_MAX);
 		return -EMSGSIZE;
 	}
-	if (ctl->trace)
-		ctl->trace("send", s, ctl->trace_arg);
 	/* one send() per line, so the daemon never sees a line in pieces
 	 * it could take for two */
-	line = malloc(n + 1);
+	line = s ? malloc(n + 1) : NULL;
 	if (!line) {
-		set_err(err, len, "can't send request to rfsd: out of memory");
+		snprintf(err, len, "can't send request to rfsd: out of memory");
 		return -ENOMEM;
 	}
+	pr_debug("> %s\n", s);
 	memcpy(line, s, n);
-	line[n] = '\n';
-	ret = send_all(ctl, line, n + 1, err, len);
-	free(line);
-	return ret;
-}
-
-/* Read until buf holds a newline; its offset goes to *nl. */
-static int read_line(struct rfs_ctl *ctl, size_t *nl, char *err, size_t len)
-{
-	long long deadline = rfs_mono_ms() + ctl->timeout_ms, left;
-	struct pollfd pfd = { .fd = ctl->fd, .events = POLLIN };
-	size_t scanned = 0;
-	ssize_t r;
-	char *p;
-
-	for (;;) {
-		p = ctl->used > scanned ?
-			memchr(ctl->buf + scanned, '\n', ctl->used - scanned) :
-			NULL;
-		if (p) {
-			*nl = p - ctl->buf;
-			return 0;
-		}
-		scanned = ctl->used;
-		if (ctl->used > RFS_CTL_REPLY_MAX) {
-			set_err(err, len, "reply from rfsd too long (max %d bytes)",
-				RFS_CTL_REPLY_MAX);
-			return -EMSGSIZE;
-		}
-		left = ctl->timeout_ms < 0 ? -1 : deadline - rfs_mono_ms();
-		r = poll(&pfd, 1, left < 0 && ctl->timeout_ms >= 0 ? 0 :
-			 left > INT_MAX ? INT_MAX : (int)left);
-		if (!r) {
-			set_err(err, len, "no reply from rfsd at '%s' within %d ms",
-				ctl->path, ctl->timeout_ms);
-			return -ETIMEDOUT;
-		}
-		if (r > 0)
-			r = recv(ctl->fd, ctl->buf + ctl->used,
-				 RFS_CTL_REPLY_MAX + 1 - ctl->used, 0);
-		if (r < 0 && (errno == EINTR || errno == EAGAIN))
-			continue;
-		if (r < 0) {
-			r = -errno;
-			set_err(err, len, "can't read reply from rfsd: %s",
-				strerror(-r));
-			return r;
-		}
-		if (r == 0) {
-			set_err(err, len, ctl->used ?
-				"rfsd closed the connection in the middle of a reply" :
-				"rfsd closed the connection without replying");
-			return ctl->used ? -EPROTO : -ECONNRESET;
-		}
-		ctl->used += r;
+	line[n++] = '\n';
+	while (off < n && r >= 0) {
+		/* MSG_NOSIGNAL: a daemon gone away is an error, not SIGPIPE */
+		r = send(ctl->fd, line + off, n - off, MSG_NOSIGNAL);
+		if (r < 0 && errno == EINTR)
+			r = 0;
+		off += r > 0 ? r : 0;
 	}
+	r = r < 0 ? -errno : 0;
+	free(line);
+	if (!r)
+		return 0;
+	snprintf(err, len, "can't send request to rfsd at '%s': %s",
+		 ctl->path, strerror(-r));
+	return r;
 }
 
 int rfs_ctl_parse_reply(const char *line, size_t n,
@@ -238,7 +145,7 @@ int rfs_ctl_parse_reply(const char *line, size_t n,
 
 	*reply = NULL;
 	if (!tok) {
-		set_err(err, len, "can't parse reply from rfsd: out of memory");
+		snprintf(err, len, "can't parse reply from rfsd: out of memory");
 		return -ENOMEM;
 	}
 	obj = json_tokener_parse_ex(tok, line, n);
@@ -248,13 +155,13 @@ int rfs_ctl_parse_reply(const char *line, size_t n,
 		end++;
 	json_tokener_free(tok);
 	if (!obj || jerr != json_tokener_success)
-		set_err(err, len, "can't parse reply from rfsd: %s",
-			jerr == json_tokener_continue ? "incomplete JSON" :
-			json_tokener_error_desc(jerr));
+		snprintf(err, len, "can't parse reply from rfsd: %s",
+			 jerr == json_tokener_continue ? "incomplete JSON" :
+			 json_tokener_error_desc(jerr));
 	else if (end < n)
-		set_err(err, len, "can't parse reply from rfsd: data after the JSON object");
+		snprintf(err, len, "can't parse reply from rfsd: data after the JSON object");
 	else if (!json_object_is_type(obj, json_type_object))
-		set_err(err, len, "can't parse reply from rfsd: not a JSON object");
+		snprintf(err, len, "can't parse reply from rfsd: not a JSON object");
 	else
 		*reply = obj;
 	if (*reply)
@@ -266,19 +173,53 @@ int rfs_ctl_parse_reply(const char *line, size_t n,
 int rfs_ctl_recv(struct rfs_ctl *ctl, struct json_object **reply,
 		 char *err, size_t len)
 {
-	size_t nl = 0, n;
+	long long deadline = rfs_mono_ms() + ctl->timeout_ms, left;
+	struct pollfd pfd = { .fd = ctl->fd, .events = POLLIN };
+	size_t scanned = 0, nl, n;
+	ssize_t r;
+	char *p;
 	int ret;
 
 	*reply = NULL;
-	ret = read_line(ctl, &nl, err, len);
-	if (ret)
-		return ret;
+	while (!(p = memchr(ctl->buf + scanned, '\n', ctl->used - scanned))) {
+		scanned = ctl->used;
+		if (ctl->used > RFS_CTL_REPLY_MAX) {
+			snprintf(err, len, "reply from rfsd too long (max %d bytes)",
+				 RFS_CTL_REPLY_MAX);
+			return -EMSGSIZE;
+		}
+		left = ctl->timeout_ms < 0 ? -1 : deadline - rfs_mono_ms();
+		r = poll(&pfd, 1, left < 0 && ctl->timeout_ms >= 0 ? 0 :
+			 left > INT_MAX ? INT_MAX : (int)left);
+		if (!r) {
+			snprintf(err, len, "no reply from rfsd at '%s' within %d ms",
+				 ctl->path, ctl->timeout_ms);
+			return -ETIMEDOUT;
+		}
+		if (r > 0)
+			r = recv(ctl->fd, ctl->buf + ctl->used,
+				 RFS_CTL_REPLY_MAX + 1 - ctl->used, 0);
+		if (r < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (r < 0) {
+			r = -errno;
+			snprintf(err, len, "can't read reply from rfsd: %s",
+				 strerror(-r));
+			return r;
+		}
+		if (r == 0) {
+			snprintf(err, len, "rfsd closed the connection %s",
+				 ctl->used ? "in the middle of a reply" :
+				 "without replying");
+			return ctl->used ? -EPROTO : -ECONNRESET;
+		}
+		ctl->used += r;
+	}
+	nl = n = p - ctl->buf;
 	ctl->buf[nl] = '\0';
-	n = nl;
 	if (n && ctl->buf[n - 1] == '\r')
 		ctl->buf[--n] = '\0';
-	if (ctl->trace)
-		ctl->trace("recv", ctl->buf, ctl->trace_arg);
+	pr_debug("< %s\n", ctl->buf);
 	ret = rfs_ctl_parse_reply(ctl->buf, n, reply, err, len);
 	/* drop the line, keep what follows it */
 	memmove(ctl->buf, ctl->buf + nl + 1, ctl->used - nl - 1);
@@ -318,13 +259,13 @@ int rfs_ctl_result(struct json_object *reply, struct json_object **result,
 	*result = NULL;
 	if (!json_object_object_get_ex(reply, "ok", &ok) ||
 	    !json_object_is_type(ok, json_type_boolean)) {
-		set_err(err, len, "bad reply from rfsd: no \"ok\" member");
+		snprintf(err, len, "bad reply from rfsd: no \"ok\" member");
 		return -EPROTO;
 	}
 	if (json_object_get_boolean(ok)) {
 		if (!json_object_object_get_ex(reply, "result", result) ||
 		    !*result) {
-			set_err(err, len, "bad reply from rfsd: no \"result\" member");
+			snprintf(err, len, "bad reply from rfsd: no \"result\" member");
 			*result = NULL;
 			return -EPROTO;
 		}
@@ -340,8 +281,8 @@ int rfs_ctl_result(struct json_object *reply, struct json_object **result,
 	if (json_object_object_get_ex(reply, "error", &v) &&
 	    json_object_is_type(v, json_type_string) &&
 	    *json_object_get_string(v))
-		set_err(err, len, "%s", json_object_get_string(v));
+		snprintf(err, len, "%s", json_object_get_string(v));
 	else
-		set_err(err, len, "rfsd refused the request: %s", strerror(e));
+		snprintf(err, len, "rfsd refused the request: %s", strerror(e));
 	return -e;
 }

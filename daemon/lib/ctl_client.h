@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Client side of rfsd's control protocol (docs/protocol.md): one JSON
- * object per line each way on a unix stream socket.  It knows nothing of
- * the commands: it moves json_objects and tells transport errors from
- * the daemon's.  Functions return 0 or -errno with a one-line reason in
- * err ("can't connect to rfsd at '...': ... (is rfsd running?)").
+ * rfsd's control protocol (docs/protocol.md) as both ends know it, and
+ * its client side: one JSON object per line each way on a unix stream
+ * socket.  The client knows nothing of the commands (they are the
+ * daemon's and the CLI's tables): it moves json_objects and tells
+ * transport errors from the daemon's.  Functions return 0 or -errno with
+ * a one-line reason in err ("can't connect to rfsd at '...': ... (is
+ * rfsd running?)").
  */
 #ifndef RFS_CTL_CLIENT_H
 #define RFS_CTL_CLIENT_H
@@ -12,7 +14,14 @@
 #include <stddef.h>
 #include <json-c/json.h>
 
-#include "rfs_ctl_proto.h"
+/* rfsd --socket, socket = in rfsd.conf, rfsctl --socket or $RFS_SOCKET */
+#define RFS_CTL_SOCKET_DEFAULT	"/run/rfs/rfsd.sock"
+#define RFS_CTL_SOCKET_ENV	"RFS_SOCKET"
+/* Who may connect besides root: the socket file's group (mode 0660) */
+#define RFS_CTL_GROUP		"rfs"
+/* A request line's bytes, '\n' not counted: longer is refused (EMSGSIZE)
+ * and the connection closed. */
+#define RFS_CTL_REQUEST_MAX	65536
 
 #define RFS_CTL_REPLY_MAX	(1 << 20)	/* ours: many interfaces */
 #define RFS_CTL_TIMEOUT_MS	10000		/* per reply */
@@ -20,17 +29,11 @@
 
 struct rfs_ctl;
 
-/* path NULL: RFS_CTL_SOCKET_DEFAULT */
-int rfs_ctl_connect(struct rfs_ctl **ctl, const char *path,
+/* path NULL: RFS_CTL_SOCKET_DEFAULT.  Each reply is awaited up to
+ * timeout_ms (< 0: forever); the lines each way are traced by pr_debug. */
+int rfs_ctl_connect(struct rfs_ctl **ctl, const char *path, int timeout_ms,
 		    char *err, size_t len);
 void rfs_ctl_close(struct rfs_ctl *ctl);
-
-/* How long rfs_ctl_recv() waits for a reply line (< 0: forever), and fn
- * to call with each line sent ("send") and received ("recv"). */
-typedef void (*rfs_ctl_trace_fn)(const char *dir, const char *line,
-				 void *arg);
-void rfs_ctl_set(struct rfs_ctl *ctl, int timeout_ms, rfs_ctl_trace_fn fn,
-		 void *arg);
 
 /* One reply line into *reply, a JSON object (the caller puts it). */
 int rfs_ctl_recv(struct rfs_ctl *ctl, struct json_object **reply,

@@ -1,11 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The words of rfsd.conf, of rfsctl's command line and of the control
- * protocol, CPU lists among them, and the kernel's /proc and sysfs text.
- * One parser each, so a malformed value gets the same answer everywhere:
- * "12abc" is not a number, whatever it was for.  No allocation, and no
- * I/O but rfs_cpuset_online(): tests/fuzz/fuzz_words.c, fuzz_proc.c and
- * fuzz_cpulist.c run them on anything.
+ * The words of rfsd.conf, rfsctl's command line and the control protocol,
+ * CPU lists among them, and the kernel's /proc and sysfs text: one parser
+ * each, so "12abc" is not a number whatever it was for.  No allocation,
+ * no I/O but rfs_cpuset_online(): the fuzz targets run them on anything.
+ * They return 0, or -EINVAL for bad syntax and -ERANGE out of range.
  */
 #ifndef RFS_PARSE_H
 #define RFS_PARSE_H
@@ -18,12 +17,10 @@
 #include "rfs_common.h"
 
 /* Decimal digits only, at least one ("007" is 7): no sign, no blanks, no
- * hex, no suffix.  0; -EINVAL if s is not such a number; -ERANGE if it is
- * one above UINT32_MAX. */
+ * hex, no suffix. */
 int rfs_parse_u32(const char *s, __u32 *out);
 
-/* A table size: 0 if n is a power of two in lo..hi; -EDOM if it is no
- * power of two, -ERANGE if it is one outside lo..hi. */
+/* A table size: a power of two (else -EDOM) in lo..hi. */
 int rfs_check_pow2(__u32 n, __u32 lo, __u32 hi);
 
 /* The kernel's dev_valid_name(): 1..IFNAMSIZ-1 bytes, not "." or "..",
@@ -31,17 +28,14 @@ int rfs_check_pow2(__u32 n, __u32 lo, __u32 hi);
 bool rfs_ifname_valid(const char *s);
 
 /* A listening address, numeric only (no name lookup in a daemon's config):
- * "IPv4:PORT" or "[IPv6]:PORT", PORT 1..65535.  0 with the address in
- * *ss (*len its size); -EINVAL if s is not of that form. */
+ * "IPv4:PORT" or "[IPv6]:PORT", PORT 1..65535. */
 int rfs_parse_hostport(const char *s, struct sockaddr_storage *ss,
 		       socklen_t *len);
 /* A group name as useradd(8) takes them: [a-z_][a-z0-9_-]*, a '$' at
  * the end allowed, at most 32 characters. */
 bool rfs_group_name_valid(const char *s);
 
-/* A size in bytes: digits and an optional K, M or G (binary).  0 with it
- * in *out; -EINVAL if s is not of that form; -ERANGE if it is outside
- * lo..hi. */
+/* A size in bytes, lo..hi: digits and an optional K, M or G (binary). */
 int rfs_parse_size(const char *s, __u64 lo, __u64 hi, __u64 *out);
 
 /* A loopback address: 127.0.0.0/8, ::1, or ::ffff:127.x.y.z.  The
@@ -51,8 +45,7 @@ bool rfs_addr_loopback(const struct sockaddr_storage *ss);
 /* The number after key at the start of a line of text (len bytes, no NUL
  * needed), past blanks and before a blank or the line's end:
  * "CONFIG_HZ=250", "jiffies: 4295", "MemTotal:   16 kB", or with key ""
- * a file that is one number.  0; -ENOENT if no line starts with key;
- * -EINVAL if the first that does has no such number; -ERANGE past 64 bits. */
+ * a file that is one number.  -ENOENT if no line starts with key. */
 int rfs_text_u64(const char *text, size_t len, const char *key, __u64 *out);
 
 /* A cpumask file's text ("00000000,00000001\n") names a CPU; anything
@@ -68,11 +61,9 @@ enum rfs_trace_mode {
 	RFS_TRACE_NONE,		/* none loaded: reported, never asked for */
 };
 
-/* The modes' names, "auto" first as rfsctl's help lists them; NULL at
- * the end. */
+/* The modes' names, "auto" first as rfsctl's help lists them, NULL
+ * ended; a mode's name ("auto" for a value out of range) and back. */
 extern const char *const rfs_xdp_mode_names[];
-/* A mode's name ("auto" for a value out of range) and back: 0, or
- * -EINVAL for a name that is none of them. */
 const char *rfs_xdp_mode_name(enum rfs_xdp_mode mode);
 int rfs_xdp_mode_parse(const char *s, enum rfs_xdp_mode *mode);
 const char *rfs_trace_mode_name(enum rfs_trace_mode mode);
@@ -84,10 +75,9 @@ struct rfs_cpuset {
 	__u64 bits[RFS_CPU_WORDS];
 };
 
-/* "0-3,6" -> set.  0, or -EINVAL for bad syntax, -ERANGE for a CPU >=
- * RFS_MAX_CPUS.  An empty string gives -EINVAL; one '\n' may end it. */
+/* "0-3,6" -> set, not empty; one '\n' may end it.  A CPU >= RFS_MAX_CPUS
+ * is out of range, or (clamped) left out. */
 int rfs_cpulist_parse(const char *s, struct rfs_cpuset *set);
-/* The same, leaving out CPUs >= RFS_MAX_CPUS instead of failing. */
 int rfs_cpulist_parse_clamped(const char *s, struct rfs_cpuset *set);
 /* set -> "0-3,6" (empty string for an empty set). */
 void rfs_cpulist_format(const struct rfs_cpuset *set, char *buf, size_t len);

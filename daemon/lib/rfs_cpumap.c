@@ -7,7 +7,6 @@
 #include <bpf/bpf.h>
 
 #include "log.h"
-#include "mono.h"
 #include "rfs_dp_int.h"
 
 /*

@@ -26,7 +26,6 @@
 #include <bpf/libbpf.h>
 
 #include "log.h"
-#include "mono.h"
 #include "rfs_dp_int.h"
 #include "rfs_order.h"
 

@@ -17,7 +17,6 @@
 #include <bpf/libbpf.h>
 
 #include "log.h"
-#include "mono.h"
 #include "rfs_dp_int.h"
 
 /* Room for one more interface, taken before it is made: once attached

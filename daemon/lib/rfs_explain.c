@@ -10,7 +10,7 @@
 
 #include <bpf/bpf.h>
 
-#include "mono.h"
+#include "log.h"
 #include "rfs_dp_int.h"
 #include "rfs_explain.h"
 #include "rfs_features.h"
@@ -145,10 +145,7 @@ put(struct sbuf *b, const char *fmt, ...)
 		b->used += (size_t)n;
 }
 
-static const char *path_of(bool local)
-{
-	return local ? "local path" : "cpumap";
-}
+#define path_of(local)	((local) ? "local path" : "cpumap")
 
 /* Why the target is what it is. */
 static void put_target(struct sbuf *b, const struct rfs_choice *c,

@@ -2,16 +2,12 @@
 /*
  * rfsctl explain: what one flow's next frame will do, and why.
  * rfs_iface_explain() reads the state rfs_xdp reads for the flow; the pure
- * half then feeds it to the code the XDP program runs, in its order
- * (bpf/rfs_xdp.bpf.c): rfs_flow_hash() with the datapath's seed, the sock
- * slot and rfs_sock_entry_cpu(), rfs_dev_index() in the current table and,
- * for a flow it has no entry for, the previous one, rfs_pick_cpu() with
- * cur_drained = 0, and on HELD the program's drain test and rfs_pick_cpu()
- * again.  tests/unit/test_explain.c runs the pure half alone.
- *
- * Two inputs exist only inside the kernel at frame time: the CPU the frame
- * arrives on (each case is one RX CPU), and whether the target's cpumap
- * kthread is asleep then (the answer is given for both).
+ * half (tests/unit/test_explain.c) feeds it to the code the XDP program
+ * runs, in its order: the hash, the sock slot, the dev table's entry (or
+ * the previous table's), rfs_pick_cpu(), and on HELD the drain test and
+ * rfs_pick_cpu() again.  Two inputs exist only in the kernel at frame
+ * time: the CPU the frame arrives on (each case is one RX CPU), and
+ * whether the target's cpumap kthread is asleep then (both are answered).
  */
 #ifndef RFS_EXPLAIN_H
 #define RFS_EXPLAIN_H
@@ -47,8 +43,7 @@ struct rfs_explain_queue {
 	bool have_prev;			/* a previous table (after a resize) */
 	__u32 prev_index;
 	struct rfs_dev_flow prev_entry;
-	/* what rfs_xdp passes as st.cur: entry, or prev_entry if entry is
-	 * not valid and the previous table has one */
+	/* rfs_xdp's st.cur: entry, or prev_entry if only that is valid */
 	struct rfs_dev_flow cur;
 	bool cur_from_prev;
 	/* for a remote cur: the target's mark row for cur.rx_cpu, its
@@ -61,11 +56,10 @@ struct rfs_explain_queue {
 	__u32 tx_seq;			/* last seq cur.rx_cpu sent to cur.cpu */
 	__u32 tx_dropped_upto;
 	int kthread_asleep_now;		/* -1: unknown; seen in /proc now */
-	/* why the flow still holds cur.cpu, by the test rfsd asks before
-	 * it lets a leaving CPU go (rfs_hold_judge, on the state above) */
+	/* why the flow still holds cur.cpu (rfs_hold_judge(), rfsd's test
+	 * before it lets a leaving CPU go) */
 	enum rfs_hold_why hold;
-	/* cur.cpu is leaving the interface (out of its set, flows still
-	 * draining) since this monotonic ms; 0: it is not */
+	/* cur.cpu is leaving the interface since this monotonic ms; 0: not */
 	__u64 leaving_since_ms;
 };
 
@@ -89,12 +83,10 @@ struct rfs_explain_case {
 	__u32 rx_cpu;
 	struct rfs_choice first;	/* rfs_pick_cpu(cur_drained = 0) */
 	enum rfs_explain_drain drain;
-	/* RFS_XD_LOCAL: age of the last local frame, in jiffies */
-	bool age_known;
-	__s32 age;
-	/* RFS_XD_REMOTE: drained without and with the kthread asleep */
-	bool proven;
-	bool if_asleep;
+	bool age_known;			/* RFS_XD_LOCAL: the last local */
+	__s32 age;			/* frame's age, in jiffies */
+	bool proven;			/* RFS_XD_REMOTE: drained without */
+	bool if_asleep;			/* and with the kthread asleep */
 	/* drained as the program will see it: 1, 0, or -1 when it depends
 	 * on what only the kernel knows then (kthread asleep, jiffies) */
 	int drained;
@@ -108,16 +100,13 @@ struct rfs_explain_case {
 __u32 rfs_explain_hash(const struct rfs_explain_in *in);
 __u32 rfs_explain_sock_slot(const struct rfs_explain_in *in, __u32 hash);
 __u32 rfs_explain_desired(const struct rfs_explain_in *in, __u32 hash);
-
 /* The frame's fate when it arrives on rx_cpu from queue q. */
 void rfs_explain_case(const struct rfs_explain_in *in,
 		      const struct rfs_explain_queue *q, __u32 rx_cpu,
 		      struct rfs_explain_case *out);
-
 /* Names for JSON: "new", "keep", ...; "pass", "local", "cpumap". */
 const char *rfs_explain_verdict_name(__u8 verdict);
 const char *rfs_explain_action_name(enum rfs_explain_action a);
-
 /* The case in words: "keep: ... because ...".  Returns buf. */
 char *rfs_explain_words(const struct rfs_explain_in *in,
 			const struct rfs_explain_queue *q,

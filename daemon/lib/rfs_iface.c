@@ -13,7 +13,6 @@
 #include <xdp/libxdp.h>
 
 #include "log.h"
-#include "mono.h"
 #include "rfs_dp_int.h"
 #include "rfs_order.h"
 

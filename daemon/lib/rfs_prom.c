@@ -5,51 +5,45 @@
 
 #include "rfs_prom.h"
 
-struct rfs_prom_ctr {
+/*
+ * The counters of stats and their help text, in the order they are
+ * exposed: per interface and RX CPU (struct rfs_if_stats), then
+ * datapath-wide per CPU (struct rfs_global_stats), the gauges among
+ * them, and the kthread's wait, in the seconds Prometheus wants.  A
+ * newer rfsd's key in none is taken for a datapath-wide counter.
+ */
+enum ctr_kind { P_IF, P_GLOBAL, P_GAUGE, P_KWAIT };
+
+static const struct rfs_prom_ctr {
 	const char *key;
+	enum ctr_kind kind;
 	const char *help;
-};
-
-/* Counted per interface and RX CPU (struct rfs_if_stats). */
-static const struct rfs_prom_ctr if_ctrs[] = {
-	{ "seen", "Frames the XDP program ran on, by interface and RX CPU." },
-	{ "steered", "Frames steered: redirected to a CPU's cpumap queue or passed up on the RX CPU (to_desired + spread + held)." },
-	{ "to_desired", "Steered frames sent to the CPU where the application reads the flow." },
-	{ "spread", "Steered frames spread by hash: no desired CPU known or allowed." },
-	{ "held", "Steered frames kept on the flow's old CPU until it drained its earlier frames (in-order rule)." },
-	{ "local", "Steered frames passed up on their RX CPU, the application's CPU (also counted in steered)." },
-	{ "switches", "Flows moved to another CPU." },
-	{ "pass_not_ip", "Frames passed up unsteered: not IPv4 or IPv6." },
-	{ "pass_fragment", "Frames passed up unsteered: IP fragments." },
-	{ "pass_other_proto", "Frames passed up unsteered: neither TCP nor UDP." },
-	{ "pass_truncated", "Frames passed up unsteered: headers cut short." },
-	{ "pass_no_table", "Frames passed up unsteered: no config, flow table or allowed CPU, or a queue past the table." },
-	{ "redirect_err", "Frames whose cpumap redirect failed: CPU missing from the cpumap (dropped when the flow's earlier frames may be in flight)." },
-	{ "no_meta", "Held frames redirected without metadata (no headroom): their target CPU can't mark them (other frames go without it anyway)." },
-};
-
-/* Datapath-wide, per CPU (struct rfs_global_stats). */
-static const struct rfs_prom_ctr g_ctrs[] = {
-	{ "dequeued", "Frames the CPU's cpumap queue handed to the stack (by target CPU)." },
-	{ "enqueue_drops", "Frames dropped because a cpumap ring was full (ring drops, by the RX CPU that flushed)." },
-	{ "recv_local", "Receive calls that returned data on a connected TCP/UDP socket whose last frame the stack processed on the reading CPU (locality hit)." },
-	{ "recv_remote", "Receive calls that returned data on a connected TCP/UDP socket whose last frame the stack processed on another CPU (locality miss)." },
-	{ "sock_records", "Sock flow table entries written." },
-	{ "sock_clears", "Sock flow table entries cleared on close." },
-	{ "sock_skipped", "Socket events skipped: unconnected, non-IP, or loopback sockets while no loopback interface is attached." },
-	{ "foreign", "Frames the cpumap program ran on with metadata not xdp-rfs's (its own frames carry none or its own)." },
-	{ "kthread_runs", "Times the CPU's cpumap kthread was scheduled in (the kernel's schedstat pcount, since the kthread was made)." },
-};
-
-/* stats' kthread_wait_ns, in the base unit Prometheus wants: seconds. */
-#define KWAIT_KEY	"kthread_wait_ns"
-#define KWAIT_NAME	"kthread_wait_seconds"
-#define KWAIT_HELP	"Time the CPU's cpumap kthread waited on a run queue for its CPU (the kernel's schedstat run_delay, since the kthread was made): how long frames steered there waited for other tasks."
-
-/* Per CPU in stats, but levels: gauges.  A newer rfsd's key in no table
- * is taken for a counter. */
-static const struct rfs_prom_ctr g_gauges[] = {
-	{ "backlog", "Frames steered to the CPU that its cpumap program has not taken off the ring yet." },
+} ctrs[] = {
+	{ "seen", P_IF, "Frames the XDP program ran on, by interface and RX CPU." },
+	{ "steered", P_IF, "Frames steered: redirected to a CPU's cpumap queue or passed up on the RX CPU (to_desired + spread + held)." },
+	{ "to_desired", P_IF, "Steered frames sent to the CPU where the application reads the flow." },
+	{ "spread", P_IF, "Steered frames spread by hash: no desired CPU known or allowed." },
+	{ "held", P_IF, "Steered frames kept on the flow's old CPU until it drained its earlier frames (in-order rule)." },
+	{ "local", P_IF, "Steered frames passed up on their RX CPU, the application's CPU (also counted in steered)." },
+	{ "switches", P_IF, "Flows moved to another CPU." },
+	{ "pass_not_ip", P_IF, "Frames passed up unsteered: not IPv4 or IPv6." },
+	{ "pass_fragment", P_IF, "Frames passed up unsteered: IP fragments." },
+	{ "pass_other_proto", P_IF, "Frames passed up unsteered: neither TCP nor UDP." },
+	{ "pass_truncated", P_IF, "Frames passed up unsteered: headers cut short." },
+	{ "pass_no_table", P_IF, "Frames passed up unsteered: no config, flow table or allowed CPU, or a queue past the table." },
+	{ "redirect_err", P_IF, "Frames whose cpumap redirect failed: CPU missing from the cpumap (dropped when the flow's earlier frames may be in flight)." },
+	{ "no_meta", P_IF, "Held frames redirected without metadata (no headroom): their target CPU can't mark them (other frames go without it anyway)." },
+	{ "dequeued", P_GLOBAL, "Frames the CPU's cpumap queue handed to the stack (by target CPU)." },
+	{ "enqueue_drops", P_GLOBAL, "Frames dropped because a cpumap ring was full (ring drops, by the RX CPU that flushed)." },
+	{ "recv_local", P_GLOBAL, "Receive calls that returned data on a connected TCP/UDP socket whose last frame the stack processed on the reading CPU (locality hit)." },
+	{ "recv_remote", P_GLOBAL, "Receive calls that returned data on a connected TCP/UDP socket whose last frame the stack processed on another CPU (locality miss)." },
+	{ "sock_records", P_GLOBAL, "Sock flow table entries written." },
+	{ "sock_clears", P_GLOBAL, "Sock flow table entries cleared on close." },
+	{ "sock_skipped", P_GLOBAL, "Socket events skipped: unconnected, non-IP, or loopback sockets while no loopback interface is attached." },
+	{ "foreign", P_GLOBAL, "Frames the cpumap program ran on with metadata not xdp-rfs's (its own frames carry none or its own)." },
+	{ "kthread_runs", P_GLOBAL, "Times the CPU's cpumap kthread was scheduled in (the kernel's schedstat pcount, since the kthread was made)." },
+	{ "backlog", P_GAUGE, "Frames steered to the CPU that its cpumap program has not taken off the ring yet." },
+	{ "kthread_wait_ns", P_KWAIT, "Time the CPU's cpumap kthread waited on a run queue for its CPU (the kernel's schedstat run_delay, since the kthread was made): how long frames steered there waited for other tasks." },
 };
 
 #define N(a)	(sizeof(a) / sizeof((a)[0]))
@@ -220,19 +214,25 @@ static size_t samples(FILE *f, const char *name, const char *key,
 	return n;
 }
 
-static void if_counter(FILE *f, const struct rfs_prom_ctr *c,
-		       struct json_object *ifs)
+/* c's family: per interface and CPU (from ifs), or per CPU (per_cpu);
+ * left out when it has no sample. */
+static void series(FILE *f, const struct rfs_prom_ctr *c,
+		   struct json_object *ifs, struct json_object *per_cpu)
 {
+	bool ns = c->kind == P_KWAIT;
 	char name[96];
 	size_t i, n = 0;
 	int pass;
 
-	snprintf(name, sizeof(name), "%s_total", c->key);
-	/* a family without samples is left out */
+	snprintf(name, sizeof(name), "%s%s", ns ? "kthread_wait_seconds" :
+		 c->key, c->kind == P_GAUGE ? "" : "_total");
 	for (pass = 0; pass < 2 && (!pass || n); pass++) {
 		if (pass)
-			family(f, name, "counter", c->help);
-		for (i = 0; i < arr_len(ifs); i++) {
+			family(f, name, c->kind == P_GAUGE ? "gauge" :
+			       "counter", c->help);
+		if (c->kind != P_IF)
+			n += samples(f, name, c->key, NULL, per_cpu, ns, pass);
+		for (i = 0; c->kind == P_IF && i < arr_len(ifs); i++) {
 			const char *nm = member_str(at(ifs, i), "interface");
 
 			if (nm)
@@ -244,39 +244,21 @@ static void if_counter(FILE *f, const struct rfs_prom_ctr *c,
 	}
 }
 
-/* A per-CPU series of the datapath, left out when no CPU has it. */
-static void g_series(FILE *f, const char *key, const char *suffix,
-		     const char *type, const char *help,
-		     struct json_object *per_cpu)
+static const struct rfs_prom_ctr *ctr_of(const char *key)
 {
-	bool ns = !strcmp(key, KWAIT_KEY);
-	char name[96];
+	size_t i;
 
-	snprintf(name, sizeof(name), "%s%s", ns ? KWAIT_NAME : key, suffix);
-	if (!samples(f, name, key, NULL, per_cpu, ns, false))
-		return;
-	family(f, name, type, help);
-	samples(f, name, key, NULL, per_cpu, ns, true);
-}
-
-static bool in(const struct rfs_prom_ctr *t, size_t n, const char *key)
-{
-	while (n--)
-		if (!strcmp(key, t[n].key))
-			return true;
-	return false;
+	for (i = 0; i < N(ctrs); i++)
+		if (!strcmp(key, ctrs[i].key))
+			return &ctrs[i];
+	return NULL;
 }
 
 bool rfs_prom_global(const char *key)
 {
-	return in(g_ctrs, N(g_ctrs), key) || in(g_gauges, N(g_gauges), key) ||
-	       !strcmp(key, KWAIT_KEY);
-}
+	const struct rfs_prom_ctr *c = ctr_of(key);
 
-static bool known(const char *key)
-{
-	return in(if_ctrs, N(if_ctrs), key) || rfs_prom_global(key) ||
-	       !strcmp(key, "cpu");
+	return c && c->kind != P_IF;
 }
 
 static void gauge(FILE *f, const char *name, const char *help,
@@ -291,33 +273,37 @@ static void gauge(FILE *f, const char *name, const char *help,
 /* Per interface of status, rfs_interface_<key>: its value, or its length
  * for the CPU lists. */
 static const struct rfs_prom_ctr if_gauges[] = {
-	{ "rx_queues", "RX queues the interface allocated (each has its own run of the flow table)." },
-	{ "flow_cnt", "Entries of each of the interface's device flow tables (per RX queue)." },
-	{ "cpus", "CPUs the interface's flows may be steered to (as configured)." },
-	{ "active_cpus", "CPUs the interface's flows are steered to now (configured and online)." },
+	{ "rx_queues", P_GAUGE, "RX queues the interface allocated (each has its own run of the flow table)." },
+	{ "flow_cnt", P_GAUGE, "Entries of each of the interface's device flow tables (per RX queue)." },
+	{ "cpus", P_GAUGE, "CPUs the interface's flows may be steered to (as configured)." },
+	{ "active_cpus", P_GAUGE, "CPUs the interface's flows are steered to now (configured and online)." },
+	{ "lost", P_GAUGE, "1 for each configured interface whose XDP program another tool detached or replaced." },
 };
 
-static void iface_gauge(FILE *f, const char *key, const char *help,
-			struct json_object *ifs)
+/* rfs_interface_<key> of each interface of ifs with a number or an
+ * array as key (NULL: 1), left out when none has it. */
+static void iface_gauge(FILE *f, const struct rfs_prom_ctr *c,
+			const char *key, struct json_object *ifs)
 {
-	bool list = !strcmp(key, "cpus") || !strcmp(key, "active_cpus");
+	struct json_object *v = NULL;
 	bool head = false;
 	char name[64];
 	size_t i;
 
+	snprintf(name, sizeof(name), "interface_%s", c->key);
 	for (i = 0; i < arr_len(ifs); i++) {
 		const char *nm = member_str(at(ifs, i), "name");
-		struct json_object *v = member(at(ifs, i), key, list ?
-					       json_type_array : json_type_int);
 
-		if (!nm || !v)
+		if (key && !(v = member(at(ifs, i), key, json_type_int)))
+			v = member(at(ifs, i), key, json_type_array);
+		if (!nm || (key && !v))
 			continue;
-		snprintf(name, sizeof(name), "interface_%s", key);
 		if (!head)
-			family(f, name, "gauge", help);
+			family(f, name, "gauge", c->help);
 		head = true;
 		iface_label(f, name, nm);
-		fprintf(f, "} %lld\n", list ? (long long)arr_len(v) :
+		fprintf(f, "} %lld\n", !key ? 1 : json_object_is_type(v,
+			json_type_array) ? (long long)arr_len(v) :
 			(long long)json_object_get_int64(v));
 	}
 }
@@ -331,9 +317,9 @@ static void iface_gauge(FILE *f, const char *key, const char *help,
 static void leaving(FILE *f, struct json_object *ifs)
 {
 	static const struct rfs_prom_ctr fams[] = {
-		{ "interface_leaving_cpus", "CPUs removed from the interface's set that stay usable until their flows are proven drained (in order)." },
-		{ "interface_held_flows", "Flows keeping a leaving CPU usable: their last frame there is not yet proven delivered." },
-		{ "interface_leaving_wait_seconds", "How long the interface's oldest leaving CPU has waited for its flows to drain; 0 when none is leaving." },
+		{ "interface_leaving_cpus", P_GAUGE, "CPUs removed from the interface's set that stay usable until their flows are proven drained (in order)." },
+		{ "interface_held_flows", P_GAUGE, "Flows keeping a leaving CPU usable: their last frame there is not yet proven delivered." },
+		{ "interface_leaving_wait_seconds", P_GAUGE, "How long the interface's oldest leaving CPU has waited for its flows to drain; 0 when none is leaving." },
 	};
 	struct json_object *o, *lv, *w;
 	bool any = false;
@@ -386,20 +372,10 @@ static void interfaces(FILE *f, struct json_object *status)
 		rfs_prom_label_value(f, mode ?: "unknown");
 		fputs("\"} 1\n", f);
 	}
-	for (i = 0; i < N(if_gauges); i++)
-		iface_gauge(f, if_gauges[i].key, if_gauges[i].help, ifs);
+	for (i = 0; i + 1 < N(if_gauges); i++)
+		iface_gauge(f, &if_gauges[i], if_gauges[i].key, ifs);
 	leaving(f, ifs);
-	if (!arr_len(lost))
-		return;
-	family(f, "interface_lost", "gauge",
-	       "1 for each configured interface whose XDP program another tool detached or replaced.");
-	for (i = 0; i < arr_len(lost); i++) {
-		nm = member_str(at(lost, i), "name");
-		if (!nm)
-			continue;
-		iface_label(f, "interface_lost", nm);
-		fputs("} 1\n", f);
-	}
+	iface_gauge(f, &if_gauges[i], NULL, lost);
 }
 
 int rfs_prom_format(FILE *f, struct json_object *snap)
@@ -408,20 +384,20 @@ int rfs_prom_format(FILE *f, struct json_object *snap)
 	struct json_object *stats = member(snap, "stats", json_type_object);
 	struct json_object *ifs = member(snap, "interfaces", json_type_array);
 	struct json_object *per_cpu, *first;
-	const char *commit;
+	struct rfs_prom_ctr other = { .kind = P_GLOBAL };
+	char help[160];
 	size_t k;
 
 	if (!status || !stats)
 		return -EINVAL;
 	per_cpu = member(stats, "per_cpu", json_type_array);
-	commit = member_str(status, "commit");
 
 	family(f, "build_info", "gauge",
 	       "rfsd's version and the commit it was built from; always 1.");
 	fputs("rfs_build_info{version=\"", f);
 	rfs_prom_label_value(f, member_str(status, "version") ?: "unknown");
 	fputs("\",commit=\"", f);
-	rfs_prom_label_value(f, commit ?: "unknown");
+	rfs_prom_label_value(f, member_str(status, "commit") ?: "unknown");
 	fputs("\"} 1\n", f);
 	gauge(f, "cpus", "Possible CPUs: the per-CPU counters have one series each.",
 	      member(status, "nr_cpus", json_type_int));
@@ -430,28 +406,21 @@ int rfs_prom_format(FILE *f, struct json_object *snap)
 	      member(status, "sock_flow_entries", json_type_int));
 	interfaces(f, status);
 
-	for (k = 0; k < N(if_ctrs); k++)
-		if_counter(f, &if_ctrs[k], ifs);
-	for (k = 0; k < N(g_ctrs); k++)
-		g_series(f, g_ctrs[k].key, "_total", "counter", g_ctrs[k].help,
-			 per_cpu);
-	for (k = 0; k < N(g_gauges); k++)
-		g_series(f, g_gauges[k].key, "", "gauge", g_gauges[k].help,
-			 per_cpu);
-	g_series(f, KWAIT_KEY, "_total", "counter", KWAIT_HELP, per_cpu);
+	for (k = 0; k < N(ctrs); k++)
+		series(f, &ctrs[k], ifs, per_cpu);
 	/* a newer rfsd's counters: still exposed, per CPU */
 	first = arr_len(per_cpu) ? at(per_cpu, 0) : NULL;
 	if (json_object_is_type(first, json_type_object)) {
 		json_object_object_foreach(first, key, val) {
-			char help[160];
-
-			if (known(key) || !name_ok(key) ||
+			if (ctr_of(key) || !strcmp(key, "cpu") || !name_ok(key) ||
 			    !json_object_is_type(val, json_type_int))
 				continue;
 			snprintf(help, sizeof(help),
 				 "rfsd's counter '%s' (rfsctl stats), summed over interfaces.",
 				 key);
-			g_series(f, key, "_total", "counter", help, per_cpu);
+			other.key = key;
+			other.help = help;
+			series(f, &other, NULL, per_cpu);
 		}
 	}
 	return 0;

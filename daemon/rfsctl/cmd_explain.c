@@ -26,12 +26,13 @@ static const struct explain_cfg {
 
 static const struct rfs_opt explain_opts[] = {
 	IFACE_OPTION(struct explain_cfg,
-		     "the attached interface the frames arrive on"),
+		     "the attached interface the frames arrive on",
+		     .key = "iface"),
 	DEFINE_OPTION("src", OPT_STRING, struct explain_cfg, src,
-		      .positional = true, .metavar = "SRC",
+		      .positional = true, .metavar = "SRC", .key = "src",
 		      .help = "their source address (the peer), IPv4 or IPv6"),
 	DEFINE_OPTION("dst", OPT_STRING, struct explain_cfg, dst,
-		      .positional = true, .metavar = "DST",
+		      .positional = true, .metavar = "DST", .key = "dst",
 		      .help = "their destination address (this host)"),
 	DEFINE_OPTION("sport", OPT_STRING, struct explain_cfg, sport,
 		      .positional = true, .optional = true, .metavar = "SPORT",
@@ -204,17 +205,15 @@ static int do_explain(const struct rfsctl_cfg *g, const void *cfg)
 	if (c->rx_cpu && (rfs_parse_u32(c->rx_cpu, &rx) || rx >= RFS_MAX_CPUS))
 		return p_usage("explain", "--rx-cpu '%s' is not a CPU number (0..%d)",
 			       c->rx_cpu, RFS_MAX_CPUS - 1);
-	req = rfs_req_new("explain");
-	rfs_req_add_str(req, "iface", c->iface);
-	rfs_req_add_str(req, "src", c->src);
-	rfs_req_add_str(req, "dst", c->dst);
+	req = rfs_req_new("explain", explain_opts, cfg);
 	if (c->sport) {
-		rfs_req_add_int(req, "sport", sport);
-		rfs_req_add_int(req, "dport", dport);
-		rfs_req_add_str(req, "proto", c->proto ? c->proto : "tcp");
+		json_object_object_add(req, "sport", json_object_new_int(sport));
+		json_object_object_add(req, "dport", json_object_new_int(dport));
+		json_object_object_add(req, "proto",
+				       json_object_new_string(c->proto ?: "tcp"));
 	}
 	if (c->rx_cpu)
-		rfs_req_add_int(req, "rx_cpu", rx);
+		json_object_object_add(req, "rx_cpu", json_object_new_int(rx));
 	return rfs_show(g, req, 0, NULL, json_type_object, "explain",
 			explain_plain, NULL);
 }

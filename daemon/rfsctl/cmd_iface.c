@@ -15,61 +15,68 @@
 /* One cfg for all: each command's table names the members it takes. */
 static const struct iface_cfg {
 	const char *key;		/* set: the setting */
+	const struct rfs_opt *opts;	/* set: the command's table */
 	const char *iface;
 	struct rfs_opt_cpus cpus;
 	unsigned int value;		/* flow_cnt of attach, N of set */
 	const char *mode;
 	bool allow_unordered;
-} attach_defaults, detach_defaults,
-	set_sock_flow_entries_defaults = { .key = "sock_flow_entries" },
-	set_flow_cnt_defaults = { .key = "flow_cnt" },
-	set_cpus_defaults = { .key = "cpus" };
+} attach_defaults, detach_defaults;
+
+#define IFACE(_help)	IFACE_OPTION(struct iface_cfg, _help, .key = "iface")
 
 static const struct rfs_opt attach_opts[] = {
-	IFACE_OPTION(struct iface_cfg, "interface to attach to"),
+	IFACE("interface to attach to"),
 	DEFINE_OPTION("cpus", OPT_CPULIST, struct iface_cfg, cpus,
-		      .metavar = "LIST",
+		      .metavar = "LIST", .key = "cpus",
 		      .help = "CPUs to steer to (default: every online CPU)"),
 	DEFINE_OPTION("flow-cnt", OPT_UINT, struct iface_cfg, value,
-		      .metavar = "N",
+		      .metavar = "N", .key = "flow_cnt",
 		      .help = "entries per RX queue, a power of two (default: "
 			      STR(RFS_FLOW_CNT_DEFAULT) ")"),
 	DEFINE_OPTION("mode", OPT_ENUM, struct iface_cfg, mode,
 		      .metavar = "MODE", .values = rfs_xdp_mode_names,
-		      .help = "XDP attach mode (default: auto)"),
+		      .key = "mode", .help = "XDP attach mode (default: auto)"),
 	DEFINE_OPTION("allow-unordered", OPT_BOOL, struct iface_cfg,
-		      allow_unordered,
+		      allow_unordered, .key = "allow_unordered",
 		      .help = "attach where the kernel can't keep flows in order"),
 	END_OPTIONS
 };
 
 static const struct rfs_opt detach_opts[] = {
-	IFACE_OPTION(struct iface_cfg, "interface to detach from"),
+	IFACE("interface to detach from"),
 	END_OPTIONS
 };
 
 static const struct rfs_opt set_sock_flow_entries_opts[] = {
 	DEFINE_OPTION("value", OPT_UINT, struct iface_cfg, value,
-		      .positional = true, .metavar = "N",
+		      .positional = true, .metavar = "N", .key = "value",
 		      .help = "entries, a power of two from 256 to 16777216"),
 	END_OPTIONS
 };
 
 static const struct rfs_opt set_flow_cnt_opts[] = {
-	IFACE_OPTION(struct iface_cfg, "an attached interface"),
+	IFACE("an attached interface"),
 	DEFINE_OPTION("value", OPT_UINT, struct iface_cfg, value,
-		      .positional = true, .metavar = "N",
+		      .positional = true, .metavar = "N", .key = "value",
 		      .help = "entries per RX queue, a power of two from 64 to 1048576"),
 	END_OPTIONS
 };
 
 static const struct rfs_opt set_cpus_opts[] = {
-	IFACE_OPTION(struct iface_cfg, "an attached interface"),
+	IFACE("an attached interface"),
 	DEFINE_OPTION("cpus", OPT_CPULIST, struct iface_cfg, cpus,
-		      .positional = true, .metavar = "LIST",
+		      .positional = true, .metavar = "LIST", .key = "cpus",
 		      .help = "online CPUs; flows leave a removed CPU in order"),
 	END_OPTIONS
 };
+
+static const struct iface_cfg set_sock_flow_entries_defaults = {
+	.key = "sock_flow_entries", .opts = set_sock_flow_entries_opts };
+static const struct iface_cfg set_flow_cnt_defaults = {
+	.key = "flow_cnt", .opts = set_flow_cnt_opts };
+static const struct iface_cfg set_cpus_defaults = {
+	.key = "cpus", .opts = set_cpus_opts };
 
 /* A CPU taken out of the set whose flows have not all drained yet: it
  * stays usable, and is released once they have (rfsctl(8), status). */
@@ -106,8 +113,7 @@ void rfs_print_iface_plain(struct json_object *ifc)
 	struct json_object *ng, *lv = rfs_get(ifc, "leaving");
 	size_t i;
 
-	printf("interface %s\n", json_object_object_get_ex(ifc, "name", NULL) ?
-	       rfs_str(ifc, "name", NULL) : "?");
+	printf("interface %s\n", rfs_str(ifc, "name", "?"));
 	rfs_print_kv(ifc, "  ", order, skip);
 	/* said so that nobody takes a noguard figure for xdp-rfs's own */
 	if (json_object_object_get_ex(ifc, "noguard", &ng))
@@ -134,46 +140,26 @@ static void changed_plain(struct json_object *r, const void *arg)
 
 static int do_attach(const struct rfsctl_cfg *g, const void *cfg)
 {
-	const struct iface_cfg *c = cfg;
-	struct json_object *req = rfs_req_new("attach");
-
-	rfs_req_add_str(req, "iface", c->iface);
 	/* no "cpus": rfsd takes every online CPU */
-	if (c->cpus.given)
-		rfs_req_add_cpus(req, "cpus", &c->cpus.cpus);
-	if (c->value)
-		rfs_req_add_int(req, "flow_cnt", c->value);
-	if (c->mode)
-		rfs_req_add_str(req, "mode", c->mode);
-	if (c->allow_unordered)
-		json_object_object_add(req, "allow_unordered",
-				       json_object_new_boolean(1));
-	return rfs_show(g, req, 0, NULL, json_type_object, "the attach result",
-			changed_plain, NULL);
+	return rfs_show(g, rfs_req_new("attach", attach_opts, cfg), 0, NULL,
+			json_type_object, "the attach result", changed_plain,
+			NULL);
 }
 
 /* plain: silent on success; JSON: rfsd's {} */
 static int do_detach(const struct rfsctl_cfg *g, const void *cfg)
 {
-	struct json_object *req = rfs_req_new("detach");
-
-	rfs_req_add_str(req, "iface", ((const struct iface_cfg *)cfg)->iface);
-	return rfs_show(g, req, 0, NULL, json_type_object, NULL, NULL, NULL);
+	return rfs_show(g, rfs_req_new("detach", detach_opts, cfg), 0, NULL,
+			json_type_object, NULL, NULL, NULL);
 }
 
 /* set KEY [IFACE] [VALUE | CPUS]: what the command's table took */
 static int do_set(const struct rfsctl_cfg *g, const void *cfg)
 {
 	const struct iface_cfg *c = cfg;
-	struct json_object *req = rfs_req_new("set");
+	struct json_object *req = rfs_req_new("set", c->opts, cfg);
 
-	rfs_req_add_str(req, "key", c->key);
-	if (c->iface)
-		rfs_req_add_str(req, "iface", c->iface);
-	if (c->value)
-		rfs_req_add_int(req, "value", c->value);
-	if (c->cpus.given)
-		rfs_req_add_cpus(req, "cpus", &c->cpus.cpus);
+	json_object_object_add(req, "key", json_object_new_string(c->key));
 	return rfs_show(g, req, 0, NULL, json_type_object, "the set result",
 			changed_plain, NULL);
 }

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,7 +26,8 @@ static const struct show_cfg {
 static const struct rfs_opt status_opts[] = { END_OPTIONS };
 
 #define ANY_IFACE	IFACE_OPTION(struct show_cfg,			\
-	"an attached interface (default: all of them)", .optional = true)
+	"an attached interface (default: all of them)", .optional = true, \
+	.key = "iface")
 
 static const char *const stats_formats[] = { "table", "prometheus", NULL };
 
@@ -41,17 +43,85 @@ static const struct rfs_opt flows_opts[] = {
 	ANY_IFACE,
 	DEFINE_OPTION("limit", OPT_UINT, struct show_cfg, limit,
 		      .metavar = "N",
-		      .help = "show at most N flows (default: 20)"),
+		      .help = "show at most N flows (default: 20)",
+		      .key = "limit"),
 	DEFINE_OPTION("interval", OPT_UINT, struct show_cfg, interval,
 		      .metavar = "MS",
-		      .help = "count frames for MS milliseconds (default: 500)"),
+		      .help = "count frames for MS milliseconds (default: 500)",
+		      .key = "interval_ms"),
 	END_OPTIONS
 };
 
+/* A plain text table: cells added row by row, then printed aligned (left
+ * where bit c of left is set, else right) and freed. */
+struct table {
+	int ncols;
+	__u64 left;
+	size_t ncells, cap;
+	char **cells;
+};
+
+static void __attribute__((format(printf, 2, 3)))
+cell(struct table *t, const char *fmt, ...)
+{
+	char buf[256], **nc;
+	va_list ap;
+
+	if (t->ncells == t->cap) {
+		nc = realloc(t->cells, (t->cap * 2 + 64) * sizeof(*nc));
+		if (!nc)
+			return;
+		t->cells = nc;
+		t->cap = t->cap * 2 + 64;
+	}
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	t->cells[t->ncells] = strdup(buf);
+	if (t->cells[t->ncells])
+		t->ncells++;
+}
+
+static void table_print(struct table *t)
+{
+	size_t i, n = 0, off = 0, *w = calloc(t->ncols, sizeof(*w));
+	char *line = NULL;
+	int c;
+
+	for (i = 0; w && i < t->ncells; i++)
+		if (strlen(t->cells[i]) > w[i % t->ncols])
+			w[i % t->ncols] = strlen(t->cells[i]);
+	for (c = 0; w && c < t->ncols; c++)
+		n += w[c] + 2;
+	if (w)
+		line = malloc(n + 1);
+	for (i = 0; line && i < t->ncells; i++) {
+		c = i % t->ncols;
+		off += snprintf(line + off, n + 1 - off,
+				c < 64 && (t->left >> c & 1) ? "%-*s%s" :
+				"%*s%s",
+				(int)w[c], t->cells[i],
+				c == t->ncols - 1 ? "" : "  ");
+		if (c != t->ncols - 1 && i + 1 != t->ncells)
+			continue;
+		/* no trailing blanks: empty cells make title rows */
+		while (off && line[off - 1] == ' ')
+			off--;
+		line[off] = '\0';
+		printf("%s\n", line);
+		off = 0;
+	}
+	free(line);
+	free(w);
+	for (i = 0; i < t->ncells; i++)
+		free(t->cells[i]);
+	free(t->cells);
+}
+
 /* ---- status ---- */
 
-/* cpumap_kthreads: the policy asked for, then a line per CPU whose
- * kthread the datapath has seen ("cpu 0  pid 1234, SCHED_FIFO 1"). */
+/* The kthread policy asked for, then a line per CPU whose kthread the
+ * datapath has seen ("cpu 0 kthread  pid 1234, SCHED_FIFO 1"). */
 static void kthreads_plain(struct json_object *k)
 {
 	struct json_object *a = rfs_get(k, "kthreads"), *e;
@@ -77,7 +147,7 @@ static void kthreads_plain(struct json_object *k)
 	}
 }
 
-/* "  cpumap_gro      ok        none: <why>" per feature */
+/* "  cpumap_gro  ok  none: <why>" per feature */
 static void feature_lines(struct json_object *a, const char *indent)
 {
 	struct json_object *l;
@@ -125,10 +195,10 @@ static void status_plain(struct json_object *st, const void *arg)
 	static const char *const skip[] = { "version", "interfaces", "lost",
 					    "cpumap_kthreads", "kernel", NULL };
 	struct json_object *a, *l;
+	const char *by;
 	size_t i, n;
 
-	printf("rfsd %s\n", json_object_object_get_ex(st, "version", NULL) ?
-	       rfs_str(st, "version", NULL) : "?");
+	printf("rfsd %s\n", rfs_str(st, "version", "?"));
 	rfs_print_kv(st, "  ", order, skip);
 	a = rfs_get(st, "cpumap_kthreads");
 	if (json_object_is_type(a, json_type_object))
@@ -146,45 +216,25 @@ static void status_plain(struct json_object *st, const void *arg)
 		l = json_object_array_get_idx(a, i);
 		if (!json_object_object_get_ex(l, "name", NULL))
 			continue;
-		if (rfs_str(l, "replaced_by", NULL))
-			printf("\nlost %s: another tool replaced our XDP program with program %s\n",
-			       rfs_str(l, "name", NULL),
-			       rfs_str(l, "replaced_by", NULL));
-		else
-			printf("\nlost %s: another tool detached our XDP program\n",
-			       rfs_str(l, "name", NULL));
+		by = rfs_str(l, "replaced_by", NULL);
+		printf("\nlost %s: another tool %s our XDP program%s%s\n",
+		       rfs_str(l, "name", NULL), by ? "replaced" : "detached",
+		       by ? " with program " : "", by ?: "");
 	}
 }
 
 static int do_status(const struct rfsctl_cfg *g, const void *cfg)
 {
-	return rfs_show(g, rfs_req_new("status"), 0, NULL, json_type_object,
-			"the status", status_plain, NULL);
+	return rfs_show(g, rfs_req_new("status", NULL, NULL), 0, NULL,
+			json_type_object, "the status", status_plain, NULL);
 }
 
 /* ---- stats ---- */
 
-/* A header row: the group title, "total", then a column per CPU. */
-static void stats_header(struct rfs_table *t, const char *title,
-			 struct json_object *per_cpu, size_t ncpu)
-{
-	struct json_object *cpu;
-	size_t i;
-
-	rfs_table_add(t, title);
-	rfs_table_add(t, "total");
-	for (i = 0; i < ncpu; i++) {
-		if (json_object_object_get_ex(json_object_array_get_idx(per_cpu,
-					      i), "cpu", &cpu))
-			rfs_table_addf(t, "cpu%s", json_object_get_string(cpu));
-		else
-			rfs_table_addf(t, "cpu%zu", i);
-	}
-}
-
-/* The group's rows (global or per interface) under its header, after an
- * empty row if sep; false if it has none. */
-static bool stats_rows(struct rfs_table *t, const char *title,
+/* The group's rows (global or per interface) under a header row (title,
+ * "total", a column per CPU), after an empty row if sep; false if it has
+ * none. */
+static bool stats_rows(struct table *t, const char *title,
 		       struct json_object *total, struct json_object *per_cpu,
 		       size_t ncpu, bool global, bool sep)
 {
@@ -196,83 +246,79 @@ static bool stats_rows(struct rfs_table *t, const char *title,
 		if (rfs_prom_global(key) != global)
 			continue;
 		for (i = 0; !any && sep && i < ncpu + 2; i++)
-			rfs_table_add(t, "");
+			cell(t, "%s", "");
 		if (!any)
-			stats_header(t, title, per_cpu, ncpu);
+			cell(t, "%s", title);
+		if (!any)
+			cell(t, "total");
+		for (i = 0; !any && i < ncpu; i++)
+			cell(t, "cpu%s", rfs_str(json_object_array_get_idx(
+				per_cpu, i), "cpu", "?"));
 		any = true;
-		rfs_table_add(t, key);
-		rfs_fmt_value(val, buf, sizeof(buf));
-		rfs_table_add(t, buf);
-		for (i = 0; i < ncpu; i++) {
-			rfs_fmt_value(rfs_get(json_object_array_get_idx(per_cpu,
-					      i), key), buf, sizeof(buf));
-			rfs_table_add(t, buf);
+		cell(t, "%s", key);
+		for (i = 0; i <= ncpu; i++) {
+			rfs_fmt_value(rfs_get(i ? json_object_array_get_idx(
+				per_cpu, i - 1) : total, key), buf, sizeof(buf));
+			cell(t, "%s", buf);
 		}
 	}
 	return any;
 }
 
 /*
- * A derived cell of o: recv_local as a share of the recvs that returned
- * data (how often the application read data the stack had processed on
- * its own CPU), or (kwait) how long the CPU's cpumap kthread waited for
- * its CPU per run since it was made (what frames steered there waited
- * for other tasks).
+ * A derived row: recv_local as a share of the recvs that returned data
+ * (how often the application read data the stack had processed on its
+ * own CPU), or (kwait) how long the CPU's cpumap kthread waited for its
+ * CPU per run since it was made (what frames steered there waited for
+ * other tasks); of the total and of each CPU.
  */
-static void derived_cell(struct rfs_table *t, struct json_object *o,
-			 bool kwait)
-{
-	__u64 hit = rfs_u64(o, "recv_local");
-	__u64 all = hit + rfs_u64(o, "recv_remote");
-	double v = NAN;
-
-	if (kwait && json_object_object_get_ex(o, "kthread_wait_ns", NULL))
-		v = rfs_top_kwait_us(rfs_u64(o, "kthread_wait_ns"),
-				     rfs_u64(o, "kthread_runs"));
-	else if (!kwait && all)
-		v = 100.0 * hit / all;
-	if (isnan(v))
-		rfs_table_add(t, "-");
-	else
-		rfs_table_addf(t, kwait ? "%.1f us" : "%.1f%%", v);
-}
-
-/* A derived row: title, then the cell of the total and of each CPU. */
-static void stats_derived(struct rfs_table *t, const char *title,
+static void stats_derived(struct table *t, const char *title,
 			  struct json_object *total,
 			  struct json_object *per_cpu, size_t ncpu, bool kwait)
 {
+	struct json_object *o;
+	__u64 hit, all;
+	double v;
 	size_t i;
 
-	rfs_table_add(t, title);
-	derived_cell(t, total, kwait);
-	for (i = 0; i < ncpu; i++)
-		derived_cell(t, json_object_array_get_idx(per_cpu, i), kwait);
+	cell(t, "%s", title);
+	for (i = 0; i <= ncpu; i++) {
+		o = i ? json_object_array_get_idx(per_cpu, i - 1) : total;
+		hit = rfs_u64(o, "recv_local");
+		all = hit + rfs_u64(o, "recv_remote");
+		v = NAN;
+		if (kwait && json_object_object_get_ex(o, "kthread_wait_ns",
+						       NULL))
+			v = rfs_top_kwait_us(rfs_u64(o, "kthread_wait_ns"),
+					     rfs_u64(o, "kthread_runs"));
+		else if (!kwait && all)
+			v = 100.0 * hit / all;
+		if (isnan(v))
+			cell(t, "-");
+		else
+			cell(t, kwait ? "%.1f us" : "%.1f%%", v);
+	}
 }
 
 static void stats_plain(struct json_object *st)
 {
-	struct json_object *total = NULL, *per_cpu;
-	struct rfs_table *t;
+	struct json_object *total = rfs_get(st, "total");
+	struct json_object *per_cpu = rfs_get(st, "per_cpu");
+	size_t ncpu = rfs_len(per_cpu);
+	struct table t = { .ncols = ncpu + 2, .left = 1 };
 	char title[64];
-	size_t ncpu;
 	bool sep;
-
-	json_object_object_get_ex(st, "total", &total);
-	per_cpu = rfs_get(st, "per_cpu");
-	ncpu = rfs_len(per_cpu);
-	t = rfs_table_new(ncpu + 2, 1);	/* the names left, numbers right */
 
 	snprintf(title, sizeof(title), "interface counters (%s)",
 		 rfs_str(st, "interface", "all"));
-	sep = stats_rows(t, title, total, per_cpu, ncpu, false, false);
-	stats_rows(t, "datapath counters", total, per_cpu, ncpu, true, sep);
+	sep = stats_rows(&t, title, total, per_cpu, ncpu, false, false);
+	stats_rows(&t, "datapath counters", total, per_cpu, ncpu, true, sep);
 	if (rfs_u64(total, "recv_local") + rfs_u64(total, "recv_remote"))
-		stats_derived(t, "locality", total, per_cpu, ncpu, false);
+		stats_derived(&t, "locality", total, per_cpu, ncpu, false);
 	if (rfs_u64(total, "kthread_runs"))
-		stats_derived(t, "kthread wait/run", total, per_cpu, ncpu,
+		stats_derived(&t, "kthread wait/run", total, per_cpu, ncpu,
 			      true);
-	rfs_table_print(t);
+	table_print(&t);
 }
 
 /* The exposition of /metrics, built by the same code (rfs_prom.c) from
@@ -284,7 +330,8 @@ static int stats_prometheus(const struct rfsctl_cfg *g)
 	struct rfs_ctl *ctl;
 	int e;
 
-	e = rfs_connect(g, RFS_CTL_TIMEOUT_MS, &ctl, err, sizeof(err));
+	e = rfs_ctl_connect(&ctl, g->socket, RFS_CTL_TIMEOUT_MS, err,
+			    sizeof(err));
 	if (!e)
 		e = rfs_prom_collect(rfs_ctl_ask, ctl, &snap, err, sizeof(err));
 	rfs_ctl_close(ctl);
@@ -305,7 +352,7 @@ static int stats_prometheus(const struct rfsctl_cfg *g)
 static int do_stats(const struct rfsctl_cfg *g, const void *cfg)
 {
 	const struct show_cfg *c = cfg;
-	struct json_object *req, *result, *total = NULL;
+	struct json_object *result;
 	int ret;
 
 	if (c->format && !strcmp(c->format, "prometheus")) {
@@ -317,16 +364,13 @@ static int do_stats(const struct rfsctl_cfg *g, const void *cfg)
 				       "--format prometheus and -j don't go together");
 		return stats_prometheus(g);
 	}
-	req = rfs_req_new("stats");
-	if (c->iface)
-		rfs_req_add_str(req, "iface", c->iface);
-	ret = rfs_call(g, req, 0, &result, NULL, 0);
+	ret = rfs_call(g, rfs_req_new("stats", stats_opts, cfg), 0, &result,
+		       NULL, 0);
 	if (!ret)
 		ret = rfs_expect(result, json_type_object, "the stats result");
 	if (!ret)
-		json_object_object_get_ex(result, "total", &total);
-	if (!ret)
-		ret = rfs_expect(total, json_type_object, "stats \"total\"");
+		ret = rfs_expect(rfs_get(result, "total"), json_type_object,
+				 "stats \"total\"");
 	if (!ret && g->json)
 		p_json(result);
 	else if (!ret)
@@ -337,8 +381,6 @@ static int do_stats(const struct rfsctl_cfg *g, const void *cfg)
 
 /* ---- flows ---- */
 
-/* rfsd counts frames per flow for the interval, then answers with the
- * busiest flows: the wait for the reply is stretched by the interval. */
 static void flows_plain(struct json_object *flows, const void *arg)
 {
 	static const char *const cols[][2] = {	/* key, title */
@@ -346,47 +388,37 @@ static void flows_plain(struct json_object *flows, const void *arg)
 		{ "frames", "frames" }, { "desired_cpu", "desired" },
 		{ "current_cpu", "current" }, { "path", "path" },
 	};
-	const size_t ncols = sizeof(cols) / sizeof(cols[0]);
 	size_t i, c, n = json_object_array_length(flows);
-	struct rfs_table *t;
+	struct table t = { .ncols = 7, .left = 1 << 0 | 1 << 2 | 1 << 6 };
 	char buf[64];
 
 	if (!n) {
 		printf("no flows seen in %u ms\n", *(const unsigned int *)arg);
 		return;
 	}
-	t = rfs_table_new(ncols, 1 << 0 | 1 << 2 | 1 << 6);	/* the text */
-	for (c = 0; c < ncols; c++)
-		rfs_table_add(t, cols[c][1]);
-	for (i = 0; i < n; i++) {
-		for (c = 0; c < ncols; c++) {
-			rfs_fmt_value(rfs_get(json_object_array_get_idx(flows,
-					      i), cols[c][0]), buf, sizeof(buf));
-			rfs_table_add(t, buf);
-		}
+	for (c = 0; c < 7; c++)
+		cell(&t, "%s", cols[c][1]);
+	for (i = 0; i < n * 7; i++) {
+		rfs_fmt_value(rfs_get(json_object_array_get_idx(flows, i / 7),
+				      cols[i % 7][0]), buf, sizeof(buf));
+		cell(&t, "%s", buf);
 	}
-	rfs_table_print(t);
+	table_print(&t);
 }
 
+/* rfsd counts frames per flow for the interval, then answers with the
+ * busiest flows: the wait for the reply is stretched by the interval. */
 static int do_flows(const struct rfsctl_cfg *g, const void *cfg)
 {
 	const struct show_cfg *c = cfg;
-	struct json_object *req = rfs_req_new("flows");
-	unsigned int interval;
+	unsigned int interval = c->interval ?: FLOWS_INTERVAL_DEFAULT;
 
-	if (c->iface)
-		rfs_req_add_str(req, "iface", c->iface);
-	if (c->limit)
-		rfs_req_add_int(req, "limit", c->limit);
-	if (c->interval)
-		rfs_req_add_int(req, "interval_ms", c->interval);
-	interval = c->interval ? c->interval : FLOWS_INTERVAL_DEFAULT;
 	/* rfsd caps the interval (and says so); don't wait past a minute;
 	 * -j prints the array itself, not rfsd's {"flows": [...]} */
-	return rfs_show(g, req, interval < 60000 ? interval : 60000, "flows",
+	return rfs_show(g, rfs_req_new("flows", flows_opts, cfg),
+			interval < 60000 ? interval : 60000, "flows",
 			json_type_array, "\"flows\"", flows_plain, &interval);
 }
-
 const struct rfs_cmd rfs_cmd_status = DEFINE_COMMAND("status", status,
 	do_status, "Show the datapath and every attached interface.");
 const struct rfs_cmd rfs_cmd_stats = DEFINE_COMMAND("stats", stats,

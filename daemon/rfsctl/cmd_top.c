@@ -1,27 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * top: rfsd's counters as rates, refreshed every interval.  On a terminal
- * the live view (ncurses, in this file only); otherwise, or with --once or
- * -j, plain text or JSON: one block per interval, or one after a single
- * interval.  The arithmetic is top_rates.c's.
- *
- * Rates are differences of two samples, so the first figures come one
- * interval after the start.  The busiest flows are not shown: the only
- * source is rfsd's flows sampler, which counts per flow for a window of
- * its own and is too dear to run every second.
+ * top: rfsd's counters as rates (top_rates.c), refreshed every interval:
+ * on a terminal the live view (ncurses, in this file only), else plain
+ * text or JSON.  The busiest flows are not shown: rfsd's flows sampler
+ * counts per flow for a window of its own, too dear to run every second.
  */
 #include <curses.h>
 #include <errno.h>
 #include <math.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "ctl_client.h"
-#include "mono.h"
+#include "log.h"
 #include "rfs_prom.h"
 #include "rfsctl.h"
 
@@ -41,11 +35,9 @@ static const struct rfs_opt top_opts[] = {
 
 /* a busy rfsd must not stall the view for rfsctl's usual 10 s */
 #define TOP_REPLY_MS	3000
-/* the live view never blocks longer, so it sees a signal's flag soon
- * (whether or not getch() returns early on EINTR) */
 #define TICK_MS		200
 
-/* SIGINT, SIGTERM, SIGHUP: both loops end at their next turn. */
+/* SIGINT, SIGTERM, SIGHUP: the loop ends at its next turn. */
 static volatile sig_atomic_t top_stop;
 
 static void top_signal(int sig)
@@ -53,21 +45,7 @@ static void top_signal(int sig)
 	top_stop = 1;
 }
 
-/* Ours before ncurses' newterm(): it then leaves them alone (it only
- * sets its own handlers where none is). */
-static void catch_signals(void)
-{
-	struct sigaction sa = { .sa_handler = top_signal };
-
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-}
-
-static double now(void)
-{
-	return rfs_mono_ns() / 1e9;
-}
+#define now()	(rfs_mono_ns() / 1e9)
 
 static void wall_clock(char *buf, size_t len)
 {
@@ -80,57 +58,21 @@ static void wall_clock(char *buf, size_t len)
 
 /* ---- one sample ---- */
 
-static struct rfs_top_row *add_row(struct rfs_top_snap *s,
-				   enum rfs_top_kind kind, const char *name,
-				   struct json_object *ctrs)
-{
-	struct rfs_top_row *r = &s->rows[s->n++];
-	int k;
-
-	r->kind = kind;
-	snprintf(r->name, sizeof(r->name), "%s", name);
-	for (k = 0; k < RFS_TOP_NR_CTRS; k++)
-		r->ctr[k] = rfs_u64(ctrs, rfs_top_ctr_keys[k]);
-	r->backlog = rfs_num(ctrs, "backlog", RFS_TOP_NO_BACKLOG);
-	/* absent when rfsd could not read them, and then not 0 */
-	r->has_kthread = json_object_object_get_ex(ctrs, "kthread_wait_ns",
-						   NULL) &&
-			 json_object_object_get_ex(ctrs, "kthread_runs", NULL);
-	return r;
-}
-
-static void add_stats(struct rfs_top_snap *s, struct json_object *total,
-		      struct json_object *per)
-{
-	long long sum = RFS_TOP_NO_BACKLOG, b;
-	char name[RFS_TOP_NAME_LEN];
-	struct json_object *pc;
-	size_t i;
-
-	for (i = 0; i < json_object_array_length(per); i++) {
-		pc = json_object_array_get_idx(per, i);
-		snprintf(name, sizeof(name), "%lld", rfs_num(pc, "cpu", i));
-		b = add_row(s, RFS_TOP_CPU, name, pc)->backlog;
-		s->n_cpus++;
-		if (b != RFS_TOP_NO_BACKLOG)
-			sum = (sum < 0 ? 0 : sum) + b;
-	}
-	/* the total backlog is the sum of the CPUs' */
-	add_row(s, RFS_TOP_TOTAL, "all", total)->backlog = sum;
-}
-
-/* The requests of /metrics (rfs_prom_collect()), on one connection.  An
- * interface detached between status and its stats is left out. */
+/* The requests of /metrics (rfs_prom_collect()), on one connection, as
+ * rows: a CPU's, the total, then an interface's.  An interface detached
+ * between status and its stats is left out. */
 static int fetch(const struct rfsctl_cfg *g, struct rfs_top_snap *s,
 		 char *err, size_t len)
 {
-	struct json_object *snap = NULL, *sta, *total, *per, *ifs, *one;
+	struct json_object *snap = NULL, *sta, *total, *per, *ifs, *o, *one;
+	long long sum = RFS_TOP_NO_BACKLOG;
+	size_t i, ncpu, nif;
+	struct rfs_top_row *r;
 	struct rfs_ctl *ctl;
-	size_t i, nif = 0;
-	int ret;
+	int ret, k;
 
 	memset(s, 0, sizeof(*s));
-	ret = rfs_connect(g, TOP_REPLY_MS, &ctl, err, len);
+	ret = rfs_ctl_connect(&ctl, g->socket, TOP_REPLY_MS, err, len);
 	if (!ret)
 		ret = rfs_prom_collect(rfs_ctl_ask, ctl, &snap, err, len);
 	rfs_ctl_close(ctl);
@@ -139,37 +81,53 @@ static int fetch(const struct rfsctl_cfg *g, struct rfs_top_snap *s,
 	sta = rfs_get(snap, "stats");
 	per = rfs_get(sta, "per_cpu");
 	ifs = rfs_get(snap, "interfaces");
+	ncpu = rfs_len(per);
+	nif = rfs_len(ifs);
 	if (!ret && (!json_object_object_get_ex(sta, "total", &total) ||
 		     !json_object_is_type(per, json_type_array))) {
 		snprintf(err, len, "unexpected reply from rfsd: stats has no \"total\" or \"per_cpu\"");
 		ret = -EPROTO;
 	}
-	if (!ret) {
-		nif = json_object_array_length(ifs);
-		s->rows = calloc(json_object_array_length(per) + 1 + nif,
-				 sizeof(*s->rows));
-		if (!s->rows) {
-			snprintf(err, len, "can't sample rfsd: out of memory");
-			ret = -ENOMEM;
+	s->rows = ret ? NULL : calloc(ncpu + 1 + nif, sizeof(*s->rows));
+	if (!ret && !s->rows) {
+		snprintf(err, len, "can't sample rfsd: out of memory");
+		ret = -ENOMEM;
+	}
+	for (i = 0; !ret && i < ncpu + 1 + nif; i++) {
+		r = &s->rows[s->n++];
+		one = i > ncpu ? json_object_array_get_idx(ifs, i - ncpu - 1) :
+			  NULL;
+		r->kind = i < ncpu ? RFS_TOP_CPU : i == ncpu ? RFS_TOP_TOTAL :
+			  RFS_TOP_IFACE;
+		o = i < ncpu ? json_object_array_get_idx(per, i) : total;
+		snprintf(r->name, sizeof(r->name), "%s", i > ncpu ?
+			 rfs_str(one, "interface", "?") : "all");
+		if (i < ncpu)
+			snprintf(r->name, sizeof(r->name), "%lld",
+				 rfs_num(o, "cpu", i));
+		if (i > ncpu && !json_object_object_get_ex(one, "total", &o)) {
+			snprintf(err, len, "unexpected reply from rfsd: stats %s has no \"total\"",
+				 r->name);
+			ret = -EPROTO;
 		}
+		for (k = 0; k < RFS_TOP_NR_CTRS; k++)
+			r->ctr[k] = rfs_u64(o, rfs_top_ctr_keys[k]);
+		r->backlog = rfs_num(o, "backlog", RFS_TOP_NO_BACKLOG);
+		/* absent when rfsd could not read them, and then not 0 */
+		r->has_kthread = json_object_object_get_ex(o, "kthread_wait_ns",
+							   NULL) &&
+				 json_object_object_get_ex(o, "kthread_runs",
+							   NULL);
+		/* the total backlog is the sum of the CPUs' */
+		if (i < ncpu && r->backlog != RFS_TOP_NO_BACKLOG)
+			sum = (sum < 0 ? 0 : sum) + r->backlog;
+		else if (i == ncpu)
+			r->backlog = sum;
 	}
-	if (!ret) {
-		add_stats(s, total, per);
-		snprintf(s->version, sizeof(s->version), "%s",
-			 rfs_str(rfs_get(snap, "status"), "version", ""));
-	}
-	for (i = 0; !ret && i < nif; i++) {
-		one = json_object_array_get_idx(ifs, i);
-		if (json_object_object_get_ex(one, "total", &total)) {
-			add_row(s, RFS_TOP_IFACE, rfs_str(one, "interface", "?"),
-				total);
-			s->n_ifaces++;
-			continue;
-		}
-		snprintf(err, len, "unexpected reply from rfsd: stats %s has no \"total\"",
-			 rfs_str(one, "interface", "?"));
-		ret = -EPROTO;
-	}
+	s->n_cpus = ncpu;
+	s->n_ifaces = nif;
+	snprintf(s->version, sizeof(s->version), "%s",
+		 rfs_str(rfs_get(snap, "status"), "version", ""));
 	json_object_put(snap);
 	if (ret)
 		free(s->rows);
@@ -178,18 +136,35 @@ static int fetch(const struct rfsctl_cfg *g, struct rfs_top_snap *s,
 
 /* ---- the screen as lines of text, the same for the live view and for
  * plain output: a title, a row per CPU and the total, a row per
- * interface.  Every line fits 80 columns. ---- */
+ * interface, each fitting 80 columns ---- */
 
-/* CPU table: counted where each thing happens -- steered, desired%, held
- * and switches on the CPU that received the frame; deq/s, backlog on the
- * CPU it was steered to; drops on the CPU whose flush found the ring
- * full; local% on the CPU where the application read; kwait of the CPU's
- * cpumap kthread.  80 columns exactly: CPU ids (< 256) and "all" take 3,
- * "100.0%" and kwait's widest 6. */
-#define CPU_HEAD "CPU steered/s desired%%   held/s switch/s    deq/s  drops/s backlog local%%  kwait"
-#define CPU_ROW  "%-3s %9s %8s %8s %8s %8s %8s %7s %6s %6s"
-#define IF_HEAD  "IFACE             seen/s steered/s desired%%   held/s switch/s"
-#define IF_ROW   "%-15s %8s %9s %8s %8s %8s"
+enum { COL_DESIRED = RFS_TOP_NR_CTRS, COL_LOCAL, COL_BACKLOG, COL_KWAIT };
+
+/* A column: its head, width and what it shows (a counter's rate or a
+ * COL_).  Each is counted where it happens: steered, desired%, held and
+ * switches on the CPU that received the frame; deq/s, backlog on the CPU
+ * it was steered to; drops on the CPU whose flush found the ring full;
+ * local% on the CPU where the application read; kwait of the CPU's
+ * cpumap kthread.  CPU ids (< 256) and "all" take 3 columns. */
+struct col {
+	const char *head;
+	int w, what;
+};
+
+static const struct col cpu_cols[] = {
+	{ "CPU", -3, -1 }, { "steered/s", 9, RFS_TOP_STEERED },
+	{ "desired%", 8, COL_DESIRED }, { "held/s", 8, RFS_TOP_HELD },
+	{ "switch/s", 8, RFS_TOP_SWITCHES }, { "deq/s", 8, RFS_TOP_DEQUEUED },
+	{ "drops/s", 8, RFS_TOP_DROPS }, { "backlog", 7, COL_BACKLOG },
+	{ "local%", 6, COL_LOCAL }, { "kwait", 6, COL_KWAIT }, { NULL }
+};
+
+static const struct col if_cols[] = {
+	{ "IFACE", -15, -1 }, { "seen/s", 8, RFS_TOP_SEEN },
+	{ "steered/s", 9, RFS_TOP_STEERED }, { "desired%", 8, COL_DESIRED },
+	{ "held/s", 8, RFS_TOP_HELD }, { "switch/s", 8, RFS_TOP_SWITCHES },
+	{ NULL }
+};
 
 enum line_kind { L_TITLE, L_HEAD, L_ROW, L_BLANK };
 
@@ -203,22 +178,24 @@ struct lines {
 	struct line *v;		/* room for a title, 4 more, each row */
 };
 
-static void __attribute__((format(printf, 3, 4)))
-line_add(struct lines *l, enum line_kind kind, const char *fmt, ...)
+static struct line *line_new(struct lines *l, enum line_kind kind)
 {
 	struct line *v = &l->v[l->n++];
-	va_list ap;
 
 	v->kind = kind;
-	va_start(ap, fmt);
-	vsnprintf(v->text, sizeof(v->text), fmt, ap);
-	va_end(ap);
+	v->text[0] = '\0';
+	return v;
 }
 
-/* A rate in at most 8 characters: 1234, 123456, 12345.6k, 1234.5M */
-static void fmt_num(char *buf, size_t len, double v)
+/* A rate in at most 8 characters (1234, 123456, 12345.6k, 1234.5M), a
+ * percentage, or "-" for none (NaN). */
+static void fmt_cell(char *buf, size_t len, double v, bool pct)
 {
-	if (v < 999999.5)
+	if (isnan(v))
+		snprintf(buf, len, "-");
+	else if (pct)
+		snprintf(buf, len, "%.1f%%", v);
+	else if (v < 999999.5)
 		snprintf(buf, len, "%.0f", v);
 	else if (v < 99999.95e3)
 		snprintf(buf, len, "%.1fk", v / 1e3);
@@ -226,44 +203,35 @@ static void fmt_num(char *buf, size_t len, double v)
 		snprintf(buf, len, "%.1fM", v / 1e6);
 }
 
-/* A rate or a percentage as a cell ("-": none). */
-#define RATE(r, k)	((r) && (r)->valid ? (r)->per_s[k] : NAN)
-#define PCT(r, field)	((r) && (r)->valid ? (r)->field : NAN)
-
-static void fmt_cell(char *buf, size_t len, double v, bool pct)
-{
-	if (isnan(v))
-		snprintf(buf, len, "-");
-	else if (pct)
-		snprintf(buf, len, "%.1f%%", v);
-	else
-		fmt_num(buf, len, v);
-}
-
-/* A row's line: the cells both tables have, then a CPU's own (an
- * interface's seen/s goes first). */
-static void row_line(struct lines *out, const struct rfs_top_row *row,
+/* A row's line, or (row NULL) the head's. */
+static void row_line(struct lines *out, const struct col *cols,
+		     const struct rfs_top_row *row,
 		     const struct rfs_top_rate *r)
 {
-	char c[9][16];
+	struct line *l = line_new(out, row ? L_ROW : L_HEAD);
+	bool ok = r && r->valid;
+	const struct col *c;
+	size_t off = 0;
+	char v[16];
 
-	fmt_cell(c[0], 16, RATE(r, RFS_TOP_STEERED), false);
-	fmt_cell(c[1], 16, PCT(r, to_desired_pct), true);
-	fmt_cell(c[2], 16, RATE(r, RFS_TOP_HELD), false);
-	fmt_cell(c[3], 16, RATE(r, RFS_TOP_SWITCHES), false);
-	if (row->kind == RFS_TOP_IFACE) {
-		fmt_cell(c[4], 16, RATE(r, RFS_TOP_SEEN), false);
-		line_add(out, L_ROW, IF_ROW, row->name, c[4], c[0], c[1], c[2],
-			 c[3]);
-		return;
+	for (c = cols; c->head; c++) {
+		if (!row || c == cols)
+			snprintf(v, sizeof(v), "%s", !row ? c->head : row->name);
+		else if (c->what == COL_KWAIT)
+			rfs_top_kwait_text(v, sizeof(v), r ? r->kwait_us : NAN);
+		else if (c->what == COL_BACKLOG)
+			fmt_cell(v, sizeof(v), row->backlog < 0 ? NAN :
+				 row->backlog, false);
+		else if (c->what == COL_DESIRED || c->what == COL_LOCAL)
+			fmt_cell(v, sizeof(v), !ok ? NAN :
+				 c->what == COL_LOCAL ? r->locality_pct :
+				 r->to_desired_pct, true);
+		else
+			fmt_cell(v, sizeof(v), ok ? r->per_s[c->what] : NAN,
+				 false);
+		off += snprintf(l->text + off, sizeof(l->text) - off, "%s%*s",
+				c == cols ? "" : " ", c->w, v);
 	}
-	fmt_cell(c[4], 16, RATE(r, RFS_TOP_DEQUEUED), false);
-	fmt_cell(c[5], 16, RATE(r, RFS_TOP_DROPS), false);
-	fmt_cell(c[6], 16, row->backlog < 0 ? NAN : row->backlog, false);
-	fmt_cell(c[7], 16, PCT(r, locality_pct), true);
-	rfs_top_kwait_text(c[8], 16, r ? r->kwait_us : NAN);
-	line_add(out, L_ROW, CPU_ROW, row->name, c[0], c[1], c[2], c[3], c[4],
-		 c[5], c[6], c[7], c[8]);
 }
 
 static void rows_of(struct lines *out, const struct rfs_top_snap *s,
@@ -273,7 +241,8 @@ static void rows_of(struct lines *out, const struct rfs_top_snap *s,
 
 	for (i = 0; i < s->n; i++)
 		if (s->rows[i].kind == kind)
-			row_line(out, &s->rows[i], rates ? &rates[i] : NULL);
+			row_line(out, kind == RFS_TOP_IFACE ? if_cols : cpu_cols,
+				 &s->rows[i], rates ? &rates[i] : NULL);
 }
 
 /* The screen for sample s and its rates (NULL: no earlier sample yet). */
@@ -287,28 +256,30 @@ static int format(struct lines *out, const struct rfs_top_snap *s,
 		return -1;
 	out->v = v;
 	out->n = 0;
-	line_add(out, L_TITLE, "rfsd %s  %zu CPUs  %zu interface%s  every %us  %s%s",
+	snprintf(line_new(out, L_TITLE)->text, sizeof(v->text),
+		 "rfsd %s  %zu CPUs  %zu interface%s  every %us  %s%s",
 		 s->version[0] ? s->version : "?", s->n_cpus, s->n_ifaces,
 		 s->n_ifaces == 1 ? "" : "s", interval, clock,
 		 reset ? "  (counters reset)" : "");
-	line_add(out, L_HEAD, CPU_HEAD);
+	row_line(out, cpu_cols, NULL, NULL);
 	rows_of(out, s, rates, RFS_TOP_CPU);
 	rows_of(out, s, rates, RFS_TOP_TOTAL);
-	line_add(out, L_BLANK, "%s", "");
+	line_new(out, L_BLANK);
 	if (!s->n_ifaces)
-		line_add(out, L_ROW, "no interface attached");
+		snprintf(line_new(out, L_ROW)->text, sizeof(v->text),
+			 "no interface attached");
 	else
-		line_add(out, L_HEAD, IF_HEAD);
+		row_line(out, if_cols, NULL, NULL);
 	rows_of(out, s, rates, RFS_TOP_IFACE);
 	return 0;
 }
 
-/* v with one decimal, as printed: json-c keeps the text it is given */
+/* v with one decimal, as printed (json-c keeps the text it is given);
+ * NaN, no JSON number, as null */
 static struct json_object *json_num(double v)
 {
 	char buf[64];
 
-	/* NaN is no JSON number: a percentage of nothing is null */
 	if (isnan(v))
 		return NULL;
 	snprintf(buf, sizeof(buf), "%.1f", v);
@@ -355,19 +326,17 @@ static void print_json(const struct rfs_top_snap *s,
 	struct json_object *o = json_object_new_object();
 	struct json_object *cpus = json_object_new_array();
 	struct json_object *ifs = json_object_new_array();
-	const struct rfs_top_row *row;
+	struct json_object *j;
 	size_t i;
 
 	json_object_object_add(o, "seconds", json_num(secs));
 	for (i = 0; i < s->n; i++) {
-		row = &s->rows[i];
-		if (row->kind == RFS_TOP_CPU)
-			json_object_array_add(cpus, rate_json(row, &rates[i]));
-		else if (row->kind == RFS_TOP_IFACE)
-			json_object_array_add(ifs, rate_json(row, &rates[i]));
+		j = rate_json(&s->rows[i], &rates[i]);
+		if (s->rows[i].kind == RFS_TOP_TOTAL)
+			json_object_object_add(o, "total", j);
 		else
-			json_object_object_add(o, "total",
-					       rate_json(row, &rates[i]));
+			json_object_array_add(s->rows[i].kind == RFS_TOP_CPU ?
+					      cpus : ifs, j);
 	}
 	json_object_object_add(o, "per_cpu", cpus);
 	json_object_object_add(o, "interfaces", ifs);
@@ -375,12 +344,9 @@ static void print_json(const struct rfs_top_snap *s,
 	json_object_put(o);
 }
 
-/*
- * A new sample against *prev, which becomes it: its screen in l, or under
- * -j printed.  clock: the time of it; *reset: a counter went back.  On
- * failure (-1, the reason in err) prev is kept, so the next good sample's
- * rates span the gap (or, if rfsd came back with new maps, tell a reset).
- */
+/* A new sample against *prev, which becomes it: its screen in l, or
+ * under -j printed; clock: its time; *reset: a counter went back.  On
+ * failure (-1, why in err) prev is kept: the next rates span the gap. */
 static int step(const struct rfsctl_cfg *g, unsigned int interval,
 		struct rfs_top_snap *prev, struct lines *l, char *clock,
 		bool *reset, char *err, size_t len)
@@ -392,82 +358,21 @@ static int step(const struct rfsctl_cfg *g, unsigned int interval,
 
 	if (fetch(g, &cur, err, len))
 		return -1;
-	rates = calloc(cur.n ? cur.n : 1, sizeof(*rates));
-	if (!rates) {
-		free(cur.rows);
-		snprintf(err, len, "can't compute rates: out of memory");
-		return -1;
-	}
-	rfs_top_rates(prev, &cur, rates);
+	rates = calloc(cur.n + 1, sizeof(*rates));
+	if (rates)
+		rfs_top_rates(prev, &cur, rates);
 	wall_clock(clock, 16);
-	for (*reset = false, i = 0; i < cur.n; i++)
+	for (*reset = false, i = 0; rates && i < cur.n; i++)
 		*reset |= rates[i].reset;
-	if (g->json) {
+	if (rates && g->json)
 		print_json(&cur, rates, cur.t - prev->t);
-	} else if (format(l, &cur, rates, interval, clock, *reset)) {
-		snprintf(err, len, "can't format the sample: out of memory");
+	else if (!rates || format(l, &cur, rates, interval, clock, *reset))
 		ret = -1;
-	}
+	if (ret)
+		snprintf(err, len, "can't show the sample: out of memory");
 	free(rates);
 	free(prev->rows);
 	*prev = cur;
-	return ret;
-}
-
-/* until t (monotonic seconds) or a signal */
-static void sleep_until(double t)
-{
-	struct timespec ts;
-	double d;
-
-	while (!top_stop && (d = t - now()) > 0) {
-		ts.tv_sec = (time_t)d;
-		ts.tv_nsec = (long)((d - ts.tv_sec) * 1e9);
-		if (nanosleep(&ts, NULL) && errno != EINTR)
-			return;
-	}
-}
-
-/*
- * Plain text or JSON, no terminal control: one block per interval until
- * a signal, or (once) a single one.  An rfsd that stops answering ends it
- * (exit 1): a script reading it wants to know.
- */
-static int top_plain(const struct rfsctl_cfg *g, unsigned int interval,
-		     bool once, struct rfs_top_snap *first)
-{
-	char err[RFS_CTL_ERR_LEN], clock[16];
-	struct rfs_top_snap prev = *first;
-	int ret = EXIT_SUCCESS;
-	double next = prev.t;
-	struct lines l = {};
-	bool reset;
-	size_t i;
-
-	catch_signals();
-	while (!top_stop) {
-		next += interval;
-		sleep_until(next);
-		if (top_stop)
-			break;
-		if (step(g, interval, &prev, &l, clock, &reset, err,
-			 sizeof(err))) {
-			p_err("%s", err);
-			ret = EXIT_FAILURE;
-		}
-		for (i = 0; !ret && !g->json && i < l.n; i++)
-			printf("%s\n", l.v[i].text);
-		if (!ret && !g->json && !once)
-			printf("\n");
-		fflush(stdout);
-		if (once || ret)
-			break;
-		/* a slow reply must not make the next interval shorter */
-		if (next < prev.t - interval)
-			next = prev.t;
-	}
-	free(prev.rows);
-	free(l.v);
 	return ret;
 }
 
@@ -523,24 +428,103 @@ static void draw(const struct view *v)
 	refresh();
 }
 
-/* Until q, Ctrl-C, SIGTERM or SIGHUP. */
+/* Until t (monotonic seconds) or a signal; in the view (v) also q, which
+ * returns true.  The view never blocks longer than TICK_MS, so it sees a
+ * signal's flag soon (whether or not getch() returns early on EINTR). */
+static bool wait_until(double t, const struct view *v)
+{
+	struct timespec ts;
+	double d;
+	int ch;
+
+	while (!top_stop && (d = t - now()) > 0) {
+		if (v) {
+			timeout(d * 1000 < TICK_MS ? (int)(d * 1000) + 1 :
+				TICK_MS);
+			ch = getch();
+			if (ch == 'q' || ch == 'Q')
+				return true;
+			if (ch == KEY_RESIZE || ch == 12 /* ^L */)
+				draw(v);
+			continue;
+		}
+		ts.tv_sec = (time_t)d;
+		ts.tv_nsec = (long)((d - ts.tv_sec) * 1e9);
+		if (nanosleep(&ts, NULL) && errno != EINTR)
+			break;
+	}
+	return false;
+}
+
+/*
+ * A sample every interval until a signal (or q), from first on: in the
+ * view v, or (v NULL) as plain text or JSON, no terminal control, then
+ * only one if once.  An rfsd that stops answering ends plain output
+ * (exit 1): a script reading it wants to know.  The view says so and
+ * goes on.
+ */
+static int top_loop(const struct rfsctl_cfg *g, unsigned int interval,
+		    bool once, struct rfs_top_snap *first, struct view *v)
+{
+	char err[RFS_CTL_ERR_LEN], clock[16];
+	struct rfs_top_snap prev = *first;
+	struct lines l = {}, *out = v ? &v->lines : &l;
+	int ret = EXIT_SUCCESS;
+	double next = prev.t;
+	bool reset;
+	size_t i;
+
+	while (!top_stop) {
+		next += interval;
+		if (wait_until(next, v) || top_stop)
+			break;
+		if (step(g, interval, &prev, out, clock, &reset,
+			 v ? v->status : err, v ? sizeof(v->status) :
+			 sizeof(err))) {
+			if (!v)
+				p_err("%s", err);
+			ret = v ? ret : EXIT_FAILURE;
+		} else if (v) {
+			if (reset)
+				snprintf(v->reset_at, sizeof(v->reset_at), "%s",
+					 clock);
+			snprintf(v->status, sizeof(v->status), "q: quit%s%s%s",
+				 v->reset_at[0] ? "  (counters reset at " : "",
+				 v->reset_at, v->reset_at[0] ? ")" : "");
+		}
+		if (v)
+			draw(v);
+		for (i = 0; !v && !ret && !g->json && i < l.n; i++)
+			printf("%s\n", l.v[i].text);
+		if (!v && !ret && !g->json && !once)
+			printf("\n");
+		fflush(stdout);
+		if (once || ret)
+			break;
+		/* fell behind (a slow reply): the next interval is a whole
+		 * one from now */
+		if (next + interval <= now())
+			next = now();
+	}
+	free(prev.rows);
+	free(l.v);
+	return ret;
+}
+
+/* The view, until q, Ctrl-C, SIGTERM or SIGHUP. */
 static int top_view(const struct rfsctl_cfg *g, unsigned int interval,
 		    struct rfs_top_snap *first)
 {
-	struct rfs_top_snap prev = *first;
 	struct view v = {};
-	double next, left;
 	char clock[16];
-	bool reset;
-	int ch;
+	int ret;
 
-	catch_signals();
 	atexit(view_end);
 	view_screen = newterm(NULL, stdout, stdin);
 	if (!view_screen) {
 		p_err("can't start the terminal view on '%s': not a terminal ncurses knows; try --once",
 		      getenv("TERM") ? getenv("TERM") : "");
-		free(prev.rows);
+		free(first->rows);
 		return EXIT_FAILURE;
 	}
 	cbreak();
@@ -549,42 +533,14 @@ static int top_view(const struct rfsctl_cfg *g, unsigned int interval,
 	curs_set(0);
 	/* the first sample: its table with no rates yet */
 	wall_clock(clock, sizeof(clock));
-	format(&v.lines, &prev, NULL, interval, clock, false);
+	format(&v.lines, first, NULL, interval, clock, false);
 	snprintf(v.status, sizeof(v.status), "q: quit  (rates after %us)",
 		 interval);
 	draw(&v);
-	next = prev.t + interval;
-	while (!top_stop) {
-		left = next - now();
-		if (left <= 0 && !step(g, interval, &prev, &v.lines, clock,
-				       &reset, v.status, sizeof(v.status))) {
-			if (reset)
-				snprintf(v.reset_at, sizeof(v.reset_at), "%s",
-					 clock);
-			snprintf(v.status, sizeof(v.status), "q: quit%s%s%s",
-				 v.reset_at[0] ? "  (counters reset at " : "",
-				 v.reset_at, v.reset_at[0] ? ")" : "");
-		}
-		if (left <= 0) {
-			draw(&v);
-			next += interval;
-			/* fell behind (a slow reply): start afresh from now */
-			if (next <= now())
-				next = now() + interval;
-			continue;
-		}
-		timeout(left * 1000 < TICK_MS ? (int)(left * 1000) + 1 :
-			TICK_MS);
-		ch = getch();
-		if (ch == 'q' || ch == 'Q')
-			break;
-		if (ch == KEY_RESIZE || ch == 12 /* ^L */)
-			draw(&v);
-	}
+	ret = top_loop(g, interval, false, first, &v);
 	view_end();
 	free(v.lines.v);
-	free(prev.rows);
-	return EXIT_SUCCESS;
+	return ret;
 }
 
 static int do_top(const struct rfsctl_cfg *g, const void *cfg)
@@ -593,17 +549,24 @@ static int do_top(const struct rfsctl_cfg *g, const void *cfg)
 	struct rfs_top_snap first;
 	char err[RFS_CTL_ERR_LEN];
 
+	struct sigaction sa = { .sa_handler = top_signal };
+
 	/* rfsd must answer before the screen is taken: its error then
 	 * reads like any other command's, on a terminal left alone */
 	if (fetch(g, &first, err, sizeof(err))) {
 		p_err("%s", err);
 		return EXIT_FAILURE;
 	}
+	/* ours before ncurses' newterm(): it sets its own only where none
+	 * is */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 	/* keys come from stdin: without a terminal there the view could
 	 * not be left with q, so it is plain text then too */
 	if (c->once || g->json || !isatty(STDOUT_FILENO) ||
 	    !isatty(STDIN_FILENO))
-		return top_plain(g, c->interval, c->once, &first);
+		return top_loop(g, c->interval, c->once, &first, NULL);
 	return top_view(g, c->interval, &first);
 }
 

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * What every command shares: the p_err family, JSON documents through
- * json-c, the plain text helpers of the _plain printers (aligned tables,
- * values as text), and requests to rfsd, each on a connection of its own.
+ * What every command shares: the p_err family, JSON through json-c, values
+ * as plain text, and requests to rfsd, each on a connection of its own.
  * Whatever fails in a request (no daemon, a refusal) is a runtime error:
  * exit 1.
  */
@@ -12,20 +11,9 @@
 #include <string.h>
 
 #include "ctl_client.h"
-#include "log.h"
 #include "rfsctl.h"
 
 static const struct rfsctl_cfg *out_cfg;	/* NULL: plain, not pretty */
-
-/* In a function taking fmt, ...: its text in the array buf. */
-#define FORMAT(buf, fmt)						\
-	do {								\
-		va_list ap;						\
-									\
-		va_start(ap, fmt);					\
-		vsnprintf(buf, sizeof(buf), fmt, ap);			\
-		va_end(ap);						\
-	} while (0)
 
 void rfs_output_init(const struct rfsctl_cfg *g)
 {
@@ -36,8 +24,11 @@ void p_err(const char *fmt, ...)
 {
 	struct json_object *obj;
 	char msg[1024];
+	va_list ap;
 
-	FORMAT(msg, fmt);
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
 	if (!out_cfg || !out_cfg->json) {
 		fflush(stdout);
 		fprintf(stderr, "rfsctl: %s\n", msg);
@@ -53,8 +44,11 @@ void p_err(const char *fmt, ...)
 int p_usage(const char *path, const char *fmt, ...)
 {
 	char msg[768];
+	va_list ap;
 
-	FORMAT(msg, fmt);
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
 	/* "attach: missing IFACE, try 'rfsctl attach --help'" */
 	if (path)
 		p_err("%s: %s, try 'rfsctl %s --help'", path, msg, path);
@@ -71,92 +65,6 @@ void p_json(struct json_object *obj)
 		flags |= JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED;
 	/* a NULL obj prints "null": the document is still valid JSON */
 	printf("%s\n", json_object_to_json_string_ext(obj, flags));
-}
-
-struct rfs_table {
-	int ncols;
-	__u64 left;		/* bit c: column c is aligned left */
-	size_t ncells, cap;
-	char **cells;
-};
-
-struct rfs_table *rfs_table_new(int ncols, __u64 left)
-{
-	struct rfs_table *t = calloc(1, sizeof(*t));
-
-	if (t) {
-		t->ncols = ncols;
-		t->left = left;
-	}
-	return t;
-}
-
-void rfs_table_add(struct rfs_table *t, const char *cell)
-{
-	char **nc;
-
-	if (!t)
-		return;
-	if (t->ncells == t->cap) {
-		t->cap = t->cap ? t->cap * 2 : 64;
-		nc = realloc(t->cells, t->cap * sizeof(*nc));
-		if (!nc) {
-			t->cap = t->ncells;
-			return;
-		}
-		t->cells = nc;
-	}
-	t->cells[t->ncells] = strdup(cell ? cell : "");
-	if (t->cells[t->ncells])
-		t->ncells++;
-}
-
-void rfs_table_addf(struct rfs_table *t, const char *fmt, ...)
-{
-	char buf[256];
-
-	FORMAT(buf, fmt);
-	rfs_table_add(t, buf);
-}
-
-void rfs_table_print(struct rfs_table *t)
-{
-	size_t i, n = 0, off = 0, *w = NULL;
-	char *line = NULL;
-	int c;
-
-	if (!t)
-		return;
-	w = calloc(t->ncols, sizeof(*w));
-	for (i = 0; w && i < t->ncells; i++)
-		if (strlen(t->cells[i]) > w[i % t->ncols])
-			w[i % t->ncols] = strlen(t->cells[i]);
-	for (c = 0; w && c < t->ncols; c++)
-		n += w[c] + 2;
-	if (w)
-		line = malloc(n + 1);
-	for (i = 0; line && i < t->ncells; i++) {
-		c = i % t->ncols;
-		off += snprintf(line + off, n + 1 - off,
-				c < 64 && (t->left >> c & 1) ? "%-*s%s" :
-				"%*s%s",
-				(int)w[c], t->cells[i],
-				c == t->ncols - 1 ? "" : "  ");
-		if (c != t->ncols - 1 && i + 1 != t->ncells)
-			continue;
-		/* no trailing blanks: empty cells make title rows */
-		while (off && line[off - 1] == ' ')
-			off--;
-		line[off] = '\0';
-		printf("%s\n", line);
-		off = 0;
-	}
-	free(line);
-	free(w);
-	for (i = 0; i < t->ncells; i++)
-		free(t->cells[i]);
-	free(t->cells);
-	free(t);
 }
 
 /* An array of CPU numbers as a CPU list; false if it is something else. */
@@ -305,52 +213,45 @@ void rfs_print_kv(struct json_object *obj, const char *indent,
 
 /* ---- requests ---- */
 
-struct json_object *rfs_req_new(const char *cmd)
+struct json_object *rfs_req_new(const char *cmd, const struct rfs_opt *opts,
+				const void *cfg)
 {
-	struct json_object *req = json_object_new_object();
+	struct json_object *req = json_object_new_object(), *v;
+	const struct rfs_opt_cpus *c;
+	const struct rfs_opt *o;
+	unsigned int cpu, n;
+	const char *str;
+	const void *p;
 
-	rfs_req_add_str(req, "cmd", cmd);
+	json_object_object_add(req, "cmd", json_object_new_string(cmd));
+	for (o = opts; o && o->name; o++) {
+		if (!o->key)
+			continue;
+		p = (const char *)cfg + o->offset;
+		switch (o->type) {
+		case OPT_BOOL:
+			v = *(const bool *)p ? json_object_new_boolean(1) : NULL;
+			break;
+		case OPT_UINT:
+			n = *(const unsigned int *)p;
+			v = n ? json_object_new_int(n) : NULL;
+			break;
+		case OPT_CPULIST:
+			c = p;
+			v = c->given ? json_object_new_array() : NULL;
+			for (cpu = 0; v && cpu < RFS_MAX_CPUS; cpu++)
+				if (rfs_cpuset_has(&c->cpus, cpu))
+					json_object_array_add(v,
+						json_object_new_int(cpu));
+			break;
+		default:
+			str = *(const char *const *)p;
+			v = str ? json_object_new_string(str) : NULL;
+		}
+		if (v)
+			json_object_object_add(req, o->key, v);
+	}
 	return req;
-}
-
-void rfs_req_add_str(struct json_object *req, const char *key,
-		     const char *val)
-{
-	json_object_object_add(req, key, json_object_new_string(val));
-}
-
-void rfs_req_add_int(struct json_object *req, const char *key, int val)
-{
-	json_object_object_add(req, key, json_object_new_int(val));
-}
-
-void rfs_req_add_cpus(struct json_object *req, const char *key,
-		      const struct rfs_cpuset *cpus)
-{
-	struct json_object *arr = json_object_new_array();
-	unsigned int cpu;
-
-	for (cpu = 0; cpu < RFS_MAX_CPUS; cpu++)
-		if (rfs_cpuset_has(cpus, cpu))
-			json_object_array_add(arr, json_object_new_int(cpu));
-	json_object_object_add(req, key, arr);
-}
-
-/* -v: show the lines exchanged with rfsd. */
-static void trace(const char *dir, const char *line, void *arg)
-{
-	pr_debug("%s %s\n", !strcmp(dir, "send") ? ">" : "<", line);
-}
-
-int rfs_connect(const struct rfsctl_cfg *g, int ms, struct rfs_ctl **ctl,
-		char *err, size_t len)
-{
-	int ret = rfs_ctl_connect(ctl, g->socket, err, len);
-
-	if (ret)
-		return ret;
-	rfs_ctl_set(*ctl, ms, trace, NULL);
-	return 0;
 }
 
 int rfs_call(const struct rfsctl_cfg *g, struct json_object *req,
@@ -361,8 +262,8 @@ int rfs_call(const struct rfsctl_cfg *g, struct json_object *req,
 	int ret;
 
 	*result = NULL;
-	ret = rfs_connect(g, RFS_CTL_TIMEOUT_MS + extra_ms, &ctl,
-			  err ?: buf, err ? len : sizeof(buf));
+	ret = rfs_ctl_connect(&ctl, g->socket, RFS_CTL_TIMEOUT_MS + extra_ms,
+			      err ?: buf, err ? len : sizeof(buf));
 	if (ret) {
 		json_object_put(req);
 	} else {

@@ -3,10 +3,9 @@
  * Option tables: parse the words after a command into its cfg, and make
  * the help text from them, so that it cannot drift from what the parser
  * takes (man/rfsctl.8 repeats it word for word; test_rfsctl_usage.sh
- * checks).  Each type is checked here, once, so a do_<cmd> gets values it
- * can send as they are: a bad number or CPU list is a usage error (exit 2)
- * before rfsd is asked.  Range checks (powers of two, online CPUs) stay
- * rfsd's job.
+ * checks).  Each type is checked here, once: a bad number or CPU list is
+ * a usage error (exit 2) before rfsd is asked.  Range checks (powers of
+ * two, online CPUs) stay rfsd's job.
  */
 #include <errno.h>
 #include <limits.h>
@@ -23,15 +22,6 @@ struct opt_ref {
 	const struct rfs_opt *opt;
 	void *cfg;
 };
-
-/* How the option is named in messages: "--flow-cnt" or its metavar. */
-static void opt_label(const struct rfs_opt *opt, char *buf, size_t len)
-{
-	if (opt->positional)
-		snprintf(buf, len, "%s", opt->metavar);
-	else
-		snprintf(buf, len, "--%s", opt->name);
-}
 
 /* The value of opt arg is, or the one value it is a prefix of; or NULL. */
 static const char *enum_value(const struct rfs_opt *opt, const char *arg)
@@ -70,7 +60,9 @@ static int set_value(const struct opt_ref *r, const char *arg,
 	__u32 u;
 	int err;
 
-	opt_label(opt, what, sizeof(what));
+	/* how messages name it: "--flow-cnt" or its metavar */
+	snprintf(what, sizeof(what), "%s%s", opt->positional ? "" : "--",
+		 opt->positional ? opt->metavar : opt->name);
 	switch (opt->type) {
 	case OPT_BOOL:
 		*(bool *)p = true;
@@ -88,7 +80,6 @@ static int set_value(const struct opt_ref *r, const char *arg,
 		*(const char **)p = arg;
 		return 0;
 	case OPT_UINT:
-		/* rfs_parse_u32()'s syntax, 1..INT_MAX */
 		err = rfs_parse_u32(arg, &u);
 		if (err == -ERANGE || (!err && u > INT_MAX))
 			return p_usage(path, "%s '%s' is too large (max %d)",

@@ -1,13 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rfsctl: control rfsd over its unix socket.
- *
- *	rfsctl [OPTIONS] COMMAND [ARGS]
- *
+ * rfsctl [OPTIONS] COMMAND [ARGS]: control rfsd over its unix socket.
  * The command table below is the whole grammar: commands are picked by
- * unique prefix (bpftool's cmd_select(), at every level: "rfsctl set f"
- * is "set flow-cnt"), their words are parsed by their option tables, and
- * the help text is generated from both.
+ * unique prefix at every level ("rfsctl set f" is "set flow-cnt"), their
+ * words parsed by their option tables, the help text made from both.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,8 +16,6 @@
 /* The global options: main's, handed to every command. */
 static struct rfsctl_cfg rfsctl_cfg;
 
-/* Global options; their grammar is in the help text, the man page says
- * what each does. */
 static const struct rfs_opt rfsctl_opts[] = {
 	DEFINE_OPTION("socket", OPT_STRING, struct rfsctl_cfg, socket,
 		      .metavar = "PATH"),
@@ -76,10 +70,8 @@ static const struct rfs_cmd *const rfsctl_cmds[] = {
 	&rfs_cmd_version, &rfs_cmd_help, NULL
 };
 
-/*
- * Errors must come out as JSON under -j even when the error is in the
- * words before -j, so look for -j/-p before parsing anything.
- */
+/* Errors must come out as JSON under -j even when the error is in the
+ * words before -j, so look for -j/-p before parsing anything. */
 static void prescan_json(int argc, char **argv)
 {
 	const char *w;
@@ -89,7 +81,6 @@ static void prescan_json(int argc, char **argv)
 		w = argv[i];
 		if (!strcmp(w, "--"))
 			return;
-		/* --json, --pretty, or a bundle of flags with -j or -p */
 		if (!strcmp(w, "--json") || !strcmp(w, "--pretty") ||
 		    (w[0] == '-' && w[1] && w[1] != '-' &&
 		     strspn(w + 1, "jpvhV") == strlen(w + 1) &&
@@ -140,8 +131,8 @@ static int run_leaf(const struct rfs_cmd *cmd, const char *path, int argc,
 	return ret;
 }
 
-/* Exact name, else the one command name is a prefix of (bpftool's
- * cmd_select()); NULL once "unknown" or "ambiguous" is reported. */
+/* Exact name, else the one command name is a prefix of; NULL once
+ * "unknown" or "ambiguous" is reported. */
 static const struct rfs_cmd *select_cmd(const struct rfs_cmd *const *cmds,
 					const char *name, const char *path)
 {
@@ -170,10 +161,8 @@ static const struct rfs_cmd *select_cmd(const struct rfs_cmd *const *cmds,
 	return NULL;
 }
 
-/*
- * argv[0] names a command of cmds, which are the commands of group (NULL:
- * the top level, path NULL; else group's path, e.g. "set").
- */
+/* argv[0] names a command of cmds, the commands of group (NULL: the top
+ * level, path NULL; else group's path, e.g. "set"). */
 static int dispatch(const struct rfs_cmd *group,
 		    const struct rfs_cmd *const *cmds, const char *path,
 		    int argc, char **argv)
@@ -234,8 +223,8 @@ static int do_version(const struct rfsctl_cfg *g, const void *cfg)
 	const char *rfsd = NULL;
 
 	/* rfsd not answering is no error here: -v says why */
-	if (cfg && rfs_call(g, rfs_req_new("version"), 0, &result, err,
-			    sizeof(err)))
+	if (cfg && rfs_call(g, rfs_req_new("version", NULL, NULL), 0, &result,
+			    err, sizeof(err)))
 		pr_debug("%s\n", err);
 	else if (cfg && json_object_is_type(v = rfs_get(result, "version"),
 					    json_type_string))

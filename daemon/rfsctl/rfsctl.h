@@ -44,6 +44,7 @@ struct rfs_opt {
 	bool positional;	/* in table order, after the command */
 	bool optional;		/* positional that may be left out */
 	bool leading;		/* global, valid only before COMMAND */
+	const char *key;	/* its member in the request, if sent as is */
 };
 
 #define DEFINE_OPTION(_name, _type, _cfg, _member, ...)			\
@@ -112,44 +113,28 @@ int p_usage(const char *path, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void p_json(struct json_object *obj);
 
-/* A plain text table: cells are added row by row, then printed aligned
- * (left where bit c of left is set, else right) on stdout, and freed. */
-struct rfs_table;
-struct rfs_table *rfs_table_new(int ncols, __u64 left);
-void rfs_table_add(struct rfs_table *t, const char *cell);
-void rfs_table_addf(struct rfs_table *t, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-void rfs_table_print(struct rfs_table *t);
-
 /* A JSON value as plain text: null "-", int array as a CPU list "0-3,6",
  * object as "k v, k v". */
 void rfs_fmt_value(struct json_object *v, char *buf, size_t len);
-/* Member key of obj (NULL if absent); its string, its number (dflt if
- * absent or null), a counter (0 if absent). */
+/* obj's member key (NULL if absent), as a string or number (dflt if
+ * absent), as a counter (0 if absent); arr's length (0: no array). */
 struct json_object *rfs_get(struct json_object *obj, const char *key);
-/* arr's length, 0 if it is no array */
-size_t rfs_len(struct json_object *arr);
 const char *rfs_str(struct json_object *obj, const char *key,
 		    const char *dflt);
 long long rfs_num(struct json_object *obj, const char *key, long long dflt);
 __u64 rfs_u64(struct json_object *obj, const char *key);
+size_t rfs_len(struct json_object *arr);
 
 /* "label   value" lines, one per member of obj: the keys in order first,
  * then the others (a newer rfsd may add some); keys in skip never. */
 void rfs_print_kv(struct json_object *obj, const char *indent,
 		  const char *const *order, const char *const *skip);
 
-struct json_object *rfs_req_new(const char *cmd);
-void rfs_req_add_str(struct json_object *req, const char *key,
-		     const char *val);
-void rfs_req_add_int(struct json_object *req, const char *key, int val);
-void rfs_req_add_cpus(struct json_object *req, const char *key,
-		      const struct rfs_cpuset *cpus);
+/* {"cmd": cmd} and a member per option of opts with a .key that was
+ * given (a string, a number other than 0, a CPU list, a true flag). */
+struct json_object *rfs_req_new(const char *cmd, const struct rfs_opt *opts,
+				const void *cfg);
 
-struct rfs_ctl;
-/* -v traces it; each reply is awaited up to ms. */
-int rfs_connect(const struct rfsctl_cfg *g, int ms, struct rfs_ctl **ctl,
-		char *err, size_t len);
 /* rfs_ctl_ask() on a connection of its own, waiting up to the default
  * timeout plus extra_ms.  An error is printed (EXIT_FAILURE), or (err
  * given) only left in err as -errno. */
@@ -173,8 +158,8 @@ int rfs_show(const struct rfsctl_cfg *g, struct json_object *req,
 /* the interface object (attach, set, status) as plain text */
 void rfs_print_iface_plain(struct json_object *ifc);
 
-/* top's arithmetic: two snapshots of rfsd's counters in, rates per second
- * and each cpumap kthread's wait per run out.  The counters it rates: */
+/* top's arithmetic (top_rates.c): two samples of rfsd's counters in,
+ * rates per second and each cpumap kthread's wait per run out. */
 enum rfs_top_ctr {
 	RFS_TOP_SEEN,
 	RFS_TOP_STEERED,
@@ -185,9 +170,8 @@ enum rfs_top_ctr {
 	RFS_TOP_DROPS,		/* enqueue_drops: a target's ring was full */
 	RFS_TOP_RECV_LOCAL,
 	RFS_TOP_RECV_REMOTE,
-	/* the kernel's counts for the CPU's cpumap kthread (schedstat:
-	 * run_delay, pcount), not the datapath's: CPU rows and the total
-	 * only, and only when rfsd could read them (has_kthread) */
+	/* the kernel's schedstat of the CPU's cpumap kthread (run_delay,
+	 * pcount), not the datapath's: CPU rows and the total only */
 	RFS_TOP_KTHREAD_WAIT_NS,
 	RFS_TOP_KTHREAD_RUNS,
 	RFS_TOP_NR_CTRS
@@ -203,24 +187,18 @@ static inline bool rfs_top_ctr_is_kthread(enum rfs_top_ctr k)
 /* their keys in the stats reply */
 extern const char *const rfs_top_ctr_keys[RFS_TOP_NR_CTRS];
 
-enum rfs_top_kind {
-	RFS_TOP_CPU,		/* name: the CPU number */
-	RFS_TOP_TOTAL,		/* name: "all" */
-	RFS_TOP_IFACE,		/* name: the interface */
-};
+enum rfs_top_kind { RFS_TOP_CPU, RFS_TOP_TOTAL, RFS_TOP_IFACE };
 
-#define RFS_TOP_NAME_LEN	16	/* IF_NAMESIZE */
 #define RFS_TOP_NO_BACKLOG	(-1)
 
 struct rfs_top_row {
 	enum rfs_top_kind kind;
-	char name[RFS_TOP_NAME_LEN];
+	char name[16];		/* the CPU number, "all" or the interface */
 	__u64 ctr[RFS_TOP_NR_CTRS];
-	/* a gauge, not a counter: frames in the CPU's cpumap ring now;
-	 * RFS_TOP_NO_BACKLOG when rfsd does not say */
+	/* a gauge: frames in the CPU's cpumap ring now */
 	long long backlog;
-	/* rfsd gave both kthread counters: without them ctr[] holds 0 for
-	 * them, which is no count (no kthread yet, or unreadable) */
+	/* rfsd gave both kthread counters: else ctr[] holds 0 for them,
+	 * which is no count (no kthread yet, or unreadable) */
 	bool has_kthread;
 };
 
@@ -233,34 +211,28 @@ struct rfs_top_snap {
 };
 
 struct rfs_top_rate {
-	enum rfs_top_kind kind;
-	char name[RFS_TOP_NAME_LEN];
 	/* false: no earlier sample of this row, or no time passed; the
-	 * rates below are then 0 and the percentages NaN */
+	 * rates are then 0 and the percentages NaN */
 	bool valid;
 	/* a counter (not a kthread's) went backwards: rfsd started afresh
 	 * or the interface was attached again, the rates count from zero */
 	bool reset;
-	/* valid, and both samples had the kthread counters, neither gone
-	 * back: only then do their per_s and kwait_us mean something */
+	/* both samples had the kthread counters, neither gone back: only
+	 * then do their per_s and kwait_us mean something */
 	bool kthread_valid;
 	double per_s[RFS_TOP_NR_CTRS];
-	double to_desired_pct;	/* of steered; NaN when nothing was */
-	double locality_pct;	/* recv_local of all recvs; NaN when none */
-	/* microseconds the kthread waited for its CPU per run; NaN when
-	 * not kthread_valid or it did not run */
-	double kwait_us;
-	long long backlog;
+	double to_desired_pct;	/* of steered */
+	double locality_pct;	/* recv_local of all recvs */
+	double kwait_us;	/* the kthread's wait for its CPU per run */
 };
 
 /* wait_ns / runs in microseconds, or NaN when runs is 0. */
 double rfs_top_kwait_us(__u64 wait_ns, __u64 runs);
-/* kwait_us as a cell of at most RFS_TOP_KWAIT_W characters: "-" for NaN,
- * one decimal below 1000, none up to 999999, ">=1s" above. */
-#define RFS_TOP_KWAIT_W	6
+/* kwait_us as a cell of at most 6 characters: "-" for NaN, one decimal
+ * below 1000, none up to 999999, ">=1s" above. */
 void rfs_top_kwait_text(char *buf, size_t len, double us);
-/* out[i]: the rate of cur->rows[i], against its row in prev (may be
- * NULL: the first sample). */
+/* out[i]: the rate of cur->rows[i], against its row in prev (NULL: the
+ * first sample). */
 void rfs_top_rates(const struct rfs_top_snap *prev,
 		   const struct rfs_top_snap *cur, struct rfs_top_rate *out);
 

@@ -100,9 +100,6 @@ static void rfs_top_rate_row(const struct rfs_top_row *prev,
 	int k;
 
 	memset(out, 0, sizeof(*out));
-	out->kind = cur->kind;
-	snprintf(out->name, sizeof(out->name), "%s", cur->name);
-	out->backlog = cur->backlog;
 	out->to_desired_pct = NAN;
 	out->locality_pct = NAN;
 	out->kwait_us = NAN;
@@ -133,7 +130,7 @@ rfs_top_find(const struct rfs_top_snap *snap, enum rfs_top_kind kind,
 
 	for (i = 0; snap && i < snap->n; i++)
 		if (snap->rows[i].kind == kind &&
-		    !strncmp(snap->rows[i].name, name, RFS_TOP_NAME_LEN))
+		    !strcmp(snap->rows[i].name, name))
 			return &snap->rows[i];
 	return NULL;
 }

@@ -18,7 +18,6 @@
 #include "config.h"
 #include "ksched.h"
 #include "log.h"
-#include "mono.h"
 #include "rfs_commit.h"
 #include "rfsd.h"
 #include "server.h"

@@ -26,7 +26,7 @@
 #include <json.h>
 
 #include "parse.h"
-#include "rfs_ctl_proto.h"
+#include "ctl_client.h"
 #include "rfs_dp.h"
 
 struct rfsd_client;	/* who asked (server.c) */

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "commands.h"
-#include "mono.h"
+#include "log.h"
 #include "rfs_explain.h"
 #include "rfs_order.h"
 

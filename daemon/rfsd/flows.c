@@ -14,7 +14,6 @@
 
 #include "commands.h"
 #include "log.h"
-#include "mono.h"
 
 struct rfsd_flow {
 	char iface[IF_NAMESIZE];

@@ -15,7 +15,6 @@
 #include "commands.h"
 #include "ksched.h"
 #include "log.h"
-#include "mono.h"
 
 void rfsd_ksched_set(struct rfsd_kscheds *k, const struct rfsd_ksched *want)
 {

@@ -30,7 +30,6 @@
 
 #include "ctl_client.h"
 #include "log.h"
-#include "mono.h"
 #include "parse.h"
 #include "rfs_prom.h"
 #include "server.h"

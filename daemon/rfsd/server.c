@@ -24,7 +24,6 @@
 #include <unistd.h>
 
 #include "log.h"
-#include "mono.h"
 #include "server.h"
 
 #define RFSD_IN_MAX	(RFS_CTL_REQUEST_MAX + 1)	/* the line and its '\n' */

@@ -99,7 +99,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		setup();
 		atexit(teardown);
 	}
-	if (rfs_ctl_connect(&ctl, sock_path, err, sizeof(err)))
+	if (rfs_ctl_connect(&ctl, sock_path, RFS_CTL_TIMEOUT_MS, err,
+			    sizeof(err)))
 		abort();
 	fd = accept(listen_fd, NULL, NULL);
 	if (fd < 0 || write(fd, data, size) != (ssize_t)size)

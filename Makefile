@@ -77,7 +77,7 @@ BPF_HDRS  := $(wildcard bpf/*.h)
 CORE_SRCS := bpf/rfs_cpumap.bpf.c bpf/rfs_enqueue.bpf.c bpf/rfs_gro.bpf.c \
 	     bpf/rfs_sock_trace.bpf.c bpf/rfs_sockops.bpf.c
 CORE_OBJS := $(patsubst bpf/%.c,$(B)/bpf/%.o,$(CORE_SRCS))
-SKELS     := $(B)/rfs_core.skel.h $(B)/rfs_xdp.skel.h
+SKELS     := $(B)/rfs_core.skel.h $(B)/rfs_xdp.skel.h $(B)/rfs_jiffies.skel.h
 
 LIB_SRCS  := $(wildcard daemon/lib/*.c)
 LIB_HDRS  := $(wildcard daemon/lib/*.h)
@@ -123,7 +123,7 @@ $(B)/rfs_core.bpf.o: $(CORE_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(BPFTOOL) gen object $@ $^
 
-$(B)/rfs_xdp.bpf.o: $(B)/bpf/rfs_xdp.bpf.o
+$(B)/rfs_xdp.bpf.o $(B)/rfs_jiffies.bpf.o: $(B)/%.bpf.o: $(B)/bpf/%.bpf.o
 	$(call msg,LINK,$@)
 	$(Q)$(BPFTOOL) gen object $@ $^
 
@@ -134,7 +134,8 @@ $(B)/%.skel.h: $(B)/%.bpf.o
 
 # Only the loader includes the skeletons: the CLI and unit tests build
 # without clang or bpftool.
-$(B)/daemon/lib/rfs_core.o $(B)/daemon/lib/rfs_if_attach.o: $(SKELS)
+$(B)/daemon/lib/rfs_core.o $(B)/daemon/lib/rfs_if_attach.o \
+$(B)/daemon/lib/rfs_bpf.o: $(SKELS)
 
 $(B)/daemon/%.o: daemon/%.c $(HEADERS) $(LIB_HDRS) $(wildcard daemon/*/*.h)
 	$(call msg,CC,$@)

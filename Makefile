@@ -14,6 +14,7 @@ SBINDIR   ?= $(PREFIX)/sbin
 MANDIR    ?= $(PREFIX)/share/man
 SYSCONFDIR ?= /etc
 UNITDIR   ?= $(PREFIX)/lib/systemd/system
+LIBEXECDIR ?= $(PREFIX)/libexec
 COMPLDIR  ?= $(PREFIX)/share/bash-completion/completions
 DESTDIR   ?=
 
@@ -366,17 +367,24 @@ install: all
 	install -D -m 0644 man/rfsctl.8 $(DESTDIR)$(MANDIR)/man8/rfsctl.8
 	install -D -m 0644 systemd/rfsd.conf $(DESTDIR)$(SYSCONFDIR)/rfs/rfsd.conf.example
 	install -D -m 0644 systemd/rfsd.env $(DESTDIR)$(SYSCONFDIR)/default/rfsd
-	sed 's|@SBINDIR@|$(SBINDIR)|g' systemd/rfsd.service.in > $(B)/rfsd.service
+	sed -e 's|@SBINDIR@|$(SBINDIR)|g' \
+	    -e 's|@LIBEXECDIR@|$(LIBEXECDIR)|g' \
+	    systemd/rfsd.service.in > $(B)/rfsd.service
 	install -D -m 0644 $(B)/rfsd.service $(DESTDIR)$(UNITDIR)/rfsd.service
+	install -D -m 0755 systemd/rfsd-prepare $(DESTDIR)$(LIBEXECDIR)/xdp-rfs/rfsd-prepare
 	install -D -m 0644 systemd/rfsd-metrics.socket $(DESTDIR)$(UNITDIR)/rfsd-metrics.socket
 	install -D -m 0644 completion/rfsctl.bash $(DESTDIR)$(COMPLDIR)/rfsctl
-	@# the unit's Group=, the control socket's group
+	@# the unit's User= and Group= (the control socket's group)
 	[ -n "$(DESTDIR)" ] || getent group rfs >/dev/null || groupadd --system rfs
+	[ -n "$(DESTDIR)" ] || getent passwd rfs >/dev/null || \
+		useradd --system --gid rfs --no-create-home --home-dir /nonexistent \
+			--shell /usr/sbin/nologin rfs
 
 uninstall:
 	rm -f $(DESTDIR)$(SBINDIR)/rfsd $(DESTDIR)$(SBINDIR)/rfsctl \
 	      $(DESTDIR)$(MANDIR)/man8/rfsd.8 $(DESTDIR)$(MANDIR)/man8/rfsctl.8 \
 	      $(DESTDIR)$(UNITDIR)/rfsd.service \
+	      $(DESTDIR)$(LIBEXECDIR)/xdp-rfs/rfsd-prepare \
 	      $(DESTDIR)$(UNITDIR)/rfsd-metrics.socket $(DESTDIR)$(COMPLDIR)/rfsctl
 
 clean:

@@ -14,6 +14,7 @@ SBINDIR   ?= $(PREFIX)/sbin
 MANDIR    ?= $(PREFIX)/share/man
 SYSCONFDIR ?= /etc
 UNITDIR   ?= $(PREFIX)/lib/systemd/system
+LIBEXECDIR ?= $(PREFIX)/libexec
 COMPLDIR  ?= $(PREFIX)/share/bash-completion/completions
 DESTDIR   ?=
 
@@ -77,7 +78,7 @@ BPF_HDRS  := $(wildcard bpf/*.h)
 CORE_SRCS := bpf/rfs_cpumap.bpf.c bpf/rfs_enqueue.bpf.c bpf/rfs_gro.bpf.c \
 	     bpf/rfs_sock_trace.bpf.c bpf/rfs_sockops.bpf.c
 CORE_OBJS := $(patsubst bpf/%.c,$(B)/bpf/%.o,$(CORE_SRCS))
-SKELS     := $(B)/rfs_core.skel.h $(B)/rfs_xdp.skel.h
+SKELS     := $(B)/rfs_core.skel.h $(B)/rfs_xdp.skel.h $(B)/rfs_jiffies.skel.h
 
 LIB_SRCS  := $(wildcard daemon/lib/*.c)
 LIB_HDRS  := $(wildcard daemon/lib/*.h)
@@ -123,7 +124,7 @@ $(B)/rfs_core.bpf.o: $(CORE_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(BPFTOOL) gen object $@ $^
 
-$(B)/rfs_xdp.bpf.o: $(B)/bpf/rfs_xdp.bpf.o
+$(B)/rfs_xdp.bpf.o $(B)/rfs_jiffies.bpf.o: $(B)/%.bpf.o: $(B)/bpf/%.bpf.o
 	$(call msg,LINK,$@)
 	$(Q)$(BPFTOOL) gen object $@ $^
 
@@ -134,7 +135,8 @@ $(B)/%.skel.h: $(B)/%.bpf.o
 
 # Only the loader includes the skeletons: the CLI and unit tests build
 # without clang or bpftool.
-$(B)/daemon/lib/rfs_core.o $(B)/daemon/lib/rfs_if_attach.o: $(SKELS)
+$(B)/daemon/lib/rfs_core.o $(B)/daemon/lib/rfs_if_attach.o \
+$(B)/daemon/lib/rfs_bpf.o: $(SKELS)
 
 $(B)/daemon/%.o: daemon/%.c $(HEADERS) $(LIB_HDRS) $(wildcard daemon/*/*.h)
 	$(call msg,CC,$@)
@@ -365,17 +367,24 @@ install: all
 	install -D -m 0644 man/rfsctl.8 $(DESTDIR)$(MANDIR)/man8/rfsctl.8
 	install -D -m 0644 systemd/rfsd.conf $(DESTDIR)$(SYSCONFDIR)/rfs/rfsd.conf.example
 	install -D -m 0644 systemd/rfsd.env $(DESTDIR)$(SYSCONFDIR)/default/rfsd
-	sed 's|@SBINDIR@|$(SBINDIR)|g' systemd/rfsd.service.in > $(B)/rfsd.service
+	sed -e 's|@SBINDIR@|$(SBINDIR)|g' \
+	    -e 's|@LIBEXECDIR@|$(LIBEXECDIR)|g' \
+	    systemd/rfsd.service.in > $(B)/rfsd.service
 	install -D -m 0644 $(B)/rfsd.service $(DESTDIR)$(UNITDIR)/rfsd.service
+	install -D -m 0755 systemd/rfsd-prepare $(DESTDIR)$(LIBEXECDIR)/xdp-rfs/rfsd-prepare
 	install -D -m 0644 systemd/rfsd-metrics.socket $(DESTDIR)$(UNITDIR)/rfsd-metrics.socket
 	install -D -m 0644 completion/rfsctl.bash $(DESTDIR)$(COMPLDIR)/rfsctl
-	@# the unit's Group=, the control socket's group
+	@# the unit's User= and Group= (the control socket's group)
 	[ -n "$(DESTDIR)" ] || getent group rfs >/dev/null || groupadd --system rfs
+	[ -n "$(DESTDIR)" ] || getent passwd rfs >/dev/null || \
+		useradd --system --gid rfs --no-create-home --home-dir /nonexistent \
+			--shell /usr/sbin/nologin rfs
 
 uninstall:
 	rm -f $(DESTDIR)$(SBINDIR)/rfsd $(DESTDIR)$(SBINDIR)/rfsctl \
 	      $(DESTDIR)$(MANDIR)/man8/rfsd.8 $(DESTDIR)$(MANDIR)/man8/rfsctl.8 \
 	      $(DESTDIR)$(UNITDIR)/rfsd.service \
+	      $(DESTDIR)$(LIBEXECDIR)/xdp-rfs/rfsd-prepare \
 	      $(DESTDIR)$(UNITDIR)/rfsd-metrics.socket $(DESTDIR)$(COMPLDIR)/rfsctl
 
 clean:

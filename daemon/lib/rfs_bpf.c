@@ -25,6 +25,8 @@
 
 #include "log.h"
 #include "rfs_dp_int.h"
+#include "rfs_features.h"
+#include "rfs_jiffies.skel.h"
 
 int rfs_errf(char *err, int e, const char *fmt, ...)
 {
@@ -257,6 +259,26 @@ void rfs_log_hook_libs(void)
 {
 	libbpf_set_print(libbpf_print);
 	libxdp_set_print(libxdp_print);
+}
+
+/* Loaded at the first call, kept: a scan reads it once per table.
+ * /proc/timer_list where the kernel has no syscall programs (before
+ * 5.14), which root alone may read. */
+bool rfs_read_jiffies(__u64 *out)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, o, .ctx_in = out,
+		    .ctx_size_in = sizeof(*out));
+	static struct rfs_jiffies *skel;
+	static bool tried;
+
+	if (!tried) {
+		tried = true;
+		skel = rfs_jiffies__open_and_load();
+	}
+	if (skel && !bpf_prog_test_run_opts(
+			bpf_program__fd(skel->progs.rfs_jiffies), &o))
+		return true;
+	return !rfs_file_u64("/proc/timer_list", "jiffies:", out);
 }
 
 #define RFS_BPFFS_ROOT "/sys/fs/bpf"

@@ -368,7 +368,7 @@ int rfs_core_adopt(struct rfs_dp *dp, char *err)
 		return rfs_errf(err, e,
 				"%s; under '%s' (stop the rfsd using it, run rfsd --cleanup --pin-dir %s, or pick another --pin-dir)",
 				(snprintf(why, sizeof(why), "%s", err), why),
-				dp->base, dp->pin_dir);
+				dp->base, dp->pin_name);
 	if (incomplete)
 		return rfs_errf(err, ENOENT,
 				"pinned datapath under '%s' is incomplete; remove it or run rfsd with another --pin-dir",
@@ -441,8 +441,8 @@ int rfs_core_other_layout(const struct rfs_dp *dp, char *err)
 			continue;
 		e = rfs_errf(err, EPROTO,
 			     "pin dir '%s' holds a datapath of pin layout %s (another build of xdp-rfs); this build uses %s: stop it, run rfsd --cleanup --pin-dir %s, then start again",
-			     dp->pin_dir, de->d_name, RFS_PIN_LAYOUT,
-			     dp->pin_dir);
+			     dp->pin_name, de->d_name, RFS_PIN_LAYOUT,
+			     dp->pin_name);
 	}
 	closedir(d);
 	return e;

@@ -116,7 +116,7 @@ static int rfs_dp_adopt_ifs(struct rfs_dp *dp, char *err)
 			closedir(d);
 			return rfs_errf(err, e,
 					"%s (stop the rfsd using it, run rfsd --cleanup --pin-dir %s, or pick another --pin-dir)",
-					why, dp->pin_dir);
+					why, dp->pin_name);
 		}
 		if (e)
 			pr_warn("%s\n", why);
@@ -159,7 +159,7 @@ static int rfs_dp_setup(struct rfs_dp *dp, const struct rfs_dp_opts *o,
 	e = rfs_pin_mkdirs(dp->pin_dir);
 	if (e)
 		return rfs_errf(err, e, "can't create pin dir '%s': %s",
-				dp->pin_dir, strerror(-e));
+				dp->pin_name, strerror(-e));
 	dp->lock_fd = rfs_pin_lock(dp->pin_dir);
 	if (dp->lock_fd < 0) {
 		e = dp->lock_fd;
@@ -167,12 +167,12 @@ static int rfs_dp_setup(struct rfs_dp *dp, const struct rfs_dp_opts *o,
 		return rfs_errf(err, e, e == -EBUSY ?
 				"pin dir '%s' is in use by another rfsd" :
 				"can't lock pin dir '%s': %s",
-				dp->pin_dir, strerror(-e));
+				dp->pin_name, strerror(-e));
 	}
 
 	if (rfs_path(path, "%s/maps/%s", dp->base, RFS_MAP_GLOBALS))
 		return rfs_errf(err, ENAMETOOLONG, "pin dir '%s' too long",
-				dp->pin_dir);
+				dp->pin_name);
 	if (!access(path, F_OK)) {
 		e = rfs_core_adopt(dp, err) ?: rfs_dp_adopt_ifs(dp, err);
 		if (!e && adopted)
@@ -206,8 +206,10 @@ int rfs_dp_open(struct rfs_dp **out, const struct rfs_dp_opts *o,
 		return rfs_errf(err, ENOMEM, "out of memory");
 	dp->lock_fd = -1;
 	rfs_core_reset_fds(dp, false);
-	snprintf(dp->pin_dir, sizeof(dp->pin_dir), "%s",
+	snprintf(dp->pin_name, sizeof(dp->pin_name), "%s",
 		 o->pin_dir ? o->pin_dir : RFS_PIN_DIR_DEFAULT);
+	snprintf(dp->pin_dir, sizeof(dp->pin_dir), "%s",
+		 o->pin_at ? o->pin_at : dp->pin_name);
 	snprintf(dp->cgroup, sizeof(dp->cgroup), "%s",
 		 o->cgroup ? o->cgroup : "/sys/fs/cgroup");
 	dp->qsize = o->cpumap_qsize ? o->cpumap_qsize : RFS_CPUMAP_QSIZE;
@@ -288,7 +290,7 @@ void rfs_dp_close(struct rfs_dp *dp, bool teardown)
 RFS_DP_GET(__u32, sock_flow_entries, dp->globals.sock_flow_mask + 1)
 RFS_DP_GET(int, nr_cpus, dp->nr_cpus)
 RFS_DP_GET(__u32, cpumap_id, dp->globals.cpumap_id)
-RFS_DP_GET(const char *, pin_dir, dp->pin_dir)
+RFS_DP_GET(const char *, pin_dir, dp->pin_name)
 RFS_DP_GET(const char *, cgroup, dp->cgroup)
 RFS_DP_GET(enum rfs_trace_mode, trace_mode, dp->trace_mode)
 RFS_DP_GET(const struct rfs_kfeatures *, kfeatures, &dp->feat)

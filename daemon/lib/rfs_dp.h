@@ -60,6 +60,9 @@ void rfs_budget_fmt(__u64 bytes, char *buf, size_t len);
 
 struct rfs_dp_opts {
 	const char *pin_dir;		/* default RFS_PIN_DIR_DEFAULT */
+	/* where this mount namespace reaches pin_dir, if elsewhere (under
+	 * rfsd.service, which can't enter /sys/fs/bpf); NULL: pin_dir */
+	const char *pin_at;
 	const char *cgroup;		/* cgroup v2 dir for sockops; NULL: root */
 	__u32 sock_flow_entries;	/* 0: RFS_SOCK_FLOW_DEFAULT */
 	__u32 cpumap_qsize;		/* 0: RFS_CPUMAP_QSIZE */

@@ -143,7 +143,8 @@ struct rfs_if {
 };
 
 struct rfs_dp {
-	char pin_dir[PATH_MAX];
+	char pin_dir[PATH_MAX];		/* rfs_dp_opts' pin_at, else pin_dir */
+	char pin_name[PATH_MAX];	/* rfs_dp_opts' pin_dir, for users */
 	char base[PATH_MAX];		/* pin_dir/RFS_PIN_LAYOUT */
 	char cgroup[PATH_MAX];
 	int lock_fd;

@@ -29,7 +29,7 @@ struct rfs_explain_in {
 	struct rfs_if_config cfg;	/* the interface's rfs_if_cfg */
 	bool have_sock;			/* its sock slot could be read */
 	rfs_sock_entry_t sock_entry;
-	bool have_jiffies;		/* jiffies read (/proc/timer_list) */
+	bool have_jiffies;		/* jiffies read (rfs_read_jiffies()) */
 	__u64 jiffies;
 	__u64 in_cpumap[RFS_CPU_WORDS];	/* CPUs with a cpumap entry */
 };

@@ -329,12 +329,6 @@ int rfs_file_u64(const char *path, const char *key, __u64 *out)
 	return e;
 }
 
-/* The kernel shows jiffies in /proc/timer_list, nowhere cheaper. */
-bool rfs_read_jiffies(__u64 *out)
-{
-	return !rfs_file_u64("/proc/timer_list", "jiffies:", out);
-}
-
 unsigned int rfs_sysfs_rx_queues(const char *ifname,
 			      bool (*stop)(const char *queue_dir, void *arg),
 			      void *arg)

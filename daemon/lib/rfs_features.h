@@ -90,6 +90,7 @@ const char *rfs_feat_level_name(enum rfs_feat_level l);
 /* ---- the local path ---- */
 
 int rfs_kernel_hz(void);
+/* bpf_jiffies64() now, as the programs stamp it (rfs_bpf.c) */
 bool rfs_read_jiffies(__u64 *out);
 /* rfs_text_u64() (parse.h) on the file at path: 0, or -errno. */
 int rfs_file_u64(const char *path, const char *key, __u64 *out);

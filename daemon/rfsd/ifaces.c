@@ -436,7 +436,7 @@ void rfsd_ifaces_link_moved(struct rfsd_ifaces *ifs, int ifindex, int nsid,
 			      e == -ENOENT ? "no process rfsd sees holds it" :
 			      "rfsd may not read the processes that hold it without CAP_SYS_PTRACE",
 			      e == -ENOENT ? "name it (ip netns attach NAME PID) to have it detached" :
-			      "name it (ip netns attach NAME PID), or add CAP_SYS_PTRACE to rfsd's CapabilityBoundingSet= in a drop-in (docs/operations.md), to have it detached");
+			      "name it (ip netns attach NAME PID), or add CAP_SYS_PTRACE to rfsd's CapabilityBoundingSet= in a drop-in, and to its AmbientCapabilities= (docs/operations.md), to have it detached");
 	else if (e)
 		rfs_log_iface(RFS_LOG_WARN, rfs_if_name(ifc), ifindex,
 			      "moved to another network namespace (netns id %d, ifindex %d there): can't detach XDP there: %s; pins dropped",

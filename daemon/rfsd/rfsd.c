@@ -450,6 +450,7 @@ int main(int argc, char **argv)
 		pr_warn("WARNING: --unsafe-noguard: interfaces with 'noguard = yes' in the config steer WITHOUT the in-order rule; their flows may be reordered (benchmarks only)\n");
 	socket_path = d.opt_socket ?: d.cfg.socket ?: RFS_CTL_SOCKET_DEFAULT;
 	opts.pin_dir = d.opt_pin_dir ?: d.cfg.pin_dir ?: RFS_PIN_DIR_DEFAULT;
+	opts.pin_at = getenv("RFSD_PIN_AT");
 	if (d.opt_cgroup || d.cfg.cgroup) {
 		snprintf(d.cgroup, sizeof(d.cgroup), "%s",
 			 d.opt_cgroup ?: d.cfg.cgroup);

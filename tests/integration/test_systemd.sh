@@ -12,7 +12,7 @@
 #	tests/integration/test_systemd.sh [test_name...]
 #
 # Exit: 0 all passed (some may have skipped), 249 all skipped, 1 a failure.
-# SD_MAX_EXPOSURE (default 2.3): the highest score test_security_score
+# SD_MAX_EXPOSURE (default 2.0): the highest score test_security_score
 # takes.  The first run builds the container's tree (debootstrap, a few
 # minutes, ~250 MB under build/nspawn/); later runs reuse it.
 
@@ -23,6 +23,7 @@ ALL_TESTS="
 	test_notify_ready_reload
 	test_parser_under_unit
 	test_stop_restart_keep_steering
+	test_root_pins_adopted
 	test_netns_move_under_unit
 	test_metrics_under_unit
 	test_half_built_tree_removed
@@ -32,7 +33,7 @@ ALL_TESTS="
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/nspawn.sh"
 
 UNIT_IN=${RFSD_UNIT_IN:-$LAB_TOP/systemd/rfsd.service.in}
-SD_MAX_EXPOSURE=${SD_MAX_EXPOSURE:-2.3}
+SD_MAX_EXPOSURE=${SD_MAX_EXPOSURE:-2.0}
 SEQ=$LAB_BUILD/tests/rfs_seq
 SEQ_PORT=$((LAB_PORT + 300))
 
@@ -43,10 +44,10 @@ free_port()
 }
 
 # The unit as `make install` writes it (the Makefile's sed, word for word),
-# ExecStart in directory $1.
+# ExecStart in directory $1, rfsd-prepare under $2/xdp-rfs.
 make_unit()
 {
-	sed "s|@SBINDIR@|$1|g" "$UNIT_IN"
+	sed -e "s|@SBINDIR@|$1|g" -e "s|@LIBEXECDIR@|$2|g" "$UNIT_IN"
 }
 
 # ------------------------------------------------------ without a systemd
@@ -61,7 +62,7 @@ test_security_score()
 	lab_init
 	dir=$LAB_DIR/unit
 	mkdir -p "$dir"
-	make_unit /usr/sbin > "$dir/rfsd.service"
+	make_unit /usr/sbin /usr/libexec > "$dir/rfsd.service"
 	out=$(systemd-analyze security --offline=yes --no-pager \
 		"$dir/rfsd.service" 2>&1) ||
 		fail "systemd-analyze security --offline=yes failed: $(tail -n 3 <<< "$out")"
@@ -241,7 +242,10 @@ sd_stop_seen()
 # the container's root: /proc/LEADER/root/run/rfs/rfsd.sock.
 sd_setup()
 {
-	trap 'nspawn_down; lab_down' EXIT
+	# rfsd-prepare gives libxdp's state dir to the container's rfs: the
+	# host's, shared with the container, goes back to its owner
+	SD_XDP_OWNER=$(stat -c %u:%g /sys/fs/bpf/xdp 2>/dev/null)
+	trap 'nspawn_down; sd_xdp_owner; lab_down' EXIT
 	trap 'exit 130' INT
 	trap 'exit 143' TERM
 	lab_require_root
@@ -255,7 +259,7 @@ sd_setup()
 	lab_up
 	nspawn_tree || skip "no Debian tree for systemd-nspawn: $NSPAWN_WHY"
 	mkdir -p "$NSPAWN_ETC/rfs"
-	make_unit "$LAB_BUILD" > "$NSPAWN_ETC/rfsd.service"
+	make_unit "$LAB_BUILD" /usr/libexec > "$NSPAWN_ETC/rfsd.service"
 	echo "RFSD_OPTS=\"-v --pin-dir $RFS_PIN\"" > "$NSPAWN_ETC/default-rfsd"
 	printf '[interface %s]\n' "$LAB_A" > "$NSPAWN_ETC/rfs/rfsd.conf"
 	# make check SANITIZE=1: the sanitizers' options.  No leak check
@@ -282,13 +286,26 @@ sd_setup()
 		--bind-ro="$NSPAWN_ETC/rfsd-metrics.socket:/etc/systemd/system/rfsd-metrics.socket" \
 		--bind-ro="$NSPAWN_ETC/rfsd-metrics.socket.d:/etc/systemd/system/rfsd-metrics.socket.d" \
 		--bind-ro="$NSPAWN_ETC/default-rfsd:/etc/default/rfsd" \
-		--bind-ro="$NSPAWN_ETC/rfs:/etc/rfs" ||
+		--bind-ro="$NSPAWN_ETC/rfs:/etc/rfs" \
+		--bind-ro="$LAB_TOP/systemd/rfsd-prepare:/usr/libexec/xdp-rfs/rfsd-prepare" ||
 		skip "can't boot a systemd container here: $NSPAWN_WHY"
 	say "container $NSPAWN_MACHINE up (systemd $(sd systemctl --version | awk 'NR == 1 { print $2 }'), PID 1 is host PID $NSPAWN_LEADER)"
-	# the unit's Group=, as the package or make install adds it
-	sd groupadd --system rfs || fail "can't add group rfs in the container"
+	# the unit's User= and Group=, as make install adds them
+	sd groupadd --system rfs && sd useradd --system --gid rfs \
+		--no-create-home --home-dir /nonexistent rfs ||
+		fail "can't add user and group rfs in the container"
 	sd systemctl log-level debug || fail "can't set the container's log level"
 	RFS_SOCK=/proc/$NSPAWN_LEADER/root/run/rfs/rfsd.sock
+}
+
+sd_xdp_owner()
+{
+	if [ -n "${SD_XDP_OWNER:-}" ]; then
+		chown "$SD_XDP_OWNER" /sys/fs/bpf/xdp
+	else
+		rmdir /sys/fs/bpf/xdp 2>/dev/null
+	fi
+	return 0
 }
 
 # systemctl start, which returns once rfsd said READY=1 (or failed).
@@ -342,23 +359,33 @@ test_notify_ready_reload()
 	sd_log
 }
 
-# Under the unit rfsd has no CAP_SETUID, CAP_SETGID or CAP_SETPCAP: the
-# control socket still has its group (rfsd's gid at bind, the unit's
-# Group=), and the parser, uid 0 with no capability, serves under its
-# system call filter.
+# Under the unit rfsd runs as user rfs with the unit's five capabilities
+# (ambient ones, which rfsd clears once it has them) and no CAP_SETUID,
+# CAP_SETGID or CAP_SETPCAP: the control socket has its group (rfsd's gid
+# at bind, the unit's Group=), and the parser, user rfs with no
+# capability, serves under its system call filter.
 test_parser_under_unit()
 {
-	local sock v pid st f
+	local sock v pid st f uid want
 	sd_setup
 	sd_start
+	uid=$(sd id -u rfs) || sd_fail "no user rfs in the container"
 	sock=$(sd stat -c '%a %U %G' /run/rfs/rfsd.sock)
-	[ "$sock" = "660 root rfs" ] || sd_fail "control socket is $sock, want 660 root rfs"
-	v=$(sd awk '$1 == "CapBnd:" { print $2 }' "/proc/$(sd_prop MainPID)/status")
+	[ "$sock" = "660 rfs rfs" ] || sd_fail "control socket is $sock, want 660 rfs rfs"
+	st=$(sd cat "/proc/$(sd_prop MainPID)/status")
+	# CAP_NET_ADMIN 12, CAP_SYS_ADMIN 21, CAP_SYS_NICE 23, CAP_PERFMON 38,
+	# CAP_BPF 39
+	want=$(printf '%016x' $(((1 << 12) | (1 << 21) | (1 << 23) | (1 << 38) | (1 << 39))))
+	for f in "Uid:$uid" "CapEff:$want" "CapBnd:$want"; do
+		[ "$(awk -v f="${f%%:*}:" '$1 == f { print $2 }' <<<"$st")" = "${f#*:}" ] ||
+			sd_fail "rfsd: want $f in: $(grep -E '^(Uid|Cap)' <<<"$st")"
+	done
+	v=$(awk '$1 == "CapBnd:" { print $2 }' <<<"$st")
 	(( 16#$v & 0x1c0 )) &&
 		sd_fail "rfsd's bounding set $v has CAP_SETUID, CAP_SETGID or CAP_SETPCAP"
 	pid=$(ctlj status | jget "d['parser_pid']")
 	st=$(sd cat "/proc/$pid/status") || sd_fail "no parser $pid in the container"
-	for f in Seccomp:2 NoNewPrivs:1 Uid:0 CapEff:0000000000000000 \
+	for f in Seccomp:2 NoNewPrivs:1 "Uid:$uid" CapEff:0000000000000000 \
 		 CapPrm:0000000000000000 CapAmb:0000000000000000; do
 		[ "$(awk -v f="${f%%:*}:" '$1 == f { print $2 }' <<<"$st")" = "${f#*:}" ] ||
 			sd_fail "parser $pid: want $f in: $(grep -E '^(Uid|Cap|NoNew|Seccomp)' <<<"$st")"
@@ -367,7 +394,7 @@ test_parser_under_unit()
 	ctl set flow-cnt "$LAB_A" 8192 >/dev/null || sd_fail "rfsctl set flow-cnt failed"
 	[ "$(ctlj status | jget "d['parser_pid']")" = "$pid" ] ||
 		sd_fail "the parser $pid died serving"
-	say "socket $sock; parser $pid: uid 0, no capabilities, Seccomp 2; serves"
+	say "rfsd uid $uid (rfs), capabilities $want; socket $sock; parser $pid: uid $uid, no capabilities, Seccomp 2; serves"
 }
 
 # stats of $LAB_A -> "seen steered"
@@ -447,6 +474,55 @@ $(sd_stop_seen)"
 	sd_log
 }
 
+# An upgrade from a release whose rfsd ran as root: the pin tree it left
+# steering, and its libxdp dispatcher's, are root's (0700).  The unit's
+# rfsd-prepare gives both to rfs before rfsd starts, so rfsd, user rfs,
+# adopts the datapath (the same XDP program), frames sent after are
+# steered, and it can still change it: detach takes the program off.
+test_root_pins_adopted()
+{
+	local prog sock cur uid left x a b c d sent recv inv lost
+	[ -x "$SEQ" ] || skip "$SEQ is not built (make)"
+	sd_setup
+	uid=$(sd id -u rfs) || sd_fail "no user rfs in the container"
+	sock=$RFS_SOCK
+	RFS_SOCK=$LAB_DIR/root.sock
+	lab_start_rfsd
+	ctl attach "$LAB_A" >/dev/null || fail "rfsd as root: attach $LAB_A failed"
+	prog=$(lab_xdp_id "$LAB_A")
+	lab_stop_rfsd
+	RFS_SOCK=$sock
+	[ -n "$prog" ] && [ "$(lab_xdp_id "$LAB_A")" = "$prog" ] ||
+		fail "rfsd as root did not leave XDP id '$prog' on $LAB_A"
+	[ "$(stat -c %u "$RFS_PIN_V/if/$LAB_A")" = 0 ] ||
+		fail "rfsd as root left pins not root's"
+	say "rfsd as root left XDP id $prog on $LAB_A, pins root's"
+
+	cur=$(sd_cursor)
+	sd_start
+	sd_wait_journal "$cur" 5 "adopted datapath from $RFS_PIN: 1 interfaces" ||
+		sd_fail "rfsd under the unit did not adopt the root-owned pins"
+	[ "$(lab_xdp_id "$LAB_A")" = "$prog" ] || sd_fail "start replaced the XDP program"
+	left=$(find "$RFS_PIN" ! -uid "$uid" | head -n 3 | tr '\n' ' ')
+	[ -z "$left" ] || sd_fail "pins not given to rfs (uid $uid): $left"
+	for x in "/sys/fs/bpf/xdp/dispatch-$(cat "/sys/class/net/$LAB_A/ifindex")-"*; do
+		[ ! -e "$x" ] || [ -z "$(find "$x" ! -uid "$uid")" ] ||
+			sd_fail "libxdp's $x not given to rfs (uid $uid)"
+	done
+	read -r a b <<< "$(seen_steered)"
+	lab_seq_start "$SEQ_PORT" 2 1000 2
+	lab_seq_result "$SEQ_PORT"
+	read -r sent recv inv lost <<< "$SEQ_RESULT"
+	read -r c d <<< "$(seen_steered)"
+	say "adopted as rfs (uid $uid): XDP id $prog kept; sent $sent, steered +$((d - b)), inversions $inv"
+	[ "$inv" = 0 ] && [ $((d - b)) -ge "$sent" ] ||
+		sd_fail "after adopting: steered +$((d - b)) of $sent sent, $inv inversions"
+	ctl detach "$LAB_A" >/dev/null || sd_fail "rfsctl detach $LAB_A failed under the unit"
+	[ -z "$(lab_xdp_id "$LAB_A")" ] || sd_fail "detach left XDP on $LAB_A"
+	say "detached as rfs: no XDP program on $LAB_A"
+	sd_log
+}
+
 # Move $LAB_A from the host into netns $1 (a PID or an nsfs path), and
 # wait for rfsd's journal to say of it: moved to another network namespace
 # $2 (an extended regexp); 1 if it does not.
@@ -502,7 +578,7 @@ test_netns_move_under_unit()
 	# stops it (SIGSTOP to all) but does not end a process it did not
 	# start, and the poweroff then waits for it
 	LAB_PIDS+=("$holder:$(lab_starttime "$holder")")
-	trap 'lab_kill '"$holder"' KILL 2; nspawn_down; lab_down' EXIT
+	trap 'lab_kill '"$holder"' KILL 2; nspawn_down; sd_xdp_owner; lab_down' EXIT
 	for ((i = 0; i < 50; i++)); do
 		prog=$(lab_xdp_id "$LAB_A")
 		[ -n "$prog" ] && break
@@ -518,7 +594,7 @@ test_netns_move_under_unit()
 	# it left (an orphan of ours) and attaches again
 	nsenter -t "$holder" -n ip link set dev "$LAB_A" netns 1 ||
 		fail "can't move $LAB_A back from PID $holder's netns"
-	printf '[Service]\nCapabilityBoundingSet=CAP_SYS_PTRACE\n' \
+	printf '[Service]\nCapabilityBoundingSet=CAP_SYS_PTRACE\nAmbientCapabilities=CAP_SYS_PTRACE\n' \
 		> "$NSPAWN_ETC/rfsd.service.d/ptrace.conf"
 	# and the other recipe there, perf_event_open (kprobes, which this
 	# kernel may not have): systemd adds it to the allow list

@@ -33,6 +33,7 @@ SEQ=$LAB_BUILD/tests/rfs_seq
 NSPAWN_BASE_PKGS="$NSPAWN_BASE_PKGS adduser"
 PKG_PIN=/sys/fs/bpf/rfs
 PKG_PIN_MADE=
+PKG_XDP_OWNER=$(stat -c %u:%g /sys/fs/bpf/xdp 2>/dev/null)
 PKG_DEBS=$LAB_DIR/debs
 SEQ_PORT=$((LAB_PORT + 400))
 
@@ -55,6 +56,11 @@ pkg_fail()
 pkg_down()
 {
 	nspawn_down
+	# the unit's rfsd-prepare gave libxdp's state dir (the host's,
+	# shared with the container) to the container's rfs
+	if [ -n "$PKG_XDP_OWNER" ]; then
+		chown "$PKG_XDP_OWNER" /sys/fs/bpf/xdp
+	fi
 	if [ -n "$PKG_PIN_MADE" ] && [ -d "$PKG_PIN" ]; then
 		"$RFSD" --cleanup --pin-dir "$PKG_PIN" >/dev/null 2>&1
 		rm -rf "$PKG_PIN"
@@ -122,6 +128,8 @@ test_install_upgrade_remove_purge()
 	[ "$(sd_prop UnitFileState)" = enabled ] ||
 		pkg_fail "rfsd.service is $(sd_prop UnitFileState) after installing $vn"
 	sd getent group rfs >/dev/null || pkg_fail "no group rfs after installing $vn"
+	st=$(sd awk '$1 == "Uid:" { print $2 }' "/proc/$(sd_prop MainPID)/status")
+	[ "$st" = "$(sd id -u rfs)" ] || pkg_fail "rfsd runs as uid '$st', not user rfs"
 	# /metrics is off unless the admin turns it on, as metrics_listen is
 	st="$(sd systemctl show -p UnitFileState --value rfsd-metrics.socket) $(sd systemctl show -p ActiveState --value rfsd-metrics.socket)"
 	[ "$st" = "disabled inactive" ] ||

@@ -54,6 +54,9 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/wait.h>
 #include <cmocka.h>
 
 #include <bpf/bpf.h>
@@ -66,6 +69,7 @@
 #include "rfs_order.h"
 #include "log.h"
 #include "rfs_dp_int.h"
+#include "rfs_features.h"
 #include "rfs_test_util.h"
 #include "rfs_core.skel.h"
 #include "tests/bpf/layout.skel.h"
@@ -3191,6 +3195,44 @@ static __u32 rfs_xt_map_flags(int fd)
 }
 
 /*
+ * rfsd reads the programs' clock (rfs_read_jiffies(): a test run of
+ * rfs_jiffies.bpf.c), not /proc/timer_list, which only root may read: in
+ * a child that can't see the file, what it reads lies between the
+ * kernel's jiffies in that file just before and just after.
+ */
+static void test_read_jiffies(void **state)
+{
+	__u64 *j = mmap(NULL, sizeof(*j), PROT_READ | PROT_WRITE,
+			MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	__u64 j0, j1;
+	pid_t pid;
+	int st;
+
+	(void)state;
+	if (libbpf_probe_bpf_prog_type(BPF_PROG_TYPE_SYSCALL, NULL) <= 0)
+		skip();
+	assert_true(j != MAP_FAILED);
+	*j = 0;
+	j0 = rfs_tu_jiffies();
+	pid = fork();
+	if (!pid)
+		_exit(unshare(CLONE_NEWNS) ||
+		      mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+		      mount("/dev/null", "/proc/timer_list", NULL, MS_BIND,
+			    NULL) || !rfs_read_jiffies(j));
+	assert_true(pid > 0);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	j1 = rfs_tu_jiffies();
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+	if (*j < j0 || *j > j1 || !j0)
+		fail_msg("jiffies from BPF %llu, /proc/timer_list %llu then %llu",
+			 (unsigned long long)*j, (unsigned long long)j0,
+			 (unsigned long long)j1);
+	munmap(j, sizeof(*j));
+}
+
+/*
  * struct rfs_cpu_queue is 128 bytes so that each target's slot has its
  * cache lines to itself; rfs_rx_track's rows are one page each.  That
  * holds only if the values start where the padding assumes: read the
@@ -3300,6 +3342,7 @@ int main(void)
 		TL(test_local_removed_cpu),
 		T(test_live_frames),
 		T(test_cost),
+		cmocka_unit_test(test_read_jiffies),
 		cmocka_unit_test(test_layout),
 #undef TL
 #undef T

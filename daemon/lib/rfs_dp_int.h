@@ -3,7 +3,7 @@
  * Inside the library.  struct rfs_dp is for rfs_dp.c (open, close, the
  * list of interfaces), rfs_core.c (the core BPF object and its pins) and
  * rfs_cpumap.c; tests/prog reads its fds.  The code of one interface
- * (struct rfs_if: rfs_iface.c, rfs_if_attach.c, rfs_explain.c) and of
+ * (struct rfs_if: rfs_iface.c, rfs_explain.c) and of
  * the tables below it works on a struct rfs_if_env built at the rfs_if_*
  * call (rfs_dp_env()), never on the list, which only rfs_dp.c changes.
  * rfs_bpf.c is a leaf that knows no struct of the datapath.
@@ -14,8 +14,6 @@
 #include <limits.h>
 #include <net/if.h>
 #include <unistd.h>
-
-#include <xdp/libxdp.h>
 
 #include "rfs_dp.h"
 #include "rfs_explain.h"
@@ -241,48 +239,20 @@ int rfs_seed_random(__u32 *seed, char *err, size_t len);
 
 int rfs_cpumap_sync(struct rfs_dp *dp, char *err);
 
-/* ---- rfs_iface.c: the object, pins, XDP hook, config, live changes ---- */
+/* ---- rfs_iface.c: one interface, on the env rfs_dp.c hands it ---- */
 
-/* A new interface object with no fds; free closes them. */
-struct rfs_if *rfs_iface_new(const char *name);
-void rfs_iface_free(struct rfs_if *ifc);
-/* Pin, open the pins of, unpin the program and maps under if/<name>. */
-int rfs_iface_pin_all(const struct rfs_if_env *env, struct rfs_if *ifc,
-		      char *err);
-int rfs_iface_open_pins(const struct rfs_if_env *env, struct rfs_if *ifc);
+void rfs_iface_free(struct rfs_if *ifc);	/* closes its fds */
 void rfs_iface_unpin(const struct rfs_if_env *env, const char *name);
 int rfs_iface_rename(const struct rfs_if_env *env, struct rfs_if *ifc,
 		     const char *name);
-
-static inline enum xdp_attach_mode rfs_iface_libxdp_mode(enum rfs_xdp_mode m)
-{
-	return m == RFS_XDP_NATIVE ? XDP_MODE_NATIVE :
-	       m == RFS_XDP_GENERIC ? XDP_MODE_SKB : XDP_MODE_UNSPEC;
-}
-/* Is prog_id what runs on ifindex, alone or under a libxdp dispatcher?
- * *other: a foreign legacy program there; *mode: the hook's mode. */
-bool rfs_iface_prog_attached(int ifindex, __u32 prog_id, __u32 *other,
-			     char *other_name, size_t len,
-			     enum rfs_xdp_mode *mode);
-int rfs_iface_xdp_off(const struct rfs_if *ifc);
-
-/* Every CPU in set exists and is online; a table size is a power of two
- * in RFS_FLOW_CNT_MIN..MAX.  Else "<what>: <why>" in err. */
-int rfs_iface_check_cpus(const struct rfs_if_env *env, const char *what,
-			 const struct rfs_cpuset *set, char *err);
-int rfs_iface_check_flow_cnt(const char *what, __u32 n, char *err);
 /* Rewrite the config map from ifc: returns once no frame can see the
  * configuration it replaced. */
 int rfs_if_push_config(struct rfs_if *ifc, __u32 sample_flows);
 /* The configuration in use (the active slot) of an rfs_if_cfg map. */
 int rfs_if_read_config(int cfg_fd, struct rfs_if_config *out);
-
 /* Take the program off (if still ours) and remove the pins. */
 int rfs_iface_detach(const struct rfs_if_env *env, struct rfs_if *ifc,
 		     char *err);
-
-/* ---- the interface calls rfs_dp.c and rfs_cpumap.c hand an env ---- */
-
 int rfs_iface_attach(const struct rfs_if_env *env, const char *name,
 		     const struct rfs_if_opts *opts, struct rfs_if **out,
 		     char *err);

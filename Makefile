@@ -134,7 +134,7 @@ $(B)/%.skel.h: $(B)/%.bpf.o
 
 # Only the loader includes the skeletons: the CLI and unit tests build
 # without clang or bpftool.
-$(B)/daemon/lib/rfs_core.o $(B)/daemon/lib/rfs_iface.o: $(SKELS)
+$(B)/daemon/lib/rfs_dp.o $(B)/daemon/lib/rfs_iface.o: $(SKELS)
 
 $(B)/daemon/%.o: daemon/%.c $(HEADERS) $(LIB_HDRS) $(wildcard daemon/*/*.h)
 	$(call msg,CC,$@)

@@ -1,12 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Inside the library.  struct rfs_dp is for rfs_dp.c (open, close, the
- * list of interfaces), rfs_core.c (the core BPF object and its pins) and
- * rfs_cpumap.c; tests/prog reads its fds.  The code of one interface
- * (struct rfs_if: rfs_iface.c, rfs_explain.c) and of
- * the tables below it works on a struct rfs_if_env built at the rfs_if_*
- * call (rfs_dp_env()), never on the list, which only rfs_dp.c changes.
- * rfs_bpf.c is a leaf that knows no struct of the datapath.
+ * Inside the library.  struct rfs_dp is rfs_dp.c's; tests/prog reads its
+ * fds.  The code of one interface (struct rfs_if: rfs_iface.c,
+ * rfs_explain.c) and of the tables below it works on a struct rfs_if_env
+ * built at the rfs_if_* call (rfs_dp_env()), never on the list, which
+ * only rfs_dp.c changes.  rfs_bpf.c is a leaf that knows no struct of the
+ * datapath.
  */
 #ifndef RFS_DP_INT_H
 #define RFS_DP_INT_H
@@ -15,6 +14,9 @@
 #include <net/if.h>
 #include <unistd.h>
 
+#include <bpf/bpf.h>
+
+#include "rfs_decide.h"
 #include "rfs_dp.h"
 #include "rfs_explain.h"
 
@@ -212,32 +214,22 @@ static inline struct rfs_if_env rfs_dp_env(struct rfs_dp *dp)
 	};
 }
 
-/* ---- rfs_core.c ---- */
+static inline __u32 rfs_sock_desired_cpu(int flows_fd,
+					 const struct rfs_globals *g,
+					 __u32 hash)
+{
+	__u32 idx = rfs_sock_index(hash, g->sock_flow_mask);
+	rfs_sock_entry_t e;
 
-/* Load the core object, write and pin its maps, attach and pin its
- * programs, into an empty pin dir. */
-int rfs_core_create(struct rfs_dp *dp, const struct rfs_dp_opts *o,
-		    char *err);
-/* Take the core maps over from their pins. */
-int rfs_core_adopt(struct rfs_dp *dp, char *err);
-/* -EPROTO if the pin dir holds another pin layout than this build's. */
-int rfs_core_other_layout(const struct rfs_dp *dp, char *err);
-/* Every fd of the core's pinned objects to -1, closed first if asked. */
-void rfs_core_reset_fds(struct rfs_dp *dp, bool close_them);
-/* dp->ids and dp->trace_mode from the pinned links. */
-void rfs_core_fill_ids(struct rfs_dp *dp);
-/* Detach the pinned links the kernel lets go of (cgroup links); the
- * rest go when their pins are removed. */
-void rfs_core_detach_links(const struct rfs_dp *dp);
+	if (bpf_map_lookup_elem(flows_fd, &idx, &e))
+		return RFS_NO_CPU;
+	return rfs_sock_entry_cpu(e, hash, g->cpu_mask);
+}
 
 /* The flow hash seed (rfs_seed.c, a leaf so that test_seed can make
  * getrandom() fail): whoever guesses it can send flows that all land in
  * one slot, so it comes from the kernel's CSPRNG or rfsd does not start. */
 int rfs_seed_random(__u32 *seed, char *err, size_t len);
-
-/* ---- rfs_cpumap.c ---- */
-
-int rfs_cpumap_sync(struct rfs_dp *dp, char *err);
 
 /* ---- rfs_iface.c: one interface, on the env rfs_dp.c hands it ---- */
 
@@ -294,17 +286,5 @@ int rfs_devtab_resize(const struct rfs_if_env *env, struct rfs_if *ifc,
  * quiet: asleep at every look for a second or more. */
 void rfs_kthreads_idle(const struct rfs_if_env *env, bool *idle, bool *quiet);
 void rfs_devtab_retire(const struct rfs_if_env *env, struct rfs_if *ifc);
-
-/* ---- rfs_socktab.c: the sock flow table, datapath-wide ---- */
-
-/* A table in rfs_sock_outer's slot 0: its fd, or -errno. */
-int rfs_socktab_create(int globals_fd, int outer_fd, __u32 entries,
-		       char *err);
-/* Replace the table in the slot (*flows_fd) with one of n entries that
- * holds the same flows, and the mask in rfs_globals (*g) with n - 1. */
-int rfs_socktab_resize(int globals_fd, int outer_fd, int *flows_fd,
-		       struct rfs_globals *g, __u32 n, char *err);
-__u32 rfs_socktab_desired_cpu(int flows_fd, const struct rfs_globals *g,
-			      __u32 hash);
 
 #endif /* RFS_DP_INT_H */

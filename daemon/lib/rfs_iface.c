@@ -866,7 +866,6 @@ void rfs_if_sample_stop(struct rfs_if *ifc)
 int rfs_if_sample_collect(struct rfs_dp *dp, struct rfs_if *ifc, size_t limit,
 			  struct rfs_flow_sample **out, size_t *n, char *err)
 {
-	const struct rfs_if_env env = rfs_dp_env(dp);
 	size_t stride = rfs_percpu_stride(sizeof(struct rfs_flow_hit));
 	int ncpu = libbpf_num_possible_cpus(), c;
 	struct rfs_flow_sample *v = NULL;
@@ -923,9 +922,8 @@ int rfs_if_sample_collect(struct rfs_dp *dp, struct rfs_if *ifc, size_t limit,
 			v[i].current_cpu = f.cpu;
 			v[i].local = !!(f.flags & RFS_DEV_FLOW_LOCAL);
 		}
-		v[i].desired_cpu = rfs_socktab_desired_cpu(env.sock_flows_fd,
-							   env.globals,
-							   v[i].hash);
+		v[i].desired_cpu = rfs_sock_desired_cpu(dp->sock_flows_fd,
+							&dp->globals, v[i].hash);
 	}
 	if (nv)
 		qsort(v, nv, sizeof(*v), cmp_frames_desc);

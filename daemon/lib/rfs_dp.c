@@ -33,27 +33,23 @@
 /* ---- the sock flow table: in slot 0 of rfs_sock_outer, so a resize is
  * one swap; rfs_globals holds its mask ---- */
 
-/* Its fd, or -errno. */
-static int rfs_socktab_create(int globals_fd, int outer_fd, __u32 entries,
+static int rfs_socktab_create(struct rfs_if_env *env, __u32 entries,
 			      char *err)
 {
 	__u32 zero = 0;
 	int fd;
 
-	fd = rfs_create_table(globals_fd, RFS_MAP_SOCK_FLOWS,
+	fd = rfs_create_table(env->globals_fd, RFS_MAP_SOCK_FLOWS,
 			      "rfs_sock_entry_t", sizeof(rfs_sock_entry_t),
 			      entries);
 	if (fd < 0)
 		return rfs_errf(err, fd, "can't create sock flow table of %u entries: %s",
 				entries, strerror(-fd));
-	if (bpf_map_update_elem(outer_fd, &zero, &fd, BPF_ANY)) {
-		int e = errno;
-
-		close(fd);
-		return rfs_errf(err, e, "can't install sock flow table: %s",
-				strerror(e));
-	}
-	return fd;
+	env->sock_flows_fd = fd;
+	if (bpf_map_update_elem(env->sock_outer_fd, &zero, &fd, BPF_ANY))
+		return rfs_errf(err, errno, "can't install sock flow table: %s",
+				strerror(errno));
+	return 0;
 }
 
 /* Entries written into the old table between the copy and the swap:
@@ -94,7 +90,7 @@ int rfs_dp_set_sock_flow_entries(struct rfs_dp *dp, __u32 n, char *err)
 {
 	__u32 old_n = dp->globals.sock_flow_mask + 1, zero = 0, j, k;
 	rfs_sock_entry_t *old_t = NULL, *new_t = NULL;
-	int old_fd = dp->sock_flows_fd, new_fd = -1, e;
+	int old_fd = dp->env.sock_flows_fd, new_fd = -1, e;
 	struct rfs_globals g = dp->globals;
 
 	if (rfs_check_pow2(n, RFS_SOCK_FLOW_MIN, RFS_SOCK_FLOW_MAX))
@@ -123,7 +119,7 @@ int rfs_dp_set_sock_flow_entries(struct rfs_dp *dp, __u32 n, char *err)
 		for (k = j; k < old_n && !new_t[j]; k += n)
 			new_t[j] = old_t[k];
 	}
-	new_fd = rfs_create_table(dp->globals_fd, RFS_MAP_SOCK_FLOWS,
+	new_fd = rfs_create_table(dp->env.globals_fd, RFS_MAP_SOCK_FLOWS,
 				  "rfs_sock_entry_t", sizeof(rfs_sock_entry_t), n);
 	if (new_fd < 0) {
 		e = rfs_errf(err, new_fd, "set sock-flow-entries: can't create a table of %u: %s",
@@ -138,21 +134,21 @@ int rfs_dp_set_sock_flow_entries(struct rfs_dp *dp, __u32 n, char *err)
 	}
 	g.sock_flow_mask = n - 1;
 	if (n < old_n &&
-	    bpf_map_update_elem(dp->globals_fd, &zero, &g, BPF_ANY))
+	    bpf_map_update_elem(dp->env.globals_fd, &zero, &g, BPF_ANY))
 		goto fail_errno;
-	if (bpf_map_update_elem(dp->sock_outer_fd, &zero, &new_fd, BPF_ANY))
+	if (bpf_map_update_elem(dp->env.sock_outer_fd, &zero, &new_fd, BPF_ANY))
 		goto fail_errno;
 	if (n > old_n &&
-	    bpf_map_update_elem(dp->globals_fd, &zero, &g, BPF_ANY))
+	    bpf_map_update_elem(dp->env.globals_fd, &zero, &g, BPF_ANY))
 		goto fail_errno;
 	dp->globals = g;
-	dp->sock_flows_fd = new_fd;
+	dp->env.sock_flows_fd = new_fd;
 	new_fd = old_fd;	/* closed below */
-	rfs_sock_resize_catch_up(old_fd, old_t, old_n, dp->sock_flows_fd,
+	rfs_sock_resize_catch_up(old_fd, old_t, old_n, dp->env.sock_flows_fd,
 				 new_t, n);
 	pr_debug("sock flow table: %u -> %u entries\n", old_n, n);	/* callers say why */
-	e = rfs_pin_at(dp->base, dp->sock_flows_fd, "maps", RFS_MAP_SOCK_FLOWS,
-		       err);
+	e = rfs_pin_at(dp->base, dp->env.sock_flows_fd, "maps",
+		       RFS_MAP_SOCK_FLOWS, err);
 	goto out;
 fail_errno:
 	e = rfs_errf(err, errno, "set sock-flow-entries: can't swap tables: %s",
@@ -167,7 +163,7 @@ out:
 
 __u32 rfs_dp_desired_cpu(const struct rfs_dp *dp, __u32 hash)
 {
-	return rfs_sock_desired_cpu(dp->sock_flows_fd, &dp->globals, hash);
+	return rfs_sock_desired_cpu(dp->env.sock_flows_fd, &dp->globals, hash);
 }
 
 /* ---- the cpumap: a queue (and kthread) per online CPU, kept in step with
@@ -185,13 +181,14 @@ static int rfs_cpumap_sync(struct rfs_dp *dp, char *err)
 		.qsize = dp->qsize,
 		.bpf_prog.fd = dp->cpumap_prog_fd,
 	};
-	struct rfs_if_env env = rfs_dp_env(dp);
+	const struct rfs_if_env *env = rfs_dp_env(dp);
 	struct bpf_cpumap_val cur;
 	__u32 cpu;
 	size_t i;
 
-	for (cpu = 0; cpu < (__u32)dp->nr_cpus; cpu++) {
-		bool present = !bpf_map_lookup_elem(dp->cpu_map_fd, &cpu, &cur);
+	for (cpu = 0; cpu < (__u32)dp->env.nr_cpus; cpu++) {
+		bool present =
+			!bpf_map_lookup_elem(dp->env.cpu_map_fd, &cpu, &cur);
 		bool busy = false;
 
 		if (present)
@@ -204,10 +201,11 @@ static int rfs_cpumap_sync(struct rfs_dp *dp, char *err)
 		if (present && !rfs_cpuset_has(&dp->unbound, cpu))
 			continue;
 		for (i = 0; present && i < dp->n_ifs && !busy; i++)
-			busy = rfs_devtab_in_flight(&env, dp->ifs[i], cpu) != 0;
+			busy = rfs_devtab_in_flight(env, dp->ifs[i], cpu) != 0;
 		if (busy)
 			continue;	/* the next refresh tries again */
-		if (bpf_map_update_elem(dp->cpu_map_fd, &cpu, &val, BPF_ANY))
+		if (bpf_map_update_elem(dp->env.cpu_map_fd, &cpu, &val,
+					BPF_ANY))
 			return rfs_errf(err, errno,
 					"can't add CPU %u to the cpumap: %s",
 					cpu, strerror(errno));
@@ -238,7 +236,7 @@ static const struct {
 	size_t fd;		/* offsetof(struct rfs_dp, its fd) */
 	__u32 value_size;
 } rfs_core_pins[] = {
-#define M(name, fd, size) { "maps", name, offsetof(struct rfs_dp, fd), size }
+#define M(n, fd, size) { "maps", n, offsetof(struct rfs_dp, env.fd), size }
 	M(RFS_MAP_GLOBALS, globals_fd, sizeof(struct rfs_globals)),
 	M(RFS_MAP_SOCK_OUTER, sock_outer_fd, 0),
 	M(RFS_MAP_SOCK_FLOWS, sock_flows_fd, sizeof(rfs_sock_entry_t)),
@@ -392,8 +390,8 @@ static int rfs_core_load(const struct rfs_dp *dp,
 		bpf_program__set_autoload(skel->progs.rfs_enqueue, false);
 	/* one track per (target, possible RX CPU): rfs_rx_track_index() */
 	e = bpf_map__set_max_entries(skel->maps.rfs_rx_track,
-				     rfs_rx_track_entries(dp->nr_cpus,
-							  dp->nr_rx_cpus));
+				     rfs_rx_track_entries(dp->env.nr_cpus,
+							  dp->env.nr_rx_cpus));
 	if (!e)
 		e = rfs_core__load(skel);
 	if (e) {
@@ -456,33 +454,33 @@ static int rfs_core_create(struct rfs_dp *dp, const struct rfs_dp_opts *o,
 	dp->cpumap_prog_fd = dup(bpf_program__fd(skel->progs.rfs_cpumap));
 
 	/* Batch epochs start at 1: delivered = 0 then proves nothing. */
-	for (i = 0; i < (size_t)dp->nr_cpus; i++) {
+	for (i = 0; i < (size_t)dp->env.nr_cpus; i++) {
 		struct rfs_cpu_queue q = { .epoch = 1 };
 		__u32 cpu = i;
 
-		if (bpf_map_update_elem(dp->cpu_queues_fd, &cpu, &q, BPF_ANY)) {
+		if (bpf_map_update_elem(dp->env.cpu_queues_fd, &cpu, &q,
+					BPF_ANY)) {
 			err_ = rfs_errf(err, errno, "can't write %s: %s",
 					RFS_MAP_CPU_QUEUES, strerror(errno));
 			goto out;
 		}
 	}
 	dp->globals.sock_flow_mask = entries - 1;
-	dp->globals.cpu_mask = rfs_sock_cpu_mask(dp->nr_cpus);
-	dp->globals.nr_cpus = dp->nr_cpus;
-	dp->globals.nr_rx_cpus = dp->nr_rx_cpus;
-	dp->globals.cpumap_id = rfs_obj_id(dp->cpu_map_fd);
+	dp->globals.cpu_mask = rfs_sock_cpu_mask(dp->env.nr_cpus);
+	dp->globals.nr_cpus = dp->env.nr_cpus;
+	dp->globals.nr_rx_cpus = dp->env.nr_rx_cpus;
+	dp->globals.cpumap_id = rfs_obj_id(dp->env.cpu_map_fd);
 	err_ = rfs_seed_random(&dp->globals.hash_seed, err, RFS_ERR_LEN);
 	if (err_)
 		goto out;
-	if (bpf_map_update_elem(dp->globals_fd, &zero, &dp->globals, BPF_ANY)) {
+	if (bpf_map_update_elem(dp->env.globals_fd, &zero, &dp->globals,
+				BPF_ANY)) {
 		err_ = rfs_errf(err, errno, "can't write %s: %s",
 				RFS_MAP_GLOBALS, strerror(errno));
 		goto out;
 	}
 
-	dp->sock_flows_fd = rfs_socktab_create(dp->globals_fd, dp->sock_outer_fd,
-					       entries, err);
-	err_ = dp->sock_flows_fd < 0 ? dp->sock_flows_fd : 0;
+	err_ = rfs_socktab_create(&dp->env, entries, err);
 	for (i = 0; !err_ && i < RFS_CORE_PINS; i++)
 		err_ = rfs_pin_at(dp->base, *rfs_core_fd(dp, i),
 				  rfs_core_pins[i].dir, rfs_core_pins[i].name, err);
@@ -575,17 +573,17 @@ static int rfs_core_adopt(struct rfs_dp *dp, char *err)
 		return rfs_errf(err, ENOENT,
 				"pinned datapath under '%s' is incomplete; remove it or run rfsd with another --pin-dir",
 				dp->base);
-	if (bpf_map_lookup_elem(dp->globals_fd, &zero, &dp->globals))
+	if (bpf_map_lookup_elem(dp->env.globals_fd, &zero, &dp->globals))
 		return rfs_errf(err, errno, "can't read %s: %s",
 				RFS_MAP_GLOBALS, strerror(errno));
-	if (dp->globals.nr_cpus != (__u32)dp->nr_cpus)
+	if (dp->globals.nr_cpus != (__u32)dp->env.nr_cpus)
 		return rfs_errf(err, EINVAL,
 				"pinned datapath was made for %u CPUs, this system has %d",
-				dp->globals.nr_cpus, dp->nr_cpus);
-	if (dp->globals.nr_rx_cpus != (__u32)dp->nr_rx_cpus)
+				dp->globals.nr_cpus, dp->env.nr_cpus);
+	if (dp->globals.nr_rx_cpus != (__u32)dp->env.nr_rx_cpus)
 		return rfs_errf(err, EINVAL,
 				"pinned datapath was made for %u possible CPUs, this system has %d",
-				dp->globals.nr_rx_cpus, dp->nr_rx_cpus);
+				dp->globals.nr_rx_cpus, dp->env.nr_rx_cpus);
 
 	if (rfs_cpumap_sync(dp, err))
 		return -EIO;
@@ -720,7 +718,8 @@ static void rfs_dp_sync_loopback(struct rfs_dp *dp)
 	if (want == dp->globals.steer_loopback)
 		return;
 	dp->globals.steer_loopback = want;
-	if (bpf_map_update_elem(dp->globals_fd, &zero, &dp->globals, BPF_ANY))
+	if (bpf_map_update_elem(dp->env.globals_fd, &zero, &dp->globals,
+				BPF_ANY))
 		pr_warn("can't write %s: %s; loopback sockets %s recorded\n",
 			RFS_MAP_GLOBALS, strerror(errno),
 			want ? "are still not" : "are still");
@@ -750,7 +749,7 @@ static void rfs_dp_if_remove(struct rfs_dp *dp, struct rfs_if *ifc)
 /* Every interface pinned under if/ whose program still runs there. */
 static int rfs_dp_adopt_ifs(struct rfs_dp *dp, char *err)
 {
-	struct rfs_if_env env = rfs_dp_env(dp);
+	const struct rfs_if_env *env = rfs_dp_env(dp);
 	char path[PATH_MAX], why[RFS_ERR_LEN];
 	struct rfs_if *ifc;
 	struct dirent *de;
@@ -770,7 +769,7 @@ static int rfs_dp_adopt_ifs(struct rfs_dp *dp, char *err)
 		if (e)
 			rfs_errf(why, e, "adopt %s: out of memory", de->d_name);
 		else
-			e = rfs_iface_adopt(&env, de->d_name, &ifc, why);
+			e = rfs_iface_adopt(env, de->d_name, &ifc, why);
 		if (!e)
 			dp->ifs[dp->n_ifs++] = ifc;
 		if (e == -EPROTO) {
@@ -802,8 +801,8 @@ static int rfs_dp_setup(struct rfs_dp *dp, const struct rfs_dp_opts *o,
 	n = libbpf_num_possible_cpus();
 	if (n <= 0)
 		return rfs_errf(err, n ? n : EINVAL, "can't count possible CPUs");
-	dp->nr_cpus = n > RFS_MAX_CPUS ? RFS_MAX_CPUS : n;
-	dp->nr_rx_cpus = n > RFS_MAX_RX_CPUS ? RFS_MAX_RX_CPUS : n;
+	dp->env.nr_cpus = n > RFS_MAX_CPUS ? RFS_MAX_CPUS : n;
+	dp->env.nr_rx_cpus = n > RFS_MAX_RX_CPUS ? RFS_MAX_RX_CPUS : n;
 	if (n > RFS_MAX_CPUS)
 		pr_warn("%d possible CPUs: steering only to the first %d\n", n,
 			RFS_MAX_CPUS);
@@ -867,6 +866,12 @@ int rfs_dp_open(struct rfs_dp **out, const struct rfs_dp_opts *o,
 		return rfs_errf(err, ENOMEM, "out of memory");
 	dp->lock_fd = -1;
 	rfs_core_reset_fds(dp, false);
+	dp->env.base = dp->base;
+	dp->env.globals = &dp->globals;
+	dp->env.online = &dp->online;
+	dp->env.in_cpumap = &dp->in_cpumap;
+	dp->env.unbound = &dp->unbound;
+	dp->env.asleep_since_ms = dp->asleep_since_ms;
 	snprintf(dp->pin_dir, sizeof(dp->pin_dir), "%s",
 		 o->pin_dir ? o->pin_dir : RFS_PIN_DIR_DEFAULT);
 	snprintf(dp->cgroup, sizeof(dp->cgroup), "%s",
@@ -929,8 +934,8 @@ void rfs_dp_close(struct rfs_dp *dp, bool teardown)
 		}
 		rfs_core_detach_links(dp);
 		/* Empty the cpumap: that stops its kthreads now. */
-		for (cpu = 0; dp->cpu_map_fd >= 0 && cpu < (__u32)dp->nr_cpus; cpu++)
-			bpf_map_delete_elem(dp->cpu_map_fd, &cpu);
+		for (cpu = 0; cpu < (__u32)dp->env.nr_cpus; cpu++)
+			bpf_map_delete_elem(dp->env.cpu_map_fd, &cpu);
 		rfs_remove_layouts(dp->pin_dir, false);
 	} else {
 		while (dp->n_ifs)
@@ -947,7 +952,7 @@ void rfs_dp_close(struct rfs_dp *dp, bool teardown)
 #define RFS_DP_GET(type, name, expr)					\
 	type rfs_dp_##name(const struct rfs_dp *dp) { return expr; }
 RFS_DP_GET(__u32, sock_flow_entries, dp->globals.sock_flow_mask + 1)
-RFS_DP_GET(int, nr_cpus, dp->nr_cpus)
+RFS_DP_GET(int, nr_cpus, dp->env.nr_cpus)
 RFS_DP_GET(__u32, cpumap_id, dp->globals.cpumap_id)
 RFS_DP_GET(const char *, pin_dir, dp->pin_dir)
 RFS_DP_GET(const char *, cgroup, dp->cgroup)
@@ -967,17 +972,19 @@ void rfs_dp_prog_ids(const struct rfs_dp *dp, struct rfs_dp_prog_ids *ids)
 
 int rfs_dp_read_gstats(const struct rfs_dp *dp, struct rfs_global_stats *out)
 {
-	return rfs_read_percpu(dp->gstats_fd, 0, sizeof(*out), out, dp->nr_cpus);
+	return rfs_read_percpu(dp->env.gstats_fd, 0, sizeof(*out), out,
+			       dp->env.nr_cpus);
 }
 
 int rfs_dp_read_queues(const struct rfs_dp *dp, struct rfs_cpu_queue *out)
 {
-	return rfs_read_array(dp->cpu_queues_fd, sizeof(*out), dp->nr_cpus, out);
+	return rfs_read_array(dp->env.cpu_queues_fd, sizeof(*out),
+			      dp->env.nr_cpus, out);
 }
 
 struct rfs_cpu_queue *rfs_dp_queues(const struct rfs_dp *dp)
 {
-	struct rfs_cpu_queue *q = calloc(dp->nr_cpus, sizeof(*q));
+	struct rfs_cpu_queue *q = calloc(dp->env.nr_cpus, sizeof(*q));
 
 	if (q && rfs_dp_read_queues(dp, q)) {
 		free(q);
@@ -994,10 +1001,10 @@ int rfs_dp_write_ksched_note(const struct rfs_dp *dp, int cpu, __u64 note)
 	const size_t len = sizeof(struct rfs_cpu_queue) * RFS_MAX_CPUS;
 	struct rfs_cpu_queue *q;
 
-	if (cpu < 0 || cpu >= dp->nr_cpus)
+	if (cpu < 0 || cpu >= dp->env.nr_cpus)
 		return -EINVAL;
 	q = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED,
-		 dp->cpu_queues_fd, 0);
+		 dp->env.cpu_queues_fd, 0);
 	if (q == MAP_FAILED)
 		return -errno;
 	__atomic_store_n(&q[cpu].ksched_note, note, __ATOMIC_RELAXED);
@@ -1019,20 +1026,21 @@ int rfs_dp_read_backlog(const struct rfs_dp *dp, __u64 *out)
 		rfs_percpu_stride(sizeof(struct rfs_tx_seq)) / sizeof(__u32);
 	__u32 *tx, key, sent, done, dropped;
 	struct rfs_rx_track tr;
-	int nr = dp->nr_cpus, ncpu, rx, t, e = 0;
+	int nr = dp->env.nr_cpus, ncpu, rx, t, e = 0;
 
-	tx = rfs_lookup_percpu(dp->tx_seq_fd, 0, sizeof(struct rfs_tx_seq),
+	tx = rfs_lookup_percpu(dp->env.tx_seq_fd, 0, sizeof(struct rfs_tx_seq),
 			       &ncpu);
 	if (!tx)
 		return -errno;
 	for (t = 0; t < nr; t++) {
 		out[t] = 0;
-		for (rx = 0; rx < dp->nr_rx_cpus && rx < ncpu; rx++) {
+		for (rx = 0; rx < dp->env.nr_rx_cpus && rx < ncpu; rx++) {
 			sent = tx[(size_t)rx * stride + t];
 			if (!sent)	/* never sent there: no lookup */
 				continue;
-			key = rfs_rx_track_index(t, rx, dp->nr_rx_cpus);
-			if (bpf_map_lookup_elem(dp->rx_track_fd, &key, &tr)) {
+			key = rfs_rx_track_index(t, rx, dp->env.nr_rx_cpus);
+			if (bpf_map_lookup_elem(dp->env.rx_track_fd, &key,
+						&tr)) {
 				e = -errno;
 				goto out;
 			}
@@ -1079,7 +1087,7 @@ struct rfs_if *rfs_dp_if_find_index(struct rfs_dp *dp, int ifindex)
 int rfs_if_attach(struct rfs_dp *dp, const char *name,
 		  const struct rfs_if_opts *o, struct rfs_if **out, char *err)
 {
-	struct rfs_if_env env = rfs_dp_env(dp);
+	const struct rfs_if_env *env = rfs_dp_env(dp);
 	struct rfs_if *ifc;
 	int e;
 
@@ -1104,7 +1112,7 @@ int rfs_if_attach(struct rfs_dp *dp, const char *name,
 	/* our own orphan there is replaced, never another's program */
 	if (!o->no_attach && if_nametoindex(name))
 		rfs_dp_sweep_orphans(dp, if_nametoindex(name));
-	e = rfs_iface_attach(&env, name, o, &ifc, err);
+	e = rfs_iface_attach(env, name, o, &ifc, err);
 	if (e)
 		return e;
 	dp->ifs[dp->n_ifs++] = ifc;
@@ -1116,8 +1124,7 @@ int rfs_if_attach(struct rfs_dp *dp, const char *name,
 
 int rfs_if_detach(struct rfs_dp *dp, struct rfs_if *ifc, char *err)
 {
-	struct rfs_if_env env = rfs_dp_env(dp);
-	int e = rfs_iface_detach(&env, ifc, err);
+	int e = rfs_iface_detach(rfs_dp_env(dp), ifc, err);
 
 	if (!e)
 		rfs_dp_if_remove(dp, ifc);
@@ -1126,26 +1133,20 @@ int rfs_if_detach(struct rfs_dp *dp, struct rfs_if *ifc, char *err)
 
 void rfs_if_forget(struct rfs_dp *dp, struct rfs_if *ifc)
 {
-	struct rfs_if_env env = rfs_dp_env(dp);
-
-	rfs_iface_unpin(&env, ifc->name);
+	rfs_iface_unpin(rfs_dp_env(dp), ifc->name);
 	rfs_dp_if_remove(dp, ifc);
 }
 
 int rfs_if_rename(struct rfs_dp *dp, struct rfs_if *ifc, const char *name)
 {
-	struct rfs_if_env env = rfs_dp_env(dp);
-
-	return rfs_iface_rename(&env, ifc, name);
+	return rfs_iface_rename(rfs_dp_env(dp), ifc, name);
 }
 
 int rfs_if_explain(struct rfs_dp *dp, struct rfs_if *ifc,
 		   struct rfs_explain_in *in,
 		   struct rfs_explain_queue **out, size_t *n, char *err)
 {
-	struct rfs_if_env env = rfs_dp_env(dp);
-
-	return rfs_iface_explain(&env, ifc, in, out, n, err);
+	return rfs_iface_explain(rfs_dp_env(dp), ifc, in, out, n, err);
 }
 
 /*
@@ -1268,7 +1269,6 @@ void rfs_dp_take_new_kthreads(struct rfs_dp *dp, struct rfs_cpuset *out)
 int rfs_dp_refresh_cpus(struct rfs_dp *dp, char *err)
 {
 	struct rfs_cpuset online;
-	struct rfs_if_env env;
 	size_t i;
 	int e;
 
@@ -1277,7 +1277,6 @@ int rfs_dp_refresh_cpus(struct rfs_dp *dp, char *err)
 		return rfs_errf(err, e, "can't read online CPUs: %s", strerror(-e));
 	if (!rfs_cpuset_equal(&online, &dp->online)) {
 		char was[256], now[256];
-
 		unsigned int cpu;
 
 		rfs_cpulist_format(&dp->online, was, sizeof(was));
@@ -1294,9 +1293,8 @@ int rfs_dp_refresh_cpus(struct rfs_dp *dp, char *err)
 	}
 	dp->online = online;
 	/* Interfaces first: no flow may be sent to a queue about to go. */
-	env = rfs_dp_env(dp);
 	for (i = 0; i < dp->n_ifs; i++) {
-		rfs_iface_refresh(&env, dp->ifs[i]);
+		rfs_iface_refresh(rfs_dp_env(dp), dp->ifs[i]);
 		rfs_iface_note_leaving(dp->ifs[i], rfs_mono_ms());
 	}
 	return rfs_cpumap_sync(dp, err);

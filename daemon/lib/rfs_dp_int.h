@@ -85,9 +85,9 @@ int rfs_path(char *buf, const char *fmt, ...)
 
 /* ---- the datapath and its interfaces ---- */
 
-/* What an interface's code needs of the datapath, built for each call
- * (rfs_dp_env()).  The sets are the datapath's own, so a cpumap entry a
- * refresh adds is seen at once; rfs_devtab_busy() writes asleep_since_ms. */
+/* What an interface's code needs of the datapath: struct rfs_dp's own
+ * fds and, through pointers, its state, so a cpumap entry a refresh adds
+ * is seen at once; rfs_devtab_busy() writes asleep_since_ms. */
 struct rfs_if_env {
 	const char *base;		/* <pin_dir>/v4: pins go in if/<name>/ */
 	int nr_cpus;			/* possible CPUs, <= RFS_MAX_CPUS */
@@ -105,8 +105,8 @@ struct rfs_if_env {
 	int gstats_fd;
 	int tx_seq_fd;
 	int rx_track_fd;
-	struct rfs_budget budget;
-	__u64 tables_bytes;		/* every interface's tables now */
+	struct rfs_budget budget;	/* as of rfs_dp_env() */
+	__u64 tables_bytes;		/* all interfaces' tables, as of it */
 };
 
 /* One interface has its own instance of the XDP program, so its settings
@@ -143,12 +143,11 @@ struct rfs_if {
 };
 
 struct rfs_dp {
+	struct rfs_if_env env;		/* the core maps' fds, nr_cpus */
 	char pin_dir[PATH_MAX];
 	char base[PATH_MAX];		/* pin_dir/RFS_PIN_LAYOUT */
 	char cgroup[PATH_MAX];
 	int lock_fd;
-	int nr_cpus;			/* possible CPUs, <= RFS_MAX_CPUS */
-	int nr_rx_cpus;			/* possible CPUs, <= RFS_MAX_RX_CPUS */
 	__u32 qsize;
 	enum rfs_trace_mode trace_mode;
 	struct rfs_kfeatures feat;	/* found at open */
@@ -156,14 +155,6 @@ struct rfs_dp {
 	const struct rfs_budget *budget;	/* the opts' */
 	struct rfs_globals globals;
 
-	int sock_outer_fd;
-	int sock_flows_fd;		/* the table in the slot now */
-	int cpu_queues_fd;
-	int cpu_map_fd;
-	int globals_fd;
-	int gstats_fd;
-	int tx_seq_fd;
-	int rx_track_fd;
 	int cpumap_prog_fd;
 	struct rfs_dp_prog_ids ids;
 
@@ -190,28 +181,11 @@ static inline __u64 rfs_dp_tables_bytes(const struct rfs_dp *dp)
 	return n;
 }
 
-static inline struct rfs_if_env rfs_dp_env(struct rfs_dp *dp)
+static inline const struct rfs_if_env *rfs_dp_env(struct rfs_dp *dp)
 {
-	return (struct rfs_if_env){
-		.budget = dp->budget ? *dp->budget : (struct rfs_budget){ 0 },
-		.tables_bytes = rfs_dp_tables_bytes(dp),
-		.base = dp->base,
-		.nr_cpus = dp->nr_cpus,
-		.nr_rx_cpus = dp->nr_rx_cpus,
-		.globals = &dp->globals,
-		.online = &dp->online,
-		.in_cpumap = &dp->in_cpumap,
-		.unbound = &dp->unbound,
-		.asleep_since_ms = dp->asleep_since_ms,
-		.globals_fd = dp->globals_fd,
-		.sock_outer_fd = dp->sock_outer_fd,
-		.sock_flows_fd = dp->sock_flows_fd,
-		.cpu_queues_fd = dp->cpu_queues_fd,
-		.cpu_map_fd = dp->cpu_map_fd,
-		.gstats_fd = dp->gstats_fd,
-		.tx_seq_fd = dp->tx_seq_fd,
-		.rx_track_fd = dp->rx_track_fd,
-	};
+	dp->env.budget = dp->budget ? *dp->budget : (struct rfs_budget){ 0 };
+	dp->env.tables_bytes = rfs_dp_tables_bytes(dp);
+	return &dp->env;
 }
 
 static inline __u32 rfs_sock_desired_cpu(int flows_fd,

@@ -922,7 +922,7 @@ int rfs_if_sample_collect(struct rfs_dp *dp, struct rfs_if *ifc, size_t limit,
 			v[i].current_cpu = f.cpu;
 			v[i].local = !!(f.flags & RFS_DEV_FLOW_LOCAL);
 		}
-		v[i].desired_cpu = rfs_sock_desired_cpu(dp->sock_flows_fd,
+		v[i].desired_cpu = rfs_sock_desired_cpu(dp->env.sock_flows_fd,
 							&dp->globals, v[i].hash);
 	}
 	if (nv)
@@ -1008,18 +1008,18 @@ void rfs_iface_refresh(const struct rfs_if_env *env, struct rfs_if *ifc)
 int rfs_if_set_cpus(struct rfs_dp *dp, struct rfs_if *ifc,
 		    const struct rfs_cpuset *cpus, char *err)
 {
-	const struct rfs_if_env env = rfs_dp_env(dp);
+	const struct rfs_if_env *env = rfs_dp_env(dp);
 	struct rfs_cpuset old_allowed = ifc->allowed, old_usable = ifc->usable;
 	char what[64];
 	unsigned int cpu;
 	int e;
 
 	snprintf(what, sizeof(what), "set cpus %s", ifc->name);
-	e = rfs_iface_check_cpus(&env, what, cpus, err);
+	e = rfs_iface_check_cpus(env, what, cpus, err);
 	if (e)
 		return e;
 	ifc->configured = *cpus;
-	rfs_cpuset_and(&ifc->allowed, cpus, env.online);
+	rfs_cpuset_and(&ifc->allowed, cpus, env->online);
 	/* removed CPUs stay usable until drained (rfs_iface_refresh()) */
 	for (cpu = 0; cpu < RFS_MAX_CPUS; cpu++)
 		if (rfs_cpuset_has(&ifc->allowed, cpu))
@@ -1031,7 +1031,7 @@ int rfs_if_set_cpus(struct rfs_dp *dp, struct rfs_if *ifc,
 		return rfs_errf(err, e, "%s: can't write config: %s", what,
 				strerror(-e));
 	}
-	rfs_iface_refresh(&env, ifc);
+	rfs_iface_refresh(env, ifc);
 	/* a removal that waits starts now, not at the next refresh */
 	rfs_iface_note_leaving(ifc, rfs_mono_ms());
 	return 0;
@@ -1064,7 +1064,7 @@ int rfs_if_set_noguard(struct rfs_dp *dp, struct rfs_if *ifc, bool on,
 int rfs_if_set_flow_cnt(struct rfs_dp *dp, struct rfs_if *ifc, __u32 n,
 			char *err)
 {
-	const struct rfs_if_env env = rfs_dp_env(dp);
+	const struct rfs_if_env *env = rfs_dp_env(dp);
 	__u32 old_n = ifc->flow_cnt;
 	char what[64];
 	int e;
@@ -1077,13 +1077,13 @@ int rfs_if_set_flow_cnt(struct rfs_dp *dp, struct rfs_if *ifc, __u32 n,
 	 * for what stays (rfs_dp.h) */
 	snprintf(what, sizeof(what), "can't set flow_cnt of '%s' to %u",
 		 ifc->name, n);
-	e = rfs_budget_check(&env.budget, what, n, ifc->rx_queues,
-			     env.tables_bytes -
+	e = rfs_budget_check(&env->budget, what, n, ifc->rx_queues,
+			     env->tables_bytes -
 			     rfs_table_bytes(old_n, ifc->rx_queues), err,
 			     RFS_ERR_LEN);
 	if (e)
 		return e;
-	e = rfs_devtab_resize(&env, ifc, n, ifc->rx_queues, err);
+	e = rfs_devtab_resize(env, ifc, n, ifc->rx_queues, err);
 	if (e)
 		return e;
 	e = rfs_if_push_config(ifc, 0);
@@ -1120,7 +1120,7 @@ void rfs_iface_note_leaving(struct rfs_if *ifc, __u64 now_ms)
 int rfs_if_holds(struct rfs_dp *dp, struct rfs_if *ifc,
 		 struct rfs_hold_cpu **out, size_t *n, char *err)
 {
-	const struct rfs_if_env env = rfs_dp_env(dp);
+	const struct rfs_if_env *env = rfs_dp_env(dp);
 	struct rfs_hold_cpu *by_cpu, *res;
 	struct rfs_cpuset leaving;
 	unsigned int cpu;
@@ -1139,7 +1139,7 @@ int rfs_if_holds(struct rfs_dp *dp, struct rfs_if *ifc,
 		return 0;
 	by_cpu = calloc(RFS_MAX_CPUS, sizeof(*by_cpu));
 	res = calloc(count, sizeof(*res));
-	e = by_cpu && res ? rfs_devtab_holds(&env, ifc, &leaving, by_cpu) :
+	e = by_cpu && res ? rfs_devtab_holds(env, ifc, &leaving, by_cpu) :
 			    -ENOMEM;
 	if (e) {
 		free(by_cpu);

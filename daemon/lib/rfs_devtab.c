@@ -351,7 +351,7 @@ static int rfs_devtab_scan(const struct rfs_if_env *env, int table_fd,
 		h.why = rfs_hold_judge(&in);
 		if (h.why == RFS_HOLD_NONE)
 			continue;
-		rfs_hold_locate(&t[0], i, &h.slot, &h.rxq);
+		rfs_dev_locate(&t[0], i, &h.slot, &h.rxq);
 		r = fn(ctx, &h);
 	}
 out:

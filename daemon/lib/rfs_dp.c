@@ -960,11 +960,6 @@ RFS_DP_GET(enum rfs_trace_mode, trace_mode, dp->trace_mode)
 RFS_DP_GET(const struct rfs_kfeatures *, kfeatures, &dp->feat)
 RFS_DP_GET(size_t, if_count, dp->n_ifs)
 
-void rfs_dp_kjudge(const struct rfs_dp *dp, struct rfs_feat_report *r)
-{
-	rfs_kjudge(&dp->feat, r);
-}
-
 void rfs_dp_prog_ids(const struct rfs_dp *dp, struct rfs_dp_prog_ids *ids)
 {
 	*ids = dp->ids;

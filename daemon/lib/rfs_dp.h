@@ -43,20 +43,16 @@ struct rfs_budget {
 	__u64 total;	/* ... every interface's together */
 };
 
-/* The bytes of a table of flow_cnt entries per RX queue. */
 __u64 rfs_table_bytes(__u32 flow_cnt, __u32 rx_queues);
 /* May such a table join others bytes of the other interfaces'?  0, or
- * -ENOSPC with "<what>: its flow table would take 64.0 MiB (...), over
- * the budget of 16.0 MiB per interface (...)" in err. */
+ * -ENOSPC with "<what>: its flow table would take ..." in err. */
 int rfs_budget_check(const struct rfs_budget *b, const char *what,
 		     __u32 flow_cnt, __u32 rx_queues, __u64 others,
 		     char *err, size_t len);
 /* The defaults for memtotal bytes (0: unknown, the fallbacks). */
 void rfs_budget_default(__u64 memtotal, struct rfs_budget *b);
-/* MemTotal of a /proc/meminfo at path, in bytes: 0 or -errno. */
 int rfs_meminfo_total(const char *path, __u64 *bytes);
-/* "64.0 MiB", "512 KiB", "100 bytes" */
-void rfs_budget_fmt(__u64 bytes, char *buf, size_t len);
+void rfs_budget_fmt(__u64 bytes, char *buf, size_t len);	/* "64.0 MiB" */
 
 struct rfs_dp_opts {
 	const char *pin_dir;		/* default RFS_PIN_DIR_DEFAULT */
@@ -64,7 +60,7 @@ struct rfs_dp_opts {
 	__u32 sock_flow_entries;	/* 0: RFS_SOCK_FLOW_DEFAULT */
 	__u32 cpumap_qsize;		/* 0: RFS_CPUMAP_QSIZE */
 	enum rfs_trace_mode trace_mode;
-	bool allow_unordered;		/* rfsd's allow_unordered */
+	bool allow_unordered;
 	/* NULL or 0: no limit; read at each attach and resize, so its
 	 * owner may change it (SIGHUP) */
 	const struct rfs_budget *budget;
@@ -86,11 +82,9 @@ int rfs_dp_open(struct rfs_dp **dp, const struct rfs_dp_opts *opts,
  * just release the handles and leave the datapath running. */
 void rfs_dp_close(struct rfs_dp *dp, bool teardown);
 
-/*
- * Detach every XDP program on ifindex (0: on every interface of this
- * network namespace) that uses dp's maps but is none of its interfaces'
- * (rfs_dp.c says why).  Returns how many it removed, or -errno.
- */
+/* Detach every XDP program on ifindex (0: every interface of this
+ * network namespace) that uses dp's maps but is none of its interfaces':
+ * how many, or -errno. */
 int rfs_dp_sweep_orphans(struct rfs_dp *dp, int ifindex);
 /* Remove all the datapath under pin_dir attached or pinned, then every
  * other program that uses a map pinned there; -EBUSY while an rfsd holds
@@ -107,9 +101,8 @@ void rfs_dp_take_new_kthreads(struct rfs_dp *dp, struct rfs_cpuset *out);
 const char *rfs_dp_pin_dir(const struct rfs_dp *dp);
 const char *rfs_dp_cgroup(const struct rfs_dp *dp);
 enum rfs_trace_mode rfs_dp_trace_mode(const struct rfs_dp *dp);
-/* What the kernel offers (found at open) and what it means for order. */
+/* What the kernel offers, found at open. */
 const struct rfs_kfeatures *rfs_dp_kfeatures(const struct rfs_dp *dp);
-void rfs_dp_kjudge(const struct rfs_dp *dp, struct rfs_feat_report *r);
 
 struct rfs_dp_prog_ids {
 	__u32 cpumap, enqueue, sockops, recv, send;	/* 0: not loaded */
@@ -128,7 +121,6 @@ struct rfs_cpu_queue *rfs_dp_queues(const struct rfs_dp *dp);
 int rfs_dp_write_ksched_note(const struct rfs_dp *dp, int cpu, __u64 note);
 /* The desired CPU recorded for a hash, or RFS_NO_CPU. */
 __u32 rfs_dp_desired_cpu(const struct rfs_dp *dp, __u32 hash);
-
 /* Follow the online CPUs in every interface and the cpumap (rfsd's timer). */
 int rfs_dp_refresh_cpus(struct rfs_dp *dp, char *err);
 
@@ -148,8 +140,7 @@ struct rfs_if_opts {
 	__u32 rx_queues;		/* no_attach only; 0: 1 */
 	/* every frame through the cpumap, also for the RX CPU's own flows */
 	bool no_local_path;
-	/* benchmarks only (--unsafe-noguard): the in-order rule off */
-	bool noguard;
+	bool noguard;			/* benchmarks only: in-order rule off */
 	bool allow_unordered;
 };
 
@@ -163,7 +154,6 @@ int rfs_if_attach(struct rfs_dp *dp, const char *name,
 int rfs_if_detach(struct rfs_dp *dp, struct rfs_if *ifc, char *err);
 /* The interface vanished: forget it and its pins, nothing to detach. */
 void rfs_if_forget(struct rfs_dp *dp, struct rfs_if *ifc);
-
 /* The interface was renamed: its pins follow. */
 int rfs_if_rename(struct rfs_dp *dp, struct rfs_if *ifc, const char *name);
 bool rfs_if_prog_on(int ifindex, __u32 prog_id);
@@ -202,7 +192,7 @@ bool rfs_if_leaving_warn_due(struct rfs_if *ifc, unsigned int cpu,
 int rfs_if_set_noguard(struct rfs_dp *dp, struct rfs_if *ifc, bool on,
 		       char *err);
 bool rfs_if_noguard(const struct rfs_if *ifc);
-/* Kernel RPS turned on since attach (rfs_if_rps_on()), at the last refresh. */
+/* Kernel RPS turned on since attach, at the last refresh. */
 bool rfs_if_kernel_rps(const struct rfs_if *ifc);
 
 /* out has rfs_dp_nr_cpus() entries. */
@@ -238,7 +228,7 @@ int rfs_if_explain(struct rfs_dp *dp, struct rfs_if *ifc,
  * The drain test of include/rfs_order.h on one dev flow entry, as rfsd
  * asks it before it lets a leaving CPU go, with the reason kept so that
  * status, explain, /metrics and the log can say which flows a CPU waits
- * for.  No maps, no clock: rfs_devtab.c reads them; tests/unit/test_hold.c.
+ * for.  No maps, no clock: rfs_devtab.c reads them.
  *
  * A CPU is leaving an interface when it was taken out of its set (or
  * went offline) while flows had frames in flight there: no new flows,
@@ -289,14 +279,9 @@ struct rfs_hold_in {
  * delivered by a kthread asleep since.
  */
 enum rfs_hold_why rfs_hold_judge(const struct rfs_hold_in *in);
-
 /* "local", "queued", "no_proof" ("none"), and the reason in words. */
 const char *rfs_hold_why_name(enum rfs_hold_why why);
 const char *rfs_hold_why_words(enum rfs_hold_why why);
-
-/* rfs_dev_index() backwards: false for the header or past the table. */
-bool rfs_hold_locate(const struct rfs_dev_flow *hdr, __u32 index,
-		     __u32 *slot, __u32 *rxq);
 
 #define RFS_HOLD_SHOW	4	/* flows shown per CPU; the rest counted */
 
@@ -316,18 +301,15 @@ struct rfs_hold_cpu {
 	__u32 cpu;
 	__u64 since_ms;		/* monotonic ms it started leaving */
 	__u32 flows;		/* held there, all tables */
-	__u32 shown;
+	__u32 shown;		/* the first ones, kept by rfs_hold_add() */
 	struct rfs_held_flow first[RFS_HOLD_SHOW];
 };
 
-/* Count h into c, keeping the first RFS_HOLD_SHOW. */
 void rfs_hold_add(struct rfs_hold_cpu *c, const struct rfs_held_flow *h);
-
 /* "dev slot 25 (rx queue 0, hash & 0x000fff00 = 0x00000c00), RX CPU 0
  * -> CPU 1, seq 77: <why>" (the table index, as explain shows it). */
 char *rfs_hold_flow_words(const struct rfs_held_flow *h, char *buf,
 			  size_t len);
-
 /* Warn about a CPU still leaving after waited_ms at bound_ms, then each
  * time the wait doubles, so a stuck removal is named again without
  * flooding the log.  *next_ms: 0 at the start; bound_ms 0: never. */
@@ -343,8 +325,7 @@ bool rfs_hold_warn_due(__u64 waited_ms, __u64 bound_ms, __u64 *next_ms);
 #define RFS_PF_KTHREAD	0x00200000	/* task flags, include/linux/sched.h */
 
 /* "pid (comm) state ppid pgrp session tty tpgid flags ...", from the last
- * ')' on, since a comm may hold ')' and blanks.  0, or -EINVAL.  Pure:
- * tests/fuzz/fuzz_task_stat.c. */
+ * ')' on, since a comm may hold ')' and blanks.  0, or -EINVAL. */
 static inline int rfs_parse_task_stat(const char *buf, char *comm, size_t len,
 				      char *state, unsigned int *flags)
 {

@@ -105,8 +105,8 @@ struct rfs_if_env {
 	int gstats_fd;
 	int tx_seq_fd;
 	int rx_track_fd;
-	struct rfs_budget budget;	/* as of rfs_dp_env() */
-	__u64 tables_bytes;		/* all interfaces' tables, as of it */
+	struct rfs_budget budget;
+	__u64 tables_bytes;
 };
 
 /* One interface has its own instance of the XDP program, so its settings
@@ -170,21 +170,16 @@ struct rfs_dp {
 	size_t n_ifs;
 };
 
-static inline __u64 rfs_dp_tables_bytes(const struct rfs_dp *dp)
-{
-	__u64 n = 0;
-	size_t i;
-
-	for (i = 0; i < dp->n_ifs; i++)
-		n += rfs_table_bytes(dp->ifs[i]->flow_cnt,
-				     dp->ifs[i]->rx_queues);
-	return n;
-}
-
+/* dp's env, with the budget and every interface's tables as they are. */
 static inline const struct rfs_if_env *rfs_dp_env(struct rfs_dp *dp)
 {
+	size_t i;
+
 	dp->env.budget = dp->budget ? *dp->budget : (struct rfs_budget){ 0 };
-	dp->env.tables_bytes = rfs_dp_tables_bytes(dp);
+	dp->env.tables_bytes = 0;
+	for (i = 0; i < dp->n_ifs; i++)
+		dp->env.tables_bytes += rfs_table_bytes(dp->ifs[i]->flow_cnt,
+							dp->ifs[i]->rx_queues);
 	return &dp->env;
 }
 

@@ -59,12 +59,6 @@ const char *rfs_hold_why_words(enum rfs_hold_why why)
 	return "?";
 }
 
-bool rfs_hold_locate(const struct rfs_dev_flow *hdr, __u32 index,
-		     __u32 *slot, __u32 *rxq)
-{
-	return rfs_dev_locate(hdr, index, slot, rxq);
-}
-
 void rfs_hold_add(struct rfs_hold_cpu *c, const struct rfs_held_flow *h)
 {
 	c->flows++;

@@ -169,10 +169,10 @@ $(B)/tests/test_%: tests/unit/test_%.c $(HEADERS) $(CTL_OBJS_LIB) | $(B)/tests
 
 # test_seed: the hash seed, with getrandom() wrapped to fail on demand
 $(B)/tests/test_seed: tests/unit/test_seed.c $(HEADERS) $(LIB_HDRS) \
-		     $(B)/daemon/lib/rfs_seed.o | $(B)/tests
+		     $(LIB_OBJS) | $(B)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(PKG_CFLAGS) -Wl,--wrap=getrandom -o $@ $< \
-		$(B)/daemon/lib/rfs_seed.o -lcmocka
+		$(LIB_OBJS) -lcmocka $(PKG_LIBS) -lelf -lz
 
 # test_budget: the flow table budgets (no libbpf)
 $(B)/tests/test_budget: tests/unit/test_budget.c $(HEADERS) $(LIB_HDRS) \

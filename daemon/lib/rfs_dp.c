@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -220,16 +221,6 @@ static int rfs_cpumap_sync(struct rfs_dp *dp, char *err)
 
 /* ---- the core object ---- */
 
-static __u32 rfs_prog_id_of_link(int link_fd)
-{
-	struct bpf_link_info info = {};
-	__u32 len = sizeof(info);
-
-	if (bpf_obj_get_info_by_fd(link_fd, &info, &len))
-		return 0;
-	return info.prog_id;
-}
-
 /* The core's pinned objects; value sizes are checked at adopt (0: not). */
 static const struct {
 	const char *dir, *name;
@@ -401,6 +392,28 @@ static int rfs_core_load(const struct rfs_dp *dp,
 				strerror(-e));
 	}
 	*out = skel;
+	return 0;
+}
+
+int rfs_seed_random(__u32 *seed, char *err, size_t len)
+{
+	__u32 v;
+	ssize_t n;
+
+	/* flags 0: block until the pool is initialised rather than take
+	 * early-boot bytes; a 4-byte read is never short once it is */
+	do {
+		n = getrandom(&v, sizeof(v), 0);
+	} while (n < 0 && errno == EINTR);
+	if (n != (ssize_t)sizeof(v)) {
+		int e = n < 0 ? errno : EIO;
+
+		snprintf(err, len,
+			 "can't seed the flow hash: getrandom: %s; refusing to start with a predictable seed",
+			 n < 0 ? strerror(e) : "short read");
+		return -e;
+	}
+	*seed = v;
 	return 0;
 }
 
@@ -606,6 +619,8 @@ static void rfs_core_fill_ids(struct rfs_dp *dp)
 		enum rfs_trace_mode m = rfs_sock_prog_mode(n);
 		__u32 *id = !strcmp(n, "rfs_enqueue") ? &dp->ids.enqueue :
 			    !strcmp(n, "rfs_sockops") ? &dp->ids.sockops : NULL;
+		struct bpf_link_info info = {};
+		__u32 len = sizeof(info);
 		int fd;
 
 		/* a mode's TCP hook (or tracepoint) stands for its socket
@@ -619,7 +634,8 @@ static void rfs_core_fill_ids(struct rfs_dp *dp)
 		}
 		if (!id || (fd = rfs_get_pinned(dp->base, "links", n)) < 0)
 			continue;
-		*id = rfs_prog_id_of_link(fd);
+		if (!bpf_obj_get_info_by_fd(fd, &info, &len))
+			*id = info.prog_id;
 		close(fd);
 	}
 	closedir(d);
@@ -649,31 +665,14 @@ static int rfs_core_other_layout(const struct rfs_dp *dp, char *err)
 	return e;
 }
 
-/* The links the kernel lets go of (cgroup links); the rest go when their
- * pins are removed. */
-static void rfs_core_detach_links(const struct rfs_dp *dp)
+static void rfs_link_detach(const char *path, void *ctx)
 {
-	char path[PATH_MAX];
-	struct dirent *de;
-	DIR *d;
+	int fd = bpf_obj_get(path);
 
-	if (rfs_path(path, "%s/links", dp->base))
-		return;
-	d = opendir(path);
-	if (!d)
-		return;
-	while ((de = readdir(d))) {
-		int fd;
-
-		if (de->d_name[0] == '.')
-			continue;
-		fd = rfs_get_pinned(dp->base, "links", de->d_name);
-		if (fd >= 0) {
-			bpf_link_detach(fd);
-			close(fd);
-		}
+	if (fd >= 0) {
+		bpf_link_detach(fd);
+		close(fd);
 	}
-	closedir(d);
 }
 
 /* ---- the handle and its interfaces ---- */
@@ -912,7 +911,7 @@ static void rfs_remove_layouts(const char *pin_dir, bool all)
 
 void rfs_dp_close(struct rfs_dp *dp, bool teardown)
 {
-	char why[RFS_ERR_LEN];
+	char why[RFS_ERR_LEN], path[PATH_MAX];
 	__u32 cpu;
 
 	if (!dp)
@@ -920,19 +919,18 @@ void rfs_dp_close(struct rfs_dp *dp, bool teardown)
 	if (teardown) {
 		while (dp->n_ifs) {
 			struct rfs_if *ifc = dp->ifs[dp->n_ifs - 1];
-			char name[IF_NAMESIZE];
-			int ifindex = ifc->ifindex;
 
-			snprintf(name, sizeof(name), "%s", ifc->name);
-			if (rfs_if_detach(dp, ifc, why)) {
+			if (rfs_iface_detach(&dp->env, ifc, why))
 				pr_warn("%s\n", why);
-				rfs_dp_if_remove(dp, ifc);
-			} else {
-				rfs_log_iface(RFS_LOG_INFO, name, ifindex,
+			else
+				rfs_log_iface(RFS_LOG_INFO, ifc->name, ifc->ifindex,
 					      "detached: rfsd is exiting (detach_on_exit)");
-			}
+			rfs_dp_if_remove(dp, ifc);
 		}
-		rfs_core_detach_links(dp);
+		/* The links the kernel lets go of (cgroup links); the rest
+		 * go when their pins are removed. */
+		if (!rfs_path(path, "%s/links", dp->base))
+			rfs_pin_walk(path, false, rfs_link_detach, NULL);
 		/* Empty the cpumap: that stops its kthreads now. */
 		for (cpu = 0; cpu < (__u32)dp->env.nr_cpus; cpu++)
 			bpf_map_delete_elem(dp->env.cpu_map_fd, &cpu);
@@ -1276,15 +1274,12 @@ int rfs_dp_refresh_cpus(struct rfs_dp *dp, char *err)
 
 		rfs_cpulist_format(&dp->online, was, sizeof(was));
 		rfs_cpulist_format(&online, now, sizeof(now));
-		for (cpu = 0; cpu < RFS_MAX_CPUS; cpu++) {
-			bool a = rfs_cpuset_has(&dp->online, cpu);
-			bool b = rfs_cpuset_has(&online, cpu);
-
-			if (a != b)
+		for (cpu = 0; cpu < RFS_MAX_CPUS; cpu++)
+			if (rfs_cpuset_has(&dp->online, cpu) !=
+			    rfs_cpuset_has(&online, cpu))
 				pr_info("CPU %u: %s (online CPUs %s -> %s)\n", cpu,
-					b ? "came online" : "went offline",
-					was, now);
-		}
+					rfs_cpuset_has(&online, cpu) ?
+					"came online" : "went offline", was, now);
 	}
 	dp->online = online;
 	/* Interfaces first: no flow may be sent to a queue about to go. */

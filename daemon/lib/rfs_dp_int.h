@@ -195,8 +195,7 @@ static inline __u32 rfs_sock_desired_cpu(int flows_fd,
 	return rfs_sock_entry_cpu(e, hash, g->cpu_mask);
 }
 
-/* The flow hash seed (rfs_seed.c, a leaf so that test_seed can make
- * getrandom() fail): whoever guesses it can send flows that all land in
+/* The flow hash seed: whoever guesses it can send flows that all land in
  * one slot, so it comes from the kernel's CSPRNG or rfsd does not start. */
 int rfs_seed_random(__u32 *seed, char *err, size_t len);
 

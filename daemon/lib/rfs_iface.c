@@ -233,10 +233,8 @@ int rfs_if_read_config(int cfg_fd, struct rfs_if_config *out)
 
 	if (bpf_map_lookup_elem(cfg_fd, &slot, out))
 		return -errno;
-	if (!out->active_slot)
-		return 0;
 	slot = 1;
-	if (bpf_map_lookup_elem(cfg_fd, &slot, out))
+	if (out->active_slot && bpf_map_lookup_elem(cfg_fd, &slot, out))
 		return -errno;
 	return 0;
 }
@@ -269,11 +267,9 @@ int rfs_if_push_config(struct rfs_if *ifc, __u32 sample_flows)
 	if (bpf_map_lookup_elem(ifc->cfg_fd, &zero, &c0))
 		return -errno;
 	if (!c0.active_slot) {
-		cfg.active_slot = 1;
-		if (bpf_map_update_elem(ifc->cfg_fd, &one, &cfg, BPF_ANY))
-			return -errno;
-		c0.active_slot = 1;
-		if (bpf_map_update_elem(ifc->cfg_fd, &zero, &c0, BPF_ANY))
+		cfg.active_slot = c0.active_slot = 1;
+		if (bpf_map_update_elem(ifc->cfg_fd, &one, &cfg, BPF_ANY) ||
+		    bpf_map_update_elem(ifc->cfg_fd, &zero, &c0, BPF_ANY))
 			return -errno;
 	} else {
 		cfg.active_slot = 1;
@@ -327,7 +323,7 @@ static __u32 rfs_count_rx_queues(const char *name, int ifindex)
 	int e = rfs_link_num_rx_queues(ifindex, &n);
 
 	if (e) {
-		n = rfs_sysfs_rx_queues(name, NULL, NULL);
+		n = rfs_sysfs_rx_queues(name, NULL, 0);
 		pr_debug("%s: can't read how many RX queues it allocated (rtnetlink): %s; sized for the %u it has now (sysfs), queues added later are not steered\n",
 			 name, strerror(-e), n);
 	}
@@ -355,16 +351,13 @@ static struct rfs_xdp *rfs_if_open_obj(const struct rfs_if_env *env,
 	}
 	/* The first table comes with its header written, so the program
 	 * finds its geometry from the first frame on. */
-	ifc->dev_flows_fd = rfs_devtab_create(env->globals_fd, ifc->flow_cnt,
-					      ifc->rx_queues);
-	if (ifc->dev_flows_fd < 0) {
-		rfs_errf(err, ifc->dev_flows_fd,
-			 "attach %s: can't create the flow table: %s",
-			 ifc->name, strerror(-ifc->dev_flows_fd));
-		ifc->dev_flows_fd = -1;
-		rfs_xdp__destroy(skel);
-		return NULL;
+	e = rfs_devtab_create(env->globals_fd, ifc->flow_cnt, ifc->rx_queues);
+	if (e < 0) {
+		rfs_errf(err, e, "attach %s: can't create the flow table: %s",
+			 ifc->name, strerror(-e));
+		goto fail;
 	}
+	ifc->dev_flows_fd = e;
 	e = bpf_map__reuse_fd(skel->maps.rfs_sock_outer, env->sock_outer_fd) ?:
 	    bpf_map__reuse_fd(skel->maps.rfs_cpu_queues, env->cpu_queues_fd) ?:
 	    bpf_map__reuse_fd(skel->maps.rfs_cpu_map, env->cpu_map_fd) ?:
@@ -377,13 +370,13 @@ static struct rfs_xdp *rfs_if_open_obj(const struct rfs_if_env *env,
 	     * inner map whose BTF differs from the template's */
 	    bpf_map__set_inner_map_fd(skel->maps.rfs_dev_outer,
 				      ifc->dev_flows_fd);
-	if (e) {
-		rfs_errf(err, e, "attach %s: can't share maps: %s", ifc->name,
-			 strerror(-e));
-		rfs_xdp__destroy(skel);
-		return NULL;
-	}
-	return skel;
+	if (!e)
+		return skel;
+	rfs_errf(err, e, "attach %s: can't share maps: %s", ifc->name,
+		 strerror(-e));
+fail:
+	rfs_xdp__destroy(skel);
+	return NULL;
 }
 
 static int rfs_if_take_fds(struct rfs_if *ifc, struct rfs_xdp *skel, int prog_fd)
@@ -868,7 +861,7 @@ int rfs_if_sample_collect(struct rfs_dp *dp, struct rfs_if *ifc, size_t limit,
 {
 	size_t stride = rfs_percpu_stride(sizeof(struct rfs_flow_hit));
 	int ncpu = libbpf_num_possible_cpus(), c;
-	struct rfs_flow_sample *v = NULL;
+	struct rfs_flow_sample *v = NULL, *nvp;
 	size_t nv = 0, cap = 0, i;
 	char *buf;
 	__u32 slot;
@@ -893,8 +886,6 @@ int rfs_if_sample_collect(struct rfs_dp *dp, struct rfs_if *ifc, size_t limit,
 				;
 			if (i == nv) {
 				if (nv == cap) {
-					struct rfs_flow_sample *nvp;
-
 					cap = cap ? cap * 2 : 64;
 					nvp = realloc(v, cap * sizeof(*v));
 					if (!nvp) {
@@ -903,10 +894,9 @@ int rfs_if_sample_collect(struct rfs_dp *dp, struct rfs_if *ifc, size_t limit,
 					}
 					v = nvp;
 				}
-				memset(&v[nv], 0, sizeof(v[nv]));
-				v[nv].hash = h->hash;
-				v[nv].rx_queue = h->rx_queue;
-				nv++;
+				v[nv++] = (struct rfs_flow_sample){
+					.hash = h->hash, .rx_queue = h->rx_queue,
+				};
 			}
 			v[i].frames += h->frames;
 		}

@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "rfs_features.h"
+#include "rfs_dp.h"
 
 const char *rfs_feat_level_name(enum rfs_feat_level l)
 {

@@ -17,7 +17,7 @@
 #include <linux/if_link.h>
 #include <linux/rtnetlink.h>
 
-#include "rfs_features.h"
+#include "rfs_dp.h"
 
 /* A link message without VF info (not asked for) fits with room. */
 #define RFS_LINK_BUF	(32 * 1024)

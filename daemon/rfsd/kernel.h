@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /* What the kernel offers the datapath: rfsd's log lines at start and the
- * "kernel" block of the status reply (rfs_features.h has the findings). */
+ * "kernel" block of the status reply (rfs_dp.h has the findings). */
 #ifndef RFSD_KERNEL_H
 #define RFSD_KERNEL_H
 

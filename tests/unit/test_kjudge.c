@@ -15,7 +15,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "rfs_features.h"
+#include "rfs_dp.h"
 
 /* What this project's CI machine (6.18) offers. */
 static struct rfs_kfeatures rfs_test_full(void)

@@ -593,6 +593,8 @@ int rfs_iface_adopt(const struct rfs_if_env *env, const char *name,
 		    struct rfs_if **out, char *err)
 {
 	struct rfs_if_config cfg;
+	struct rfs_dev_flow hdr;
+	char desc[160];
 	struct rfs_if *ifc;
 	__u32 zero = 0;
 	int e;
@@ -659,19 +661,15 @@ int rfs_iface_adopt(const struct rfs_if_env *env, const char *name,
 			     name);
 		goto drop;
 	}
-	{
-		struct rfs_dev_flow hdr;
-
-		if (bpf_map_lookup_elem(ifc->dev_flows_fd, &zero, &hdr) ||
-		    !rfs_dev_table_ok(&hdr)) {
-			e = rfs_errf(err, EINVAL,
-				     "adopt %s: flow table has no header (made by another version?); dropped it",
-				     name);
-			goto drop;
-		}
-		ifc->flow_cnt = hdr.last + 1;
-		ifc->rx_queues = hdr.rx_cpu;
+	if (bpf_map_lookup_elem(ifc->dev_flows_fd, &zero, &hdr) ||
+	    !rfs_dev_table_ok(&hdr)) {
+		e = rfs_errf(err, EINVAL,
+			     "adopt %s: flow table has no header (made by another version?); dropped it",
+			     name);
+		goto drop;
 	}
+	ifc->flow_cnt = hdr.last + 1;
+	ifc->rx_queues = hdr.rx_cpu;
 	ifc->local_path = cfg.local_path;
 	ifc->local_handover = cfg.local_handover;
 	ifc->local_drain_jiffies = cfg.local_drain_jiffies;
@@ -679,13 +677,9 @@ int rfs_iface_adopt(const struct rfs_if_env *env, const char *name,
 	memcpy(ifc->configured.bits, cfg.configured, sizeof(cfg.configured));
 	memcpy(ifc->allowed.bits, cfg.allowed, sizeof(cfg.allowed));
 	memcpy(ifc->usable.bits, cfg.usable, sizeof(cfg.usable));
-	{
-		char desc[160];
-
-		rfs_if_describe(ifc, desc, sizeof(desc));
-		rfs_log_iface(RFS_LOG_INFO, ifc->name, ifc->ifindex,
-			      "adopted, %s: attached by an earlier rfsd", desc);
-	}
+	rfs_if_describe(ifc, desc, sizeof(desc));
+	rfs_log_iface(RFS_LOG_INFO, ifc->name, ifc->ifindex,
+		      "adopted, %s: attached by an earlier rfsd", desc);
 	*out = ifc;
 	return 0;
 drop:
@@ -1110,11 +1104,10 @@ void rfs_iface_note_leaving(struct rfs_if *ifc, __u64 now_ms)
 int rfs_if_holds(struct rfs_dp *dp, struct rfs_if *ifc,
 		 struct rfs_hold_cpu **out, size_t *n, char *err)
 {
-	const struct rfs_if_env *env = rfs_dp_env(dp);
-	struct rfs_hold_cpu *by_cpu, *res;
+	struct rfs_hold_cpu *by_cpu;
 	struct rfs_cpuset leaving;
 	unsigned int cpu;
-	size_t k = 0, count;
+	size_t k = 0;
 	int e;
 
 	*out = NULL;
@@ -1124,28 +1117,25 @@ int rfs_if_holds(struct rfs_dp *dp, struct rfs_if *ifc,
 	for (cpu = 0; cpu < RFS_MAX_CPUS; cpu++)
 		if (rfs_iface_cpu_leaving(ifc, cpu))
 			rfs_cpuset_add(&leaving, cpu);
-	count = rfs_cpuset_count(&leaving);
-	if (!count)
+	if (!rfs_cpuset_count(&leaving))
 		return 0;
 	by_cpu = calloc(RFS_MAX_CPUS, sizeof(*by_cpu));
-	res = calloc(count, sizeof(*res));
-	e = by_cpu && res ? rfs_devtab_holds(env, ifc, &leaving, by_cpu) :
-			    -ENOMEM;
+	e = by_cpu ? rfs_devtab_holds(rfs_dp_env(dp), ifc, &leaving, by_cpu) :
+		     -ENOMEM;
 	if (e) {
 		free(by_cpu);
-		free(res);
 		return rfs_errf(err, e, "can't read the flows of '%s': %s",
 				ifc->name, strerror(-e));
 	}
-	for (cpu = 0; k < count; cpu++) {
+	/* the leaving CPUs' records to the front, in CPU order */
+	for (cpu = 0; cpu < RFS_MAX_CPUS; cpu++) {
 		if (!rfs_cpuset_has(&leaving, cpu))
 			continue;
-		res[k] = by_cpu[cpu];
-		res[k].cpu = cpu;
-		res[k++].since_ms = ifc->leaving_since_ms[cpu];
+		by_cpu[k] = by_cpu[cpu];
+		by_cpu[k].cpu = cpu;
+		by_cpu[k++].since_ms = ifc->leaving_since_ms[cpu];
 	}
-	free(by_cpu);
-	*out = res;
+	*out = by_cpu;
 	*n = k;
 	return 0;
 }

@@ -44,11 +44,10 @@ struct rfs_map_check {
  * else -EPROTO: another build's pins would be read into wrong structs. */
 int rfs_check_maps(const struct rfs_map_check *maps, size_t n, char *err);
 
-/* The id of a prog or map fd, 0 if unknown. */
-__u32 rfs_obj_id(int fd);
+__u32 rfs_obj_id(int fd);	/* of a prog or map fd, 0 if unknown */
 /* One per-CPU value into out[0..n), each size bytes (not the stride). */
 int rfs_read_percpu(int fd, __u32 key, size_t size, void *out, int n);
-/* Per-CPU value stride as the kernel lays it out. */
+/* Per-CPU value stride, as the kernel lays it out. */
 static inline size_t rfs_percpu_stride(size_t size)
 {
 	return (size + 7) & ~(size_t)7;
@@ -70,8 +69,7 @@ void rfs_wait_rcu(void);
 /* Mount bpffs at /sys/fs/bpf unless pin_dir already lies on a bpffs;
  * under systemd (INVOCATION_ID set) refuse instead (-ENOTSUP). */
 int rfs_pin_ensure_bpffs(const char *pin_dir, char *err, size_t len);
-/* mkdir -p, mode 0700. */
-int rfs_pin_mkdirs(const char *path);
+int rfs_pin_mkdirs(const char *path);	/* mkdir -p, mode 0700 */
 /* flock(LOCK_EX|LOCK_NB) on the dir; returns the fd or -EBUSY. */
 int rfs_pin_lock(const char *dir);
 /* fn(path, ctx) on each pin under dir, never through a symlink; remove:
@@ -232,7 +230,7 @@ void rfs_iface_note_leaving(struct rfs_if *ifc, __u64 now_ms);
 
 /* ---- rfs_devtab.c: the dev flow tables ---- */
 
-/* A new table with its header entry written; its fd or -errno. */
+/* A new table with its header entry written: its fd, or -errno. */
 int rfs_devtab_create(int btf_src_fd, __u32 flow_cnt, __u32 rx_queues);
 /* 1 when a flow in the table has frames in flight on cpu (RFS_NO_CPU: on
  * any CPU), a local flow there counting until drain_jiffies after its

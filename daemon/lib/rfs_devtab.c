@@ -497,15 +497,12 @@ int rfs_devtab_resize(const struct rfs_if_env *env, struct rfs_if *ifc,
 	ifc->flow_cnt = flow_cnt;
 	ifc->rx_queues = rx_queues;
 	if (!ifc->no_attach) {
-		char path[PATH_MAX];
+		char dir[IF_NAMESIZE + 3], why[RFS_ERR_LEN];
 
-		if (!rfs_path(path, "%s/if/%s/%s", env->base, ifc->name,
-			      RFS_MAP_DEV_FLOWS)) {
-			rfs_pin_unlink(path);
-			if (bpf_obj_pin(ifc->dev_flows_fd, path))
-				pr_warn("can't pin '%s': %s\n", path,
-					strerror(errno));
-		}
+		snprintf(dir, sizeof(dir), "if/%s", ifc->name);
+		if (rfs_pin_at(env->base, ifc->dev_flows_fd, dir,
+			       RFS_MAP_DEV_FLOWS, why))
+			pr_warn("%s\n", why);
 	}
 	return 0;
 }

@@ -260,8 +260,7 @@ static int rfs_devtab_scan(const struct rfs_if_env *env, int table_fd,
 	struct rfs_cpu_queue *queues = NULL;
 	struct rfs_dev_flow *t = NULL;
 	bool idle[RFS_MAX_CPUS], quiet[RFS_MAX_CPUS];
-	/* per-CPU values of rfs_tx_seq, as the kernel lays them out: one
-	 * per possible CPU (rfs_lookup_percpu) */
+	/* rfs_tx_seq: one value per possible CPU (rfs_lookup_percpu) */
 	const size_t stride_words =
 		rfs_percpu_stride(sizeof(struct rfs_tx_seq)) / sizeof(__u32);
 	__u32 *tx = NULL;
@@ -317,12 +316,11 @@ static int rfs_devtab_scan(const struct rfs_if_env *env, int table_fd,
 		    f->cpu >= env->nr_cpus ||
 		    (cpus && !rfs_cpuset_has(cpus, f->cpu)))
 			continue;
-		/* A local flow passed up recently: until it drains, its CPU
-		 * stays in the cpumap, so that the flow can hand over
-		 * through it (rfs_pick_cpu) rather than wait on the local
-		 * path for a gap a busy flow may never leave; and an old
-		 * table that still holds it stays.  Jiffies read after the
-		 * table: the age is never understated. */
+		/* A local flow passed up recently keeps its CPU in the
+		 * cpumap, to hand over through it (rfs_pick_cpu) rather than
+		 * wait for a gap a busy flow may never leave, and an old
+		 * table holding it stays.  Jiffies read after the table: the
+		 * age is never understated. */
 		if (f->flags & RFS_DEV_FLOW_LOCAL) {
 			if (jiffies_known < 0)
 				jiffies_known = rfs_read_jiffies(&now);

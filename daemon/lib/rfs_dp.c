@@ -170,12 +170,10 @@ __u32 rfs_dp_desired_cpu(const struct rfs_dp *dp, __u32 hash)
 /* ---- the cpumap: a queue (and kthread) per online CPU, kept in step with
  * hotplug on rfsd's timer, interfaces first ---- */
 
-/*
- * A CPU that goes offline keeps its entry: its kthread moves elsewhere
- * and keeps draining in order.  It lost its binding, so when the CPU
- * comes back the entry is made anew once no flow has frames in flight
- * there: earlier, two kthreads could hold the same CPU's frames.
- */
+/* A CPU that goes offline keeps its entry: its kthread moves elsewhere
+ * and keeps draining in order.  Unbound, it is made anew when the CPU is
+ * back and no flow has frames in flight there: earlier, two kthreads
+ * could hold the same CPU's frames. */
 static int rfs_cpumap_sync(struct rfs_dp *dp, char *err)
 {
 	struct bpf_cpumap_val val = {
@@ -1005,14 +1003,12 @@ int rfs_dp_write_ksched_note(const struct rfs_dp *dp, int cpu, __u64 note)
 	return 0;
 }
 
-/*
- * Per target CPU and RX CPU: the last sequence number sent (rfs_tx_seq)
- * against the newest one marked dequeued (rfs_rx_track).  Frames up to a
- * flush that found the ring full are dequeued or lost, and lost ones
- * never will be: not counted, so the figure may be short but never stays
- * above zero once traffic stops.  Sequence numbers are read first, so a
- * frame dequeued between the reads only makes a pair negative: none.
- */
+/* Per target and RX CPU: the last sequence number sent (rfs_tx_seq)
+ * against the newest marked dequeued (rfs_rx_track).  Frames up to a
+ * full-ring flush are dequeued or lost for good: not counted, so the
+ * figure may be short but never stays above zero once traffic stops.
+ * Sent is read first: a frame dequeued between the reads only makes a
+ * pair negative, counted as none. */
 int rfs_dp_read_backlog(const struct rfs_dp *dp, __u64 *out)
 {
 	const size_t stride =
@@ -1142,17 +1138,12 @@ int rfs_if_explain(struct rfs_dp *dp, struct rfs_if *ifc,
 	return rfs_iface_explain(rfs_dp_env(dp), ifc, in, out, n, err);
 }
 
-/*
- * Our programs nobody owns.  An XDP program is this datapath's by what it
- * is: it uses a map pinned under our pin dir (every interface's program
- * shares the core's cpumap), never by its name, so another rfsd's is
- * never touched.  The kernel records a program's maps at load, before any
- * XDP link exists, so a restarted rfsd knows its own at once.  One its
- * interface pins name is adopted; any other (rfsd killed between attach
- * and pin, pins removed by hand) is swept before the control socket
- * serves and before an attach to its interface.  `rfsd --cleanup` removes
- * them all with the pins.
- */
+/* An XDP program is ours by a map pinned under our pin dir (every
+ * interface's program shares the core's cpumap), never by its name, so
+ * another rfsd's is never touched; the kernel records a program's maps at
+ * load, before any XDP link exists.  One no interface pin names (rfsd
+ * killed between attach and pin, pins removed by hand) is swept before
+ * the control socket serves and before an attach to its interface. */
 int rfs_dp_sweep_orphans(struct rfs_dp *dp, int ifindex)
 {
 	__u32 *keep = calloc(dp->n_ifs + 1, sizeof(*keep));

@@ -307,16 +307,11 @@ int rfs_iface_detach(const struct rfs_if_env *env, struct rfs_if *ifc,
 	return 0;
 }
 
-/*
- * The dev flow table has a row of entries per RX queue the device
- * allocated (dev->num_rx_queues), not per queue it has now: ethtool -L
- * can raise the real count at any time up to the allocated one, and a
- * frame from a queue the table has no row for can't be kept in order
- * (two RX CPUs would write one entry).  No frame's rx_queue_index reaches
- * past the allocated count.  sysfs lists only the real queues: it is the
- * fallback when rtnetlink can't tell (a kernel without CONFIG_RPS).
- * Past RFS_MAX_RX_QUEUES frames go up the stack unsteered.
- */
+/* A row of dev flow entries per RX queue the device allocated
+ * (dev->num_rx_queues), which no rx_queue_index passes: ethtool -L may
+ * raise the real count up to it at any time, and a queue without a row
+ * can't keep order (two RX CPUs would write one entry).  sysfs, which
+ * lists only the real queues, is the fallback without CONFIG_RPS. */
 static __u32 rfs_count_rx_queues(const char *name, int ifindex)
 {
 	__u32 n = 0;
@@ -349,8 +344,7 @@ static struct rfs_xdp *rfs_if_open_obj(const struct rfs_if_env *env,
 			 ifc->name, strerror(errno));
 		return NULL;
 	}
-	/* The first table comes with its header written, so the program
-	 * finds its geometry from the first frame on. */
+	/* header written: the program finds its geometry from frame one */
 	e = rfs_devtab_create(env->globals_fd, ifc->flow_cnt, ifc->rx_queues);
 	if (e < 0) {
 		rfs_errf(err, e, "attach %s: can't create the flow table: %s",

@@ -334,15 +334,13 @@ int rfs_if_explain(struct rfs_dp *dp, struct rfs_if *ifc,
 /*
  * ---- why a flow still holds its CPU (rfs_hold.c, pure) ----
  *
- * The drain test of include/rfs_order.h on one dev flow entry, as rfsd
- * asks it before it lets a leaving CPU go, with the reason kept so that
- * status, explain, /metrics and the log can say which flows a CPU waits
- * for.  No maps, no clock: rfs_devtab.c reads them.
- *
- * A CPU is leaving an interface when it was taken out of its set (or
- * went offline) while flows had frames in flight there: no new flows,
- * and usable until each of its flows is proven drained, which a flow
- * that never leaves a gap never is: rfsd reports the wait.
+ * The drain test of include/rfs_order.h on one dev flow entry, with the
+ * reason kept so that status, explain, /metrics and the log can say which
+ * flows a leaving CPU waits for (no maps, no clock: rfs_devtab.c reads
+ * them).  A CPU taken out of an interface's set (or gone offline) while
+ * flows had frames in flight there is leaving: no new flows, usable until
+ * each of its flows is proven drained, which a flow that never leaves a
+ * gap never is: rfsd reports the wait.
  */
 enum rfs_hold_why {
 	RFS_HOLD_NONE,		/* drained: free to leave */
@@ -424,13 +422,9 @@ char *rfs_hold_flow_words(const struct rfs_held_flow *h, char *buf,
  * flooding the log.  *next_ms: 0 at the start; bound_ms 0: never. */
 bool rfs_hold_warn_due(__u64 waited_ms, __u64 bound_ms, __u64 *next_ms);
 
-/*
- * ---- cpumap kthreads (rfs_devtab.c) ----
- *
- * Known by what only the kernel can make: PF_KTHREAD, and the datapath's
- * record of their PID (rfs_cpu_queue.kthread_pid), a name only as a
- * check; a process named like one changes nothing.
- */
+/* ---- cpumap kthreads (rfs_devtab.c), known by what only the kernel can
+ * make: PF_KTHREAD and the datapath's record of their PID
+ * (rfs_cpu_queue.kthread_pid), a name only as a check ---- */
 #define RFS_PF_KTHREAD	0x00200000	/* task flags, include/linux/sched.h */
 
 /* "pid (comm) state ppid pgrp session tty tpgid flags ...", from the last

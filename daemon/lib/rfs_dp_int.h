@@ -125,7 +125,7 @@ struct rfs_if {
 	__u32 local_drain_jiffies;
 	bool sampling;			/* rfsctl flows is counting */
 	bool noguard;			/* in-order rule off (bench only) */
-	bool rps_on;			/* kernel RPS seen on (logged once) */
+	bool kernel_rps;		/* kernel RPS seen on (logged once) */
 	/* per CPU leaving it (usable, not allowed): since when (monotonic
 	 * ms, 0: not leaving), and the wait of the next warning */
 	__u64 leaving_since_ms[RFS_MAX_CPUS];

@@ -768,11 +768,7 @@ RFS_IF_GET(__u32, flow_cnt)
 RFS_IF_GET(bool, noguard)
 RFS_IF_GET(__u32, prog_id)
 RFS_IF_GET(int, prog_fd)
-
-bool rfs_if_kernel_rps(const struct rfs_if *ifc)
-{
-	return ifc->rps_on;
-}
+RFS_IF_GET(bool, kernel_rps)
 
 void rfs_if_cpus(const struct rfs_if *ifc, struct rfs_cpuset *configured,
 		 struct rfs_cpuset *allowed)
@@ -931,7 +927,7 @@ void rfs_iface_refresh(const struct rfs_if_env *env, struct rfs_if *ifc)
 
 	/* Refused at attach; turned on since: say so, once, and when off. */
 	rps_on = !ifc->no_attach && rfs_if_rps_on(ifc->name, rps, sizeof(rps));
-	if (rps_on != ifc->rps_on) {
+	if (rps_on != ifc->kernel_rps) {
 		if (rps_on)
 			rfs_log_iface(RFS_LOG_WARN, ifc->name, ifc->ifindex,
 				      "kernel RPS turned on (%s is not 0): "
@@ -940,7 +936,7 @@ void rfs_iface_refresh(const struct rfs_if_env *env, struct rfs_if *ifc)
 		else
 			rfs_log_iface(RFS_LOG_INFO, ifc->name, ifc->ifindex,
 				      "kernel RPS off again");
-		ifc->rps_on = rps_on;
+		ifc->kernel_rps = rps_on;
 	}
 
 	/* A CPU whose cpumap entry awaits remaking gets no new flows. */

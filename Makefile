@@ -135,7 +135,7 @@ $(B)/%.skel.h: $(B)/%.bpf.o
 
 # Only the loader includes the skeletons: the CLI and unit tests build
 # without clang or bpftool.
-$(B)/daemon/lib/rfs_core.o $(B)/daemon/lib/rfs_if_attach.o \
+$(B)/daemon/lib/rfs_dp.o $(B)/daemon/lib/rfs_iface.o \
 $(B)/daemon/lib/rfs_bpf.o: $(SKELS)
 
 $(B)/daemon/%.o: daemon/%.c $(HEADERS) $(LIB_HDRS) $(wildcard daemon/*/*.h)
@@ -171,10 +171,10 @@ $(B)/tests/test_%: tests/unit/test_%.c $(HEADERS) $(CTL_OBJS_LIB) | $(B)/tests
 
 # test_seed: the hash seed, with getrandom() wrapped to fail on demand
 $(B)/tests/test_seed: tests/unit/test_seed.c $(HEADERS) $(LIB_HDRS) \
-		     $(B)/daemon/lib/rfs_seed.o | $(B)/tests
+		     $(LIB_OBJS) | $(B)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(PKG_CFLAGS) -Wl,--wrap=getrandom -o $@ $< \
-		$(B)/daemon/lib/rfs_seed.o -lcmocka
+		$(LIB_OBJS) -lcmocka $(PKG_LIBS) -lelf -lz
 
 # test_budget: the flow table budgets (no libbpf)
 $(B)/tests/test_budget: tests/unit/test_budget.c $(HEADERS) $(LIB_HDRS) \

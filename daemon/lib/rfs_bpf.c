@@ -25,7 +25,6 @@
 
 #include "log.h"
 #include "rfs_dp_int.h"
-#include "rfs_features.h"
 #include "rfs_jiffies.skel.h"
 
 int rfs_errf(char *err, int e, const char *fmt, ...)
@@ -90,18 +89,16 @@ int rfs_read_array(int fd, __u32 value_size, __u32 entries, void *buf)
 	keys = calloc(entries ? entries : 1, sizeof(*keys));
 	if (!keys)
 		return -ENOMEM;
-	while (done < entries) {
+	while (!e && done < entries) {
 		count = entries - done;
 		e = bpf_map_lookup_batch(fd, done ? &next : NULL, &next,
 					 keys + done,
 					 (char *)buf + (size_t)done * value_size,
 					 &count, &opts);
 		done += count;
-		if (e)
-			break;
 	}
 	free(keys);
-	if (done >= entries || (e && errno == ENOENT && done == entries))
+	if (done >= entries)
 		return 0;
 	for (i = 0; i < entries; i++)
 		if (bpf_map_lookup_elem(fd, &i, (char *)buf + (size_t)i * value_size))
@@ -184,10 +181,7 @@ void *rfs_lookup_percpu(int fd, __u32 key, size_t size, int *ncpu)
 	if (!buf)
 		return NULL;
 	if (bpf_map_lookup_elem(fd, &key, buf)) {
-		int e = errno;
-
-		free(buf);
-		errno = e;
+		free(buf);	/* keeps errno (glibc 2.33) */
 		return NULL;
 	}
 	*ncpu = n;
@@ -294,16 +288,10 @@ int rfs_path(char *buf, const char *fmt, ...)
 	return n < 0 || n >= PATH_MAX ? -ENAMETOOLONG : 0;
 }
 
-static bool on_bpffs(const char *path)
-{
-	struct statfs st;
-
-	return !statfs(path, &st) && st.f_type == BPF_FS_MAGIC;
-}
-
 int rfs_pin_ensure_bpffs(const char *pin_dir, char *err, size_t len)
 {
 	char parent[PATH_MAX];
+	struct statfs st;
 	char *slash;
 
 	/* The pin dir itself, or the nearest existing parent, decides. */
@@ -311,7 +299,7 @@ int rfs_pin_ensure_bpffs(const char *pin_dir, char *err, size_t len)
 	while (access(parent, F_OK) && (slash = strrchr(parent, '/')) &&
 	       slash != parent)
 		*slash = '\0';
-	if (on_bpffs(parent))
+	if (!statfs(parent, &st) && st.f_type == BPF_FS_MAGIC)
 		return 0;
 	if (strncmp(pin_dir, RFS_BPFFS_ROOT "/", strlen(RFS_BPFFS_ROOT) + 1)) {
 		snprintf(err, len, "pin dir '%s' is not on a bpffs", pin_dir);

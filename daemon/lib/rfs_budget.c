@@ -53,13 +53,10 @@ int rfs_budget_check(const struct rfs_budget *b, const char *what,
 
 void rfs_budget_default(__u64 memtotal, struct rfs_budget *b)
 {
-	if (!memtotal) {
-		b->iface = RFS_BUDGET_IFACE_FALLBACK;
-		b->total = RFS_BUDGET_TOTAL_FALLBACK;
-		return;
-	}
-	b->iface = memtotal >> RFS_BUDGET_IFACE_SHIFT;
-	b->total = memtotal >> RFS_BUDGET_TOTAL_SHIFT;
+	b->iface = memtotal ? memtotal >> RFS_BUDGET_IFACE_SHIFT :
+			      RFS_BUDGET_IFACE_FALLBACK;
+	b->total = memtotal ? memtotal >> RFS_BUDGET_TOTAL_SHIFT :
+			      RFS_BUDGET_TOTAL_FALLBACK;
 }
 
 int rfs_meminfo_total(const char *path, __u64 *bytes)

@@ -259,8 +259,7 @@ static int rfs_devtab_scan(const struct rfs_if_env *env, int table_fd,
 	struct rfs_cpu_queue *queues = NULL;
 	struct rfs_dev_flow *t = NULL;
 	bool idle[RFS_MAX_CPUS], quiet[RFS_MAX_CPUS];
-	/* per-CPU values of rfs_tx_seq, as the kernel lays them out: one
-	 * per possible CPU (rfs_lookup_percpu) */
+	/* rfs_tx_seq: one value per possible CPU (rfs_lookup_percpu) */
 	const size_t stride_words =
 		rfs_percpu_stride(sizeof(struct rfs_tx_seq)) / sizeof(__u32);
 	__u32 *tx = NULL;
@@ -316,12 +315,11 @@ static int rfs_devtab_scan(const struct rfs_if_env *env, int table_fd,
 		    f->cpu >= env->nr_cpus ||
 		    (cpus && !rfs_cpuset_has(cpus, f->cpu)))
 			continue;
-		/* A local flow passed up recently: until it drains, its CPU
-		 * stays in the cpumap, so that the flow can hand over
-		 * through it (rfs_pick_cpu) rather than wait on the local
-		 * path for a gap a busy flow may never leave; and an old
-		 * table that still holds it stays.  Jiffies read after the
-		 * table: the age is never understated. */
+		/* A local flow passed up recently keeps its CPU in the
+		 * cpumap, to hand over through it (rfs_pick_cpu) rather than
+		 * wait for a gap a busy flow may never leave, and an old
+		 * table holding it stays.  Jiffies read after the table: the
+		 * age is never understated. */
 		if (f->flags & RFS_DEV_FLOW_LOCAL) {
 			if (jiffies_known < 0)
 				jiffies_known = rfs_read_jiffies(&now);
@@ -350,7 +348,7 @@ static int rfs_devtab_scan(const struct rfs_if_env *env, int table_fd,
 		h.why = rfs_hold_judge(&in);
 		if (h.why == RFS_HOLD_NONE)
 			continue;
-		rfs_hold_locate(&t[0], i, &h.slot, &h.rxq);
+		rfs_dev_locate(&t[0], i, &h.slot, &h.rxq);
 		r = fn(ctx, &h);
 	}
 out:
@@ -496,15 +494,12 @@ int rfs_devtab_resize(const struct rfs_if_env *env, struct rfs_if *ifc,
 	ifc->flow_cnt = flow_cnt;
 	ifc->rx_queues = rx_queues;
 	if (!ifc->no_attach) {
-		char path[PATH_MAX];
+		char dir[IF_NAMESIZE + 3], why[RFS_ERR_LEN];
 
-		if (!rfs_path(path, "%s/if/%s/%s", env->base, ifc->name,
-			      RFS_MAP_DEV_FLOWS)) {
-			rfs_pin_unlink(path);
-			if (bpf_obj_pin(ifc->dev_flows_fd, path))
-				pr_warn("can't pin '%s': %s\n", path,
-					strerror(errno));
-		}
+		snprintf(dir, sizeof(dir), "if/%s", ifc->name);
+		if (rfs_pin_at(env->base, ifc->dev_flows_fd, dir,
+			       RFS_MAP_DEV_FLOWS, why))
+			pr_warn("%s\n", why);
 	}
 	return 0;
 }

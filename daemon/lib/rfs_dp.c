@@ -1,23 +1,678 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The datapath handle: open (load and pin, or adopt), close, the list of
- * interfaces, which changes only here (rfs_dp_int.h), and the sweep of our
- * programs that nobody owns (rfsd --cleanup too). */
+/*
+ * The datapath: the core BPF object and its maps, loaded, written and
+ * pinned once, then only ever handled through the pins, so a new rfsd
+ * adopts exactly what an old one left running; the cpumap and the sock
+ * flow table; close; the list of interfaces, which changes only here
+ * (rfs_dp_int.h); and the sweep of our programs that nobody owns (rfsd
+ * --cleanup too).
+ */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <net/if.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
 #include "log.h"
+#include "parse.h"
+#include "rfs_core.skel.h"
+#include "rfs_decide.h"
 #include "rfs_dp_int.h"
+
+/* ---- the sock flow table: in slot 0 of rfs_sock_outer, so a resize is
+ * one swap; rfs_globals holds its mask ---- */
+
+static int rfs_socktab_create(struct rfs_if_env *env, __u32 entries,
+			      char *err)
+{
+	__u32 zero = 0;
+	int fd;
+
+	fd = rfs_create_table(env->globals_fd, RFS_MAP_SOCK_FLOWS,
+			      "rfs_sock_entry_t", sizeof(rfs_sock_entry_t),
+			      entries);
+	if (fd < 0)
+		return rfs_errf(err, fd, "can't create sock flow table of %u entries: %s",
+				entries, strerror(-fd));
+	env->sock_flows_fd = fd;
+	if (bpf_map_update_elem(env->sock_outer_fd, &zero, &fd, BPF_ANY))
+		return rfs_errf(err, errno, "can't install sock flow table: %s",
+				strerror(errno));
+	return 0;
+}
+
+/* Entries written into the old table between the copy and the swap:
+ * once no program can still write it, copy each changed one where the
+ * new slot still holds what the copy put there.  A write racing this
+ * costs one flow its hint until its next recv or send, never order. */
+static void rfs_sock_resize_catch_up(int old_fd, const rfs_sock_entry_t *copied,
+				     __u32 old_n, int new_fd,
+				     const rfs_sock_entry_t *filled, __u32 n)
+{
+	rfs_sock_entry_t *now = calloc(old_n, sizeof(*now));
+	rfs_sock_entry_t cur;
+	__u32 k, j;
+
+	if (!now)
+		return;
+	rfs_wait_rcu();
+	if (rfs_read_array(old_fd, sizeof(*now), old_n, now))
+		goto out;
+	for (k = 0; k < old_n; k++) {
+		if (now[k] == copied[k] || !now[k])
+			continue;
+		/* growing: every new slot that folds onto k had its copy */
+		for (j = k & (n - 1); j < n; j += old_n)
+			if (!bpf_map_lookup_elem(new_fd, &j, &cur) &&
+			    cur == filled[j])
+				bpf_map_update_elem(new_fd, &j, &now[k], BPF_ANY);
+	}
+out:
+	free(now);
+}
+
+/* Entries carry their hash's high bits, so they move: growing, new slot
+ * j takes old slot j & old_mask; shrinking, the first non-empty old slot
+ * that folds onto j.  A mask must never index past the table in the
+ * slot: grow swaps the table first, shrink narrows the mask first. */
+int rfs_dp_set_sock_flow_entries(struct rfs_dp *dp, __u32 n, char *err)
+{
+	__u32 old_n = dp->globals.sock_flow_mask + 1, zero = 0, j, k;
+	rfs_sock_entry_t *old_t = NULL, *new_t = NULL;
+	int old_fd = dp->env.sock_flows_fd, new_fd = -1, e;
+	struct rfs_globals g = dp->globals;
+
+	if (rfs_check_pow2(n, RFS_SOCK_FLOW_MIN, RFS_SOCK_FLOW_MAX))
+		return rfs_errf(err, EINVAL,
+				"set sock-flow-entries: %u is not a power of two (%u..%u)",
+				n, RFS_SOCK_FLOW_MIN, RFS_SOCK_FLOW_MAX);
+	if (n == old_n)
+		return 0;
+	old_t = calloc(old_n, sizeof(*old_t));
+	new_t = calloc(n, sizeof(*new_t));
+	if (!old_t || !new_t) {
+		e = rfs_errf(err, ENOMEM, "set sock-flow-entries: out of memory");
+		goto out;
+	}
+	e = rfs_read_array(old_fd, sizeof(*old_t), old_n, old_t);
+	if (e) {
+		e = rfs_errf(err, e, "set sock-flow-entries: can't read the table: %s",
+			     strerror(-e));
+		goto out;
+	}
+	for (j = 0; j < n; j++) {
+		if (n > old_n) {
+			new_t[j] = old_t[j & (old_n - 1)];
+			continue;
+		}
+		for (k = j; k < old_n && !new_t[j]; k += n)
+			new_t[j] = old_t[k];
+	}
+	new_fd = rfs_create_table(dp->env.globals_fd, RFS_MAP_SOCK_FLOWS,
+				  "rfs_sock_entry_t", sizeof(rfs_sock_entry_t), n);
+	if (new_fd < 0) {
+		e = rfs_errf(err, new_fd, "set sock-flow-entries: can't create a table of %u: %s",
+			     n, strerror(-new_fd));
+		goto out;
+	}
+	e = rfs_write_array(new_fd, sizeof(*new_t), n, new_t);
+	if (e) {
+		e = rfs_errf(err, e, "set sock-flow-entries: can't fill the table: %s",
+			     strerror(-e));
+		goto out;
+	}
+	g.sock_flow_mask = n - 1;
+	if (n < old_n &&
+	    bpf_map_update_elem(dp->env.globals_fd, &zero, &g, BPF_ANY))
+		goto fail_errno;
+	if (bpf_map_update_elem(dp->env.sock_outer_fd, &zero, &new_fd, BPF_ANY))
+		goto fail_errno;
+	if (n > old_n &&
+	    bpf_map_update_elem(dp->env.globals_fd, &zero, &g, BPF_ANY))
+		goto fail_errno;
+	dp->globals = g;
+	dp->env.sock_flows_fd = new_fd;
+	new_fd = old_fd;	/* closed below */
+	rfs_sock_resize_catch_up(old_fd, old_t, old_n, dp->env.sock_flows_fd,
+				 new_t, n);
+	pr_debug("sock flow table: %u -> %u entries\n", old_n, n);	/* callers say why */
+	e = rfs_pin_at(dp->base, dp->env.sock_flows_fd, "maps",
+		       RFS_MAP_SOCK_FLOWS, err);
+	goto out;
+fail_errno:
+	e = rfs_errf(err, errno, "set sock-flow-entries: can't swap tables: %s",
+		     strerror(errno));
+out:
+	if (new_fd >= 0)
+		close(new_fd);
+	free(old_t);
+	free(new_t);
+	return e;
+}
+
+__u32 rfs_dp_desired_cpu(const struct rfs_dp *dp, __u32 hash)
+{
+	return rfs_sock_desired_cpu(dp->env.sock_flows_fd, &dp->globals, hash);
+}
+
+/* ---- the cpumap: a queue (and kthread) per online CPU, kept in step with
+ * hotplug on rfsd's timer, interfaces first ---- */
+
+/* A CPU that goes offline keeps its entry: its kthread moves elsewhere
+ * and keeps draining in order.  Unbound, it is made anew when the CPU is
+ * back and no flow has frames in flight there: earlier, two kthreads
+ * could hold the same CPU's frames. */
+static int rfs_cpumap_sync(struct rfs_dp *dp, char *err)
+{
+	struct bpf_cpumap_val val = {
+		.qsize = dp->qsize,
+		.bpf_prog.fd = dp->cpumap_prog_fd,
+	};
+	const struct rfs_if_env *env = rfs_dp_env(dp);
+	struct bpf_cpumap_val cur;
+	__u32 cpu;
+	size_t i;
+
+	for (cpu = 0; cpu < (__u32)dp->env.nr_cpus; cpu++) {
+		bool present =
+			!bpf_map_lookup_elem(dp->env.cpu_map_fd, &cpu, &cur);
+		bool busy = false;
+
+		if (present)
+			rfs_cpuset_add(&dp->in_cpumap, cpu);
+		if (!rfs_cpuset_has(&dp->online, cpu)) {
+			if (present)
+				rfs_cpuset_add(&dp->unbound, cpu);
+			continue;
+		}
+		if (present && !rfs_cpuset_has(&dp->unbound, cpu))
+			continue;
+		for (i = 0; present && i < dp->n_ifs && !busy; i++)
+			busy = rfs_devtab_in_flight(env, dp->ifs[i], cpu) != 0;
+		if (busy)
+			continue;	/* the next refresh tries again */
+		if (bpf_map_update_elem(dp->env.cpu_map_fd, &cpu, &val,
+					BPF_ANY))
+			return rfs_errf(err, errno,
+					"can't add CPU %u to the cpumap: %s",
+					cpu, strerror(errno));
+		if (present)
+			pr_info("CPU %u: cpumap queue remade (back online)\n", cpu);
+		rfs_cpuset_add(&dp->in_cpumap, cpu);
+		rfs_cpuset_add(&dp->new_kthreads, cpu);
+		dp->unbound.bits[cpu / 64] &= ~(1ULL << (cpu % 64));
+	}
+	return 0;
+}
+
+/* ---- the core object ---- */
+
+/* The core's pinned objects; value sizes are checked at adopt (0: not). */
+static const struct {
+	const char *dir, *name;
+	size_t fd;		/* offsetof(struct rfs_dp, its fd) */
+	__u32 value_size;
+} rfs_core_pins[] = {
+#define M(n, fd, size) { "maps", n, offsetof(struct rfs_dp, env.fd), size }
+	M(RFS_MAP_GLOBALS, globals_fd, sizeof(struct rfs_globals)),
+	M(RFS_MAP_SOCK_OUTER, sock_outer_fd, 0),
+	M(RFS_MAP_SOCK_FLOWS, sock_flows_fd, sizeof(rfs_sock_entry_t)),
+	M(RFS_MAP_CPU_QUEUES, cpu_queues_fd, sizeof(struct rfs_cpu_queue)),
+	M(RFS_MAP_CPUMAP, cpu_map_fd, 0),
+	M(RFS_MAP_GSTATS, gstats_fd, sizeof(struct rfs_global_stats)),
+	M(RFS_MAP_TX_SEQ, tx_seq_fd, sizeof(struct rfs_tx_seq)),
+	M(RFS_MAP_RX_TRACK, rx_track_fd, sizeof(struct rfs_rx_track)),
+#undef M
+	{ "progs", "rfs_cpumap", offsetof(struct rfs_dp, cpumap_prog_fd), 0 },
+};
+#define RFS_CORE_PINS	(sizeof(rfs_core_pins) / sizeof(rfs_core_pins[0]))
+
+static int *rfs_core_fd(struct rfs_dp *dp, size_t i)
+{
+	return (int *)((char *)dp + rfs_core_pins[i].fd);
+}
+
+static void rfs_core_reset_fds(struct rfs_dp *dp, bool close_them)
+{
+	size_t i;
+
+	for (i = 0; i < RFS_CORE_PINS; i++) {
+		if (close_them && *rfs_core_fd(dp, i) >= 0)
+			close(*rfs_core_fd(dp, i));
+		*rfs_core_fd(dp, i) = -1;
+	}
+}
+
+/* The trace mode that loads a socket-side program (or link), by its
+ * name's prefix; RFS_TRACE_NONE for the other programs. */
+static enum rfs_trace_mode rfs_sock_prog_mode(const char *n)
+{
+	return !strncmp(n, "rfs_tp_", 7) ? RFS_TRACE_TP_BTF :
+	       !strncmp(n, "rfs_fx_", 7) ? RFS_TRACE_FEXIT :
+	       !strncmp(n, "rfs_kp_", 7) ? RFS_TRACE_KPROBE : RFS_TRACE_NONE;
+}
+
+/* BTF for fn in vmlinux or the ipv6 module?  An fexit program whose
+ * target has none fails the whole object. */
+static bool rfs_core_btf_func(const char *fn)
+{
+	struct btf *vmlinux = btf__load_vmlinux_btf(), *mod;
+	bool found;
+
+	if (!vmlinux)
+		return false;
+	found = btf__find_by_name_kind(vmlinux, fn, BTF_KIND_FUNC) > 0;
+	if (!found) {
+		mod = btf__parse_split("/sys/kernel/btf/ipv6", vmlinux);
+		found = mod && btf__find_by_name_kind(mod, fn, BTF_KIND_FUNC) > 0;
+		btf__free(mod);
+	}
+	btf__free(vmlinux);
+	return found;
+}
+
+/* The socket hooks asked for, or the best the kernel has: tracepoints,
+ * then fexit (only calls that moved data), then kprobes (every call).
+ * RFS_TRACE_AUTO: none works. */
+static enum rfs_trace_mode rfs_core_pick_mode(const struct rfs_kfeatures *f,
+					      enum rfs_trace_mode asked)
+{
+	if (asked != RFS_TRACE_AUTO)
+		return asked;
+	if (f->tp_sock_len)
+		return RFS_TRACE_TP_BTF;
+	if (f->fentry && f->func_ret)
+		return RFS_TRACE_FEXIT;
+	if (f->kprobes)
+		return RFS_TRACE_KPROBE;
+	return RFS_TRACE_AUTO;
+}
+
+static int rfs_attach_pin(struct rfs_dp *dp, struct bpf_program *prog,
+			  struct bpf_link *link, char *err)
+{
+	const char *name = bpf_program__name(prog);
+	char path[PATH_MAX];
+	long e = libbpf_get_error(link);
+
+	if (!link || e)
+		return rfs_errf(err, e ? e : EINVAL, "can't attach %s: %s",
+				name, strerror(e ? -e : EINVAL));
+	if (rfs_path(path, "%s/links/%s", dp->base, name) ||
+	    bpf_link__pin(link, path)) {
+		e = errno;
+		bpf_link__destroy(link);
+		return rfs_errf(err, e, "can't pin link '%s': %s", path,
+				strerror(e));
+	}
+	/* the pin keeps it attached; removing the pin detaches it, as
+	 * bpf_link_detach() refuses tracepoint links */
+	bpf_link__destroy(link);
+	return 0;
+}
+
+static const char rfs_kprobe_hint[] =
+	"under systemd allow it in a drop-in: SystemCallFilter=perf_event_open (docs/operations.md)";
+
+/* Undo the socket hooks' pins made so far. */
+static void rfs_core_unpin_sock(const struct rfs_dp *dp, struct bpf_object *o)
+{
+	struct bpf_program *p;
+	char path[PATH_MAX];
+
+	bpf_object__for_each_program(p, o)
+		if (rfs_sock_prog_mode(bpf_program__name(p)) != RFS_TRACE_NONE &&
+		    !rfs_path(path, "%s/links/%s", dp->base, bpf_program__name(p)))
+			unlink(path);
+}
+
+static int rfs_core_load(const struct rfs_dp *dp,
+			 const struct rfs_kfeatures *f,
+			 enum rfs_trace_mode mode, struct rfs_core **out,
+			 char *err)
+{
+	struct bpf_program *p;
+	struct rfs_core *skel;
+	int e;
+
+	*out = NULL;
+	skel = rfs_core__open();
+	if (!skel)
+		return rfs_errf(err, errno, "can't open the core BPF object: %s",
+				strerror(errno));
+	bpf_object__for_each_program(p, skel->obj) {
+		enum rfs_trace_mode m = rfs_sock_prog_mode(bpf_program__name(p));
+		bool load = m == mode;
+
+		if (m == RFS_TRACE_NONE)
+			continue;
+
+		/* udpv6_* has no BTF while the ipv6 module is not loaded:
+		 * steer what we can and say so (kprobes: at attach) */
+		if (load && mode == RFS_TRACE_FEXIT &&
+		    !rfs_core_btf_func(bpf_program__section_name(p) +
+				       strlen("fexit/"))) {
+			pr_warn("can't load %s: no BTF for %s (ipv6 not loaded?); IPv6 UDP flows won't be recorded\n",
+				bpf_program__name(p),
+				bpf_program__section_name(p) + strlen("fexit/"));
+			load = false;
+		}
+		bpf_program__set_autoload(p, load);
+	}
+	/* without them flows stay in order, only less mobile; loading them
+	 * would fail the whole object */
+	if (!(f->tp_kthread && f->kthread_data))
+		bpf_program__set_autoload(skel->progs.rfs_kthread_batch, false);
+	if (!f->tp_enqueue)
+		bpf_program__set_autoload(skel->progs.rfs_enqueue, false);
+	/* one track per (target, possible RX CPU): rfs_rx_track_index() */
+	e = bpf_map__set_max_entries(skel->maps.rfs_rx_track,
+				     rfs_rx_track_entries(dp->env.nr_cpus,
+							  dp->env.nr_rx_cpus));
+	if (!e)
+		e = rfs_core__load(skel);
+	if (e) {
+		rfs_core__destroy(skel);
+		return rfs_errf(err, e, "can't load the core BPF programs%s: %s (run with -v for the verifier log)",
+				mode == RFS_TRACE_FEXIT ? " with fexit socket hooks" : "",
+				strerror(-e));
+	}
+	*out = skel;
+	return 0;
+}
+
+int rfs_seed_random(__u32 *seed, char *err, size_t len)
+{
+	__u32 v;
+	ssize_t n;
+
+	/* flags 0: block until the pool is initialised rather than take
+	 * early-boot bytes; a 4-byte read is never short once it is */
+	do {
+		n = getrandom(&v, sizeof(v), 0);
+	} while (n < 0 && errno == EINTR);
+	if (n != (ssize_t)sizeof(v)) {
+		int e = n < 0 ? errno : EIO;
+
+		snprintf(err, len,
+			 "can't seed the flow hash: getrandom: %s; refusing to start with a predictable seed",
+			 n < 0 ? strerror(e) : "short read");
+		return -e;
+	}
+	*seed = v;
+	return 0;
+}
+
+/* Load the core object, write and pin its maps, attach and pin its
+ * programs, into an empty pin dir. */
+static int rfs_core_create(struct rfs_dp *dp, const struct rfs_dp_opts *o,
+			   char *err)
+{
+	const struct rfs_kfeatures *f = &dp->feat;
+	enum rfs_trace_mode mode;
+	struct bpf_program *p;
+	struct rfs_core *skel;
+	int cg_fd = -1, err_ = 0;
+	size_t i;
+	__u32 zero = 0;
+	__u32 entries = o->sock_flow_entries ? o->sock_flow_entries :
+					       RFS_SOCK_FLOW_DEFAULT;
+
+	if (rfs_check_pow2(entries, RFS_SOCK_FLOW_MIN, RFS_SOCK_FLOW_MAX))
+		return rfs_errf(err, EINVAL,
+				"sock_flow_entries %u is not a power of two (%u..%u)",
+				entries, RFS_SOCK_FLOW_MIN, RFS_SOCK_FLOW_MAX);
+
+	mode = rfs_core_pick_mode(f, o->trace_mode);
+	dp->trace_mode = mode == RFS_TRACE_AUTO ? RFS_TRACE_NONE : mode;
+	if (mode == RFS_TRACE_FEXIT && !(f->fentry && f->func_ret))
+		return rfs_errf(err, EOPNOTSUPP,
+				"can't use trace mode 'fexit': %s; use auto, tp_btf or kprobe",
+				!f->fentry ? "this kernel can't attach fentry/fexit programs (no BPF trampolines)" :
+					     "this kernel has no bpf_get_func_ret helper (5.17+)");
+
+	err_ = rfs_core_load(dp, f, mode, &skel, err);
+	/* auto: fexit that doesn't load here (a verifier or a target the
+	 * checks above can't see) leaves kprobes, as before fexit */
+	if (err_ && o->trace_mode == RFS_TRACE_AUTO &&
+	    mode == RFS_TRACE_FEXIT && f->kprobes) {
+		pr_warn("%s; the socket hooks use kprobes instead of fexit\n",
+			err);
+		mode = dp->trace_mode = RFS_TRACE_KPROBE;
+		err_ = rfs_core_load(dp, f, mode, &skel, err);
+	}
+	if (err_)
+		return err_;
+	for (i = 0; i < RFS_CORE_PINS; i++) {
+		const char *name = rfs_core_pins[i].name;
+		struct bpf_map *m = bpf_object__find_map_by_name(skel->obj, name);
+
+		if (m)
+			*rfs_core_fd(dp, i) = dup(bpf_map__fd(m));
+	}
+	dp->cpumap_prog_fd = dup(bpf_program__fd(skel->progs.rfs_cpumap));
+
+	/* Batch epochs start at 1: delivered = 0 then proves nothing. */
+	for (i = 0; i < (size_t)dp->env.nr_cpus; i++) {
+		struct rfs_cpu_queue q = { .epoch = 1 };
+		__u32 cpu = i;
+
+		if (bpf_map_update_elem(dp->env.cpu_queues_fd, &cpu, &q,
+					BPF_ANY)) {
+			err_ = rfs_errf(err, errno, "can't write %s: %s",
+					RFS_MAP_CPU_QUEUES, strerror(errno));
+			goto out;
+		}
+	}
+	dp->globals.sock_flow_mask = entries - 1;
+	dp->globals.cpu_mask = rfs_sock_cpu_mask(dp->env.nr_cpus);
+	dp->globals.nr_cpus = dp->env.nr_cpus;
+	dp->globals.nr_rx_cpus = dp->env.nr_rx_cpus;
+	dp->globals.cpumap_id = rfs_obj_id(dp->env.cpu_map_fd);
+	err_ = rfs_seed_random(&dp->globals.hash_seed, err, RFS_ERR_LEN);
+	if (err_)
+		goto out;
+	if (bpf_map_update_elem(dp->env.globals_fd, &zero, &dp->globals,
+				BPF_ANY)) {
+		err_ = rfs_errf(err, errno, "can't write %s: %s",
+				RFS_MAP_GLOBALS, strerror(errno));
+		goto out;
+	}
+
+	err_ = rfs_socktab_create(&dp->env, entries, err);
+	for (i = 0; !err_ && i < RFS_CORE_PINS; i++)
+		err_ = rfs_pin_at(dp->base, *rfs_core_fd(dp, i),
+				  rfs_core_pins[i].dir, rfs_core_pins[i].name, err);
+	err_ = err_ ?: rfs_cpumap_sync(dp, err);
+	if (err_)
+		goto out;
+
+	cg_fd = open(dp->cgroup, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (cg_fd < 0) {
+		err_ = rfs_errf(err, errno, "can't open cgroup '%s': %s",
+				dp->cgroup, strerror(errno));
+		goto out;
+	}
+	err_ = rfs_attach_pin(dp, skel->progs.rfs_sockops,
+			      bpf_program__attach_cgroup(skel->progs.rfs_sockops,
+							 cg_fd), err);
+	if (!err_ && bpf_program__autoload(skel->progs.rfs_enqueue))
+		err_ = rfs_attach_pin(dp, skel->progs.rfs_enqueue,
+				      bpf_program__attach(skel->progs.rfs_enqueue), err);
+	/* The delivery proof goes in before any XDP program can steer. */
+	if (!err_ && bpf_program__autoload(skel->progs.rfs_kthread_batch))
+		err_ = rfs_attach_pin(dp, skel->progs.rfs_kthread_batch,
+				      bpf_program__attach(skel->progs.rfs_kthread_batch), err);
+	bpf_object__for_each_program(p, skel->obj) {
+		struct bpf_link *l;
+
+		if (err_ || rfs_sock_prog_mode(bpf_program__name(p)) == RFS_TRACE_NONE ||
+		    !bpf_program__autoload(p))
+			continue;
+		l = bpf_program__attach(p);
+		/* kprobes this process may not attach (perf_event_open
+		 * filtered out, as in the systemd unit): auto goes without
+		 * socket hooks rather than without rfsd */
+		if (mode == RFS_TRACE_KPROBE && libbpf_get_error(l) == -EPERM) {
+			if (o->trace_mode != RFS_TRACE_AUTO) {
+				err_ = rfs_errf(err, EPERM, "can't attach kprobes (perf_event_open: %s); %s",
+						strerror(EPERM), rfs_kprobe_hint);
+				break;
+			}
+			pr_warn("can't attach kprobes (perf_event_open: %s): no socket hooks, flows are spread by hash; %s\n",
+				strerror(EPERM), rfs_kprobe_hint);
+			rfs_core_unpin_sock(dp, skel->obj);
+			dp->trace_mode = RFS_TRACE_NONE;
+			break;
+		}
+		/* udpv6_* is absent when IPv6 is built as a module not
+		 * loaded: steer what we can and say so. */
+		if (mode == RFS_TRACE_KPROBE && libbpf_get_error(l) &&
+		    strstr(bpf_program__name(p), "udp6")) {
+			pr_warn("can't attach %s: %s; IPv6 UDP flows won't be recorded\n",
+				bpf_program__name(p),
+				strerror(-(int)libbpf_get_error(l)));
+			continue;
+		}
+		err_ = rfs_attach_pin(dp, p, l, err);
+	}
+out:
+	if (cg_fd >= 0)
+		close(cg_fd);
+	rfs_core__destroy(skel);
+	return err_;
+}
+
+static int rfs_core_adopt(struct rfs_dp *dp, char *err)
+{
+	char why[RFS_ERR_LEN];
+	bool incomplete = false;
+	__u32 zero = 0;
+	int e = 0;
+	size_t i;
+
+	for (i = 0; i < RFS_CORE_PINS; i++) {
+		const struct rfs_map_check c = {
+			rfs_get_pinned(dp->base, rfs_core_pins[i].dir,
+				       rfs_core_pins[i].name),
+			rfs_core_pins[i].name, rfs_core_pins[i].value_size,
+		};
+
+		*rfs_core_fd(dp, i) = c.fd;
+		incomplete |= c.fd < 0;
+		if (!e && c.value_size)
+			e = rfs_check_maps(&c, 1, err);
+	}
+	if (e)
+		return rfs_errf(err, e,
+				"%s; under '%s' (stop the rfsd using it, run rfsd --cleanup --pin-dir %s, or pick another --pin-dir)",
+				(snprintf(why, sizeof(why), "%s", err), why),
+				dp->base, dp->pin_name);
+	if (incomplete)
+		return rfs_errf(err, ENOENT,
+				"pinned datapath under '%s' is incomplete; remove it or run rfsd with another --pin-dir",
+				dp->base);
+	if (bpf_map_lookup_elem(dp->env.globals_fd, &zero, &dp->globals))
+		return rfs_errf(err, errno, "can't read %s: %s",
+				RFS_MAP_GLOBALS, strerror(errno));
+	if (dp->globals.nr_cpus != (__u32)dp->env.nr_cpus)
+		return rfs_errf(err, EINVAL,
+				"pinned datapath was made for %u CPUs, this system has %d",
+				dp->globals.nr_cpus, dp->env.nr_cpus);
+	if (dp->globals.nr_rx_cpus != (__u32)dp->env.nr_rx_cpus)
+		return rfs_errf(err, EINVAL,
+				"pinned datapath was made for %u possible CPUs, this system has %d",
+				dp->globals.nr_rx_cpus, dp->env.nr_rx_cpus);
+
+	if (rfs_cpumap_sync(dp, err))
+		return -EIO;
+	return 0;
+}
+
+/* dp->ids and dp->trace_mode from the pinned links. */
+static void rfs_core_fill_ids(struct rfs_dp *dp)
+{
+	char path[PATH_MAX];
+	struct dirent *de;
+	DIR *d;
+
+	dp->ids.cpumap = rfs_obj_id(dp->cpumap_prog_fd);
+	dp->trace_mode = RFS_TRACE_NONE;
+	if (rfs_path(path, "%s/links", dp->base) || !(d = opendir(path)))
+		return;
+	while ((de = readdir(d))) {
+		const char *n = de->d_name;
+		enum rfs_trace_mode m = rfs_sock_prog_mode(n);
+		__u32 *id = !strcmp(n, "rfs_enqueue") ? &dp->ids.enqueue :
+			    !strcmp(n, "rfs_sockops") ? &dp->ids.sockops : NULL;
+		struct bpf_link_info info = {};
+		__u32 len = sizeof(info);
+		int fd;
+
+		/* a mode's TCP hook (or tracepoint) stands for its socket
+		 * hooks; the mode is the one whose links are pinned */
+		if (m != RFS_TRACE_NONE) {
+			dp->trace_mode = m;
+			if (!strcmp(n + 7, "recv") || !strcmp(n + 7, "tcp_recv"))
+				id = &dp->ids.recv;
+			if (!strcmp(n + 7, "send") || !strcmp(n + 7, "tcp_send"))
+				id = &dp->ids.send;
+		}
+		if (!id || (fd = rfs_get_pinned(dp->base, "links", n)) < 0)
+			continue;
+		if (!bpf_obj_get_info_by_fd(fd, &info, &len))
+			*id = info.prog_id;
+		close(fd);
+	}
+	closedir(d);
+}
+
+/* Another layout's datapath (v1/ beside ours) would keep steering beside
+ * ours on the same hooks: refused; the layouts record different things. */
+static int rfs_core_other_layout(const struct rfs_dp *dp, char *err)
+{
+	struct dirent *de;
+	int e = 0;
+	DIR *d;
+
+	d = opendir(dp->pin_dir);
+	if (!d)
+		return 0;
+	while (!e && (de = readdir(d))) {
+		if (de->d_name[0] != 'v' || de->d_name[1] < '0' ||
+		    de->d_name[1] > '9' || !strcmp(de->d_name, RFS_PIN_LAYOUT))
+			continue;
+		e = rfs_errf(err, EPROTO,
+			     "pin dir '%s' holds a datapath of pin layout %s (another build of xdp-rfs); this build uses %s: stop it, run rfsd --cleanup --pin-dir %s, then start again",
+			     dp->pin_name, de->d_name, RFS_PIN_LAYOUT,
+			     dp->pin_name);
+	}
+	closedir(d);
+	return e;
+}
+
+static void rfs_link_detach(const char *path, void *ctx)
+{
+	int fd = bpf_obj_get(path);
+
+	if (fd >= 0) {
+		bpf_link_detach(fd);
+		close(fd);
+	}
+}
+
+/* ---- the handle and its interfaces ---- */
 
 /* Room for one more interface, taken before it is made: once attached
  * it is listed, never left behind for want of memory. */
@@ -59,7 +714,8 @@ static void rfs_dp_sync_loopback(struct rfs_dp *dp)
 	if (want == dp->globals.steer_loopback)
 		return;
 	dp->globals.steer_loopback = want;
-	if (bpf_map_update_elem(dp->globals_fd, &zero, &dp->globals, BPF_ANY))
+	if (bpf_map_update_elem(dp->env.globals_fd, &zero, &dp->globals,
+				BPF_ANY))
 		pr_warn("can't write %s: %s; loopback sockets %s recorded\n",
 			RFS_MAP_GLOBALS, strerror(errno),
 			want ? "are still not" : "are still");
@@ -89,7 +745,7 @@ static void rfs_dp_if_remove(struct rfs_dp *dp, struct rfs_if *ifc)
 /* Every interface pinned under if/ whose program still runs there. */
 static int rfs_dp_adopt_ifs(struct rfs_dp *dp, char *err)
 {
-	struct rfs_if_env env = rfs_dp_env(dp);
+	const struct rfs_if_env *env = rfs_dp_env(dp);
 	char path[PATH_MAX], why[RFS_ERR_LEN];
 	struct rfs_if *ifc;
 	struct dirent *de;
@@ -109,7 +765,7 @@ static int rfs_dp_adopt_ifs(struct rfs_dp *dp, char *err)
 		if (e)
 			rfs_errf(why, e, "adopt %s: out of memory", de->d_name);
 		else
-			e = rfs_iface_adopt(&env, de->d_name, &ifc, why);
+			e = rfs_iface_adopt(env, de->d_name, &ifc, why);
 		if (!e)
 			dp->ifs[dp->n_ifs++] = ifc;
 		if (e == -EPROTO) {
@@ -141,8 +797,8 @@ static int rfs_dp_setup(struct rfs_dp *dp, const struct rfs_dp_opts *o,
 	n = libbpf_num_possible_cpus();
 	if (n <= 0)
 		return rfs_errf(err, n ? n : EINVAL, "can't count possible CPUs");
-	dp->nr_cpus = n > RFS_MAX_CPUS ? RFS_MAX_CPUS : n;
-	dp->nr_rx_cpus = n > RFS_MAX_RX_CPUS ? RFS_MAX_RX_CPUS : n;
+	dp->env.nr_cpus = n > RFS_MAX_CPUS ? RFS_MAX_CPUS : n;
+	dp->env.nr_rx_cpus = n > RFS_MAX_RX_CPUS ? RFS_MAX_RX_CPUS : n;
 	if (n > RFS_MAX_CPUS)
 		pr_warn("%d possible CPUs: steering only to the first %d\n", n,
 			RFS_MAX_CPUS);
@@ -206,6 +862,12 @@ int rfs_dp_open(struct rfs_dp **out, const struct rfs_dp_opts *o,
 		return rfs_errf(err, ENOMEM, "out of memory");
 	dp->lock_fd = -1;
 	rfs_core_reset_fds(dp, false);
+	dp->env.base = dp->base;
+	dp->env.globals = &dp->globals;
+	dp->env.online = &dp->online;
+	dp->env.in_cpumap = &dp->in_cpumap;
+	dp->env.unbound = &dp->unbound;
+	dp->env.asleep_since_ms = dp->asleep_since_ms;
 	snprintf(dp->pin_name, sizeof(dp->pin_name), "%s",
 		 o->pin_dir ? o->pin_dir : RFS_PIN_DIR_DEFAULT);
 	snprintf(dp->pin_dir, sizeof(dp->pin_dir), "%s",
@@ -248,7 +910,7 @@ static void rfs_remove_layouts(const char *pin_dir, bool all)
 
 void rfs_dp_close(struct rfs_dp *dp, bool teardown)
 {
-	char why[RFS_ERR_LEN];
+	char why[RFS_ERR_LEN], path[PATH_MAX];
 	__u32 cpu;
 
 	if (!dp)
@@ -256,22 +918,21 @@ void rfs_dp_close(struct rfs_dp *dp, bool teardown)
 	if (teardown) {
 		while (dp->n_ifs) {
 			struct rfs_if *ifc = dp->ifs[dp->n_ifs - 1];
-			char name[IF_NAMESIZE];
-			int ifindex = ifc->ifindex;
 
-			snprintf(name, sizeof(name), "%s", ifc->name);
-			if (rfs_if_detach(dp, ifc, why)) {
+			if (rfs_iface_detach(&dp->env, ifc, why))
 				pr_warn("%s\n", why);
-				rfs_dp_if_remove(dp, ifc);
-			} else {
-				rfs_log_iface(RFS_LOG_INFO, name, ifindex,
+			else
+				rfs_log_iface(RFS_LOG_INFO, ifc->name, ifc->ifindex,
 					      "detached: rfsd is exiting (detach_on_exit)");
-			}
+			rfs_dp_if_remove(dp, ifc);
 		}
-		rfs_core_detach_links(dp);
+		/* The links the kernel lets go of (cgroup links); the rest
+		 * go when their pins are removed. */
+		if (!rfs_path(path, "%s/links", dp->base))
+			rfs_pin_walk(path, false, rfs_link_detach, NULL);
 		/* Empty the cpumap: that stops its kthreads now. */
-		for (cpu = 0; dp->cpu_map_fd >= 0 && cpu < (__u32)dp->nr_cpus; cpu++)
-			bpf_map_delete_elem(dp->cpu_map_fd, &cpu);
+		for (cpu = 0; cpu < (__u32)dp->env.nr_cpus; cpu++)
+			bpf_map_delete_elem(dp->env.cpu_map_fd, &cpu);
 		rfs_remove_layouts(dp->pin_dir, false);
 	} else {
 		while (dp->n_ifs)
@@ -288,7 +949,7 @@ void rfs_dp_close(struct rfs_dp *dp, bool teardown)
 #define RFS_DP_GET(type, name, expr)					\
 	type rfs_dp_##name(const struct rfs_dp *dp) { return expr; }
 RFS_DP_GET(__u32, sock_flow_entries, dp->globals.sock_flow_mask + 1)
-RFS_DP_GET(int, nr_cpus, dp->nr_cpus)
+RFS_DP_GET(int, nr_cpus, dp->env.nr_cpus)
 RFS_DP_GET(__u32, cpumap_id, dp->globals.cpumap_id)
 RFS_DP_GET(const char *, pin_dir, dp->pin_name)
 RFS_DP_GET(const char *, cgroup, dp->cgroup)
@@ -296,42 +957,26 @@ RFS_DP_GET(enum rfs_trace_mode, trace_mode, dp->trace_mode)
 RFS_DP_GET(const struct rfs_kfeatures *, kfeatures, &dp->feat)
 RFS_DP_GET(size_t, if_count, dp->n_ifs)
 
-void rfs_dp_kjudge(const struct rfs_dp *dp, struct rfs_feat_report *r)
-{
-	rfs_kjudge(&dp->feat, r);
-}
-
 void rfs_dp_prog_ids(const struct rfs_dp *dp, struct rfs_dp_prog_ids *ids)
 {
 	*ids = dp->ids;
 }
 
-int rfs_dp_set_sock_flow_entries(struct rfs_dp *dp, __u32 n, char *err)
-{
-	__u32 old_n = rfs_dp_sock_flow_entries(dp);
-	int e;
-
-	e = rfs_socktab_resize(dp->globals_fd, dp->sock_outer_fd,
-			       &dp->sock_flows_fd, &dp->globals, n, err);
-	if (e || rfs_dp_sock_flow_entries(dp) == old_n)
-		return e;
-	return rfs_pin_at(dp->base, dp->sock_flows_fd, "maps",
-			  RFS_MAP_SOCK_FLOWS, err);
-}
-
 int rfs_dp_read_gstats(const struct rfs_dp *dp, struct rfs_global_stats *out)
 {
-	return rfs_read_percpu(dp->gstats_fd, 0, sizeof(*out), out, dp->nr_cpus);
+	return rfs_read_percpu(dp->env.gstats_fd, 0, sizeof(*out), out,
+			       dp->env.nr_cpus);
 }
 
 int rfs_dp_read_queues(const struct rfs_dp *dp, struct rfs_cpu_queue *out)
 {
-	return rfs_read_array(dp->cpu_queues_fd, sizeof(*out), dp->nr_cpus, out);
+	return rfs_read_array(dp->env.cpu_queues_fd, sizeof(*out),
+			      dp->env.nr_cpus, out);
 }
 
 struct rfs_cpu_queue *rfs_dp_queues(const struct rfs_dp *dp)
 {
-	struct rfs_cpu_queue *q = calloc(dp->nr_cpus, sizeof(*q));
+	struct rfs_cpu_queue *q = calloc(dp->env.nr_cpus, sizeof(*q));
 
 	if (q && rfs_dp_read_queues(dp, q)) {
 		free(q);
@@ -348,10 +993,10 @@ int rfs_dp_write_ksched_note(const struct rfs_dp *dp, int cpu, __u64 note)
 	const size_t len = sizeof(struct rfs_cpu_queue) * RFS_MAX_CPUS;
 	struct rfs_cpu_queue *q;
 
-	if (cpu < 0 || cpu >= dp->nr_cpus)
+	if (cpu < 0 || cpu >= dp->env.nr_cpus)
 		return -EINVAL;
 	q = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED,
-		 dp->cpu_queues_fd, 0);
+		 dp->env.cpu_queues_fd, 0);
 	if (q == MAP_FAILED)
 		return -errno;
 	__atomic_store_n(&q[cpu].ksched_note, note, __ATOMIC_RELAXED);
@@ -359,34 +1004,33 @@ int rfs_dp_write_ksched_note(const struct rfs_dp *dp, int cpu, __u64 note)
 	return 0;
 }
 
-/*
- * Per target CPU and RX CPU: the last sequence number sent (rfs_tx_seq)
- * against the newest one marked dequeued (rfs_rx_track).  Frames up to a
- * flush that found the ring full are dequeued or lost, and lost ones
- * never will be: not counted, so the figure may be short but never stays
- * above zero once traffic stops.  Sequence numbers are read first, so a
- * frame dequeued between the reads only makes a pair negative: none.
- */
+/* Per target and RX CPU: the last sequence number sent (rfs_tx_seq)
+ * against the newest marked dequeued (rfs_rx_track).  Frames up to a
+ * full-ring flush are dequeued or lost for good: not counted, so the
+ * figure may be short but never stays above zero once traffic stops.
+ * Sent is read first: a frame dequeued between the reads only makes a
+ * pair negative, counted as none. */
 int rfs_dp_read_backlog(const struct rfs_dp *dp, __u64 *out)
 {
 	const size_t stride =
 		rfs_percpu_stride(sizeof(struct rfs_tx_seq)) / sizeof(__u32);
 	__u32 *tx, key, sent, done, dropped;
 	struct rfs_rx_track tr;
-	int nr = dp->nr_cpus, ncpu, rx, t, e = 0;
+	int nr = dp->env.nr_cpus, ncpu, rx, t, e = 0;
 
-	tx = rfs_lookup_percpu(dp->tx_seq_fd, 0, sizeof(struct rfs_tx_seq),
+	tx = rfs_lookup_percpu(dp->env.tx_seq_fd, 0, sizeof(struct rfs_tx_seq),
 			       &ncpu);
 	if (!tx)
 		return -errno;
 	for (t = 0; t < nr; t++) {
 		out[t] = 0;
-		for (rx = 0; rx < dp->nr_rx_cpus && rx < ncpu; rx++) {
+		for (rx = 0; rx < dp->env.nr_rx_cpus && rx < ncpu; rx++) {
 			sent = tx[(size_t)rx * stride + t];
 			if (!sent)	/* never sent there: no lookup */
 				continue;
-			key = rfs_rx_track_index(t, rx, dp->nr_rx_cpus);
-			if (bpf_map_lookup_elem(dp->rx_track_fd, &key, &tr)) {
+			key = rfs_rx_track_index(t, rx, dp->env.nr_rx_cpus);
+			if (bpf_map_lookup_elem(dp->env.rx_track_fd, &key,
+						&tr)) {
 				e = -errno;
 				goto out;
 			}
@@ -401,11 +1045,6 @@ int rfs_dp_read_backlog(const struct rfs_dp *dp, __u64 *out)
 out:
 	free(tx);
 	return e;
-}
-
-__u32 rfs_dp_desired_cpu(const struct rfs_dp *dp, __u32 hash)
-{
-	return rfs_socktab_desired_cpu(dp->sock_flows_fd, &dp->globals, hash);
 }
 
 struct rfs_if *rfs_dp_if_at(struct rfs_dp *dp, size_t i)
@@ -438,7 +1077,7 @@ struct rfs_if *rfs_dp_if_find_index(struct rfs_dp *dp, int ifindex)
 int rfs_if_attach(struct rfs_dp *dp, const char *name,
 		  const struct rfs_if_opts *o, struct rfs_if **out, char *err)
 {
-	struct rfs_if_env env = rfs_dp_env(dp);
+	const struct rfs_if_env *env = rfs_dp_env(dp);
 	struct rfs_if *ifc;
 	int e;
 
@@ -463,7 +1102,7 @@ int rfs_if_attach(struct rfs_dp *dp, const char *name,
 	/* our own orphan there is replaced, never another's program */
 	if (!o->no_attach && if_nametoindex(name))
 		rfs_dp_sweep_orphans(dp, if_nametoindex(name));
-	e = rfs_iface_attach(&env, name, o, &ifc, err);
+	e = rfs_iface_attach(env, name, o, &ifc, err);
 	if (e)
 		return e;
 	dp->ifs[dp->n_ifs++] = ifc;
@@ -475,8 +1114,7 @@ int rfs_if_attach(struct rfs_dp *dp, const char *name,
 
 int rfs_if_detach(struct rfs_dp *dp, struct rfs_if *ifc, char *err)
 {
-	struct rfs_if_env env = rfs_dp_env(dp);
-	int e = rfs_iface_detach(&env, ifc, err);
+	int e = rfs_iface_detach(rfs_dp_env(dp), ifc, err);
 
 	if (!e)
 		rfs_dp_if_remove(dp, ifc);
@@ -485,39 +1123,28 @@ int rfs_if_detach(struct rfs_dp *dp, struct rfs_if *ifc, char *err)
 
 void rfs_if_forget(struct rfs_dp *dp, struct rfs_if *ifc)
 {
-	struct rfs_if_env env = rfs_dp_env(dp);
-
-	rfs_iface_unpin(&env, ifc->name);
+	rfs_iface_unpin(rfs_dp_env(dp), ifc->name);
 	rfs_dp_if_remove(dp, ifc);
 }
 
 int rfs_if_rename(struct rfs_dp *dp, struct rfs_if *ifc, const char *name)
 {
-	struct rfs_if_env env = rfs_dp_env(dp);
-
-	return rfs_iface_rename(&env, ifc, name);
+	return rfs_iface_rename(rfs_dp_env(dp), ifc, name);
 }
 
 int rfs_if_explain(struct rfs_dp *dp, struct rfs_if *ifc,
 		   struct rfs_explain_in *in,
 		   struct rfs_explain_queue **out, size_t *n, char *err)
 {
-	struct rfs_if_env env = rfs_dp_env(dp);
-
-	return rfs_iface_explain(&env, ifc, in, out, n, err);
+	return rfs_iface_explain(rfs_dp_env(dp), ifc, in, out, n, err);
 }
 
-/*
- * Our programs nobody owns.  An XDP program is this datapath's by what it
- * is: it uses a map pinned under our pin dir (every interface's program
- * shares the core's cpumap), never by its name, so another rfsd's is
- * never touched.  The kernel records a program's maps at load, before any
- * XDP link exists, so a restarted rfsd knows its own at once.  One its
- * interface pins name is adopted; any other (rfsd killed between attach
- * and pin, pins removed by hand) is swept before the control socket
- * serves and before an attach to its interface.  `rfsd --cleanup` removes
- * them all with the pins.
- */
+/* An XDP program is ours by a map pinned under our pin dir (every
+ * interface's program shares the core's cpumap), never by its name, so
+ * another rfsd's is never touched; the kernel records a program's maps at
+ * load, before any XDP link exists.  One no interface pin names (rfsd
+ * killed between attach and pin, pins removed by hand) is swept before
+ * the control socket serves and before an attach to its interface. */
 int rfs_dp_sweep_orphans(struct rfs_dp *dp, int ifindex)
 {
 	__u32 *keep = calloc(dp->n_ifs + 1, sizeof(*keep));
@@ -616,4 +1243,41 @@ int rfs_dp_cleanup(const char *pin_dir, char *err)
 out:
 	free(ours.v);
 	return e;
+}
+
+void rfs_dp_take_new_kthreads(struct rfs_dp *dp, struct rfs_cpuset *out)
+{
+	*out = dp->new_kthreads;
+	rfs_cpuset_zero(&dp->new_kthreads);
+}
+
+int rfs_dp_refresh_cpus(struct rfs_dp *dp, char *err)
+{
+	struct rfs_cpuset online;
+	size_t i;
+	int e;
+
+	e = rfs_cpuset_online(&online);
+	if (e)
+		return rfs_errf(err, e, "can't read online CPUs: %s", strerror(-e));
+	if (!rfs_cpuset_equal(&online, &dp->online)) {
+		char was[256], now[256];
+		unsigned int cpu;
+
+		rfs_cpulist_format(&dp->online, was, sizeof(was));
+		rfs_cpulist_format(&online, now, sizeof(now));
+		for (cpu = 0; cpu < RFS_MAX_CPUS; cpu++)
+			if (rfs_cpuset_has(&dp->online, cpu) !=
+			    rfs_cpuset_has(&online, cpu))
+				pr_info("CPU %u: %s (online CPUs %s -> %s)\n", cpu,
+					rfs_cpuset_has(&online, cpu) ?
+					"came online" : "went offline", was, now);
+	}
+	dp->online = online;
+	/* Interfaces first: no flow may be sent to a queue about to go. */
+	for (i = 0; i < dp->n_ifs; i++) {
+		rfs_iface_refresh(rfs_dp_env(dp), dp->ifs[i]);
+		rfs_iface_note_leaving(dp->ifs[i], rfs_mono_ms());
+	}
+	return rfs_cpumap_sync(dp, err);
 }

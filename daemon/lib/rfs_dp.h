@@ -18,10 +18,120 @@
 #include <linux/types.h>
 
 #include "rfs_common.h"
-#include "rfs_features.h"
 #include "parse.h"
 
 #define RFS_ERR_LEN 256
+
+/*
+ * ---- what the running kernel and an interface offer (rfs_features.c,
+ * rfs_link.c), found by looking (BTF, tracefs, sysfs, rtnetlink), never
+ * by version number, and what each missing piece means for the in-order
+ * rule (rfs_kjudge.c) ----
+ */
+struct rfs_local_params {
+	int hz;			/* CONFIG_HZ, or the assumed 1000 */
+	__u32 drain_jiffies;	/* rfs_if_config.local_drain_jiffies */
+	bool handover;		/* rfs_if_config.local_handover */
+	bool safe;		/* the drain is known: else no local path */
+};
+
+/* Where the cpumap kthread can hold skbs after our cpumap program ran. */
+enum rfs_cpumap_gro {
+	RFS_GRO_NONE,		/* no GRO stage: a batch goes straight up */
+	RFS_GRO_READABLE,	/* bpf_cpu_map_entry.gro, read by the proof */
+	RFS_GRO_UNREADABLE,	/* a GRO stage the proof can't look into */
+};
+
+struct rfs_kfeatures {
+	char release[65];	/* uname -r */
+	bool btf;		/* /sys/kernel/btf/vmlinux: CO-RE, tp_btf */
+	bool tp_sock_len;	/* btf_trace_sock_recv_length + _send_length */
+	bool kprobes;		/* the kprobe PMU (perf_event_open kprobes) */
+	bool fentry;		/* BTF of tcp_recvmsg + direct-call trampolines */
+	bool func_ret;		/* bpf_get_func_ret (5.17): fexit socket hooks */
+	bool sockops_state;	/* BPF_SOCK_OPS_STATE_CB (a socket's close) */
+	bool tp_enqueue;	/* tp_btf/xdp_cpumap_enqueue */
+	bool tp_kthread;	/* tp_btf/xdp_cpumap_kthread with its stats arg */
+	bool kthread_data;	/* task->worker_private->data is the cpumap entry */
+	bool task_state;	/* task_struct.__state (is the kthread asleep) */
+	bool cpumap_prog;	/* bpf_cpumap_val.bpf_prog: cpumap programs */
+	bool frame_meta;	/* xdp_frame.metasize: metadata crosses the ring */
+	enum rfs_cpumap_gro cpumap_gro;
+	int hz;			/* CONFIG_HZ; 0: unknown */
+	bool faked;		/* RFS_TEST_FEATURES changed something */
+};
+
+/* Fill f from this kernel; then, for tests only, RFS_TEST_FEATURES
+ * ("name=value,...") overrides it, to show what rfsd does elsewhere. */
+void rfs_kfeatures_detect(struct rfs_kfeatures *f);
+/* One feature by its field's name: bools 0/1, cpumap_gro
+ * none/readable/unreadable, hz a number; -EINVAL for anything else. */
+int rfs_kfeat_set(struct rfs_kfeatures *f, const char *name,
+		  const char *value);
+
+/* ---- what each feature means (rfs_kjudge.c, pure) ---- */
+
+enum rfs_feat_level {
+	RFS_FEAT_OK,		/* as the design wants it */
+	RFS_FEAT_DEGRADED,	/* still in order; less local, or costlier */
+	RFS_FEAT_UNSAFE,	/* the in-order rule can't be kept */
+};
+
+#define RFS_FEAT_MAX 16
+
+struct rfs_feat_line {
+	const char *name;	/* "cpumap_gro", "socket_hooks", ... */
+	enum rfs_feat_level level;
+	char value[48];		/* what was found / chosen */
+	char why[200];		/* what it means, one sentence */
+};
+
+struct rfs_feat_report {
+	struct rfs_feat_line line[RFS_FEAT_MAX];
+	int n;
+	bool order_kept;	/* no line is RFS_FEAT_UNSAFE */
+};
+
+/* The kernel's lines, from f alone (interfaces: rfs_kjudge_iface()). */
+void rfs_kjudge(const struct rfs_kfeatures *f, struct rfs_feat_report *r);
+
+struct rfs_if_facts {
+	bool native;		/* native XDP (else generic: skb mode) */
+	long long gro_flush_timeout;	/* ns; -1: unreadable */
+};
+/* One interface's lines, appended to r (as "<what>" names). */
+void rfs_kjudge_iface(const struct rfs_kfeatures *f,
+		      const struct rfs_if_facts *i, struct rfs_feat_report *r);
+const char *rfs_feat_level_name(enum rfs_feat_level l);
+
+/* ---- the local path ---- */
+
+/* bpf_jiffies64() now, as the programs stamp it (rfs_bpf.c) */
+bool rfs_read_jiffies(__u64 *out);
+/* rfs_text_u64() (parse.h) on the file at path: 0, or -errno. */
+int rfs_file_u64(const char *path, const char *key, __u64 *out);
+/* ns; -1 if unreadable */
+long long rfs_if_gro_flush_timeout(const char *ifname);
+/* The interface's RX queues in sysfs (0: no such interface); rps (may be
+ * NULL) gets the first rps_cpus with a CPU in it, or "": kernel RPS on. */
+unsigned int rfs_sysfs_rx_queues(const char *ifname, char *rps, size_t len);
+bool rfs_if_rps_on(const char *ifname, char *path, size_t len);
+/* Why that matters, for rfsd's messages about it. */
+#define RFS_RPS_WHY \
+	"it moves the frames xdp-rfs steers into other CPUs' backlogs, past the in-order rule"
+void rfs_local_path_params(const char *ifname, bool no_attach,
+			   struct rfs_local_params *p);
+
+/* ---- what rtnetlink tells of a link that sysfs does not (rfs_link.c) ---- */
+
+/* The RX queues the device allocated (IFLA_NUM_RX_QUEUES), which ethtool
+ * -L may use at any time: -ENODEV no such link, -EOPNOTSUPP not reported
+ * (no CONFIG_RPS). */
+int rfs_link_num_rx_queues(int ifindex, __u32 *out);
+/* Its answer, len bytes from the socket: the same results, -EPROTO for
+ * bytes that are no netlink message of seq and portid (0: any). */
+int rfs_link_parse_rxq(const void *buf, size_t len, unsigned int seq,
+		       unsigned int portid, __u32 *out);
 
 /*
  * ---- budgets for the interfaces' flow tables (rfs_budget.c, pure) ----
@@ -43,20 +153,16 @@ struct rfs_budget {
 	__u64 total;	/* ... every interface's together */
 };
 
-/* The bytes of a table of flow_cnt entries per RX queue. */
 __u64 rfs_table_bytes(__u32 flow_cnt, __u32 rx_queues);
 /* May such a table join others bytes of the other interfaces'?  0, or
- * -ENOSPC with "<what>: its flow table would take 64.0 MiB (...), over
- * the budget of 16.0 MiB per interface (...)" in err. */
+ * -ENOSPC with "<what>: its flow table would take ..." in err. */
 int rfs_budget_check(const struct rfs_budget *b, const char *what,
 		     __u32 flow_cnt, __u32 rx_queues, __u64 others,
 		     char *err, size_t len);
 /* The defaults for memtotal bytes (0: unknown, the fallbacks). */
 void rfs_budget_default(__u64 memtotal, struct rfs_budget *b);
-/* MemTotal of a /proc/meminfo at path, in bytes: 0 or -errno. */
 int rfs_meminfo_total(const char *path, __u64 *bytes);
-/* "64.0 MiB", "512 KiB", "100 bytes" */
-void rfs_budget_fmt(__u64 bytes, char *buf, size_t len);
+void rfs_budget_fmt(__u64 bytes, char *buf, size_t len);	/* "64.0 MiB" */
 
 struct rfs_dp_opts {
 	const char *pin_dir;		/* default RFS_PIN_DIR_DEFAULT */
@@ -67,7 +173,7 @@ struct rfs_dp_opts {
 	__u32 sock_flow_entries;	/* 0: RFS_SOCK_FLOW_DEFAULT */
 	__u32 cpumap_qsize;		/* 0: RFS_CPUMAP_QSIZE */
 	enum rfs_trace_mode trace_mode;
-	bool allow_unordered;		/* rfsd's allow_unordered */
+	bool allow_unordered;
 	/* NULL or 0: no limit; read at each attach and resize, so its
 	 * owner may change it (SIGHUP) */
 	const struct rfs_budget *budget;
@@ -89,11 +195,9 @@ int rfs_dp_open(struct rfs_dp **dp, const struct rfs_dp_opts *opts,
  * just release the handles and leave the datapath running. */
 void rfs_dp_close(struct rfs_dp *dp, bool teardown);
 
-/*
- * Detach every XDP program on ifindex (0: on every interface of this
- * network namespace) that uses dp's maps but is none of its interfaces'
- * (rfs_dp.c says why).  Returns how many it removed, or -errno.
- */
+/* Detach every XDP program on ifindex (0: every interface of this
+ * network namespace) that uses dp's maps but is none of its interfaces':
+ * how many, or -errno. */
 int rfs_dp_sweep_orphans(struct rfs_dp *dp, int ifindex);
 /* Remove all the datapath under pin_dir attached or pinned, then every
  * other program that uses a map pinned there; -EBUSY while an rfsd holds
@@ -110,9 +214,8 @@ void rfs_dp_take_new_kthreads(struct rfs_dp *dp, struct rfs_cpuset *out);
 const char *rfs_dp_pin_dir(const struct rfs_dp *dp);
 const char *rfs_dp_cgroup(const struct rfs_dp *dp);
 enum rfs_trace_mode rfs_dp_trace_mode(const struct rfs_dp *dp);
-/* What the kernel offers (found at open) and what it means for order. */
+/* What the kernel offers, found at open. */
 const struct rfs_kfeatures *rfs_dp_kfeatures(const struct rfs_dp *dp);
-void rfs_dp_kjudge(const struct rfs_dp *dp, struct rfs_feat_report *r);
 
 struct rfs_dp_prog_ids {
 	__u32 cpumap, enqueue, sockops, recv, send;	/* 0: not loaded */
@@ -131,7 +234,6 @@ struct rfs_cpu_queue *rfs_dp_queues(const struct rfs_dp *dp);
 int rfs_dp_write_ksched_note(const struct rfs_dp *dp, int cpu, __u64 note);
 /* The desired CPU recorded for a hash, or RFS_NO_CPU. */
 __u32 rfs_dp_desired_cpu(const struct rfs_dp *dp, __u32 hash);
-
 /* Follow the online CPUs in every interface and the cpumap (rfsd's timer). */
 int rfs_dp_refresh_cpus(struct rfs_dp *dp, char *err);
 
@@ -151,8 +253,7 @@ struct rfs_if_opts {
 	__u32 rx_queues;		/* no_attach only; 0: 1 */
 	/* every frame through the cpumap, also for the RX CPU's own flows */
 	bool no_local_path;
-	/* benchmarks only (--unsafe-noguard): the in-order rule off */
-	bool noguard;
+	bool noguard;			/* benchmarks only: in-order rule off */
 	bool allow_unordered;
 };
 
@@ -166,7 +267,6 @@ int rfs_if_attach(struct rfs_dp *dp, const char *name,
 int rfs_if_detach(struct rfs_dp *dp, struct rfs_if *ifc, char *err);
 /* The interface vanished: forget it and its pins, nothing to detach. */
 void rfs_if_forget(struct rfs_dp *dp, struct rfs_if *ifc);
-
 /* The interface was renamed: its pins follow. */
 int rfs_if_rename(struct rfs_dp *dp, struct rfs_if *ifc, const char *name);
 bool rfs_if_prog_on(int ifindex, __u32 prog_id);
@@ -205,7 +305,7 @@ bool rfs_if_leaving_warn_due(struct rfs_if *ifc, unsigned int cpu,
 int rfs_if_set_noguard(struct rfs_dp *dp, struct rfs_if *ifc, bool on,
 		       char *err);
 bool rfs_if_noguard(const struct rfs_if *ifc);
-/* Kernel RPS turned on since attach (rfs_if_rps_on()), at the last refresh. */
+/* Kernel RPS turned on since attach, at the last refresh. */
 bool rfs_if_kernel_rps(const struct rfs_if *ifc);
 
 /* out has rfs_dp_nr_cpus() entries. */
@@ -238,15 +338,13 @@ int rfs_if_explain(struct rfs_dp *dp, struct rfs_if *ifc,
 /*
  * ---- why a flow still holds its CPU (rfs_hold.c, pure) ----
  *
- * The drain test of include/rfs_order.h on one dev flow entry, as rfsd
- * asks it before it lets a leaving CPU go, with the reason kept so that
- * status, explain, /metrics and the log can say which flows a CPU waits
- * for.  No maps, no clock: rfs_devtab.c reads them; tests/unit/test_hold.c.
- *
- * A CPU is leaving an interface when it was taken out of its set (or
- * went offline) while flows had frames in flight there: no new flows,
- * and usable until each of its flows is proven drained, which a flow
- * that never leaves a gap never is: rfsd reports the wait.
+ * The drain test of include/rfs_order.h on one dev flow entry, with the
+ * reason kept so that status, explain, /metrics and the log can say which
+ * flows a leaving CPU waits for (no maps, no clock: rfs_devtab.c reads
+ * them).  A CPU taken out of an interface's set (or gone offline) while
+ * flows had frames in flight there is leaving: no new flows, usable until
+ * each of its flows is proven drained, which a flow that never leaves a
+ * gap never is: rfsd reports the wait.
  */
 enum rfs_hold_why {
 	RFS_HOLD_NONE,		/* drained: free to leave */
@@ -292,14 +390,9 @@ struct rfs_hold_in {
  * delivered by a kthread asleep since.
  */
 enum rfs_hold_why rfs_hold_judge(const struct rfs_hold_in *in);
-
 /* "local", "queued", "no_proof" ("none"), and the reason in words. */
 const char *rfs_hold_why_name(enum rfs_hold_why why);
 const char *rfs_hold_why_words(enum rfs_hold_why why);
-
-/* rfs_dev_index() backwards: false for the header or past the table. */
-bool rfs_hold_locate(const struct rfs_dev_flow *hdr, __u32 index,
-		     __u32 *slot, __u32 *rxq);
 
 #define RFS_HOLD_SHOW	4	/* flows shown per CPU; the rest counted */
 
@@ -319,35 +412,27 @@ struct rfs_hold_cpu {
 	__u32 cpu;
 	__u64 since_ms;		/* monotonic ms it started leaving */
 	__u32 flows;		/* held there, all tables */
-	__u32 shown;
+	__u32 shown;		/* the first ones, kept by rfs_hold_add() */
 	struct rfs_held_flow first[RFS_HOLD_SHOW];
 };
 
-/* Count h into c, keeping the first RFS_HOLD_SHOW. */
 void rfs_hold_add(struct rfs_hold_cpu *c, const struct rfs_held_flow *h);
-
 /* "dev slot 25 (rx queue 0, hash & 0x000fff00 = 0x00000c00), RX CPU 0
  * -> CPU 1, seq 77: <why>" (the table index, as explain shows it). */
 char *rfs_hold_flow_words(const struct rfs_held_flow *h, char *buf,
 			  size_t len);
-
 /* Warn about a CPU still leaving after waited_ms at bound_ms, then each
  * time the wait doubles, so a stuck removal is named again without
  * flooding the log.  *next_ms: 0 at the start; bound_ms 0: never. */
 bool rfs_hold_warn_due(__u64 waited_ms, __u64 bound_ms, __u64 *next_ms);
 
-/*
- * ---- cpumap kthreads (rfs_devtab.c) ----
- *
- * Known by what only the kernel can make: PF_KTHREAD, and the datapath's
- * record of their PID (rfs_cpu_queue.kthread_pid), a name only as a
- * check; a process named like one changes nothing.
- */
+/* ---- cpumap kthreads (rfs_devtab.c), known by what only the kernel can
+ * make: PF_KTHREAD and the datapath's record of their PID
+ * (rfs_cpu_queue.kthread_pid), a name only as a check ---- */
 #define RFS_PF_KTHREAD	0x00200000	/* task flags, include/linux/sched.h */
 
 /* "pid (comm) state ppid pgrp session tty tpgid flags ...", from the last
- * ')' on, since a comm may hold ')' and blanks.  0, or -EINVAL.  Pure:
- * tests/fuzz/fuzz_task_stat.c. */
+ * ')' on, since a comm may hold ')' and blanks.  0, or -EINVAL. */
 static inline int rfs_parse_task_stat(const char *buf, char *comm, size_t len,
 				      char *state, unsigned int *flags)
 {

@@ -1,12 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Inside the library.  struct rfs_dp is for rfs_dp.c (open, close, the
- * list of interfaces), rfs_core.c (the core BPF object and its pins) and
- * rfs_cpumap.c; tests/prog reads its fds.  The code of one interface
- * (struct rfs_if: rfs_iface.c, rfs_if_attach.c, rfs_explain.c) and of
- * the tables below it works on a struct rfs_if_env built at the rfs_if_*
- * call (rfs_dp_env()), never on the list, which only rfs_dp.c changes.
- * rfs_bpf.c is a leaf that knows no struct of the datapath.
+ * Inside the library.  struct rfs_dp is rfs_dp.c's; tests/prog reads its
+ * fds.  The code of one interface (struct rfs_if: rfs_iface.c,
+ * rfs_explain.c) and of the tables below it works on a struct rfs_if_env
+ * built at the rfs_if_* call (rfs_dp_env()), never on the list, which
+ * only rfs_dp.c changes.  rfs_bpf.c is a leaf that knows no struct of the
+ * datapath.
  */
 #ifndef RFS_DP_INT_H
 #define RFS_DP_INT_H
@@ -15,8 +14,9 @@
 #include <net/if.h>
 #include <unistd.h>
 
-#include <xdp/libxdp.h>
+#include <bpf/bpf.h>
 
+#include "rfs_decide.h"
 #include "rfs_dp.h"
 #include "rfs_explain.h"
 
@@ -44,11 +44,10 @@ struct rfs_map_check {
  * else -EPROTO: another build's pins would be read into wrong structs. */
 int rfs_check_maps(const struct rfs_map_check *maps, size_t n, char *err);
 
-/* The id of a prog or map fd, 0 if unknown. */
-__u32 rfs_obj_id(int fd);
+__u32 rfs_obj_id(int fd);	/* of a prog or map fd, 0 if unknown */
 /* One per-CPU value into out[0..n), each size bytes (not the stride). */
 int rfs_read_percpu(int fd, __u32 key, size_t size, void *out, int n);
-/* Per-CPU value stride as the kernel lays it out. */
+/* Per-CPU value stride, as the kernel lays it out. */
 static inline size_t rfs_percpu_stride(size_t size)
 {
 	return (size + 7) & ~(size_t)7;
@@ -70,8 +69,7 @@ void rfs_wait_rcu(void);
 /* Mount bpffs at /sys/fs/bpf unless pin_dir already lies on a bpffs;
  * under systemd (INVOCATION_ID set) refuse instead (-ENOTSUP). */
 int rfs_pin_ensure_bpffs(const char *pin_dir, char *err, size_t len);
-/* mkdir -p, mode 0700. */
-int rfs_pin_mkdirs(const char *path);
+int rfs_pin_mkdirs(const char *path);	/* mkdir -p, mode 0700 */
 /* flock(LOCK_EX|LOCK_NB) on the dir; returns the fd or -EBUSY. */
 int rfs_pin_lock(const char *dir);
 /* fn(path, ctx) on each pin under dir, never through a symlink; remove:
@@ -85,9 +83,9 @@ int rfs_path(char *buf, const char *fmt, ...)
 
 /* ---- the datapath and its interfaces ---- */
 
-/* What an interface's code needs of the datapath, built for each call
- * (rfs_dp_env()).  The sets are the datapath's own, so a cpumap entry a
- * refresh adds is seen at once; rfs_devtab_busy() writes asleep_since_ms. */
+/* What an interface's code needs of the datapath: struct rfs_dp's own
+ * fds and, through pointers, its state, so a cpumap entry a refresh adds
+ * is seen at once; rfs_devtab_busy() writes asleep_since_ms. */
 struct rfs_if_env {
 	const char *base;		/* <pin_dir>/v4: pins go in if/<name>/ */
 	int nr_cpus;			/* possible CPUs, <= RFS_MAX_CPUS */
@@ -106,7 +104,7 @@ struct rfs_if_env {
 	int tx_seq_fd;
 	int rx_track_fd;
 	struct rfs_budget budget;
-	__u64 tables_bytes;		/* every interface's tables now */
+	__u64 tables_bytes;
 };
 
 /* One interface has its own instance of the XDP program, so its settings
@@ -127,7 +125,7 @@ struct rfs_if {
 	__u32 local_drain_jiffies;
 	bool sampling;			/* rfsctl flows is counting */
 	bool noguard;			/* in-order rule off (bench only) */
-	bool rps_on;			/* kernel RPS seen on (logged once) */
+	bool kernel_rps;		/* kernel RPS seen on (logged once) */
 	/* per CPU leaving it (usable, not allowed): since when (monotonic
 	 * ms, 0: not leaving), and the wait of the next warning */
 	__u64 leaving_since_ms[RFS_MAX_CPUS];
@@ -143,13 +141,12 @@ struct rfs_if {
 };
 
 struct rfs_dp {
+	struct rfs_if_env env;		/* the core maps' fds, nr_cpus */
 	char pin_dir[PATH_MAX];		/* rfs_dp_opts' pin_at, else pin_dir */
 	char pin_name[PATH_MAX];	/* rfs_dp_opts' pin_dir, for users */
 	char base[PATH_MAX];		/* pin_dir/RFS_PIN_LAYOUT */
 	char cgroup[PATH_MAX];
 	int lock_fd;
-	int nr_cpus;			/* possible CPUs, <= RFS_MAX_CPUS */
-	int nr_rx_cpus;			/* possible CPUs, <= RFS_MAX_RX_CPUS */
 	__u32 qsize;
 	enum rfs_trace_mode trace_mode;
 	struct rfs_kfeatures feat;	/* found at open */
@@ -157,14 +154,6 @@ struct rfs_dp {
 	const struct rfs_budget *budget;	/* the opts' */
 	struct rfs_globals globals;
 
-	int sock_outer_fd;
-	int sock_flows_fd;		/* the table in the slot now */
-	int cpu_queues_fd;
-	int cpu_map_fd;
-	int globals_fd;
-	int gstats_fd;
-	int tx_seq_fd;
-	int rx_track_fd;
 	int cpumap_prog_fd;
 	struct rfs_dp_prog_ids ids;
 
@@ -180,110 +169,49 @@ struct rfs_dp {
 	size_t n_ifs;
 };
 
-static inline __u64 rfs_dp_tables_bytes(const struct rfs_dp *dp)
+/* dp's env, with the budget and every interface's tables as they are. */
+static inline const struct rfs_if_env *rfs_dp_env(struct rfs_dp *dp)
 {
-	__u64 n = 0;
 	size_t i;
 
+	dp->env.budget = dp->budget ? *dp->budget : (struct rfs_budget){ 0 };
+	dp->env.tables_bytes = 0;
 	for (i = 0; i < dp->n_ifs; i++)
-		n += rfs_table_bytes(dp->ifs[i]->flow_cnt,
-				     dp->ifs[i]->rx_queues);
-	return n;
+		dp->env.tables_bytes += rfs_table_bytes(dp->ifs[i]->flow_cnt,
+							dp->ifs[i]->rx_queues);
+	return &dp->env;
 }
 
-static inline struct rfs_if_env rfs_dp_env(struct rfs_dp *dp)
+static inline __u32 rfs_sock_desired_cpu(int flows_fd,
+					 const struct rfs_globals *g,
+					 __u32 hash)
 {
-	return (struct rfs_if_env){
-		.budget = dp->budget ? *dp->budget : (struct rfs_budget){ 0 },
-		.tables_bytes = rfs_dp_tables_bytes(dp),
-		.base = dp->base,
-		.nr_cpus = dp->nr_cpus,
-		.nr_rx_cpus = dp->nr_rx_cpus,
-		.globals = &dp->globals,
-		.online = &dp->online,
-		.in_cpumap = &dp->in_cpumap,
-		.unbound = &dp->unbound,
-		.asleep_since_ms = dp->asleep_since_ms,
-		.globals_fd = dp->globals_fd,
-		.sock_outer_fd = dp->sock_outer_fd,
-		.sock_flows_fd = dp->sock_flows_fd,
-		.cpu_queues_fd = dp->cpu_queues_fd,
-		.cpu_map_fd = dp->cpu_map_fd,
-		.gstats_fd = dp->gstats_fd,
-		.tx_seq_fd = dp->tx_seq_fd,
-		.rx_track_fd = dp->rx_track_fd,
-	};
+	__u32 idx = rfs_sock_index(hash, g->sock_flow_mask);
+	rfs_sock_entry_t e;
+
+	if (bpf_map_lookup_elem(flows_fd, &idx, &e))
+		return RFS_NO_CPU;
+	return rfs_sock_entry_cpu(e, hash, g->cpu_mask);
 }
 
-/* ---- rfs_core.c ---- */
-
-/* Load the core object, write and pin its maps, attach and pin its
- * programs, into an empty pin dir. */
-int rfs_core_create(struct rfs_dp *dp, const struct rfs_dp_opts *o,
-		    char *err);
-/* Take the core maps over from their pins. */
-int rfs_core_adopt(struct rfs_dp *dp, char *err);
-/* -EPROTO if the pin dir holds another pin layout than this build's. */
-int rfs_core_other_layout(const struct rfs_dp *dp, char *err);
-/* Every fd of the core's pinned objects to -1, closed first if asked. */
-void rfs_core_reset_fds(struct rfs_dp *dp, bool close_them);
-/* dp->ids and dp->trace_mode from the pinned links. */
-void rfs_core_fill_ids(struct rfs_dp *dp);
-/* Detach the pinned links the kernel lets go of (cgroup links); the
- * rest go when their pins are removed. */
-void rfs_core_detach_links(const struct rfs_dp *dp);
-
-/* The flow hash seed (rfs_seed.c, a leaf so that test_seed can make
- * getrandom() fail): whoever guesses it can send flows that all land in
+/* The flow hash seed: whoever guesses it can send flows that all land in
  * one slot, so it comes from the kernel's CSPRNG or rfsd does not start. */
 int rfs_seed_random(__u32 *seed, char *err, size_t len);
 
-/* ---- rfs_cpumap.c ---- */
+/* ---- rfs_iface.c: one interface, on the env rfs_dp.c hands it ---- */
 
-int rfs_cpumap_sync(struct rfs_dp *dp, char *err);
-
-/* ---- rfs_iface.c: the object, pins, XDP hook, config, live changes ---- */
-
-/* A new interface object with no fds; free closes them. */
-struct rfs_if *rfs_iface_new(const char *name);
-void rfs_iface_free(struct rfs_if *ifc);
-/* Pin, open the pins of, unpin the program and maps under if/<name>. */
-int rfs_iface_pin_all(const struct rfs_if_env *env, struct rfs_if *ifc,
-		      char *err);
-int rfs_iface_open_pins(const struct rfs_if_env *env, struct rfs_if *ifc);
+void rfs_iface_free(struct rfs_if *ifc);	/* closes its fds */
 void rfs_iface_unpin(const struct rfs_if_env *env, const char *name);
 int rfs_iface_rename(const struct rfs_if_env *env, struct rfs_if *ifc,
 		     const char *name);
-
-static inline enum xdp_attach_mode rfs_iface_libxdp_mode(enum rfs_xdp_mode m)
-{
-	return m == RFS_XDP_NATIVE ? XDP_MODE_NATIVE :
-	       m == RFS_XDP_GENERIC ? XDP_MODE_SKB : XDP_MODE_UNSPEC;
-}
-/* Is prog_id what runs on ifindex, alone or under a libxdp dispatcher?
- * *other: a foreign legacy program there; *mode: the hook's mode. */
-bool rfs_iface_prog_attached(int ifindex, __u32 prog_id, __u32 *other,
-			     char *other_name, size_t len,
-			     enum rfs_xdp_mode *mode);
-int rfs_iface_xdp_off(const struct rfs_if *ifc);
-
-/* Every CPU in set exists and is online; a table size is a power of two
- * in RFS_FLOW_CNT_MIN..MAX.  Else "<what>: <why>" in err. */
-int rfs_iface_check_cpus(const struct rfs_if_env *env, const char *what,
-			 const struct rfs_cpuset *set, char *err);
-int rfs_iface_check_flow_cnt(const char *what, __u32 n, char *err);
 /* Rewrite the config map from ifc: returns once no frame can see the
  * configuration it replaced. */
 int rfs_if_push_config(struct rfs_if *ifc, __u32 sample_flows);
 /* The configuration in use (the active slot) of an rfs_if_cfg map. */
 int rfs_if_read_config(int cfg_fd, struct rfs_if_config *out);
-
 /* Take the program off (if still ours) and remove the pins. */
 int rfs_iface_detach(const struct rfs_if_env *env, struct rfs_if *ifc,
 		     char *err);
-
-/* ---- the interface calls rfs_dp.c and rfs_cpumap.c hand an env ---- */
-
 int rfs_iface_attach(const struct rfs_if_env *env, const char *name,
 		     const struct rfs_if_opts *opts, struct rfs_if **out,
 		     char *err);
@@ -303,7 +231,7 @@ void rfs_iface_note_leaving(struct rfs_if *ifc, __u64 now_ms);
 
 /* ---- rfs_devtab.c: the dev flow tables ---- */
 
-/* A new table with its header entry written; its fd or -errno. */
+/* A new table with its header entry written: its fd, or -errno. */
 int rfs_devtab_create(int btf_src_fd, __u32 flow_cnt, __u32 rx_queues);
 /* 1 when a flow in the table has frames in flight on cpu (RFS_NO_CPU: on
  * any CPU), a local flow there counting until drain_jiffies after its
@@ -325,17 +253,5 @@ int rfs_devtab_resize(const struct rfs_if_env *env, struct rfs_if *ifc,
  * quiet: asleep at every look for a second or more. */
 void rfs_kthreads_idle(const struct rfs_if_env *env, bool *idle, bool *quiet);
 void rfs_devtab_retire(const struct rfs_if_env *env, struct rfs_if *ifc);
-
-/* ---- rfs_socktab.c: the sock flow table, datapath-wide ---- */
-
-/* A table in rfs_sock_outer's slot 0: its fd, or -errno. */
-int rfs_socktab_create(int globals_fd, int outer_fd, __u32 entries,
-		       char *err);
-/* Replace the table in the slot (*flows_fd) with one of n entries that
- * holds the same flows, and the mask in rfs_globals (*g) with n - 1. */
-int rfs_socktab_resize(int globals_fd, int outer_fd, int *flows_fd,
-		       struct rfs_globals *g, __u32 n, char *err);
-__u32 rfs_socktab_desired_cpu(int flows_fd, const struct rfs_globals *g,
-			      __u32 hash);
 
 #endif /* RFS_DP_INT_H */

@@ -13,7 +13,6 @@
 #include "log.h"
 #include "rfs_dp_int.h"
 #include "rfs_explain.h"
-#include "rfs_features.h"
 #include "rfs_order.h"
 
 __u32 rfs_explain_hash(const struct rfs_explain_in *in)

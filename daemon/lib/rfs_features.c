@@ -18,8 +18,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
-#include "parse.h"
-#include "rfs_features.h"
+#include "rfs_dp.h"
 
 static const struct btf_type *rfs_btf_struct(const struct btf *btf,
 					     const char *name)
@@ -277,21 +276,8 @@ static void rfs_kfeatures_fake(struct rfs_kfeatures *f)
 	}
 }
 
-void rfs_kfeatures_detect(struct rfs_kfeatures *f)
-{
-	struct utsname u;
-
-	memset(f, 0, sizeof(*f));
-	if (!uname(&u))
-		snprintf(f->release, sizeof(f->release), "%s", u.release);
-	rfs_kfeatures_btf(f);
-	f->kprobes = rfs_have_kprobes();
-	f->hz = rfs_kernel_hz();
-	rfs_kfeatures_fake(f);
-}
-
 /* From /boot/config-<release> or /proc/config.gz; 0 if unknown. */
-int rfs_kernel_hz(void)
+static int rfs_kernel_hz(void)
 {
 	char path[300], line[256];
 	struct utsname u;
@@ -313,6 +299,19 @@ int rfs_kernel_hz(void)
 	return hz <= 100000 ? (int)hz : 0;
 }
 
+void rfs_kfeatures_detect(struct rfs_kfeatures *f)
+{
+	struct utsname u;
+
+	memset(f, 0, sizeof(*f));
+	if (!uname(&u))
+		snprintf(f->release, sizeof(f->release), "%s", u.release);
+	rfs_kfeatures_btf(f);
+	f->kprobes = rfs_have_kprobes();
+	f->hz = rfs_kernel_hz();
+	rfs_kfeatures_fake(f);
+}
+
 /* The number after key in the file at path, read line by line so that
  * a long file is read only up to it. */
 int rfs_file_u64(const char *path, const char *key, __u64 *out)
@@ -329,15 +328,16 @@ int rfs_file_u64(const char *path, const char *key, __u64 *out)
 	return e;
 }
 
-unsigned int rfs_sysfs_rx_queues(const char *ifname,
-			      bool (*stop)(const char *queue_dir, void *arg),
-			      void *arg)
+unsigned int rfs_sysfs_rx_queues(const char *ifname, char *rps, size_t len)
 {
-	char dir[300], queue[600];
+	char dir[300], file[600], text[512];
 	unsigned int n = 0;
 	struct dirent *de;
+	FILE *f;
 	DIR *d;
 
+	if (rps)
+		rps[0] = '\0';
 	snprintf(dir, sizeof(dir), "/sys/class/net/%s/queues", ifname);
 	d = opendir(dir);
 	if (!d)
@@ -346,44 +346,22 @@ unsigned int rfs_sysfs_rx_queues(const char *ifname,
 		if (strncmp(de->d_name, "rx-", 3))
 			continue;
 		n++;
-		snprintf(queue, sizeof(queue), "%s/%s", dir, de->d_name);
-		if (stop && stop(queue, arg))
-			break;
+		snprintf(file, sizeof(file), "%s/%s/rps_cpus", dir, de->d_name);
+		/* no rps_cpus: no CONFIG_RPS */
+		if (!rps || rps[0] || !(f = fopen(file, "re")))
+			continue;
+		if (fgets(text, sizeof(text), f) &&
+		    rfs_mask_text_any(text, strlen(text)))
+			snprintf(rps, len, "%s", file);
+		fclose(f);
 	}
 	closedir(d);
 	return n;
 }
 
-struct rfs_rps_probe {
-	char *path;
-	size_t len;
-};
-
-static bool rfs_queue_rps_on(const char *queue_dir, void *arg)
-{
-	struct rfs_rps_probe *p = arg;
-	char file[700], text[512];
-	bool on;
-	FILE *f;
-
-	snprintf(file, sizeof(file), "%s/rps_cpus", queue_dir);
-	f = fopen(file, "re");
-	if (!f)
-		return false;	/* no CONFIG_RPS */
-	on = fgets(text, sizeof(text), f) &&
-	     rfs_mask_text_any(text, strlen(text));
-	fclose(f);
-	if (on)
-		snprintf(p->path, p->len, "%s", file);
-	return on;
-}
-
 bool rfs_if_rps_on(const char *ifname, char *path, size_t len)
 {
-	struct rfs_rps_probe p = { .path = path, .len = len };
-
-	path[0] = '\0';
-	rfs_sysfs_rx_queues(ifname, rfs_queue_rps_on, &p);
+	rfs_sysfs_rx_queues(ifname, path, len);
 	return path[0] != '\0';
 }
 

@@ -33,36 +33,24 @@ enum rfs_hold_why rfs_hold_judge(const struct rfs_hold_in *in)
 	return RFS_HOLD_QUEUED;
 }
 
+static const char *const rfs_hold_why_text[][2] = {
+	[RFS_HOLD_NONE] = { "none", "drained" },
+	[RFS_HOLD_LOCAL] = { "local",
+		"its last frame was passed up on its RX CPU too recently (the local path's drain time has not passed)" },
+	[RFS_HOLD_QUEUED] = { "queued",
+		"its last frame is not dequeued yet (ring busy: still in the target's cpumap ring or the RX CPU's bulk queue, or lost on a full ring until a later frame passes it)" },
+	[RFS_HOLD_NO_PROOF] = { "no_proof",
+		"its last frame is dequeued but not yet proven delivered (no proof yet: GRO may hold it, and the target's cpumap kthread is running)" },
+};
+
 const char *rfs_hold_why_name(enum rfs_hold_why why)
 {
-	switch (why) {
-	case RFS_HOLD_NONE:	return "none";
-	case RFS_HOLD_LOCAL:	return "local";
-	case RFS_HOLD_QUEUED:	return "queued";
-	case RFS_HOLD_NO_PROOF:	return "no_proof";
-	}
-	return "?";
+	return why <= RFS_HOLD_NO_PROOF ? rfs_hold_why_text[why][0] : "?";
 }
 
 const char *rfs_hold_why_words(enum rfs_hold_why why)
 {
-	switch (why) {
-	case RFS_HOLD_NONE:
-		return "drained";
-	case RFS_HOLD_LOCAL:
-		return "its last frame was passed up on its RX CPU too recently (the local path's drain time has not passed)";
-	case RFS_HOLD_QUEUED:
-		return "its last frame is not dequeued yet (ring busy: still in the target's cpumap ring or the RX CPU's bulk queue, or lost on a full ring until a later frame passes it)";
-	case RFS_HOLD_NO_PROOF:
-		return "its last frame is dequeued but not yet proven delivered (no proof yet: GRO may hold it, and the target's cpumap kthread is running)";
-	}
-	return "?";
-}
-
-bool rfs_hold_locate(const struct rfs_dev_flow *hdr, __u32 index,
-		     __u32 *slot, __u32 *rxq)
-{
-	return rfs_dev_locate(hdr, index, slot, rxq);
+	return why <= RFS_HOLD_NO_PROOF ? rfs_hold_why_text[why][1] : "?";
 }
 
 void rfs_hold_add(struct rfs_hold_cpu *c, const struct rfs_held_flow *h)

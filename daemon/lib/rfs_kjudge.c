@@ -10,18 +10,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "rfs_features.h"
+#include "rfs_dp.h"
 
 const char *rfs_feat_level_name(enum rfs_feat_level l)
 {
-	switch (l) {
-	case RFS_FEAT_OK:
-		return "ok";
-	case RFS_FEAT_DEGRADED:
-		return "degraded";
-	default:
-		return "unsafe";
-	}
+	return l == RFS_FEAT_OK ? "ok" : l == RFS_FEAT_DEGRADED ? "degraded" :
+	       "unsafe";
 }
 
 static void rfs_line(struct rfs_feat_report *r, const char *name,

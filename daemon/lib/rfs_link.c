@@ -17,19 +17,13 @@
 #include <linux/if_link.h>
 #include <linux/rtnetlink.h>
 
-#include "rfs_features.h"
+#include "rfs_dp.h"
 
 /* A link message without VF info (not asked for) fits with room. */
 #define RFS_LINK_BUF	(32 * 1024)
 
-struct rfs_link_rxq {
-	__u32 n;
-	bool found;
-};
-
 static int rfs_link_rxq_cb(const struct nlmsghdr *nlh, void *data)
 {
-	struct rfs_link_rxq *q = data;
 	const struct nlattr *a;
 
 	if (nlh->nlmsg_type != RTM_NEWLINK ||
@@ -37,19 +31,16 @@ static int rfs_link_rxq_cb(const struct nlmsghdr *nlh, void *data)
 		return MNL_CB_OK;
 	mnl_attr_for_each(a, nlh, sizeof(struct ifinfomsg))
 		if (mnl_attr_get_type(a) == IFLA_NUM_RX_QUEUES &&
-		    mnl_attr_validate(a, MNL_TYPE_U32) >= 0) {
-			q->n = mnl_attr_get_u32(a);
-			q->found = true;
-		}
+		    mnl_attr_validate(a, MNL_TYPE_U32) >= 0)
+			*(__u32 *)data = mnl_attr_get_u32(a);
 	return MNL_CB_OK;
 }
 
 int rfs_link_parse_rxq(const void *buf, size_t len, unsigned int seq,
 		       unsigned int portid, __u32 *out)
 {
-	struct rfs_link_rxq q = {};
+	__u32 n, q = 0;
 	size_t off;
-	__u32 n;
 
 	/* mnl_nlmsg_ok() compares lengths as int: one past INT_MAX passes
 	 * as negative, and mnl_cb_run() reads past the buffer */
@@ -69,9 +60,9 @@ int rfs_link_parse_rxq(const void *buf, size_t len, unsigned int seq,
 
 		return e > 0 && e < 4096 ? -e : -EPROTO;
 	}
-	if (!q.found || !q.n)
+	if (!q)
 		return -EOPNOTSUPP;
-	*out = q.n;
+	*out = q;
 	return 0;
 }
 

@@ -23,7 +23,7 @@ void rfsd_log_kernel(const struct rfs_dp *dp, bool allow_unordered)
 	struct rfs_feat_report r;
 	int i;
 
-	rfs_dp_kjudge(dp, &r);
+	rfs_kjudge(f, &r);
 	pr_info("kernel %s%s:\n", f->release,
 		f->faked ? " (features faked by RFS_TEST_FEATURES)" : "");
 	for (i = 0; i < r.n; i++)
@@ -78,7 +78,7 @@ struct json_object *rfsd_kernel_json(struct rfs_dp *dp, bool allow_unordered)
 	struct rfs_feat_report r;
 	size_t i;
 
-	rfs_dp_kjudge(dp, &r);
+	rfs_kjudge(f, &r);
 	rfsd_add(o, "release", rfsd_jstr(f->release));
 	rfsd_add(o, "order_kept", rfsd_jbool(r.order_kept));
 	rfsd_add(o, "allow_unordered", rfsd_jbool(allow_unordered));

@@ -12,7 +12,7 @@
 #include <linux/rtnetlink.h>
 
 #include "fuzz.h"
-#include "rfs_features.h"
+#include "rfs_dp.h"
 
 /* Some attribute of the input's holds v as IFLA_NUM_RX_QUEUES. */
 static bool has_rxq_attr(const uint8_t *d, size_t size, __u32 v)

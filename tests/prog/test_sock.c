@@ -240,7 +240,7 @@ static int rfs_st_group_setup(enum rfs_trace_mode mode, const char *tag)
 			tag, err);
 		return -1;
 	}
-	if (bpf_map_lookup_elem(st.dp->globals_fd, &zero, &st.g)) {
+	if (bpf_map_lookup_elem(st.dp->env.globals_fd, &zero, &st.g)) {
 		fprintf(stderr, "test_sock: can't read %s\n", RFS_MAP_GLOBALS);
 		return -1;
 	}
@@ -492,7 +492,8 @@ static rfs_sock_entry_t rfs_st_slot(__u32 hash)
 	__u32 idx = hash & st.g.sock_flow_mask;
 	rfs_sock_entry_t e = 0;
 
-	assert_int_equal(bpf_map_lookup_elem(st.dp->sock_flows_fd, &idx, &e), 0);
+	assert_int_equal(
+		bpf_map_lookup_elem(st.dp->env.sock_flows_fd, &idx, &e), 0);
 	return e;
 }
 
@@ -593,8 +594,9 @@ static void rfs_st_clear_slot(__u32 hash)
 	__u32 idx = hash & st.g.sock_flow_mask;
 	rfs_sock_entry_t none = 0;
 
-	assert_int_equal(bpf_map_update_elem(st.dp->sock_flows_fd, &idx, &none,
-					     BPF_ANY), 0);
+	assert_int_equal(bpf_map_update_elem(st.dp->env.sock_flows_fd, &idx,
+					     &none, BPF_ANY),
+			 0);
 }
 
 /*
@@ -940,8 +942,9 @@ static void rfs_st_set_steer_loopback(__u32 on)
 	__u32 zero = 0;
 
 	st.g.steer_loopback = on;
-	assert_int_equal(bpf_map_update_elem(st.dp->globals_fd, &zero, &st.g,
-					     BPF_ANY), 0);
+	assert_int_equal(bpf_map_update_elem(st.dp->env.globals_fd, &zero,
+					     &st.g, BPF_ANY),
+			 0);
 }
 
 /*

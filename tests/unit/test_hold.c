@@ -184,7 +184,7 @@ static void rfs_test_hold_local(void **state)
 	assert_int_equal(rfs_hold_judge(&in), RFS_HOLD_LOCAL);
 }
 
-/* rfs_hold_locate() undoes rfs_dev_index(). */
+/* rfs_dev_locate() undoes rfs_dev_index(). */
 static void rfs_test_hold_locate(void **state)
 {
 	static const __u32 hashes[] = { 0, 0xff, 0x100, 0x3f00, 0xdeadbeef,
@@ -196,15 +196,15 @@ static void rfs_test_hold_locate(void **state)
 		for (q = 0; q < 3; q++) {
 			__u32 idx = rfs_dev_index(&hdr, hashes[i], q);
 
-			assert_true(rfs_hold_locate(&hdr, idx, &slot, &rxq));
+			assert_true(rfs_dev_locate(&hdr, idx, &slot, &rxq));
 			assert_int_equal(slot, (hashes[i] >> 8) & 63);
 			assert_int_equal(rxq, q);
 		}
-	assert_false(rfs_hold_locate(&hdr, 0, &slot, &rxq));
-	assert_false(rfs_hold_locate(&hdr, rfs_dev_table_entries(64, 3),
+	assert_false(rfs_dev_locate(&hdr, 0, &slot, &rxq));
+	assert_false(rfs_dev_locate(&hdr, rfs_dev_table_entries(64, 3),
 				     &slot, &rxq));
 	hdr.flags = 0;
-	assert_false(rfs_hold_locate(&hdr, 1, &slot, &rxq));
+	assert_false(rfs_dev_locate(&hdr, 1, &slot, &rxq));
 }
 
 /* The first RFS_HOLD_SHOW flows are kept, all are counted. */

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "rfs_features.h"
+#include "rfs_dp.h"
 
 /* What this project's CI machine (6.18) offers. */
 static struct rfs_kfeatures rfs_test_full(void)
@@ -80,7 +80,7 @@ static void rfs_test_debian_6_1(void **state)
 }
 
 /* The socket hooks' order of preference, as rfsd's auto mode picks them
- * (rfs_core.c): tracepoints, then fexit (trampolines and
+ * (rfs_dp.c): tracepoints, then fexit (trampolines and
  * bpf_get_func_ret: 5.15 has only the first), then kprobes, then none. */
 static void rfs_test_socket_hooks_order(void **state)
 {

@@ -16,7 +16,7 @@
 #include <linux/if_link.h>
 #include <linux/rtnetlink.h>
 
-#include "rfs_features.h"
+#include "rfs_dp.h"
 
 static char buf[8192] __attribute__((aligned(4)));
 

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Tests of daemon/lib/rfs_seed.c: the flow hash seed comes from
- * getrandom() or not at all.  getrandom() is wrapped at link time
- * (-Wl,--wrap=getrandom, Makefile), so each case says what it returns.
+ * Tests of rfs_seed_random() (daemon/lib/rfs_dp.c): the flow hash seed
+ * comes from getrandom() or not at all.  getrandom() is wrapped at link
+ * time (-Wl,--wrap=getrandom, Makefile), so each case says what it
+ * returns.
  */
 #include <stdarg.h>
 #include <stddef.h>

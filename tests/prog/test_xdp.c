@@ -69,7 +69,6 @@
 #include "rfs_order.h"
 #include "log.h"
 #include "rfs_dp_int.h"
-#include "rfs_features.h"
 #include "rfs_test_util.h"
 #include "rfs_core.skel.h"
 #include "tests/bpf/layout.skel.h"

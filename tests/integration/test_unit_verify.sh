@@ -2,10 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # systemd/rfsd.service.in as `make install` turns it into rfsd.service
-# (@SBINDIR@ replaced), and systemd/rfsd-metrics.socket beside it, checked
-# by systemd-analyze verify: any warning about them fails.  Also the
-# hardening the unit must keep, and systemd/rfsd.env (what
-# EnvironmentFile= reads).
+# (@SBINDIR@ and @LIBEXECDIR@ replaced), and systemd/rfsd-metrics.socket
+# beside it, checked by systemd-analyze verify: any warning about them
+# fails.  Also the hardening the unit must keep, and systemd/rfsd.env
+# (what EnvironmentFile= reads).
 #
 #	tests/integration/test_unit_verify.sh [TEST...]
 #
@@ -57,8 +57,10 @@ trap 'rm -rf "$TMP"' EXIT
 
 # The unit as make install writes it, with ExecStart on an executable.
 SBINDIR=$TMP/sbin
+LIBEXECDIR=$TMP/libexec
 UNIT=$TMP/unit/rfsd.service
-mkdir -p "$SBINDIR" "$TMP/unit"
+mkdir -p "$SBINDIR" "$LIBEXECDIR/xdp-rfs" "$TMP/unit"
+cp "$ROOT/systemd/rfsd-prepare" "$LIBEXECDIR/xdp-rfs/rfsd-prepare"
 if [[ -x $RFSD ]]; then
 	ln -s "$RFSD" "$SBINDIR/rfsd"
 else
@@ -67,7 +69,8 @@ else
 	echo "  note: $RFSD not built; ExecStart points to a stub"
 fi
 # the Makefile's install rule, word for word
-sed "s|@SBINDIR@|$SBINDIR|g" "$UNIT_IN" >"$UNIT"
+sed -e "s|@SBINDIR@|$SBINDIR|g" -e "s|@LIBEXECDIR@|$LIBEXECDIR|g" \
+	"$UNIT_IN" >"$UNIT"
 
 # Documentation=man: pages are looked up with man(1): point it at ours.
 MAN_ARGS=()
@@ -105,6 +108,12 @@ test_unit_substituted()
 	fi
 	grep -qx "ExecStart=$SBINDIR/rfsd \$RFSD_OPTS" "$UNIT" ||
 		fail "ExecStart is not '$SBINDIR/rfsd \$RFSD_OPTS'"
+	# as root, outside the sandbox: the pins' binds before, their
+	# release after (systemd/rfsd-prepare)
+	grep -qx "ExecStartPre=+$LIBEXECDIR/xdp-rfs/rfsd-prepare rfs" "$UNIT" ||
+		fail "ExecStartPre is not '+$LIBEXECDIR/xdp-rfs/rfsd-prepare rfs'"
+	grep -qx "ExecStopPost=+$LIBEXECDIR/xdp-rfs/rfsd-prepare --release" "$UNIT" ||
+		fail "ExecStopPost is not '+$LIBEXECDIR/xdp-rfs/rfsd-prepare --release'"
 }
 
 # directive=value lines the unit must have (values as words, any order)
@@ -134,7 +143,13 @@ test_unit_hardening()
 	expect_directive RuntimeDirectory rfs
 	expect_directive RuntimeDirectoryPreserve no
 	expect_directive ProtectSystem strict
-	expect_directive ReadWritePaths /sys/fs/bpf
+	# all of /sys read-only: the pins are reached through rfsd-prepare's
+	# binds under the RuntimeDirectory, never by writing /sys
+	expect_directive ProtectKernelTunables yes
+	grep -qE '^ReadWritePaths=.*/sys' "$UNIT" &&
+		fail "ReadWritePaths= opens /sys again"
+	expect_directive Environment RFSD_PIN_AT=/run/rfs/bpf/pins \
+		LIBXDP_BPFFS=/run/rfs/bpf
 	expect_directive ProtectHome yes
 	expect_directive PrivateTmp yes
 	expect_directive NoNewPrivileges yes
@@ -157,15 +172,20 @@ test_unit_hardening()
 	# CAP_SYS_PTRACE, which it keeps only if a drop-in gives it; not
 	# CAP_SETUID, CAP_SETGID, CAP_SETPCAP: the request parser is confined
 	# by its seccomp filter; no CAP_CHOWN: the socket's group comes from
-	# bind() with rfsd's gid, the unit's Group=; root needs no
-	# AmbientCapabilities
+	# bind() with rfsd's gid, the unit's Group=; User=rfs holds them
+	# ambient, exactly the bounding set
 	line=$(grep -E '^CapabilityBoundingSet=' "$UNIT" | tail -n 1)
 	[[ $(tr ' ' '\n' <<<"${line#*=}" | sort | tr '\n' ' ') == \
 	   "CAP_BPF CAP_NET_ADMIN CAP_PERFMON CAP_SYS_ADMIN CAP_SYS_NICE " ]] ||
 		fail "CapabilityBoundingSet= is '${line#*=}', not the five rfsd keeps"
 	grep -q "{ CAP_SYS_PTRACE," "$ROOT/daemon/rfsd/caps.c" ||
 		fail "caps.c does not keep CAP_SYS_PTRACE: a drop-in giving it would not work"
+	expect_directive User rfs
 	expect_directive Group rfs
+	line=$(grep -E '^AmbientCapabilities=' "$UNIT" | tail -n 1)
+	[[ $(tr ' ' '\n' <<<"${line#*=}" | sort | tr '\n' ' ') == \
+	   "CAP_BPF CAP_NET_ADMIN CAP_PERFMON CAP_SYS_ADMIN CAP_SYS_NICE " ]] ||
+		fail "AmbientCapabilities= is '${line#*=}', not the bounding set"
 	for cap in CAP_BPF CAP_NET_ADMIN CAP_PERFMON CAP_SYS_ADMIN CAP_SYS_NICE; do
 		grep -q "{ $cap," "$ROOT/daemon/rfsd/caps.c" ||
 			fail "$cap is in the unit but not kept by daemon/rfsd/caps.c"
@@ -188,11 +208,10 @@ test_unit_hardening()
 	done
 	grep -E '^SystemCallFilter=' "$UNIT" | grep -qw perf_event_open &&
 		fail "the unit allows perf_event_open"
-	expect_directive ProtectProc invisible
-	# pins are writes under /sys/fs/bpf: ProtectKernelTunables makes it
-	# read-only on systemd 252 whatever ReadWritePaths says
-	grep -Eq '^ProtectKernelTunables=(yes|true)' "$UNIT" &&
-		fail "ProtectKernelTunables makes /sys/fs/bpf read-only"
+	# hidepid would hide root's processes, the cpumap kthreads among
+	# them, from user rfs
+	grep -Eq '^ProtectProc=(invisible|ptraceable|noaccess)' "$UNIT" &&
+		fail "ProtectProc= hides the cpumap kthreads from user rfs"
 	# CONFIG_HZ comes from /proc/config.gz where /boot has none
 	grep -Eq '^ProcSubset=pid' "$UNIT" &&
 		fail "ProcSubset=pid hides /proc/config.gz"

@@ -415,7 +415,7 @@ static int rfs_cost_mode(const struct rfs_cost_mode *m, int runs,
 	double kdelta[RFS_COST_RUNS_MAX], drops[RFS_COST_RUNS_MAX];
 	double kfloor[RFS_COST_RUNS_MAX];
 	int fds[2] = { bpf_program__fd(rc.bare->progs.rfs_bare_redirect),
-		       rfs_if_prog_fd(rc.ifc) };
+		       rc.ifc->prog_fd };
 	static const char *const names[2] = { "rfs_bare_redirect", "rfs_xdp" };
 	bool live = m->flags & BPF_F_TEST_XDP_LIVE_FRAMES;
 	double med, min, max;

@@ -578,7 +578,7 @@ static int rfs_core_adopt(struct rfs_dp *dp, char *err)
 		return rfs_errf(err, e,
 				"%s; under '%s' (stop the rfsd using it, run rfsd --cleanup --pin-dir %s, or pick another --pin-dir)",
 				(snprintf(why, sizeof(why), "%s", err), why),
-				dp->base, dp->pin_name);
+				dp->base, dp->pin_dir);
 	if (incomplete)
 		return rfs_errf(err, ENOENT,
 				"pinned datapath under '%s' is incomplete; remove it or run rfsd with another --pin-dir",
@@ -646,7 +646,7 @@ static int rfs_core_other_layout(const struct rfs_dp *dp, char *err)
 	int e = 0;
 	DIR *d;
 
-	d = opendir(dp->pin_dir);
+	d = opendir(dp->pin_at);
 	if (!d)
 		return 0;
 	while (!e && (de = readdir(d))) {
@@ -655,8 +655,8 @@ static int rfs_core_other_layout(const struct rfs_dp *dp, char *err)
 			continue;
 		e = rfs_errf(err, EPROTO,
 			     "pin dir '%s' holds a datapath of pin layout %s (another build of xdp-rfs); this build uses %s: stop it, run rfsd --cleanup --pin-dir %s, then start again",
-			     dp->pin_name, de->d_name, RFS_PIN_LAYOUT,
-			     dp->pin_name);
+			     dp->pin_dir, de->d_name, RFS_PIN_LAYOUT,
+			     dp->pin_dir);
 	}
 	closedir(d);
 	return e;
@@ -772,7 +772,7 @@ static int rfs_dp_adopt_ifs(struct rfs_dp *dp, char *err)
 			closedir(d);
 			return rfs_errf(err, e,
 					"%s (stop the rfsd using it, run rfsd --cleanup --pin-dir %s, or pick another --pin-dir)",
-					why, dp->pin_name);
+					why, dp->pin_dir);
 		}
 		if (e)
 			pr_warn("%s\n", why);
@@ -792,7 +792,7 @@ static int rfs_dp_setup(struct rfs_dp *dp, const struct rfs_dp_opts *o,
 	size_t i;
 	int e, n;
 
-	if (rfs_path(dp->base, "%s/%s", dp->pin_dir, RFS_PIN_LAYOUT))
+	if (rfs_path(dp->base, "%s/%s", dp->pin_at, RFS_PIN_LAYOUT))
 		return rfs_errf(err, ENAMETOOLONG, "pin dir too long");
 	n = libbpf_num_possible_cpus();
 	if (n <= 0)
@@ -809,26 +809,26 @@ static int rfs_dp_setup(struct rfs_dp *dp, const struct rfs_dp_opts *o,
 	if (e)
 		return rfs_errf(err, e, "can't read online CPUs: %s", strerror(-e));
 
-	e = rfs_pin_ensure_bpffs(dp->pin_dir, err, RFS_ERR_LEN);
+	e = rfs_pin_ensure_bpffs(dp->pin_at, err, RFS_ERR_LEN);
 	if (e)
 		return e;
-	e = rfs_pin_mkdirs(dp->pin_dir);
+	e = rfs_pin_mkdirs(dp->pin_at);
 	if (e)
 		return rfs_errf(err, e, "can't create pin dir '%s': %s",
-				dp->pin_name, strerror(-e));
-	dp->lock_fd = rfs_pin_lock(dp->pin_dir);
+				dp->pin_dir, strerror(-e));
+	dp->lock_fd = rfs_pin_lock(dp->pin_at);
 	if (dp->lock_fd < 0) {
 		e = dp->lock_fd;
 		dp->lock_fd = -1;
 		return rfs_errf(err, e, e == -EBUSY ?
 				"pin dir '%s' is in use by another rfsd" :
 				"can't lock pin dir '%s': %s",
-				dp->pin_name, strerror(-e));
+				dp->pin_dir, strerror(-e));
 	}
 
 	if (rfs_path(path, "%s/maps/%s", dp->base, RFS_MAP_GLOBALS))
 		return rfs_errf(err, ENAMETOOLONG, "pin dir '%s' too long",
-				dp->pin_name);
+				dp->pin_dir);
 	if (!access(path, F_OK)) {
 		e = rfs_core_adopt(dp, err) ?: rfs_dp_adopt_ifs(dp, err);
 		if (!e && adopted)
@@ -868,10 +868,10 @@ int rfs_dp_open(struct rfs_dp **out, const struct rfs_dp_opts *o,
 	dp->env.in_cpumap = &dp->in_cpumap;
 	dp->env.unbound = &dp->unbound;
 	dp->env.asleep_since_ms = dp->asleep_since_ms;
-	snprintf(dp->pin_name, sizeof(dp->pin_name), "%s",
-		 o->pin_dir ? o->pin_dir : RFS_PIN_DIR_DEFAULT);
 	snprintf(dp->pin_dir, sizeof(dp->pin_dir), "%s",
-		 o->pin_at ? o->pin_at : dp->pin_name);
+		 o->pin_dir ? o->pin_dir : RFS_PIN_DIR_DEFAULT);
+	snprintf(dp->pin_at, sizeof(dp->pin_at), "%s",
+		 o->pin_at ? o->pin_at : dp->pin_dir);
 	snprintf(dp->cgroup, sizeof(dp->cgroup), "%s",
 		 o->cgroup ? o->cgroup : "/sys/fs/cgroup");
 	dp->qsize = o->cpumap_qsize ? o->cpumap_qsize : RFS_CPUMAP_QSIZE;
@@ -933,7 +933,7 @@ void rfs_dp_close(struct rfs_dp *dp, bool teardown)
 		/* Empty the cpumap: that stops its kthreads now. */
 		for (cpu = 0; cpu < (__u32)dp->env.nr_cpus; cpu++)
 			bpf_map_delete_elem(dp->env.cpu_map_fd, &cpu);
-		rfs_remove_layouts(dp->pin_dir, false);
+		rfs_remove_layouts(dp->pin_at, false);
 	} else {
 		while (dp->n_ifs)
 			rfs_dp_if_remove(dp, dp->ifs[dp->n_ifs - 1]);
@@ -943,23 +943,6 @@ void rfs_dp_close(struct rfs_dp *dp, bool teardown)
 	if (dp->lock_fd >= 0)
 		close(dp->lock_fd);
 	free(dp);
-}
-
-/* rfs_dp.h's accessors that read one field */
-#define RFS_DP_GET(type, name, expr)					\
-	type rfs_dp_##name(const struct rfs_dp *dp) { return expr; }
-RFS_DP_GET(__u32, sock_flow_entries, dp->globals.sock_flow_mask + 1)
-RFS_DP_GET(int, nr_cpus, dp->env.nr_cpus)
-RFS_DP_GET(__u32, cpumap_id, dp->globals.cpumap_id)
-RFS_DP_GET(const char *, pin_dir, dp->pin_name)
-RFS_DP_GET(const char *, cgroup, dp->cgroup)
-RFS_DP_GET(enum rfs_trace_mode, trace_mode, dp->trace_mode)
-RFS_DP_GET(const struct rfs_kfeatures *, kfeatures, &dp->feat)
-RFS_DP_GET(size_t, if_count, dp->n_ifs)
-
-void rfs_dp_prog_ids(const struct rfs_dp *dp, struct rfs_dp_prog_ids *ids)
-{
-	*ids = dp->ids;
 }
 
 int rfs_dp_read_gstats(const struct rfs_dp *dp, struct rfs_global_stats *out)
@@ -1045,11 +1028,6 @@ int rfs_dp_read_backlog(const struct rfs_dp *dp, __u64 *out)
 out:
 	free(tx);
 	return e;
-}
-
-struct rfs_if *rfs_dp_if_at(struct rfs_dp *dp, size_t i)
-{
-	return i < dp->n_ifs ? dp->ifs[i] : NULL;
 }
 
 struct rfs_if *rfs_dp_if_find(struct rfs_dp *dp, const char *name)

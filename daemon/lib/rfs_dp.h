@@ -11,6 +11,8 @@
 #define RFS_DP_H
 
 #include <errno.h>
+#include <limits.h>
+#include <net/if.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -179,8 +181,105 @@ struct rfs_dp_opts {
 	const struct rfs_budget *budget;
 };
 
-struct rfs_dp;
-struct rfs_if;
+struct rfs_dp_prog_ids {
+	__u32 cpumap, enqueue, sockops, recv, send;	/* 0: not loaded */
+};
+
+/*
+ * The datapath and its interfaces, as plain structs the way libbpf-tools
+ * and bpftool keep theirs: rfsd, the tests and the bench read any field,
+ * only the library writes one (the list and each interface change
+ * under rfs_dp.c's and rfs_iface.c's rules).
+ *
+ * What an interface's code needs of the datapath (struct rfs_if_env):
+ * its own fds and, through pointers, its state, so a cpumap entry a
+ * refresh adds is seen at once; rfs_devtab_busy() writes asleep_since_ms.
+ */
+struct rfs_if_env {
+	const char *base;		/* <pin_dir>/v4: pins go in if/<name>/ */
+	int nr_cpus;			/* possible CPUs, <= RFS_MAX_CPUS */
+	int nr_rx_cpus;			/* possible CPUs, <= RFS_MAX_RX_CPUS */
+	const struct rfs_globals *globals;
+	const struct rfs_cpuset *online;
+	const struct rfs_cpuset *in_cpumap;
+	const struct rfs_cpuset *unbound;
+	__u64 *asleep_since_ms;
+	int globals_fd;			/* the core maps */
+	int sock_outer_fd;
+	int sock_flows_fd;		/* the table in the outer slot now */
+	int cpu_queues_fd;
+	int cpu_map_fd;
+	int gstats_fd;
+	int tx_seq_fd;
+	int rx_track_fd;
+	struct rfs_budget budget;
+	__u64 tables_bytes;
+};
+
+/* One interface has its own instance of the XDP program, so its settings
+ * are one array slot away, not a per-frame lookup by ifindex. */
+struct rfs_if {
+	char name[IF_NAMESIZE];
+	int ifindex;
+	bool no_attach;
+	enum rfs_xdp_mode mode;		/* as attached: native or generic */
+	__u32 rx_queues;
+	__u32 flow_cnt;
+	struct rfs_cpuset configured;	/* the set asked for */
+	struct rfs_cpuset allowed;	/* ... steered to now (online ones) */
+	struct rfs_cpuset usable;	/* allowed, and those still draining */
+	/* the local path: XDP_PASS for flows whose app runs on the RX CPU */
+	bool local_path;
+	bool local_handover;
+	__u32 local_drain_jiffies;
+	bool sampling;			/* rfsctl flows is counting */
+	bool noguard;			/* in-order rule off (bench only) */
+	bool kernel_rps;		/* RPS turned on since attach (logged) */
+	/* per CPU leaving it (usable, not allowed): since when (monotonic
+	 * ms, 0: not leaving), and the wait of the next warning */
+	__u64 leaving_since_ms[RFS_MAX_CPUS];
+	__u64 leaving_warn_ms[RFS_MAX_CPUS];
+
+	int prog_fd;			/* also for BPF_PROG_TEST_RUN */
+	__u32 prog_id;
+	int cfg_fd;
+	int dev_outer_fd;
+	int dev_flows_fd;
+	int stats_fd;
+	int hits_fd;
+};
+
+struct rfs_dp {
+	struct rfs_if_env env;		/* the core maps' fds, nr_cpus */
+	char pin_dir[PATH_MAX];		/* rfs_dp_opts' pin_dir, for users */
+	char pin_at[PATH_MAX];		/* rfs_dp_opts' pin_at, else pin_dir */
+	char base[PATH_MAX];		/* pin_at/RFS_PIN_LAYOUT */
+	char cgroup[PATH_MAX];
+	int lock_fd;
+	__u32 qsize;
+	enum rfs_trace_mode trace_mode;
+	struct rfs_kfeatures feat;	/* what the kernel offers, at open */
+	bool allow_unordered;
+	const struct rfs_budget *budget;	/* the opts' */
+	/* sock_flow_mask + 1 entries; cpumap_id: its kthreads are
+	 * "cpumap/<cpu>/map:<id>" */
+	struct rfs_globals globals;
+
+	int cpumap_prog_fd;
+	struct rfs_dp_prog_ids ids;
+
+	struct rfs_cpuset online;
+	struct rfs_cpuset in_cpumap;	/* CPUs with a cpumap entry */
+	/* went offline since their cpumap entry was made: the kthread lost
+	 * its binding (rfs_cpumap_sync()) */
+	struct rfs_cpuset unbound;
+	struct rfs_cpuset new_kthreads;	/* rfs_dp_take_new_kthreads() */
+	/* when each CPU's kthread was first seen asleep (0: awake) */
+	__u64 asleep_since_ms[RFS_MAX_CPUS];
+	/* the interfaces attached now, adopted ones too, in attach order */
+	struct rfs_if **ifs;
+	size_t n_ifs;
+};
 
 /* libbpf's and libxdp's own messages, at -v only: they warn of much that
  * they then handle. */
@@ -204,25 +303,11 @@ int rfs_dp_sweep_orphans(struct rfs_dp *dp, int ifindex);
  * the pin dir.  Nothing pinned is not an error. */
 int rfs_dp_cleanup(const char *pin_dir, char *err);
 
-__u32 rfs_dp_sock_flow_entries(const struct rfs_dp *dp);
 int rfs_dp_set_sock_flow_entries(struct rfs_dp *dp, __u32 n, char *err);
-int rfs_dp_nr_cpus(const struct rfs_dp *dp);	/* possible CPUs */
-/* The cpumap's id: its kthreads are "cpumap/<cpu>/map:<id>". */
-__u32 rfs_dp_cpumap_id(const struct rfs_dp *dp);
 /* The CPUs whose cpumap entry (and kthread) was made since the last call. */
 void rfs_dp_take_new_kthreads(struct rfs_dp *dp, struct rfs_cpuset *out);
-const char *rfs_dp_pin_dir(const struct rfs_dp *dp);
-const char *rfs_dp_cgroup(const struct rfs_dp *dp);
-enum rfs_trace_mode rfs_dp_trace_mode(const struct rfs_dp *dp);
-/* What the kernel offers, found at open. */
-const struct rfs_kfeatures *rfs_dp_kfeatures(const struct rfs_dp *dp);
 
-struct rfs_dp_prog_ids {
-	__u32 cpumap, enqueue, sockops, recv, send;	/* 0: not loaded */
-};
-void rfs_dp_prog_ids(const struct rfs_dp *dp, struct rfs_dp_prog_ids *ids);
-
-/* Per-CPU values: out has rfs_dp_nr_cpus() entries. */
+/* Per-CPU values: out has env.nr_cpus entries. */
 int rfs_dp_read_gstats(const struct rfs_dp *dp, struct rfs_global_stats *out);
 int rfs_dp_read_queues(const struct rfs_dp *dp, struct rfs_cpu_queue *out);
 /* Frames in each CPU's cpumap ring, not yet dequeued (an estimate). */
@@ -237,9 +322,6 @@ __u32 rfs_dp_desired_cpu(const struct rfs_dp *dp, __u32 hash);
 /* Follow the online CPUs in every interface and the cpumap (rfsd's timer). */
 int rfs_dp_refresh_cpus(struct rfs_dp *dp, char *err);
 
-/* The interfaces attached now, adopted ones too, in attach order. */
-size_t rfs_dp_if_count(const struct rfs_dp *dp);
-struct rfs_if *rfs_dp_if_at(struct rfs_dp *dp, size_t i);
 struct rfs_if *rfs_dp_if_find(struct rfs_dp *dp, const char *name);
 struct rfs_if *rfs_dp_if_find_index(struct rfs_dp *dp, int ifindex);
 
@@ -271,18 +353,8 @@ void rfs_if_forget(struct rfs_dp *dp, struct rfs_if *ifc);
 int rfs_if_rename(struct rfs_dp *dp, struct rfs_if *ifc, const char *name);
 bool rfs_if_prog_on(int ifindex, __u32 prog_id);
 
-const char *rfs_if_name(const struct rfs_if *ifc);
 /* "mode native, 1 rx queue, flow_cnt 4096, cpus 0-1, local path on" */
 void rfs_if_describe(const struct rfs_if *ifc, char *buf, size_t len);
-int rfs_if_ifindex(const struct rfs_if *ifc);
-enum rfs_xdp_mode rfs_if_mode(const struct rfs_if *ifc);	/* as attached */
-__u32 rfs_if_rx_queues(const struct rfs_if *ifc);
-__u32 rfs_if_flow_cnt(const struct rfs_if *ifc);
-/* the set asked for, and the part of it steered to now (online ones) */
-void rfs_if_cpus(const struct rfs_if *ifc, struct rfs_cpuset *configured,
-		 struct rfs_cpuset *allowed);
-__u32 rfs_if_prog_id(const struct rfs_if *ifc);
-int rfs_if_prog_fd(const struct rfs_if *ifc);	/* for BPF_PROG_TEST_RUN */
 
 /* Live changes, in order (include/rfs_order.h): a CPU removed from the
  * set gets no new flows, and its flows leave it once their frames there
@@ -297,18 +369,13 @@ int rfs_if_set_flow_cnt(struct rfs_dp *dp, struct rfs_if *ifc, __u32 n,
 struct rfs_hold_cpu;
 int rfs_if_holds(struct rfs_dp *dp, struct rfs_if *ifc,
 		 struct rfs_hold_cpu **out, size_t *n, char *err);
-/* When cpu started leaving ifc, monotonic ms; 0: not leaving. */
-__u64 rfs_if_leaving_since(const struct rfs_if *ifc, unsigned int cpu);
 /* rfs_hold_warn_due() on the CPU's own record. */
 bool rfs_if_leaving_warn_due(struct rfs_if *ifc, unsigned int cpu,
 			     __u64 now_ms, __u64 bound_ms);
 int rfs_if_set_noguard(struct rfs_dp *dp, struct rfs_if *ifc, bool on,
 		       char *err);
-bool rfs_if_noguard(const struct rfs_if *ifc);
-/* Kernel RPS turned on since attach, at the last refresh. */
-bool rfs_if_kernel_rps(const struct rfs_if *ifc);
 
-/* out has rfs_dp_nr_cpus() entries. */
+/* out has env.nr_cpus entries. */
 int rfs_if_read_stats(const struct rfs_if *ifc, struct rfs_if_stats *out);
 
 struct rfs_flow_sample {

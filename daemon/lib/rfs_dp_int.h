@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Inside the library.  struct rfs_dp is rfs_dp.c's; tests/prog reads its
- * fds.  The code of one interface (struct rfs_if: rfs_iface.c,
+ * Inside the library.  The code of one interface (rfs_iface.c,
  * rfs_explain.c) and of the tables below it works on a struct rfs_if_env
  * built at the rfs_if_* call (rfs_dp_env()), never on the list, which
  * only rfs_dp.c changes.  rfs_bpf.c is a leaf that knows no struct of the
@@ -10,8 +9,6 @@
 #ifndef RFS_DP_INT_H
 #define RFS_DP_INT_H
 
-#include <limits.h>
-#include <net/if.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -82,92 +79,6 @@ int rfs_path(char *buf, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 /* ---- the datapath and its interfaces ---- */
-
-/* What an interface's code needs of the datapath: struct rfs_dp's own
- * fds and, through pointers, its state, so a cpumap entry a refresh adds
- * is seen at once; rfs_devtab_busy() writes asleep_since_ms. */
-struct rfs_if_env {
-	const char *base;		/* <pin_dir>/v4: pins go in if/<name>/ */
-	int nr_cpus;			/* possible CPUs, <= RFS_MAX_CPUS */
-	int nr_rx_cpus;			/* possible CPUs, <= RFS_MAX_RX_CPUS */
-	const struct rfs_globals *globals;
-	const struct rfs_cpuset *online;
-	const struct rfs_cpuset *in_cpumap;
-	const struct rfs_cpuset *unbound;
-	__u64 *asleep_since_ms;
-	int globals_fd;			/* the core maps */
-	int sock_outer_fd;
-	int sock_flows_fd;		/* the table in the outer slot now */
-	int cpu_queues_fd;
-	int cpu_map_fd;
-	int gstats_fd;
-	int tx_seq_fd;
-	int rx_track_fd;
-	struct rfs_budget budget;
-	__u64 tables_bytes;
-};
-
-/* One interface has its own instance of the XDP program, so its settings
- * are one array slot away, not a per-frame lookup by ifindex. */
-struct rfs_if {
-	char name[IF_NAMESIZE];
-	int ifindex;
-	bool no_attach;
-	enum rfs_xdp_mode mode;		/* as attached: native or generic */
-	__u32 rx_queues;
-	__u32 flow_cnt;
-	struct rfs_cpuset configured;
-	struct rfs_cpuset allowed;
-	struct rfs_cpuset usable;
-	/* the local path: XDP_PASS for flows whose app runs on the RX CPU */
-	bool local_path;
-	bool local_handover;
-	__u32 local_drain_jiffies;
-	bool sampling;			/* rfsctl flows is counting */
-	bool noguard;			/* in-order rule off (bench only) */
-	bool kernel_rps;		/* kernel RPS seen on (logged once) */
-	/* per CPU leaving it (usable, not allowed): since when (monotonic
-	 * ms, 0: not leaving), and the wait of the next warning */
-	__u64 leaving_since_ms[RFS_MAX_CPUS];
-	__u64 leaving_warn_ms[RFS_MAX_CPUS];
-
-	int prog_fd;
-	__u32 prog_id;
-	int cfg_fd;
-	int dev_outer_fd;
-	int dev_flows_fd;
-	int stats_fd;
-	int hits_fd;
-};
-
-struct rfs_dp {
-	struct rfs_if_env env;		/* the core maps' fds, nr_cpus */
-	char pin_dir[PATH_MAX];		/* rfs_dp_opts' pin_at, else pin_dir */
-	char pin_name[PATH_MAX];	/* rfs_dp_opts' pin_dir, for users */
-	char base[PATH_MAX];		/* pin_dir/RFS_PIN_LAYOUT */
-	char cgroup[PATH_MAX];
-	int lock_fd;
-	__u32 qsize;
-	enum rfs_trace_mode trace_mode;
-	struct rfs_kfeatures feat;	/* found at open */
-	bool allow_unordered;
-	const struct rfs_budget *budget;	/* the opts' */
-	struct rfs_globals globals;
-
-	int cpumap_prog_fd;
-	struct rfs_dp_prog_ids ids;
-
-	struct rfs_cpuset online;
-	struct rfs_cpuset in_cpumap;	/* CPUs with a cpumap entry */
-	/* went offline since their cpumap entry was made: the kthread lost
-	 * its binding (rfs_cpumap_sync()) */
-	struct rfs_cpuset unbound;
-	struct rfs_cpuset new_kthreads;	/* rfs_dp_take_new_kthreads() */
-	/* when each CPU's kthread was first seen asleep (0: awake) */
-	__u64 asleep_since_ms[RFS_MAX_CPUS];
-	struct rfs_if **ifs;
-	size_t n_ifs;
-};
 
 /* dp's env, with the budget and every interface's tables as they are. */
 static inline const struct rfs_if_env *rfs_dp_env(struct rfs_dp *dp)

@@ -756,28 +756,6 @@ int rfs_iface_sweep(const __u32 *ours, size_t n_ours, const __u32 *keep,
 	return removed;
 }
 
-/* rfs_dp.h's accessors that read one field of the same name */
-#define RFS_IF_GET(type, field)						\
-	type rfs_if_##field(const struct rfs_if *ifc) { return ifc->field; }
-RFS_IF_GET(const char *, name)
-RFS_IF_GET(int, ifindex)
-RFS_IF_GET(enum rfs_xdp_mode, mode)
-RFS_IF_GET(__u32, rx_queues)
-RFS_IF_GET(__u32, flow_cnt)
-RFS_IF_GET(bool, noguard)
-RFS_IF_GET(__u32, prog_id)
-RFS_IF_GET(int, prog_fd)
-RFS_IF_GET(bool, kernel_rps)
-
-void rfs_if_cpus(const struct rfs_if *ifc, struct rfs_cpuset *configured,
-		 struct rfs_cpuset *allowed)
-{
-	if (configured)
-		*configured = ifc->configured;
-	if (allowed)
-		*allowed = ifc->allowed;
-}
-
 void rfs_if_describe(const struct rfs_if *ifc, char *buf, size_t len)
 {
 	char list[128];
@@ -1129,15 +1107,10 @@ int rfs_if_holds(struct rfs_dp *dp, struct rfs_if *ifc,
 	return 0;
 }
 
-__u64 rfs_if_leaving_since(const struct rfs_if *ifc, unsigned int cpu)
-{
-	return cpu < RFS_MAX_CPUS ? ifc->leaving_since_ms[cpu] : 0;
-}
-
 bool rfs_if_leaving_warn_due(struct rfs_if *ifc, unsigned int cpu,
 			     __u64 now_ms, __u64 bound_ms)
 {
-	__u64 since = rfs_if_leaving_since(ifc, cpu);
+	__u64 since = cpu < RFS_MAX_CPUS ? ifc->leaving_since_ms[cpu] : 0;
 
 	return since && now_ms >= since &&
 	       rfs_hold_warn_due(now_ms - since, bound_ms,

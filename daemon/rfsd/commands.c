@@ -26,19 +26,17 @@
 static struct json_object *if_json(const struct rfs_if *ifc)
 {
 	struct json_object *o = json_object_new_object();
-	struct rfs_cpuset cpus, active;
 
-	rfs_if_cpus(ifc, &cpus, &active);
-	rfsd_add(o, "name", rfsd_jstr(rfs_if_name(ifc)));
-	rfsd_add(o, "ifindex", rfsd_jint(rfs_if_ifindex(ifc)));
-	rfsd_add(o, "mode", rfsd_jstr(rfs_xdp_mode_name(rfs_if_mode(ifc))));
-	rfsd_add(o, "rx_queues", rfsd_jint(rfs_if_rx_queues(ifc)));
-	rfsd_add(o, "flow_cnt", rfsd_jint(rfs_if_flow_cnt(ifc)));
-	rfsd_add(o, "cpus", rfsd_cpus_json(&cpus));
-	rfsd_add(o, "active_cpus", rfsd_cpus_json(&active));
-	rfsd_add(o, "noguard", rfsd_jbool(rfs_if_noguard(ifc)));
-	rfsd_add(o, "kernel_rps", rfsd_jbool(rfs_if_kernel_rps(ifc)));
-	rfsd_add(o, "prog_id", rfsd_jint(rfs_if_prog_id(ifc)));
+	rfsd_add(o, "name", rfsd_jstr(ifc->name));
+	rfsd_add(o, "ifindex", rfsd_jint(ifc->ifindex));
+	rfsd_add(o, "mode", rfsd_jstr(rfs_xdp_mode_name(ifc->mode)));
+	rfsd_add(o, "rx_queues", rfsd_jint(ifc->rx_queues));
+	rfsd_add(o, "flow_cnt", rfsd_jint(ifc->flow_cnt));
+	rfsd_add(o, "cpus", rfsd_cpus_json(&ifc->configured));
+	rfsd_add(o, "active_cpus", rfsd_cpus_json(&ifc->allowed));
+	rfsd_add(o, "noguard", rfsd_jbool(ifc->noguard));
+	rfsd_add(o, "kernel_rps", rfsd_jbool(ifc->kernel_rps));
+	rfsd_add(o, "prog_id", rfsd_jint(ifc->prog_id));
 	return o;
 }
 
@@ -84,7 +82,7 @@ static void if_leaving_json(struct rfs_dp *dp, struct rfs_if *ifc,
 	size_t n = 0, i;
 
 	if (rfs_if_holds(dp, ifc, &cs, &n, err)) {
-		pr_debug("status %s: %s\n", rfs_if_name(ifc), err);
+		pr_debug("status %s: %s\n", ifc->name, err);
 		return;
 	}
 	a = json_object_new_array();
@@ -128,7 +126,7 @@ static void warn_cpu(const struct rfs_if *ifc, const struct rfs_hold_cpu *c,
 	if (c->flows > c->shown && used < sizeof(flows))
 		snprintf(flows + used, sizeof(flows) - used, "; and %u more",
 			 c->flows - c->shown);
-	rfs_log_iface(RFS_LOG_WARN, rfs_if_name(ifc), rfs_if_ifindex(ifc),
+	rfs_log_iface(RFS_LOG_WARN, ifc->name, ifc->ifindex,
 		      "CPU %u still leaving after %llu s, kept usable by %u flow%s not yet proven drained there (a flow whose frames never leave a gap never moves; rfsctl status): %s",
 		      c->cpu, (unsigned long long)(waited_ms / 1000), c->flows,
 		      c->flows == 1 ? "" : "s", c->flows ? flows : "none now");
@@ -141,8 +139,8 @@ void rfsd_leaving_tick(struct rfs_dp *dp, __u32 bound_s)
 
 	if (!bound_ms)
 		return;
-	for (i = 0; i < rfs_dp_if_count(dp); i++) {
-		struct rfs_if *ifc = rfs_dp_if_at(dp, i);
+	for (i = 0; i < dp->n_ifs; i++) {
+		struct rfs_if *ifc = dp->ifs[i];
 		struct rfs_hold_cpu *cs = NULL;
 		char err[RFS_ERR_LEN] = "";
 		struct rfs_cpuset due;
@@ -158,14 +156,12 @@ void rfsd_leaving_tick(struct rfs_dp *dp, __u32 bound_s)
 			continue;
 		if (rfs_if_holds(dp, ifc, &cs, &n, err)) {
 			pr_warn("%s: can't name the flows of a leaving CPU: %s\n",
-				rfs_if_name(ifc), err);
+				ifc->name, err);
 			continue;
 		}
 		for (k = 0; k < n; k++)
 			if (rfs_cpuset_has(&due, cs[k].cpu))
-				warn_cpu(ifc, &cs[k],
-					 now_ms - rfs_if_leaving_since(ifc,
-								       cs[k].cpu));
+				warn_cpu(ifc, &cs[k], now_ms - cs[k].since_ms);
 		free(cs);
 	}
 }
@@ -186,31 +182,30 @@ static struct json_object *do_status(struct rfsd_cmd_ctx *x,
 				     const struct rfsd_req *r)
 {
 	struct json_object *o = json_object_new_object(), *p, *ifs;
-	struct rfs_dp_prog_ids ids;
+	const struct rfs_dp_prog_ids *ids = &x->dp->ids;
 	size_t i;
 
-	rfs_dp_prog_ids(x->dp, &ids);
 	rfsd_add(o, "version", rfsd_jstr(RFS_VERSION));
 	rfsd_add(o, "commit", rfsd_jstr(RFS_COMMIT));
-	rfsd_add(o, "pin_dir", rfsd_jstr(rfs_dp_pin_dir(x->dp)));
-	rfsd_add(o, "cgroup", rfsd_jstr(rfs_dp_cgroup(x->dp)));
+	rfsd_add(o, "pin_dir", rfsd_jstr(x->dp->pin_dir));
+	rfsd_add(o, "cgroup", rfsd_jstr(x->dp->cgroup));
 	rfsd_add(o, "trace_mode",
-		 rfsd_jstr(rfs_trace_mode_name(rfs_dp_trace_mode(x->dp))));
+		 rfsd_jstr(rfs_trace_mode_name(x->dp->trace_mode)));
 	rfsd_add(o, "sock_flow_entries",
-		 rfsd_jint(rfs_dp_sock_flow_entries(x->dp)));
-	rfsd_add(o, "nr_cpus", rfsd_jint(rfs_dp_nr_cpus(x->dp)));
+		 rfsd_jint(x->dp->globals.sock_flow_mask + 1));
+	rfsd_add(o, "nr_cpus", rfsd_jint(x->dp->env.nr_cpus));
 	rfsd_add(o, "parser_pid", rfsd_jint(x->parser_pid));
 	p = json_object_new_object();
-	rfsd_add(p, "cpumap", rfsd_jint(ids.cpumap));
-	rfsd_add(p, "enqueue", rfsd_jint(ids.enqueue));
-	rfsd_add(p, "sockops", rfsd_jint(ids.sockops));
-	rfsd_add(p, "recv", rfsd_jint(ids.recv));
-	rfsd_add(p, "send", rfsd_jint(ids.send));
+	rfsd_add(p, "cpumap", rfsd_jint(ids->cpumap));
+	rfsd_add(p, "enqueue", rfsd_jint(ids->enqueue));
+	rfsd_add(p, "sockops", rfsd_jint(ids->sockops));
+	rfsd_add(p, "recv", rfsd_jint(ids->recv));
+	rfsd_add(p, "send", rfsd_jint(ids->send));
 	rfsd_add(o, "programs", p);
 	rfsd_add(o, "cpumap_kthreads", rfsd_ksched_json(x->ksched));
 	ifs = json_object_new_array();
-	for (i = 0; i < rfs_dp_if_count(x->dp); i++) {
-		struct rfs_if *ifc = rfs_dp_if_at(x->dp, i);
+	for (i = 0; i < x->dp->n_ifs; i++) {
+		struct rfs_if *ifc = x->dp->ifs[i];
 		struct json_object *io = if_json(ifc);
 
 		if_leaving_json(x->dp, ifc, io);
@@ -248,7 +243,7 @@ static struct json_object *do_attach(struct rfsd_cmd_ctx *x,
 		return rfsd_reply_dp_err(e, err, what);
 	rfsd_ifaces_user_attach(x->ifaces, r->iface);
 	rfs_if_describe(ifc, desc, sizeof(desc));
-	rfs_log_iface(RFS_LOG_INFO, r->iface, rfs_if_ifindex(ifc),
+	rfs_log_iface(RFS_LOG_INFO, r->iface, ifc->ifindex,
 		      "attached, %s: rfsctl attach, uid %u pid %d", desc,
 		      rfsd_client_uid(c), rfsd_client_pid(c));
 	return rfsd_reply_ok(if_json(ifc));
@@ -276,7 +271,7 @@ static struct json_object *do_detach(struct rfsd_cmd_ctx *x,
 	ifc = rfsd_find_if(x, "detach", r->iface, &reply);
 	if (!ifc)
 		return reply;
-	ifindex = rfs_if_ifindex(ifc);
+	ifindex = ifc->ifindex;
 	snprintf(what, sizeof(what), "detach %s", r->iface);
 	e = rfs_if_detach(x->dp, ifc, err);
 	if (e)
@@ -299,7 +294,7 @@ static struct json_object *set_sock_flow(struct rfsd_cmd_ctx *x,
 {
 	struct json_object *o;
 	char err[RFS_ERR_LEN] = "";
-	__u32 old = rfs_dp_sock_flow_entries(x->dp);
+	__u32 old = x->dp->globals.sock_flow_mask + 1;
 	int e;
 
 	if (!(r->has & RFSD_ARG(VALUE)))
@@ -307,13 +302,13 @@ static struct json_object *set_sock_flow(struct rfsd_cmd_ctx *x,
 	e = rfs_dp_set_sock_flow_entries(x->dp, r->value, err);
 	if (e)
 		return rfsd_reply_dp_err(e, err, "set sock-flow-entries");
-	if (old != rfs_dp_sock_flow_entries(x->dp))
+	if (old != x->dp->globals.sock_flow_mask + 1)
 		pr_info("sock flow table: %u -> %u entries: rfsctl set sock-flow-entries, uid %u pid %d\n",
-			old, rfs_dp_sock_flow_entries(x->dp),
+			old, x->dp->globals.sock_flow_mask + 1,
 			rfsd_client_uid(c), rfsd_client_pid(c));
 	o = json_object_new_object();
 	rfsd_add(o, "sock_flow_entries",
-		 rfsd_jint(rfs_dp_sock_flow_entries(x->dp)));
+		 rfsd_jint(x->dp->globals.sock_flow_mask + 1));
 	return rfsd_reply_ok(o);
 }
 
@@ -324,7 +319,6 @@ static struct json_object *set_iface(struct rfsd_cmd_ctx *x,
 	struct json_object *reply = NULL, *o;
 	char err[RFS_ERR_LEN] = "", what[64], was[256], now[256];
 	const char *key = cpus ? "set cpus" : "set flow-cnt";
-	struct rfs_cpuset conf, active;
 	struct rfs_if *ifc;
 	__u32 old_n;
 	int e;
@@ -337,26 +331,24 @@ static struct json_object *set_iface(struct rfsd_cmd_ctx *x,
 	if (!ifc)
 		return reply;
 	snprintf(what, sizeof(what), "%s %s", key, r->iface);
-	rfs_if_cpus(ifc, &conf, &active);
-	rfs_cpulist_format(&conf, was, sizeof(was));
-	old_n = rfs_if_flow_cnt(ifc);
+	rfs_cpulist_format(&ifc->configured, was, sizeof(was));
+	old_n = ifc->flow_cnt;
 	if (cpus)
 		e = rfs_if_set_cpus(x->dp, ifc, &r->cpus, err);
 	else
 		e = rfs_if_set_flow_cnt(x->dp, ifc, r->value, err);
 	if (e)
 		return rfsd_reply_dp_err(e, err, what);
-	rfs_if_cpus(ifc, &conf, &active);
-	rfs_cpulist_format(&conf, now, sizeof(now));
+	rfs_cpulist_format(&ifc->configured, now, sizeof(now));
 	if (cpus && strcmp(was, now))
-		rfs_log_iface(RFS_LOG_INFO, r->iface, rfs_if_ifindex(ifc),
+		rfs_log_iface(RFS_LOG_INFO, r->iface, ifc->ifindex,
 			      "cpus %s -> %s: rfsctl set cpus, uid %u pid %d",
 			      was[0] ? was : "all", now[0] ? now : "all",
 			      rfsd_client_uid(c), rfsd_client_pid(c));
-	else if (!cpus && old_n != rfs_if_flow_cnt(ifc))
-		rfs_log_iface(RFS_LOG_INFO, r->iface, rfs_if_ifindex(ifc),
+	else if (!cpus && old_n != ifc->flow_cnt)
+		rfs_log_iface(RFS_LOG_INFO, r->iface, ifc->ifindex,
 			      "flow_cnt %u -> %u: rfsctl set flow-cnt, uid %u pid %d",
-			      old_n, rfs_if_flow_cnt(ifc), rfsd_client_uid(c),
+			      old_n, ifc->flow_cnt, rfsd_client_uid(c),
 			      rfsd_client_pid(c));
 	o = if_json(ifc);
 	/* set cpus returns at once: a removal still waiting on flows is

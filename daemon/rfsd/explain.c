@@ -264,7 +264,7 @@ struct json_object *rfsd_cmd_explain(struct rfsd_cmd_ctx *x,
 	desired = rfs_explain_desired(&in, hash);
 	/* the flow, its sock slot and its queues */
 	o = json_object_new_object();
-	rfsd_add(o, "iface", rfsd_jstr(rfs_if_name(ifc)));
+	rfsd_add(o, "iface", rfsd_jstr(ifc->name));
 	rfsd_add(o, "src", rfsd_jstr(r->src));
 	rfsd_add(o, "dst", rfsd_jstr(r->dst));
 	rfsd_add(o, "sport", st ? rfsd_jint(in.key.peer_port) : NULL);
@@ -286,7 +286,7 @@ struct json_object *rfsd_cmd_explain(struct rfsd_cmd_ctx *x,
 	rfsd_add(o, "sock", s);
 	rfsd_add(o, "desired_cpu", rfsd_jcpu(desired));
 	rfsd_add(o, "local_path", rfsd_jbool(in.cfg.local_path));
-	rfsd_add(o, "kernel_rps", rfsd_jbool(rfs_if_kernel_rps(ifc)));
+	rfsd_add(o, "kernel_rps", rfsd_jbool(ifc->kernel_rps));
 	rfsd_add(o, "jiffies",
 		 in.have_jiffies ? rfsd_jint(in.jiffies) : NULL);
 	qa = json_object_new_array();

@@ -104,7 +104,7 @@ enum rfsd_cmd_rc rfsd_cmd_flows(struct rfsd_cmd_ctx *x, struct rfsd_client *c,
 
 	if (r->iface && !(only = rfsd_find_if(x, "flows", r->iface, reply)))
 		return RFSD_CMD_REPLY;
-	n = only ? 1 : rfs_dp_if_count(x->dp);
+	n = only ? 1 : x->dp->n_ifs;
 	if (!n) {
 		*reply = flows_json(NULL, 0);
 		return RFSD_CMD_REPLY;
@@ -115,9 +115,9 @@ enum rfsd_cmd_rc rfsd_cmd_flows(struct rfsd_cmd_ctx *x, struct rfsd_client *c,
 		return RFSD_CMD_REPLY;
 	}
 	for (i = 0; i < n; i++) {
-		struct rfs_if *ifc = only ? only : rfs_dp_if_at(x->dp, i);
+		struct rfs_if *ifc = only ? only : x->dp->ifs[i];
 
-		j->ifindex[i] = rfs_if_ifindex(ifc);
+		j->ifindex[i] = ifc->ifindex;
 		e = rfs_if_sample_start(x->dp, ifc, err);
 		if (e) {
 			job_stop(j, x->dp, i);
@@ -167,7 +167,7 @@ static struct json_object *job_collect(struct rfsd_flows_job *j,
 		e = rfs_if_sample_collect(dp, ifc, j->limit, &s, &n, err);
 		for (k = 0; !e && k < n; k++, n_flows++) {
 			snprintf(flows[n_flows].iface, IF_NAMESIZE, "%s",
-				 rfs_if_name(ifc));
+				 ifc->name);
 			flows[n_flows].s = s[k];
 		}
 		free(s);

@@ -73,7 +73,7 @@ static int attach_cfg(struct rfsd_ifaces *ifs, const struct rfsd_iface_cfg *ic,
 	if (st)
 		st->last_err = 0;
 	rfs_if_describe(ifc, desc, sizeof(desc));
-	rfs_log_iface(RFS_LOG_INFO, name, rfs_if_ifindex(ifc),
+	rfs_log_iface(RFS_LOG_INFO, name, ifc->ifindex,
 		      "attached, %s: %s (%s)", desc, why,
 		      rfsd_iface_cfg_label(ic, label, sizeof(label)));
 	return 0;
@@ -81,18 +81,17 @@ static int attach_cfg(struct rfsd_ifaces *ifs, const struct rfsd_iface_cfg *ic,
 
 static bool cfg_matches(const struct rfsd_iface_cfg *ic, const struct rfs_if *ifc)
 {
-	struct rfs_cpuset want, cpus, active;
 	__u32 flow_cnt = ic->flow_cnt ? ic->flow_cnt : RFS_FLOW_CNT_DEFAULT;
+	struct rfs_cpuset want;
 	char err[128];
 
-	rfs_if_cpus(ifc, &cpus, &active);
 	if (rfsd_iface_cpus(ic, &want, err, sizeof(err)) ||
-	    (rfs_cpuset_count(&want) && !rfs_cpuset_equal(&want, &cpus)))
+	    (rfs_cpuset_count(&want) &&
+	     !rfs_cpuset_equal(&want, &ifc->configured)))
 		return false;
-	if (ic->mode != RFS_XDP_AUTO && ic->mode != rfs_if_mode(ifc))
+	if (ic->mode != RFS_XDP_AUTO && ic->mode != ifc->mode)
 		return false;
-	return ic->noguard == rfs_if_noguard(ifc) &&
-	       flow_cnt == rfs_if_flow_cnt(ifc);
+	return ic->noguard == ifc->noguard && flow_cnt == ifc->flow_cnt;
 }
 
 static void apply_changes(struct rfsd_ifaces *ifs, struct rfs_if *ifc,
@@ -100,22 +99,20 @@ static void apply_changes(struct rfsd_ifaces *ifs, struct rfs_if *ifc,
 			  const struct rfsd_iface_cfg *now)
 {
 	char err[RFS_ERR_LEN] = "", list[128], old[128];
-	struct rfs_cpuset set, conf, active;
-	__u32 n, old_n = rfs_if_flow_cnt(ifc);
-	const char *name = rfs_if_name(ifc);
+	__u32 n, old_n = ifc->flow_cnt;
+	const char *name = ifc->name;
+	struct rfs_cpuset set;
 	int r;
 
-	rfs_if_cpus(ifc, &conf, &active);
-	rfs_cpulist_format(&conf, old, sizeof(old));
+	rfs_cpulist_format(&ifc->configured, old, sizeof(old));
 	r = rfsd_iface_cpus(now, &set, err, sizeof(err));
-	if (!r && !rfs_cpuset_equal(&set, &conf))
+	if (!r && !rfs_cpuset_equal(&set, &ifc->configured))
 		r = rfs_if_set_cpus(ifs->dp, ifc, &set, err);
-	rfs_if_cpus(ifc, &conf, &active);
-	rfs_cpulist_format(&conf, list, sizeof(list));
+	rfs_cpulist_format(&ifc->configured, list, sizeof(list));
 	if (r)
 		pr_warn("reload: %s: %s\n", name, err[0] ? err : strerror(-r));
 	else if (strcmp(old, list))
-		rfs_log_iface(RFS_LOG_INFO, name, rfs_if_ifindex(ifc),
+		rfs_log_iface(RFS_LOG_INFO, name, ifc->ifindex,
 			      "cpus %s -> %s: config reload",
 			      old[0] ? old : "all", list[0] ? list : "all");
 	n = now->flow_cnt ? now->flow_cnt : RFS_FLOW_CNT_DEFAULT;
@@ -124,7 +121,7 @@ static void apply_changes(struct rfsd_ifaces *ifs, struct rfs_if *ifc,
 	if (r)
 		pr_warn("reload: %s\n", err[0] ? err : strerror(-r));
 	else if (n != old_n)
-		rfs_log_iface(RFS_LOG_INFO, name, rfs_if_ifindex(ifc),
+		rfs_log_iface(RFS_LOG_INFO, name, ifc->ifindex,
 			      "flow_cnt %u -> %u: config reload", old_n, n);
 	err[0] = '\0';
 	if (was->noguard != now->noguard &&
@@ -132,7 +129,7 @@ static void apply_changes(struct rfsd_ifaces *ifs, struct rfs_if *ifc,
 		pr_warn("reload: %s\n", err[0] ? err : strerror(-r));
 	if (was->mode != now->mode)
 		pr_warn("reload: %s: a new mode takes a detach and attach; still %s\n",
-			name, rfs_xdp_mode_name(rfs_if_mode(ifc)));
+			name, rfs_xdp_mode_name(ifc->mode));
 }
 
 /* An adopted interface keeps what it has, but for noguard: the in-order
@@ -142,16 +139,16 @@ static void adopted(struct rfsd_ifaces *ifs, struct rfs_if *ifc,
 {
 	char err[RFS_ERR_LEN] = "";
 
-	if (rfs_if_noguard(ifc) && !(ic && ic->noguard)) {
+	if (ifc->noguard && !(ic && ic->noguard)) {
 		if (rfs_if_set_noguard(ifs->dp, ifc, false, err))
 			pr_warn("%s\n", err);
 		else
 			pr_warn("adopted %s with noguard on; the config does not ask for it: in-order rule on again\n",
-				rfs_if_name(ifc));
+				ifc->name);
 	}
 	/* adopting it was its state change (logged) */
 	if (ic && !cfg_matches(ic, ifc))
-		rfs_log_iface(RFS_LOG_INFO, rfs_if_name(ifc), rfs_if_ifindex(ifc),
+		rfs_log_iface(RFS_LOG_INFO, ifc->name, ifc->ifindex,
 			      "kept as adopted; the config differs (rfsctl set, or detach and restart, to apply it)");
 }
 
@@ -222,7 +219,7 @@ void rfsd_ifaces_reload(struct rfsd_ifaces *ifs, const struct rfsd_config *old)
 	const struct rfsd_config *cfg = ifs->cfg;
 	const struct rfsd_iface_cfg *now, *was;
 	char err[RFS_ERR_LEN] = "";
-	__u32 was_n = rfs_dp_sock_flow_entries(ifs->dp);
+	__u32 was_n = ifs->dp->globals.sock_flow_mask + 1;
 	struct rfsd_link *l = NULL;
 	size_t i, n = links_of(cfg, old, &l);
 	struct rfsd_ifstate *st;
@@ -243,7 +240,7 @@ void rfsd_ifaces_reload(struct rfsd_ifaces *ifs, const struct rfsd_config *old)
 			pr_warn("reload: %s\n", err[0] ? err : strerror(-r));
 		else
 			pr_info("sock flow table: %u -> %u entries: config reload\n",
-				was_n, rfs_dp_sock_flow_entries(ifs->dp));
+				was_n, ifs->dp->globals.sock_flow_mask + 1);
 	}
 	for (i = 0; i < n; i++) {
 		name = l[i].name;
@@ -298,7 +295,7 @@ void rfsd_ifaces_link_new(struct rfsd_ifaces *ifs, const struct rfsd_link *l)
 	size_t i, n;
 
 	if (ifc) {
-		if (strcmp(rfs_if_name(ifc), l->name))
+		if (strcmp(ifc->name, l->name))
 			rfs_if_rename(ifs->dp, ifc, l->name);
 		return;
 	}
@@ -333,9 +330,9 @@ static struct rfsd_ifstate *forget(struct rfsd_ifaces *ifs,
 {
 	char name[IF_NAMESIZE];
 	struct rfsd_ifstate *st;
-	int ifindex = rfs_if_ifindex(ifc);
+	int ifindex = ifc->ifindex;
 
-	snprintf(name, sizeof(name), "%s", rfs_if_name(ifc));
+	snprintf(name, sizeof(name), "%s", ifc->name);
 	rfs_if_forget(ifs->dp, ifc);
 	if (why)
 		rfs_log_iface(RFS_LOG_INFO, name, ifindex, "%s", why);
@@ -361,23 +358,23 @@ void rfsd_ifaces_link_xdp(struct rfsd_ifaces *ifs, int ifindex, __u32 prog_id)
 	struct rfsd_ifstate *st;
 	const char *name;
 
-	if (!ifc || prog_id == rfs_if_prog_id(ifc))
+	if (!ifc || prog_id == ifc->prog_id)
 		return;
 	/* the event may predate our attach (one queued while a new link
 	 * was attached on its first event), and under a libxdp dispatcher
 	 * the link runs the dispatcher, ours one of its programs: ask the
 	 * kernel, through libxdp, before calling it lost */
-	if (rfs_if_prog_on(ifindex, rfs_if_prog_id(ifc)))
+	if (rfs_if_prog_on(ifindex, ifc->prog_id))
 		return;
-	name = rfs_if_name(ifc);
+	name = ifc->name;
 	if (prog_id)
 		rfs_log_iface(RFS_LOG_WARN, name, ifindex,
 			      "lost: our XDP program (id %u) was replaced by program %u by another tool; no longer steered, pins dropped (rfsctl attach %s once that program is gone)",
-			      rfs_if_prog_id(ifc), prog_id, name);
+			      ifc->prog_id, prog_id, name);
 	else
 		rfs_log_iface(RFS_LOG_WARN, name, ifindex,
 			      "lost: our XDP program (id %u) was detached by another tool; no longer steered, pins dropped",
-			      rfs_if_prog_id(ifc));
+			      ifc->prog_id);
 	st = forget(ifs, ifc, NULL);
 	if (st) {
 		st->lost = true;
@@ -422,15 +419,15 @@ void rfsd_ifaces_link_moved(struct rfsd_ifaces *ifs, int ifindex, int nsid,
 	/* The event comes as the move starts: give it a moment to land. */
 	for (int i = 0; i < 5; i++) {
 		e = rfsd_netns_xdp_detach(nsid, new_ifindex,
-					  rfs_if_prog_fd(ifc),
-					  rfs_if_mode(ifc) == RFS_XDP_GENERIC);
+					  ifc->prog_fd,
+					  ifc->mode == RFS_XDP_GENERIC);
 		if (!e || e == -ENOENT || e == -EACCES)
 			break;
 		usleep(20000);
 	}
 	/* our program stays there, unpinned: say what would reach it */
 	if (e == -ENOENT || e == -EACCES)
-		rfs_log_iface(RFS_LOG_WARN, rfs_if_name(ifc), ifindex,
+		rfs_log_iface(RFS_LOG_WARN, ifc->name, ifindex,
 			      "moved to another network namespace (netns id %d, ifindex %d there): can't detach XDP there: the namespace is not named (/run/netns, /run/docker/netns) and %s; our program stays on it there, pins dropped; %s",
 			      nsid, new_ifindex,
 			      e == -ENOENT ? "no process rfsd sees holds it" :
@@ -438,11 +435,11 @@ void rfsd_ifaces_link_moved(struct rfsd_ifaces *ifs, int ifindex, int nsid,
 			      e == -ENOENT ? "name it (ip netns attach NAME PID) to have it detached" :
 			      "name it (ip netns attach NAME PID), or add CAP_SYS_PTRACE to rfsd's CapabilityBoundingSet= in a drop-in, and to its AmbientCapabilities= (docs/operations.md), to have it detached");
 	else if (e)
-		rfs_log_iface(RFS_LOG_WARN, rfs_if_name(ifc), ifindex,
+		rfs_log_iface(RFS_LOG_WARN, ifc->name, ifindex,
 			      "moved to another network namespace (netns id %d, ifindex %d there): can't detach XDP there: %s; pins dropped",
 			      nsid, new_ifindex, strerror(-e));
 	else
-		rfs_log_iface(RFS_LOG_INFO, rfs_if_name(ifc), ifindex,
+		rfs_log_iface(RFS_LOG_INFO, ifc->name, ifindex,
 			      "moved to another network namespace (netns id %d): detached XDP there, pins dropped",
 			      nsid);
 	forget(ifs, ifc, NULL);
@@ -451,12 +448,12 @@ void rfsd_ifaces_link_moved(struct rfsd_ifaces *ifs, int ifindex, int nsid,
 void rfsd_ifaces_resync(struct rfsd_ifaces *ifs)
 {
 	char buf[IF_NAMESIZE];
-	size_t i = rfs_dp_if_count(ifs->dp);
+	size_t i = ifs->dp->n_ifs;
 
 	while (i--) {
-		struct rfs_if *ifc = rfs_dp_if_at(ifs->dp, i);
+		struct rfs_if *ifc = ifs->dp->ifs[i];
 
-		if (ifc && !if_indextoname(rfs_if_ifindex(ifc), buf) &&
+		if (ifc && !if_indextoname(ifc->ifindex, buf) &&
 		    (errno == ENXIO || errno == ENODEV))
 			forget(ifs, ifc, "gone: the interface was deleted (found at a resync after lost link events); its pins dropped");
 	}

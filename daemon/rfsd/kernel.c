@@ -19,7 +19,7 @@
 
 void rfsd_log_kernel(const struct rfs_dp *dp, bool allow_unordered)
 {
-	const struct rfs_kfeatures *f = rfs_dp_kfeatures(dp);
+	const struct rfs_kfeatures *f = &dp->feat;
 	struct rfs_feat_report r;
 	int i;
 
@@ -73,7 +73,7 @@ static struct json_object *lines_json(const struct rfs_feat_report *r, int from)
 
 struct json_object *rfsd_kernel_json(struct rfs_dp *dp, bool allow_unordered)
 {
-	const struct rfs_kfeatures *f = rfs_dp_kfeatures(dp);
+	const struct rfs_kfeatures *f = &dp->feat;
 	struct json_object *o = json_object_new_object(), *ifs;
 	struct rfs_feat_report r;
 	size_t i;
@@ -85,16 +85,16 @@ struct json_object *rfsd_kernel_json(struct rfs_dp *dp, bool allow_unordered)
 	rfsd_add(o, "faked", rfsd_jbool(f->faked));
 	rfsd_add(o, "features", lines_json(&r, 0));
 	ifs = json_object_new_object();
-	for (i = 0; i < rfs_dp_if_count(dp); i++) {
-		struct rfs_if *ifc = rfs_dp_if_at(dp, i);
+	for (i = 0; i < dp->n_ifs; i++) {
+		struct rfs_if *ifc = dp->ifs[i];
 		struct rfs_if_facts facts = {
-			.native = rfs_if_mode(ifc) == RFS_XDP_NATIVE,
-			.gro_flush_timeout = rfs_if_gro_flush_timeout(rfs_if_name(ifc)),
+			.native = ifc->mode == RFS_XDP_NATIVE,
+			.gro_flush_timeout = rfs_if_gro_flush_timeout(ifc->name),
 		};
 		int n = r.n;
 
 		rfs_kjudge_iface(f, &facts, &r);
-		rfsd_add(ifs, rfs_if_name(ifc), lines_json(&r, n));
+		rfsd_add(ifs, ifc->name, lines_json(&r, n));
 		r.n = n;
 	}
 	rfsd_add(o, "interfaces", ifs);

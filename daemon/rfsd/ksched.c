@@ -60,7 +60,7 @@ static int kthread_open(const struct rfsd_kscheds *k, __u32 pid, int cpu,
 {
 	char state;
 
-	return rfs_kthread_open(pid, cpu, rfs_dp_cpumap_id(k->dp), &state,
+	return rfs_kthread_open(pid, cpu, k->dp->globals.cpumap_id, &state,
 				why, len);
 }
 
@@ -183,7 +183,7 @@ done:
 
 void rfsd_ksched_adopt(struct rfsd_kscheds *k)
 {
-	int n = rfs_dp_nr_cpus(k->dp), cpu;	/* <= RFS_MAX_CPUS */
+	int n = k->dp->env.nr_cpus, cpu;	/* <= RFS_MAX_CPUS */
 	struct rfs_cpu_queue *q;
 	struct rfsd_ksched p;
 	char name[48], why[128];
@@ -243,7 +243,7 @@ static void kwait_look(struct rfsd_kscheds *k, int cpu, __u32 pid)
 
 void rfsd_ksched_tick(struct rfsd_kscheds *k)
 {
-	int n = rfs_dp_nr_cpus(k->dp), cpu;	/* <= RFS_MAX_CPUS */
+	int n = k->dp->env.nr_cpus, cpu;	/* <= RFS_MAX_CPUS */
 	bool look = !(++k->ticks % RFSD_KWAIT_WINDOW);
 	struct rfs_cpu_queue *q;
 
@@ -301,7 +301,7 @@ void rfsd_ksched_new_kthreads(struct rfsd_kscheds *k)
 	for (cpu = 0; cpu < RFS_MAX_CPUS; cpu++)
 		m.left += rfs_cpuset_has(&m.made, cpu);
 	if (m.left)
-		rfs_kthreads_scan(rfs_dp_cpumap_id(k->dp), take_if_made, &m);
+		rfs_kthreads_scan(k->dp->globals.cpumap_id, take_if_made, &m);
 }
 
 int rfsd_ksched_wait(const struct rfsd_kscheds *k, int cpu, __u32 pid,
@@ -356,7 +356,7 @@ static int set_flood(struct rfsd_kscheds *k, int cpu,
 struct json_object *rfsd_ksched_json(const struct rfsd_kscheds *k)
 {
 	struct json_object *o = json_object_new_object(), *a, *e;
-	int n = rfs_dp_nr_cpus(k->dp), cpu;
+	int n = k->dp->env.nr_cpus, cpu;
 	char name[48];
 
 	rfsd_ksched_name(&k->want, name, sizeof(name));
@@ -469,7 +469,7 @@ static void on_kflood_timer(struct rfsd_watch *w, uint32_t ev)
 {
 	struct rfsd_kscheds *k = rfsd_container_of(w, struct rfsd_kscheds,
 						   flood_tmr);
-	int n = rfs_dp_nr_cpus(k->dp), cpu;
+	int n = k->dp->env.nr_cpus, cpu;
 	struct rfs_cpu_queue *q;
 	uint64_t ticks;
 	__u64 now;

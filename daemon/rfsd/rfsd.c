@@ -130,7 +130,7 @@ static void usage(void)
 
 static void update_status(struct rfsd *d)
 {
-	size_t n = rfs_dp_if_count(d->dp);
+	size_t n = d->dp->n_ifs;
 	size_t waiting = rfsd_ifaces_waiting(&d->ifaces);
 	char buf[sizeof(d->status)], w[64] = "";
 
@@ -497,17 +497,17 @@ int main(int argc, char **argv)
 			strerror(-e));
 	if (adopted) {
 		pr_info("adopted datapath from %s: %zu interfaces\n",
-			rfs_dp_pin_dir(d.dp), rfs_dp_if_count(d.dp));
+			d.dp->pin_dir, d.dp->n_ifs);
 		if (d.cfg.sock_flow_entries &&
-		    d.cfg.sock_flow_entries != rfs_dp_sock_flow_entries(d.dp))
+		    d.cfg.sock_flow_entries != d.dp->globals.sock_flow_mask + 1)
 			pr_info("kept the adopted sock_flow_entries %u (config says %u; rfsctl set to change it)\n",
-				rfs_dp_sock_flow_entries(d.dp),
+				d.dp->globals.sock_flow_mask + 1,
 				d.cfg.sock_flow_entries);
 	} else {
 		pr_info("loaded datapath: pinned under %s, cgroup %s, trace mode %s, %u sock flow entries\n",
-			rfs_dp_pin_dir(d.dp), rfs_dp_cgroup(d.dp),
-			rfs_trace_mode_name(rfs_dp_trace_mode(d.dp)),
-			rfs_dp_sock_flow_entries(d.dp));
+			d.dp->pin_dir, d.dp->cgroup,
+			rfs_trace_mode_name(d.dp->trace_mode),
+			d.dp->globals.sock_flow_mask + 1);
 	}
 	rfsd_log_kernel(d.dp, d.cfg.allow_unordered);
 	/* subscribe before attaching: no deletion may slip in between */

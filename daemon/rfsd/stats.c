@@ -49,7 +49,7 @@ struct json_object *rfsd_cmd_stats(struct rfsd_cmd_ctx *x,
 				   struct rfsd_client *c,
 				   const struct rfsd_req *r)
 {
-	int nr = rfs_dp_nr_cpus(x->dp), cpu, e = 0;
+	int nr = x->dp->env.nr_cpus, cpu, e = 0;
 	struct json_object *reply = NULL, *o, *total, *per;
 	struct rfs_if_stats *sum = NULL, *one = NULL;
 	struct rfs_global_stats *gs = NULL, gtot = {};
@@ -71,15 +71,15 @@ struct json_object *rfsd_cmd_stats(struct rfsd_cmd_ctx *x,
 		reply = rfsd_reply_err(ENOMEM, "stats: out of memory");
 		goto out;
 	}
-	for (i = 0; i < rfs_dp_if_count(x->dp); i++) {
-		struct rfs_if *ifc = rfs_dp_if_at(x->dp, i);
+	for (i = 0; i < x->dp->n_ifs; i++) {
+		struct rfs_if *ifc = x->dp->ifs[i];
 
 		if (only && ifc != only)
 			continue;
 		e = rfs_if_read_stats(ifc, one);
 		if (e) {
 			reply = rfsd_reply_err(e, "stats %s: can't read counters: %s",
-					       rfs_if_name(ifc), strerror(-e));
+					       ifc->name, strerror(-e));
 			goto out;
 		}
 		for (cpu = 0; cpu < nr; cpu++)
@@ -141,7 +141,7 @@ struct json_object *rfsd_cmd_stats(struct rfsd_cmd_ctx *x,
 	}
 
 	o = json_object_new_object();
-	rfsd_add(o, "interface", rfsd_jstr(only ? rfs_if_name(only) : NULL));
+	rfsd_add(o, "interface", rfsd_jstr(only ? only->name : NULL));
 	rfsd_add(o, "total", total);
 	rfsd_add(o, "per_cpu", per);
 	reply = rfsd_reply_ok(o);

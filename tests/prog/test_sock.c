@@ -512,7 +512,7 @@ static void rfs_st_expect_cpu(__u32 hash, int cpu, const char *what)
 static struct rfs_global_stats rfs_st_gstats(void)
 {
 	struct rfs_global_stats *v, sum;
-	int n = rfs_dp_nr_cpus(st.dp);
+	int n = st.dp->env.nr_cpus;
 
 	v = calloc(n, sizeof(*v));
 	assert_non_null(v);
@@ -536,7 +536,7 @@ static void rfs_st_ready(void)
 	if (want == RFS_TRACE_AUTO)
 		want = rfs_st_have_sock_tps() ? RFS_TRACE_TP_BTF :
 		       st.fexit_ok ? RFS_TRACE_FEXIT : RFS_TRACE_KPROBE;
-	assert_int_equal(rfs_dp_trace_mode(st.dp), want);
+	assert_int_equal(st.dp->trace_mode, want);
 }
 
 /* The CPU the kernel last processed an incoming frame of fd on. */
@@ -779,7 +779,7 @@ static void test_tcp_no_record_after_close(void **state)
  */
 static void rfs_st_expect_poll(int fd, __u32 hash, const char *what)
 {
-	bool records = rfs_dp_trace_mode(st.dp) == RFS_TRACE_KPROBE;
+	bool records = st.dp->trace_mode == RFS_TRACE_KPROBE;
 	int incoming = rfs_st_incoming_cpu(fd), cpu;
 	char msg[128], c;
 
@@ -791,7 +791,7 @@ static void rfs_st_expect_poll(int fd, __u32 hash, const char *what)
 	assert_int_equal(recv(fd, &c, 1, MSG_DONTWAIT), -1);
 	assert_int_equal(errno, EAGAIN);
 	snprintf(msg, sizeof(msg), "%s: recv on cpu %d returned EAGAIN (%s, frames on cpu %d)",
-		 what, cpu, rfs_trace_mode_name(rfs_dp_trace_mode(st.dp)),
+		 what, cpu, rfs_trace_mode_name(st.dp->trace_mode),
 		 rfs_st_incoming_cpu(fd));
 	if (records)
 		rfs_st_expect_cpu(hash, cpu, msg);

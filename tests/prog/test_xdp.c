@@ -130,10 +130,9 @@ static void rfs_xt_cleanup(void)
 
 static bool rfs_xt_is_sock_prog(__u32 id)
 {
-	struct rfs_dp_prog_ids ids;
+	const struct rfs_dp_prog_ids *ids = &xt.dp->ids;
 
-	rfs_dp_prog_ids(xt.dp, &ids);
-	return id && (id == ids.recv || id == ids.send || id == ids.sockops);
+	return id && (id == ids->recv || id == ids->send || id == ids->sockops);
 }
 
 /* Links of the socket-side programs still in the kernel. */
@@ -300,7 +299,7 @@ static int rfs_xt_group_setup(void **state)
 	/* On a machine with more possible CPUs than RFS_MAX_CPUS the
 	 * per-CPU maps still hold one value per possible CPU, but the
 	 * target and RX CPU tables stop at the cap. */
-	xt.nsteer = rfs_dp_nr_cpus(xt.dp);
+	xt.nsteer = xt.dp->env.nr_cpus;
 	for (cpu = 0; cpu < 2; cpu++)
 		if (bpf_map_lookup_elem(xt.dp->env.cpu_queues_fd, &cpu,
 					&xt.q_fresh[cpu]))
@@ -742,7 +741,7 @@ static int rfs_xt_run_prog(int prog_fd, const __u8 *in, size_t len,
 static int rfs_xt_run_q(const __u8 *frame, size_t len, __u32 rxq,
 			struct rfs_xt_out *out)
 {
-	return rfs_xt_run_prog(rfs_if_prog_fd(xt.ifc), frame, len, 0, rxq, out);
+	return rfs_xt_run_prog(xt.ifc->prog_fd, frame, len, 0, rxq, out);
 }
 
 static __u32 rfs_xt_run(const __u8 *frame, size_t len)
@@ -2260,7 +2259,7 @@ static void test_meta_behind_theirs(void **state)
 	memcpy(in, theirs, 4);
 	rfs_frame_build(&f, in + 4, &lay);
 	rfs_xt_stats(&before);
-	assert_int_equal(rfs_xt_run_prog(rfs_if_prog_fd(xt.ifc), in,
+	assert_int_equal(rfs_xt_run_prog(xt.ifc->prog_fd, in,
 					 4 + lay.len, 4, 0, &out), 0);
 	d = rfs_xt_delta(&before);
 	assert_int_equal(out.ret, XDP_REDIRECT);
@@ -2289,7 +2288,7 @@ static void test_meta_behind_theirs(void **state)
 		memcpy(in, theirs, n);
 		rfs_frame_build(&f, in + n, &lay);
 		rfs_xt_stats(&before);
-		e = rfs_xt_run_prog(rfs_if_prog_fd(xt.ifc), in, n + lay.len, n,
+		e = rfs_xt_run_prog(xt.ifc->prog_fd, in, n + lay.len, n,
 				    0, &out);
 		if (e == -EINVAL)
 			continue;	/* more metadata than this kernel takes */
@@ -2948,7 +2947,7 @@ static void rfs_xt_live_run(const __u8 *buf, size_t len, __u32 repeat)
 	o.ctx_size_in = sizeof(ctx);
 	o.repeat = repeat;
 	o.flags = BPF_F_TEST_XDP_LIVE_FRAMES;
-	if (bpf_prog_test_run_opts(rfs_if_prog_fd(xt.ifc), &o))
+	if (bpf_prog_test_run_opts(xt.ifc->prog_fd, &o))
 		fail_msg("live test run: %s", strerror(errno));
 }
 
@@ -3118,7 +3117,7 @@ static void test_cost(void **state)
 	o.repeat = repeat;
 
 	rfs_xt_stats(&before);
-	assert_int_equal(bpf_prog_test_run_opts(rfs_if_prog_fd(xt.ifc), &o), 0);
+	assert_int_equal(bpf_prog_test_run_opts(xt.ifc->prog_fd, &o), 0);
 	d = rfs_xt_delta(&before);
 	bare = o.duration;
 	assert_int_equal(o.retval, XDP_REDIRECT);
@@ -3135,7 +3134,7 @@ static void test_cost(void **state)
 	assert_int_equal(bpf_prog_test_run_opts(bpf_program__fd(rearm->progs.rfs_rearm),
 						&o), 0);
 	floor = o.duration;
-	fd = rfs_if_prog_fd(xt.ifc);
+	fd = xt.ifc->prog_fd;
 	assert_int_equal(bpf_map_update_elem(next_fd, &zero, &fd, BPF_ANY), 0);
 	rfs_xt_stats(&before);
 	o.data_size_out = 0;	/* the last run's: a longer frame is ENOSPC */

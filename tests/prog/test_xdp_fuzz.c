@@ -318,7 +318,7 @@ static int rfs_fz_run(const __u8 *p, size_t len,
 	o.ctx_out = &ctx_out;
 	o.ctx_size_out = sizeof(ctx_out);
 	o.repeat = 1;
-	if (bpf_prog_test_run_opts(rfs_if_prog_fd(fz.ifc), &o))
+	if (bpf_prog_test_run_opts(fz.ifc->prog_fd, &o))
 		rfs_fz_fail(p, len, "test run: %s", strerror(errno));
 	assert_int_equal(rfs_tu_if_stats(fz.ifc, fz.ncpus, &now), 0);
 	d = rfs_tu_stats_sub(&now, &before);

@@ -129,30 +129,6 @@ int rfs_write_array(int fd, __u32 value_size, __u32 entries, const void *buf)
 	return 0;
 }
 
-int rfs_check_maps(const struct rfs_map_check *m, size_t n, char *err)
-{
-	struct bpf_map_info info;
-	__u32 len;
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		memset(&info, 0, sizeof(info));
-		len = sizeof(info);
-		if (m[i].fd < 0)
-			continue;	/* missing: reported as incomplete */
-		if (bpf_obj_get_info_by_fd(m[i].fd, &info, &len))
-			return rfs_errf(err, errno, "can't read pinned map %s: %s",
-					m[i].name, strerror(errno));
-		if (info.key_size != sizeof(__u32) ||
-		    info.value_size != m[i].value_size)
-			return rfs_errf(err, EPROTO,
-					"pinned map %s has %u-byte values, this build's are %u: it was made by another build of xdp-rfs",
-					m[i].name, info.value_size,
-					m[i].value_size);
-	}
-	return 0;
-}
-
 __u32 rfs_obj_id(int fd)
 {
 	/* prog and map info both start with type, then id */
@@ -227,6 +203,63 @@ int rfs_pin_at(const char *base, int fd, const char *dir, const char *name,
 		return rfs_errf(err, errno, "can't pin '%s': %s", path,
 				strerror(errno));
 	return 0;
+}
+
+static int rfs_check_map(int fd, const char *name, __u32 value_size,
+			 char *err)
+{
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
+
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+		return rfs_errf(err, errno, "can't read pinned map %s: %s", name,
+				strerror(errno));
+	if (info.key_size != sizeof(__u32) || info.value_size != value_size)
+		return rfs_errf(err, EPROTO,
+				"pinned map %s has %u-byte values, this build's are %u: it was made by another build of xdp-rfs",
+				name, info.value_size, value_size);
+	return 0;
+}
+
+int rfs_pins_open(const char *base, const char *sub, void *obj,
+		  const struct rfs_pin *p, size_t n, char *err)
+{
+	int e = 0, missing = 0, *fd;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		fd = rfs_pin_fd(obj, &p[i]);
+		*fd = rfs_get_pinned(base, p[i].dir ? p[i].dir : sub, p[i].name);
+		if (*fd < 0 && !missing)
+			missing = *fd;
+		if (!e && *fd >= 0 && p[i].value_size)
+			e = rfs_check_map(*fd, p[i].name, p[i].value_size, err);
+	}
+	return e ? e : missing;
+}
+
+int rfs_pins_pin(const char *base, const char *sub, void *obj,
+		 const struct rfs_pin *p, size_t n, char *err)
+{
+	size_t i;
+	int e = 0;
+
+	for (i = 0; !e && i < n; i++)
+		e = rfs_pin_at(base, *rfs_pin_fd(obj, &p[i]),
+			       p[i].dir ? p[i].dir : sub, p[i].name, err);
+	return e;
+}
+
+void rfs_pins_reset(void *obj, const struct rfs_pin *p, size_t n,
+		    bool close_them)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (close_them && *rfs_pin_fd(obj, &p[i]) >= 0)
+			close(*rfs_pin_fd(obj, &p[i]));
+		*rfs_pin_fd(obj, &p[i]) = -1;
+	}
 }
 
 void rfs_wait_rcu(void)

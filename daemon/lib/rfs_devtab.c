@@ -364,16 +364,11 @@ static int rfs_held_stop(void *ctx, const struct rfs_held_flow *h)
 	return 1;
 }
 
-int rfs_devtab_busy(const struct rfs_if_env *env, int table_fd, __u32 cpu,
-		    __u32 drain_jiffies, const struct rfs_cpuset *allowed)
+int rfs_devtab_busy(const struct rfs_if_env *env, int table_fd,
+		    __u32 drain_jiffies)
 {
-	struct rfs_cpuset one;
-
-	rfs_cpuset_zero(&one);
-	if (cpu != RFS_NO_CPU)
-		rfs_cpuset_add(&one, cpu);
-	return rfs_devtab_scan(env, table_fd, cpu == RFS_NO_CPU ? NULL : &one,
-			       drain_jiffies, allowed, rfs_held_stop, NULL);
+	return rfs_devtab_scan(env, table_fd, NULL, drain_jiffies, NULL,
+			       rfs_held_stop, NULL);
 }
 
 static int rfs_held_collect(void *ctx, const struct rfs_held_flow *h)
@@ -384,16 +379,14 @@ static int rfs_held_collect(void *ctx, const struct rfs_held_flow *h)
 	return 0;
 }
 
-/* The table in slot 1 of the outer map, or -ENOENT. */
+/* The table in slot 1 of the outer map, or < 0. */
 static int rfs_devtab_prev_fd(const struct rfs_if *ifc)
 {
 	__u32 slot = RFS_DEV_PREV, id;
-	int fd;
 
 	if (bpf_map_lookup_elem(ifc->dev_outer_fd, &slot, &id))
 		return -ENOENT;
-	fd = bpf_map_get_fd_by_id(id);
-	return fd < 0 ? -errno : fd;
+	return bpf_map_get_fd_by_id(id);
 }
 
 /* fn over the interface's current table, then its previous one. */
@@ -421,10 +414,8 @@ int rfs_devtab_in_flight(const struct rfs_if_env *env,
 	struct rfs_cpuset one;
 
 	rfs_cpuset_zero(&one);
-	if (cpu != RFS_NO_CPU)
-		rfs_cpuset_add(&one, cpu);
-	return rfs_devtab_scan_both(env, ifc, cpu == RFS_NO_CPU ? NULL : &one,
-				    rfs_held_stop, NULL);
+	rfs_cpuset_add(&one, cpu);
+	return rfs_devtab_scan_both(env, ifc, &one, rfs_held_stop, NULL);
 }
 
 int rfs_devtab_holds(const struct rfs_if_env *env, const struct rfs_if *ifc,
@@ -433,19 +424,27 @@ int rfs_devtab_holds(const struct rfs_if_env *env, const struct rfs_if *ifc,
 	return rfs_devtab_scan_both(env, ifc, cpus, rfs_held_collect, by_cpu);
 }
 
+/* Whether the table before the last resize has frames in flight, or
+ * -ENOENT: there is none.  Asked after an RCU wait, so no frame can be
+ * sent on it any more (rfs_hold_in.settled). */
+static int rfs_devtab_prev_busy(const struct rfs_if_env *env,
+				const struct rfs_if *ifc)
+{
+	int prev = rfs_devtab_prev_fd(ifc), busy;
+
+	if (prev < 0)
+		return -ENOENT;
+	rfs_wait_rcu();
+	busy = rfs_devtab_busy(env, prev, ifc->local_drain_jiffies);
+	close(prev);
+	return busy;
+}
+
 void rfs_devtab_retire(const struct rfs_if_env *env, struct rfs_if *ifc)
 {
 	__u32 slot = RFS_DEV_PREV;
-	int prev, busy;
 
-	prev = rfs_devtab_prev_fd(ifc);
-	if (prev < 0)
-		return;
-	rfs_wait_rcu();
-	busy = rfs_devtab_busy(env, prev, RFS_NO_CPU, ifc->local_drain_jiffies,
-			       NULL);
-	close(prev);
-	if (busy)
+	if (rfs_devtab_prev_busy(env, ifc))
 		return;
 	if (bpf_map_delete_elem(ifc->dev_outer_fd, &slot))
 		pr_warn("%s: can't drop the previous flow table: %s\n",
@@ -459,21 +458,15 @@ int rfs_devtab_resize(const struct rfs_if_env *env, struct rfs_if *ifc,
 		      __u32 flow_cnt, __u32 rx_queues, char *err)
 {
 	__u32 cur = RFS_DEV_CUR, prev = RFS_DEV_PREV;
-	int new_fd, prev_fd, e;
+	int new_fd, e;
 
-	prev_fd = rfs_devtab_prev_fd(ifc);
-	if (prev_fd >= 0) {
-		/* Only one old table at a time: the one before must be empty
-		 * of in-flight frames before it is let go. */
-		rfs_wait_rcu();
-		e = rfs_devtab_busy(env, prev_fd, RFS_NO_CPU,
-				    ifc->local_drain_jiffies, NULL);
-		close(prev_fd);
-		if (e)
-			return rfs_errf(err, e < 0 ? e : EBUSY,
-					"%s: the table before the last resize still has frames in flight; try again shortly",
-					ifc->name);
-	}
+	/* Only one old table at a time: the one before must be empty of
+	 * in-flight frames before it is let go. */
+	e = rfs_devtab_prev_busy(env, ifc);
+	if (e && e != -ENOENT)
+		return rfs_errf(err, e < 0 ? e : EBUSY,
+				"%s: the table before the last resize still has frames in flight; try again shortly",
+				ifc->name);
 	new_fd = rfs_devtab_create(ifc->dev_flows_fd, flow_cnt, rx_queues);
 	if (new_fd < 0)
 		return rfs_errf(err, new_fd, "%s: can't create a flow table of %u: %s",

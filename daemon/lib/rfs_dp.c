@@ -218,12 +218,8 @@ static int rfs_cpumap_sync(struct rfs_dp *dp, char *err)
 
 /* ---- the core object ---- */
 
-/* The core's pinned objects; value sizes are checked at adopt (0: not). */
-static const struct {
-	const char *dir, *name;
-	size_t fd;		/* offsetof(struct rfs_dp, its fd) */
-	__u32 value_size;
-} rfs_core_pins[] = {
+/* The core's pins (rfs_pins_open() checks the value sizes at adopt). */
+static const struct rfs_pin rfs_core_pins[] = {
 #define M(n, fd, size) { "maps", n, offsetof(struct rfs_dp, env.fd), size }
 	M(RFS_MAP_GLOBALS, globals_fd, sizeof(struct rfs_globals)),
 	M(RFS_MAP_SOCK_OUTER, sock_outer_fd, 0),
@@ -237,22 +233,6 @@ static const struct {
 	{ "progs", "rfs_cpumap", offsetof(struct rfs_dp, cpumap_prog_fd), 0 },
 };
 #define RFS_CORE_PINS	(sizeof(rfs_core_pins) / sizeof(rfs_core_pins[0]))
-
-static int *rfs_core_fd(struct rfs_dp *dp, size_t i)
-{
-	return (int *)((char *)dp + rfs_core_pins[i].fd);
-}
-
-static void rfs_core_reset_fds(struct rfs_dp *dp, bool close_them)
-{
-	size_t i;
-
-	for (i = 0; i < RFS_CORE_PINS; i++) {
-		if (close_them && *rfs_core_fd(dp, i) >= 0)
-			close(*rfs_core_fd(dp, i));
-		*rfs_core_fd(dp, i) = -1;
-	}
-}
 
 /* The trace mode that loads a socket-side program (or link), by its
  * name's prefix; RFS_TRACE_NONE for the other programs. */
@@ -459,7 +439,7 @@ static int rfs_core_create(struct rfs_dp *dp, const struct rfs_dp_opts *o,
 		struct bpf_map *m = bpf_object__find_map_by_name(skel->obj, name);
 
 		if (m)
-			*rfs_core_fd(dp, i) = dup(bpf_map__fd(m));
+			*rfs_pin_fd(dp, &rfs_core_pins[i]) = dup(bpf_map__fd(m));
 	}
 	dp->cpumap_prog_fd = dup(bpf_program__fd(skel->progs.rfs_cpumap));
 
@@ -490,11 +470,10 @@ static int rfs_core_create(struct rfs_dp *dp, const struct rfs_dp_opts *o,
 		goto out;
 	}
 
-	err_ = rfs_socktab_create(&dp->env, entries, err);
-	for (i = 0; !err_ && i < RFS_CORE_PINS; i++)
-		err_ = rfs_pin_at(dp->base, *rfs_core_fd(dp, i),
-				  rfs_core_pins[i].dir, rfs_core_pins[i].name, err);
-	err_ = err_ ?: rfs_cpumap_sync(dp, err);
+	err_ = rfs_socktab_create(&dp->env, entries, err) ?:
+	       rfs_pins_pin(dp->base, NULL, dp, rfs_core_pins, RFS_CORE_PINS,
+			    err) ?:
+	       rfs_cpumap_sync(dp, err);
 	if (err_)
 		goto out;
 
@@ -556,30 +535,17 @@ out:
 
 static int rfs_core_adopt(struct rfs_dp *dp, char *err)
 {
-	char why[RFS_ERR_LEN];
-	bool incomplete = false;
+	char why[RFS_ERR_LEN] = "";
 	__u32 zero = 0;
-	int e = 0;
-	size_t i;
+	int e;
 
-	for (i = 0; i < RFS_CORE_PINS; i++) {
-		const struct rfs_map_check c = {
-			rfs_get_pinned(dp->base, rfs_core_pins[i].dir,
-				       rfs_core_pins[i].name),
-			rfs_core_pins[i].name, rfs_core_pins[i].value_size,
-		};
-
-		*rfs_core_fd(dp, i) = c.fd;
-		incomplete |= c.fd < 0;
-		if (!e && c.value_size)
-			e = rfs_check_maps(&c, 1, err);
-	}
-	if (e)
+	e = rfs_pins_open(dp->base, NULL, dp, rfs_core_pins, RFS_CORE_PINS,
+			  why);
+	if (e && why[0])
 		return rfs_errf(err, e,
 				"%s; under '%s' (stop the rfsd using it, run rfsd --cleanup --pin-dir %s, or pick another --pin-dir)",
-				(snprintf(why, sizeof(why), "%s", err), why),
-				dp->base, dp->pin_dir);
-	if (incomplete)
+				why, dp->base, dp->pin_dir);
+	if (e)
 		return rfs_errf(err, ENOENT,
 				"pinned datapath under '%s' is incomplete; remove it or run rfsd with another --pin-dir",
 				dp->base);
@@ -861,7 +827,7 @@ int rfs_dp_open(struct rfs_dp **out, const struct rfs_dp_opts *o,
 	if (!dp)
 		return rfs_errf(err, ENOMEM, "out of memory");
 	dp->lock_fd = -1;
-	rfs_core_reset_fds(dp, false);
+	rfs_pins_reset(dp, rfs_core_pins, RFS_CORE_PINS, false);
 	dp->env.base = dp->base;
 	dp->env.globals = &dp->globals;
 	dp->env.online = &dp->online;
@@ -939,7 +905,7 @@ void rfs_dp_close(struct rfs_dp *dp, bool teardown)
 			rfs_dp_if_remove(dp, dp->ifs[dp->n_ifs - 1]);
 	}
 	free(dp->ifs);
-	rfs_core_reset_fds(dp, true);
+	rfs_pins_reset(dp, rfs_core_pins, RFS_CORE_PINS, true);
 	if (dp->lock_fd >= 0)
 		close(dp->lock_fd);
 	free(dp);

@@ -32,15 +32,6 @@ int rfs_create_table(int btf_src_fd, const char *name, const char *value_type,
 int rfs_read_array(int fd, __u32 value_size, __u32 entries, void *buf);
 int rfs_write_array(int fd, __u32 value_size, __u32 entries, const void *buf);
 
-struct rfs_map_check {
-	int fd;
-	const char *name;
-	__u32 value_size;
-};
-/* Each fd (a pinned map, or -1) has u32 keys and value_size values,
- * else -EPROTO: another build's pins would be read into wrong structs. */
-int rfs_check_maps(const struct rfs_map_check *maps, size_t n, char *err);
-
 __u32 rfs_obj_id(int fd);	/* of a prog or map fd, 0 if unknown */
 /* One per-CPU value into out[0..n), each size bytes (not the stride). */
 int rfs_read_percpu(int fd, __u32 key, size_t size, void *out, int n);
@@ -57,6 +48,33 @@ void *rfs_lookup_percpu(int fd, __u32 key, size_t size, int *ncpu);
 int rfs_get_pinned(const char *base, const char *dir, const char *name);
 int rfs_pin_at(const char *base, int fd, const char *dir, const char *name,
 	       char *err);
+
+/*
+ * A struct's pinned objects as a table: each at <base>/<dir>/<name> (dir
+ * NULL: the caller's sub), its fd at offset fd in the struct.  Opening
+ * checks that a map with a value_size has u32 keys and values of that
+ * size (else -EPROTO: another build's pins would be read into wrong
+ * structs), the only error written into err and ahead of a missing pin:
+ * that returns the first one's -errno, the others opened, -1 for it.
+ */
+struct rfs_pin {
+	const char *dir, *name;
+	size_t fd;
+	__u32 value_size;	/* 0: not checked */
+};
+
+static inline int *rfs_pin_fd(void *obj, const struct rfs_pin *p)
+{
+	return (int *)((char *)obj + p->fd);
+}
+
+int rfs_pins_open(const char *base, const char *sub, void *obj,
+		  const struct rfs_pin *p, size_t n, char *err);
+int rfs_pins_pin(const char *base, const char *sub, void *obj,
+		 const struct rfs_pin *p, size_t n, char *err);
+/* Every fd to -1, closing the open ones if close_them. */
+void rfs_pins_reset(void *obj, const struct rfs_pin *p, size_t n,
+		    bool close_them);
 
 /* Return once every program that could still use a table it looked up
  * before a swap has finished: they run under RCU, and
@@ -144,20 +162,19 @@ void rfs_iface_note_leaving(struct rfs_if *ifc, __u64 now_ms);
 
 /* A new table with its header entry written: its fd, or -errno. */
 int rfs_devtab_create(int btf_src_fd, __u32 flow_cnt, __u32 rx_queues);
-/* 1 when a flow in the table has frames in flight on cpu (RFS_NO_CPU: on
- * any CPU), a local flow there counting until drain_jiffies after its
- * last frame; 0 when none has, or -errno.  allowed: the set the
- * datapath's configuration allows, pushed (NULL: a replaced table). */
-int rfs_devtab_busy(const struct rfs_if_env *env, int table_fd, __u32 cpu,
-		    __u32 drain_jiffies, const struct rfs_cpuset *allowed);
+/* 1 when a flow in a replaced table has frames in flight, a local
+ * flow counting until drain_jiffies after its last frame; 0 when none
+ * has, or -errno. */
+int rfs_devtab_busy(const struct rfs_if_env *env, int table_fd,
+		    __u32 drain_jiffies);
+/* The same on cpu, over the interface's current and previous table. */
+int rfs_devtab_in_flight(const struct rfs_if_env *env,
+			 const struct rfs_if *ifc, __u32 cpu);
 /* The flows of the interface's current and previous table held on a CPU
  * of cpus, counted into by_cpu[their cpu] (RFS_MAX_CPUS entries, zeroed
  * by the caller).  0 or -errno. */
 int rfs_devtab_holds(const struct rfs_if_env *env, const struct rfs_if *ifc,
 		     const struct rfs_cpuset *cpus, struct rfs_hold_cpu *by_cpu);
-/* rfs_devtab_busy() over the interface's current and previous table. */
-int rfs_devtab_in_flight(const struct rfs_if_env *env,
-			 const struct rfs_if *ifc, __u32 cpu);
 int rfs_devtab_resize(const struct rfs_if_env *env, struct rfs_if *ifc,
 		      __u32 flow_cnt, __u32 rx_queues, char *err);
 /* Per CPU (env->nr_cpus entries): its cpumap kthread is asleep now;

@@ -28,21 +28,18 @@
 #include "rfs_order.h"
 #include "rfs_xdp.skel.h"
 
-static const char *const if_pins[] = {
-	"prog", RFS_MAP_IF_CFG, RFS_MAP_DEV_OUTER, RFS_MAP_DEV_FLOWS,
-	RFS_MAP_IF_STATS, RFS_MAP_FLOW_HITS,
+/* Its pins, under if/<name>/ (rfs_pins_open() checks the sizes). */
+static const struct rfs_pin if_pins[] = {
+#define P(n, fd, size) { NULL, n, offsetof(struct rfs_if, fd), size }
+	P("prog", prog_fd, 0),
+	P(RFS_MAP_IF_CFG, cfg_fd, sizeof(struct rfs_if_config)),
+	P(RFS_MAP_DEV_OUTER, dev_outer_fd, 0),
+	P(RFS_MAP_DEV_FLOWS, dev_flows_fd, sizeof(struct rfs_dev_flow)),
+	P(RFS_MAP_IF_STATS, stats_fd, sizeof(struct rfs_if_stats)),
+	P(RFS_MAP_FLOW_HITS, hits_fd, sizeof(struct rfs_flow_hit)),
+#undef P
 };
 #define N_IF_PINS (sizeof(if_pins) / sizeof(if_pins[0]))
-
-static int *if_pin_fd(struct rfs_if *ifc, size_t i)
-{
-	int *fds[N_IF_PINS] = {
-		&ifc->prog_fd, &ifc->cfg_fd, &ifc->dev_outer_fd,
-		&ifc->dev_flows_fd, &ifc->stats_fd, &ifc->hits_fd,
-	};
-
-	return fds[i];
-}
 
 static enum xdp_attach_mode rfs_iface_libxdp_mode(enum rfs_xdp_mode m)
 {
@@ -53,25 +50,19 @@ static enum xdp_attach_mode rfs_iface_libxdp_mode(enum rfs_xdp_mode m)
 static struct rfs_if *rfs_iface_new(const char *name)
 {
 	struct rfs_if *ifc = calloc(1, sizeof(*ifc));
-	size_t i;
 
 	if (!ifc)
 		return NULL;
 	snprintf(ifc->name, sizeof(ifc->name), "%s", name);
-	for (i = 0; i < N_IF_PINS; i++)
-		*if_pin_fd(ifc, i) = -1;
+	rfs_pins_reset(ifc, if_pins, N_IF_PINS, false);
 	return ifc;
 }
 
 void rfs_iface_free(struct rfs_if *ifc)
 {
-	size_t i;
-
 	if (!ifc)
 		return;
-	for (i = 0; i < N_IF_PINS; i++)
-		if (*if_pin_fd(ifc, i) >= 0)
-			close(*if_pin_fd(ifc, i));
+	rfs_pins_reset(ifc, if_pins, N_IF_PINS, true);
 	free(ifc);
 }
 
@@ -81,48 +72,12 @@ static int rfs_iface_dir(const struct rfs_if_env *env, const char *name,
 	return rfs_path(path, "%s/if/%s", env->base, name);
 }
 
-static int rfs_iface_open_pins(const struct rfs_if_env *env, struct rfs_if *ifc)
-{
-	char dir[PATH_MAX], path[PATH_MAX];
-	size_t i;
-	int e;
-
-	e = rfs_iface_dir(env, ifc->name, dir);
-	for (i = 0; !e && i < N_IF_PINS; i++) {
-		if (rfs_path(path, "%s/%s", dir, if_pins[i]))
-			e = -ENAMETOOLONG;
-		else if ((*if_pin_fd(ifc, i) = bpf_obj_get(path)) < 0)
-			e = -errno;
-	}
-	return e;
-}
-
 void rfs_iface_unpin(const struct rfs_if_env *env, const char *name)
 {
 	char path[PATH_MAX];
 
 	if (!rfs_iface_dir(env, name, path))
 		rfs_pin_walk(path, true, NULL, NULL);
-}
-
-static int rfs_iface_pin_all(const struct rfs_if_env *env, struct rfs_if *ifc,
-		      char *err)
-{
-	char dir[PATH_MAX], path[PATH_MAX];
-	size_t i;
-
-	if (rfs_iface_dir(env, ifc->name, dir) || rfs_pin_mkdirs(dir))
-		return rfs_errf(err, errno, "attach %s: can't create pin dir: %s",
-				ifc->name, strerror(errno));
-	for (i = 0; i < N_IF_PINS; i++) {
-		if (rfs_path(path, "%s/%s", dir, if_pins[i]))
-			return rfs_errf(err, ENAMETOOLONG, "pin path too long");
-		rfs_pin_unlink(path);
-		if (bpf_obj_pin(*if_pin_fd(ifc, i), path))
-			return rfs_errf(err, errno, "attach %s: can't pin '%s': %s",
-					ifc->name, path, strerror(errno));
-	}
-	return 0;
 }
 
 int rfs_iface_rename(const struct rfs_if_env *env, struct rfs_if *ifc,
@@ -512,6 +467,7 @@ int rfs_iface_attach(const struct rfs_if_env *env, const char *name,
 		     const struct rfs_if_opts *o, struct rfs_if **out,
 		     char *err)
 {
+	char dir[PATH_MAX], sub[IF_NAMESIZE + 3];
 	struct rfs_xdp *skel;
 	struct rfs_if *ifc;
 	int e;
@@ -545,7 +501,12 @@ int rfs_iface_attach(const struct rfs_if_env *env, const char *name,
 	}
 	if (!o->no_attach) {
 		rfs_test_pause("configured");
-		e = rfs_iface_pin_all(env, ifc, err);
+		snprintf(sub, sizeof(sub), "if/%s", name);
+		e = rfs_iface_dir(env, name, dir) ?: rfs_pin_mkdirs(dir);
+		e = e ? rfs_errf(err, e, "attach %s: can't create pin dir: %s",
+				 name, strerror(-e)) :
+			rfs_pins_pin(env->base, sub, ifc, if_pins, N_IF_PINS,
+				     err);
 		if (e)
 			goto fail_detach;
 		rfs_test_pause("pinned");
@@ -585,9 +546,9 @@ fail:
 int rfs_iface_adopt(const struct rfs_if_env *env, const char *name,
 		    struct rfs_if **out, char *err)
 {
+	char desc[160], sub[IF_NAMESIZE + 3], why[RFS_ERR_LEN] = "";
 	struct rfs_if_config cfg;
 	struct rfs_dev_flow hdr;
-	char desc[160];
 	struct rfs_if *ifc;
 	__u32 zero = 0;
 	int e;
@@ -596,30 +557,18 @@ int rfs_iface_adopt(const struct rfs_if_env *env, const char *name,
 	ifc = rfs_iface_new(name);
 	if (!ifc)
 		return rfs_errf(err, ENOMEM, "adopt %s: out of memory", name);
-	e = rfs_iface_open_pins(env, ifc);
+	snprintf(sub, sizeof(sub), "if/%s", name);
+	e = rfs_pins_open(env->base, sub, ifc, if_pins, N_IF_PINS, why);
+	if (e && why[0]) {
+		/* another build's: leave its pins alone */
+		rfs_errf(err, e, "adopt %s: %s", name, why);
+		rfs_iface_free(ifc);
+		return e;
+	}
 	if (e) {
 		rfs_errf(err, e, "adopt %s: pins incomplete (%s); dropped them",
 			 name, strerror(-e));
 		goto drop;
-	}
-	{
-		const struct rfs_map_check maps[] = {
-			{ ifc->cfg_fd, RFS_MAP_IF_CFG, sizeof(struct rfs_if_config) },
-			{ ifc->dev_flows_fd, RFS_MAP_DEV_FLOWS, sizeof(struct rfs_dev_flow) },
-			{ ifc->stats_fd, RFS_MAP_IF_STATS, sizeof(struct rfs_if_stats) },
-			{ ifc->hits_fd, RFS_MAP_FLOW_HITS, sizeof(struct rfs_flow_hit) },
-		};
-
-		e = rfs_check_maps(maps, sizeof(maps) / sizeof(maps[0]), err);
-	}
-	if (e) {
-		char why[RFS_ERR_LEN];
-
-		/* another build's: leave its pins alone */
-		snprintf(why, sizeof(why), "%s", err);
-		rfs_errf(err, e, "adopt %s: %s", name, why);
-		rfs_iface_free(ifc);
-		return e;
 	}
 	e = rfs_if_read_config(ifc->cfg_fd, &cfg);
 	if (e) {

@@ -193,10 +193,10 @@ $(B)/tests/test_link: tests/unit/test_link.c $(HEADERS) $(LIB_HDRS) \
 # test_kjudge: the feature judge and rfs_kfeat_set() (libbpf, zlib for
 # rfs_features.c)
 $(B)/tests/test_kjudge: tests/unit/test_kjudge.c $(HEADERS) $(LIB_HDRS) \
-		       $(B)/daemon/lib/rfs_kjudge.o $(B)/daemon/lib/rfs_features.o \
+		       $(B)/daemon/lib/rfs_features.o $(B)/daemon/lib/rfs_budget.o \
 		       $(B)/daemon/lib/parse.o | $(B)/tests
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $< $(B)/daemon/lib/rfs_kjudge.o \
+	$(Q)$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $< $(B)/daemon/lib/rfs_budget.o \
 		$(B)/daemon/lib/rfs_features.o $(B)/daemon/lib/parse.o \
 		-lcmocka $(PKG_LIBS) -lz
 

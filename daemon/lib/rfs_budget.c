@@ -59,19 +59,26 @@ void rfs_budget_default(__u64 memtotal, struct rfs_budget *b)
 			      RFS_BUDGET_TOTAL_FALLBACK;
 }
 
-int rfs_meminfo_total(const char *path, __u64 *bytes)
+/* Read line by line, so that a long file is read only up to key. */
+int rfs_file_u64(const char *path, const char *key, __u64 *out)
 {
-	char line[256];
+	FILE *f = fopen(path, "re");
 	int e = -ENOENT;
-	__u64 kb;
-	FILE *f;
+	char line[256];
 
-	f = fopen(path, "re");
 	if (!f)
 		return -errno;
 	while (e == -ENOENT && fgets(line, sizeof(line), f))
-		e = rfs_text_u64(line, strlen(line), "MemTotal:", &kb);
+		e = rfs_text_u64(line, strlen(line), key, out);
 	fclose(f);
+	return e;
+}
+
+int rfs_meminfo_total(const char *path, __u64 *bytes)
+{
+	__u64 kb;
+	int e = rfs_file_u64(path, "MemTotal:", &kb);
+
 	if (!e && kb > UINT64_MAX >> 10)
 		e = -ERANGE;
 	if (!e)

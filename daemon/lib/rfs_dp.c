@@ -604,6 +604,12 @@ static void rfs_core_fill_ids(struct rfs_dp *dp)
 	closedir(d);
 }
 
+/* A pin layout's tree under the pin dir: v1/, v2/ ... */
+static bool rfs_is_layout(const char *n)
+{
+	return n[0] == 'v' && n[1] >= '0' && n[1] <= '9';
+}
+
 /* Another layout's datapath (v1/ beside ours) would keep steering beside
  * ours on the same hooks: refused; the layouts record different things. */
 static int rfs_core_other_layout(const struct rfs_dp *dp, char *err)
@@ -616,8 +622,8 @@ static int rfs_core_other_layout(const struct rfs_dp *dp, char *err)
 	if (!d)
 		return 0;
 	while (!e && (de = readdir(d))) {
-		if (de->d_name[0] != 'v' || de->d_name[1] < '0' ||
-		    de->d_name[1] > '9' || !strcmp(de->d_name, RFS_PIN_LAYOUT))
+		if (!rfs_is_layout(de->d_name) ||
+		    !strcmp(de->d_name, RFS_PIN_LAYOUT))
 			continue;
 		e = rfs_errf(err, EPROTO,
 			     "pin dir '%s' holds a datapath of pin layout %s (another build of xdp-rfs); this build uses %s: stop it, run rfsd --cleanup --pin-dir %s, then start again",
@@ -865,8 +871,7 @@ static void rfs_remove_layouts(const char *pin_dir, bool all)
 	if (!d)
 		return;
 	while ((de = readdir(d)))
-		if ((all ? de->d_name[0] == 'v' && de->d_name[1] >= '0' &&
-			   de->d_name[1] <= '9' :
+		if ((all ? rfs_is_layout(de->d_name) :
 			   !strcmp(de->d_name, RFS_PIN_LAYOUT)) &&
 		    !rfs_path(path, "%s/%s", pin_dir, de->d_name))
 			rfs_pin_walk(path, true, NULL, NULL);

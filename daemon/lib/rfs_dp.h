@@ -28,7 +28,7 @@
  * ---- what the running kernel and an interface offer (rfs_features.c,
  * rfs_link.c), found by looking (BTF, tracefs, sysfs, rtnetlink), never
  * by version number, and what each missing piece means for the in-order
- * rule (rfs_kjudge.c) ----
+ * rule ----
  */
 struct rfs_local_params {
 	int hz;			/* CONFIG_HZ, or the assumed 1000 */
@@ -71,7 +71,7 @@ void rfs_kfeatures_detect(struct rfs_kfeatures *f);
 int rfs_kfeat_set(struct rfs_kfeatures *f, const char *name,
 		  const char *value);
 
-/* ---- what each feature means (rfs_kjudge.c, pure) ---- */
+/* ---- what each feature means (pure) ---- */
 
 enum rfs_feat_level {
 	RFS_FEAT_OK,		/* as the design wants it */

@@ -4,7 +4,7 @@
  * shows them: a log line each at start (so an operator sees what was
  * chosen and why before anything steers), and the "kernel" block of
  * `rfsctl status`; the findings and their meaning come from the library
- * (rfs_features.c, rfs_kjudge.c).  And the cgroup v2 root, rfsd's default
+ * (rfs_features.c).  And the cgroup v2 root, rfsd's default
  * for sockops, which there sees every socket of the host: /sys/fs/cgroup
  * on unified hosts, /sys/fs/cgroup/unified on hybrid ones, elsewhere in
  * containers, so the mount table says.

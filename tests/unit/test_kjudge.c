@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Tests of daemon/lib/rfs_kjudge.c: what each kernel feature means for
- * the in-order rule, over every feature set; and of rfs_kfeat_set(), the
- * names RFS_TEST_FEATURES fakes a kernel with.  The rule (rfs_kjudge.c's
+ * Tests of rfs_kjudge() (daemon/lib/rfs_features.c): what each kernel
+ * feature means for the in-order rule, over every feature set; and of
+ * rfs_kfeat_set(), the names RFS_TEST_FEATURES fakes a kernel with.  The rule (rfs_features.c's
  * comment, include/rfs_order.h): only a place that holds frames where
  * the delivery proof can't see them breaks the order (a cpumap GRO stage
  * it can't read, or no BTF to tell); every missing hook that only

@@ -198,7 +198,7 @@ int rfs_pin_at(const char *base, int fd, const char *dir, const char *name,
 	if (rfs_path(path, "%s/%s/%s", base, dir, name))
 		return rfs_errf(err, ENAMETOOLONG, "pin dir '%s' too long",
 				base);
-	rfs_pin_unlink(path);
+	unlink(path);	/* a pin replaced; missing is fine */
 	if (bpf_obj_pin(fd, path))
 		return rfs_errf(err, errno, "can't pin '%s': %s", path,
 				strerror(errno));

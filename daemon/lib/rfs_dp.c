@@ -90,8 +90,9 @@ int rfs_dp_set_sock_flow_entries(struct rfs_dp *dp, __u32 n, char *err)
 {
 	__u32 old_n = dp->globals.sock_flow_mask + 1, zero = 0, j, k;
 	rfs_sock_entry_t *old_t = NULL, *new_t = NULL;
-	int old_fd = dp->env.sock_flows_fd, new_fd = -1, e;
+	int old_fd = dp->env.sock_flows_fd, new_fd = -1, e = -ENOMEM;
 	struct rfs_globals g = dp->globals;
+	const char *step = "allocate the tables";
 
 	if (rfs_check_pow2(n, RFS_SOCK_FLOW_MIN, RFS_SOCK_FLOW_MAX))
 		return rfs_errf(err, EINVAL,
@@ -101,16 +102,12 @@ int rfs_dp_set_sock_flow_entries(struct rfs_dp *dp, __u32 n, char *err)
 		return 0;
 	old_t = calloc(old_n, sizeof(*old_t));
 	new_t = calloc(n, sizeof(*new_t));
-	if (!old_t || !new_t) {
-		e = rfs_errf(err, ENOMEM, "set sock-flow-entries: out of memory");
-		goto out;
-	}
+	if (!old_t || !new_t)
+		goto fail;
+	step = "read the table";
 	e = rfs_read_array(old_fd, sizeof(*old_t), old_n, old_t);
-	if (e) {
-		e = rfs_errf(err, e, "set sock-flow-entries: can't read the table: %s",
-			     strerror(-e));
-		goto out;
-	}
+	if (e)
+		goto fail;
 	for (j = 0; j < n; j++) {
 		if (n > old_n) {
 			new_t[j] = old_t[j & (old_n - 1)];
@@ -119,28 +116,26 @@ int rfs_dp_set_sock_flow_entries(struct rfs_dp *dp, __u32 n, char *err)
 		for (k = j; k < old_n && !new_t[j]; k += n)
 			new_t[j] = old_t[k];
 	}
-	new_fd = rfs_create_table(dp->env.globals_fd, RFS_MAP_SOCK_FLOWS,
-				  "rfs_sock_entry_t", sizeof(rfs_sock_entry_t), n);
-	if (new_fd < 0) {
-		e = rfs_errf(err, new_fd, "set sock-flow-entries: can't create a table of %u: %s",
-			     n, strerror(-new_fd));
-		goto out;
-	}
+	step = "create the new table";
+	e = new_fd = rfs_create_table(dp->env.globals_fd, RFS_MAP_SOCK_FLOWS,
+				      "rfs_sock_entry_t",
+				      sizeof(rfs_sock_entry_t), n);
+	if (e < 0)
+		goto fail;
+	step = "fill the new table";
 	e = rfs_write_array(new_fd, sizeof(*new_t), n, new_t);
-	if (e) {
-		e = rfs_errf(err, e, "set sock-flow-entries: can't fill the table: %s",
-			     strerror(-e));
-		goto out;
-	}
+	if (e)
+		goto fail;
+	step = "swap tables";
 	g.sock_flow_mask = n - 1;
-	if (n < old_n &&
-	    bpf_map_update_elem(dp->env.globals_fd, &zero, &g, BPF_ANY))
-		goto fail_errno;
-	if (bpf_map_update_elem(dp->env.sock_outer_fd, &zero, &new_fd, BPF_ANY))
-		goto fail_errno;
-	if (n > old_n &&
-	    bpf_map_update_elem(dp->env.globals_fd, &zero, &g, BPF_ANY))
-		goto fail_errno;
+	if ((n < old_n &&
+	     bpf_map_update_elem(dp->env.globals_fd, &zero, &g, BPF_ANY)) ||
+	    bpf_map_update_elem(dp->env.sock_outer_fd, &zero, &new_fd, BPF_ANY) ||
+	    (n > old_n &&
+	     bpf_map_update_elem(dp->env.globals_fd, &zero, &g, BPF_ANY))) {
+		e = -errno;
+		goto fail;
+	}
 	dp->globals = g;
 	dp->env.sock_flows_fd = new_fd;
 	new_fd = old_fd;	/* closed below */
@@ -150,9 +145,9 @@ int rfs_dp_set_sock_flow_entries(struct rfs_dp *dp, __u32 n, char *err)
 	e = rfs_pin_at(dp->base, dp->env.sock_flows_fd, "maps",
 		       RFS_MAP_SOCK_FLOWS, err);
 	goto out;
-fail_errno:
-	e = rfs_errf(err, errno, "set sock-flow-entries: can't swap tables: %s",
-		     strerror(errno));
+fail:
+	e = rfs_errf(err, e, "set sock-flow-entries: can't %s: %s", step,
+		     strerror(-e));
 out:
 	if (new_fd >= 0)
 		close(new_fd);
@@ -163,7 +158,12 @@ out:
 
 __u32 rfs_dp_desired_cpu(const struct rfs_dp *dp, __u32 hash)
 {
-	return rfs_sock_desired_cpu(dp->env.sock_flows_fd, &dp->globals, hash);
+	__u32 idx = rfs_sock_index(hash, dp->globals.sock_flow_mask);
+	rfs_sock_entry_t e;
+
+	if (bpf_map_lookup_elem(dp->env.sock_flows_fd, &idx, &e))
+		return RFS_NO_CPU;
+	return rfs_sock_entry_cpu(e, hash, dp->globals.cpu_mask);
 }
 
 /* ---- the cpumap: a queue (and kthread) per online CPU, kept in step with

@@ -31,7 +31,6 @@
  * rule ----
  */
 struct rfs_local_params {
-	int hz;			/* CONFIG_HZ, or the assumed 1000 */
 	__u32 drain_jiffies;	/* rfs_if_config.local_drain_jiffies */
 	bool handover;		/* rfs_if_config.local_handover */
 	bool safe;		/* the drain is known: else no local path */
@@ -115,9 +114,8 @@ int rfs_file_u64(const char *path, const char *key, __u64 *out);
 /* ns; -1 if unreadable */
 long long rfs_if_gro_flush_timeout(const char *ifname);
 /* The interface's RX queues in sysfs (0: no such interface); rps (may be
- * NULL) gets the first rps_cpus with a CPU in it, or "": kernel RPS on. */
+ * NULL) gets the first rps_cpus with a CPU in it: kernel RPS on, else "". */
 unsigned int rfs_sysfs_rx_queues(const char *ifname, char *rps, size_t len);
-bool rfs_if_rps_on(const char *ifname, char *path, size_t len);
 /* Why that matters, for rfsd's messages about it. */
 #define RFS_RPS_WHY \
 	"it moves the frames xdp-rfs steers into other CPUs' backlogs, past the in-order rule"

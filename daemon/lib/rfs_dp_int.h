@@ -91,7 +91,6 @@ int rfs_pin_lock(const char *dir);
  * then unlink every entry and dir itself. */
 typedef void (*rfs_pin_fn)(const char *path, void *ctx);
 void rfs_pin_walk(const char *dir, bool remove, rfs_pin_fn fn, void *ctx);
-#define rfs_pin_unlink(path)	((void)unlink(path))	/* missing is fine */
 /* snprintf into a PATH_MAX buffer, -ENAMETOOLONG if it does not fit. */
 int rfs_path(char *buf, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -109,18 +108,6 @@ static inline const struct rfs_if_env *rfs_dp_env(struct rfs_dp *dp)
 		dp->env.tables_bytes += rfs_table_bytes(dp->ifs[i]->flow_cnt,
 							dp->ifs[i]->rx_queues);
 	return &dp->env;
-}
-
-static inline __u32 rfs_sock_desired_cpu(int flows_fd,
-					 const struct rfs_globals *g,
-					 __u32 hash)
-{
-	__u32 idx = rfs_sock_index(hash, g->sock_flow_mask);
-	rfs_sock_entry_t e;
-
-	if (bpf_map_lookup_elem(flows_fd, &idx, &e))
-		return RFS_NO_CPU;
-	return rfs_sock_entry_cpu(e, hash, g->cpu_mask);
 }
 
 /* The flow hash seed: whoever guesses it can send flows that all land in

@@ -349,12 +349,6 @@ unsigned int rfs_sysfs_rx_queues(const char *ifname, char *rps, size_t len)
 	return n;
 }
 
-bool rfs_if_rps_on(const char *ifname, char *path, size_t len)
-{
-	rfs_sysfs_rx_queues(ifname, path, len);
-	return path[0] != '\0';
-}
-
 long long rfs_if_gro_flush_timeout(const char *ifname)
 {
 	char path[300];
@@ -380,7 +374,6 @@ void rfs_local_path_params(const char *ifname, bool no_attach,
 	if (!hz)
 		hz = 1000;
 	jiffy_ns = 1000000000LL / hz;
-	p->hz = hz;
 	/*
 	 * A NAPI poll lasts less than a jiffy.  With HZ < 1000 every poll
 	 * end flushes NAPI GRO fully, so a frame passed up at jiffy J is out

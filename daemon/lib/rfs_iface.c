@@ -432,7 +432,8 @@ static int rfs_if_prepare(const struct rfs_if_env *env, struct rfs_if *ifc,
 					"attach %s: another XDP program is attached (id %u, %s); xdp-rfs never replaces it",
 					name, other, other_name);
 		ifc->rx_queues = rfs_count_rx_queues(name, ifc->ifindex);
-		if (rfs_if_rps_on(name, rps, sizeof(rps)))
+		rfs_sysfs_rx_queues(name, rps, sizeof(rps));
+		if (rps[0])
 			return rfs_errf(err, EBUSY,
 					"attach %s: kernel RPS is on (%s is not 0): "
 					RFS_RPS_WHY "; write 0 there first",
@@ -719,10 +720,9 @@ void rfs_if_describe(const struct rfs_if *ifc, char *buf, size_t len)
 
 int rfs_if_read_stats(const struct rfs_if *ifc, struct rfs_if_stats *out)
 {
-	int n = libbpf_num_possible_cpus();
-
+	/* as many as there are possible CPUs, up to RFS_MAX_CPUS */
 	return rfs_read_percpu(ifc->stats_fd, 0, sizeof(*out), out,
-			       n > RFS_MAX_CPUS ? RFS_MAX_CPUS : n);
+			       RFS_MAX_CPUS);
 }
 
 static int cmp_frames_desc(const void *a, const void *b)
@@ -822,8 +822,7 @@ int rfs_if_sample_collect(struct rfs_dp *dp, struct rfs_if *ifc, size_t limit,
 			v[i].current_cpu = f.cpu;
 			v[i].local = !!(f.flags & RFS_DEV_FLOW_LOCAL);
 		}
-		v[i].desired_cpu = rfs_sock_desired_cpu(dp->env.sock_flows_fd,
-							&dp->globals, v[i].hash);
+		v[i].desired_cpu = rfs_dp_desired_cpu(dp, v[i].hash);
 	}
 	if (nv)
 		qsort(v, nv, sizeof(*v), cmp_frames_desc);
@@ -847,12 +846,14 @@ out:
 void rfs_iface_refresh(const struct rfs_if_env *env, struct rfs_if *ifc)
 {
 	struct rfs_cpuset usable = ifc->usable, allowed, ok;
-	char rps[600];
+	char rps[600] = "";
 	unsigned int cpu;
 	bool rps_on;
 
 	/* Refused at attach; turned on since: say so, once, and when off. */
-	rps_on = !ifc->no_attach && rfs_if_rps_on(ifc->name, rps, sizeof(rps));
+	if (!ifc->no_attach)
+		rfs_sysfs_rx_queues(ifc->name, rps, sizeof(rps));
+	rps_on = rps[0];
 	if (rps_on != ifc->kernel_rps) {
 		if (rps_on)
 			rfs_log_iface(RFS_LOG_WARN, ifc->name, ifc->ifindex,

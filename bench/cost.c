@@ -82,7 +82,7 @@
 #include "frames.h"
 #include "rfs_decide.h"
 #include "log.h"
-#include "rfs_dp_int.h"
+#include "rfs_dp.h"
 #include "rfs_test_util.h"
 #include "bench/bare_redirect.skel.h"
 #include "tests/bpf/rearm.skel.h"

@@ -26,7 +26,7 @@
 #include <bpf/libbpf.h>
 
 #include "log.h"
-#include "rfs_dp_int.h"
+#include "rfs_dp.h"
 #include "rfs_order.h"
 
 #define RFS_DEV_CUR	0

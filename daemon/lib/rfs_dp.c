@@ -4,7 +4,7 @@
  * pinned once, then only ever handled through the pins, so a new rfsd
  * adopts exactly what an old one left running; the cpumap and the sock
  * flow table; close; the list of interfaces, which changes only here
- * (rfs_dp_int.h); and the sweep of our programs that nobody owns (rfsd
+ * (rfs_dp.h); and the sweep of our programs that nobody owns (rfsd
  * --cleanup too).
  */
 #include <dirent.h>
@@ -28,7 +28,7 @@
 #include "parse.h"
 #include "rfs_core.skel.h"
 #include "rfs_decide.h"
-#include "rfs_dp_int.h"
+#include "rfs_dp.h"
 
 /* ---- the sock flow table: in slot 0 of rfs_sock_outer, so a resize is
  * one swap; rfs_globals holds its mask ---- */

@@ -11,7 +11,7 @@
 #include <bpf/bpf.h>
 
 #include "log.h"
-#include "rfs_dp_int.h"
+#include "rfs_dp.h"
 #include "rfs_explain.h"
 #include "rfs_order.h"
 

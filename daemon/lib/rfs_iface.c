@@ -24,7 +24,7 @@
 #include <xdp/libxdp.h>
 
 #include "log.h"
-#include "rfs_dp_int.h"
+#include "rfs_dp.h"
 #include "rfs_order.h"
 #include "rfs_xdp.skel.h"
 

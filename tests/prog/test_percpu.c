@@ -36,7 +36,7 @@
 #include <bpf/libbpf.h>
 
 #include "log.h"
-#include "rfs_dp_int.h"
+#include "rfs_dp.h"
 #include "rfs_explain.h"
 #include "rfs_test_util.h"
 

@@ -55,7 +55,7 @@
 #include "frames.h"
 #include "log.h"
 #include "rfs_decide.h"
-#include "rfs_dp_int.h"
+#include "rfs_dp.h"
 #include "rfs_test_util.h"
 
 #define RFS_ST_TIMEOUT_MS	5000

@@ -68,7 +68,7 @@
 #include "rfs_decide.h"
 #include "rfs_order.h"
 #include "log.h"
-#include "rfs_dp_int.h"
+#include "rfs_dp.h"
 #include "rfs_test_util.h"
 #include "rfs_core.skel.h"
 #include "tests/bpf/layout.skel.h"

@@ -48,7 +48,7 @@
 #include "frames_ref.h"
 #include "rfs_decide.h"
 #include "log.h"
-#include "rfs_dp_int.h"
+#include "rfs_dp.h"
 #include "rfs_test_util.h"
 
 #define RFS_FZ_RX_CPU		0	/* the test thread runs here */

@@ -14,7 +14,7 @@
 #include <sys/types.h>
 #include <cmocka.h>
 
-#include "rfs_dp_int.h"
+#include "rfs_dp.h"
 
 static int rfs_test_errno;	/* getrandom()'s errno when it fails */
 

@@ -205,8 +205,7 @@ int rfs_pin_at(const char *base, int fd, const char *dir, const char *name,
 	return 0;
 }
 
-static int rfs_check_map(int fd, const char *name, __u32 value_size,
-			 char *err)
+static int rfs_check_map(int fd, const char *name, __u32 value_size, char *err)
 {
 	struct bpf_map_info info = {};
 	__u32 len = sizeof(info);
@@ -229,7 +228,7 @@ int rfs_pins_open(const char *base, const char *sub, void *obj,
 
 	for (i = 0; i < n; i++) {
 		fd = rfs_pin_fd(obj, &p[i]);
-		*fd = rfs_get_pinned(base, p[i].dir ? p[i].dir : sub, p[i].name);
+		*fd = rfs_get_pinned(base, p[i].dir ?: sub, p[i].name);
 		if (*fd < 0 && !missing)
 			missing = *fd;
 		if (!e && *fd >= 0 && p[i].value_size)
@@ -245,8 +244,8 @@ int rfs_pins_pin(const char *base, const char *sub, void *obj,
 	int e = 0;
 
 	for (i = 0; !e && i < n; i++)
-		e = rfs_pin_at(base, *rfs_pin_fd(obj, &p[i]),
-			       p[i].dir ? p[i].dir : sub, p[i].name, err);
+		e = rfs_pin_at(base, *rfs_pin_fd(obj, &p[i]), p[i].dir ?: sub,
+			       p[i].name, err);
 	return e;
 }
 

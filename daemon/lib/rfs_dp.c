@@ -130,7 +130,8 @@ int rfs_dp_set_sock_flow_entries(struct rfs_dp *dp, __u32 n, char *err)
 	g.sock_flow_mask = n - 1;
 	if ((n < old_n &&
 	     bpf_map_update_elem(dp->env.globals_fd, &zero, &g, BPF_ANY)) ||
-	    bpf_map_update_elem(dp->env.sock_outer_fd, &zero, &new_fd, BPF_ANY) ||
+	    bpf_map_update_elem(dp->env.sock_outer_fd, &zero, &new_fd,
+				BPF_ANY) ||
 	    (n > old_n &&
 	     bpf_map_update_elem(dp->env.globals_fd, &zero, &g, BPF_ANY))) {
 		e = -errno;
@@ -437,9 +438,10 @@ static int rfs_core_create(struct rfs_dp *dp, const struct rfs_dp_opts *o,
 	for (i = 0; i < RFS_CORE_PINS; i++) {
 		const char *name = rfs_core_pins[i].name;
 		struct bpf_map *m = bpf_object__find_map_by_name(skel->obj, name);
+		int *fd = rfs_pin_fd(dp, &rfs_core_pins[i]);
 
 		if (m)
-			*rfs_pin_fd(dp, &rfs_core_pins[i]) = dup(bpf_map__fd(m));
+			*fd = dup(bpf_map__fd(m));
 	}
 	dp->cpumap_prog_fd = dup(bpf_program__fd(skel->progs.rfs_cpumap));
 

@@ -110,8 +110,6 @@ const char *rfs_feat_level_name(enum rfs_feat_level l);
 
 /* bpf_jiffies64() now, as the programs stamp it (rfs_bpf.c) */
 bool rfs_read_jiffies(__u64 *out);
-/* rfs_text_u64() (parse.h) on the file at path: 0, or -errno. */
-int rfs_file_u64(const char *path, const char *key, __u64 *out);
 /* ns; -1 if unreadable */
 long long rfs_if_gro_flush_timeout(const char *ifname);
 /* The interface's RX queues in sysfs (0: no such interface); rps (may be
@@ -163,6 +161,8 @@ int rfs_budget_check(const struct rfs_budget *b, const char *what,
 /* The defaults for memtotal bytes (0: unknown, the fallbacks). */
 void rfs_budget_default(__u64 memtotal, struct rfs_budget *b);
 int rfs_meminfo_total(const char *path, __u64 *bytes);
+/* rfs_text_u64() (parse.h) on the file at path: 0, or -errno. */
+int rfs_file_u64(const char *path, const char *key, __u64 *out);
 void rfs_budget_fmt(__u64 bytes, char *buf, size_t len);	/* "64.0 MiB" */
 
 struct rfs_dp_opts {

@@ -549,6 +549,10 @@ int rfs_read_array(int fd, __u32 value_size, __u32 entries, void *buf);
 int rfs_write_array(int fd, __u32 value_size, __u32 entries, const void *buf);
 
 __u32 rfs_obj_id(int fd);	/* of a prog or map fd, 0 if unknown */
+/* The desired CPU the sock flow table flows_fd records for hash (the
+ * datapath's and a sample's), or RFS_NO_CPU. */
+__u32 rfs_sock_desired_cpu(int flows_fd, const struct rfs_globals *g,
+			   __u32 hash);
 /* One per-CPU value into out[0..n), each size bytes (not the stride). */
 int rfs_read_percpu(int fd, __u32 key, size_t size, void *out, int n);
 /* Per-CPU value stride, as the kernel lays it out. */

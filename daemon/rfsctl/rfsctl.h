@@ -158,8 +158,9 @@ int rfs_show(const struct rfsctl_cfg *g, struct json_object *req,
 /* the interface object (attach, set, status) as plain text */
 void rfs_print_iface_plain(struct json_object *ifc);
 
-/* top's arithmetic (top_rates.c): two samples of rfsd's counters in,
- * rates per second and each cpumap kthread's wait per run out. */
+/* top (cmd_top.c), its arithmetic in top_rates.c: two samples of rfsd's
+ * counters in, rates per second and each cpumap kthread's wait per run
+ * out. */
 enum rfs_top_ctr {
 	RFS_TOP_SEEN,
 	RFS_TOP_STEERED,
@@ -171,18 +172,15 @@ enum rfs_top_ctr {
 	RFS_TOP_RECV_LOCAL,
 	RFS_TOP_RECV_REMOTE,
 	/* the kernel's schedstat of the CPU's cpumap kthread (run_delay,
-	 * pcount), not the datapath's: CPU rows and the total only */
+	 * pcount), not the datapath's: CPU rows and the total only.  A
+	 * kthread is remade (CPU online, cpumap entry replaced) while rfsd
+	 * and its maps stay: these going back is no reset of the others. */
 	RFS_TOP_KTHREAD_WAIT_NS,
 	RFS_TOP_KTHREAD_RUNS,
 	RFS_TOP_NR_CTRS
 };
 
-/* A kthread is remade (CPU online, cpumap entry replaced) while rfsd and
- * its maps stay: its counters going back is no reset of the others. */
-static inline bool rfs_top_ctr_is_kthread(enum rfs_top_ctr k)
-{
-	return k == RFS_TOP_KTHREAD_WAIT_NS || k == RFS_TOP_KTHREAD_RUNS;
-}
+#define rfs_top_ctr_is_kthread(k)	((k) >= RFS_TOP_KTHREAD_WAIT_NS)
 
 /* their keys in the stats reply */
 extern const char *const rfs_top_ctr_keys[RFS_TOP_NR_CTRS];
@@ -191,6 +189,8 @@ enum rfs_top_kind { RFS_TOP_CPU, RFS_TOP_TOTAL, RFS_TOP_IFACE };
 
 #define RFS_TOP_NO_BACKLOG	(-1)
 
+/* A CPU's, the total's or an interface's counters in one sample, and
+ * their rates against its row (same kind and name) in the one before. */
 struct rfs_top_row {
 	enum rfs_top_kind kind;
 	char name[16];		/* the CPU number, "all" or the interface */
@@ -200,25 +200,14 @@ struct rfs_top_row {
 	/* rfsd gave both kthread counters: else ctr[] holds 0 for them,
 	 * which is no count (no kthread yet, or unreadable) */
 	bool has_kthread;
-};
-
-struct rfs_top_snap {
-	double t;		/* when it was taken, seconds (monotonic) */
-	size_t n;
-	struct rfs_top_row *rows;
-	char version[32];		/* rfsd's */
-	size_t n_cpus, n_ifaces;	/* rows of each kind */
-};
-
-struct rfs_top_rate {
-	/* false: no earlier sample of this row, or no time passed; the
-	 * rates are then 0 and the percentages NaN */
+	/* false: no earlier row, or no time passed; the rates are then 0
+	 * and the rest NaN */
 	bool valid;
 	/* a counter (not a kthread's) went backwards: rfsd started afresh
 	 * or the interface was attached again, the rates count from zero */
 	bool reset;
-	/* both samples had the kthread counters, neither gone back: only
-	 * then do their per_s and kwait_us mean something */
+	/* both rows had the kthread counters, neither gone back: only then
+	 * do their per_s and kwait_us mean something */
 	bool kthread_valid;
 	double per_s[RFS_TOP_NR_CTRS];
 	double to_desired_pct;	/* of steered */
@@ -226,14 +215,19 @@ struct rfs_top_rate {
 	double kwait_us;	/* the kthread's wait for its CPU per run */
 };
 
+struct rfs_top_snap {
+	double t;		/* when it was taken, seconds (monotonic) */
+	size_t n, n_cpus, n_ifaces;	/* rows, and of each kind */
+	struct rfs_top_row *rows;
+	char version[32];	/* rfsd's */
+};
+
 /* wait_ns / runs in microseconds, or NaN when runs is 0. */
 double rfs_top_kwait_us(__u64 wait_ns, __u64 runs);
 /* kwait_us as a cell of at most 6 characters: "-" for NaN, one decimal
  * below 1000, none up to 999999, ">=1s" above. */
 void rfs_top_kwait_text(char *buf, size_t len, double us);
-/* out[i]: the rate of cur->rows[i], against its row in prev (NULL: the
- * first sample). */
-void rfs_top_rates(const struct rfs_top_snap *prev,
-		   const struct rfs_top_snap *cur, struct rfs_top_rate *out);
+/* The rates of cur's rows against prev's (NULL: the first sample). */
+void rfs_top_rates(const struct rfs_top_snap *prev, struct rfs_top_snap *cur);
 
 #endif /* RFSCTL_H */

@@ -327,14 +327,8 @@ static int stats_prometheus(const struct rfsctl_cfg *g)
 {
 	char err[RFS_CTL_ERR_LEN];
 	struct json_object *snap;
-	struct rfs_ctl *ctl;
-	int e;
+	int e = rfs_collect(g, RFS_CTL_TIMEOUT_MS, &snap, err, sizeof(err));
 
-	e = rfs_ctl_connect(&ctl, g->socket, RFS_CTL_TIMEOUT_MS, err,
-			    sizeof(err));
-	if (!e)
-		e = rfs_prom_collect(rfs_ctl_ask, ctl, &snap, err, sizeof(err));
-	rfs_ctl_close(ctl);
 	if (e) {
 		p_err("%s", err);
 		return EXIT_FAILURE;

@@ -16,7 +16,6 @@
 
 #include "ctl_client.h"
 #include "log.h"
-#include "rfs_prom.h"
 #include "rfsctl.h"
 
 static const struct top_cfg {
@@ -58,8 +57,7 @@ static void wall_clock(char *buf, size_t len)
 
 /* ---- one sample ---- */
 
-/* The next row of s, from o: a CPU's, the total's or an interface's
- * stats. */
+/* The next row of s, from o: a CPU's, the total's or an interface's. */
 static struct rfs_top_row *add_row(struct rfs_top_snap *s,
 				   enum rfs_top_kind kind, const char *name,
 				   struct json_object *o)
@@ -78,26 +76,20 @@ static struct rfs_top_row *add_row(struct rfs_top_snap *s,
 	return r;
 }
 
-/* The requests of /metrics (rfs_prom_collect()), on one connection, as
- * rows with their rates against prev (NULL: none): a CPU's, the total,
- * then an interface's.  An interface detached between status and its
- * stats is left out. */
+/* rfs_collect() as rows with their rates against prev (NULL: none): a
+ * CPU's, the total, then an interface's. */
 static int fetch(const struct rfsctl_cfg *g, const struct rfs_top_snap *prev,
 		 struct rfs_top_snap *s, char *err, size_t len)
 {
 	struct json_object *snap = NULL, *sta, *total, *per, *ifs, *o;
 	long long sum = RFS_TOP_NO_BACKLOG;
 	struct rfs_top_row *r;
-	struct rfs_ctl *ctl;
 	char cpu[16];
 	size_t i;
 	int ret;
 
 	memset(s, 0, sizeof(*s));
-	ret = rfs_ctl_connect(&ctl, g->socket, TOP_REPLY_MS, err, len);
-	if (!ret)
-		ret = rfs_prom_collect(rfs_ctl_ask, ctl, &snap, err, len);
-	rfs_ctl_close(ctl);
+	ret = rfs_collect(g, TOP_REPLY_MS, &snap, err, len);
 	/* the time of the counters: taken as soon as they are read */
 	s->t = now();
 	sta = rfs_get(snap, "stats");

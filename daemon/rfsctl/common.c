@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "ctl_client.h"
+#include "rfs_prom.h"
 #include "rfsctl.h"
 
 static const struct rfsctl_cfg *out_cfg;	/* NULL: plain, not pretty */
@@ -276,6 +277,20 @@ int rfs_call(const struct rfsctl_cfg *g, struct json_object *req,
 	/* the daemon's message names object and cause: pass it through */
 	p_err("%s", buf);
 	return EXIT_FAILURE;
+}
+
+int rfs_collect(const struct rfsctl_cfg *g, int timeout_ms,
+		struct json_object **snap, char *err, size_t len)
+{
+	struct rfs_ctl *ctl;
+	int ret;
+
+	*snap = NULL;
+	ret = rfs_ctl_connect(&ctl, g->socket, timeout_ms, err, len);
+	if (!ret)
+		ret = rfs_prom_collect(rfs_ctl_ask, ctl, snap, err, len);
+	rfs_ctl_close(ctl);
+	return ret;
 }
 
 int rfs_expect(struct json_object *result, enum json_type type,

@@ -141,6 +141,10 @@ struct json_object *rfs_req_new(const char *cmd, const struct rfs_opt *opts,
 int rfs_call(const struct rfsctl_cfg *g, struct json_object *req,
 	     int extra_ms, struct json_object **result, char *err,
 	     size_t len);
+/* The requests of /metrics (rfs_prom_collect()) on one connection: an
+ * interface detached between status and its stats is left out. */
+int rfs_collect(const struct rfsctl_cfg *g, int timeout_ms,
+		struct json_object **snap, char *err, size_t len);
 /* The result as the type a command expects, or an error (EXIT_FAILURE). */
 int rfs_expect(struct json_object *result, enum json_type type,
 	       const char *what);

@@ -2,8 +2,7 @@
 /*
  * rfsctl internals (HACKING.md maps the files).  The CLI is one grammar:
  * the command table in rfsctl.c and the option tables next to each
- * do_<cmd>; the parser, the help text and so the man page SYNOPSIS come
- * from them.  Nothing calls back into rfsctl.c: each command is handed
+ * do_<cmd>.  Nothing calls back into rfsctl.c: each command is handed
  * the global options, and common.c is told once where they are.
  */
 #ifndef RFSCTL_H
@@ -85,22 +84,6 @@ struct rfs_cmd {
 extern const struct rfs_cmd rfs_cmd_attach, rfs_cmd_detach, rfs_cmd_status,
 	rfs_cmd_stats, rfs_cmd_flows, rfs_cmd_top, rfs_cmd_explain,
 	rfs_cmd_set_sock_flow_entries, rfs_cmd_set_flow_cnt, rfs_cmd_set_cpus;
-
-struct rfs_opt_globals {
-	const struct rfs_opt *opts;
-	struct rfsctl_cfg *cfg;
-};
-
-/* The words after the command into cfg, then the global options (gl)
- * into theirs.  stop: return at the first positional (the words before
- * COMMAND).  The number of words used, or -1 once a usage error is out. */
-int rfs_opts_parse(const struct rfs_opt_globals *gl,
-		   const struct rfs_opt *opts, void *cfg, int argc,
-		   char **argv, const char *path, bool stop);
-void rfs_help_global(const struct rfs_cmd *const *cmds,
-		     const struct rfs_opt *gopts);
-/* path: "attach", "set flow-cnt", "set" (a group: all its commands) */
-void rfs_help_cmd(const struct rfs_cmd *cmd, const char *path);
 
 /* -j and -p are read when output is made: the parser may still be
  * setting them. */

@@ -131,40 +131,6 @@ void rfs_fmt_value(struct json_object *v, char *buf, size_t len)
 						JSON_C_TO_STRING_NOSLASHESCAPE));
 }
 
-struct json_object *rfs_get(struct json_object *obj, const char *key)
-{
-	struct json_object *v = NULL;
-
-	json_object_object_get_ex(obj, key, &v);
-	return v;
-}
-
-size_t rfs_len(struct json_object *arr)
-{
-	return json_object_is_type(arr, json_type_array) ?
-	       json_object_array_length(arr) : 0;
-}
-
-const char *rfs_str(struct json_object *obj, const char *key,
-		    const char *dflt)
-{
-	struct json_object *v = rfs_get(obj, key);
-
-	return v ? json_object_get_string(v) : dflt;
-}
-
-long long rfs_num(struct json_object *obj, const char *key, long long dflt)
-{
-	struct json_object *v = rfs_get(obj, key);
-
-	return v ? json_object_get_int64(v) : dflt;
-}
-
-__u64 rfs_u64(struct json_object *obj, const char *key)
-{
-	return json_object_get_uint64(rfs_get(obj, key));
-}
-
 static bool in_list(const char *const *list, const char *key)
 {
 	for (; list && *list; list++)

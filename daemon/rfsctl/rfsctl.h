@@ -85,8 +85,7 @@ extern const struct rfs_cmd rfs_cmd_attach, rfs_cmd_detach, rfs_cmd_status,
 	rfs_cmd_stats, rfs_cmd_flows, rfs_cmd_top, rfs_cmd_explain,
 	rfs_cmd_set_sock_flow_entries, rfs_cmd_set_flow_cnt, rfs_cmd_set_cpus;
 
-/* -j and -p are read when output is made: the parser may still be
- * setting them. */
+/* -j and -p are read when output is made: the parser may still set them */
 void rfs_output_init(const struct rfsctl_cfg *g);
 /* Errors: "rfsctl: <msg>" on stderr, or {"error": "<msg>"} on stdout
  * under -j.  p_usage appends the hint ", try 'rfsctl help'" (path NULL)
@@ -101,12 +100,32 @@ void p_json(struct json_object *obj);
 void rfs_fmt_value(struct json_object *v, char *buf, size_t len);
 /* obj's member key (NULL if absent), as a string or number (dflt if
  * absent), as a counter (0 if absent); arr's length (0: no array). */
-struct json_object *rfs_get(struct json_object *obj, const char *key);
-const char *rfs_str(struct json_object *obj, const char *key,
-		    const char *dflt);
-long long rfs_num(struct json_object *obj, const char *key, long long dflt);
-__u64 rfs_u64(struct json_object *obj, const char *key);
-size_t rfs_len(struct json_object *arr);
+static inline struct json_object *rfs_get(struct json_object *obj,
+					  const char *key)
+{
+	struct json_object *v = NULL;
+
+	json_object_object_get_ex(obj, key, &v);
+	return v;
+}
+
+static inline const char *rfs_str(struct json_object *obj, const char *key,
+				  const char *dflt)
+{
+	return rfs_get(obj, key) ? json_object_get_string(rfs_get(obj, key)) :
+	       dflt;
+}
+
+static inline long long rfs_num(struct json_object *obj, const char *key,
+				long long dflt)
+{
+	return rfs_get(obj, key) ? json_object_get_int64(rfs_get(obj, key)) :
+	       dflt;
+}
+
+#define rfs_u64(obj, key)	json_object_get_uint64(rfs_get(obj, key))
+#define rfs_len(arr)	(json_object_is_type(arr, json_type_array) ?	\
+			 json_object_array_length(arr) : 0)
 
 /* "label   value" lines, one per member of obj: the keys in order first,
  * then the others (a newer rfsd may add some); keys in skip never. */
@@ -124,8 +143,7 @@ struct json_object *rfs_req_new(const char *cmd, const struct rfs_opt *opts,
 int rfs_call(const struct rfsctl_cfg *g, struct json_object *req,
 	     int extra_ms, struct json_object **result, char *err,
 	     size_t len);
-/* The requests of /metrics (rfs_prom_collect()) on one connection: an
- * interface detached between status and its stats is left out. */
+/* The requests of /metrics (rfs_prom_collect()) on one connection. */
 int rfs_collect(const struct rfsctl_cfg *g, int timeout_ms,
 		struct json_object **snap, char *err, size_t len);
 /* The result as the type a command expects, or an error (EXIT_FAILURE). */
@@ -169,7 +187,6 @@ enum rfs_top_ctr {
 
 #define rfs_top_ctr_is_kthread(k)	((k) >= RFS_TOP_KTHREAD_WAIT_NS)
 
-/* their keys in the stats reply */
 extern const char *const rfs_top_ctr_keys[RFS_TOP_NR_CTRS];
 
 enum rfs_top_kind { RFS_TOP_CPU, RFS_TOP_TOTAL, RFS_TOP_IFACE };

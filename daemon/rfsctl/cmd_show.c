@@ -359,7 +359,7 @@ static int do_stats(const struct rfsctl_cfg *g, const void *cfg)
 		return stats_prometheus(g);
 	}
 	ret = rfs_call(g, rfs_req_new("stats", stats_opts, cfg), 0, &result,
-		       NULL, 0);
+		       false);
 	if (!ret)
 		ret = rfs_expect(result, json_type_object, "the stats result");
 	if (!ret)

@@ -519,45 +519,14 @@ static int top_loop(const struct rfsctl_cfg *g, unsigned int interval,
 	return ret ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 
-/* The view, until q, Ctrl-C, SIGTERM or SIGHUP. */
-static int top_view(const struct rfsctl_cfg *g, unsigned int interval,
-		    struct rfs_top_snap *first)
-{
-	struct view v = {};
-	char clock[16];
-	int ret;
-
-	atexit(view_end);
-	view_screen = newterm(NULL, stdout, stdin);
-	if (!view_screen) {
-		p_err("can't start the terminal view on '%s': not a terminal ncurses knows; try --once",
-		      getenv("TERM") ? getenv("TERM") : "");
-		free(first->rows);
-		return EXIT_FAILURE;
-	}
-	cbreak();
-	noecho();
-	keypad(stdscr, TRUE);
-	curs_set(0);
-	/* the first sample: its table with no rates yet */
-	wall_clock(clock, sizeof(clock));
-	format(&v.lines, first, interval, clock, false);
-	snprintf(v.status, sizeof(v.status), "q: quit  (rates after %us)",
-		 interval);
-	draw(&v);
-	ret = top_loop(g, interval, false, first, &v);
-	view_end();
-	free(v.lines.v);
-	return ret;
-}
-
 static int do_top(const struct rfsctl_cfg *g, const void *cfg)
 {
-	const struct top_cfg *c = cfg;
-	struct rfs_top_snap first;
-	char err[RFS_CTL_ERR_LEN];
-
 	struct sigaction sa = { .sa_handler = top_signal };
+	const struct top_cfg *c = cfg;
+	char err[RFS_CTL_ERR_LEN];
+	struct rfs_top_snap first;
+	struct view v = {};
+	int ret;
 
 	/* rfsd must answer before the screen is taken: its error then
 	 * reads like any other command's, on a terminal left alone */
@@ -575,7 +544,29 @@ static int do_top(const struct rfsctl_cfg *g, const void *cfg)
 	if (c->once || g->json || !isatty(STDOUT_FILENO) ||
 	    !isatty(STDIN_FILENO))
 		return top_loop(g, c->interval, c->once, &first, NULL);
-	return top_view(g, c->interval, &first);
+	/* the view, until q, Ctrl-C, SIGTERM or SIGHUP */
+	atexit(view_end);
+	view_screen = newterm(NULL, stdout, stdin);
+	if (!view_screen) {
+		p_err("can't start the terminal view on '%s': not a terminal ncurses knows; try --once",
+		      getenv("TERM") ? getenv("TERM") : "");
+		free(first.rows);
+		return EXIT_FAILURE;
+	}
+	cbreak();
+	noecho();
+	keypad(stdscr, TRUE);
+	curs_set(0);
+	/* the first sample: its table with no rates yet */
+	wall_clock(err, sizeof(err));
+	format(&v.lines, &first, c->interval, err, false);
+	snprintf(v.status, sizeof(v.status), "q: quit  (rates after %us)",
+		 c->interval);
+	draw(&v);
+	ret = top_loop(g, c->interval, false, &first, &v);
+	view_end();
+	free(v.lines.v);
+	return ret;
 }
 
 const struct rfs_cmd rfs_cmd_top = DEFINE_COMMAND("top", top,

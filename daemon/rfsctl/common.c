@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "ctl_client.h"
+#include "log.h"
 #include "rfs_prom.h"
 #include "rfsctl.h"
 
@@ -222,26 +223,28 @@ struct json_object *rfs_req_new(const char *cmd, const struct rfs_opt *opts,
 }
 
 int rfs_call(const struct rfsctl_cfg *g, struct json_object *req,
-	     int extra_ms, struct json_object **result, char *err, size_t len)
+	     int extra_ms, struct json_object **result, bool quiet)
 {
-	char buf[RFS_CTL_ERR_LEN];
+	char err[RFS_CTL_ERR_LEN];
 	struct rfs_ctl *ctl;
 	int ret;
 
 	*result = NULL;
 	ret = rfs_ctl_connect(&ctl, g->socket, RFS_CTL_TIMEOUT_MS + extra_ms,
-			      err ?: buf, err ? len : sizeof(buf));
+			      err, sizeof(err));
 	if (ret) {
 		json_object_put(req);
 	} else {
-		ret = rfs_ctl_ask(ctl, req, result, err ?: buf,
-				  err ? len : sizeof(buf));
+		ret = rfs_ctl_ask(ctl, req, result, err, sizeof(err));
 		rfs_ctl_close(ctl);
 	}
-	if (!ret || err)
-		return ret;
+	if (!ret)
+		return EXIT_SUCCESS;
 	/* the daemon's message names object and cause: pass it through */
-	p_err("%s", buf);
+	if (quiet)
+		pr_debug("%s\n", err);
+	else
+		p_err("%s", err);
 	return EXIT_FAILURE;
 }
 
@@ -279,7 +282,7 @@ int rfs_show(const struct rfsctl_cfg *g, struct json_object *req,
 	struct json_object *result, *r;
 	int ret;
 
-	ret = rfs_call(g, req, extra_ms, &result, NULL, 0);
+	ret = rfs_call(g, req, extra_ms, &result, false);
 	r = result;
 	if (!ret && key && !json_object_object_get_ex(result, key, &r))
 		r = NULL;

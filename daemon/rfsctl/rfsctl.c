@@ -524,8 +524,7 @@ static int run_leaf(const struct rfs_cmd *cmd, const char *path, int argc,
 		return EXIT_FAILURE;
 	}
 	memcpy(cfg, cmd->defaults, cmd->cfg_size);
-	if (parse_opts(cmd->opts, cfg, argc, argv, path,
-			   false) < 0) {
+	if (parse_opts(cmd->opts, cfg, argc, argv, path, false) < 0) {
 		free(cfg);
 		return RFSCTL_EXIT_USAGE;
 	}
@@ -570,11 +569,10 @@ static const struct rfs_cmd *select_cmd(const struct rfs_cmd *const *cmds,
 	return NULL;
 }
 
-/* argv[0] names a command of cmds, the commands of group (NULL: the top
- * level, path NULL; else group's path, e.g. "set"). */
-static int dispatch(const struct rfs_cmd *group,
-		    const struct rfs_cmd *const *cmds, const char *path,
-		    int argc, char **argv)
+/* argv[0] names a command of group (NULL: the top level, path NULL;
+ * else group's path, e.g. "set"). */
+static int dispatch(const struct rfs_cmd *group, const char *path, int argc,
+		    char **argv)
 {
 	const struct rfs_cmd *cmd;
 	char sub[128];
@@ -583,15 +581,12 @@ static int dispatch(const struct rfs_cmd *group,
 	if (argc < 1) {
 		apply_globals();
 		if (rfsctl_cfg.help) {
-			if (group)
-				help_cmd(group, path);
-			else
-				help_global();
+			group ? help_cmd(group, path) : help_global();
 			return EXIT_SUCCESS;
 		}
 		return p_usage(path, "missing command");
 	}
-	cmd = select_cmd(cmds, argv[0], path);
+	cmd = select_cmd(group ? group->sub : rfsctl_cmds, argv[0], path);
 	if (!cmd)
 		return RFSCTL_EXIT_USAGE;
 
@@ -600,11 +595,10 @@ static int dispatch(const struct rfs_cmd *group,
 	if (!cmd->sub)
 		return run_leaf(cmd, sub, argc - 1, argv + 1);
 	/* a group: global options may sit between it and its command */
-	n = parse_opts(NULL, NULL, argc - 1, argv + 1,
-			   sub, true);
+	n = parse_opts(NULL, NULL, argc - 1, argv + 1, sub, true);
 	if (n < 0)
 		return RFSCTL_EXIT_USAGE;
-	return dispatch(cmd, cmd->sub, sub, argc - 1 - n, argv + 1 + n);
+	return dispatch(cmd, sub, argc - 1 - n, argv + 1 + n);
 }
 
 static int do_help(const struct rfsctl_cfg *g, const void *cfg)
@@ -627,15 +621,13 @@ static int do_help(const struct rfsctl_cfg *g, const void *cfg)
 static int do_version(const struct rfsctl_cfg *g, const void *cfg)
 {
 	struct json_object *result = NULL, *v, *obj;
-	char err[RFS_CTL_ERR_LEN];
 	const char *rfsd = NULL;
 
 	/* rfsd not answering is no error here: -v says why */
-	if (cfg && rfs_call(g, rfs_req_new("version", NULL, NULL), 0, &result,
-			    err, sizeof(err)))
-		pr_debug("%s\n", err);
-	else if (cfg && json_object_is_type(v = rfs_get(result, "version"),
-					    json_type_string))
+	if (cfg && !rfs_call(g, rfs_req_new("version", NULL, NULL), 0, &result,
+			     true) &&
+	    json_object_is_type(v = rfs_get(result, "version"),
+				json_type_string))
 		rfsd = json_object_get_string(v);
 	if (!g->json) {
 		printf("rfsctl %s\n", RFS_VERSION);
@@ -661,13 +653,12 @@ int main(int argc, char **argv)
 
 	rfs_output_init(&rfsctl_cfg);
 	prescan_json(argc, argv);
-	n = parse_opts(NULL, NULL, argc - 1, argv + 1,
-			   NULL, true);
+	n = parse_opts(NULL, NULL, argc - 1, argv + 1, NULL, true);
 	if (n < 0)
 		return RFSCTL_EXIT_USAGE;
 	if (rfsctl_cfg.version) {
 		apply_globals();
 		return do_version(&rfsctl_cfg, NULL);
 	}
-	return dispatch(NULL, rfsctl_cmds, NULL, argc - 1 - n, argv + 1 + n);
+	return dispatch(NULL, NULL, argc - 1 - n, argv + 1 + n);
 }

@@ -138,11 +138,9 @@ struct json_object *rfs_req_new(const char *cmd, const struct rfs_opt *opts,
 				const void *cfg);
 
 /* rfs_ctl_ask() on a connection of its own, waiting up to the default
- * timeout plus extra_ms.  An error is printed (EXIT_FAILURE), or (err
- * given) only left in err as -errno. */
+ * timeout plus extra_ms.  An error is printed (quiet: only under -v). */
 int rfs_call(const struct rfsctl_cfg *g, struct json_object *req,
-	     int extra_ms, struct json_object **result, char *err,
-	     size_t len);
+	     int extra_ms, struct json_object **result, bool quiet);
 /* The requests of /metrics (rfs_prom_collect()) on one connection. */
 int rfs_collect(const struct rfsctl_cfg *g, int timeout_ms,
 		struct json_object **snap, char *err, size_t len);

@@ -140,12 +140,11 @@ static int fetch(const struct rfsctl_cfg *g, const struct rfs_top_snap *prev,
 	return ret;
 }
 
-/* ---- a row's fields: each in its JSON and, with a head, a column ----
+/* ---- a row's fields, each in its JSON and maybe a column ----
  * Each is counted where it happens: steered, desired%, held and switches
  * on the CPU that received the frame; deq/s, backlog on the CPU it was
  * steered to; drops on the CPU whose flush found the ring full; local%
- * on the CPU where the application read; kwait of the CPU's cpumap
- * kthread. */
+ * on the CPU where the application read; kwait of its cpumap kthread. */
 
 enum top_how { T_RATE, T_DESIRED, T_LOCAL, T_BACKLOG, T_KWAIT };
 
@@ -153,9 +152,8 @@ enum top_how { T_RATE, T_DESIRED, T_LOCAL, T_BACKLOG, T_KWAIT };
 #define IFACES	(1 << RFS_TOP_IFACE)
 #define ALL	(CPUS | IFACES)
 
-/* how, its counter, its JSON member (a rate's: its counter's key and
- * "_per_s"), in the JSON of the rows of kinds (bits), and shown in the
- * text of the rows of kinds with head and width */
+/* its counter, JSON member (a rate's: its counter's key "_per_s"), the
+ * kinds of rows (bits) whose JSON and text have it, head and width */
 struct top_col {
 	enum top_how how;
 	int ctr;
@@ -210,7 +208,7 @@ static double col_value(const struct top_col *c, const struct rfs_top_row *r)
  * plain output: a title, a row per CPU and the total, a row per
  * interface, each fitting 80 columns ---- */
 
-enum line_kind { L_TITLE, L_HEAD, L_ROW, L_BLANK };
+enum line_kind { L_TITLE, L_HEAD, L_ROW };
 
 struct line {
 	enum line_kind kind;
@@ -304,7 +302,7 @@ static int format(struct lines *out, const struct rfs_top_snap *s,
 	row_line(out, RFS_TOP_CPU, NULL);
 	rows_of(out, s, RFS_TOP_CPU);
 	rows_of(out, s, RFS_TOP_TOTAL);
-	line_new(out, L_BLANK);
+	line_new(out, L_ROW);
 	if (!s->n_ifaces)
 		snprintf(line_new(out, L_ROW)->text, sizeof(v->text),
 			 "no interface attached");

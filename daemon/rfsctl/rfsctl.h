@@ -66,7 +66,6 @@ struct rfsctl_cfg {
 
 struct rfs_cmd {
 	const char *name;
-	/* NULL for a group such as set */
 	int (*func)(const struct rfsctl_cfg *g, const void *cfg);
 	const struct rfs_opt *opts;
 	const void *defaults;		/* copied into a fresh cfg */
@@ -75,7 +74,6 @@ struct rfs_cmd {
 	const struct rfs_cmd *const *sub;	/* a group's commands */
 };
 
-/* _cmd: the prefix of its <cmd>_opts and <cmd>_defaults */
 #define DEFINE_COMMAND(_name, _cmd, _func, _doc)			\
 	{ .name = (_name), .func = (_func), .opts = _cmd##_opts,	\
 	  .defaults = &_cmd##_defaults,					\
@@ -95,8 +93,8 @@ int p_usage(const char *path, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void p_json(struct json_object *obj);
 
-/* A JSON value as plain text: null "-", int array as a CPU list "0-3,6",
- * object as "k v, k v". */
+/* A JSON value as plain text: null "-", int array "0-3,6", object
+ * "k v, k v". */
 void rfs_fmt_value(struct json_object *v, char *buf, size_t len);
 /* obj's member key (NULL if absent), as a string or number (dflt if
  * absent), as a counter (0 if absent); arr's length (0: no array). */
@@ -147,11 +145,9 @@ int rfs_collect(const struct rfsctl_cfg *g, int timeout_ms,
 /* The result as the type a command expects, or an error (EXIT_FAILURE). */
 int rfs_expect(struct json_object *result, enum json_type type,
 	       const char *what);
-/*
- * rfs_call(), then the result's member key (NULL: the result), checked
- * to be of type (what names it in the error; NULL: not checked), printed
- * as it is under -j, else by plain(it, arg) (NULL: nothing).
- */
+/* rfs_call(), then the result's member key (NULL: the result), checked
+ * to be of type (what names it; NULL: not checked), printed as it is
+ * under -j, else by plain(it, arg) (NULL: nothing). */
 int rfs_show(const struct rfsctl_cfg *g, struct json_object *req,
 	     int extra_ms, const char *key, enum json_type type,
 	     const char *what,
@@ -161,9 +157,7 @@ int rfs_show(const struct rfsctl_cfg *g, struct json_object *req,
 /* the interface object (attach, set, status) as plain text */
 void rfs_print_iface_plain(struct json_object *ifc);
 
-/* top (cmd_top.c), its arithmetic in top_rates.c: two samples of rfsd's
- * counters in, rates per second and each cpumap kthread's wait per run
- * out. */
+/* top (cmd_top.c) and its arithmetic (top_rates.c) */
 enum rfs_top_ctr {
 	RFS_TOP_SEEN,
 	RFS_TOP_STEERED,
@@ -197,13 +191,10 @@ struct rfs_top_row {
 	enum rfs_top_kind kind;
 	char name[16];		/* the CPU number, "all" or the interface */
 	__u64 ctr[RFS_TOP_NR_CTRS];
-	/* a gauge: frames in the CPU's cpumap ring now */
-	long long backlog;
-	/* rfsd gave both kthread counters: else ctr[] holds 0 for them,
-	 * which is no count (no kthread yet, or unreadable) */
+	long long backlog;	/* a gauge: frames in the CPU's ring now */
+	/* rfsd gave both kthread counters: else their 0 is no count */
 	bool has_kthread;
-	/* false: no earlier row, or no time passed; the rates are then 0
-	 * and the rest NaN */
+	/* false: no earlier row, or no time passed: rates 0, the rest NaN */
 	bool valid;
 	/* a counter (not a kthread's) went backwards: rfsd started afresh
 	 * or the interface was attached again, the rates count from zero */

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * rfsctl top's arithmetic: deltas of monotonic counters, told apart from
- * a restart, divided by the time between the samples.
- * tests/unit/test_top_rates.c compiles it into itself.
+ * a restart, divided by the time between the samples (unit-tested alone,
+ * tests/unit/test_top_rates.c).
  */
 #include <math.h>
 #include <stdio.h>
@@ -64,7 +64,6 @@ void rfs_top_kwait_text(char *buf, size_t len, double us)
 		snprintf(buf, len, ">=1s");
 }
 
-/* The rates of cur against prev (NULL: none), secs apart. */
 static void rfs_top_rate_row(const struct rfs_top_row *prev,
 			     struct rfs_top_row *cur, double secs)
 {

@@ -94,80 +94,68 @@ static const char *enum_value(const struct rfs_opt *opt, const char *arg)
 	return n == 1 ? found : NULL;
 }
 
-static void enum_list(const struct rfs_opt *opt, char *buf, size_t len)
-{
-	const char *const *v;
-	size_t off = 0;
-
-	buf[0] = '\0';
-	for (v = opt->values; *v && off < len; v++)
-		off += snprintf(buf + off, len - off, "%s%s",
-				v == opt->values ? "" : v[1] ? ", " : " or ",
-				*v);
-}
-
 static int set_value(const struct opt_ref *r, const char *arg,
 		     const char *path)
 {
 	const struct rfs_opt *opt = r->opt;
 	void *p = (char *)r->cfg + opt->offset;
-	struct rfs_opt_cpus *cpus;
-	char what[64], list[128];
+	struct rfs_opt_cpus *cpus = p;
+	const char *const *v;
+	char why[160] = "";
+	size_t off;
 	__u32 u;
 	int err;
 
-	/* how messages name it: "--flow-cnt" or its metavar */
-	snprintf(what, sizeof(what), "%s%s", opt->positional ? "" : "--",
-		 opt->positional ? opt->metavar : opt->name);
 	switch (opt->type) {
 	case OPT_BOOL:
 		*(bool *)p = true;
-		return 0;
-	case OPT_STRING:
-		*(const char **)p = arg;
-		return 0;
+		break;
 	case OPT_IFNAME:
 		if (strlen(arg) >= IFNAMSIZ)
-			return p_usage(path, "%s '%s' is too long for an interface name (max %d characters)",
-				       what, arg, IFNAMSIZ - 1);
-		if (!rfs_ifname_valid(arg))
-			return p_usage(path, "%s '%s' is not a valid interface name",
-				       what, arg);
+			snprintf(why, sizeof(why), "is too long for an interface name (max %d characters)",
+				 IFNAMSIZ - 1);
+		else if (!rfs_ifname_valid(arg))
+			snprintf(why, sizeof(why), "is not a valid interface name");
+		/* fall through */
+	case OPT_STRING:
 		*(const char **)p = arg;
-		return 0;
+		break;
 	case OPT_UINT:
 		err = rfs_parse_u32(arg, &u);
 		if (err == -ERANGE || (!err && u > INT_MAX))
-			return p_usage(path, "%s '%s' is too large (max %d)",
-				       what, arg, INT_MAX);
-		if (!err && !u)
-			return p_usage(path, "%s '%s' is not a positive integer",
-				       what, arg);
-		if (err)
-			return p_usage(path, "%s '%s' is not a number",
-				       what, arg);
-		*(unsigned int *)p = u;
-		return 0;
+			snprintf(why, sizeof(why), "is too large (max %d)",
+				 INT_MAX);
+		else if (err || !u)
+			snprintf(why, sizeof(why), "is not a %s",
+				 err ? "number" : "positive integer");
+		else
+			*(unsigned int *)p = u;
+		break;
 	case OPT_CPULIST:
-		cpus = p;
 		err = rfs_cpulist_parse(arg, &cpus->cpus);
 		if (err == -ERANGE)
-			return p_usage(path, "%s '%s' has a CPU above %d",
-				       what, arg, RFS_MAX_CPUS - 1);
-		if (err)
-			return p_usage(path, "%s '%s' is not a CPU list such as 0-3,6",
-				       what, arg);
-		cpus->given = true;
-		return 0;
+			snprintf(why, sizeof(why), "has a CPU above %d",
+				 RFS_MAX_CPUS - 1);
+		else if (err)
+			snprintf(why, sizeof(why), "is not a CPU list such as 0-3,6");
+		cpus->given = !err;
+		break;
 	case OPT_ENUM:
 		*(const char **)p = enum_value(opt, arg);
-		if (*(const char **)p)
-			return 0;
-		enum_list(opt, list, sizeof(list));
-		return p_usage(path, "%s '%s' is not one of %s", what, arg,
-			       list);
+		off = *(const char **)p ? 0 :
+		      snprintf(why, sizeof(why), "is not one of");
+		for (v = opt->values; off && *v && off < sizeof(why); v++)
+			off += snprintf(why + off, sizeof(why) - off, "%s%s",
+					v == opt->values ? " " : v[1] ? ", " :
+					" or ", *v);
+		break;
 	}
-	return p_usage(path, "%s: unknown option type", what);
+	/* named as "--flow-cnt", or a positional by its metavar */
+	if (why[0])
+		return p_usage(path, "%s%s '%s' %s", opt->positional ? "" : "--",
+			       opt->positional ? opt->metavar : opt->name, arg,
+			       why);
+	return 0;
 }
 
 /* The command's option, else the global one (leading-only ones only if
@@ -371,31 +359,22 @@ static void print_alts(const char *name, const char *const *items)
 	printf(" }\n");
 }
 
-/* The metavars defined so far: each is defined once. */
-struct metavars {
-	const char *seen[32];
-	int n;
-};
+/* The definitions of opts' enums and LISTs not in seen (" NAME " each)
+ * yet, the first after lead. */
+#define SEEN_LEN	256
 
-/* The definitions of opts' enums and LISTs not in mv yet, the first
- * after lead. */
-static void print_defs(const struct rfs_opt *opts,
-		       struct metavars *mv, const char *lead)
+static void print_defs(const struct rfs_opt *opts, char *seen,
+		       const char *lead)
 {
 	const struct rfs_opt *o;
-	int j;
+	char tag[32];
 
 	for (o = opts; o && o->name; o++) {
-		if (!o->metavar || (o->type != OPT_ENUM &&
-				    strcmp(o->metavar, "LIST")))
+		snprintf(tag, sizeof(tag), " %s ", o->metavar ?: "");
+		if ((o->type != OPT_ENUM && strcmp(tag, " LIST ")) ||
+		    strstr(seen, tag) || strlen(seen) + strlen(tag) >= SEEN_LEN)
 			continue;
-		for (j = 0; j < mv->n; j++)
-			if (!strcmp(mv->seen[j], o->metavar))
-				break;
-		if (j < mv->n || mv->n == (int)(sizeof(mv->seen) /
-						 sizeof(mv->seen[0])))
-			continue;
-		mv->seen[mv->n++] = o->metavar;
+		strcat(seen, tag);
 		fputs(lead, stdout);
 		lead = "";
 		if (o->type == OPT_ENUM)
@@ -405,9 +384,9 @@ static void print_defs(const struct rfs_opt *opts,
 	}
 }
 
-/* Each command's synopsis, or (mv) its definitions. */
+/* Each command's synopsis, or (seen) its definitions. */
 static void print_cmds(const struct rfs_cmd *const *cmds,
-		       const char *prefix, struct metavars *mv)
+		       const char *prefix, char *seen)
 {
 	char path[128];
 
@@ -415,9 +394,9 @@ static void print_cmds(const struct rfs_cmd *const *cmds,
 		snprintf(path, sizeof(path), "%s%s%s", prefix ? prefix : "",
 			 prefix ? " " : "", (*cmds)->name);
 		if ((*cmds)->sub)
-			print_cmds((*cmds)->sub, path, mv);
-		else if (mv)
-			print_defs((*cmds)->opts, mv, "");
+			print_cmds((*cmds)->sub, path, seen);
+		else if (seen)
+			print_defs((*cmds)->opts, seen, "");
 		else
 			print_synopsis(HELP_INDENT, *cmds, path);
 	}
@@ -428,7 +407,7 @@ static void help_global(void)
 	const struct rfs_opt *gopts = rfsctl_opts;
 	const char *items[16];
 	char specs[16][64];
-	struct metavars mv = { .n = 0 };
+	char seen[SEEN_LEN] = "";
 	int n = 0;
 
 	printf("Usage: rfsctl [OPTIONS] COMMAND [ARGS]\n");
@@ -440,14 +419,14 @@ static void help_global(void)
 	}
 	items[n] = NULL;
 	print_alts("OPTIONS", items);
-	print_cmds(rfsctl_cmds, NULL, &mv);
+	print_cmds(rfsctl_cmds, NULL, seen);
 }
 
 /* path: "attach", "set flow-cnt", "set" (a group: all its commands) */
 static void help_cmd(const struct rfs_cmd *cmd, const char *path)
 {
 	const struct rfs_cmd *const *c;
-	struct metavars mv = { .n = 0 };
+	char seen[SEEN_LEN] = "";
 	const struct rfs_opt *o;
 	char sub[128], spec[64];
 	int w = 0, l;
@@ -476,7 +455,7 @@ static void help_cmd(const struct rfs_cmd *cmd, const char *path)
 		opt_spec(spec, sizeof(spec), o);
 		printf(HELP_INDENT "%-*s  %s\n", w, spec, o->help);
 	}
-	print_defs(cmd->opts, &mv, "\n");
+	print_defs(cmd->opts, seen, "\n");
 }
 
 /* Errors must come out as JSON under -j even when the error is in the

@@ -12,16 +12,19 @@
 #define XSTR(x)	#x
 #define STR(x)	XSTR(x)
 
-/* One cfg for all: each command's table names the members it takes. */
-static const struct iface_cfg {
+/* One cfg for all: each command's table names the members it takes, its
+ * defaults the request. */
+struct iface_cfg {
+	const char *cmd;		/* the request */
 	const char *key;		/* set: the setting */
-	const struct rfs_opt *opts;	/* set: the command's table */
+	const struct rfs_opt *opts;	/* the command's table */
+	const char *what;		/* its result; NULL: nothing shown */
 	const char *iface;
 	struct rfs_opt_cpus cpus;
 	unsigned int value;		/* flow_cnt of attach, N of set */
 	const char *mode;
 	bool allow_unordered;
-} attach_defaults, detach_defaults;
+};
 
 #define IFACE(_help)	IFACE_OPTION(struct iface_cfg, _help, .key = "iface")
 
@@ -71,12 +74,17 @@ static const struct rfs_opt set_cpus_opts[] = {
 	END_OPTIONS
 };
 
-static const struct iface_cfg set_sock_flow_entries_defaults = {
-	.key = "sock_flow_entries", .opts = set_sock_flow_entries_opts };
-static const struct iface_cfg set_flow_cnt_defaults = {
-	.key = "flow_cnt", .opts = set_flow_cnt_opts };
-static const struct iface_cfg set_cpus_defaults = {
-	.key = "cpus", .opts = set_cpus_opts };
+#define SET(_key, _cmd)	{ .cmd = "set", .key = (_key),		\
+	.opts = set_##_cmd##_opts, .what = "the set result" }
+static const struct iface_cfg set_sock_flow_entries_defaults =
+	SET("sock_flow_entries", sock_flow_entries);
+static const struct iface_cfg set_flow_cnt_defaults =
+	SET("flow_cnt", flow_cnt);
+static const struct iface_cfg set_cpus_defaults = SET("cpus", cpus);
+static const struct iface_cfg attach_defaults = { .cmd = "attach",
+	.opts = attach_opts, .what = "the attach result" };
+static const struct iface_cfg detach_defaults = { .cmd = "detach",
+	.opts = detach_opts };
 
 /* A CPU taken out of the set whose flows have not all drained yet: it
  * stays usable, and is released once they have (rfsctl(8), status). */
@@ -138,41 +146,29 @@ static void changed_plain(struct json_object *r, const void *arg)
 		rfs_print_kv(r, "", NULL, NULL);
 }
 
-static int do_attach(const struct rfsctl_cfg *g, const void *cfg)
-{
-	/* no "cpus": rfsd takes every online CPU */
-	return rfs_show(g, rfs_req_new("attach", attach_opts, cfg), 0, NULL,
-			json_type_object, "the attach result", changed_plain,
-			NULL);
-}
-
-/* plain: silent on success; JSON: rfsd's {} */
-static int do_detach(const struct rfsctl_cfg *g, const void *cfg)
-{
-	return rfs_show(g, rfs_req_new("detach", detach_opts, cfg), 0, NULL,
-			json_type_object, NULL, NULL, NULL);
-}
-
-/* set KEY [IFACE] [VALUE | CPUS]: what the command's table took */
-static int do_set(const struct rfsctl_cfg *g, const void *cfg)
+/* One request; no "cpus" in attach: rfsd takes every online CPU.  The
+ * result of attach and set is printed, detach's only under -j: {}. */
+static int do_change(const struct rfsctl_cfg *g, const void *cfg)
 {
 	const struct iface_cfg *c = cfg;
-	struct json_object *req = rfs_req_new("set", c->opts, cfg);
+	struct json_object *req = rfs_req_new(c->cmd, c->opts, cfg);
 
-	json_object_object_add(req, "key", json_object_new_string(c->key));
-	return rfs_show(g, req, 0, NULL, json_type_object, "the set result",
-			changed_plain, NULL);
+	if (c->key)
+		json_object_object_add(req, "key",
+				       json_object_new_string(c->key));
+	return rfs_show(g, req, 0, NULL, json_type_object, c->what,
+			c->what ? changed_plain : NULL, NULL);
 }
 
 const struct rfs_cmd rfs_cmd_attach = DEFINE_COMMAND("attach", attach,
-	do_attach, "Attach xdp-rfs to IFACE and steer its flows.");
+	do_change, "Attach xdp-rfs to IFACE and steer its flows.");
 const struct rfs_cmd rfs_cmd_detach = DEFINE_COMMAND("detach", detach,
-	do_detach, "Detach xdp-rfs from IFACE.");
+	do_change, "Detach xdp-rfs from IFACE.");
 const struct rfs_cmd rfs_cmd_set_sock_flow_entries = DEFINE_COMMAND(
-	"sock-flow-entries", set_sock_flow_entries, do_set,
+	"sock-flow-entries", set_sock_flow_entries, do_change,
 	"Resize the sock flow table (shared by all interfaces) to N entries.");
 const struct rfs_cmd rfs_cmd_set_flow_cnt = DEFINE_COMMAND("flow-cnt",
-	set_flow_cnt, do_set,
+	set_flow_cnt, do_change,
 	"Resize the flow table of IFACE to N entries per RX queue.");
 const struct rfs_cmd rfs_cmd_set_cpus = DEFINE_COMMAND("cpus", set_cpus,
-	do_set, "Steer the flows of IFACE to the CPUs in LIST.");
+	do_change, "Steer the flows of IFACE to the CPUs in LIST.");

@@ -57,64 +57,47 @@ static const struct rfs_opt flows_opts[] = {
 struct table {
 	int ncols;
 	__u64 left;
-	size_t ncells, cap;
-	char **cells;
+	size_t n;
+	char (*cells)[128];
 };
 
 static void __attribute__((format(printf, 2, 3)))
 cell(struct table *t, const char *fmt, ...)
 {
-	char buf[256], **nc;
+	char (*nc)[128] = realloc(t->cells, (t->n + 1) * sizeof(*nc));
 	va_list ap;
 
-	if (t->ncells == t->cap) {
-		nc = realloc(t->cells, (t->cap * 2 + 64) * sizeof(*nc));
-		if (!nc)
-			return;
-		t->cells = nc;
-		t->cap = t->cap * 2 + 64;
-	}
+	if (!nc)
+		return;
+	t->cells = nc;
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	vsnprintf(nc[t->n++], sizeof(*nc), fmt, ap);
 	va_end(ap);
-	t->cells[t->ncells] = strdup(buf);
-	if (t->cells[t->ncells])
-		t->ncells++;
 }
 
 static void table_print(struct table *t)
 {
-	size_t i, n = 0, off = 0, *w = calloc(t->ncols, sizeof(*w));
-	char *line = NULL;
-	int c;
+	size_t i, r, *w = calloc(t->ncols, sizeof(*w));
+	int c, last;
+	bool left;
 
-	for (i = 0; w && i < t->ncells; i++)
+	for (i = 0; w && i < t->n; i++)
 		if (strlen(t->cells[i]) > w[i % t->ncols])
 			w[i % t->ncols] = strlen(t->cells[i]);
-	for (c = 0; w && c < t->ncols; c++)
-		n += w[c] + 2;
-	if (w)
-		line = malloc(n + 1);
-	for (i = 0; line && i < t->ncells; i++) {
-		c = i % t->ncols;
-		off += snprintf(line + off, n + 1 - off,
-				c < 64 && (t->left >> c & 1) ? "%-*s%s" :
-				"%*s%s",
-				(int)w[c], t->cells[i],
-				c == t->ncols - 1 ? "" : "  ");
-		if (c != t->ncols - 1 && i + 1 != t->ncells)
-			continue;
+	for (r = 0; w && r + t->ncols <= t->n; r += t->ncols) {
 		/* no trailing blanks: empty cells make title rows */
-		while (off && line[off - 1] == ' ')
-			off--;
-		line[off] = '\0';
-		printf("%s\n", line);
-		off = 0;
+		last = t->ncols - 1;
+		while (last >= 0 && !t->cells[r + last][0])
+			last--;
+		for (c = 0; c <= last; c++) {
+			left = c < 64 && (t->left >> c & 1);
+			printf(left ? "%-*s%s" : "%*s%s",
+			       left && c == last ? 0 : (int)w[c],
+			       t->cells[r + c], c == last ? "" : "  ");
+		}
+		printf("\n");
 	}
-	free(line);
 	free(w);
-	for (i = 0; i < t->ncells; i++)
-		free(t->cells[i]);
 	free(t->cells);
 }
 
@@ -327,14 +310,8 @@ static int stats_prometheus(const struct rfsctl_cfg *g)
 {
 	char err[RFS_CTL_ERR_LEN];
 	struct json_object *snap;
-	struct rfs_ctl *ctl;
-	int e;
+	int e = rfs_collect(g, RFS_CTL_TIMEOUT_MS, &snap, err, sizeof(err));
 
-	e = rfs_ctl_connect(&ctl, g->socket, RFS_CTL_TIMEOUT_MS, err,
-			    sizeof(err));
-	if (!e)
-		e = rfs_prom_collect(rfs_ctl_ask, ctl, &snap, err, sizeof(err));
-	rfs_ctl_close(ctl);
 	if (e) {
 		p_err("%s", err);
 		return EXIT_FAILURE;
@@ -365,7 +342,7 @@ static int do_stats(const struct rfsctl_cfg *g, const void *cfg)
 		return stats_prometheus(g);
 	}
 	ret = rfs_call(g, rfs_req_new("stats", stats_opts, cfg), 0, &result,
-		       NULL, 0);
+		       false);
 	if (!ret)
 		ret = rfs_expect(result, json_type_object, "the stats result");
 	if (!ret)

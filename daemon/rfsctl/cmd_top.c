@@ -16,7 +16,6 @@
 
 #include "ctl_client.h"
 #include "log.h"
-#include "rfs_prom.h"
 #include "rfsctl.h"
 
 static const struct top_cfg {
@@ -58,115 +57,158 @@ static void wall_clock(char *buf, size_t len)
 
 /* ---- one sample ---- */
 
-/* The requests of /metrics (rfs_prom_collect()), on one connection, as
- * rows: a CPU's, the total, then an interface's.  An interface detached
- * between status and its stats is left out. */
-static int fetch(const struct rfsctl_cfg *g, struct rfs_top_snap *s,
-		 char *err, size_t len)
+/* The next row of s, from o: a CPU's, the total's or an interface's. */
+static struct rfs_top_row *add_row(struct rfs_top_snap *s,
+				   enum rfs_top_kind kind, const char *name,
+				   struct json_object *o)
 {
-	struct json_object *snap = NULL, *sta, *total, *per, *ifs, *o, *one;
+	struct rfs_top_row *r = &s->rows[s->n++];
+	int k;
+
+	r->kind = kind;
+	snprintf(r->name, sizeof(r->name), "%s", name);
+	for (k = 0; k < RFS_TOP_NR_CTRS; k++)
+		r->ctr[k] = rfs_u64(o, rfs_top_ctr_keys[k]);
+	r->backlog = rfs_num(o, "backlog", RFS_TOP_NO_BACKLOG);
+	/* absent when rfsd could not read them, and then not 0 */
+	r->has_kthread = json_object_object_get_ex(o, "kthread_wait_ns", NULL) &&
+			 json_object_object_get_ex(o, "kthread_runs", NULL);
+	return r;
+}
+
+/* rfs_collect() as rows with their rates against prev (NULL: none): a
+ * CPU's, the total, then an interface's. */
+static int fetch(const struct rfsctl_cfg *g, const struct rfs_top_snap *prev,
+		 struct rfs_top_snap *s, char *err, size_t len)
+{
+	struct json_object *snap = NULL, *sta, *total, *per, *ifs, *o;
 	long long sum = RFS_TOP_NO_BACKLOG;
-	size_t i, ncpu, nif;
 	struct rfs_top_row *r;
-	struct rfs_ctl *ctl;
-	int ret, k;
+	char cpu[16];
+	size_t i;
+	int ret;
 
 	memset(s, 0, sizeof(*s));
-	ret = rfs_ctl_connect(&ctl, g->socket, TOP_REPLY_MS, err, len);
-	if (!ret)
-		ret = rfs_prom_collect(rfs_ctl_ask, ctl, &snap, err, len);
-	rfs_ctl_close(ctl);
+	ret = rfs_collect(g, TOP_REPLY_MS, &snap, err, len);
 	/* the time of the counters: taken as soon as they are read */
 	s->t = now();
 	sta = rfs_get(snap, "stats");
 	per = rfs_get(sta, "per_cpu");
 	ifs = rfs_get(snap, "interfaces");
-	ncpu = rfs_len(per);
-	nif = rfs_len(ifs);
+	s->n_cpus = rfs_len(per);
+	s->n_ifaces = rfs_len(ifs);
 	if (!ret && (!json_object_object_get_ex(sta, "total", &total) ||
 		     !json_object_is_type(per, json_type_array))) {
 		snprintf(err, len, "unexpected reply from rfsd: stats has no \"total\" or \"per_cpu\"");
 		ret = -EPROTO;
 	}
-	s->rows = ret ? NULL : calloc(ncpu + 1 + nif, sizeof(*s->rows));
+	s->rows = ret ? NULL : calloc(s->n_cpus + 1 + s->n_ifaces,
+				      sizeof(*s->rows));
 	if (!ret && !s->rows) {
 		snprintf(err, len, "can't sample rfsd: out of memory");
 		ret = -ENOMEM;
 	}
-	for (i = 0; !ret && i < ncpu + 1 + nif; i++) {
-		r = &s->rows[s->n++];
-		one = i > ncpu ? json_object_array_get_idx(ifs, i - ncpu - 1) :
-			  NULL;
-		r->kind = i < ncpu ? RFS_TOP_CPU : i == ncpu ? RFS_TOP_TOTAL :
-			  RFS_TOP_IFACE;
-		o = i < ncpu ? json_object_array_get_idx(per, i) : total;
-		snprintf(r->name, sizeof(r->name), "%s", i > ncpu ?
-			 rfs_str(one, "interface", "?") : "all");
-		if (i < ncpu)
-			snprintf(r->name, sizeof(r->name), "%lld",
-				 rfs_num(o, "cpu", i));
-		if (i > ncpu && !json_object_object_get_ex(one, "total", &o)) {
+	for (i = 0; !ret && i < s->n_cpus; i++) {
+		o = json_object_array_get_idx(per, i);
+		snprintf(cpu, sizeof(cpu), "%lld", rfs_num(o, "cpu", i));
+		r = add_row(s, RFS_TOP_CPU, cpu, o);
+		/* the total backlog is the sum of the CPUs' */
+		if (r->backlog != RFS_TOP_NO_BACKLOG)
+			sum = (sum < 0 ? 0 : sum) + r->backlog;
+	}
+	if (!ret)
+		add_row(s, RFS_TOP_TOTAL, "all", total)->backlog = sum;
+	for (i = 0; !ret && i < s->n_ifaces; i++) {
+		o = json_object_array_get_idx(ifs, i);
+		r = add_row(s, RFS_TOP_IFACE, rfs_str(o, "interface", "?"),
+			    rfs_get(o, "total"));
+		if (!json_object_object_get_ex(o, "total", NULL)) {
 			snprintf(err, len, "unexpected reply from rfsd: stats %s has no \"total\"",
 				 r->name);
 			ret = -EPROTO;
 		}
-		for (k = 0; k < RFS_TOP_NR_CTRS; k++)
-			r->ctr[k] = rfs_u64(o, rfs_top_ctr_keys[k]);
-		r->backlog = rfs_num(o, "backlog", RFS_TOP_NO_BACKLOG);
-		/* absent when rfsd could not read them, and then not 0 */
-		r->has_kthread = json_object_object_get_ex(o, "kthread_wait_ns",
-							   NULL) &&
-				 json_object_object_get_ex(o, "kthread_runs",
-							   NULL);
-		/* the total backlog is the sum of the CPUs' */
-		if (i < ncpu && r->backlog != RFS_TOP_NO_BACKLOG)
-			sum = (sum < 0 ? 0 : sum) + r->backlog;
-		else if (i == ncpu)
-			r->backlog = sum;
 	}
-	s->n_cpus = ncpu;
-	s->n_ifaces = nif;
 	snprintf(s->version, sizeof(s->version), "%s",
 		 rfs_str(rfs_get(snap, "status"), "version", ""));
 	json_object_put(snap);
-	if (ret)
+	if (ret) {
 		free(s->rows);
+		s->rows = NULL;
+	} else {
+		rfs_top_rates(prev, s);
+	}
 	return ret;
+}
+
+/* ---- a row's fields, each in its JSON and maybe a column ----
+ * Each is counted where it happens: steered, desired%, held and switches
+ * on the CPU that received the frame; deq/s, backlog on the CPU it was
+ * steered to; drops on the CPU whose flush found the ring full; local%
+ * on the CPU where the application read; kwait of its cpumap kthread. */
+
+enum top_how { T_RATE, T_DESIRED, T_LOCAL, T_BACKLOG, T_KWAIT };
+
+#define CPUS	(1 << RFS_TOP_CPU | 1 << RFS_TOP_TOTAL)
+#define IFACES	(1 << RFS_TOP_IFACE)
+#define ALL	(CPUS | IFACES)
+
+/* its counter, JSON member (a rate's: its counter's key "_per_s"), the
+ * kinds of rows (bits) whose JSON and text have it, head and width */
+struct top_col {
+	enum top_how how;
+	int ctr;
+	const char *key;
+	unsigned int json, text;
+	const char *head;
+	int w;
+};
+
+static const struct top_col top_cols[] = {
+	{ T_RATE, RFS_TOP_SEEN, NULL, ALL, IFACES, "seen/s", 8 },
+	{ T_RATE, RFS_TOP_STEERED, NULL, ALL, ALL, "steered/s", 9 },
+	{ T_DESIRED, 0, "to_desired_pct", ALL, ALL, "desired%", 8 },
+	{ T_RATE, RFS_TOP_TO_DESIRED, NULL, ALL, 0, NULL, 0 },
+	{ T_RATE, RFS_TOP_HELD, NULL, ALL, ALL, "held/s", 8 },
+	{ T_RATE, RFS_TOP_SWITCHES, NULL, ALL, ALL, "switch/s", 8 },
+	{ T_RATE, RFS_TOP_DEQUEUED, NULL, ALL, CPUS, "deq/s", 8 },
+	{ T_RATE, RFS_TOP_DROPS, NULL, ALL, CPUS, "drops/s", 8 },
+	{ T_BACKLOG, 0, "backlog", CPUS, CPUS, "backlog", 7 },
+	{ T_LOCAL, 0, "locality_pct", ALL, CPUS, "local%", 6 },
+	{ T_RATE, RFS_TOP_RECV_LOCAL, NULL, ALL, 0, NULL, 0 },
+	{ T_RATE, RFS_TOP_RECV_REMOTE, NULL, ALL, 0, NULL, 0 },
+	/* the kthreads are the datapath's, not an interface's */
+	{ T_KWAIT, 0, "kthread_wait_us_per_run", CPUS, CPUS, "kwait", 6 },
+	{ T_RATE, RFS_TOP_KTHREAD_WAIT_NS, NULL, CPUS, 0, NULL, 0 },
+	{ T_RATE, RFS_TOP_KTHREAD_RUNS, NULL, CPUS, 0, NULL, 0 },
+};
+
+#define for_each_col(c)	for (c = top_cols; c < top_cols + \
+			     sizeof(top_cols) / sizeof(top_cols[0]); c++)
+
+/* The field's value in row r, NaN for none. */
+static double col_value(const struct top_col *c, const struct rfs_top_row *r)
+{
+	switch (c->how) {
+	case T_RATE:
+		return (rfs_top_ctr_is_kthread(c->ctr) ? r->kthread_valid :
+			r->valid) ? r->per_s[c->ctr] : NAN;
+	case T_DESIRED:
+		return r->to_desired_pct;
+	case T_LOCAL:
+		return r->locality_pct;
+	case T_BACKLOG:
+		return r->backlog < 0 ? NAN : r->backlog;
+	case T_KWAIT:
+		return r->kwait_us;
+	}
+	return NAN;
 }
 
 /* ---- the screen as lines of text, the same for the live view and for
  * plain output: a title, a row per CPU and the total, a row per
  * interface, each fitting 80 columns ---- */
 
-enum { COL_DESIRED = RFS_TOP_NR_CTRS, COL_LOCAL, COL_BACKLOG, COL_KWAIT };
-
-/* A column: its head, width and what it shows (a counter's rate or a
- * COL_).  Each is counted where it happens: steered, desired%, held and
- * switches on the CPU that received the frame; deq/s, backlog on the CPU
- * it was steered to; drops on the CPU whose flush found the ring full;
- * local% on the CPU where the application read; kwait of the CPU's
- * cpumap kthread.  CPU ids (< 256) and "all" take 3 columns. */
-struct col {
-	const char *head;
-	int w, what;
-};
-
-static const struct col cpu_cols[] = {
-	{ "CPU", -3, -1 }, { "steered/s", 9, RFS_TOP_STEERED },
-	{ "desired%", 8, COL_DESIRED }, { "held/s", 8, RFS_TOP_HELD },
-	{ "switch/s", 8, RFS_TOP_SWITCHES }, { "deq/s", 8, RFS_TOP_DEQUEUED },
-	{ "drops/s", 8, RFS_TOP_DROPS }, { "backlog", 7, COL_BACKLOG },
-	{ "local%", 6, COL_LOCAL }, { "kwait", 6, COL_KWAIT }, { NULL }
-};
-
-static const struct col if_cols[] = {
-	{ "IFACE", -15, -1 }, { "seen/s", 8, RFS_TOP_SEEN },
-	{ "steered/s", 9, RFS_TOP_STEERED }, { "desired%", 8, COL_DESIRED },
-	{ "held/s", 8, RFS_TOP_HELD }, { "switch/s", 8, RFS_TOP_SWITCHES },
-	{ NULL }
-};
-
-enum line_kind { L_TITLE, L_HEAD, L_ROW, L_BLANK };
+enum line_kind { L_TITLE, L_HEAD, L_ROW };
 
 struct line {
 	enum line_kind kind;
@@ -203,52 +245,48 @@ static void fmt_cell(char *buf, size_t len, double v, bool pct)
 		snprintf(buf, len, "%.1fM", v / 1e6);
 }
 
-/* A row's line, or (row NULL) the head's. */
-static void row_line(struct lines *out, const struct col *cols,
-		     const struct rfs_top_row *row,
-		     const struct rfs_top_rate *r)
+/* A row's line, or (row NULL) the head of the rows of kind.  CPU ids
+ * (< 256) and "all" take 3 columns. */
+static void row_line(struct lines *out, enum rfs_top_kind kind,
+		     const struct rfs_top_row *row)
 {
 	struct line *l = line_new(out, row ? L_ROW : L_HEAD);
-	bool ok = r && r->valid;
-	const struct col *c;
-	size_t off = 0;
-	char v[16];
+	bool iface = kind == RFS_TOP_IFACE;
+	const struct top_col *c;
+	double v;
+	char cell[16];
+	int off;
 
-	for (c = cols; c->head; c++) {
-		if (!row || c == cols)
-			snprintf(v, sizeof(v), "%s", !row ? c->head : row->name);
-		else if (c->what == COL_KWAIT)
-			rfs_top_kwait_text(v, sizeof(v), r ? r->kwait_us : NAN);
-		else if (c->what == COL_BACKLOG)
-			fmt_cell(v, sizeof(v), row->backlog < 0 ? NAN :
-				 row->backlog, false);
-		else if (c->what == COL_DESIRED || c->what == COL_LOCAL)
-			fmt_cell(v, sizeof(v), !ok ? NAN :
-				 c->what == COL_LOCAL ? r->locality_pct :
-				 r->to_desired_pct, true);
+	off = snprintf(l->text, sizeof(l->text), "%-*s", iface ? 15 : 3,
+		       row ? row->name : iface ? "IFACE" : "CPU");
+	for_each_col(c) {
+		if (!(c->text & 1 << kind))
+			continue;
+		v = row ? col_value(c, row) : NAN;
+		if (!row)
+			snprintf(cell, sizeof(cell), "%s", c->head);
+		else if (c->how == T_KWAIT)
+			rfs_top_kwait_text(cell, sizeof(cell), v);
 		else
-			fmt_cell(v, sizeof(v), ok ? r->per_s[c->what] : NAN,
-				 false);
-		off += snprintf(l->text + off, sizeof(l->text) - off, "%s%*s",
-				c == cols ? "" : " ", c->w, v);
+			fmt_cell(cell, sizeof(cell), v,
+				 c->how == T_DESIRED || c->how == T_LOCAL);
+		off += snprintf(l->text + off, sizeof(l->text) - off, " %*s",
+				c->w, cell);
 	}
 }
 
 static void rows_of(struct lines *out, const struct rfs_top_snap *s,
-		    const struct rfs_top_rate *rates, enum rfs_top_kind kind)
+		    enum rfs_top_kind kind)
 {
 	size_t i;
 
 	for (i = 0; i < s->n; i++)
 		if (s->rows[i].kind == kind)
-			row_line(out, kind == RFS_TOP_IFACE ? if_cols : cpu_cols,
-				 &s->rows[i], rates ? &rates[i] : NULL);
+			row_line(out, kind, &s->rows[i]);
 }
 
-/* The screen for sample s and its rates (NULL: no earlier sample yet). */
 static int format(struct lines *out, const struct rfs_top_snap *s,
-		  const struct rfs_top_rate *rates, unsigned int interval,
-		  const char *clock, bool reset)
+		  unsigned int interval, const char *clock, bool reset)
 {
 	struct line *v = realloc(out->v, (s->n + 5) * sizeof(*v));
 
@@ -261,119 +299,71 @@ static int format(struct lines *out, const struct rfs_top_snap *s,
 		 s->version[0] ? s->version : "?", s->n_cpus, s->n_ifaces,
 		 s->n_ifaces == 1 ? "" : "s", interval, clock,
 		 reset ? "  (counters reset)" : "");
-	row_line(out, cpu_cols, NULL, NULL);
-	rows_of(out, s, rates, RFS_TOP_CPU);
-	rows_of(out, s, rates, RFS_TOP_TOTAL);
-	line_new(out, L_BLANK);
+	row_line(out, RFS_TOP_CPU, NULL);
+	rows_of(out, s, RFS_TOP_CPU);
+	rows_of(out, s, RFS_TOP_TOTAL);
+	line_new(out, L_ROW);
 	if (!s->n_ifaces)
 		snprintf(line_new(out, L_ROW)->text, sizeof(v->text),
 			 "no interface attached");
 	else
-		row_line(out, if_cols, NULL, NULL);
-	rows_of(out, s, rates, RFS_TOP_IFACE);
+		row_line(out, RFS_TOP_IFACE, NULL);
+	rows_of(out, s, RFS_TOP_IFACE);
 	return 0;
 }
 
-/* v with one decimal, as printed (json-c keeps the text it is given);
+/* v with prec decimals, as printed (json-c keeps the text it is given);
  * NaN, no JSON number, as null */
-static struct json_object *json_num(double v)
+static struct json_object *json_num(double v, int prec)
 {
 	char buf[64];
 
 	if (isnan(v))
 		return NULL;
-	snprintf(buf, sizeof(buf), "%.1f", v);
+	snprintf(buf, sizeof(buf), "%.*f", prec, v);
 	return json_object_new_double_s(v, buf);
 }
 
-static struct json_object *rate_json(const struct rfs_top_row *row,
-				     const struct rfs_top_rate *r)
-{
-	struct json_object *o = json_object_new_object();
-	char key[64];
-	int k;
-
-	if (row->kind == RFS_TOP_CPU)
-		json_object_object_add(o, "cpu",
-				       json_object_new_int(atoi(row->name)));
-	else if (row->kind == RFS_TOP_IFACE)
-		json_object_object_add(o, "name",
-				       json_object_new_string(row->name));
-	for (k = 0; k < RFS_TOP_NR_CTRS; k++) {
-		/* the kthreads are the datapath's, not an interface's */
-		if (rfs_top_ctr_is_kthread(k) && row->kind == RFS_TOP_IFACE)
-			continue;
-		snprintf(key, sizeof(key), "%s_per_s", rfs_top_ctr_keys[k]);
-		json_object_object_add(o, key, (rfs_top_ctr_is_kthread(k) ?
-					r->kthread_valid : r->valid) ?
-				       json_num(r->per_s[k]) : NULL);
-	}
-	json_object_object_add(o, "to_desired_pct", json_num(r->to_desired_pct));
-	json_object_object_add(o, "locality_pct", json_num(r->locality_pct));
-	if (row->kind != RFS_TOP_IFACE) {
-		json_object_object_add(o, "backlog", row->backlog < 0 ? NULL :
-				       json_object_new_int64(row->backlog));
-		json_object_object_add(o, "kthread_wait_us_per_run",
-				       json_num(r->kwait_us));
-	}
-	json_object_object_add(o, "reset", json_object_new_boolean(r->reset));
-	return o;
-}
-
-static void print_json(const struct rfs_top_snap *s,
-		       const struct rfs_top_rate *rates, double secs)
+static void print_json(const struct rfs_top_snap *s, double secs)
 {
 	struct json_object *o = json_object_new_object();
 	struct json_object *cpus = json_object_new_array();
 	struct json_object *ifs = json_object_new_array();
+	const struct rfs_top_row *r;
+	const struct top_col *c;
 	struct json_object *j;
+	char key[64];
 	size_t i;
 
-	json_object_object_add(o, "seconds", json_num(secs));
-	for (i = 0; i < s->n; i++) {
-		j = rate_json(&s->rows[i], &rates[i]);
-		if (s->rows[i].kind == RFS_TOP_TOTAL)
+	json_object_object_add(o, "seconds", json_num(secs, 1));
+	for (i = 0, r = s->rows; i < s->n; i++, r++) {
+		j = json_object_new_object();
+		if (r->kind == RFS_TOP_CPU)
+			json_object_object_add(j, "cpu",
+					       json_object_new_int(atoi(r->name)));
+		else if (r->kind == RFS_TOP_IFACE)
+			json_object_object_add(j, "name",
+					       json_object_new_string(r->name));
+		for_each_col(c) {
+			if (!(c->json & 1 << r->kind))
+				continue;
+			snprintf(key, sizeof(key), "%s%s", c->key ?:
+				 rfs_top_ctr_keys[c->ctr], c->key ? "" : "_per_s");
+			json_object_object_add(j, key, json_num(col_value(c, r),
+						c->how == T_BACKLOG ? 0 : 1));
+		}
+		json_object_object_add(j, "reset",
+				       json_object_new_boolean(r->reset));
+		if (r->kind == RFS_TOP_TOTAL)
 			json_object_object_add(o, "total", j);
 		else
-			json_object_array_add(s->rows[i].kind == RFS_TOP_CPU ?
-					      cpus : ifs, j);
+			json_object_array_add(r->kind == RFS_TOP_CPU ? cpus :
+					      ifs, j);
 	}
 	json_object_object_add(o, "per_cpu", cpus);
 	json_object_object_add(o, "interfaces", ifs);
 	p_json(o);
 	json_object_put(o);
-}
-
-/* A new sample against *prev, which becomes it: its screen in l, or
- * under -j printed; clock: its time; *reset: a counter went back.  On
- * failure (-1, why in err) prev is kept: the next rates span the gap. */
-static int step(const struct rfsctl_cfg *g, unsigned int interval,
-		struct rfs_top_snap *prev, struct lines *l, char *clock,
-		bool *reset, char *err, size_t len)
-{
-	struct rfs_top_rate *rates;
-	struct rfs_top_snap cur;
-	int ret = 0;
-	size_t i;
-
-	if (fetch(g, &cur, err, len))
-		return -1;
-	rates = calloc(cur.n + 1, sizeof(*rates));
-	if (rates)
-		rfs_top_rates(prev, &cur, rates);
-	wall_clock(clock, 16);
-	for (*reset = false, i = 0; rates && i < cur.n; i++)
-		*reset |= rates[i].reset;
-	if (rates && g->json)
-		print_json(&cur, rates, cur.t - prev->t);
-	else if (!rates || format(l, &cur, rates, interval, clock, *reset))
-		ret = -1;
-	if (ret)
-		snprintf(err, len, "can't show the sample: out of memory");
-	free(rates);
-	free(prev->rows);
-	*prev = cur;
-	return ret;
 }
 
 /* ---- the live view ----
@@ -457,103 +447,88 @@ static bool wait_until(double t, const struct view *v)
 }
 
 /*
- * A sample every interval until a signal (or q), from first on: in the
- * view v, or (v NULL) as plain text or JSON, no terminal control, then
- * only one if once.  An rfsd that stops answering ends plain output
- * (exit 1): a script reading it wants to know.  The view says so and
- * goes on.
+ * A sample every interval until a signal (or q), after prev: in the view
+ * v, or (v NULL) as plain text or JSON, no terminal control, then only
+ * one if once.  An rfsd that stops answering ends plain output (exit 1):
+ * a script reading it wants to know.  The view says so and goes on.  A
+ * sample that fails leaves prev: the next rates span the gap.
  */
 static int top_loop(const struct rfsctl_cfg *g, unsigned int interval,
-		    bool once, struct rfs_top_snap *first, struct view *v)
+		    bool once, struct rfs_top_snap *prev, struct view *v)
 {
 	char err[RFS_CTL_ERR_LEN], clock[16];
-	struct rfs_top_snap prev = *first;
 	struct lines l = {}, *out = v ? &v->lines : &l;
-	int ret = EXIT_SUCCESS;
-	double next = prev.t;
-	bool reset;
+	double next = prev->t;
+	struct rfs_top_snap cur;
+	bool reset = false;
+	int ret = 0;
 	size_t i;
 
 	while (!top_stop) {
 		next += interval;
 		if (wait_until(next, v) || top_stop)
 			break;
-		if (step(g, interval, &prev, out, clock, &reset,
-			 v ? v->status : err, v ? sizeof(v->status) :
-			 sizeof(err))) {
-			if (!v)
-				p_err("%s", err);
-			ret = v ? ret : EXIT_FAILURE;
-		} else if (v) {
+		ret = fetch(g, prev, &cur, err, sizeof(err));
+		wall_clock(clock, sizeof(clock));
+		for (i = 0; !ret && i < cur.n; i++)
+			reset |= cur.rows[i].reset;
+		if (!ret && g->json) {
+			print_json(&cur, cur.t - prev->t);
+		} else if (!ret && format(out, &cur, interval, clock, reset)) {
+			snprintf(err, sizeof(err), "can't show the sample: out of memory");
+			ret = -1;
+		}
+		if (cur.rows) {
+			free(prev->rows);
+			*prev = cur;
+		}
+		if (v) {
 			if (reset)
 				snprintf(v->reset_at, sizeof(v->reset_at), "%s",
 					 clock);
-			snprintf(v->status, sizeof(v->status), "q: quit%s%s%s",
-				 v->reset_at[0] ? "  (counters reset at " : "",
-				 v->reset_at, v->reset_at[0] ? ")" : "");
-		}
-		if (v)
+			if (ret)
+				snprintf(v->status, sizeof(v->status), "%s", err);
+			else
+				snprintf(v->status, sizeof(v->status),
+					 "q: quit%s%s%s", v->reset_at[0] ?
+					 "  (counters reset at " : "",
+					 v->reset_at, v->reset_at[0] ? ")" : "");
 			draw(v);
-		for (i = 0; !v && !ret && !g->json && i < l.n; i++)
+			ret = 0;
+		} else if (ret) {
+			p_err("%s", err);
+			break;
+		}
+		for (i = 0; !v && !g->json && i < l.n; i++)
 			printf("%s\n", l.v[i].text);
-		if (!v && !ret && !g->json && !once)
+		if (!v && !g->json && !once)
 			printf("\n");
 		fflush(stdout);
-		if (once || ret)
+		if (once)
 			break;
+		reset = false;
 		/* fell behind (a slow reply): the next interval is a whole
 		 * one from now */
 		if (next + interval <= now())
 			next = now();
 	}
-	free(prev.rows);
+	free(prev->rows);
 	free(l.v);
-	return ret;
-}
-
-/* The view, until q, Ctrl-C, SIGTERM or SIGHUP. */
-static int top_view(const struct rfsctl_cfg *g, unsigned int interval,
-		    struct rfs_top_snap *first)
-{
-	struct view v = {};
-	char clock[16];
-	int ret;
-
-	atexit(view_end);
-	view_screen = newterm(NULL, stdout, stdin);
-	if (!view_screen) {
-		p_err("can't start the terminal view on '%s': not a terminal ncurses knows; try --once",
-		      getenv("TERM") ? getenv("TERM") : "");
-		free(first->rows);
-		return EXIT_FAILURE;
-	}
-	cbreak();
-	noecho();
-	keypad(stdscr, TRUE);
-	curs_set(0);
-	/* the first sample: its table with no rates yet */
-	wall_clock(clock, sizeof(clock));
-	format(&v.lines, first, NULL, interval, clock, false);
-	snprintf(v.status, sizeof(v.status), "q: quit  (rates after %us)",
-		 interval);
-	draw(&v);
-	ret = top_loop(g, interval, false, first, &v);
-	view_end();
-	free(v.lines.v);
-	return ret;
+	return ret ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 
 static int do_top(const struct rfsctl_cfg *g, const void *cfg)
 {
-	const struct top_cfg *c = cfg;
-	struct rfs_top_snap first;
-	char err[RFS_CTL_ERR_LEN];
-
 	struct sigaction sa = { .sa_handler = top_signal };
+	const struct top_cfg *c = cfg;
+	char err[RFS_CTL_ERR_LEN];
+	struct rfs_top_snap first;
+	struct view v = {};
+	int ret;
 
 	/* rfsd must answer before the screen is taken: its error then
 	 * reads like any other command's, on a terminal left alone */
-	if (fetch(g, &first, err, sizeof(err))) {
+	if (fetch(g, NULL, &first, err, sizeof(err))) {
 		p_err("%s", err);
 		return EXIT_FAILURE;
 	}
@@ -567,7 +542,29 @@ static int do_top(const struct rfsctl_cfg *g, const void *cfg)
 	if (c->once || g->json || !isatty(STDOUT_FILENO) ||
 	    !isatty(STDIN_FILENO))
 		return top_loop(g, c->interval, c->once, &first, NULL);
-	return top_view(g, c->interval, &first);
+	/* the view, until q, Ctrl-C, SIGTERM or SIGHUP */
+	atexit(view_end);
+	view_screen = newterm(NULL, stdout, stdin);
+	if (!view_screen) {
+		p_err("can't start the terminal view on '%s': not a terminal ncurses knows; try --once",
+		      getenv("TERM") ? getenv("TERM") : "");
+		free(first.rows);
+		return EXIT_FAILURE;
+	}
+	cbreak();
+	noecho();
+	keypad(stdscr, TRUE);
+	curs_set(0);
+	/* the first sample: its table with no rates yet */
+	wall_clock(err, sizeof(err));
+	format(&v.lines, &first, c->interval, err, false);
+	snprintf(v.status, sizeof(v.status), "q: quit  (rates after %us)",
+		 c->interval);
+	draw(&v);
+	ret = top_loop(g, c->interval, false, &first, &v);
+	view_end();
+	free(v.lines.v);
+	return ret;
 }
 
 const struct rfs_cmd rfs_cmd_top = DEFINE_COMMAND("top", top,

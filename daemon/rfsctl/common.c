@@ -11,6 +11,8 @@
 #include <string.h>
 
 #include "ctl_client.h"
+#include "log.h"
+#include "rfs_prom.h"
 #include "rfsctl.h"
 
 static const struct rfsctl_cfg *out_cfg;	/* NULL: plain, not pretty */
@@ -130,40 +132,6 @@ void rfs_fmt_value(struct json_object *v, char *buf, size_t len)
 						JSON_C_TO_STRING_NOSLASHESCAPE));
 }
 
-struct json_object *rfs_get(struct json_object *obj, const char *key)
-{
-	struct json_object *v = NULL;
-
-	json_object_object_get_ex(obj, key, &v);
-	return v;
-}
-
-size_t rfs_len(struct json_object *arr)
-{
-	return json_object_is_type(arr, json_type_array) ?
-	       json_object_array_length(arr) : 0;
-}
-
-const char *rfs_str(struct json_object *obj, const char *key,
-		    const char *dflt)
-{
-	struct json_object *v = rfs_get(obj, key);
-
-	return v ? json_object_get_string(v) : dflt;
-}
-
-long long rfs_num(struct json_object *obj, const char *key, long long dflt)
-{
-	struct json_object *v = rfs_get(obj, key);
-
-	return v ? json_object_get_int64(v) : dflt;
-}
-
-__u64 rfs_u64(struct json_object *obj, const char *key)
-{
-	return json_object_get_uint64(rfs_get(obj, key));
-}
-
 static bool in_list(const char *const *list, const char *key)
 {
 	for (; list && *list; list++)
@@ -255,27 +223,43 @@ struct json_object *rfs_req_new(const char *cmd, const struct rfs_opt *opts,
 }
 
 int rfs_call(const struct rfsctl_cfg *g, struct json_object *req,
-	     int extra_ms, struct json_object **result, char *err, size_t len)
+	     int extra_ms, struct json_object **result, bool quiet)
 {
-	char buf[RFS_CTL_ERR_LEN];
+	char err[RFS_CTL_ERR_LEN];
 	struct rfs_ctl *ctl;
 	int ret;
 
 	*result = NULL;
 	ret = rfs_ctl_connect(&ctl, g->socket, RFS_CTL_TIMEOUT_MS + extra_ms,
-			      err ?: buf, err ? len : sizeof(buf));
+			      err, sizeof(err));
 	if (ret) {
 		json_object_put(req);
 	} else {
-		ret = rfs_ctl_ask(ctl, req, result, err ?: buf,
-				  err ? len : sizeof(buf));
+		ret = rfs_ctl_ask(ctl, req, result, err, sizeof(err));
 		rfs_ctl_close(ctl);
 	}
-	if (!ret || err)
-		return ret;
+	if (!ret)
+		return EXIT_SUCCESS;
 	/* the daemon's message names object and cause: pass it through */
-	p_err("%s", buf);
+	if (quiet)
+		pr_debug("%s\n", err);
+	else
+		p_err("%s", err);
 	return EXIT_FAILURE;
+}
+
+int rfs_collect(const struct rfsctl_cfg *g, int timeout_ms,
+		struct json_object **snap, char *err, size_t len)
+{
+	struct rfs_ctl *ctl;
+	int ret;
+
+	*snap = NULL;
+	ret = rfs_ctl_connect(&ctl, g->socket, timeout_ms, err, len);
+	if (!ret)
+		ret = rfs_prom_collect(rfs_ctl_ask, ctl, snap, err, len);
+	rfs_ctl_close(ctl);
+	return ret;
 }
 
 int rfs_expect(struct json_object *result, enum json_type type,
@@ -298,7 +282,7 @@ int rfs_show(const struct rfsctl_cfg *g, struct json_object *req,
 	struct json_object *result, *r;
 	int ret;
 
-	ret = rfs_call(g, req, extra_ms, &result, NULL, 0);
+	ret = rfs_call(g, req, extra_ms, &result, false);
 	r = result;
 	if (!ret && key && !json_object_object_get_ex(result, key, &r))
 		r = NULL;

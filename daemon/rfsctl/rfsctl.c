@@ -1,16 +1,25 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * rfsctl [OPTIONS] COMMAND [ARGS]: control rfsd over its unix socket.
- * The command table below is the whole grammar: commands are picked by
- * unique prefix at every level ("rfsctl set f" is "set flow-cnt"), their
- * words parsed by their option tables, the help text made from both.
+ * The command table below and the option tables are the whole grammar:
+ * commands are picked by unique prefix at every level ("rfsctl set f" is
+ * "set flow-cnt"), their words parsed by their option tables, and the
+ * help text made from both so that it cannot drift (man/rfsctl.8 repeats
+ * it word for word).  A bad number or CPU list is a usage error (exit 2)
+ * before rfsd is asked; range checks (powers of two, online CPUs) stay
+ * rfsd's job.
  */
+#include <errno.h>
+#include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <net/if.h>
 
 #include "ctl_client.h"
 #include "log.h"
+#include "parse.h"
 #include "rfsctl.h"
 
 /* The global options: main's, handed to every command. */
@@ -30,11 +39,6 @@ static const struct rfs_opt rfsctl_opts[] = {
 	DEFINE_OPTION("version", OPT_BOOL, struct rfsctl_cfg, version,
 		      .short_opt = 'V', .leading = true),
 	END_OPTIONS
-};
-
-static const struct rfs_opt_globals rfsctl_globals = {
-	.opts = rfsctl_opts,
-	.cfg = &rfsctl_cfg,
 };
 
 static int do_version(const struct rfsctl_cfg *g, const void *cfg);
@@ -69,6 +73,390 @@ static const struct rfs_cmd *const rfsctl_cmds[] = {
 	&rfs_cmd_flows, &rfs_cmd_top, &rfs_cmd_explain, &rfs_cmd_set,
 	&rfs_cmd_version, &rfs_cmd_help, NULL
 };
+
+struct opt_ref {
+	const struct rfs_opt *opt;
+	void *cfg;
+};
+
+/* The value arg is, or the one value it is a prefix of; or NULL. */
+static const char *enum_value(const struct rfs_opt *opt, const char *arg)
+{
+	const char *const *v, *found = NULL;
+	int n = 0;
+
+	for (v = opt->values; *v; v++) {
+		if (!strcmp(*v, arg))
+			return *v;
+		if (*arg && !strncmp(*v, arg, strlen(arg)) && !n++)
+			found = *v;
+	}
+	return n == 1 ? found : NULL;
+}
+
+static int set_value(const struct opt_ref *r, const char *arg,
+		     const char *path)
+{
+	const struct rfs_opt *opt = r->opt;
+	void *p = (char *)r->cfg + opt->offset;
+	struct rfs_opt_cpus *cpus = p;
+	const char *const *v;
+	char why[160] = "";
+	size_t off;
+	__u32 u;
+	int err;
+
+	switch (opt->type) {
+	case OPT_BOOL:
+		*(bool *)p = true;
+		break;
+	case OPT_IFNAME:
+		if (strlen(arg) >= IFNAMSIZ)
+			snprintf(why, sizeof(why), "is too long for an interface name (max %d characters)",
+				 IFNAMSIZ - 1);
+		else if (!rfs_ifname_valid(arg))
+			snprintf(why, sizeof(why), "is not a valid interface name");
+		/* fall through */
+	case OPT_STRING:
+		*(const char **)p = arg;
+		break;
+	case OPT_UINT:
+		err = rfs_parse_u32(arg, &u);
+		if (err == -ERANGE || (!err && u > INT_MAX))
+			snprintf(why, sizeof(why), "is too large (max %d)",
+				 INT_MAX);
+		else if (err || !u)
+			snprintf(why, sizeof(why), "is not a %s",
+				 err ? "number" : "positive integer");
+		else
+			*(unsigned int *)p = u;
+		break;
+	case OPT_CPULIST:
+		err = rfs_cpulist_parse(arg, &cpus->cpus);
+		if (err == -ERANGE)
+			snprintf(why, sizeof(why), "has a CPU above %d",
+				 RFS_MAX_CPUS - 1);
+		else if (err)
+			snprintf(why, sizeof(why), "is not a CPU list such as 0-3,6");
+		cpus->given = !err;
+		break;
+	case OPT_ENUM:
+		*(const char **)p = enum_value(opt, arg);
+		off = *(const char **)p ? 0 :
+		      snprintf(why, sizeof(why), "is not one of");
+		for (v = opt->values; off && *v && off < sizeof(why); v++)
+			off += snprintf(why + off, sizeof(why) - off, "%s%s",
+					v == opt->values ? " " : v[1] ? ", " :
+					" or ", *v);
+		break;
+	}
+	/* named as "--flow-cnt", or a positional by its metavar */
+	if (why[0])
+		return p_usage(path, "%s%s '%s' %s", opt->positional ? "" : "--",
+			       opt->positional ? opt->metavar : opt->name, arg,
+			       why);
+	return 0;
+}
+
+/* The command's option, else the global one (leading-only ones only if
+ * leading), named by letter c or else the nlen characters of word after
+ * "--", exact or a unique prefix.  0, or a usage error. */
+static int find_opt(const struct rfs_opt *opts, void *cfg, bool leading,
+		    char c, const char *word, size_t nlen, const char *path,
+		    struct opt_ref *out)
+{
+	const struct rfs_opt *tables[2] = { opts, rfsctl_opts };
+	void *cfgs[2] = { cfg, &rfsctl_cfg };
+	const struct rfs_opt *o;
+	char cands[256];
+	size_t off = 0;
+	int t, n = 0;
+
+	cands[0] = '\0';
+	for (t = 0; t < 2; t++) {
+		for (o = tables[t]; o && o->name; o++) {
+			if (o->positional || (t && o->leading && !leading) ||
+			    (c ? o->short_opt != c :
+			     strncmp(o->name, word + 2, nlen)))
+				continue;
+			if (c || strlen(o->name) == nlen) {
+				*out = (struct opt_ref){ o, cfgs[t] };
+				return 0;
+			}
+			if (!n++)
+				*out = (struct opt_ref){ o, cfgs[t] };
+			if (off < sizeof(cands))
+				off += snprintf(cands + off, sizeof(cands) - off,
+						"%s--%s", off ? ", " : "",
+						o->name);
+		}
+	}
+	if (c)
+		return p_usage(path, "option '-%c' is unknown", c);
+	if (n == 1)
+		return 0;
+	if (n > 1)
+		return p_usage(path, "option '%s' is ambiguous (%s)", word,
+			       cands);
+	return p_usage(path, "option '%s' is unknown", word);
+}
+
+static const struct rfs_opt *next_positional(const struct rfs_opt *opts,
+					     int idx)
+{
+	const struct rfs_opt *o;
+
+	for (o = opts; o && o->name; o++)
+		if (o->positional && !idx--)
+			return o;
+	return NULL;
+}
+
+#define usage_err(...)	(p_usage(__VA_ARGS__), -1)
+
+/* The words after the command into cfg, the global options into
+ * rfsctl_cfg.  stop: return at the first positional (the words before
+ * COMMAND).  The number of words used, or -1 once a usage error is out. */
+static int parse_opts(const struct rfs_opt *opts, void *cfg, int argc,
+		      char **argv, const char *path, bool stop)
+{
+	/* before the command (opts NULL, stop), leading options are fine */
+	bool leading = stop && !path;
+	const struct rfs_opt *pos;
+	bool dashdash = false;
+	struct opt_ref r = { NULL, NULL };
+	const char *w, *eq, *arg;
+	int i, npos = 0;
+
+	for (i = 0; i < argc; i++) {
+		w = argv[i];
+		pos = next_positional(opts, npos);
+		/* a positional may be a negative number */
+		if (dashdash || w[0] != '-' || !w[1] ||
+		    (pos && w[1] >= '0' && w[1] <= '9')) {
+			if (stop)
+				return i;
+			if (!pos)
+				return usage_err(path, "unexpected argument '%s'", w);
+			r = (struct opt_ref){ pos, cfg };
+			if (set_value(&r, w, path))
+				return -1;
+			npos++;
+			continue;
+		}
+		if (!strcmp(w, "--")) {
+			dashdash = true;
+			continue;
+		}
+		if (w[1] == '-') {
+			eq = strchr(w + 2, '=');
+			if (find_opt(opts, cfg, leading, 0, w,
+				     eq ? (size_t)(eq - w - 2) : strlen(w + 2),
+				     path, &r))
+				return -1;
+			arg = eq ? eq + 1 : NULL;
+			if (r.opt->type == OPT_BOOL && arg)
+				return usage_err(path, "option '--%s' takes no argument",
+						 r.opt->name);
+		} else {
+			/* a bundle of flags (-jv), or -x ARG / -xARG */
+			for (w++; *w; w++) {
+				if (find_opt(opts, cfg, leading, *w, NULL,
+					     0, path, &r))
+					return -1;
+				if (r.opt->type != OPT_BOOL)
+					break;
+				if (set_value(&r, NULL, path))
+					return -1;
+			}
+			if (!*w)
+				continue;
+			arg = w[1] ? w + 1 : NULL;
+		}
+		if (r.opt->type != OPT_BOOL && !arg) {
+			if (i + 1 >= argc)
+				return usage_err(path, "option '--%s' needs an argument %s",
+						 r.opt->name, r.opt->metavar);
+			arg = argv[++i];
+		}
+		if (set_value(&r, arg, path))
+			return -1;
+	}
+	if (rfsctl_cfg.help)
+		return argc;
+	pos = next_positional(opts, npos);
+	if (pos && !pos->optional)
+		return usage_err(path, "missing %s", pos->metavar);
+	return argc;
+}
+
+/* ---- help ---- */
+
+#define HELP_INDENT	"       "	/* under "Usage: " */
+#define HELP_WIDTH	79
+
+/* "-j|--json", "--socket PATH" */
+static void opt_spec(char *buf, size_t len, const struct rfs_opt *o)
+{
+	size_t off = 0;
+
+	if (o->positional) {
+		snprintf(buf, len, "%s", o->metavar);
+		return;
+	}
+	if (o->short_opt)
+		off = snprintf(buf, len, "-%c|", o->short_opt);
+	off += snprintf(buf + off, len - off, "--%s", o->name);
+	if (o->type != OPT_BOOL && off < len)
+		snprintf(buf + off, len - off, " %s", o->metavar);
+}
+
+/* lead, then "rfsctl attach IFACE [--cpus LIST] ...", wrapped before an
+ * optional word under the command's first one. */
+static void print_synopsis(const char *lead, const struct rfs_cmd *cmd,
+			   const char *path)
+{
+	size_t hang = strlen(HELP_INDENT) + strlen("rfsctl ") + strlen(path) + 1;
+	size_t col = printf("%srfsctl %s", lead, path);
+	const struct rfs_opt *o;
+	char spec[64], item[68];
+	int pass;
+
+	for (pass = 0; pass < 2; pass++) {
+		for (o = cmd->opts; o && o->name; o++) {
+			if (o->positional != !pass)
+				continue;
+			opt_spec(spec, sizeof(spec), o);
+			snprintf(item, sizeof(item), o->positional &&
+				 !o->optional ? "%s" : "[%s]", spec);
+			if (item[0] == '[' &&
+			    col + 1 + strlen(item) > HELP_WIDTH)
+				col = printf("\n%*s%s", (int)hang, "", item) - 1;
+			else
+				col += printf(" %s", item);
+		}
+	}
+	printf("\n");
+}
+
+/* "NAME := { a | b | c }", wrapped at HELP_WIDTH under the first item. */
+static void print_alts(const char *name, const char *const *items)
+{
+	size_t col, lead;
+	int i;
+
+	col = printf(HELP_INDENT "%s := { ", name);
+	lead = col;
+	for (i = 0; items[i]; i++) {
+		if (i && col + strlen(items[i]) + 4 > HELP_WIDTH) {
+			printf(" |\n%*s", (int)lead, "");
+			col = lead;
+		} else if (i) {
+			col += printf(" | ");
+		}
+		col += printf("%s", items[i]);
+	}
+	printf(" }\n");
+}
+
+/* The definitions of opts' enums and LISTs not in seen (" NAME " each)
+ * yet, the first after lead. */
+#define SEEN_LEN	256
+
+static void print_defs(const struct rfs_opt *opts, char *seen,
+		       const char *lead)
+{
+	const struct rfs_opt *o;
+	char tag[32];
+
+	for (o = opts; o && o->name; o++) {
+		snprintf(tag, sizeof(tag), " %s ", o->metavar ?: "");
+		if ((o->type != OPT_ENUM && strcmp(tag, " LIST ")) ||
+		    strstr(seen, tag) || strlen(seen) + strlen(tag) >= SEEN_LEN)
+			continue;
+		strcat(seen, tag);
+		fputs(lead, stdout);
+		lead = "";
+		if (o->type == OPT_ENUM)
+			print_alts(o->metavar, o->values);
+		else
+			printf(HELP_INDENT "LIST := { CPU | CPU-CPU }[,...]\n");
+	}
+}
+
+/* Each command's synopsis, or (seen) its definitions. */
+static void print_cmds(const struct rfs_cmd *const *cmds,
+		       const char *prefix, char *seen)
+{
+	char path[128];
+
+	for (; *cmds; cmds++) {
+		snprintf(path, sizeof(path), "%s%s%s", prefix ? prefix : "",
+			 prefix ? " " : "", (*cmds)->name);
+		if ((*cmds)->sub)
+			print_cmds((*cmds)->sub, path, seen);
+		else if (seen)
+			print_defs((*cmds)->opts, seen, "");
+		else
+			print_synopsis(HELP_INDENT, *cmds, path);
+	}
+}
+
+static void help_global(void)
+{
+	const struct rfs_opt *gopts = rfsctl_opts;
+	const char *items[16];
+	char specs[16][64];
+	char seen[SEEN_LEN] = "";
+	int n = 0;
+
+	printf("Usage: rfsctl [OPTIONS] COMMAND [ARGS]\n");
+	print_cmds(rfsctl_cmds, NULL, NULL);
+	printf("\n");
+	for (; gopts->name && n < 15; gopts++, n++) {
+		opt_spec(specs[n], sizeof(specs[n]), gopts);
+		items[n] = specs[n];
+	}
+	items[n] = NULL;
+	print_alts("OPTIONS", items);
+	print_cmds(rfsctl_cmds, NULL, seen);
+}
+
+/* path: "attach", "set flow-cnt", "set" (a group: all its commands) */
+static void help_cmd(const struct rfs_cmd *cmd, const char *path)
+{
+	const struct rfs_cmd *const *c;
+	char seen[SEEN_LEN] = "";
+	const struct rfs_opt *o;
+	char sub[128], spec[64];
+	int w = 0, l;
+
+	for (c = cmd->sub; c && *c; c++) {
+		snprintf(sub, sizeof(sub), "%s %s", path, (*c)->name);
+		if (c != cmd->sub)
+			printf("\n");
+		help_cmd(*c, sub);
+	}
+	if (cmd->sub)
+		return;
+	print_synopsis("Usage: ", cmd, path);
+	printf("%s\n", cmd->doc);
+	for (o = cmd->opts; o && o->name; o++) {
+		opt_spec(spec, sizeof(spec), o);
+		l = strlen(spec);
+		if (o->help && l > w)
+			w = l;
+	}
+	if (w)
+		printf("\n");
+	for (o = cmd->opts; o && o->name; o++) {
+		if (!o->help)
+			continue;
+		opt_spec(spec, sizeof(spec), o);
+		printf(HELP_INDENT "%-*s  %s\n", w, spec, o->help);
+	}
+	print_defs(cmd->opts, seen, "\n");
+}
 
 /* Errors must come out as JSON under -j even when the error is in the
  * words before -j, so look for -j/-p before parsing anything. */
@@ -115,14 +503,13 @@ static int run_leaf(const struct rfs_cmd *cmd, const char *path, int argc,
 		return EXIT_FAILURE;
 	}
 	memcpy(cfg, cmd->defaults, cmd->cfg_size);
-	if (rfs_opts_parse(&rfsctl_globals, cmd->opts, cfg, argc, argv, path,
-			   false) < 0) {
+	if (parse_opts(cmd->opts, cfg, argc, argv, path, false) < 0) {
 		free(cfg);
 		return RFSCTL_EXIT_USAGE;
 	}
 	apply_globals();
 	if (rfsctl_cfg.help) {
-		rfs_help_cmd(cmd, path);
+		help_cmd(cmd, path);
 		ret = EXIT_SUCCESS;
 	} else {
 		ret = cmd->func(&rfsctl_cfg, cfg);
@@ -161,11 +548,10 @@ static const struct rfs_cmd *select_cmd(const struct rfs_cmd *const *cmds,
 	return NULL;
 }
 
-/* argv[0] names a command of cmds, the commands of group (NULL: the top
- * level, path NULL; else group's path, e.g. "set"). */
-static int dispatch(const struct rfs_cmd *group,
-		    const struct rfs_cmd *const *cmds, const char *path,
-		    int argc, char **argv)
+/* argv[0] names a command of group (NULL: the top level, path NULL;
+ * else group's path, e.g. "set"). */
+static int dispatch(const struct rfs_cmd *group, const char *path, int argc,
+		    char **argv)
 {
 	const struct rfs_cmd *cmd;
 	char sub[128];
@@ -174,16 +560,12 @@ static int dispatch(const struct rfs_cmd *group,
 	if (argc < 1) {
 		apply_globals();
 		if (rfsctl_cfg.help) {
-			if (group)
-				rfs_help_cmd(group, path);
-			else
-				rfs_help_global(rfsctl_cmds,
-						rfsctl_opts);
+			group ? help_cmd(group, path) : help_global();
 			return EXIT_SUCCESS;
 		}
 		return p_usage(path, "missing command");
 	}
-	cmd = select_cmd(cmds, argv[0], path);
+	cmd = select_cmd(group ? group->sub : rfsctl_cmds, argv[0], path);
 	if (!cmd)
 		return RFSCTL_EXIT_USAGE;
 
@@ -192,11 +574,10 @@ static int dispatch(const struct rfs_cmd *group,
 	if (!cmd->sub)
 		return run_leaf(cmd, sub, argc - 1, argv + 1);
 	/* a group: global options may sit between it and its command */
-	n = rfs_opts_parse(&rfsctl_globals, NULL, NULL, argc - 1, argv + 1,
-			   sub, true);
+	n = parse_opts(NULL, NULL, argc - 1, argv + 1, sub, true);
 	if (n < 0)
 		return RFSCTL_EXIT_USAGE;
-	return dispatch(cmd, cmd->sub, sub, argc - 1 - n, argv + 1 + n);
+	return dispatch(cmd, sub, argc - 1 - n, argv + 1 + n);
 }
 
 static int do_help(const struct rfsctl_cfg *g, const void *cfg)
@@ -205,13 +586,13 @@ static int do_help(const struct rfsctl_cfg *g, const void *cfg)
 	const struct rfs_cmd *cmd;
 
 	if (!c->command) {
-		rfs_help_global(rfsctl_cmds, rfsctl_opts);
+		help_global();
 		return EXIT_SUCCESS;
 	}
 	cmd = select_cmd(rfsctl_cmds, c->command, NULL);
 	if (!cmd)
 		return RFSCTL_EXIT_USAGE;
-	rfs_help_cmd(cmd, cmd->name);
+	help_cmd(cmd, cmd->name);
 	return EXIT_SUCCESS;
 }
 
@@ -219,15 +600,13 @@ static int do_help(const struct rfsctl_cfg *g, const void *cfg)
 static int do_version(const struct rfsctl_cfg *g, const void *cfg)
 {
 	struct json_object *result = NULL, *v, *obj;
-	char err[RFS_CTL_ERR_LEN];
 	const char *rfsd = NULL;
 
 	/* rfsd not answering is no error here: -v says why */
-	if (cfg && rfs_call(g, rfs_req_new("version", NULL, NULL), 0, &result,
-			    err, sizeof(err)))
-		pr_debug("%s\n", err);
-	else if (cfg && json_object_is_type(v = rfs_get(result, "version"),
-					    json_type_string))
+	if (cfg && !rfs_call(g, rfs_req_new("version", NULL, NULL), 0, &result,
+			     true) &&
+	    json_object_is_type(v = rfs_get(result, "version"),
+				json_type_string))
 		rfsd = json_object_get_string(v);
 	if (!g->json) {
 		printf("rfsctl %s\n", RFS_VERSION);
@@ -253,13 +632,12 @@ int main(int argc, char **argv)
 
 	rfs_output_init(&rfsctl_cfg);
 	prescan_json(argc, argv);
-	n = rfs_opts_parse(&rfsctl_globals, NULL, NULL, argc - 1, argv + 1,
-			   NULL, true);
+	n = parse_opts(NULL, NULL, argc - 1, argv + 1, NULL, true);
 	if (n < 0)
 		return RFSCTL_EXIT_USAGE;
 	if (rfsctl_cfg.version) {
 		apply_globals();
 		return do_version(&rfsctl_cfg, NULL);
 	}
-	return dispatch(NULL, rfsctl_cmds, NULL, argc - 1 - n, argv + 1 + n);
+	return dispatch(NULL, NULL, argc - 1 - n, argv + 1 + n);
 }

@@ -2,8 +2,7 @@
 /*
  * rfsctl internals (HACKING.md maps the files).  The CLI is one grammar:
  * the command table in rfsctl.c and the option tables next to each
- * do_<cmd>; the parser, the help text and so the man page SYNOPSIS come
- * from them.  Nothing calls back into rfsctl.c: each command is handed
+ * do_<cmd>.  Nothing calls back into rfsctl.c: each command is handed
  * the global options, and common.c is told once where they are.
  */
 #ifndef RFSCTL_H
@@ -67,7 +66,6 @@ struct rfsctl_cfg {
 
 struct rfs_cmd {
 	const char *name;
-	/* NULL for a group such as set */
 	int (*func)(const struct rfsctl_cfg *g, const void *cfg);
 	const struct rfs_opt *opts;
 	const void *defaults;		/* copied into a fresh cfg */
@@ -76,7 +74,6 @@ struct rfs_cmd {
 	const struct rfs_cmd *const *sub;	/* a group's commands */
 };
 
-/* _cmd: the prefix of its <cmd>_opts and <cmd>_defaults */
 #define DEFINE_COMMAND(_name, _cmd, _func, _doc)			\
 	{ .name = (_name), .func = (_func), .opts = _cmd##_opts,	\
 	  .defaults = &_cmd##_defaults,					\
@@ -86,24 +83,7 @@ extern const struct rfs_cmd rfs_cmd_attach, rfs_cmd_detach, rfs_cmd_status,
 	rfs_cmd_stats, rfs_cmd_flows, rfs_cmd_top, rfs_cmd_explain,
 	rfs_cmd_set_sock_flow_entries, rfs_cmd_set_flow_cnt, rfs_cmd_set_cpus;
 
-struct rfs_opt_globals {
-	const struct rfs_opt *opts;
-	struct rfsctl_cfg *cfg;
-};
-
-/* The words after the command into cfg, then the global options (gl)
- * into theirs.  stop: return at the first positional (the words before
- * COMMAND).  The number of words used, or -1 once a usage error is out. */
-int rfs_opts_parse(const struct rfs_opt_globals *gl,
-		   const struct rfs_opt *opts, void *cfg, int argc,
-		   char **argv, const char *path, bool stop);
-void rfs_help_global(const struct rfs_cmd *const *cmds,
-		     const struct rfs_opt *gopts);
-/* path: "attach", "set flow-cnt", "set" (a group: all its commands) */
-void rfs_help_cmd(const struct rfs_cmd *cmd, const char *path);
-
-/* -j and -p are read when output is made: the parser may still be
- * setting them. */
+/* -j and -p are read when output is made: the parser may still set them */
 void rfs_output_init(const struct rfsctl_cfg *g);
 /* Errors: "rfsctl: <msg>" on stderr, or {"error": "<msg>"} on stdout
  * under -j.  p_usage appends the hint ", try 'rfsctl help'" (path NULL)
@@ -113,17 +93,37 @@ int p_usage(const char *path, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void p_json(struct json_object *obj);
 
-/* A JSON value as plain text: null "-", int array as a CPU list "0-3,6",
- * object as "k v, k v". */
+/* A JSON value as plain text: null "-", int array "0-3,6", object
+ * "k v, k v". */
 void rfs_fmt_value(struct json_object *v, char *buf, size_t len);
 /* obj's member key (NULL if absent), as a string or number (dflt if
  * absent), as a counter (0 if absent); arr's length (0: no array). */
-struct json_object *rfs_get(struct json_object *obj, const char *key);
-const char *rfs_str(struct json_object *obj, const char *key,
-		    const char *dflt);
-long long rfs_num(struct json_object *obj, const char *key, long long dflt);
-__u64 rfs_u64(struct json_object *obj, const char *key);
-size_t rfs_len(struct json_object *arr);
+static inline struct json_object *rfs_get(struct json_object *obj,
+					  const char *key)
+{
+	struct json_object *v = NULL;
+
+	json_object_object_get_ex(obj, key, &v);
+	return v;
+}
+
+static inline const char *rfs_str(struct json_object *obj, const char *key,
+				  const char *dflt)
+{
+	return rfs_get(obj, key) ? json_object_get_string(rfs_get(obj, key)) :
+	       dflt;
+}
+
+static inline long long rfs_num(struct json_object *obj, const char *key,
+				long long dflt)
+{
+	return rfs_get(obj, key) ? json_object_get_int64(rfs_get(obj, key)) :
+	       dflt;
+}
+
+#define rfs_u64(obj, key)	json_object_get_uint64(rfs_get(obj, key))
+#define rfs_len(arr)	(json_object_is_type(arr, json_type_array) ?	\
+			 json_object_array_length(arr) : 0)
 
 /* "label   value" lines, one per member of obj: the keys in order first,
  * then the others (a newer rfsd may add some); keys in skip never. */
@@ -136,19 +136,18 @@ struct json_object *rfs_req_new(const char *cmd, const struct rfs_opt *opts,
 				const void *cfg);
 
 /* rfs_ctl_ask() on a connection of its own, waiting up to the default
- * timeout plus extra_ms.  An error is printed (EXIT_FAILURE), or (err
- * given) only left in err as -errno. */
+ * timeout plus extra_ms.  An error is printed (quiet: only under -v). */
 int rfs_call(const struct rfsctl_cfg *g, struct json_object *req,
-	     int extra_ms, struct json_object **result, char *err,
-	     size_t len);
+	     int extra_ms, struct json_object **result, bool quiet);
+/* The requests of /metrics (rfs_prom_collect()) on one connection. */
+int rfs_collect(const struct rfsctl_cfg *g, int timeout_ms,
+		struct json_object **snap, char *err, size_t len);
 /* The result as the type a command expects, or an error (EXIT_FAILURE). */
 int rfs_expect(struct json_object *result, enum json_type type,
 	       const char *what);
-/*
- * rfs_call(), then the result's member key (NULL: the result), checked
- * to be of type (what names it in the error; NULL: not checked), printed
- * as it is under -j, else by plain(it, arg) (NULL: nothing).
- */
+/* rfs_call(), then the result's member key (NULL: the result), checked
+ * to be of type (what names it; NULL: not checked), printed as it is
+ * under -j, else by plain(it, arg) (NULL: nothing). */
 int rfs_show(const struct rfsctl_cfg *g, struct json_object *req,
 	     int extra_ms, const char *key, enum json_type type,
 	     const char *what,
@@ -158,8 +157,7 @@ int rfs_show(const struct rfsctl_cfg *g, struct json_object *req,
 /* the interface object (attach, set, status) as plain text */
 void rfs_print_iface_plain(struct json_object *ifc);
 
-/* top's arithmetic (top_rates.c): two samples of rfsd's counters in,
- * rates per second and each cpumap kthread's wait per run out. */
+/* top (cmd_top.c) and its arithmetic (top_rates.c) */
 enum rfs_top_ctr {
 	RFS_TOP_SEEN,
 	RFS_TOP_STEERED,
@@ -171,54 +169,38 @@ enum rfs_top_ctr {
 	RFS_TOP_RECV_LOCAL,
 	RFS_TOP_RECV_REMOTE,
 	/* the kernel's schedstat of the CPU's cpumap kthread (run_delay,
-	 * pcount), not the datapath's: CPU rows and the total only */
+	 * pcount), not the datapath's: CPU rows and the total only.  A
+	 * kthread is remade (CPU online, cpumap entry replaced) while rfsd
+	 * and its maps stay: these going back is no reset of the others. */
 	RFS_TOP_KTHREAD_WAIT_NS,
 	RFS_TOP_KTHREAD_RUNS,
 	RFS_TOP_NR_CTRS
 };
 
-/* A kthread is remade (CPU online, cpumap entry replaced) while rfsd and
- * its maps stay: its counters going back is no reset of the others. */
-static inline bool rfs_top_ctr_is_kthread(enum rfs_top_ctr k)
-{
-	return k == RFS_TOP_KTHREAD_WAIT_NS || k == RFS_TOP_KTHREAD_RUNS;
-}
+#define rfs_top_ctr_is_kthread(k)	((k) >= RFS_TOP_KTHREAD_WAIT_NS)
 
-/* their keys in the stats reply */
 extern const char *const rfs_top_ctr_keys[RFS_TOP_NR_CTRS];
 
 enum rfs_top_kind { RFS_TOP_CPU, RFS_TOP_TOTAL, RFS_TOP_IFACE };
 
 #define RFS_TOP_NO_BACKLOG	(-1)
 
+/* A CPU's, the total's or an interface's counters in one sample, and
+ * their rates against its row (same kind and name) in the one before. */
 struct rfs_top_row {
 	enum rfs_top_kind kind;
 	char name[16];		/* the CPU number, "all" or the interface */
 	__u64 ctr[RFS_TOP_NR_CTRS];
-	/* a gauge: frames in the CPU's cpumap ring now */
-	long long backlog;
-	/* rfsd gave both kthread counters: else ctr[] holds 0 for them,
-	 * which is no count (no kthread yet, or unreadable) */
+	long long backlog;	/* a gauge: frames in the CPU's ring now */
+	/* rfsd gave both kthread counters: else their 0 is no count */
 	bool has_kthread;
-};
-
-struct rfs_top_snap {
-	double t;		/* when it was taken, seconds (monotonic) */
-	size_t n;
-	struct rfs_top_row *rows;
-	char version[32];		/* rfsd's */
-	size_t n_cpus, n_ifaces;	/* rows of each kind */
-};
-
-struct rfs_top_rate {
-	/* false: no earlier sample of this row, or no time passed; the
-	 * rates are then 0 and the percentages NaN */
+	/* false: no earlier row, or no time passed: rates 0, the rest NaN */
 	bool valid;
 	/* a counter (not a kthread's) went backwards: rfsd started afresh
 	 * or the interface was attached again, the rates count from zero */
 	bool reset;
-	/* both samples had the kthread counters, neither gone back: only
-	 * then do their per_s and kwait_us mean something */
+	/* both rows had the kthread counters, neither gone back: only then
+	 * do their per_s and kwait_us mean something */
 	bool kthread_valid;
 	double per_s[RFS_TOP_NR_CTRS];
 	double to_desired_pct;	/* of steered */
@@ -226,14 +208,19 @@ struct rfs_top_rate {
 	double kwait_us;	/* the kthread's wait for its CPU per run */
 };
 
+struct rfs_top_snap {
+	double t;		/* when it was taken, seconds (monotonic) */
+	size_t n, n_cpus, n_ifaces;	/* rows, and of each kind */
+	struct rfs_top_row *rows;
+	char version[32];	/* rfsd's */
+};
+
 /* wait_ns / runs in microseconds, or NaN when runs is 0. */
 double rfs_top_kwait_us(__u64 wait_ns, __u64 runs);
 /* kwait_us as a cell of at most 6 characters: "-" for NaN, one decimal
  * below 1000, none up to 999999, ">=1s" above. */
 void rfs_top_kwait_text(char *buf, size_t len, double us);
-/* out[i]: the rate of cur->rows[i], against its row in prev (NULL: the
- * first sample). */
-void rfs_top_rates(const struct rfs_top_snap *prev,
-		   const struct rfs_top_snap *cur, struct rfs_top_rate *out);
+/* The rates of cur's rows against prev's (NULL: the first sample). */
+void rfs_top_rates(const struct rfs_top_snap *prev, struct rfs_top_snap *cur);
 
 #endif /* RFSCTL_H */

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * rfsctl top's arithmetic: deltas of monotonic counters, told apart from
- * a restart, divided by the time between the samples.
- * tests/unit/test_top_rates.c compiles it into itself.
+ * a restart, divided by the time between the samples (unit-tested alone,
+ * tests/unit/test_top_rates.c).
  */
 #include <math.h>
 #include <stdio.h>
@@ -64,62 +64,39 @@ void rfs_top_kwait_text(char *buf, size_t len, double us)
 		snprintf(buf, len, ">=1s");
 }
 
-/*
- * The kthread's figures, apart from the frame counters: a kthread remade
- * within the interval (its counters went back) took with it what the old
- * one waited since the earlier sample, so a figure would cover part of
- * the interval only; none is better than that.
- */
-static void rate_kthread(const struct rfs_top_row *prev,
-			 const struct rfs_top_row *cur, double secs,
-			 struct rfs_top_rate *out)
-{
-	bool back = false;
-	__u64 wait, runs;
-
-	if (!prev->has_kthread || !cur->has_kthread)
-		return;
-	wait = rfs_top_delta(prev->ctr[RFS_TOP_KTHREAD_WAIT_NS],
-			     cur->ctr[RFS_TOP_KTHREAD_WAIT_NS], &back);
-	runs = rfs_top_delta(prev->ctr[RFS_TOP_KTHREAD_RUNS],
-			     cur->ctr[RFS_TOP_KTHREAD_RUNS], &back);
-	if (back)
-		return;
-	out->kthread_valid = true;
-	out->per_s[RFS_TOP_KTHREAD_WAIT_NS] = wait / secs;
-	out->per_s[RFS_TOP_KTHREAD_RUNS] = runs / secs;
-	out->kwait_us = rfs_top_kwait_us(wait, runs);
-}
-
-/* The rate of cur against prev (NULL: none), secs apart. */
 static void rfs_top_rate_row(const struct rfs_top_row *prev,
-			     const struct rfs_top_row *cur, double secs,
-			     struct rfs_top_rate *out)
+			     struct rfs_top_row *cur, double secs)
 {
 	__u64 d[RFS_TOP_NR_CTRS];
+	bool back = false;
 	int k;
 
-	memset(out, 0, sizeof(*out));
-	out->to_desired_pct = NAN;
-	out->locality_pct = NAN;
-	out->kwait_us = NAN;
+	cur->valid = cur->reset = cur->kthread_valid = false;
+	memset(cur->per_s, 0, sizeof(cur->per_s));
+	cur->to_desired_pct = cur->locality_pct = cur->kwait_us = NAN;
 	/* secs > 0 also refuses NaN: a clock that did not move gives no
 	 * rate rather than a division by zero */
 	if (!prev || !(secs > 0))
 		return;
-	out->valid = true;
+	cur->valid = true;
 	for (k = 0; k < RFS_TOP_NR_CTRS; k++) {
-		if (rfs_top_ctr_is_kthread(k))
-			continue;
-		d[k] = rfs_top_delta(prev->ctr[k], cur->ctr[k], &out->reset);
-		out->per_s[k] = d[k] / secs;
+		d[k] = rfs_top_delta(prev->ctr[k], cur->ctr[k],
+				     rfs_top_ctr_is_kthread(k) ? &back :
+				     &cur->reset);
+		cur->per_s[k] = d[k] / secs;
 	}
-	out->to_desired_pct = rfs_top_pct(d[RFS_TOP_TO_DESIRED],
+	cur->to_desired_pct = rfs_top_pct(d[RFS_TOP_TO_DESIRED],
 					  d[RFS_TOP_STEERED]);
-	out->locality_pct = rfs_top_pct(d[RFS_TOP_RECV_LOCAL],
+	cur->locality_pct = rfs_top_pct(d[RFS_TOP_RECV_LOCAL],
 					d[RFS_TOP_RECV_LOCAL] +
 					(double)d[RFS_TOP_RECV_REMOTE]);
-	rate_kthread(prev, cur, secs, out);
+	/* A kthread remade within the interval (its counters went back)
+	 * took with it what the old one waited since the earlier sample: a
+	 * figure would cover part of the interval only, none is better. */
+	cur->kthread_valid = prev->has_kthread && cur->has_kthread && !back;
+	if (cur->kthread_valid)
+		cur->kwait_us = rfs_top_kwait_us(d[RFS_TOP_KTHREAD_WAIT_NS],
+						 d[RFS_TOP_KTHREAD_RUNS]);
 }
 
 static const struct rfs_top_row *
@@ -135,16 +112,14 @@ rfs_top_find(const struct rfs_top_snap *snap, enum rfs_top_kind kind,
 	return NULL;
 }
 
-void rfs_top_rates(const struct rfs_top_snap *prev,
-		   const struct rfs_top_snap *cur, struct rfs_top_rate *out)
+void rfs_top_rates(const struct rfs_top_snap *prev, struct rfs_top_snap *cur)
 {
 	double secs = prev ? cur->t - prev->t : 0;
-	const struct rfs_top_row *r;
+	struct rfs_top_row *r;
 	size_t i;
 
 	for (i = 0; i < cur->n; i++) {
 		r = &cur->rows[i];
-		rfs_top_rate_row(rfs_top_find(prev, r->kind, r->name), r,
-				 secs, &out[i]);
+		rfs_top_rate_row(rfs_top_find(prev, r->kind, r->name), r, secs);
 	}
 }

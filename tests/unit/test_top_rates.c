@@ -63,7 +63,6 @@ static void rfs_test_delta_reset(void **state)
 static void rfs_test_rates(void **state)
 {
 	struct rfs_top_row a = rfs_test_row(RFS_TOP_CPU, "1"), b = a;
-	struct rfs_top_rate r;
 
 	a.ctr[RFS_TOP_STEERED] = 1000;
 	a.ctr[RFS_TOP_TO_DESIRED] = 900;
@@ -75,31 +74,30 @@ static void rfs_test_rates(void **state)
 	b.ctr[RFS_TOP_HELD] = 600;		/* +500 */
 	b.ctr[RFS_TOP_RECV_LOCAL] = 40;		/* +30 */
 	b.ctr[RFS_TOP_RECV_REMOTE] = 20;	/* +10: 75 % local */
-	rfs_top_rate_row(&a, &b, 2.0, &r);
-	assert_true(r.valid);
-	assert_false(r.reset);
-	assert_true(r.per_s[RFS_TOP_STEERED] == 1000.0);
-	assert_true(r.per_s[RFS_TOP_HELD] == 250.0);
-	assert_true(r.per_s[RFS_TOP_SWITCHES] == 0.0);
-	assert_true(r.to_desired_pct == 75.0);
-	assert_true(r.locality_pct == 75.0);
+	rfs_top_rate_row(&a, &b, 2.0);
+	assert_true(b.valid);
+	assert_false(b.reset);
+	assert_true(b.per_s[RFS_TOP_STEERED] == 1000.0);
+	assert_true(b.per_s[RFS_TOP_HELD] == 250.0);
+	assert_true(b.per_s[RFS_TOP_SWITCHES] == 0.0);
+	assert_true(b.to_desired_pct == 75.0);
+	assert_true(b.locality_pct == 75.0);
 }
 
 static void rfs_test_rates_reset(void **state)
 {
 	struct rfs_top_row a = rfs_test_row(RFS_TOP_TOTAL, "all"), b = a;
-	struct rfs_top_rate r;
 
 	a.ctr[RFS_TOP_STEERED] = 5000000;
 	a.ctr[RFS_TOP_TO_DESIRED] = 5000000;
 	b.ctr[RFS_TOP_STEERED] = 300;
 	b.ctr[RFS_TOP_TO_DESIRED] = 150;
-	rfs_top_rate_row(&a, &b, 1.0, &r);
-	assert_true(r.valid);
-	assert_true(r.reset);
+	rfs_top_rate_row(&a, &b, 1.0);
+	assert_true(b.valid);
+	assert_true(b.reset);
 	/* not 2^64 - 4999700 frames/s */
-	assert_true(r.per_s[RFS_TOP_STEERED] == 300.0);
-	assert_true(r.to_desired_pct == 50.0);
+	assert_true(b.per_s[RFS_TOP_STEERED] == 300.0);
+	assert_true(b.to_desired_pct == 50.0);
 }
 
 /* Nothing moved: rates 0, percentages undefined (NaN), never a division
@@ -107,24 +105,23 @@ static void rfs_test_rates_reset(void **state)
 static void rfs_test_rates_idle(void **state)
 {
 	struct rfs_top_row a = rfs_test_row(RFS_TOP_IFACE, "eth0"), b = a;
-	struct rfs_top_rate r;
 
 	a.ctr[RFS_TOP_STEERED] = b.ctr[RFS_TOP_STEERED] = 77;
-	rfs_top_rate_row(&a, &b, 1.0, &r);
-	assert_true(r.valid);
-	assert_true(r.per_s[RFS_TOP_STEERED] == 0.0);
-	assert_true(isnan(r.to_desired_pct));
-	assert_true(isnan(r.locality_pct));
+	rfs_top_rate_row(&a, &b, 1.0);
+	assert_true(b.valid);
+	assert_true(b.per_s[RFS_TOP_STEERED] == 0.0);
+	assert_true(isnan(b.to_desired_pct));
+	assert_true(isnan(b.locality_pct));
 
 	b.ctr[RFS_TOP_STEERED] = 99;
-	rfs_top_rate_row(&a, &b, 0.0, &r);
-	assert_false(r.valid);
-	assert_true(r.per_s[RFS_TOP_STEERED] == 0.0);
-	assert_true(isnan(r.to_desired_pct));
-	rfs_top_rate_row(&a, &b, NAN, &r);
-	assert_false(r.valid);
-	rfs_top_rate_row(&a, &b, -1.0, &r);
-	assert_false(r.valid);
+	rfs_top_rate_row(&a, &b, 0.0);
+	assert_false(b.valid);
+	assert_true(b.per_s[RFS_TOP_STEERED] == 0.0);
+	assert_true(isnan(b.to_desired_pct));
+	rfs_top_rate_row(&a, &b, NAN);
+	assert_false(b.valid);
+	rfs_top_rate_row(&a, &b, -1.0);
+	assert_false(b.valid);
 }
 
 /* Rows are matched by kind and name, not position: a CPU that came
@@ -134,7 +131,6 @@ static void rfs_test_rates_snapshots(void **state)
 	struct rfs_top_row pr[2], cr[3];
 	struct rfs_top_snap prev = { .t = 10.0, .n = 2, .rows = pr };
 	struct rfs_top_snap cur = { .t = 10.5, .n = 3, .rows = cr };
-	struct rfs_top_rate out[3];
 
 	pr[0] = rfs_test_row(RFS_TOP_IFACE, "eth1");
 	pr[1] = rfs_test_row(RFS_TOP_CPU, "0");
@@ -146,17 +142,17 @@ static void rfs_test_rates_snapshots(void **state)
 	cr[0].ctr[RFS_TOP_SEEN] = 1100;
 	cr[1].ctr[RFS_TOP_SEEN] = 5;
 	cr[2].ctr[RFS_TOP_SEEN] = 150;
-	rfs_top_rates(&prev, &cur, out);
-	assert_true(out[0].valid);
-	assert_true(out[0].per_s[RFS_TOP_SEEN] == 200.0);
-	assert_false(out[1].valid);
-	assert_true(out[2].valid);
-	assert_true(out[2].per_s[RFS_TOP_SEEN] == 100.0);
+	rfs_top_rates(&prev, &cur);
+	assert_true(cr[0].valid);
+	assert_true(cr[0].per_s[RFS_TOP_SEEN] == 200.0);
+	assert_false(cr[1].valid);
+	assert_true(cr[2].valid);
+	assert_true(cr[2].per_s[RFS_TOP_SEEN] == 100.0);
 	assert_null(rfs_top_find(&prev, RFS_TOP_CPU, "eth1"));
 
 	/* the first sample */
-	rfs_top_rates(NULL, &cur, out);
-	assert_false(out[0].valid);
+	rfs_top_rates(NULL, &cur);
+	assert_false(cr[0].valid);
 }
 
 /* A CPU row whose kthread had waited wait_ns over runs runs. */
@@ -174,14 +170,13 @@ static void rfs_test_kwait(void **state)
 {
 	struct rfs_top_row a = rfs_test_kthread_row(1000000, 100);
 	struct rfs_top_row b = rfs_test_kthread_row(1500000, 200);
-	struct rfs_top_rate r;
 
 	/* 500 us waited over 100 runs */
-	rfs_top_rate_row(&a, &b, 2.0, &r);
-	assert_true(r.kthread_valid);
-	assert_true(r.kwait_us == 5.0);
-	assert_true(r.per_s[RFS_TOP_KTHREAD_WAIT_NS] == 250000.0);
-	assert_true(r.per_s[RFS_TOP_KTHREAD_RUNS] == 50.0);
+	rfs_top_rate_row(&a, &b, 2.0);
+	assert_true(b.kthread_valid);
+	assert_true(b.kwait_us == 5.0);
+	assert_true(b.per_s[RFS_TOP_KTHREAD_WAIT_NS] == 250000.0);
+	assert_true(b.per_s[RFS_TOP_KTHREAD_RUNS] == 50.0);
 	assert_true(rfs_top_kwait_us(3000, 2) == 1.5);
 	assert_true(isnan(rfs_top_kwait_us(3000, 0)));
 }
@@ -190,12 +185,11 @@ static void rfs_test_kwait(void **state)
 static void rfs_test_kwait_no_runs(void **state)
 {
 	struct rfs_top_row a = rfs_test_kthread_row(1000000, 100), b = a;
-	struct rfs_top_rate r;
 
-	rfs_top_rate_row(&a, &b, 1.0, &r);
-	assert_true(r.kthread_valid);
-	assert_true(isnan(r.kwait_us));
-	assert_true(r.per_s[RFS_TOP_KTHREAD_RUNS] == 0.0);
+	rfs_top_rate_row(&a, &b, 1.0);
+	assert_true(b.kthread_valid);
+	assert_true(isnan(b.kwait_us));
+	assert_true(b.per_s[RFS_TOP_KTHREAD_RUNS] == 0.0);
 }
 
 /* Absent is not 0: a sample without them (no kthread yet, unreadable)
@@ -204,17 +198,16 @@ static void rfs_test_kwait_absent(void **state)
 {
 	struct rfs_top_row a = rfs_test_kthread_row(1000000, 100);
 	struct rfs_top_row b = rfs_test_row(RFS_TOP_CPU, "2");
-	struct rfs_top_rate r;
 
-	rfs_top_rate_row(&a, &b, 1.0, &r);
-	assert_true(r.valid);
-	assert_false(r.kthread_valid);
-	assert_false(r.reset);
-	assert_true(isnan(r.kwait_us));
-	rfs_top_rate_row(&b, &a, 1.0, &r);
-	assert_false(r.kthread_valid);
-	assert_false(r.reset);
-	assert_true(isnan(r.kwait_us));
+	rfs_top_rate_row(&a, &b, 1.0);
+	assert_true(b.valid);
+	assert_false(b.kthread_valid);
+	assert_false(b.reset);
+	assert_true(isnan(b.kwait_us));
+	rfs_top_rate_row(&b, &a, 1.0);
+	assert_false(a.kthread_valid);
+	assert_false(a.reset);
+	assert_true(isnan(a.kwait_us));
 }
 
 /* The kthread was remade: its counters went back, the frame counters
@@ -223,16 +216,15 @@ static void rfs_test_kwait_remade(void **state)
 {
 	struct rfs_top_row a = rfs_test_kthread_row(9000000, 4000);
 	struct rfs_top_row b = rfs_test_kthread_row(20000, 10);
-	struct rfs_top_rate r;
 
 	a.ctr[RFS_TOP_STEERED] = 100;
 	b.ctr[RFS_TOP_STEERED] = 300;
-	rfs_top_rate_row(&a, &b, 1.0, &r);
-	assert_true(r.valid);
-	assert_false(r.reset);
-	assert_false(r.kthread_valid);
-	assert_true(isnan(r.kwait_us));
-	assert_true(r.per_s[RFS_TOP_STEERED] == 200.0);
+	rfs_top_rate_row(&a, &b, 1.0);
+	assert_true(b.valid);
+	assert_false(b.reset);
+	assert_false(b.kthread_valid);
+	assert_true(isnan(b.kwait_us));
+	assert_true(b.per_s[RFS_TOP_STEERED] == 200.0);
 }
 
 /* The cell for us is want, and fits its column. */

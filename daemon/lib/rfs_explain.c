@@ -15,22 +15,6 @@
 #include "rfs_explain.h"
 #include "rfs_order.h"
 
-__u32 rfs_explain_hash(const struct rfs_explain_in *in)
-{
-	return rfs_flow_hash(&in->key, in->g.hash_seed);
-}
-
-__u32 rfs_explain_sock_slot(const struct rfs_explain_in *in, __u32 hash)
-{
-	return hash & in->g.sock_flow_mask;
-}
-
-__u32 rfs_explain_desired(const struct rfs_explain_in *in, __u32 hash)
-{
-	return in->have_sock ? rfs_sock_entry_cpu(in->sock_entry, hash,
-						  in->g.cpu_mask) : RFS_NO_CPU;
-}
-
 /* rfs_xdp: a flow not seen since a resize is known to the old table */
 static void rfs_explain_pick_entry(struct rfs_explain_queue *q)
 {
@@ -122,6 +106,16 @@ const char *rfs_explain_action_name(enum rfs_explain_action a)
 {
 	return a == RFS_XA_LOCAL ? "local" : a == RFS_XA_REDIRECT ? "cpumap" :
 	       "pass";
+}
+
+const char *rfs_explain_next(const struct rfs_explain_case *c)
+{
+	if (c->action == RFS_XA_PASS_PROTO || c->action == RFS_XA_PASS_NO_TABLE)
+		return "passed";
+	if (c->first.verdict != RFS_V_HELD)
+		return rfs_explain_verdict_name(c->first.verdict);
+	return c->drained == 1 ? "switch" : c->drained < 0 ? "held_or_switch" :
+	       "held";
 }
 
 struct sbuf {
@@ -274,13 +268,9 @@ char *rfs_explain_words(const struct rfs_explain_in *in,
 		    "pass_no_table");
 		return buf;
 	}
-	if (f->verdict == RFS_V_HELD)
-		put(&b, c->drained == 1 ? "switch: " : "held: ");
-	else if (f->verdict == RFS_V_SWITCH)
-		/* only with noguard: cur_drained is 0 at the first call */
-		put(&b, "switch (noguard: this interface moves flows at once and may reorder): ");
-	else
-		put(&b, "%s: ", rfs_explain_verdict_name(f->verdict));
+	/* a switch at the first call is noguard's: cur_drained is 0 there */
+	put(&b, "%s%s: ", c->drained < 0 ? "held" : rfs_explain_next(c),
+	    f->verdict == RFS_V_SWITCH ? " (noguard: this interface moves flows at once and may reorder)" : "");
 	put_action(&b, r, c->action, c->rx_cpu);
 	switch (f->verdict) {
 	case RFS_V_NEW:

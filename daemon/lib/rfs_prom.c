@@ -408,24 +408,3 @@ int rfs_prom_format(FILE *f, struct json_object *snap)
 	}
 	return 0;
 }
-
-int rfs_prom_format_buf(struct json_object *snap, char **buf, size_t *len)
-{
-	FILE *f;
-	int e;
-
-	*buf = NULL;
-	*len = 0;
-	f = open_memstream(buf, len);
-	if (!f)
-		return -errno;
-	e = rfs_prom_format(f, snap);
-	if (fclose(f) && !e)
-		e = -ENOMEM;
-	if (e) {
-		free(*buf);
-		*buf = NULL;
-		*len = 0;
-	}
-	return e;
-}

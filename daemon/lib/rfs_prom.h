@@ -72,10 +72,9 @@ typedef int (*rfs_prom_call_fn)(void *ctx, struct json_object *req,
 int rfs_prom_collect(rfs_prom_call_fn call, void *ctx,
 		     struct json_object **snap, char *err, size_t len);
 
-/* The exposition of snap on f, or in a malloc()ed string; -EINVAL (and
- * nothing written) if snap lacks "status" or "stats". */
+/* The exposition of snap on f; -EINVAL (and nothing written) if snap
+ * lacks "status" or "stats". */
 int rfs_prom_format(FILE *f, struct json_object *snap);
-int rfs_prom_format_buf(struct json_object *snap, char **buf, size_t *len);
 
 /* key is a counter (or gauge) of stats counted datapath-wide, not per
  * interface. */

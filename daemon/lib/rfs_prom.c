@@ -42,6 +42,31 @@ const size_t rfs_n_ctrs = N(rfs_ctrs);
 
 /* ---- collecting ---- */
 
+static struct json_object *member(struct json_object *o, const char *key,
+				  enum json_type type)
+{
+	struct json_object *v;
+
+	if (!o || !json_object_object_get_ex(o, key, &v) ||
+	    !json_object_is_type(v, type))
+		return NULL;
+	return v;
+}
+
+static const char *member_str(struct json_object *o, const char *key)
+{
+	struct json_object *v = member(o, key, json_type_string);
+
+	return v ? json_object_get_string(v) : NULL;
+}
+
+static size_t arr_len(struct json_object *a)
+{
+	return a ? json_object_array_length(a) : 0;
+}
+
+#define at(a, i)	json_object_array_get_idx(a, i)
+
 static int call_cmd(rfs_prom_call_fn call, void *ctx, const char *cmd,
 		    const char *iface, struct json_object **result,
 		    char *err, size_t len)
@@ -58,8 +83,9 @@ static int call_cmd(rfs_prom_call_fn call, void *ctx, const char *cmd,
 int rfs_prom_collect(rfs_prom_call_fn call, void *ctx,
 		     struct json_object **snap, char *err, size_t len)
 {
-	struct json_object *status = NULL, *stats = NULL, *ifs, *arr, *nm, *one;
-	size_t i, n = 0;
+	struct json_object *status = NULL, *stats = NULL, *ifs, *arr, *one, *o;
+	const char *nm;
+	size_t i;
 	int e;
 
 	*snap = NULL;
@@ -70,31 +96,25 @@ int rfs_prom_collect(rfs_prom_call_fn call, void *ctx,
 		json_object_put(status);
 		return e;
 	}
+	o = json_object_new_object();
 	arr = json_object_new_array();
-	if (json_object_object_get_ex(status, "interfaces", &ifs) &&
-	    json_object_is_type(ifs, json_type_array))
-		n = json_object_array_length(ifs);
-	for (i = 0; i < n; i++) {
-		if (!json_object_object_get_ex(json_object_array_get_idx(ifs, i),
-					       "name", &nm) ||
-		    !json_object_is_type(nm, json_type_string))
-			continue;
-		e = call_cmd(call, ctx, "stats", json_object_get_string(nm),
-			     &one, err, len);
+	json_object_object_add(o, "status", status);
+	json_object_object_add(o, "stats", stats);
+	json_object_object_add(o, "interfaces", arr);
+	ifs = member(status, "interfaces", json_type_array);
+	for (i = 0; i < arr_len(ifs); i++) {
+		nm = member_str(at(ifs, i), "name");
+		e = nm ? call_cmd(call, ctx, "stats", nm, &one, err, len) :
+			 -ENOENT;
 		if (e == -ENOENT)	/* detached since status */
 			continue;
 		if (e) {
-			json_object_put(arr);
-			json_object_put(status);
-			json_object_put(stats);
+			json_object_put(o);
 			return e;
 		}
 		json_object_array_add(arr, one);
 	}
-	*snap = json_object_new_object();
-	json_object_object_add(*snap, "status", status);
-	json_object_object_add(*snap, "stats", stats);
-	json_object_object_add(*snap, "interfaces", arr);
+	*snap = o;
 	return 0;
 }
 
@@ -145,31 +165,6 @@ static bool name_ok(const char *s)
 			return false;
 	return true;
 }
-
-static struct json_object *member(struct json_object *o, const char *key,
-				  enum json_type type)
-{
-	struct json_object *v;
-
-	if (!o || !json_object_object_get_ex(o, key, &v) ||
-	    !json_object_is_type(v, type))
-		return NULL;
-	return v;
-}
-
-static const char *member_str(struct json_object *o, const char *key)
-{
-	struct json_object *v = member(o, key, json_type_string);
-
-	return v ? json_object_get_string(v) : NULL;
-}
-
-static size_t arr_len(struct json_object *a)
-{
-	return a ? json_object_array_length(a) : 0;
-}
-
-#define at(a, i)	json_object_array_get_idx(a, i)
 
 /* One sample per CPU of per_cpu (an array of {"cpu": N, key: V}) that has
  * key, or only their count (!emit); iface: the interface label, or NULL;

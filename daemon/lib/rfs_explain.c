@@ -302,6 +302,7 @@ char *rfs_explain_words(const struct rfs_explain_in *in,
 
 	if (!f)
 		return len ? strcpy(buf, "") : buf;
+	buf[0] = '\0';
 	say(f, in, q, c);
 	fclose(f);
 	buf[len - 1] = '\0';	/* fmemopen() leaves a full buffer unended */

@@ -303,7 +303,15 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 {
 	const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
 					MHD_HTTP_HEADER_CONTENT_LENGTH);
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn,
+					MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	struct rfsd_mconn *c = ci ? ci->socket_context : NULL;
 
+	/* a request came whole: a kept-alive connection has the whole
+	 * deadline again for its next one (the idle timeout bounds the
+	 * wait between them) */
+	if (c)
+		c->until_ms = rfs_mono_ms() + RFSD_METRICS_DEADLINE * 1000LL;
 	if (strcmp(method, MHD_HTTP_METHOD_GET) &&
 	    strcmp(method, MHD_HTTP_METHOD_HEAD))
 		return respond_text(conn, MHD_HTTP_METHOD_NOT_ALLOWED,
@@ -324,7 +332,6 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 				    "not found; the metrics are at /metrics\n");
 	return serve_metrics(cls, conn);
 }
-
 
 /* MHD_OPTION_NOTIFY_CONNECTION: a connection is accepted (its deadline
  * starts) or closed. */
@@ -353,21 +360,6 @@ static void on_conn(void *cls, struct MHD_Connection *conn, void **ctx,
 		free(c);
 		*ctx = NULL;
 	}
-}
-
-/* MHD_OPTION_NOTIFY_COMPLETED: a request was answered; a kept-alive
- * connection has the whole deadline again for its next one (the idle
- * timeout bounds the wait between them). */
-static void on_completed(void *cls, struct MHD_Connection *conn,
-			 void **req_ctx, enum MHD_RequestTerminationCode toe)
-{
-	const union MHD_ConnectionInfo *ci;
-	struct rfsd_mconn *c;
-
-	ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
-	c = ci ? ci->socket_context : NULL;
-	if (c && toe == MHD_REQUEST_TERMINATED_COMPLETED_OK)
-		c->until_ms = rfs_mono_ms() + RFSD_METRICS_DEADLINE * 1000LL;
 }
 
 /*
@@ -509,7 +501,6 @@ static void http_main(struct rfsd_child *c)
 				  MHD_OPTION_PER_IP_CONNECTION_LIMIT,
 				  (unsigned int)RFSD_METRICS_PER_IP,
 				  MHD_OPTION_NOTIFY_CONNECTION, on_conn, h,
-				  MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
 				  MHD_OPTION_END);
 	info = h->mhd ? MHD_get_daemon_info(h->mhd, MHD_DAEMON_INFO_EPOLL_FD) :
 			NULL;

@@ -2,7 +2,6 @@
 /* rfsctl explain: every decision is the shared code's (include/); this
  * only reads, orders the calls as rfs_xdp does and says what came out. */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

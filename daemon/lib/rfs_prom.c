@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "rfs_prom.h"

@@ -12,9 +12,8 @@
  * so that MHD_run() also runs when MHD has work without fd activity
  * (timeouts), as its manual requires.
  */
-#include <arpa/inet.h>
-#include <netdb.h>
 #include <errno.h>
+#include <netdb.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>

@@ -13,6 +13,7 @@
  * (timeouts), as its manual requires.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <netdb.h>
 #include <poll.h>
 #include <stdarg.h>
@@ -104,14 +105,16 @@ static int run_request(void *ctx, struct json_object *req,
 static void gather(struct rfsd_metrics *m)
 {
 	struct json_object *snap;
-	FILE *f;
-	int e, fd = -1;
+	FILE *f = NULL;
+	int e, fd = -1, wfd;
 
 	e = rfs_prom_collect(run_request, (void *)m->dispatch, &snap, m->err,
 			     sizeof(m->err));
 	if (!e) {
 		fd = memfd_create("rfsd-metrics", MFD_CLOEXEC);
-		f = fd < 0 ? NULL : fdopen(dup(fd), "w");
+		wfd = fd < 0 ? -1 : fcntl(fd, F_DUPFD_CLOEXEC, 0);
+		if (wfd >= 0 && !(f = fdopen(wfd, "w")))
+			close(wfd);
 		e = f ? rfs_prom_format(f, snap) : -errno;
 		if (f && fclose(f) && !e)
 			e = -errno;

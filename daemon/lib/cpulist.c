@@ -105,25 +105,24 @@ int rfs_cpulist_parse_clamped(const char *s, struct rfs_cpuset *set)
 
 void rfs_cpulist_format(const struct rfs_cpuset *set, char *buf, size_t len)
 {
+	FILE *f = len ? fmemopen(buf, len, "w") : NULL;
 	unsigned int c, hi;
-	size_t off = 0;
-	int n;
 
-	if (len)
-		buf[0] = '\0';
+	if (!f)
+		return;
+	buf[0] = '\0';
 	for (c = 0; c < RFS_MAX_CPUS; c = hi + 1) {
 		hi = c;
 		if (!rfs_cpuset_has(set, c))
 			continue;
 		while (rfs_cpuset_has(set, hi + 1))
 			hi++;
-		n = snprintf(buf + off, len - off, "%s%u", off ? "," : "", c);
-		if (n >= 0 && hi > c && (size_t)n < len - off)
-			n += snprintf(buf + off + n, len - off - n, "-%u", hi);
-		if (n < 0 || (size_t)n >= len - off)
-			return;
-		off += n;
+		fprintf(f, ftell(f) ? ",%u" : "%u", c);
+		if (hi > c)
+			fprintf(f, "-%u", hi);
 	}
+	fclose(f);
+	buf[len - 1] = '\0';	/* fmemopen() leaves a full buffer unended */
 }
 
 int rfs_cpuset_online(struct rfs_cpuset *set)

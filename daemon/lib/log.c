@@ -37,15 +37,3 @@ void rfs_log(enum rfs_log_level lvl, const char *fmt, ...)
 	rfs_vlog(lvl, fmt, ap);
 	va_end(ap);
 }
-
-void rfs_log_iface(enum rfs_log_level lvl, const char *name, int ifindex,
-		   const char *fmt, ...)
-{
-	char msg[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	rfs_log(lvl, "iface '%s' (ifindex %d): %s\n", name, ifindex, msg);
-}

@@ -22,10 +22,11 @@ void rfs_log(enum rfs_log_level lvl, const char *fmt, ...)
 /* The same with a va_list: for libraries' own print hooks (rfs_bpf.c). */
 void rfs_vlog(enum rfs_log_level lvl, const char *fmt, va_list ap);
 
-/* One line per state change of an interface (fmt has no '\n'):
+/* One line per state change of an interface (fmt, a literal, has no '\n'):
  *	iface 'veth0' (ifindex 7): attached, mode native, ...: rfsctl attach, uid 0 pid 42 */
-void rfs_log_iface(enum rfs_log_level lvl, const char *name, int ifindex,
-		   const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+#define rfs_log_iface(lvl, name, ifindex, fmt, ...)			\
+	rfs_log(lvl, "iface '%s' (ifindex %d): " fmt "\n", name, ifindex,	\
+		##__VA_ARGS__)
 
 #define pr_warn(...)	rfs_log(RFS_LOG_WARN, __VA_ARGS__)
 #define pr_info(...)	rfs_log(RFS_LOG_INFO, __VA_ARGS__)

@@ -2,7 +2,6 @@
 /* rfsctl explain: every decision is the shared code's (include/); this
  * only reads, orders the calls as rfs_xdp does and says what came out. */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,22 +13,6 @@
 #include "rfs_dp.h"
 #include "rfs_explain.h"
 #include "rfs_order.h"
-
-__u32 rfs_explain_hash(const struct rfs_explain_in *in)
-{
-	return rfs_flow_hash(&in->key, in->g.hash_seed);
-}
-
-__u32 rfs_explain_sock_slot(const struct rfs_explain_in *in, __u32 hash)
-{
-	return hash & in->g.sock_flow_mask;
-}
-
-__u32 rfs_explain_desired(const struct rfs_explain_in *in, __u32 hash)
-{
-	return in->have_sock ? rfs_sock_entry_cpu(in->sock_entry, hash,
-						  in->g.cpu_mask) : RFS_NO_CPU;
-}
 
 /* rfs_xdp: a flow not seen since a resize is known to the old table */
 static void rfs_explain_pick_entry(struct rfs_explain_queue *q)
@@ -69,14 +52,10 @@ void rfs_explain_case(const struct rfs_explain_in *in,
 		out->action = RFS_XA_PASS_PROTO;
 		return;
 	}
-	if (!q->have_table) {
-		out->first.verdict = RFS_V_NONE;
-		out->first.cpu = RFS_NO_CPU;
-		out->result = out->then = out->first;
-		out->action = RFS_XA_PASS_NO_TABLE;
-		return;
-	}
-	out->first = rfs_pick_cpu(&st, &in->cfg);
+	/* no table: RFS_V_NONE, as rfs_xdp passes the frame up */
+	out->first.cpu = RFS_NO_CPU;
+	if (q->have_table)
+		out->first = rfs_pick_cpu(&st, &in->cfg);
 	out->result = out->then = out->first;
 	if (out->first.verdict == RFS_V_HELD) {
 		if (st.cur.flags & RFS_DEV_FLOW_LOCAL) {
@@ -124,43 +103,32 @@ const char *rfs_explain_action_name(enum rfs_explain_action a)
 	       "pass";
 }
 
-struct sbuf {
-	char *p;
-	size_t len, used;
-};
-
-static void __attribute__((format(printf, 2, 3)))
-put(struct sbuf *b, const char *fmt, ...)
+const char *rfs_explain_next(const struct rfs_explain_case *c)
 {
-	va_list ap;
-	int n;
-
-	if (b->used >= b->len)
-		return;
-	va_start(ap, fmt);
-	n = vsnprintf(b->p + b->used, b->len - b->used, fmt, ap);
-	va_end(ap);
-	if (n > 0)
-		b->used += (size_t)n;
+	if (c->action == RFS_XA_PASS_PROTO || c->action == RFS_XA_PASS_NO_TABLE)
+		return "passed";
+	if (c->first.verdict != RFS_V_HELD)
+		return rfs_explain_verdict_name(c->first.verdict);
+	return c->drained == 1 ? "switch" : c->drained < 0 ? "held_or_switch" :
+	       "held";
 }
 
 #define path_of(local)	((local) ? "local path" : "cpumap")
 
 /* Why the target is what it is. */
-static void put_target(struct sbuf *b, const struct rfs_choice *c,
-		       __u32 desired)
+static void put_target(FILE *f, const struct rfs_choice *c, __u32 desired)
 {
 	if (!c->spread)
-		put(b, "its application reads on CPU %u", desired);
+		fprintf(f, "its application reads on CPU %u", desired);
 	else if (desired == RFS_NO_CPU)
-		put(b, "no socket recorded a CPU for it (no read yet, or its sock slot is empty or another flow's), so it is spread by hash");
+		fprintf(f, "no socket recorded a CPU for it (no read yet, or its sock slot is empty or another flow's), so it is spread by hash");
 	else
-		put(b, "its application reads on CPU %u, which this interface may not steer to, so it is spread by hash",
-		    desired);
+		fprintf(f, "its application reads on CPU %u, which this interface may not steer to, so it is spread by hash",
+			desired);
 }
 
 /* What the drain test looked at. */
-static void put_drain(struct sbuf *b, const struct rfs_explain_in *in,
+static void put_drain(FILE *f, const struct rfs_explain_in *in,
 		      const struct rfs_explain_queue *q,
 		      const struct rfs_explain_case *c)
 {
@@ -176,15 +144,15 @@ static void put_drain(struct sbuf *b, const struct rfs_explain_in *in,
 		return;
 	case RFS_XD_LOCAL:
 		if (c->age_known)
-			put(b, "its last frame was passed up locally at jiffy %u, %d jiffies ago; it may leave after %u (rfs_local_drained)",
-			    cur->last, c->age, in->cfg.local_drain_jiffies);
+			fprintf(f, "its last frame was passed up locally at jiffy %u, %d jiffies ago; it may leave after %u (rfs_local_drained)",
+				cur->last, c->age, in->cfg.local_drain_jiffies);
 		else
-			put(b, "its last frame was passed up locally at jiffy %u; it may leave %u jiffies after that, and jiffies can't be read here: the program reads them at the frame",
-			    cur->last, in->cfg.local_drain_jiffies);
+			fprintf(f, "its last frame was passed up locally at jiffy %u; it may leave %u jiffies after that, and jiffies can't be read here: the program reads them at the frame",
+				cur->last, in->cfg.local_drain_jiffies);
 		return;
 	case RFS_XD_NO_STATE:
-		put(b, "no ordering state for RX CPU %u -> CPU %u can be read, which the program takes as not drained",
-		    cur->rx_cpu, cur->cpu);
+		fprintf(f, "no ordering state for RX CPU %u -> CPU %u can be read, which the program takes as not drained",
+			cur->rx_cpu, cur->cpu);
 		return;
 	case RFS_XD_REMOTE:
 		break;
@@ -192,76 +160,72 @@ static void put_drain(struct sbuf *b, const struct rfs_explain_in *in,
 	/* a bare frame names the marked frame that will cover it
 	 * (rfs_order.h, LAZY MARKS) */
 	if (cur->flags & RFS_DEV_FLOW_BARE)
-		put(b, "its last frame went bare: the next marked frame from RX CPU %u to CPU %u, seq %u, covers it (the flow's own next frame, held, unless another flow's comes first); ",
-		    cur->rx_cpu, cur->cpu, cur->last);
+		fprintf(f, "its last frame went bare: the next marked frame from RX CPU %u to CPU %u, seq %u, covers it (the flow's own next frame, held, unless another flow's comes first); ",
+			cur->rx_cpu, cur->cpu, cur->last);
 	else
-		put(b, "its last frame is seq %u from RX CPU %u to CPU %u; ",
-		    cur->last, cur->rx_cpu, cur->cpu);
-	put(b, "CPU %u's marks for RX CPU %u:", cur->cpu, cur->rx_cpu);
+		fprintf(f, "its last frame is seq %u from RX CPU %u to CPU %u; ",
+			cur->last, cur->rx_cpu, cur->cpu);
+	fprintf(f, "CPU %u's marks for RX CPU %u:", cur->cpu, cur->rx_cpu);
 	if (!q->track.last)
-		put(b, " none");
+		fprintf(f, " none");
 	for (i = 0; i < 5; i++)
 		if (marks[i])
-			put(b, " %s %u@%u", names[i], rfs_mark_seq(marks[i]),
-			    rfs_mark_epoch(marks[i]));
-	put(b, " (seq@epoch), delivered epoch %u", q->q.delivered);
+			fprintf(f, " %s %u@%u", names[i], rfs_mark_seq(marks[i]),
+				rfs_mark_epoch(marks[i]));
+	fprintf(f, " (seq@epoch), delivered epoch %u", q->q.delivered);
 	if (c->proven) {
-		put(b, ": a mark covering it is in a delivered epoch (rfs_remote_drained)");
+		fprintf(f, ": a mark covering it is in a delivered epoch (rfs_remote_drained)");
 		return;
 	}
 	if (!c->if_asleep) {
 		if (q->track.last &&
 		    !rfs_seq_after_eq(rfs_mark_seq(q->track.last), cur->last))
-			put(b, ": it is not dequeued yet (still in CPU %u's ring or RX CPU %u's bulk queue, or lost on a full ring and waiting for the next frame to pass it)",
-			    cur->cpu, cur->rx_cpu);
+			fprintf(f, ": it is not dequeued yet (still in CPU %u's ring or RX CPU %u's bulk queue, or lost on a full ring and waiting for the next frame to pass it)",
+				cur->cpu, cur->rx_cpu);
 		else
-			put(b, ": not proven delivered");
+			fprintf(f, ": not proven delivered");
 		return;
 	}
-	put(b, ": dequeued, not proven delivered; the program then reads CPU %u's cpumap kthread state, and asleep proves it (it sleeps only with an empty ring after a full GRO flush). That state is only known in the kernel at the frame; ",
-	    cur->cpu);
+	fprintf(f, ": dequeued, not proven delivered; the program then reads CPU %u's cpumap kthread state, and asleep proves it (it sleeps only with an empty ring after a full GRO flush). That state is only known in the kernel at the frame; ",
+		cur->cpu);
 	if (q->kthread_asleep_now < 0)
-		put(b, "it can't be read here");
+		fprintf(f, "it can't be read here");
 	else
-		put(b, "right now /proc shows it %s",
-		    q->kthread_asleep_now ? "asleep" : "running");
+		fprintf(f, "right now /proc shows it %s",
+			q->kthread_asleep_now ? "asleep" : "running");
 }
 
-static void put_action(struct sbuf *b, const struct rfs_choice *ch,
+static void put_action(FILE *f, const struct rfs_choice *ch,
 		       enum rfs_explain_action a, __u32 rx_cpu)
 {
 	switch (a) {
 	case RFS_XA_PASS_PROTO:
 	case RFS_XA_PASS_NO_TABLE:
-		put(b, "passed up on CPU %u", rx_cpu);
+		fprintf(f, "passed up on CPU %u", rx_cpu);
 		break;
 	case RFS_XA_LOCAL:
-		put(b, "passed up on CPU %u (local path: it is the RX CPU)",
-		    rx_cpu);
+		fprintf(f, "passed up on CPU %u (local path: it is the RX CPU)",
+			rx_cpu);
 		break;
 	case RFS_XA_REDIRECT:
-		put(b, "redirected to CPU %u through the cpumap", ch->cpu);
+		fprintf(f, "redirected to CPU %u through the cpumap", ch->cpu);
 		break;
 	case RFS_XA_REDIRECT_ERR:
-		put(b, "meant for CPU %u, which has no cpumap entry: passed up on CPU %u, its state untouched (redirect_err)",
-		    ch->cpu, rx_cpu);
+		fprintf(f, "meant for CPU %u, which has no cpumap entry: passed up on CPU %u, its state untouched (redirect_err)",
+			ch->cpu, rx_cpu);
 		break;
 	}
 }
 
-char *rfs_explain_words(const struct rfs_explain_in *in,
-			const struct rfs_explain_queue *q,
-			const struct rfs_explain_case *c, char *buf,
-			size_t len)
+static void say(FILE *f, const struct rfs_explain_in *in,
+		const struct rfs_explain_queue *q,
+		const struct rfs_explain_case *c)
 {
-	struct sbuf b = { buf, len, 0 };
 	__u32 desired = rfs_explain_desired(in, rfs_explain_hash(in));
-	const struct rfs_choice *r = &c->result, *f = &c->first;
+	const struct rfs_choice *r = &c->result, *first = &c->first;
 	bool cur_local = q->cur.flags & RFS_DEV_FLOW_LOCAL;
 	const char *pass = NULL;
 
-	if (len)
-		buf[0] = '\0';
 	if (c->action == RFS_XA_PASS_PROTO)
 		pass = "not TCP or UDP with ports, xdp-rfs does not steer it; it goes";
 	else if (!q->have_table)
@@ -269,67 +233,78 @@ char *rfs_explain_words(const struct rfs_explain_in *in,
 	else if (r->verdict == RFS_V_NONE)
 		pass = "no CPU is allowed on this interface;";
 	if (pass) {
-		put(&b, "passed: %s up the stack on CPU %u (%s)", pass, c->rx_cpu,
-		    c->action == RFS_XA_PASS_PROTO ? "pass_other_proto" :
-		    "pass_no_table");
-		return buf;
+		fprintf(f, "passed: %s up the stack on CPU %u (%s)", pass,
+			c->rx_cpu, c->action == RFS_XA_PASS_PROTO ?
+			"pass_other_proto" : "pass_no_table");
+		return;
 	}
-	if (f->verdict == RFS_V_HELD)
-		put(&b, c->drained == 1 ? "switch: " : "held: ");
-	else if (f->verdict == RFS_V_SWITCH)
-		/* only with noguard: cur_drained is 0 at the first call */
-		put(&b, "switch (noguard: this interface moves flows at once and may reorder): ");
-	else
-		put(&b, "%s: ", rfs_explain_verdict_name(f->verdict));
-	put_action(&b, r, c->action, c->rx_cpu);
-	switch (f->verdict) {
+	/* a switch at the first call is noguard's: cur_drained is 0 there */
+	fprintf(f, "%s%s: ", c->drained < 0 ? "held" : rfs_explain_next(c),
+		first->verdict == RFS_V_SWITCH ? " (noguard: this interface moves flows at once and may reorder)" : "");
+	put_action(f, r, c->action, c->rx_cpu);
+	switch (first->verdict) {
 	case RFS_V_NEW:
-		put(&b, ". The flow has no entry on this queue; ");
-		put_target(&b, f, desired);
+		fprintf(f, ". The flow has no entry on this queue; ");
+		put_target(f, first, desired);
 		break;
 	case RFS_V_FORCED:
-		put(&b, ". Its current CPU %u is gone from the cpumap, so nothing there is waited for; ",
-		    q->cur.cpu);
-		put_target(&b, f, desired);
+		fprintf(f, ". Its current CPU %u is gone from the cpumap, so nothing there is waited for; ",
+			q->cur.cpu);
+		put_target(f, first, desired);
 		break;
 	case RFS_V_KEEP:
-		if (!f->spread)
-			put(&b, ". It already goes where its application reads (CPU %u)",
-			    desired);
-		else if (desired == RFS_NO_CPU && cur_local && !f->local)
-			put(&b, ". No CPU is allowed and it stays on its local path");
+		if (!first->spread)
+			fprintf(f, ". It already goes where its application reads (CPU %u)",
+				desired);
+		else if (desired == RFS_NO_CPU && cur_local && !first->local)
+			fprintf(f, ". No CPU is allowed and it stays on its local path");
 		else
-			put(&b, ". It has no allowed desired CPU (%s) and CPU %u is still allowed: a flow is not moved for a hash hint",
-			    desired == RFS_NO_CPU ? "no socket recorded one" :
-			    "its application's CPU is not in the set",
-			    q->cur.cpu);
+			fprintf(f, ". It has no allowed desired CPU (%s) and CPU %u is still allowed: a flow is not moved for a hash hint",
+				desired == RFS_NO_CPU ? "no socket recorded one" :
+				"its application's CPU is not in the set",
+				q->cur.cpu);
 		break;
 	case RFS_V_SWITCH:
-		put(&b, "; ");
-		put_target(&b, f, desired);
+		fprintf(f, "; ");
+		put_target(f, first, desired);
 		break;
 	case RFS_V_HELD:
 		if (c->drained == 1) {
-			put(&b, ", leaving CPU %u (%s). It wants to move because ",
-			    q->cur.cpu, path_of(cur_local));
-			put_target(&b, &c->then, desired);
-			put(&b, ", and every frame on its old path is delivered: ");
-			put_drain(&b, in, q, c);
+			fprintf(f, ", leaving CPU %u (%s). It wants to move because ",
+				q->cur.cpu, path_of(cur_local));
+			put_target(f, &c->then, desired);
+			fprintf(f, ", and every frame on its old path is delivered: ");
+			put_drain(f, in, q, c);
 			break;
 		}
-		put(&b, " (its current CPU, %s), until its old path drains. It wants CPU %u (%s) because ",
-		    path_of(r->local), c->then.cpu, path_of(c->then.local));
-		put_target(&b, &c->then, desired);
-		put(&b, ", but ");
-		put_drain(&b, in, q, c);
+		fprintf(f, " (its current CPU, %s), until its old path drains. It wants CPU %u (%s) because ",
+			path_of(r->local), c->then.cpu, path_of(c->then.local));
+		put_target(f, &c->then, desired);
+		fprintf(f, ", but ");
+		put_drain(f, in, q, c);
 		if (c->drained < 0) {
-			put(&b, ". If it is drained by then it switches: ");
-			put_action(&b, &c->then, c->action_drained, c->rx_cpu);
+			fprintf(f, ". If it is drained by then it switches: ");
+			put_action(f, &c->then, c->action_drained, c->rx_cpu);
 		}
 		break;
 	}
 	if (q->cur_from_prev)
-		put(&b, " (its state comes from the table before the last resize)");
+		fprintf(f, " (its state comes from the table before the last resize)");
+}
+
+char *rfs_explain_words(const struct rfs_explain_in *in,
+			const struct rfs_explain_queue *q,
+			const struct rfs_explain_case *c, char *buf,
+			size_t len)
+{
+	FILE *f = len ? fmemopen(buf, len, "w") : NULL;
+
+	if (!f)
+		return len ? strcpy(buf, "") : buf;
+	buf[0] = '\0';
+	say(f, in, q, c);
+	fclose(f);
+	buf[len - 1] = '\0';	/* fmemopen() leaves a full buffer unended */
 	return buf;
 }
 

@@ -97,16 +97,33 @@ struct rfs_explain_case {
 };
 
 /* The hash, the sock slot, the desired CPU: as rfs_xdp computes them. */
-__u32 rfs_explain_hash(const struct rfs_explain_in *in);
-__u32 rfs_explain_sock_slot(const struct rfs_explain_in *in, __u32 hash);
-__u32 rfs_explain_desired(const struct rfs_explain_in *in, __u32 hash);
+static inline __u32 rfs_explain_hash(const struct rfs_explain_in *in)
+{
+	return rfs_flow_hash(&in->key, in->g.hash_seed);
+}
+
+static inline __u32 rfs_explain_sock_slot(const struct rfs_explain_in *in,
+					  __u32 hash)
+{
+	return hash & in->g.sock_flow_mask;
+}
+
+static inline __u32 rfs_explain_desired(const struct rfs_explain_in *in,
+					__u32 hash)
+{
+	return in->have_sock ? rfs_sock_entry_cpu(in->sock_entry, hash,
+						  in->g.cpu_mask) : RFS_NO_CPU;
+}
+
 /* The frame's fate when it arrives on rx_cpu from queue q. */
 void rfs_explain_case(const struct rfs_explain_in *in,
 		      const struct rfs_explain_queue *q, __u32 rx_cpu,
 		      struct rfs_explain_case *out);
-/* Names for JSON: "new", "keep", ...; "pass", "local", "cpumap". */
+/* Names for JSON: "new", "keep", ...; "pass", "local", "cpumap"; the
+ * case in one word ("held_or_switch": as only the kernel will know). */
 const char *rfs_explain_verdict_name(__u8 verdict);
 const char *rfs_explain_action_name(enum rfs_explain_action a);
+const char *rfs_explain_next(const struct rfs_explain_case *c);
 /* The case in words: "keep: ... because ...".  Returns buf. */
 char *rfs_explain_words(const struct rfs_explain_in *in,
 			const struct rfs_explain_queue *q,

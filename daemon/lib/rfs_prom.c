@@ -1,54 +1,70 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "rfs_prom.h"
 
-/*
- * The counters of stats and their help text, in the order they are
- * exposed: per interface and RX CPU (struct rfs_if_stats), then
- * datapath-wide per CPU (struct rfs_global_stats), the gauges among
- * them, and the kthread's wait, in the seconds Prometheus wants.  A
- * newer rfsd's key in none is taken for a datapath-wide counter.
- */
-enum ctr_kind { P_IF, P_GLOBAL, P_GAUGE, P_KWAIT };
+#define CTR(kind, part, f, help)					\
+	{ #f, RFS_CTR_##kind, offsetof(struct rfs_cpu_ctrs, part.f), help }
 
-static const struct rfs_prom_ctr {
-	const char *key;
-	enum ctr_kind kind;
-	const char *help;
-} ctrs[] = {
-	{ "seen", P_IF, "Frames the XDP program ran on, by interface and RX CPU." },
-	{ "steered", P_IF, "Frames steered: redirected to a CPU's cpumap queue or passed up on the RX CPU (to_desired + spread + held)." },
-	{ "to_desired", P_IF, "Steered frames sent to the CPU where the application reads the flow." },
-	{ "spread", P_IF, "Steered frames spread by hash: no desired CPU known or allowed." },
-	{ "held", P_IF, "Steered frames kept on the flow's old CPU until it drained its earlier frames (in-order rule)." },
-	{ "local", P_IF, "Steered frames passed up on their RX CPU, the application's CPU (also counted in steered)." },
-	{ "switches", P_IF, "Flows moved to another CPU." },
-	{ "pass_not_ip", P_IF, "Frames passed up unsteered: not IPv4 or IPv6." },
-	{ "pass_fragment", P_IF, "Frames passed up unsteered: IP fragments." },
-	{ "pass_other_proto", P_IF, "Frames passed up unsteered: neither TCP nor UDP." },
-	{ "pass_truncated", P_IF, "Frames passed up unsteered: headers cut short." },
-	{ "pass_no_table", P_IF, "Frames passed up unsteered: no config, flow table or allowed CPU, or a queue past the table." },
-	{ "redirect_err", P_IF, "Frames whose cpumap redirect failed: CPU missing from the cpumap (dropped when the flow's earlier frames may be in flight)." },
-	{ "no_meta", P_IF, "Held frames redirected without metadata (no headroom): their target CPU can't mark them (other frames go without it anyway)." },
-	{ "dequeued", P_GLOBAL, "Frames the CPU's cpumap queue handed to the stack (by target CPU)." },
-	{ "enqueue_drops", P_GLOBAL, "Frames dropped because a cpumap ring was full (ring drops, by the RX CPU that flushed)." },
-	{ "recv_local", P_GLOBAL, "Receive calls that returned data on a connected TCP/UDP socket whose last frame the stack processed on the reading CPU (locality hit)." },
-	{ "recv_remote", P_GLOBAL, "Receive calls that returned data on a connected TCP/UDP socket whose last frame the stack processed on another CPU (locality miss)." },
-	{ "sock_records", P_GLOBAL, "Sock flow table entries written." },
-	{ "sock_clears", P_GLOBAL, "Sock flow table entries cleared on close." },
-	{ "sock_skipped", P_GLOBAL, "Socket events skipped: unconnected, non-IP, or loopback sockets while no loopback interface is attached." },
-	{ "foreign", P_GLOBAL, "Frames the cpumap program ran on with metadata not xdp-rfs's (its own frames carry none or its own)." },
-	{ "kthread_runs", P_GLOBAL, "Times the CPU's cpumap kthread was scheduled in (the kernel's schedstat pcount, since the kthread was made)." },
-	{ "backlog", P_GAUGE, "Frames steered to the CPU that its cpumap program has not taken off the ring yet." },
-	{ "kthread_wait_ns", P_KWAIT, "Time the CPU's cpumap kthread waited on a run queue for its CPU (the kernel's schedstat run_delay, since the kthread was made): how long frames steered there waited for other tasks." },
+const struct rfs_ctr rfs_ctrs[] = {
+	CTR(IF, i, seen, "Frames the XDP program ran on, by interface and RX CPU."),
+	CTR(IF, i, steered, "Frames steered: redirected to a CPU's cpumap queue or passed up on the RX CPU (to_desired + spread + held)."),
+	CTR(IF, i, to_desired, "Steered frames sent to the CPU where the application reads the flow."),
+	CTR(IF, i, spread, "Steered frames spread by hash: no desired CPU known or allowed."),
+	CTR(IF, i, held, "Steered frames kept on the flow's old CPU until it drained its earlier frames (in-order rule)."),
+	CTR(IF, i, local, "Steered frames passed up on their RX CPU, the application's CPU (also counted in steered)."),
+	CTR(IF, i, switches, "Flows moved to another CPU."),
+	CTR(IF, i, pass_not_ip, "Frames passed up unsteered: not IPv4 or IPv6."),
+	CTR(IF, i, pass_fragment, "Frames passed up unsteered: IP fragments."),
+	CTR(IF, i, pass_other_proto, "Frames passed up unsteered: neither TCP nor UDP."),
+	CTR(IF, i, pass_truncated, "Frames passed up unsteered: headers cut short."),
+	CTR(IF, i, pass_no_table, "Frames passed up unsteered: no config, flow table or allowed CPU, or a queue past the table."),
+	CTR(IF, i, redirect_err, "Frames whose cpumap redirect failed: CPU missing from the cpumap (dropped when the flow's earlier frames may be in flight)."),
+	CTR(IF, i, no_meta, "Held frames redirected without metadata (no headroom): their target CPU can't mark them (other frames go without it anyway)."),
+	CTR(GLOBAL, g, dequeued, "Frames the CPU's cpumap queue handed to the stack (by target CPU)."),
+	CTR(GLOBAL, g, enqueue_drops, "Frames dropped because a cpumap ring was full (ring drops, by the RX CPU that flushed)."),
+	CTR(GLOBAL, g, recv_local, "Receive calls that returned data on a connected TCP/UDP socket whose last frame the stack processed on the reading CPU (locality hit)."),
+	CTR(GLOBAL, g, recv_remote, "Receive calls that returned data on a connected TCP/UDP socket whose last frame the stack processed on another CPU (locality miss)."),
+	CTR(GLOBAL, g, sock_records, "Sock flow table entries written."),
+	CTR(GLOBAL, g, sock_clears, "Sock flow table entries cleared on close."),
+	CTR(GLOBAL, g, sock_skipped, "Socket events skipped: unconnected, non-IP, or loopback sockets while no loopback interface is attached."),
+	CTR(GLOBAL, g, foreign, "Frames the cpumap program ran on with metadata not xdp-rfs's (its own frames carry none or its own)."),
+	CTR(KTHREAD, k, kthread_runs, "Times the CPU's cpumap kthread was scheduled in (the kernel's schedstat pcount, since the kthread was made)."),
+	CTR(GAUGE, k, backlog, "Frames steered to the CPU that its cpumap program has not taken off the ring yet."),
+	CTR(KWAIT, k, kthread_wait_ns, "Time the CPU's cpumap kthread waited on a run queue for its CPU (the kernel's schedstat run_delay, since the kthread was made): how long frames steered there waited for other tasks."),
 };
 
 #define N(a)	(sizeof(a) / sizeof((a)[0]))
 
+const size_t rfs_n_ctrs = N(rfs_ctrs);
+
 /* ---- collecting ---- */
+
+static struct json_object *member(struct json_object *o, const char *key,
+				  enum json_type type)
+{
+	struct json_object *v;
+
+	if (!o || !json_object_object_get_ex(o, key, &v) ||
+	    !json_object_is_type(v, type))
+		return NULL;
+	return v;
+}
+
+static const char *member_str(struct json_object *o, const char *key)
+{
+	struct json_object *v = member(o, key, json_type_string);
+
+	return v ? json_object_get_string(v) : NULL;
+}
+
+static size_t arr_len(struct json_object *a)
+{
+	return a ? json_object_array_length(a) : 0;
+}
+
+#define at(a, i)	json_object_array_get_idx(a, i)
 
 static int call_cmd(rfs_prom_call_fn call, void *ctx, const char *cmd,
 		    const char *iface, struct json_object **result,
@@ -66,8 +82,9 @@ static int call_cmd(rfs_prom_call_fn call, void *ctx, const char *cmd,
 int rfs_prom_collect(rfs_prom_call_fn call, void *ctx,
 		     struct json_object **snap, char *err, size_t len)
 {
-	struct json_object *status = NULL, *stats = NULL, *ifs, *arr, *nm, *one;
-	size_t i, n = 0;
+	struct json_object *status = NULL, *stats = NULL, *ifs, *arr, *one, *o;
+	const char *nm;
+	size_t i;
 	int e;
 
 	*snap = NULL;
@@ -78,31 +95,25 @@ int rfs_prom_collect(rfs_prom_call_fn call, void *ctx,
 		json_object_put(status);
 		return e;
 	}
+	o = json_object_new_object();
 	arr = json_object_new_array();
-	if (json_object_object_get_ex(status, "interfaces", &ifs) &&
-	    json_object_is_type(ifs, json_type_array))
-		n = json_object_array_length(ifs);
-	for (i = 0; i < n; i++) {
-		if (!json_object_object_get_ex(json_object_array_get_idx(ifs, i),
-					       "name", &nm) ||
-		    !json_object_is_type(nm, json_type_string))
-			continue;
-		e = call_cmd(call, ctx, "stats", json_object_get_string(nm),
-			     &one, err, len);
+	json_object_object_add(o, "status", status);
+	json_object_object_add(o, "stats", stats);
+	json_object_object_add(o, "interfaces", arr);
+	ifs = member(status, "interfaces", json_type_array);
+	for (i = 0; i < arr_len(ifs); i++) {
+		nm = member_str(at(ifs, i), "name");
+		e = nm ? call_cmd(call, ctx, "stats", nm, &one, err, len) :
+			 -ENOENT;
 		if (e == -ENOENT)	/* detached since status */
 			continue;
 		if (e) {
-			json_object_put(arr);
-			json_object_put(status);
-			json_object_put(stats);
+			json_object_put(o);
 			return e;
 		}
 		json_object_array_add(arr, one);
 	}
-	*snap = json_object_new_object();
-	json_object_object_add(*snap, "status", status);
-	json_object_object_add(*snap, "stats", stats);
-	json_object_object_add(*snap, "interfaces", arr);
+	*snap = o;
 	return 0;
 }
 
@@ -154,31 +165,6 @@ static bool name_ok(const char *s)
 	return true;
 }
 
-static struct json_object *member(struct json_object *o, const char *key,
-				  enum json_type type)
-{
-	struct json_object *v;
-
-	if (!o || !json_object_object_get_ex(o, key, &v) ||
-	    !json_object_is_type(v, type))
-		return NULL;
-	return v;
-}
-
-static const char *member_str(struct json_object *o, const char *key)
-{
-	struct json_object *v = member(o, key, json_type_string);
-
-	return v ? json_object_get_string(v) : NULL;
-}
-
-static size_t arr_len(struct json_object *a)
-{
-	return a ? json_object_array_length(a) : 0;
-}
-
-#define at(a, i)	json_object_array_get_idx(a, i)
-
 /* One sample per CPU of per_cpu (an array of {"cpu": N, key: V}) that has
  * key, or only their count (!emit); iface: the interface label, or NULL;
  * ns: V is in ns, shown in seconds. */
@@ -216,23 +202,22 @@ static size_t samples(FILE *f, const char *name, const char *key,
 
 /* c's family: per interface and CPU (from ifs), or per CPU (per_cpu);
  * left out when it has no sample. */
-static void series(FILE *f, const struct rfs_prom_ctr *c,
-		   struct json_object *ifs, struct json_object *per_cpu)
+static void series(FILE *f, const struct rfs_ctr *c, struct json_object *ifs,
+		   struct json_object *per_cpu)
 {
-	bool ns = c->kind == P_KWAIT;
+	bool ns = c->kind == RFS_CTR_KWAIT, gauge = c->kind == RFS_CTR_GAUGE;
 	char name[96];
 	size_t i, n = 0;
 	int pass;
 
 	snprintf(name, sizeof(name), "%s%s", ns ? "kthread_wait_seconds" :
-		 c->key, c->kind == P_GAUGE ? "" : "_total");
+		 c->key, gauge ? "" : "_total");
 	for (pass = 0; pass < 2 && (!pass || n); pass++) {
 		if (pass)
-			family(f, name, c->kind == P_GAUGE ? "gauge" :
-			       "counter", c->help);
-		if (c->kind != P_IF)
+			family(f, name, gauge ? "gauge" : "counter", c->help);
+		if (c->kind != RFS_CTR_IF)
 			n += samples(f, name, c->key, NULL, per_cpu, ns, pass);
-		for (i = 0; c->kind == P_IF && i < arr_len(ifs); i++) {
+		for (i = 0; c->kind == RFS_CTR_IF && i < arr_len(ifs); i++) {
 			const char *nm = member_str(at(ifs, i), "interface");
 
 			if (nm)
@@ -244,21 +229,21 @@ static void series(FILE *f, const struct rfs_prom_ctr *c,
 	}
 }
 
-static const struct rfs_prom_ctr *ctr_of(const char *key)
+static const struct rfs_ctr *ctr_of(const char *key)
 {
 	size_t i;
 
-	for (i = 0; i < N(ctrs); i++)
-		if (!strcmp(key, ctrs[i].key))
-			return &ctrs[i];
+	for (i = 0; i < N(rfs_ctrs); i++)
+		if (!strcmp(key, rfs_ctrs[i].key))
+			return &rfs_ctrs[i];
 	return NULL;
 }
 
 bool rfs_prom_global(const char *key)
 {
-	const struct rfs_prom_ctr *c = ctr_of(key);
+	const struct rfs_ctr *c = ctr_of(key);
 
-	return c && c->kind != P_IF;
+	return c && c->kind != RFS_CTR_IF;
 }
 
 static void gauge(FILE *f, const char *name, const char *help,
@@ -270,112 +255,104 @@ static void gauge(FILE *f, const char *name, const char *help,
 	fprintf(f, "rfs_%s %lld\n", name, (long long)json_object_get_int64(v));
 }
 
-/* Per interface of status, rfs_interface_<key>: its value, or its length
- * for the CPU lists. */
-static const struct rfs_prom_ctr if_gauges[] = {
-	{ "rx_queues", P_GAUGE, "RX queues the interface allocated (each has its own run of the flow table)." },
-	{ "flow_cnt", P_GAUGE, "Entries of each of the interface's device flow tables (per RX queue)." },
-	{ "cpus", P_GAUGE, "CPUs the interface's flows may be steered to (as configured)." },
-	{ "active_cpus", P_GAUGE, "CPUs the interface's flows are steered to now (configured and online)." },
-	{ "lost", P_GAUGE, "1 for each configured interface whose XDP program another tool detached or replaced." },
+/* How a gauge of an interface is read from its entry in status. */
+enum if_val {
+	V_MODE,		/* 1, labelled with its mode; the family always */
+	V_NUM,		/* key's number, or its array's length */
+	V_HELD,		/* key's number (0 if none) while "leaving" is there */
+	V_WAIT,		/* "leaving"'s longest "waited_ms", in seconds */
+	V_LOST,		/* 1, for each of status' "lost" */
 };
 
-/* rfs_interface_<key> of each interface of ifs with a number or an
- * array as key (NULL: 1), left out when none has it. */
-static void iface_gauge(FILE *f, const struct rfs_prom_ctr *c,
-			const char *key, struct json_object *ifs)
-{
-	struct json_object *v = NULL;
-	bool head = false;
-	char name[64];
-	size_t i;
-
-	snprintf(name, sizeof(name), "interface_%s", c->key);
-	for (i = 0; i < arr_len(ifs); i++) {
-		const char *nm = member_str(at(ifs, i), "name");
-
-		if (key && !(v = member(at(ifs, i), key, json_type_int)))
-			v = member(at(ifs, i), key, json_type_array);
-		if (!nm || (key && !v))
-			continue;
-		if (!head)
-			family(f, name, "gauge", c->help);
-		head = true;
-		iface_label(f, name, nm);
-		fprintf(f, "} %lld\n", !key ? 1 : json_object_is_type(v,
-			json_type_array) ? (long long)arr_len(v) :
-			(long long)json_object_get_int64(v));
-	}
-}
-
 /*
- * CPUs taken out of an interface's set that still wait for flows to
- * drain (status' "leaving"): how many, the flows they wait for, and how
- * long the oldest has waited.  A removal that never finishes shows as a
- * wait that only grows.  Left out for an rfsd that does not report it.
+ * rfs_interface_<name>, each left out where its value is.  CPUs taken
+ * out of an interface's set wait for its flows to drain ("leaving"): a
+ * removal that never finishes shows as a wait that only grows.
  */
-static void leaving(FILE *f, struct json_object *ifs)
-{
-	static const struct rfs_prom_ctr fams[] = {
-		{ "interface_leaving_cpus", P_GAUGE, "CPUs removed from the interface's set that stay usable until their flows are proven drained (in order)." },
-		{ "interface_held_flows", P_GAUGE, "Flows keeping a leaving CPU usable: their last frame there is not yet proven delivered." },
-		{ "interface_leaving_wait_seconds", P_GAUGE, "How long the interface's oldest leaving CPU has waited for its flows to drain; 0 when none is leaving." },
-	};
-	struct json_object *o, *lv, *w;
-	bool any = false;
-	size_t i, k, j;
-	long long v;
+static const struct if_gauge {
+	const char *name, *key;
+	enum if_val how;
+	const char *help;
+} if_gauges[] = {
+	{ "attached", NULL, V_MODE, "1 for each interface xdp-rfs is attached to, with its XDP mode." },
+	{ "rx_queues", "rx_queues", V_NUM, "RX queues the interface allocated (each has its own run of the flow table)." },
+	{ "flow_cnt", "flow_cnt", V_NUM, "Entries of each of the interface's device flow tables (per RX queue)." },
+	{ "cpus", "cpus", V_NUM, "CPUs the interface's flows may be steered to (as configured)." },
+	{ "active_cpus", "active_cpus", V_NUM, "CPUs the interface's flows are steered to now (configured and online)." },
+	{ "leaving_cpus", "leaving", V_NUM, "CPUs removed from the interface's set that stay usable until their flows are proven drained (in order)." },
+	{ "held_flows", "held_flows", V_HELD, "Flows keeping a leaving CPU usable: their last frame there is not yet proven delivered." },
+	{ "leaving_wait_seconds", NULL, V_WAIT, "How long the interface's oldest leaving CPU has waited for its flows to drain; 0 when none is leaving." },
+	{ "lost", NULL, V_LOST, "1 for each configured interface whose XDP program another tool detached or replaced." },
+};
 
-	for (i = 0; i < arr_len(ifs); i++)
-		any |= member(at(ifs, i), "leaving", json_type_array) != NULL;
-	for (k = 0; any && k < N(fams); k++) {
-		family(f, fams[k].key, "gauge", fams[k].help);
-		for (i = 0; i < arr_len(ifs); i++) {
-			o = at(ifs, i);
-			lv = member(o, "leaving", json_type_array);
-			if (!member_str(o, "name") || !lv)
-				continue;
-			iface_label(f, fams[k].key, member_str(o, "name"));
-			w = member(o, "held_flows", json_type_int);
-			v = k == 0 ? (long long)arr_len(lv) :
-			    k == 1 && w ? json_object_get_int64(w) : 0;
-			if (k < 2) {
-				fprintf(f, "} %lld\n", v);
-				continue;
-			}
-			for (j = 0; j < arr_len(lv); j++) {
-				w = member(at(lv, j), "waited_ms", json_type_int);
-				if (w && json_object_get_int64(w) > v)
-					v = json_object_get_int64(w);
-			}
-			fprintf(f, "} %lld.%03lld\n", v / 1000, v % 1000);
+/* g's value for the interface o; false if it has none. */
+static bool if_value(const struct if_gauge *g, struct json_object *o,
+		     long long *v)
+{
+	struct json_object *lv = member(o, "leaving", json_type_array), *x;
+	size_t j;
+
+	switch (g->how) {
+	case V_NUM:
+		x = member(o, g->key, json_type_array);
+		if (x) {
+			*v = arr_len(x);
+			return true;
 		}
+		/* fall through */
+	case V_HELD:
+		x = member(o, g->key, json_type_int);
+		*v = x ? json_object_get_int64(x) : 0;
+		return g->how == V_NUM ? x != NULL : lv != NULL;
+	case V_WAIT:
+		for (*v = 0, j = 0; j < arr_len(lv); j++) {
+			x = member(at(lv, j), "waited_ms", json_type_int);
+			if (x && json_object_get_int64(x) > *v)
+				*v = json_object_get_int64(x);
+		}
+		return lv;
+	default:
+		*v = 1;
+		return true;
 	}
 }
 
 static void interfaces(FILE *f, struct json_object *status)
 {
-	struct json_object *ifs = member(status, "interfaces", json_type_array);
-	struct json_object *lost = member(status, "lost", json_type_array);
-	const char *nm, *mode;
+	const struct if_gauge *g;
+	struct json_object *ifs, *o;
+	char name[64];
+	bool head;
+	long long v;
 	size_t i;
 
-	family(f, "interface_attached", "gauge",
-	       "1 for each interface xdp-rfs is attached to, with its XDP mode.");
-	for (i = 0; i < arr_len(ifs); i++) {
-		nm = member_str(at(ifs, i), "name");
-		mode = member_str(at(ifs, i), "mode");
-		if (!nm)
-			continue;
-		iface_label(f, "interface_attached", nm);
-		fputs(",mode=\"", f);
-		rfs_prom_label_value(f, mode ?: "unknown");
-		fputs("\"} 1\n", f);
+	for (g = if_gauges; g < if_gauges + N(if_gauges); g++) {
+		snprintf(name, sizeof(name), "interface_%s", g->name);
+		ifs = member(status, g->how == V_LOST ? "lost" : "interfaces",
+			     json_type_array);
+		head = g->how == V_MODE;
+		if (head)
+			family(f, name, "gauge", g->help);
+		for (i = 0; i < arr_len(ifs); i++) {
+			o = at(ifs, i);
+			if (!member_str(o, "name") || !if_value(g, o, &v))
+				continue;
+			if (!head)
+				family(f, name, "gauge", g->help);
+			head = true;
+			iface_label(f, name, member_str(o, "name"));
+			if (g->how == V_MODE) {
+				fputs(",mode=\"", f);
+				rfs_prom_label_value(f, member_str(o, "mode") ?:
+							"unknown");
+				fputc('"', f);
+			}
+			if (g->how == V_WAIT)
+				fprintf(f, "} %lld.%03lld\n", v / 1000, v % 1000);
+			else
+				fprintf(f, "} %lld\n", v);
+		}
 	}
-	for (i = 0; i + 1 < N(if_gauges); i++)
-		iface_gauge(f, &if_gauges[i], if_gauges[i].key, ifs);
-	leaving(f, ifs);
-	iface_gauge(f, &if_gauges[i], NULL, lost);
 }
 
 int rfs_prom_format(FILE *f, struct json_object *snap)
@@ -384,7 +361,7 @@ int rfs_prom_format(FILE *f, struct json_object *snap)
 	struct json_object *stats = member(snap, "stats", json_type_object);
 	struct json_object *ifs = member(snap, "interfaces", json_type_array);
 	struct json_object *per_cpu, *first;
-	struct rfs_prom_ctr other = { .kind = P_GLOBAL };
+	struct rfs_ctr other = { .kind = RFS_CTR_GLOBAL };
 	char help[160];
 	size_t k;
 
@@ -406,8 +383,8 @@ int rfs_prom_format(FILE *f, struct json_object *snap)
 	      member(status, "sock_flow_entries", json_type_int));
 	interfaces(f, status);
 
-	for (k = 0; k < N(ctrs); k++)
-		series(f, &ctrs[k], ifs, per_cpu);
+	for (k = 0; k < N(rfs_ctrs); k++)
+		series(f, &rfs_ctrs[k], ifs, per_cpu);
 	/* a newer rfsd's counters: still exposed, per CPU */
 	first = arr_len(per_cpu) ? at(per_cpu, 0) : NULL;
 	if (json_object_is_type(first, json_type_object)) {
@@ -424,25 +401,4 @@ int rfs_prom_format(FILE *f, struct json_object *snap)
 		}
 	}
 	return 0;
-}
-
-int rfs_prom_format_buf(struct json_object *snap, char **buf, size_t *len)
-{
-	FILE *f;
-	int e;
-
-	*buf = NULL;
-	*len = 0;
-	f = open_memstream(buf, len);
-	if (!f)
-		return -errno;
-	e = rfs_prom_format(f, snap);
-	if (fclose(f) && !e)
-		e = -ENOMEM;
-	if (e) {
-		free(*buf);
-		*buf = NULL;
-		*len = 0;
-	}
-	return e;
 }

@@ -22,7 +22,44 @@
 
 #include <json-c/json.h>
 
+#include "rfs_common.h"
+
 #define RFS_PROM_CONTENT_TYPE	"text/plain; version=0.0.4; charset=utf-8"
+
+enum rfs_ctr_kind {
+	RFS_CTR_IF,		/* per interface and RX CPU */
+	RFS_CTR_GLOBAL,		/* datapath-wide, per CPU */
+	RFS_CTR_GAUGE,		/* a level, not a count */
+	/* the kernel's, of the CPU's cpumap kthread: absent when unknown */
+	RFS_CTR_KTHREAD,
+	RFS_CTR_KWAIT,		/* the same, in ns: exposed in seconds */
+};
+
+/* One CPU's counters as rfsd's stats gathers them. */
+struct rfs_cpu_ctrs {
+	struct rfs_if_stats i;	/* first: an IF counter's offset is also
+				   its offset in struct rfs_if_stats */
+	struct rfs_global_stats g;
+	struct {
+		__u64 backlog, kthread_runs, kthread_wait_ns;
+	} k;
+	bool have_kthread;
+};
+
+/*
+ * The counters of stats, one table: where rfsd finds each in struct
+ * rfs_cpu_ctrs, the key it gives it, the help text of its series (and,
+ * checked by test_docs.sh, of rfsctl(8)), in the order they are shown.
+ */
+struct rfs_ctr {
+	const char *key;
+	enum rfs_ctr_kind kind;
+	size_t off;
+	const char *help;
+};
+
+extern const struct rfs_ctr rfs_ctrs[];
+extern const size_t rfs_n_ctrs;
 
 /* Run one control request (req, consumed) into *result (the caller puts
  * it): 0, or -errno with the reason in err. */
@@ -35,10 +72,9 @@ typedef int (*rfs_prom_call_fn)(void *ctx, struct json_object *req,
 int rfs_prom_collect(rfs_prom_call_fn call, void *ctx,
 		     struct json_object **snap, char *err, size_t len);
 
-/* The exposition of snap on f, or in a malloc()ed string; -EINVAL (and
- * nothing written) if snap lacks "status" or "stats". */
+/* The exposition of snap on f; -EINVAL (and nothing written) if snap
+ * lacks "status" or "stats". */
 int rfs_prom_format(FILE *f, struct json_object *snap);
-int rfs_prom_format_buf(struct json_object *snap, char **buf, size_t *len);
 
 /* key is a counter (or gauge) of stats counted datapath-wide, not per
  * interface. */

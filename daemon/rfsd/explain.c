@@ -7,7 +7,6 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -152,19 +151,10 @@ static struct json_object *case_json(const struct rfs_explain_in *in,
 	struct json_object *o = json_object_new_object();
 	struct rfs_explain_case c;
 	char words[1024];
-	const char *next;
 
 	rfs_explain_case(in, q, rx_cpu, &c);
-	/* what the frame will do, one word */
-	if (c.action == RFS_XA_PASS_PROTO || c.action == RFS_XA_PASS_NO_TABLE)
-		next = "passed";
-	else if (c.first.verdict == RFS_V_HELD)
-		next = c.drained == 1 ? "switch" :
-		       c.drained < 0 ? "held_or_switch" : "held";
-	else
-		next = rfs_explain_verdict_name(c.first.verdict);
 	rfsd_add(o, "rx_cpu", rfsd_jint(rx_cpu));
-	rfsd_add(o, "next", rfsd_jstr(next));
+	rfsd_add(o, "next", rfsd_jstr(rfs_explain_next(&c)));
 	rfsd_add(o, "cpu",
 		 c.action == RFS_XA_REDIRECT || c.action == RFS_XA_LOCAL ?
 		 rfsd_jcpu(c.result.cpu) : rfsd_jint(rx_cpu));

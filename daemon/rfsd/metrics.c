@@ -12,8 +12,9 @@
  * so that MHD_run() also runs when MHD has work without fd activity
  * (timeouts), as its manual requires.
  */
-#include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -104,21 +105,22 @@ static int run_request(void *ctx, struct json_object *req,
 static void gather(struct rfsd_metrics *m)
 {
 	struct json_object *snap;
-	size_t len = 0;
-	char *buf = NULL;
-	int e, fd = -1;
+	FILE *f = NULL;
+	int e, fd = -1, wfd;
 
 	e = rfs_prom_collect(run_request, (void *)m->dispatch, &snap, m->err,
 			     sizeof(m->err));
 	if (!e) {
-		e = rfs_prom_format_buf(snap, &buf, &len);
+		fd = memfd_create("rfsd-metrics", MFD_CLOEXEC);
+		wfd = fd < 0 ? -1 : fcntl(fd, F_DUPFD_CLOEXEC, 0);
+		if (wfd >= 0 && !(f = fdopen(wfd, "w")))
+			close(wfd);
+		e = f ? rfs_prom_format(f, snap) : -errno;
+		if (f && fclose(f) && !e)
+			e = -errno;
 		json_object_put(snap);
-		fd = e ? -1 : memfd_create("rfsd-metrics", MFD_CLOEXEC);
-		if (!e && (fd < 0 || write(fd, buf, len) != (ssize_t)len))
-			e = errno ? -errno : -EIO;
 		if (e)
 			snprintf(m->err, sizeof(m->err), "%s", strerror(-e));
-		free(buf);
 	}
 	if (e && fd >= 0)
 		close(fd);
@@ -255,22 +257,18 @@ static int ask(struct rfsd_http *h, char *err, size_t len)
 	return take(h, err, len);
 }
 
-/* body as mode says MHD may take it (a snapshot is copied: it outlives
- * this response or not, as the next scrape decides) */
+/* body is copied: a snapshot may be replaced before MHD sends it */
 static enum MHD_Result respond(struct MHD_Connection *conn,
 			       unsigned int code, const char *type,
-			       const char *body, size_t len,
-			       enum MHD_ResponseMemoryMode mode)
+			       const char *body, size_t len)
 {
 	struct MHD_Response *r;
 	enum MHD_Result ret;
 
-	r = MHD_create_response_from_buffer(len, (void *)body, mode);
-	if (!r) {
-		if (mode == MHD_RESPMEM_MUST_FREE)
-			free((void *)body);
+	r = MHD_create_response_from_buffer(len, (void *)body,
+					    MHD_RESPMEM_MUST_COPY);
+	if (!r)
 		return MHD_NO;
-	}
 	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
 	if (code == MHD_HTTP_METHOD_NOT_ALLOWED)
 		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
@@ -283,24 +281,21 @@ static enum MHD_Result respond_text(struct MHD_Connection *conn,
 				    unsigned int code, const char *text)
 {
 	return respond(conn, code, "text/plain; charset=utf-8", text,
-		       strlen(text), MHD_RESPMEM_PERSISTENT);
+		       strlen(text));
 }
 
 static enum MHD_Result serve_metrics(struct rfsd_http *h,
 				     struct MHD_Connection *conn)
 {
-	char err[RFS_CTL_ERR_LEN], *msg;
+	char err[RFS_CTL_ERR_LEN], msg[RFS_CTL_ERR_LEN + 32];
 
 	/* a scrape right after another gets the same text */
 	if ((h->snap && rfs_mono_ms() - h->snap_ms < RFSD_METRICS_SNAP_MS) ||
 	    !ask(h, err, sizeof(err)))
 		return respond(conn, MHD_HTTP_OK, RFS_PROM_CONTENT_TYPE,
-			       h->snap, h->snap_len, MHD_RESPMEM_MUST_COPY);
-	if (asprintf(&msg, "can't gather the metrics: %s\n", err) < 0)
-		return MHD_NO;
-	return respond(conn, MHD_HTTP_INTERNAL_SERVER_ERROR,
-		       "text/plain; charset=utf-8", msg, strlen(msg),
-		       MHD_RESPMEM_MUST_FREE);
+			       h->snap, h->snap_len);
+	snprintf(msg, sizeof(msg), "can't gather the metrics: %s\n", err);
+	return respond_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, msg);
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
@@ -310,7 +305,15 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 {
 	const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
 					MHD_HTTP_HEADER_CONTENT_LENGTH);
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn,
+					MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	struct rfsd_mconn *c = ci ? ci->socket_context : NULL;
 
+	/* a request came whole: a kept-alive connection has the whole
+	 * deadline again for its next one (the idle timeout bounds the
+	 * wait between them) */
+	if (c)
+		c->until_ms = rfs_mono_ms() + RFSD_METRICS_DEADLINE * 1000LL;
 	if (strcmp(method, MHD_HTTP_METHOD_GET) &&
 	    strcmp(method, MHD_HTTP_METHOD_HEAD))
 		return respond_text(conn, MHD_HTTP_METHOD_NOT_ALLOWED,
@@ -331,7 +334,6 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 				    "not found; the metrics are at /metrics\n");
 	return serve_metrics(cls, conn);
 }
-
 
 /* MHD_OPTION_NOTIFY_CONNECTION: a connection is accepted (its deadline
  * starts) or closed. */
@@ -360,21 +362,6 @@ static void on_conn(void *cls, struct MHD_Connection *conn, void **ctx,
 		free(c);
 		*ctx = NULL;
 	}
-}
-
-/* MHD_OPTION_NOTIFY_COMPLETED: a request was answered; a kept-alive
- * connection has the whole deadline again for its next one (the idle
- * timeout bounds the wait between them). */
-static void on_completed(void *cls, struct MHD_Connection *conn,
-			 void **req_ctx, enum MHD_RequestTerminationCode toe)
-{
-	const union MHD_ConnectionInfo *ci;
-	struct rfsd_mconn *c;
-
-	ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
-	c = ci ? ci->socket_context : NULL;
-	if (c && toe == MHD_REQUEST_TERMINATED_COMPLETED_OK)
-		c->until_ms = rfs_mono_ms() + RFSD_METRICS_DEADLINE * 1000LL;
 }
 
 /*
@@ -478,19 +465,16 @@ const char *rfsd_metrics_addr(const struct rfsd_metrics *m)
 /* What fd listens on, as metrics_listen would name it. */
 static int addr_of(int fd, struct sockaddr_storage *ss, char *buf, size_t len)
 {
-	const struct sockaddr_in6 *s6 = (const void *)ss;
-	const struct sockaddr_in *s4 = (const void *)ss;
+	char host[INET6_ADDRSTRLEN], port[8];
 	socklen_t sl = sizeof(*ss);
-	char a[INET6_ADDRSTRLEN];
 
 	if (getsockname(fd, (struct sockaddr *)ss, &sl))
 		return -errno;
-	if (ss->ss_family == AF_INET6)
-		snprintf(buf, len, "[%s]:%u", inet_ntop(AF_INET6, &s6->sin6_addr,
-			 a, sizeof(a)), ntohs(s6->sin6_port));
-	else
-		snprintf(buf, len, "%s:%u", inet_ntop(AF_INET, &s4->sin_addr,
-			 a, sizeof(a)), ntohs(s4->sin_port));
+	if (getnameinfo((struct sockaddr *)ss, sl, host, sizeof(host), port,
+			sizeof(port), NI_NUMERICHOST | NI_NUMERICSERV))
+		return -EAFNOSUPPORT;
+	snprintf(buf, len, ss->ss_family == AF_INET6 ? "[%s]:%s" : "%s:%s",
+		 host, port);
 	return 0;
 }
 
@@ -519,7 +503,6 @@ static void http_main(struct rfsd_child *c)
 				  MHD_OPTION_PER_IP_CONNECTION_LIMIT,
 				  (unsigned int)RFSD_METRICS_PER_IP,
 				  MHD_OPTION_NOTIFY_CONNECTION, on_conn, h,
-				  MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
 				  MHD_OPTION_END);
 	info = h->mhd ? MHD_get_daemon_info(h->mhd, MHD_DAEMON_INFO_EPOLL_FD) :
 			NULL;

@@ -49,11 +49,17 @@ static int next_reply(void *ctx, struct json_object *req,
 
 static void check_exposition(struct json_object *snap)
 {
-	char *buf, *line, *save = NULL;
-	size_t len;
+	char *buf = NULL, *line, *save = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	int e = f ? rfs_prom_format(f, snap) : -ENOMEM;
 
-	if (rfs_prom_format_buf(snap, &buf, &len))
+	if (f && fclose(f))
+		e = -ENOMEM;
+	if (e) {
+		free(buf);
 		return;
+	}
 	RFS_FUZZ_CHECK(!len || buf[len - 1] == '\n', "no newline at the end");
 	for (line = strtok_r(buf, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save))

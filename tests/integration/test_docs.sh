@@ -24,11 +24,12 @@ bad = []
 
 # the counters of stats (every kind but the kthread's wait, which stats
 # gives in ns and the man page describes with kthread_runs)
-m = re.search(r"\} ctrs\[\] = \{(.*?)\n\};", src, re.S)
+m = re.search(r"rfs_ctrs\[\] = \{(.*?)\n\};", src, re.S)
 if not m:
-    bad.append("rfs_prom.c has no table ctrs")
-want = dict(re.findall(r'\{ "([a-z0-9_]+)", P_(?:IF|GLOBAL|GAUGE), '
-                       r'"((?:[^"\\]|\\.)*)" \}', m.group(1) if m else ""))
+    bad.append("rfs_prom.c has no table rfs_ctrs")
+want = dict(re.findall(r'CTR\((?:IF|GLOBAL|GAUGE|KTHREAD), [a-z], '
+                       r'([a-z0-9_]+), "((?:[^"\\]|\\.)*)"\)',
+                       m.group(1) if m else ""))
 
 sec = re.search(r"\n\.SH COUNTERS\n(.*?)\n\.SH ", man, re.S)
 if not sec:

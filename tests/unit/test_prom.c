@@ -49,9 +49,12 @@ static char *format(const char *json)
 	struct json_object *snap = json_tokener_parse(json);
 	char *buf;
 	size_t len;
+	FILE *f = open_memstream(&buf, &len);
 
 	assert_non_null(snap);
-	assert_int_equal(rfs_prom_format_buf(snap, &buf, &len), 0);
+	assert_non_null(f);
+	assert_int_equal(rfs_prom_format(f, snap), 0);
+	assert_int_equal(fclose(f), 0);
 	assert_int_equal(strlen(buf), len);
 	json_object_put(snap);
 	return buf;

@@ -166,9 +166,9 @@ void rfsd_leaving_tick(struct rfs_dp *dp, __u32 bound_s)
 	}
 }
 
-static struct json_object *do_version(struct rfsd_cmd_ctx *x,
-				      struct rfsd_client *c,
-				      const struct rfsd_req *r)
+static struct json_object *rfsd_cmd_version(struct rfsd_cmd_ctx *x,
+					    struct rfsd_client *c,
+					    const struct rfsd_req *r)
 {
 	struct json_object *o = json_object_new_object();
 
@@ -177,9 +177,9 @@ static struct json_object *do_version(struct rfsd_cmd_ctx *x,
 	return rfsd_reply_ok(o);
 }
 
-static struct json_object *do_status(struct rfsd_cmd_ctx *x,
-				     struct rfsd_client *c,
-				     const struct rfsd_req *r)
+static struct json_object *rfsd_cmd_status(struct rfsd_cmd_ctx *x,
+					   struct rfsd_client *c,
+					   const struct rfsd_req *r)
 {
 	struct json_object *o = json_object_new_object(), *p, *ifs;
 	const struct rfs_dp_prog_ids *ids = &x->dp->ids;
@@ -218,9 +218,9 @@ static struct json_object *do_status(struct rfsd_cmd_ctx *x,
 	return rfsd_reply_ok(o);
 }
 
-static struct json_object *do_attach(struct rfsd_cmd_ctx *x,
-				     struct rfsd_client *c,
-				     const struct rfsd_req *r)
+static struct json_object *rfsd_cmd_attach(struct rfsd_cmd_ctx *x,
+					   struct rfsd_client *c,
+					   const struct rfsd_req *r)
 {
 	struct rfs_if_opts opts = {
 		.mode = RFS_XDP_AUTO,
@@ -249,9 +249,9 @@ static struct json_object *do_attach(struct rfsd_cmd_ctx *x,
 	return rfsd_reply_ok(if_json(ifc));
 }
 
-static struct json_object *do_detach(struct rfsd_cmd_ctx *x,
-				     struct rfsd_client *c,
-				     const struct rfsd_req *r)
+static struct json_object *rfsd_cmd_detach(struct rfsd_cmd_ctx *x,
+					   struct rfsd_client *c,
+					   const struct rfsd_req *r)
 {
 	const struct rfsd_ifstate *st = rfsd_ifaces_lost(x->ifaces, r->iface);
 	struct json_object *reply = NULL;
@@ -358,9 +358,9 @@ static struct json_object *set_iface(struct rfsd_cmd_ctx *x,
 	return rfsd_reply_ok(o);
 }
 
-static struct json_object *do_set(struct rfsd_cmd_ctx *x,
-				  struct rfsd_client *c,
-				  const struct rfsd_req *r)
+static struct json_object *rfsd_cmd_set(struct rfsd_cmd_ctx *x,
+					struct rfsd_client *c,
+					const struct rfsd_req *r)
 {
 	if (!strcmp(r->key, "sock_flow_entries") ||
 	    !strcmp(r->key, "sock-flow-entries"))
@@ -374,20 +374,9 @@ static struct json_object *do_set(struct rfsd_cmd_ctx *x,
 			      r->key);
 }
 
-#define A(a)	RFSD_ARG(a)
+#define RUN(n)		rfsd_cmd_##n, NULL
+#define START(n)	NULL, rfsd_cmd_##n
 const struct rfsd_cmd rfsd_cmds[] = {
-	{ "version", 0, 0, do_version, NULL, false },
-	{ "status", 0, 0, do_status, NULL, false },
-	{ "attach", A(IFACE) | A(CPUS) | A(FLOW_CNT) | A(MODE) |
-		    A(ALLOW_UNORDERED), A(IFACE), do_attach, NULL, true },
-	{ "detach", A(IFACE), A(IFACE), do_detach, NULL, true },
-	{ "stats", A(IFACE), 0, rfsd_cmd_stats, NULL, false },
-	{ "flows", A(IFACE) | A(LIMIT) | A(INTERVAL_MS), 0, NULL,
-		   rfsd_cmd_flows, false },
-	{ "set", A(KEY) | A(VALUE) | A(IFACE) | A(CPUS), A(KEY), do_set, NULL,
-		 true },
-	{ "explain", A(IFACE) | A(SRC) | A(DST) | A(SPORT) | A(DPORT) |
-		     A(PROTO) | A(RX_CPU), A(IFACE) | A(SRC) | A(DST),
-		     rfsd_cmd_explain, NULL, false },
+	RFSD_CMDS(RFSD_CMD_ROW)
 	{ NULL },
 };

@@ -109,6 +109,31 @@ struct rfsd_cmd {
 	bool changes;
 };
 
+/*
+ * The commands and what each takes: X(name, RUN or START, args, required,
+ * changes), the handler rfsd_cmd_<name>.  rfsd's table (commands.c) and
+ * the fuzzers' (tests/fuzz/fuzz_cmds.h) are both made from this list.
+ */
+#define RFSD_CMDS(X)							\
+	X(version, RUN, 0, 0, false)					\
+	X(status, RUN, 0, 0, false)					\
+	X(attach, RUN, RFSD_ARG(IFACE) | RFSD_ARG(CPUS) |		\
+	  RFSD_ARG(FLOW_CNT) | RFSD_ARG(MODE) | RFSD_ARG(ALLOW_UNORDERED), \
+	  RFSD_ARG(IFACE), true)					\
+	X(detach, RUN, RFSD_ARG(IFACE), RFSD_ARG(IFACE), true)		\
+	X(stats, RUN, RFSD_ARG(IFACE), 0, false)			\
+	X(flows, START, RFSD_ARG(IFACE) | RFSD_ARG(LIMIT) |		\
+	  RFSD_ARG(INTERVAL_MS), 0, false)				\
+	X(set, RUN, RFSD_ARG(KEY) | RFSD_ARG(VALUE) | RFSD_ARG(IFACE) |	\
+	  RFSD_ARG(CPUS), RFSD_ARG(KEY), true)				\
+	X(explain, RUN, RFSD_ARG(IFACE) | RFSD_ARG(SRC) | RFSD_ARG(DST) | \
+	  RFSD_ARG(SPORT) | RFSD_ARG(DPORT) | RFSD_ARG(PROTO) |		\
+	  RFSD_ARG(RX_CPU), RFSD_ARG(IFACE) | RFSD_ARG(SRC) | RFSD_ARG(DST), \
+	  false)
+/* A table row of X(): RUN(n) and START(n) name its handlers. */
+#define RFSD_CMD_ROW(n, how, args, required, changes)			\
+	{ #n, args, required, how(n), changes },
+
 extern const struct rfsd_cmd rfsd_cmds[];	/* NULL-terminated */
 
 /* ---- the parsed request, as the parser process hands it over ---- */

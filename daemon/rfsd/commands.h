@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * rfsd's control commands (docs/protocol.md) and one request's way to
- * them.  The parser process (parser.c, docs/security.md) makes every
- * check that needs no datapath (one JSON object, no key twice, a known
- * command, only its arguments, each of its type and range) and hands
- * rfsd a struct rfsd_preq.  rfsd checks it again, with the same code
- * (request.c), and hands the handler a struct rfsd_req of checked values:
- * rfsd never parses a byte a peer sent.  A handler calls the datapath
+ * them (request.c).  The parser process makes every check that needs no
+ * datapath (one JSON object, no key twice, a known command, only its
+ * arguments, each of its type and range) and hands rfsd a struct
+ * rfsd_preq.  rfsd checks it again, with the same code, and hands the
+ * handler a struct rfsd_req of checked values: rfsd never parses a byte
+ * a peer sent.  A handler calls the datapath
  * library and builds the reply; it never calls back into the server or
  * the event loop.
  *
@@ -30,6 +30,7 @@
 #include "rfs_dp.h"
 
 struct rfsd_client;	/* who asked (server.c) */
+struct rfsd_child;
 struct rfsd_ifaces;
 struct rfsd_kscheds;
 struct rfsd_flows_job;
@@ -44,7 +45,7 @@ struct rfsd_cmd_ctx {
 	struct rfsd_ifaces *ifaces;	/* configured interfaces (config.h) */
 	struct rfsd_sampler *sampler;
 	struct rfsd_kscheds *ksched;	/* cpumap kthreads (ksched.h) */
-	pid_t parser_pid;		/* the request parser (server.c) */
+	const struct rfsd_child *parser;	/* the request parser (server.h) */
 };
 
 enum rfsd_cmd_rc {
@@ -56,7 +57,7 @@ enum rfsd_cmd_rc {
 /*
  * Every argument a command may take, with the one type, range and default
  * it has for all of them: X(NAME, name, type, lo, hi, default), kept in
- * struct rfsd_req's member name.  parser.c checks them.
+ * struct rfsd_req's member name.
  */
 enum rfsd_atype {
 	RFSD_T_STR, RFSD_T_IFACE, RFSD_T_INT, RFSD_T_BOOL, RFSD_T_CPUS

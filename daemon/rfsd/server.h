@@ -5,8 +5,8 @@
  *
  * The control socket (server.c; its limits are docs/protocol.md's): one
  * JSON request a line, read without blocking by rfsd, parsed by the
- * parser process (parser.c) into a struct rfsd_preq that request.c runs
- * through the command table.  Idle peers must never lock the
+ * parser process into a struct rfsd_preq that rfsd runs through the
+ * command table (request.c).  Idle peers must never lock the
  * administrator out: a silent or idle peer makes room for a newcomer,
  * root has RFSD_ROOT_SPARE slots beyond a table of busy peers, and refused
  * peers hold no slot.

@@ -400,7 +400,7 @@ $(B)/tests/test_hist: tests/tools/lib/rfs_hist.c tests/tools/lib/rfs_hist.h
 $(B)/tests/test_config: daemon/rfsd/config.c daemon/rfsd/config.h daemon/rfsd/node.c
 $(B)/tests/test_netlink: daemon/rfsd/netlink.c daemon/rfsd/netns.c daemon/rfsd/config.h
 $(B)/tests/test_request: daemon/rfsd/request.c daemon/rfsd/commands.h
-$(B)/tests/test_peercred: daemon/rfsd/peercred.c daemon/rfsd/server.h
+$(B)/tests/test_peercred: daemon/rfsd/caps.c daemon/rfsd/server.h
 $(B)/tests/test_caps: daemon/rfsd/caps.c daemon/rfsd/server.h
 # and test_top_rates rfsctl's top_rates.c
 $(B)/tests/test_top_rates: daemon/rfsctl/top_rates.c daemon/rfsctl/rfsctl.h

@@ -106,7 +106,7 @@ void rfsd_server_set_groups(struct rfsd_server *s, const char *read,
 uid_t rfsd_client_uid(const struct rfsd_client *c);
 pid_t rfsd_client_pid(const struct rfsd_client *c);
 
-/* ---- roles (peercred.c) ---- */
+/* ---- roles (caps.c) ---- */
 
 enum rfsd_role {
 	RFSD_ROLE_NONE,

@@ -23,21 +23,6 @@ struct rfs_ctl {
 	size_t used;
 };
 
-/* What the user can do about a failed connect. */
-static const char *connect_hint(int e)
-{
-	switch (e) {
-	case ENOENT:
-	case ECONNREFUSED:
-		return " (is rfsd running?)";
-	case EACCES:
-	case EPERM:
-		return " (rfsctl needs root or group rfs)";
-	default:
-		return "";
-	}
-}
-
 int rfs_ctl_connect(struct rfs_ctl **out, const char *path, int timeout_ms,
 		    char *err, size_t len)
 {
@@ -76,8 +61,12 @@ int rfs_ctl_connect(struct rfs_ctl **out, const char *path, int timeout_ms,
 		return 0;
 	}
 	e = errno;
+	/* with what the user can do about it */
 	snprintf(err, len, "can't connect to rfsd at '%s': %s%s", path,
-		 strerror(e), connect_hint(e));
+		 strerror(e),
+		 e == ENOENT || e == ECONNREFUSED ? " (is rfsd running?)" :
+		 e == EACCES || e == EPERM ? " (rfsctl needs root or group rfs)" :
+		 "");
 	rfs_ctl_close(ctl);
 	return -e;
 }

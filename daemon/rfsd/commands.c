@@ -230,17 +230,16 @@ static struct json_object *rfsd_cmd_attach(struct rfsd_cmd_ctx *x,
 		.allow_unordered = r->allow_unordered ||
 				   x->ifaces->cfg->allow_unordered,
 	};
-	char err[RFS_ERR_LEN] = "", what[128], desc[160];
+	char err[RFS_ERR_LEN] = "", desc[160];
 	struct rfs_if *ifc;
 	int e;
 
 	if (r->mode && rfs_xdp_mode_parse(r->mode, &opts.mode))
 		return rfsd_reply_err(EINVAL,
 				      "bad request: 'mode' must be \"auto\", \"native\" or \"generic\"");
-	snprintf(what, sizeof(what), "attach %s", r->iface);
 	e = rfs_if_attach(x->dp, r->iface, &opts, &ifc, err);
 	if (e)
-		return rfsd_reply_dp_err(e, err, what);
+		return rfsd_reply_dp_err(e, err, "attach %s", r->iface);
 	rfsd_ifaces_user_attach(x->ifaces, r->iface);
 	rfs_if_describe(ifc, desc, sizeof(desc));
 	rfs_log_iface(RFS_LOG_INFO, r->iface, ifc->ifindex,
@@ -255,7 +254,7 @@ static struct json_object *rfsd_cmd_detach(struct rfsd_cmd_ctx *x,
 {
 	const struct rfsd_ifstate *st = rfsd_ifaces_lost(x->ifaces, r->iface);
 	struct json_object *reply = NULL;
-	char err[RFS_ERR_LEN] = "", what[64];
+	char err[RFS_ERR_LEN] = "";
 	struct rfs_if *ifc;
 	int e, ifindex;
 
@@ -272,10 +271,9 @@ static struct json_object *rfsd_cmd_detach(struct rfsd_cmd_ctx *x,
 	if (!ifc)
 		return reply;
 	ifindex = ifc->ifindex;
-	snprintf(what, sizeof(what), "detach %s", r->iface);
 	e = rfs_if_detach(x->dp, ifc, err);
 	if (e)
-		return rfsd_reply_dp_err(e, err, what);
+		return rfsd_reply_dp_err(e, err, "detach %s", r->iface);
 	rfsd_ifaces_user_detach(x->ifaces, r->iface);
 	rfs_log_iface(RFS_LOG_INFO, r->iface, ifindex,
 		      "detached: rfsctl detach, uid %u pid %d",
@@ -317,7 +315,7 @@ static struct json_object *set_iface(struct rfsd_cmd_ctx *x,
 				     const struct rfsd_req *r, bool cpus)
 {
 	struct json_object *reply = NULL, *o;
-	char err[RFS_ERR_LEN] = "", what[64], was[256], now[256];
+	char err[RFS_ERR_LEN] = "", was[256], now[256];
 	const char *key = cpus ? "set cpus" : "set flow-cnt";
 	struct rfs_if *ifc;
 	__u32 old_n;
@@ -330,7 +328,6 @@ static struct json_object *set_iface(struct rfsd_cmd_ctx *x,
 	ifc = rfsd_find_if(x, key, r->iface, &reply);
 	if (!ifc)
 		return reply;
-	snprintf(what, sizeof(what), "%s %s", key, r->iface);
 	rfs_cpulist_format(&ifc->configured, was, sizeof(was));
 	old_n = ifc->flow_cnt;
 	if (cpus)
@@ -338,7 +335,7 @@ static struct json_object *set_iface(struct rfsd_cmd_ctx *x,
 	else
 		e = rfs_if_set_flow_cnt(x->dp, ifc, r->value, err);
 	if (e)
-		return rfsd_reply_dp_err(e, err, what);
+		return rfsd_reply_dp_err(e, err, "%s %s", key, r->iface);
 	rfs_cpulist_format(&ifc->configured, now, sizeof(now));
 	if (cpus && strcmp(was, now))
 		rfs_log_iface(RFS_LOG_INFO, r->iface, ifc->ifindex,

@@ -194,12 +194,14 @@ enum rfsd_cmd_rc rfsd_request_call(const struct rfsd_cmd *cmds,
 				   struct json_object **reply);
 
 /* {"ok": true, "result": result}; {"ok": false, "error": msg, "errno":
- * |e|}; for a datapath call's failure, err (if empty, "<what>: <strerror>") */
+ * |e|}; for a datapath call's failure, err (if empty, "<what>: <strerror>",
+ * what from fmt) */
 struct json_object *rfsd_reply_ok(struct json_object *result);
 struct json_object *rfsd_reply_err(int e, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 struct json_object *rfsd_reply_dp_err(int ret, const char *err,
-				      const char *what);
+				      const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 /* ---- the handlers' helpers ---- */
 

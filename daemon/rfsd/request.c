@@ -42,12 +42,18 @@ struct json_object *rfsd_reply_err(int e, const char *fmt, ...)
 }
 
 struct json_object *rfsd_reply_dp_err(int ret, const char *err,
-				      const char *what)
+				      const char *fmt, ...)
 {
+	char what[256];
+	va_list ap;
+
 	if (!ret)
 		ret = -EIO;
 	if (err && *err)
 		return rfsd_reply_err(ret, "%s", err);
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
 	return rfsd_reply_err(ret, "%s: %s", what, strerror(ret < 0 ? -ret : ret));
 }
 
@@ -171,26 +177,22 @@ static struct json_object *parse_line(const char *line, size_t len,
 	req = json_tokener_parse_ex(tok, line, (int)len + 1);
 	e = json_tokener_get_error(tok);
 	json_tokener_free(tok);
-	if (!req || e != json_tokener_success) {
-		json_object_put(req);
+	r = !req || e != json_tokener_success ? -EINVAL :
+	    !json_object_is_type(req, json_type_object) ? -EBADMSG :
+	    find_duplicate(line, len, dup, sizeof(dup));
+	if (!r)
+		return req;
+	json_object_put(req);
+	if (r == -EINVAL)
 		refuse(p, EINVAL, "bad request: malformed JSON: %s",
 		       json_tokener_error_desc(e));
-		return NULL;
-	}
-	if (!json_object_is_type(req, json_type_object)) {
-		json_object_put(req);
-		return refuse(p, EINVAL, "bad request: not a JSON object"), NULL;
-	}
-	r = find_duplicate(line, len, dup, sizeof(dup));
-	if (r) {
-		json_object_put(req);
-		if (r < 0)
-			refuse(p, ENOMEM, "out of memory");
-		else
-			refuse(p, EINVAL, "bad request: duplicate key '%s'", dup);
-		return NULL;
-	}
-	return req;
+	else if (r == -EBADMSG)
+		refuse(p, EINVAL, "bad request: not a JSON object");
+	else if (r < 0)
+		refuse(p, ENOMEM, "out of memory");
+	else
+		refuse(p, EINVAL, "bad request: duplicate key '%s'", dup);
+	return NULL;
 }
 
 static const struct {

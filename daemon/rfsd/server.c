@@ -68,7 +68,7 @@ struct rfsd_server {
 	ino_t ino;
 	/* one request and its answer at a time: a message is one, whole */
 	struct rfsd_child ps;
-	struct rfsd_preq *p;		/* its last answer */
+	struct rfsd_preq p;		/* its last answer */
 	struct rfsd_groups grp;
 	struct rfsd_client *clients;
 	size_t n_clients;		/* allowed ones: they hold slots */
@@ -323,14 +323,33 @@ static struct rfsd_client *pick_victim(struct rfsd_server *s, bool denied,
 }
 
 /*
- * Room for one more peer (denied: one more refused peer): true, having
- * dropped another if the table was full, or false if the newcomer must be
- * refused.  Root is never refused while a spare slot is left.
+ * Room for one more peer of uid (denied: one more refused peer): true,
+ * having dropped a silent or idle peer if the table was full, or uid's
+ * share of it: root has none, others RFSD_MAX_PER_UID slots, so that one
+ * member of the group can't fill the table with requests in flight that
+ * no one may drop.  False, with *per_uid if the share was the limit, if
+ * the newcomer must be refused.  Root is never refused while a spare
+ * slot is left.
  */
-static bool make_room(struct rfsd_server *s, uid_t uid, bool denied)
+static bool make_room(struct rfsd_server *s, uid_t uid, bool denied,
+		      bool *per_uid)
 {
-	struct rfsd_client *v;
+	struct rfsd_client *c, *v;
+	size_t n = 0;
 
+	for (c = s->clients; c; c = c->next)
+		n += !c->denied && c->uid == uid && !c->closing;
+	*per_uid = !denied && uid && n >= RFSD_MAX_PER_UID;
+	if (*per_uid) {
+		v = pick_victim(s, false, uid);
+		if (!v)
+			return false;
+		*per_uid = false;
+		send_last(v->w.fd, rfsd_reply_err(EAGAIN,
+			  "dropped: uid %u has %u connections already and this one was idle",
+			  uid, RFSD_MAX_PER_UID));
+		client_close(v);
+	}
 	if (denied ? s->n_denied < RFSD_MAX_DENIED :
 		     s->n_clients < RFSD_MAX_CLIENTS)
 		return true;
@@ -341,44 +360,14 @@ static bool make_room(struct rfsd_server *s, uid_t uid, bool denied)
 				denied ? "a refused" : v->served ? "an idle" :
 				"a silent", v->uid, v->pid);
 		send_last(v->w.fd, denied ? denied_reply(v) :
-				    rfsd_reply_err(EAGAIN,
-						   "dropped: %u clients already and this one was idle",
-						   RFSD_MAX_CLIENTS));
+			  rfsd_reply_err(EAGAIN,
+					 "dropped: %u clients already and this one was idle",
+					 RFSD_MAX_CLIENTS));
 		client_close(v);
 		return true;
 	}
 	return !denied && uid == 0 &&
 	       s->n_clients < RFSD_MAX_CLIENTS + RFSD_ROOT_SPARE;
-}
-
-/*
- * Room for one more peer of uid within its own share: root has no share,
- * others RFSD_MAX_PER_UID slots, so that one member of the group can't
- * fill the table with requests in flight that no one may drop.  At its
- * share, a silent or idle peer of the same uid makes room, as in
- * make_room().
- */
-static bool uid_room(struct rfsd_server *s, uid_t uid)
-{
-	struct rfsd_client *c, *v;
-	size_t n = 0;
-
-	if (uid == 0)
-		return true;
-	for (c = s->clients; c; c = c->next)
-		if (!c->denied && c->uid == uid && !c->closing)
-			n++;
-	if (n < RFSD_MAX_PER_UID)
-		return true;
-	v = pick_victim(s, false, uid);
-	if (!v)
-		return false;
-	send_last(v->w.fd,
-			    rfsd_reply_err(EAGAIN,
-					   "dropped: uid %u has %u connections already and this one was idle",
-					   uid, RFSD_MAX_PER_UID));
-	client_close(v);
-	return true;
 }
 
 static void queue_reply(struct rfsd_client *c, struct json_object *reply)
@@ -622,7 +611,7 @@ static ssize_t parser_ask(struct rfsd_server *s, bool reader,
 	while (n < 0 && errno == EINTR);
 	if (n <= 0)
 		return n ? -errno : -ETIMEDOUT;
-	n = recv(s->ps.fd, s->p, sizeof(*s->p), MSG_DONTWAIT);
+	n = recv(s->ps.fd, &s->p, sizeof(s->p), MSG_DONTWAIT);
 	return n > 0 ? n : n ? -errno : -EPIPE;
 }
 
@@ -642,7 +631,7 @@ static enum rfsd_cmd_rc serve_line(struct rfsd_client *c, const char *line,
 		return RFSD_CMD_REPLY;
 	}
 	return rfsd_request_exec(s->dispatch.cmds, s->dispatch.ctx, c,
-				 c->reader ? s->grp.deny : NULL, s->p, n,
+				 c->reader ? s->grp.deny : NULL, &s->p, n,
 				 reply);
 }
 
@@ -762,8 +751,7 @@ static void server_accept(struct rfsd_watch *w, uint32_t ev)
 		getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &crlen);
 		role = rfsd_peer_role(fd, &cr, &s->grp);
 		denied = role == RFSD_ROLE_NONE;
-		per_uid = !denied && !uid_room(s, cr.uid);
-		if (per_uid || !make_room(s, cr.uid, denied)) {
+		if (!make_room(s, cr.uid, denied, &per_uid)) {
 			if (warn_ok(s))
 				pr_warn("refusing control connection from uid %u (pid %d): %u %s already\n",
 					cr.uid, cr.pid,
@@ -856,8 +844,7 @@ int rfsd_server_listen(struct rfsd_server *s, char *err, size_t len)
 {
 	int e;
 
-	s->p = malloc(sizeof(*s->p));
-	e = s->p ? rfsd_child_start(&s->ps) : -ENOMEM;
+	e = rfsd_child_start(&s->ps);
 	if (e) {
 		snprintf(err, len, "can't start the request parser: %s",
 			 strerror(-e));
@@ -907,30 +894,26 @@ void rfsd_server_tick(struct rfsd_server *s, time_t now)
 	if (s->lw.fn)
 		rfsd_child_tick(&s->ps);
 	for (c = s->clients; c; c = next) {
+		long long ms = rfs_mono_ms();
+
 		next = c->next;
 		if (c->waiting)
 			continue;
 		if (c->line_ms && !c->closing &&
-		    rfs_mono_ms() - c->line_ms >= RFSD_LINE_SECS * 1000LL) {
+		    ms - c->line_ms >= RFSD_LINE_SECS * 1000LL) {
 			pr_debug("control client uid %u did not finish its request line in %d s; dropped\n",
 				 c->uid, RFSD_LINE_SECS);
 			send_last(c->w.fd, rfsd_reply_err(ETIMEDOUT,
 					    "request line not finished within %d s",
 					    RFSD_LINE_SECS));
-			client_close(c);
-			continue;
-		}
-		if (!c->served) {
-			/* a refused peer too: it had its chance to ask */
-			if (rfs_mono_ms() - c->since_ms < RFSD_HELLO_SECS * 1000LL)
-				continue;
-			pr_debug("control client uid %u sent no request in %d s; dropped\n",
-				 c->uid, RFSD_HELLO_SECS);
+		} else if (c->served ? now - c->last_active >= RFSD_IDLE_SECS :
+			   /* a refused peer too: it had its chance to ask */
+			   ms - c->since_ms >= RFSD_HELLO_SECS * 1000LL) {
+			pr_debug("control client uid %u %s %d s; dropped\n", c->uid,
+				 c->served ? "idle for" : "sent no request in",
+				 c->served ? RFSD_IDLE_SECS : RFSD_HELLO_SECS);
 		} else {
-			if (now - c->last_active < RFSD_IDLE_SECS)
-				continue;
-			pr_debug("control client uid %u idle for %d s; dropped\n",
-				 c->uid, RFSD_IDLE_SECS);
+			continue;
 		}
 		client_close(c);
 	}
@@ -954,7 +937,6 @@ void rfsd_server_close(struct rfsd_server *s)
 		unlink(s->path);
 	rfsd_child_stop(&s->ps);
 	s->dispatch.ctx->parser = NULL;
-	free(s->p);
 	free(s);
 }
 

@@ -765,22 +765,17 @@ static void server_accept(struct rfsd_watch *w, uint32_t ev)
 			close_fd(fd);
 			continue;
 		}
-		c = calloc(1, sizeof(*c));
-		if (!c) {
-			close(fd);
-			continue;
-		}
-		c->w.fd = fd;
-		c->w.fn = client_event;
-		c->srv = s;
-		c->uid = cr.uid;
-		c->pid = cr.pid;
-		c->denied = denied;
-		c->reader = role == RFSD_ROLE_READ;
-		c->last_active = time(NULL);
-		c->since_ms = rfs_mono_ms();
-		if (rfsd_watch_add(s->loop, &c->w, EPOLLIN)) {
-			pr_warn("can't watch control client: %s\n", strerror(errno));
+		c = malloc(sizeof(*c));
+		if (c)
+			*c = (struct rfsd_client){
+				.w = { .fd = fd, .fn = client_event }, .srv = s,
+				.uid = cr.uid, .pid = cr.pid, .denied = denied,
+				.reader = role == RFSD_ROLE_READ,
+				.last_active = time(NULL), .since_ms = rfs_mono_ms(),
+			};
+		if (!c || rfsd_watch_add(s->loop, &c->w, EPOLLIN)) {
+			pr_warn("can't watch control client: %s\n",
+				strerror(c ? errno : ENOMEM));
 			close(fd);
 			free(c);
 			continue;
@@ -827,7 +822,6 @@ int rfsd_server_bind(struct rfsd_server **out, struct rfsd_loop *loop,
 				     .main = parser_main, .arg = s, .keep = -1,
 				     .fd = -1 };
 	s->dispatch = *dispatch;
-	s->dispatch.ctx->parser = &s->ps;
 	rfsd_server_set_groups(s, read_group ?: RFS_CTL_GROUP, admin_group);
 	s->lw.fd = sock_bind(s, path, s->grp.have_read ? &s->grp.read : NULL,
 			    s->grp.read_name, err, len);
@@ -844,6 +838,8 @@ int rfsd_server_listen(struct rfsd_server *s, char *err, size_t len)
 {
 	int e;
 
+	/* the context is filled in between bind and listen */
+	s->dispatch.ctx->parser = &s->ps;
 	e = rfsd_child_start(&s->ps);
 	if (e) {
 		snprintf(err, len, "can't start the request parser: %s",

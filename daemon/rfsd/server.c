@@ -283,13 +283,6 @@ static struct json_object *denied_reply(const struct rfsd_client *c)
 			      c->uid, c->srv->grp.read_name);
 }
 
-/* Nothing in flight either way: dropping it loses nothing it asked for. */
-static bool client_idle(const struct rfsd_client *c)
-{
-	return !c->waiting && !c->owns_job && !client_pending(c) &&
-	       !c->in_len;
-}
-
 /*
  * The peer to drop for a newcomer: among the refused ones if denied, else
  * the one connected longest ago without a whole request (it may have sent
@@ -314,7 +307,8 @@ static struct rfsd_client *pick_victim(struct rfsd_server *s, bool denied,
 		if (denied || (!c->served && !c->waiting)) {
 			if (!silent || c->since_ms <= silent->since_ms)
 				silent = c;
-		} else if (client_idle(c)) {
+		} else if (!c->waiting && !c->owns_job && !client_pending(c) &&
+			   !c->in_len) {
 			if (!idle || c->last_active <= idle->last_active)
 				idle = c;
 		}

@@ -399,8 +399,8 @@ clean:
 $(B)/tests/test_hist: tests/tools/lib/rfs_hist.c tests/tools/lib/rfs_hist.h
 $(B)/tests/test_config: daemon/rfsd/config.c daemon/rfsd/config.h daemon/rfsd/node.c
 $(B)/tests/test_netlink: daemon/rfsd/netlink.c daemon/rfsd/netns.c daemon/rfsd/config.h
-$(B)/tests/test_request: daemon/rfsd/request.c daemon/rfsd/parser.c daemon/rfsd/commands.h
-$(B)/tests/test_peercred: daemon/rfsd/peercred.c daemon/rfsd/server.h
+$(B)/tests/test_request: daemon/rfsd/request.c daemon/rfsd/commands.h
+$(B)/tests/test_peercred: daemon/rfsd/caps.c daemon/rfsd/server.h
 $(B)/tests/test_caps: daemon/rfsd/caps.c daemon/rfsd/server.h
 # and test_top_rates rfsctl's top_rates.c
 $(B)/tests/test_top_rates: daemon/rfsctl/top_rates.c daemon/rfsctl/rfsctl.h
@@ -425,12 +425,12 @@ FUZZ_BINS    := $(patsubst tests/fuzz/%.c,$(FUZZ_B)/%,$(wildcard tests/fuzz/fuzz
 
 $(FUZZ_B)/fuzz_config: daemon/rfsd/config.c daemon/rfsd/node.c daemon/lib/cpulist.c \
 			daemon/lib/parse.c
-$(FUZZ_B)/fuzz_request: daemon/rfsd/request.c daemon/rfsd/parser.c daemon/lib/cpulist.c
-$(FUZZ_B)/fuzz_preq: daemon/rfsd/request.c daemon/rfsd/parser.c daemon/lib/cpulist.c
-$(FUZZ_B)/fuzz_metrics: daemon/rfsd/metrics.c daemon/rfsd/request.c daemon/rfsd/parser.c \
+$(FUZZ_B)/fuzz_request: daemon/rfsd/request.c daemon/lib/cpulist.c
+$(FUZZ_B)/fuzz_preq: daemon/rfsd/request.c daemon/lib/cpulist.c
+$(FUZZ_B)/fuzz_metrics: daemon/rfsd/metrics.c daemon/rfsd/request.c \
 		daemon/lib/cpulist.c daemon/lib/parse.c daemon/lib/ctl_client.c \
 		daemon/lib/rfs_prom.c
-$(FUZZ_B)/fuzz_control: daemon/rfsd/server.c daemon/rfsd/request.c daemon/rfsd/parser.c \
+$(FUZZ_B)/fuzz_control: daemon/rfsd/server.c daemon/rfsd/request.c \
 		daemon/lib/cpulist.c
 $(FUZZ_B)/fuzz_cpulist: daemon/lib/cpulist.c
 $(FUZZ_B)/fuzz_words: daemon/lib/parse.c

@@ -17,26 +17,11 @@
 struct rfs_ctl {
 	int fd;
 	int timeout_ms;
-	char *path;
-	/* received bytes: [0, used) of which the reply lines not yet taken */
-	char *buf;
+	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	size_t used;
+	/* received bytes: [0, used) of which the reply lines not yet taken */
+	char buf[];
 };
-
-/* What the user can do about a failed connect. */
-static const char *connect_hint(int e)
-{
-	switch (e) {
-	case ENOENT:
-	case ECONNREFUSED:
-		return " (is rfsd running?)";
-	case EACCES:
-	case EPERM:
-		return " (rfsctl needs root or group rfs)";
-	default:
-		return "";
-	}
-}
 
 int rfs_ctl_connect(struct rfs_ctl **out, const char *path, int timeout_ms,
 		    char *err, size_t len)
@@ -56,16 +41,13 @@ int rfs_ctl_connect(struct rfs_ctl **out, const char *path, int timeout_ms,
 	memcpy(sun.sun_path, path, strlen(path) + 1);
 
 	/* room for the longest reply: pages it does not fill stay unused */
-	ctl = calloc(1, sizeof(*ctl));
-	if (ctl)
-		ctl->fd = -1;
-	if (!ctl || !(ctl->path = strdup(path)) ||
-	    !(ctl->buf = malloc(RFS_CTL_REPLY_MAX + 1))) {
-		rfs_ctl_close(ctl);
+	ctl = malloc(sizeof(*ctl) + RFS_CTL_REPLY_MAX + 1);
+	if (!ctl) {
 		snprintf(err, len, "can't connect to rfsd: out of memory");
 		return -ENOMEM;
 	}
-	ctl->timeout_ms = timeout_ms;
+	*ctl = (struct rfs_ctl){ .timeout_ms = timeout_ms };
+	memcpy(ctl->path, path, strlen(path) + 1);
 	ctl->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	do {
 		r = ctl->fd < 0 ? -1 :
@@ -76,8 +58,12 @@ int rfs_ctl_connect(struct rfs_ctl **out, const char *path, int timeout_ms,
 		return 0;
 	}
 	e = errno;
+	/* with what the user can do about it */
 	snprintf(err, len, "can't connect to rfsd at '%s': %s%s", path,
-		 strerror(e), connect_hint(e));
+		 strerror(e),
+		 e == ENOENT || e == ECONNREFUSED ? " (is rfsd running?)" :
+		 e == EACCES || e == EPERM ? " (rfsctl needs root or group rfs)" :
+		 "");
 	rfs_ctl_close(ctl);
 	return -e;
 }
@@ -88,8 +74,6 @@ void rfs_ctl_close(struct rfs_ctl *ctl)
 		return;
 	if (ctl->fd >= 0)
 		close(ctl->fd);
-	free(ctl->buf);
-	free(ctl->path);
 	free(ctl);
 }
 

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Least privilege.  rfsd loads, attaches and moves into namespaces on
+ * Least privilege: what rfsd keeps, what its children keep, and what
+ * each peer of the control socket may ask (its role, server.h).
+ *
+ * rfsd loads, attaches and moves into namespaces on
  * request (rfsctl attach, SIGHUP, an interface moved), not only at start,
  * so the set it keeps is the same after start as during it: CAP_BPF,
  * CAP_PERFMON, CAP_NET_ADMIN, CAP_SYS_ADMIN, CAP_SYS_PTRACE if it has it
@@ -26,8 +29,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <linux/audit.h>
@@ -35,6 +40,7 @@
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 
+#include "log.h"
 #include "server.h"
 
 #ifndef CAP_PERFMON
@@ -48,42 +54,25 @@
 #define PR_CAP_AMBIENT_CLEAR_ALL	4
 #endif
 
-static const struct {
-	int cap;
-	const char *name;
-} rfsd_kept[] = {
-	{ CAP_BPF, "cap_bpf" },
-	{ CAP_PERFMON, "cap_perfmon" },
-	{ CAP_NET_ADMIN, "cap_net_admin" },
-	{ CAP_SYS_ADMIN, "cap_sys_admin" },
-	{ CAP_SYS_PTRACE, "cap_sys_ptrace" },
-	{ CAP_SYS_NICE, "cap_sys_nice" },	/* if keep_nice */
+/* What rfsd keeps, by capsh's names */
+static const char *const rfsd_kept[] = {
+	[CAP_NET_ADMIN] = "cap_net_admin",
+	[CAP_SYS_PTRACE] = "cap_sys_ptrace",
+	[CAP_SYS_ADMIN] = "cap_sys_admin",
+	[CAP_SYS_NICE] = "cap_sys_nice",	/* if keep_nice */
+	[CAP_PERFMON] = "cap_perfmon",
+	[CAP_BPF] = "cap_bpf",
 };
 
-#define RFSD_NKEPT (sizeof(rfsd_kept) / sizeof(rfsd_kept[0]))
+#define RFSD_NKEPT (int)(sizeof(rfsd_kept) / sizeof(rfsd_kept[0]))
 /* permitted only: for the parser process */
 #define RFSD_PARSER_CAPS ((1u << CAP_SETUID) | (1u << CAP_SETGID) | \
 			  (1u << CAP_SETPCAP))
 
 static bool rfsd_cap_kept(int cap, bool keep_nice)
 {
-	size_t i;
-
-	if (cap == CAP_SYS_NICE && !keep_nice)
-		return false;
-	if (cap < 32 && (RFSD_PARSER_CAPS & (1u << cap)))
-		return true;
-	for (i = 0; i < RFSD_NKEPT; i++)
-		if (rfsd_kept[i].cap == cap)
-			return true;
-	return false;
-}
-
-static void rfsd_cap_append(char *buf, size_t len, const char *name)
-{
-	size_t n = strlen(buf);
-
-	snprintf(buf + n, len - n, "%s%s", n ? "," : "", name);
+	return cap < RFSD_NKEPT && rfsd_kept[cap] &&
+	       (cap != CAP_SYS_NICE || keep_nice);
 }
 
 /* The bounding set (all: emptied) while CAP_SETPCAP may be effective:
@@ -95,7 +84,8 @@ static int rfsd_bound_drop(bool all, bool keep_nice)
 	int cap;
 
 	for (cap = 0; prctl(PR_CAPBSET_READ, cap, 0, 0, 0) >= 0; cap++)
-		if ((all || !rfsd_cap_kept(cap, keep_nice)) &&
+		if ((all || !(rfsd_cap_kept(cap, keep_nice) ||
+			     (cap < 32 && (RFSD_PARSER_CAPS & (1u << cap))))) &&
 		    prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) && errno != EPERM)
 			return -errno;
 	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) &&
@@ -111,36 +101,33 @@ int rfsd_caps_drop(bool keep_nice, char *kept, size_t len, int *dropped)
 	};
 	struct __user_cap_data_struct data[2] = {};
 	__u32 keep[2] = {};
-	size_t i;
-	int cap, e;
+	int cap, i, e;
+	size_t n;
 
 	kept[0] = '\0';
 	*dropped = 0;
-	for (i = 0; i < RFSD_NKEPT; i++)
-		if (rfsd_cap_kept(rfsd_kept[i].cap, keep_nice))
-			keep[rfsd_kept[i].cap / 32] |=
-				1u << (rfsd_kept[i].cap % 32);
+	for (cap = 0; cap < RFSD_NKEPT; cap++)
+		if (rfsd_cap_kept(cap, keep_nice))
+			keep[cap / 32] |= 1u << (cap % 32);
 	e = rfsd_bound_drop(false, keep_nice);
 	if (e)
 		return e;
 	if (syscall(SYS_capget, &hdr, data))
 		return -errno;
-	for (cap = 0; cap < 64; cap++)
-		if ((data[cap / 32].effective & ~keep[cap / 32]) &
-		    (1u << (cap % 32)))
-			++*dropped;
 	for (i = 0; i < 2; i++) {
+		*dropped += __builtin_popcount(data[i].effective & ~keep[i]);
 		data[i].permitted &= keep[i] | (i ? 0 : RFSD_PARSER_CAPS);
 		data[i].effective &= keep[i];
 		data[i].inheritable = 0;
 	}
 	if (syscall(SYS_capset, &hdr, data))
 		return -errno;
-	for (i = 0; i < RFSD_NKEPT; i++) {
-		cap = rfsd_kept[i].cap;
-		if (data[cap / 32].effective & (1u << (cap % 32)))
-			rfsd_cap_append(kept, len, rfsd_kept[i].name);
-	}
+	for (cap = 0; cap < RFSD_NKEPT; cap++)
+		if (data[cap / 32].effective & keep[cap / 32] & (1u << (cap % 32))) {
+			n = strlen(kept);
+			snprintf(kept + n, len - n, "%s%s", n ? "," : "",
+				 rfsd_kept[cap]);
+		}
 	return 0;
 }
 
@@ -246,4 +233,92 @@ int rfsd_child_seccomp(bool http)
 #else
 	return -EOPNOTSUPP;
 #endif
+}
+
+/* ---- a control socket peer's role, from the kernel's credentials ---- */
+
+static void lookup_group(const char *name, bool *have, gid_t *gid)
+{
+	struct group *g = getgrnam(name);
+
+	*have = g != NULL;
+	*gid = g ? g->gr_gid : 0;
+}
+
+void rfsd_groups_set(struct rfsd_groups *g, const char *read,
+		     const char *admin)
+{
+	if (read)
+		snprintf(g->read_name, sizeof(g->read_name), "%s", read);
+	snprintf(g->admin_name, sizeof(g->admin_name), "%s", admin);
+	lookup_group(g->read_name, &g->have_read, &g->read);
+	lookup_group(g->admin_name, &g->have_admin, &g->admin);
+	snprintf(g->deny, sizeof(g->deny), "changes need root or group '%s'",
+		 g->admin_name);
+	if (!g->have_admin)
+		pr_info("group '%s' does not exist: only root can change what rfsd steers\n",
+			g->admin_name);
+}
+
+static bool in_groups(const gid_t *g, size_t n, gid_t want)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (g[i] == want)
+			return true;
+	return false;
+}
+
+enum rfsd_role rfsd_role_of(uid_t uid, gid_t gid, const gid_t *g, size_t n,
+			    const struct rfsd_groups *grp)
+{
+	if (uid == 0)
+		return RFSD_ROLE_ADMIN;
+	if (grp->have_admin && (gid == grp->admin || in_groups(g, n, grp->admin)))
+		return RFSD_ROLE_ADMIN;
+	if (grp->have_read && (gid == grp->read || in_groups(g, n, grp->read)))
+		return RFSD_ROLE_READ;
+	return RFSD_ROLE_NONE;
+}
+
+/* The peer's supplementary groups as the kernel recorded them at
+ * connect(): they can't change, so a first call that says how many is
+ * enough.  Caller frees *out. */
+static int peer_groups(int fd, gid_t **out, size_t *n)
+{
+	socklen_t len = 0;
+	gid_t *g;
+	int e;
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, NULL, &len) &&
+	    errno != ERANGE)
+		return -errno;
+	g = malloc(len ?: sizeof(gid_t));
+	if (!g)
+		return -ENOMEM;
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, g, &len)) {
+		e = -errno;
+		free(g);
+		return e;
+	}
+	*out = g;
+	*n = len / sizeof(gid_t);
+	return 0;
+}
+
+enum rfsd_role rfsd_peer_role(int fd, const struct ucred *cr,
+			      const struct rfsd_groups *grp)
+{
+	enum rfsd_role role;
+	gid_t *g = NULL;
+	size_t n = 0;
+
+	if (cr->uid == 0 || (!grp->have_read && !grp->have_admin))
+		return rfsd_role_of(cr->uid, cr->gid, NULL, 0, grp);
+	/* failing that (no memory), the primary group alone */
+	peer_groups(fd, &g, &n);
+	role = rfsd_role_of(cr->uid, cr->gid, g, n, grp);
+	free(g);
+	return role;
 }

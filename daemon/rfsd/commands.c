@@ -166,9 +166,9 @@ void rfsd_leaving_tick(struct rfs_dp *dp, __u32 bound_s)
 	}
 }
 
-static struct json_object *do_version(struct rfsd_cmd_ctx *x,
-				      struct rfsd_client *c,
-				      const struct rfsd_req *r)
+static struct json_object *rfsd_cmd_version(struct rfsd_cmd_ctx *x,
+					    struct rfsd_client *c,
+					    const struct rfsd_req *r)
 {
 	struct json_object *o = json_object_new_object();
 
@@ -177,9 +177,9 @@ static struct json_object *do_version(struct rfsd_cmd_ctx *x,
 	return rfsd_reply_ok(o);
 }
 
-static struct json_object *do_status(struct rfsd_cmd_ctx *x,
-				     struct rfsd_client *c,
-				     const struct rfsd_req *r)
+static struct json_object *rfsd_cmd_status(struct rfsd_cmd_ctx *x,
+					   struct rfsd_client *c,
+					   const struct rfsd_req *r)
 {
 	struct json_object *o = json_object_new_object(), *p, *ifs;
 	const struct rfs_dp_prog_ids *ids = &x->dp->ids;
@@ -194,7 +194,7 @@ static struct json_object *do_status(struct rfsd_cmd_ctx *x,
 	rfsd_add(o, "sock_flow_entries",
 		 rfsd_jint(x->dp->globals.sock_flow_mask + 1));
 	rfsd_add(o, "nr_cpus", rfsd_jint(x->dp->env.nr_cpus));
-	rfsd_add(o, "parser_pid", rfsd_jint(x->parser_pid));
+	rfsd_add(o, "parser_pid", rfsd_jint(x->parser ? x->parser->pid : 0));
 	p = json_object_new_object();
 	rfsd_add(p, "cpumap", rfsd_jint(ids->cpumap));
 	rfsd_add(p, "enqueue", rfsd_jint(ids->enqueue));
@@ -218,9 +218,9 @@ static struct json_object *do_status(struct rfsd_cmd_ctx *x,
 	return rfsd_reply_ok(o);
 }
 
-static struct json_object *do_attach(struct rfsd_cmd_ctx *x,
-				     struct rfsd_client *c,
-				     const struct rfsd_req *r)
+static struct json_object *rfsd_cmd_attach(struct rfsd_cmd_ctx *x,
+					   struct rfsd_client *c,
+					   const struct rfsd_req *r)
 {
 	struct rfs_if_opts opts = {
 		.mode = RFS_XDP_AUTO,
@@ -230,17 +230,16 @@ static struct json_object *do_attach(struct rfsd_cmd_ctx *x,
 		.allow_unordered = r->allow_unordered ||
 				   x->ifaces->cfg->allow_unordered,
 	};
-	char err[RFS_ERR_LEN] = "", what[128], desc[160];
+	char err[RFS_ERR_LEN] = "", desc[160];
 	struct rfs_if *ifc;
 	int e;
 
 	if (r->mode && rfs_xdp_mode_parse(r->mode, &opts.mode))
 		return rfsd_reply_err(EINVAL,
 				      "bad request: 'mode' must be \"auto\", \"native\" or \"generic\"");
-	snprintf(what, sizeof(what), "attach %s", r->iface);
 	e = rfs_if_attach(x->dp, r->iface, &opts, &ifc, err);
 	if (e)
-		return rfsd_reply_dp_err(e, err, what);
+		return rfsd_reply_dp_err(e, err, "attach %s", r->iface);
 	rfsd_ifaces_user_attach(x->ifaces, r->iface);
 	rfs_if_describe(ifc, desc, sizeof(desc));
 	rfs_log_iface(RFS_LOG_INFO, r->iface, ifc->ifindex,
@@ -249,13 +248,13 @@ static struct json_object *do_attach(struct rfsd_cmd_ctx *x,
 	return rfsd_reply_ok(if_json(ifc));
 }
 
-static struct json_object *do_detach(struct rfsd_cmd_ctx *x,
-				     struct rfsd_client *c,
-				     const struct rfsd_req *r)
+static struct json_object *rfsd_cmd_detach(struct rfsd_cmd_ctx *x,
+					   struct rfsd_client *c,
+					   const struct rfsd_req *r)
 {
 	const struct rfsd_ifstate *st = rfsd_ifaces_lost(x->ifaces, r->iface);
 	struct json_object *reply = NULL;
-	char err[RFS_ERR_LEN] = "", what[64];
+	char err[RFS_ERR_LEN] = "";
 	struct rfs_if *ifc;
 	int e, ifindex;
 
@@ -272,10 +271,9 @@ static struct json_object *do_detach(struct rfsd_cmd_ctx *x,
 	if (!ifc)
 		return reply;
 	ifindex = ifc->ifindex;
-	snprintf(what, sizeof(what), "detach %s", r->iface);
 	e = rfs_if_detach(x->dp, ifc, err);
 	if (e)
-		return rfsd_reply_dp_err(e, err, what);
+		return rfsd_reply_dp_err(e, err, "detach %s", r->iface);
 	rfsd_ifaces_user_detach(x->ifaces, r->iface);
 	rfs_log_iface(RFS_LOG_INFO, r->iface, ifindex,
 		      "detached: rfsctl detach, uid %u pid %d",
@@ -288,68 +286,73 @@ static struct json_object *missing(const char *key)
 	return rfsd_reply_err(EINVAL, "bad request: missing '%s'", key);
 }
 
-static struct json_object *set_sock_flow(struct rfsd_cmd_ctx *x,
-					 struct rfsd_client *c,
-					 const struct rfsd_req *r)
+/* What set changes (ifc NULL: the sock flow table), as its log shows it */
+static void set_value(struct rfsd_cmd_ctx *x, struct rfs_if *ifc, bool cpus,
+		      char *buf, size_t len)
 {
-	struct json_object *o;
-	char err[RFS_ERR_LEN] = "";
-	__u32 old = x->dp->globals.sock_flow_mask + 1;
-	int e;
-
-	if (!(r->has & RFSD_ARG(VALUE)))
-		return missing("value");
-	e = rfs_dp_set_sock_flow_entries(x->dp, r->value, err);
-	if (e)
-		return rfsd_reply_dp_err(e, err, "set sock-flow-entries");
-	if (old != x->dp->globals.sock_flow_mask + 1)
-		pr_info("sock flow table: %u -> %u entries: rfsctl set sock-flow-entries, uid %u pid %d\n",
-			old, x->dp->globals.sock_flow_mask + 1,
-			rfsd_client_uid(c), rfsd_client_pid(c));
-	o = json_object_new_object();
-	rfsd_add(o, "sock_flow_entries",
-		 rfsd_jint(x->dp->globals.sock_flow_mask + 1));
-	return rfsd_reply_ok(o);
+	if (!ifc) {
+		snprintf(buf, len, "%u", x->dp->globals.sock_flow_mask + 1);
+	} else if (!cpus) {
+		snprintf(buf, len, "%u", ifc->flow_cnt);
+	} else {
+		rfs_cpulist_format(&ifc->configured, buf, len);
+		if (!*buf)
+			snprintf(buf, len, "all");
+	}
 }
 
-static struct json_object *set_iface(struct rfsd_cmd_ctx *x,
-				     struct rfsd_client *c,
-				     const struct rfsd_req *r, bool cpus)
+/* One path for every key: check, find, call, log the change, reply. */
+static struct json_object *rfsd_cmd_set(struct rfsd_cmd_ctx *x,
+					struct rfsd_client *c,
+					const struct rfsd_req *r)
 {
-	struct json_object *reply = NULL, *o;
+	bool sfe = !strcmp(r->key, "sock_flow_entries") ||
+		   !strcmp(r->key, "sock-flow-entries");
+	bool cpus = !strcmp(r->key, "cpus");
+	const char *words = sfe ? "sock-flow-entries" : cpus ? "cpus" :
+			    "flow-cnt";
 	char err[RFS_ERR_LEN] = "", what[64], was[256], now[256];
-	const char *key = cpus ? "set cpus" : "set flow-cnt";
-	struct rfs_if *ifc;
-	__u32 old_n;
+	struct json_object *reply = NULL, *o;
+	struct rfs_if *ifc = NULL;
 	int e;
 
-	if (!r->iface)
+	if (!sfe && !cpus && strcmp(r->key, "flow_cnt") &&
+	    strcmp(r->key, "flow-cnt"))
+		return rfsd_reply_err(EINVAL,
+				      "bad request: unknown key '%s' (sock_flow_entries, flow_cnt, cpus)",
+				      r->key);
+	if (!sfe && !r->iface)
 		return missing("iface");
 	if (!(r->has & (cpus ? RFSD_ARG(CPUS) : RFSD_ARG(VALUE))))
 		return missing(cpus ? "cpus" : "value");
-	ifc = rfsd_find_if(x, key, r->iface, &reply);
-	if (!ifc)
+	snprintf(what, sizeof(what), "set %s", words);
+	if (!sfe && !(ifc = rfsd_find_if(x, what, r->iface, &reply)))
 		return reply;
-	snprintf(what, sizeof(what), "%s %s", key, r->iface);
-	rfs_cpulist_format(&ifc->configured, was, sizeof(was));
-	old_n = ifc->flow_cnt;
-	if (cpus)
+	set_value(x, ifc, cpus, was, sizeof(was));
+	if (sfe)
+		e = rfs_dp_set_sock_flow_entries(x->dp, r->value, err);
+	else if (cpus)
 		e = rfs_if_set_cpus(x->dp, ifc, &r->cpus, err);
 	else
 		e = rfs_if_set_flow_cnt(x->dp, ifc, r->value, err);
 	if (e)
-		return rfsd_reply_dp_err(e, err, what);
-	rfs_cpulist_format(&ifc->configured, now, sizeof(now));
-	if (cpus && strcmp(was, now))
+		return rfsd_reply_dp_err(e, err, "%s%s%s", what, ifc ? " " : "",
+					 ifc ? r->iface : "");
+	set_value(x, ifc, cpus, now, sizeof(now));
+	if (strcmp(was, now) && sfe)
+		pr_info("sock flow table: %s -> %s entries: rfsctl set sock-flow-entries, uid %u pid %d\n",
+			was, now, rfsd_client_uid(c), rfsd_client_pid(c));
+	else if (strcmp(was, now))
 		rfs_log_iface(RFS_LOG_INFO, r->iface, ifc->ifindex,
-			      "cpus %s -> %s: rfsctl set cpus, uid %u pid %d",
-			      was[0] ? was : "all", now[0] ? now : "all",
+			      "%s %s -> %s: rfsctl %s, uid %u pid %d",
+			      cpus ? "cpus" : "flow_cnt", was, now, what,
 			      rfsd_client_uid(c), rfsd_client_pid(c));
-	else if (!cpus && old_n != ifc->flow_cnt)
-		rfs_log_iface(RFS_LOG_INFO, r->iface, ifc->ifindex,
-			      "flow_cnt %u -> %u: rfsctl set flow-cnt, uid %u pid %d",
-			      old_n, ifc->flow_cnt, rfsd_client_uid(c),
-			      rfsd_client_pid(c));
+	if (sfe) {
+		o = json_object_new_object();
+		rfsd_add(o, "sock_flow_entries",
+			 rfsd_jint(x->dp->globals.sock_flow_mask + 1));
+		return rfsd_reply_ok(o);
+	}
 	o = if_json(ifc);
 	/* set cpus returns at once: a removal still waiting on flows is
 	 * in the reply, as in status, rather than waited for */
@@ -358,36 +361,9 @@ static struct json_object *set_iface(struct rfsd_cmd_ctx *x,
 	return rfsd_reply_ok(o);
 }
 
-static struct json_object *do_set(struct rfsd_cmd_ctx *x,
-				  struct rfsd_client *c,
-				  const struct rfsd_req *r)
-{
-	if (!strcmp(r->key, "sock_flow_entries") ||
-	    !strcmp(r->key, "sock-flow-entries"))
-		return set_sock_flow(x, c, r);
-	if (!strcmp(r->key, "flow_cnt") || !strcmp(r->key, "flow-cnt"))
-		return set_iface(x, c, r, false);
-	if (!strcmp(r->key, "cpus"))
-		return set_iface(x, c, r, true);
-	return rfsd_reply_err(EINVAL,
-			      "bad request: unknown key '%s' (sock_flow_entries, flow_cnt, cpus)",
-			      r->key);
-}
-
-#define A(a)	RFSD_ARG(a)
+#define RUN(n)		rfsd_cmd_##n, NULL
+#define START(n)	NULL, rfsd_cmd_##n
 const struct rfsd_cmd rfsd_cmds[] = {
-	{ "version", 0, 0, do_version, NULL, false },
-	{ "status", 0, 0, do_status, NULL, false },
-	{ "attach", A(IFACE) | A(CPUS) | A(FLOW_CNT) | A(MODE) |
-		    A(ALLOW_UNORDERED), A(IFACE), do_attach, NULL, true },
-	{ "detach", A(IFACE), A(IFACE), do_detach, NULL, true },
-	{ "stats", A(IFACE), 0, rfsd_cmd_stats, NULL, false },
-	{ "flows", A(IFACE) | A(LIMIT) | A(INTERVAL_MS), 0, NULL,
-		   rfsd_cmd_flows, false },
-	{ "set", A(KEY) | A(VALUE) | A(IFACE) | A(CPUS), A(KEY), do_set, NULL,
-		 true },
-	{ "explain", A(IFACE) | A(SRC) | A(DST) | A(SPORT) | A(DPORT) |
-		     A(PROTO) | A(RX_CPU), A(IFACE) | A(SRC) | A(DST),
-		     rfsd_cmd_explain, NULL, false },
+	RFSD_CMDS(RFSD_CMD_ROW)
 	{ NULL },
 };

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * rfsd's control commands (docs/protocol.md) and one request's way to
- * them.  The parser process (parser.c, docs/security.md) makes every
- * check that needs no datapath (one JSON object, no key twice, a known
- * command, only its arguments, each of its type and range) and hands
- * rfsd a struct rfsd_preq.  rfsd checks it again, with the same code
- * (request.c), and hands the handler a struct rfsd_req of checked values:
- * rfsd never parses a byte a peer sent.  A handler calls the datapath
+ * them (request.c).  The parser process makes every check that needs no
+ * datapath (one JSON object, no key twice, a known command, only its
+ * arguments, each of its type and range) and hands rfsd a struct
+ * rfsd_preq.  rfsd checks it again, with the same code, and hands the
+ * handler a struct rfsd_req of checked values: rfsd never parses a byte
+ * a peer sent.  A handler calls the datapath
  * library and builds the reply; it never calls back into the server or
  * the event loop.
  *
@@ -30,6 +30,7 @@
 #include "rfs_dp.h"
 
 struct rfsd_client;	/* who asked (server.c) */
+struct rfsd_child;
 struct rfsd_ifaces;
 struct rfsd_kscheds;
 struct rfsd_flows_job;
@@ -44,7 +45,7 @@ struct rfsd_cmd_ctx {
 	struct rfsd_ifaces *ifaces;	/* configured interfaces (config.h) */
 	struct rfsd_sampler *sampler;
 	struct rfsd_kscheds *ksched;	/* cpumap kthreads (ksched.h) */
-	pid_t parser_pid;		/* the request parser (server.c) */
+	const struct rfsd_child *parser;	/* the request parser (server.h) */
 };
 
 enum rfsd_cmd_rc {
@@ -56,7 +57,7 @@ enum rfsd_cmd_rc {
 /*
  * Every argument a command may take, with the one type, range and default
  * it has for all of them: X(NAME, name, type, lo, hi, default), kept in
- * struct rfsd_req's member name.  parser.c checks them.
+ * struct rfsd_req's member name.
  */
 enum rfsd_atype {
 	RFSD_T_STR, RFSD_T_IFACE, RFSD_T_INT, RFSD_T_BOOL, RFSD_T_CPUS
@@ -108,6 +109,31 @@ struct rfsd_cmd {
 	 * may change (server.h); the rest only read */
 	bool changes;
 };
+
+/*
+ * The commands and what each takes: X(name, RUN or START, args, required,
+ * changes), the handler rfsd_cmd_<name>.  rfsd's table (commands.c) and
+ * the fuzzers' (tests/fuzz/fuzz_cmds.h) are both made from this list.
+ */
+#define RFSD_CMDS(X)							\
+	X(version, RUN, 0, 0, false)					\
+	X(status, RUN, 0, 0, false)					\
+	X(attach, RUN, RFSD_ARG(IFACE) | RFSD_ARG(CPUS) |		\
+	  RFSD_ARG(FLOW_CNT) | RFSD_ARG(MODE) | RFSD_ARG(ALLOW_UNORDERED), \
+	  RFSD_ARG(IFACE), true)					\
+	X(detach, RUN, RFSD_ARG(IFACE), RFSD_ARG(IFACE), true)		\
+	X(stats, RUN, RFSD_ARG(IFACE), 0, false)			\
+	X(flows, START, RFSD_ARG(IFACE) | RFSD_ARG(LIMIT) |		\
+	  RFSD_ARG(INTERVAL_MS), 0, false)				\
+	X(set, RUN, RFSD_ARG(KEY) | RFSD_ARG(VALUE) | RFSD_ARG(IFACE) |	\
+	  RFSD_ARG(CPUS), RFSD_ARG(KEY), true)				\
+	X(explain, RUN, RFSD_ARG(IFACE) | RFSD_ARG(SRC) | RFSD_ARG(DST) | \
+	  RFSD_ARG(SPORT) | RFSD_ARG(DPORT) | RFSD_ARG(PROTO) |		\
+	  RFSD_ARG(RX_CPU), RFSD_ARG(IFACE) | RFSD_ARG(SRC) | RFSD_ARG(DST), \
+	  false)
+/* A table row of X(): RUN(n) and START(n) name its handlers. */
+#define RFSD_CMD_ROW(n, how, args, required, changes)			\
+	{ #n, args, required, how(n), changes },
 
 extern const struct rfsd_cmd rfsd_cmds[];	/* NULL-terminated */
 
@@ -168,12 +194,14 @@ enum rfsd_cmd_rc rfsd_request_call(const struct rfsd_cmd *cmds,
 				   struct json_object **reply);
 
 /* {"ok": true, "result": result}; {"ok": false, "error": msg, "errno":
- * |e|}; for a datapath call's failure, err (if empty, "<what>: <strerror>") */
+ * |e|}; for a datapath call's failure, err (if empty, "<what>: <strerror>",
+ * what from fmt) */
 struct json_object *rfsd_reply_ok(struct json_object *result);
 struct json_object *rfsd_reply_err(int e, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 struct json_object *rfsd_reply_dp_err(int ret, const char *err,
-				      const char *what);
+				      const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 /* ---- the handlers' helpers ---- */
 

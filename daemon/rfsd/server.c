@@ -36,24 +36,45 @@
 #define RFSD_PARSER_MS	2000
 #define RFSD_NOBODY	65534	/* should the name not exist */
 
-/* The socket's file: still ours when we leave? */
-struct rfsd_ctlsock {
-	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
-	dev_t dev;
-	ino_t ino;
-	bool bound;
-};
-
-/* One connection's bytes. */
-struct rfsd_conn {
-	int fd;
+struct rfsd_client {
+	struct rfsd_watch w;		/* w.fd: the connection */
+	struct rfsd_server *srv;
+	struct rfsd_client *next;
+	uid_t uid;
+	pid_t pid;
 	char *in;		/* received, not consumed: [0, in_len) */
 	size_t in_len, in_cap;
 	char *out;		/* to send: [out_off, out_len) */
 	size_t out_off, out_len, out_cap;
 	bool eof;		/* the peer sent everything it will */
+	bool waiting;		/* its request waits for the datapath */
+	bool owns_job;		/* ... or for the job it started */
+	bool closing;		/* close once its replies are out */
+	bool denied;		/* not root or rfs: refuse its first request */
+	bool reader;		/* may only read (server.h) */
+	bool served;		/* it sent a whole request line */
+	long long since_ms;	/* connected (rfs_mono_ms()) */
+	long long line_ms;	/* the unfinished line began; 0: none */
+	time_t last_active;
 };
 
+struct rfsd_server {
+	struct rfsd_watch lw;		/* the listening socket */
+	struct rfsd_loop *loop;
+	struct rfsd_dispatch dispatch;
+	/* the socket's file: still ours when we leave? */
+	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	dev_t dev;
+	ino_t ino;
+	/* one request and its answer at a time: a message is one, whole */
+	struct rfsd_child ps;
+	struct rfsd_preq p;		/* its last answer */
+	struct rfsd_groups grp;
+	struct rfsd_client *clients;
+	size_t n_clients;		/* allowed ones: they hold slots */
+	size_t n_denied;
+	time_t last_warn;
+};
 
 static int mkdir_parents(const char *path)
 {
@@ -94,7 +115,7 @@ static int probe_stale(const char *path, const struct sockaddr_un *sa)
 /* A bound (not yet listening) non-blocking socket at path, mode 0660, of
  * group *gid unless gid is NULL (no such group: root's alone), or -errno
  * with the reason in err. */
-static int sock_bind(struct rfsd_ctlsock *cs, const char *path,
+static int sock_bind(struct rfsd_server *s, const char *path,
 		     const gid_t *gid, const char *group, char *err, size_t len)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
@@ -108,7 +129,7 @@ static int sock_bind(struct rfsd_ctlsock *cs, const char *path,
 			 path, sizeof(sa.sun_path) - 1);
 		return -ENAMETOOLONG;
 	}
-	snprintf(cs->path, sizeof(cs->path), "%s", path);
+	snprintf(s->path, sizeof(s->path), "%s", path);
 	memcpy(sa.sun_path, path, strlen(path));
 	e = mkdir_parents(path);
 	if (e) {
@@ -152,66 +173,26 @@ static int sock_bind(struct rfsd_ctlsock *cs, const char *path,
 		close(fd);
 		return e;
 	}
-	cs->bound = true;
 	if (!stat(path, &st)) {
-		cs->dev = st.st_dev;
-		cs->ino = st.st_ino;
+		s->dev = st.st_dev;
+		s->ino = st.st_ino;
 	}
 	return fd;
 }
 
-static size_t conn_pending(const struct rfsd_conn *c)
+static size_t client_pending(const struct rfsd_client *c)
 {
 	return c->out_len - c->out_off;
 }
 
-/* Receive until in holds max bytes, the peer would block, or it has sent
- * everything (eof); room for a NUL is kept after the bytes.  *got: some
- * came.  0, or -errno (-ENOMEM: no buffer) when the connection is done. */
-static int conn_read(struct rfsd_conn *c, size_t max, bool *got)
-{
-	*got = false;
-	while (!c->eof && c->in_len < max) {
-		size_t room;
-		ssize_t n;
-
-		if (c->in_len + 1 >= c->in_cap) {
-			/* one spare byte for the NUL after the last line */
-			size_t cap = c->in_cap ? c->in_cap * 2 : 4096;
-			char *p;
-
-			if (cap > max + 1)
-				cap = max + 1;
-			p = realloc(c->in, cap);
-			if (!p)
-				return -ENOMEM;
-			c->in = p;
-			c->in_cap = cap;
-		}
-		room = c->in_cap - 1 - c->in_len;
-		n = recv(c->fd, c->in + c->in_len, room, MSG_DONTWAIT);
-		if (n > 0) {
-			c->in_len += n;
-			*got = true;
-		} else if (!n) {
-			c->eof = true;
-		} else if (errno == EAGAIN) {
-			break;
-		} else if (errno != EINTR) {
-			return -errno;
-		}
-	}
-	return 0;
-}
-
-static bool conn_unread(const struct rfsd_conn *c)
+static bool client_unread(const struct rfsd_client *c)
 {
 	int n = 0;
 
-	return !ioctl(c->fd, FIONREAD, &n) && n > 0;
+	return !ioctl(c->w.fd, FIONREAD, &n) && n > 0;
 }
 
-static int queue_out(struct rfsd_conn *c, const char *buf, size_t n)
+static int queue_out(struct rfsd_client *c, const char *buf, size_t n)
 {
 	if (c->out_off && c->out_off == c->out_len)
 		c->out_off = c->out_len = 0;
@@ -229,27 +210,6 @@ static int queue_out(struct rfsd_conn *c, const char *buf, size_t n)
 	}
 	memcpy(c->out + c->out_len, buf, n);
 	c->out_len += n;
-	return 0;
-}
-
-static int conn_flush(struct rfsd_conn *c, bool *sent)
-{
-	*sent = false;
-	while (conn_pending(c)) {
-		ssize_t n = send(c->fd, c->out + c->out_off,
-				 conn_pending(c),
-				 MSG_NOSIGNAL | MSG_DONTWAIT);
-
-		if (n < 0 && errno == EAGAIN)
-			return 0;
-		if (!n || (n < 0 && errno != EINTR))
-			return n ? -errno : -EPIPE;
-		if (n > 0) {
-			c->out_off += n;
-			*sent = true;
-		}
-	}
-	c->out_off = c->out_len = 0;
 	return 0;
 }
 
@@ -282,38 +242,7 @@ static void close_fd(int fd)
 }
 
 
-struct rfsd_client {
-	struct rfsd_watch w;
-	struct rfsd_server *srv;
-	struct rfsd_client *next;
-	uid_t uid;
-	pid_t pid;
-	struct rfsd_conn conn;
-	bool waiting;		/* its request waits for the datapath */
-	bool owns_job;		/* ... or for the job it started */
-	bool closing;		/* close once its replies are out */
-	bool denied;		/* not root or rfs: refuse its first request */
-	bool reader;		/* may only read (server.h) */
-	bool served;		/* it sent a whole request line */
-	long long since_ms;	/* connected (rfs_mono_ms()) */
-	long long line_ms;	/* the unfinished line began; 0: none */
-	time_t last_active;
-};
 
-struct rfsd_server {
-	struct rfsd_watch lw;		/* the listening socket */
-	struct rfsd_loop *loop;
-	struct rfsd_dispatch dispatch;
-	struct rfsd_ctlsock file;
-	/* one request and its answer at a time: a message is one, whole */
-	struct rfsd_child ps;
-	struct rfsd_preq *p;		/* its last answer */
-	struct rfsd_groups grp;
-	struct rfsd_client *clients;
-	size_t n_clients;		/* allowed ones: they hold slots */
-	size_t n_denied;
-	time_t last_warn;
-};
 
 static bool warn_ok(struct rfsd_server *s)
 {
@@ -323,70 +252,6 @@ static bool warn_ok(struct rfsd_server *s)
 		return false;
 	s->last_warn = now;
 	return true;
-}
-
-void rfsd_server_set_groups(struct rfsd_server *s, const char *read,
-			    const char *admin)
-{
-	rfsd_groups_set(&s->grp, read, admin ?: RFSD_ADMIN_GROUP);
-}
-
-static void parser_main(struct rfsd_child *c);
-
-int rfsd_server_bind(struct rfsd_server **out, struct rfsd_loop *loop,
-		     const struct rfsd_dispatch *dispatch, const char *path,
-		     const char *read_group, const char *admin_group,
-		     char *err, size_t len)
-{
-	struct rfsd_server *s;
-	int e;
-
-	*out = NULL;
-	s = calloc(1, sizeof(*s));
-	if (!s) {
-		snprintf(err, len, "can't bind control socket '%s': %s", path,
-			 strerror(ENOMEM));
-		return -ENOMEM;
-	}
-	s->loop = loop;
-	s->ps = (struct rfsd_child){ .name = RFSD_PARSER_NAME,
-				     .what = "request parser",
-				     .main = parser_main, .arg = s, .keep = -1,
-				     .fd = -1 };
-	s->dispatch = *dispatch;
-	rfsd_server_set_groups(s, read_group ?: RFS_CTL_GROUP, admin_group);
-	s->lw.fd = sock_bind(&s->file, path, s->grp.have_read ? &s->grp.read : NULL,
-			    s->grp.read_name, err, len);
-	if (s->lw.fd < 0) {
-		e = s->lw.fd;
-		free(s);
-		return e;
-	}
-	*out = s;
-	return 0;
-}
-
-static void server_accept(struct rfsd_watch *w, uint32_t ev);
-static int parser_start(struct rfsd_server *s);
-
-int rfsd_server_listen(struct rfsd_server *s, char *err, size_t len)
-{
-	int e;
-
-	s->p = malloc(sizeof(*s->p));
-	e = s->p ? parser_start(s) : -ENOMEM;
-	if (e) {
-		snprintf(err, len, "can't start the request parser: %s",
-			 strerror(-e));
-		return e;
-	}
-	s->lw.fn = server_accept;
-	e = listen(s->lw.fd, RFSD_MAX_CLIENTS) ? -errno :
-	    rfsd_watch_add(s->loop, &s->lw, EPOLLIN);
-	if (e)
-		snprintf(err, len, "can't listen on control socket '%s': %s",
-			 s->file.path, strerror(-e));
-	return e;
 }
 
 static void client_close(struct rfsd_client *c)
@@ -405,9 +270,9 @@ static void client_close(struct rfsd_client *c)
 		rfsd_sampler_client_gone(s->dispatch.ctx->sampler, c);
 	/* the loop sees the removal: no later event of c is run */
 	rfsd_watch_del(s->loop, &c->w);
-	close_fd(c->conn.fd);
-	free(c->conn.in);
-	free(c->conn.out);
+	close_fd(c->w.fd);
+	free(c->in);
+	free(c->out);
 	free(c);
 }
 
@@ -416,13 +281,6 @@ static struct json_object *denied_reply(const struct rfsd_client *c)
 	return rfsd_reply_err(EACCES,
 			      "permission denied: uid %u is not root or in group %s",
 			      c->uid, c->srv->grp.read_name);
-}
-
-/* Nothing in flight either way: dropping it loses nothing it asked for. */
-static bool client_idle(const struct rfsd_client *c)
-{
-	return !c->waiting && !c->owns_job && !conn_pending(&c->conn) &&
-	       !c->conn.in_len;
 }
 
 /*
@@ -444,12 +302,13 @@ static struct rfsd_client *pick_victim(struct rfsd_server *s, bool denied,
 		if (c->denied != denied || c->closing ||
 		    (only != (uid_t)-1 && c->uid != only) ||
 		    now - c->since_ms < RFSD_SILENT_MS ||
-		    conn_unread(&c->conn))
+		    client_unread(c))
 			continue;
 		if (denied || (!c->served && !c->waiting)) {
 			if (!silent || c->since_ms <= silent->since_ms)
 				silent = c;
-		} else if (client_idle(c)) {
+		} else if (!c->waiting && !c->owns_job && !client_pending(c) &&
+			   !c->in_len) {
 			if (!idle || c->last_active <= idle->last_active)
 				idle = c;
 		}
@@ -458,14 +317,33 @@ static struct rfsd_client *pick_victim(struct rfsd_server *s, bool denied,
 }
 
 /*
- * Room for one more peer (denied: one more refused peer): true, having
- * dropped another if the table was full, or false if the newcomer must be
- * refused.  Root is never refused while a spare slot is left.
+ * Room for one more peer of uid (denied: one more refused peer): true,
+ * having dropped a silent or idle peer if the table was full, or uid's
+ * share of it: root has none, others RFSD_MAX_PER_UID slots, so that one
+ * member of the group can't fill the table with requests in flight that
+ * no one may drop.  False, with *per_uid if the share was the limit, if
+ * the newcomer must be refused.  Root is never refused while a spare
+ * slot is left.
  */
-static bool make_room(struct rfsd_server *s, uid_t uid, bool denied)
+static bool make_room(struct rfsd_server *s, uid_t uid, bool denied,
+		      bool *per_uid)
 {
-	struct rfsd_client *v;
+	struct rfsd_client *c, *v;
+	size_t n = 0;
 
+	for (c = s->clients; c; c = c->next)
+		n += !c->denied && c->uid == uid && !c->closing;
+	*per_uid = !denied && uid && n >= RFSD_MAX_PER_UID;
+	if (*per_uid) {
+		v = pick_victim(s, false, uid);
+		if (!v)
+			return false;
+		*per_uid = false;
+		send_last(v->w.fd, rfsd_reply_err(EAGAIN,
+			  "dropped: uid %u has %u connections already and this one was idle",
+			  uid, RFSD_MAX_PER_UID));
+		client_close(v);
+	}
 	if (denied ? s->n_denied < RFSD_MAX_DENIED :
 		     s->n_clients < RFSD_MAX_CLIENTS)
 		return true;
@@ -475,45 +353,15 @@ static bool make_room(struct rfsd_server *s, uid_t uid, bool denied)
 			pr_warn("control socket full: dropping %s client uid %u (pid %d) for a new one\n",
 				denied ? "a refused" : v->served ? "an idle" :
 				"a silent", v->uid, v->pid);
-		send_last(v->conn.fd, denied ? denied_reply(v) :
-				    rfsd_reply_err(EAGAIN,
-						   "dropped: %u clients already and this one was idle",
-						   RFSD_MAX_CLIENTS));
+		send_last(v->w.fd, denied ? denied_reply(v) :
+			  rfsd_reply_err(EAGAIN,
+					 "dropped: %u clients already and this one was idle",
+					 RFSD_MAX_CLIENTS));
 		client_close(v);
 		return true;
 	}
 	return !denied && uid == 0 &&
 	       s->n_clients < RFSD_MAX_CLIENTS + RFSD_ROOT_SPARE;
-}
-
-/*
- * Room for one more peer of uid within its own share: root has no share,
- * others RFSD_MAX_PER_UID slots, so that one member of the group can't
- * fill the table with requests in flight that no one may drop.  At its
- * share, a silent or idle peer of the same uid makes room, as in
- * make_room().
- */
-static bool uid_room(struct rfsd_server *s, uid_t uid)
-{
-	struct rfsd_client *c, *v;
-	size_t n = 0;
-
-	if (uid == 0)
-		return true;
-	for (c = s->clients; c; c = c->next)
-		if (!c->denied && c->uid == uid && !c->closing)
-			n++;
-	if (n < RFSD_MAX_PER_UID)
-		return true;
-	v = pick_victim(s, false, uid);
-	if (!v)
-		return false;
-	send_last(v->conn.fd,
-			    rfsd_reply_err(EAGAIN,
-					   "dropped: uid %u has %u connections already and this one was idle",
-					   uid, RFSD_MAX_PER_UID));
-	client_close(v);
-	return true;
 }
 
 static void queue_reply(struct rfsd_client *c, struct json_object *reply)
@@ -522,8 +370,8 @@ static void queue_reply(struct rfsd_client *c, struct json_object *reply)
 
 	s = json_object_to_json_string_ext(reply, JSON_C_TO_STRING_PLAIN |
 					   JSON_C_TO_STRING_NOSLASHESCAPE);
-	if (!s || queue_out(&c->conn, s, strlen(s)) ||
-	    queue_out(&c->conn, "\n", 1)) {
+	if (!s || queue_out(c, s, strlen(s)) ||
+	    queue_out(c, "\n", 1)) {
 		pr_warn("can't queue reply for uid %u: %s\n", c->uid,
 			strerror(ENOMEM));
 		c->closing = true;
@@ -531,35 +379,89 @@ static void queue_reply(struct rfsd_client *c, struct json_object *reply)
 	json_object_put(reply);
 }
 
-/* false: the peer is gone (c is freed) */
+/* Send what the peer takes; false: it is gone (c is freed). */
 static bool client_flush(struct rfsd_client *c)
 {
-	bool sent;
-	int e = conn_flush(&c->conn, &sent);
+	int e = 0;
 
-	if (sent)
-		c->last_active = time(NULL);
-	if (e) {
+	while (client_pending(c) && !e) {
+		ssize_t n = send(c->w.fd, c->out + c->out_off, client_pending(c),
+				 MSG_NOSIGNAL | MSG_DONTWAIT);
+
+		if (n > 0) {
+			c->out_off += n;
+			c->last_active = time(NULL);
+		} else if (!n) {
+			e = -EPIPE;
+		} else if (errno == EAGAIN) {
+			break;
+		} else if (errno != EINTR) {
+			e = -errno;
+		}
+	}
+	if (e)
 		pr_debug("control client uid %u left: %s\n", c->uid,
 			 e == -EPIPE ? "closed" : strerror(-e));
-		client_close(c);
-		return false;
-	}
-	if (!conn_pending(&c->conn) && c->closing) {
+	if (e || (!client_pending(c) && c->closing)) {
 		client_close(c);
 		return false;
 	}
 	return true;
 }
 
+/* Receive until in holds a line and its '\n', the peer would block, or
+ * it has sent everything (eof), keeping room for a NUL after the bytes;
+ * false: the connection is done (c is freed). */
+static bool client_read(struct rfsd_client *c)
+{
+	int e = 0;
+
+	while (!c->eof && c->in_len < RFSD_IN_MAX && !e) {
+		ssize_t n;
+
+		if (c->in_len + 1 >= c->in_cap) {
+			size_t cap = c->in_cap ? c->in_cap * 2 : 4096;
+			char *p;
+
+			if (cap > RFSD_IN_MAX + 1)
+				cap = RFSD_IN_MAX + 1;
+			p = realloc(c->in, cap);
+			if (!p) {
+				e = -ENOMEM;
+				break;
+			}
+			c->in = p;
+			c->in_cap = cap;
+		}
+		n = recv(c->w.fd, c->in + c->in_len, c->in_cap - 1 - c->in_len,
+			 MSG_DONTWAIT);
+		if (n > 0) {
+			c->in_len += n;
+			c->last_active = time(NULL);
+		} else if (!n) {
+			c->eof = true;
+		} else if (errno == EAGAIN) {
+			break;
+		} else if (errno != EINTR) {
+			e = -errno;
+		}
+	}
+	if (!e)
+		return true;
+	if (e != -ENOMEM)
+		pr_debug("control client uid %u: %s\n", c->uid, strerror(-e));
+	client_close(c);
+	return false;
+}
+
 static void client_update(struct rfsd_client *c)
 {
 	uint32_t ev = 0;
 
-	if (!c->closing && !c->conn.eof && !c->waiting &&
-	    c->conn.in_len < RFSD_IN_MAX && conn_pending(&c->conn) < RFSD_OUT_HIGH)
+	if (!c->closing && !c->eof && !c->waiting &&
+	    c->in_len < RFSD_IN_MAX && client_pending(c) < RFSD_OUT_HIGH)
 		ev |= EPOLLIN;
-	if (conn_pending(&c->conn))
+	if (client_pending(c))
 		ev |= EPOLLOUT;
 	if (ev != c->w.events && rfsd_watch_mod(c->srv->loop, &c->w, ev))
 		pr_warn("can't watch control client uid %u: %s\n", c->uid,
@@ -684,21 +586,6 @@ static void parser_main(struct rfsd_child *c)
 	rfsd_request_serve(c->fd, s->dispatch.cmds);
 }
 
-static void parser_stop(struct rfsd_server *s)
-{
-	rfsd_child_stop(&s->ps);
-	s->dispatch.ctx->parser_pid = 0;
-}
-
-static int parser_start(struct rfsd_server *s)
-{
-	int e = rfsd_child_start(&s->ps);
-
-	if (!e)
-		s->dispatch.ctx->parser_pid = s->ps.pid;
-	return e;
-}
-
 /* Hand line to the parser, wait for its answer: its size, or -errno. */
 static ssize_t parser_ask(struct rfsd_server *s, bool reader,
 			  const char *line, size_t len)
@@ -718,7 +605,7 @@ static ssize_t parser_ask(struct rfsd_server *s, bool reader,
 	while (n < 0 && errno == EINTR);
 	if (n <= 0)
 		return n ? -errno : -ETIMEDOUT;
-	n = recv(s->ps.fd, s->p, sizeof(*s->p), MSG_DONTWAIT);
+	n = recv(s->ps.fd, &s->p, sizeof(s->p), MSG_DONTWAIT);
 	return n > 0 ? n : n ? -errno : -EPIPE;
 }
 
@@ -731,43 +618,42 @@ static enum rfsd_cmd_rc serve_line(struct rfsd_client *c, const char *line,
 	if (n < 0) {
 		pr_warn("request parser (pid %d) failed: %s; restarting it\n",
 			s->ps.pid, strerror((int)-n));
-		parser_stop(s);
-		parser_start(s);
+		rfsd_child_stop(&s->ps);
+		rfsd_child_start(&s->ps);
 		*reply = rfsd_reply_err(EIO, "can't parse the request: the parser process failed (%s); try again",
 					strerror((int)-n));
 		return RFSD_CMD_REPLY;
 	}
 	return rfsd_request_exec(s->dispatch.cmds, s->dispatch.ctx, c,
-				 c->reader ? s->grp.deny : NULL, s->p, n,
+				 c->reader ? s->grp.deny : NULL, &s->p, n,
 				 reply);
 }
 
 /* Serve the complete lines in the buffer; false: c is gone. */
 static bool client_process(struct rfsd_client *c)
 {
-	struct rfsd_conn *in = &c->conn;
 	struct json_object *reply;
 	enum rfsd_cmd_rc rc;
 
 	/* answered when it speaks: refused at once, a client's write
 	 * could fail before it gets to read why */
-	if (c->denied && !c->closing && (in->in_len || in->eof)) {
+	if (c->denied && !c->closing && (c->in_len || c->eof)) {
 		queue_reply(c, denied_reply(c));
 		c->closing = true;
-		in->in_len = 0;
+		c->in_len = 0;
 	}
-	while (!c->closing && !c->waiting && conn_pending(&c->conn) < RFSD_OUT_HIGH) {
-		char *nl = in->in_len ? memchr(in->in, '\n', in->in_len) : NULL;
+	while (!c->closing && !c->waiting && client_pending(c) < RFSD_OUT_HIGH) {
+		char *nl = c->in_len ? memchr(c->in, '\n', c->in_len) : NULL;
 		size_t len, used;
 
 		if (nl) {
-			len = nl - in->in;
+			len = nl - c->in;
 			used = len + 1;
-		} else if (in->in_len > RFS_CTL_REQUEST_MAX) {
+		} else if (c->in_len > RFS_CTL_REQUEST_MAX) {
 			len = used = RFS_CTL_REQUEST_MAX + 1;
-		} else if (in->eof && in->in_len) {
+		} else if (c->eof && c->in_len) {
 			/* a last request without its '\n': serve it anyway */
-			len = used = in->in_len;
+			len = used = c->in_len;
 		} else {
 			break;
 		}
@@ -776,22 +662,22 @@ static bool client_process(struct rfsd_client *c)
 					"request too long (max %d bytes)",
 					RFS_CTL_REQUEST_MAX));
 			c->closing = true;
-			in->in_len = 0;
+			c->in_len = 0;
 			break;
 		}
-		in->in[len] = '\0';
+		c->in[len] = '\0';
 		c->served = true;
-		pr_debug("request from uid %u: %.200s\n", c->uid, in->in);
+		pr_debug("request from uid %u: %.200s\n", c->uid, c->in);
 		reply = NULL;
-		rc = serve_line(c, in->in, len, &reply);
+		rc = serve_line(c, c->in, len, &reply);
 		if (rc == RFSD_CMD_WAIT) {
 			if (nl)
 				*nl = '\n';
 			c->waiting = true;
 			break;
 		}
-		memmove(in->in, in->in + used, in->in_len - used);
-		in->in_len -= used;
+		memmove(c->in, c->in + used, c->in_len - used);
+		c->in_len -= used;
 		c->line_ms = 0;
 		if (rc == RFSD_CMD_STARTED) {
 			c->waiting = c->owns_job = true;
@@ -799,35 +685,17 @@ static bool client_process(struct rfsd_client *c)
 		}
 		queue_reply(c, reply);
 	}
-	if (in->eof && !in->in_len && !c->waiting)
+	if (c->eof && !c->in_len && !c->waiting)
 		c->closing = true;
 	/* part of a line is left: its clock runs from its first byte, and
 	 * bytes that trickle in later do not reset it */
-	if (!in->in_len)
+	if (!c->in_len)
 		c->line_ms = 0;
 	else if (!c->waiting && !c->line_ms)
 		c->line_ms = rfs_mono_ms();
 	if (!client_flush(c))
 		return false;
 	client_update(c);
-	return true;
-}
-
-/* false: c is gone */
-static bool client_read(struct rfsd_client *c)
-{
-	bool got;
-	int e = conn_read(&c->conn, RFSD_IN_MAX, &got);
-
-	if (got)
-		c->last_active = time(NULL);
-	if (e) {
-		if (e != -ENOMEM)
-			pr_debug("control client uid %u: %s\n", c->uid,
-				 strerror(-e));
-		client_close(c);
-		return false;
-	}
 	return true;
 }
 
@@ -857,7 +725,7 @@ static void server_accept(struct rfsd_watch *w, uint32_t ev)
 		socklen_t crlen = sizeof(cr);
 		struct rfsd_client *c;
 		enum rfsd_role role;
-		bool denied;
+		bool denied, per_uid;
 		int fd;
 
 		fd = accept4(s->lw.fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
@@ -877,42 +745,31 @@ static void server_accept(struct rfsd_watch *w, uint32_t ev)
 		getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &crlen);
 		role = rfsd_peer_role(fd, &cr, &s->grp);
 		denied = role == RFSD_ROLE_NONE;
-		if (!denied && !uid_room(s, cr.uid)) {
+		if (!make_room(s, cr.uid, denied, &per_uid)) {
 			if (warn_ok(s))
-				pr_warn("refusing control connection from uid %u (pid %d): %u from that uid already\n",
-					cr.uid, cr.pid, RFSD_MAX_PER_UID);
-			send_last(fd, rfsd_reply_err(EAGAIN,
-						"too many connections from uid %u (max %u); try again",
-						cr.uid, RFSD_MAX_PER_UID));
+				pr_warn("refusing control connection from uid %u (pid %d): %u %s already\n",
+					cr.uid, cr.pid,
+					per_uid ? RFSD_MAX_PER_UID : RFSD_MAX_CLIENTS,
+					per_uid ? "from that uid" : "clients");
+			send_last(fd, per_uid ?
+				  rfsd_reply_err(EAGAIN, "too many connections from uid %u (max %u); try again",
+						 cr.uid, RFSD_MAX_PER_UID) :
+				  rfsd_reply_err(EAGAIN, "too many clients (max %u); try again",
+						 RFSD_MAX_CLIENTS));
 			close_fd(fd);
 			continue;
 		}
-		if (!make_room(s, cr.uid, denied)) {
-			if (warn_ok(s))
-				pr_warn("refusing control connection from uid %u (pid %d): %u clients already\n",
-					cr.uid, cr.pid, RFSD_MAX_CLIENTS);
-			send_last(fd, rfsd_reply_err(EAGAIN,
-						"too many clients (max %u); try again",
-						RFSD_MAX_CLIENTS));
-			close_fd(fd);
-			continue;
-		}
-		c = calloc(1, sizeof(*c));
-		if (!c) {
-			close(fd);
-			continue;
-		}
-		c->w.fd = c->conn.fd = fd;
-		c->w.fn = client_event;
-		c->srv = s;
-		c->uid = cr.uid;
-		c->pid = cr.pid;
-		c->denied = denied;
-		c->reader = role == RFSD_ROLE_READ;
-		c->last_active = time(NULL);
-		c->since_ms = rfs_mono_ms();
-		if (rfsd_watch_add(s->loop, &c->w, EPOLLIN)) {
-			pr_warn("can't watch control client: %s\n", strerror(errno));
+		c = malloc(sizeof(*c));
+		if (c)
+			*c = (struct rfsd_client){
+				.w = { .fd = fd, .fn = client_event }, .srv = s,
+				.uid = cr.uid, .pid = cr.pid, .denied = denied,
+				.reader = role == RFSD_ROLE_READ,
+				.last_active = time(NULL), .since_ms = rfs_mono_ms(),
+			};
+		if (!c || rfsd_watch_add(s->loop, &c->w, EPOLLIN)) {
+			pr_warn("can't watch control client: %s\n",
+				strerror(c ? errno : ENOMEM));
 			close(fd);
 			free(c);
 			continue;
@@ -930,6 +787,66 @@ static void server_accept(struct rfsd_watch *w, uint32_t ev)
 		pr_debug("control client uid %u pid %d connected\n", cr.uid,
 			 cr.pid);
 	}
+}
+
+void rfsd_server_set_groups(struct rfsd_server *s, const char *read,
+			    const char *admin)
+{
+	rfsd_groups_set(&s->grp, read, admin ?: RFSD_ADMIN_GROUP);
+}
+
+int rfsd_server_bind(struct rfsd_server **out, struct rfsd_loop *loop,
+		     const struct rfsd_dispatch *dispatch, const char *path,
+		     const char *read_group, const char *admin_group,
+		     char *err, size_t len)
+{
+	struct rfsd_server *s;
+	int e;
+
+	*out = NULL;
+	s = calloc(1, sizeof(*s));
+	if (!s) {
+		snprintf(err, len, "can't bind control socket '%s': %s", path,
+			 strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	s->loop = loop;
+	s->ps = (struct rfsd_child){ .name = RFSD_PARSER_NAME,
+				     .what = "request parser",
+				     .main = parser_main, .arg = s, .keep = -1,
+				     .fd = -1 };
+	s->dispatch = *dispatch;
+	rfsd_server_set_groups(s, read_group ?: RFS_CTL_GROUP, admin_group);
+	s->lw.fd = sock_bind(s, path, s->grp.have_read ? &s->grp.read : NULL,
+			    s->grp.read_name, err, len);
+	if (s->lw.fd < 0) {
+		e = s->lw.fd;
+		free(s);
+		return e;
+	}
+	*out = s;
+	return 0;
+}
+
+int rfsd_server_listen(struct rfsd_server *s, char *err, size_t len)
+{
+	int e;
+
+	/* the context is filled in between bind and listen */
+	s->dispatch.ctx->parser = &s->ps;
+	e = rfsd_child_start(&s->ps);
+	if (e) {
+		snprintf(err, len, "can't start the request parser: %s",
+			 strerror(-e));
+		return e;
+	}
+	s->lw.fn = server_accept;
+	e = listen(s->lw.fd, RFSD_MAX_CLIENTS) ? -errno :
+	    rfsd_watch_add(s->loop, &s->lw, EPOLLIN);
+	if (e)
+		snprintf(err, len, "can't listen on control socket '%s': %s",
+			 s->path, strerror(-e));
+	return e;
 }
 
 void rfsd_server_reply(struct rfsd_server *s, struct rfsd_client *c,
@@ -964,33 +881,29 @@ void rfsd_server_tick(struct rfsd_server *s, time_t now)
 	if (s->lw.fn && !s->lw.events)
 		rfsd_watch_mod(s->loop, &s->lw, EPOLLIN);
 	/* not before it listens: its start starts the first */
-	if (s->lw.fn && rfsd_child_tick(&s->ps))
-		s->dispatch.ctx->parser_pid = s->ps.pid;
+	if (s->lw.fn)
+		rfsd_child_tick(&s->ps);
 	for (c = s->clients; c; c = next) {
+		long long ms = rfs_mono_ms();
+
 		next = c->next;
 		if (c->waiting)
 			continue;
 		if (c->line_ms && !c->closing &&
-		    rfs_mono_ms() - c->line_ms >= RFSD_LINE_SECS * 1000LL) {
+		    ms - c->line_ms >= RFSD_LINE_SECS * 1000LL) {
 			pr_debug("control client uid %u did not finish its request line in %d s; dropped\n",
 				 c->uid, RFSD_LINE_SECS);
-			send_last(c->conn.fd, rfsd_reply_err(ETIMEDOUT,
+			send_last(c->w.fd, rfsd_reply_err(ETIMEDOUT,
 					    "request line not finished within %d s",
 					    RFSD_LINE_SECS));
-			client_close(c);
-			continue;
-		}
-		if (!c->served) {
-			/* a refused peer too: it had its chance to ask */
-			if (rfs_mono_ms() - c->since_ms < RFSD_HELLO_SECS * 1000LL)
-				continue;
-			pr_debug("control client uid %u sent no request in %d s; dropped\n",
-				 c->uid, RFSD_HELLO_SECS);
+		} else if (c->served ? now - c->last_active >= RFSD_IDLE_SECS :
+			   /* a refused peer too: it had its chance to ask */
+			   ms - c->since_ms >= RFSD_HELLO_SECS * 1000LL) {
+			pr_debug("control client uid %u %s %d s; dropped\n", c->uid,
+				 c->served ? "idle for" : "sent no request in",
+				 c->served ? RFSD_IDLE_SECS : RFSD_HELLO_SECS);
 		} else {
-			if (now - c->last_active < RFSD_IDLE_SECS)
-				continue;
-			pr_debug("control client uid %u idle for %d s; dropped\n",
-				 c->uid, RFSD_IDLE_SECS);
+			continue;
 		}
 		client_close(c);
 	}
@@ -1010,11 +923,10 @@ void rfsd_server_close(struct rfsd_server *s)
 		close(s->lw.fd);
 	}
 	/* a newer rfsd may have taken the path over: leave its socket */
-	if (s->file.bound && !stat(s->file.path, &st) &&
-	    st.st_dev == s->file.dev && st.st_ino == s->file.ino)
-		unlink(s->file.path);
-	parser_stop(s);
-	free(s->p);
+	if (!stat(s->path, &st) && st.st_dev == s->dev && st.st_ino == s->ino)
+		unlink(s->path);
+	rfsd_child_stop(&s->ps);
+	s->dispatch.ctx->parser = NULL;
 	free(s);
 }
 

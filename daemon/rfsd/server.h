@@ -5,8 +5,8 @@
  *
  * The control socket (server.c; its limits are docs/protocol.md's): one
  * JSON request a line, read without blocking by rfsd, parsed by the
- * parser process (parser.c) into a struct rfsd_preq that request.c runs
- * through the command table.  Idle peers must never lock the
+ * parser process into a struct rfsd_preq that rfsd runs through the
+ * command table (request.c).  Idle peers must never lock the
  * administrator out: a silent or idle peer makes room for a newcomer,
  * root has RFSD_ROOT_SPARE slots beyond a table of busy peers, and refused
  * peers hold no slot.
@@ -106,7 +106,7 @@ void rfsd_server_set_groups(struct rfsd_server *s, const char *read,
 uid_t rfsd_client_uid(const struct rfsd_client *c);
 pid_t rfsd_client_pid(const struct rfsd_client *c);
 
-/* ---- roles (peercred.c) ---- */
+/* ---- least privilege (caps.c): the peers' roles, the capabilities ---- */
 
 enum rfsd_role {
 	RFSD_ROLE_NONE,
@@ -134,6 +134,19 @@ enum rfsd_role rfsd_role_of(uid_t uid, gid_t gid, const gid_t *g, size_t n,
 enum rfsd_role rfsd_peer_role(int fd, const struct ucred *cr,
 			      const struct rfsd_groups *grp);
 
+/* Drop every capability but those rfsd keeps (CAP_SYS_NICE only if
+ * keep_nice) from every set, the bounding one when CAP_SETPCAP allows;
+ * kept: their names, dropped: how many left the effective set. */
+int rfsd_caps_drop(bool keep_nice, char *kept, size_t len, int *dropped);
+/* In a child: no capability at all, none in the bounding set either when
+ * CAP_SETPCAP allows, no way to gain one, and uid:gid when CAP_SETUID
+ * allows.  0 or -errno. */
+int rfsd_caps_drop_all(uid_t uid, gid_t gid);
+/* Then: a system call filter that allows only what parsing (and with
+ * http, serving HTTP) needs and kills the process on anything else.  0,
+ * -EOPNOTSUPP on an architecture it has no list for, or -errno. */
+int rfsd_child_seccomp(bool http);
+
 /* ---- /metrics over HTTP (metrics.c) ---- */
 
 #define RFSD_METRICS_MAX_CONNS	16	/* at once; more wait in the backlog */
@@ -157,24 +170,5 @@ void rfsd_metrics_close(struct rfsd_metrics *m);
 void rfsd_metrics_tick(struct rfsd_metrics *m);
 /* What it listens on, as metrics_listen names it. */
 const char *rfsd_metrics_addr(const struct rfsd_metrics *m);
-
-/* ---- capabilities (caps.c) ---- */
-
-/*
- * Drop every capability but those caps.c lists (CAP_SYS_NICE only if
- * keep_nice) from the bounding set (when it may: that takes CAP_SETPCAP),
- * the ambient and inheritable sets, and the permitted and effective ones.
- * The names of those it kept go in kept ("cap_bpf,..."), how many it
- * dropped from the effective set in dropped.  0 or -errno.
- */
-int rfsd_caps_drop(bool keep_nice, char *kept, size_t len, int *dropped);
-/* In a child: no capability at all, none in the bounding set either when
- * CAP_SETPCAP allows, no way to gain one, and uid:gid when CAP_SETUID
- * allows.  0 or -errno. */
-int rfsd_caps_drop_all(uid_t uid, gid_t gid);
-/* Then: a system call filter that allows only what parsing (and with
- * http, serving HTTP) needs and kills the process on anything else.  0,
- * -EOPNOTSUPP on an architecture it has no list for, or -errno. */
-int rfsd_child_seccomp(bool http);
 
 #endif /* RFSD_SERVER_H */

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * A command table for the request fuzzers: rfsd's commands and arguments,
- * with handlers that touch no datapath but check what they are handed;
- * and the check every reply must pass.
+ * A command table for the request fuzzers: rfsd's commands and arguments
+ * from the one list both take (RFSD_CMDS() in commands.h), with handlers
+ * that touch no datapath but check what they are handed; and the check
+ * every reply must pass.
  */
 #ifndef RFS_FUZZ_CMDS_H
 #define RFS_FUZZ_CMDS_H
@@ -48,26 +49,16 @@ static struct json_object *run_none(struct rfsd_cmd_ctx *x,
 #define FUZZ_FLOWS_START start_any
 #endif
 
-/* rfsd_cmds[] (commands.c), with these handlers */
-#define A(a)	RFSD_ARG(a)
+/* rfsd's commands and arguments (commands.h), with these handlers */
+#define RUN(n)		run_any, NULL
+#define START(n)	NULL, FUZZ_FLOWS_START
 static const struct rfsd_cmd cmds[] = {
-	{ "version", 0, 0, run_any, NULL, false },
-	{ "status", 0, 0, run_any, NULL, false },
-	{ "attach", A(IFACE) | A(CPUS) | A(FLOW_CNT) | A(MODE) |
-		    A(ALLOW_UNORDERED), A(IFACE), run_any, NULL, true },
-	{ "detach", A(IFACE), A(IFACE), run_any, NULL, true },
-	{ "stats", A(IFACE), 0, run_any, NULL, false },
-	{ "flows", A(IFACE) | A(LIMIT) | A(INTERVAL_MS), 0, NULL,
-		   FUZZ_FLOWS_START, false },
-	{ "set", A(KEY) | A(VALUE) | A(IFACE) | A(CPUS), A(KEY), run_any, NULL,
-		 true },
-	{ "explain", A(IFACE) | A(SRC) | A(DST) | A(SPORT) | A(DPORT) |
-		     A(PROTO) | A(RX_CPU), A(IFACE) | A(SRC) | A(DST), run_any,
-		     NULL, false },
+	RFSD_CMDS(RFSD_CMD_ROW)
 	{ "none", 0, 0, run_none, NULL, false },
 	{ NULL },
 };
-#undef A
+#undef RUN
+#undef START
 
 static inline void check_reply(struct json_object *r, const char *line)
 {

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * daemon/rfsd/parser.c and request.c: both halves of a request, parse and
- * run, on any line, with the table of fuzz_cmds.h.  Every line gets
- * exactly one well-formed reply, and nothing leaks.
+ * daemon/rfsd/request.c: both halves of a request, parse and run, on any
+ * line, with the table of fuzz_cmds.h.  Every line gets exactly one
+ * well-formed reply, and nothing leaks.
  */
 #include "fuzz_cmds.h"
 

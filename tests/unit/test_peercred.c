@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Tests of daemon/rfsd/peercred.c's rfsd_role_of(): who may change, who
- * may only read, who may do neither, from a peer's uid, primary group and
- * supplementary groups (SO_PEERGROUPS).  peercred.c is compiled into this
+ * Tests of daemon/rfsd/caps.c's rfsd_role_of(): who may change, who may
+ * only read, who may do neither, from a peer's uid, primary group and
+ * supplementary groups (SO_PEERGROUPS).  caps.c is compiled into this
  * test (it is rfsd's, not the library's).
  */
 #include <stdarg.h>
@@ -11,7 +11,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "../../daemon/rfsd/peercred.c"
+#include "../../daemon/rfsd/caps.c"
 
 #define RFS_TEST_ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define RFS_TEST_READ	1000	/* gid of the socket group (rfs) */

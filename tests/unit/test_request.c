@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Tests of both halves of a control request, parser.c and request.c,
+ * Tests of both halves of a control request, request.c,
  * with a command table of their own (no datapath):
  *  - a key given twice is refused, naming the key however it is spelt
  *    (json-c alone would keep the last: {"cmd":"status","cmd":"detach"}
@@ -12,8 +12,8 @@
  *    taken from the table (make check SANITIZE=1 would show a read of
  *    the freed request).
  *
- * Both files are compiled into this test (they are rfsd's, not the
- * library's); the Makefile rebuilds it when they change.
+ * request.c is compiled into this test (it is rfsd's, not the
+ * library's); the Makefile rebuilds it when it changes.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -24,7 +24,6 @@
 #include <cmocka.h>
 
 #include "../../daemon/rfsd/request.c"
-#include "../../daemon/rfsd/parser.c"
 
 #define RFS_TEST_ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 

@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -196,49 +197,46 @@ static char *config_reader(char *str, int num, void *stream)
 	return str;
 }
 
-/* The forms of cpumap_kthread_sched with a number: "<name>:N", N in
- * lo..hi.  Parsing, naming and the error messages all read this table. */
-static const struct ksched_form {
-	const char *name;
-	enum rfsd_ksched_kind kind;
-	int lo, hi;
-} ksched_forms[] = {
-	{ "nice", RFSD_KSCHED_NICE, -20, 19 },
-	{ "batch", RFSD_KSCHED_BATCH, -20, 19 },
-	{ "fifo", RFSD_KSCHED_FIFO, 1, 99 },
-};
+#define KWAIT_HINT \
+	"cpumap_kthread_sched = fifo:1 (the default) lets it preempt them (rfsd(8))"
 
-#define N_FORMS	(sizeof(ksched_forms) / sizeof(ksched_forms[0]))
+const struct rfsd_ksched_kind_info rfsd_ksched_kinds[] = {
+	[RFSD_KSCHED_KERNEL] = { "kernel", 0, 0, SCHED_OTHER,
+				 "SCHED_OTHER nice", KWAIT_HINT },
+	[RFSD_KSCHED_NICE] = { "nice", -20, 19, SCHED_OTHER,
+			       "SCHED_OTHER nice", KWAIT_HINT },
+	[RFSD_KSCHED_FIFO] = { "fifo", 1, 99, SCHED_FIFO, "SCHED_FIFO",
+			       "it is SCHED_FIFO already: real-time tasks or interrupts hold that CPU" },
+	[RFSD_KSCHED_BATCH] = { "batch", -20, 19, SCHED_BATCH, "SCHED_BATCH nice",
+				"cpumap_kthread_sched = batch never preempts the task running there; fifo:1 (the default) does (rfsd(8))" },
+};
 
 void rfsd_ksched_name(const struct rfsd_ksched *k, char *buf, size_t len)
 {
-	size_t i;
-
-	for (i = 0; i < N_FORMS; i++)
-		if (ksched_forms[i].kind == k->kind) {
-			snprintf(buf, len, "%s:%d", ksched_forms[i].name, k->prio);
-			return;
-		}
-	snprintf(buf, len, "kernel");
+	if (k->kind == RFSD_KSCHED_KERNEL)
+		snprintf(buf, len, "kernel");
+	else
+		snprintf(buf, len, "%s:%d", rfsd_ksched_kinds[k->kind].name,
+			 k->prio);
 }
 
 static void set_ksched(struct rfsd_parse *p, const char *key, const char *v,
 		       struct rfsd_ksched *out)
 {
-	const struct ksched_form *f = ksched_forms;
+	const struct rfsd_ksched_kind_info *f;
 	const char *num = strchr(v, ':');
+	int e, prio, kind = RFSD_KSCHED_BATCH;
 	__u32 n = 0;
-	int e, prio;
 
 	if (!strcmp(v, "kernel") || !strcmp(v, "default")) {
 		*out = v[0] == 'k' ? (struct rfsd_ksched){ RFSD_KSCHED_KERNEL } :
 				     RFSD_KSCHED_DEFAULT;
 		return;
 	}
-	while (f < ksched_forms + N_FORMS &&
-	       (!num || strncmp(v, f->name, num - v) || f->name[num - v]))
-		f++;
-	if (f == ksched_forms + N_FORMS) {
+	for (f = &rfsd_ksched_kinds[kind]; kind > RFSD_KSCHED_KERNEL; f--, kind--)
+		if (num && !strncmp(v, f->name, num - v) && !f->name[num - v])
+			break;
+	if (kind == RFSD_KSCHED_KERNEL) {
 		parse_fail(p, EINVAL,
 			   "%s '%s' is not default (fifo:1), kernel, nice:N (-20..19), batch:N (-20..19) or fifo:N (1..99)",
 			   key, v);
@@ -256,7 +254,7 @@ static void set_ksched(struct rfsd_parse *p, const char *key, const char *v,
 		parse_fail(p, ERANGE, "%s '%s' is out of range (%s:%d..%d)", key,
 			   v, f->name, f->lo, f->hi);
 	else
-		*out = (struct rfsd_ksched){ f->kind, prio };
+		*out = (struct rfsd_ksched){ kind, prio };
 }
 
 static int set_cpus(struct rfsd_parse *p, const char *key, const char *v)
@@ -409,7 +407,25 @@ static int config_handler(void *user, const char *section, const char *name,
 	return 1;
 }
 
-int rfsd_config_load(const char *path, bool must_exist,
+static int check_noguard(const struct rfsd_config *cfg, const char *path,
+			 bool unsafe_noguard, char *err)
+{
+	char label[300];
+	size_t i;
+
+	err[0] = '\0';
+	for (i = 0; i < cfg->n_ifs && !unsafe_noguard; i++)
+		if (cfg->ifs[i].noguard) {
+			snprintf(err, RFSD_CONFIG_ERR_LEN,
+				 "can't honour 'noguard = yes' in %s of '%s': it turns off the in-order rule and lets flows be reordered, so rfsd refuses it unless started with --unsafe-noguard (benchmarks only)",
+				 rfsd_iface_cfg_label(&cfg->ifs[i], label,
+						      sizeof(label)), path);
+			return -EPERM;
+		}
+	return 0;
+}
+
+int rfsd_config_load(const char *path, bool must_exist, bool unsafe_noguard,
 		     struct rfsd_config *cfg, char *err)
 {
 	FILE *f = fopen(path, "re");
@@ -424,8 +440,11 @@ int rfsd_config_load(const char *path, bool must_exist,
 			 path, strerror(-ret));
 		return ret;
 	}
-	ret = rfsd_config_parse(f, path, cfg, err);
+	ret = rfsd_config_parse(f, path, cfg, err) ?:
+	      check_noguard(cfg, path, unsafe_noguard, err);
 	fclose(f);
+	if (ret)
+		rfsd_config_free(cfg);
 	return ret;
 }
 
@@ -462,24 +481,6 @@ int rfsd_config_parse(FILE *f, const char *path, struct rfsd_config *cfg,
 	if (p.err)
 		rfsd_config_free(cfg);
 	return p.err;
-}
-
-int rfsd_config_check_noguard(const struct rfsd_config *cfg, const char *path,
-			      bool unsafe_noguard, char *err)
-{
-	char label[300];
-	size_t i;
-
-	err[0] = '\0';
-	for (i = 0; i < cfg->n_ifs && !unsafe_noguard; i++)
-		if (cfg->ifs[i].noguard) {
-			snprintf(err, RFSD_CONFIG_ERR_LEN,
-				 "can't honour 'noguard = yes' in %s of '%s': it turns off the in-order rule and lets flows be reordered, so rfsd refuses it unless started with --unsafe-noguard (benchmarks only)",
-				 rfsd_iface_cfg_label(&cfg->ifs[i], label,
-						      sizeof(label)), path);
-			return -EPERM;
-		}
-	return 0;
 }
 
 /* The strings t's keys hold in base. */

@@ -56,6 +56,16 @@ struct rfsd_ksched {
 	int prio;
 };
 
+/* Each kind: as the config spells it ("fifo:N", N in lo..hi), the
+ * kernel's policy, as the log names it, and what would let a kthread
+ * kept waiting in sooner. */
+extern const struct rfsd_ksched_kind_info {
+	const char *name;
+	int lo, hi;
+	int policy;
+	const char *policy_name, *hint;
+} rfsd_ksched_kinds[];
+
 struct rfsd_config {
 	__u32 sock_flow_entries;
 	char *socket;
@@ -77,18 +87,15 @@ struct rfsd_config {
 };
 
 /* Parse path into cfg.  A missing file gives an empty config unless
- * must_exist.  0 or -errno with the reason in err ("can't parse config
- * '/etc/rfs/rfsd.conf:7': unknown key 'x' in [global]"); _parse reads f,
- * open (NULL: no file), and path only names it. */
-int rfsd_config_load(const char *path, bool must_exist,
+ * must_exist; a section asking for noguard is refused (-EPERM) unless
+ * unsafe_noguard.  0 or -errno with the reason in err ("can't parse config
+ * '/etc/rfs/rfsd.conf:7': unknown key 'x' in [global]"), cfg then empty;
+ * _parse reads f, open (NULL: no file), and path only names it. */
+int rfsd_config_load(const char *path, bool must_exist, bool unsafe_noguard,
 		     struct rfsd_config *cfg, char *err);
 int rfsd_config_parse(FILE *f, const char *path, struct rfsd_config *cfg,
 		      char *err);
 void rfsd_config_free(struct rfsd_config *cfg);
-/* 0, or -EPERM with the reason in err when a section asks for noguard
- * and rfsd was not started with --unsafe-noguard. */
-int rfsd_config_check_noguard(const struct rfsd_config *cfg, const char *path,
-			      bool unsafe_noguard, char *err);
 /* The value back as the config spells it: "kernel", "nice:-5", "fifo:1". */
 void rfsd_ksched_name(const struct rfsd_ksched *k, char *buf, size_t len);
 /* The section naming name exactly, or NULL. */

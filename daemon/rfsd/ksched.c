@@ -6,10 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
 #include <sys/resource.h>
-#include <sys/timerfd.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "commands.h"
@@ -29,28 +26,9 @@ void rfsd_ksched_set(struct rfsd_kscheds *k, const struct rfsd_ksched *want)
 	k->gen++;
 }
 
-#define RFSD_KWAIT_HINT \
-	"cpumap_kthread_sched = fifo:1 (the default) lets it preempt them (rfsd(8))"
-
-/* rfsd's kinds as the kernel's policies, as the log names them, and what
- * would let a kthread kept waiting in sooner */
-static const struct {
-	int policy;
-	const char *name, *hint;
-} ksched_pol[] = {
-	[RFSD_KSCHED_KERNEL] = { SCHED_OTHER, "SCHED_OTHER nice",
-				 RFSD_KWAIT_HINT },
-	[RFSD_KSCHED_NICE] = { SCHED_OTHER, "SCHED_OTHER nice",
-			       RFSD_KWAIT_HINT },
-	[RFSD_KSCHED_FIFO] = { SCHED_FIFO, "SCHED_FIFO",
-			       "it is SCHED_FIFO already: real-time tasks or interrupts hold that CPU" },
-	[RFSD_KSCHED_BATCH] = { SCHED_BATCH, "SCHED_BATCH nice",
-				"cpumap_kthread_sched = batch never preempts the task running there; fifo:1 (the default) does (rfsd(8))" },
-};
-
 static void policy_name(const struct rfsd_ksched *p, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s %d", ksched_pol[p->kind].name, p->prio);
+	snprintf(buf, len, "%s %d", rfsd_ksched_kinds[p->kind].policy_name, p->prio);
 }
 
 /* pid, if it is still CPU cpu's kthread (a PID may be reused): a pidfd
@@ -73,7 +51,7 @@ static int set_policy(__u32 pid, const struct rfsd_ksched *p)
 	struct sched_param sp = { .sched_priority = fifo ? p->prio : 0 };
 
 	if ((fifo && setpriority(PRIO_PROCESS, pid, 0)) ||
-	    sched_setscheduler(pid, ksched_pol[p->kind].policy, &sp) ||
+	    sched_setscheduler(pid, rfsd_ksched_kinds[p->kind].policy, &sp) ||
 	    (!fifo && setpriority(PRIO_PROCESS, pid, p->prio)))
 		return -errno;
 	return 0;
@@ -83,7 +61,7 @@ static int set_policy(__u32 pid, const struct rfsd_ksched *p)
  * enum, so that another build of rfsd reads it the same. */
 static __u64 note_pack(__u32 pid, const struct rfsd_ksched *p)
 {
-	return (__u64)pid << 32 | (__u64)ksched_pol[p->kind].policy << 16 |
+	return (__u64)pid << 32 | (__u64)rfsd_ksched_kinds[p->kind].policy << 16 |
 	       (__u16)p->prio;
 }
 
@@ -95,7 +73,7 @@ static bool note_unpack(__u64 note, __u32 *pid, struct rfsd_ksched *p)
 	p->prio = (__s16)(note & 0xffff);
 	p->kind = RFSD_KSCHED_KERNEL;
 	for (i = RFSD_KSCHED_BATCH; i > RFSD_KSCHED_KERNEL; i--)
-		if (ksched_pol[i].policy == policy)
+		if (rfsd_ksched_kinds[i].policy == policy)
 			p->kind = i;
 	return *pid && p->kind != RFSD_KSCHED_KERNEL;
 }
@@ -219,26 +197,20 @@ void rfsd_ksched_adopt(struct rfsd_kscheds *k)
 
 static void kwait_look(struct rfsd_kscheds *k, int cpu, __u32 pid)
 {
-	struct rfsd_kwait_cpu *c = &k->cpu[cpu].wait;
-	struct rfsd_kthread_wait now;
+	struct rfsd_ksched_cpu *c = &k->cpu[cpu];
+	struct rfsd_kthread_wait now = {};
 	__u64 per_run;
 
-	if (!pid || rfsd_ksched_wait(k, cpu, pid, &now)) {
-		c->have = false;
-		return;
-	}
-	if (rfsd_kwait_excess(c, pid, now.wait_ns, now.runs, &per_run) &&
+	if (pid && !rfsd_ksched_wait(k, cpu, pid, &now) &&
+	    rfsd_kwait_excess(&c->wait, &now, &per_run) &&
 	    (!c->warned || k->ticks - c->warned >= RFSD_KWAIT_QUIET)) {
 		pr_warn("cpu %d: its cpumap kthread (pid %u) waited %.1f ms per run for the CPU over the last %d s (%llu runs): frames steered to cpu %d wait as long for the other tasks there; %s\n",
 			cpu, pid, per_run / 1e6, RFSD_KWAIT_WINDOW,
-			(unsigned long long)(now.runs - c->runs), cpu,
-			ksched_pol[k->want.kind].hint);
+			(unsigned long long)(now.runs - c->wait.runs), cpu,
+			rfsd_ksched_kinds[k->want.kind].hint);
 		c->warned = k->ticks;
 	}
-	c->pid = pid;
-	c->have = true;
-	c->wait_ns = now.wait_ns;
-	c->runs = now.runs;
+	c->wait = now;
 }
 
 void rfsd_ksched_tick(struct rfsd_kscheds *k)
@@ -311,6 +283,7 @@ int rfsd_ksched_wait(const struct rfsd_kscheds *k, int cpu, __u32 pid,
 	int e, n, fd;
 	FILE *f;
 
+	*out = (struct rfsd_kthread_wait){ .at_ns = rfs_mono_ns() };
 	fd = kthread_open(k, pid, cpu, why, sizeof(why));
 	if (fd < 0)
 		return fd;
@@ -322,6 +295,7 @@ int rfsd_ksched_wait(const struct rfsd_kscheds *k, int cpu, __u32 pid,
 		fclose(f);
 	e = !rfs_pidfd_alive(fd) ? -ESRCH : n != 3 ? -EIO : 0;
 	close(fd);
+	out->pid = e ? 0 : pid;
 	return e;
 }
 
@@ -385,10 +359,11 @@ struct json_object *rfsd_ksched_json(const struct rfsd_kscheds *k)
 
 static void kflood_log(struct rfsd_kflood_cpu *c, int cpu, __u32 pid,
 		       enum rfsd_kflood_state state,
-		       const struct rfsd_kflood_window *w, __u64 now)
+		       const struct rfsd_kthread_wait *w)
 {
-	unsigned long long pct = w->ran_ns * 100 / w->wall_ns;
-	unsigned long long run_us = w->ran_ns / (w->runs ? w->runs : 1) / 1000;
+	unsigned long long pct = w->on_cpu_ns * 100 / w->at_ns;
+	unsigned long long run_us = w->on_cpu_ns / (w->runs ?: 1) / 1000;
+	__u64 now = rfs_mono_ns();
 	char hold[48] = "";
 
 	if (state == RFSD_KFLOOD_NO) {
@@ -412,14 +387,12 @@ static void kflood_log(struct rfsd_kflood_cpu *c, int cpu, __u32 pid,
 	c->said = true;
 }
 
-static void kflood_look(struct rfsd_kscheds *k, int cpu, __u64 dequeued,
-			__u64 now)
+static void kflood_look(struct rfsd_kscheds *k, int cpu, __u64 dequeued)
 {
 	struct rfsd_kflood_cpu *c = &k->cpu[cpu].fl;
 	enum rfsd_kflood_state was = k->cpu[cpu].flood, next;
+	struct rfsd_kthread_wait now = {}, win;
 	__u32 pid = fifo_pid(k, cpu);
-	struct rfsd_kflood_window win;
-	struct rfsd_kthread_wait w;
 	bool busy = c->dq_seen &&
 		    dequeued - c->dequeued >= RFSD_KFLOOD_MIN_FRAMES;
 	int e;
@@ -428,23 +401,10 @@ static void kflood_look(struct rfsd_kscheds *k, int cpu, __u64 dequeued,
 	c->dq_seen = true;
 	/* too few frames to flood anything: no schedstat read; a busy
 	 * look after it only takes the run time to measure from */
-	if (!pid || (was == RFSD_KFLOOD_NO && !busy)) {
-		c->have = false;
-		return;
-	}
-	if (rfsd_ksched_wait(k, cpu, pid, &w)) {
-		c->have = false;
-		return;
-	}
-	if (c->have && c->pid == pid && w.on_cpu_ns >= c->on_cpu_ns &&
-	    w.runs >= c->runs && now > c->at_ns) {
-		win = (struct rfsd_kflood_window){
-			.wall_ns = now - c->at_ns,
-			.ran_ns = w.on_cpu_ns - c->on_cpu_ns,
-			.runs = w.runs - c->runs,
-		};
-		next = rfsd_kflood_next(was, c->looks, &win);
-		c->looks++;
+	if (pid && (was != RFSD_KFLOOD_NO || busy))
+		rfsd_ksched_wait(k, cpu, pid, &now);
+	if (rfsd_kthread_since(&c->last, &now, &win)) {
+		next = rfsd_kflood_next(was, c->looks++, &win);
 		/* a flooded state only ever goes back to NO (ksched.h) */
 		if (next != was) {
 			e = set_flood(k, cpu, next);
@@ -454,15 +414,11 @@ static void kflood_look(struct rfsd_kscheds *k, int cpu, __u64 dequeued,
 					"SCHED_OTHER" : "its policy",
 					strerror(-e));
 			else
-				kflood_log(c, cpu, pid, next, &win, now);
+				kflood_log(c, cpu, pid, next, &win);
 			c->looks = 0;
 		}
 	}
-	c->pid = pid;
-	c->have = true;
-	c->on_cpu_ns = w.on_cpu_ns;
-	c->runs = w.runs;
-	c->at_ns = now;
+	c->last = now;
 }
 
 static void on_kflood_timer(struct rfsd_watch *w, uint32_t ev)
@@ -471,41 +427,24 @@ static void on_kflood_timer(struct rfsd_watch *w, uint32_t ev)
 						   flood_tmr);
 	int n = k->dp->env.nr_cpus, cpu;
 	struct rfs_cpu_queue *q;
-	uint64_t ticks;
-	__u64 now;
 
-	if (read(w->fd, &ticks, sizeof(ticks)) < 0 && errno != EAGAIN)
-		pr_debug("can't read the flood timerfd: %s\n", strerror(errno));
+	rfsd_timer_ack(w);
 	q = rfs_dp_queues(k->dp);
 	if (!q)
 		return;
-	now = rfs_mono_ns();
 	for (cpu = 0; cpu < n; cpu++)
-		kflood_look(k, cpu, q[cpu].dequeued, now);
+		kflood_look(k, cpu, q[cpu].dequeued);
 	free(q);
 }
 
 int rfsd_kflood_start(struct rfsd_kscheds *k, struct rfsd_loop *loop)
 {
-	struct itimerspec its = {
-		.it_interval.tv_nsec = RFSD_KFLOOD_TICK_MS * 1000000L,
-		.it_value.tv_nsec = RFSD_KFLOOD_TICK_MS * 1000000L,
-	};
-	struct rfsd_watch *w = &k->flood_tmr;
 	int e;
 
-	w->fn = on_kflood_timer;
-	w->fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-	if (w->fd < 0)
-		return -errno;
-	if (timerfd_settime(w->fd, 0, &its, NULL) ||
-	    rfsd_watch_add(loop, w, EPOLLIN)) {
-		e = -errno;
-		close(w->fd);
-		return e;
-	}
-	k->loop = loop;
-	return 0;
+	k->flood_tmr.fn = on_kflood_timer;
+	e = rfsd_timer_add(loop, &k->flood_tmr, RFSD_KFLOOD_TICK_MS);
+	k->loop = e ? NULL : loop;
+	return e;
 }
 
 void rfsd_kflood_stop(struct rfsd_kscheds *k)

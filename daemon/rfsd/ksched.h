@@ -1,13 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The datapath's cpumap kthreads and their scheduling (ksched.c); why
- * each policy, and the flood step-down: docs/design.md, "The kthread
- * policy, and why".  A kthread is known by what only the kernel can make
- * (rfs_kthread_open()): PF_KTHREAD and the PID the datapath records at
- * its batches; until its first batch, its whole name among kthreadd's
- * children, so that it gets the policy before any frame.  Every change
- * goes through a pidfd, and is noted with the pins (ksched_note) so that
- * a restarted rfsd knows which kthreads an earlier one changed.
+ * The cpumap kthreads' scheduling, the wait warning and the flood
+ * step-down (docs/design.md, "The kthread policy, and why").  A kthread is
+ * known by what only the kernel can make (rfs_kthread_open()); every
+ * change goes through a pidfd and is noted with the pins (ksched_note), so
+ * that a restarted rfsd knows which kthreads an earlier one changed.
  */
 #ifndef RFSD_KSCHED_H
 #define RFSD_KSCHED_H
@@ -46,19 +43,16 @@ enum rfsd_kflood_state {
 	RFSD_KFLOOD_RUNS,	/* by the runs' length */
 };
 
-/* The last look at one kthread's schedstat, of each kind. */
-struct rfsd_kwait_cpu {
-	__u32 pid;		/* the kthread the figures are of */
-	bool have;		/* wait_ns and runs were read */
-	__u64 wait_ns, runs;
-	unsigned long warned;	/* tick of the last warning; 0: none */
+/* One look at a kthread's /proc/PID/schedstat (rfsd_ksched_wait()), or
+ * what changed between two (rfsd_kthread_since()). */
+struct rfsd_kthread_wait {
+	__u32 pid;		/* 0: none taken */
+	__u64 at_ns;		/* CLOCK_MONOTONIC; of a change, its length */
+	__u64 on_cpu_ns, wait_ns, runs;
 };
 
 struct rfsd_kflood_cpu {
-	__u32 pid;
-	bool have;		/* on_cpu_ns, runs and at_ns were read */
-	__u64 on_cpu_ns, runs;
-	__u64 at_ns;		/* CLOCK_MONOTONIC */
+	struct rfsd_kthread_wait last;
 	unsigned int looks;	/* since it stepped down */
 	__u64 dequeued;		/* its CPU's frames dequeued */
 	bool dq_seen;
@@ -78,7 +72,8 @@ struct rfsd_ksched_cpu {
 	struct rfsd_ksched policy;	/* what it set (SCHED_OTHER nice 0
 					   while flooded) */
 	char err[160];		/* why it failed; "" if it did not */
-	struct rfsd_kwait_cpu wait;
+	struct rfsd_kthread_wait wait;	/* the last look for the warning */
+	unsigned long warned;	/* tick of the last warning; 0: none */
 	struct rfsd_kflood_cpu fl;
 };
 
@@ -110,14 +105,8 @@ void rfsd_ksched_new_kthreads(struct rfsd_kscheds *k);
 int rfsd_kflood_start(struct rfsd_kscheds *k, struct rfsd_loop *loop);
 void rfsd_kflood_stop(struct rfsd_kscheds *k);
 
-/* CPU cpu's kthread pid's run time, wait for its CPU and runs since it
- * was made (/proc/PID/schedstat).  0, or -errno (-ESRCH: not that
- * kthread, -EIO: a kernel without CONFIG_SCHED_INFO). */
-struct rfsd_kthread_wait {
-	__u64 on_cpu_ns;
-	__u64 wait_ns;
-	__u64 runs;
-};
+/* A look at CPU cpu's kthread pid (stats.c too).  0, or -errno (-ESRCH:
+ * not that kthread, -EIO: a kernel without CONFIG_SCHED_INFO). */
 int rfsd_ksched_wait(const struct rfsd_kscheds *k, int cpu, __u32 pid,
 		     struct rfsd_kthread_wait *out);
 /* status: {"sched": "fifo:1", "kthreads": [{"cpu", "pid", "policy"
@@ -125,56 +114,64 @@ int rfsd_ksched_wait(const struct rfsd_kscheds *k, int cpu, __u32 pid,
  * flood), "error" (only if it could not)}]} */
 struct json_object *rfsd_ksched_json(const struct rfsd_kscheds *k);
 
-/* Pure (tests/unit/test_kwait.c): is pid, now at wait_ns and runs, over
- * the wait warning's bound since the last look c?  Not if c was of
- * another kthread or its counters went back (a reused PID).  *per_run:
- * the average wait. */
-static inline bool rfsd_kwait_excess(const struct rfsd_kwait_cpu *c,
-				     __u32 pid, __u64 wait_ns, __u64 runs,
+/* Pure: now - last into *d, unless they are of two kthreads or the
+ * counters went back (a reused PID). */
+static inline bool rfsd_kthread_since(const struct rfsd_kthread_wait *last,
+				      const struct rfsd_kthread_wait *now,
+				      struct rfsd_kthread_wait *d)
+{
+	if (!last->pid || last->pid != now->pid || now->at_ns < last->at_ns ||
+	    now->on_cpu_ns < last->on_cpu_ns || now->wait_ns < last->wait_ns ||
+	    now->runs < last->runs)
+		return false;
+	*d = (struct rfsd_kthread_wait){
+		.pid = now->pid,
+		.at_ns = now->at_ns - last->at_ns,
+		.on_cpu_ns = now->on_cpu_ns - last->on_cpu_ns,
+		.wait_ns = now->wait_ns - last->wait_ns,
+		.runs = now->runs - last->runs,
+	};
+	return true;
+}
+
+/* Pure (tests/unit/test_kwait.c): over the wait warning's bound since
+ * last?  *per_run: the average wait. */
+static inline bool rfsd_kwait_excess(const struct rfsd_kthread_wait *last,
+				     const struct rfsd_kthread_wait *now,
 				     __u64 *per_run)
 {
-	__u64 n;
+	struct rfsd_kthread_wait d;
 
 	*per_run = 0;
-	if (!c->have || c->pid != pid || runs < c->runs ||
-	    wait_ns < c->wait_ns)
+	if (!rfsd_kthread_since(last, now, &d) || d.runs < RFSD_KWAIT_MIN_RUNS)
 		return false;
-	n = runs - c->runs;
-	if (n < RFSD_KWAIT_MIN_RUNS)
-		return false;
-	*per_run = (wait_ns - c->wait_ns) / n;
+	*per_run = d.wait_ns / d.runs;
 	return *per_run >= RFSD_KWAIT_WARN_NS;
 }
 
-/* One look: its length, the kthread's run time and runs in it. */
-struct rfsd_kflood_window {
-	__u64 wall_ns;
-	__u64 ran_ns;
-	__u64 runs;
-};
-
-/* Pure (tests/unit/test_kflood.c): the state after window w, from state,
- * looks after the step down.  A run still going counts as one (a window
- * it fills has runs 0); a window of no length changes nothing. */
+/* Pure (tests/unit/test_kflood.c): the state after the look w (a change:
+ * at_ns its length, on_cpu_ns the run time in it), from state, looks
+ * after the step down.  A run still going counts as one (a window it
+ * fills has runs 0); a window of no length changes nothing. */
 static inline enum rfsd_kflood_state
 rfsd_kflood_next(enum rfsd_kflood_state state, unsigned int looks,
-		 const struct rfsd_kflood_window *w)
+		 const struct rfsd_kthread_wait *w)
 {
 	__u64 runs = w->runs ? w->runs : 1;
 
-	if (!w->wall_ns)
+	if (!w->at_ns)
 		return state;
 	if (state == RFSD_KFLOOD_NO) {
-		if (w->ran_ns * 100 > w->wall_ns * RFSD_KFLOOD_HIGH_PCT)
+		if (w->on_cpu_ns * 100 > w->at_ns * RFSD_KFLOOD_HIGH_PCT)
 			return RFSD_KFLOOD_SHARE;
-		if (w->ran_ns >= runs * RFSD_KFLOOD_RUN_NS)
+		if (w->on_cpu_ns >= runs * RFSD_KFLOOD_RUN_NS)
 			return RFSD_KFLOOD_RUNS;
 		return RFSD_KFLOOD_NO;
 	}
 	if (state == RFSD_KFLOOD_RUNS && looks < RFSD_KFLOOD_HOLD_LOOKS)
 		return state;
-	return w->ran_ns * 100 >= w->wall_ns * RFSD_KFLOOD_LOW_PCT ? state :
-								     RFSD_KFLOOD_NO;
+	return w->on_cpu_ns * 100 >= w->at_ns * RFSD_KFLOOD_LOW_PCT ?
+	       state : RFSD_KFLOOD_NO;
 }
 
 #endif /* RFSD_KSCHED_H */

@@ -234,12 +234,9 @@ static void reload(struct rfsd *d)
 	char err[RFSD_CONFIG_ERR_LEN];
 
 	sd_notify(0, "RELOADING=1\nSTATUS=reloading the config");
-	if (rfsd_config_load(d->config_path, d->opt_config, &cfg, err)) {
+	if (rfsd_config_load(d->config_path, d->opt_config, d->unsafe_noguard,
+			     &cfg, err)) {
 		pr_warn("%s; keeping the running config\n", err);
-	} else if (rfsd_config_check_noguard(&cfg, d->config_path,
-					     d->unsafe_noguard, err)) {
-		pr_warn("%s; keeping the running config\n", err);
-		rfsd_config_free(&cfg);
 	} else {
 		pr_info("reloading config '%s'\n", d->config_path);
 		d->cfg = cfg;
@@ -281,10 +278,8 @@ static void on_timer(struct rfsd_watch *w, uint32_t ev)
 {
 	struct rfsd *d = rfsd_container_of(w, struct rfsd, tmr);
 	char err[RFS_ERR_LEN] = "";
-	uint64_t ticks;
 
-	if (read(w->fd, &ticks, sizeof(ticks)) < 0 && errno != EAGAIN)
-		pr_debug("can't read timerfd: %s\n", strerror(errno));
+	rfsd_timer_ack(w);
 	rfsd_server_tick(d->srv, time(NULL));
 	rfsd_metrics_tick(d->metrics);
 	if (rfs_dp_refresh_cpus(d->dp, err)) {
@@ -362,9 +357,6 @@ static int parse_args(struct rfsd *d, int argc, char **argv)
 
 static int open_fds(struct rfsd *d)
 {
-	struct itimerspec its = {
-		.it_interval = { .tv_sec = 1 }, .it_value = { .tv_sec = 1 },
-	};
 	sigset_t set;
 
 	sigemptyset(&set);
@@ -379,17 +371,14 @@ static int open_fds(struct rfsd *d)
 	if (d->loop.epfd < 0)
 		return -errno;
 	d->sig.fd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
-	d->tmr.fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 	d->sampler.tfd = timerfd_create(CLOCK_MONOTONIC,
 					TFD_NONBLOCK | TFD_CLOEXEC);
-	if (d->sig.fd < 0 || d->tmr.fd < 0 || d->sampler.tfd < 0)
+	if (d->sig.fd < 0 || d->sampler.tfd < 0)
 		return -errno;
 	d->sig.fn = on_signal;
 	d->tmr.fn = on_timer;
 	d->job.fd = d->sampler.tfd;
 	d->job.fn = on_job;
-	if (timerfd_settime(d->tmr.fd, 0, &its, NULL))
-		return -errno;
 	return rfsd_watch_add(&d->loop, &d->sig, EPOLLIN) ?:
 	       rfsd_watch_add(&d->loop, &d->job, EPOLLIN);
 }
@@ -439,11 +428,9 @@ int main(int argc, char **argv)
 		pr_warn("cleanup %s: %s\n", opts.pin_dir, err);
 		return EXIT_FAILURE;
 	}
-	if (rfsd_config_load(d.config_path, d.opt_config, &d.cfg, err) ||
-	    rfsd_config_check_noguard(&d.cfg, d.config_path, d.unsafe_noguard,
-				      err)) {
+	if (rfsd_config_load(d.config_path, d.opt_config, d.unsafe_noguard,
+			     &d.cfg, err)) {
 		pr_warn("%s\n", err);
-		rfsd_config_free(&d.cfg);
 		return EXIT_FAILURE;
 	}
 	if (d.unsafe_noguard)
@@ -552,7 +539,7 @@ int main(int argc, char **argv)
 	sd_notify(0, "READY=1");
 	update_status(&d);
 
-	if (!rfsd_watch_add(&d.loop, &d.tmr, EPOLLIN) &&
+	if (!rfsd_timer_add(&d.loop, &d.tmr, 1000) &&
 	    !rfsd_loop_run(&d.loop))
 		ret = EXIT_SUCCESS;
 	sd_notify(0, d.cfg.detach_on_exit ? "STOPPING=1\nSTATUS=detaching" :

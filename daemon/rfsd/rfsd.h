@@ -38,6 +38,10 @@ struct rfsd_loop {
 int rfsd_watch_add(struct rfsd_loop *l, struct rfsd_watch *w, uint32_t events);
 int rfsd_watch_mod(struct rfsd_loop *l, struct rfsd_watch *w, uint32_t events);
 void rfsd_watch_del(struct rfsd_loop *l, struct rfsd_watch *w);
+/* A timerfd firing every ms as w: 0 or -errno.  Its handler takes the
+ * expirations with rfsd_timer_ack(), or it fires again at once. */
+int rfsd_timer_add(struct rfsd_loop *l, struct rfsd_watch *w, long ms);
+void rfsd_timer_ack(struct rfsd_watch *w);
 /* Run the handlers of the events until l->stop: 0, or -errno if epoll
  * fails.  A handler that removes a watch (a client it freed) ends the
  * batch: a later event of it would point to freed memory. */
@@ -55,8 +59,9 @@ void rfsd_netlink_close(struct rfsd_netlink *nl);	/* NULL is fine */
  * program: 0, or -errno with the reason in err (len bytes). */
 int rfsd_cgroup_root(char *buf, size_t size, char *err, size_t len);
 
-/* rfsd --features: the kernel's lines on out; true if flows are kept in
- * order.  rfsd_log_kernel(): the same in the log, once, at start. */
+/* rfsd --features: the kernel's lines on out (NULL: in the log); true if
+ * flows are kept in order.  rfsd_log_kernel(): at start, and what that
+ * means for attach. */
 bool rfsd_print_kernel(FILE *out, const struct rfs_kfeatures *f);
 void rfsd_log_kernel(const struct rfs_dp *dp, bool allow_unordered);
 /* status: {"release", "order_kept", "allow_unordered", "faked",

@@ -27,6 +27,7 @@
 #define RFS_TEST_ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 static char rfs_test_path[64];
+static bool rfs_test_unsafe = true;	/* --unsafe-noguard */
 
 static int rfs_test_load(const char *text, struct rfsd_config *cfg,
 			 char *err)
@@ -42,7 +43,7 @@ static int rfs_test_load(const char *text, struct rfsd_config *cfg,
 	assert_non_null(f);
 	assert_int_equal(fputs(text, f) < 0, 0);
 	assert_int_equal(fclose(f), 0);
-	fd = rfsd_config_load(rfs_test_path, true, cfg, err);
+	fd = rfsd_config_load(rfs_test_path, true, rfs_test_unsafe, cfg, err);
 	unlink(rfs_test_path);
 	return fd;
 }
@@ -364,18 +365,24 @@ static void rfs_test_noguard(void **state)
 	assert_true(rfsd_config_iface(&cfg, "a")->noguard);
 	assert_false(rfsd_config_iface(&cfg, "b")->noguard);
 	assert_false(rfsd_config_iface(&cfg, "c")->noguard);
-	assert_int_equal(rfsd_config_check_noguard(&cfg, "/x.conf", false, err),
-			 -EPERM);
+	assert_int_equal(check_noguard(&cfg, "/x.conf", false, err), -EPERM);
 	assert_non_null(strstr(err, "can't honour 'noguard = yes' in [interface a] of '/x.conf'"));
 	assert_non_null(strstr(err, "--unsafe-noguard"));
-	assert_int_equal(rfsd_config_check_noguard(&cfg, "/x.conf", true, err), 0);
+	assert_int_equal(check_noguard(&cfg, "/x.conf", true, err), 0);
 	assert_string_equal(err, "");
 	rfsd_config_free(&cfg);
+	/* rfsd_config_load() refuses it without --unsafe-noguard */
+	rfs_test_unsafe = false;
+	assert_int_equal(rfs_test_load("[interface a]\nnoguard = yes\n", &cfg,
+				       err), -EPERM);
+	assert_non_null(strstr(err, "--unsafe-noguard"));
+	assert_int_equal(cfg.n_ifs, 0);
+	rfs_test_unsafe = true;
 
 	/* no interface asks: nothing to refuse */
 	assert_int_equal(rfs_test_load("[interface b]\nnoguard = no\n", &cfg,
 				       err), 0);
-	assert_int_equal(rfsd_config_check_noguard(&cfg, "/x.conf", false, err), 0);
+	assert_int_equal(check_noguard(&cfg, "/x.conf", false, err), 0);
 	rfsd_config_free(&cfg);
 }
 
@@ -410,8 +417,8 @@ static void rfs_test_ksched(void **state)
 	assert_int_equal(cfg.ksched.kind, RFSD_KSCHED_FIFO);
 	assert_int_equal(cfg.ksched.prio, 1);
 	rfsd_config_free(&cfg);
-	assert_int_equal(rfsd_config_load("/nonexistent/rfsd.conf", false, &cfg,
-					  err), 0);
+	assert_int_equal(rfsd_config_load("/nonexistent/rfsd.conf", false, false,
+					  &cfg, err), 0);
 	assert_int_equal(cfg.ksched.kind, RFSD_KSCHED_FIFO);
 	assert_int_equal(cfg.ksched.prio, 1);
 	rfsd_config_free(&cfg);

@@ -23,8 +23,8 @@ static enum rfsd_kflood_state next(enum rfsd_kflood_state state,
 				   unsigned int looks, __u64 ran, __u64 wall,
 				   __u64 runs)
 {
-	struct rfsd_kflood_window w = {
-		.wall_ns = wall, .ran_ns = ran, .runs = runs,
+	struct rfsd_kthread_wait w = {
+		.at_ns = wall, .on_cpu_ns = ran, .runs = runs,
 	};
 
 	return rfsd_kflood_next(state, looks, &w);

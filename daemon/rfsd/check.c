@@ -11,8 +11,8 @@
 #include <string.h>
 
 #include "commands.h"
-#include "config.h"
 #include "parse.h"
+#include "rfsd.h"
 
 struct check {
 	struct json_object *rows;

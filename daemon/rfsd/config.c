@@ -17,8 +17,8 @@
 
 #include <ini.h>
 
-#include "config.h"
 #include "parse.h"
+#include "rfsd.h"
 
 enum rfsd_section { SEC_NONE, SEC_GLOBAL, SEC_IFACE, SEC_BAD };
 
@@ -286,9 +286,12 @@ static void set_key(struct rfsd_parse *p, const struct key *k, void *dst,
 
 	switch (k->kind) {
 	case K_POW2:
+	case K_SECONDS:
 		e = rfs_parse_u32(v, &n);
-		if (!e)
+		if (!e && k->kind == K_POW2)
 			e = rfs_check_pow2(n, k->lo, k->hi);
+		else if (!e && n > k->hi)
+			e = -ERANGE;
 		if (!e)
 			*(__u32 *)dst = n;
 		else if (e == -EINVAL)
@@ -299,16 +302,6 @@ static void set_key(struct rfsd_parse *p, const struct key *k, void *dst,
 		else
 			parse_fail(p, ERANGE, "%s '%s' is out of range (%u..%u)",
 				   k->name, v, k->lo, k->hi);
-		return;
-	case K_SECONDS:
-		e = rfs_parse_u32(v, &n);
-		if (e && e != -ERANGE)
-			parse_fail(p, EINVAL, "%s '%s' is not a number", k->name, v);
-		else if (e || n > k->hi)
-			parse_fail(p, ERANGE, "%s '%s' is out of range (0..%u)",
-				   k->name, v, k->hi);
-		else
-			*(__u32 *)dst = n;
 		return;
 	case K_SIZE:
 		/* at least 1 MiB: less is under one default table, a typo */

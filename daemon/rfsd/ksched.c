@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* cpumap_kthread_sched, the wait warning and the flood step-down
- * (ksched.h). */
+ * (rfsd.h). */
 #include <errno.h>
 #include <sched.h>
 #include <stdio.h>
@@ -10,8 +10,8 @@
 #include <unistd.h>
 
 #include "commands.h"
-#include "ksched.h"
 #include "log.h"
+#include "rfsd.h"
 
 void rfsd_ksched_set(struct rfsd_kscheds *k, const struct rfsd_ksched *want)
 {
@@ -405,7 +405,7 @@ static void kflood_look(struct rfsd_kscheds *k, int cpu, __u64 dequeued)
 		rfsd_ksched_wait(k, cpu, pid, &now);
 	if (rfsd_kthread_since(&c->last, &now, &win)) {
 		next = rfsd_kflood_next(was, c->looks++, &win);
-		/* a flooded state only ever goes back to NO (ksched.h) */
+		/* a flooded state only ever goes back to NO (rfsd.h) */
 		if (next != was) {
 			e = set_flood(k, cpu, next);
 			if (e)

@@ -21,7 +21,6 @@
 #include <libmnl/libmnl.h>
 #include <linux/rtnetlink.h>
 
-#include "config.h"
 #include "log.h"
 #include "rfsd.h"
 

@@ -28,7 +28,7 @@
 #include <linux/net_namespace.h>
 #include <linux/rtnetlink.h>
 
-#include "config.h"
+#include "rfsd.h"
 
 int rfsd_link_parse(const struct nlmsghdr *nlh, struct rfsd_link_msg *m)
 {

@@ -21,8 +21,6 @@
 #include <systemd/sd-daemon.h>
 
 #include "commands.h"
-#include "config.h"
-#include "ksched.h"
 #include "log.h"
 #include "rfs_dp.h"
 #include "rfsd.h"
@@ -429,10 +427,8 @@ int main(int argc, char **argv)
 		return EXIT_FAILURE;
 	}
 	if (rfsd_config_load(d.config_path, d.opt_config, d.unsafe_noguard,
-			     &d.cfg, err)) {
-		pr_warn("%s\n", err);
-		return EXIT_FAILURE;
-	}
+			     &d.cfg, err))
+		goto fail;
 	if (d.unsafe_noguard)
 		pr_warn("WARNING: --unsafe-noguard: interfaces with 'noguard = yes' in the config steer WITHOUT the in-order rule; their flows may be reordered (benchmarks only)\n");
 	socket_path = d.opt_socket ?: d.cfg.socket ?: RFS_CTL_SOCKET_DEFAULT;
@@ -443,8 +439,7 @@ int main(int argc, char **argv)
 			 d.opt_cgroup ?: d.cfg.cgroup);
 	} else if (rfsd_cgroup_root(d.cgroup, sizeof(d.cgroup), err,
 				    sizeof(err))) {
-		pr_warn("%s\n", err);
-		goto out;
+		goto fail;
 	}
 	opts.cgroup = d.cgroup;
 	opts.sock_flow_entries = d.cfg.sock_flow_entries;
@@ -462,10 +457,8 @@ int main(int argc, char **argv)
 	/* claim the socket path first: a second rfsd stops here */
 	if (rfsd_server_bind(&d.srv, &d.loop, &dispatch, socket_path,
 			     d.cfg.socket_group, d.cfg.admin_group, err,
-			     sizeof(err))) {
-		pr_warn("%s\n", err);
-		goto out;
-	}
+			     sizeof(err)))
+		goto fail;
 	sd_notify(0, "STATUS=loading the datapath");
 	e = rfs_dp_open(&d.dp, &opts, &adopted, err);
 	if (e) {
@@ -498,11 +491,8 @@ int main(int argc, char **argv)
 	}
 	rfsd_log_kernel(d.dp, d.cfg.allow_unordered);
 	/* subscribe before attaching: no deletion may slip in between */
-	if (rfsd_netlink_open(&d.nl, &d.loop, &d.ifaces, err,
-			      sizeof(err))) {
-		pr_warn("%s\n", err);
-		goto out;
-	}
+	if (rfsd_netlink_open(&d.nl, &d.loop, &d.ifaces, err, sizeof(err)))
+		goto fail;
 	rfsd_ifaces_resync(&d.ifaces);
 	rfsd_ifaces_start(&d.ifaces);
 	/* what an earlier rfsd set on the kthreads is undone or redone
@@ -528,10 +518,8 @@ int main(int argc, char **argv)
 	if (e)
 		pr_warn("can't watch the cpumap kthreads for floods: %s; a flooded SCHED_FIFO kthread keeps its policy\n",
 			strerror(-e));
-	if (rfsd_server_listen(d.srv, err, sizeof(err))) {
-		pr_warn("%s\n", err);
-		goto out;
-	}
+	if (rfsd_server_listen(d.srv, err, sizeof(err)))
+		goto fail;
 	pr_info("listening on %s\n", socket_path);
 	d.dispatch = &dispatch;
 	if (metrics_apply(&d))
@@ -546,6 +534,9 @@ int main(int argc, char **argv)
 		  "STOPPING=1\nSTATUS=leaving the datapath steering");
 	rfsd_sampler_cancel(&d.sampler, d.dp);
 	served = true;
+	goto out;
+fail:
+	pr_warn("%s\n", err);
 out:
 	/* the one way out: a stop detaches only when configured to; a
 	 * failed start removes what it made, and leaves what it adopted */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Tests of rfsd_kflood_next() (daemon/rfsd/ksched.h): when a SCHED_FIFO
+ * Tests of rfsd_kflood_next() (daemon/rfsd/rfsd.h): when a SCHED_FIFO
  * cpumap kthread steps down to SCHED_OTHER for a flood, and when back.
  */
 #include <stdarg.h>
@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "../../daemon/rfsd/ksched.h"
+#include "../../daemon/rfsd/rfsd.h"
 
 #define SEC	1000000000ULL
 #define MS	1000000ULL

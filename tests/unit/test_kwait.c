@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Tests of rfsd_kwait_excess() and rfsd_kthread_since()
- * (daemon/rfsd/ksched.h): when rfsd warns that a CPU's cpumap kthread
+ * (daemon/rfsd/rfsd.h): when rfsd warns that a CPU's cpumap kthread
  * keeps waiting for its CPU, and when it must not.
  */
 #include <stdarg.h>
@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "../../daemon/rfsd/ksched.h"
+#include "../../daemon/rfsd/rfsd.h"
 
 #define PID	4242
 

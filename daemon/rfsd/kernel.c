@@ -1,13 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * What rfsd reads of the kernel and the host.  The features, as rfsd
- * shows them: a log line each at start (so an operator sees what was
- * chosen and why before anything steers), and the "kernel" block of
- * `rfsctl status`; the findings and their meaning come from the library
- * (rfs_features.c).  And the cgroup v2 root, rfsd's default
- * for sockops, which there sees every socket of the host: /sys/fs/cgroup
- * on unified hosts, /sys/fs/cgroup/unified on hybrid ones, elsewhere in
- * containers, so the mount table says.
+ * The kernel's features as rfsd shows them, logged at start so that an
+ * operator sees what was chosen and why before anything steers (the
+ * findings come from rfs_features.c).  And the cgroup v2
+ * root, rfsd's default for sockops, which there sees every socket of the
+ * host: /sys/fs/cgroup, /sys/fs/cgroup/unified on hybrid hosts, elsewhere
+ * in containers, so the mount table says.
  */
 #include <errno.h>
 #include <stdlib.h>

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* cpumap_kthread_sched, the wait warning and the flood step-down
- * (rfsd.h). */
+/* cpumap_kthread_sched, the wait warning and the flood step-down. */
 #include <errno.h>
 #include <sched.h>
 #include <stdio.h>

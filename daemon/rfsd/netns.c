@@ -147,12 +147,19 @@ struct links {
 	int err;
 };
 
-static int dump_link_cb(const struct nlmsghdr *nlh, void *data)
+/* A link into ls, or a default route's mark on its links. */
+static int dump_cb(const struct nlmsghdr *nlh, void *data)
 {
 	struct links *ls = data;
-	struct rfsd_link *v;
+	int oifs[32], n = rfsd_route_default_oifs(nlh, oifs, 32), i;
 	struct rfsd_link_msg m;
+	struct rfsd_link *v;
+	size_t k;
 
+	for (i = 0; i < n; i++)
+		for (k = 0; k < ls->n; k++)
+			if (ls->v[k].ifindex == oifs[i])
+				ls->v[k].default_route = true;
 	if (rfsd_link_parse(nlh, &m) || !m.l.name[0])
 		return MNL_CB_OK;
 	v = realloc(ls->v, (ls->n + 1) * sizeof(*v));
@@ -165,19 +172,6 @@ static int dump_link_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
-static int dump_route_cb(const struct nlmsghdr *nlh, void *data)
-{
-	struct links *ls = data;
-	int oifs[32], n = rfsd_route_default_oifs(nlh, oifs, 32), i;
-	size_t k;
-
-	for (i = 0; i < n; i++)
-		for (k = 0; k < ls->n; k++)
-			if (ls->v[k].ifindex == oifs[i])
-				ls->v[k].default_route = true;
-	return MNL_CB_OK;
-}
-
 int rfsd_netns_links(struct rfsd_link **out, size_t *n, bool routes)
 {
 	struct mnl_socket *nl = nl_socket();
@@ -187,12 +181,12 @@ int rfsd_netns_links(struct rfsd_link **out, size_t *n, bool routes)
 	if (!nl)
 		return -errno;
 	e = nl_ask(nl, RTM_GETLINK, sizeof(struct ifinfomsg), AF_UNSPEC, -1,
-		   dump_link_cb, &ls) ?: ls.err;
+		   dump_cb, &ls) ?: ls.err;
 	if (!e && routes)
 		e = nl_ask(nl, RTM_GETROUTE, sizeof(struct rtmsg), AF_INET, -1,
-			   dump_route_cb, &ls) ?:
+			   dump_cb, &ls) ?:
 		    nl_ask(nl, RTM_GETROUTE, sizeof(struct rtmsg), AF_INET6, -1,
-			   dump_route_cb, &ls);
+			   dump_cb, &ls);
 	mnl_socket_close(nl);
 	if (e)
 		free(ls.v);

@@ -149,8 +149,7 @@ struct rfsd_link {
 	bool default_route;		/* an oif of a main-table default */
 };
 
-/* What rtnetlink says of this network namespace and others (netns.c). */
-#define RFSD_NL_BUF	(64 * 1024)
+#define RFSD_NL_BUF	(64 * 1024)	/* a netlink read (netns.c) */
 
 struct rfsd_link_msg {
 	struct rfsd_link l;
@@ -274,8 +273,7 @@ int rfsd_netlink_open(struct rfsd_netlink **nl, struct rfsd_loop *loop,
 		      struct rfsd_ifaces *ifs, char *err, size_t len);
 void rfsd_netlink_close(struct rfsd_netlink *nl);	/* NULL is fine */
 
-/* The cgroup2 mount of this mount namespace into buf, for the sockops
- * program: 0, or -errno with the reason in err (len bytes). */
+/* The cgroup2 root into buf: 0, or -errno with the reason in err. */
 int rfsd_cgroup_root(char *buf, size_t size, char *err, size_t len);
 
 /* rfsd --features: the kernel's lines on out (NULL: in the log); true if

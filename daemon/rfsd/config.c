@@ -27,7 +27,6 @@ struct rfsd_parse {
 	const char *path;
 	struct rfsd_config *cfg;
 	int lineno;		/* of the line inih is working on */
-	bool line_done;		/* the last chunk ended its line */
 	enum rfsd_section sec;
 	struct rfsd_iface_cfg *ifc;	/* in [interface ...] */
 	int err;		/* first error */
@@ -158,30 +157,22 @@ nomem:
 	parse_fail(p, ENOMEM, "out of memory");
 }
 
-/* fgets() for inih, one line per call: one too long for inih's buffer is
- * an error, not split in two. */
+/* fgets() for inih, one line per call, up to the first error: one too
+ * long for inih's buffer is an error, not split in two. */
 static char *config_reader(char *str, int num, void *stream)
 {
 	struct rfsd_parse *p = stream;
 	size_t n, lead;
 	char *end;
 
-	if (!fgets(str, num, p->f))
+	if (p->err || !fgets(str, num, p->f))
 		return NULL;
-	if (p->line_done)
-		p->lineno++;
+	p->lineno++;
 	n = strlen(str);
-	p->line_done = n && str[n - 1] == '\n';
-	if (!p->line_done && !feof(p->f)) {
-		int c;
-
+	if ((!n || str[n - 1] != '\n') && !feof(p->f)) {
 		parse_fail(p, EINVAL, "line too long (max %d characters)",
 			   num - 3);
-		while ((c = fgetc(p->f)) != EOF && c != '\n')
-			;
-		p->line_done = true;
-		snprintf(str, num, ";\n");
-		return str;
+		return NULL;
 	}
 	lead = 0;
 	if (p->lineno == 1 && !strncmp(str, "\xef\xbb\xbf", 3))
@@ -445,8 +436,7 @@ int rfsd_config_parse(FILE *f, const char *path, struct rfsd_config *cfg,
 		      char *err)
 {
 	struct rfsd_parse p = {
-		.f = f, .path = path, .cfg = cfg, .lineno = 0,
-		.line_done = true, .sec = SEC_NONE, .msg = err,
+		.f = f, .path = path, .cfg = cfg, .sec = SEC_NONE, .msg = err,
 	};
 	int ret;
 

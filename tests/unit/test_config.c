@@ -354,6 +354,29 @@ static void rfs_test_budgets(void **state)
 	rfsd_config_free(&cfg);
 }
 
+/* A line longer than inih's buffer is an error at its line, and the
+ * first error is the one reported; a byte order mark is not a line. */
+static void rfs_test_long_line(void **state)
+{
+	char text[8192], err[RFSD_CONFIG_ERR_LEN];
+	struct rfsd_config cfg;
+	int n;
+
+	n = snprintf(text, sizeof(text), "[global]\n# ");
+	memset(text + n, 'x', 6000);
+	snprintf(text + n + 6000, sizeof(text) - n - 6000,
+		 "\nsocket = relative\n");
+	assert_int_equal(rfs_test_load(text, &cfg, err), -EINVAL);
+	assert_non_null(strstr(err, ":2': line too long (max "));
+	assert_int_equal(rfs_test_load("[global]\nsocket = rel\n# x\npin_dir = x\n",
+				       &cfg, err), -EINVAL);
+	assert_non_null(strstr(err, ":2': socket 'rel' is not an absolute path"));
+	assert_int_equal(rfs_test_load("\xef\xbb\xbf[global]\nsocket = /a\n", &cfg,
+				       err), 0);
+	assert_string_equal(cfg.socket, "/a");
+	rfsd_config_free(&cfg);
+}
+
 static void rfs_test_noguard(void **state)
 {
 	struct rfsd_config cfg;
@@ -596,6 +619,7 @@ int main(void)
 		cmocka_unit_test(rfs_test_numbers),
 		cmocka_unit_test(rfs_test_leaving_warn),
 		cmocka_unit_test(rfs_test_other_errors),
+		cmocka_unit_test(rfs_test_long_line),
 		cmocka_unit_test(rfs_test_noguard),
 		cmocka_unit_test(rfs_test_groups),
 		cmocka_unit_test(rfs_test_budgets),

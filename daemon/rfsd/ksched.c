@@ -356,7 +356,7 @@ struct json_object *rfsd_ksched_json(const struct rfsd_kscheds *k)
 	return o;
 }
 
-static void kflood_log(struct rfsd_kflood_cpu *c, int cpu, __u32 pid,
+static void kflood_log(struct rfsd_ksched_cpu *c, int cpu, __u32 pid,
 		       enum rfsd_kflood_state state,
 		       const struct rfsd_kthread_wait *w)
 {
@@ -366,14 +366,14 @@ static void kflood_log(struct rfsd_kflood_cpu *c, int cpu, __u32 pid,
 	char hold[48] = "";
 
 	if (state == RFSD_KFLOOD_NO) {
-		if (c->said)
+		if (c->fl_said)
 			pr_info("cpu %d: its cpumap kthread (pid %u) ran %llu%% of the last %d ms: back to its policy\n",
 				cpu, pid, pct, RFSD_KFLOOD_TICK_MS);
-		c->said = false;
+		c->fl_said = false;
 		return;
 	}
-	c->said = false;
-	if (c->logged_ns && now - c->logged_ns < RFSD_KFLOOD_QUIET_NS)
+	c->fl_said = false;
+	if (c->fl_logged_ns && now - c->fl_logged_ns < RFSD_KFLOOD_QUIET_NS)
 		return;
 	if (state == RFSD_KFLOOD_RUNS)
 		snprintf(hold, sizeof(hold), ", %d ms on at the earliest",
@@ -382,28 +382,28 @@ static void kflood_log(struct rfsd_kflood_cpu *c, int cpu, __u32 pid,
 		cpu, pid, pct, RFSD_KFLOOD_TICK_MS, run_us,
 		RFSD_KFLOOD_HIGH_PCT, RFSD_KFLOOD_RUN_NS / 1000,
 		RFSD_KFLOOD_LOW_PCT, hold);
-	c->logged_ns = now;
-	c->said = true;
+	c->fl_logged_ns = now;
+	c->fl_said = true;
 }
 
 static void kflood_look(struct rfsd_kscheds *k, int cpu, __u64 dequeued)
 {
-	struct rfsd_kflood_cpu *c = &k->cpu[cpu].fl;
-	enum rfsd_kflood_state was = k->cpu[cpu].flood, next;
+	struct rfsd_ksched_cpu *c = &k->cpu[cpu];
+	enum rfsd_kflood_state was = c->flood, next;
 	struct rfsd_kthread_wait now = {}, win;
 	__u32 pid = fifo_pid(k, cpu);
-	bool busy = c->dq_seen &&
-		    dequeued - c->dequeued >= RFSD_KFLOOD_MIN_FRAMES;
+	bool busy = c->fl_dq_seen &&
+		    dequeued - c->fl_dequeued >= RFSD_KFLOOD_MIN_FRAMES;
 	int e;
 
-	c->dequeued = dequeued;
-	c->dq_seen = true;
+	c->fl_dequeued = dequeued;
+	c->fl_dq_seen = true;
 	/* too few frames to flood anything: no schedstat read; a busy
 	 * look after it only takes the run time to measure from */
 	if (pid && (was != RFSD_KFLOOD_NO || busy))
 		rfsd_ksched_wait(k, cpu, pid, &now);
-	if (rfsd_kthread_since(&c->last, &now, &win)) {
-		next = rfsd_kflood_next(was, c->looks++, &win);
+	if (rfsd_kthread_since(&c->fl_last, &now, &win)) {
+		next = rfsd_kflood_next(was, c->fl_looks++, &win);
 		/* a flooded state only ever goes back to NO (rfsd.h) */
 		if (next != was) {
 			e = set_flood(k, cpu, next);
@@ -414,10 +414,10 @@ static void kflood_look(struct rfsd_kscheds *k, int cpu, __u64 dequeued)
 					strerror(-e));
 			else
 				kflood_log(c, cpu, pid, next, &win);
-			c->looks = 0;
+			c->fl_looks = 0;
 		}
 	}
-	c->last = now;
+	c->fl_last = now;
 }
 
 static void on_kflood_timer(struct rfsd_watch *w, uint32_t ev)

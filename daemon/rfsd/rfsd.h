@@ -321,15 +321,6 @@ struct rfsd_kthread_wait {
 	__u64 on_cpu_ns, wait_ns, runs;
 };
 
-struct rfsd_kflood_cpu {
-	struct rfsd_kthread_wait last;
-	unsigned int looks;	/* since it stepped down */
-	__u64 dequeued;		/* its CPU's frames dequeued */
-	bool dq_seen;
-	__u64 logged_ns;	/* a step down was last logged; 0: never */
-	bool said;		/* the current one was: say its end too */
-};
-
 struct rfsd_ksched_cpu {
 	__u32 pid;		/* this CPU's kthread: the datapath's record,
 				   or found_pid until the new one has run */
@@ -344,7 +335,12 @@ struct rfsd_ksched_cpu {
 	char err[160];		/* why it failed; "" if it did not */
 	struct rfsd_kthread_wait wait;	/* the last look for the warning */
 	unsigned long warned;	/* tick of the last warning; 0: none */
-	struct rfsd_kflood_cpu fl;
+	struct rfsd_kthread_wait fl_last;	/* the last flood look */
+	unsigned int fl_looks;	/* since it stepped down */
+	__u64 fl_dequeued;	/* its CPU's frames dequeued */
+	bool fl_dq_seen;
+	__u64 fl_logged_ns;	/* a step down was last logged; 0: never */
+	bool fl_said;		/* the current one was: say its end too */
 };
 
 struct rfsd_kscheds {

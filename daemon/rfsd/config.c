@@ -248,28 +248,12 @@ static void set_ksched(struct rfsd_parse *p, const char *key, const char *v,
 		*out = (struct rfsd_ksched){ kind, prio };
 }
 
-static int set_cpus(struct rfsd_parse *p, const char *key, const char *v)
-{
-	struct rfs_cpuset s;
-	int e = rfsd_cpus_resolve(v, NULL, &s);
-
-	if (e == -ERANGE)
-		parse_fail(p, ERANGE, "%s '%s': CPUs go up to %d", key, v,
-			   RFS_MAX_CPUS - 1);
-	else if (e == -ENOENT)
-		parse_fail(p, EINVAL, "%s '%s' leaves no CPU", key, v);
-	else if (e)
-		parse_fail(p, EINVAL,
-			   "%s '%s' is not a CPU list (like 0-3,6, all, isolated or housekeeping, each word with an optional '!')",
-			   key, v);
-	return e;
-}
-
 /* One value of k's kind into dst; a message naming the key if it is bad. */
 static void set_key(struct rfsd_parse *p, const struct key *k, void *dst,
 		    const char *v)
 {
 	struct sockaddr_storage ss;
+	struct rfs_cpuset cpus;
 	const char *bad = NULL;
 	socklen_t len;
 	__u32 n = 0;
@@ -339,7 +323,15 @@ static void set_key(struct rfsd_parse *p, const struct key *k, void *dst,
 		      "is not interface name patterns";
 		break;
 	case K_CPUS:
-		if (set_cpus(p, k->name, v))
+		e = rfsd_cpus_resolve(v, NULL, &cpus);
+		if (e == -ERANGE)
+			parse_fail(p, ERANGE, "%s '%s': CPUs go up to %d",
+				   k->name, v, RFS_MAX_CPUS - 1);
+		else if (e == -ENOENT)
+			parse_fail(p, EINVAL, "%s '%s' leaves no CPU", k->name, v);
+		else if (e)
+			bad = "is not a CPU list (like 0-3,6, all, isolated or housekeeping, each word with an optional '!')";
+		if (e && !bad)
 			return;
 		break;
 	}

@@ -41,21 +41,6 @@ static int kthread_open(const struct rfsd_kscheds *k, __u32 pid, int cpu,
 				why, len);
 }
 
-/* The policy first for a nice: the kthread may be SCHED_FIFO now; nice 0
- * with SCHED_FIFO, or a nice set before would count again back in
- * SCHED_OTHER. */
-static int set_policy(__u32 pid, const struct rfsd_ksched *p)
-{
-	bool fifo = p->kind == RFSD_KSCHED_FIFO;
-	struct sched_param sp = { .sched_priority = fifo ? p->prio : 0 };
-
-	if ((fifo && setpriority(PRIO_PROCESS, pid, 0)) ||
-	    sched_setscheduler(pid, rfsd_ksched_kinds[p->kind].policy, &sp) ||
-	    (!fifo && setpriority(PRIO_PROCESS, pid, p->prio)))
-		return -errno;
-	return 0;
-}
-
 /* rfs_cpu_queue.ksched_note: the kernel's policy numbers, not rfsd's
  * enum, so that another build of rfsd reads it the same. */
 static __u64 note_pack(__u32 pid, const struct rfsd_ksched *p)
@@ -87,15 +72,22 @@ static void write_note(struct rfsd_kscheds *k, int cpu, __u64 note)
 }
 
 /* Set p on pid while a pidfd shows it is CPU cpu's kthread: alive after
- * the set, the PID was that task's when it was set. */
+ * the set, the PID was that task's when it was set.  The policy first for
+ * a nice: the kthread may be SCHED_FIFO now; nice 0 with SCHED_FIFO, or a
+ * nice set before would count again back in SCHED_OTHER. */
 static int set_checked(const struct rfsd_kscheds *k, int cpu, __u32 pid,
 		       const struct rfsd_ksched *p, char *why, size_t len)
 {
-	int fd = kthread_open(k, pid, cpu, why, len), e;
+	bool fifo = p->kind == RFSD_KSCHED_FIFO;
+	struct sched_param sp = { .sched_priority = fifo ? p->prio : 0 };
+	int fd = kthread_open(k, pid, cpu, why, len), e = 0;
 
 	if (fd < 0)
 		return fd;
-	e = set_policy(pid, p);
+	if ((fifo && setpriority(PRIO_PROCESS, pid, 0)) ||
+	    sched_setscheduler(pid, rfsd_ksched_kinds[p->kind].policy, &sp) ||
+	    (!fifo && setpriority(PRIO_PROCESS, pid, p->prio)))
+		e = -errno;
 	if (!e && !rfs_pidfd_alive(fd)) {
 		snprintf(why, len, "pid %u exited while its policy was set",
 			 pid);
@@ -308,24 +300,6 @@ static __u32 fifo_pid(const struct rfsd_kscheds *k, int cpu)
 	       k->want.kind == RFSD_KSCHED_FIFO ? c->pid : 0;
 }
 
-/* Any flooded state is SCHED_OTHER nice 0: 0 or -errno. */
-static int set_flood(struct rfsd_kscheds *k, int cpu,
-		     enum rfsd_kflood_state state)
-{
-	struct rfsd_ksched_cpu *c = &k->cpu[cpu];
-	struct rfsd_ksched p = state != RFSD_KFLOOD_NO ?
-		(struct rfsd_ksched){ .kind = RFSD_KSCHED_NICE, .prio = 0 } :
-		k->want;
-	char why[128];
-	int e = set_checked(k, cpu, c->pid, &p, why, sizeof(why));
-
-	if (e)
-		return e;
-	c->flood = state;
-	c->policy = p;
-	return 0;
-}
-
 struct json_object *rfsd_ksched_json(const struct rfsd_kscheds *k)
 {
 	struct json_object *o = json_object_new_object(), *a, *e;
@@ -394,6 +368,8 @@ static void kflood_look(struct rfsd_kscheds *k, int cpu, __u64 dequeued)
 	__u32 pid = fifo_pid(k, cpu);
 	bool busy = c->fl_dq_seen &&
 		    dequeued - c->fl_dequeued >= RFSD_KFLOOD_MIN_FRAMES;
+	struct rfsd_ksched p;
+	char why[128];
 	int e;
 
 	c->fl_dequeued = dequeued;
@@ -404,16 +380,22 @@ static void kflood_look(struct rfsd_kscheds *k, int cpu, __u64 dequeued)
 		rfsd_ksched_wait(k, cpu, pid, &now);
 	if (rfsd_kthread_since(&c->fl_last, &now, &win)) {
 		next = rfsd_kflood_next(was, c->fl_looks++, &win);
-		/* a flooded state only ever goes back to NO (rfsd.h) */
+		/* a flooded state only ever goes back to NO (rfsd.h), and
+		 * any is SCHED_OTHER nice 0 */
 		if (next != was) {
-			e = set_flood(k, cpu, next);
-			if (e)
+			p = next != RFSD_KFLOOD_NO ?
+			    (struct rfsd_ksched){ RFSD_KSCHED_NICE, 0 } : k->want;
+			e = set_checked(k, cpu, pid, &p, why, sizeof(why));
+			if (e) {
 				pr_warn("cpu %d: can't set its cpumap kthread (pid %u) to %s: %s\n",
 					cpu, pid, next != RFSD_KFLOOD_NO ?
 					"SCHED_OTHER" : "its policy",
 					strerror(-e));
-			else
+			} else {
+				c->flood = next;
+				c->policy = p;
 				kflood_log(c, cpu, pid, next, &win);
+			}
 			c->fl_looks = 0;
 		}
 	}

@@ -381,15 +381,6 @@ static int open_fds(struct rfsd *d)
 	       rfsd_watch_add(&d->loop, &d->job, EPOLLIN);
 }
 
-static void close_fds(struct rfsd *d)
-{
-	int fds[] = { d->sig.fd, d->tmr.fd, d->sampler.tfd, d->loop.epfd };
-
-	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
-		if (fds[i] >= 0)
-			close(fds[i]);
-}
-
 int main(int argc, char **argv)
 {
 	struct rfsd d = {
@@ -551,6 +542,10 @@ out:
 			"left the datapath pinned and steering; bye\n");
 	free(d.ifaces.st);
 	rfsd_config_free(&d.cfg);
-	close_fds(&d);
+	/* those never opened are -1: EBADF, nothing closed */
+	close(d.sig.fd);
+	close(d.tmr.fd);
+	close(d.sampler.tfd);
+	close(d.loop.epfd);
 	return ret;
 }

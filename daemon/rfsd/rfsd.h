@@ -6,18 +6,15 @@
  * rfsd.conf: [global], and [interface eth1] (one interface by name) or
  * [interface eth* !eth9 default-route] (those the words pick); the keys
  * are in config.c's tables, rfsd(8) CONFIGURATION is the reference.
- * Unknown sections and keys are errors that name file:line, and so is a
- * value of the wrong kind ("flow_cnt '4k' is not a number").
  *
  * The loop is one epoll set of watches, each an fd and the function its
  * events go to.  A module embeds its watch in its own struct and finds
  * that again from the watch (rfsd_container_of()), so handlers need no
  * global and no call back into whoever set them up.
  *
- * The kthreads: the wait warning and the flood step-down are in
- * docs/design.md, "The kthread policy, and why".  A kthread is known by
- * what only the kernel can make (rfs_kthread_open()); every change goes
- * through a pidfd and is noted with the pins (ksched_note), so that a
+ * The kthreads' policy, wait warning and flood step-down: docs/design.md.
+ * A kthread is known by what only the kernel can make (rfs_kthread_open());
+ * every change goes through a pidfd and is noted with the pins, so that a
  * restarted rfsd knows which kthreads an earlier one changed.
  */
 #ifndef RFSD_H

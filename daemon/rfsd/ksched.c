@@ -128,23 +128,20 @@ static void apply(struct rfsd_kscheds *k, int cpu, __u32 pid)
 		write_note(k, cpu, reset ? 0 : note_pack(pid, &p));
 		goto done;
 	}
+	/* Outside the host's PID namespace (a container) every PID the
+	 * datapath records fails the check, and nothing else is touched */
 	c->applied = false;
 	if (e == -ESRCH)
-		snprintf(c->err, sizeof(c->err), "%s", why);
+		snprintf(c->err, sizeof(c->err), "%s (the kthread went, or rfsd is not in the host's PID namespace)",
+			 why);
 	else
 		snprintf(c->err, sizeof(c->err), "%s%s", strerror(-e),
 			 e == -EPERM && !k->can_nice ?
 			 " (rfsd drops CAP_SYS_NICE when started with cpumap_kthread_sched = kernel: restart it)" :
 			 "");
-	/* said once: the next try is at the next change.  Outside the
-	 * host's PID namespace (a container) every PID the datapath
-	 * records fails the check, and nothing else is touched. */
-	if (e == -ESRCH)
-		pr_warn("cpu %d: %s; not setting it to %s (the kthread went, or rfsd is not in the host's PID namespace)\n",
-			cpu, c->err, name);
-	else
-		pr_warn("can't set cpu %d's cpumap kthread (pid %u) to %s: %s\n",
-			cpu, pid, name, c->err);
+	/* said once: the next try is at the next change */
+	pr_warn("can't set cpu %d's cpumap kthread (pid %u) to %s: %s\n", cpu,
+		pid, name, c->err);
 done:
 	c->done_pid = pid;
 	c->done_gen = k->gen;

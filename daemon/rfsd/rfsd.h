@@ -329,7 +329,7 @@ struct rfsd_ksched_cpu {
 	enum rfsd_kflood_state flood;
 	struct rfsd_ksched policy;	/* what it set (SCHED_OTHER nice 0
 					   while flooded) */
-	char err[160];		/* why it failed; "" if it did not */
+	char err[224];		/* why it failed; "" if it did not */
 	struct rfsd_kthread_wait wait;	/* the last look for the warning */
 	unsigned long warned;	/* tick of the last warning; 0: none */
 	struct rfsd_kthread_wait fl_last;	/* the last flood look */

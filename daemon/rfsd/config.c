@@ -224,7 +224,8 @@ static void set_ksched(struct rfsd_parse *p, const char *key, const char *v,
 				     RFSD_KSCHED_DEFAULT;
 		return;
 	}
-	for (f = &rfsd_ksched_kinds[kind]; kind > RFSD_KSCHED_KERNEL; f--, kind--)
+	for (f = &rfsd_ksched_kinds[kind]; kind > RFSD_KSCHED_KERNEL;
+	     f--, kind--)
 		if (num && !strncmp(v, f->name, num - v) && !f->name[num - v])
 			break;
 	if (kind == RFSD_KSCHED_KERNEL) {

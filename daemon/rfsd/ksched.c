@@ -27,7 +27,8 @@ void rfsd_ksched_set(struct rfsd_kscheds *k, const struct rfsd_ksched *want)
 
 static void policy_name(const struct rfsd_ksched *p, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s %d", rfsd_ksched_kinds[p->kind].policy_name, p->prio);
+	snprintf(buf, len, "%s %d", rfsd_ksched_kinds[p->kind].policy_name,
+		 p->prio);
 }
 
 /* pid, if it is still CPU cpu's kthread (a PID may be reused): a pidfd
@@ -45,8 +46,8 @@ static int kthread_open(const struct rfsd_kscheds *k, __u32 pid, int cpu,
  * enum, so that another build of rfsd reads it the same. */
 static __u64 note_pack(__u32 pid, const struct rfsd_ksched *p)
 {
-	return (__u64)pid << 32 | (__u64)rfsd_ksched_kinds[p->kind].policy << 16 |
-	       (__u16)p->prio;
+	return (__u64)pid << 32 |
+	       (__u64)rfsd_ksched_kinds[p->kind].policy << 16 | (__u16)p->prio;
 }
 
 static bool note_unpack(__u64 note, __u32 *pid, struct rfsd_ksched *p)
@@ -380,8 +381,9 @@ static void kflood_look(struct rfsd_kscheds *k, int cpu, __u64 dequeued)
 		/* a flooded state only ever goes back to NO (rfsd.h), and
 		 * any is SCHED_OTHER nice 0 */
 		if (next != was) {
-			p = next != RFSD_KFLOOD_NO ?
-			    (struct rfsd_ksched){ RFSD_KSCHED_NICE, 0 } : k->want;
+			p = k->want;
+			if (next != RFSD_KFLOOD_NO)
+				p = (struct rfsd_ksched){ RFSD_KSCHED_NICE, 0 };
 			e = set_checked(k, cpu, pid, &p, why, sizeof(why));
 			if (e) {
 				pr_warn("cpu %d: can't set its cpumap kthread (pid %u) to %s: %s\n",

@@ -2,10 +2,10 @@
 /*
  * The kernel's features as rfsd shows them, logged at start so that an
  * operator sees what was chosen and why before anything steers (the
- * findings come from rfs_features.c).  And the cgroup v2
- * root, rfsd's default for sockops, which there sees every socket of the
- * host: /sys/fs/cgroup, /sys/fs/cgroup/unified on hybrid hosts, elsewhere
- * in containers, so the mount table says.
+ * findings come from rfs_features.c).  And the cgroup v2 root, rfsd's
+ * default for sockops, which there sees every socket of the host:
+ * /sys/fs/cgroup, /sys/fs/cgroup/unified on hybrid hosts, elsewhere in
+ * containers, so the mount table says.
  */
 #include <errno.h>
 #include <stdlib.h>

@@ -72,7 +72,7 @@ mode_ksched()
 }
 
 # The kthread of the workload's server CPU has policy $2 (mode $1's), or
-# is SCHED_FIFO's kthread stepped down for a flood (ksched.h: a busy
+# is SCHED_FIFO's kthread stepped down for a flood (rfsd.h: a busy
 # many-connection cell can do that)
 ksched_check()
 {

@@ -11,8 +11,8 @@
 #include <string.h>
 
 #include "commands.h"
-#include "config.h"
 #include "parse.h"
+#include "rfsd.h"
 
 struct check {
 	struct json_object *rows;
@@ -74,8 +74,7 @@ int rfsd_check_config(const char *path, bool must_exist, bool unsafe_noguard,
 
 	rfsd_add(top, "config", rfsd_jstr(path));
 	rfsd_add(top, "interfaces", ck.rows);
-	e = rfsd_config_load(path, must_exist, &cfg, err) ?:
-	    rfsd_config_check_noguard(&cfg, path, unsafe_noguard, err);
+	e = rfsd_config_load(path, must_exist, unsafe_noguard, &cfg, err);
 	if (!e && (e = rfsd_netns_links(&l, &n, rfsd_config_wants_routes(&cfg))))
 		snprintf(err, sizeof(err), "can't list the interfaces: %s",
 			 strerror(-e));

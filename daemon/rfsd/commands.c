@@ -15,8 +15,6 @@
 #include <time.h>
 
 #include "commands.h"
-#include "config.h"
-#include "ksched.h"
 #include "log.h"
 #include "rfs_commit.h"
 #include "rfsd.h"

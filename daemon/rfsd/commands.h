@@ -42,9 +42,9 @@ struct rfsd_sampler {
 
 struct rfsd_cmd_ctx {
 	struct rfs_dp *dp;
-	struct rfsd_ifaces *ifaces;	/* configured interfaces (config.h) */
+	struct rfsd_ifaces *ifaces;	/* configured interfaces (rfsd.h) */
 	struct rfsd_sampler *sampler;
-	struct rfsd_kscheds *ksched;	/* cpumap kthreads (ksched.h) */
+	struct rfsd_kscheds *ksched;	/* cpumap kthreads (rfsd.h) */
 	const struct rfsd_child *parser;	/* the request parser (server.h) */
 };
 

@@ -10,14 +10,15 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <ini.h>
 
-#include "config.h"
 #include "parse.h"
+#include "rfsd.h"
 
 enum rfsd_section { SEC_NONE, SEC_GLOBAL, SEC_IFACE, SEC_BAD };
 
@@ -26,7 +27,6 @@ struct rfsd_parse {
 	const char *path;
 	struct rfsd_config *cfg;
 	int lineno;		/* of the line inih is working on */
-	bool line_done;		/* the last chunk ended its line */
 	enum rfsd_section sec;
 	struct rfsd_iface_cfg *ifc;	/* in [interface ...] */
 	int err;		/* first error */
@@ -157,30 +157,22 @@ nomem:
 	parse_fail(p, ENOMEM, "out of memory");
 }
 
-/* fgets() for inih, one line per call: one too long for inih's buffer is
- * an error, not split in two. */
+/* fgets() for inih, one line per call, up to the first error: one too
+ * long for inih's buffer is an error, not split in two. */
 static char *config_reader(char *str, int num, void *stream)
 {
 	struct rfsd_parse *p = stream;
 	size_t n, lead;
 	char *end;
 
-	if (!fgets(str, num, p->f))
+	if (p->err || !fgets(str, num, p->f))
 		return NULL;
-	if (p->line_done)
-		p->lineno++;
+	p->lineno++;
 	n = strlen(str);
-	p->line_done = n && str[n - 1] == '\n';
-	if (!p->line_done && !feof(p->f)) {
-		int c;
-
+	if ((!n || str[n - 1] != '\n') && !feof(p->f)) {
 		parse_fail(p, EINVAL, "line too long (max %d characters)",
 			   num - 3);
-		while ((c = fgetc(p->f)) != EOF && c != '\n')
-			;
-		p->line_done = true;
-		snprintf(str, num, ";\n");
-		return str;
+		return NULL;
 	}
 	lead = 0;
 	if (p->lineno == 1 && !strncmp(str, "\xef\xbb\xbf", 3))
@@ -196,49 +188,47 @@ static char *config_reader(char *str, int num, void *stream)
 	return str;
 }
 
-/* The forms of cpumap_kthread_sched with a number: "<name>:N", N in
- * lo..hi.  Parsing, naming and the error messages all read this table. */
-static const struct ksched_form {
-	const char *name;
-	enum rfsd_ksched_kind kind;
-	int lo, hi;
-} ksched_forms[] = {
-	{ "nice", RFSD_KSCHED_NICE, -20, 19 },
-	{ "batch", RFSD_KSCHED_BATCH, -20, 19 },
-	{ "fifo", RFSD_KSCHED_FIFO, 1, 99 },
-};
+#define KWAIT_HINT \
+	"cpumap_kthread_sched = fifo:1 (the default) lets it preempt them (rfsd(8))"
 
-#define N_FORMS	(sizeof(ksched_forms) / sizeof(ksched_forms[0]))
+const struct rfsd_ksched_kind_info rfsd_ksched_kinds[] = {
+	[RFSD_KSCHED_KERNEL] = { "kernel", 0, 0, SCHED_OTHER,
+				 "SCHED_OTHER nice", KWAIT_HINT },
+	[RFSD_KSCHED_NICE] = { "nice", -20, 19, SCHED_OTHER,
+			       "SCHED_OTHER nice", KWAIT_HINT },
+	[RFSD_KSCHED_FIFO] = { "fifo", 1, 99, SCHED_FIFO, "SCHED_FIFO",
+			       "it is SCHED_FIFO already: real-time tasks or interrupts hold that CPU" },
+	[RFSD_KSCHED_BATCH] = { "batch", -20, 19, SCHED_BATCH, "SCHED_BATCH nice",
+				"cpumap_kthread_sched = batch never preempts the task running there; fifo:1 (the default) does (rfsd(8))" },
+};
 
 void rfsd_ksched_name(const struct rfsd_ksched *k, char *buf, size_t len)
 {
-	size_t i;
-
-	for (i = 0; i < N_FORMS; i++)
-		if (ksched_forms[i].kind == k->kind) {
-			snprintf(buf, len, "%s:%d", ksched_forms[i].name, k->prio);
-			return;
-		}
-	snprintf(buf, len, "kernel");
+	if (k->kind == RFSD_KSCHED_KERNEL)
+		snprintf(buf, len, "kernel");
+	else
+		snprintf(buf, len, "%s:%d", rfsd_ksched_kinds[k->kind].name,
+			 k->prio);
 }
 
 static void set_ksched(struct rfsd_parse *p, const char *key, const char *v,
 		       struct rfsd_ksched *out)
 {
-	const struct ksched_form *f = ksched_forms;
+	const struct rfsd_ksched_kind_info *f;
 	const char *num = strchr(v, ':');
+	int e, prio, kind = RFSD_KSCHED_BATCH;
 	__u32 n = 0;
-	int e, prio;
 
 	if (!strcmp(v, "kernel") || !strcmp(v, "default")) {
 		*out = v[0] == 'k' ? (struct rfsd_ksched){ RFSD_KSCHED_KERNEL } :
 				     RFSD_KSCHED_DEFAULT;
 		return;
 	}
-	while (f < ksched_forms + N_FORMS &&
-	       (!num || strncmp(v, f->name, num - v) || f->name[num - v]))
-		f++;
-	if (f == ksched_forms + N_FORMS) {
+	for (f = &rfsd_ksched_kinds[kind]; kind > RFSD_KSCHED_KERNEL;
+	     f--, kind--)
+		if (num && !strncmp(v, f->name, num - v) && !f->name[num - v])
+			break;
+	if (kind == RFSD_KSCHED_KERNEL) {
 		parse_fail(p, EINVAL,
 			   "%s '%s' is not default (fifo:1), kernel, nice:N (-20..19), batch:N (-20..19) or fifo:N (1..99)",
 			   key, v);
@@ -256,24 +246,7 @@ static void set_ksched(struct rfsd_parse *p, const char *key, const char *v,
 		parse_fail(p, ERANGE, "%s '%s' is out of range (%s:%d..%d)", key,
 			   v, f->name, f->lo, f->hi);
 	else
-		*out = (struct rfsd_ksched){ f->kind, prio };
-}
-
-static int set_cpus(struct rfsd_parse *p, const char *key, const char *v)
-{
-	struct rfs_cpuset s;
-	int e = rfsd_cpus_resolve(v, NULL, &s);
-
-	if (e == -ERANGE)
-		parse_fail(p, ERANGE, "%s '%s': CPUs go up to %d", key, v,
-			   RFS_MAX_CPUS - 1);
-	else if (e == -ENOENT)
-		parse_fail(p, EINVAL, "%s '%s' leaves no CPU", key, v);
-	else if (e)
-		parse_fail(p, EINVAL,
-			   "%s '%s' is not a CPU list (like 0-3,6, all, isolated or housekeeping, each word with an optional '!')",
-			   key, v);
-	return e;
+		*out = (struct rfsd_ksched){ kind, prio };
 }
 
 /* One value of k's kind into dst; a message naming the key if it is bad. */
@@ -281,6 +254,7 @@ static void set_key(struct rfsd_parse *p, const struct key *k, void *dst,
 		    const char *v)
 {
 	struct sockaddr_storage ss;
+	struct rfs_cpuset cpus;
 	const char *bad = NULL;
 	socklen_t len;
 	__u32 n = 0;
@@ -288,9 +262,12 @@ static void set_key(struct rfsd_parse *p, const struct key *k, void *dst,
 
 	switch (k->kind) {
 	case K_POW2:
+	case K_SECONDS:
 		e = rfs_parse_u32(v, &n);
-		if (!e)
+		if (!e && k->kind == K_POW2)
 			e = rfs_check_pow2(n, k->lo, k->hi);
+		else if (!e && n > k->hi)
+			e = -ERANGE;
 		if (!e)
 			*(__u32 *)dst = n;
 		else if (e == -EINVAL)
@@ -301,16 +278,6 @@ static void set_key(struct rfsd_parse *p, const struct key *k, void *dst,
 		else
 			parse_fail(p, ERANGE, "%s '%s' is out of range (%u..%u)",
 				   k->name, v, k->lo, k->hi);
-		return;
-	case K_SECONDS:
-		e = rfs_parse_u32(v, &n);
-		if (e && e != -ERANGE)
-			parse_fail(p, EINVAL, "%s '%s' is not a number", k->name, v);
-		else if (e || n > k->hi)
-			parse_fail(p, ERANGE, "%s '%s' is out of range (0..%u)",
-				   k->name, v, k->hi);
-		else
-			*(__u32 *)dst = n;
 		return;
 	case K_SIZE:
 		/* at least 1 MiB: less is under one default table, a typo */
@@ -357,7 +324,15 @@ static void set_key(struct rfsd_parse *p, const struct key *k, void *dst,
 		      "is not interface name patterns";
 		break;
 	case K_CPUS:
-		if (set_cpus(p, k->name, v))
+		e = rfsd_cpus_resolve(v, NULL, &cpus);
+		if (e == -ERANGE)
+			parse_fail(p, ERANGE, "%s '%s': CPUs go up to %d",
+				   k->name, v, RFS_MAX_CPUS - 1);
+		else if (e == -ENOENT)
+			parse_fail(p, EINVAL, "%s '%s' leaves no CPU", k->name, v);
+		else if (e)
+			bad = "is not a CPU list (like 0-3,6, all, isolated or housekeeping, each word with an optional '!')";
+		if (e && !bad)
 			return;
 		break;
 	}
@@ -409,7 +384,25 @@ static int config_handler(void *user, const char *section, const char *name,
 	return 1;
 }
 
-int rfsd_config_load(const char *path, bool must_exist,
+static int check_noguard(const struct rfsd_config *cfg, const char *path,
+			 bool unsafe_noguard, char *err)
+{
+	char label[300];
+	size_t i;
+
+	err[0] = '\0';
+	for (i = 0; i < cfg->n_ifs && !unsafe_noguard; i++)
+		if (cfg->ifs[i].noguard) {
+			snprintf(err, RFSD_CONFIG_ERR_LEN,
+				 "can't honour 'noguard = yes' in %s of '%s': it turns off the in-order rule and lets flows be reordered, so rfsd refuses it unless started with --unsafe-noguard (benchmarks only)",
+				 rfsd_iface_cfg_label(&cfg->ifs[i], label,
+						      sizeof(label)), path);
+			return -EPERM;
+		}
+	return 0;
+}
+
+int rfsd_config_load(const char *path, bool must_exist, bool unsafe_noguard,
 		     struct rfsd_config *cfg, char *err)
 {
 	FILE *f = fopen(path, "re");
@@ -424,8 +417,11 @@ int rfsd_config_load(const char *path, bool must_exist,
 			 path, strerror(-ret));
 		return ret;
 	}
-	ret = rfsd_config_parse(f, path, cfg, err);
+	ret = rfsd_config_parse(f, path, cfg, err) ?:
+	      check_noguard(cfg, path, unsafe_noguard, err);
 	fclose(f);
+	if (ret)
+		rfsd_config_free(cfg);
 	return ret;
 }
 
@@ -433,8 +429,7 @@ int rfsd_config_parse(FILE *f, const char *path, struct rfsd_config *cfg,
 		      char *err)
 {
 	struct rfsd_parse p = {
-		.f = f, .path = path, .cfg = cfg, .lineno = 0,
-		.line_done = true, .sec = SEC_NONE, .msg = err,
+		.f = f, .path = path, .cfg = cfg, .sec = SEC_NONE, .msg = err,
 	};
 	int ret;
 
@@ -462,24 +457,6 @@ int rfsd_config_parse(FILE *f, const char *path, struct rfsd_config *cfg,
 	if (p.err)
 		rfsd_config_free(cfg);
 	return p.err;
-}
-
-int rfsd_config_check_noguard(const struct rfsd_config *cfg, const char *path,
-			      bool unsafe_noguard, char *err)
-{
-	char label[300];
-	size_t i;
-
-	err[0] = '\0';
-	for (i = 0; i < cfg->n_ifs && !unsafe_noguard; i++)
-		if (cfg->ifs[i].noguard) {
-			snprintf(err, RFSD_CONFIG_ERR_LEN,
-				 "can't honour 'noguard = yes' in %s of '%s': it turns off the in-order rule and lets flows be reordered, so rfsd refuses it unless started with --unsafe-noguard (benchmarks only)",
-				 rfsd_iface_cfg_label(&cfg->ifs[i], label,
-						      sizeof(label)), path);
-			return -EPERM;
-		}
-	return 0;
 }
 
 /* The strings t's keys hold in base. */

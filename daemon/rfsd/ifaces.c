@@ -16,8 +16,8 @@
 #include <unistd.h>
 
 #include "commands.h"
-#include "config.h"
 #include "log.h"
+#include "rfsd.h"
 
 static struct rfsd_ifstate *ifstate(struct rfsd_ifaces *ifs, const char *name,
 				    bool create)

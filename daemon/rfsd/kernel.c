@@ -1,12 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * What rfsd reads of the kernel and the host.  The features, as rfsd
- * shows them: a log line each at start (so an operator sees what was
- * chosen and why before anything steers), and the "kernel" block of
- * `rfsctl status`; the findings and their meaning come from the library
- * (rfs_features.c).  And the cgroup v2 root, rfsd's default
- * for sockops, which there sees every socket of the host: /sys/fs/cgroup
- * on unified hosts, /sys/fs/cgroup/unified on hybrid ones, elsewhere in
+ * The kernel's features as rfsd shows them, logged at start so that an
+ * operator sees what was chosen and why before anything steers (the
+ * findings come from rfs_features.c).  And the cgroup v2 root, rfsd's
+ * default for sockops, which there sees every socket of the host:
+ * /sys/fs/cgroup, /sys/fs/cgroup/unified on hybrid hosts, elsewhere in
  * containers, so the mount table says.
  */
 #include <errno.h>
@@ -17,41 +15,38 @@
 #include "log.h"
 #include "rfsd.h"
 
-void rfsd_log_kernel(const struct rfs_dp *dp, bool allow_unordered)
+bool rfsd_print_kernel(FILE *out, const struct rfs_kfeatures *f)
 {
-	const struct rfs_kfeatures *f = &dp->feat;
 	struct rfs_feat_report r;
+	char line[512];
 	int i;
 
 	rfs_kjudge(f, &r);
-	pr_info("kernel %s%s:\n", f->release,
-		f->faked ? " (features faked by RFS_TEST_FEATURES)" : "");
-	for (i = 0; i < r.n; i++)
-		pr_info("  %-14s %-9s %s: %s\n", r.line[i].name,
-			rfs_feat_level_name(r.line[i].level), r.line[i].value,
-			r.line[i].why);
-	if (r.order_kept)
+	snprintf(line, sizeof(line), "kernel %s%s: flows %s", f->release,
+		 f->faked ? " (features faked by RFS_TEST_FEATURES)" : "",
+		 r.order_kept ? "kept in order" : "NOT kept in order");
+	for (i = 0; i <= r.n; i++) {
+		if (out)
+			fprintf(out, "%s\n", line);
+		else
+			pr_info("%s\n", line);
+		if (i < r.n)
+			snprintf(line, sizeof(line), "  %-14s %-9s %s: %s",
+				 r.line[i].name,
+				 rfs_feat_level_name(r.line[i].level),
+				 r.line[i].value, r.line[i].why);
+	}
+	return r.order_kept;
+}
+
+void rfsd_log_kernel(const struct rfs_dp *dp, bool allow_unordered)
+{
+	if (rfsd_print_kernel(NULL, &dp->feat))
 		pr_info("kernel: flows are kept in order\n");
 	else if (allow_unordered)
 		pr_warn("kernel: flows can NOT be kept in order on this kernel; attaching anyway (allow_unordered)\n");
 	else
 		pr_warn("kernel: flows can NOT be kept in order on this kernel; attach is refused unless allow_unordered = yes or rfsctl attach --allow-unordered\n");
-}
-
-bool rfsd_print_kernel(FILE *out, const struct rfs_kfeatures *f)
-{
-	struct rfs_feat_report r;
-	int i;
-
-	rfs_kjudge(f, &r);
-	fprintf(out, "kernel %s%s: flows %s\n", f->release,
-		f->faked ? " (features faked by RFS_TEST_FEATURES)" : "",
-		r.order_kept ? "kept in order" : "NOT kept in order");
-	for (i = 0; i < r.n; i++)
-		fprintf(out, "  %-14s %-9s %s: %s\n", r.line[i].name,
-			rfs_feat_level_name(r.line[i].level), r.line[i].value,
-			r.line[i].why);
-	return r.order_kept;
 }
 
 static struct json_object *lines_json(const struct rfs_feat_report *r, int from)

@@ -1,20 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
-/* cpumap_kthread_sched, the wait warning and the flood step-down
- * (ksched.h). */
+/* cpumap_kthread_sched, the wait warning and the flood step-down. */
 #include <errno.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
 #include <sys/resource.h>
-#include <sys/timerfd.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "commands.h"
-#include "ksched.h"
 #include "log.h"
+#include "rfsd.h"
 
 void rfsd_ksched_set(struct rfsd_kscheds *k, const struct rfsd_ksched *want)
 {
@@ -29,28 +25,10 @@ void rfsd_ksched_set(struct rfsd_kscheds *k, const struct rfsd_ksched *want)
 	k->gen++;
 }
 
-#define RFSD_KWAIT_HINT \
-	"cpumap_kthread_sched = fifo:1 (the default) lets it preempt them (rfsd(8))"
-
-/* rfsd's kinds as the kernel's policies, as the log names them, and what
- * would let a kthread kept waiting in sooner */
-static const struct {
-	int policy;
-	const char *name, *hint;
-} ksched_pol[] = {
-	[RFSD_KSCHED_KERNEL] = { SCHED_OTHER, "SCHED_OTHER nice",
-				 RFSD_KWAIT_HINT },
-	[RFSD_KSCHED_NICE] = { SCHED_OTHER, "SCHED_OTHER nice",
-			       RFSD_KWAIT_HINT },
-	[RFSD_KSCHED_FIFO] = { SCHED_FIFO, "SCHED_FIFO",
-			       "it is SCHED_FIFO already: real-time tasks or interrupts hold that CPU" },
-	[RFSD_KSCHED_BATCH] = { SCHED_BATCH, "SCHED_BATCH nice",
-				"cpumap_kthread_sched = batch never preempts the task running there; fifo:1 (the default) does (rfsd(8))" },
-};
-
 static void policy_name(const struct rfsd_ksched *p, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s %d", ksched_pol[p->kind].name, p->prio);
+	snprintf(buf, len, "%s %d", rfsd_ksched_kinds[p->kind].policy_name,
+		 p->prio);
 }
 
 /* pid, if it is still CPU cpu's kthread (a PID may be reused): a pidfd
@@ -64,27 +42,12 @@ static int kthread_open(const struct rfsd_kscheds *k, __u32 pid, int cpu,
 				why, len);
 }
 
-/* The policy first for a nice: the kthread may be SCHED_FIFO now; nice 0
- * with SCHED_FIFO, or a nice set before would count again back in
- * SCHED_OTHER. */
-static int set_policy(__u32 pid, const struct rfsd_ksched *p)
-{
-	bool fifo = p->kind == RFSD_KSCHED_FIFO;
-	struct sched_param sp = { .sched_priority = fifo ? p->prio : 0 };
-
-	if ((fifo && setpriority(PRIO_PROCESS, pid, 0)) ||
-	    sched_setscheduler(pid, ksched_pol[p->kind].policy, &sp) ||
-	    (!fifo && setpriority(PRIO_PROCESS, pid, p->prio)))
-		return -errno;
-	return 0;
-}
-
 /* rfs_cpu_queue.ksched_note: the kernel's policy numbers, not rfsd's
  * enum, so that another build of rfsd reads it the same. */
 static __u64 note_pack(__u32 pid, const struct rfsd_ksched *p)
 {
-	return (__u64)pid << 32 | (__u64)ksched_pol[p->kind].policy << 16 |
-	       (__u16)p->prio;
+	return (__u64)pid << 32 |
+	       (__u64)rfsd_ksched_kinds[p->kind].policy << 16 | (__u16)p->prio;
 }
 
 static bool note_unpack(__u64 note, __u32 *pid, struct rfsd_ksched *p)
@@ -95,7 +58,7 @@ static bool note_unpack(__u64 note, __u32 *pid, struct rfsd_ksched *p)
 	p->prio = (__s16)(note & 0xffff);
 	p->kind = RFSD_KSCHED_KERNEL;
 	for (i = RFSD_KSCHED_BATCH; i > RFSD_KSCHED_KERNEL; i--)
-		if (ksched_pol[i].policy == policy)
+		if (rfsd_ksched_kinds[i].policy == policy)
 			p->kind = i;
 	return *pid && p->kind != RFSD_KSCHED_KERNEL;
 }
@@ -110,15 +73,22 @@ static void write_note(struct rfsd_kscheds *k, int cpu, __u64 note)
 }
 
 /* Set p on pid while a pidfd shows it is CPU cpu's kthread: alive after
- * the set, the PID was that task's when it was set. */
+ * the set, the PID was that task's when it was set.  The policy first for
+ * a nice: the kthread may be SCHED_FIFO now; nice 0 with SCHED_FIFO, or a
+ * nice set before would count again back in SCHED_OTHER. */
 static int set_checked(const struct rfsd_kscheds *k, int cpu, __u32 pid,
 		       const struct rfsd_ksched *p, char *why, size_t len)
 {
-	int fd = kthread_open(k, pid, cpu, why, len), e;
+	bool fifo = p->kind == RFSD_KSCHED_FIFO;
+	struct sched_param sp = { .sched_priority = fifo ? p->prio : 0 };
+	int fd = kthread_open(k, pid, cpu, why, len), e = 0;
 
 	if (fd < 0)
 		return fd;
-	e = set_policy(pid, p);
+	if ((fifo && setpriority(PRIO_PROCESS, pid, 0)) ||
+	    sched_setscheduler(pid, rfsd_ksched_kinds[p->kind].policy, &sp) ||
+	    (!fifo && setpriority(PRIO_PROCESS, pid, p->prio)))
+		e = -errno;
 	if (!e && !rfs_pidfd_alive(fd)) {
 		snprintf(why, len, "pid %u exited while its policy was set",
 			 pid);
@@ -159,23 +129,20 @@ static void apply(struct rfsd_kscheds *k, int cpu, __u32 pid)
 		write_note(k, cpu, reset ? 0 : note_pack(pid, &p));
 		goto done;
 	}
+	/* Outside the host's PID namespace (a container) every PID the
+	 * datapath records fails the check, and nothing else is touched */
 	c->applied = false;
 	if (e == -ESRCH)
-		snprintf(c->err, sizeof(c->err), "%s", why);
+		snprintf(c->err, sizeof(c->err), "%s (the kthread went, or rfsd is not in the host's PID namespace)",
+			 why);
 	else
 		snprintf(c->err, sizeof(c->err), "%s%s", strerror(-e),
 			 e == -EPERM && !k->can_nice ?
 			 " (rfsd drops CAP_SYS_NICE when started with cpumap_kthread_sched = kernel: restart it)" :
 			 "");
-	/* said once: the next try is at the next change.  Outside the
-	 * host's PID namespace (a container) every PID the datapath
-	 * records fails the check, and nothing else is touched. */
-	if (e == -ESRCH)
-		pr_warn("cpu %d: %s; not setting it to %s (the kthread went, or rfsd is not in the host's PID namespace)\n",
-			cpu, c->err, name);
-	else
-		pr_warn("can't set cpu %d's cpumap kthread (pid %u) to %s: %s\n",
-			cpu, pid, name, c->err);
+	/* said once: the next try is at the next change */
+	pr_warn("can't set cpu %d's cpumap kthread (pid %u) to %s: %s\n", cpu,
+		pid, name, c->err);
 done:
 	c->done_pid = pid;
 	c->done_gen = k->gen;
@@ -219,26 +186,20 @@ void rfsd_ksched_adopt(struct rfsd_kscheds *k)
 
 static void kwait_look(struct rfsd_kscheds *k, int cpu, __u32 pid)
 {
-	struct rfsd_kwait_cpu *c = &k->cpu[cpu].wait;
-	struct rfsd_kthread_wait now;
+	struct rfsd_ksched_cpu *c = &k->cpu[cpu];
+	struct rfsd_kthread_wait now = {};
 	__u64 per_run;
 
-	if (!pid || rfsd_ksched_wait(k, cpu, pid, &now)) {
-		c->have = false;
-		return;
-	}
-	if (rfsd_kwait_excess(c, pid, now.wait_ns, now.runs, &per_run) &&
+	if (pid && !rfsd_ksched_wait(k, cpu, pid, &now) &&
+	    rfsd_kwait_excess(&c->wait, &now, &per_run) &&
 	    (!c->warned || k->ticks - c->warned >= RFSD_KWAIT_QUIET)) {
 		pr_warn("cpu %d: its cpumap kthread (pid %u) waited %.1f ms per run for the CPU over the last %d s (%llu runs): frames steered to cpu %d wait as long for the other tasks there; %s\n",
 			cpu, pid, per_run / 1e6, RFSD_KWAIT_WINDOW,
-			(unsigned long long)(now.runs - c->runs), cpu,
-			ksched_pol[k->want.kind].hint);
+			(unsigned long long)(now.runs - c->wait.runs), cpu,
+			rfsd_ksched_kinds[k->want.kind].hint);
 		c->warned = k->ticks;
 	}
-	c->pid = pid;
-	c->have = true;
-	c->wait_ns = now.wait_ns;
-	c->runs = now.runs;
+	c->wait = now;
 }
 
 void rfsd_ksched_tick(struct rfsd_kscheds *k)
@@ -311,6 +272,7 @@ int rfsd_ksched_wait(const struct rfsd_kscheds *k, int cpu, __u32 pid,
 	int e, n, fd;
 	FILE *f;
 
+	*out = (struct rfsd_kthread_wait){ .at_ns = rfs_mono_ns() };
 	fd = kthread_open(k, pid, cpu, why, sizeof(why));
 	if (fd < 0)
 		return fd;
@@ -322,6 +284,7 @@ int rfsd_ksched_wait(const struct rfsd_kscheds *k, int cpu, __u32 pid,
 		fclose(f);
 	e = !rfs_pidfd_alive(fd) ? -ESRCH : n != 3 ? -EIO : 0;
 	close(fd);
+	out->pid = e ? 0 : pid;
 	return e;
 }
 
@@ -333,24 +296,6 @@ static __u32 fifo_pid(const struct rfsd_kscheds *k, int cpu)
 
 	return c->applied && c->done_pid == c->pid && c->done_gen == k->gen &&
 	       k->want.kind == RFSD_KSCHED_FIFO ? c->pid : 0;
-}
-
-/* Any flooded state is SCHED_OTHER nice 0: 0 or -errno. */
-static int set_flood(struct rfsd_kscheds *k, int cpu,
-		     enum rfsd_kflood_state state)
-{
-	struct rfsd_ksched_cpu *c = &k->cpu[cpu];
-	struct rfsd_ksched p = state != RFSD_KFLOOD_NO ?
-		(struct rfsd_ksched){ .kind = RFSD_KSCHED_NICE, .prio = 0 } :
-		k->want;
-	char why[128];
-	int e = set_checked(k, cpu, c->pid, &p, why, sizeof(why));
-
-	if (e)
-		return e;
-	c->flood = state;
-	c->policy = p;
-	return 0;
 }
 
 struct json_object *rfsd_ksched_json(const struct rfsd_kscheds *k)
@@ -383,23 +328,24 @@ struct json_object *rfsd_ksched_json(const struct rfsd_kscheds *k)
 	return o;
 }
 
-static void kflood_log(struct rfsd_kflood_cpu *c, int cpu, __u32 pid,
+static void kflood_log(struct rfsd_ksched_cpu *c, int cpu, __u32 pid,
 		       enum rfsd_kflood_state state,
-		       const struct rfsd_kflood_window *w, __u64 now)
+		       const struct rfsd_kthread_wait *w)
 {
-	unsigned long long pct = w->ran_ns * 100 / w->wall_ns;
-	unsigned long long run_us = w->ran_ns / (w->runs ? w->runs : 1) / 1000;
+	unsigned long long pct = w->on_cpu_ns * 100 / w->at_ns;
+	unsigned long long run_us = w->on_cpu_ns / (w->runs ?: 1) / 1000;
+	__u64 now = rfs_mono_ns();
 	char hold[48] = "";
 
 	if (state == RFSD_KFLOOD_NO) {
-		if (c->said)
+		if (c->fl_said)
 			pr_info("cpu %d: its cpumap kthread (pid %u) ran %llu%% of the last %d ms: back to its policy\n",
 				cpu, pid, pct, RFSD_KFLOOD_TICK_MS);
-		c->said = false;
+		c->fl_said = false;
 		return;
 	}
-	c->said = false;
-	if (c->logged_ns && now - c->logged_ns < RFSD_KFLOOD_QUIET_NS)
+	c->fl_said = false;
+	if (c->fl_logged_ns && now - c->fl_logged_ns < RFSD_KFLOOD_QUIET_NS)
 		return;
 	if (state == RFSD_KFLOOD_RUNS)
 		snprintf(hold, sizeof(hold), ", %d ms on at the earliest",
@@ -408,61 +354,51 @@ static void kflood_log(struct rfsd_kflood_cpu *c, int cpu, __u32 pid,
 		cpu, pid, pct, RFSD_KFLOOD_TICK_MS, run_us,
 		RFSD_KFLOOD_HIGH_PCT, RFSD_KFLOOD_RUN_NS / 1000,
 		RFSD_KFLOOD_LOW_PCT, hold);
-	c->logged_ns = now;
-	c->said = true;
+	c->fl_logged_ns = now;
+	c->fl_said = true;
 }
 
-static void kflood_look(struct rfsd_kscheds *k, int cpu, __u64 dequeued,
-			__u64 now)
+static void kflood_look(struct rfsd_kscheds *k, int cpu, __u64 dequeued)
 {
-	struct rfsd_kflood_cpu *c = &k->cpu[cpu].fl;
-	enum rfsd_kflood_state was = k->cpu[cpu].flood, next;
+	struct rfsd_ksched_cpu *c = &k->cpu[cpu];
+	enum rfsd_kflood_state was = c->flood, next;
+	struct rfsd_kthread_wait now = {}, win;
 	__u32 pid = fifo_pid(k, cpu);
-	struct rfsd_kflood_window win;
-	struct rfsd_kthread_wait w;
-	bool busy = c->dq_seen &&
-		    dequeued - c->dequeued >= RFSD_KFLOOD_MIN_FRAMES;
+	bool busy = c->fl_dq_seen &&
+		    dequeued - c->fl_dequeued >= RFSD_KFLOOD_MIN_FRAMES;
+	struct rfsd_ksched p;
+	char why[128];
 	int e;
 
-	c->dequeued = dequeued;
-	c->dq_seen = true;
+	c->fl_dequeued = dequeued;
+	c->fl_dq_seen = true;
 	/* too few frames to flood anything: no schedstat read; a busy
 	 * look after it only takes the run time to measure from */
-	if (!pid || (was == RFSD_KFLOOD_NO && !busy)) {
-		c->have = false;
-		return;
-	}
-	if (rfsd_ksched_wait(k, cpu, pid, &w)) {
-		c->have = false;
-		return;
-	}
-	if (c->have && c->pid == pid && w.on_cpu_ns >= c->on_cpu_ns &&
-	    w.runs >= c->runs && now > c->at_ns) {
-		win = (struct rfsd_kflood_window){
-			.wall_ns = now - c->at_ns,
-			.ran_ns = w.on_cpu_ns - c->on_cpu_ns,
-			.runs = w.runs - c->runs,
-		};
-		next = rfsd_kflood_next(was, c->looks, &win);
-		c->looks++;
-		/* a flooded state only ever goes back to NO (ksched.h) */
+	if (pid && (was != RFSD_KFLOOD_NO || busy))
+		rfsd_ksched_wait(k, cpu, pid, &now);
+	if (rfsd_kthread_since(&c->fl_last, &now, &win)) {
+		next = rfsd_kflood_next(was, c->fl_looks++, &win);
+		/* a flooded state only ever goes back to NO (rfsd.h), and
+		 * any is SCHED_OTHER nice 0 */
 		if (next != was) {
-			e = set_flood(k, cpu, next);
-			if (e)
+			p = k->want;
+			if (next != RFSD_KFLOOD_NO)
+				p = (struct rfsd_ksched){ RFSD_KSCHED_NICE, 0 };
+			e = set_checked(k, cpu, pid, &p, why, sizeof(why));
+			if (e) {
 				pr_warn("cpu %d: can't set its cpumap kthread (pid %u) to %s: %s\n",
 					cpu, pid, next != RFSD_KFLOOD_NO ?
 					"SCHED_OTHER" : "its policy",
 					strerror(-e));
-			else
-				kflood_log(c, cpu, pid, next, &win, now);
-			c->looks = 0;
+			} else {
+				c->flood = next;
+				c->policy = p;
+				kflood_log(c, cpu, pid, next, &win);
+			}
+			c->fl_looks = 0;
 		}
 	}
-	c->pid = pid;
-	c->have = true;
-	c->on_cpu_ns = w.on_cpu_ns;
-	c->runs = w.runs;
-	c->at_ns = now;
+	c->fl_last = now;
 }
 
 static void on_kflood_timer(struct rfsd_watch *w, uint32_t ev)
@@ -471,41 +407,24 @@ static void on_kflood_timer(struct rfsd_watch *w, uint32_t ev)
 						   flood_tmr);
 	int n = k->dp->env.nr_cpus, cpu;
 	struct rfs_cpu_queue *q;
-	uint64_t ticks;
-	__u64 now;
 
-	if (read(w->fd, &ticks, sizeof(ticks)) < 0 && errno != EAGAIN)
-		pr_debug("can't read the flood timerfd: %s\n", strerror(errno));
+	rfsd_timer_ack(w);
 	q = rfs_dp_queues(k->dp);
 	if (!q)
 		return;
-	now = rfs_mono_ns();
 	for (cpu = 0; cpu < n; cpu++)
-		kflood_look(k, cpu, q[cpu].dequeued, now);
+		kflood_look(k, cpu, q[cpu].dequeued);
 	free(q);
 }
 
 int rfsd_kflood_start(struct rfsd_kscheds *k, struct rfsd_loop *loop)
 {
-	struct itimerspec its = {
-		.it_interval.tv_nsec = RFSD_KFLOOD_TICK_MS * 1000000L,
-		.it_value.tv_nsec = RFSD_KFLOOD_TICK_MS * 1000000L,
-	};
-	struct rfsd_watch *w = &k->flood_tmr;
 	int e;
 
-	w->fn = on_kflood_timer;
-	w->fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-	if (w->fd < 0)
-		return -errno;
-	if (timerfd_settime(w->fd, 0, &its, NULL) ||
-	    rfsd_watch_add(loop, w, EPOLLIN)) {
-		e = -errno;
-		close(w->fd);
-		return e;
-	}
-	k->loop = loop;
-	return 0;
+	k->flood_tmr.fn = on_kflood_timer;
+	e = rfsd_timer_add(loop, &k->flood_tmr, RFSD_KFLOOD_TICK_MS);
+	k->loop = e ? NULL : loop;
+	return e;
 }
 
 void rfsd_kflood_stop(struct rfsd_kscheds *k)

@@ -3,6 +3,8 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
 
 #include "log.h"
 #include "rfsd.h"
@@ -32,6 +34,35 @@ void rfsd_watch_del(struct rfsd_loop *l, struct rfsd_watch *w)
 {
 	epoll_ctl(l->epfd, EPOLL_CTL_DEL, w->fd, NULL);
 	l->removed++;
+}
+
+int rfsd_timer_add(struct rfsd_loop *l, struct rfsd_watch *w, long ms)
+{
+	struct itimerspec its = {
+		.it_interval = { ms / 1000, ms % 1000 * 1000000 },
+		.it_value = { ms / 1000, ms % 1000 * 1000000 },
+	};
+	int e;
+
+	w->fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (w->fd < 0)
+		return -errno;
+	if (timerfd_settime(w->fd, 0, &its, NULL) ||
+	    rfsd_watch_add(l, w, EPOLLIN)) {
+		e = -errno;
+		close(w->fd);
+		w->fd = -1;
+		return e;
+	}
+	return 0;
+}
+
+void rfsd_timer_ack(struct rfsd_watch *w)
+{
+	uint64_t ticks;
+
+	if (read(w->fd, &ticks, sizeof(ticks)) < 0 && errno != EAGAIN)
+		pr_debug("can't read a timerfd: %s\n", strerror(errno));
 }
 
 int rfsd_loop_run(struct rfsd_loop *l)

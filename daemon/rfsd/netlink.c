@@ -21,11 +21,8 @@
 #include <libmnl/libmnl.h>
 #include <linux/rtnetlink.h>
 
-#include "config.h"
 #include "log.h"
 #include "rfsd.h"
-
-#define RFSD_NL_RCVBUF	(1 << 20)
 
 struct rfsd_netlink {
 	struct rfsd_watch w;
@@ -86,7 +83,7 @@ int rfsd_netlink_open(struct rfsd_netlink **out, struct rfsd_loop *loop,
 {
 	struct rfsd_netlink *nl = calloc(1, sizeof(*nl));
 	const char *what = "open rtnetlink for link events";
-	int sz = RFSD_NL_RCVBUF, e = ENOMEM;
+	int sz = 1 << 20, e = ENOMEM;
 
 	*out = NULL;
 	if (!nl)

@@ -28,7 +28,7 @@
 #include <linux/net_namespace.h>
 #include <linux/rtnetlink.h>
 
-#include "config.h"
+#include "rfsd.h"
 
 int rfsd_link_parse(const struct nlmsghdr *nlh, struct rfsd_link_msg *m)
 {
@@ -113,9 +113,11 @@ static struct mnl_socket *nl_socket(void)
 	return nl;
 }
 
-/* Ask a dump of type (hdr bytes of header, family first) of cb. */
-static int nl_dump(struct mnl_socket *nl, int type, size_t hdr, int family,
-		   mnl_cb_t cb, void *data)
+/* Ask for type (an hdr-byte header, family first): a dump, or with fd >=
+ * 0 the one answer about the netns of fd; cb gets what comes.  0 or
+ * -errno. */
+static int nl_ask(struct mnl_socket *nl, int type, size_t hdr, int family,
+		  int fd, mnl_cb_t cb, void *data)
 {
 	char buf[RFSD_NL_BUF];
 	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
@@ -124,14 +126,16 @@ static int nl_dump(struct mnl_socket *nl, int type, size_t hdr, int family,
 	int r;
 
 	nlh->nlmsg_type = type;
-	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+	nlh->nlmsg_flags = NLM_F_REQUEST | (fd < 0 ? NLM_F_DUMP : 0);
 	nlh->nlmsg_seq = type;
 	*(unsigned char *)mnl_nlmsg_put_extra_header(nlh, hdr) = family;
+	if (fd >= 0)
+		mnl_attr_put_u32(nlh, NETNSA_FD, (uint32_t)fd);
 	if (mnl_socket_sendto(nl, nlh, nlh->nlmsg_len) < 0)
 		return -errno;
 	while ((n = mnl_socket_recvfrom(nl, buf, sizeof(buf))) > 0) {
 		r = mnl_cb_run(buf, n, type, portid, cb, data);
-		if (r <= MNL_CB_STOP)
+		if (r <= MNL_CB_STOP || fd >= 0)
 			return r < 0 ? -errno : 0;
 	}
 	return n < 0 ? -errno : -EIO;
@@ -143,12 +147,19 @@ struct links {
 	int err;
 };
 
-static int dump_link_cb(const struct nlmsghdr *nlh, void *data)
+/* A link into ls, or a default route's mark on its links. */
+static int dump_cb(const struct nlmsghdr *nlh, void *data)
 {
 	struct links *ls = data;
-	struct rfsd_link *v;
+	int oifs[32], n = rfsd_route_default_oifs(nlh, oifs, 32), i;
 	struct rfsd_link_msg m;
+	struct rfsd_link *v;
+	size_t k;
 
+	for (i = 0; i < n; i++)
+		for (k = 0; k < ls->n; k++)
+			if (ls->v[k].ifindex == oifs[i])
+				ls->v[k].default_route = true;
 	if (rfsd_link_parse(nlh, &m) || !m.l.name[0])
 		return MNL_CB_OK;
 	v = realloc(ls->v, (ls->n + 1) * sizeof(*v));
@@ -161,19 +172,6 @@ static int dump_link_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
-static int dump_route_cb(const struct nlmsghdr *nlh, void *data)
-{
-	struct links *ls = data;
-	int oifs[32], n = rfsd_route_default_oifs(nlh, oifs, 32), i;
-	size_t k;
-
-	for (i = 0; i < n; i++)
-		for (k = 0; k < ls->n; k++)
-			if (ls->v[k].ifindex == oifs[i])
-				ls->v[k].default_route = true;
-	return MNL_CB_OK;
-}
-
 int rfsd_netns_links(struct rfsd_link **out, size_t *n, bool routes)
 {
 	struct mnl_socket *nl = nl_socket();
@@ -182,13 +180,13 @@ int rfsd_netns_links(struct rfsd_link **out, size_t *n, bool routes)
 
 	if (!nl)
 		return -errno;
-	e = nl_dump(nl, RTM_GETLINK, sizeof(struct ifinfomsg), AF_UNSPEC,
-		    dump_link_cb, &ls) ?: ls.err;
+	e = nl_ask(nl, RTM_GETLINK, sizeof(struct ifinfomsg), AF_UNSPEC, -1,
+		   dump_cb, &ls) ?: ls.err;
 	if (!e && routes)
-		e = nl_dump(nl, RTM_GETROUTE, sizeof(struct rtmsg), AF_INET,
-			    dump_route_cb, &ls) ?:
-		    nl_dump(nl, RTM_GETROUTE, sizeof(struct rtmsg), AF_INET6,
-			    dump_route_cb, &ls);
+		e = nl_ask(nl, RTM_GETROUTE, sizeof(struct rtmsg), AF_INET, -1,
+			   dump_cb, &ls) ?:
+		    nl_ask(nl, RTM_GETROUTE, sizeof(struct rtmsg), AF_INET6, -1,
+			   dump_cb, &ls);
 	mnl_socket_close(nl);
 	if (e)
 		free(ls.v);
@@ -197,6 +195,7 @@ int rfsd_netns_links(struct rfsd_link **out, size_t *n, bool routes)
 	return e;
 }
 
+/* The id our namespace gives the one asked about. */
 static int nsid_cb(const struct nlmsghdr *nlh, void *data)
 {
 	const struct nlattr *a;
@@ -208,28 +207,6 @@ static int nsid_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
-/* The id our namespace gives the namespace of fd, or -1. */
-static int netns_id_of(struct mnl_socket *nl, int fd, unsigned int seq)
-{
-	char buf[MNL_SOCKET_BUFFER_SIZE];
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
-	int nsid = -1;
-	ssize_t n;
-
-	nlh->nlmsg_type = RTM_GETNSID;
-	nlh->nlmsg_flags = NLM_F_REQUEST;
-	nlh->nlmsg_seq = seq;
-	*(unsigned char *)mnl_nlmsg_put_extra_header(nlh,
-			sizeof(struct rtgenmsg)) = AF_UNSPEC;
-	mnl_attr_put_u32(nlh, NETNSA_FD, (uint32_t)fd);
-	if (mnl_socket_sendto(nl, nlh, nlh->nlmsg_len) < 0)
-		return -1;
-	n = mnl_socket_recvfrom(nl, buf, sizeof(buf));
-	if (n > 0)
-		mnl_cb_run(buf, n, seq, mnl_socket_get_portid(nl), nsid_cb, &nsid);
-	return nsid;
-}
-
 /* An fd of the namespace our namespace calls nsid, or -1: the named ones
  * first, then those of running processes. */
 static int netns_fd_by_id(int nsid)
@@ -237,7 +214,7 @@ static int netns_fd_by_id(int nsid)
 	const char *dirs = getenv("RFSD_TEST_NETNS_DIRS");
 	struct mnl_socket *nl = nl_socket();
 	glob_t g = { 0 };
-	int fd = -1;
+	int fd = -1, id;
 	size_t i;
 
 	if (!nl)
@@ -247,7 +224,11 @@ static int netns_fd_by_id(int nsid)
 	glob("/proc/[1-9]*/ns/net", GLOB_APPEND | GLOB_NOSORT, NULL, &g);
 	for (i = 0; i < g.gl_pathc && fd < 0; i++) {
 		fd = open(g.gl_pathv[i], O_RDONLY | O_CLOEXEC);
-		if (fd >= 0 && netns_id_of(nl, fd, i + 1) != nsid) {
+		id = -1;
+		if (fd >= 0)
+			nl_ask(nl, RTM_GETNSID, sizeof(struct rtgenmsg),
+			       AF_UNSPEC, fd, nsid_cb, &id);
+		if (fd >= 0 && id != nsid) {
 			close(fd);
 			fd = -1;
 		}

@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "config.h"
+#include "rfsd.h"
 
 const char *rfsd_iface_cfg_label(const struct rfsd_iface_cfg *ic, char *buf,
 				 size_t len)

@@ -21,8 +21,6 @@
 #include <systemd/sd-daemon.h>
 
 #include "commands.h"
-#include "config.h"
-#include "ksched.h"
 #include "log.h"
 #include "rfs_dp.h"
 #include "rfsd.h"
@@ -234,12 +232,9 @@ static void reload(struct rfsd *d)
 	char err[RFSD_CONFIG_ERR_LEN];
 
 	sd_notify(0, "RELOADING=1\nSTATUS=reloading the config");
-	if (rfsd_config_load(d->config_path, d->opt_config, &cfg, err)) {
+	if (rfsd_config_load(d->config_path, d->opt_config, d->unsafe_noguard,
+			     &cfg, err)) {
 		pr_warn("%s; keeping the running config\n", err);
-	} else if (rfsd_config_check_noguard(&cfg, d->config_path,
-					     d->unsafe_noguard, err)) {
-		pr_warn("%s; keeping the running config\n", err);
-		rfsd_config_free(&cfg);
 	} else {
 		pr_info("reloading config '%s'\n", d->config_path);
 		d->cfg = cfg;
@@ -281,10 +276,8 @@ static void on_timer(struct rfsd_watch *w, uint32_t ev)
 {
 	struct rfsd *d = rfsd_container_of(w, struct rfsd, tmr);
 	char err[RFS_ERR_LEN] = "";
-	uint64_t ticks;
 
-	if (read(w->fd, &ticks, sizeof(ticks)) < 0 && errno != EAGAIN)
-		pr_debug("can't read timerfd: %s\n", strerror(errno));
+	rfsd_timer_ack(w);
 	rfsd_server_tick(d->srv, time(NULL));
 	rfsd_metrics_tick(d->metrics);
 	if (rfs_dp_refresh_cpus(d->dp, err)) {
@@ -362,9 +355,6 @@ static int parse_args(struct rfsd *d, int argc, char **argv)
 
 static int open_fds(struct rfsd *d)
 {
-	struct itimerspec its = {
-		.it_interval = { .tv_sec = 1 }, .it_value = { .tv_sec = 1 },
-	};
 	sigset_t set;
 
 	sigemptyset(&set);
@@ -379,28 +369,16 @@ static int open_fds(struct rfsd *d)
 	if (d->loop.epfd < 0)
 		return -errno;
 	d->sig.fd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
-	d->tmr.fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 	d->sampler.tfd = timerfd_create(CLOCK_MONOTONIC,
 					TFD_NONBLOCK | TFD_CLOEXEC);
-	if (d->sig.fd < 0 || d->tmr.fd < 0 || d->sampler.tfd < 0)
+	if (d->sig.fd < 0 || d->sampler.tfd < 0)
 		return -errno;
 	d->sig.fn = on_signal;
 	d->tmr.fn = on_timer;
 	d->job.fd = d->sampler.tfd;
 	d->job.fn = on_job;
-	if (timerfd_settime(d->tmr.fd, 0, &its, NULL))
-		return -errno;
 	return rfsd_watch_add(&d->loop, &d->sig, EPOLLIN) ?:
 	       rfsd_watch_add(&d->loop, &d->job, EPOLLIN);
-}
-
-static void close_fds(struct rfsd *d)
-{
-	int fds[] = { d->sig.fd, d->tmr.fd, d->sampler.tfd, d->loop.epfd };
-
-	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
-		if (fds[i] >= 0)
-			close(fds[i]);
 }
 
 int main(int argc, char **argv)
@@ -439,13 +417,9 @@ int main(int argc, char **argv)
 		pr_warn("cleanup %s: %s\n", opts.pin_dir, err);
 		return EXIT_FAILURE;
 	}
-	if (rfsd_config_load(d.config_path, d.opt_config, &d.cfg, err) ||
-	    rfsd_config_check_noguard(&d.cfg, d.config_path, d.unsafe_noguard,
-				      err)) {
-		pr_warn("%s\n", err);
-		rfsd_config_free(&d.cfg);
-		return EXIT_FAILURE;
-	}
+	if (rfsd_config_load(d.config_path, d.opt_config, d.unsafe_noguard,
+			     &d.cfg, err))
+		goto fail;
 	if (d.unsafe_noguard)
 		pr_warn("WARNING: --unsafe-noguard: interfaces with 'noguard = yes' in the config steer WITHOUT the in-order rule; their flows may be reordered (benchmarks only)\n");
 	socket_path = d.opt_socket ?: d.cfg.socket ?: RFS_CTL_SOCKET_DEFAULT;
@@ -456,8 +430,7 @@ int main(int argc, char **argv)
 			 d.opt_cgroup ?: d.cfg.cgroup);
 	} else if (rfsd_cgroup_root(d.cgroup, sizeof(d.cgroup), err,
 				    sizeof(err))) {
-		pr_warn("%s\n", err);
-		goto out;
+		goto fail;
 	}
 	opts.cgroup = d.cgroup;
 	opts.sock_flow_entries = d.cfg.sock_flow_entries;
@@ -475,10 +448,8 @@ int main(int argc, char **argv)
 	/* claim the socket path first: a second rfsd stops here */
 	if (rfsd_server_bind(&d.srv, &d.loop, &dispatch, socket_path,
 			     d.cfg.socket_group, d.cfg.admin_group, err,
-			     sizeof(err))) {
-		pr_warn("%s\n", err);
-		goto out;
-	}
+			     sizeof(err)))
+		goto fail;
 	sd_notify(0, "STATUS=loading the datapath");
 	e = rfs_dp_open(&d.dp, &opts, &adopted, err);
 	if (e) {
@@ -511,11 +482,8 @@ int main(int argc, char **argv)
 	}
 	rfsd_log_kernel(d.dp, d.cfg.allow_unordered);
 	/* subscribe before attaching: no deletion may slip in between */
-	if (rfsd_netlink_open(&d.nl, &d.loop, &d.ifaces, err,
-			      sizeof(err))) {
-		pr_warn("%s\n", err);
-		goto out;
-	}
+	if (rfsd_netlink_open(&d.nl, &d.loop, &d.ifaces, err, sizeof(err)))
+		goto fail;
 	rfsd_ifaces_resync(&d.ifaces);
 	rfsd_ifaces_start(&d.ifaces);
 	/* what an earlier rfsd set on the kthreads is undone or redone
@@ -541,10 +509,8 @@ int main(int argc, char **argv)
 	if (e)
 		pr_warn("can't watch the cpumap kthreads for floods: %s; a flooded SCHED_FIFO kthread keeps its policy\n",
 			strerror(-e));
-	if (rfsd_server_listen(d.srv, err, sizeof(err))) {
-		pr_warn("%s\n", err);
-		goto out;
-	}
+	if (rfsd_server_listen(d.srv, err, sizeof(err)))
+		goto fail;
 	pr_info("listening on %s\n", socket_path);
 	d.dispatch = &dispatch;
 	if (metrics_apply(&d))
@@ -552,13 +518,16 @@ int main(int argc, char **argv)
 	sd_notify(0, "READY=1");
 	update_status(&d);
 
-	if (!rfsd_watch_add(&d.loop, &d.tmr, EPOLLIN) &&
+	if (!rfsd_timer_add(&d.loop, &d.tmr, 1000) &&
 	    !rfsd_loop_run(&d.loop))
 		ret = EXIT_SUCCESS;
 	sd_notify(0, d.cfg.detach_on_exit ? "STOPPING=1\nSTATUS=detaching" :
 		  "STOPPING=1\nSTATUS=leaving the datapath steering");
 	rfsd_sampler_cancel(&d.sampler, d.dp);
 	served = true;
+	goto out;
+fail:
+	pr_warn("%s\n", err);
 out:
 	/* the one way out: a stop detaches only when configured to; a
 	 * failed start removes what it made, and leaves what it adopted */
@@ -573,6 +542,10 @@ out:
 			"left the datapath pinned and steering; bye\n");
 	free(d.ifaces.st);
 	rfsd_config_free(&d.cfg);
-	close_fds(&d);
+	/* those never opened are -1: EBADF, nothing closed */
+	close(d.sig.fd);
+	close(d.tmr.fd);
+	close(d.sampler.tfd);
+	close(d.loop.epfd);
 	return ret;
 }

@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "commands.h"
-#include "ksched.h"
 #include "rfs_prom.h"
+#include "rfsd.h"
 
 static __u64 *ctr(void *base, size_t k)
 {

@@ -2,11 +2,11 @@
 /*
  * daemon/rfsd/config.c: rfsd_config_parse() on any file.  It must fail
  * with a message that names the file and line, or give a config that
- * keeps every promise config.h makes.
+ * keeps every promise rfsd.h makes of it.
  */
 #include <errno.h>
 
-#include "config.h"
+#include "rfsd.h"
 #include "fuzz.h"
 #include "parse.h"
 

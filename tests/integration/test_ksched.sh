@@ -651,7 +651,7 @@ ns_retrans()
 # every connection answered.  The retransmits are reported, not judged:
 # on a machine that is busy besides (a compile beside the test) a late
 # response also fires TCP's timers, with no kthread kept waiting.  A
-# kthread the flood rule stepped down to SCHED_OTHER (ksched.h) may wait
+# kthread the flood rule stepped down to SCHED_OTHER (rfsd.h) may wait
 # as any task does: its waits are reported.  STARVE_KSCHED=kernel runs
 # the same under the kernel's policy, every wait judged (the control run;
 # it fails).
@@ -703,7 +703,7 @@ test_default_not_starved()
 	lab_kill "$hog"
 	lab_kill "$srv"
 	downs=$(grep -c 'SCHED_OTHER nice 0 while it runs over' "$RFSD_LOG")
-	say "flood step downs (ksched.h) meanwhile: $downs"
+	say "flood step downs (rfsd.h) meanwhile: $downs"
 	[ -n "$waits" ] || fail "no wake-up of the kthreads (${OURS[*]}) traced"
 	say "kthread waits for the CPU: $(awk '{ k = $1 " " ($2 < 100 ? "real-time" : "SCHED_OTHER")
 		n[k]++; if ($3 > m[k]) m[k] = $3 }
@@ -727,7 +727,7 @@ test_default_not_starved()
 }
 
 # A flood steered to a CPU: a SCHED_FIFO kthread that ran over half of
-# 200 ms there steps down to SCHED_OTHER nice 0 (ksched.h), logged once,
+# 200 ms there steps down to SCHED_OTHER nice 0 (rfsd.h), logged once,
 # status says so, and it is SCHED_FIFO 1 again once the flood has ended.
 # The flood: numbered UDP as fast as one sender on the first CPU goes, to
 # a reader on the second (without the step down, 400 000 datagrams/s

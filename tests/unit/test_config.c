@@ -27,6 +27,7 @@
 #define RFS_TEST_ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 static char rfs_test_path[64];
+static bool rfs_test_unsafe = true;	/* --unsafe-noguard */
 
 static int rfs_test_load(const char *text, struct rfsd_config *cfg,
 			 char *err)
@@ -42,7 +43,7 @@ static int rfs_test_load(const char *text, struct rfsd_config *cfg,
 	assert_non_null(f);
 	assert_int_equal(fputs(text, f) < 0, 0);
 	assert_int_equal(fclose(f), 0);
-	fd = rfsd_config_load(rfs_test_path, true, cfg, err);
+	fd = rfsd_config_load(rfs_test_path, true, rfs_test_unsafe, cfg, err);
 	unlink(rfs_test_path);
 	return fd;
 }
@@ -353,6 +354,29 @@ static void rfs_test_budgets(void **state)
 	rfsd_config_free(&cfg);
 }
 
+/* A line longer than inih's buffer is an error at its line, and the
+ * first error is the one reported; a byte order mark is not a line. */
+static void rfs_test_long_line(void **state)
+{
+	char text[8192], err[RFSD_CONFIG_ERR_LEN];
+	struct rfsd_config cfg;
+	int n;
+
+	n = snprintf(text, sizeof(text), "[global]\n# ");
+	memset(text + n, 'x', 6000);
+	snprintf(text + n + 6000, sizeof(text) - n - 6000,
+		 "\nsocket = relative\n");
+	assert_int_equal(rfs_test_load(text, &cfg, err), -EINVAL);
+	assert_non_null(strstr(err, ":2': line too long (max "));
+	assert_int_equal(rfs_test_load("[global]\nsocket = rel\n# x\npin_dir = x\n",
+				       &cfg, err), -EINVAL);
+	assert_non_null(strstr(err, ":2': socket 'rel' is not an absolute path"));
+	assert_int_equal(rfs_test_load("\xef\xbb\xbf[global]\nsocket = /a\n", &cfg,
+				       err), 0);
+	assert_string_equal(cfg.socket, "/a");
+	rfsd_config_free(&cfg);
+}
+
 static void rfs_test_noguard(void **state)
 {
 	struct rfsd_config cfg;
@@ -364,18 +388,24 @@ static void rfs_test_noguard(void **state)
 	assert_true(rfsd_config_iface(&cfg, "a")->noguard);
 	assert_false(rfsd_config_iface(&cfg, "b")->noguard);
 	assert_false(rfsd_config_iface(&cfg, "c")->noguard);
-	assert_int_equal(rfsd_config_check_noguard(&cfg, "/x.conf", false, err),
-			 -EPERM);
+	assert_int_equal(check_noguard(&cfg, "/x.conf", false, err), -EPERM);
 	assert_non_null(strstr(err, "can't honour 'noguard = yes' in [interface a] of '/x.conf'"));
 	assert_non_null(strstr(err, "--unsafe-noguard"));
-	assert_int_equal(rfsd_config_check_noguard(&cfg, "/x.conf", true, err), 0);
+	assert_int_equal(check_noguard(&cfg, "/x.conf", true, err), 0);
 	assert_string_equal(err, "");
 	rfsd_config_free(&cfg);
+	/* rfsd_config_load() refuses it without --unsafe-noguard */
+	rfs_test_unsafe = false;
+	assert_int_equal(rfs_test_load("[interface a]\nnoguard = yes\n", &cfg,
+				       err), -EPERM);
+	assert_non_null(strstr(err, "--unsafe-noguard"));
+	assert_int_equal(cfg.n_ifs, 0);
+	rfs_test_unsafe = true;
 
 	/* no interface asks: nothing to refuse */
 	assert_int_equal(rfs_test_load("[interface b]\nnoguard = no\n", &cfg,
 				       err), 0);
-	assert_int_equal(rfsd_config_check_noguard(&cfg, "/x.conf", false, err), 0);
+	assert_int_equal(check_noguard(&cfg, "/x.conf", false, err), 0);
 	rfsd_config_free(&cfg);
 }
 
@@ -410,8 +440,8 @@ static void rfs_test_ksched(void **state)
 	assert_int_equal(cfg.ksched.kind, RFSD_KSCHED_FIFO);
 	assert_int_equal(cfg.ksched.prio, 1);
 	rfsd_config_free(&cfg);
-	assert_int_equal(rfsd_config_load("/nonexistent/rfsd.conf", false, &cfg,
-					  err), 0);
+	assert_int_equal(rfsd_config_load("/nonexistent/rfsd.conf", false, false,
+					  &cfg, err), 0);
 	assert_int_equal(cfg.ksched.kind, RFSD_KSCHED_FIFO);
 	assert_int_equal(cfg.ksched.prio, 1);
 	rfsd_config_free(&cfg);
@@ -589,6 +619,7 @@ int main(void)
 		cmocka_unit_test(rfs_test_numbers),
 		cmocka_unit_test(rfs_test_leaving_warn),
 		cmocka_unit_test(rfs_test_other_errors),
+		cmocka_unit_test(rfs_test_long_line),
 		cmocka_unit_test(rfs_test_noguard),
 		cmocka_unit_test(rfs_test_groups),
 		cmocka_unit_test(rfs_test_budgets),

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Tests of rfsd_kflood_next() (daemon/rfsd/ksched.h): when a SCHED_FIFO
+ * Tests of rfsd_kflood_next() (daemon/rfsd/rfsd.h): when a SCHED_FIFO
  * cpumap kthread steps down to SCHED_OTHER for a flood, and when back.
  */
 #include <stdarg.h>
@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "../../daemon/rfsd/ksched.h"
+#include "../../daemon/rfsd/rfsd.h"
 
 #define SEC	1000000000ULL
 #define MS	1000000ULL
@@ -23,8 +23,8 @@ static enum rfsd_kflood_state next(enum rfsd_kflood_state state,
 				   unsigned int looks, __u64 ran, __u64 wall,
 				   __u64 runs)
 {
-	struct rfsd_kflood_window w = {
-		.wall_ns = wall, .ran_ns = ran, .runs = runs,
+	struct rfsd_kthread_wait w = {
+		.at_ns = wall, .on_cpu_ns = ran, .runs = runs,
 	};
 
 	return rfsd_kflood_next(state, looks, &w);

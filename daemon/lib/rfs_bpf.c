@@ -32,12 +32,14 @@ int rfs_errf(char *err, int e, const char *fmt, ...)
 {
 	va_list ap;
 
+	e = e > 0 ? -e : e;
 	if (err) {
+		errno = -e;	/* for %m */
 		va_start(ap, fmt);
 		vsnprintf(err, RFS_ERR_LEN, fmt, ap);
 		va_end(ap);
 	}
-	return e > 0 ? -e : e;
+	return e;
 }
 
 int rfs_create_table(int btf_src_fd, const char *name, const char *value_type,
@@ -105,6 +107,19 @@ int rfs_read_array(int fd, __u32 value_size, __u32 entries, void *buf)
 		if (bpf_map_lookup_elem(fd, &i, (char *)buf + (size_t)i * value_size))
 			return -errno;
 	return 0;
+}
+
+void *rfs_array_read(int fd, __u32 value_size, __u32 entries)
+{
+	void *buf = calloc(entries ? entries : 1, value_size);
+	int e = buf ? rfs_read_array(fd, value_size, entries, buf) : 0;
+
+	if (e) {
+		free(buf);
+		buf = NULL;
+		errno = -e;
+	}
+	return buf;
 }
 
 int rfs_write_array(int fd, __u32 value_size, __u32 entries, const void *buf)
@@ -212,8 +227,7 @@ int rfs_pin_at(const char *base, int fd, const char *dir, const char *name,
 				base);
 	unlink(path);	/* a pin replaced; missing is fine */
 	if (bpf_obj_pin(fd, path))
-		return rfs_errf(err, errno, "can't pin '%s': %s", path,
-				strerror(errno));
+		return rfs_errf(err, errno, "can't pin '%s': %m", path);
 	return 0;
 }
 
@@ -223,8 +237,8 @@ static int rfs_check_map(int fd, const char *name, __u32 value_size, char *err)
 	__u32 len = sizeof(info);
 
 	if (bpf_obj_get_info_by_fd(fd, &info, &len))
-		return rfs_errf(err, errno, "can't read pinned map %s: %s", name,
-				strerror(errno));
+		return rfs_errf(err, errno, "can't read pinned map %s: %m",
+				name);
 	if (info.key_size != sizeof(__u32) || info.value_size != value_size)
 		return rfs_errf(err, EPROTO,
 				"pinned map %s has %u-byte values, this build's are %u: it was made by another build of xdp-rfs",

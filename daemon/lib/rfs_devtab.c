@@ -184,17 +184,13 @@ void rfs_kthreads_idle(const struct rfs_if_env *env, bool *idle, bool *quiet)
 {
 	bool seen[RFS_MAX_CPUS] = { false }, missing = false;
 	struct rfs_idle_scan s = { idle, seen, env->nr_cpus };
-	struct rfs_cpu_queue *q = calloc(env->nr_cpus, sizeof(*q));
+	struct rfs_cpu_queue *q = rfs_array_read(env->cpu_queues_fd, sizeof(*q),
+						 env->nr_cpus);
 	__u64 now = rfs_mono_ms();
 	char why[128], state;
 	int c, fd;
 
 	memset(idle, 0, sizeof(bool) * env->nr_cpus);
-	if (q && rfs_read_array(env->cpu_queues_fd, sizeof(*q), env->nr_cpus,
-				q)) {
-		free(q);
-		q = NULL;
-	}
 	for (c = 0; c < env->nr_cpus; c++) {
 		fd = q ? rfs_kthread_open(q[c].kthread_pid, c,
 					  env->globals->cpumap_id, &state,
@@ -223,20 +219,12 @@ static int rfs_read_table(int fd, struct rfs_dev_flow **out, __u32 *n)
 {
 	struct bpf_map_info info = {};
 	__u32 len = sizeof(info);
-	struct rfs_dev_flow *t;
-	int e;
 
 	if (bpf_obj_get_info_by_fd(fd, &info, &len))
 		return -errno;
-	t = calloc(info.max_entries, sizeof(*t));
-	if (!t)
-		return -ENOMEM;
-	e = rfs_read_array(fd, sizeof(*t), info.max_entries, t);
-	if (e) {
-		free(t);
-		return e;
-	}
-	*out = t;
+	*out = rfs_array_read(fd, sizeof(**out), info.max_entries);
+	if (!*out)
+		return -errno;
 	*n = info.max_entries;
 	return 0;
 }
@@ -271,8 +259,7 @@ static int rfs_devtab_scan(const struct rfs_if_env *env, int table_fd,
 	if (e)
 		return e;
 	tracks = calloc(n, sizeof(*tracks));
-	queues = calloc(env->nr_cpus, sizeof(*queues));
-	if (!tracks || !queues) {
+	if (!tracks) {
 		e = -ENOMEM;
 		goto out;
 	}
@@ -293,10 +280,12 @@ static int rfs_devtab_scan(const struct rfs_if_env *env, int table_fd,
 			goto out;
 		}
 	}
-	e = rfs_read_array(env->cpu_queues_fd, sizeof(*queues), env->nr_cpus,
-			   queues);
-	if (e)
+	queues = rfs_array_read(env->cpu_queues_fd, sizeof(*queues),
+				env->nr_cpus);
+	if (!queues) {
+		e = -errno;
 		goto out;
+	}
 	rfs_kthreads_idle(env, idle, quiet);
 	/* after the sleep was seen: a drop recorded since is covered too */
 	tx = rfs_lookup_percpu(env->tx_seq_fd, 0, sizeof(struct rfs_tx_seq),
@@ -469,8 +458,8 @@ int rfs_devtab_resize(const struct rfs_if_env *env, struct rfs_if *ifc,
 				ifc->name);
 	new_fd = rfs_devtab_create(ifc->dev_flows_fd, flow_cnt, rx_queues);
 	if (new_fd < 0)
-		return rfs_errf(err, new_fd, "%s: can't create a flow table of %u: %s",
-				ifc->name, flow_cnt, strerror(-new_fd));
+		return rfs_errf(err, new_fd, "%s: can't create a flow table of %u: %m",
+				ifc->name, flow_cnt);
 	/* Old table into slot 1 first: from the swap on, every flow missing
 	 * from the new table finds its state there. */
 	if (bpf_map_update_elem(ifc->dev_outer_fd, &prev, &ifc->dev_flows_fd,
@@ -479,8 +468,8 @@ int rfs_devtab_resize(const struct rfs_if_env *env, struct rfs_if *ifc,
 		e = -errno;
 		close(new_fd);
 		bpf_map_delete_elem(ifc->dev_outer_fd, &prev);
-		return rfs_errf(err, e, "%s: can't swap flow tables: %s",
-				ifc->name, strerror(-e));
+		return rfs_errf(err, e, "%s: can't swap flow tables: %m",
+				ifc->name);
 	}
 	close(ifc->dev_flows_fd);
 	ifc->dev_flows_fd = new_fd;

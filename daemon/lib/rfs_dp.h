@@ -25,12 +25,8 @@
 
 #define RFS_ERR_LEN 256
 
-/*
- * ---- what the running kernel and an interface offer (rfs_features.c,
- * rfs_link.c), found by looking (BTF, tracefs, sysfs, rtnetlink), never
- * by version number, and what each missing piece means for the in-order
- * rule ----
- */
+/* ---- what the kernel and an interface offer, and what each missing
+ * piece means for the in-order rule (rfs_features.c, rfs_link.c) ---- */
 struct rfs_local_params {
 	__u32 drain_jiffies;	/* rfs_if_config.local_drain_jiffies */
 	bool handover;		/* rfs_if_config.local_handover */
@@ -115,7 +111,6 @@ long long rfs_if_gro_flush_timeout(const char *ifname);
 /* The interface's RX queues in sysfs (0: no such interface); rps (may be
  * NULL) gets the first rps_cpus with a CPU in it: kernel RPS on, else "". */
 unsigned int rfs_sysfs_rx_queues(const char *ifname, char *rps, size_t len);
-/* Why that matters, for rfsd's messages about it. */
 #define RFS_RPS_WHY \
 	"it moves the frames xdp-rfs steers into other CPUs' backlogs, past the in-order rule"
 void rfs_local_path_params(const char *ifname, bool no_attach,
@@ -133,14 +128,11 @@ int rfs_link_parse_rxq(const void *buf, size_t len, unsigned int seq,
 		       unsigned int portid, __u32 *out);
 
 /*
- * ---- budgets for the interfaces' flow tables (rfs_budget.c, pure) ----
- *
- * The largest flow_cnt on a NIC with many queues is gigabytes of kernel
- * memory that one control request could ask for; a budget turns that into
- * a refusal naming the limit.  The defaults are a share of MemTotal,
- * generous next to the default table and small enough that a burst of
- * attaches can't push the host into reclaim.  A resized table's old one
- * lives until drained: MemoryMax= in the unit leaves room for two.
+ * ---- budgets for the flow tables (rfs_budget.c, pure): the largest
+ * flow_cnt on a NIC with many queues is gigabytes of kernel memory, which
+ * one request could ask for.  The defaults, a share of MemTotal, keep a
+ * burst of attaches out of reclaim.  A resized table's old one lives
+ * until drained: MemoryMax= in the unit leaves room for two ----
  */
 #define RFS_BUDGET_IFACE_SHIFT	6	/* MemTotal / 64 per interface */
 #define RFS_BUDGET_TOTAL_SHIFT	4	/* MemTotal / 16 in total */
@@ -185,14 +177,10 @@ struct rfs_dp_prog_ids {
 };
 
 /*
- * The datapath and its interfaces, as plain structs the way libbpf-tools
- * and bpftool keep theirs: rfsd, the tests and the bench read any field,
- * only the library writes one (the list and each interface change
- * under rfs_dp.c's and rfs_iface.c's rules).
- *
- * What an interface's code needs of the datapath (struct rfs_if_env):
- * its own fds and, through pointers, its state, so a cpumap entry a
- * refresh adds is seen at once; rfs_devtab_busy() writes asleep_since_ms.
+ * Plain structs, as libbpf-tools keeps them: anyone reads a field, only
+ * the library writes one.  struct rfs_if_env is what an interface's code
+ * needs of the datapath: fds, and its state through pointers, so that a
+ * cpumap entry a refresh adds is seen at once.
  */
 struct rfs_if_env {
 	const char *base;		/* <pin_dir>/v4: pins go in if/<name>/ */
@@ -402,15 +390,10 @@ int rfs_if_explain(struct rfs_dp *dp, struct rfs_if *ifc,
 		   struct rfs_explain_queue **out, size_t *n, char *err);
 
 /*
- * ---- why a flow still holds its CPU (rfs_hold.c, pure) ----
- *
- * The drain test of include/rfs_order.h on one dev flow entry, with the
- * reason kept so that status, explain, /metrics and the log can say which
- * flows a leaving CPU waits for (no maps, no clock: rfs_devtab.c reads
- * them).  A CPU taken out of an interface's set (or gone offline) while
- * flows had frames in flight there is leaving: no new flows, usable until
- * each of its flows is proven drained, which a flow that never leaves a
- * gap never is: rfsd reports the wait.
+ * ---- why a flow still holds its CPU (rfs_hold.c, pure: rfs_devtab.c
+ * reads the maps).  A CPU taken out of a set while flows had frames in
+ * flight there is leaving until each is proven drained, which a flow that
+ * never leaves a gap never is: status, explain and the log say why ----
  */
 enum rfs_hold_why {
 	RFS_HOLD_NONE,		/* drained: free to leave */
@@ -444,17 +427,8 @@ struct rfs_hold_in {
 	__u32 drain_jiffies;
 };
 
-/*
- * The drain test as its reason; RFS_HOLD_NONE when the flow no longer
- * keeps its CPU: not valid; local and rfs_local_drained() (unknown
- * jiffies count as drained: the program never waits on a guess); a CPU
- * without a cpumap entry; a target asleep for a second with a full-ring
- * flush at or after the flow's frame (dequeued or lost, and lost ones
- * never will be); else rfs_remote_drained(), the program's own test; a
- * bare last frame, settled, with its target asleep: sent before that RCU
- * wait, which ended its NAPI poll and so flushed it into the ring, and
- * delivered by a kthread asleep since.
- */
+/* The drain test of include/rfs_order.h as its reason; RFS_HOLD_NONE
+ * when the flow no longer keeps its CPU (rfs_hold.c says each case). */
 enum rfs_hold_why rfs_hold_judge(const struct rfs_hold_in *in);
 /* "local", "queued", "no_proof" ("none"), and the reason in words. */
 const char *rfs_hold_why_name(enum rfs_hold_why why);
@@ -527,15 +501,12 @@ void rfs_kthreads_scan(__u32 map_id, int (*fn)(void *ctx, int cpu, __u32 pid,
 					       char state), void *ctx);
 
 /*
- * ---- inside the library: what its files call of each other ----
- *
- * The code of one interface (rfs_iface.c, rfs_explain.c) and of the
- * tables below it works on a struct rfs_if_env built at the rfs_if_*
- * call (rfs_dp_env()), never on the list, which only rfs_dp.c changes.
- * rfs_bpf.c is a leaf that knows no struct of the datapath.
+ * ---- inside the library: one interface's code works on the struct
+ * rfs_if_env of rfs_dp_env(), never on the list, which only rfs_dp.c
+ * changes; rfs_bpf.c is a leaf that knows no struct of the datapath ----
  */
 
-/* "<fmt>" into err (RFS_ERR_LEN); returns -e */
+/* "<fmt>" into err (RFS_ERR_LEN), %m naming e; returns -|e| */
 int rfs_errf(char *err, int e, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
@@ -546,6 +517,8 @@ int rfs_create_table(int btf_src_fd, const char *name, const char *value_type,
 /* Whole arrays move with the batch syscalls (a few calls for a table of
  * a million entries); kernels without them get the per-entry loop. */
 int rfs_read_array(int fd, __u32 value_size, __u32 entries, void *buf);
+/* The same into a new buffer (free() it), or NULL with errno. */
+void *rfs_array_read(int fd, __u32 value_size, __u32 entries);
 int rfs_write_array(int fd, __u32 value_size, __u32 entries, const void *buf);
 
 __u32 rfs_obj_id(int fd);	/* of a prog or map fd, 0 if unknown */
@@ -570,12 +543,10 @@ int rfs_pin_at(const char *base, int fd, const char *dir, const char *name,
 	       char *err);
 
 /*
- * A struct's pinned objects as a table: each at <base>/<dir>/<name> (dir
- * NULL: the caller's sub), its fd at offset fd in the struct.  Opening
- * checks that a map with a value_size has u32 keys and values of that
- * size (else -EPROTO: another build's pins would be read into wrong
- * structs), the only error written into err and ahead of a missing pin:
- * that returns the first one's -errno, the others opened, -1 for it.
+ * A struct's pins as a table: each at <base>/<dir or sub>/<name>, its fd
+ * at offset fd.  Opening checks a map's u32 keys and value_size (else
+ * -EPROTO, in err: another build's pins); a missing pin is -errno with
+ * the others opened.
  */
 struct rfs_pin {
 	const char *dir, *name;

@@ -346,7 +346,7 @@ int rfs_path(char *buf, const char *fmt, ...)
 	return n < 0 || n >= PATH_MAX ? -ENAMETOOLONG : 0;
 }
 
-int rfs_pin_ensure_bpffs(const char *pin_dir, char *err, size_t len)
+int rfs_pin_ensure_bpffs(const char *pin_dir, char *err)
 {
 	char parent[PATH_MAX];
 	struct statfs st;
@@ -359,25 +359,18 @@ int rfs_pin_ensure_bpffs(const char *pin_dir, char *err, size_t len)
 		*slash = '\0';
 	if (!statfs(parent, &st) && st.f_type == BPF_FS_MAGIC)
 		return 0;
-	if (strncmp(pin_dir, RFS_BPFFS_ROOT "/", strlen(RFS_BPFFS_ROOT) + 1)) {
-		snprintf(err, len, "pin dir '%s' is not on a bpffs", pin_dir);
-		return -EINVAL;
-	}
+	if (strncmp(pin_dir, RFS_BPFFS_ROOT "/", strlen(RFS_BPFFS_ROOT) + 1))
+		return rfs_errf(err, EINVAL, "pin dir '%s' is not on a bpffs",
+				pin_dir);
 	/* Under systemd rfsd runs in the unit's own mount namespace: a
 	 * bpffs mounted there would go with the unit, pins and all. */
-	if (getenv("INVOCATION_ID")) {
-		snprintf(err, len,
-			 "'%s' is not a bpffs, and under systemd rfsd won't mount one: in the unit's mount namespace it would vanish with rfsd, pins and all; mount it on the host (mount -t bpf bpf %s)",
-			 RFS_BPFFS_ROOT, RFS_BPFFS_ROOT);
-		return -ENOTSUP;
-	}
-	if (mount("bpf", RFS_BPFFS_ROOT, "bpf", 0, "mode=0700")) {
-		int e = errno;
-
-		snprintf(err, len, "can't mount bpffs at '%s': %s",
-			 RFS_BPFFS_ROOT, strerror(e));
-		return -e;
-	}
+	if (getenv("INVOCATION_ID"))
+		return rfs_errf(err, ENOTSUP,
+				"'%s' is not a bpffs, and under systemd rfsd won't mount one: in the unit's mount namespace it would vanish with rfsd, pins and all; mount it on the host (mount -t bpf bpf %s)",
+				RFS_BPFFS_ROOT, RFS_BPFFS_ROOT);
+	if (mount("bpf", RFS_BPFFS_ROOT, "bpf", 0, "mode=0700"))
+		return rfs_errf(err, errno, "can't mount bpffs at '%s': %m",
+				RFS_BPFFS_ROOT);
 	return 0;
 }
 

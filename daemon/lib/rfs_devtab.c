@@ -1,15 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Dev flow tables seen from userspace.  Whether a flow still has frames in
- * flight is answered with the code the XDP program runs (rfs_hold_judge(),
- * include/rfs_order.h), on the counters the kernel side keeps.
- *
- * Resizing never copies a live table.  The new, empty table goes into
- * slot 0 of the interface's rfs_dev_outer and the old one into slot 1,
- * where it is never written again: a flow with no entry in the new table
- * takes its state from the old one (rfs_xdp), so no state written at any
- * moment is lost.  The old table is dropped once nothing in it is in
- * flight (rfs_devtab_retire, on rfsd's refresh timer).
+ * Dev flow tables from userspace: whether a flow has frames in flight is
+ * answered by the XDP program's own test (rfs_hold_judge()).  A resize
+ * never copies a live table: the new, empty one goes into slot 0 of
+ * rfs_dev_outer, the old one into slot 1, never written again, where a
+ * flow missing from the new one finds its state, until nothing in it is
+ * in flight (rfs_devtab_retire(), on rfsd's refresh timer).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -231,13 +227,9 @@ static int rfs_read_table(int fd, struct rfs_dev_flow **out, __u32 *n)
 
 typedef int (*rfs_held_fn)(void *ctx, const struct rfs_held_flow *h);
 
-/*
- * Judge every flow of a table on a CPU of cpus (NULL: on any) with the
- * drain test (rfs_hold_judge) and hand each held one to fn, until fn
- * returns nonzero.  Returns fn's last value, 0, or -errno.  The removal
- * (busy: stop at the first) and the reports (collect them all) ask the
- * same question here, so what status shows is what holds the CPU.
- */
+/* Each held flow of a table on a CPU of cpus (NULL: any) to fn, until fn
+ * returns nonzero: its value, 0, or -errno.  The removal and the reports
+ * ask here alike, so what status shows is what holds the CPU. */
 static int rfs_devtab_scan(const struct rfs_if_env *env, int table_fd,
 			   const struct rfs_cpuset *cpus, __u32 drain_jiffies,
 			   const struct rfs_cpuset *allowed, rfs_held_fn fn,

@@ -9,13 +9,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <net/if.h>
+#include <net/if_arp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/random.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -352,7 +351,7 @@ static int rfs_core_load(const struct rfs_dp *dp,
 	return 0;
 }
 
-int rfs_seed_random(__u32 *seed, char *err, size_t len)
+int rfs_seed_random(__u32 *seed, char *err)
 {
 	__u32 v;
 	ssize_t n;
@@ -362,14 +361,10 @@ int rfs_seed_random(__u32 *seed, char *err, size_t len)
 	do {
 		n = getrandom(&v, sizeof(v), 0);
 	} while (n < 0 && errno == EINTR);
-	if (n != (ssize_t)sizeof(v)) {
-		int e = n < 0 ? errno : EIO;
-
-		snprintf(err, len,
-			 "can't seed the flow hash: getrandom: %s; refusing to start with a predictable seed",
-			 n < 0 ? strerror(e) : "short read");
-		return -e;
-	}
+	if (n != (ssize_t)sizeof(v))
+		return rfs_errf(err, n < 0 ? errno : EIO,
+				"can't seed the flow hash: getrandom: %s; refusing to start with a predictable seed",
+				n < 0 ? strerror(errno) : "short read");
 	*seed = v;
 	return 0;
 }
@@ -440,7 +435,7 @@ static int rfs_core_create(struct rfs_dp *dp, const struct rfs_dp_opts *o,
 	dp->globals.nr_cpus = dp->env.nr_cpus;
 	dp->globals.nr_rx_cpus = dp->env.nr_rx_cpus;
 	dp->globals.cpumap_id = rfs_obj_id(dp->env.cpu_map_fd);
-	err_ = rfs_seed_random(&dp->globals.hash_seed, err, RFS_ERR_LEN);
+	err_ = rfs_seed_random(&dp->globals.hash_seed, err);
 	if (err_)
 		goto out;
 	if (bpf_map_update_elem(dp->env.globals_fd, &zero, &dp->globals,
@@ -527,18 +522,14 @@ static int rfs_core_adopt(struct rfs_dp *dp, char *err)
 	if (bpf_map_lookup_elem(dp->env.globals_fd, &zero, &dp->globals))
 		return rfs_errf(err, errno, "can't read %s: %m",
 				RFS_MAP_GLOBALS);
-	if (dp->globals.nr_cpus != (__u32)dp->env.nr_cpus)
+	if (dp->globals.nr_cpus != (__u32)dp->env.nr_cpus ||
+	    dp->globals.nr_rx_cpus != (__u32)dp->env.nr_rx_cpus)
 		return rfs_errf(err, EINVAL,
-				"pinned datapath was made for %u CPUs, this system has %d",
-				dp->globals.nr_cpus, dp->env.nr_cpus);
-	if (dp->globals.nr_rx_cpus != (__u32)dp->env.nr_rx_cpus)
-		return rfs_errf(err, EINVAL,
-				"pinned datapath was made for %u possible CPUs, this system has %d",
-				dp->globals.nr_rx_cpus, dp->env.nr_rx_cpus);
+				"pinned datapath was made for %u CPUs (%u RX CPUs), this system has %d (%d)",
+				dp->globals.nr_cpus, dp->globals.nr_rx_cpus,
+				dp->env.nr_cpus, dp->env.nr_rx_cpus);
 
-	if (rfs_cpumap_sync(dp, err))
-		return -EIO;
-	return 0;
+	return rfs_cpumap_sync(dp, err) ? -EIO : 0;
 }
 
 /* dp->ids and dp->trace_mode from the pinned links. */
@@ -635,17 +626,11 @@ static int rfs_dp_if_reserve(struct rfs_dp *dp)
 
 static bool rfs_if_is_loopback(const char *name)
 {
-	struct ifreq r = { 0 };
-	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	bool lo = false;
+	char path[PATH_MAX];
+	__u64 type;
 
-	if (fd < 0)
-		return false;
-	snprintf(r.ifr_name, sizeof(r.ifr_name), "%s", name);
-	if (!ioctl(fd, SIOCGIFFLAGS, &r))
-		lo = r.ifr_flags & IFF_LOOPBACK;
-	close(fd);
-	return lo;
+	return !rfs_path(path, "/sys/class/net/%s/type", name) &&
+	       !rfs_file_u64(path, "", &type) && type == ARPHRD_LOOPBACK;
 }
 
 /* Loopback sockets are recorded only while a loopback interface is
@@ -687,6 +672,16 @@ static void rfs_dp_if_remove(struct rfs_dp *dp, struct rfs_if *ifc)
 	}
 	rfs_iface_free(ifc);
 	rfs_dp_sync_loopback(dp);
+}
+
+/* rfs_pin_lock() on dir, named name in err. */
+static int rfs_dp_lock(const char *dir, const char *name, char *err)
+{
+	int fd = rfs_pin_lock(dir);
+
+	return fd >= 0 ? fd : rfs_errf(err, fd, fd == -EBUSY ?
+		"pin dir '%s' is in use by a running rfsd; stop it first" :
+		"can't lock pin dir '%s': %m", name);
 }
 
 /* Every interface pinned under if/ whose program still runs there. */
@@ -756,22 +751,16 @@ static int rfs_dp_setup(struct rfs_dp *dp, const struct rfs_dp_opts *o,
 	if (e)
 		return rfs_errf(err, e, "can't read online CPUs: %m");
 
-	e = rfs_pin_ensure_bpffs(dp->pin_at, err, RFS_ERR_LEN);
+	e = rfs_pin_ensure_bpffs(dp->pin_at, err);
 	if (e)
 		return e;
 	e = rfs_pin_mkdirs(dp->pin_at);
 	if (e)
 		return rfs_errf(err, e, "can't create pin dir '%s': %m",
 				dp->pin_dir);
-	dp->lock_fd = rfs_pin_lock(dp->pin_at);
-	if (dp->lock_fd < 0) {
-		e = dp->lock_fd;
-		dp->lock_fd = -1;
-		return rfs_errf(err, e, e == -EBUSY ?
-				"pin dir '%s' is in use by another rfsd" :
-				"can't lock pin dir '%s': %s",
-				dp->pin_dir, strerror(-e));
-	}
+	e = dp->lock_fd = rfs_dp_lock(dp->pin_at, dp->pin_dir, err);
+	if (e < 0)
+		return e;
 
 	if (rfs_path(path, "%s/maps/%s", dp->base, RFS_MAP_GLOBALS))
 		return rfs_errf(err, ENAMETOOLONG, "pin dir '%s' too long",
@@ -1045,11 +1034,6 @@ void rfs_if_forget(struct rfs_dp *dp, struct rfs_if *ifc)
 	rfs_dp_if_remove(dp, ifc);
 }
 
-int rfs_if_rename(struct rfs_dp *dp, struct rfs_if *ifc, const char *name)
-{
-	return rfs_iface_rename(rfs_dp_env(dp), ifc, name);
-}
-
 int rfs_if_explain(struct rfs_dp *dp, struct rfs_if *ifc,
 		   struct rfs_explain_in *in,
 		   struct rfs_explain_queue **out, size_t *n, char *err)
@@ -1118,11 +1102,9 @@ int rfs_dp_cleanup(const char *pin_dir, char *err)
 		     RFS_MAP_GLOBALS))
 		return rfs_errf(err, ENAMETOOLONG, "pin dir '%s' too long",
 				pin_dir);
-	lock = rfs_pin_lock(pin_dir);
+	lock = rfs_dp_lock(pin_dir, pin_dir, err);
 	if (lock == -EBUSY)
-		return rfs_errf(err, EBUSY,
-				"pin dir '%s' is in use by a running rfsd; stop it first",
-				pin_dir);
+		return lock;
 	/* What is ours, whatever the layout: the maps pinned here. */
 	rfs_pin_walk(pin_dir, false, rfs_note_map, &ours);
 	if (lock >= 0)
@@ -1140,12 +1122,9 @@ int rfs_dp_cleanup(const char *pin_dir, char *err)
 	}
 	if (!access(pin_dir, F_OK)) {
 		/* Another build's pins, or half made: every layout's tree */
-		lock = rfs_pin_lock(pin_dir);
+		lock = rfs_dp_lock(pin_dir, pin_dir, err);
 		if (lock < 0) {
-			e = rfs_errf(err, lock, lock == -EBUSY ?
-				     "pin dir '%s' is in use by a running rfsd; stop it first" :
-				     "can't lock pin dir '%s': %s",
-				     pin_dir, strerror(-lock));
+			e = lock;
 			goto out;
 		}
 		rfs_remove_layouts(pin_dir, true);

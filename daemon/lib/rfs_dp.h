@@ -1,11 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The datapath as userspace sees it: load or adopt the shared BPF state
- * (rfs_dp), and attach, configure and read one interface (rfs_if).
- * Everything the kernel runs is pinned under <pin_dir>/<RFS_PIN_LAYOUT>,
- * so after a crash the datapath keeps steering and the next rfs_dp_open()
- * adopts it.  Functions return 0 or -errno and on failure write a
- * one-line reason into err, which the control socket sends back.
+ * The datapath as userspace sees it: the shared BPF state (rfs_dp) and
+ * one interface (rfs_if), pinned under <pin_dir>/<RFS_PIN_LAYOUT> so that
+ * after a crash it keeps steering and the next rfs_dp_open() adopts it.
+ * Functions return 0 or -errno and on failure write a one-line reason
+ * into err, which the control socket sends back.
  */
 #ifndef RFS_DP_H
 #define RFS_DP_H
@@ -167,8 +166,7 @@ struct rfs_dp_opts {
 	__u32 cpumap_qsize;		/* 0: RFS_CPUMAP_QSIZE */
 	enum rfs_trace_mode trace_mode;
 	bool allow_unordered;
-	/* NULL or 0: no limit; read at each attach and resize, so its
-	 * owner may change it (SIGHUP) */
+	/* NULL or 0: none; read at each attach and resize (SIGHUP) */
 	const struct rfs_budget *budget;
 };
 
@@ -268,8 +266,7 @@ struct rfs_dp {
 	size_t n_ifs;
 };
 
-/* libbpf's and libxdp's own messages, at -v only: they warn of much that
- * they then handle. */
+/* libbpf's and libxdp's messages at -v only: they warn of what they handle. */
 void rfs_log_hook_libs(void);
 
 /* Load and pin the datapath, or adopt the one pinned under pin_dir (then
@@ -301,8 +298,7 @@ int rfs_dp_read_queues(const struct rfs_dp *dp, struct rfs_cpu_queue *out);
 int rfs_dp_read_backlog(const struct rfs_dp *dp, __u64 *out);
 /* rfs_dp_read_queues() into a new array (free() it), or NULL. */
 struct rfs_cpu_queue *rfs_dp_queues(const struct rfs_dp *dp);
-/* Store rfsd's note on a CPU's kthread policy (ksched_note) without
- * touching the datapath's fields beside it. */
+/* rfsd's note on a CPU's kthread policy (ksched_note). */
 int rfs_dp_write_ksched_note(const struct rfs_dp *dp, int cpu, __u64 note);
 /* The desired CPU recorded for a hash, or RFS_NO_CPU. */
 __u32 rfs_dp_desired_cpu(const struct rfs_dp *dp, __u32 hash);
@@ -316,8 +312,7 @@ struct rfs_if_opts {
 	struct rfs_cpuset cpus;		/* empty: every online CPU */
 	__u32 flow_cnt;			/* 0: RFS_FLOW_CNT_DEFAULT */
 	enum rfs_xdp_mode mode;
-	/* tests only: load for BPF_PROG_TEST_RUN, attach nowhere; name
-	 * is then just a label */
+	/* tests: load for BPF_PROG_TEST_RUN only; name is a label */
 	bool no_attach;
 	__u32 rx_queues;		/* no_attach only; 0: 1 */
 	/* every frame through the cpumap, also for the RX CPU's own flows */
@@ -328,8 +323,7 @@ struct rfs_if_opts {
 
 /* Refuses: no such interface, already attached, another XDP program there
  * (never replaced), a kernel that can't keep flows in order (unless
- * allow_unordered), a bad flow_cnt, a CPU that is not online.  Pinned
- * under <layout>/if/<name>/. */
+ * allow_unordered), a bad flow_cnt, a CPU not online. */
 int rfs_if_attach(struct rfs_dp *dp, const char *name,
 		  const struct rfs_if_opts *opts, struct rfs_if **out,
 		  char *err);
@@ -343,10 +337,9 @@ bool rfs_if_prog_on(int ifindex, __u32 prog_id);
 /* "mode native, 1 rx queue, flow_cnt 4096, cpus 0-1, local path on" */
 void rfs_if_describe(const struct rfs_if *ifc, char *buf, size_t len);
 
-/* Live changes, in order (include/rfs_order.h): a CPU removed from the
- * set gets no new flows, and its flows leave it once their frames there
- * are delivered; a resized table starts empty and the old one stays
- * readable until nothing in it is in flight. */
+/* Live changes, in order (include/rfs_order.h): a CPU removed gets no new
+ * flows and keeps its own until their frames there are delivered; a
+ * resized table starts empty, the old one read until drained. */
 int rfs_if_set_cpus(struct rfs_dp *dp, struct rfs_if *ifc,
 		    const struct rfs_cpuset *cpus, char *err);
 int rfs_if_set_flow_cnt(struct rfs_dp *dp, struct rfs_if *ifc, __u32 n,
@@ -494,9 +487,8 @@ int rfs_kthread_open(__u32 pid, int cpu, __u32 map_id, char *state,
 		     char *why, size_t len);
 /* The task behind pidfd has not exited: its PID is still its own. */
 bool rfs_pidfd_alive(int pidfd);
-/* fn(ctx, cpu, pid, state) for each kthread of cpumap map_id, found among
- * kthreadd's children (all of /proc where that list is missing), until fn
- * returns nonzero.  For a kthread whose first batch has not run yet. */
+/* fn(ctx, cpu, pid, state) for each kthread of cpumap map_id until fn
+ * returns nonzero: for a kthread whose first batch has not run yet. */
 void rfs_kthreads_scan(__u32 map_id, int (*fn)(void *ctx, int cpu, __u32 pid,
 					       char state), void *ctx);
 
@@ -568,13 +560,12 @@ void rfs_pins_reset(void *obj, const struct rfs_pin *p, size_t n,
 		    bool close_them);
 
 /* Return once every program that could still use a table it looked up
- * before a swap has finished: they run under RCU, and
- * MEMBARRIER_CMD_GLOBAL waits for a grace period. */
+ * before a swap has ended: MEMBARRIER_CMD_GLOBAL waits out RCU. */
 void rfs_wait_rcu(void);
 
 /* Mount bpffs at /sys/fs/bpf unless pin_dir already lies on a bpffs;
  * under systemd (INVOCATION_ID set) refuse instead (-ENOTSUP). */
-int rfs_pin_ensure_bpffs(const char *pin_dir, char *err, size_t len);
+int rfs_pin_ensure_bpffs(const char *pin_dir, char *err);
 int rfs_pin_mkdirs(const char *path);	/* mkdir -p, mode 0700 */
 /* flock(LOCK_EX|LOCK_NB) on the dir; returns the fd or -EBUSY. */
 int rfs_pin_lock(const char *dir);
@@ -585,8 +576,6 @@ void rfs_pin_walk(const char *dir, bool remove, rfs_pin_fn fn, void *ctx);
 /* snprintf into a PATH_MAX buffer, -ENAMETOOLONG if it does not fit. */
 int rfs_path(char *buf, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-
-/* ---- the datapath and its interfaces ---- */
 
 /* dp's env, with the budget and every interface's tables as they are. */
 static inline const struct rfs_if_env *rfs_dp_env(struct rfs_dp *dp)
@@ -603,14 +592,12 @@ static inline const struct rfs_if_env *rfs_dp_env(struct rfs_dp *dp)
 
 /* The flow hash seed: whoever guesses it can send flows that all land in
  * one slot, so it comes from the kernel's CSPRNG or rfsd does not start. */
-int rfs_seed_random(__u32 *seed, char *err, size_t len);
+int rfs_seed_random(__u32 *seed, char *err);
 
 /* ---- rfs_iface.c: one interface, on the env rfs_dp.c hands it ---- */
 
 void rfs_iface_free(struct rfs_if *ifc);	/* closes its fds */
 void rfs_iface_unpin(const struct rfs_if_env *env, const char *name);
-int rfs_iface_rename(const struct rfs_if_env *env, struct rfs_if *ifc,
-		     const char *name);
 /* Rewrite the config map from ifc: returns once no frame can see the
  * configuration it replaced. */
 int rfs_if_push_config(struct rfs_if *ifc, __u32 sample_flows);

@@ -1,13 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * What the kernel and an interface offer, found by looking at them (BTF,
- * the kprobe PMU, a trial fentry attach, CONFIG_HZ, sysfs): no kernel
- * version is compared anywhere, as backports make versions lie.  Then
- * what each means for the in-order rule (include/rfs_order.h), which
- * holds as long as no frame is vouched for before it left every place
- * the kernel can hold it.  A missing hook that only withholds proofs
- * degrades: flows stay, in order, until a proof comes some other way or
- * never.  A place that holds frames the proof can't see (a cpumap GRO
+ * What the kernel and an interface offer, found by looking (BTF, the
+ * kprobe PMU, a trial fentry attach, CONFIG_HZ, sysfs), never by version:
+ * backports make versions lie.  Then what each means for the in-order
+ * rule: a missing hook that only withholds proofs degrades (flows stay,
+ * in order); a place that holds frames the proof can't see (a cpumap GRO
  * stage it can't read) breaks it: only that is UNSAFE.
  */
 #include <dirent.h>
@@ -190,7 +187,6 @@ static void rfs_kfeatures_btf(struct rfs_kfeatures *f)
 	struct btf *btf = btf__load_vmlinux_btf();
 
 	if (!btf) {
-		f->btf = false;
 		f->cpumap_gro = RFS_GRO_UNREADABLE;
 		return;
 	}

@@ -76,8 +76,8 @@ void rfs_iface_unpin(const struct rfs_if_env *env, const char *name)
 		rfs_pin_walk(path, true, NULL, NULL);
 }
 
-int rfs_iface_rename(const struct rfs_if_env *env, struct rfs_if *ifc,
-		     const char *name)
+static int rfs_iface_rename(const struct rfs_if_env *env, struct rfs_if *ifc,
+			    const char *name)
 {
 	char from[PATH_MAX], to[PATH_MAX];
 
@@ -94,6 +94,11 @@ int rfs_iface_rename(const struct rfs_if_env *env, struct rfs_if *ifc,
 		      "renamed to '%s': pins moved", name);
 	snprintf(ifc->name, sizeof(ifc->name), "%s", name);
 	return 0;
+}
+
+int rfs_if_rename(struct rfs_dp *dp, struct rfs_if *ifc, const char *name)
+{
+	return rfs_iface_rename(rfs_dp_env(dp), ifc, name);
 }
 
 static bool rfs_iface_prog_attached(int ifindex, __u32 prog_id, __u32 *other,
@@ -706,7 +711,6 @@ void rfs_if_describe(const struct rfs_if *ifc, char *buf, size_t len)
 
 int rfs_if_read_stats(const struct rfs_if *ifc, struct rfs_if_stats *out)
 {
-	/* as many as there are possible CPUs, up to RFS_MAX_CPUS */
 	return rfs_read_percpu(ifc->stats_fd, 0, sizeof(*out), out,
 			       RFS_MAX_CPUS);
 }

@@ -2,14 +2,9 @@
 /* What the datapath's modules do with libbpf and bpffs that is about none
  * of them in particular: tables, per-CPU values, pins and the pin dir. */
 #include <dirent.h>
-#include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
 #include <sys/file.h>
 #include <sys/mount.h>
 #include <sys/stat.h>

@@ -8,15 +8,11 @@
  * in flight (rfs_devtab_retire(), on rfsd's refresh timer).
  */
 #include <dirent.h>
-#include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
-#include <unistd.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>

@@ -6,16 +6,11 @@
  * interfaces (changed only here), and the sweep of our orphans.
  */
 #include <dirent.h>
-#include <errno.h>
 #include <fcntl.h>
-#include <net/if.h>
 #include <net/if_arp.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/mman.h>
 #include <sys/random.h>
-#include <unistd.h>
 
 #include <bpf/bpf.h>
 #include <bpf/btf.h>

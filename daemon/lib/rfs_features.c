@@ -8,13 +8,8 @@
  * stage it can't read) breaks it: only that is UNSAFE.
  */
 #include <dirent.h>
-#include <errno.h>
-#include <limits.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/utsname.h>
-#include <unistd.h>
 #include <zlib.h>
 
 #include <bpf/bpf.h>

@@ -1,6 +1,4 @@
 // SPDX-License-Identifier: GPL-2.0
-#include <stdio.h>
-
 #include "rfs_dp.h"
 #include "rfs_order.h"
 

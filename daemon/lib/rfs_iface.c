@@ -7,13 +7,8 @@
  * attach steers nothing, and one cut short by a crash is swept by the
  * next rfsd (rfs_dp_sweep_orphans()).
  */
-#include <errno.h>
-#include <net/if.h>
 #include <signal.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>

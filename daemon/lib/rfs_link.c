@@ -4,14 +4,9 @@
  * socket of its own: rfsd's event socket (daemon/rfsd/netlink.c) is
  * subscribed to link events, whose messages would mix with the answer.
  */
-#include <errno.h>
-#include <limits.h>
-#include <stdbool.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/socket.h>
 #include <time.h>
-#include <unistd.h>
 
 #include <libmnl/libmnl.h>
 #include <linux/if_link.h>

@@ -1,12 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * Dev flow tables from userspace: whether a flow has frames in flight is
+/* Dev flow tables from userspace: whether a flow has frames in flight is
  * answered by the XDP program's own test (rfs_hold_judge()).  A resize
  * never copies a live table: the new, empty one goes into slot 0 of
  * rfs_dev_outer, the old one into slot 1, never written again, where a
  * flow missing from the new one finds its state, until nothing in it is
- * in flight (rfs_devtab_retire(), on rfsd's refresh timer).
- */
+ * in flight (rfs_devtab_retire(), on rfsd's refresh timer). */
 #include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -207,20 +205,6 @@ void rfs_kthreads_idle(const struct rfs_if_env *env, bool *idle, bool *quiet)
 	}
 }
 
-static int rfs_read_table(int fd, struct rfs_dev_flow **out, __u32 *n)
-{
-	struct bpf_map_info info = {};
-	__u32 len = sizeof(info);
-
-	if (bpf_obj_get_info_by_fd(fd, &info, &len))
-		return -errno;
-	*out = rfs_array_read(fd, sizeof(**out), info.max_entries);
-	if (!*out)
-		return -errno;
-	*n = info.max_entries;
-	return 0;
-}
-
 typedef int (*rfs_held_fn)(void *ctx, const struct rfs_held_flow *h);
 
 /* Each held flow of a table on a CPU of cpus (NULL: any) to fn, until fn
@@ -231,21 +215,26 @@ static int rfs_devtab_scan(const struct rfs_if_env *env, int table_fd,
 			   const struct rfs_cpuset *allowed, rfs_held_fn fn,
 			   void *ctx)
 {
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
 	struct rfs_rx_track *tracks = NULL;
 	struct rfs_cpu_queue *queues = NULL;
-	struct rfs_dev_flow *t = NULL;
+	struct rfs_dev_flow *t;
 	bool idle[RFS_MAX_CPUS], quiet[RFS_MAX_CPUS];
 	/* rfs_tx_seq: one value per possible CPU (rfs_lookup_percpu) */
 	const size_t stride_words =
 		rfs_percpu_stride(sizeof(struct rfs_tx_seq)) / sizeof(__u32);
 	__u32 *tx = NULL;
-	__u32 n = 0, i;
-	int e, r = 0, ncpu = 0, jiffies_known = -1;
+	__u32 n, i;
+	int e = 0, r = 0, ncpu = 0, jiffies_known = -1;
 	__u64 now = 0;
 
-	e = rfs_read_table(table_fd, &t, &n);
-	if (e)
-		return e;
+	if (bpf_obj_get_info_by_fd(table_fd, &info, &len))
+		return -errno;
+	n = info.max_entries;
+	t = rfs_array_read(table_fd, sizeof(*t), n);
+	if (!t)
+		return -errno;
 	tracks = calloc(n, sizeof(*tracks));
 	if (!tracks) {
 		e = -ENOMEM;

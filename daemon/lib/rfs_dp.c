@@ -1,10 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * The datapath: the core object and its maps, loaded and pinned once,
+/* The datapath: the core object and its maps, loaded and pinned once,
  * then only handled through the pins, so a new rfsd adopts exactly what
  * an old one left running; the cpumap, the sock flow table, the list of
- * interfaces (changed only here), and the sweep of our orphans.
- */
+ * interfaces (changed only here), and the sweep of our orphans. */
 #include <dirent.h>
 #include <fcntl.h>
 #include <net/if_arp.h>
@@ -39,7 +37,8 @@ static int rfs_socktab_create(struct rfs_if_env *env, __u32 entries,
 				entries);
 	env->sock_flows_fd = fd;
 	if (bpf_map_update_elem(env->sock_outer_fd, &zero, &fd, BPF_ANY))
-		return rfs_errf(err, errno, "can't install sock flow table: %m");
+		return rfs_errf(err, errno,
+				"can't install sock flow table: %m");
 	return 0;
 }
 
@@ -183,7 +182,8 @@ static int rfs_cpumap_sync(struct rfs_dp *dp, char *err)
 			continue;	/* the next refresh tries again */
 		if (bpf_map_update_elem(dp->env.cpu_map_fd, &cpu, &val,
 					BPF_ANY))
-			return rfs_errf(err, errno, "can't add CPU %u to the cpumap: %m",
+			return rfs_errf(err, errno,
+					"can't add CPU %u to the cpumap: %m",
 					cpu);
 		if (present)
 			pr_info("CPU %u: cpumap queue remade (back online)\n", cpu);
@@ -239,23 +239,6 @@ static bool rfs_core_btf_func(const char *fn)
 	return found;
 }
 
-/* The socket hooks asked for, or the best the kernel has: tracepoints,
- * then fexit (only calls that moved data), then kprobes (every call).
- * RFS_TRACE_AUTO: none works. */
-static enum rfs_trace_mode rfs_core_pick_mode(const struct rfs_kfeatures *f,
-					      enum rfs_trace_mode asked)
-{
-	if (asked != RFS_TRACE_AUTO)
-		return asked;
-	if (f->tp_sock_len)
-		return RFS_TRACE_TP_BTF;
-	if (f->fentry && f->func_ret)
-		return RFS_TRACE_FEXIT;
-	if (f->kprobes)
-		return RFS_TRACE_KPROBE;
-	return RFS_TRACE_AUTO;
-}
-
 static int rfs_attach_pin(struct rfs_dp *dp, struct bpf_program *prog,
 			  struct bpf_link *link, char *err)
 {
@@ -305,7 +288,8 @@ static int rfs_core_load(const struct rfs_dp *dp,
 	*out = NULL;
 	skel = rfs_core__open();
 	if (!skel)
-		return rfs_errf(err, errno, "can't open the core BPF object: %m");
+		return rfs_errf(err, errno,
+				"can't open the core BPF object: %m");
 	bpf_object__for_each_program(p, skel->obj) {
 		enum rfs_trace_mode m = rfs_sock_prog_mode(bpf_program__name(p));
 		bool load = m == mode;
@@ -383,7 +367,13 @@ static int rfs_core_create(struct rfs_dp *dp, const struct rfs_dp_opts *o,
 				"sock_flow_entries %u is not a power of two (%u..%u)",
 				entries, RFS_SOCK_FLOW_MIN, RFS_SOCK_FLOW_MAX);
 
-	mode = rfs_core_pick_mode(f, o->trace_mode);
+	/* The socket hooks asked for, or the best the kernel has: tracepoints,
+	 * then fexit (only calls that moved data), then kprobes (every call);
+	 * RFS_TRACE_AUTO: none works. */
+	mode = o->trace_mode != RFS_TRACE_AUTO ? o->trace_mode :
+	       f->tp_sock_len ? RFS_TRACE_TP_BTF :
+	       f->fentry && f->func_ret ? RFS_TRACE_FEXIT :
+	       f->kprobes ? RFS_TRACE_KPROBE : RFS_TRACE_AUTO;
 	dp->trace_mode = mode == RFS_TRACE_AUTO ? RFS_TRACE_NONE : mode;
 	if (mode == RFS_TRACE_FEXIT && !(f->fentry && f->func_ret))
 		return rfs_errf(err, EOPNOTSUPP,

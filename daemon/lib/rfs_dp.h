@@ -1,11 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/*
- * The datapath as userspace sees it: the shared BPF state (rfs_dp) and
+/* The datapath as userspace sees it: the shared BPF state (rfs_dp) and
  * one interface (rfs_if), pinned under <pin_dir>/<RFS_PIN_LAYOUT> so that
  * after a crash it keeps steering and the next rfs_dp_open() adopts it.
  * Functions return 0 or -errno and on failure write a one-line reason
- * into err, which the control socket sends back.
- */
+ * into err, which the control socket sends back. */
 #ifndef RFS_DP_H
 #define RFS_DP_H
 
@@ -105,8 +103,7 @@ const char *rfs_feat_level_name(enum rfs_feat_level l);
 
 /* bpf_jiffies64() now, as the programs stamp it (rfs_bpf.c) */
 bool rfs_read_jiffies(__u64 *out);
-/* ns; -1 if unreadable */
-long long rfs_if_gro_flush_timeout(const char *ifname);
+long long rfs_if_gro_flush_timeout(const char *ifname);	/* ns; -1: unreadable */
 /* The interface's RX queues in sysfs (0: no such interface); rps (may be
  * NULL) gets the first rps_cpus with a CPU in it: kernel RPS on, else "". */
 unsigned int rfs_sysfs_rx_queues(const char *ifname, char *rps, size_t len);
@@ -126,13 +123,11 @@ int rfs_link_num_rx_queues(int ifindex, __u32 *out);
 int rfs_link_parse_rxq(const void *buf, size_t len, unsigned int seq,
 		       unsigned int portid, __u32 *out);
 
-/*
- * ---- budgets for the flow tables (rfs_budget.c, pure): the largest
+/* ---- budgets for the flow tables (rfs_budget.c, pure): the largest
  * flow_cnt on a NIC with many queues is gigabytes of kernel memory, which
  * one request could ask for.  The defaults, a share of MemTotal, keep a
  * burst of attaches out of reclaim.  A resized table's old one lives
- * until drained: MemoryMax= in the unit leaves room for two ----
- */
+ * until drained: MemoryMax= in the unit leaves room for two ---- */
 #define RFS_BUDGET_IFACE_SHIFT	6	/* MemTotal / 64 per interface */
 #define RFS_BUDGET_TOTAL_SHIFT	4	/* MemTotal / 16 in total */
 #define RFS_BUDGET_IFACE_FALLBACK	(64ull << 20)
@@ -174,12 +169,10 @@ struct rfs_dp_prog_ids {
 	__u32 cpumap, enqueue, sockops, recv, send;	/* 0: not loaded */
 };
 
-/*
- * Plain structs, as libbpf-tools keeps them: anyone reads a field, only
+/* Plain structs, as libbpf-tools keeps them: anyone reads a field, only
  * the library writes one.  struct rfs_if_env is what an interface's code
  * needs of the datapath: fds, and its state through pointers, so that a
- * cpumap entry a refresh adds is seen at once.
- */
+ * cpumap entry a refresh adds is seen at once. */
 struct rfs_if_env {
 	const char *base;		/* <pin_dir>/v4: pins go in if/<name>/ */
 	int nr_cpus;			/* possible CPUs, <= RFS_MAX_CPUS */
@@ -278,9 +271,8 @@ int rfs_dp_open(struct rfs_dp **dp, const struct rfs_dp_opts *opts,
  * just release the handles and leave the datapath running. */
 void rfs_dp_close(struct rfs_dp *dp, bool teardown);
 
-/* Detach every XDP program on ifindex (0: every interface of this
- * network namespace) that uses dp's maps but is none of its interfaces':
- * how many, or -errno. */
+/* Detach the XDP programs on ifindex (0: all) that use dp's maps but are
+ * none of its interfaces': how many, or -errno. */
 int rfs_dp_sweep_orphans(struct rfs_dp *dp, int ifindex);
 /* Remove all the datapath under pin_dir attached or pinned, then every
  * other program that uses a map pinned there; -EBUSY while an rfsd holds
@@ -382,12 +374,10 @@ int rfs_if_explain(struct rfs_dp *dp, struct rfs_if *ifc,
 		   struct rfs_explain_in *in,
 		   struct rfs_explain_queue **out, size_t *n, char *err);
 
-/*
- * ---- why a flow still holds its CPU (rfs_hold.c, pure: rfs_devtab.c
+/* ---- why a flow still holds its CPU (rfs_hold.c, pure: rfs_devtab.c
  * reads the maps).  A CPU taken out of a set while flows had frames in
  * flight there is leaving until each is proven drained, which a flow that
- * never leaves a gap never is: status, explain and the log say why ----
- */
+ * never leaves a gap never is: status, explain and the log say why ---- */
 enum rfs_hold_why {
 	RFS_HOLD_NONE,		/* drained: free to leave */
 	RFS_HOLD_LOCAL,		/* passed up on its RX CPU less than
@@ -454,14 +444,12 @@ void rfs_hold_add(struct rfs_hold_cpu *c, const struct rfs_held_flow *h);
  * -> CPU 1, seq 77: <why>" (the table index, as explain shows it). */
 char *rfs_hold_flow_words(const struct rfs_held_flow *h, char *buf,
 			  size_t len);
-/* Warn about a CPU still leaving after waited_ms at bound_ms, then each
- * time the wait doubles, so a stuck removal is named again without
- * flooding the log.  *next_ms: 0 at the start; bound_ms 0: never. */
+/* Warn of a CPU still leaving at bound_ms (0: never), then each time the
+ * wait doubles: named again without flooding the log.  *next_ms: 0. */
 bool rfs_hold_warn_due(__u64 waited_ms, __u64 bound_ms, __u64 *next_ms);
 
-/* ---- cpumap kthreads (rfs_devtab.c), known by what only the kernel can
- * make: PF_KTHREAD and the datapath's record of their PID
- * (rfs_cpu_queue.kthread_pid), a name only as a check ---- */
+/* ---- cpumap kthreads (rfs_devtab.c), known by what only the kernel
+ * makes: PF_KTHREAD and rfs_cpu_queue.kthread_pid; a name only checks */
 #define RFS_PF_KTHREAD	0x00200000	/* task flags, include/linux/sched.h */
 
 /* "pid (comm) state ppid pgrp session tty tpgid flags ...", from the last
@@ -481,8 +469,7 @@ static inline int rfs_parse_task_stat(const char *buf, char *comm, size_t len,
 }
 
 /* A pidfd on CPU cpu's kthread of cpumap map_id, PID pid, and its state
- * ('S': asleep); -ESRCH, with the reason in why, if pid is not that now.
- * What was read was that task's: it still lived after the read. */
+ * ('S': asleep), read while it lived; else -ESRCH, the reason in why. */
 int rfs_kthread_open(__u32 pid, int cpu, __u32 map_id, char *state,
 		     char *why, size_t len);
 /* The task behind pidfd has not exited: its PID is still its own. */
@@ -492,11 +479,9 @@ bool rfs_pidfd_alive(int pidfd);
 void rfs_kthreads_scan(__u32 map_id, int (*fn)(void *ctx, int cpu, __u32 pid,
 					       char state), void *ctx);
 
-/*
- * ---- inside the library: one interface's code works on the struct
+/* ---- inside the library: one interface's code works on the struct
  * rfs_if_env of rfs_dp_env(), never on the list, which only rfs_dp.c
- * changes; rfs_bpf.c is a leaf that knows no struct of the datapath ----
- */
+ * changes; rfs_bpf.c is a leaf that knows no struct of the datapath ---- */
 
 /* "<fmt>" into err (RFS_ERR_LEN), %m naming e; returns -|e| */
 int rfs_errf(char *err, int e, const char *fmt, ...)
@@ -534,12 +519,10 @@ int rfs_get_pinned(const char *base, const char *dir, const char *name);
 int rfs_pin_at(const char *base, int fd, const char *dir, const char *name,
 	       char *err);
 
-/*
- * A struct's pins as a table: each at <base>/<dir or sub>/<name>, its fd
+/* A struct's pins as a table: each at <base>/<dir or sub>/<name>, its fd
  * at offset fd.  Opening checks a map's u32 keys and value_size (else
  * -EPROTO, in err: another build's pins); a missing pin is -errno with
- * the others opened.
- */
+ * the others opened. */
 struct rfs_pin {
 	const char *dir, *name;
 	size_t fd;
@@ -625,17 +608,15 @@ void rfs_iface_note_leaving(struct rfs_if *ifc, __u64 now_ms);
 
 /* A new table with its header entry written: its fd, or -errno. */
 int rfs_devtab_create(int btf_src_fd, __u32 flow_cnt, __u32 rx_queues);
-/* 1 when a flow in a replaced table has frames in flight, a local
- * flow counting until drain_jiffies after its last frame; 0 when none
- * has, or -errno. */
+/* 1 when a flow in a replaced table has frames in flight (a local one
+ * until drain_jiffies after its last), 0 when none has, or -errno. */
 int rfs_devtab_busy(const struct rfs_if_env *env, int table_fd,
 		    __u32 drain_jiffies);
 /* The same on cpu, over the interface's current and previous table. */
 int rfs_devtab_in_flight(const struct rfs_if_env *env,
 			 const struct rfs_if *ifc, __u32 cpu);
-/* The flows of the interface's current and previous table held on a CPU
- * of cpus, counted into by_cpu[their cpu] (RFS_MAX_CPUS entries, zeroed
- * by the caller).  0 or -errno. */
+/* The flows of both tables held on a CPU of cpus, into by_cpu[their cpu]
+ * (RFS_MAX_CPUS entries, zeroed by the caller): 0 or -errno. */
 int rfs_devtab_holds(const struct rfs_if_env *env, const struct rfs_if *ifc,
 		     const struct rfs_cpuset *cpus, struct rfs_hold_cpu *by_cpu);
 int rfs_devtab_resize(const struct rfs_if_env *env, struct rfs_if *ifc,

@@ -1,12 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * One interface: attach and adopt, its pins, config map and counters, the
+/* One interface: attach and adopt, its pins, config map and counters, the
  * flows of a sampling window, and the live changes to it.  Its instance
  * of the XDP program shares the core maps and has its own dev flow table;
  * until its config is written it passes every frame, so a half-made
  * attach steers nothing, and one cut short by a crash is swept by the
- * next rfsd (rfs_dp_sweep_orphans()).
- */
+ * next rfsd (rfs_dp_sweep_orphans()). */
 #include <signal.h>
 #include <stdlib.h>
 
@@ -249,7 +247,8 @@ int rfs_iface_detach(const struct rfs_if_env *env, struct rfs_if *ifc,
 	if (rfs_if_prog_on(ifc->ifindex, ifc->prog_id)) {
 		e = rfs_iface_xdp_off(ifc);
 		if (e)
-			return rfs_errf(err, e, "detach %s: can't detach XDP: %m",
+			return rfs_errf(err, e,
+					"detach %s: can't detach XDP: %m",
 					ifc->name);
 	}
 	rfs_iface_unpin(env, ifc->name);
@@ -354,7 +353,8 @@ static int rfs_if_xdp_attach(struct rfs_if *ifc, struct rfs_xdp *skel,
 	xp = xdp_program__from_bpf_obj(skel->obj, "xdp");
 	e = libxdp_get_error(xp);
 	if (!xp || e)
-		return rfs_errf(err, e ? e : EINVAL, "attach %s: can't prepare the XDP program: %m",
+		return rfs_errf(err, e ? e : EINVAL,
+				"attach %s: can't prepare the XDP program: %m",
 				ifc->name);
 	if (want == RFS_XDP_AUTO) {
 		e = xdp_program__attach(xp, ifc->ifindex, XDP_MODE_NATIVE, 0);
@@ -392,7 +392,8 @@ static int rfs_if_test_load(struct rfs_if *ifc, struct rfs_xdp *skel, char *err)
 	int e = rfs_xdp__load(skel);
 
 	if (e)
-		return rfs_errf(err, e, "load %s: can't load the XDP program: %m",
+		return rfs_errf(err, e,
+				"load %s: can't load the XDP program: %m",
 				ifc->name);
 	e = rfs_if_take_fds(ifc, skel, bpf_program__fd(skel->progs.rfs_xdp));
 	return e ? rfs_errf(err, e, "load %s: out of file descriptors",
@@ -460,7 +461,7 @@ int rfs_iface_attach(const struct rfs_if_env *env, const char *name,
 		     const struct rfs_if_opts *o, struct rfs_if **out,
 		     char *err)
 {
-	char dir[PATH_MAX], sub[IF_NAMESIZE + 3];
+	char dir[PATH_MAX], sub[IF_NAMESIZE + 3], desc[160];
 	struct rfs_xdp *skel;
 	struct rfs_if *ifc;
 	int e;
@@ -503,12 +504,10 @@ int rfs_iface_attach(const struct rfs_if_env *env, const char *name,
 			goto fail_detach;
 		rfs_test_pause("pinned");
 		/* the caller logs it, with its cause */
-		pr_debug("attached to %s (ifindex %d, %s mode, %u rx queues, flow_cnt %u, local path %s%s, local drain %u jiffies)\n",
-			 name, ifc->ifindex, rfs_xdp_mode_name(ifc->mode),
-			 ifc->rx_queues, ifc->flow_cnt,
-			 ifc->local_path ? "on" : "off",
-			 ifc->local_handover ? " with handover" : "",
-			 ifc->local_drain_jiffies);
+		rfs_if_describe(ifc, desc, sizeof(desc));
+		pr_debug("attached to %s (ifindex %d, %s, local drain %u jiffies%s)\n",
+			 name, ifc->ifindex, desc, ifc->local_drain_jiffies,
+			 ifc->local_handover ? ", handover" : "");
 		if (ifc->noguard)
 			pr_warn("%s: NOGUARD: the in-order rule is OFF: a flow moves to its new CPU at once and its frames may be reordered (benchmarks only)\n",
 				name);
@@ -935,7 +934,8 @@ int rfs_if_set_noguard(struct rfs_dp *dp, struct rfs_if *ifc, bool on,
 	e = rfs_if_push_config(ifc, 0);
 	if (e) {
 		ifc->noguard = was;
-		return rfs_errf(err, e, "set noguard %s: can't write config: %m",
+		return rfs_errf(err, e,
+				"set noguard %s: can't write config: %m",
 				ifc->name);
 	}
 	if (on)

@@ -2,14 +2,9 @@
 /* What the datapath's modules do with libbpf and bpffs that is about none
  * of them in particular: tables, per-CPU values, pins and the pin dir. */
 #include <dirent.h>
-#include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
 #include <sys/file.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -32,12 +27,14 @@ int rfs_errf(char *err, int e, const char *fmt, ...)
 {
 	va_list ap;
 
+	e = e > 0 ? -e : e;
 	if (err) {
+		errno = -e;	/* for %m */
 		va_start(ap, fmt);
 		vsnprintf(err, RFS_ERR_LEN, fmt, ap);
 		va_end(ap);
 	}
-	return e > 0 ? -e : e;
+	return e;
 }
 
 int rfs_create_table(int btf_src_fd, const char *name, const char *value_type,
@@ -105,6 +102,19 @@ int rfs_read_array(int fd, __u32 value_size, __u32 entries, void *buf)
 		if (bpf_map_lookup_elem(fd, &i, (char *)buf + (size_t)i * value_size))
 			return -errno;
 	return 0;
+}
+
+void *rfs_array_read(int fd, __u32 value_size, __u32 entries)
+{
+	void *buf = calloc(entries ? entries : 1, value_size);
+	int e = buf ? rfs_read_array(fd, value_size, entries, buf) : 0;
+
+	if (e) {
+		free(buf);
+		buf = NULL;
+		errno = -e;
+	}
+	return buf;
 }
 
 int rfs_write_array(int fd, __u32 value_size, __u32 entries, const void *buf)
@@ -212,8 +222,7 @@ int rfs_pin_at(const char *base, int fd, const char *dir, const char *name,
 				base);
 	unlink(path);	/* a pin replaced; missing is fine */
 	if (bpf_obj_pin(fd, path))
-		return rfs_errf(err, errno, "can't pin '%s': %s", path,
-				strerror(errno));
+		return rfs_errf(err, errno, "can't pin '%s': %m", path);
 	return 0;
 }
 
@@ -223,8 +232,8 @@ static int rfs_check_map(int fd, const char *name, __u32 value_size, char *err)
 	__u32 len = sizeof(info);
 
 	if (bpf_obj_get_info_by_fd(fd, &info, &len))
-		return rfs_errf(err, errno, "can't read pinned map %s: %s", name,
-				strerror(errno));
+		return rfs_errf(err, errno, "can't read pinned map %s: %m",
+				name);
 	if (info.key_size != sizeof(__u32) || info.value_size != value_size)
 		return rfs_errf(err, EPROTO,
 				"pinned map %s has %u-byte values, this build's are %u: it was made by another build of xdp-rfs",
@@ -332,7 +341,7 @@ int rfs_path(char *buf, const char *fmt, ...)
 	return n < 0 || n >= PATH_MAX ? -ENAMETOOLONG : 0;
 }
 
-int rfs_pin_ensure_bpffs(const char *pin_dir, char *err, size_t len)
+int rfs_pin_ensure_bpffs(const char *pin_dir, char *err)
 {
 	char parent[PATH_MAX];
 	struct statfs st;
@@ -345,25 +354,18 @@ int rfs_pin_ensure_bpffs(const char *pin_dir, char *err, size_t len)
 		*slash = '\0';
 	if (!statfs(parent, &st) && st.f_type == BPF_FS_MAGIC)
 		return 0;
-	if (strncmp(pin_dir, RFS_BPFFS_ROOT "/", strlen(RFS_BPFFS_ROOT) + 1)) {
-		snprintf(err, len, "pin dir '%s' is not on a bpffs", pin_dir);
-		return -EINVAL;
-	}
+	if (strncmp(pin_dir, RFS_BPFFS_ROOT "/", strlen(RFS_BPFFS_ROOT) + 1))
+		return rfs_errf(err, EINVAL, "pin dir '%s' is not on a bpffs",
+				pin_dir);
 	/* Under systemd rfsd runs in the unit's own mount namespace: a
 	 * bpffs mounted there would go with the unit, pins and all. */
-	if (getenv("INVOCATION_ID")) {
-		snprintf(err, len,
-			 "'%s' is not a bpffs, and under systemd rfsd won't mount one: in the unit's mount namespace it would vanish with rfsd, pins and all; mount it on the host (mount -t bpf bpf %s)",
-			 RFS_BPFFS_ROOT, RFS_BPFFS_ROOT);
-		return -ENOTSUP;
-	}
-	if (mount("bpf", RFS_BPFFS_ROOT, "bpf", 0, "mode=0700")) {
-		int e = errno;
-
-		snprintf(err, len, "can't mount bpffs at '%s': %s",
-			 RFS_BPFFS_ROOT, strerror(e));
-		return -e;
-	}
+	if (getenv("INVOCATION_ID"))
+		return rfs_errf(err, ENOTSUP,
+				"'%s' is not a bpffs, and under systemd rfsd won't mount one: in the unit's mount namespace it would vanish with rfsd, pins and all; mount it on the host (mount -t bpf bpf %s)",
+				RFS_BPFFS_ROOT, RFS_BPFFS_ROOT);
+	if (mount("bpf", RFS_BPFFS_ROOT, "bpf", 0, "mode=0700"))
+		return rfs_errf(err, errno, "can't mount bpffs at '%s': %m",
+				RFS_BPFFS_ROOT);
 	return 0;
 }
 

@@ -1,9 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-#include <errno.h>
 #include <inttypes.h>
 #include <stdint.h>
-#include <stdio.h>
-#include <string.h>
 
 #include "rfs_dp.h"
 #include "rfs_order.h"

@@ -1,26 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * Dev flow tables seen from userspace.  Whether a flow still has frames in
- * flight is answered with the code the XDP program runs (rfs_hold_judge(),
- * include/rfs_order.h), on the counters the kernel side keeps.
- *
- * Resizing never copies a live table.  The new, empty table goes into
- * slot 0 of the interface's rfs_dev_outer and the old one into slot 1,
- * where it is never written again: a flow with no entry in the new table
- * takes its state from the old one (rfs_xdp), so no state written at any
- * moment is lost.  The old table is dropped once nothing in it is in
- * flight (rfs_devtab_retire, on rfsd's refresh timer).
- */
+/* Dev flow tables from userspace: whether a flow has frames in flight is
+ * answered by the XDP program's own test (rfs_hold_judge()).  A resize
+ * never copies a live table: the new, empty one goes into slot 0 of
+ * rfs_dev_outer, the old one into slot 1, never written again, where a
+ * flow missing from the new one finds its state, until nothing in it is
+ * in flight (rfs_devtab_retire(), on rfsd's refresh timer). */
 #include <dirent.h>
-#include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
-#include <unistd.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -184,17 +174,13 @@ void rfs_kthreads_idle(const struct rfs_if_env *env, bool *idle, bool *quiet)
 {
 	bool seen[RFS_MAX_CPUS] = { false }, missing = false;
 	struct rfs_idle_scan s = { idle, seen, env->nr_cpus };
-	struct rfs_cpu_queue *q = calloc(env->nr_cpus, sizeof(*q));
+	struct rfs_cpu_queue *q = rfs_array_read(env->cpu_queues_fd, sizeof(*q),
+						 env->nr_cpus);
 	__u64 now = rfs_mono_ms();
 	char why[128], state;
 	int c, fd;
 
 	memset(idle, 0, sizeof(bool) * env->nr_cpus);
-	if (q && rfs_read_array(env->cpu_queues_fd, sizeof(*q), env->nr_cpus,
-				q)) {
-		free(q);
-		q = NULL;
-	}
 	for (c = 0; c < env->nr_cpus; c++) {
 		fd = q ? rfs_kthread_open(q[c].kthread_pid, c,
 					  env->globals->cpumap_id, &state,
@@ -219,60 +205,38 @@ void rfs_kthreads_idle(const struct rfs_if_env *env, bool *idle, bool *quiet)
 	}
 }
 
-static int rfs_read_table(int fd, struct rfs_dev_flow **out, __u32 *n)
-{
-	struct bpf_map_info info = {};
-	__u32 len = sizeof(info);
-	struct rfs_dev_flow *t;
-	int e;
-
-	if (bpf_obj_get_info_by_fd(fd, &info, &len))
-		return -errno;
-	t = calloc(info.max_entries, sizeof(*t));
-	if (!t)
-		return -ENOMEM;
-	e = rfs_read_array(fd, sizeof(*t), info.max_entries, t);
-	if (e) {
-		free(t);
-		return e;
-	}
-	*out = t;
-	*n = info.max_entries;
-	return 0;
-}
-
 typedef int (*rfs_held_fn)(void *ctx, const struct rfs_held_flow *h);
 
-/*
- * Judge every flow of a table on a CPU of cpus (NULL: on any) with the
- * drain test (rfs_hold_judge) and hand each held one to fn, until fn
- * returns nonzero.  Returns fn's last value, 0, or -errno.  The removal
- * (busy: stop at the first) and the reports (collect them all) ask the
- * same question here, so what status shows is what holds the CPU.
- */
+/* Each held flow of a table on a CPU of cpus (NULL: any) to fn, until fn
+ * returns nonzero: its value, 0, or -errno.  The removal and the reports
+ * ask here alike, so what status shows is what holds the CPU. */
 static int rfs_devtab_scan(const struct rfs_if_env *env, int table_fd,
 			   const struct rfs_cpuset *cpus, __u32 drain_jiffies,
 			   const struct rfs_cpuset *allowed, rfs_held_fn fn,
 			   void *ctx)
 {
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
 	struct rfs_rx_track *tracks = NULL;
 	struct rfs_cpu_queue *queues = NULL;
-	struct rfs_dev_flow *t = NULL;
+	struct rfs_dev_flow *t;
 	bool idle[RFS_MAX_CPUS], quiet[RFS_MAX_CPUS];
 	/* rfs_tx_seq: one value per possible CPU (rfs_lookup_percpu) */
 	const size_t stride_words =
 		rfs_percpu_stride(sizeof(struct rfs_tx_seq)) / sizeof(__u32);
 	__u32 *tx = NULL;
-	__u32 n = 0, i;
-	int e, r = 0, ncpu = 0, jiffies_known = -1;
+	__u32 n, i;
+	int e = 0, r = 0, ncpu = 0, jiffies_known = -1;
 	__u64 now = 0;
 
-	e = rfs_read_table(table_fd, &t, &n);
-	if (e)
-		return e;
+	if (bpf_obj_get_info_by_fd(table_fd, &info, &len))
+		return -errno;
+	n = info.max_entries;
+	t = rfs_array_read(table_fd, sizeof(*t), n);
+	if (!t)
+		return -errno;
 	tracks = calloc(n, sizeof(*tracks));
-	queues = calloc(env->nr_cpus, sizeof(*queues));
-	if (!tracks || !queues) {
+	if (!tracks) {
 		e = -ENOMEM;
 		goto out;
 	}
@@ -293,10 +257,12 @@ static int rfs_devtab_scan(const struct rfs_if_env *env, int table_fd,
 			goto out;
 		}
 	}
-	e = rfs_read_array(env->cpu_queues_fd, sizeof(*queues), env->nr_cpus,
-			   queues);
-	if (e)
+	queues = rfs_array_read(env->cpu_queues_fd, sizeof(*queues),
+				env->nr_cpus);
+	if (!queues) {
+		e = -errno;
 		goto out;
+	}
 	rfs_kthreads_idle(env, idle, quiet);
 	/* after the sleep was seen: a drop recorded since is covered too */
 	tx = rfs_lookup_percpu(env->tx_seq_fd, 0, sizeof(struct rfs_tx_seq),
@@ -469,8 +435,8 @@ int rfs_devtab_resize(const struct rfs_if_env *env, struct rfs_if *ifc,
 				ifc->name);
 	new_fd = rfs_devtab_create(ifc->dev_flows_fd, flow_cnt, rx_queues);
 	if (new_fd < 0)
-		return rfs_errf(err, new_fd, "%s: can't create a flow table of %u: %s",
-				ifc->name, flow_cnt, strerror(-new_fd));
+		return rfs_errf(err, new_fd, "%s: can't create a flow table of %u: %m",
+				ifc->name, flow_cnt);
 	/* Old table into slot 1 first: from the swap on, every flow missing
 	 * from the new table finds its state there. */
 	if (bpf_map_update_elem(ifc->dev_outer_fd, &prev, &ifc->dev_flows_fd,
@@ -479,8 +445,8 @@ int rfs_devtab_resize(const struct rfs_if_env *env, struct rfs_if *ifc,
 		e = -errno;
 		close(new_fd);
 		bpf_map_delete_elem(ifc->dev_outer_fd, &prev);
-		return rfs_errf(err, e, "%s: can't swap flow tables: %s",
-				ifc->name, strerror(-e));
+		return rfs_errf(err, e, "%s: can't swap flow tables: %m",
+				ifc->name);
 	}
 	close(ifc->dev_flows_fd);
 	ifc->dev_flows_fd = new_fd;

@@ -1,24 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * The datapath: the core BPF object and its maps, loaded, written and
- * pinned once, then only ever handled through the pins, so a new rfsd
- * adopts exactly what an old one left running; the cpumap and the sock
- * flow table; close; the list of interfaces, which changes only here
- * (rfs_dp.h); and the sweep of our programs that nobody owns (rfsd
- * --cleanup too).
- */
+/* The datapath: the core object and its maps, loaded and pinned once,
+ * then only handled through the pins, so a new rfsd adopts exactly what
+ * an old one left running; the cpumap, the sock flow table, the list of
+ * interfaces (changed only here), and the sweep of our orphans. */
 #include <dirent.h>
-#include <errno.h>
 #include <fcntl.h>
-#include <net/if.h>
-#include <stdio.h>
+#include <net/if_arp.h>
 #include <stdlib.h>
-#include <string.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/random.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
@@ -43,12 +33,12 @@ static int rfs_socktab_create(struct rfs_if_env *env, __u32 entries,
 			      "rfs_sock_entry_t", sizeof(rfs_sock_entry_t),
 			      entries);
 	if (fd < 0)
-		return rfs_errf(err, fd, "can't create sock flow table of %u entries: %s",
-				entries, strerror(-fd));
+		return rfs_errf(err, fd, "can't create sock flow table of %u entries: %m",
+				entries);
 	env->sock_flows_fd = fd;
 	if (bpf_map_update_elem(env->sock_outer_fd, &zero, &fd, BPF_ANY))
-		return rfs_errf(err, errno, "can't install sock flow table: %s",
-				strerror(errno));
+		return rfs_errf(err, errno,
+				"can't install sock flow table: %m");
 	return 0;
 }
 
@@ -60,16 +50,12 @@ static void rfs_sock_resize_catch_up(int old_fd, const rfs_sock_entry_t *copied,
 				     __u32 old_n, int new_fd,
 				     const rfs_sock_entry_t *filled, __u32 n)
 {
-	rfs_sock_entry_t *now = calloc(old_n, sizeof(*now));
-	rfs_sock_entry_t cur;
+	rfs_sock_entry_t *now, cur;
 	__u32 k, j;
 
-	if (!now)
-		return;
 	rfs_wait_rcu();
-	if (rfs_read_array(old_fd, sizeof(*now), old_n, now))
-		goto out;
-	for (k = 0; k < old_n; k++) {
+	now = rfs_array_read(old_fd, sizeof(*now), old_n);
+	for (k = 0; now && k < old_n; k++) {
 		if (now[k] == copied[k] || !now[k])
 			continue;
 		/* growing: every new slot that folds onto k had its copy */
@@ -78,7 +64,6 @@ static void rfs_sock_resize_catch_up(int old_fd, const rfs_sock_entry_t *copied,
 			    cur == filled[j])
 				bpf_map_update_elem(new_fd, &j, &now[k], BPF_ANY);
 	}
-out:
 	free(now);
 }
 
@@ -92,7 +77,7 @@ int rfs_dp_set_sock_flow_entries(struct rfs_dp *dp, __u32 n, char *err)
 	rfs_sock_entry_t *old_t = NULL, *new_t = NULL;
 	int old_fd = dp->env.sock_flows_fd, new_fd = -1, e = -ENOMEM;
 	struct rfs_globals g = dp->globals;
-	const char *step = "allocate the tables";
+	const char *step = "read the table";
 
 	if (rfs_check_pow2(n, RFS_SOCK_FLOW_MIN, RFS_SOCK_FLOW_MAX))
 		return rfs_errf(err, EINVAL,
@@ -100,14 +85,12 @@ int rfs_dp_set_sock_flow_entries(struct rfs_dp *dp, __u32 n, char *err)
 				n, RFS_SOCK_FLOW_MIN, RFS_SOCK_FLOW_MAX);
 	if (n == old_n)
 		return 0;
-	old_t = calloc(old_n, sizeof(*old_t));
 	new_t = calloc(n, sizeof(*new_t));
-	if (!old_t || !new_t)
+	old_t = new_t ? rfs_array_read(old_fd, sizeof(*old_t), old_n) : NULL;
+	if (!old_t) {
+		e = new_t ? -errno : -ENOMEM;
 		goto fail;
-	step = "read the table";
-	e = rfs_read_array(old_fd, sizeof(*old_t), old_n, old_t);
-	if (e)
-		goto fail;
+	}
 	for (j = 0; j < n; j++) {
 		if (n > old_n) {
 			new_t[j] = old_t[j & (old_n - 1)];
@@ -147,8 +130,7 @@ int rfs_dp_set_sock_flow_entries(struct rfs_dp *dp, __u32 n, char *err)
 		       RFS_MAP_SOCK_FLOWS, err);
 	goto out;
 fail:
-	e = rfs_errf(err, e, "set sock-flow-entries: can't %s: %s", step,
-		     strerror(-e));
+	e = rfs_errf(err, e, "set sock-flow-entries: can't %s: %m", step);
 out:
 	if (new_fd >= 0)
 		close(new_fd);
@@ -201,8 +183,8 @@ static int rfs_cpumap_sync(struct rfs_dp *dp, char *err)
 		if (bpf_map_update_elem(dp->env.cpu_map_fd, &cpu, &val,
 					BPF_ANY))
 			return rfs_errf(err, errno,
-					"can't add CPU %u to the cpumap: %s",
-					cpu, strerror(errno));
+					"can't add CPU %u to the cpumap: %m",
+					cpu);
 		if (present)
 			pr_info("CPU %u: cpumap queue remade (back online)\n", cpu);
 		rfs_cpuset_add(&dp->in_cpumap, cpu);
@@ -230,8 +212,7 @@ static const struct rfs_pin rfs_core_pins[] = {
 };
 #define RFS_CORE_PINS	(sizeof(rfs_core_pins) / sizeof(rfs_core_pins[0]))
 
-/* The trace mode that loads a socket-side program (or link), by its
- * name's prefix; RFS_TRACE_NONE for the other programs. */
+/* A socket hook's trace mode, by its name's prefix, else RFS_TRACE_NONE. */
 static enum rfs_trace_mode rfs_sock_prog_mode(const char *n)
 {
 	return !strncmp(n, "rfs_tp_", 7) ? RFS_TRACE_TP_BTF :
@@ -258,23 +239,6 @@ static bool rfs_core_btf_func(const char *fn)
 	return found;
 }
 
-/* The socket hooks asked for, or the best the kernel has: tracepoints,
- * then fexit (only calls that moved data), then kprobes (every call).
- * RFS_TRACE_AUTO: none works. */
-static enum rfs_trace_mode rfs_core_pick_mode(const struct rfs_kfeatures *f,
-					      enum rfs_trace_mode asked)
-{
-	if (asked != RFS_TRACE_AUTO)
-		return asked;
-	if (f->tp_sock_len)
-		return RFS_TRACE_TP_BTF;
-	if (f->fentry && f->func_ret)
-		return RFS_TRACE_FEXIT;
-	if (f->kprobes)
-		return RFS_TRACE_KPROBE;
-	return RFS_TRACE_AUTO;
-}
-
 static int rfs_attach_pin(struct rfs_dp *dp, struct bpf_program *prog,
 			  struct bpf_link *link, char *err)
 {
@@ -283,14 +247,13 @@ static int rfs_attach_pin(struct rfs_dp *dp, struct bpf_program *prog,
 	long e = libbpf_get_error(link);
 
 	if (!link || e)
-		return rfs_errf(err, e ? e : EINVAL, "can't attach %s: %s",
-				name, strerror(e ? -e : EINVAL));
+		return rfs_errf(err, e ? e : EINVAL, "can't attach %s: %m",
+				name);
 	if (rfs_path(path, "%s/links/%s", dp->base, name) ||
 	    bpf_link__pin(link, path)) {
 		e = errno;
 		bpf_link__destroy(link);
-		return rfs_errf(err, e, "can't pin link '%s': %s", path,
-				strerror(e));
+		return rfs_errf(err, e, "can't pin link '%s': %m", path);
 	}
 	/* the pin keeps it attached; removing the pin detaches it, as
 	 * bpf_link_detach() refuses tracepoint links */
@@ -325,8 +288,8 @@ static int rfs_core_load(const struct rfs_dp *dp,
 	*out = NULL;
 	skel = rfs_core__open();
 	if (!skel)
-		return rfs_errf(err, errno, "can't open the core BPF object: %s",
-				strerror(errno));
+		return rfs_errf(err, errno,
+				"can't open the core BPF object: %m");
 	bpf_object__for_each_program(p, skel->obj) {
 		enum rfs_trace_mode m = rfs_sock_prog_mode(bpf_program__name(p));
 		bool load = m == mode;
@@ -334,7 +297,7 @@ static int rfs_core_load(const struct rfs_dp *dp,
 		if (m == RFS_TRACE_NONE)
 			continue;
 
-		/* udpv6_* has no BTF while the ipv6 module is not loaded:
+		/* udpv6_* is missing while the ipv6 module is not loaded:
 		 * steer what we can and say so (kprobes: at attach) */
 		if (load && mode == RFS_TRACE_FEXIT &&
 		    !rfs_core_btf_func(bpf_program__section_name(p) +
@@ -360,15 +323,14 @@ static int rfs_core_load(const struct rfs_dp *dp,
 		e = rfs_core__load(skel);
 	if (e) {
 		rfs_core__destroy(skel);
-		return rfs_errf(err, e, "can't load the core BPF programs%s: %s (run with -v for the verifier log)",
-				mode == RFS_TRACE_FEXIT ? " with fexit socket hooks" : "",
-				strerror(-e));
+		return rfs_errf(err, e, "can't load the core BPF programs%s: %m (run with -v for the verifier log)",
+				mode == RFS_TRACE_FEXIT ? " with fexit socket hooks" : "");
 	}
 	*out = skel;
 	return 0;
 }
 
-int rfs_seed_random(__u32 *seed, char *err, size_t len)
+int rfs_seed_random(__u32 *seed, char *err)
 {
 	__u32 v;
 	ssize_t n;
@@ -378,20 +340,15 @@ int rfs_seed_random(__u32 *seed, char *err, size_t len)
 	do {
 		n = getrandom(&v, sizeof(v), 0);
 	} while (n < 0 && errno == EINTR);
-	if (n != (ssize_t)sizeof(v)) {
-		int e = n < 0 ? errno : EIO;
-
-		snprintf(err, len,
-			 "can't seed the flow hash: getrandom: %s; refusing to start with a predictable seed",
-			 n < 0 ? strerror(e) : "short read");
-		return -e;
-	}
+	if (n != (ssize_t)sizeof(v))
+		return rfs_errf(err, n < 0 ? errno : EIO,
+				"can't seed the flow hash: getrandom: %s; refusing to start with a predictable seed",
+				n < 0 ? strerror(errno) : "short read");
 	*seed = v;
 	return 0;
 }
 
-/* Load the core object, write and pin its maps, attach and pin its
- * programs, into an empty pin dir. */
+/* The core object into an empty pin dir. */
 static int rfs_core_create(struct rfs_dp *dp, const struct rfs_dp_opts *o,
 			   char *err)
 {
@@ -410,7 +367,13 @@ static int rfs_core_create(struct rfs_dp *dp, const struct rfs_dp_opts *o,
 				"sock_flow_entries %u is not a power of two (%u..%u)",
 				entries, RFS_SOCK_FLOW_MIN, RFS_SOCK_FLOW_MAX);
 
-	mode = rfs_core_pick_mode(f, o->trace_mode);
+	/* The socket hooks asked for, or the best the kernel has: tracepoints,
+	 * then fexit (only calls that moved data), then kprobes (every call);
+	 * RFS_TRACE_AUTO: none works. */
+	mode = o->trace_mode != RFS_TRACE_AUTO ? o->trace_mode :
+	       f->tp_sock_len ? RFS_TRACE_TP_BTF :
+	       f->fentry && f->func_ret ? RFS_TRACE_FEXIT :
+	       f->kprobes ? RFS_TRACE_KPROBE : RFS_TRACE_AUTO;
 	dp->trace_mode = mode == RFS_TRACE_AUTO ? RFS_TRACE_NONE : mode;
 	if (mode == RFS_TRACE_FEXIT && !(f->fentry && f->func_ret))
 		return rfs_errf(err, EOPNOTSUPP,
@@ -447,8 +410,8 @@ static int rfs_core_create(struct rfs_dp *dp, const struct rfs_dp_opts *o,
 
 		if (bpf_map_update_elem(dp->env.cpu_queues_fd, &cpu, &q,
 					BPF_ANY)) {
-			err_ = rfs_errf(err, errno, "can't write %s: %s",
-					RFS_MAP_CPU_QUEUES, strerror(errno));
+			err_ = rfs_errf(err, errno, "can't write %s: %m",
+					RFS_MAP_CPU_QUEUES);
 			goto out;
 		}
 	}
@@ -457,13 +420,13 @@ static int rfs_core_create(struct rfs_dp *dp, const struct rfs_dp_opts *o,
 	dp->globals.nr_cpus = dp->env.nr_cpus;
 	dp->globals.nr_rx_cpus = dp->env.nr_rx_cpus;
 	dp->globals.cpumap_id = rfs_obj_id(dp->env.cpu_map_fd);
-	err_ = rfs_seed_random(&dp->globals.hash_seed, err, RFS_ERR_LEN);
+	err_ = rfs_seed_random(&dp->globals.hash_seed, err);
 	if (err_)
 		goto out;
 	if (bpf_map_update_elem(dp->env.globals_fd, &zero, &dp->globals,
 				BPF_ANY)) {
-		err_ = rfs_errf(err, errno, "can't write %s: %s",
-				RFS_MAP_GLOBALS, strerror(errno));
+		err_ = rfs_errf(err, errno, "can't write %s: %m",
+				RFS_MAP_GLOBALS);
 		goto out;
 	}
 
@@ -476,31 +439,28 @@ static int rfs_core_create(struct rfs_dp *dp, const struct rfs_dp_opts *o,
 
 	cg_fd = open(dp->cgroup, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (cg_fd < 0) {
-		err_ = rfs_errf(err, errno, "can't open cgroup '%s': %s",
-				dp->cgroup, strerror(errno));
+		err_ = rfs_errf(err, errno, "can't open cgroup '%s': %m",
+				dp->cgroup);
 		goto out;
 	}
 	err_ = rfs_attach_pin(dp, skel->progs.rfs_sockops,
 			      bpf_program__attach_cgroup(skel->progs.rfs_sockops,
 							 cg_fd), err);
-	if (!err_ && bpf_program__autoload(skel->progs.rfs_enqueue))
-		err_ = rfs_attach_pin(dp, skel->progs.rfs_enqueue,
-				      bpf_program__attach(skel->progs.rfs_enqueue), err);
-	/* The delivery proof goes in before any XDP program can steer. */
-	if (!err_ && bpf_program__autoload(skel->progs.rfs_kthread_batch))
-		err_ = rfs_attach_pin(dp, skel->progs.rfs_kthread_batch,
-				      bpf_program__attach(skel->progs.rfs_kthread_batch), err);
+	/* The rest, the delivery proof among them: all before any XDP
+	 * program can steer. */
 	bpf_object__for_each_program(p, skel->obj) {
+		bool kp = rfs_sock_prog_mode(bpf_program__name(p)) ==
+			  RFS_TRACE_KPROBE;
 		struct bpf_link *l;
 
-		if (err_ || rfs_sock_prog_mode(bpf_program__name(p)) == RFS_TRACE_NONE ||
-		    !bpf_program__autoload(p))
+		if (err_ || p == skel->progs.rfs_sockops ||
+		    p == skel->progs.rfs_cpumap || !bpf_program__autoload(p))
 			continue;
 		l = bpf_program__attach(p);
 		/* kprobes this process may not attach (perf_event_open
 		 * filtered out, as in the systemd unit): auto goes without
 		 * socket hooks rather than without rfsd */
-		if (mode == RFS_TRACE_KPROBE && libbpf_get_error(l) == -EPERM) {
+		if (kp && libbpf_get_error(l) == -EPERM) {
 			if (o->trace_mode != RFS_TRACE_AUTO) {
 				err_ = rfs_errf(err, EPERM, "can't attach kprobes (perf_event_open: %s); %s",
 						strerror(EPERM), rfs_kprobe_hint);
@@ -512,9 +472,7 @@ static int rfs_core_create(struct rfs_dp *dp, const struct rfs_dp_opts *o,
 			dp->trace_mode = RFS_TRACE_NONE;
 			break;
 		}
-		/* udpv6_* is absent when IPv6 is built as a module not
-		 * loaded: steer what we can and say so. */
-		if (mode == RFS_TRACE_KPROBE && libbpf_get_error(l) &&
+		if (kp && libbpf_get_error(l) &&
 		    strstr(bpf_program__name(p), "udp6")) {
 			pr_warn("can't attach %s: %s; IPv6 UDP flows won't be recorded\n",
 				bpf_program__name(p),
@@ -547,20 +505,16 @@ static int rfs_core_adopt(struct rfs_dp *dp, char *err)
 				"pinned datapath under '%s' is incomplete; remove it or run rfsd with another --pin-dir",
 				dp->base);
 	if (bpf_map_lookup_elem(dp->env.globals_fd, &zero, &dp->globals))
-		return rfs_errf(err, errno, "can't read %s: %s",
-				RFS_MAP_GLOBALS, strerror(errno));
-	if (dp->globals.nr_cpus != (__u32)dp->env.nr_cpus)
+		return rfs_errf(err, errno, "can't read %s: %m",
+				RFS_MAP_GLOBALS);
+	if (dp->globals.nr_cpus != (__u32)dp->env.nr_cpus ||
+	    dp->globals.nr_rx_cpus != (__u32)dp->env.nr_rx_cpus)
 		return rfs_errf(err, EINVAL,
-				"pinned datapath was made for %u CPUs, this system has %d",
-				dp->globals.nr_cpus, dp->env.nr_cpus);
-	if (dp->globals.nr_rx_cpus != (__u32)dp->env.nr_rx_cpus)
-		return rfs_errf(err, EINVAL,
-				"pinned datapath was made for %u possible CPUs, this system has %d",
-				dp->globals.nr_rx_cpus, dp->env.nr_rx_cpus);
+				"pinned datapath was made for %u CPUs (%u RX CPUs), this system has %d (%d)",
+				dp->globals.nr_cpus, dp->globals.nr_rx_cpus,
+				dp->env.nr_cpus, dp->env.nr_rx_cpus);
 
-	if (rfs_cpumap_sync(dp, err))
-		return -EIO;
-	return 0;
+	return rfs_cpumap_sync(dp, err) ? -EIO : 0;
 }
 
 /* dp->ids and dp->trace_mode from the pinned links. */
@@ -657,17 +611,11 @@ static int rfs_dp_if_reserve(struct rfs_dp *dp)
 
 static bool rfs_if_is_loopback(const char *name)
 {
-	struct ifreq r = { 0 };
-	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	bool lo = false;
+	char path[PATH_MAX];
+	__u64 type;
 
-	if (fd < 0)
-		return false;
-	snprintf(r.ifr_name, sizeof(r.ifr_name), "%s", name);
-	if (!ioctl(fd, SIOCGIFFLAGS, &r))
-		lo = r.ifr_flags & IFF_LOOPBACK;
-	close(fd);
-	return lo;
+	return !rfs_path(path, "/sys/class/net/%s/type", name) &&
+	       !rfs_file_u64(path, "", &type) && type == ARPHRD_LOOPBACK;
 }
 
 /* Loopback sockets are recorded only while a loopback interface is
@@ -709,6 +657,16 @@ static void rfs_dp_if_remove(struct rfs_dp *dp, struct rfs_if *ifc)
 	}
 	rfs_iface_free(ifc);
 	rfs_dp_sync_loopback(dp);
+}
+
+/* rfs_pin_lock() on dir, named name in err. */
+static int rfs_dp_lock(const char *dir, const char *name, char *err)
+{
+	int fd = rfs_pin_lock(dir);
+
+	return fd >= 0 ? fd : rfs_errf(err, fd, fd == -EBUSY ?
+		"pin dir '%s' is in use by a running rfsd; stop it first" :
+		"can't lock pin dir '%s': %m", name);
 }
 
 /* Every interface pinned under if/ whose program still runs there. */
@@ -776,24 +734,18 @@ static int rfs_dp_setup(struct rfs_dp *dp, const struct rfs_dp_opts *o,
 			n, RFS_MAX_RX_CPUS - 1);
 	e = rfs_cpuset_online(&dp->online);
 	if (e)
-		return rfs_errf(err, e, "can't read online CPUs: %s", strerror(-e));
+		return rfs_errf(err, e, "can't read online CPUs: %m");
 
-	e = rfs_pin_ensure_bpffs(dp->pin_at, err, RFS_ERR_LEN);
+	e = rfs_pin_ensure_bpffs(dp->pin_at, err);
 	if (e)
 		return e;
 	e = rfs_pin_mkdirs(dp->pin_at);
 	if (e)
-		return rfs_errf(err, e, "can't create pin dir '%s': %s",
-				dp->pin_dir, strerror(-e));
-	dp->lock_fd = rfs_pin_lock(dp->pin_at);
-	if (dp->lock_fd < 0) {
-		e = dp->lock_fd;
-		dp->lock_fd = -1;
-		return rfs_errf(err, e, e == -EBUSY ?
-				"pin dir '%s' is in use by another rfsd" :
-				"can't lock pin dir '%s': %s",
-				dp->pin_dir, strerror(-e));
-	}
+		return rfs_errf(err, e, "can't create pin dir '%s': %m",
+				dp->pin_dir);
+	e = dp->lock_fd = rfs_dp_lock(dp->pin_at, dp->pin_dir, err);
+	if (e < 0)
+		return e;
 
 	if (rfs_path(path, "%s/maps/%s", dp->base, RFS_MAP_GLOBALS))
 		return rfs_errf(err, ENAMETOOLONG, "pin dir '%s' too long",
@@ -810,8 +762,7 @@ static int rfs_dp_setup(struct rfs_dp *dp, const struct rfs_dp_opts *o,
 	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
 		if ((e = rfs_path(path, "%s/%s", dp->base, dirs[i])) ||
 		    (e = rfs_pin_mkdirs(path)))
-			return rfs_errf(err, e, "can't create '%s': %s", path,
-					strerror(-e));
+			return rfs_errf(err, e, "can't create '%s': %m", path);
 	*teardown = true;
 	return rfs_core_create(dp, o, err);
 }
@@ -927,13 +878,8 @@ int rfs_dp_read_queues(const struct rfs_dp *dp, struct rfs_cpu_queue *out)
 
 struct rfs_cpu_queue *rfs_dp_queues(const struct rfs_dp *dp)
 {
-	struct rfs_cpu_queue *q = calloc(dp->env.nr_cpus, sizeof(*q));
-
-	if (q && rfs_dp_read_queues(dp, q)) {
-		free(q);
-		q = NULL;
-	}
-	return q;
+	return rfs_array_read(dp->env.cpu_queues_fd,
+			      sizeof(struct rfs_cpu_queue), dp->env.nr_cpus);
 }
 
 /* A map update would write the whole value over the counters BPF keeps
@@ -1073,11 +1019,6 @@ void rfs_if_forget(struct rfs_dp *dp, struct rfs_if *ifc)
 	rfs_dp_if_remove(dp, ifc);
 }
 
-int rfs_if_rename(struct rfs_dp *dp, struct rfs_if *ifc, const char *name)
-{
-	return rfs_iface_rename(rfs_dp_env(dp), ifc, name);
-}
-
 int rfs_if_explain(struct rfs_dp *dp, struct rfs_if *ifc,
 		   struct rfs_explain_in *in,
 		   struct rfs_explain_queue **out, size_t *n, char *err)
@@ -1085,12 +1026,10 @@ int rfs_if_explain(struct rfs_dp *dp, struct rfs_if *ifc,
 	return rfs_iface_explain(rfs_dp_env(dp), ifc, in, out, n, err);
 }
 
-/* An XDP program is ours by a map pinned under our pin dir (every
- * interface's program shares the core's cpumap), never by its name, so
- * another rfsd's is never touched; the kernel records a program's maps at
- * load, before any XDP link exists.  One no interface pin names (rfsd
- * killed between attach and pin, pins removed by hand) is swept before
- * the control socket serves and before an attach to its interface. */
+/* Ours by a map pinned under our pin dir (every interface's program
+ * shares the core's cpumap), never by name, so another rfsd's is never
+ * touched; the kernel records a program's maps at load, before any XDP
+ * link exists, so one cut short between attach and pin is found too. */
 int rfs_dp_sweep_orphans(struct rfs_dp *dp, int ifindex)
 {
 	__u32 *keep = calloc(dp->n_ifs + 1, sizeof(*keep));
@@ -1148,11 +1087,9 @@ int rfs_dp_cleanup(const char *pin_dir, char *err)
 		     RFS_MAP_GLOBALS))
 		return rfs_errf(err, ENAMETOOLONG, "pin dir '%s' too long",
 				pin_dir);
-	lock = rfs_pin_lock(pin_dir);
+	lock = rfs_dp_lock(pin_dir, pin_dir, err);
 	if (lock == -EBUSY)
-		return rfs_errf(err, EBUSY,
-				"pin dir '%s' is in use by a running rfsd; stop it first",
-				pin_dir);
+		return lock;
 	/* What is ours, whatever the layout: the maps pinned here. */
 	rfs_pin_walk(pin_dir, false, rfs_note_map, &ours);
 	if (lock >= 0)
@@ -1170,12 +1107,9 @@ int rfs_dp_cleanup(const char *pin_dir, char *err)
 	}
 	if (!access(pin_dir, F_OK)) {
 		/* Another build's pins, or half made: every layout's tree */
-		lock = rfs_pin_lock(pin_dir);
+		lock = rfs_dp_lock(pin_dir, pin_dir, err);
 		if (lock < 0) {
-			e = rfs_errf(err, lock, lock == -EBUSY ?
-				     "pin dir '%s' is in use by a running rfsd; stop it first" :
-				     "can't lock pin dir '%s': %s",
-				     pin_dir, strerror(-lock));
+			e = lock;
 			goto out;
 		}
 		rfs_remove_layouts(pin_dir, true);
@@ -1184,8 +1118,7 @@ int rfs_dp_cleanup(const char *pin_dir, char *err)
 			pr_info("removed the pins under %s\n", pin_dir);
 	}
 	e = ours.n ? rfs_iface_sweep(ours.v, ours.n, NULL, 0, 0) : 0;
-	e = e < 0 ? rfs_errf(err, e, "can't list interfaces: %s",
-			     strerror(-e)) : 0;
+	e = e < 0 ? rfs_errf(err, e, "can't list interfaces: %m") : 0;
 out:
 	free(ours.v);
 	return e;
@@ -1205,7 +1138,7 @@ int rfs_dp_refresh_cpus(struct rfs_dp *dp, char *err)
 
 	e = rfs_cpuset_online(&online);
 	if (e)
-		return rfs_errf(err, e, "can't read online CPUs: %s", strerror(-e));
+		return rfs_errf(err, e, "can't read online CPUs: %m");
 	if (!rfs_cpuset_equal(&online, &dp->online)) {
 		char was[256], now[256];
 		unsigned int cpu;

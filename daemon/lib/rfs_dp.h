@@ -1,12 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/*
- * The datapath as userspace sees it: load or adopt the shared BPF state
- * (rfs_dp), and attach, configure and read one interface (rfs_if).
- * Everything the kernel runs is pinned under <pin_dir>/<RFS_PIN_LAYOUT>,
- * so after a crash the datapath keeps steering and the next rfs_dp_open()
- * adopts it.  Functions return 0 or -errno and on failure write a
- * one-line reason into err, which the control socket sends back.
- */
+/* The datapath as userspace sees it: the shared BPF state (rfs_dp) and
+ * one interface (rfs_if), pinned under <pin_dir>/<RFS_PIN_LAYOUT> so that
+ * after a crash it keeps steering and the next rfs_dp_open() adopts it.
+ * Functions return 0 or -errno and on failure write a one-line reason
+ * into err, which the control socket sends back. */
 #ifndef RFS_DP_H
 #define RFS_DP_H
 
@@ -25,12 +22,8 @@
 
 #define RFS_ERR_LEN 256
 
-/*
- * ---- what the running kernel and an interface offer (rfs_features.c,
- * rfs_link.c), found by looking (BTF, tracefs, sysfs, rtnetlink), never
- * by version number, and what each missing piece means for the in-order
- * rule ----
- */
+/* ---- what the kernel and an interface offer, and what each missing
+ * piece means for the in-order rule (rfs_features.c, rfs_link.c) ---- */
 struct rfs_local_params {
 	__u32 drain_jiffies;	/* rfs_if_config.local_drain_jiffies */
 	bool handover;		/* rfs_if_config.local_handover */
@@ -110,12 +103,10 @@ const char *rfs_feat_level_name(enum rfs_feat_level l);
 
 /* bpf_jiffies64() now, as the programs stamp it (rfs_bpf.c) */
 bool rfs_read_jiffies(__u64 *out);
-/* ns; -1 if unreadable */
-long long rfs_if_gro_flush_timeout(const char *ifname);
+long long rfs_if_gro_flush_timeout(const char *ifname);	/* ns; -1: unreadable */
 /* The interface's RX queues in sysfs (0: no such interface); rps (may be
  * NULL) gets the first rps_cpus with a CPU in it: kernel RPS on, else "". */
 unsigned int rfs_sysfs_rx_queues(const char *ifname, char *rps, size_t len);
-/* Why that matters, for rfsd's messages about it. */
 #define RFS_RPS_WHY \
 	"it moves the frames xdp-rfs steers into other CPUs' backlogs, past the in-order rule"
 void rfs_local_path_params(const char *ifname, bool no_attach,
@@ -132,16 +123,11 @@ int rfs_link_num_rx_queues(int ifindex, __u32 *out);
 int rfs_link_parse_rxq(const void *buf, size_t len, unsigned int seq,
 		       unsigned int portid, __u32 *out);
 
-/*
- * ---- budgets for the interfaces' flow tables (rfs_budget.c, pure) ----
- *
- * The largest flow_cnt on a NIC with many queues is gigabytes of kernel
- * memory that one control request could ask for; a budget turns that into
- * a refusal naming the limit.  The defaults are a share of MemTotal,
- * generous next to the default table and small enough that a burst of
- * attaches can't push the host into reclaim.  A resized table's old one
- * lives until drained: MemoryMax= in the unit leaves room for two.
- */
+/* ---- budgets for the flow tables (rfs_budget.c, pure): the largest
+ * flow_cnt on a NIC with many queues is gigabytes of kernel memory, which
+ * one request could ask for.  The defaults, a share of MemTotal, keep a
+ * burst of attaches out of reclaim.  A resized table's old one lives
+ * until drained: MemoryMax= in the unit leaves room for two ---- */
 #define RFS_BUDGET_IFACE_SHIFT	6	/* MemTotal / 64 per interface */
 #define RFS_BUDGET_TOTAL_SHIFT	4	/* MemTotal / 16 in total */
 #define RFS_BUDGET_IFACE_FALLBACK	(64ull << 20)
@@ -175,8 +161,7 @@ struct rfs_dp_opts {
 	__u32 cpumap_qsize;		/* 0: RFS_CPUMAP_QSIZE */
 	enum rfs_trace_mode trace_mode;
 	bool allow_unordered;
-	/* NULL or 0: no limit; read at each attach and resize, so its
-	 * owner may change it (SIGHUP) */
+	/* NULL or 0: none; read at each attach and resize (SIGHUP) */
 	const struct rfs_budget *budget;
 };
 
@@ -184,16 +169,10 @@ struct rfs_dp_prog_ids {
 	__u32 cpumap, enqueue, sockops, recv, send;	/* 0: not loaded */
 };
 
-/*
- * The datapath and its interfaces, as plain structs the way libbpf-tools
- * and bpftool keep theirs: rfsd, the tests and the bench read any field,
- * only the library writes one (the list and each interface change
- * under rfs_dp.c's and rfs_iface.c's rules).
- *
- * What an interface's code needs of the datapath (struct rfs_if_env):
- * its own fds and, through pointers, its state, so a cpumap entry a
- * refresh adds is seen at once; rfs_devtab_busy() writes asleep_since_ms.
- */
+/* Plain structs, as libbpf-tools keeps them: anyone reads a field, only
+ * the library writes one.  struct rfs_if_env is what an interface's code
+ * needs of the datapath: fds, and its state through pointers, so that a
+ * cpumap entry a refresh adds is seen at once. */
 struct rfs_if_env {
 	const char *base;		/* <pin_dir>/v4: pins go in if/<name>/ */
 	int nr_cpus;			/* possible CPUs, <= RFS_MAX_CPUS */
@@ -280,8 +259,7 @@ struct rfs_dp {
 	size_t n_ifs;
 };
 
-/* libbpf's and libxdp's own messages, at -v only: they warn of much that
- * they then handle. */
+/* libbpf's and libxdp's messages at -v only: they warn of what they handle. */
 void rfs_log_hook_libs(void);
 
 /* Load and pin the datapath, or adopt the one pinned under pin_dir (then
@@ -293,9 +271,8 @@ int rfs_dp_open(struct rfs_dp **dp, const struct rfs_dp_opts *opts,
  * just release the handles and leave the datapath running. */
 void rfs_dp_close(struct rfs_dp *dp, bool teardown);
 
-/* Detach every XDP program on ifindex (0: every interface of this
- * network namespace) that uses dp's maps but is none of its interfaces':
- * how many, or -errno. */
+/* Detach the XDP programs on ifindex (0: all) that use dp's maps but are
+ * none of its interfaces': how many, or -errno. */
 int rfs_dp_sweep_orphans(struct rfs_dp *dp, int ifindex);
 /* Remove all the datapath under pin_dir attached or pinned, then every
  * other program that uses a map pinned there; -EBUSY while an rfsd holds
@@ -313,8 +290,7 @@ int rfs_dp_read_queues(const struct rfs_dp *dp, struct rfs_cpu_queue *out);
 int rfs_dp_read_backlog(const struct rfs_dp *dp, __u64 *out);
 /* rfs_dp_read_queues() into a new array (free() it), or NULL. */
 struct rfs_cpu_queue *rfs_dp_queues(const struct rfs_dp *dp);
-/* Store rfsd's note on a CPU's kthread policy (ksched_note) without
- * touching the datapath's fields beside it. */
+/* rfsd's note on a CPU's kthread policy (ksched_note). */
 int rfs_dp_write_ksched_note(const struct rfs_dp *dp, int cpu, __u64 note);
 /* The desired CPU recorded for a hash, or RFS_NO_CPU. */
 __u32 rfs_dp_desired_cpu(const struct rfs_dp *dp, __u32 hash);
@@ -328,8 +304,7 @@ struct rfs_if_opts {
 	struct rfs_cpuset cpus;		/* empty: every online CPU */
 	__u32 flow_cnt;			/* 0: RFS_FLOW_CNT_DEFAULT */
 	enum rfs_xdp_mode mode;
-	/* tests only: load for BPF_PROG_TEST_RUN, attach nowhere; name
-	 * is then just a label */
+	/* tests: load for BPF_PROG_TEST_RUN only; name is a label */
 	bool no_attach;
 	__u32 rx_queues;		/* no_attach only; 0: 1 */
 	/* every frame through the cpumap, also for the RX CPU's own flows */
@@ -340,8 +315,7 @@ struct rfs_if_opts {
 
 /* Refuses: no such interface, already attached, another XDP program there
  * (never replaced), a kernel that can't keep flows in order (unless
- * allow_unordered), a bad flow_cnt, a CPU that is not online.  Pinned
- * under <layout>/if/<name>/. */
+ * allow_unordered), a bad flow_cnt, a CPU not online. */
 int rfs_if_attach(struct rfs_dp *dp, const char *name,
 		  const struct rfs_if_opts *opts, struct rfs_if **out,
 		  char *err);
@@ -355,10 +329,9 @@ bool rfs_if_prog_on(int ifindex, __u32 prog_id);
 /* "mode native, 1 rx queue, flow_cnt 4096, cpus 0-1, local path on" */
 void rfs_if_describe(const struct rfs_if *ifc, char *buf, size_t len);
 
-/* Live changes, in order (include/rfs_order.h): a CPU removed from the
- * set gets no new flows, and its flows leave it once their frames there
- * are delivered; a resized table starts empty and the old one stays
- * readable until nothing in it is in flight. */
+/* Live changes, in order (include/rfs_order.h): a CPU removed gets no new
+ * flows and keeps its own until their frames there are delivered; a
+ * resized table starts empty, the old one read until drained. */
 int rfs_if_set_cpus(struct rfs_dp *dp, struct rfs_if *ifc,
 		    const struct rfs_cpuset *cpus, char *err);
 int rfs_if_set_flow_cnt(struct rfs_dp *dp, struct rfs_if *ifc, __u32 n,
@@ -401,17 +374,10 @@ int rfs_if_explain(struct rfs_dp *dp, struct rfs_if *ifc,
 		   struct rfs_explain_in *in,
 		   struct rfs_explain_queue **out, size_t *n, char *err);
 
-/*
- * ---- why a flow still holds its CPU (rfs_hold.c, pure) ----
- *
- * The drain test of include/rfs_order.h on one dev flow entry, with the
- * reason kept so that status, explain, /metrics and the log can say which
- * flows a leaving CPU waits for (no maps, no clock: rfs_devtab.c reads
- * them).  A CPU taken out of an interface's set (or gone offline) while
- * flows had frames in flight there is leaving: no new flows, usable until
- * each of its flows is proven drained, which a flow that never leaves a
- * gap never is: rfsd reports the wait.
- */
+/* ---- why a flow still holds its CPU (rfs_hold.c, pure: rfs_devtab.c
+ * reads the maps).  A CPU taken out of a set while flows had frames in
+ * flight there is leaving until each is proven drained, which a flow that
+ * never leaves a gap never is: status, explain and the log say why ---- */
 enum rfs_hold_why {
 	RFS_HOLD_NONE,		/* drained: free to leave */
 	RFS_HOLD_LOCAL,		/* passed up on its RX CPU less than
@@ -444,17 +410,8 @@ struct rfs_hold_in {
 	__u32 drain_jiffies;
 };
 
-/*
- * The drain test as its reason; RFS_HOLD_NONE when the flow no longer
- * keeps its CPU: not valid; local and rfs_local_drained() (unknown
- * jiffies count as drained: the program never waits on a guess); a CPU
- * without a cpumap entry; a target asleep for a second with a full-ring
- * flush at or after the flow's frame (dequeued or lost, and lost ones
- * never will be); else rfs_remote_drained(), the program's own test; a
- * bare last frame, settled, with its target asleep: sent before that RCU
- * wait, which ended its NAPI poll and so flushed it into the ring, and
- * delivered by a kthread asleep since.
- */
+/* The drain test of include/rfs_order.h as its reason; RFS_HOLD_NONE
+ * when the flow no longer keeps its CPU (rfs_hold.c says each case). */
 enum rfs_hold_why rfs_hold_judge(const struct rfs_hold_in *in);
 /* "local", "queued", "no_proof" ("none"), and the reason in words. */
 const char *rfs_hold_why_name(enum rfs_hold_why why);
@@ -487,14 +444,12 @@ void rfs_hold_add(struct rfs_hold_cpu *c, const struct rfs_held_flow *h);
  * -> CPU 1, seq 77: <why>" (the table index, as explain shows it). */
 char *rfs_hold_flow_words(const struct rfs_held_flow *h, char *buf,
 			  size_t len);
-/* Warn about a CPU still leaving after waited_ms at bound_ms, then each
- * time the wait doubles, so a stuck removal is named again without
- * flooding the log.  *next_ms: 0 at the start; bound_ms 0: never. */
+/* Warn of a CPU still leaving at bound_ms (0: never), then each time the
+ * wait doubles: named again without flooding the log.  *next_ms: 0. */
 bool rfs_hold_warn_due(__u64 waited_ms, __u64 bound_ms, __u64 *next_ms);
 
-/* ---- cpumap kthreads (rfs_devtab.c), known by what only the kernel can
- * make: PF_KTHREAD and the datapath's record of their PID
- * (rfs_cpu_queue.kthread_pid), a name only as a check ---- */
+/* ---- cpumap kthreads (rfs_devtab.c), known by what only the kernel
+ * makes: PF_KTHREAD and rfs_cpu_queue.kthread_pid; a name only checks */
 #define RFS_PF_KTHREAD	0x00200000	/* task flags, include/linux/sched.h */
 
 /* "pid (comm) state ppid pgrp session tty tpgid flags ...", from the last
@@ -514,28 +469,21 @@ static inline int rfs_parse_task_stat(const char *buf, char *comm, size_t len,
 }
 
 /* A pidfd on CPU cpu's kthread of cpumap map_id, PID pid, and its state
- * ('S': asleep); -ESRCH, with the reason in why, if pid is not that now.
- * What was read was that task's: it still lived after the read. */
+ * ('S': asleep), read while it lived; else -ESRCH, the reason in why. */
 int rfs_kthread_open(__u32 pid, int cpu, __u32 map_id, char *state,
 		     char *why, size_t len);
 /* The task behind pidfd has not exited: its PID is still its own. */
 bool rfs_pidfd_alive(int pidfd);
-/* fn(ctx, cpu, pid, state) for each kthread of cpumap map_id, found among
- * kthreadd's children (all of /proc where that list is missing), until fn
- * returns nonzero.  For a kthread whose first batch has not run yet. */
+/* fn(ctx, cpu, pid, state) for each kthread of cpumap map_id until fn
+ * returns nonzero: for a kthread whose first batch has not run yet. */
 void rfs_kthreads_scan(__u32 map_id, int (*fn)(void *ctx, int cpu, __u32 pid,
 					       char state), void *ctx);
 
-/*
- * ---- inside the library: what its files call of each other ----
- *
- * The code of one interface (rfs_iface.c, rfs_explain.c) and of the
- * tables below it works on a struct rfs_if_env built at the rfs_if_*
- * call (rfs_dp_env()), never on the list, which only rfs_dp.c changes.
- * rfs_bpf.c is a leaf that knows no struct of the datapath.
- */
+/* ---- inside the library: one interface's code works on the struct
+ * rfs_if_env of rfs_dp_env(), never on the list, which only rfs_dp.c
+ * changes; rfs_bpf.c is a leaf that knows no struct of the datapath ---- */
 
-/* "<fmt>" into err (RFS_ERR_LEN); returns -e */
+/* "<fmt>" into err (RFS_ERR_LEN), %m naming e; returns -|e| */
 int rfs_errf(char *err, int e, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
@@ -546,6 +494,8 @@ int rfs_create_table(int btf_src_fd, const char *name, const char *value_type,
 /* Whole arrays move with the batch syscalls (a few calls for a table of
  * a million entries); kernels without them get the per-entry loop. */
 int rfs_read_array(int fd, __u32 value_size, __u32 entries, void *buf);
+/* The same into a new buffer (free() it), or NULL with errno. */
+void *rfs_array_read(int fd, __u32 value_size, __u32 entries);
 int rfs_write_array(int fd, __u32 value_size, __u32 entries, const void *buf);
 
 __u32 rfs_obj_id(int fd);	/* of a prog or map fd, 0 if unknown */
@@ -569,14 +519,10 @@ int rfs_get_pinned(const char *base, const char *dir, const char *name);
 int rfs_pin_at(const char *base, int fd, const char *dir, const char *name,
 	       char *err);
 
-/*
- * A struct's pinned objects as a table: each at <base>/<dir>/<name> (dir
- * NULL: the caller's sub), its fd at offset fd in the struct.  Opening
- * checks that a map with a value_size has u32 keys and values of that
- * size (else -EPROTO: another build's pins would be read into wrong
- * structs), the only error written into err and ahead of a missing pin:
- * that returns the first one's -errno, the others opened, -1 for it.
- */
+/* A struct's pins as a table: each at <base>/<dir or sub>/<name>, its fd
+ * at offset fd.  Opening checks a map's u32 keys and value_size (else
+ * -EPROTO, in err: another build's pins); a missing pin is -errno with
+ * the others opened. */
 struct rfs_pin {
 	const char *dir, *name;
 	size_t fd;
@@ -597,13 +543,12 @@ void rfs_pins_reset(void *obj, const struct rfs_pin *p, size_t n,
 		    bool close_them);
 
 /* Return once every program that could still use a table it looked up
- * before a swap has finished: they run under RCU, and
- * MEMBARRIER_CMD_GLOBAL waits for a grace period. */
+ * before a swap has ended: MEMBARRIER_CMD_GLOBAL waits out RCU. */
 void rfs_wait_rcu(void);
 
 /* Mount bpffs at /sys/fs/bpf unless pin_dir already lies on a bpffs;
  * under systemd (INVOCATION_ID set) refuse instead (-ENOTSUP). */
-int rfs_pin_ensure_bpffs(const char *pin_dir, char *err, size_t len);
+int rfs_pin_ensure_bpffs(const char *pin_dir, char *err);
 int rfs_pin_mkdirs(const char *path);	/* mkdir -p, mode 0700 */
 /* flock(LOCK_EX|LOCK_NB) on the dir; returns the fd or -EBUSY. */
 int rfs_pin_lock(const char *dir);
@@ -614,8 +559,6 @@ void rfs_pin_walk(const char *dir, bool remove, rfs_pin_fn fn, void *ctx);
 /* snprintf into a PATH_MAX buffer, -ENAMETOOLONG if it does not fit. */
 int rfs_path(char *buf, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-
-/* ---- the datapath and its interfaces ---- */
 
 /* dp's env, with the budget and every interface's tables as they are. */
 static inline const struct rfs_if_env *rfs_dp_env(struct rfs_dp *dp)
@@ -632,14 +575,12 @@ static inline const struct rfs_if_env *rfs_dp_env(struct rfs_dp *dp)
 
 /* The flow hash seed: whoever guesses it can send flows that all land in
  * one slot, so it comes from the kernel's CSPRNG or rfsd does not start. */
-int rfs_seed_random(__u32 *seed, char *err, size_t len);
+int rfs_seed_random(__u32 *seed, char *err);
 
 /* ---- rfs_iface.c: one interface, on the env rfs_dp.c hands it ---- */
 
 void rfs_iface_free(struct rfs_if *ifc);	/* closes its fds */
 void rfs_iface_unpin(const struct rfs_if_env *env, const char *name);
-int rfs_iface_rename(const struct rfs_if_env *env, struct rfs_if *ifc,
-		     const char *name);
 /* Rewrite the config map from ifc: returns once no frame can see the
  * configuration it replaced. */
 int rfs_if_push_config(struct rfs_if *ifc, __u32 sample_flows);
@@ -667,17 +608,15 @@ void rfs_iface_note_leaving(struct rfs_if *ifc, __u64 now_ms);
 
 /* A new table with its header entry written: its fd, or -errno. */
 int rfs_devtab_create(int btf_src_fd, __u32 flow_cnt, __u32 rx_queues);
-/* 1 when a flow in a replaced table has frames in flight, a local
- * flow counting until drain_jiffies after its last frame; 0 when none
- * has, or -errno. */
+/* 1 when a flow in a replaced table has frames in flight (a local one
+ * until drain_jiffies after its last), 0 when none has, or -errno. */
 int rfs_devtab_busy(const struct rfs_if_env *env, int table_fd,
 		    __u32 drain_jiffies);
 /* The same on cpu, over the interface's current and previous table. */
 int rfs_devtab_in_flight(const struct rfs_if_env *env,
 			 const struct rfs_if *ifc, __u32 cpu);
-/* The flows of the interface's current and previous table held on a CPU
- * of cpus, counted into by_cpu[their cpu] (RFS_MAX_CPUS entries, zeroed
- * by the caller).  0 or -errno. */
+/* The flows of both tables held on a CPU of cpus, into by_cpu[their cpu]
+ * (RFS_MAX_CPUS entries, zeroed by the caller): 0 or -errno. */
 int rfs_devtab_holds(const struct rfs_if_env *env, const struct rfs_if *ifc,
 		     const struct rfs_cpuset *cpus, struct rfs_hold_cpu *by_cpu);
 int rfs_devtab_resize(const struct rfs_if_env *env, struct rfs_if *ifc,

@@ -1,23 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * What the kernel and an interface offer, found by looking at them (BTF,
- * the kprobe PMU, a trial fentry attach, CONFIG_HZ, sysfs): no kernel
- * version is compared anywhere, as backports make versions lie.  Then
- * what each means for the in-order rule (include/rfs_order.h), which
- * holds as long as no frame is vouched for before it left every place
- * the kernel can hold it.  A missing hook that only withholds proofs
- * degrades: flows stay, in order, until a proof comes some other way or
- * never.  A place that holds frames the proof can't see (a cpumap GRO
- * stage it can't read) breaks it: only that is UNSAFE.
- */
+/* What the kernel and an interface offer, found by looking (BTF, the
+ * kprobe PMU, a trial fentry attach, CONFIG_HZ, sysfs), never by version:
+ * backports make versions lie.  Then what each means for the in-order
+ * rule: a missing hook that only withholds proofs degrades (flows stay,
+ * in order); a place that holds frames the proof can't see (a cpumap GRO
+ * stage it can't read) breaks it: only that is UNSAFE. */
 #include <dirent.h>
-#include <errno.h>
-#include <limits.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/utsname.h>
-#include <unistd.h>
 #include <zlib.h>
 
 #include <bpf/bpf.h>
@@ -190,7 +180,6 @@ static void rfs_kfeatures_btf(struct rfs_kfeatures *f)
 	struct btf *btf = btf__load_vmlinux_btf();
 
 	if (!btf) {
-		f->btf = false;
 		f->cpumap_gro = RFS_GRO_UNREADABLE;
 		return;
 	}
@@ -243,10 +232,9 @@ int rfs_kfeat_set(struct rfs_kfeatures *f, const char *name,
 			return 0;
 		}
 	if (!strcmp(name, "hz")) {
-		char *end;
-		long v = strtol(value, &end, 10);
+		__u32 v;
 
-		if (*end || v < 0 || v > 100000)
+		if (rfs_parse_u32(value, &v) || v > 100000)
 			return -EINVAL;
 		f->hz = (int)v;
 		return 0;
@@ -374,16 +362,14 @@ void rfs_local_path_params(const char *ifname, bool no_attach,
 	if (!hz)
 		hz = 1000;
 	jiffy_ns = 1000000000LL / hz;
-	/*
-	 * A NAPI poll lasts less than a jiffy.  With HZ < 1000 every poll
+	/* A NAPI poll lasts less than a jiffy.  With HZ < 1000 every poll
 	 * end flushes NAPI GRO fully, so a frame passed up at jiffy J is out
 	 * by J + 2.  With HZ >= 1000 a poll that used its whole budget
 	 * flushes only skbs older than the current jiffy: the frame leaves
 	 * at the first poll end at J + 1 or later, which a poll running from
 	 * J + 1 into J + 2 may put after a frame of the same flow sent
 	 * elsewhere in J + 2; so wait one jiffy more.  A gro_flush_timeout
-	 * defers the flush by up to the timeout.
-	 */
+	 * defers the flush by up to the timeout. */
 	p->drain_jiffies = hz >= 1000 ? 3 : 2;
 	if (timeout > 0)
 		p->drain_jiffies += (__u32)((timeout + jiffy_ns - 1) / jiffy_ns);

@@ -1,6 +1,4 @@
 // SPDX-License-Identifier: GPL-2.0
-#include <stdio.h>
-
 #include "rfs_dp.h"
 #include "rfs_order.h"
 
@@ -10,19 +8,25 @@ enum rfs_hold_why rfs_hold_judge(const struct rfs_hold_in *in)
 
 	if (!(f->flags & RFS_DEV_FLOW_VALID))
 		return RFS_HOLD_NONE;
+	/* unknown jiffies count as drained: the program never waits on a
+	 * guess */
 	if (f->flags & RFS_DEV_FLOW_LOCAL)
 		return in->have_jiffies &&
 		       !rfs_local_drained(f, in->jiffies, in->drain_jiffies) ?
 		       RFS_HOLD_LOCAL : RFS_HOLD_NONE;
 	if (!in->in_cpumap)
 		return RFS_HOLD_NONE;
+	/* asleep a second with a full-ring flush at or after its frame:
+	 * dequeued or lost, and lost ones never will be */
 	if (in->quiet && in->have_tx &&
 	    rfs_seq_after_eq(in->dropped_upto, f->last))
 		return RFS_HOLD_NONE;
 	if (rfs_remote_drained(&in->track, f->last, in->delivered, in->idle))
 		return RFS_HOLD_NONE;
-	/* a bare last frame (rfs_order.h, LAZY MARKS) has no mark of its
-	 * own: see rfs_hold_judge() in rfs_dp.h */
+	/* a bare last frame (rfs_order.h, LAZY MARKS), settled, target
+	 * asleep: sent before that RCU wait, which ended its NAPI poll and
+	 * so flushed it into the ring, and delivered by a kthread asleep
+	 * since */
 	if ((f->flags & RFS_DEV_FLOW_BARE) && in->settled && in->idle)
 		return RFS_HOLD_NONE;
 	/* Not drained.  Dequeued (a mark at or after it) yet unproven can

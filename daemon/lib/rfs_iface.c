@@ -1,23 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * One interface: the object and its pins, attach and adopt, its XDP hook
- * and config map, what its program counted (counters, the flows of a
- * sampling window), and the live changes to it.
- *
- * Attaching: its instance of the XDP program is opened with the core maps
- * reused and a dev flow table of its own, loaded, put on the interface's
- * XDP hook (never in place of another program), given its config, then
- * pinned.  Until the config is written the program passes every frame, so
- * a half-made attach steers nothing; one cut short by a crash is ours by
- * its maps, swept by the next rfsd (rfs_dp_sweep_orphans()).
- */
-#include <errno.h>
-#include <net/if.h>
+/* One interface: attach and adopt, its pins, config map and counters, the
+ * flows of a sampling window, and the live changes to it.  Its instance
+ * of the XDP program shares the core maps and has its own dev flow table;
+ * until its config is written it passes every frame, so a half-made
+ * attach steers nothing, and one cut short by a crash is swept by the
+ * next rfsd (rfs_dp_sweep_orphans()). */
 #include <signal.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -80,8 +69,8 @@ void rfs_iface_unpin(const struct rfs_if_env *env, const char *name)
 		rfs_pin_walk(path, true, NULL, NULL);
 }
 
-int rfs_iface_rename(const struct rfs_if_env *env, struct rfs_if *ifc,
-		     const char *name)
+static int rfs_iface_rename(const struct rfs_if_env *env, struct rfs_if *ifc,
+			    const char *name)
 {
 	char from[PATH_MAX], to[PATH_MAX];
 
@@ -98,6 +87,11 @@ int rfs_iface_rename(const struct rfs_if_env *env, struct rfs_if *ifc,
 		      "renamed to '%s': pins moved", name);
 	snprintf(ifc->name, sizeof(ifc->name), "%s", name);
 	return 0;
+}
+
+int rfs_if_rename(struct rfs_dp *dp, struct rfs_if *ifc, const char *name)
+{
+	return rfs_iface_rename(rfs_dp_env(dp), ifc, name);
 }
 
 static bool rfs_iface_prog_attached(int ifindex, __u32 prog_id, __u32 *other,
@@ -253,8 +247,9 @@ int rfs_iface_detach(const struct rfs_if_env *env, struct rfs_if *ifc,
 	if (rfs_if_prog_on(ifc->ifindex, ifc->prog_id)) {
 		e = rfs_iface_xdp_off(ifc);
 		if (e)
-			return rfs_errf(err, e, "detach %s: can't detach XDP: %s",
-					ifc->name, strerror(-e));
+			return rfs_errf(err, e,
+					"detach %s: can't detach XDP: %m",
+					ifc->name);
 	}
 	rfs_iface_unpin(env, ifc->name);
 	pr_debug("detached from %s\n", ifc->name);	/* callers say why */
@@ -286,7 +281,6 @@ static __u32 rfs_count_rx_queues(const char *name, int ifindex)
 	return n;
 }
 
-/* Open this interface's XDP object with the shared maps reused. */
 static struct rfs_xdp *rfs_if_open_obj(const struct rfs_if_env *env,
 				       struct rfs_if *ifc, char *err)
 {
@@ -294,15 +288,15 @@ static struct rfs_xdp *rfs_if_open_obj(const struct rfs_if_env *env,
 	int e;
 
 	if (!skel) {
-		rfs_errf(err, errno, "attach %s: can't open the XDP object: %s",
-			 ifc->name, strerror(errno));
+		rfs_errf(err, errno, "attach %s: can't open the XDP object: %m",
+			 ifc->name);
 		return NULL;
 	}
 	/* header written: the program finds its geometry from frame one */
 	e = rfs_devtab_create(env->globals_fd, ifc->flow_cnt, ifc->rx_queues);
 	if (e < 0) {
-		rfs_errf(err, e, "attach %s: can't create the flow table: %s",
-			 ifc->name, strerror(-e));
+		rfs_errf(err, e, "attach %s: can't create the flow table: %m",
+			 ifc->name);
 		goto fail;
 	}
 	ifc->dev_flows_fd = e;
@@ -320,8 +314,7 @@ static struct rfs_xdp *rfs_if_open_obj(const struct rfs_if_env *env,
 				      ifc->dev_flows_fd);
 	if (!e)
 		return skel;
-	rfs_errf(err, e, "attach %s: can't share maps: %s", ifc->name,
-		 strerror(-e));
+	rfs_errf(err, e, "attach %s: can't share maps: %m", ifc->name);
 fail:
 	rfs_xdp__destroy(skel);
 	return NULL;
@@ -361,8 +354,8 @@ static int rfs_if_xdp_attach(struct rfs_if *ifc, struct rfs_xdp *skel,
 	e = libxdp_get_error(xp);
 	if (!xp || e)
 		return rfs_errf(err, e ? e : EINVAL,
-				"attach %s: can't prepare the XDP program: %s",
-				ifc->name, strerror(e ? -e : EINVAL));
+				"attach %s: can't prepare the XDP program: %m",
+				ifc->name);
 	if (want == RFS_XDP_AUTO) {
 		e = xdp_program__attach(xp, ifc->ifindex, XDP_MODE_NATIVE, 0);
 		if (e)
@@ -399,14 +392,14 @@ static int rfs_if_test_load(struct rfs_if *ifc, struct rfs_xdp *skel, char *err)
 	int e = rfs_xdp__load(skel);
 
 	if (e)
-		return rfs_errf(err, e, "load %s: can't load the XDP program: %s",
-				ifc->name, strerror(-e));
+		return rfs_errf(err, e,
+				"load %s: can't load the XDP program: %m",
+				ifc->name);
 	e = rfs_if_take_fds(ifc, skel, bpf_program__fd(skel->progs.rfs_xdp));
 	return e ? rfs_errf(err, e, "load %s: out of file descriptors",
 			    ifc->name) : 0;
 }
 
-/* What attach checks and sets before anything is loaded. */
 static int rfs_if_prepare(const struct rfs_if_env *env, struct rfs_if *ifc,
 			  const char *name, const struct rfs_if_opts *o,
 			  char *err)
@@ -468,7 +461,7 @@ int rfs_iface_attach(const struct rfs_if_env *env, const char *name,
 		     const struct rfs_if_opts *o, struct rfs_if **out,
 		     char *err)
 {
-	char dir[PATH_MAX], sub[IF_NAMESIZE + 3];
+	char dir[PATH_MAX], sub[IF_NAMESIZE + 3], desc[160];
 	struct rfs_xdp *skel;
 	struct rfs_if *ifc;
 	int e;
@@ -496,28 +489,25 @@ int rfs_iface_attach(const struct rfs_if_env *env, const char *name,
 	/* Until this write the program passes every frame (no CPU allowed). */
 	e = rfs_if_push_config(ifc, 0);
 	if (e) {
-		e = rfs_errf(err, e, "attach %s: can't write config: %s", name,
-			     strerror(-e));
+		e = rfs_errf(err, e, "attach %s: can't write config: %m", name);
 		goto fail_detach;
 	}
 	if (!o->no_attach) {
 		rfs_test_pause("configured");
 		snprintf(sub, sizeof(sub), "if/%s", name);
 		e = rfs_iface_dir(env, name, dir) ?: rfs_pin_mkdirs(dir);
-		e = e ? rfs_errf(err, e, "attach %s: can't create pin dir: %s",
-				 name, strerror(-e)) :
+		e = e ? rfs_errf(err, e, "attach %s: can't create pin dir: %m",
+				 name) :
 			rfs_pins_pin(env->base, sub, ifc, if_pins, N_IF_PINS,
 				     err);
 		if (e)
 			goto fail_detach;
 		rfs_test_pause("pinned");
 		/* the caller logs it, with its cause */
-		pr_debug("attached to %s (ifindex %d, %s mode, %u rx queues, flow_cnt %u, local path %s%s, local drain %u jiffies)\n",
-			 name, ifc->ifindex, rfs_xdp_mode_name(ifc->mode),
-			 ifc->rx_queues, ifc->flow_cnt,
-			 ifc->local_path ? "on" : "off",
-			 ifc->local_handover ? " with handover" : "",
-			 ifc->local_drain_jiffies);
+		rfs_if_describe(ifc, desc, sizeof(desc));
+		pr_debug("attached to %s (ifindex %d, %s, local drain %u jiffies%s)\n",
+			 name, ifc->ifindex, desc, ifc->local_drain_jiffies,
+			 ifc->local_handover ? ", handover" : "");
 		if (ifc->noguard)
 			pr_warn("%s: NOGUARD: the in-order rule is OFF: a flow moves to its new CPU at once and its frames may be reordered (benchmarks only)\n",
 				name);
@@ -537,13 +527,9 @@ fail:
 	return e;
 }
 
-/*
- * Adopting an interface an earlier rfsd attached: its pins are checked
- * against this build's sizes (another build's are left alone), it is
- * found by the ifindex in its config (a rename while rfsd was down is
- * followed), and kept only if our program still runs there.  Whatever
- * can no longer be used is unpinned.
- */
+/* Kept only if our program still runs there (found by the ifindex in its
+ * config: a rename while rfsd was down is followed); whatever can no
+ * longer be used is unpinned, another build's pins left alone. */
 int rfs_iface_adopt(const struct rfs_if_env *env, const char *name,
 		    struct rfs_if **out, char *err)
 {
@@ -567,14 +553,13 @@ int rfs_iface_adopt(const struct rfs_if_env *env, const char *name,
 		return e;
 	}
 	if (e) {
-		rfs_errf(err, e, "adopt %s: pins incomplete (%s); dropped them",
-			 name, strerror(-e));
+		rfs_errf(err, e, "adopt %s: pins incomplete (%m); dropped them",
+			 name);
 		goto drop;
 	}
 	e = rfs_if_read_config(ifc->cfg_fd, &cfg);
 	if (e) {
-		e = rfs_errf(err, e, "adopt %s: can't read config: %s",
-			     name, strerror(-e));
+		e = rfs_errf(err, e, "adopt %s: can't read config: %m", name);
 		goto drop;
 	}
 	ifc->prog_id = rfs_obj_id(ifc->prog_fd);
@@ -720,7 +705,6 @@ void rfs_if_describe(const struct rfs_if *ifc, char *buf, size_t len)
 
 int rfs_if_read_stats(const struct rfs_if *ifc, struct rfs_if_stats *out)
 {
-	/* as many as there are possible CPUs, up to RFS_MAX_CPUS */
 	return rfs_read_percpu(ifc->stats_fd, 0, sizeof(*out), out,
 			       RFS_MAX_CPUS);
 }
@@ -752,8 +736,8 @@ int rfs_if_sample_start(struct rfs_dp *dp, struct rfs_if *ifc, char *err)
 	e = rfs_if_push_config(ifc, 1);
 	if (e) {
 		ifc->sampling = false;
-		return rfs_errf(err, e, "flows %s: can't start sampling: %s",
-				ifc->name, strerror(-e));
+		return rfs_errf(err, e, "flows %s: can't start sampling: %m",
+				ifc->name);
 	}
 	return 0;
 }
@@ -835,7 +819,7 @@ int rfs_if_sample_collect(struct rfs_dp *dp, struct rfs_if *ifc, size_t limit,
 out:
 	free(v);
 	free(buf);
-	return e ? rfs_errf(err, e, "flows %s: %s", ifc->name, strerror(-e)) : 0;
+	return e ? rfs_errf(err, e, "flows %s: %m", ifc->name) : 0;
 }
 
 /* ---- live changes, in order (rfs_dp.h): a CPU taken out is leaving
@@ -930,8 +914,7 @@ int rfs_if_set_cpus(struct rfs_dp *dp, struct rfs_if *ifc,
 	if (e) {
 		ifc->allowed = old_allowed;
 		ifc->usable = old_usable;
-		return rfs_errf(err, e, "%s: can't write config: %s", what,
-				strerror(-e));
+		return rfs_errf(err, e, "%s: can't write config: %m", what);
 	}
 	rfs_iface_refresh(env, ifc);
 	/* a removal that waits starts now, not at the next refresh */
@@ -951,8 +934,9 @@ int rfs_if_set_noguard(struct rfs_dp *dp, struct rfs_if *ifc, bool on,
 	e = rfs_if_push_config(ifc, 0);
 	if (e) {
 		ifc->noguard = was;
-		return rfs_errf(err, e, "set noguard %s: can't write config: %s",
-				ifc->name, strerror(-e));
+		return rfs_errf(err, e,
+				"set noguard %s: can't write config: %m",
+				ifc->name);
 	}
 	if (on)
 		pr_warn("%s: NOGUARD: the in-order rule is now OFF: flows move at once and may be reordered (benchmarks only)\n",
@@ -1042,8 +1026,8 @@ int rfs_if_holds(struct rfs_dp *dp, struct rfs_if *ifc,
 		     -ENOMEM;
 	if (e) {
 		free(by_cpu);
-		return rfs_errf(err, e, "can't read the flows of '%s': %s",
-				ifc->name, strerror(-e));
+		return rfs_errf(err, e, "can't read the flows of '%s': %m",
+				ifc->name);
 	}
 	/* the leaving CPUs' records to the front, in CPU order */
 	for (cpu = 0; cpu < RFS_MAX_CPUS; cpu++) {

@@ -1,17 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * One RTM_GETLINK request for one link, answered synchronously on a
+/* One RTM_GETLINK request for one link, answered synchronously on a
  * socket of its own: rfsd's event socket (daemon/rfsd/netlink.c) is
- * subscribed to link events, whose messages would mix with the answer.
- */
-#include <errno.h>
-#include <limits.h>
-#include <stdbool.h>
-#include <stdlib.h>
-#include <string.h>
+ * subscribed to link events, whose messages would mix with the answer. */
 #include <sys/socket.h>
 #include <time.h>
-#include <unistd.h>
 
 #include <libmnl/libmnl.h>
 #include <linux/if_link.h>
@@ -72,13 +64,10 @@ int rfs_link_num_rx_queues(int ifindex, __u32 *out)
 	struct ifinfomsg *ifi;
 	struct nlmsghdr *nlh;
 	unsigned int seq, portid;
-	char *buf;
+	char buf[RFS_LINK_BUF] __attribute__((aligned(8)));
 	ssize_t n;
 	int e = 0;
 
-	buf = malloc(RFS_LINK_BUF);
-	if (!buf)
-		return -ENOMEM;
 	nl = mnl_socket_open2(NETLINK_ROUTE, SOCK_CLOEXEC);
 	if (!nl || mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID)) {
 		e = -errno;
@@ -100,12 +89,11 @@ int rfs_link_num_rx_queues(int ifindex, __u32 *out)
 	/* one message back, no dump and no ack asked for: the link, or an
 	 * error (ENODEV), which mnl_cb_run returns as -1 with errno set */
 	do
-		n = mnl_socket_recvfrom(nl, buf, RFS_LINK_BUF);
+		n = mnl_socket_recvfrom(nl, buf, sizeof(buf));
 	while (n < 0 && errno == EINTR);
 	e = n < 0 ? -errno : rfs_link_parse_rxq(buf, n, seq, portid, out);
 out:
 	if (nl)
 		mnl_socket_close(nl);
-	free(buf);
 	return e;
 }

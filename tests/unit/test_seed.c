@@ -33,23 +33,23 @@ ssize_t __wrap_getrandom(void *buf, size_t len, unsigned int flags)
 
 static void rfs_test_seed_ok(void **state)
 {
-	char err[256] = "";
+	char err[RFS_ERR_LEN] = "";
 	__u32 seed = 0;
 
 	will_return(__wrap_getrandom, 4);
-	assert_int_equal(rfs_seed_random(&seed, err, sizeof(err)), 0);
+	assert_int_equal(rfs_seed_random(&seed, err), 0);
 	assert_int_equal(seed, 0xababababu);
 }
 
 /* no entropy source: the start fails, naming getrandom and its cause */
 static void rfs_test_seed_fails(void **state)
 {
-	char err[256] = "";
+	char err[RFS_ERR_LEN] = "";
 	__u32 seed = 7;
 
 	rfs_test_errno = ENOSYS;
 	will_return(__wrap_getrandom, -1);
-	assert_int_equal(rfs_seed_random(&seed, err, sizeof(err)), -ENOSYS);
+	assert_int_equal(rfs_seed_random(&seed, err), -ENOSYS);
 	assert_int_equal(seed, 7);
 	assert_non_null(strstr(err, "can't seed the flow hash: getrandom: "));
 	assert_non_null(strstr(err, strerror(ENOSYS)));
@@ -58,23 +58,23 @@ static void rfs_test_seed_fails(void **state)
 /* a signal during the wait is no failure: try again */
 static void rfs_test_seed_eintr(void **state)
 {
-	char err[256] = "";
+	char err[RFS_ERR_LEN] = "";
 	__u32 seed = 0;
 
 	rfs_test_errno = EINTR;
 	will_return(__wrap_getrandom, -1);
 	will_return(__wrap_getrandom, 4);
-	assert_int_equal(rfs_seed_random(&seed, err, sizeof(err)), 0);
+	assert_int_equal(rfs_seed_random(&seed, err), 0);
 	assert_int_equal(seed, 0xababababu);
 }
 
 static void rfs_test_seed_short(void **state)
 {
-	char err[256] = "";
+	char err[RFS_ERR_LEN] = "";
 	__u32 seed = 7;
 
 	will_return(__wrap_getrandom, 2);
-	assert_int_equal(rfs_seed_random(&seed, err, sizeof(err)), -EIO);
+	assert_int_equal(rfs_seed_random(&seed, err), -EIO);
 	assert_int_equal(seed, 7);
 	assert_non_null(strstr(err, "short read"));
 }

@@ -6,7 +6,7 @@
 # tsv() by then): their servers, the clients and their output parsers,
 # the counters every cell reads before and after, raw.txt and
 # results.tsv rows, and cell(), which runs one mode in one round over
-# every workload it applies to (the workloads of issue 9 through
+# every workload it applies to (the workloads declared through
 # bench/workloads.sh's new_workload).
 
 # Servers, all in the root namespace, bound to $IP_A, pinned:

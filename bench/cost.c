@@ -247,7 +247,7 @@ struct rfs_cost_count {
 	__u64 dequeued;
 };
 
-static int rfs_cost_count(__u32 cpu, __u32 target, struct rfs_cost_count *c)
+static int rfs_cost_count(__u32 target, struct rfs_cost_count *c)
 {
 	struct rfs_global_stats *gs = calloc(rc.ncpus, sizeof(*gs));
 	struct rfs_if_stats *st = calloc(rc.ncpus, sizeof(*st));
@@ -277,7 +277,7 @@ out:
 
 /* Live frames: wait for target's kthread to have taken every frame of the
  * run that the ring did not drop.  0, or -ETIMEDOUT. */
-static int rfs_cost_drain(__u32 cpu, __u32 target,
+static int rfs_cost_drain(__u32 target,
 			  const struct rfs_cost_count *c0, __u32 repeat,
 			  struct rfs_cost_count *c1)
 {
@@ -285,7 +285,7 @@ static int rfs_cost_drain(__u32 cpu, __u32 target,
 	int i, e;
 
 	for (i = 0; i < 1000; i++) {
-		e = rfs_cost_count(cpu, target, c1);
+		e = rfs_cost_count(target, c1);
 		if (e)
 			return e;
 		if (c1->dequeued - c0->dequeued +
@@ -446,7 +446,7 @@ static int rfs_cost_mode(const struct rfs_cost_mode *m, int runs,
 			fd = live ? fds[p] : rfs_cost_behind(fds[p]);
 			if (fd < 0)
 				return -1;
-			e = rfs_cost_count(cpu, target, &c0);
+			e = rfs_cost_count(target, &c0);
 			if (!e)
 				e = rfs_cost_run(fd, m->flags, buf, len, repeat,
 						 &k[p], &w[p]);
@@ -458,8 +458,8 @@ static int rfs_cost_mode(const struct rfs_cost_mode *m, int runs,
 			if (!p)
 				continue;
 			/* rfs_xdp must have steered every frame to target */
-			e = live ? rfs_cost_drain(cpu, target, &c0, repeat, &c1) :
-				   rfs_cost_count(cpu, target, &c1);
+			e = live ? rfs_cost_drain(target, &c0, repeat, &c1) :
+				   rfs_cost_count(target, &c1);
 			if (e) {
 				fprintf(stderr, "cost: rfs_xdp (%s): frames to cpu %u not accounted for: %s\n",
 					m->name, target, strerror(-e));

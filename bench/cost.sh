@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Per-frame cost (issue 9, workload 5) as rows of $OUT/results.tsv:
+# Per-frame cost as rows of $OUT/results.tsv:
 # build/bench/cost's runs (bench/cost.c: BPF_PROG_TEST_RUN of rfs_xdp and
 # of a bare cpumap redirect, plain and with live frames), one row per run
 # and figure, so the report takes the xdp / cpumap ratio within a run:

@@ -196,7 +196,7 @@ lab_restore_rps()
 	lab_restore "$SFE_FILE"
 }
 
-# Does mode $1 run workload $2 in round $3?  The workloads of issue 9
+# Does mode $1 run workload $2 in round $3?  The comparison workloads
 # (rr-many, rpc, order-*) run in base rps rfs xdp xdp-noguard; rr-many and
 # rpc also in rfs-pass (kernel RFS on xdp-rfs's receive path); order-bulk
 # also in cpumap and pass, the ordering floor of the path itself (a bare

@@ -308,8 +308,8 @@ ARGS+=" --rr-seconds $RR_SECS --rr-cells '$(echo $RR_CELLS)'"
 LAB_ID=$$
 . "$TOP/tests/lib/lab.sh"
 # the bench's pieces (functions, and the constants they use): the
-# modes, the cells of the sockperf/iperf3 workloads, the workloads of
-# issue 9, the profile session
+# modes, the cells of the sockperf/iperf3 workloads, the comparison
+# workloads, the profile session
 . "$TOP/bench/modes.sh"
 . "$TOP/bench/cells.sh"
 . "$TOP/bench/workloads.sh"

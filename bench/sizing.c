@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * bench/sizing: how well xdp-rfs steers as flows outnumber its tables
- * (issue 9, workload 6).  A simulation over the datapath's own decision
+ * bench/sizing: how well xdp-rfs steers as flows outnumber its tables.
+ * A simulation over the datapath's own decision
  * code, the headers rfs_xdp is built from, not copies of it:
  *
  *   rfs_flow_hash (rfs_hash.h)              each flow's hash

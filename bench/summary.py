@@ -8,7 +8,7 @@ From OUT/raw.txt (the sockperf/iperf3 cells), OUT/profile.json,
 OUT/profile.bad and OUT/cost.txt: a table per workload with the median
 (min-max) over rounds and the ratio to the same round's base, xdp-rfs's
 datapath counters, the BPF time per transaction and per context switch
-of the profile session, the targets of issue 7 judged on the medians,
+of the profile session, the per-frame targets judged on the medians,
 and the per-frame cost.  MODES and WORKLOADS are space-separated, in the
 order of the tables; the other arguments only go into the text.
 """
@@ -269,7 +269,7 @@ def main():
         out.append("| other labs' rfs_* programs (not this rfsd) | | %d | | |" % p['rfs_other_runs'])
         out.append('')
 
-    # the targets of issue 7, from the tables above
+    # the per-frame targets, from the tables above
     tg = []
     def med(v):
         return st.median(v) if v else None

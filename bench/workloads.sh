@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
 #
-# The workloads of issue 9, sourced by bench/run.sh (which has the lab,
+# The comparison workloads, sourced by bench/run.sh (which has the lab,
 # the modes and tsv() by then): rr-many and rpc (the kernel RFS patch's
 # netperf TCP_RR and RPC tests), order-bulk and order-udp (the ordering
 # A/B).  Every cell appends its figures to results.tsv; a client that

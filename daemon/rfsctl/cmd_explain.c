@@ -5,11 +5,8 @@
  * "explain"); this only checks the words and prints the answer.
  */
 #include <arpa/inet.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include "parse.h"
 #include "rfsctl.h"
 
 static const char *const explain_protos[] = { "tcp", "udp", NULL };

@@ -4,9 +4,6 @@
  * set group.  Each sends one request; rfsd does the range checks (power of
  * two, online CPUs) and its message is shown as it is.
  */
-#include <stdlib.h>
-
-#include "parse.h"
 #include "rfsctl.h"
 
 #define XSTR(x)	#x

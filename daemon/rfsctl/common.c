@@ -6,7 +6,6 @@
  * exit 1.
  */
 #include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

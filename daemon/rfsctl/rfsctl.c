@@ -11,15 +11,12 @@
  */
 #include <errno.h>
 #include <limits.h>
-#include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <net/if.h>
 
 #include "ctl_client.h"
 #include "log.h"
-#include "parse.h"
 #include "rfsctl.h"
 
 /* The global options: main's, handed to every command. */

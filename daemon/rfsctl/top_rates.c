@@ -5,7 +5,6 @@
  * tests/unit/test_top_rates.c).
  */
 #include <math.h>
-#include <stdio.h>
 #include <string.h>
 
 #include "rfsctl.h"

@@ -577,20 +577,13 @@ static int dispatch(const struct rfs_cmd *group, const char *path, int argc,
 	return dispatch(cmd, sub, argc - 1 - n, argv + 1 + n);
 }
 
+/* "help CMD" is "CMD --help", a group's too */
 static int do_help(const struct rfsctl_cfg *g, const void *cfg)
 {
-	const struct help_cfg *c = cfg;
-	const struct rfs_cmd *cmd;
+	char *cmd = (char *)((const struct help_cfg *)cfg)->command;
 
-	if (!c->command) {
-		help_global();
-		return EXIT_SUCCESS;
-	}
-	cmd = select_cmd(rfsctl_cmds, c->command, NULL);
-	if (!cmd)
-		return RFSCTL_EXIT_USAGE;
-	help_cmd(cmd, cmd->name);
-	return EXIT_SUCCESS;
+	rfsctl_cfg.help = true;
+	return dispatch(NULL, NULL, cmd ? 1 : 0, &cmd);
 }
 
 /* cfg NULL: --version, which does not ask rfsd */

@@ -208,10 +208,8 @@ static double col_value(const struct top_col *c, const struct rfs_top_row *r)
  * plain output: a title, a row per CPU and the total, a row per
  * interface, each fitting 80 columns ---- */
 
-enum line_kind { L_TITLE, L_HEAD, L_ROW };
-
 struct line {
-	enum line_kind kind;
+	int attr;		/* in the live view: the title bold, heads reversed */
 	char text[128];
 };
 
@@ -220,11 +218,11 @@ struct lines {
 	struct line *v;		/* room for a title, 4 more, each row */
 };
 
-static struct line *line_new(struct lines *l, enum line_kind kind)
+static struct line *line_new(struct lines *l, int attr)
 {
 	struct line *v = &l->v[l->n++];
 
-	v->kind = kind;
+	v->attr = attr;
 	v->text[0] = '\0';
 	return v;
 }
@@ -250,7 +248,7 @@ static void fmt_cell(char *buf, size_t len, double v, bool pct)
 static void row_line(struct lines *out, enum rfs_top_kind kind,
 		     const struct rfs_top_row *row)
 {
-	struct line *l = line_new(out, row ? L_ROW : L_HEAD);
+	struct line *l = line_new(out, row ? 0 : A_REVERSE);
 	bool iface = kind == RFS_TOP_IFACE;
 	const struct top_col *c;
 	double v;
@@ -294,7 +292,7 @@ static int format(struct lines *out, const struct rfs_top_snap *s,
 		return -1;
 	out->v = v;
 	out->n = 0;
-	snprintf(line_new(out, L_TITLE)->text, sizeof(v->text),
+	snprintf(line_new(out, A_BOLD)->text, sizeof(v->text),
 		 "rfsd %s  %zu CPUs  %zu interface%s  every %us  %s%s",
 		 s->version[0] ? s->version : "?", s->n_cpus, s->n_ifaces,
 		 s->n_ifaces == 1 ? "" : "s", interval, clock,
@@ -302,9 +300,9 @@ static int format(struct lines *out, const struct rfs_top_snap *s,
 	row_line(out, RFS_TOP_CPU, NULL);
 	rows_of(out, s, RFS_TOP_CPU);
 	rows_of(out, s, RFS_TOP_TOTAL);
-	line_new(out, L_ROW);
+	line_new(out, 0);
 	if (!s->n_ifaces)
-		snprintf(line_new(out, L_ROW)->text, sizeof(v->text),
+		snprintf(line_new(out, 0)->text, sizeof(v->text),
 			 "no interface attached");
 	else
 		row_line(out, RFS_TOP_IFACE, NULL);
@@ -406,12 +404,9 @@ static void draw(const struct view *v)
 				 v->lines.n - i);
 			break;
 		}
-		if (l->kind == L_HEAD)
-			attron(A_REVERSE);
-		else if (l->kind == L_TITLE)
-			attron(A_BOLD);
+		attron(l->attr);
 		mvaddnstr(y, 0, l->text, COLS);
-		attroff(A_REVERSE | A_BOLD);
+		attroff(l->attr);
 	}
 	if (last >= 0)
 		mvaddnstr(last, 0, v->status, COLS > 0 ? COLS - 1 : 0);

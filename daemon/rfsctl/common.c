@@ -14,12 +14,7 @@
 #include "rfs_prom.h"
 #include "rfsctl.h"
 
-static const struct rfsctl_cfg *out_cfg;	/* NULL: plain, not pretty */
-
-void rfs_output_init(const struct rfsctl_cfg *g)
-{
-	out_cfg = g;
-}
+struct rfsctl_cfg rfsctl_cfg;
 
 void p_err(const char *fmt, ...)
 {
@@ -30,7 +25,7 @@ void p_err(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	if (!out_cfg || !out_cfg->json) {
+	if (!rfsctl_cfg.json) {
 		fflush(stdout);
 		fprintf(stderr, "rfsctl: %s\n", msg);
 		return;
@@ -62,7 +57,7 @@ void p_json(struct json_object *obj)
 {
 	int flags = JSON_C_TO_STRING_NOSLASHESCAPE;
 
-	if (out_cfg && out_cfg->pretty)
+	if (rfsctl_cfg.pretty)
 		flags |= JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED;
 	/* a NULL obj prints "null": the document is still valid JSON */
 	printf("%s\n", json_object_to_json_string_ext(obj, flags));

@@ -19,9 +19,6 @@
 #include "log.h"
 #include "rfsctl.h"
 
-/* The global options: main's, handed to every command. */
-static struct rfsctl_cfg rfsctl_cfg;
-
 static const struct rfs_opt rfsctl_opts[] = {
 	DEFINE_OPTION("socket", OPT_STRING, struct rfsctl_cfg, socket,
 		      .metavar = "PATH"),
@@ -620,7 +617,6 @@ int main(int argc, char **argv)
 {
 	int n;
 
-	rfs_output_init(&rfsctl_cfg);
 	prescan_json(argc, argv);
 	n = parse_opts(NULL, NULL, argc - 1, argv + 1, NULL, true);
 	if (n < 0)

@@ -2,8 +2,7 @@
 /*
  * rfsctl internals (HACKING.md maps the files).  The CLI is one grammar:
  * the command table in rfsctl.c and the option tables next to each
- * do_<cmd>.  Nothing calls back into rfsctl.c: each command is handed
- * the global options, and common.c is told once where they are.
+ * do_<cmd>.  Nothing calls back into rfsctl.c.
  */
 #ifndef RFSCTL_H
 #define RFSCTL_H
@@ -83,8 +82,10 @@ extern const struct rfs_cmd rfs_cmd_attach, rfs_cmd_detach, rfs_cmd_status,
 	rfs_cmd_stats, rfs_cmd_flows, rfs_cmd_top, rfs_cmd_explain,
 	rfs_cmd_set_sock_flow_entries, rfs_cmd_set_flow_cnt, rfs_cmd_set_cpus;
 
-/* -j and -p are read when output is made: the parser may still set them */
-void rfs_output_init(const struct rfsctl_cfg *g);
+/* The global options (common.c): main's, handed to every command.  The
+ * p_ family reads -j and -p when it prints: the parser may still set them. */
+extern struct rfsctl_cfg rfsctl_cfg;
+
 /* Errors: "rfsctl: <msg>" on stderr, or {"error": "<msg>"} on stdout
  * under -j.  p_usage appends the hint ", try 'rfsctl help'" (path NULL)
  * or ", try 'rfsctl <path> --help'" and returns RFSCTL_EXIT_USAGE. */

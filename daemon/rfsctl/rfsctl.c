@@ -289,20 +289,18 @@ static int parse_opts(const struct rfs_opt *opts, void *cfg, int argc,
 #define HELP_INDENT	"       "	/* under "Usage: " */
 #define HELP_WIDTH	79
 
-/* "-j|--json", "--socket PATH" */
-static void opt_spec(char *buf, size_t len, const struct rfs_opt *o)
+/* "-j|--json", "--socket PATH"; its length */
+static int opt_spec(char *buf, size_t len, const struct rfs_opt *o)
 {
-	size_t off = 0;
+	bool arg = o->type != OPT_BOOL;
+	char short_opt[4] = "";
 
-	if (o->positional) {
-		snprintf(buf, len, "%s", o->metavar);
-		return;
-	}
+	if (o->positional)
+		return snprintf(buf, len, "%s", o->metavar);
 	if (o->short_opt)
-		off = snprintf(buf, len, "-%c|", o->short_opt);
-	off += snprintf(buf + off, len - off, "--%s", o->name);
-	if (o->type != OPT_BOOL && off < len)
-		snprintf(buf + off, len - off, " %s", o->metavar);
+		snprintf(short_opt, sizeof(short_opt), "-%c|", o->short_opt);
+	return snprintf(buf, len, "%s--%s%s%s", short_opt, o->name,
+			arg ? " " : "", arg ? o->metavar : "");
 }
 
 /* lead, then "rfsctl attach IFACE [--cpus LIST] ...", wrapped before an
@@ -423,7 +421,7 @@ static void help_cmd(const struct rfs_cmd *cmd, const char *path)
 	char seen[SEEN_LEN] = "";
 	const struct rfs_opt *o;
 	char sub[128], spec[64];
-	int w = 0, l;
+	int w = 0;
 
 	for (c = cmd->sub; c && *c; c++) {
 		snprintf(sub, sizeof(sub), "%s %s", path, (*c)->name);
@@ -435,12 +433,9 @@ static void help_cmd(const struct rfs_cmd *cmd, const char *path)
 		return;
 	print_synopsis("Usage: ", cmd, path);
 	printf("%s\n", cmd->doc);
-	for (o = cmd->opts; o && o->name; o++) {
-		opt_spec(spec, sizeof(spec), o);
-		l = strlen(spec);
-		if (o->help && l > w)
-			w = l;
-	}
+	for (o = cmd->opts; o && o->name; o++)
+		if (o->help && opt_spec(spec, sizeof(spec), o) > w)
+			w = opt_spec(spec, sizeof(spec), o);
 	if (w)
 		printf("\n");
 	for (o = cmd->opts; o && o->name; o++) {
@@ -586,29 +581,27 @@ static int do_help(const struct rfsctl_cfg *g, const void *cfg)
 /* cfg NULL: --version, which does not ask rfsd */
 static int do_version(const struct rfsctl_cfg *g, const void *cfg)
 {
-	struct json_object *result = NULL, *v, *obj;
-	const char *rfsd = NULL;
+	struct json_object *result = NULL, *obj = json_object_new_object(), *v;
 
+	json_object_object_add(obj, "rfsctl",
+			       json_object_new_string(RFS_VERSION));
 	/* rfsd not answering is no error here: -v says why */
 	if (cfg && !rfs_call(g, rfs_req_new("version", NULL, NULL), 0, &result,
 			     true) &&
 	    json_object_is_type(v = rfs_get(result, "version"),
 				json_type_string))
-		rfsd = json_object_get_string(v);
-	if (!g->json) {
-		printf("rfsctl %s\n", RFS_VERSION);
-		if (rfsd)
-			printf("rfsd %s\n", rfsd);
-	} else {
-		obj = json_object_new_object();
-		json_object_object_add(obj, "rfsctl",
-				       json_object_new_string(RFS_VERSION));
-		if (cfg)
-			json_object_object_add(obj, "rfsd", rfsd ?
-				json_object_new_string(rfsd) : NULL);
+		json_object_object_add(obj, "rfsd", json_object_get(v));
+	else if (cfg)
+		json_object_object_add(obj, "rfsd", NULL);
+	if (g->json) {
 		p_json(obj);
-		json_object_put(obj);
+	} else {
+		json_object_object_foreach(obj, name, val)
+			if (val)
+				printf("%s %s\n", name,
+				       json_object_get_string(val));
 	}
+	json_object_put(obj);
 	json_object_put(result);
 	return EXIT_SUCCESS;
 }

@@ -17,7 +17,7 @@ struct iface_cfg {
 	const struct rfs_opt *opts;	/* the command's table */
 	const char *what;		/* its result; NULL: nothing shown */
 	const char *iface;
-	struct rfs_opt_cpus cpus;
+	struct rfs_cpuset cpus;
 	unsigned int value;		/* flow_cnt of attach, N of set */
 	const char *mode;
 	bool allow_unordered;

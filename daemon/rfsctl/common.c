@@ -179,7 +179,6 @@ struct json_object *rfs_req_new(const char *cmd, const struct rfs_opt *opts,
 				const void *cfg)
 {
 	struct json_object *req = json_object_new_object(), *v;
-	const struct rfs_opt_cpus *c;
 	const struct rfs_opt *o;
 	unsigned int cpu, n;
 	const char *str;
@@ -199,10 +198,9 @@ struct json_object *rfs_req_new(const char *cmd, const struct rfs_opt *opts,
 			v = n ? json_object_new_int(n) : NULL;
 			break;
 		case OPT_CPULIST:
-			c = p;
-			v = c->given ? json_object_new_array() : NULL;
+			v = rfs_cpuset_count(p) ? json_object_new_array() : NULL;
 			for (cpu = 0; v && cpu < RFS_MAX_CPUS; cpu++)
-				if (rfs_cpuset_has(&c->cpus, cpu))
+				if (rfs_cpuset_has(p, cpu))
 					json_object_array_add(v,
 						json_object_new_int(cpu));
 			break;

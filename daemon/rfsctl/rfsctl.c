@@ -93,7 +93,6 @@ static int set_value(const struct opt_ref *r, const char *arg,
 {
 	const struct rfs_opt *opt = r->opt;
 	void *p = (char *)r->cfg + opt->offset;
-	struct rfs_opt_cpus *cpus = p;
 	const char *const *v;
 	char why[160] = "";
 	size_t off;
@@ -126,13 +125,12 @@ static int set_value(const struct opt_ref *r, const char *arg,
 			*(unsigned int *)p = u;
 		break;
 	case OPT_CPULIST:
-		err = rfs_cpulist_parse(arg, &cpus->cpus);
+		err = rfs_cpulist_parse(arg, p);
 		if (err == -ERANGE)
 			snprintf(why, sizeof(why), "has a CPU above %d",
 				 RFS_MAX_CPUS - 1);
 		else if (err)
 			snprintf(why, sizeof(why), "is not a CPU list such as 0-3,6");
-		cpus->given = !err;
 		break;
 	case OPT_ENUM:
 		*(const char **)p = enum_value(opt, arg);

@@ -22,13 +22,8 @@ enum rfs_opt_type {
 	OPT_STRING,	/* const char * */
 	OPT_IFNAME,	/* const char *: 1..15 chars, no '/', ':' or space */
 	OPT_UINT,	/* unsigned int: decimal 1..INT_MAX; 0 = not given */
-	OPT_CPULIST,	/* struct rfs_opt_cpus, "0-3,6" */
+	OPT_CPULIST,	/* struct rfs_cpuset, "0-3,6"; empty = not given */
 	OPT_ENUM,	/* const char *: one of .values (unique prefix ok) */
-};
-
-struct rfs_opt_cpus {
-	bool given;
-	struct rfs_cpuset cpus;
 };
 
 struct rfs_opt {
@@ -170,9 +165,7 @@ enum rfs_top_ctr {
 	RFS_TOP_RECV_LOCAL,
 	RFS_TOP_RECV_REMOTE,
 	/* the kernel's schedstat of the CPU's cpumap kthread (run_delay,
-	 * pcount), not the datapath's: CPU rows and the total only.  A
-	 * kthread is remade (CPU online, cpumap entry replaced) while rfsd
-	 * and its maps stay: these going back is no reset of the others. */
+	 * pcount), not the datapath's: CPU rows and the total only */
 	RFS_TOP_KTHREAD_WAIT_NS,
 	RFS_TOP_KTHREAD_RUNS,
 	RFS_TOP_NR_CTRS
@@ -197,11 +190,8 @@ struct rfs_top_row {
 	bool has_kthread;
 	/* false: no earlier row, or no time passed: rates 0, the rest NaN */
 	bool valid;
-	/* a counter (not a kthread's) went backwards: rfsd started afresh
-	 * or the interface was attached again, the rates count from zero */
-	bool reset;
-	/* both rows had the kthread counters, neither gone back: only then
-	 * do their per_s and kwait_us mean something */
+	bool reset;		/* a counter went back (rfs_top_delta()) */
+	/* both rows had the kthread counters, neither gone back */
 	bool kthread_valid;
 	double per_s[RFS_TOP_NR_CTRS];
 	double to_desired_pct;	/* of steered */

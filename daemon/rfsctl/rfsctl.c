@@ -329,22 +329,29 @@ static void print_synopsis(const char *lead, const struct rfs_cmd *cmd,
 	printf("\n");
 }
 
-/* "NAME := { a | b | c }", wrapped at HELP_WIDTH under the first item. */
-static void print_alts(const char *name, const char *const *items)
+/* "NAME := { a | b | c }", wrapped at HELP_WIDTH under the first item:
+ * the items, or (items NULL) the specs of opts. */
+static void print_alts(const char *name, const char *const *items,
+		       const struct rfs_opt *opts)
 {
+	const char *item;
 	size_t col, lead;
+	char spec[64];
 	int i;
 
 	col = printf(HELP_INDENT "%s := { ", name);
 	lead = col;
-	for (i = 0; items[i]; i++) {
-		if (i && col + strlen(items[i]) + 4 > HELP_WIDTH) {
+	for (i = 0; items ? items[i] : opts[i].name; i++) {
+		item = items ? items[i] : spec;
+		if (!items)
+			opt_spec(spec, sizeof(spec), &opts[i]);
+		if (i && col + strlen(item) + 4 > HELP_WIDTH) {
 			printf(" |\n%*s", (int)lead, "");
 			col = lead;
 		} else if (i) {
 			col += printf(" | ");
 		}
-		col += printf("%s", items[i]);
+		col += printf("%s", item);
 	}
 	printf(" }\n");
 }
@@ -368,7 +375,7 @@ static void print_defs(const struct rfs_opt *opts, char *seen,
 		fputs(lead, stdout);
 		lead = "";
 		if (o->type == OPT_ENUM)
-			print_alts(o->metavar, o->values);
+			print_alts(o->metavar, o->values, NULL);
 		else
 			printf(HELP_INDENT "LIST := { CPU | CPU-CPU }[,...]\n");
 	}
@@ -394,21 +401,12 @@ static void print_cmds(const struct rfs_cmd *const *cmds,
 
 static void help_global(void)
 {
-	const struct rfs_opt *gopts = rfsctl_opts;
-	const char *items[16];
-	char specs[16][64];
 	char seen[SEEN_LEN] = "";
-	int n = 0;
 
 	printf("Usage: rfsctl [OPTIONS] COMMAND [ARGS]\n");
 	print_cmds(rfsctl_cmds, NULL, NULL);
 	printf("\n");
-	for (; gopts->name && n < 15; gopts++, n++) {
-		opt_spec(specs[n], sizeof(specs[n]), gopts);
-		items[n] = specs[n];
-	}
-	items[n] = NULL;
-	print_alts("OPTIONS", items);
+	print_alts("OPTIONS", NULL, rfsctl_opts);
 	print_cmds(rfsctl_cmds, NULL, seen);
 }
 

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Commands that change an interface or a setting: attach, detach and the
- * set group.  Each sends one request; rfsd does the range checks (power of
- * two, online CPUs) and its message is shown as it is.
+ * set group, one request each; rfsd's range checks answer for them.
  */
 #include "rfsctl.h"
 

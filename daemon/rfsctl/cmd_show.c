@@ -214,9 +214,8 @@ static int do_status(const struct rfsctl_cfg *g, const void *cfg)
 
 /* ---- stats ---- */
 
-/* The group's rows (global or per interface) under a header row (title,
- * "total", a column per CPU), after an empty row if sep; false if it has
- * none. */
+/* The group's rows (global or per interface) under a header row, after
+ * an empty row if sep; false if it has none. */
 static bool stats_rows(struct table *t, const char *title,
 		       struct json_object *total, struct json_object *per_cpu,
 		       size_t ncpu, bool global, bool sep)
@@ -248,13 +247,10 @@ static bool stats_rows(struct table *t, const char *title,
 	return any;
 }
 
-/*
- * A derived row: recv_local as a share of the recvs that returned data
- * (how often the application read data the stack had processed on its
- * own CPU), or (kwait) how long the CPU's cpumap kthread waited for its
- * CPU per run since it was made (what frames steered there waited for
- * other tasks); of the total and of each CPU.
- */
+/* A derived row: recv_local's share of the recvs that returned data (the
+ * application read what the stack processed on its CPU), or (kwait) the
+ * wait of the CPU's cpumap kthread for its CPU per run since it was made
+ * (what frames steered there waited for other tasks). */
 static void stats_derived(struct table *t, const char *title,
 			  struct json_object *total,
 			  struct json_object *per_cpu, size_t ncpu, bool kwait)

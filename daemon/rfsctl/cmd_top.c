@@ -57,7 +57,6 @@ static void wall_clock(char *buf, size_t len)
 
 /* ---- one sample ---- */
 
-/* The next row of s, from o: a CPU's, the total's or an interface's. */
 static struct rfs_top_row *add_row(struct rfs_top_snap *s,
 				   enum rfs_top_kind kind, const char *name,
 				   struct json_object *o)
@@ -76,8 +75,7 @@ static struct rfs_top_row *add_row(struct rfs_top_snap *s,
 	return r;
 }
 
-/* rfs_collect() as rows with their rates against prev (NULL: none): a
- * CPU's, the total, then an interface's. */
+/* rfs_collect() as rows, rated against prev (NULL: none) */
 static int fetch(const struct rfsctl_cfg *g, const struct rfs_top_snap *prev,
 		 struct rfs_top_snap *s, char *err, size_t len)
 {
@@ -204,9 +202,8 @@ static double col_value(const struct top_col *c, const struct rfs_top_row *r)
 	return NAN;
 }
 
-/* ---- the screen as lines of text, the same for the live view and for
- * plain output: a title, a row per CPU and the total, a row per
- * interface, each fitting 80 columns ---- */
+/* ---- the screen as lines of text, for the live view and plain output
+ * alike: a title, the CPUs and total, the interfaces, in 80 columns ---- */
 
 struct line {
 	int attr;		/* in the live view: the title bold, heads reversed */
@@ -502,8 +499,7 @@ static int top_loop(const struct rfsctl_cfg *g, unsigned int interval,
 		if (once)
 			break;
 		reset = false;
-		/* fell behind (a slow reply): the next interval is a whole
-		 * one from now */
+		/* fell behind (a slow reply): a whole interval from now */
 		if (next + interval <= now())
 			next = now();
 	}
@@ -527,8 +523,7 @@ static int do_top(const struct rfsctl_cfg *g, const void *cfg)
 		p_err("%s", err);
 		return EXIT_FAILURE;
 	}
-	/* ours before ncurses' newterm(): it sets its own only where none
-	 * is */
+	/* before newterm(): ncurses sets its own only where none is */
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);

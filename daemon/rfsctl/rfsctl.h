@@ -1,9 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/*
- * rfsctl internals (HACKING.md maps the files).  The CLI is one grammar:
- * the command table in rfsctl.c and the option tables next to each
- * do_<cmd>.  Nothing calls back into rfsctl.c.
- */
+/* rfsctl internals (HACKING.md maps the files); nothing calls back into
+ * rfsctl.c, whose tables and those next to each do_<cmd> are the grammar. */
 #ifndef RFSCTL_H
 #define RFSCTL_H
 

@@ -94,20 +94,19 @@ static void print_order(struct json_object *o)
 	struct json_object *marks = obj(o, "marks"), *k, *m;
 	size_t i;
 
-	printf("    order RX CPU %lld -> CPU %lld: flow seq %lld, sent up to %s",
+	printf("    order RX CPU %lld -> CPU %lld: flow seq %lld, sent up to %s; marks",
 	       num(o, "rx_cpu", -1), num(o, "cpu", -1), num(o, "flow_seq", -1),
 	       rfs_str(o, "sent_seq", "-"));
-	printf("; marks");
 	if (!marks || !obj(marks, "last"))
 		printf(" none");
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if ((m = obj(marks, names[i])))
 			printf(" %s %lld@%lld", names[i], num(m, "seq", 0),
 			       num(m, "epoch", 0));
-	printf("; epoch %s, delivered %s", rfs_str(o, "epoch", "-"),
-	       rfs_str(o, "delivered_epoch", "-"));
 	k = obj(o, "kthread_asleep_now");
-	printf("; kthread %s now\n", !k ? "state unknown" :
+	printf("; epoch %s, delivered %s; kthread %s now\n",
+	       rfs_str(o, "epoch", "-"), rfs_str(o, "delivered_epoch", "-"),
+	       !k ? "state unknown" :
 	       json_object_get_boolean(k) ? "asleep" : "running");
 }
 
@@ -124,7 +123,6 @@ static void print_hold(struct json_object *h)
 static void explain_plain(struct json_object *r, const void *arg)
 {
 	struct json_object *sock = obj(r, "sock"), *qs = obj(r, "rx_queues");
-	const char *hash = str(r, "hash");
 	bool v6 = strchr(str(r, "src"), ':') != NULL;
 	size_t i, j;
 
@@ -136,8 +134,8 @@ static void explain_plain(struct json_object *r, const void *arg)
 	else
 		printf("%s: %s -> %s, not TCP or UDP\n", str(r, "iface"),
 		       str(r, "src"), str(r, "dst"));
-	if (hash)
-		printf("  hash %s\n", hash);
+	if (str(r, "hash"))
+		printf("  hash %s\n", str(r, "hash"));
 	if (sock) {
 		printf("  sock flow slot %lld of %lld: ", num(sock, "slot", -1),
 		       num(sock, "entries", -1));

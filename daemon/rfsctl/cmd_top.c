@@ -8,6 +8,7 @@
 #include <curses.h>
 #include <errno.h>
 #include <math.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -411,29 +412,25 @@ static void draw(const struct view *v)
 }
 
 /* Until t (monotonic seconds) or a signal; in the view (v) also q, which
- * returns true.  The view never blocks longer than TICK_MS, so it sees a
- * signal's flag soon (whether or not getch() returns early on EINTR). */
+ * returns true.  No wait is longer than TICK_MS, so a signal's flag is
+ * seen soon (whether or not getch() returns early on EINTR). */
 static bool wait_until(double t, const struct view *v)
 {
-	struct timespec ts;
 	double d;
-	int ch;
+	int ms, ch;
 
 	while (!top_stop && (d = t - now()) > 0) {
-		if (v) {
-			timeout(d * 1000 < TICK_MS ? (int)(d * 1000) + 1 :
-				TICK_MS);
-			ch = getch();
-			if (ch == 'q' || ch == 'Q')
-				return true;
-			if (ch == KEY_RESIZE || ch == 12 /* ^L */)
-				draw(v);
+		ms = d * 1000 < TICK_MS ? (int)(d * 1000) + 1 : TICK_MS;
+		if (!v) {
+			poll(NULL, 0, ms);
 			continue;
 		}
-		ts.tv_sec = (time_t)d;
-		ts.tv_nsec = (long)((d - ts.tv_sec) * 1e9);
-		if (nanosleep(&ts, NULL) && errno != EINTR)
-			break;
+		timeout(ms);
+		ch = getch();
+		if (ch == 'q' || ch == 'Q')
+			return true;
+		if (ch == KEY_RESIZE || ch == 12 /* ^L */)
+			draw(v);
 	}
 	return false;
 }

@@ -224,12 +224,11 @@ int rfs_call(const struct rfsctl_cfg *g, struct json_object *req,
 	*result = NULL;
 	ret = rfs_ctl_connect(&ctl, g->socket, RFS_CTL_TIMEOUT_MS + extra_ms,
 			      err, sizeof(err));
-	if (ret) {
+	if (ret)
 		json_object_put(req);
-	} else {
+	else
 		ret = rfs_ctl_ask(ctl, req, result, err, sizeof(err));
-		rfs_ctl_close(ctl);
-	}
+	rfs_ctl_close(ctl);
 	if (!ret)
 		return EXIT_SUCCESS;
 	/* the daemon's message names object and cause: pass it through */
@@ -259,9 +258,8 @@ int rfs_expect(struct json_object *result, enum json_type type,
 {
 	if (json_object_is_type(result, type))
 		return EXIT_SUCCESS;
-	p_err("unexpected reply from rfsd: %s is not %s %s", what,
-	      type == json_type_array || type == json_type_object ?
-	      "an" : "a", json_type_to_name(type));
+	p_err("unexpected reply from rfsd: %s is not an %s", what,
+	      json_type_to_name(type));
 	return EXIT_FAILURE;
 }
 

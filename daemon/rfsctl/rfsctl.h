@@ -135,7 +135,7 @@ int rfs_call(const struct rfsctl_cfg *g, struct json_object *req,
 /* The requests of /metrics (rfs_prom_collect()) on one connection. */
 int rfs_collect(const struct rfsctl_cfg *g, int timeout_ms,
 		struct json_object **snap, char *err, size_t len);
-/* The result as the type a command expects, or an error (EXIT_FAILURE). */
+/* The object or array type a command expects, or an error (EXIT_FAILURE) */
 int rfs_expect(struct json_object *result, enum json_type type,
 	       const char *what);
 /* rfs_call(), then the result's member key (NULL: the result), checked

@@ -271,20 +271,11 @@ static void row_line(struct lines *out, enum rfs_top_kind kind,
 	}
 }
 
-static void rows_of(struct lines *out, const struct rfs_top_snap *s,
-		    enum rfs_top_kind kind)
-{
-	size_t i;
-
-	for (i = 0; i < s->n; i++)
-		if (s->rows[i].kind == kind)
-			row_line(out, kind, &s->rows[i]);
-}
-
 static int format(struct lines *out, const struct rfs_top_snap *s,
 		  unsigned int interval, const char *clock, bool reset)
 {
 	struct line *v = realloc(out->v, (s->n + 5) * sizeof(*v));
+	size_t i;
 
 	if (!v)
 		return -1;
@@ -296,15 +287,16 @@ static int format(struct lines *out, const struct rfs_top_snap *s,
 		 s->n_ifaces == 1 ? "" : "s", interval, clock,
 		 reset ? "  (counters reset)" : "");
 	row_line(out, RFS_TOP_CPU, NULL);
-	rows_of(out, s, RFS_TOP_CPU);
-	rows_of(out, s, RFS_TOP_TOTAL);
+	for (i = 0; i <= s->n_cpus; i++)
+		row_line(out, s->rows[i].kind, &s->rows[i]);
 	line_new(out, 0);
 	if (!s->n_ifaces)
 		snprintf(line_new(out, 0)->text, sizeof(v->text),
 			 "no interface attached");
 	else
 		row_line(out, RFS_TOP_IFACE, NULL);
-	rows_of(out, s, RFS_TOP_IFACE);
+	for (; i < s->n; i++)
+		row_line(out, RFS_TOP_IFACE, &s->rows[i]);
 	return 0;
 }
 

@@ -198,7 +198,7 @@ struct rfs_top_row {
 
 struct rfs_top_snap {
 	double t;		/* when it was taken, seconds (monotonic) */
-	size_t n, n_cpus, n_ifaces;	/* rows, and of each kind */
+	size_t n, n_cpus, n_ifaces;	/* rows: the CPUs, total, interfaces */
 	struct rfs_top_row *rows;
 	char version[32];	/* rfsd's */
 };

@@ -1,9 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * status, stats and flows.  Under -j each prints rfsd's result as it is;
- * the plain printers print the keys they know in order and then any
- * others, so a newer rfsd's additions still show.
- */
+/* status, stats and flows: under -j rfsd's result as it is */
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>

@@ -1,9 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * rfsctl top's arithmetic: deltas of monotonic counters, told apart from
- * a restart, divided by the time between the samples (unit-tested alone,
- * tests/unit/test_top_rates.c).
- */
+/* rfsctl top's arithmetic: deltas of monotonic counters, told apart from
+ * a restart, per second between the samples (unit-tested alone). */
 #include <math.h>
 #include <string.h>
 

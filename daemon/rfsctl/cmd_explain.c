@@ -74,7 +74,7 @@ static void print_entry(const char *label, long long slot,
 			struct json_object *e)
 {
 	printf("    %s %lld: ", label, slot);
-	if (!e || !json_object_get_boolean(obj(e, "valid"))) {
+	if (!e || !rfs_bool(e, "valid")) {
 		printf("empty\n");
 		return;
 	}
@@ -115,7 +115,7 @@ static void print_hold(struct json_object *h)
 	long long cpu = num(h, "cpu", -1), ms = num(h, "leaving_waited_ms", -1);
 
 	printf("    held on CPU %lld: %s\n", cpu, str(h, "why"));
-	if (json_object_get_boolean(obj(h, "cpu_leaving")))
+	if (rfs_bool(h, "cpu_leaving"))
 		printf("    CPU %lld is leaving this interface (removed %lld.%lld s ago): it is released once this flow and the others there drain (rfsctl status)\n",
 		       cpu, ms / 1000, ms % 1000 / 100);
 }
@@ -139,18 +139,17 @@ static void explain_plain(struct json_object *r, const void *arg)
 	if (sock) {
 		printf("  sock flow slot %lld of %lld: ", num(sock, "slot", -1),
 		       num(sock, "entries", -1));
-		if (json_object_get_boolean(obj(sock, "empty")))
+		if (rfs_bool(sock, "empty"))
 			printf("empty: no desired CPU\n");
-		else if (!json_object_get_boolean(obj(sock, "tag_match")))
+		else if (!rfs_bool(sock, "tag_match"))
 			printf("entry %s, tag does not match (another flow's): no desired CPU\n",
 			       str(sock, "entry"));
 		else
 			printf("entry %s, tag matches: desired CPU %lld\n",
 			       str(sock, "entry"), num(r, "desired_cpu", -1));
 	}
-	printf("  local path %s\n",
-	       json_object_get_boolean(obj(r, "local_path")) ? "on" : "off");
-	if (json_object_get_boolean(obj(r, "kernel_rps")))
+	printf("  local path %s\n", rfs_bool(r, "local_path") ? "on" : "off");
+	if (rfs_bool(r, "kernel_rps"))
 		printf("  kernel RPS ON: after xdp-rfs the stack moves these frames into another CPU's backlog, which CPU reads them is RPS's choice (write 0 to rps_cpus)\n");
 	for (i = 0; i < rfs_len(qs); i++) {
 		struct json_object *q = json_object_array_get_idx(qs, i);

@@ -82,8 +82,7 @@ static const struct iface_cfg attach_defaults = { .cmd = "attach",
 static const struct iface_cfg detach_defaults = { .cmd = "detach",
 	.opts = detach_opts };
 
-/* A CPU taken out of the set whose flows have not all drained yet: it
- * stays usable, and is released once they have (rfsctl(8), status). */
+/* A CPU taken out of the set, in use until its flows drain (rfsctl(8)) */
 static void print_leaving(struct json_object *c)
 {
 	long long flows = rfs_num(c, "flows", -1);
@@ -126,7 +125,7 @@ void rfs_print_iface_plain(struct json_object *ifc)
 		       "YES: in-order rule OFF, flows may be reordered (rfsd --unsafe-noguard)" :
 		       "no");
 	/* only when on: it undoes the steering (rfsd's log names the file) */
-	if (json_object_get_boolean(rfs_get(ifc, "kernel_rps")))
+	if (rfs_bool(ifc, "kernel_rps"))
 		printf("  %-18s %s\n", "kernel_rps",
 		       "ON: kernel RPS moves the frames xdp-rfs steers to other CPUs; write 0 to rps_cpus");
 	for (i = 0; i < rfs_len(lv); i++)

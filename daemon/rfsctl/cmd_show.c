@@ -99,8 +99,7 @@ static void table_print(struct table *t)
 
 /* ---- status ---- */
 
-/* The kthread policy asked for, then a line per CPU whose kthread the
- * datapath has seen ("cpu 0 kthread  pid 1234, SCHED_FIFO 1"). */
+/* The kthread policy asked for, then each CPU's kthread the datapath saw */
 static void kthreads_plain(struct json_object *k)
 {
 	struct json_object *a = rfs_get(k, "kthreads"), *e;
@@ -140,8 +139,6 @@ static void feature_lines(struct json_object *a, const char *indent)
 	}
 }
 
-#define is_true(o, key)	json_object_get_boolean(rfs_get(o, key))
-
 /* The kernel block: what rfsd found and what it means for ordering. */
 static void kernel_plain(struct json_object *st)
 {
@@ -150,9 +147,9 @@ static void kernel_plain(struct json_object *st)
 	if (!k)
 		return;
 	printf("\nkernel %s%s: flows %s\n", rfs_str(k, "release", "?"),
-	       is_true(k, "faked") ? " (features faked for a test)" : "",
-	       is_true(k, "order_kept") ? "kept in order" :
-	       is_true(k, "allow_unordered") ?
+	       rfs_bool(k, "faked") ? " (features faked for a test)" : "",
+	       rfs_bool(k, "order_kept") ? "kept in order" :
+	       rfs_bool(k, "allow_unordered") ?
 	       "NOT kept in order (allow_unordered: attaching anyway)" :
 	       "NOT kept in order (attach refused without --allow-unordered)");
 	feature_lines(rfs_get(k, "features"), "  ");

@@ -70,7 +70,6 @@ static struct rfs_top_row *add_row(struct rfs_top_snap *s,
 	for (k = 0; k < RFS_TOP_NR_CTRS; k++)
 		r->ctr[k] = rfs_u64(o, rfs_top_ctr_keys[k]);
 	r->backlog = rfs_num(o, "backlog", RFS_TOP_NO_BACKLOG);
-	/* absent when rfsd could not read them, and then not 0 */
 	r->has_kthread = json_object_object_get_ex(o, "kthread_wait_ns", NULL) &&
 			 json_object_object_get_ex(o, "kthread_runs", NULL);
 	return r;
@@ -139,11 +138,8 @@ static int fetch(const struct rfsctl_cfg *g, const struct rfs_top_snap *prev,
 	return ret;
 }
 
-/* ---- a row's fields, each in its JSON and maybe a column ----
- * Each is counted where it happens: steered, desired%, held and switches
- * on the CPU that received the frame; deq/s, backlog on the CPU it was
- * steered to; drops on the CPU whose flush found the ring full; local%
- * on the CPU where the application read; kwait of its cpumap kthread. */
+/* ---- a row's fields, each in its JSON and maybe a column; rfsctl(8)
+ * says on which CPU each is counted ---- */
 
 enum top_how { T_RATE, T_DESIRED, T_LOCAL, T_BACKLOG, T_KWAIT };
 

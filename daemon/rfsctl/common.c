@@ -74,17 +74,15 @@ static bool fmt_cpus(struct json_object *v, char *buf, size_t len)
 	rfs_cpuset_zero(&set);
 	for (i = 0; i < n; i++) {
 		e = json_object_array_get_idx(v, i);
-		if (!json_object_is_type(e, json_type_int))
-			return false;
 		cpu = json_object_get_int64(e);
-		if (cpu < 0 || cpu >= RFS_MAX_CPUS)
+		if (!json_object_is_type(e, json_type_int) || cpu < 0 ||
+		    cpu >= RFS_MAX_CPUS)
 			return false;
 		rfs_cpuset_add(&set, cpu);
 	}
+	rfs_cpulist_format(&set, buf, len);
 	if (!n)
 		snprintf(buf, len, "none");
-	else
-		rfs_cpulist_format(&set, buf, len);
 	return true;
 }
 

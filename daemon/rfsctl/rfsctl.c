@@ -34,7 +34,34 @@ static const struct rfs_opt rfsctl_opts[] = {
 	END_OPTIONS
 };
 
-static int do_version(const struct rfsctl_cfg *g, const void *cfg);
+/* cfg NULL: --version, which does not ask rfsd */
+static int do_version(const struct rfsctl_cfg *g, const void *cfg)
+{
+	struct json_object *result = NULL, *obj = json_object_new_object(), *v;
+
+	json_object_object_add(obj, "rfsctl",
+			       json_object_new_string(RFS_VERSION));
+	/* rfsd not answering is no error here: -v says why */
+	if (cfg && !rfs_call(g, rfs_req_new("version", NULL, NULL), 0, &result,
+			     true) &&
+	    json_object_is_type(v = rfs_get(result, "version"),
+				json_type_string))
+		json_object_object_add(obj, "rfsd", json_object_get(v));
+	else if (cfg)
+		json_object_object_add(obj, "rfsd", NULL);
+	if (g->json) {
+		p_json(obj);
+	} else {
+		json_object_object_foreach(obj, name, val)
+			if (val)
+				printf("%s %s\n", name,
+				       json_object_get_string(val));
+	}
+	json_object_put(obj);
+	json_object_put(result);
+	return EXIT_SUCCESS;
+}
+
 static const struct rfs_opt version_opts[] = { END_OPTIONS };
 static const struct { int unused; } version_defaults;
 
@@ -571,34 +598,6 @@ static int do_help(const struct rfsctl_cfg *g, const void *cfg)
 
 	rfsctl_cfg.help = true;
 	return dispatch(NULL, NULL, cmd ? 1 : 0, &cmd);
-}
-
-/* cfg NULL: --version, which does not ask rfsd */
-static int do_version(const struct rfsctl_cfg *g, const void *cfg)
-{
-	struct json_object *result = NULL, *obj = json_object_new_object(), *v;
-
-	json_object_object_add(obj, "rfsctl",
-			       json_object_new_string(RFS_VERSION));
-	/* rfsd not answering is no error here: -v says why */
-	if (cfg && !rfs_call(g, rfs_req_new("version", NULL, NULL), 0, &result,
-			     true) &&
-	    json_object_is_type(v = rfs_get(result, "version"),
-				json_type_string))
-		json_object_object_add(obj, "rfsd", json_object_get(v));
-	else if (cfg)
-		json_object_object_add(obj, "rfsd", NULL);
-	if (g->json) {
-		p_json(obj);
-	} else {
-		json_object_object_foreach(obj, name, val)
-			if (val)
-				printf("%s %s\n", name,
-				       json_object_get_string(val));
-	}
-	json_object_put(obj);
-	json_object_put(result);
-	return EXIT_SUCCESS;
 }
 
 int main(int argc, char **argv)

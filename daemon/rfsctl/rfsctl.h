@@ -90,7 +90,7 @@ void p_json(struct json_object *obj);
  * "k v, k v". */
 void rfs_fmt_value(struct json_object *v, char *buf, size_t len);
 /* obj's member key (NULL if absent), as a string or number (dflt if
- * absent), as a counter (0 if absent); arr's length (0: no array). */
+ * absent), as a counter or flag (0 if absent); arr's length (0: none). */
 static inline struct json_object *rfs_get(struct json_object *obj,
 					  const char *key)
 {
@@ -115,6 +115,7 @@ static inline long long rfs_num(struct json_object *obj, const char *key,
 }
 
 #define rfs_u64(obj, key)	json_object_get_uint64(rfs_get(obj, key))
+#define rfs_bool(obj, key)	json_object_get_boolean(rfs_get(obj, key))
 #define rfs_len(arr)	(json_object_is_type(arr, json_type_array) ?	\
 			 json_object_array_length(arr) : 0)
 

@@ -5,11 +5,8 @@
  * "explain"); this only checks the words and prints the answer.
  */
 #include <arpa/inet.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include "parse.h"
 #include "rfsctl.h"
 
 static const char *const explain_protos[] = { "tcp", "udp", NULL };
@@ -77,7 +74,7 @@ static void print_entry(const char *label, long long slot,
 			struct json_object *e)
 {
 	printf("    %s %lld: ", label, slot);
-	if (!e || !json_object_get_boolean(obj(e, "valid"))) {
+	if (!e || !rfs_bool(e, "valid")) {
 		printf("empty\n");
 		return;
 	}
@@ -97,20 +94,19 @@ static void print_order(struct json_object *o)
 	struct json_object *marks = obj(o, "marks"), *k, *m;
 	size_t i;
 
-	printf("    order RX CPU %lld -> CPU %lld: flow seq %lld, sent up to %s",
+	printf("    order RX CPU %lld -> CPU %lld: flow seq %lld, sent up to %s; marks",
 	       num(o, "rx_cpu", -1), num(o, "cpu", -1), num(o, "flow_seq", -1),
 	       rfs_str(o, "sent_seq", "-"));
-	printf("; marks");
 	if (!marks || !obj(marks, "last"))
 		printf(" none");
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if ((m = obj(marks, names[i])))
 			printf(" %s %lld@%lld", names[i], num(m, "seq", 0),
 			       num(m, "epoch", 0));
-	printf("; epoch %s, delivered %s", rfs_str(o, "epoch", "-"),
-	       rfs_str(o, "delivered_epoch", "-"));
 	k = obj(o, "kthread_asleep_now");
-	printf("; kthread %s now\n", !k ? "state unknown" :
+	printf("; epoch %s, delivered %s; kthread %s now\n",
+	       rfs_str(o, "epoch", "-"), rfs_str(o, "delivered_epoch", "-"),
+	       !k ? "state unknown" :
 	       json_object_get_boolean(k) ? "asleep" : "running");
 }
 
@@ -119,7 +115,7 @@ static void print_hold(struct json_object *h)
 	long long cpu = num(h, "cpu", -1), ms = num(h, "leaving_waited_ms", -1);
 
 	printf("    held on CPU %lld: %s\n", cpu, str(h, "why"));
-	if (json_object_get_boolean(obj(h, "cpu_leaving")))
+	if (rfs_bool(h, "cpu_leaving"))
 		printf("    CPU %lld is leaving this interface (removed %lld.%lld s ago): it is released once this flow and the others there drain (rfsctl status)\n",
 		       cpu, ms / 1000, ms % 1000 / 100);
 }
@@ -127,7 +123,6 @@ static void print_hold(struct json_object *h)
 static void explain_plain(struct json_object *r, const void *arg)
 {
 	struct json_object *sock = obj(r, "sock"), *qs = obj(r, "rx_queues");
-	const char *hash = str(r, "hash");
 	bool v6 = strchr(str(r, "src"), ':') != NULL;
 	size_t i, j;
 
@@ -139,23 +134,22 @@ static void explain_plain(struct json_object *r, const void *arg)
 	else
 		printf("%s: %s -> %s, not TCP or UDP\n", str(r, "iface"),
 		       str(r, "src"), str(r, "dst"));
-	if (hash)
-		printf("  hash %s\n", hash);
+	if (str(r, "hash"))
+		printf("  hash %s\n", str(r, "hash"));
 	if (sock) {
 		printf("  sock flow slot %lld of %lld: ", num(sock, "slot", -1),
 		       num(sock, "entries", -1));
-		if (json_object_get_boolean(obj(sock, "empty")))
+		if (rfs_bool(sock, "empty"))
 			printf("empty: no desired CPU\n");
-		else if (!json_object_get_boolean(obj(sock, "tag_match")))
+		else if (!rfs_bool(sock, "tag_match"))
 			printf("entry %s, tag does not match (another flow's): no desired CPU\n",
 			       str(sock, "entry"));
 		else
 			printf("entry %s, tag matches: desired CPU %lld\n",
 			       str(sock, "entry"), num(r, "desired_cpu", -1));
 	}
-	printf("  local path %s\n",
-	       json_object_get_boolean(obj(r, "local_path")) ? "on" : "off");
-	if (json_object_get_boolean(obj(r, "kernel_rps")))
+	printf("  local path %s\n", rfs_bool(r, "local_path") ? "on" : "off");
+	if (rfs_bool(r, "kernel_rps"))
 		printf("  kernel RPS ON: after xdp-rfs the stack moves these frames into another CPU's backlog, which CPU reads them is RPS's choice (write 0 to rps_cpus)\n");
 	for (i = 0; i < rfs_len(qs); i++) {
 		struct json_object *q = json_object_array_get_idx(qs, i);

@@ -1,12 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Commands that change an interface or a setting: attach, detach and the
- * set group.  Each sends one request; rfsd does the range checks (power of
- * two, online CPUs) and its message is shown as it is.
+ * set group, one request each; rfsd's range checks answer for them.
  */
-#include <stdlib.h>
-
-#include "parse.h"
 #include "rfsctl.h"
 
 #define XSTR(x)	#x
@@ -20,7 +16,7 @@ struct iface_cfg {
 	const struct rfs_opt *opts;	/* the command's table */
 	const char *what;		/* its result; NULL: nothing shown */
 	const char *iface;
-	struct rfs_opt_cpus cpus;
+	struct rfs_cpuset cpus;
 	unsigned int value;		/* flow_cnt of attach, N of set */
 	const char *mode;
 	bool allow_unordered;
@@ -86,8 +82,7 @@ static const struct iface_cfg attach_defaults = { .cmd = "attach",
 static const struct iface_cfg detach_defaults = { .cmd = "detach",
 	.opts = detach_opts };
 
-/* A CPU taken out of the set whose flows have not all drained yet: it
- * stays usable, and is released once they have (rfsctl(8), status). */
+/* A CPU taken out of the set, in use until its flows drain (rfsctl(8)) */
 static void print_leaving(struct json_object *c)
 {
 	long long flows = rfs_num(c, "flows", -1);
@@ -130,7 +125,7 @@ void rfs_print_iface_plain(struct json_object *ifc)
 		       "YES: in-order rule OFF, flows may be reordered (rfsd --unsafe-noguard)" :
 		       "no");
 	/* only when on: it undoes the steering (rfsd's log names the file) */
-	if (json_object_get_boolean(rfs_get(ifc, "kernel_rps")))
+	if (rfs_bool(ifc, "kernel_rps"))
 		printf("  %-18s %s\n", "kernel_rps",
 		       "ON: kernel RPS moves the frames xdp-rfs steers to other CPUs; write 0 to rps_cpus");
 	for (i = 0; i < rfs_len(lv); i++)

@@ -1,9 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * status, stats and flows.  Under -j each prints rfsd's result as it is;
- * the plain printers print the keys they know in order and then any
- * others, so a newer rfsd's additions still show.
- */
+/* status, stats and flows: under -j rfsd's result as it is */
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -103,8 +99,7 @@ static void table_print(struct table *t)
 
 /* ---- status ---- */
 
-/* The kthread policy asked for, then a line per CPU whose kthread the
- * datapath has seen ("cpu 0 kthread  pid 1234, SCHED_FIFO 1"). */
+/* The kthread policy asked for, then each CPU's kthread the datapath saw */
 static void kthreads_plain(struct json_object *k)
 {
 	struct json_object *a = rfs_get(k, "kthreads"), *e;
@@ -144,8 +139,6 @@ static void feature_lines(struct json_object *a, const char *indent)
 	}
 }
 
-#define is_true(o, key)	json_object_get_boolean(rfs_get(o, key))
-
 /* The kernel block: what rfsd found and what it means for ordering. */
 static void kernel_plain(struct json_object *st)
 {
@@ -154,9 +147,9 @@ static void kernel_plain(struct json_object *st)
 	if (!k)
 		return;
 	printf("\nkernel %s%s: flows %s\n", rfs_str(k, "release", "?"),
-	       is_true(k, "faked") ? " (features faked for a test)" : "",
-	       is_true(k, "order_kept") ? "kept in order" :
-	       is_true(k, "allow_unordered") ?
+	       rfs_bool(k, "faked") ? " (features faked for a test)" : "",
+	       rfs_bool(k, "order_kept") ? "kept in order" :
+	       rfs_bool(k, "allow_unordered") ?
 	       "NOT kept in order (allow_unordered: attaching anyway)" :
 	       "NOT kept in order (attach refused without --allow-unordered)");
 	feature_lines(rfs_get(k, "features"), "  ");
@@ -214,9 +207,8 @@ static int do_status(const struct rfsctl_cfg *g, const void *cfg)
 
 /* ---- stats ---- */
 
-/* The group's rows (global or per interface) under a header row (title,
- * "total", a column per CPU), after an empty row if sep; false if it has
- * none. */
+/* The group's rows (global or per interface) under a header row, after
+ * an empty row if sep; false if it has none. */
 static bool stats_rows(struct table *t, const char *title,
 		       struct json_object *total, struct json_object *per_cpu,
 		       size_t ncpu, bool global, bool sep)
@@ -248,13 +240,10 @@ static bool stats_rows(struct table *t, const char *title,
 	return any;
 }
 
-/*
- * A derived row: recv_local as a share of the recvs that returned data
- * (how often the application read data the stack had processed on its
- * own CPU), or (kwait) how long the CPU's cpumap kthread waited for its
- * CPU per run since it was made (what frames steered there waited for
- * other tasks); of the total and of each CPU.
- */
+/* A derived row: recv_local's share of the recvs that returned data (the
+ * application read what the stack processed on its CPU), or (kwait) the
+ * wait of the CPU's cpumap kthread for its CPU per run since it was made
+ * (what frames steered there waited for other tasks). */
 static void stats_derived(struct table *t, const char *title,
 			  struct json_object *total,
 			  struct json_object *per_cpu, size_t ncpu, bool kwait)

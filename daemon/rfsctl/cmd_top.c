@@ -8,6 +8,7 @@
 #include <curses.h>
 #include <errno.h>
 #include <math.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,7 +58,6 @@ static void wall_clock(char *buf, size_t len)
 
 /* ---- one sample ---- */
 
-/* The next row of s, from o: a CPU's, the total's or an interface's. */
 static struct rfs_top_row *add_row(struct rfs_top_snap *s,
 				   enum rfs_top_kind kind, const char *name,
 				   struct json_object *o)
@@ -70,14 +70,12 @@ static struct rfs_top_row *add_row(struct rfs_top_snap *s,
 	for (k = 0; k < RFS_TOP_NR_CTRS; k++)
 		r->ctr[k] = rfs_u64(o, rfs_top_ctr_keys[k]);
 	r->backlog = rfs_num(o, "backlog", RFS_TOP_NO_BACKLOG);
-	/* absent when rfsd could not read them, and then not 0 */
 	r->has_kthread = json_object_object_get_ex(o, "kthread_wait_ns", NULL) &&
 			 json_object_object_get_ex(o, "kthread_runs", NULL);
 	return r;
 }
 
-/* rfs_collect() as rows with their rates against prev (NULL: none): a
- * CPU's, the total, then an interface's. */
+/* rfs_collect() as rows, rated against prev (NULL: none) */
 static int fetch(const struct rfsctl_cfg *g, const struct rfs_top_snap *prev,
 		 struct rfs_top_snap *s, char *err, size_t len)
 {
@@ -140,11 +138,8 @@ static int fetch(const struct rfsctl_cfg *g, const struct rfs_top_snap *prev,
 	return ret;
 }
 
-/* ---- a row's fields, each in its JSON and maybe a column ----
- * Each is counted where it happens: steered, desired%, held and switches
- * on the CPU that received the frame; deq/s, backlog on the CPU it was
- * steered to; drops on the CPU whose flush found the ring full; local%
- * on the CPU where the application read; kwait of its cpumap kthread. */
+/* ---- a row's fields, each in its JSON and maybe a column; rfsctl(8)
+ * says on which CPU each is counted ---- */
 
 enum top_how { T_RATE, T_DESIRED, T_LOCAL, T_BACKLOG, T_KWAIT };
 
@@ -204,14 +199,11 @@ static double col_value(const struct top_col *c, const struct rfs_top_row *r)
 	return NAN;
 }
 
-/* ---- the screen as lines of text, the same for the live view and for
- * plain output: a title, a row per CPU and the total, a row per
- * interface, each fitting 80 columns ---- */
-
-enum line_kind { L_TITLE, L_HEAD, L_ROW };
+/* ---- the screen as lines of text, for the live view and plain output
+ * alike: a title, the CPUs and total, the interfaces, in 80 columns ---- */
 
 struct line {
-	enum line_kind kind;
+	int attr;		/* in the live view: the title bold, heads reversed */
 	char text[128];
 };
 
@@ -220,11 +212,11 @@ struct lines {
 	struct line *v;		/* room for a title, 4 more, each row */
 };
 
-static struct line *line_new(struct lines *l, enum line_kind kind)
+static struct line *line_new(struct lines *l, int attr)
 {
 	struct line *v = &l->v[l->n++];
 
-	v->kind = kind;
+	v->attr = attr;
 	v->text[0] = '\0';
 	return v;
 }
@@ -250,7 +242,7 @@ static void fmt_cell(char *buf, size_t len, double v, bool pct)
 static void row_line(struct lines *out, enum rfs_top_kind kind,
 		     const struct rfs_top_row *row)
 {
-	struct line *l = line_new(out, row ? L_ROW : L_HEAD);
+	struct line *l = line_new(out, row ? 0 : A_REVERSE);
 	bool iface = kind == RFS_TOP_IFACE;
 	const struct top_col *c;
 	double v;
@@ -275,40 +267,32 @@ static void row_line(struct lines *out, enum rfs_top_kind kind,
 	}
 }
 
-static void rows_of(struct lines *out, const struct rfs_top_snap *s,
-		    enum rfs_top_kind kind)
-{
-	size_t i;
-
-	for (i = 0; i < s->n; i++)
-		if (s->rows[i].kind == kind)
-			row_line(out, kind, &s->rows[i]);
-}
-
 static int format(struct lines *out, const struct rfs_top_snap *s,
 		  unsigned int interval, const char *clock, bool reset)
 {
 	struct line *v = realloc(out->v, (s->n + 5) * sizeof(*v));
+	size_t i;
 
 	if (!v)
 		return -1;
 	out->v = v;
 	out->n = 0;
-	snprintf(line_new(out, L_TITLE)->text, sizeof(v->text),
+	snprintf(line_new(out, A_BOLD)->text, sizeof(v->text),
 		 "rfsd %s  %zu CPUs  %zu interface%s  every %us  %s%s",
 		 s->version[0] ? s->version : "?", s->n_cpus, s->n_ifaces,
 		 s->n_ifaces == 1 ? "" : "s", interval, clock,
 		 reset ? "  (counters reset)" : "");
 	row_line(out, RFS_TOP_CPU, NULL);
-	rows_of(out, s, RFS_TOP_CPU);
-	rows_of(out, s, RFS_TOP_TOTAL);
-	line_new(out, L_ROW);
+	for (i = 0; i <= s->n_cpus; i++)
+		row_line(out, s->rows[i].kind, &s->rows[i]);
+	line_new(out, 0);
 	if (!s->n_ifaces)
-		snprintf(line_new(out, L_ROW)->text, sizeof(v->text),
+		snprintf(line_new(out, 0)->text, sizeof(v->text),
 			 "no interface attached");
 	else
 		row_line(out, RFS_TOP_IFACE, NULL);
-	rows_of(out, s, RFS_TOP_IFACE);
+	for (; i < s->n; i++)
+		row_line(out, RFS_TOP_IFACE, &s->rows[i]);
 	return 0;
 }
 
@@ -406,12 +390,9 @@ static void draw(const struct view *v)
 				 v->lines.n - i);
 			break;
 		}
-		if (l->kind == L_HEAD)
-			attron(A_REVERSE);
-		else if (l->kind == L_TITLE)
-			attron(A_BOLD);
+		attron(l->attr);
 		mvaddnstr(y, 0, l->text, COLS);
-		attroff(A_REVERSE | A_BOLD);
+		attroff(l->attr);
 	}
 	if (last >= 0)
 		mvaddnstr(last, 0, v->status, COLS > 0 ? COLS - 1 : 0);
@@ -419,29 +400,25 @@ static void draw(const struct view *v)
 }
 
 /* Until t (monotonic seconds) or a signal; in the view (v) also q, which
- * returns true.  The view never blocks longer than TICK_MS, so it sees a
- * signal's flag soon (whether or not getch() returns early on EINTR). */
+ * returns true.  No wait is longer than TICK_MS, so a signal's flag is
+ * seen soon (whether or not getch() returns early on EINTR). */
 static bool wait_until(double t, const struct view *v)
 {
-	struct timespec ts;
 	double d;
-	int ch;
+	int ms, ch;
 
 	while (!top_stop && (d = t - now()) > 0) {
-		if (v) {
-			timeout(d * 1000 < TICK_MS ? (int)(d * 1000) + 1 :
-				TICK_MS);
-			ch = getch();
-			if (ch == 'q' || ch == 'Q')
-				return true;
-			if (ch == KEY_RESIZE || ch == 12 /* ^L */)
-				draw(v);
+		ms = d * 1000 < TICK_MS ? (int)(d * 1000) + 1 : TICK_MS;
+		if (!v) {
+			poll(NULL, 0, ms);
 			continue;
 		}
-		ts.tv_sec = (time_t)d;
-		ts.tv_nsec = (long)((d - ts.tv_sec) * 1e9);
-		if (nanosleep(&ts, NULL) && errno != EINTR)
-			break;
+		timeout(ms);
+		ch = getch();
+		if (ch == 'q' || ch == 'Q')
+			return true;
+		if (ch == KEY_RESIZE || ch == 12 /* ^L */)
+			draw(v);
 	}
 	return false;
 }
@@ -507,8 +484,7 @@ static int top_loop(const struct rfsctl_cfg *g, unsigned int interval,
 		if (once)
 			break;
 		reset = false;
-		/* fell behind (a slow reply): the next interval is a whole
-		 * one from now */
+		/* fell behind (a slow reply): a whole interval from now */
 		if (next + interval <= now())
 			next = now();
 	}
@@ -532,8 +508,7 @@ static int do_top(const struct rfsctl_cfg *g, const void *cfg)
 		p_err("%s", err);
 		return EXIT_FAILURE;
 	}
-	/* ours before ncurses' newterm(): it sets its own only where none
-	 * is */
+	/* before newterm(): ncurses sets its own only where none is */
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);

@@ -6,7 +6,6 @@
  * exit 1.
  */
 #include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,12 +14,7 @@
 #include "rfs_prom.h"
 #include "rfsctl.h"
 
-static const struct rfsctl_cfg *out_cfg;	/* NULL: plain, not pretty */
-
-void rfs_output_init(const struct rfsctl_cfg *g)
-{
-	out_cfg = g;
-}
+struct rfsctl_cfg rfsctl_cfg;
 
 void p_err(const char *fmt, ...)
 {
@@ -31,7 +25,7 @@ void p_err(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	if (!out_cfg || !out_cfg->json) {
+	if (!rfsctl_cfg.json) {
 		fflush(stdout);
 		fprintf(stderr, "rfsctl: %s\n", msg);
 		return;
@@ -63,7 +57,7 @@ void p_json(struct json_object *obj)
 {
 	int flags = JSON_C_TO_STRING_NOSLASHESCAPE;
 
-	if (out_cfg && out_cfg->pretty)
+	if (rfsctl_cfg.pretty)
 		flags |= JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED;
 	/* a NULL obj prints "null": the document is still valid JSON */
 	printf("%s\n", json_object_to_json_string_ext(obj, flags));
@@ -80,17 +74,15 @@ static bool fmt_cpus(struct json_object *v, char *buf, size_t len)
 	rfs_cpuset_zero(&set);
 	for (i = 0; i < n; i++) {
 		e = json_object_array_get_idx(v, i);
-		if (!json_object_is_type(e, json_type_int))
-			return false;
 		cpu = json_object_get_int64(e);
-		if (cpu < 0 || cpu >= RFS_MAX_CPUS)
+		if (!json_object_is_type(e, json_type_int) || cpu < 0 ||
+		    cpu >= RFS_MAX_CPUS)
 			return false;
 		rfs_cpuset_add(&set, cpu);
 	}
+	rfs_cpulist_format(&set, buf, len);
 	if (!n)
 		snprintf(buf, len, "none");
-	else
-		rfs_cpulist_format(&set, buf, len);
 	return true;
 }
 
@@ -185,7 +177,6 @@ struct json_object *rfs_req_new(const char *cmd, const struct rfs_opt *opts,
 				const void *cfg)
 {
 	struct json_object *req = json_object_new_object(), *v;
-	const struct rfs_opt_cpus *c;
 	const struct rfs_opt *o;
 	unsigned int cpu, n;
 	const char *str;
@@ -205,10 +196,9 @@ struct json_object *rfs_req_new(const char *cmd, const struct rfs_opt *opts,
 			v = n ? json_object_new_int(n) : NULL;
 			break;
 		case OPT_CPULIST:
-			c = p;
-			v = c->given ? json_object_new_array() : NULL;
+			v = rfs_cpuset_count(p) ? json_object_new_array() : NULL;
 			for (cpu = 0; v && cpu < RFS_MAX_CPUS; cpu++)
-				if (rfs_cpuset_has(&c->cpus, cpu))
+				if (rfs_cpuset_has(p, cpu))
 					json_object_array_add(v,
 						json_object_new_int(cpu));
 			break;
@@ -232,12 +222,11 @@ int rfs_call(const struct rfsctl_cfg *g, struct json_object *req,
 	*result = NULL;
 	ret = rfs_ctl_connect(&ctl, g->socket, RFS_CTL_TIMEOUT_MS + extra_ms,
 			      err, sizeof(err));
-	if (ret) {
+	if (ret)
 		json_object_put(req);
-	} else {
+	else
 		ret = rfs_ctl_ask(ctl, req, result, err, sizeof(err));
-		rfs_ctl_close(ctl);
-	}
+	rfs_ctl_close(ctl);
 	if (!ret)
 		return EXIT_SUCCESS;
 	/* the daemon's message names object and cause: pass it through */
@@ -267,9 +256,8 @@ int rfs_expect(struct json_object *result, enum json_type type,
 {
 	if (json_object_is_type(result, type))
 		return EXIT_SUCCESS;
-	p_err("unexpected reply from rfsd: %s is not %s %s", what,
-	      type == json_type_array || type == json_type_object ?
-	      "an" : "a", json_type_to_name(type));
+	p_err("unexpected reply from rfsd: %s is not an %s", what,
+	      json_type_to_name(type));
 	return EXIT_FAILURE;
 }
 

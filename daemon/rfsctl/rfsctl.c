@@ -1,29 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * rfsctl [OPTIONS] COMMAND [ARGS]: control rfsd over its unix socket.
- * The command table below and the option tables are the whole grammar:
- * commands are picked by unique prefix at every level ("rfsctl set f" is
+ * Commands are picked by unique prefix at every level ("rfsctl set f" is
  * "set flow-cnt"), their words parsed by their option tables, and the
  * help text made from both so that it cannot drift (man/rfsctl.8 repeats
  * it word for word).  A bad number or CPU list is a usage error (exit 2)
- * before rfsd is asked; range checks (powers of two, online CPUs) stay
- * rfsd's job.
+ * before rfsd is asked; range checks (powers of two, online CPUs) are
+ * rfsd's.
  */
 #include <errno.h>
 #include <limits.h>
-#include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <net/if.h>
 
 #include "ctl_client.h"
 #include "log.h"
-#include "parse.h"
 #include "rfsctl.h"
-
-/* The global options: main's, handed to every command. */
-static struct rfsctl_cfg rfsctl_cfg;
 
 static const struct rfs_opt rfsctl_opts[] = {
 	DEFINE_OPTION("socket", OPT_STRING, struct rfsctl_cfg, socket,
@@ -41,7 +34,34 @@ static const struct rfs_opt rfsctl_opts[] = {
 	END_OPTIONS
 };
 
-static int do_version(const struct rfsctl_cfg *g, const void *cfg);
+/* cfg NULL: --version, which does not ask rfsd */
+static int do_version(const struct rfsctl_cfg *g, const void *cfg)
+{
+	struct json_object *result = NULL, *obj = json_object_new_object(), *v;
+
+	json_object_object_add(obj, "rfsctl",
+			       json_object_new_string(RFS_VERSION));
+	/* rfsd not answering is no error here: -v says why */
+	if (cfg && !rfs_call(g, rfs_req_new("version", NULL, NULL), 0, &result,
+			     true) &&
+	    json_object_is_type(v = rfs_get(result, "version"),
+				json_type_string))
+		json_object_object_add(obj, "rfsd", json_object_get(v));
+	else if (cfg)
+		json_object_object_add(obj, "rfsd", NULL);
+	if (g->json) {
+		p_json(obj);
+	} else {
+		json_object_object_foreach(obj, name, val)
+			if (val)
+				printf("%s %s\n", name,
+				       json_object_get_string(val));
+	}
+	json_object_put(obj);
+	json_object_put(result);
+	return EXIT_SUCCESS;
+}
+
 static const struct rfs_opt version_opts[] = { END_OPTIONS };
 static const struct { int unused; } version_defaults;
 
@@ -99,7 +119,6 @@ static int set_value(const struct opt_ref *r, const char *arg,
 {
 	const struct rfs_opt *opt = r->opt;
 	void *p = (char *)r->cfg + opt->offset;
-	struct rfs_opt_cpus *cpus = p;
 	const char *const *v;
 	char why[160] = "";
 	size_t off;
@@ -132,13 +151,12 @@ static int set_value(const struct opt_ref *r, const char *arg,
 			*(unsigned int *)p = u;
 		break;
 	case OPT_CPULIST:
-		err = rfs_cpulist_parse(arg, &cpus->cpus);
+		err = rfs_cpulist_parse(arg, p);
 		if (err == -ERANGE)
 			snprintf(why, sizeof(why), "has a CPU above %d",
 				 RFS_MAX_CPUS - 1);
 		else if (err)
 			snprintf(why, sizeof(why), "is not a CPU list such as 0-3,6");
-		cpus->given = !err;
 		break;
 	case OPT_ENUM:
 		*(const char **)p = enum_value(opt, arg);
@@ -295,20 +313,18 @@ static int parse_opts(const struct rfs_opt *opts, void *cfg, int argc,
 #define HELP_INDENT	"       "	/* under "Usage: " */
 #define HELP_WIDTH	79
 
-/* "-j|--json", "--socket PATH" */
-static void opt_spec(char *buf, size_t len, const struct rfs_opt *o)
+/* "-j|--json", "--socket PATH"; its length */
+static int opt_spec(char *buf, size_t len, const struct rfs_opt *o)
 {
-	size_t off = 0;
+	bool arg = o->type != OPT_BOOL;
+	char short_opt[4] = "";
 
-	if (o->positional) {
-		snprintf(buf, len, "%s", o->metavar);
-		return;
-	}
+	if (o->positional)
+		return snprintf(buf, len, "%s", o->metavar);
 	if (o->short_opt)
-		off = snprintf(buf, len, "-%c|", o->short_opt);
-	off += snprintf(buf + off, len - off, "--%s", o->name);
-	if (o->type != OPT_BOOL && off < len)
-		snprintf(buf + off, len - off, " %s", o->metavar);
+		snprintf(short_opt, sizeof(short_opt), "-%c|", o->short_opt);
+	return snprintf(buf, len, "%s--%s%s%s", short_opt, o->name,
+			arg ? " " : "", arg ? o->metavar : "");
 }
 
 /* lead, then "rfsctl attach IFACE [--cpus LIST] ...", wrapped before an
@@ -339,22 +355,29 @@ static void print_synopsis(const char *lead, const struct rfs_cmd *cmd,
 	printf("\n");
 }
 
-/* "NAME := { a | b | c }", wrapped at HELP_WIDTH under the first item. */
-static void print_alts(const char *name, const char *const *items)
+/* "NAME := { a | b | c }", wrapped at HELP_WIDTH under the first item:
+ * the items, or (items NULL) the specs of opts. */
+static void print_alts(const char *name, const char *const *items,
+		       const struct rfs_opt *opts)
 {
+	const char *item;
 	size_t col, lead;
+	char spec[64];
 	int i;
 
 	col = printf(HELP_INDENT "%s := { ", name);
 	lead = col;
-	for (i = 0; items[i]; i++) {
-		if (i && col + strlen(items[i]) + 4 > HELP_WIDTH) {
+	for (i = 0; items ? items[i] : opts[i].name; i++) {
+		item = items ? items[i] : spec;
+		if (!items)
+			opt_spec(spec, sizeof(spec), &opts[i]);
+		if (i && col + strlen(item) + 4 > HELP_WIDTH) {
 			printf(" |\n%*s", (int)lead, "");
 			col = lead;
 		} else if (i) {
 			col += printf(" | ");
 		}
-		col += printf("%s", items[i]);
+		col += printf("%s", item);
 	}
 	printf(" }\n");
 }
@@ -378,7 +401,7 @@ static void print_defs(const struct rfs_opt *opts, char *seen,
 		fputs(lead, stdout);
 		lead = "";
 		if (o->type == OPT_ENUM)
-			print_alts(o->metavar, o->values);
+			print_alts(o->metavar, o->values, NULL);
 		else
 			printf(HELP_INDENT "LIST := { CPU | CPU-CPU }[,...]\n");
 	}
@@ -404,21 +427,12 @@ static void print_cmds(const struct rfs_cmd *const *cmds,
 
 static void help_global(void)
 {
-	const struct rfs_opt *gopts = rfsctl_opts;
-	const char *items[16];
-	char specs[16][64];
 	char seen[SEEN_LEN] = "";
-	int n = 0;
 
 	printf("Usage: rfsctl [OPTIONS] COMMAND [ARGS]\n");
 	print_cmds(rfsctl_cmds, NULL, NULL);
 	printf("\n");
-	for (; gopts->name && n < 15; gopts++, n++) {
-		opt_spec(specs[n], sizeof(specs[n]), gopts);
-		items[n] = specs[n];
-	}
-	items[n] = NULL;
-	print_alts("OPTIONS", items);
+	print_alts("OPTIONS", NULL, rfsctl_opts);
 	print_cmds(rfsctl_cmds, NULL, seen);
 }
 
@@ -429,7 +443,7 @@ static void help_cmd(const struct rfs_cmd *cmd, const char *path)
 	char seen[SEEN_LEN] = "";
 	const struct rfs_opt *o;
 	char sub[128], spec[64];
-	int w = 0, l;
+	int w = 0;
 
 	for (c = cmd->sub; c && *c; c++) {
 		snprintf(sub, sizeof(sub), "%s %s", path, (*c)->name);
@@ -441,12 +455,9 @@ static void help_cmd(const struct rfs_cmd *cmd, const char *path)
 		return;
 	print_synopsis("Usage: ", cmd, path);
 	printf("%s\n", cmd->doc);
-	for (o = cmd->opts; o && o->name; o++) {
-		opt_spec(spec, sizeof(spec), o);
-		l = strlen(spec);
-		if (o->help && l > w)
-			w = l;
-	}
+	for (o = cmd->opts; o && o->name; o++)
+		if (o->help && opt_spec(spec, sizeof(spec), o) > w)
+			w = opt_spec(spec, sizeof(spec), o);
 	if (w)
 		printf("\n");
 	for (o = cmd->opts; o && o->name; o++) {
@@ -580,57 +591,19 @@ static int dispatch(const struct rfs_cmd *group, const char *path, int argc,
 	return dispatch(cmd, sub, argc - 1 - n, argv + 1 + n);
 }
 
+/* "help CMD" is "CMD --help", a group's too */
 static int do_help(const struct rfsctl_cfg *g, const void *cfg)
 {
-	const struct help_cfg *c = cfg;
-	const struct rfs_cmd *cmd;
+	char *cmd = (char *)((const struct help_cfg *)cfg)->command;
 
-	if (!c->command) {
-		help_global();
-		return EXIT_SUCCESS;
-	}
-	cmd = select_cmd(rfsctl_cmds, c->command, NULL);
-	if (!cmd)
-		return RFSCTL_EXIT_USAGE;
-	help_cmd(cmd, cmd->name);
-	return EXIT_SUCCESS;
-}
-
-/* cfg NULL: --version, which does not ask rfsd */
-static int do_version(const struct rfsctl_cfg *g, const void *cfg)
-{
-	struct json_object *result = NULL, *v, *obj;
-	const char *rfsd = NULL;
-
-	/* rfsd not answering is no error here: -v says why */
-	if (cfg && !rfs_call(g, rfs_req_new("version", NULL, NULL), 0, &result,
-			     true) &&
-	    json_object_is_type(v = rfs_get(result, "version"),
-				json_type_string))
-		rfsd = json_object_get_string(v);
-	if (!g->json) {
-		printf("rfsctl %s\n", RFS_VERSION);
-		if (rfsd)
-			printf("rfsd %s\n", rfsd);
-	} else {
-		obj = json_object_new_object();
-		json_object_object_add(obj, "rfsctl",
-				       json_object_new_string(RFS_VERSION));
-		if (cfg)
-			json_object_object_add(obj, "rfsd", rfsd ?
-				json_object_new_string(rfsd) : NULL);
-		p_json(obj);
-		json_object_put(obj);
-	}
-	json_object_put(result);
-	return EXIT_SUCCESS;
+	rfsctl_cfg.help = true;
+	return dispatch(NULL, NULL, cmd ? 1 : 0, &cmd);
 }
 
 int main(int argc, char **argv)
 {
 	int n;
 
-	rfs_output_init(&rfsctl_cfg);
 	prescan_json(argc, argv);
 	n = parse_opts(NULL, NULL, argc - 1, argv + 1, NULL, true);
 	if (n < 0)

@@ -1,10 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/*
- * rfsctl internals (HACKING.md maps the files).  The CLI is one grammar:
- * the command table in rfsctl.c and the option tables next to each
- * do_<cmd>.  Nothing calls back into rfsctl.c: each command is handed
- * the global options, and common.c is told once where they are.
- */
+/* rfsctl internals (HACKING.md maps the files); nothing calls back into
+ * rfsctl.c, whose tables and those next to each do_<cmd> are the grammar. */
 #ifndef RFSCTL_H
 #define RFSCTL_H
 
@@ -23,13 +19,8 @@ enum rfs_opt_type {
 	OPT_STRING,	/* const char * */
 	OPT_IFNAME,	/* const char *: 1..15 chars, no '/', ':' or space */
 	OPT_UINT,	/* unsigned int: decimal 1..INT_MAX; 0 = not given */
-	OPT_CPULIST,	/* struct rfs_opt_cpus, "0-3,6" */
+	OPT_CPULIST,	/* struct rfs_cpuset, "0-3,6"; empty = not given */
 	OPT_ENUM,	/* const char *: one of .values (unique prefix ok) */
-};
-
-struct rfs_opt_cpus {
-	bool given;
-	struct rfs_cpuset cpus;
 };
 
 struct rfs_opt {
@@ -83,8 +74,10 @@ extern const struct rfs_cmd rfs_cmd_attach, rfs_cmd_detach, rfs_cmd_status,
 	rfs_cmd_stats, rfs_cmd_flows, rfs_cmd_top, rfs_cmd_explain,
 	rfs_cmd_set_sock_flow_entries, rfs_cmd_set_flow_cnt, rfs_cmd_set_cpus;
 
-/* -j and -p are read when output is made: the parser may still set them */
-void rfs_output_init(const struct rfsctl_cfg *g);
+/* The global options (common.c): main's, handed to every command.  The
+ * p_ family reads -j and -p when it prints: the parser may still set them. */
+extern struct rfsctl_cfg rfsctl_cfg;
+
 /* Errors: "rfsctl: <msg>" on stderr, or {"error": "<msg>"} on stdout
  * under -j.  p_usage appends the hint ", try 'rfsctl help'" (path NULL)
  * or ", try 'rfsctl <path> --help'" and returns RFSCTL_EXIT_USAGE. */
@@ -97,7 +90,7 @@ void p_json(struct json_object *obj);
  * "k v, k v". */
 void rfs_fmt_value(struct json_object *v, char *buf, size_t len);
 /* obj's member key (NULL if absent), as a string or number (dflt if
- * absent), as a counter (0 if absent); arr's length (0: no array). */
+ * absent), as a counter or flag (0 if absent); arr's length (0: none). */
 static inline struct json_object *rfs_get(struct json_object *obj,
 					  const char *key)
 {
@@ -122,6 +115,7 @@ static inline long long rfs_num(struct json_object *obj, const char *key,
 }
 
 #define rfs_u64(obj, key)	json_object_get_uint64(rfs_get(obj, key))
+#define rfs_bool(obj, key)	json_object_get_boolean(rfs_get(obj, key))
 #define rfs_len(arr)	(json_object_is_type(arr, json_type_array) ?	\
 			 json_object_array_length(arr) : 0)
 
@@ -142,7 +136,7 @@ int rfs_call(const struct rfsctl_cfg *g, struct json_object *req,
 /* The requests of /metrics (rfs_prom_collect()) on one connection. */
 int rfs_collect(const struct rfsctl_cfg *g, int timeout_ms,
 		struct json_object **snap, char *err, size_t len);
-/* The result as the type a command expects, or an error (EXIT_FAILURE). */
+/* The object or array type a command expects, or an error (EXIT_FAILURE) */
 int rfs_expect(struct json_object *result, enum json_type type,
 	       const char *what);
 /* rfs_call(), then the result's member key (NULL: the result), checked
@@ -169,9 +163,7 @@ enum rfs_top_ctr {
 	RFS_TOP_RECV_LOCAL,
 	RFS_TOP_RECV_REMOTE,
 	/* the kernel's schedstat of the CPU's cpumap kthread (run_delay,
-	 * pcount), not the datapath's: CPU rows and the total only.  A
-	 * kthread is remade (CPU online, cpumap entry replaced) while rfsd
-	 * and its maps stay: these going back is no reset of the others. */
+	 * pcount), not the datapath's: CPU rows and the total only */
 	RFS_TOP_KTHREAD_WAIT_NS,
 	RFS_TOP_KTHREAD_RUNS,
 	RFS_TOP_NR_CTRS
@@ -196,11 +188,8 @@ struct rfs_top_row {
 	bool has_kthread;
 	/* false: no earlier row, or no time passed: rates 0, the rest NaN */
 	bool valid;
-	/* a counter (not a kthread's) went backwards: rfsd started afresh
-	 * or the interface was attached again, the rates count from zero */
-	bool reset;
-	/* both rows had the kthread counters, neither gone back: only then
-	 * do their per_s and kwait_us mean something */
+	bool reset;		/* a counter went back (rfs_top_delta()) */
+	/* both rows had the kthread counters, neither gone back */
 	bool kthread_valid;
 	double per_s[RFS_TOP_NR_CTRS];
 	double to_desired_pct;	/* of steered */
@@ -210,7 +199,7 @@ struct rfs_top_row {
 
 struct rfs_top_snap {
 	double t;		/* when it was taken, seconds (monotonic) */
-	size_t n, n_cpus, n_ifaces;	/* rows, and of each kind */
+	size_t n, n_cpus, n_ifaces;	/* rows: the CPUs, total, interfaces */
 	struct rfs_top_row *rows;
 	char version[32];	/* rfsd's */
 };

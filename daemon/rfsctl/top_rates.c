@@ -1,11 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * rfsctl top's arithmetic: deltas of monotonic counters, told apart from
- * a restart, divided by the time between the samples (unit-tested alone,
- * tests/unit/test_top_rates.c).
- */
+/* rfsctl top's arithmetic: deltas of monotonic counters, told apart from
+ * a restart, per second between the samples (unit-tested alone). */
 #include <math.h>
-#include <stdio.h>
 #include <string.h>
 
 #include "rfsctl.h"
@@ -90,9 +86,10 @@ static void rfs_top_rate_row(const struct rfs_top_row *prev,
 	cur->locality_pct = rfs_top_pct(d[RFS_TOP_RECV_LOCAL],
 					d[RFS_TOP_RECV_LOCAL] +
 					(double)d[RFS_TOP_RECV_REMOTE]);
-	/* A kthread remade within the interval (its counters went back)
-	 * took with it what the old one waited since the earlier sample: a
-	 * figure would cover part of the interval only, none is better. */
+	/* A kthread remade (CPU online, cpumap entry replaced) while rfsd
+	 * and its maps stay starts its counters again, which is no reset of
+	 * the others; it took with it what the old one waited since the
+	 * earlier sample: a figure would cover part of the interval only. */
 	cur->kthread_valid = prev->has_kthread && cur->has_kthread && !back;
 	if (cur->kthread_valid)
 		cur->kwait_us = rfs_top_kwait_us(d[RFS_TOP_KTHREAD_WAIT_NS],

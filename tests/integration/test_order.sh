@@ -147,6 +147,17 @@ other_drops()
 
 # ------------------------------------------------------- numbered flows
 
+# Wait up to 5 s for an rfs_seq receiver to bind UDP port $1: a datagram
+# sent before would find no socket.
+seq_bound()
+{
+	local i
+	for ((i = 0; i < 50; i++)); do
+		ss -Huan "( sport = :$1 )" | grep -q . && return 0
+		sleep 0.1
+	done
+}
+
 # Run ORDER_FLOWS numbered UDP flows for $1 seconds at SEQ_PPS each, to
 # ports from SEQ_BASE up (the senders' ports are 1000 above): receivers
 # in the root namespace hopping CPUs every $2 ms (0: pinned to CPU $3,
@@ -493,10 +504,7 @@ test_saturated_cpu()
 	lab_bg taskset -c "$CPU_A" "$SEQ" recv "$LAB_IP4_A" "$rport" \
 		"$LAB_IP4_B" "$sport" $((secs + 1)) > "$LAB_DIR/seq.recv.0"
 	rpid=$LAB_BG_PID
-	for ((i = 0; i < 50; i++)); do
-		ss -Huan "( sport = :$rport )" | grep -q . && break
-		sleep 0.1
-	done
+	seq_bound "$rport"
 	lab_bg_ns taskset -c "$CPU_A" "$SEQ" send "$LAB_IP4_B" "$sport" \
 		"$LAB_IP4_A" "$rport" "$secs" "$pps" > "$LAB_DIR/seq.send.0"
 	spid=$LAB_BG_PID
@@ -1119,7 +1127,7 @@ test_bulk_tcp_hops_gro()
 early_flood()
 {
 	local secs=$1 pps=$2 rport=$3 sport=$(($3 + 1000)) s0 s1 d0 d1 u0 u1
-	local rpid spid i
+	local rpid spid
 	s0=$(stats)
 	d0=$(lab_drops)
 	u0=$(udp_errors)
@@ -1127,10 +1135,7 @@ early_flood()
 		"$LAB_IP4_B" "$sport" $((secs + 1)) 0 0 1 1000 \
 		> "$LAB_DIR/flood.recv"
 	rpid=$LAB_BG_PID
-	for ((i = 0; i < 50; i++)); do
-		ss -Huan "( sport = :$rport )" | grep -q . && break
-		sleep 0.1
-	done
+	seq_bound "$rport"
 	lab_bg_ns taskset -c "$CPU_A" "$SEQ" send "$LAB_IP4_B" "$sport" \
 		"$LAB_IP4_A" "$rport" "$secs" "$pps" > "$LAB_DIR/flood.send"
 	spid=$LAB_BG_PID
@@ -1185,7 +1190,7 @@ test_early_drop()
 # without the expiry fails here.
 test_early_drop_expires()
 {
-	local rport=$((SEQ_PORT + 500)) sport=$((SEQ_PORT + 1500)) rpid i e0 got
+	local rport=$((SEQ_PORT + 500)) sport=$((SEQ_PORT + 1500)) rpid e0 got
 	need_tool "$SEQ"
 	lab_need ss
 	setup
@@ -1195,10 +1200,7 @@ test_early_drop_expires()
 	lab_bg taskset -c "$CPU_B" "$SEQ" recv "$LAB_IP4_A" "$rport" \
 		"$LAB_IP4_B" "$sport" 5 > "$LAB_DIR/after.recv"
 	rpid=$LAB_BG_PID
-	for ((i = 0; i < 50; i++)); do
-		ss -Huan "( sport = :$rport )" | grep -q . && break
-		sleep 0.1
-	done
+	seq_bound "$rport"
 	ip netns exec "$LAB_NS" taskset -c "$CPU_A" "$SEQ" send "$LAB_IP4_B" \
 		"$sport" "$LAB_IP4_A" "$rport" 0.2 10 > "$LAB_DIR/after.send" ||
 		fail "rfs_seq sender failed"

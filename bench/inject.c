@@ -434,7 +434,8 @@ static int rfs_inj_run(int fd, const __u8 *frame, size_t len, double secs,
 	double t0 = rfs_inj_now(), t, ahead;
 
 	if (opt.rate > 0 && opt.rate / 1000 < opt.repeat)
-		o.repeat = opt.rate / 1000 > 64 ? (unsigned int)(opt.rate / 1000) : 64;
+		o.repeat = opt.rate / 1000 > 64 ?
+			   (unsigned int)(opt.rate / 1000) : 64;
 	*frames = 0;
 	*kns = 0;
 	do {

@@ -354,7 +354,8 @@ static int rfs_core_load(const struct rfs_dp *dp,
 	if (!f->tp_enqueue)
 		bpf_program__set_autoload(skel->progs.rfs_enqueue, false);
 	if (!f->tp_sock_full)
-		bpf_program__set_autoload(skel->progs.rfs_sock_full_mark, false);
+		bpf_program__set_autoload(skel->progs.rfs_sock_full_mark,
+					  false);
 	/* one track per (target, possible RX CPU): rfs_rx_track_index() */
 	e = bpf_map__set_max_entries(skel->maps.rfs_rx_track,
 				     rfs_rx_track_entries(dp->env.nr_cpus,
@@ -489,9 +490,9 @@ static int rfs_core_create(struct rfs_dp *dp, const struct rfs_dp_opts *o,
 	if (!err_ && bpf_program__autoload(skel->progs.rfs_enqueue))
 		err_ = rfs_attach_pin(dp, skel->progs.rfs_enqueue,
 				      bpf_program__attach(skel->progs.rfs_enqueue), err);
-	if (!err_ && bpf_program__autoload(skel->progs.rfs_sock_full_mark))
-		err_ = rfs_attach_pin(dp, skel->progs.rfs_sock_full_mark,
-				      bpf_program__attach(skel->progs.rfs_sock_full_mark), err);
+	p = skel->progs.rfs_sock_full_mark;
+	if (!err_ && bpf_program__autoload(p))
+		err_ = rfs_attach_pin(dp, p, bpf_program__attach(p), err);
 	/* The delivery proof goes in before any XDP program can steer. */
 	if (!err_ && bpf_program__autoload(skel->progs.rfs_kthread_batch))
 		err_ = rfs_attach_pin(dp, skel->progs.rfs_kthread_batch,

@@ -1751,16 +1751,17 @@ static void test_early_drop(void **state)
 	assert_int_equal(d.early_drop, 0);
 	assert_int_equal(d.steered, 1);
 	/* expired: the mark is the window old */
+	j1 = (__u32)rfs_tu_jiffies();
 	ret = rfs_xt_run_marked(buf, lay.len, hash,
-				rfs_full_mark(hash, (__u32)rfs_tu_jiffies() - win),
-				&d);
+				rfs_full_mark(hash, j1 - win), &d);
 	assert_int_equal(ret, XDP_REDIRECT);
 	assert_int_equal(d.early_drop, 0);
 	/* off: a fresh mark drops nothing */
 	assert_int_equal(rfs_dp_set_early_drop(xt.dp, false), 0);
 	assert_int_equal(xt.dp->globals.early_drop_jiffies, 0);
-	ret = rfs_xt_run_marked(buf, lay.len, hash,
-				rfs_full_mark(hash, (__u32)rfs_tu_jiffies()), &d);
+	j1 = (__u32)rfs_tu_jiffies();
+	ret = rfs_xt_run_marked(buf, lay.len, hash, rfs_full_mark(hash, j1),
+				&d);
 	assert_int_equal(ret, XDP_REDIRECT);
 	assert_int_equal(d.early_drop, 0);
 	idx = rfs_full_index(hash);

@@ -28,10 +28,10 @@
  * Without --prog the program under test is XDP_PASS (the kernel modes);
  * --prog is rfsd's pinned rfs_xdp of IF, --gstats its pinned rfs_gstats
  * (for the cpumap ring drops), --ifstats its pinned rfs_if_stats of IF
- * (for early drops).  --rate paces the test runs to PPS frames a
- * second, in runs of about a millisecond of frames each (a NIC delivers
- * a steady rate, not 4096-frame bursts); without it the CPU injects as
- * fast as it can.  After --warmup seconds of traffic (the
+ * (for early drops).  --rate paces the test runs (--repeat frames each:
+ * a live-frames run sets up a page pool, so short runs can't reach the
+ * rate) to PPS frames a second; without it the CPU injects as fast as it
+ * can.  After --warmup seconds of traffic (the
  * steering learns every socket's CPU) it measures --secs seconds and
  * prints "key value" lines (bench/nic.sh turns them into TSV rows).
  * Exit 77: can't run here.
@@ -433,9 +433,6 @@ static int rfs_inj_run(int fd, const __u8 *frame, size_t len, double secs,
 	);
 	double t0 = rfs_inj_now(), t, ahead;
 
-	if (opt.rate > 0 && opt.rate / 1000 < opt.repeat)
-		o.repeat = opt.rate / 1000 > 64 ?
-			   (unsigned int)(opt.rate / 1000) : 64;
 	*frames = 0;
 	*kns = 0;
 	do {

@@ -76,7 +76,8 @@ BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) \
 HEADERS   := $(wildcard include/*.h)
 BPF_HDRS  := $(wildcard bpf/*.h)
 CORE_SRCS := bpf/rfs_cpumap.bpf.c bpf/rfs_enqueue.bpf.c bpf/rfs_gro.bpf.c \
-	     bpf/rfs_sock_trace.bpf.c bpf/rfs_sockops.bpf.c
+	     bpf/rfs_sock_full.bpf.c bpf/rfs_sock_trace.bpf.c \
+	     bpf/rfs_sockops.bpf.c
 CORE_OBJS := $(patsubst bpf/%.c,$(B)/bpf/%.o,$(CORE_SRCS))
 SKELS     := $(B)/rfs_core.skel.h $(B)/rfs_xdp.skel.h $(B)/rfs_jiffies.skel.h
 

@@ -22,12 +22,16 @@
  *
  *   inject --ifname IF --src ADDR --dst ADDR [--socks N] [--port0 P]
  *          [--rport P] [--cpu C] [--readers CPULIST] [--warmup S]
- *          [--secs S] [--repeat N] [--payload N] [--prog PIN]
- *          [--gstats PIN]
+ *          [--secs S] [--repeat N] [--payload N] [--rate PPS]
+ *          [--prog PIN] [--gstats PIN] [--ifstats PIN]
  *
  * Without --prog the program under test is XDP_PASS (the kernel modes);
  * --prog is rfsd's pinned rfs_xdp of IF, --gstats its pinned rfs_gstats
- * (for the cpumap ring drops).  After --warmup seconds of traffic (the
+ * (for the cpumap ring drops), --ifstats its pinned rfs_if_stats of IF
+ * (for early drops).  --rate paces the test runs (--repeat frames each:
+ * a live-frames run sets up a page pool, so short runs can't reach the
+ * rate) to PPS frames a second; without it the CPU injects as fast as it
+ * can.  After --warmup seconds of traffic (the
  * steering learns every socket's CPU) it measures --secs seconds and
  * prints "key value" lines (bench/nic.sh turns them into TSV rows).
  * Exit 77: can't run here.
@@ -41,6 +45,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,10 +67,11 @@
 #define RFS_INJ_VLEN		64
 
 static struct {
-	const char *ifname, *src, *dst, *prog_pin, *gstats_pin, *readers;
+	const char *ifname, *src, *dst, *prog_pin, *gstats_pin, *ifstats_pin;
+	const char *readers;
 	int socks, cpu, payload;
 	unsigned int port0, rport, repeat;
-	double warmup, secs;
+	double warmup, secs, rate;
 } opt = {
 	.socks = 64, .cpu = 0, .payload = 18, .port0 = 40000, .rport = 39999,
 	.repeat = 4096, .warmup = 1.0, .secs = 3.0,
@@ -301,7 +307,7 @@ struct rfs_inj_snap {
 	unsigned long long delivered;
 	unsigned long long rcvbuf, noports, inerrors;
 	unsigned long long processed[RFS_INJ_MAX_CPUS], dropped;
-	unsigned long long enqueue_drops;
+	unsigned long long enqueue_drops, early_drops;
 	double t;
 };
 
@@ -358,20 +364,37 @@ static void rfs_inj_softnet(struct rfs_inj_snap *s)
 	fclose(f);
 }
 
-static int gstats_fd = -1;
+static int gstats_fd = -1, ifstats_fd = -1;
 
-static void rfs_inj_gstats(struct rfs_inj_snap *s)
+/* A pinned map of rfsd's, if asked for; -1 (said why) when it can't. */
+static int rfs_inj_open_map(const char *pin, int *fd)
+{
+	if (!pin)
+		return 0;
+	*fd = bpf_obj_get(pin);
+	if (*fd >= 0)
+		return 0;
+	fprintf(stderr, "inject: can't open map '%s': %s\n", pin,
+		strerror(errno));
+	return -1;
+}
+
+/* One u64 counter of rfsd's per-CPU stats map fd, summed over the CPUs:
+ * values of vsize bytes, the counter at off; 0 without the map. */
+static unsigned long long rfs_inj_percpu_sum(int fd, size_t vsize, size_t off)
 {
 	int n = libbpf_num_possible_cpus(), i, zero = 0;
-	struct rfs_global_stats *v;
+	unsigned long long sum = 0;
+	char *v;
 
-	if (gstats_fd < 0 || n <= 0)
-		return;
-	v = calloc(n, sizeof(*v));
-	if (v && !bpf_map_lookup_elem(gstats_fd, &zero, v))
+	if (fd < 0 || n <= 0)
+		return 0;
+	v = calloc(n, vsize);
+	if (v && !bpf_map_lookup_elem(fd, &zero, v))
 		for (i = 0; i < n; i++)
-			s->enqueue_drops += v[i].enqueue_drops;
+			sum += *(__u64 *)(v + i * vsize + off);
 	free(v);
+	return sum;
 }
 
 static void rfs_inj_snapshot(struct rfs_inj_snap *s)
@@ -383,7 +406,12 @@ static void rfs_inj_snapshot(struct rfs_inj_snap *s)
 		s->delivered += __atomic_load_n(&readers[i].total, __ATOMIC_RELAXED);
 	rfs_inj_snmp(s);
 	rfs_inj_softnet(s);
-	rfs_inj_gstats(s);
+	s->enqueue_drops = rfs_inj_percpu_sum(gstats_fd,
+		sizeof(struct rfs_global_stats),
+		offsetof(struct rfs_global_stats, enqueue_drops));
+	s->early_drops = rfs_inj_percpu_sum(ifstats_fd,
+		sizeof(struct rfs_if_stats),
+		offsetof(struct rfs_if_stats, early_drop));
 	s->t = rfs_inj_now();
 }
 
@@ -403,7 +431,7 @@ static int rfs_inj_run(int fd, const __u8 *frame, size_t len, double secs,
 		.repeat = opt.repeat,
 		.flags = BPF_F_TEST_XDP_LIVE_FRAMES,
 	);
-	double t0 = rfs_inj_now(), t;
+	double t0 = rfs_inj_now(), t, ahead;
 
 	*frames = 0;
 	*kns = 0;
@@ -414,9 +442,15 @@ static int rfs_inj_run(int fd, const __u8 *frame, size_t len, double secs,
 				strerror(errno));
 			return -1;
 		}
-		*frames += opt.repeat;
-		*kns += (double)o.duration * opt.repeat;
+		*frames += o.repeat;
+		*kns += (double)o.duration * o.repeat;
 		t = rfs_inj_now();
+		/* paced: never ahead of the rate */
+		ahead = opt.rate > 0 ? *frames / opt.rate - (t - t0) : 0;
+		if (ahead > 0 && t + ahead - t0 < secs) {
+			rfs_inj_sleep(ahead);
+			t = rfs_inj_now();
+		}
 	} while (t - t0 < secs && !stop);
 	*wall = t - t0;
 	return 0;
@@ -439,8 +473,10 @@ static void rfs_inj_usage(FILE *f)
 		"  --secs S         seconds measured (default 3)\n"
 		"  --repeat N       frames per test run (default 4096)\n"
 		"  --payload N      UDP payload bytes (default 18: 60-byte frames)\n"
+		"  --rate PPS       frames a second at most (default: as fast as it can)\n"
 		"  --prog PIN       program under test (default: XDP_PASS)\n"
-		"  --gstats PIN     rfsd's pinned rfs_gstats (cpumap ring drops)\n");
+		"  --gstats PIN     rfsd's pinned rfs_gstats (cpumap ring drops)\n"
+		"  --ifstats PIN    rfsd's pinned rfs_if_stats of IF (early drops)\n");
 }
 
 static int rfs_inj_args(int argc, char **argv)
@@ -458,8 +494,10 @@ static int rfs_inj_args(int argc, char **argv)
 		{ "secs", required_argument, NULL, 't' },
 		{ "repeat", required_argument, NULL, 'x' },
 		{ "payload", required_argument, NULL, 'l' },
+		{ "rate", required_argument, NULL, 'a' },
 		{ "prog", required_argument, NULL, 'P' },
 		{ "gstats", required_argument, NULL, 'g' },
+		{ "ifstats", required_argument, NULL, 'I' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
@@ -479,8 +517,10 @@ static int rfs_inj_args(int argc, char **argv)
 		case 't': opt.secs = atof(optarg); break;
 		case 'x': opt.repeat = atoi(optarg); break;
 		case 'l': opt.payload = atoi(optarg); break;
+		case 'a': opt.rate = atof(optarg); break;
 		case 'P': opt.prog_pin = optarg; break;
 		case 'g': opt.gstats_pin = optarg; break;
+		case 'I': opt.ifstats_pin = optarg; break;
 		case 'h': rfs_inj_usage(stdout); exit(0);
 		default: rfs_inj_usage(stderr); return -1;
 		}
@@ -488,7 +528,8 @@ static int rfs_inj_args(int argc, char **argv)
 	if (!opt.ifname || !opt.src || !opt.dst || opt.socks < 1 ||
 	    opt.socks > RFS_INJ_MAX_SOCKS || opt.port0 + opt.socks > 65536 ||
 	    opt.payload < 0 || opt.payload > 1400 || opt.repeat < 1 ||
-	    opt.secs <= 0 || opt.cpu < 0 || opt.cpu >= RFS_INJ_MAX_CPUS) {
+	    opt.secs <= 0 || opt.rate < 0 || opt.cpu < 0 ||
+	    opt.cpu >= RFS_INJ_MAX_CPUS) {
 		rfs_inj_usage(stderr);
 		return -1;
 	}
@@ -554,14 +595,9 @@ int main(int argc, char **argv)
 			opt.prog_pin ?: "rfs_inject_pass", strerror(errno));
 		goto out;
 	}
-	if (opt.gstats_pin) {
-		gstats_fd = bpf_obj_get(opt.gstats_pin);
-		if (gstats_fd < 0) {
-			fprintf(stderr, "inject: can't open map '%s': %s\n",
-				opt.gstats_pin, strerror(errno));
-			goto out;
-		}
-	}
+	if (rfs_inj_open_map(opt.gstats_pin, &gstats_fd) ||
+	    rfs_inj_open_map(opt.ifstats_pin, &ifstats_fd))
+		goto out;
 	if (rfs_inj_start_readers())
 		goto out;
 	/* the injecting thread: on --cpu, as a NIC's IRQ would be */
@@ -605,12 +641,14 @@ int main(int argc, char **argv)
 	printf("drops_backlog %llu\n", b.dropped - a.dropped);
 	printf("drops_cpumap %llu\n", b.enqueue_drops - a.enqueue_drops);
 	printf("drops_noport %llu\n", b.noports - a.noports);
+	printf("drops_early %llu\n", b.early_drops - a.early_drops);
 	printf("drops_total %lld\n", (long long)(frames - got));
 	/* lost where none of the above counts: the test run itself (an skb
 	 * not allocated), an aborted verdict; host-wide counters can make
 	 * the sum of the others exceed the loss, hence the floor at 0 */
 	known = (b.rcvbuf - a.rcvbuf) + (b.dropped - a.dropped) +
-		(b.enqueue_drops - a.enqueue_drops) + (b.noports - a.noports);
+		(b.enqueue_drops - a.enqueue_drops) + (b.noports - a.noports) +
+		(b.early_drops - a.early_drops);
 	printf("drops_other %llu\n", frames - got > known ? frames - got - known : 0);
 	printf("socks_fed_pct %.1f\n", 100.0 * fed / opt.socks);
 	/* where the stack ran: host-wide, so others' traffic is in it */

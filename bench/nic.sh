@@ -27,7 +27,7 @@
 # delivered_pps, injected_pps, ns_per_frame (the injecting CPU's, from the
 # kernel's test-run timer), wall_ns_per_frame, drops_rcvbuf (UDP
 # RcvbufErrors), drops_backlog (softnet_stat), drops_cpumap (rfsd's ring
-# drops), drops_noport, drops_total (injected - delivered), drops_other
+# drops), drops_early (rfsd's early_drop), drops_noport, drops_total (injected - delivered), drops_other
 # (lost where none of those counts: the injector itself), socks_fed_pct,
 # stack_off_rx_cpu_pct (softnet_stat "processed" off CPU 0: where the
 # stack ran; RPS/RFS act when it is above 0).  The snmp and softnet
@@ -37,8 +37,16 @@
 #   OUT=build/bench ROUNDS=3 QUICK= bench/nic.sh
 #   bench/nic.sh [--out DIR] [--rounds N] [--quick]
 #
+# The overload cell (workload nic-overload, the first socket count, each
+# mode of NIC_OVERLOAD, default "base rfs xdp"; empty: none): the highest
+# offered rate that is lossless, found by stepping down from what the
+# mode delivers flat out (inject --rate), then three times it offered:
+# lossless_pps, delivered_lossless_pps, offered_3x_pps, delivered_3x_pps,
+# drops_early_3x (xdp's early_drop).  No receive livelock means
+# delivered_3x_pps near delivered_lossless_pps.
+#
 # QUICK=1: 64 sockets, at most 2 rounds, 0.5 s warm-up, 1 s windows.
-# NIC_MODES, NIC_SOCKS, NIC_SECS, NIC_WARMUP override.  Root; exit 249 when
+# NIC_MODES, NIC_SOCKS, NIC_SECS, NIC_WARMUP, NIC_OVERLOAD override.  Root; exit 249 when
 # it can't run here (one CPU, no build).
 
 set -u
@@ -74,6 +82,7 @@ else
 	NIC_WARMUP=${NIC_WARMUP:-1}
 fi
 NIC_MODES=${NIC_MODES:-"base rps rfs xdp xdp-noguard"}
+NIC_OVERLOAD=${NIC_OVERLOAD-"base rfs xdp"}
 INJ_CPU=0
 
 SFE_FILE=/proc/sys/net/core/rps_sock_flow_entries
@@ -176,24 +185,37 @@ mode_off()
 	esac
 }
 
-# One cell: mode $1, $2 sockets, round $3.
-cell()
+# Inject in mode $1 for $2 sockets at $3 frames/s (empty: as fast as CPU
+# 0 can) into $LAB_DIR/inject.out; 1 (warned) when it failed.
+nic_inject()
 {
-	local mode=$1 n=$2 round=$3 out=$LAB_DIR/inject.out args=() k v u
+	local mode=$1 n=$2 rate=$3 args=()
 	mode_on "$mode"
 	case $mode in
 	xdp*) args=(--prog "$RFS_PIN_V/if/$LAB_A/prog"
-		    --gstats "$RFS_PIN_V/maps/rfs_gstats") ;;
+		    --gstats "$RFS_PIN_V/maps/rfs_gstats"
+		    --ifstats "$RFS_PIN_V/if/$LAB_A/rfs_if_stats") ;;
 	esac
+	[ -n "$rate" ] && args+=(--rate "$rate")
 	if ! "$INJECT" --ifname "$LAB_A" --src "$LAB_IP4_B" --dst "$LAB_IP4_A" \
 		--socks "$n" --port0 $((LAB_PORT + 1000)) --rport $((LAB_PORT + 999)) \
 		--cpu "$INJ_CPU" --warmup "$NIC_WARMUP" --secs "$NIC_SECS" \
-		"${args[@]}" > "$out" 2> "$LAB_DIR/inject.err"; then
-		lab_warn "nic: $mode socks=$n round $round failed, left out: $(tail -n 2 "$LAB_DIR/inject.err")"
+		"${args[@]}" > "$LAB_DIR/inject.out" 2> "$LAB_DIR/inject.err"; then
+		lab_warn "nic: $mode socks=$n${rate:+ at $rate/s} failed, left out: $(tail -n 2 "$LAB_DIR/inject.err")"
 		mode_off "$mode"
-		return 0
+		return 1
 	fi
 	mode_off "$mode"
+}
+
+# A value of the last nic_inject, rounded.
+nic_val() { awk -v k="$1" '$1 == k { printf "%.0f\n", $2 }' "$LAB_DIR/inject.out"; }
+
+# One cell: mode $1, $2 sockets, round $3.
+cell()
+{
+	local mode=$1 n=$2 round=$3 out=$LAB_DIR/inject.out k v u
+	nic_inject "$mode" "$n" "" || return 0
 	while read -r k v; do
 		case $k in
 		*_pps) u=pps ;;
@@ -209,6 +231,39 @@ cell()
 		lab_warn "nic: $mode socks=$n: datagrams to no socket (check the frame)"
 	say "$(printf 'round %s socks=%-4s %-11s %s' "$round" "$n" "$mode" \
 		"$(awk '{ v[$1] = $2 } END { printf "delivered %d/s of %d/s, %.0f ns/frame on cpu 0, stack off cpu 0 %.0f%%", v["delivered_pps"], v["injected_pps"], v["ns_per_frame"], v["stack_off_rx_cpu_pct"] }' "$out")")"
+}
+
+# The overload cell: offered rates stepping down from what the mode
+# delivers flat out until one is lossless (drops_total at most 0.1 % of
+# injected), then three times that.  Receive livelock shows as a
+# delivered rate at 3x far under the one at the lossless rate.
+overload()
+{
+	local mode=$1 n=$2 round=$3 top f rate lossless= got d3
+	nic_inject "$mode" "$n" "" || return 0
+	top=$(nic_val delivered_pps)
+	for f in 100 70 50 35 25; do
+		rate=$((top * f / 100))
+		((rate > 0)) && nic_inject "$mode" "$n" "$rate" || return 0
+		if (($(nic_val drops_total) * 1000 <= $(nic_val injected))); then
+			lossless=$rate
+			got=$(nic_val delivered_pps)
+			break
+		fi
+	done
+	if [ -z "$lossless" ]; then
+		lab_warn "nic: $mode socks=$n: no lossless rate down to a quarter of $top/s"
+		return 0
+	fi
+	nic_inject "$mode" "$n" $((3 * lossless)) || return 0
+	d3=$(nic_val delivered_pps)
+	tsv_row nic-overload "socks=$n" "$mode" "$round" lossless_pps "$lossless" pps
+	tsv_row nic-overload "socks=$n" "$mode" "$round" delivered_lossless_pps "$got" pps
+	tsv_row nic-overload "socks=$n" "$mode" "$round" offered_3x_pps "$(nic_val injected_pps)" pps
+	tsv_row nic-overload "socks=$n" "$mode" "$round" delivered_3x_pps "$d3" pps
+	tsv_row nic-overload "socks=$n" "$mode" "$round" drops_early_3x "$(nic_val drops_early)" count
+	say "$(printf 'round %s socks=%-4s %-11s lossless at %d/s (delivered %d/s); at 3x (%d/s offered) delivered %d/s, %d%%' \
+		"$round" "$n" "$mode" "$lossless" "$got" "$(nic_val injected_pps)" "$d3" $((got ? 100 * d3 / got : 0)))"
 }
 
 main()
@@ -238,6 +293,10 @@ main()
 				m=${modes[$(((i + r - 1) % nm))]}
 				cell "$m" "$n" "$r"
 			done
+		done
+		# the first socket count only: a search costs seven cells
+		for m in $NIC_OVERLOAD; do
+			overload "$m" "${NIC_SOCKS%% *}" "$r"
 		done
 	done
 	say "done in $(lab_since "$t0") s ($ROUNDS rounds, socks $NIC_SOCKS, ${NIC_SECS}s windows)"

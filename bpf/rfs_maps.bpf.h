@@ -75,6 +75,15 @@ struct {
 	__type(value, struct rfs_global_stats);
 } rfs_gstats SEC(".maps") __weak;
 
+/* Early drop marks (rfs_full_mark), written by rfs_sock_full on a
+ * target CPU, read by rfs_xdp on every RX CPU. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, RFS_FULL_SLOTS);
+	__type(key, __u32);
+	__type(value, __u64);
+} rfs_sock_full SEC(".maps") __weak;
+
 static __always_inline struct rfs_globals *rfs_get_globals(void)
 {
 	__u32 zero = 0;

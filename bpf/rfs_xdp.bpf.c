@@ -6,7 +6,10 @@
  * loaded per interface; its rfs_if_cfg, rfs_dev_outer and rfs_if_stats are
  * that interface's own, every other map is shared.
  *
- * It never drops: anything it does not steer goes up the stack here.
+ * It drops only a frame whose socket is refusing its datagrams
+ * (rfs_full_drops), or one whose earlier frames may still be in flight
+ * when its CPU leaves the cpumap: anything it does not steer goes up the
+ * stack here.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -121,6 +124,24 @@ static __always_inline int rfs_count_pass(struct rfs_if_stats *s, int why)
 		break;
 	}
 	return XDP_PASS;
+}
+
+/* Did the flow's socket refuse a datagram moments ago (rfs_full_drops)?
+ * One load of a line written only on refusals; jiffies only when the
+ * mark is this flow's. */
+static __always_inline int rfs_flow_full(const struct rfs_globals *g,
+					 __u32 hash)
+{
+	__u32 idx = rfs_full_index(hash);
+	__u64 *slot, mark;
+
+	slot = bpf_map_lookup_elem(&rfs_sock_full, &idx);
+	if (!slot)
+		return 0;
+	mark = RFS_READ_ONCE(*slot);
+	return rfs_full_tagged(mark, hash) &&
+	       rfs_full_drops(mark, hash, (__u32)bpf_jiffies64(),
+			      RFS_READ_ONCE(g->early_drop_jiffies));
 }
 
 /* The entry for this flow in a dev flow table, or NULL. */
@@ -239,6 +260,12 @@ int rfs_xdp(struct xdp_md *ctx)
 		return rfs_count_pass(s, -1);
 
 	st.hash = rfs_flow_hash(&key, g->hash_seed);
+	if (rfs_flow_full(g, st.hash)) {
+		/* before the redirect and any mark, number or entry written:
+		 * a frame never sent is nothing the in-order rule covers */
+		s->early_drop++;
+		return XDP_DROP;
+	}
 	se = rfs_sock_slot(g, st.hash);
 	if (se)
 		st.desired_cpu = rfs_sock_entry_cpu(*se, st.hash, g->cpu_mask);

@@ -204,7 +204,24 @@ struct rfs_globals {
 	__u32 steer_loopback;	/* a loopback interface is attached: loopback
 				   sockets record too (else they are skipped,
 				   rfs_flow_key_loopback) */
+	__u32 early_drop_jiffies; /* how long a refusal marks its flow
+				   (rfs_full_drops); 0: early drop off */
 };
+
+/*
+ * Early drop: one mark per slot of rfs_sock_full, indexed by the flow
+ * hash's low bits (rfs_full_index), written when a UDP socket refuses a
+ * datagram (its receive buffer is full):
+ *
+ *	mark = (__u64)jiffy << 32 | hash		0 = never marked
+ *
+ * jiffy is the low 32 bits of jiffies at the refusal; the full hash is the
+ * tag, so a flow that shares the slot is not dropped for another's
+ * refusal.  Written only on refusals, read by rfs_xdp on every frame: the
+ * line stays in every RX CPU's cache until a socket overflows.  A fixed
+ * size: a flow that loses its slot to another is only not dropped early.
+ */
+#define RFS_FULL_SLOTS		8192
 
 /*
  * Per-interface settings, in each XDP program's rfs_if_cfg: two slots, of
@@ -287,6 +304,8 @@ struct rfs_if_stats {
 				   frames may be in flight */
 	__u64 no_meta;		/* redirected without metadata (no room):
 				   its target can't mark it */
+	__u64 early_drop;	/* dropped here: its socket refused a
+				   datagram moments ago (rfs_full_drops) */
 };
 
 /* Counters of the socket-side and cpumap-side programs, per CPU. */
@@ -322,14 +341,15 @@ struct rfs_global_stats {
 #define RFS_MAP_IF_CFG		"rfs_if_cfg"
 #define RFS_MAP_IF_STATS	"rfs_if_stats"
 #define RFS_MAP_FLOW_HITS	"rfs_flow_hits"
+#define RFS_MAP_SOCK_FULL	"rfs_sock_full"
 
 /*
  * Pin layout, below the pin dir (default /sys/fs/bpf/rfs):
- *	v4/maps/<map>		shared maps
- *	v4/links/<prog>		tracing, sockops and cpumap-side links
- *	v4/if/<ifname>/		prog and the interface's own maps
+ *	v5/maps/<map>		shared maps
+ *	v5/links/<prog>		tracing, sockops and cpumap-side links
+ *	v5/if/<ifname>/		prog and the interface's own maps
  */
 #define RFS_PIN_DIR_DEFAULT	"/sys/fs/bpf/rfs"
-#define RFS_PIN_LAYOUT		"v4"
+#define RFS_PIN_LAYOUT		"v5"
 
 #endif /* RFS_COMMON_H */

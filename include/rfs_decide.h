@@ -84,6 +84,57 @@ static __always_inline __u32 rfs_spread_cpu(const struct rfs_if_config *cfg,
 	return cfg->allowed_list[idx & (RFS_MAX_CPUS - 1)];
 }
 
+/*
+ * Early drop (rfs_sock_full, rfs_common.h).  A UDP socket that refuses a
+ * datagram marks its flow; rfs_xdp then drops the flow's frames at the
+ * RX CPU, before the redirect, for `window` jiffies: a target would build
+ * an skb for each only for the full socket to refuse it, and the readers
+ * on that CPU would starve.  A dropped frame was never sent, so it
+ * touches nothing the in-order rule proves (rfs_order.h).
+ *
+ * The mark expires by itself and only a new refusal re-arms it: a mark
+ * cleared by the next recv would blackhole a new socket on the same
+ * 4-tuple that waits for its first frame.  The jiffies compared are 32
+ * bits and the difference is unsigned, so a mark is live only in the
+ * window after it was made: one left unread for 2^32 jiffies matches
+ * again for at most window jiffies.
+ */
+static __always_inline __u32 rfs_full_index(__u32 hash)
+{
+	return hash & (RFS_FULL_SLOTS - 1);
+}
+
+static __always_inline __u64 rfs_full_mark(__u32 hash, __u32 jiffy)
+{
+	return (__u64)jiffy << 32 | hash;
+}
+
+/* Is the slot's mark this flow's?  The test every frame makes: no clock. */
+static __always_inline int rfs_full_tagged(__u64 mark, __u32 hash)
+{
+	return mark && (__u32)mark == hash;
+}
+
+/* Drop this flow's frame at jiffy now? */
+static __always_inline int rfs_full_drops(__u64 mark, __u32 hash, __u32 now,
+					  __u32 window)
+{
+	return rfs_full_tagged(mark, hash) &&
+	       now - (__u32)(mark >> 32) < window;
+}
+
+/*
+ * The window for a kernel of this HZ: a refusal late in its jiffy still
+ * drops for RFS_EARLY_DROP_MS, whatever HZ (HZ 100: 2 jiffies, 250: 2,
+ * 1000: 5).  Short: a window longer than a reader takes to wake and
+ * drain its buffer would withhold frames the socket could take.
+ */
+#define RFS_EARLY_DROP_MS	4
+static __always_inline __u32 rfs_full_window(__u32 hz)
+{
+	return (hz * RFS_EARLY_DROP_MS + 999) / 1000 + 1;
+}
+
 enum rfs_verdict {
 	RFS_V_NONE,	/* no CPU allowed: pass the frame up here */
 	RFS_V_NEW,	/* flow had no current CPU */

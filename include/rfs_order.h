@@ -26,6 +26,9 @@
  *	  can't make a flow look drained early.
  *	- passes a frame up on r itself when t == r (the local path), and
  *	  records {r, LOCAL, jiffies} (rfs_record_local).
+ *	- drops a frame before any of the above while its socket refuses
+ *	  datagrams (early drop, rfs_full_drops): never sent, it takes no
+ *	  number and leaves the entry as the flow's last sent frame left it.
  *  rfs_cpumap (target t, kthread, per marked frame, before GRO):
  *	- marks {seq, epoch} of the frame in rfs_rx_track[t][r]
  *	  (rfs_track_dequeued), keeping older marks by epoch and by jiffy

@@ -207,6 +207,7 @@ static const struct rfs_pin rfs_core_pins[] = {
 	M(RFS_MAP_GSTATS, gstats_fd, sizeof(struct rfs_global_stats)),
 	M(RFS_MAP_TX_SEQ, tx_seq_fd, sizeof(struct rfs_tx_seq)),
 	M(RFS_MAP_RX_TRACK, rx_track_fd, sizeof(struct rfs_rx_track)),
+	M(RFS_MAP_SOCK_FULL, sock_full_fd, sizeof(__u64)),
 #undef M
 	{ "progs", "rfs_cpumap", offsetof(struct rfs_dp, cpumap_prog_fd), 0 },
 };
@@ -315,6 +316,9 @@ static int rfs_core_load(const struct rfs_dp *dp,
 		bpf_program__set_autoload(skel->progs.rfs_kthread_batch, false);
 	if (!f->tp_enqueue)
 		bpf_program__set_autoload(skel->progs.rfs_enqueue, false);
+	if (!f->tp_sock_full)
+		bpf_program__set_autoload(skel->progs.rfs_sock_full_mark,
+					  false);
 	/* one track per (target, possible RX CPU): rfs_rx_track_index() */
 	e = bpf_map__set_max_entries(skel->maps.rfs_rx_track,
 				     rfs_rx_track_entries(dp->env.nr_cpus,
@@ -616,6 +620,21 @@ static bool rfs_if_is_loopback(const char *name)
 
 	return !rfs_path(path, "/sys/class/net/%s/type", name) &&
 	       !rfs_file_u64(path, "", &type) && type == ARPHRD_LOOPBACK;
+}
+
+int rfs_dp_set_early_drop(struct rfs_dp *dp, bool on)
+{
+	struct rfs_globals g = dp->globals;
+	__u32 zero = 0;
+
+	/* HZ unknown: the shortest window it could mean, the least lost */
+	g.early_drop_jiffies = on ? rfs_full_window(dp->feat.hz ?: 100) : 0;
+	if (g.early_drop_jiffies == dp->globals.early_drop_jiffies)
+		return 0;
+	if (bpf_map_update_elem(dp->env.globals_fd, &zero, &g, BPF_ANY))
+		return -errno;
+	dp->globals = g;
+	return 0;
 }
 
 /* Loopback sockets are recorded only while a loopback interface is

@@ -46,6 +46,7 @@ struct rfs_kfeatures {
 	bool func_ret;		/* bpf_get_func_ret (5.17): fexit socket hooks */
 	bool sockops_state;	/* BPF_SOCK_OPS_STATE_CB (a socket's close) */
 	bool tp_enqueue;	/* tp_btf/xdp_cpumap_enqueue */
+	bool tp_sock_full;	/* tp_btf/udp_fail_queue_rcv_skb (early drop) */
 	bool tp_kthread;	/* tp_btf/xdp_cpumap_kthread with its stats arg */
 	bool kthread_data;	/* task->worker_private->data is the cpumap entry */
 	bool task_state;	/* task_struct.__state (is the kthread asleep) */
@@ -190,6 +191,7 @@ struct rfs_if_env {
 	int gstats_fd;
 	int tx_seq_fd;
 	int rx_track_fd;
+	int sock_full_fd;
 	struct rfs_budget budget;
 	__u64 tables_bytes;
 };
@@ -280,6 +282,8 @@ int rfs_dp_sweep_orphans(struct rfs_dp *dp, int ifindex);
 int rfs_dp_cleanup(const char *pin_dir, char *err);
 
 int rfs_dp_set_sock_flow_entries(struct rfs_dp *dp, __u32 n, char *err);
+/* Early drop on (a window from the kernel's HZ, rfs_full_window) or off. */
+int rfs_dp_set_early_drop(struct rfs_dp *dp, bool on);
 /* The CPUs whose cpumap entry (and kthread) was made since the last call. */
 void rfs_dp_take_new_kthreads(struct rfs_dp *dp, struct rfs_cpuset *out);
 

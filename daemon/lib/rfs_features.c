@@ -194,6 +194,7 @@ static void rfs_kfeatures_btf(struct rfs_kfeatures *f)
 	f->func_ret = rfs_btf_has_enumerator(btf, "BPF_FUNC_get_func_ret");
 	f->sockops_state = rfs_btf_has_enumerator(btf, "BPF_SOCK_OPS_STATE_CB");
 	f->tp_enqueue = rfs_btf_tp_args(btf, "xdp_cpumap_enqueue") == 5;
+	f->tp_sock_full = rfs_btf_tp_args(btf, "udp_fail_queue_rcv_skb") >= 2;
 	/* ctx, map_id, processed, drops, sched, xdp_cpumap_stats */
 	f->tp_kthread = rfs_btf_tp_args(btf, "xdp_cpumap_kthread") == 6;
 	f->kthread_data = rfs_btf_has(btf, "task_struct", "worker_private") &&
@@ -216,7 +217,7 @@ int rfs_kfeat_set(struct rfs_kfeatures *f, const char *name,
 	} bools[] = {
 #define B(x) { #x, offsetof(struct rfs_kfeatures, x) }
 		B(btf), B(tp_sock_len), B(kprobes), B(fentry), B(func_ret),
-		B(sockops_state), B(tp_enqueue), B(tp_kthread),
+		B(sockops_state), B(tp_enqueue), B(tp_sock_full), B(tp_kthread),
 		B(kthread_data), B(task_state), B(cpumap_prog), B(frame_meta),
 #undef B
 	};

@@ -307,6 +307,7 @@ static struct rfs_xdp *rfs_if_open_obj(const struct rfs_if_env *env,
 	    bpf_map__reuse_fd(skel->maps.rfs_gstats, env->gstats_fd) ?:
 	    bpf_map__reuse_fd(skel->maps.rfs_tx_seq, env->tx_seq_fd) ?:
 	    bpf_map__reuse_fd(skel->maps.rfs_rx_track, env->rx_track_fd) ?:
+	    bpf_map__reuse_fd(skel->maps.rfs_sock_full, env->sock_full_fd) ?:
 	    bpf_map__reuse_fd(skel->maps.rfs_dev_flows, ifc->dev_flows_fd) ?:
 	    /* the outer map's template is our table too: 6.1 refuses an
 	     * inner map whose BTF differs from the template's */

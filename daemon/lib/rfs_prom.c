@@ -22,6 +22,7 @@ const struct rfs_ctr rfs_ctrs[] = {
 	CTR(IF, i, pass_no_table, "Frames passed up unsteered: no config, flow table or allowed CPU, or a queue past the table."),
 	CTR(IF, i, redirect_err, "Frames whose cpumap redirect failed: CPU missing from the cpumap (dropped when the flow's earlier frames may be in flight)."),
 	CTR(IF, i, no_meta, "Held frames redirected without metadata (no headroom): their target CPU can't mark them (other frames go without it anyway)."),
+	CTR(IF, i, early_drop, "Frames dropped at the RX CPU, before any redirect: their UDP socket refused a datagram moments ago (early drop; rfsd.conf early_drop)."),
 	CTR(GLOBAL, g, dequeued, "Frames the CPU's cpumap queue handed to the stack (by target CPU)."),
 	CTR(GLOBAL, g, enqueue_drops, "Frames dropped because a cpumap ring was full (ring drops, by the RX CPU that flushed)."),
 	CTR(GLOBAL, g, recv_local, "Receive calls that returned data on a connected TCP/UDP socket whose last frame the stack processed on the reading CPU (locality hit)."),

@@ -60,6 +60,7 @@ static const struct key global_keys[] = {
 	G("metrics_listen", K_LISTEN, metrics_listen),
 	G("cpumap_kthread_sched", K_KSCHED, ksched),
 	G("allow_unordered", K_BOOL, allow_unordered),
+	G("early_drop", K_BOOL, early_drop),
 	G("table_budget_iface", K_SIZE, budget_iface),
 	G("table_budget_total", K_SIZE, budget_total),
 	G("leaving_warn_seconds", K_SECONDS, leaving_warn_s,
@@ -436,6 +437,7 @@ int rfsd_config_parse(FILE *f, const char *path, struct rfsd_config *cfg,
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->ksched = RFSD_KSCHED_DEFAULT;
 	cfg->leaving_warn_s = RFSD_LEAVING_WARN_DEFAULT;
+	cfg->early_drop = true;
 	err[0] = '\0';
 	if (!f)
 		return 0;

@@ -226,6 +226,15 @@ static void budget_of(const struct rfsd_config *cfg, struct rfs_budget *b)
 		all);
 }
 
+static void early_drop_apply(struct rfsd *d)
+{
+	int e = rfs_dp_set_early_drop(d->dp, d->cfg.early_drop);
+
+	if (e)
+		pr_warn("can't turn early drop %s: %s\n",
+			d->cfg.early_drop ? "on" : "off", strerror(-e));
+}
+
 static void reload(struct rfsd *d)
 {
 	struct rfsd_config old = d->cfg, cfg;
@@ -240,6 +249,7 @@ static void reload(struct rfsd *d)
 		d->cfg = cfg;
 		budget_of(&d->cfg, &d->budget);
 		rfsd_ifaces_reload(&d->ifaces, &old);
+		early_drop_apply(d);
 		rfsd_ksched_set(&d->ksched, &d->cfg.ksched);
 		rfsd_config_free(&old);
 		metrics_apply(d);
@@ -458,6 +468,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	d.ifaces = (struct rfsd_ifaces){ .dp = d.dp, .cfg = &d.cfg };
+	early_drop_apply(&d);
 	d.cmd = (struct rfsd_cmd_ctx){
 		.dp = d.dp, .ifaces = &d.ifaces, .sampler = &d.sampler,
 		.ksched = &d.ksched,

@@ -94,6 +94,7 @@ struct rfsd_config {
 	char *metrics_listen;		/* "[::1]:9464"; NULL: off */
 	struct rfsd_ksched ksched;
 	bool allow_unordered;
+	bool early_drop;
 	__u32 leaving_warn_s;		/* 0: never warn */
 	char *exclude;
 	unsigned int set;

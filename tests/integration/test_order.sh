@@ -4,7 +4,8 @@
 # The in-order rule (include/rfs_order.h) against a real rfsd, end to end:
 # two RX CPUs feeding each target, a flow leaving a saturated CPU, no
 # program per context switch, bulk TCP on the local and the remote path
-# and with its reader hopping between them (GRO off and on).
+# and with its reader hopping between them (GRO off and on), and a flow
+# whose socket overflows, dropped early (early_drop) and still in order.
 # Same lab and conventions as test_steering.sh (tests/lib/lab.sh); the
 # oracle of where the stack ran is net:netif_receive_skb on the lab
 # interface, and of order, tests/tools/rfs_seq (numbered UDP datagrams,
@@ -30,6 +31,8 @@ ALL_TESTS="
 	test_bulk_tcp_remote
 	test_bulk_tcp_hops
 	test_bulk_tcp_hops_gro
+	test_early_drop
+	test_early_drop_expires
 "
 
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/lab.sh"
@@ -143,6 +146,17 @@ other_drops()
 }
 
 # ------------------------------------------------------- numbered flows
+
+# Wait up to 5 s for an rfs_seq receiver to bind UDP port $1: a datagram
+# sent before would find no socket.
+seq_bound()
+{
+	local i
+	for ((i = 0; i < 50; i++)); do
+		ss -Huan "( sport = :$1 )" | grep -q . && return 0
+		sleep 0.1
+	done
+}
 
 # Run ORDER_FLOWS numbered UDP flows for $1 seconds at SEQ_PPS each, to
 # ports from SEQ_BASE up (the senders' ports are 1000 above): receivers
@@ -490,10 +504,7 @@ test_saturated_cpu()
 	lab_bg taskset -c "$CPU_A" "$SEQ" recv "$LAB_IP4_A" "$rport" \
 		"$LAB_IP4_B" "$sport" $((secs + 1)) > "$LAB_DIR/seq.recv.0"
 	rpid=$LAB_BG_PID
-	for ((i = 0; i < 50; i++)); do
-		ss -Huan "( sport = :$rport )" | grep -q . && break
-		sleep 0.1
-	done
+	seq_bound "$rport"
 	lab_bg_ns taskset -c "$CPU_A" "$SEQ" send "$LAB_IP4_B" "$sport" \
 		"$LAB_IP4_A" "$rport" "$secs" "$pps" > "$LAB_DIR/seq.send.0"
 	spid=$LAB_BG_PID
@@ -1103,6 +1114,101 @@ test_bulk_tcp_hops()
 test_bulk_tcp_hops_gro()
 {
 	bulk_tcp_hops gro
+}
+
+# ------------------------------------------------------------ early drop
+
+# One numbered flow from CPU_A in $LAB_NS to a reader on CPU_B whose
+# socket overflows: SO_RCVBUF at its floor, a datagram read per ms, $2
+# datagrams/s offered for $1 seconds (port pair $3).  The reader stops
+# with the sender ($1 + 1 s at most), so its socket closes right after
+# the last refusal.  Sets FLOOD_* from the two ends and the counters
+# around them.
+early_flood()
+{
+	local secs=$1 pps=$2 rport=$3 sport=$(($3 + 1000)) s0 s1 d0 d1 u0 u1
+	local rpid spid
+	s0=$(stats)
+	d0=$(lab_drops)
+	u0=$(udp_errors)
+	lab_bg taskset -c "$CPU_B" "$SEQ" recv "$LAB_IP4_A" "$rport" \
+		"$LAB_IP4_B" "$sport" $((secs + 1)) 0 0 1 1000 \
+		> "$LAB_DIR/flood.recv"
+	rpid=$LAB_BG_PID
+	seq_bound "$rport"
+	lab_bg_ns taskset -c "$CPU_A" "$SEQ" send "$LAB_IP4_B" "$sport" \
+		"$LAB_IP4_A" "$rport" "$secs" "$pps" > "$LAB_DIR/flood.send"
+	spid=$LAB_BG_PID
+	lab_wait "$spid" $((secs + 10)) || fail "rfs_seq sender failed"
+	lab_wait "$rpid" 10 || fail "rfs_seq receiver failed"
+	s1=$(stats)
+	d1=$(lab_drops)
+	u1=$(udp_errors)
+	read -r FLOOD_RECV FLOOD_INV < <(jget \
+		'"%d %d" % (d["received"], d["inversions"])' < "$LAB_DIR/flood.recv")
+	read -r FLOOD_SENT FLOOD_SENDERR < <(jget \
+		'"%d %d" % (d["sent"], d["send_errors"])' < "$LAB_DIR/flood.send")
+	FLOOD_EARLY=$(stat_delta "$s0" "$s1" early_drop)
+	FLOOD_RING=$(stat_delta "$s0" "$s1" enqueue_drops)
+	FLOOD_SOCK=$((u1 - u0))
+	FLOOD_OTHER=$(other_drops "$d0" "$d1")
+	say "flood: sent $FLOOD_SENT ($FLOOD_SENDERR refused by the sender) at $pps/s, read $FLOOD_RECV (inversions $FLOOD_INV); dropped early $FLOOD_EARLY, by the socket $FLOOD_SOCK, on the ring $FLOOD_RING, veth/backlog $FLOOD_OTHER"
+}
+
+# Early drop (rfsd.conf early_drop, rfs_full_drops in rfs_decide.h): a
+# flow offered far faster than its reader takes it.  Its socket refuses
+# datagrams, so rfs_xdp drops the flow's frames at the RX CPU: early_drop
+# grows; what arrives is in order; and every datagram sent was read or
+# dropped where a counter saw it (early, by the socket, on a cpumap ring,
+# on the veth or a backlog, or refused by the sender), but for what the
+# reader still held when it stopped (its buffer, a few datagrams).
+# Control: rfs_xdp without the drop fails the first check.
+test_early_drop()
+{
+	local missing
+	need_tool "$SEQ"
+	lab_need ss
+	setup
+	early_flood 3 20000 "$((SEQ_PORT + 400))"
+	[ "$FLOOD_RECV" -gt 0 ] || fail "the reader got nothing"
+	[ "$FLOOD_EARLY" -gt 0 ] ||
+		fail "early_drop did not grow while the socket refused $FLOOD_SOCK datagrams"
+	[ "$FLOOD_INV" -eq 0 ] ||
+		fail "$FLOOD_INV datagrams arrived after a later one: reordered"
+	missing=$((FLOOD_SENT - FLOOD_RECV - FLOOD_EARLY - FLOOD_SOCK - \
+		FLOOD_RING - FLOOD_OTHER - FLOOD_SENDERR))
+	say "unaccounted for: $missing"
+	[ "${missing#-}" -le 64 ] ||
+		fail "sent $FLOOD_SENT = read $FLOOD_RECV + dropped early $FLOOD_EARLY + by the socket $FLOOD_SOCK + ring $FLOOD_RING + veth/backlog $FLOOD_OTHER + refused by the sender $FLOOD_SENDERR does not close: $missing off"
+}
+
+# A mark expires by itself: after a flood has marked a flow and its
+# socket has closed, a new socket on the same 4-tuple gets the next
+# datagram sent after the window (a few ms), well before anything reads
+# or refuses on it again.  A mark cleared only by a recv, or one that
+# never expires, would blackhole the new socket.  Control: rfs_full_drops
+# without the expiry fails here.
+test_early_drop_expires()
+{
+	local rport=$((SEQ_PORT + 500)) sport=$((SEQ_PORT + 1500)) rpid e0 got
+	need_tool "$SEQ"
+	lab_need ss
+	setup
+	early_flood 2 20000 "$rport"
+	[ "$FLOOD_EARLY" -gt 0 ] || fail "the flood was not dropped early: nothing to expire"
+	e0=$(lab_stat "$LAB_A" early_drop)
+	lab_bg taskset -c "$CPU_B" "$SEQ" recv "$LAB_IP4_A" "$rport" \
+		"$LAB_IP4_B" "$sport" 5 > "$LAB_DIR/after.recv"
+	rpid=$LAB_BG_PID
+	seq_bound "$rport"
+	ip netns exec "$LAB_NS" taskset -c "$CPU_A" "$SEQ" send "$LAB_IP4_B" \
+		"$sport" "$LAB_IP4_A" "$rport" 0.2 10 > "$LAB_DIR/after.send" ||
+		fail "rfs_seq sender failed"
+	lab_wait "$rpid" 10 || fail "rfs_seq receiver failed"
+	got=$(jget 'd["received"]' < "$LAB_DIR/after.recv")
+	say "after the flood: $(cat "$LAB_DIR/after.send"); the new socket read $got; early_drop +$(( $(lab_stat "$LAB_A" early_drop) - e0 ))"
+	[ "$got" -gt 0 ] ||
+		fail "a new socket on the flooded flow's 4-tuple got nothing: its datagrams were dropped for the old socket's refusals"
 }
 
 # ----------------------------------------------------------------- runner

@@ -18,7 +18,8 @@
  * the recording programs rfsd picks by itself (tp_btf here, fexit on
  * Debian 12's 6.1), which must be the best one that works here.
  * A recv that returns no data (EAGAIN) must not record with tp_btf or
- * fexit, and does with kprobes (they see no return value).
+ * fexit, and does with kprobes (they see no return value).  A connected
+ * UDP socket that refuses datagrams marks its flow for early drop.
  *
  * Addresses: 198.18.N.0/24 and 2001:db8:f0:N::/64 with N picked unused,
  * not the 192.0.2.0/24 the issue suggests: on this machine eth0 sits in
@@ -1010,6 +1011,75 @@ static void test_loopback_skipped(void **state)
 	rfs_st_expect_cpu(hash, 1, "loopback, lo steered: send and recv on cpu 1");
 }
 
+/*
+ * Early drop's source: a connected UDP socket that refuses datagrams (a
+ * receive buffer at its minimum, never read) marks its flow in
+ * rfs_sock_full (rfs_sock_full_mark) under the hash rfs_xdp computes for
+ * the flow's frames, with the jiffy of a refusal; with early drop off it
+ * marks nothing.  Over loopback: the refusals happen in the sender's
+ * call, between the two jiffies read around it.
+ */
+static void test_udp_full_marks(void **state)
+{
+	struct sockaddr_storage a, b;
+	struct rfs_flow_key k = { .proto = IPPROTO_UDP };
+	socklen_t la, lb;
+	__u64 j0, j1, mark = 0, none = 0;
+	__u32 hash, idx;
+	int s, c, i, n, tiny = 1;
+	char buf[1024] = "";
+
+	rfs_st_ready();
+	if (!st.dp->feat.tp_sock_full)
+		skip();
+	s = st.fds[0] = socket(AF_INET, SOCK_DGRAM, 0);
+	c = st.fds[1] = socket(AF_INET, SOCK_DGRAM, 0);
+	assert_true(s >= 0 && c >= 0);
+	assert_int_equal(setsockopt(s, SOL_SOCKET, SO_RCVBUF, &tiny,
+				    sizeof(tiny)), 0);
+	la = rfs_st_addr(AF_INET, "127.0.0.1", 0, &a);
+	lb = rfs_st_addr(AF_INET, "127.0.0.1", 0, &b);
+	assert_int_equal(bind(s, (struct sockaddr *)&a, la), 0);
+	assert_int_equal(bind(c, (struct sockaddr *)&b, lb), 0);
+	assert_int_equal(getsockname(s, (struct sockaddr *)&a, &la), 0);
+	assert_int_equal(getsockname(c, (struct sockaddr *)&b, &lb), 0);
+	assert_int_equal(connect(s, (struct sockaddr *)&b, lb), 0);
+	assert_int_equal(connect(c, (struct sockaddr *)&a, la), 0);
+	k.local_port = rfs_st_port(&a);
+	k.peer_port = rfs_st_port(&b);
+	assert_int_equal(inet_pton(AF_INET, "127.0.0.1", k.local), 1);
+	assert_int_equal(inet_pton(AF_INET, "127.0.0.1", k.peer), 1);
+	hash = rfs_flow_hash(&k, st.g.hash_seed);
+	idx = rfs_full_index(hash);
+
+	for (i = 0; i < 2; i++) {
+		assert_int_equal(rfs_dp_set_early_drop(st.dp, !i), 0);
+		assert_int_equal(bpf_map_update_elem(st.dp->env.sock_full_fd,
+						     &idx, &none, BPF_ANY), 0);
+		j0 = rfs_tu_jiffies();
+		/* far more than the smallest buffer holds */
+		for (n = 0; n < 64; n++)
+			send(c, buf, sizeof(buf), MSG_DONTWAIT);
+		j1 = rfs_tu_jiffies();
+		assert_int_equal(bpf_map_lookup_elem(st.dp->env.sock_full_fd,
+						     &idx, &mark), 0);
+		if (i) {
+			assert_int_equal(mark, 0);
+			break;
+		}
+		if (!rfs_full_tagged(mark, hash))
+			fail_msg("slot %u holds %016llx after refusals, want flow %08x's mark",
+				 idx, (unsigned long long)mark, hash);
+		if (j0 && j1 &&
+		    (__u32)(mark >> 32) - (__u32)j0 > (__u32)j1 - (__u32)j0)
+			fail_msg("mark's jiffy %u outside [%u, %u]",
+				 (__u32)(mark >> 32), (__u32)j0, (__u32)j1);
+		/* drain: the next round starts with room */
+		while (recv(s, buf, sizeof(buf), MSG_DONTWAIT) > 0)
+			;
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1022,6 +1092,7 @@ int main(void)
 		T(test_tcp_no_record_after_close),
 		T(test_recv_no_data),
 		T(test_loopback_skipped),
+		T(test_udp_full_marks),
 #undef T
 	};
 	const size_t n_tests = sizeof(tests) / sizeof(tests[0]);

@@ -244,6 +244,7 @@ static const char *const rfs_fz_counter_names[] = {
 	"seen", "steered", "to_desired", "spread", "held", "local",
 	"switches", "pass_not_ip", "pass_fragment", "pass_other_proto",
 	"pass_truncated", "pass_no_table", "redirect_err", "no_meta",
+	"early_drop",
 };
 _Static_assert(sizeof(rfs_fz_counter_names) / sizeof(char *) ==
 	       sizeof(struct rfs_if_stats) / sizeof(__u64),

@@ -8,12 +8,16 @@
  * own counters mix the two, since a lost segment also lands in the
  * out-of-order queue.
  *
- *   rfs_seq recv LOCAL PORT PEER PEERPORT SECONDS [BOUNCE_MS [FIRST_CPU]]
+ *   rfs_seq recv LOCAL PORT PEER PEERPORT SECONDS [BOUNCE_MS [FIRST_CPU
+ *                [RCVBUF [READ_US]]]]
  *   rfs_seq send LOCAL PORT PEER PEERPORT SECONDS PPS [NFLOWS]
  *
  * With BOUNCE_MS the receiver pins itself to CPU FIRST_CPU (default 0)
  * and then to the next online CPU number every BOUNCE_MS: receivers
- * started with different FIRST_CPUs hop out of phase.  send with NFLOWS
+ * started with different FIRST_CPUs hop out of phase (BOUNCE_MS 0: no
+ * hops).  RCVBUF sets SO_RCVBUF (the kernel doubles it and keeps a
+ * floor; default 4 MiB) and READ_US sleeps that long after each
+ * datagram: a slow reader whose socket overflows.  send with NFLOWS
  * sends NFLOWS flows, PORT + i to PEERPORT + i, each at PPS, from one
  * process, and prints their total.
  *
@@ -109,9 +113,13 @@ static int do_recv(char **argv, int argc)
 	uint64_t received = 0, inversions = 0, max_seq = 0, moves = 0;
 	struct timeval tv = { 0, 100000 };
 	int cpu = argc > 6 ? atoi(argv[6]) % ncpu : 0, have = 0, drained = 0;
+	int rcvbuf = argc > 7 ? atoi(argv[7]) : 0;
+	useconds_t read_us = argc > 8 ? atoi(argv[8]) : 0;
 	double first = 0;
 
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	if (rcvbuf > 0)
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
 	if (bounce)
 		pin(cpu);
 	next_hop = now() + bounce;
@@ -132,6 +140,8 @@ static int do_recv(char **argv, int argc)
 			}
 			continue;
 		}
+		if (read_us)
+			usleep(read_us);
 		last = now();
 		if (!received)
 			first = last;
@@ -230,7 +240,7 @@ int main(int argc, char **argv)
 	if (argc >= 8 && !strcmp(argv[1], "send"))
 		return do_send(argv + 2, argc - 2);
 	fprintf(stderr,
-		"usage: rfs_seq recv LOCAL PORT PEER PEERPORT SECONDS [BOUNCE_MS [FIRST_CPU]]\n"
+		"usage: rfs_seq recv LOCAL PORT PEER PEERPORT SECONDS [BOUNCE_MS [FIRST_CPU [RCVBUF [READ_US]]]]\n"
 		"       rfs_seq send LOCAL PORT PEER PEERPORT SECONDS PPS [NFLOWS]\n");
 	return 2;
 }

@@ -71,6 +71,7 @@ static void rfs_test_good(void **state)
 	/* not set: the default */
 	assert_int_equal(cfg.leaving_warn_s,
 			 RFSD_LEAVING_WARN_DEFAULT);
+	assert_true(cfg.early_drop);
 	assert_string_equal(cfg.socket, "/run/x.sock");
 	assert_string_equal(cfg.metrics_listen, "[::1]:9464");
 	assert_null(cfg.pin_dir);
@@ -101,6 +102,26 @@ static void rfs_test_leaving_warn(void **state)
 				       &cfg, err), 0);
 	assert_int_equal(cfg.leaving_warn_s, 0);
 	rfsd_config_free(&cfg);
+}
+
+/* early_drop: on unless the config says no; anything but a boolean is
+ * refused at its line. */
+static void rfs_test_early_drop(void **state)
+{
+	struct rfsd_config cfg;
+	char err[RFSD_CONFIG_ERR_LEN];
+
+	assert_int_equal(rfs_test_load("[global]\nearly_drop = no\n", &cfg,
+				       err), 0);
+	assert_false(cfg.early_drop);
+	rfsd_config_free(&cfg);
+	assert_int_equal(rfs_test_load("[global]\nearly_drop = yes\n", &cfg,
+				       err), 0);
+	assert_true(cfg.early_drop);
+	rfsd_config_free(&cfg);
+	assert_int_not_equal(rfs_test_load("[global]\nearly_drop = off\n",
+					   &cfg, err), 0);
+	assert_non_null(strstr(err, "early_drop 'off' is not yes or no"));
 }
 
 static void rfs_test_numbers(void **state)
@@ -618,6 +639,7 @@ int main(void)
 		cmocka_unit_test(rfs_test_ksched),
 		cmocka_unit_test(rfs_test_numbers),
 		cmocka_unit_test(rfs_test_leaving_warn),
+		cmocka_unit_test(rfs_test_early_drop),
 		cmocka_unit_test(rfs_test_other_errors),
 		cmocka_unit_test(rfs_test_long_line),
 		cmocka_unit_test(rfs_test_noguard),

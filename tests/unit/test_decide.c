@@ -683,6 +683,74 @@ static void rfs_test_sock_entry_collision(void **state)
 			 RFS_NO_CPU);
 }
 
+/* ---- rfs_decide.h: early drop ------------------------------------------ */
+
+static void rfs_test_full_tag(void **state)
+{
+	const __u32 a = 0x1234abcd, b = a + RFS_FULL_SLOTS;
+	__u64 m = rfs_full_mark(a, 1000);
+
+	/* b shares a's slot: a's refusal must not drop it */
+	assert_int_equal(rfs_full_index(a), rfs_full_index(b));
+	assert_true(rfs_full_drops(m, a, 1000, 2));
+	assert_false(rfs_full_drops(m, b, 1000, 2));
+	assert_false(rfs_full_tagged(m, b));
+	/* a slot never marked drops nothing, hash 0 at jiffy 0 included */
+	assert_false(rfs_full_drops(0, 0, 0, 2));
+	assert_false(rfs_full_drops(0, a, 1000, 2));
+	/* window 0: early drop off */
+	assert_false(rfs_full_drops(m, a, 1000, 0));
+}
+
+static void rfs_test_full_expiry(void **state)
+{
+	const __u32 h = 0xdeadbeef;
+	__u64 m = rfs_full_mark(h, 500);
+
+	/* marked in jiffy 500, window 2: dropped in 500 and 501 only */
+	assert_true(rfs_full_drops(m, h, 500, 2));
+	assert_true(rfs_full_drops(m, h, 501, 2));
+	assert_false(rfs_full_drops(m, h, 502, 2));
+	assert_false(rfs_full_drops(m, h, 100500, 2));
+	/* a mark from later than now (another CPU's read of jiffies) is
+	 * not a live one: it never drops for 2^32 jiffies */
+	assert_false(rfs_full_drops(m, h, 499, 2));
+}
+
+static void rfs_test_full_wrap(void **state)
+{
+	const __u32 h = 0x5a5a5a5a;
+	__u64 m = rfs_full_mark(h, 0xffffffffu);
+
+	/* across the 32-bit wrap of jiffies */
+	assert_true(rfs_full_drops(m, h, 0xffffffffu, 3));
+	assert_true(rfs_full_drops(m, h, 0, 3));
+	assert_true(rfs_full_drops(m, h, 1, 3));
+	assert_false(rfs_full_drops(m, h, 2, 3));
+	/* half the range later, and just before the mark comes round
+	 * again: not live */
+	assert_false(rfs_full_drops(m, h, 0x7fffffffu, 3));
+	assert_false(rfs_full_drops(m, h, 0xfffffffeu, 3));
+}
+
+static void rfs_test_full_window(void **state)
+{
+	static const __u32 hz[] = { 100, 250, 300, 1000 };
+	size_t i;
+
+	for (i = 0; i < RFS_TEST_ARRAY_SIZE(hz); i++) {
+		__u32 w = rfs_full_window(hz[i]);
+
+		/* a refusal at the very end of its jiffy still drops for
+		 * (w - 1) whole jiffies: at least RFS_EARLY_DROP_MS */
+		assert_true((w - 1) * 1000 >= RFS_EARLY_DROP_MS * hz[i]);
+		/* and not a whole jiffy longer than it needs */
+		assert_true((w - 2) * 1000 < RFS_EARLY_DROP_MS * hz[i]);
+	}
+	assert_int_equal(rfs_full_window(100), 2);
+	assert_int_equal(rfs_full_window(1000), 5);
+}
+
 /* ---- rfs_order.h: the dev flow table ----------------------------------- */
 
 static void rfs_test_dev_header(void **state)
@@ -1429,6 +1497,10 @@ int main(void)
 		cmocka_unit_test(rfs_test_sock_entry_roundtrip),
 		cmocka_unit_test(rfs_test_sock_entry_empty),
 		cmocka_unit_test(rfs_test_sock_entry_collision),
+		cmocka_unit_test(rfs_test_full_tag),
+		cmocka_unit_test(rfs_test_full_expiry),
+		cmocka_unit_test(rfs_test_full_wrap),
+		cmocka_unit_test(rfs_test_full_window),
 		cmocka_unit_test(rfs_test_dev_header),
 		cmocka_unit_test(rfs_test_dev_index),
 		cmocka_unit_test(rfs_test_dev_index_bits),

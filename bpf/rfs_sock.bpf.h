@@ -63,6 +63,21 @@ static __always_inline int rfs_sock_key(struct sock *sk, struct rfs_flow_key *k,
 	return 0;
 }
 
+/* A UDP socket's read or write that finds its buffer at most half full
+ * ends the flow's early-drop mark (rfs_full_released): the frames it has
+ * room for again should reach it rather than wait out the window.  Only
+ * where sk is trusted: kprobe hosts let the mark expire. */
+static __always_inline void rfs_full_release(struct sock *sk, __u32 hash)
+{
+	__u32 idx = rfs_full_index(hash);
+	__u64 *slot = bpf_map_lookup_elem(&rfs_sock_full, &idx);
+
+	if (slot && rfs_full_released(RFS_READ_ONCE(*slot), hash,
+				      sk->sk_backlog.rmem_alloc.counter,
+				      sk->sk_rcvbuf))
+		RFS_WRITE_ONCE(*slot, 0);
+}
+
 /* Write this CPU into the flow's slot, only when it changes: a read-mostly
  * slot stays in every CPU's cache.  The counters are touched only off the
  * common path (nothing to write). */
@@ -85,6 +100,8 @@ static __always_inline void rfs_record_sock(struct sock *sk, const bool trusted)
 		return;
 	}
 	hash = rfs_flow_hash(&key, g->hash_seed);
+	if (trusted && key.proto == IPPROTO_UDP && g->early_drop_jiffies)
+		rfs_full_release(sk, hash);
 	slot = rfs_sock_slot(g, hash);
 	if (!slot)
 		return;

@@ -92,9 +92,12 @@ static __always_inline __u32 rfs_spread_cpu(const struct rfs_if_config *cfg,
  * on that CPU would starve.  A dropped frame was never sent, so it
  * touches nothing the in-order rule proves (rfs_order.h).
  *
- * The mark expires by itself and only a new refusal re-arms it: a mark
- * cleared by the next recv would blackhole a new socket on the same
- * 4-tuple that waits for its first frame.  The jiffies compared are 32
+ * The mark expires by itself: a mark that only a recv could clear would
+ * blackhole a new socket on the same 4-tuple that waits for its first
+ * frame.  A read that leaves the socket's buffer at most half full ends
+ * it sooner (rfs_full_released): a window of whole jiffies is longer
+ * than a reader takes to drain its buffer, and the frames it then has
+ * room for must reach it, not be dropped.  The jiffies compared are 32
  * bits and the difference is unsigned, so a mark is live only in the
  * window after it was made: one left unread for 2^32 jiffies matches
  * again for at most window jiffies.
@@ -121,6 +124,14 @@ static __always_inline int rfs_full_drops(__u64 mark, __u32 hash, __u32 now,
 {
 	return rfs_full_tagged(mark, hash) &&
 	       now - (__u32)(mark >> 32) < window;
+}
+
+/* Does a read or write that leaves rmem bytes of a buffer of rcvbuf in
+ * the socket end this flow's mark? */
+static __always_inline int rfs_full_released(__u64 mark, __u32 hash,
+					     __u32 rmem, __u32 rcvbuf)
+{
+	return rfs_full_tagged(mark, hash) && rmem <= rcvbuf / 2;
 }
 
 /*

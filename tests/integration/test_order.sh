@@ -1162,10 +1162,15 @@ early_flood()
 # dropped where a counter saw it (early, by the socket, on a cpumap ring,
 # on the veth or a backlog, or refused by the sender), but for what the
 # reader still held when it stopped (its buffer, a few datagrams).
-# Control: rfs_xdp without the drop fails the first check.
+# Then the same flood with early_drop = no (a reload): nothing is dropped
+# early, and the reader had read at least half as much with early drop
+# as it reads without: a mark that outlives the refusal (a read that
+# drained the buffer does not end it) withholds frames the socket has
+# room for.  Controls: rfs_xdp without the drop fails the first check;
+# without rfs_full_release the reader read about a quarter as much.
 test_early_drop()
 {
-	local missing
+	local missing on n i
 	need_tool "$SEQ"
 	lab_need ss
 	setup
@@ -1180,6 +1185,20 @@ test_early_drop()
 	say "unaccounted for: $missing"
 	[ "${missing#-}" -le 64 ] ||
 		fail "sent $FLOOD_SENT = read $FLOOD_RECV + dropped early $FLOOD_EARLY + by the socket $FLOOD_SOCK + ring $FLOOD_RING + veth/backlog $FLOOD_OTHER + refused by the sender $FLOOD_SENDERR does not close: $missing off"
+	on=$FLOOD_RECV
+	n=$(grep -c "reloading config" "$RFSD_LOG")
+	printf '[global]\nearly_drop = no\n' > "$LAB_DIR/rfsd.conf"
+	kill -HUP "$RFSD_PID"
+	for ((i = 0; i < 50; i++)); do
+		[ "$(grep -c "reloading config" "$RFSD_LOG")" -gt "$n" ] && break
+		sleep 0.1
+	done
+	[ "$i" -lt 50 ] || fail "rfsd did not reload its config"
+	early_flood 3 20000 "$((SEQ_PORT + 450))"
+	[ "$FLOOD_EARLY" -eq 0 ] ||
+		fail "early_drop = no, yet $FLOOD_EARLY frames were dropped early"
+	[ $((on * 2)) -ge "$FLOOD_RECV" ] ||
+		fail "the reader read $on with early drop, $FLOOD_RECV without: marks withheld frames its socket had room for"
 }
 
 # A mark expires by itself: after a flood has marked a flow and its

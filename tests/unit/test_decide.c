@@ -702,6 +702,21 @@ static void rfs_test_full_tag(void **state)
 	assert_false(rfs_full_drops(m, a, 1000, 0));
 }
 
+static void rfs_test_full_released(void **state)
+{
+	const __u32 a = 0x1234abcd, b = a + RFS_FULL_SLOTS;
+	__u64 m = rfs_full_mark(a, 1000);
+
+	/* the flow's own read, its buffer half full or less: released */
+	assert_true(rfs_full_released(m, a, 0, 4096));
+	assert_true(rfs_full_released(m, a, 2048, 4096));
+	/* still more than half full: the mark stays */
+	assert_false(rfs_full_released(m, a, 2049, 4096));
+	/* another flow in the slot, or no mark: nothing to release */
+	assert_false(rfs_full_released(m, b, 0, 4096));
+	assert_false(rfs_full_released(0, a, 0, 4096));
+}
+
 static void rfs_test_full_expiry(void **state)
 {
 	const __u32 h = 0xdeadbeef;
@@ -1498,6 +1513,7 @@ int main(void)
 		cmocka_unit_test(rfs_test_sock_entry_empty),
 		cmocka_unit_test(rfs_test_sock_entry_collision),
 		cmocka_unit_test(rfs_test_full_tag),
+		cmocka_unit_test(rfs_test_full_released),
 		cmocka_unit_test(rfs_test_full_expiry),
 		cmocka_unit_test(rfs_test_full_wrap),
 		cmocka_unit_test(rfs_test_full_window),

@@ -119,10 +119,11 @@ int rfs_prom_collect(rfs_prom_call_fn call, void *ctx,
 
 /* ---- formatting ---- */
 
-void rfs_prom_label_value(FILE *f, const char *s)
+/* \ and newline escaped, and " too in a label (quotes are fine in HELP) */
+static void escape(FILE *f, const char *s, bool label)
 {
 	for (; *s; s++) {
-		if (*s == '\\' || *s == '"')
+		if (*s == '\\' || (label && *s == '"'))
 			fprintf(f, "\\%c", *s);
 		else if (*s == '\n')
 			fputs("\\n", f);
@@ -131,17 +132,17 @@ void rfs_prom_label_value(FILE *f, const char *s)
 	}
 }
 
-/* name is the whole metric name without "rfs_"; HELP escapes \ and
- * newlines (quotes are fine there). */
+void rfs_prom_label_value(FILE *f, const char *s)
+{
+	escape(f, s, true);
+}
+
+/* name is the whole metric name without "rfs_" */
 static void family(FILE *f, const char *name, const char *type,
 		   const char *help)
 {
 	fprintf(f, "# HELP rfs_%s ", name);
-	for (; *help; help++)
-		if (*help == '\\' || *help == '\n')
-			fputs(*help == '\\' ? "\\\\" : "\\n", f);
-		else
-			fputc(*help, f);
+	escape(f, help, false);
 	fprintf(f, "\n# TYPE rfs_%s %s\n", name, type);
 }
 
@@ -166,23 +167,27 @@ static bool name_ok(const char *s)
 }
 
 /* One sample per CPU of per_cpu (an array of {"cpu": N, key: V}) that has
- * key, or only their count (!emit); iface: the interface label, or NULL;
- * ns: V is in ns, shown in seconds. */
-static size_t samples(FILE *f, const char *name, const char *key,
-		      const char *iface, struct json_object *per_cpu,
-		      bool ns, bool emit)
+ * c's key, after c's family if it is the first (*head still false);
+ * iface: the interface label, or NULL. */
+static void samples(FILE *f, const struct rfs_ctr *c, const char *name,
+		    const char *iface, struct json_object *per_cpu, bool *head)
 {
-	size_t i, n = 0;
+	bool ns = c->kind == RFS_CTR_KWAIT;
+	unsigned long long x;
+	size_t i;
 
 	for (i = 0; i < arr_len(per_cpu); i++) {
 		struct json_object *cpu = member(at(per_cpu, i), "cpu",
 						 json_type_int);
-		struct json_object *v = member(at(per_cpu, i), key,
+		struct json_object *v = member(at(per_cpu, i), c->key,
 					       json_type_int);
-		unsigned long long x;
 
-		if (!cpu || !v || (n++, !emit))
+		if (!cpu || !v)
 			continue;
+		if (!*head)
+			family(f, name, c->kind == RFS_CTR_GAUGE ? "gauge" :
+			       "counter", c->help);
+		*head = true;
 		if (iface) {
 			iface_label(f, name, iface);
 			fputc(',', f);
@@ -197,7 +202,6 @@ static size_t samples(FILE *f, const char *name, const char *key,
 		else
 			fprintf(f, "%llu\n", x);
 	}
-	return n;
 }
 
 /* c's family: per interface and CPU (from ifs), or per CPU (per_cpu);
@@ -205,27 +209,21 @@ static size_t samples(FILE *f, const char *name, const char *key,
 static void series(FILE *f, const struct rfs_ctr *c, struct json_object *ifs,
 		   struct json_object *per_cpu)
 {
-	bool ns = c->kind == RFS_CTR_KWAIT, gauge = c->kind == RFS_CTR_GAUGE;
 	char name[96];
-	size_t i, n = 0;
-	int pass;
+	bool head = false;
+	size_t i;
 
-	snprintf(name, sizeof(name), "%s%s", ns ? "kthread_wait_seconds" :
-		 c->key, gauge ? "" : "_total");
-	for (pass = 0; pass < 2 && (!pass || n); pass++) {
-		if (pass)
-			family(f, name, gauge ? "gauge" : "counter", c->help);
-		if (c->kind != RFS_CTR_IF)
-			n += samples(f, name, c->key, NULL, per_cpu, ns, pass);
-		for (i = 0; c->kind == RFS_CTR_IF && i < arr_len(ifs); i++) {
-			const char *nm = member_str(at(ifs, i), "interface");
+	snprintf(name, sizeof(name), "%s%s", c->kind == RFS_CTR_KWAIT ?
+		 "kthread_wait_seconds" : c->key,
+		 c->kind == RFS_CTR_GAUGE ? "" : "_total");
+	if (c->kind != RFS_CTR_IF)
+		samples(f, c, name, NULL, per_cpu, &head);
+	for (i = 0; c->kind == RFS_CTR_IF && i < arr_len(ifs); i++) {
+		const char *nm = member_str(at(ifs, i), "interface");
 
-			if (nm)
-				n += samples(f, name, c->key, nm,
-					     member(at(ifs, i), "per_cpu",
-						    json_type_array),
-					     false, pass);
-		}
+		if (nm)
+			samples(f, c, name, nm, member(at(ifs, i), "per_cpu",
+						       json_type_array), &head);
 	}
 }
 

@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-2.0
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 

@@ -1,16 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /* rfsctl explain: every decision is the shared code's (include/); this
  * only reads, orders the calls as rfs_xdp does and says what came out. */
-#include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
 
 #include <bpf/bpf.h>
 
 #include "log.h"
-#include "rfs_dp.h"
 #include "rfs_explain.h"
 #include "rfs_order.h"
 

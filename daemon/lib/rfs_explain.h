@@ -12,14 +12,9 @@
 #ifndef RFS_EXPLAIN_H
 #define RFS_EXPLAIN_H
 
-#include <stdbool.h>
-#include <stddef.h>
-#include <linux/types.h>
-
-#include "rfs_common.h"
 #include "rfs_decide.h"
-#include "rfs_hash.h"
 #include "rfs_dp.h"
+#include "rfs_hash.h"
 
 /* The state rfs_xdp reads for a flow, as the maps hold it now. */
 struct rfs_explain_in {

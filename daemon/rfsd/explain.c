@@ -5,10 +5,7 @@
  * datapath's own code (daemon/lib/rfs_explain.h) on the maps as they are.
  */
 #include <arpa/inet.h>
-#include <errno.h>
-#include <netinet/in.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "commands.h"
 #include "log.h"

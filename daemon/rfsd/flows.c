@@ -3,14 +3,8 @@
  * The flows command: start counting each interface's flows, answer when
  * the window is over (commands.h says how nothing waits meanwhile).
  */
-#include <errno.h>
-#include <net/if.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/timerfd.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "commands.h"
 #include "log.h"

@@ -1,37 +1,26 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * /metrics over HTTP (server.h).  libmicrohttpd parses in an
- * RFSD_HTTP_NAME child (struct rfsd_child), which owns a copy of the
- * listening socket; rfsd only opens that socket and answers the child's
- * asks for a snapshot with a memfd of the exposition, gathered at most
- * once per RFSD_METRICS_SNAP_MS whoever asks, so what scrapers (or a
- * child taken over) can make rfsd do is one snapshot a second.
- *
- * In the child, MHD runs in "external polling" mode with epoll: MHD's own
- * epoll fd sits in the child's loop, and MHD_get_timeout() arms a timerfd
- * so that MHD_run() also runs when MHD has work without fd activity
- * (timeouts), as its manual requires.
+ * RFSD_HTTP_NAME child, which owns a copy of the listening socket; rfsd
+ * answers its asks with a memfd of the exposition gathered at most once
+ * per RFSD_METRICS_SNAP_MS, so scrapers (or a child taken over) can make
+ * rfsd do one snapshot a second.  In the child MHD runs with epoll under
+ * external polling: its epoll fd sits in the child's loop, and a timerfd
+ * armed by MHD_get_timeout() runs it for timeouts, as its manual requires.
  */
-#include <errno.h>
 #include <fcntl.h>
 #include <netdb.h>
 #include <poll.h>
 #include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/epoll.h>
 #include <sys/mman.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/timerfd.h>
-#include <unistd.h>
 
 #include <microhttpd.h>
 
-#include "ctl_client.h"
 #include "log.h"
-#include "parse.h"
 #include "rfs_prom.h"
 #include "server.h"
 
@@ -75,8 +64,7 @@ static struct rfsd_http {
 
 /* ---- rfsd: gathering, the control requests run in-process ---- */
 
-/* rfs_prom_call_fn: req, which rfsd built itself, straight to its handler,
- * and the reply read as rfsctl reads it. */
+/* rfs_prom_call_fn: rfsd's own req to its handler, read as rfsctl does. */
 static int run_request(void *ctx, struct json_object *req,
 		       struct json_object **result, char *err, size_t len)
 {
@@ -134,8 +122,7 @@ static void gather(struct rfsd_metrics *m)
 		pr_debug("metrics: gathered a snapshot\n");
 }
 
-/* The child asked: the snapshot as a memfd with one byte, or the reason
- * there is none. */
+/* The child asked: the snapshot's memfd with one byte, or why there is none. */
 static void answer(struct rfsd_metrics *m)
 {
 	char cbuf[CMSG_SPACE(sizeof(int))] = {};
@@ -309,18 +296,16 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 					MHD_CONNECTION_INFO_SOCKET_CONTEXT);
 	struct rfsd_mconn *c = ci ? ci->socket_context : NULL;
 
-	/* a request came whole: a kept-alive connection has the whole
-	 * deadline again for its next one (the idle timeout bounds the
-	 * wait between them) */
+	/* a kept-alive connection has the whole deadline for its next
+	 * request (the idle timeout bounds the wait between them) */
 	if (c)
 		c->until_ms = rfs_mono_ms() + RFSD_METRICS_DEADLINE * 1000LL;
 	if (strcmp(method, MHD_HTTP_METHOD_GET) &&
 	    strcmp(method, MHD_HTTP_METHOD_HEAD))
 		return respond_text(conn, MHD_HTTP_METHOD_NOT_ALLOWED,
 				    "only GET and HEAD\n");
-	/* a GET with a body: refuse rather than read it.  MHD calls first
-	 * with the headers alone (*upload_len is 0), and the answer is
-	 * given then: they are what says a body follows. */
+	/* a GET with a body is refused, on the headers that announce it:
+	 * MHD's first call has them alone */
 	if ((cl && strtoull(cl, NULL, 10)) ||
 	    MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
 					MHD_HTTP_HEADER_TRANSFER_ENCODING))

@@ -5,9 +5,7 @@
  * each CPU's cpumap kthread waited for its CPU (the kernel's count); the
  * keys and their order are rfs_ctrs' (rfs_prom.h).
  */
-#include <errno.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "commands.h"
 #include "ksched.h"

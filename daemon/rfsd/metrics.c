@@ -54,7 +54,6 @@ static struct rfsd_http {
 	struct rfsd_mconn *conns;
 	/* the last exposition, and when it came */
 	char *snap;
-	size_t snap_len;
 	long long snap_ms;
 	struct rfsd_loop *loop;
 	struct rfsd_watch ev;		/* MHD's epoll fd */
@@ -205,9 +204,9 @@ static int take(struct rfsd_http *h, char *err, size_t len)
 		}
 		buf = fstat(fd, &st) ? NULL : malloc(st.st_size + 1);
 		if (buf && pread(fd, buf, st.st_size, 0) == st.st_size) {
+			buf[st.st_size] = '\0';
 			free(h->snap);
 			h->snap = buf;
-			h->snap_len = st.st_size;
 			h->snap_ms = rfs_mono_ms();
 			e = 0;
 		} else {
@@ -244,31 +243,26 @@ static int ask(struct rfsd_http *h, char *err, size_t len)
 	return take(h, err, len);
 }
 
-/* body is copied: a snapshot may be replaced before MHD sends it */
+/* The snapshot is the exposition, any other body a message.  body is
+ * copied: a snapshot may be replaced before MHD sends it. */
 static enum MHD_Result respond(struct MHD_Connection *conn,
-			       unsigned int code, const char *type,
-			       const char *body, size_t len)
+			       unsigned int code, const char *body)
 {
 	struct MHD_Response *r;
 	enum MHD_Result ret;
 
-	r = MHD_create_response_from_buffer(len, (void *)body,
+	r = MHD_create_response_from_buffer(strlen(body), (void *)body,
 					    MHD_RESPMEM_MUST_COPY);
 	if (!r)
 		return MHD_NO;
-	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
+				body == http.snap ? RFS_PROM_CONTENT_TYPE :
+				"text/plain; charset=utf-8");
 	if (code == MHD_HTTP_METHOD_NOT_ALLOWED)
 		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
 	ret = MHD_queue_response(conn, code, r);
 	MHD_destroy_response(r);
 	return ret;
-}
-
-static enum MHD_Result respond_text(struct MHD_Connection *conn,
-				    unsigned int code, const char *text)
-{
-	return respond(conn, code, "text/plain; charset=utf-8", text,
-		       strlen(text));
 }
 
 static enum MHD_Result serve_metrics(struct rfsd_http *h,
@@ -279,10 +273,9 @@ static enum MHD_Result serve_metrics(struct rfsd_http *h,
 	/* a scrape right after another gets the same text */
 	if ((h->snap && rfs_mono_ms() - h->snap_ms < RFSD_METRICS_SNAP_MS) ||
 	    !ask(h, err, sizeof(err)))
-		return respond(conn, MHD_HTTP_OK, RFS_PROM_CONTENT_TYPE,
-			       h->snap, h->snap_len);
+		return respond(conn, MHD_HTTP_OK, h->snap);
 	snprintf(msg, sizeof(msg), "can't gather the metrics: %s\n", err);
-	return respond_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, msg);
+	return respond(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, msg);
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
@@ -302,21 +295,21 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 		c->until_ms = rfs_mono_ms() + RFSD_METRICS_DEADLINE * 1000LL;
 	if (strcmp(method, MHD_HTTP_METHOD_GET) &&
 	    strcmp(method, MHD_HTTP_METHOD_HEAD))
-		return respond_text(conn, MHD_HTTP_METHOD_NOT_ALLOWED,
-				    "only GET and HEAD\n");
+		return respond(conn, MHD_HTTP_METHOD_NOT_ALLOWED,
+			       "only GET and HEAD\n");
 	/* a GET with a body is refused, on the headers that announce it:
 	 * MHD's first call has them alone */
 	if ((cl && strtoull(cl, NULL, 10)) ||
 	    MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
 					MHD_HTTP_HEADER_TRANSFER_ENCODING))
-		return respond_text(conn, MHD_HTTP_BAD_REQUEST,
-				    "no request body expected\n");
+		return respond(conn, MHD_HTTP_BAD_REQUEST,
+			       "no request body expected\n");
 	if (!strcmp(url, "/"))
-		return respond_text(conn, MHD_HTTP_OK,
-				    "rfsd: Prometheus metrics at /metrics\n");
+		return respond(conn, MHD_HTTP_OK,
+			       "rfsd: Prometheus metrics at /metrics\n");
 	if (strcmp(url, "/metrics"))
-		return respond_text(conn, MHD_HTTP_NOT_FOUND,
-				    "not found; the metrics are at /metrics\n");
+		return respond(conn, MHD_HTTP_NOT_FOUND,
+			       "not found; the metrics are at /metrics\n");
 	return serve_metrics(cls, conn);
 }
 

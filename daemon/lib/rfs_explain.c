@@ -1,6 +1,4 @@
 // SPDX-License-Identifier: GPL-2.0
-/* rfsctl explain: every decision is the shared code's (include/); this
- * only reads, orders the calls as rfs_xdp does and says what came out. */
 #include <stdlib.h>
 
 #include <bpf/bpf.h>

@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The Prometheus text exposition (format 0.0.4) of rfsd's status and
- * stats, for both rfsd's /metrics and `rfsctl stats --format prometheus`:
- * the same requests, each through its own transport (a callback), and
- * the same formatter, so the two cannot drift.  The snapshot:
+ * stats: one formatter for rfsd's /metrics and `rfsctl stats --format
+ * prometheus`, each with its own transport (a callback).  The snapshot:
  *
  *	{"status": <status result>, "stats": <stats result, all interfaces>,
  *	 "interfaces": [<stats result of one interface>, ...]}
@@ -37,8 +36,7 @@ enum rfs_ctr_kind {
 
 /* One CPU's counters as rfsd's stats gathers them. */
 struct rfs_cpu_ctrs {
-	struct rfs_if_stats i;	/* first: an IF counter's offset is also
-				   its offset in struct rfs_if_stats */
+	struct rfs_if_stats i;	/* first: an IF counter's offset is its own */
 	struct rfs_global_stats g;
 	struct {
 		__u64 backlog, kthread_runs, kthread_wait_ns;

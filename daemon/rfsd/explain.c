@@ -1,9 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * The explain command: one flow's hash, sock slot, dev slots and ordering
- * state, and what its next frame does on each RX queue, computed by the
- * datapath's own code (daemon/lib/rfs_explain.h) on the maps as they are.
- */
+/* The explain command: one flow's state and its next frame's fate on each
+ * RX queue, as daemon/lib/rfs_explain.h computes them, in JSON. */
 #include <arpa/inet.h>
 #include <stdlib.h>
 
@@ -12,10 +9,9 @@
 #include "rfs_explain.h"
 #include "rfs_order.h"
 
-/* An address into a key's words; its family, or 0. */
+/* An address into a key's zeroed words; its family, or 0. */
 static int parse_addr(const char *s, __u32 w[4])
 {
-	memset(w, 0, 16);
 	if (inet_pton(AF_INET, s, w) == 1)
 		return AF_INET;
 	return inet_pton(AF_INET6, s, w) == 1 ? AF_INET6 : 0;

@@ -10,7 +10,7 @@
 #include "log.h"
 
 struct rfsd_flow {
-	char iface[IF_NAMESIZE];
+	const char *iface;	/* its rfs_if's, while the reply is built */
 	struct rfs_flow_sample s;
 };
 
@@ -159,11 +159,8 @@ static struct json_object *job_collect(struct rfsd_flows_job *j,
 			continue;
 		}
 		e = rfs_if_sample_collect(dp, ifc, j->limit, &s, &n, err);
-		for (k = 0; !e && k < n; k++, n_flows++) {
-			snprintf(flows[n_flows].iface, IF_NAMESIZE, "%s",
-				 ifc->name);
-			flows[n_flows].s = s[k];
-		}
+		for (k = 0; !e && k < n; k++)
+			flows[n_flows++] = (struct rfsd_flow){ ifc->name, s[k] };
 		free(s);
 	}
 	if (e) {

@@ -332,12 +332,10 @@ int rfs_iface_explain(const struct rfs_if_env *env, struct rfs_if *ifc,
 		      struct rfs_explain_in *in,
 		      struct rfs_explain_queue **out, size_t *n, char *err)
 {
-	const size_t stride_words =
-		rfs_percpu_stride(sizeof(struct rfs_tx_seq)) / sizeof(__u32);
 	bool idle[RFS_MAX_CPUS], quiet[RFS_MAX_CPUS];
 	struct rfs_explain_queue *qs;
 	__u32 hash, slot, i;
-	__u32 *tx = NULL;
+	struct rfs_tx_seq *tx;	/* its size is a multiple of the stride */
 	size_t nq = ifc->rx_queues ? ifc->rx_queues : 1;
 	int ncpu = 0;
 
@@ -403,12 +401,10 @@ int rfs_iface_explain(const struct rfs_if_env *env, struct rfs_if *ifc,
 		if (!(q->cur.flags & RFS_DEV_FLOW_LOCAL)) {
 			q->kthread_asleep_now = idle[cpu];
 			if (tx && q->cur.rx_cpu < ncpu) {
-				const __u32 *t = tx + (size_t)q->cur.rx_cpu *
-							  stride_words;
-
 				q->have_tx = true;
-				q->tx_seq = t[cpu];
-				q->tx_dropped_upto = t[RFS_MAX_CPUS + cpu];
+				q->tx_seq = tx[q->cur.rx_cpu].seq[cpu];
+				q->tx_dropped_upto =
+					tx[q->cur.rx_cpu].dropped_upto[cpu];
 			}
 			h.in_cpumap = rfs_cpuset_has(env->in_cpumap, cpu);
 			h.track = q->track;

@@ -119,8 +119,7 @@ int rfs_prom_collect(rfs_prom_call_fn call, void *ctx,
 
 /* ---- formatting ---- */
 
-/* \ and newline escaped, and " too in a label (quotes are fine in HELP) */
-static void escape(FILE *f, const char *s, bool label)
+void rfs_prom_escape(FILE *f, const char *s, bool label)
 {
 	for (; *s; s++) {
 		if (*s == '\\' || (label && *s == '"'))
@@ -132,17 +131,12 @@ static void escape(FILE *f, const char *s, bool label)
 	}
 }
 
-void rfs_prom_label_value(FILE *f, const char *s)
-{
-	escape(f, s, true);
-}
-
 /* name is the whole metric name without "rfs_" */
 static void family(FILE *f, const char *name, const char *type,
 		   const char *help)
 {
 	fprintf(f, "# HELP rfs_%s ", name);
-	escape(f, help, false);
+	rfs_prom_escape(f, help, false);
 	fprintf(f, "\n# TYPE rfs_%s %s\n", name, type);
 }
 
@@ -150,7 +144,7 @@ static void family(FILE *f, const char *name, const char *type,
 static void iface_label(FILE *f, const char *name, const char *iface)
 {
 	fprintf(f, "rfs_%s{interface=\"", name);
-	rfs_prom_label_value(f, iface);
+	rfs_prom_escape(f, iface, true);
 	fputc('"', f);
 }
 
@@ -341,8 +335,8 @@ static void interfaces(FILE *f, struct json_object *status)
 			iface_label(f, name, member_str(o, "name"));
 			if (g->how == V_MODE) {
 				fputs(",mode=\"", f);
-				rfs_prom_label_value(f, member_str(o, "mode") ?:
-							"unknown");
+				rfs_prom_escape(f, member_str(o, "mode") ?:
+						"unknown", true);
 				fputc('"', f);
 			}
 			if (g->how == V_WAIT)
@@ -370,9 +364,9 @@ int rfs_prom_format(FILE *f, struct json_object *snap)
 	family(f, "build_info", "gauge",
 	       "rfsd's version and the commit it was built from; always 1.");
 	fputs("rfs_build_info{version=\"", f);
-	rfs_prom_label_value(f, member_str(status, "version") ?: "unknown");
+	rfs_prom_escape(f, member_str(status, "version") ?: "unknown", true);
 	fputs("\",commit=\"", f);
-	rfs_prom_label_value(f, member_str(status, "commit") ?: "unknown");
+	rfs_prom_escape(f, member_str(status, "commit") ?: "unknown", true);
 	fputs("\"} 1\n", f);
 	gauge(f, "cpus", "Possible CPUs: the per-CPU counters have one series each.",
 	      member(status, "nr_cpus", json_type_int));

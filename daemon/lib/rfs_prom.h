@@ -78,7 +78,8 @@ int rfs_prom_format(FILE *f, struct json_object *snap);
  * interface. */
 bool rfs_prom_global(const char *key);
 
-/* s as a label value: \ " and newline escaped. */
-void rfs_prom_label_value(FILE *f, const char *s);
+/* s with \ and newline escaped, and " too in a label value (HELP keeps
+ * quotes). */
+void rfs_prom_escape(FILE *f, const char *s, bool label);
 
 #endif /* RFS_PROM_H */

@@ -168,13 +168,16 @@ static void rfs_test_escape(void **state)
 {
 	static const struct {
 		const char *in, *out;
+		bool label;
 	} t[] = {
-		{ "eth0", "eth0" },
-		{ "a\"b", "a\\\"b" },
-		{ "a\\b", "a\\\\b" },
-		{ "a\nb", "a\\nb" },
-		{ "\\\"\n", "\\\\\\\"\\n" },
-		{ "", "" },
+		{ "eth0", "eth0", true },
+		{ "a\"b", "a\\\"b", true },
+		{ "a\\b", "a\\\\b", true },
+		{ "a\nb", "a\\nb", true },
+		{ "\\\"\n", "\\\\\\\"\\n", true },
+		{ "", "", true },
+		/* HELP text keeps its quotes */
+		{ "\\\"\n", "\\\\\"\\n", false },
 	};
 	size_t i;
 
@@ -184,7 +187,7 @@ static void rfs_test_escape(void **state)
 		FILE *f = open_memstream(&buf, &len);
 
 		assert_non_null(f);
-		rfs_prom_label_value(f, t[i].in);
+		rfs_prom_escape(f, t[i].in, t[i].label);
 		assert_int_equal(fclose(f), 0);
 		assert_string_equal(buf, t[i].out);
 		free(buf);

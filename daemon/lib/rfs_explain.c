@@ -347,7 +347,7 @@ int rfs_iface_explain(const struct rfs_if_env *env, struct rfs_if *ifc,
 				ifc->name, strerror(errno));
 	memcpy(in->in_cpumap, env->in_cpumap->bits, sizeof(in->in_cpumap));
 	hash = rfs_explain_hash(in);
-	slot = rfs_explain_sock_slot(in, hash);
+	slot = rfs_sock_index(hash, in->g.sock_flow_mask);
 	in->have_sock = !bpf_map_lookup_elem(env->sock_flows_fd, &slot,
 					     &in->sock_entry);
 	qs = calloc(nq, sizeof(*qs));

@@ -91,16 +91,10 @@ struct rfs_explain_case {
 	enum rfs_explain_action action_drained;	/* when drained is -1 */
 };
 
-/* The hash, the sock slot, the desired CPU: as rfs_xdp computes them. */
+/* The hash and the desired CPU as rfs_xdp computes them. */
 static inline __u32 rfs_explain_hash(const struct rfs_explain_in *in)
 {
 	return rfs_flow_hash(&in->key, in->g.hash_seed);
-}
-
-static inline __u32 rfs_explain_sock_slot(const struct rfs_explain_in *in,
-					  __u32 hash)
-{
-	return hash & in->g.sock_flow_mask;
 }
 
 static inline __u32 rfs_explain_desired(const struct rfs_explain_in *in,

@@ -257,7 +257,8 @@ struct json_object *rfsd_cmd_explain(struct rfsd_cmd_ctx *x,
 	rfsd_add(o, "hash", st ? rfsd_jhex32(hash) : NULL);
 	if (st) {
 		s = json_object_new_object();
-		rfsd_add(s, "slot", rfsd_jint(rfs_explain_sock_slot(&in, hash)));
+		rfsd_add(s, "slot",
+			 rfsd_jint(rfs_sock_index(hash, in.g.sock_flow_mask)));
 		rfsd_add(s, "entries",
 			 rfsd_jint((__u64)in.g.sock_flow_mask + 1));
 		rfsd_add(s, "entry",

@@ -388,12 +388,6 @@ int rfs_iface_explain(const struct rfs_if_env *env, struct rfs_if *ifc,
 	for (i = 0; i < nq; i++) {
 		struct rfs_explain_queue *q = &qs[i];
 		int cpu = q->cur.cpu;
-		/* rfs_devtab_busy()'s question, on what was read above */
-		struct rfs_hold_in h = {
-			.f = q->cur, .have_jiffies = in->have_jiffies,
-			.jiffies = in->jiffies,
-			.drain_jiffies = ifc->local_drain_jiffies,
-		};
 
 		if (!(q->cur.flags & RFS_DEV_FLOW_VALID) || cpu >= env->nr_cpus)
 			continue;
@@ -406,16 +400,20 @@ int rfs_iface_explain(const struct rfs_if_env *env, struct rfs_if *ifc,
 				q->tx_dropped_upto =
 					tx[q->cur.rx_cpu].dropped_upto[cpu];
 			}
-			h.in_cpumap = rfs_cpuset_has(env->in_cpumap, cpu);
-			h.track = q->track;
-			h.delivered = q->have_cpu_queue ? q->q.delivered : 0;
-			h.idle = idle[cpu];
-			h.quiet = quiet[cpu];
-			h.settled = !rfs_cpuset_has(&ifc->allowed, cpu);
-			h.have_tx = q->have_tx;
-			h.dropped_upto = q->tx_dropped_upto;
 		}
-		q->hold = rfs_hold_judge(&h);
+		/* rfs_devtab_busy()'s question, on what was read above (a
+		 * local flow's answer reads none of the remote fields) */
+		q->hold = rfs_hold_judge(&(struct rfs_hold_in){
+			.f = q->cur, .have_jiffies = in->have_jiffies,
+			.jiffies = in->jiffies,
+			.drain_jiffies = ifc->local_drain_jiffies,
+			.in_cpumap = rfs_cpuset_has(env->in_cpumap, cpu),
+			.track = q->track,
+			.delivered = q->have_cpu_queue ? q->q.delivered : 0,
+			.idle = idle[cpu], .quiet = quiet[cpu],
+			.settled = !rfs_cpuset_has(&ifc->allowed, cpu),
+			.have_tx = q->have_tx, .dropped_upto = q->tx_dropped_upto,
+		});
 	}
 	free(tx);
 	*out = qs;

@@ -39,8 +39,6 @@ const struct rfs_ctr rfs_ctrs[] = {
 
 const size_t rfs_n_ctrs = N(rfs_ctrs);
 
-/* ---- collecting ---- */
-
 static struct json_object *member(struct json_object *o, const char *key,
 				  enum json_type type)
 {
@@ -116,8 +114,6 @@ int rfs_prom_collect(rfs_prom_call_fn call, void *ctx,
 	*snap = o;
 	return 0;
 }
-
-/* ---- formatting ---- */
 
 void rfs_prom_escape(FILE *f, const char *s, bool label)
 {

@@ -44,11 +44,9 @@ struct rfs_cpu_ctrs {
 	bool have_kthread;
 };
 
-/*
- * The counters of stats, one table: where rfsd finds each in struct
- * rfs_cpu_ctrs, the key it gives it, the help text of its series (and,
- * checked by test_docs.sh, of rfsctl(8)), in the order they are shown.
- */
+/* The counters of stats in their order: where each is in struct
+ * rfs_cpu_ctrs, its key, and its help (of /metrics, and of rfsctl(8) as
+ * test_docs.sh checks). */
 struct rfs_ctr {
 	const char *key;
 	enum rfs_ctr_kind kind;

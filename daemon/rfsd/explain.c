@@ -77,12 +77,8 @@ static struct json_object *order_json(const struct rfs_explain_queue *q)
 	return o;
 }
 
-/*
- * Why the flow still holds its CPU, when that matters: its CPU is
- * leaving the interface (the removal waits for it), or the flow wants
- * to move and is held.  The reason is the removal's own test
- * (rfs_hold_judge), as status shows it.
- */
+/* Why the flow holds its CPU, when the CPU is leaving (its removal waits)
+ * or the flow wants to move: the removal's own test, as status says it. */
 static struct json_object *hold_json(const struct rfs_explain_in *in,
 				     const struct rfs_explain_queue *q)
 {

@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * The flows command: start counting each interface's flows, answer when
- * the window is over (commands.h says how nothing waits meanwhile).
- */
+/* The flows command: count each interface's flows, answer when the window
+ * is over (commands.h says how nothing waits meanwhile). */
 #include <stdlib.h>
 #include <sys/timerfd.h>
 

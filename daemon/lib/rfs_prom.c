@@ -136,12 +136,12 @@ static void family(FILE *f, const char *name, const char *type,
 	fprintf(f, "\n# TYPE rfs_%s %s\n", name, type);
 }
 
-/* "rfs_<name>{interface="<iface>"": the caller closes the labels. */
-static void iface_label(FILE *f, const char *name, const char *iface)
+/* key="v", v escaped ("unknown" if NULL), then end */
+static void label(FILE *f, const char *key, const char *v, const char *end)
 {
-	fprintf(f, "rfs_%s{interface=\"", name);
-	rfs_prom_escape(f, iface, true);
-	fputc('"', f);
+	fprintf(f, "%s=\"", key);
+	rfs_prom_escape(f, v ?: "unknown", true);
+	fprintf(f, "\"%s", end);
 }
 
 /* A metric name may hold [a-zA-Z0-9_:] and starts with no digit. */
@@ -178,12 +178,9 @@ static void samples(FILE *f, const struct rfs_ctr *c, const char *name,
 			family(f, name, c->kind == RFS_CTR_GAUGE ? "gauge" :
 			       "counter", c->help);
 		*head = true;
-		if (iface) {
-			iface_label(f, name, iface);
-			fputc(',', f);
-		} else {
-			fprintf(f, "rfs_%s{", name);
-		}
+		fprintf(f, "rfs_%s{", name);
+		if (iface)
+			label(f, "interface", iface, ",");
 		x = json_object_get_uint64(v);
 		fprintf(f, "cpu=\"%d\"} ", json_object_get_int(cpu));
 		if (ns)
@@ -328,13 +325,11 @@ static void interfaces(FILE *f, struct json_object *status)
 			if (!head)
 				family(f, name, "gauge", g->help);
 			head = true;
-			iface_label(f, name, member_str(o, "name"));
-			if (g->how == V_MODE) {
-				fputs(",mode=\"", f);
-				rfs_prom_escape(f, member_str(o, "mode") ?:
-						"unknown", true);
-				fputc('"', f);
-			}
+			fprintf(f, "rfs_%s{", name);
+			label(f, "interface", member_str(o, "name"),
+			      g->how == V_MODE ? "," : "");
+			if (g->how == V_MODE)
+				label(f, "mode", member_str(o, "mode"), "");
 			if (g->how == V_WAIT)
 				fprintf(f, "} %lld.%03lld\n", v / 1000, v % 1000);
 			else
@@ -359,11 +354,9 @@ int rfs_prom_format(FILE *f, struct json_object *snap)
 
 	family(f, "build_info", "gauge",
 	       "rfsd's version and the commit it was built from; always 1.");
-	fputs("rfs_build_info{version=\"", f);
-	rfs_prom_escape(f, member_str(status, "version") ?: "unknown", true);
-	fputs("\",commit=\"", f);
-	rfs_prom_escape(f, member_str(status, "commit") ?: "unknown", true);
-	fputs("\"} 1\n", f);
+	fputs("rfs_build_info{", f);
+	label(f, "version", member_str(status, "version"), ",");
+	label(f, "commit", member_str(status, "commit"), "} 1\n");
 	gauge(f, "cpus", "Possible CPUs: the per-CPU counters have one series each.",
 	      member(status, "nr_cpus", json_type_int));
 	gauge(f, "sock_flow_entries",

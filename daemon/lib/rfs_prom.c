@@ -147,13 +147,10 @@ static void label(FILE *f, const char *key, const char *v, const char *end)
 /* A metric name may hold [a-zA-Z0-9_:] and starts with no digit. */
 static bool name_ok(const char *s)
 {
-	if (!*s || (*s >= '0' && *s <= '9'))
-		return false;
-	for (; *s; s++)
-		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
-		      (*s >= '0' && *s <= '9') || *s == '_' || *s == ':'))
-			return false;
-	return true;
+	static const char ok[] = "abcdefghijklmnopqrstuvwxyz"
+				 "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_:";
+
+	return *s && !(*s >= '0' && *s <= '9') && !s[strspn(s, ok)];
 }
 
 /* One sample per CPU of per_cpu (an array of {"cpu": N, key: V}) that has

@@ -198,7 +198,8 @@ static void rfs_test_no_interface(void **state)
 {
 	char *t = format("{\"status\": {\"version\": \"0.1.0\", \"nr_cpus\": 1,"
 			 " \"interfaces\": []},"
-			 " \"stats\": {\"per_cpu\": [{\"cpu\": 0, \"dequeued\": 3}]},"
+			 " \"stats\": {\"per_cpu\": [{\"cpu\": 0, \"dequeued\": 3,"
+			 " \"9lives\": 1, \"bad-name\": 2, \"ok:name_9\": 4}]},"
 			 " \"interfaces\": []}");
 
 	assert_line(t, "rfs_build_info{version=\"0.1.0\",commit=\"unknown\"} 1");
@@ -206,6 +207,10 @@ static void rfs_test_no_interface(void **state)
 	assert_null(strstr(t, "rfs_interface_attached{"));
 	assert_null(strstr(t, "rfs_seen_total"));
 	assert_line(t, "rfs_dequeued_total{cpu=\"0\"} 3");
+	/* a newer rfsd's counter is exposed only under a valid name */
+	assert_line(t, "rfs_ok:name_9_total{cpu=\"0\"} 4");
+	assert_null(strstr(t, "9lives"));
+	assert_null(strstr(t, "bad-name"));
 	free(t);
 }
 

@@ -335,7 +335,7 @@ int rfs_iface_explain(const struct rfs_if_env *env, struct rfs_if *ifc,
 	bool idle[RFS_MAX_CPUS], quiet[RFS_MAX_CPUS];
 	struct rfs_explain_queue *qs;
 	__u32 hash, slot, i;
-	struct rfs_tx_seq *tx;	/* its size is a multiple of the stride */
+	struct rfs_tx_seq *tx; /* its size is a multiple of the stride */
 	size_t nq = ifc->rx_queues ? ifc->rx_queues : 1;
 	int ncpu = 0;
 
@@ -404,15 +404,18 @@ int rfs_iface_explain(const struct rfs_if_env *env, struct rfs_if *ifc,
 		/* rfs_devtab_busy()'s question, on what was read above (a
 		 * local flow's answer reads none of the remote fields) */
 		q->hold = rfs_hold_judge(&(struct rfs_hold_in){
-			.f = q->cur, .have_jiffies = in->have_jiffies,
+			.f = q->cur,
+			.have_jiffies = in->have_jiffies,
 			.jiffies = in->jiffies,
 			.drain_jiffies = ifc->local_drain_jiffies,
 			.in_cpumap = rfs_cpuset_has(env->in_cpumap, cpu),
 			.track = q->track,
 			.delivered = q->have_cpu_queue ? q->q.delivered : 0,
-			.idle = idle[cpu], .quiet = quiet[cpu],
+			.idle = idle[cpu],
+			.quiet = quiet[cpu],
 			.settled = !rfs_cpuset_has(&ifc->allowed, cpu),
-			.have_tx = q->have_tx, .dropped_upto = q->tx_dropped_upto,
+			.have_tx = q->have_tx,
+			.dropped_upto = q->tx_dropped_upto,
 		});
 	}
 	free(tx);

@@ -166,14 +166,15 @@ static void samples(FILE *f, const struct rfs_ctr *c, const char *name,
 	for (i = 0; i < arr_len(per_cpu); i++) {
 		struct json_object *cpu = member(at(per_cpu, i), "cpu",
 						 json_type_int);
-		struct json_object *v = member(at(per_cpu, i), c->key,
-					       json_type_int);
+		struct json_object *v =
+			member(at(per_cpu, i), c->key, json_type_int);
 
 		if (!cpu || !v)
 			continue;
 		if (!*head)
-			family(f, name, c->kind == RFS_CTR_GAUGE ? "gauge" :
-			       "counter", c->help);
+			family(f, name,
+			       c->kind == RFS_CTR_GAUGE ? "gauge" : "counter",
+			       c->help);
 		*head = true;
 		fprintf(f, "rfs_%s{", name);
 		if (iface)
@@ -197,8 +198,8 @@ static void series(FILE *f, const struct rfs_ctr *c, struct json_object *ifs,
 	bool head = false;
 	size_t i;
 
-	snprintf(name, sizeof(name), "%s%s", c->kind == RFS_CTR_KWAIT ?
-		 "kthread_wait_seconds" : c->key,
+	snprintf(name, sizeof(name), "%s%s",
+		 c->kind == RFS_CTR_KWAIT ? "kthread_wait_seconds" : c->key,
 		 c->kind == RFS_CTR_GAUGE ? "" : "_total");
 	if (c->kind != RFS_CTR_IF)
 		samples(f, c, name, NULL, per_cpu, &head);
@@ -206,8 +207,9 @@ static void series(FILE *f, const struct rfs_ctr *c, struct json_object *ifs,
 		const char *nm = member_str(at(ifs, i), "interface");
 
 		if (nm)
-			samples(f, c, name, nm, member(at(ifs, i), "per_cpu",
-						       json_type_array), &head);
+			samples(f, c, name, nm,
+				member(at(ifs, i), "per_cpu", json_type_array),
+				&head);
 	}
 }
 

@@ -36,7 +36,7 @@ enum rfs_ctr_kind {
 
 /* One CPU's counters as rfsd's stats gathers them. */
 struct rfs_cpu_ctrs {
-	struct rfs_if_stats i;	/* first: an IF counter's offset is its own */
+	struct rfs_if_stats i; /* first: an IF counter's offset is its own */
 	struct rfs_global_stats g;
 	struct {
 		__u64 backlog, kthread_runs, kthread_wait_ns;

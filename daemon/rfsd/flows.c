@@ -8,7 +8,7 @@
 #include "log.h"
 
 struct rfsd_flow {
-	const char *iface;	/* its rfs_if's, while the reply is built */
+	const char *iface; /* its rfs_if's, while the reply is built */
 	struct rfs_flow_sample s;
 };
 
@@ -158,7 +158,8 @@ static struct json_object *job_collect(struct rfsd_flows_job *j,
 		}
 		e = rfs_if_sample_collect(dp, ifc, j->limit, &s, &n, err);
 		for (k = 0; !e && k < n; k++)
-			flows[n_flows++] = (struct rfsd_flow){ ifc->name, s[k] };
+			flows[n_flows++] =
+				(struct rfsd_flow){ ifc->name, s[k] };
 		free(s);
 	}
 	if (e) {

@@ -245,8 +245,8 @@ static int ask(struct rfsd_http *h, char *err, size_t len)
 
 /* The snapshot is the exposition, any other body a message.  body is
  * copied: a snapshot may be replaced before MHD sends it. */
-static enum MHD_Result respond(struct MHD_Connection *conn,
-			       unsigned int code, const char *body)
+static enum MHD_Result respond(struct MHD_Connection *conn, unsigned int code,
+			       const char *body)
 {
 	struct MHD_Response *r;
 	enum MHD_Result ret;
@@ -256,8 +256,9 @@ static enum MHD_Result respond(struct MHD_Connection *conn,
 	if (!r)
 		return MHD_NO;
 	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
-				body == http.snap ? RFS_PROM_CONTENT_TYPE :
-				"text/plain; charset=utf-8");
+				body == http.snap ?
+					RFS_PROM_CONTENT_TYPE :
+					"text/plain; charset=utf-8");
 	if (code == MHD_HTTP_METHOD_NOT_ALLOWED)
 		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
 	ret = MHD_queue_response(conn, code, r);

@@ -5,8 +5,7 @@
 #include "log.h"
 
 static const char *log_prog = "rfs";
-static bool log_verbose;
-static bool log_journal;
+static bool log_verbose, log_journal;
 
 void rfs_log_init(const char *prog, bool verbose)
 {

@@ -51,11 +51,8 @@ struct rfs_explain_queue {
 	__u32 tx_seq;			/* last seq cur.rx_cpu sent to cur.cpu */
 	__u32 tx_dropped_upto;
 	int kthread_asleep_now;		/* -1: unknown; seen in /proc now */
-	/* why the flow still holds cur.cpu (rfs_hold_judge(), rfsd's test
-	 * before it lets a leaving CPU go) */
-	enum rfs_hold_why hold;
-	/* cur.cpu is leaving the interface since this monotonic ms; 0: not */
-	__u64 leaving_since_ms;
+	enum rfs_hold_why hold;		/* rfs_hold_judge() on cur */
+	__u64 leaving_since_ms;		/* cur.cpu leaving since (mono ms) */
 };
 
 enum rfs_explain_drain {

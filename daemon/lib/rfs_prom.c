@@ -86,9 +86,8 @@ int rfs_prom_collect(rfs_prom_call_fn call, void *ctx,
 	int e;
 
 	*snap = NULL;
-	e = call_cmd(call, ctx, "status", NULL, &status, err, len);
-	if (!e)
-		e = call_cmd(call, ctx, "stats", NULL, &stats, err, len);
+	e = call_cmd(call, ctx, "status", NULL, &status, err, len) ?:
+	    call_cmd(call, ctx, "stats", NULL, &stats, err, len);
 	if (e) {
 		json_object_put(status);
 		return e;

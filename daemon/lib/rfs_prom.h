@@ -72,12 +72,10 @@ int rfs_prom_collect(rfs_prom_call_fn call, void *ctx,
  * lacks "status" or "stats". */
 int rfs_prom_format(FILE *f, struct json_object *snap);
 
-/* key is a counter (or gauge) of stats counted datapath-wide, not per
- * interface. */
+/* key is a counter (or gauge) of stats counted datapath-wide. */
 bool rfs_prom_global(const char *key);
 
-/* s with \ and newline escaped, and " too in a label value (HELP keeps
- * quotes). */
+/* s with \ and newline escaped, and " too in a label value. */
 void rfs_prom_escape(FILE *f, const char *s, bool label);
 
 #endif /* RFS_PROM_H */

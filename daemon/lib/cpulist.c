@@ -51,12 +51,11 @@ static int parse_cpu(const char *s, char **end, unsigned long *cpu, bool clamp)
 		return -EINVAL;
 	errno = 0;
 	*cpu = strtoul(s, end, 10);
-	if (errno)
+	if (errno || (*cpu >= RFS_MAX_CPUS && !clamp))
 		return -ERANGE;
-	if (*cpu >= RFS_MAX_CPUS && clamp)
+	if (*cpu > RFS_MAX_CPUS)
 		*cpu = RFS_MAX_CPUS;	/* past the set: rfs_cpuset_add ignores */
-	return *cpu > RFS_MAX_CPUS || (*cpu == RFS_MAX_CPUS && !clamp) ?
-	       -ERANGE : 0;
+	return 0;
 }
 
 /* clamp: CPUs >= RFS_MAX_CPUS are left out instead of failing */

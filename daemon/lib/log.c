@@ -1,13 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "log.h"
 
 static const char *log_prog = "rfs";
-static bool log_verbose;
-static bool log_journal;
+static bool log_verbose, log_journal;
 
 void rfs_log_init(const char *prog, bool verbose)
 {

@@ -1,16 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
-/* rfsctl explain: every decision is the shared code's (include/); this
- * only reads, orders the calls as rfs_xdp does and says what came out. */
-#include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
 
 #include <bpf/bpf.h>
 
 #include "log.h"
-#include "rfs_dp.h"
 #include "rfs_explain.h"
 #include "rfs_order.h"
 
@@ -339,12 +332,10 @@ int rfs_iface_explain(const struct rfs_if_env *env, struct rfs_if *ifc,
 		      struct rfs_explain_in *in,
 		      struct rfs_explain_queue **out, size_t *n, char *err)
 {
-	const size_t stride_words =
-		rfs_percpu_stride(sizeof(struct rfs_tx_seq)) / sizeof(__u32);
 	bool idle[RFS_MAX_CPUS], quiet[RFS_MAX_CPUS];
 	struct rfs_explain_queue *qs;
 	__u32 hash, slot, i;
-	__u32 *tx = NULL;
+	struct rfs_tx_seq *tx; /* its size is a multiple of the stride */
 	size_t nq = ifc->rx_queues ? ifc->rx_queues : 1;
 	int ncpu = 0;
 
@@ -356,7 +347,7 @@ int rfs_iface_explain(const struct rfs_if_env *env, struct rfs_if *ifc,
 				ifc->name, strerror(errno));
 	memcpy(in->in_cpumap, env->in_cpumap->bits, sizeof(in->in_cpumap));
 	hash = rfs_explain_hash(in);
-	slot = rfs_explain_sock_slot(in, hash);
+	slot = rfs_sock_index(hash, in->g.sock_flow_mask);
 	in->have_sock = !bpf_map_lookup_elem(env->sock_flows_fd, &slot,
 					     &in->sock_entry);
 	qs = calloc(nq, sizeof(*qs));
@@ -397,12 +388,6 @@ int rfs_iface_explain(const struct rfs_if_env *env, struct rfs_if *ifc,
 	for (i = 0; i < nq; i++) {
 		struct rfs_explain_queue *q = &qs[i];
 		int cpu = q->cur.cpu;
-		/* rfs_devtab_busy()'s question, on what was read above */
-		struct rfs_hold_in h = {
-			.f = q->cur, .have_jiffies = in->have_jiffies,
-			.jiffies = in->jiffies,
-			.drain_jiffies = ifc->local_drain_jiffies,
-		};
 
 		if (!(q->cur.flags & RFS_DEV_FLOW_VALID) || cpu >= env->nr_cpus)
 			continue;
@@ -410,23 +395,28 @@ int rfs_iface_explain(const struct rfs_if_env *env, struct rfs_if *ifc,
 		if (!(q->cur.flags & RFS_DEV_FLOW_LOCAL)) {
 			q->kthread_asleep_now = idle[cpu];
 			if (tx && q->cur.rx_cpu < ncpu) {
-				const __u32 *t = tx + (size_t)q->cur.rx_cpu *
-							  stride_words;
-
 				q->have_tx = true;
-				q->tx_seq = t[cpu];
-				q->tx_dropped_upto = t[RFS_MAX_CPUS + cpu];
+				q->tx_seq = tx[q->cur.rx_cpu].seq[cpu];
+				q->tx_dropped_upto =
+					tx[q->cur.rx_cpu].dropped_upto[cpu];
 			}
-			h.in_cpumap = rfs_cpuset_has(env->in_cpumap, cpu);
-			h.track = q->track;
-			h.delivered = q->have_cpu_queue ? q->q.delivered : 0;
-			h.idle = idle[cpu];
-			h.quiet = quiet[cpu];
-			h.settled = !rfs_cpuset_has(&ifc->allowed, cpu);
-			h.have_tx = q->have_tx;
-			h.dropped_upto = q->tx_dropped_upto;
 		}
-		q->hold = rfs_hold_judge(&h);
+		/* rfs_devtab_busy()'s question, on what was read above (a
+		 * local flow's answer reads none of the remote fields) */
+		q->hold = rfs_hold_judge(&(struct rfs_hold_in){
+			.f = q->cur,
+			.have_jiffies = in->have_jiffies,
+			.jiffies = in->jiffies,
+			.drain_jiffies = ifc->local_drain_jiffies,
+			.in_cpumap = rfs_cpuset_has(env->in_cpumap, cpu),
+			.track = q->track,
+			.delivered = q->have_cpu_queue ? q->q.delivered : 0,
+			.idle = idle[cpu],
+			.quiet = quiet[cpu],
+			.settled = !rfs_cpuset_has(&ifc->allowed, cpu),
+			.have_tx = q->have_tx,
+			.dropped_upto = q->tx_dropped_upto,
+		});
 	}
 	free(tx);
 	*out = qs;

@@ -12,14 +12,9 @@
 #ifndef RFS_EXPLAIN_H
 #define RFS_EXPLAIN_H
 
-#include <stdbool.h>
-#include <stddef.h>
-#include <linux/types.h>
-
-#include "rfs_common.h"
 #include "rfs_decide.h"
-#include "rfs_hash.h"
 #include "rfs_dp.h"
+#include "rfs_hash.h"
 
 /* The state rfs_xdp reads for a flow, as the maps hold it now. */
 struct rfs_explain_in {
@@ -56,11 +51,8 @@ struct rfs_explain_queue {
 	__u32 tx_seq;			/* last seq cur.rx_cpu sent to cur.cpu */
 	__u32 tx_dropped_upto;
 	int kthread_asleep_now;		/* -1: unknown; seen in /proc now */
-	/* why the flow still holds cur.cpu (rfs_hold_judge(), rfsd's test
-	 * before it lets a leaving CPU go) */
-	enum rfs_hold_why hold;
-	/* cur.cpu is leaving the interface since this monotonic ms; 0: not */
-	__u64 leaving_since_ms;
+	enum rfs_hold_why hold;		/* rfs_hold_judge() on cur */
+	__u64 leaving_since_ms;		/* cur.cpu leaving since (mono ms) */
 };
 
 enum rfs_explain_drain {
@@ -96,16 +88,10 @@ struct rfs_explain_case {
 	enum rfs_explain_action action_drained;	/* when drained is -1 */
 };
 
-/* The hash, the sock slot, the desired CPU: as rfs_xdp computes them. */
+/* The hash and the desired CPU as rfs_xdp computes them. */
 static inline __u32 rfs_explain_hash(const struct rfs_explain_in *in)
 {
 	return rfs_flow_hash(&in->key, in->g.hash_seed);
-}
-
-static inline __u32 rfs_explain_sock_slot(const struct rfs_explain_in *in,
-					  __u32 hash)
-{
-	return hash & in->g.sock_flow_mask;
 }
 
 static inline __u32 rfs_explain_desired(const struct rfs_explain_in *in,

@@ -40,8 +40,6 @@ const struct rfs_ctr rfs_ctrs[] = {
 
 const size_t rfs_n_ctrs = N(rfs_ctrs);
 
-/* ---- collecting ---- */
-
 static struct json_object *member(struct json_object *o, const char *key,
 				  enum json_type type)
 {
@@ -89,9 +87,8 @@ int rfs_prom_collect(rfs_prom_call_fn call, void *ctx,
 	int e;
 
 	*snap = NULL;
-	e = call_cmd(call, ctx, "status", NULL, &status, err, len);
-	if (!e)
-		e = call_cmd(call, ctx, "stats", NULL, &stats, err, len);
+	e = call_cmd(call, ctx, "status", NULL, &status, err, len) ?:
+	    call_cmd(call, ctx, "stats", NULL, &stats, err, len);
 	if (e) {
 		json_object_put(status);
 		return e;
@@ -118,12 +115,10 @@ int rfs_prom_collect(rfs_prom_call_fn call, void *ctx,
 	return 0;
 }
 
-/* ---- formatting ---- */
-
-void rfs_prom_label_value(FILE *f, const char *s)
+void rfs_prom_escape(FILE *f, const char *s, bool label)
 {
 	for (; *s; s++) {
-		if (*s == '\\' || *s == '"')
+		if (*s == '\\' || (label && *s == '"'))
 			fprintf(f, "\\%c", *s);
 		else if (*s == '\n')
 			fputs("\\n", f);
@@ -132,64 +127,58 @@ void rfs_prom_label_value(FILE *f, const char *s)
 	}
 }
 
-/* name is the whole metric name without "rfs_"; HELP escapes \ and
- * newlines (quotes are fine there). */
+/* name is the whole metric name without "rfs_" */
 static void family(FILE *f, const char *name, const char *type,
 		   const char *help)
 {
 	fprintf(f, "# HELP rfs_%s ", name);
-	for (; *help; help++)
-		if (*help == '\\' || *help == '\n')
-			fputs(*help == '\\' ? "\\\\" : "\\n", f);
-		else
-			fputc(*help, f);
+	rfs_prom_escape(f, help, false);
 	fprintf(f, "\n# TYPE rfs_%s %s\n", name, type);
 }
 
-/* "rfs_<name>{interface="<iface>"": the caller closes the labels. */
-static void iface_label(FILE *f, const char *name, const char *iface)
+/* key="v", v escaped ("unknown" if NULL), then end */
+static void label(FILE *f, const char *key, const char *v, const char *end)
 {
-	fprintf(f, "rfs_%s{interface=\"", name);
-	rfs_prom_label_value(f, iface);
-	fputc('"', f);
+	fprintf(f, "%s=\"", key);
+	rfs_prom_escape(f, v ?: "unknown", true);
+	fprintf(f, "\"%s", end);
 }
 
 /* A metric name may hold [a-zA-Z0-9_:] and starts with no digit. */
 static bool name_ok(const char *s)
 {
-	if (!*s || (*s >= '0' && *s <= '9'))
-		return false;
-	for (; *s; s++)
-		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
-		      (*s >= '0' && *s <= '9') || *s == '_' || *s == ':'))
-			return false;
-	return true;
+	static const char ok[] = "abcdefghijklmnopqrstuvwxyz"
+				 "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_:";
+
+	return *s && !(*s >= '0' && *s <= '9') && !s[strspn(s, ok)];
 }
 
 /* One sample per CPU of per_cpu (an array of {"cpu": N, key: V}) that has
- * key, or only their count (!emit); iface: the interface label, or NULL;
- * ns: V is in ns, shown in seconds. */
-static size_t samples(FILE *f, const char *name, const char *key,
-		      const char *iface, struct json_object *per_cpu,
-		      bool ns, bool emit)
+ * c's key, after c's family if it is the first (*head still false);
+ * iface: the interface label, or NULL. */
+static void samples(FILE *f, const struct rfs_ctr *c, const char *name,
+		    const char *iface, struct json_object *per_cpu, bool *head)
 {
-	size_t i, n = 0;
+	bool ns = c->kind == RFS_CTR_KWAIT;
+	unsigned long long x;
+	size_t i;
 
 	for (i = 0; i < arr_len(per_cpu); i++) {
 		struct json_object *cpu = member(at(per_cpu, i), "cpu",
 						 json_type_int);
-		struct json_object *v = member(at(per_cpu, i), key,
-					       json_type_int);
-		unsigned long long x;
+		struct json_object *v =
+			member(at(per_cpu, i), c->key, json_type_int);
 
-		if (!cpu || !v || (n++, !emit))
+		if (!cpu || !v)
 			continue;
-		if (iface) {
-			iface_label(f, name, iface);
-			fputc(',', f);
-		} else {
-			fprintf(f, "rfs_%s{", name);
-		}
+		if (!*head)
+			family(f, name,
+			       c->kind == RFS_CTR_GAUGE ? "gauge" : "counter",
+			       c->help);
+		*head = true;
+		fprintf(f, "rfs_%s{", name);
+		if (iface)
+			label(f, "interface", iface, ",");
 		x = json_object_get_uint64(v);
 		fprintf(f, "cpu=\"%d\"} ", json_object_get_int(cpu));
 		if (ns)
@@ -198,7 +187,6 @@ static size_t samples(FILE *f, const char *name, const char *key,
 		else
 			fprintf(f, "%llu\n", x);
 	}
-	return n;
 }
 
 /* c's family: per interface and CPU (from ifs), or per CPU (per_cpu);
@@ -206,27 +194,22 @@ static size_t samples(FILE *f, const char *name, const char *key,
 static void series(FILE *f, const struct rfs_ctr *c, struct json_object *ifs,
 		   struct json_object *per_cpu)
 {
-	bool ns = c->kind == RFS_CTR_KWAIT, gauge = c->kind == RFS_CTR_GAUGE;
 	char name[96];
-	size_t i, n = 0;
-	int pass;
+	bool head = false;
+	size_t i;
 
-	snprintf(name, sizeof(name), "%s%s", ns ? "kthread_wait_seconds" :
-		 c->key, gauge ? "" : "_total");
-	for (pass = 0; pass < 2 && (!pass || n); pass++) {
-		if (pass)
-			family(f, name, gauge ? "gauge" : "counter", c->help);
-		if (c->kind != RFS_CTR_IF)
-			n += samples(f, name, c->key, NULL, per_cpu, ns, pass);
-		for (i = 0; c->kind == RFS_CTR_IF && i < arr_len(ifs); i++) {
-			const char *nm = member_str(at(ifs, i), "interface");
+	snprintf(name, sizeof(name), "%s%s",
+		 c->kind == RFS_CTR_KWAIT ? "kthread_wait_seconds" : c->key,
+		 c->kind == RFS_CTR_GAUGE ? "" : "_total");
+	if (c->kind != RFS_CTR_IF)
+		samples(f, c, name, NULL, per_cpu, &head);
+	for (i = 0; c->kind == RFS_CTR_IF && i < arr_len(ifs); i++) {
+		const char *nm = member_str(at(ifs, i), "interface");
 
-			if (nm)
-				n += samples(f, name, c->key, nm,
-					     member(at(ifs, i), "per_cpu",
-						    json_type_array),
-					     false, pass);
-		}
+		if (nm)
+			samples(f, c, name, nm,
+				member(at(ifs, i), "per_cpu", json_type_array),
+				&head);
 	}
 }
 
@@ -341,13 +324,11 @@ static void interfaces(FILE *f, struct json_object *status)
 			if (!head)
 				family(f, name, "gauge", g->help);
 			head = true;
-			iface_label(f, name, member_str(o, "name"));
-			if (g->how == V_MODE) {
-				fputs(",mode=\"", f);
-				rfs_prom_label_value(f, member_str(o, "mode") ?:
-							"unknown");
-				fputc('"', f);
-			}
+			fprintf(f, "rfs_%s{", name);
+			label(f, "interface", member_str(o, "name"),
+			      g->how == V_MODE ? "," : "");
+			if (g->how == V_MODE)
+				label(f, "mode", member_str(o, "mode"), "");
 			if (g->how == V_WAIT)
 				fprintf(f, "} %lld.%03lld\n", v / 1000, v % 1000);
 			else
@@ -372,11 +353,9 @@ int rfs_prom_format(FILE *f, struct json_object *snap)
 
 	family(f, "build_info", "gauge",
 	       "rfsd's version and the commit it was built from; always 1.");
-	fputs("rfs_build_info{version=\"", f);
-	rfs_prom_label_value(f, member_str(status, "version") ?: "unknown");
-	fputs("\",commit=\"", f);
-	rfs_prom_label_value(f, member_str(status, "commit") ?: "unknown");
-	fputs("\"} 1\n", f);
+	fputs("rfs_build_info{", f);
+	label(f, "version", member_str(status, "version"), ",");
+	label(f, "commit", member_str(status, "commit"), "} 1\n");
 	gauge(f, "cpus", "Possible CPUs: the per-CPU counters have one series each.",
 	      member(status, "nr_cpus", json_type_int));
 	gauge(f, "sock_flow_entries",

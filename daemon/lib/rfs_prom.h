@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The Prometheus text exposition (format 0.0.4) of rfsd's status and
- * stats, for both rfsd's /metrics and `rfsctl stats --format prometheus`:
- * the same requests, each through its own transport (a callback), and
- * the same formatter, so the two cannot drift.  The snapshot:
+ * stats: one formatter for rfsd's /metrics and `rfsctl stats --format
+ * prometheus`, each with its own transport (a callback).  The snapshot:
  *
  *	{"status": <status result>, "stats": <stats result, all interfaces>,
  *	 "interfaces": [<stats result of one interface>, ...]}
@@ -37,8 +36,7 @@ enum rfs_ctr_kind {
 
 /* One CPU's counters as rfsd's stats gathers them. */
 struct rfs_cpu_ctrs {
-	struct rfs_if_stats i;	/* first: an IF counter's offset is also
-				   its offset in struct rfs_if_stats */
+	struct rfs_if_stats i; /* first: an IF counter's offset is its own */
 	struct rfs_global_stats g;
 	struct {
 		__u64 backlog, kthread_runs, kthread_wait_ns;
@@ -46,11 +44,9 @@ struct rfs_cpu_ctrs {
 	bool have_kthread;
 };
 
-/*
- * The counters of stats, one table: where rfsd finds each in struct
- * rfs_cpu_ctrs, the key it gives it, the help text of its series (and,
- * checked by test_docs.sh, of rfsctl(8)), in the order they are shown.
- */
+/* The counters of stats in their order: where each is in struct
+ * rfs_cpu_ctrs, its key, and its help (of /metrics, and of rfsctl(8) as
+ * test_docs.sh checks). */
 struct rfs_ctr {
 	const char *key;
 	enum rfs_ctr_kind kind;
@@ -76,11 +72,10 @@ int rfs_prom_collect(rfs_prom_call_fn call, void *ctx,
  * lacks "status" or "stats". */
 int rfs_prom_format(FILE *f, struct json_object *snap);
 
-/* key is a counter (or gauge) of stats counted datapath-wide, not per
- * interface. */
+/* key is a counter (or gauge) of stats counted datapath-wide. */
 bool rfs_prom_global(const char *key);
 
-/* s as a label value: \ " and newline escaped. */
-void rfs_prom_label_value(FILE *f, const char *s);
+/* s with \ and newline escaped, and " too in a label value. */
+void rfs_prom_escape(FILE *f, const char *s, bool label);
 
 #endif /* RFS_PROM_H */

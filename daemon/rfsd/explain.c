@@ -1,24 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * The explain command: one flow's hash, sock slot, dev slots and ordering
- * state, and what its next frame does on each RX queue, computed by the
- * datapath's own code (daemon/lib/rfs_explain.h) on the maps as they are.
- */
+/* The explain command: one flow's state and its next frame's fate on each
+ * RX queue, as daemon/lib/rfs_explain.h computes them, in JSON. */
 #include <arpa/inet.h>
-#include <errno.h>
-#include <netinet/in.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "commands.h"
 #include "log.h"
 #include "rfs_explain.h"
 #include "rfs_order.h"
 
-/* An address into a key's words; its family, or 0. */
+/* An address into a key's zeroed words; its family, or 0. */
 static int parse_addr(const char *s, __u32 w[4])
 {
-	memset(w, 0, 16);
 	if (inet_pton(AF_INET, s, w) == 1)
 		return AF_INET;
 	return inet_pton(AF_INET6, s, w) == 1 ? AF_INET6 : 0;
@@ -84,12 +77,8 @@ static struct json_object *order_json(const struct rfs_explain_queue *q)
 	return o;
 }
 
-/*
- * Why the flow still holds its CPU, when that matters: its CPU is
- * leaving the interface (the removal waits for it), or the flow wants
- * to move and is held.  The reason is the removal's own test
- * (rfs_hold_judge), as status shows it.
- */
+/* Why the flow holds its CPU, when the CPU is leaving (its removal waits)
+ * or the flow wants to move: the removal's own test, as status says it. */
 static struct json_object *hold_json(const struct rfs_explain_in *in,
 				     const struct rfs_explain_queue *q)
 {
@@ -264,7 +253,8 @@ struct json_object *rfsd_cmd_explain(struct rfsd_cmd_ctx *x,
 	rfsd_add(o, "hash", st ? rfsd_jhex32(hash) : NULL);
 	if (st) {
 		s = json_object_new_object();
-		rfsd_add(s, "slot", rfsd_jint(rfs_explain_sock_slot(&in, hash)));
+		rfsd_add(s, "slot",
+			 rfsd_jint(rfs_sock_index(hash, in.g.sock_flow_mask)));
 		rfsd_add(s, "entries",
 			 rfsd_jint((__u64)in.g.sock_flow_mask + 1));
 		rfsd_add(s, "entry",

@@ -1,22 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * The flows command: start counting each interface's flows, answer when
- * the window is over (commands.h says how nothing waits meanwhile).
- */
-#include <errno.h>
-#include <net/if.h>
-#include <stdio.h>
+/* The flows command: count each interface's flows, answer when the window
+ * is over (commands.h says how nothing waits meanwhile). */
 #include <stdlib.h>
-#include <string.h>
 #include <sys/timerfd.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "commands.h"
 #include "log.h"
 
 struct rfsd_flow {
-	char iface[IF_NAMESIZE];
+	const char *iface; /* its rfs_if's, while the reply is built */
 	struct rfs_flow_sample s;
 };
 
@@ -165,11 +157,9 @@ static struct json_object *job_collect(struct rfsd_flows_job *j,
 			continue;
 		}
 		e = rfs_if_sample_collect(dp, ifc, j->limit, &s, &n, err);
-		for (k = 0; !e && k < n; k++, n_flows++) {
-			snprintf(flows[n_flows].iface, IF_NAMESIZE, "%s",
-				 ifc->name);
-			flows[n_flows].s = s[k];
-		}
+		for (k = 0; !e && k < n; k++)
+			flows[n_flows++] =
+				(struct rfsd_flow){ ifc->name, s[k] };
 		free(s);
 	}
 	if (e) {

@@ -1,37 +1,26 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * /metrics over HTTP (server.h).  libmicrohttpd parses in an
- * RFSD_HTTP_NAME child (struct rfsd_child), which owns a copy of the
- * listening socket; rfsd only opens that socket and answers the child's
- * asks for a snapshot with a memfd of the exposition, gathered at most
- * once per RFSD_METRICS_SNAP_MS whoever asks, so what scrapers (or a
- * child taken over) can make rfsd do is one snapshot a second.
- *
- * In the child, MHD runs in "external polling" mode with epoll: MHD's own
- * epoll fd sits in the child's loop, and MHD_get_timeout() arms a timerfd
- * so that MHD_run() also runs when MHD has work without fd activity
- * (timeouts), as its manual requires.
+ * RFSD_HTTP_NAME child, which owns a copy of the listening socket; rfsd
+ * answers its asks with a memfd of the exposition gathered at most once
+ * per RFSD_METRICS_SNAP_MS, so scrapers (or a child taken over) can make
+ * rfsd do one snapshot a second.  In the child MHD runs with epoll under
+ * external polling: its epoll fd sits in the child's loop, and a timerfd
+ * armed by MHD_get_timeout() runs it for timeouts, as its manual requires.
  */
-#include <errno.h>
 #include <fcntl.h>
 #include <netdb.h>
 #include <poll.h>
 #include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/epoll.h>
 #include <sys/mman.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/timerfd.h>
-#include <unistd.h>
 
 #include <microhttpd.h>
 
-#include "ctl_client.h"
 #include "log.h"
-#include "parse.h"
 #include "rfs_prom.h"
 #include "server.h"
 
@@ -65,7 +54,6 @@ static struct rfsd_http {
 	struct rfsd_mconn *conns;
 	/* the last exposition, and when it came */
 	char *snap;
-	size_t snap_len;
 	long long snap_ms;
 	struct rfsd_loop *loop;
 	struct rfsd_watch ev;		/* MHD's epoll fd */
@@ -75,8 +63,7 @@ static struct rfsd_http {
 
 /* ---- rfsd: gathering, the control requests run in-process ---- */
 
-/* rfs_prom_call_fn: req, which rfsd built itself, straight to its handler,
- * and the reply read as rfsctl reads it. */
+/* rfs_prom_call_fn: rfsd's own req to its handler, read as rfsctl does. */
 static int run_request(void *ctx, struct json_object *req,
 		       struct json_object **result, char *err, size_t len)
 {
@@ -134,8 +121,7 @@ static void gather(struct rfsd_metrics *m)
 		pr_debug("metrics: gathered a snapshot\n");
 }
 
-/* The child asked: the snapshot as a memfd with one byte, or the reason
- * there is none. */
+/* The child asked: the snapshot's memfd with one byte, or why there is none. */
 static void answer(struct rfsd_metrics *m)
 {
 	char cbuf[CMSG_SPACE(sizeof(int))] = {};
@@ -218,9 +204,9 @@ static int take(struct rfsd_http *h, char *err, size_t len)
 		}
 		buf = fstat(fd, &st) ? NULL : malloc(st.st_size + 1);
 		if (buf && pread(fd, buf, st.st_size, 0) == st.st_size) {
+			buf[st.st_size] = '\0';
 			free(h->snap);
 			h->snap = buf;
-			h->snap_len = st.st_size;
 			h->snap_ms = rfs_mono_ms();
 			e = 0;
 		} else {
@@ -257,31 +243,27 @@ static int ask(struct rfsd_http *h, char *err, size_t len)
 	return take(h, err, len);
 }
 
-/* body is copied: a snapshot may be replaced before MHD sends it */
-static enum MHD_Result respond(struct MHD_Connection *conn,
-			       unsigned int code, const char *type,
-			       const char *body, size_t len)
+/* The snapshot is the exposition, any other body a message.  body is
+ * copied: a snapshot may be replaced before MHD sends it. */
+static enum MHD_Result respond(struct MHD_Connection *conn, unsigned int code,
+			       const char *body)
 {
 	struct MHD_Response *r;
 	enum MHD_Result ret;
 
-	r = MHD_create_response_from_buffer(len, (void *)body,
+	r = MHD_create_response_from_buffer(strlen(body), (void *)body,
 					    MHD_RESPMEM_MUST_COPY);
 	if (!r)
 		return MHD_NO;
-	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
+				body == http.snap ?
+					RFS_PROM_CONTENT_TYPE :
+					"text/plain; charset=utf-8");
 	if (code == MHD_HTTP_METHOD_NOT_ALLOWED)
 		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
 	ret = MHD_queue_response(conn, code, r);
 	MHD_destroy_response(r);
 	return ret;
-}
-
-static enum MHD_Result respond_text(struct MHD_Connection *conn,
-				    unsigned int code, const char *text)
-{
-	return respond(conn, code, "text/plain; charset=utf-8", text,
-		       strlen(text));
 }
 
 static enum MHD_Result serve_metrics(struct rfsd_http *h,
@@ -292,10 +274,9 @@ static enum MHD_Result serve_metrics(struct rfsd_http *h,
 	/* a scrape right after another gets the same text */
 	if ((h->snap && rfs_mono_ms() - h->snap_ms < RFSD_METRICS_SNAP_MS) ||
 	    !ask(h, err, sizeof(err)))
-		return respond(conn, MHD_HTTP_OK, RFS_PROM_CONTENT_TYPE,
-			       h->snap, h->snap_len);
+		return respond(conn, MHD_HTTP_OK, h->snap);
 	snprintf(msg, sizeof(msg), "can't gather the metrics: %s\n", err);
-	return respond_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, msg);
+	return respond(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, msg);
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
@@ -309,29 +290,27 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 					MHD_CONNECTION_INFO_SOCKET_CONTEXT);
 	struct rfsd_mconn *c = ci ? ci->socket_context : NULL;
 
-	/* a request came whole: a kept-alive connection has the whole
-	 * deadline again for its next one (the idle timeout bounds the
-	 * wait between them) */
+	/* a kept-alive connection has the whole deadline for its next
+	 * request (the idle timeout bounds the wait between them) */
 	if (c)
 		c->until_ms = rfs_mono_ms() + RFSD_METRICS_DEADLINE * 1000LL;
 	if (strcmp(method, MHD_HTTP_METHOD_GET) &&
 	    strcmp(method, MHD_HTTP_METHOD_HEAD))
-		return respond_text(conn, MHD_HTTP_METHOD_NOT_ALLOWED,
-				    "only GET and HEAD\n");
-	/* a GET with a body: refuse rather than read it.  MHD calls first
-	 * with the headers alone (*upload_len is 0), and the answer is
-	 * given then: they are what says a body follows. */
+		return respond(conn, MHD_HTTP_METHOD_NOT_ALLOWED,
+			       "only GET and HEAD\n");
+	/* a GET with a body is refused, on the headers that announce it:
+	 * MHD's first call has them alone */
 	if ((cl && strtoull(cl, NULL, 10)) ||
 	    MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
 					MHD_HTTP_HEADER_TRANSFER_ENCODING))
-		return respond_text(conn, MHD_HTTP_BAD_REQUEST,
-				    "no request body expected\n");
+		return respond(conn, MHD_HTTP_BAD_REQUEST,
+			       "no request body expected\n");
 	if (!strcmp(url, "/"))
-		return respond_text(conn, MHD_HTTP_OK,
-				    "rfsd: Prometheus metrics at /metrics\n");
+		return respond(conn, MHD_HTTP_OK,
+			       "rfsd: Prometheus metrics at /metrics\n");
 	if (strcmp(url, "/metrics"))
-		return respond_text(conn, MHD_HTTP_NOT_FOUND,
-				    "not found; the metrics are at /metrics\n");
+		return respond(conn, MHD_HTTP_NOT_FOUND,
+			       "not found; the metrics are at /metrics\n");
 	return serve_metrics(cls, conn);
 }
 

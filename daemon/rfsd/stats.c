@@ -1,13 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * The stats command: every interface's per-CPU counters summed (or one
- * interface's), the datapath's own, per CPU and in total, and how long
- * each CPU's cpumap kthread waited for its CPU (the kernel's count); the
- * keys and their order are rfs_ctrs' (rfs_prom.h).
- */
-#include <errno.h>
+/* The stats command: rfs_ctrs' counters (rfs_prom.h) in their order, per
+ * CPU and in total, summed over every interface or of one. */
 #include <stdlib.h>
-#include <string.h>
 
 #include "commands.h"
 #include "rfs_prom.h"

@@ -88,7 +88,7 @@ static void test_hash_and_sock_slot(void **state)
 	__u32 h = hash();
 
 	assert_int_equal(rfs_explain_hash(&in), h);
-	assert_int_equal(rfs_explain_sock_slot(&in, h), h & 32767);
+	assert_int_equal(rfs_sock_index(h, in.g.sock_flow_mask), h & 32767);
 	assert_int_equal(rfs_explain_desired(&in, h), RFS_NO_CPU);
 	want_desired(2);
 	assert_int_equal(rfs_explain_desired(&in, h), 2);

@@ -168,13 +168,16 @@ static void rfs_test_escape(void **state)
 {
 	static const struct {
 		const char *in, *out;
+		bool label;
 	} t[] = {
-		{ "eth0", "eth0" },
-		{ "a\"b", "a\\\"b" },
-		{ "a\\b", "a\\\\b" },
-		{ "a\nb", "a\\nb" },
-		{ "\\\"\n", "\\\\\\\"\\n" },
-		{ "", "" },
+		{ "eth0", "eth0", true },
+		{ "a\"b", "a\\\"b", true },
+		{ "a\\b", "a\\\\b", true },
+		{ "a\nb", "a\\nb", true },
+		{ "\\\"\n", "\\\\\\\"\\n", true },
+		{ "", "", true },
+		/* HELP text keeps its quotes */
+		{ "\\\"\n", "\\\\\"\\n", false },
 	};
 	size_t i;
 
@@ -184,7 +187,7 @@ static void rfs_test_escape(void **state)
 		FILE *f = open_memstream(&buf, &len);
 
 		assert_non_null(f);
-		rfs_prom_label_value(f, t[i].in);
+		rfs_prom_escape(f, t[i].in, t[i].label);
 		assert_int_equal(fclose(f), 0);
 		assert_string_equal(buf, t[i].out);
 		free(buf);
@@ -195,7 +198,8 @@ static void rfs_test_no_interface(void **state)
 {
 	char *t = format("{\"status\": {\"version\": \"0.1.0\", \"nr_cpus\": 1,"
 			 " \"interfaces\": []},"
-			 " \"stats\": {\"per_cpu\": [{\"cpu\": 0, \"dequeued\": 3}]},"
+			 " \"stats\": {\"per_cpu\": [{\"cpu\": 0, \"dequeued\": 3,"
+			 " \"9lives\": 1, \"bad-name\": 2, \"ok:name_9\": 4}]},"
 			 " \"interfaces\": []}");
 
 	assert_line(t, "rfs_build_info{version=\"0.1.0\",commit=\"unknown\"} 1");
@@ -203,6 +207,10 @@ static void rfs_test_no_interface(void **state)
 	assert_null(strstr(t, "rfs_interface_attached{"));
 	assert_null(strstr(t, "rfs_seen_total"));
 	assert_line(t, "rfs_dequeued_total{cpu=\"0\"} 3");
+	/* a newer rfsd's counter is exposed only under a valid name */
+	assert_line(t, "rfs_ok:name_9_total{cpu=\"0\"} 4");
+	assert_null(strstr(t, "9lives"));
+	assert_null(strstr(t, "bad-name"));
 	free(t);
 }
 

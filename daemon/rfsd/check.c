@@ -4,14 +4,9 @@
  * this network namespace as rfsd does at start, through the same
  * functions (node.c, netns.c), and attaches nothing.
  */
-#include <errno.h>
-#include <net/if.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "commands.h"
-#include "parse.h"
 #include "rfsd.h"
 
 struct check {

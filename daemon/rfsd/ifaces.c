@@ -8,12 +8,7 @@
  * as they are, and nothing is detached on reload: rfsctl detach does that,
  * and the interface stays detached until rfsctl attach (or a restart).
  */
-#include <errno.h>
-#include <net/if.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
 
 #include "commands.h"
 #include "log.h"

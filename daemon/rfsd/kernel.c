@@ -7,9 +7,7 @@
  * /sys/fs/cgroup, /sys/fs/cgroup/unified on hybrid hosts, elsewhere in
  * containers, so the mount table says.
  */
-#include <errno.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "commands.h"
 #include "log.h"

@@ -1,12 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* cpumap_kthread_sched, the wait warning and the flood step-down. */
-#include <errno.h>
 #include <sched.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/resource.h>
-#include <unistd.h>
 
 #include "commands.h"
 #include "log.h"

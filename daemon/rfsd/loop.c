@@ -1,10 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* rfsd's event loop; see rfsd.h. */
-#include <errno.h>
-#include <string.h>
 #include <sys/epoll.h>
 #include <sys/timerfd.h>
-#include <unistd.h>
 
 #include "log.h"
 #include "rfsd.h"

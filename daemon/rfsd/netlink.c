@@ -11,10 +11,7 @@
  * exists.  A new default route can make a link one the config picks
  * (default-route): the links are looked at again.
  */
-#include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
 

@@ -10,16 +10,12 @@
  * opens only to who may ptrace-read it: without CAP_SYS_PTRACE (the unit
  * gives none) not a container's.
  */
-#include <errno.h>
 #include <fcntl.h>
 #include <glob.h>
 #include <sched.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include <bpf/libbpf.h>
 #include <libmnl/libmnl.h>

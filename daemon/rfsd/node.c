@@ -5,12 +5,8 @@
  * housekeeping).  Pure but for reading sysfs: rfsd, --check-config
  * (check.c), the unit tests and the fuzzer run the same code.
  */
-#include <errno.h>
 #include <fnmatch.h>
-#include <net/if.h>
 #include <net/if_arp.h>
-#include <stdio.h>
-#include <string.h>
 
 #include "rfsd.h"
 

@@ -6,23 +6,18 @@
  * back into it.  One event loop runs everything: signals and a 1 s timer
  * here, the control socket, the flows sampler, link events and /metrics.
  */
-#include <errno.h>
 #include <getopt.h>
 #include <signal.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/epoll.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/timerfd.h>
-#include <unistd.h>
 
 #include <systemd/sd-daemon.h>
 
 #include "commands.h"
 #include "log.h"
-#include "rfs_dp.h"
 #include "rfsd.h"
 #include "server.h"
 

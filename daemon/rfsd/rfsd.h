@@ -20,18 +20,11 @@
 #ifndef RFSD_H
 #define RFSD_H
 
-#include <net/if.h>
-#include <stdbool.h>
-#include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
-#include <linux/types.h>
 
 #include <json.h>
 
-#include "parse.h"
-#include "rfs_common.h"
-#include "rfs_dp.h"
+#include "rfs_dp.h"	/* and the libc headers it takes */
 
 #define RFSD_CONFIG_DEFAULT	"/etc/rfs/rfsd.conf"
 #define RFSD_CONFIG_ERR_LEN	512

@@ -1,21 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What rfsd's core parts share: the config, the links and interfaces, the
- * event loop, the kernel and the cpumap kthreads (HACKING.md has the map).
- *
- * rfsd.conf: [global], and [interface eth1] (one interface by name) or
- * [interface eth* !eth9 default-route] (those the words pick); the keys
- * are in config.c's tables, rfsd(8) CONFIGURATION is the reference.
- *
- * The loop is one epoll set of watches, each an fd and the function its
- * events go to.  A module embeds its watch in its own struct and finds
- * that again from the watch (rfsd_container_of()), so handlers need no
- * global and no call back into whoever set them up.
- *
- * The kthreads' policy, wait warning and flood step-down: docs/design.md.
- * A kthread is known by what only the kernel can make (rfs_kthread_open());
- * every change goes through a pidfd and is noted with the pins, so that a
- * restarted rfsd knows which kthreads an earlier one changed.
+ * What rfsd's core parts share: the config (rfsd(8) CONFIGURATION has its
+ * keys), the links and interfaces, the event loop, the kernel and the
+ * cpumap kthreads (HACKING.md has the map).
  */
 #ifndef RFSD_H
 #define RFSD_H
@@ -188,20 +175,16 @@ struct rfsd_ifaces {
 void rfsd_ifaces_start(struct rfsd_ifaces *ifs);
 void rfsd_ifaces_reload(struct rfsd_ifaces *ifs,
 			const struct rfsd_config *old);
+/* What link events (netlink.c) say, for the interfaces. */
 void rfsd_ifaces_link_new(struct rfsd_ifaces *ifs, const struct rfsd_link *l);
-/* A default route appeared: attach what the config now picks. */
 void rfsd_ifaces_rescan(struct rfsd_ifaces *ifs);
 void rfsd_ifaces_link_gone(struct rfsd_ifaces *ifs, int ifindex);
-/* The link's XDP program is now prog_id (0: none): if another tool's
- * took ours away, the interface is lost. */
 void rfsd_ifaces_link_xdp(struct rfsd_ifaces *ifs, int ifindex,
 			  __u32 prog_id);
-/* It moved to another network namespace (nsid, as new_ifindex there). */
 void rfsd_ifaces_link_moved(struct rfsd_ifaces *ifs, int ifindex, int nsid,
 			    int new_ifindex);
-/* Forget the attached interfaces that are gone (link events were lost). */
 void rfsd_ifaces_resync(struct rfsd_ifaces *ifs);
-/* status: interfaces lost that way, as [{"name", "replaced_by"}] */
+/* status: the interfaces lost to another tool, [{"name", "replaced_by"}] */
 struct json_object *rfsd_ifaces_lost_json(struct rfsd_ifaces *ifs);
 const struct rfsd_ifstate *rfsd_ifaces_lost(struct rfsd_ifaces *ifs,
 					    const char *name);
@@ -212,6 +195,8 @@ size_t rfsd_ifaces_waiting(struct rfsd_ifaces *ifs);
 
 /* ---- the event loop (loop.c), link events and the kernel ---- */
 
+/* An fd and where its events go.  A module embeds it in its own struct
+ * and finds that again (rfsd_container_of()): handlers need no global. */
 struct rfsd_watch {
 	int fd;
 	uint32_t events;	/* as registered */
@@ -239,9 +224,9 @@ void rfsd_timer_ack(struct rfsd_watch *w);
  * batch: a later event of it would point to freed memory. */
 int rfsd_loop_run(struct rfsd_loop *l);
 
-/* Link and default route events (netlink.c), handed to the interfaces. */
 struct rfsd_netlink;
 
+/* Link and default route events, handed to the interfaces. */
 int rfsd_netlink_open(struct rfsd_netlink **nl, struct rfsd_loop *loop,
 		      struct rfsd_ifaces *ifs, char *err, size_t len);
 void rfsd_netlink_close(struct rfsd_netlink *nl);	/* NULL is fine */
@@ -259,6 +244,10 @@ void rfsd_log_kernel(const struct rfs_dp *dp, bool allow_unordered);
 struct json_object *rfsd_kernel_json(struct rfs_dp *dp, bool allow_unordered);
 
 /* ---- the cpumap kthreads (ksched.c) ---- */
+
+/* Policy, wait warning and flood step-down: docs/design.md.  A kthread is
+ * known by what only the kernel can make (rfs_kthread_open()); each change
+ * is noted with the pins, for a restarted rfsd. */
 
 /* The wait warning: a kthread that waited RFSD_KWAIT_WARN_NS or more per
  * run for its CPU, over RFSD_KWAIT_MIN_RUNS runs or more in a look. */

@@ -309,10 +309,8 @@ int rfsd_netns_links(struct rfsd_link **out, size_t *n, bool routes)
 	e = nl_ask(nl, RTM_GETLINK, sizeof(struct ifinfomsg), AF_UNSPEC, -1,
 		   dump_cb, &ls) ?: ls.err;
 	if (!e && routes)
-		e = nl_ask(nl, RTM_GETROUTE, sizeof(struct rtmsg), AF_INET, -1,
-			   dump_cb, &ls) ?:
-		    nl_ask(nl, RTM_GETROUTE, sizeof(struct rtmsg), AF_INET6, -1,
-			   dump_cb, &ls);
+		e = nl_ask(nl, RTM_GETROUTE, sizeof(struct rtmsg), AF_UNSPEC, -1,
+			   dump_cb, &ls);	/* every family's */
 	mnl_socket_close(nl);
 	if (e)
 		free(ls.v);

@@ -81,11 +81,10 @@ struct rfsd_config {
 	size_t n_ifs;
 };
 
-/* Parse path into cfg.  A missing file gives an empty config unless
- * must_exist; a section asking for noguard is refused (-EPERM) unless
- * unsafe_noguard.  0 or -errno with the reason in err ("can't parse config
- * '/etc/rfs/rfsd.conf:7': unknown key 'x' in [global]"), cfg then empty;
- * _parse reads f, open (NULL: no file), and path only names it. */
+/* Parse path into cfg: a missing file is an empty config unless
+ * must_exist; noguard is refused (-EPERM) unless unsafe_noguard.  0 or
+ * -errno with the reason in err, cfg then empty; _parse reads f (NULL: no
+ * file), path only names it. */
 int rfsd_config_load(const char *path, bool must_exist, bool unsafe_noguard,
 		     struct rfsd_config *cfg, char *err);
 int rfsd_config_parse(FILE *f, const char *path, struct rfsd_config *cfg,
@@ -151,11 +150,8 @@ bool rfsd_config_wants_routes(const struct rfsd_config *cfg);
 int rfsd_check_config(const char *path, bool must_exist, bool unsafe_noguard,
 		      bool json);
 
-/*
- * The config applied to the datapath (ifaces.c), and what rfsd knows of
- * each interface beyond it: detached by rfsctl, waiting to appear, lost
- * to another tool.  Link events (netlink.c) and the commands report here.
- */
+/* The config applied to the datapath (ifaces.c), and what rfsd knows of
+ * each interface beyond it. */
 struct rfsd_ifstate {
 	char name[IF_NAMESIZE];
 	bool user_detached;	/* rfsctl detach: don't bring it back */
@@ -256,11 +252,8 @@ struct json_object *rfsd_kernel_json(struct rfs_dp *dp, bool allow_unordered);
 #define RFSD_KWAIT_WARN_NS	1000000ULL
 #define RFSD_KWAIT_QUIET	600		/* seconds between two warnings */
 
-/* The flood step-down: a SCHED_FIFO kthread on its CPU more than
- * HIGH_PCT of a look, or in runs of RUN_NS on average (the kernel's
- * MAX_SOFTIRQ_TIME), is SCHED_OTHER until it runs under LOW_PCT; stepped
- * down for long runs, not before HOLD_LOOKS.  Setting the policy again
- * ends it. */
+/* The flood step-down (rfsd_kflood_next()); RUN_NS is the kernel's
+ * MAX_SOFTIRQ_TIME. */
 #define RFSD_KFLOOD_TICK_MS	200
 #define RFSD_KFLOOD_HIGH_PCT	50
 #define RFSD_KFLOOD_RUN_NS	2000000ULL
@@ -328,8 +321,7 @@ void rfsd_ksched_tick(struct rfsd_kscheds *k);
 /* After loading the datapath and each refresh of the online CPUs: the
  * kthreads of the cpumap entries made since, before their first batch. */
 void rfsd_ksched_new_kthreads(struct rfsd_kscheds *k);
-/* Look for floods every RFSD_KFLOOD_TICK_MS, on a timerfd of its own in
- * loop.  0 or -errno. */
+/* The flood look, on a timerfd of its own in loop.  0 or -errno. */
 int rfsd_kflood_start(struct rfsd_kscheds *k, struct rfsd_loop *loop);
 void rfsd_kflood_stop(struct rfsd_kscheds *k);
 

@@ -4,13 +4,11 @@
  * reaching the netns an interface moved to.
  *
  * An XDP program goes away with its interface, but our handle and pins
- * would stay: so on RTM_DELLINK the interface is forgotten.  A rename is
- * followed.  Another tool replacing our XDP program (ip link set ... xdp
- * obj ...) makes the interface lost: logged, dropped, shown as lost in
- * status.  Events lost to a full socket buffer (ENOBUFS) are made up for
- * by checking every attached interface still exists.  A new default
- * route can make a link one the config picks (default-route): the links
- * are looked at again.
+ * would stay: so on RTM_DELLINK the interface is forgotten.  Another tool
+ * replacing our XDP program makes the interface lost.  Events lost to a
+ * full socket buffer (ENOBUFS) are made up for by checking every attached
+ * interface still exists.  A new default route can make a link one the
+ * config picks: the links are looked at again.
  *
  * One moved to another network namespace keeps its program, which would
  * steer there with nobody owning it: it is detached there first.  The

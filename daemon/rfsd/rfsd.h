@@ -156,8 +156,7 @@ struct rfsd_ifstate {
 	char name[IF_NAMESIZE];
 	bool user_detached;	/* rfsctl detach: don't bring it back */
 	int last_err;		/* last attach attempt; -ENODEV: wait for it */
-	__u32 lost_to;		/* another tool's program that replaced ours
-				   (0: none left); lost says whether */
+	__u32 lost_to;		/* the program that replaced ours; 0: none */
 	bool lost;
 };
 
@@ -277,16 +276,14 @@ struct rfsd_kthread_wait {
 };
 
 struct rfsd_ksched_cpu {
-	__u32 pid;		/* this CPU's kthread: the datapath's record,
-				   or found_pid until the new one has run */
+	__u32 pid;		/* the datapath's record, or found_pid */
 	__u32 found_pid;	/* found when it was made */
 	__u32 stale_pid;	/* and the one it replaced */
 	__u32 done_pid;		/* the last attempt was for this PID */
 	__u32 done_gen;		/* and this generation of want */
 	bool applied;		/* and set a policy */
 	enum rfsd_kflood_state flood;
-	struct rfsd_ksched policy;	/* what it set (SCHED_OTHER nice 0
-					   while flooded) */
+	struct rfsd_ksched policy;	/* what it set, flooded or not */
 	char err[224];		/* why it failed; "" if it did not */
 	struct rfsd_kthread_wait wait;	/* the last look for the warning */
 	unsigned long warned;	/* tick of the last warning; 0: none */

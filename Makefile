@@ -393,12 +393,12 @@ clean:
 
 # ---- parser tests and fuzzing ----------------------------------------------
 # tests/unit/test_config.c, test_netlink.c, test_request.c and test_caps.c
-# compile rfsd's config.c and node.c, netlink.c, request.c and
+# compile rfsd's config.c and node.c, netlink.c and netns.c, request.c and
 # caps.c into themselves: rebuild them when those change.
 # test_hist compiles the bench's histogram (tests/tools/lib/rfs_hist.c)
 $(B)/tests/test_hist: tests/tools/lib/rfs_hist.c tests/tools/lib/rfs_hist.h
 $(B)/tests/test_config: daemon/rfsd/config.c daemon/rfsd/rfsd.h daemon/rfsd/node.c
-$(B)/tests/test_netlink: daemon/rfsd/netlink.c daemon/rfsd/rfsd.h
+$(B)/tests/test_netlink: daemon/rfsd/netlink.c daemon/rfsd/netns.c daemon/rfsd/rfsd.h
 $(B)/tests/test_request: daemon/rfsd/request.c daemon/rfsd/commands.h
 $(B)/tests/test_peercred: daemon/rfsd/caps.c daemon/rfsd/server.h
 $(B)/tests/test_caps: daemon/rfsd/caps.c daemon/rfsd/server.h

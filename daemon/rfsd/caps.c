@@ -7,7 +7,7 @@
  * request (rfsctl attach, SIGHUP, an interface moved), not only at start,
  * so the set it keeps is the same after start as during it: CAP_BPF,
  * CAP_PERFMON, CAP_NET_ADMIN, CAP_SYS_ADMIN, CAP_SYS_PTRACE if it has it
- * (the unit gives it only through a drop-in: netlink.c) and, unless
+ * (the unit gives it only through a drop-in: netns.c) and, unless
  * cpumap_kthread_sched = kernel, CAP_SYS_NICE; rfsd(8), Capabilities,
  * says what each is for.  A SIGHUP that asks for a kthread policy after
  * CAP_SYS_NICE went needs a restart.

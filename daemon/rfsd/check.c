@@ -2,7 +2,7 @@
 /*
  * rfsd --check-config: the dry run of a rollout.  It reads the config and
  * this network namespace as rfsd does at start, through the same
- * functions (node.c, netlink.c), and attaches nothing.
+ * functions (node.c, netns.c), and attaches nothing.
  */
 #include <stdlib.h>
 

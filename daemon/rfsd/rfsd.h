@@ -125,6 +125,23 @@ struct rfsd_link {
 	bool default_route;		/* an oif of a main-table default */
 };
 
+#define RFSD_NL_BUF	(64 * 1024)	/* a netlink read (netns.c) */
+
+struct rfsd_link_msg {
+	struct rfsd_link l;
+	int nsid, new_ifindex;		/* a move to another netns */
+	bool has_xdp;
+	__u32 xdp_prog;			/* the XDP program it runs now */
+};
+
+struct nlmsghdr;
+
+/* An RTM_NEWLINK or RTM_DELLINK into m: 0, or -1 for another message. */
+int rfsd_link_parse(const struct nlmsghdr *nlh, struct rfsd_link_msg *m);
+/* The output interfaces of a main-table unicast default route (IPv4 or
+ * IPv6, one or several next hops) into oifs; how many, 0 for another
+ * message. */
+int rfsd_route_default_oifs(const struct nlmsghdr *nlh, int *oifs, int max);
 /* The links of this netns into *out (free() it), default_route set only
  * if routes.  0 or -errno. */
 int rfsd_netns_links(struct rfsd_link **out, size_t *n, bool routes);

@@ -535,7 +535,7 @@ sd_move()
 }
 
 # The unit's sandbox lets rfsd do what an interface moved to another
-# network namespace takes (daemon/rfsd/netlink.c): find the namespace, fork,
+# network namespace takes (daemon/rfsd/netns.c): find the namespace, fork,
 # setns() into it (RestrictNamespaces=net, CAP_SYS_ADMIN, SystemCallFilter)
 # and detach its program there.  A named one (ip netns add in the
 # container, after rfsd started: the mount reaches the unit's own mount

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Tests of daemon/rfsd/netlink.c fed rtnetlink messages built here: which
+ * Tests of daemon/rfsd/netlink.c and netns.c fed rtnetlink messages built
+ * here: which
  * routes make an interface a default-route one (IPv4 and IPv6, one next
  * hop or several, the main table only, unicast only), and that the events
  * reach the interfaces: a new default route makes rfsd look again, a new
  * link is handed on with its name, type and flags.
  *
- * It is compiled into this test; the interfaces and the event loop
+ * Both are compiled into this test; the interfaces and the event loop
  * they call are stubs that record what they were told.
  */
 #include <stdarg.h>
@@ -17,6 +18,7 @@
 #include <net/if_arp.h>
 
 #include "../../daemon/rfsd/netlink.c"
+#include "../../daemon/rfsd/netns.c"
 
 static int rfs_test_rescans;
 static struct rfsd_link rfs_test_new;

@@ -1,9 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * rfsd --check-config: the dry run of a rollout.  It reads the config and
- * this network namespace as rfsd does at start, through the same
- * functions (node.c, netns.c), and attaches nothing.
- */
+/* rfsd --check-config: a rollout's dry run, reading the config and this
+ * netns through the functions rfsd starts with; it attaches nothing. */
 #include <stdlib.h>
 
 #include "commands.h"

@@ -456,8 +456,7 @@ void rfsd_ifaces_user_attach(struct rfsd_ifaces *ifs, const char *name)
 
 	if (st) {
 		st->user_detached = st->lost = false;
-		st->last_err = 0;
-		st->lost_to = 0;
+		st->last_err = st->lost_to = 0;
 	}
 }
 

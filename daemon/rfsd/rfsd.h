@@ -323,14 +323,11 @@ struct rfsd_kscheds {
 	struct rfsd_ksched_cpu cpu[RFS_MAX_CPUS];
 };
 
-/* A reload: the new policy at the next tick; kernel puts SCHED_OTHER
- * nice 0 (as the kernel makes them) back on those rfsd changed. */
+/* A reload: the new policy at the next tick. */
 void rfsd_ksched_set(struct rfsd_kscheds *k, const struct rfsd_ksched *want);
-/* At start, before capabilities are dropped: the kthreads an earlier rfsd
- * noted get this one's policy now (with kernel, SCHED_OTHER nice 0). */
+/* At start: this policy on the kthreads an earlier rfsd changed. */
 void rfsd_ksched_adopt(struct rfsd_kscheds *k);
-/* Once a second: the policy on a PID that appeared or changed, and the
- * wait warning. */
+/* Once a second: the policy on a new or changed PID; the wait warning. */
 void rfsd_ksched_tick(struct rfsd_kscheds *k);
 /* After loading the datapath and each refresh of the online CPUs: the
  * kthreads of the cpumap entries made since, before their first batch. */

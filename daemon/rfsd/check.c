@@ -1,17 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * rfsd --check-config: the dry run of a rollout.  It reads the config and
- * this network namespace as rfsd does at start, through the same
- * functions (node.c, netns.c), and attaches nothing.
- */
-#include <errno.h>
-#include <net/if.h>
-#include <stdio.h>
+/* rfsd --check-config: a rollout's dry run, reading the config and this
+ * netns through the functions rfsd starts with; it attaches nothing. */
 #include <stdlib.h>
-#include <string.h>
 
 #include "commands.h"
-#include "parse.h"
 #include "rfsd.h"
 
 struct check {

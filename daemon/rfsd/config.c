@@ -8,16 +8,12 @@
  * Keys are read through tables, so each kind of value is checked, and
  * worded, once.
  */
-#include <errno.h>
-#include <limits.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include <ini.h>
 
-#include "parse.h"
 #include "rfsd.h"
 
 enum rfsd_section { SEC_NONE, SEC_GLOBAL, SEC_IFACE, SEC_BAD };

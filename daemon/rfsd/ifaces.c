@@ -8,12 +8,7 @@
  * as they are, and nothing is detached on reload: rfsctl detach does that,
  * and the interface stays detached until rfsctl attach (or a restart).
  */
-#include <errno.h>
-#include <net/if.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
 
 #include "commands.h"
 #include "log.h"
@@ -287,41 +282,37 @@ static void maybe_attach(struct rfsd_ifaces *ifs, const struct rfsd_link *l,
 	attach_cfg(ifs, ic, l->name, how);
 }
 
+/* Attach the links not attached that the config picks, as netlink lists
+ * them (an event says nothing of routes): how many it listed. */
+static size_t rescan(struct rfsd_ifaces *ifs, const char *how)
+{
+	struct rfsd_link *l = NULL;
+	size_t i, n = links_of(ifs->cfg, NULL, &l);
+
+	for (i = 0; i < n; i++)
+		if (!rfs_dp_if_find_index(ifs->dp, l[i].ifindex))
+			maybe_attach(ifs, &l[i], how);
+	free(l);
+	return n;
+}
+
 void rfsd_ifaces_link_new(struct rfsd_ifaces *ifs, const struct rfsd_link *l)
 {
 	struct rfs_if *ifc = rfs_dp_if_find_index(ifs->dp, l->ifindex);
-	struct rfsd_link *all = NULL;
-	struct rfsd_link one = *l;
-	size_t i, n;
+	const char *how = "in the config, and the interface appeared";
 
 	if (ifc) {
 		if (strcmp(ifc->name, l->name))
 			rfs_if_rename(ifs->dp, ifc, l->name);
-		return;
+	} else if (!rfsd_config_wants_routes(ifs->cfg) || !rescan(ifs, how)) {
+		maybe_attach(ifs, l, how);
 	}
-	/* an event says nothing of routes: ask, if the config cares */
-	if (rfsd_config_wants_routes(ifs->cfg)) {
-		n = links_of(ifs->cfg, NULL, &all);
-		for (i = 0; i < n; i++)
-			if (all[i].ifindex == l->ifindex)
-				one.default_route = all[i].default_route;
-		free(all);
-	}
-	maybe_attach(ifs, &one, "in the config, and the interface appeared");
 }
 
 void rfsd_ifaces_rescan(struct rfsd_ifaces *ifs)
 {
-	struct rfsd_link *l = NULL;
-	size_t i, n;
-
-	if (!rfsd_config_wants_routes(ifs->cfg))
-		return;
-	n = links_of(ifs->cfg, NULL, &l);
-	for (i = 0; i < n; i++)
-		if (!rfs_dp_if_find_index(ifs->dp, l[i].ifindex))
-			maybe_attach(ifs, &l[i], "in the config, with a new default route");
-	free(l);
+	if (rfsd_config_wants_routes(ifs->cfg))
+		rescan(ifs, "in the config, with a new default route");
 }
 
 /* Drop ifc, and log why (NULL: the caller did).  Its state, or NULL. */
@@ -465,8 +456,7 @@ void rfsd_ifaces_user_attach(struct rfsd_ifaces *ifs, const char *name)
 
 	if (st) {
 		st->user_detached = st->lost = false;
-		st->last_err = 0;
-		st->lost_to = 0;
+		st->last_err = st->lost_to = 0;
 	}
 }
 

@@ -1,15 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The kernel's features as rfsd shows them, logged at start so that an
- * operator sees what was chosen and why before anything steers (the
- * findings come from rfs_features.c).  And the cgroup v2 root, rfsd's
- * default for sockops, which there sees every socket of the host:
- * /sys/fs/cgroup, /sys/fs/cgroup/unified on hybrid hosts, elsewhere in
- * containers, so the mount table says.
+ * The kernel's features (rfs_features.c) as rfsd shows them, logged at
+ * start so that an operator sees what was chosen and why before anything
+ * steers.  And the cgroup v2 root, where sockops sees every socket of the
+ * host: the mount table says where (hybrid hosts, containers).
  */
-#include <errno.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "commands.h"
 #include "log.h"

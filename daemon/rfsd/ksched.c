@@ -1,12 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* cpumap_kthread_sched, the wait warning and the flood step-down. */
-#include <errno.h>
 #include <sched.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/resource.h>
-#include <unistd.h>
 
 #include "commands.h"
 #include "log.h"
@@ -31,8 +27,7 @@ static void policy_name(const struct rfsd_ksched *p, char *buf, size_t len)
 		 p->prio);
 }
 
-/* pid, if it is still CPU cpu's kthread (a PID may be reused): a pidfd
- * on it, or -ESRCH with the reason in why. */
+/* rfs_kthread_open() for this datapath, its state not wanted */
 static int kthread_open(const struct rfsd_kscheds *k, __u32 pid, int cpu,
 			char *why, size_t len)
 {
@@ -288,16 +283,6 @@ int rfsd_ksched_wait(const struct rfsd_kscheds *k, int cpu, __u32 pid,
 	return e;
 }
 
-/* The PID of CPU cpu's kthread if rfsd made it SCHED_FIFO (maybe
- * SCHED_OTHER for a flood now), else 0. */
-static __u32 fifo_pid(const struct rfsd_kscheds *k, int cpu)
-{
-	const struct rfsd_ksched_cpu *c = &k->cpu[cpu];
-
-	return c->applied && c->done_pid == c->pid && c->done_gen == k->gen &&
-	       k->want.kind == RFSD_KSCHED_FIFO ? c->pid : 0;
-}
-
 struct json_object *rfsd_ksched_json(const struct rfsd_kscheds *k)
 {
 	struct json_object *o = json_object_new_object(), *a, *e;
@@ -363,7 +348,10 @@ static void kflood_look(struct rfsd_kscheds *k, int cpu, __u64 dequeued)
 	struct rfsd_ksched_cpu *c = &k->cpu[cpu];
 	enum rfsd_kflood_state was = c->flood, next;
 	struct rfsd_kthread_wait now = {}, win;
-	__u32 pid = fifo_pid(k, cpu);
+	/* only a kthread rfsd made SCHED_FIFO (SCHED_OTHER while flooded) */
+	__u32 pid = c->applied && c->done_pid == c->pid &&
+		    c->done_gen == k->gen &&
+		    k->want.kind == RFSD_KSCHED_FIFO ? c->pid : 0;
 	bool busy = c->fl_dq_seen &&
 		    dequeued - c->fl_dequeued >= RFSD_KFLOOD_MIN_FRAMES;
 	struct rfsd_ksched p;

@@ -1,10 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* rfsd's event loop; see rfsd.h. */
-#include <errno.h>
-#include <string.h>
 #include <sys/epoll.h>
 #include <sys/timerfd.h>
-#include <unistd.h>
 
 #include "log.h"
 #include "rfsd.h"
@@ -80,8 +77,6 @@ int rfsd_loop_run(struct rfsd_loop *l)
 			pr_warn("can't wait for events: %s\n", strerror(e));
 			return -e;
 		}
-		/* a handler may free the watch of a later event: then
-		 * poll again rather than touch it */
 		for (i = 0; i < n && !l->stop; i++) {
 			struct rfsd_watch *w = evs[i].data.ptr;
 			unsigned long removed = l->removed;

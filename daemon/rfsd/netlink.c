@@ -4,17 +4,13 @@
  * handle and pins would stay: so on RTM_DELLINK the interface is
  * forgotten.  One moved to another network namespace keeps its program,
  * which would steer there with nobody owning it: it is detached there
- * first (netns.c).  A rename is followed.  Another tool replacing our XDP
- * program (ip link set ... xdp obj ...) makes the interface lost: logged,
- * dropped, shown as lost in status.  Events lost to a full socket buffer
- * (ENOBUFS) are made up for by checking every attached interface still
- * exists.  A new default route can make a link one the config picks
- * (default-route): the links are looked at again.
+ * first (netns.c).  Another tool replacing our XDP program makes the
+ * interface lost.  Events lost to a full socket buffer (ENOBUFS) are made
+ * up for by checking every attached interface still exists.  A new
+ * default route can make a link one the config picks: the links are
+ * looked at again.
  */
-#include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
 

@@ -10,16 +10,12 @@
  * opens only to who may ptrace-read it: without CAP_SYS_PTRACE (the unit
  * gives none) not a container's.
  */
-#include <errno.h>
 #include <fcntl.h>
 #include <glob.h>
 #include <sched.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include <bpf/libbpf.h>
 #include <libmnl/libmnl.h>
@@ -183,10 +179,8 @@ int rfsd_netns_links(struct rfsd_link **out, size_t *n, bool routes)
 	e = nl_ask(nl, RTM_GETLINK, sizeof(struct ifinfomsg), AF_UNSPEC, -1,
 		   dump_cb, &ls) ?: ls.err;
 	if (!e && routes)
-		e = nl_ask(nl, RTM_GETROUTE, sizeof(struct rtmsg), AF_INET, -1,
-			   dump_cb, &ls) ?:
-		    nl_ask(nl, RTM_GETROUTE, sizeof(struct rtmsg), AF_INET6, -1,
-			   dump_cb, &ls);
+		e = nl_ask(nl, RTM_GETROUTE, sizeof(struct rtmsg), AF_UNSPEC, -1,
+			   dump_cb, &ls);	/* every family's */
 	mnl_socket_close(nl);
 	if (e)
 		free(ls.v);

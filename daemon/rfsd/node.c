@@ -1,16 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * The config on this node: which links its sections pick (names, globs,
- * default routes, excludes) and what its CPU words mean here (isolated,
- * housekeeping).  Pure but for reading sysfs: rfsd, --check-config
- * (check.c), the unit tests and the fuzzer run the same code.
- */
-#include <errno.h>
+/* The config on this node: which links its sections pick and what its CPU
+ * words mean here.  Pure but for reading sysfs: rfsd, --check-config, the
+ * unit tests and the fuzzer run the same code. */
 #include <fnmatch.h>
-#include <net/if.h>
 #include <net/if_arp.h>
-#include <stdio.h>
-#include <string.h>
 
 #include "rfsd.h"
 

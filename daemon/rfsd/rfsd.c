@@ -6,23 +6,18 @@
  * back into it.  One event loop runs everything: signals and a 1 s timer
  * here, the control socket, the flows sampler, link events and /metrics.
  */
-#include <errno.h>
 #include <getopt.h>
 #include <signal.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/epoll.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/timerfd.h>
-#include <unistd.h>
 
 #include <systemd/sd-daemon.h>
 
 #include "commands.h"
 #include "log.h"
-#include "rfs_dp.h"
 #include "rfsd.h"
 #include "server.h"
 
@@ -266,19 +261,16 @@ static void on_signal(struct rfsd_watch *w, uint32_t ev)
 	struct signalfd_siginfo si;
 
 	while (read(w->fd, &si, sizeof(si)) == sizeof(si)) {
-		switch (si.ssi_signo) {
-		case SIGHUP:
+		if (si.ssi_signo == SIGHUP) {
 			reload(d);
-			break;
-		case SIGTERM:
-		case SIGINT:
-			pr_info("%s: %s\n", strsignal(si.ssi_signo),
-				d->cfg.detach_on_exit ?
-				"detaching and exiting (detach_on_exit)" :
-				"exiting; the datapath stays attached and steering for the next rfsd (rfsd --cleanup removes it)");
-			d->loop.stop = true;
-			break;
+			continue;
 		}
+		/* SIGTERM or SIGINT: the others are not in the set */
+		pr_info("%s: %s\n", strsignal(si.ssi_signo),
+			d->cfg.detach_on_exit ?
+			"detaching and exiting (detach_on_exit)" :
+			"exiting; the datapath stays attached and steering for the next rfsd (rfsd --cleanup removes it)");
+		d->loop.stop = true;
 	}
 }
 

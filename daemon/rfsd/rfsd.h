@@ -1,37 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What rfsd's core parts share: the config, the links and interfaces, the
- * event loop, the kernel and the cpumap kthreads (HACKING.md has the map).
- *
- * rfsd.conf: [global], and [interface eth1] (one interface by name) or
- * [interface eth* !eth9 default-route] (those the words pick); the keys
- * are in config.c's tables, rfsd(8) CONFIGURATION is the reference.
- *
- * The loop is one epoll set of watches, each an fd and the function its
- * events go to.  A module embeds its watch in its own struct and finds
- * that again from the watch (rfsd_container_of()), so handlers need no
- * global and no call back into whoever set them up.
- *
- * The kthreads' policy, wait warning and flood step-down: docs/design.md.
- * A kthread is known by what only the kernel can make (rfs_kthread_open());
- * every change goes through a pidfd and is noted with the pins, so that a
- * restarted rfsd knows which kthreads an earlier one changed.
+ * What rfsd's core parts share: the config (rfsd(8) CONFIGURATION has its
+ * keys), the links and interfaces, the event loop, the kernel and the
+ * cpumap kthreads (HACKING.md has the map).
  */
 #ifndef RFSD_H
 #define RFSD_H
 
-#include <net/if.h>
-#include <stdbool.h>
-#include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
-#include <linux/types.h>
 
 #include <json.h>
 
-#include "parse.h"
-#include "rfs_common.h"
-#include "rfs_dp.h"
+#include "rfs_dp.h"	/* and the libc headers it takes */
 
 #define RFSD_CONFIG_DEFAULT	"/etc/rfs/rfsd.conf"
 #define RFSD_CONFIG_ERR_LEN	512
@@ -102,11 +82,10 @@ struct rfsd_config {
 	size_t n_ifs;
 };
 
-/* Parse path into cfg.  A missing file gives an empty config unless
- * must_exist; a section asking for noguard is refused (-EPERM) unless
- * unsafe_noguard.  0 or -errno with the reason in err ("can't parse config
- * '/etc/rfs/rfsd.conf:7': unknown key 'x' in [global]"), cfg then empty;
- * _parse reads f, open (NULL: no file), and path only names it. */
+/* Parse path into cfg: a missing file is an empty config unless
+ * must_exist; noguard is refused (-EPERM) unless unsafe_noguard.  0 or
+ * -errno with the reason in err, cfg then empty; _parse reads f (NULL: no
+ * file), path only names it. */
 int rfsd_config_load(const char *path, bool must_exist, bool unsafe_noguard,
 		     struct rfsd_config *cfg, char *err);
 int rfsd_config_parse(FILE *f, const char *path, struct rfsd_config *cfg,
@@ -189,17 +168,13 @@ bool rfsd_config_wants_routes(const struct rfsd_config *cfg);
 int rfsd_check_config(const char *path, bool must_exist, bool unsafe_noguard,
 		      bool json);
 
-/*
- * The config applied to the datapath (ifaces.c), and what rfsd knows of
- * each interface beyond it: detached by rfsctl, waiting to appear, lost
- * to another tool.  Link events (netlink.c) and the commands report here.
- */
+/* The config applied to the datapath (ifaces.c), and what rfsd knows of
+ * each interface beyond it. */
 struct rfsd_ifstate {
 	char name[IF_NAMESIZE];
 	bool user_detached;	/* rfsctl detach: don't bring it back */
 	int last_err;		/* last attach attempt; -ENODEV: wait for it */
-	__u32 lost_to;		/* another tool's program that replaced ours
-				   (0: none left); lost says whether */
+	__u32 lost_to;		/* the program that replaced ours; 0: none */
 	bool lost;
 };
 
@@ -213,20 +188,16 @@ struct rfsd_ifaces {
 void rfsd_ifaces_start(struct rfsd_ifaces *ifs);
 void rfsd_ifaces_reload(struct rfsd_ifaces *ifs,
 			const struct rfsd_config *old);
+/* What link events (netlink.c) say, for the interfaces. */
 void rfsd_ifaces_link_new(struct rfsd_ifaces *ifs, const struct rfsd_link *l);
-/* A default route appeared: attach what the config now picks. */
 void rfsd_ifaces_rescan(struct rfsd_ifaces *ifs);
 void rfsd_ifaces_link_gone(struct rfsd_ifaces *ifs, int ifindex);
-/* The link's XDP program is now prog_id (0: none): if another tool's
- * took ours away, the interface is lost. */
 void rfsd_ifaces_link_xdp(struct rfsd_ifaces *ifs, int ifindex,
 			  __u32 prog_id);
-/* It moved to another network namespace (nsid, as new_ifindex there). */
 void rfsd_ifaces_link_moved(struct rfsd_ifaces *ifs, int ifindex, int nsid,
 			    int new_ifindex);
-/* Forget the attached interfaces that are gone (link events were lost). */
 void rfsd_ifaces_resync(struct rfsd_ifaces *ifs);
-/* status: interfaces lost that way, as [{"name", "replaced_by"}] */
+/* status: the interfaces lost to another tool, [{"name", "replaced_by"}] */
 struct json_object *rfsd_ifaces_lost_json(struct rfsd_ifaces *ifs);
 const struct rfsd_ifstate *rfsd_ifaces_lost(struct rfsd_ifaces *ifs,
 					    const char *name);
@@ -237,6 +208,8 @@ size_t rfsd_ifaces_waiting(struct rfsd_ifaces *ifs);
 
 /* ---- the event loop (loop.c), link events and the kernel ---- */
 
+/* An fd and where its events go.  A module embeds it in its own struct
+ * and finds that again (rfsd_container_of()): handlers need no global. */
 struct rfsd_watch {
 	int fd;
 	uint32_t events;	/* as registered */
@@ -264,9 +237,9 @@ void rfsd_timer_ack(struct rfsd_watch *w);
  * batch: a later event of it would point to freed memory. */
 int rfsd_loop_run(struct rfsd_loop *l);
 
-/* Link and default route events (netlink.c), handed to the interfaces. */
 struct rfsd_netlink;
 
+/* Link and default route events, handed to the interfaces. */
 int rfsd_netlink_open(struct rfsd_netlink **nl, struct rfsd_loop *loop,
 		      struct rfsd_ifaces *ifs, char *err, size_t len);
 void rfsd_netlink_close(struct rfsd_netlink *nl);	/* NULL is fine */
@@ -285,6 +258,10 @@ struct json_object *rfsd_kernel_json(struct rfs_dp *dp, bool allow_unordered);
 
 /* ---- the cpumap kthreads (ksched.c) ---- */
 
+/* Policy, wait warning and flood step-down: docs/design.md.  A kthread is
+ * known by what only the kernel can make (rfs_kthread_open()); each change
+ * is noted with the pins, for a restarted rfsd. */
+
 /* The wait warning: a kthread that waited RFSD_KWAIT_WARN_NS or more per
  * run for its CPU, over RFSD_KWAIT_MIN_RUNS runs or more in a look. */
 #define RFSD_KWAIT_WINDOW	10		/* seconds (ticks) per look */
@@ -292,11 +269,8 @@ struct json_object *rfsd_kernel_json(struct rfs_dp *dp, bool allow_unordered);
 #define RFSD_KWAIT_WARN_NS	1000000ULL
 #define RFSD_KWAIT_QUIET	600		/* seconds between two warnings */
 
-/* The flood step-down: a SCHED_FIFO kthread on its CPU more than
- * HIGH_PCT of a look, or in runs of RUN_NS on average (the kernel's
- * MAX_SOFTIRQ_TIME), is SCHED_OTHER until it runs under LOW_PCT; stepped
- * down for long runs, not before HOLD_LOOKS.  Setting the policy again
- * ends it. */
+/* The flood step-down (rfsd_kflood_next()); RUN_NS is the kernel's
+ * MAX_SOFTIRQ_TIME. */
 #define RFSD_KFLOOD_TICK_MS	200
 #define RFSD_KFLOOD_HIGH_PCT	50
 #define RFSD_KFLOOD_RUN_NS	2000000ULL
@@ -320,16 +294,14 @@ struct rfsd_kthread_wait {
 };
 
 struct rfsd_ksched_cpu {
-	__u32 pid;		/* this CPU's kthread: the datapath's record,
-				   or found_pid until the new one has run */
+	__u32 pid;		/* the datapath's record, or found_pid */
 	__u32 found_pid;	/* found when it was made */
 	__u32 stale_pid;	/* and the one it replaced */
 	__u32 done_pid;		/* the last attempt was for this PID */
 	__u32 done_gen;		/* and this generation of want */
 	bool applied;		/* and set a policy */
 	enum rfsd_kflood_state flood;
-	struct rfsd_ksched policy;	/* what it set (SCHED_OTHER nice 0
-					   while flooded) */
+	struct rfsd_ksched policy;	/* what it set, flooded or not */
 	char err[224];		/* why it failed; "" if it did not */
 	struct rfsd_kthread_wait wait;	/* the last look for the warning */
 	unsigned long warned;	/* tick of the last warning; 0: none */
@@ -352,20 +324,16 @@ struct rfsd_kscheds {
 	struct rfsd_ksched_cpu cpu[RFS_MAX_CPUS];
 };
 
-/* A reload: the new policy at the next tick; kernel puts SCHED_OTHER
- * nice 0 (as the kernel makes them) back on those rfsd changed. */
+/* A reload: the new policy at the next tick. */
 void rfsd_ksched_set(struct rfsd_kscheds *k, const struct rfsd_ksched *want);
-/* At start, before capabilities are dropped: the kthreads an earlier rfsd
- * noted get this one's policy now (with kernel, SCHED_OTHER nice 0). */
+/* At start: this policy on the kthreads an earlier rfsd changed. */
 void rfsd_ksched_adopt(struct rfsd_kscheds *k);
-/* Once a second: the policy on a PID that appeared or changed, and the
- * wait warning. */
+/* Once a second: the policy on a new or changed PID; the wait warning. */
 void rfsd_ksched_tick(struct rfsd_kscheds *k);
 /* After loading the datapath and each refresh of the online CPUs: the
  * kthreads of the cpumap entries made since, before their first batch. */
 void rfsd_ksched_new_kthreads(struct rfsd_kscheds *k);
-/* Look for floods every RFSD_KFLOOD_TICK_MS, on a timerfd of its own in
- * loop.  0 or -errno. */
+/* The flood look, on a timerfd of its own in loop.  0 or -errno. */
 int rfsd_kflood_start(struct rfsd_kscheds *k, struct rfsd_loop *loop);
 void rfsd_kflood_stop(struct rfsd_kscheds *k);
 

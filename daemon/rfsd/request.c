@@ -10,7 +10,6 @@
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -482,15 +481,4 @@ enum rfsd_cmd_rc rfsd_request_run_as(const struct rfsd_cmd *cmds,
 	rfsd_request_parse(cmds, deny != NULL, line, len, &p);
 	return rfsd_request_exec(cmds, x, c, deny, &p, rfsd_preq_size(&p),
 				 reply);
-}
-
-enum rfsd_cmd_rc rfsd_request_call(const struct rfsd_cmd *cmds,
-				   struct rfsd_cmd_ctx *x,
-				   struct json_object *req,
-				   struct json_object **reply)
-{
-	const char *line = json_object_to_json_string(req);
-
-	return rfsd_request_run_as(cmds, x, NULL, NULL, line, strlen(line),
-				   reply);
 }

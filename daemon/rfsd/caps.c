@@ -282,43 +282,24 @@ enum rfsd_role rfsd_role_of(uid_t uid, gid_t gid, const gid_t *g, size_t n,
 	return RFSD_ROLE_NONE;
 }
 
-/* The peer's supplementary groups as the kernel recorded them at
- * connect(): they can't change, so a first call that says how many is
- * enough.  Caller frees *out. */
-static int peer_groups(int fd, gid_t **out, size_t *n)
-{
-	socklen_t len = 0;
-	gid_t *g;
-	int e;
-
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, NULL, &len) &&
-	    errno != ERANGE)
-		return -errno;
-	g = malloc(len ?: sizeof(gid_t));
-	if (!g)
-		return -ENOMEM;
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, g, &len)) {
-		e = -errno;
-		free(g);
-		return e;
-	}
-	*out = g;
-	*n = len / sizeof(gid_t);
-	return 0;
-}
-
 enum rfsd_role rfsd_peer_role(int fd, const struct ucred *cr,
 			      const struct rfsd_groups *grp)
 {
 	enum rfsd_role role;
+	socklen_t len = 0;
 	gid_t *g = NULL;
-	size_t n = 0;
 
-	if (cr->uid == 0 || (!grp->have_read && !grp->have_admin))
-		return rfsd_role_of(cr->uid, cr->gid, NULL, 0, grp);
-	/* failing that (no memory), the primary group alone */
-	peer_groups(fd, &g, &n);
-	role = rfsd_role_of(cr->uid, cr->gid, g, n, grp);
+	/* the supplementary groups the kernel recorded at connect(): they
+	 * can't change, so a first call that says how many is enough;
+	 * failing that (no memory), the primary group alone */
+	if (cr->uid && (grp->have_read || grp->have_admin) &&
+	    getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, NULL, &len) &&
+	    errno == ERANGE)
+		g = malloc(len);
+	if (g && getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, g, &len))
+		len = 0;
+	role = rfsd_role_of(cr->uid, cr->gid, g, g ? len / sizeof(*g) : 0,
+			    grp);
 	free(g);
 	return role;
 }

@@ -6,13 +6,8 @@
  * arguments, each of its type and range) and hands rfsd a struct
  * rfsd_preq.  rfsd checks it again, with the same code, and hands the
  * handler a struct rfsd_req of checked values: rfsd never parses a byte
- * a peer sent.  A handler calls the datapath
- * library and builds the reply; it never calls back into the server or
- * the event loop.
- *
- *	commands.c	the table; version, status, attach, detach, set;
- *			CPUs still leaving, for status and set cpus
- *	stats.c, flows.c, explain.c	one command each
+ * a peer sent.  A handler (commands.c; stats.c, flows.c, explain.c)
+ * builds the reply and never calls back into the server or the loop.
  */
 #ifndef RFSD_COMMANDS_H
 #define RFSD_COMMANDS_H
@@ -21,7 +16,6 @@
 #include <net/if.h>
 #include <stdbool.h>
 #include <stddef.h>
-#include <sys/types.h>
 
 #include <json.h>
 
@@ -30,10 +24,6 @@
 #include "rfs_dp.h"
 
 struct rfsd_client;	/* who asked (server.c) */
-struct rfsd_child;
-struct rfsd_ifaces;
-struct rfsd_kscheds;
-struct rfsd_flows_job;
 
 struct rfsd_sampler {
 	struct rfsd_flows_job *jobs;	/* running, in no order */
@@ -181,17 +171,13 @@ enum rfsd_cmd_rc rfsd_request_exec(const struct rfsd_cmd *cmds,
 				   struct rfsd_client *c, const char *deny,
 				   const struct rfsd_preq *p, size_t len,
 				   struct json_object **reply);
-/* Both halves in one process (tests, fuzzing, rfsd_request_call()). */
+/* Both halves in one process: tests, fuzzing, and the requests rfsd
+ * builds itself (metrics), as a peer that may change (deny NULL). */
 enum rfsd_cmd_rc rfsd_request_run_as(const struct rfsd_cmd *cmds,
 				     struct rfsd_cmd_ctx *x,
 				     struct rfsd_client *c, const char *deny,
 				     const char *line, size_t len,
 				     struct json_object **reply);
-/* A request rfsd built itself (metrics), as a peer that may change. */
-enum rfsd_cmd_rc rfsd_request_call(const struct rfsd_cmd *cmds,
-				   struct rfsd_cmd_ctx *x,
-				   struct json_object *req,
-				   struct json_object **reply);
 
 /* {"ok": true, "result": result}; {"ok": false, "error": msg, "errno":
  * |e|}; for a datapath call's failure, err (if empty, "<what>: <strerror>",

@@ -4,9 +4,7 @@
  * and the capabilities rfsd keeps.
  *
  * The control socket (server.c; its limits are docs/protocol.md's): one
- * JSON request a line, read without blocking by rfsd, parsed by the
- * parser process into a struct rfsd_preq that rfsd runs through the
- * command table (request.c).  Idle peers must never lock the
+ * JSON request a line (commands.h).  Idle peers must never lock the
  * administrator out: a silent or idle peer makes room for a newcomer,
  * root has RFSD_ROOT_SPARE slots beyond a table of busy peers, and refused
  * peers hold no slot.
@@ -22,13 +20,8 @@
 #ifndef RFSD_SERVER_H
 #define RFSD_SERVER_H
 
-#include <stdbool.h>
-#include <stddef.h>
 #include <sys/socket.h>
-#include <sys/types.h>
 #include <time.h>
-
-#include <json.h>
 
 #include "commands.h"
 #include "rfsd.h"

@@ -3,26 +3,18 @@
  * Least privilege: what rfsd keeps, what its children keep, and what
  * each peer of the control socket may ask (its role, server.h).
  *
- * rfsd loads, attaches and moves into namespaces on
- * request (rfsctl attach, SIGHUP, an interface moved), not only at start,
- * so the set it keeps is the same after start as during it: CAP_BPF,
- * CAP_PERFMON, CAP_NET_ADMIN, CAP_SYS_ADMIN, CAP_SYS_PTRACE if it has it
- * (the unit gives it only through a drop-in: netns.c) and, unless
- * cpumap_kthread_sched = kernel, CAP_SYS_NICE; rfsd(8), Capabilities,
- * says what each is for.  A SIGHUP that asks for a kthread policy after
- * CAP_SYS_NICE went needs a restart.
- *
- * CAP_SETUID, CAP_SETGID and CAP_SETPCAP, when rfsd has them (started
- * by hand as root; the unit gives none), stay permitted, never effective:
- * the parsing children (struct rfsd_child), forked again should one die,
- * take them up only to become nobody with an empty bounding set.  Without
+ * rfsd loads, attaches and moves into namespaces on request (rfsctl
+ * attach, SIGHUP, an interface moved), not only at start, so it keeps
+ * the same set after start: CAP_BPF, CAP_PERFMON, CAP_NET_ADMIN,
+ * CAP_SYS_ADMIN, CAP_SYS_PTRACE if it has it (netns.c) and, unless
+ * cpumap_kthread_sched = kernel, CAP_SYS_NICE (rfsd(8), Capabilities).
+ * CAP_SETUID, CAP_SETGID and CAP_SETPCAP, when rfsd has them (started by
+ * hand as root), stay permitted, never effective: a parsing child takes
+ * them up only to become nobody with an empty bounding set.  Without
  * them a child stays rfsd's uid; either way its system call filter is
- * what confines it.
- *
- * It drops the rest once the datapath is loaded: CAP_SYS_RESOURCE (the
- * RLIMIT_MEMLOCK bump libbpf does at the first load on kernels before
- * 5.11) and, when started by hand as root, everything else root holds.
- * Raw capget/capset and prctl, no library: three calls.
+ * what confines it.  The rest goes once the datapath is loaded, among it
+ * CAP_SYS_RESOURCE (libbpf's RLIMIT_MEMLOCK bump before 5.11).  Raw
+ * capget/capset and prctl, no library: three calls.
  */
 #include <errno.h>
 #include <grp.h>

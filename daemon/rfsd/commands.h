@@ -153,11 +153,6 @@ static inline size_t rfsd_preq_size(const struct rfsd_preq *p)
 	return offsetof(struct rfsd_preq, data) + p->data_len;
 }
 
-/* Argument a of p into r (its default if p has none): 0, -EINVAL with
- * why in msg (if not NULL), or -EPROTO for what no parser of ours makes.
- * Both halves run it: the parser to refuse, rfsd not to trust. */
-int rfsd_arg_take(const struct rfsd_preq *p, int a, struct rfsd_req *r,
-		  char *msg, size_t len);
 /* The parser's half: line (len bytes, a NUL after them, no '\n') of a
  * peer that may only read if reader, into *p. */
 void rfsd_request_parse(const struct rfsd_cmd *cmds, bool reader,

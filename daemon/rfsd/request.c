@@ -206,8 +206,11 @@ static const struct {
 #undef ARG
 };
 
-int rfsd_arg_take(const struct rfsd_preq *p, int a, struct rfsd_req *r,
-		  char *msg, size_t len)
+/* Argument a of p into r (its default if p has none): 0, -EINVAL with
+ * why in msg (if not NULL), or -EPROTO for what no parser of ours makes.
+ * Both halves run it: the parser to refuse, rfsd not to trust. */
+static int arg_take(const struct rfsd_preq *p, int a, struct rfsd_req *r,
+		    char *msg, size_t len)
 {
 	const struct rfsd_parg *g = &p->arg[a];
 	const char *s = p->data + g->off, *name = args[a].name;
@@ -357,7 +360,7 @@ void rfsd_request_parse(const struct rfsd_cmd *cmds, bool reader,
 			goto out;
 		} else if (a < RFSD_NARGS && val &&	/* null is absent */
 			   (encode(p, a, val) ||
-			    rfsd_arg_take(p, a, &r, p->msg, sizeof(p->msg)))) {
+			    arg_take(p, a, &r, p->msg, sizeof(p->msg)))) {
 			p->err = EINVAL;
 			goto out;
 		}
@@ -405,8 +408,8 @@ static struct json_object *refuse_change(const struct rfsd_preq *p,
 	char what[128] = "";
 	size_t n;
 
-	rfsd_arg_take(p, RFSD_ARG_IFACE, r, NULL, 0);
-	rfsd_arg_take(p, RFSD_ARG_KEY, r, NULL, 0);
+	arg_take(p, RFSD_ARG_IFACE, r, NULL, 0);
+	arg_take(p, RFSD_ARG_KEY, r, NULL, 0);
 	if (r->key)
 		snprintf(what, sizeof(what), " %.64s%s", r->key,
 			 r->iface ? " of" : "");
@@ -456,7 +459,7 @@ enum rfsd_cmd_rc rfsd_request_exec(const struct rfsd_cmd *cmds,
 		goto bad;
 	r.has = p->has;
 	for (a = 0; a < RFSD_NARGS; a++)
-		if (rfsd_arg_take(p, a, &r, NULL, 0))
+		if (arg_take(p, a, &r, NULL, 0))
 			goto bad;
 	if (cmd->start)
 		rc = cmd->start(x, c, &r, reply);

@@ -380,27 +380,24 @@ static void queue_reply(struct rfsd_client *c, struct json_object *reply)
 /* Send what the peer takes; false: it is gone (c is freed). */
 static bool client_flush(struct rfsd_client *c)
 {
-	int e = 0;
+	ssize_t n;
 
-	while (client_pending(c) && !e) {
-		ssize_t n = send(c->w.fd, c->out + c->out_off, client_pending(c),
-				 MSG_NOSIGNAL | MSG_DONTWAIT);
-
+	while (client_pending(c)) {
+		n = send(c->w.fd, c->out + c->out_off, client_pending(c),
+			 MSG_NOSIGNAL | MSG_DONTWAIT);
 		if (n > 0) {
 			c->out_off += n;
 			c->last_active = time(NULL);
-		} else if (!n) {
-			e = -EPIPE;
-		} else if (errno == EAGAIN) {
+		} else if (n < 0 && errno == EAGAIN) {
 			break;
-		} else if (errno != EINTR) {
-			e = -errno;
+		} else if (!n || errno != EINTR) {
+			pr_debug("control client uid %u left: %s\n", c->uid,
+				 n ? strerror(errno) : "closed");
+			client_close(c);
+			return false;
 		}
 	}
-	if (e)
-		pr_debug("control client uid %u left: %s\n", c->uid,
-			 e == -EPIPE ? "closed" : strerror(-e));
-	if (e || (!client_pending(c) && c->closing)) {
+	if (c->closing && !client_pending(c)) {
 		client_close(c);
 		return false;
 	}
@@ -543,12 +540,9 @@ bool rfsd_child_tick(struct rfsd_child *c)
 	int st;
 
 	if (c->pid > 0 && waitpid(c->pid, &st, WNOHANG) == c->pid) {
-		if (WIFSIGNALED(st))
-			pr_warn("%s (pid %d) killed by signal %d; restarting it\n",
-				c->what, c->pid, WTERMSIG(st));
-		else
-			pr_warn("%s (pid %d) exited with %d; restarting it\n",
-				c->what, c->pid, WEXITSTATUS(st));
+		pr_warn("%s (pid %d) %s %d; restarting it\n", c->what, c->pid,
+			WIFSIGNALED(st) ? "killed by signal" : "exited with",
+			WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
 		c->pid = 0;
 		rfsd_child_stop(c);
 	}
@@ -910,12 +904,10 @@ void rfsd_server_close(struct rfsd_server *s)
 	free(s);
 }
 
-uid_t rfsd_client_uid(const struct rfsd_client *c)
+const char *rfsd_client_who(const struct rfsd_client *c)
 {
-	return c->uid;
-}
+	static char who[40];
 
-pid_t rfsd_client_pid(const struct rfsd_client *c)
-{
-	return c->pid;
+	snprintf(who, sizeof(who), "uid %u pid %d", c->uid, c->pid);
+	return who;
 }

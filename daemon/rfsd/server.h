@@ -96,8 +96,8 @@ void rfsd_server_reply(struct rfsd_server *s, struct rfsd_client *c,
 void rfsd_server_set_groups(struct rfsd_server *s, const char *read,
 			    const char *admin);
 
-uid_t rfsd_client_uid(const struct rfsd_client *c);
-pid_t rfsd_client_pid(const struct rfsd_client *c);
+/* "uid 1000 pid 42", for the log of a change (valid to the next call) */
+const char *rfsd_client_who(const struct rfsd_client *c);
 
 /* ---- least privilege (caps.c): the peers' roles, the capabilities ---- */
 

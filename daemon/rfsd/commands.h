@@ -209,15 +209,13 @@ static inline struct rfs_if *rfsd_find_if(struct rfsd_cmd_ctx *x,
 					  struct json_object **reply)
 {
 	struct rfs_if *ifc = rfs_dp_if_find(x->dp, name);
+	bool none = !ifc && !if_nametoindex(name);
 
-	if (ifc)
-		return ifc;
-	if (!if_nametoindex(name))
-		*reply = rfsd_reply_err(ENODEV, "%s %s: no such interface", what,
-					name);
-	else
-		*reply = rfsd_reply_err(ENOENT, "%s %s: not attached", what, name);
-	return NULL;
+	if (!ifc)
+		*reply = rfsd_reply_err(none ? ENODEV : ENOENT, "%s %s: %s", what,
+					name, none ? "no such interface" :
+					"not attached");
+	return ifc;
 }
 
 struct json_object *rfsd_cmd_stats(struct rfsd_cmd_ctx *x,

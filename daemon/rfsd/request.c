@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Both halves of a control request (commands.h): the parser process's,
- * which runs with no capabilities and no uid of its own (server.c,
- * docs/security.md) so that a bug in json-c or here gets an attacker
- * nothing rfsd holds, and rfsd's; and the replies the handlers build.
+ * Both halves of a control request (commands.h), the parser process's
+ * (struct rfsd_child, docs/security.md) and rfsd's, and the replies the
+ * handlers build.
  */
 #include <errno.h>
 #include <net/if.h>

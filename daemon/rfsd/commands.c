@@ -319,7 +319,8 @@ static struct json_object *rfsd_cmd_set(struct rfsd_cmd_ctx *x,
 	       r->has & (cpus ? RFSD_ARG(CPUS) : RFSD_ARG(VALUE)) ? NULL :
 	       cpus ? "cpus" : "value";
 	if (miss)
-		return rfsd_reply_err(EINVAL, "bad request: missing '%s'", miss);
+		return rfsd_reply_err(EINVAL, "bad request: missing '%s'",
+				      miss);
 	snprintf(what, sizeof(what), "set %s", words);
 	if (!sfe && !(ifc = rfsd_find_if(x, what, r->iface, &reply)))
 		return reply;
@@ -339,8 +340,9 @@ static struct json_object *rfsd_cmd_set(struct rfsd_cmd_ctx *x,
 			was, now, rfsd_client_who(c));
 	else if (strcmp(was, now))
 		rfs_log_iface(RFS_LOG_INFO, r->iface, ifc->ifindex,
-			      "%s %s -> %s: rfsctl %s, %s", cpus ? "cpus" : "flow_cnt",
-			      was, now, what, rfsd_client_who(c));
+			      "%s %s -> %s: rfsctl %s, %s",
+			      cpus ? "cpus" : "flow_cnt", was, now, what,
+			      rfsd_client_who(c));
 	if (sfe) {
 		o = json_object_new_object();
 		rfsd_add(o, "sock_flow_entries",

@@ -95,9 +95,7 @@ struct rfsd_cmd {
 				  struct rfsd_client *c,
 				  const struct rfsd_req *r,
 				  struct json_object **reply);
-	/* it changes something (attach, detach, set): only for peers that
-	 * may change (server.h); the rest only read */
-	bool changes;
+	bool changes;	/* attach, detach, set: for admins alone (server.h) */
 };
 
 /*
@@ -212,8 +210,8 @@ static inline struct rfs_if *rfsd_find_if(struct rfsd_cmd_ctx *x,
 	bool none = !ifc && !if_nametoindex(name);
 
 	if (!ifc)
-		*reply = rfsd_reply_err(none ? ENODEV : ENOENT, "%s %s: %s", what,
-					name, none ? "no such interface" :
+		*reply = rfsd_reply_err(none ? ENODEV : ENOENT, "%s %s: %s",
+					what, name, none ? "no such interface" :
 					"not attached");
 	return ifc;
 }

@@ -364,12 +364,10 @@ static bool make_room(struct rfsd_server *s, uid_t uid, bool denied,
 
 static void queue_reply(struct rfsd_client *c, struct json_object *reply)
 {
-	const char *s;
+	const char *s = json_object_to_json_string_ext(reply,
+			JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
 
-	s = json_object_to_json_string_ext(reply, JSON_C_TO_STRING_PLAIN |
-					   JSON_C_TO_STRING_NOSLASHESCAPE);
-	if (!s || queue_out(c, s, strlen(s)) ||
-	    queue_out(c, "\n", 1)) {
+	if (!s || queue_out(c, s, strlen(s)) || queue_out(c, "\n", 1)) {
 		pr_warn("can't queue reply for uid %u: %s\n", c->uid,
 			strerror(ENOMEM));
 		c->closing = true;

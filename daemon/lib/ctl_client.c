@@ -2,11 +2,9 @@
 #include <errno.h>
 #include <limits.h>
 #include <poll.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -125,6 +123,7 @@ int rfs_ctl_parse_reply(const char *line, size_t n,
 	struct json_tokener *tok = json_tokener_new();
 	enum json_tokener_error jerr;
 	struct json_object *obj;
+	const char *why;
 	size_t end;
 
 	*reply = NULL;
@@ -138,18 +137,17 @@ int rfs_ctl_parse_reply(const char *line, size_t n,
 	while (end < n && (line[end] == ' ' || line[end] == '\t'))
 		end++;
 	json_tokener_free(tok);
-	if (!obj || jerr != json_tokener_success)
-		snprintf(err, len, "can't parse reply from rfsd: %s",
-			 jerr == json_tokener_continue ? "incomplete JSON" :
-			 json_tokener_error_desc(jerr));
-	else if (end < n)
-		snprintf(err, len, "can't parse reply from rfsd: data after the JSON object");
-	else if (!json_object_is_type(obj, json_type_object))
-		snprintf(err, len, "can't parse reply from rfsd: not a JSON object");
-	else
+	why = jerr == json_tokener_continue ? "incomplete JSON" :
+	      !obj || jerr != json_tokener_success ?
+	      json_tokener_error_desc(jerr) :
+	      end < n ? "data after the JSON object" :
+	      !json_object_is_type(obj, json_type_object) ?
+	      "not a JSON object" : NULL;
+	if (!why) {
 		*reply = obj;
-	if (*reply)
 		return 0;
+	}
+	snprintf(err, len, "can't parse reply from rfsd: %s", why);
 	json_object_put(obj);
 	return -EPROTO;
 }

@@ -3,26 +3,18 @@
  * Least privilege: what rfsd keeps, what its children keep, and what
  * each peer of the control socket may ask (its role, server.h).
  *
- * rfsd loads, attaches and moves into namespaces on
- * request (rfsctl attach, SIGHUP, an interface moved), not only at start,
- * so the set it keeps is the same after start as during it: CAP_BPF,
- * CAP_PERFMON, CAP_NET_ADMIN, CAP_SYS_ADMIN, CAP_SYS_PTRACE if it has it
- * (the unit gives it only through a drop-in: netns.c) and, unless
- * cpumap_kthread_sched = kernel, CAP_SYS_NICE; rfsd(8), Capabilities,
- * says what each is for.  A SIGHUP that asks for a kthread policy after
- * CAP_SYS_NICE went needs a restart.
- *
- * CAP_SETUID, CAP_SETGID and CAP_SETPCAP, when rfsd has them (started
- * by hand as root; the unit gives none), stay permitted, never effective:
- * the parsing children (struct rfsd_child), forked again should one die,
- * take them up only to become nobody with an empty bounding set.  Without
+ * rfsd loads, attaches and moves into namespaces on request (rfsctl
+ * attach, SIGHUP, an interface moved), not only at start, so it keeps
+ * the same set after start: CAP_BPF, CAP_PERFMON, CAP_NET_ADMIN,
+ * CAP_SYS_ADMIN, CAP_SYS_PTRACE if it has it (netns.c) and, unless
+ * cpumap_kthread_sched = kernel, CAP_SYS_NICE (rfsd(8), Capabilities).
+ * CAP_SETUID, CAP_SETGID and CAP_SETPCAP, when rfsd has them (started by
+ * hand as root), stay permitted, never effective: a parsing child takes
+ * them up only to become nobody with an empty bounding set.  Without
  * them a child stays rfsd's uid; either way its system call filter is
- * what confines it.
- *
- * It drops the rest once the datapath is loaded: CAP_SYS_RESOURCE (the
- * RLIMIT_MEMLOCK bump libbpf does at the first load on kernels before
- * 5.11) and, when started by hand as root, everything else root holds.
- * Raw capget/capset and prctl, no library: three calls.
+ * what confines it.  The rest goes once the datapath is loaded, among it
+ * CAP_SYS_RESOURCE (libbpf's RLIMIT_MEMLOCK bump before 5.11).  Raw
+ * capget/capset and prctl, no library: three calls.
  */
 #include <errno.h>
 #include <grp.h>
@@ -282,43 +274,24 @@ enum rfsd_role rfsd_role_of(uid_t uid, gid_t gid, const gid_t *g, size_t n,
 	return RFSD_ROLE_NONE;
 }
 
-/* The peer's supplementary groups as the kernel recorded them at
- * connect(): they can't change, so a first call that says how many is
- * enough.  Caller frees *out. */
-static int peer_groups(int fd, gid_t **out, size_t *n)
-{
-	socklen_t len = 0;
-	gid_t *g;
-	int e;
-
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, NULL, &len) &&
-	    errno != ERANGE)
-		return -errno;
-	g = malloc(len ?: sizeof(gid_t));
-	if (!g)
-		return -ENOMEM;
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, g, &len)) {
-		e = -errno;
-		free(g);
-		return e;
-	}
-	*out = g;
-	*n = len / sizeof(gid_t);
-	return 0;
-}
-
 enum rfsd_role rfsd_peer_role(int fd, const struct ucred *cr,
 			      const struct rfsd_groups *grp)
 {
 	enum rfsd_role role;
+	socklen_t len = 0;
 	gid_t *g = NULL;
-	size_t n = 0;
 
-	if (cr->uid == 0 || (!grp->have_read && !grp->have_admin))
-		return rfsd_role_of(cr->uid, cr->gid, NULL, 0, grp);
-	/* failing that (no memory), the primary group alone */
-	peer_groups(fd, &g, &n);
-	role = rfsd_role_of(cr->uid, cr->gid, g, n, grp);
+	/* the supplementary groups the kernel recorded at connect(): they
+	 * can't change, so a first call that says how many is enough;
+	 * failing that (no memory), the primary group alone */
+	if (cr->uid && (grp->have_read || grp->have_admin) &&
+	    getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, NULL, &len) &&
+	    errno == ERANGE)
+		g = malloc(len);
+	if (g && getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, g, &len))
+		len = 0;
+	role = rfsd_role_of(cr->uid, cr->gid, g, g ? len / sizeof(*g) : 0,
+			    grp);
 	free(g);
 	return role;
 }

@@ -241,8 +241,8 @@ static struct json_object *rfsd_cmd_attach(struct rfsd_cmd_ctx *x,
 	rfsd_ifaces_user_attach(x->ifaces, r->iface);
 	rfs_if_describe(ifc, desc, sizeof(desc));
 	rfs_log_iface(RFS_LOG_INFO, r->iface, ifc->ifindex,
-		      "attached, %s: rfsctl attach, uid %u pid %d", desc,
-		      rfsd_client_uid(c), rfsd_client_pid(c));
+		      "attached, %s: rfsctl attach, %s", desc,
+		      rfsd_client_who(c));
 	return rfsd_reply_ok(if_json(ifc));
 }
 
@@ -274,14 +274,8 @@ static struct json_object *rfsd_cmd_detach(struct rfsd_cmd_ctx *x,
 		return rfsd_reply_dp_err(e, err, "detach %s", r->iface);
 	rfsd_ifaces_user_detach(x->ifaces, r->iface);
 	rfs_log_iface(RFS_LOG_INFO, r->iface, ifindex,
-		      "detached: rfsctl detach, uid %u pid %d",
-		      rfsd_client_uid(c), rfsd_client_pid(c));
+		      "detached: rfsctl detach, %s", rfsd_client_who(c));
 	return rfsd_reply_ok(json_object_new_object());
-}
-
-static struct json_object *missing(const char *key)
-{
-	return rfsd_reply_err(EINVAL, "bad request: missing '%s'", key);
 }
 
 /* What set changes (ifc NULL: the sock flow table), as its log shows it */
@@ -308,7 +302,7 @@ static struct json_object *rfsd_cmd_set(struct rfsd_cmd_ctx *x,
 		   !strcmp(r->key, "sock-flow-entries");
 	bool cpus = !strcmp(r->key, "cpus");
 	const char *words = sfe ? "sock-flow-entries" : cpus ? "cpus" :
-			    "flow-cnt";
+			    "flow-cnt", *miss;
 	char err[RFS_ERR_LEN] = "", what[64], was[256], now[256];
 	struct json_object *reply = NULL, *o;
 	struct rfs_if *ifc = NULL;
@@ -319,10 +313,12 @@ static struct json_object *rfsd_cmd_set(struct rfsd_cmd_ctx *x,
 		return rfsd_reply_err(EINVAL,
 				      "bad request: unknown key '%s' (sock_flow_entries, flow_cnt, cpus)",
 				      r->key);
-	if (!sfe && !r->iface)
-		return missing("iface");
-	if (!(r->has & (cpus ? RFSD_ARG(CPUS) : RFSD_ARG(VALUE))))
-		return missing(cpus ? "cpus" : "value");
+	miss = !sfe && !r->iface ? "iface" :
+	       r->has & (cpus ? RFSD_ARG(CPUS) : RFSD_ARG(VALUE)) ? NULL :
+	       cpus ? "cpus" : "value";
+	if (miss)
+		return rfsd_reply_err(EINVAL, "bad request: missing '%s'",
+				      miss);
 	snprintf(what, sizeof(what), "set %s", words);
 	if (!sfe && !(ifc = rfsd_find_if(x, what, r->iface, &reply)))
 		return reply;
@@ -338,13 +334,13 @@ static struct json_object *rfsd_cmd_set(struct rfsd_cmd_ctx *x,
 					 ifc ? r->iface : "");
 	set_value(x, ifc, cpus, now, sizeof(now));
 	if (strcmp(was, now) && sfe)
-		pr_info("sock flow table: %s -> %s entries: rfsctl set sock-flow-entries, uid %u pid %d\n",
-			was, now, rfsd_client_uid(c), rfsd_client_pid(c));
+		pr_info("sock flow table: %s -> %s entries: rfsctl set sock-flow-entries, %s\n",
+			was, now, rfsd_client_who(c));
 	else if (strcmp(was, now))
 		rfs_log_iface(RFS_LOG_INFO, r->iface, ifc->ifindex,
-			      "%s %s -> %s: rfsctl %s, uid %u pid %d",
+			      "%s %s -> %s: rfsctl %s, %s",
 			      cpus ? "cpus" : "flow_cnt", was, now, what,
-			      rfsd_client_uid(c), rfsd_client_pid(c));
+			      rfsd_client_who(c));
 	if (sfe) {
 		o = json_object_new_object();
 		rfsd_add(o, "sock_flow_entries",

@@ -6,13 +6,8 @@
  * arguments, each of its type and range) and hands rfsd a struct
  * rfsd_preq.  rfsd checks it again, with the same code, and hands the
  * handler a struct rfsd_req of checked values: rfsd never parses a byte
- * a peer sent.  A handler calls the datapath
- * library and builds the reply; it never calls back into the server or
- * the event loop.
- *
- *	commands.c	the table; version, status, attach, detach, set;
- *			CPUs still leaving, for status and set cpus
- *	stats.c, flows.c, explain.c	one command each
+ * a peer sent.  A handler (commands.c; stats.c, flows.c, explain.c)
+ * builds the reply and never calls back into the server or the loop.
  */
 #ifndef RFSD_COMMANDS_H
 #define RFSD_COMMANDS_H
@@ -21,7 +16,6 @@
 #include <net/if.h>
 #include <stdbool.h>
 #include <stddef.h>
-#include <sys/types.h>
 
 #include <json.h>
 
@@ -30,10 +24,6 @@
 #include "rfs_dp.h"
 
 struct rfsd_client;	/* who asked (server.c) */
-struct rfsd_child;
-struct rfsd_ifaces;
-struct rfsd_kscheds;
-struct rfsd_flows_job;
 
 struct rfsd_sampler {
 	struct rfsd_flows_job *jobs;	/* running, in no order */
@@ -105,9 +95,7 @@ struct rfsd_cmd {
 				  struct rfsd_client *c,
 				  const struct rfsd_req *r,
 				  struct json_object **reply);
-	/* it changes something (attach, detach, set): only for peers that
-	 * may change (server.h); the rest only read */
-	bool changes;
+	bool changes;	/* attach, detach, set: for admins alone (server.h) */
 };
 
 /*
@@ -163,11 +151,6 @@ static inline size_t rfsd_preq_size(const struct rfsd_preq *p)
 	return offsetof(struct rfsd_preq, data) + p->data_len;
 }
 
-/* Argument a of p into r (its default if p has none): 0, -EINVAL with
- * why in msg (if not NULL), or -EPROTO for what no parser of ours makes.
- * Both halves run it: the parser to refuse, rfsd not to trust. */
-int rfsd_arg_take(const struct rfsd_preq *p, int a, struct rfsd_req *r,
-		  char *msg, size_t len);
 /* The parser's half: line (len bytes, a NUL after them, no '\n') of a
  * peer that may only read if reader, into *p. */
 void rfsd_request_parse(const struct rfsd_cmd *cmds, bool reader,
@@ -181,17 +164,13 @@ enum rfsd_cmd_rc rfsd_request_exec(const struct rfsd_cmd *cmds,
 				   struct rfsd_client *c, const char *deny,
 				   const struct rfsd_preq *p, size_t len,
 				   struct json_object **reply);
-/* Both halves in one process (tests, fuzzing, rfsd_request_call()). */
+/* Both halves in one process: tests, fuzzing, and the requests rfsd
+ * builds itself (metrics), as a peer that may change (deny NULL). */
 enum rfsd_cmd_rc rfsd_request_run_as(const struct rfsd_cmd *cmds,
 				     struct rfsd_cmd_ctx *x,
 				     struct rfsd_client *c, const char *deny,
 				     const char *line, size_t len,
 				     struct json_object **reply);
-/* A request rfsd built itself (metrics), as a peer that may change. */
-enum rfsd_cmd_rc rfsd_request_call(const struct rfsd_cmd *cmds,
-				   struct rfsd_cmd_ctx *x,
-				   struct json_object *req,
-				   struct json_object **reply);
 
 /* {"ok": true, "result": result}; {"ok": false, "error": msg, "errno":
  * |e|}; for a datapath call's failure, err (if empty, "<what>: <strerror>",
@@ -228,15 +207,13 @@ static inline struct rfs_if *rfsd_find_if(struct rfsd_cmd_ctx *x,
 					  struct json_object **reply)
 {
 	struct rfs_if *ifc = rfs_dp_if_find(x->dp, name);
+	bool none = !ifc && !if_nametoindex(name);
 
-	if (ifc)
-		return ifc;
-	if (!if_nametoindex(name))
-		*reply = rfsd_reply_err(ENODEV, "%s %s: no such interface", what,
-					name);
-	else
-		*reply = rfsd_reply_err(ENOENT, "%s %s: not attached", what, name);
-	return NULL;
+	if (!ifc)
+		*reply = rfsd_reply_err(none ? ENODEV : ENOENT, "%s %s: %s",
+					what, name, none ? "no such interface" :
+					"not attached");
+	return ifc;
 }
 
 struct json_object *rfsd_cmd_stats(struct rfsd_cmd_ctx *x,

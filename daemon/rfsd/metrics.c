@@ -68,12 +68,14 @@ static int run_request(void *ctx, struct json_object *req,
 		       struct json_object **result, char *err, size_t len)
 {
 	const struct rfsd_dispatch *d = ctx;
+	const char *line = json_object_to_json_string(req);
 	struct json_object *reply = NULL, *r;
 	enum rfsd_cmd_rc rc;
 	int e;
 
 	*result = NULL;
-	rc = rfsd_request_call(d->cmds, d->ctx, req, &reply);
+	rc = rfsd_request_run_as(d->cmds, d->ctx, NULL, NULL, line,
+				 strlen(line), &reply);
 	if (rc != RFSD_CMD_REPLY) {	/* only flows waits or starts a job */
 		snprintf(err, len, "'%s' did not answer at once",
 			 json_object_to_json_string(req));

@@ -1,16 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Both halves of a control request (commands.h): the parser process's,
- * which runs with no capabilities and no uid of its own (server.c,
- * docs/security.md) so that a bug in json-c or here gets an attacker
- * nothing rfsd holds, and rfsd's; and the replies the handlers build.
+ * Both halves of a control request (commands.h), the parser process's
+ * (struct rfsd_child, docs/security.md) and rfsd's, and the replies the
+ * handlers build.
  */
 #include <errno.h>
 #include <net/if.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -207,8 +205,11 @@ static const struct {
 #undef ARG
 };
 
-int rfsd_arg_take(const struct rfsd_preq *p, int a, struct rfsd_req *r,
-		  char *msg, size_t len)
+/* Argument a of p into r (its default if p has none): 0, -EINVAL with
+ * why in msg (if not NULL), or -EPROTO for what no parser of ours makes.
+ * Both halves run it: the parser to refuse, rfsd not to trust. */
+static int arg_take(const struct rfsd_preq *p, int a, struct rfsd_req *r,
+		    char *msg, size_t len)
 {
 	const struct rfsd_parg *g = &p->arg[a];
 	const char *s = p->data + g->off, *name = args[a].name;
@@ -358,7 +359,7 @@ void rfsd_request_parse(const struct rfsd_cmd *cmds, bool reader,
 			goto out;
 		} else if (a < RFSD_NARGS && val &&	/* null is absent */
 			   (encode(p, a, val) ||
-			    rfsd_arg_take(p, a, &r, p->msg, sizeof(p->msg)))) {
+			    arg_take(p, a, &r, p->msg, sizeof(p->msg)))) {
 			p->err = EINVAL;
 			goto out;
 		}
@@ -406,8 +407,8 @@ static struct json_object *refuse_change(const struct rfsd_preq *p,
 	char what[128] = "";
 	size_t n;
 
-	rfsd_arg_take(p, RFSD_ARG_IFACE, r, NULL, 0);
-	rfsd_arg_take(p, RFSD_ARG_KEY, r, NULL, 0);
+	arg_take(p, RFSD_ARG_IFACE, r, NULL, 0);
+	arg_take(p, RFSD_ARG_KEY, r, NULL, 0);
 	if (r->key)
 		snprintf(what, sizeof(what), " %.64s%s", r->key,
 			 r->iface ? " of" : "");
@@ -457,7 +458,7 @@ enum rfsd_cmd_rc rfsd_request_exec(const struct rfsd_cmd *cmds,
 		goto bad;
 	r.has = p->has;
 	for (a = 0; a < RFSD_NARGS; a++)
-		if (rfsd_arg_take(p, a, &r, NULL, 0))
+		if (arg_take(p, a, &r, NULL, 0))
 			goto bad;
 	if (cmd->start)
 		rc = cmd->start(x, c, &r, reply);
@@ -482,15 +483,4 @@ enum rfsd_cmd_rc rfsd_request_run_as(const struct rfsd_cmd *cmds,
 	rfsd_request_parse(cmds, deny != NULL, line, len, &p);
 	return rfsd_request_exec(cmds, x, c, deny, &p, rfsd_preq_size(&p),
 				 reply);
-}
-
-enum rfsd_cmd_rc rfsd_request_call(const struct rfsd_cmd *cmds,
-				   struct rfsd_cmd_ctx *x,
-				   struct json_object *req,
-				   struct json_object **reply)
-{
-	const char *line = json_object_to_json_string(req);
-
-	return rfsd_request_run_as(cmds, x, NULL, NULL, line, strlen(line),
-				   reply);
 }

@@ -42,8 +42,6 @@ struct rfsd_client {
 	struct rfsd_client *next;
 	uid_t uid;
 	pid_t pid;
-	char *in;		/* received, not consumed: [0, in_len) */
-	size_t in_len, in_cap;
 	char *out;		/* to send: [out_off, out_len) */
 	size_t out_off, out_len, out_cap;
 	bool eof;		/* the peer sent everything it will */
@@ -56,6 +54,10 @@ struct rfsd_client {
 	long long since_ms;	/* connected (rfs_mono_ms()) */
 	long long line_ms;	/* the unfinished line began; 0: none */
 	time_t last_active;
+	size_t in_len;
+	/* received, not consumed: [0, in_len), and room for a NUL after
+	 * them; pages a short request does not fill stay unused */
+	char in[];		/* RFSD_IN_MAX + 1 bytes */
 };
 
 struct rfsd_server {
@@ -241,9 +243,6 @@ static void close_fd(int fd)
 	close(fd);
 }
 
-
-
-
 static bool warn_ok(struct rfsd_server *s)
 {
 	time_t now = time(NULL);
@@ -271,7 +270,6 @@ static void client_close(struct rfsd_client *c)
 	/* the loop sees the removal: no later event of c is run */
 	rfsd_watch_del(s->loop, &c->w);
 	close_fd(c->w.fd);
-	free(c->in);
 	free(c->out);
 	free(c);
 }
@@ -366,12 +364,10 @@ static bool make_room(struct rfsd_server *s, uid_t uid, bool denied,
 
 static void queue_reply(struct rfsd_client *c, struct json_object *reply)
 {
-	const char *s;
+	const char *s = json_object_to_json_string_ext(reply,
+			JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
 
-	s = json_object_to_json_string_ext(reply, JSON_C_TO_STRING_PLAIN |
-					   JSON_C_TO_STRING_NOSLASHESCAPE);
-	if (!s || queue_out(c, s, strlen(s)) ||
-	    queue_out(c, "\n", 1)) {
+	if (!s || queue_out(c, s, strlen(s)) || queue_out(c, "\n", 1)) {
 		pr_warn("can't queue reply for uid %u: %s\n", c->uid,
 			strerror(ENOMEM));
 		c->closing = true;
@@ -382,27 +378,24 @@ static void queue_reply(struct rfsd_client *c, struct json_object *reply)
 /* Send what the peer takes; false: it is gone (c is freed). */
 static bool client_flush(struct rfsd_client *c)
 {
-	int e = 0;
+	ssize_t n;
 
-	while (client_pending(c) && !e) {
-		ssize_t n = send(c->w.fd, c->out + c->out_off, client_pending(c),
-				 MSG_NOSIGNAL | MSG_DONTWAIT);
-
+	while (client_pending(c)) {
+		n = send(c->w.fd, c->out + c->out_off, client_pending(c),
+			 MSG_NOSIGNAL | MSG_DONTWAIT);
 		if (n > 0) {
 			c->out_off += n;
 			c->last_active = time(NULL);
-		} else if (!n) {
-			e = -EPIPE;
-		} else if (errno == EAGAIN) {
+		} else if (n < 0 && errno == EAGAIN) {
 			break;
-		} else if (errno != EINTR) {
-			e = -errno;
+		} else if (!n || errno != EINTR) {
+			pr_debug("control client uid %u left: %s\n", c->uid,
+				 n ? strerror(errno) : "closed");
+			client_close(c);
+			return false;
 		}
 	}
-	if (e)
-		pr_debug("control client uid %u left: %s\n", c->uid,
-			 e == -EPIPE ? "closed" : strerror(-e));
-	if (e || (!client_pending(c) && c->closing)) {
+	if (c->closing && !client_pending(c)) {
 		client_close(c);
 		return false;
 	}
@@ -410,30 +403,14 @@ static bool client_flush(struct rfsd_client *c)
 }
 
 /* Receive until in holds a line and its '\n', the peer would block, or
- * it has sent everything (eof), keeping room for a NUL after the bytes;
- * false: the connection is done (c is freed). */
+ * it has sent everything (eof); false: the connection is done (c is
+ * freed). */
 static bool client_read(struct rfsd_client *c)
 {
-	int e = 0;
+	ssize_t n;
 
-	while (!c->eof && c->in_len < RFSD_IN_MAX && !e) {
-		ssize_t n;
-
-		if (c->in_len + 1 >= c->in_cap) {
-			size_t cap = c->in_cap ? c->in_cap * 2 : 4096;
-			char *p;
-
-			if (cap > RFSD_IN_MAX + 1)
-				cap = RFSD_IN_MAX + 1;
-			p = realloc(c->in, cap);
-			if (!p) {
-				e = -ENOMEM;
-				break;
-			}
-			c->in = p;
-			c->in_cap = cap;
-		}
-		n = recv(c->w.fd, c->in + c->in_len, c->in_cap - 1 - c->in_len,
+	while (!c->eof && c->in_len < RFSD_IN_MAX) {
+		n = recv(c->w.fd, c->in + c->in_len, RFSD_IN_MAX - c->in_len,
 			 MSG_DONTWAIT);
 		if (n > 0) {
 			c->in_len += n;
@@ -443,15 +420,13 @@ static bool client_read(struct rfsd_client *c)
 		} else if (errno == EAGAIN) {
 			break;
 		} else if (errno != EINTR) {
-			e = -errno;
+			pr_debug("control client uid %u: %s\n", c->uid,
+				 strerror(errno));
+			client_close(c);
+			return false;
 		}
 	}
-	if (!e)
-		return true;
-	if (e != -ENOMEM)
-		pr_debug("control client uid %u: %s\n", c->uid, strerror(-e));
-	client_close(c);
-	return false;
+	return true;
 }
 
 static void client_update(struct rfsd_client *c)
@@ -563,12 +538,9 @@ bool rfsd_child_tick(struct rfsd_child *c)
 	int st;
 
 	if (c->pid > 0 && waitpid(c->pid, &st, WNOHANG) == c->pid) {
-		if (WIFSIGNALED(st))
-			pr_warn("%s (pid %d) killed by signal %d; restarting it\n",
-				c->what, c->pid, WTERMSIG(st));
-		else
-			pr_warn("%s (pid %d) exited with %d; restarting it\n",
-				c->what, c->pid, WEXITSTATUS(st));
+		pr_warn("%s (pid %d) %s %d; restarting it\n", c->what, c->pid,
+			WIFSIGNALED(st) ? "killed by signal" : "exited with",
+			WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
 		c->pid = 0;
 		rfsd_child_stop(c);
 	}
@@ -759,7 +731,7 @@ static void server_accept(struct rfsd_watch *w, uint32_t ev)
 			close_fd(fd);
 			continue;
 		}
-		c = malloc(sizeof(*c));
+		c = malloc(sizeof(*c) + RFSD_IN_MAX + 1);
 		if (c)
 			*c = (struct rfsd_client){
 				.w = { .fd = fd, .fn = client_event }, .srv = s,
@@ -930,12 +902,10 @@ void rfsd_server_close(struct rfsd_server *s)
 	free(s);
 }
 
-uid_t rfsd_client_uid(const struct rfsd_client *c)
+const char *rfsd_client_who(const struct rfsd_client *c)
 {
-	return c->uid;
-}
+	static char who[40];
 
-pid_t rfsd_client_pid(const struct rfsd_client *c)
-{
-	return c->pid;
+	snprintf(who, sizeof(who), "uid %u pid %d", c->uid, c->pid);
+	return who;
 }

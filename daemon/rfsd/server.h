@@ -4,9 +4,7 @@
  * and the capabilities rfsd keeps.
  *
  * The control socket (server.c; its limits are docs/protocol.md's): one
- * JSON request a line, read without blocking by rfsd, parsed by the
- * parser process into a struct rfsd_preq that rfsd runs through the
- * command table (request.c).  Idle peers must never lock the
+ * JSON request a line (commands.h).  Idle peers must never lock the
  * administrator out: a silent or idle peer makes room for a newcomer,
  * root has RFSD_ROOT_SPARE slots beyond a table of busy peers, and refused
  * peers hold no slot.
@@ -22,13 +20,8 @@
 #ifndef RFSD_SERVER_H
 #define RFSD_SERVER_H
 
-#include <stdbool.h>
-#include <stddef.h>
 #include <sys/socket.h>
-#include <sys/types.h>
 #include <time.h>
-
-#include <json.h>
 
 #include "commands.h"
 #include "rfsd.h"
@@ -103,8 +96,8 @@ void rfsd_server_reply(struct rfsd_server *s, struct rfsd_client *c,
 void rfsd_server_set_groups(struct rfsd_server *s, const char *read,
 			    const char *admin);
 
-uid_t rfsd_client_uid(const struct rfsd_client *c);
-pid_t rfsd_client_pid(const struct rfsd_client *c);
+/* "uid 1000 pid 42", for the log of a change (valid to the next call) */
+const char *rfsd_client_who(const struct rfsd_client *c);
 
 /* ---- least privilege (caps.c): the peers' roles, the capabilities ---- */
 

@@ -421,7 +421,7 @@ void rfs_devtab_retire(const struct rfs_if_env *env, struct rfs_if *ifc)
 }
 
 int rfs_devtab_resize(const struct rfs_if_env *env, struct rfs_if *ifc,
-		      __u32 flow_cnt, __u32 rx_queues, char *err)
+		      __u32 flow_cnt, char *err)
 {
 	__u32 cur = RFS_DEV_CUR, prev = RFS_DEV_PREV;
 	int new_fd, e;
@@ -433,7 +433,7 @@ int rfs_devtab_resize(const struct rfs_if_env *env, struct rfs_if *ifc,
 		return rfs_errf(err, e < 0 ? e : EBUSY,
 				"%s: the table before the last resize still has frames in flight; try again shortly",
 				ifc->name);
-	new_fd = rfs_devtab_create(ifc->dev_flows_fd, flow_cnt, rx_queues);
+	new_fd = rfs_devtab_create(ifc->dev_flows_fd, flow_cnt, ifc->rx_queues);
 	if (new_fd < 0)
 		return rfs_errf(err, new_fd, "%s: can't create a flow table of %u: %m",
 				ifc->name, flow_cnt);
@@ -451,7 +451,6 @@ int rfs_devtab_resize(const struct rfs_if_env *env, struct rfs_if *ifc,
 	close(ifc->dev_flows_fd);
 	ifc->dev_flows_fd = new_fd;
 	ifc->flow_cnt = flow_cnt;
-	ifc->rx_queues = rx_queues;
 	if (!ifc->no_attach) {
 		char dir[IF_NAMESIZE + 3], why[RFS_ERR_LEN];
 

@@ -23,23 +23,11 @@
 /* ---- the sock flow table: in slot 0 of rfs_sock_outer, so a resize is
  * one swap; rfs_globals holds its mask ---- */
 
-static int rfs_socktab_create(struct rfs_if_env *env, __u32 entries,
-			      char *err)
+static int rfs_socktab_new(const struct rfs_dp *dp, __u32 entries)
 {
-	__u32 zero = 0;
-	int fd;
-
-	fd = rfs_create_table(env->globals_fd, RFS_MAP_SOCK_FLOWS,
-			      "rfs_sock_entry_t", sizeof(rfs_sock_entry_t),
-			      entries);
-	if (fd < 0)
-		return rfs_errf(err, fd, "can't create sock flow table of %u entries: %m",
+	return rfs_create_table(dp->env.globals_fd, RFS_MAP_SOCK_FLOWS,
+				"rfs_sock_entry_t", sizeof(rfs_sock_entry_t),
 				entries);
-	env->sock_flows_fd = fd;
-	if (bpf_map_update_elem(env->sock_outer_fd, &zero, &fd, BPF_ANY))
-		return rfs_errf(err, errno,
-				"can't install sock flow table: %m");
-	return 0;
 }
 
 /* Entries written into the old table between the copy and the swap:
@@ -100,9 +88,7 @@ int rfs_dp_set_sock_flow_entries(struct rfs_dp *dp, __u32 n, char *err)
 			new_t[j] = old_t[k];
 	}
 	step = "create the new table";
-	e = new_fd = rfs_create_table(dp->env.globals_fd, RFS_MAP_SOCK_FLOWS,
-				      "rfs_sock_entry_t",
-				      sizeof(rfs_sock_entry_t), n);
+	e = new_fd = rfs_socktab_new(dp, n);
 	if (e < 0)
 		goto fail;
 	step = "fill the new table";
@@ -430,8 +416,17 @@ static int rfs_core_create(struct rfs_dp *dp, const struct rfs_dp_opts *o,
 		goto out;
 	}
 
-	err_ = rfs_socktab_create(&dp->env, entries, err) ?:
-	       rfs_pins_pin(dp->base, NULL, dp, rfs_core_pins, RFS_CORE_PINS,
+	dp->env.sock_flows_fd = rfs_socktab_new(dp, entries);
+	if (dp->env.sock_flows_fd < 0 ||
+	    bpf_map_update_elem(dp->env.sock_outer_fd, &zero,
+				&dp->env.sock_flows_fd, BPF_ANY)) {
+		err_ = rfs_errf(err, dp->env.sock_flows_fd < 0 ?
+				dp->env.sock_flows_fd : errno,
+				"can't create sock flow table of %u entries: %m",
+				entries);
+		goto out;
+	}
+	err_ = rfs_pins_pin(dp->base, NULL, dp, rfs_core_pins, RFS_CORE_PINS,
 			    err) ?:
 	       rfs_cpumap_sync(dp, err);
 	if (err_)
@@ -834,17 +829,17 @@ void rfs_dp_close(struct rfs_dp *dp, bool teardown)
 
 	if (!dp)
 		return;
-	if (teardown) {
-		while (dp->n_ifs) {
-			struct rfs_if *ifc = dp->ifs[dp->n_ifs - 1];
+	while (dp->n_ifs) {
+		struct rfs_if *ifc = dp->ifs[dp->n_ifs - 1];
 
-			if (rfs_iface_detach(&dp->env, ifc, why))
-				pr_warn("%s\n", why);
-			else
-				rfs_log_iface(RFS_LOG_INFO, ifc->name, ifc->ifindex,
-					      "detached: rfsd is exiting (detach_on_exit)");
-			rfs_dp_if_remove(dp, ifc);
-		}
+		if (teardown && rfs_iface_detach(&dp->env, ifc, why))
+			pr_warn("%s\n", why);
+		else if (teardown)
+			rfs_log_iface(RFS_LOG_INFO, ifc->name, ifc->ifindex,
+				      "detached: rfsd is exiting (detach_on_exit)");
+		rfs_dp_if_remove(dp, ifc);
+	}
+	if (teardown) {
 		/* The links the kernel lets go of (cgroup links); the rest
 		 * go when their pins are removed. */
 		if (!rfs_path(path, "%s/links", dp->base))
@@ -853,9 +848,6 @@ void rfs_dp_close(struct rfs_dp *dp, bool teardown)
 		for (cpu = 0; cpu < (__u32)dp->env.nr_cpus; cpu++)
 			bpf_map_delete_elem(dp->env.cpu_map_fd, &cpu);
 		rfs_remove_layouts(dp->pin_at, false);
-	} else {
-		while (dp->n_ifs)
-			rfs_dp_if_remove(dp, dp->ifs[dp->n_ifs - 1]);
 	}
 	free(dp->ifs);
 	rfs_pins_reset(dp, rfs_core_pins, RFS_CORE_PINS, true);

@@ -109,7 +109,6 @@ static int rfs_kthread_try(__u32 pid, __u32 map_id,
 
 	/* the whole name only: a cut one may be another cpumap's */
 	if (rfs_read_task(pid, comm, sizeof(comm), &state, &flags) ||
-	    !(flags & RFS_PF_KTHREAD) ||
 	    sscanf(comm, "cpumap/%d/map:%u%n", &cpu, &id, &end) != 2 ||
 	    comm[end] || id != map_id || cpu < 0 || cpu >= RFS_MAX_CPUS)
 		return 0;
@@ -180,7 +179,6 @@ void rfs_kthreads_idle(const struct rfs_if_env *env, bool *idle, bool *quiet)
 	char why[128], state;
 	int c, fd;
 
-	memset(idle, 0, sizeof(bool) * env->nr_cpus);
 	for (c = 0; c < env->nr_cpus; c++) {
 		fd = q ? rfs_kthread_open(q[c].kthread_pid, c,
 					  env->globals->cpumap_id, &state,
@@ -221,7 +219,6 @@ static int rfs_devtab_scan(const struct rfs_if_env *env, int table_fd,
 	struct rfs_cpu_queue *queues = NULL;
 	struct rfs_dev_flow *t;
 	bool idle[RFS_MAX_CPUS], quiet[RFS_MAX_CPUS];
-	/* rfs_tx_seq: one value per possible CPU (rfs_lookup_percpu) */
 	const size_t stride_words =
 		rfs_percpu_stride(sizeof(struct rfs_tx_seq)) / sizeof(__u32);
 	__u32 *tx = NULL;
@@ -293,7 +290,6 @@ static int rfs_devtab_scan(const struct rfs_if_env *env, int table_fd,
 			in.jiffies = now;
 			in.drain_jiffies = drain_jiffies;
 		} else {
-			/* rfs_hold_judge() says why each of these counts */
 			in.in_cpumap = rfs_cpuset_has(env->in_cpumap, f->cpu);
 			in.track = tracks[i];
 			in.delivered = queues[f->cpu].delivered;
@@ -345,7 +341,6 @@ static int rfs_held_collect(void *ctx, const struct rfs_held_flow *h)
 	return 0;
 }
 
-/* The table in slot 1 of the outer map, or < 0. */
 static int rfs_devtab_prev_fd(const struct rfs_if *ifc)
 {
 	__u32 slot = RFS_DEV_PREV, id;
@@ -355,7 +350,6 @@ static int rfs_devtab_prev_fd(const struct rfs_if *ifc)
 	return bpf_map_get_fd_by_id(id);
 }
 
-/* fn over the interface's current table, then its previous one. */
 static int rfs_devtab_scan_both(const struct rfs_if_env *env,
 				const struct rfs_if *ifc,
 				const struct rfs_cpuset *cpus, rfs_held_fn fn,

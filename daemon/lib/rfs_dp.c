@@ -182,7 +182,6 @@ static int rfs_cpumap_sync(struct rfs_dp *dp, char *err)
 
 /* ---- the core object ---- */
 
-/* The core's pins (rfs_pins_open() checks the value sizes at adopt). */
 static const struct rfs_pin rfs_core_pins[] = {
 #define M(n, fd, size) { "maps", n, offsetof(struct rfs_dp, env.fd), size }
 	M(RFS_MAP_GLOBALS, globals_fd, sizeof(struct rfs_globals)),
@@ -278,19 +277,17 @@ static int rfs_core_load(const struct rfs_dp *dp,
 				"can't open the core BPF object: %m");
 	bpf_object__for_each_program(p, skel->obj) {
 		enum rfs_trace_mode m = rfs_sock_prog_mode(bpf_program__name(p));
+		const char *fn =
+			bpf_program__section_name(p) + strlen("fexit/");
 		bool load = m == mode;
 
 		if (m == RFS_TRACE_NONE)
 			continue;
-
 		/* udpv6_* is missing while the ipv6 module is not loaded:
 		 * steer what we can and say so (kprobes: at attach) */
-		if (load && mode == RFS_TRACE_FEXIT &&
-		    !rfs_core_btf_func(bpf_program__section_name(p) +
-				       strlen("fexit/"))) {
+		if (load && mode == RFS_TRACE_FEXIT && !rfs_core_btf_func(fn)) {
 			pr_warn("can't load %s: no BTF for %s (ipv6 not loaded?); IPv6 UDP flows won't be recorded\n",
-				bpf_program__name(p),
-				bpf_program__section_name(p) + strlen("fexit/"));
+				bpf_program__name(p), fn);
 			load = false;
 		}
 		bpf_program__set_autoload(p, load);
@@ -560,14 +557,11 @@ static bool rfs_is_layout(const char *n)
  * ours on the same hooks: refused; the layouts record different things. */
 static int rfs_core_other_layout(const struct rfs_dp *dp, char *err)
 {
+	DIR *d = opendir(dp->pin_at);
 	struct dirent *de;
 	int e = 0;
-	DIR *d;
 
-	d = opendir(dp->pin_at);
-	if (!d)
-		return 0;
-	while (!e && (de = readdir(d))) {
+	while (d && !e && (de = readdir(d))) {
 		if (!rfs_is_layout(de->d_name) ||
 		    !strcmp(de->d_name, RFS_PIN_LAYOUT))
 			continue;
@@ -576,7 +570,8 @@ static int rfs_core_other_layout(const struct rfs_dp *dp, char *err)
 			     dp->pin_dir, de->d_name, RFS_PIN_LAYOUT,
 			     dp->pin_dir);
 	}
-	closedir(d);
+	if (d)
+		closedir(d);
 	return e;
 }
 
@@ -654,7 +649,6 @@ static void rfs_dp_if_remove(struct rfs_dp *dp, struct rfs_if *ifc)
 	rfs_dp_sync_loopback(dp);
 }
 
-/* rfs_pin_lock() on dir, named name in err. */
 static int rfs_dp_lock(const char *dir, const char *name, char *err)
 {
 	int fd = rfs_pin_lock(dir);
@@ -1040,31 +1034,21 @@ int rfs_dp_sweep_orphans(struct rfs_dp *dp, int ifindex)
 
 struct rfs_ids {
 	__u32 *v;
-	size_t n, cap;
+	size_t n;
 };
-
-static void rfs_ids_add(struct rfs_ids *s, __u32 id)
-{
-	__u32 *v;
-
-	if (s->n == s->cap) {
-		v = realloc(s->v, (s->cap * 2 + 16) * sizeof(*v));
-		if (!v)
-			return;
-		s->v = v;
-		s->cap = s->cap * 2 + 16;
-	}
-	s->v[s->n++] = id;
-}
 
 static void rfs_note_map(const char *path, void *ctx)
 {
+	struct rfs_ids *s = ctx;
 	int fd = bpf_obj_get(path);
+	__u32 *v = fd >= 0 ? realloc(s->v, (s->n + 1) * sizeof(*v)) : NULL;
 
-	if (fd >= 0) {
-		rfs_ids_add(ctx, rfs_obj_id(fd));
-		close(fd);
+	if (v) {
+		s->v = v;
+		s->v[s->n++] = rfs_obj_id(fd);
 	}
+	if (fd >= 0)
+		close(fd);
 }
 
 int rfs_dp_cleanup(const char *pin_dir, char *err)

@@ -228,8 +228,6 @@ struct rfs_dp {
 	struct rfs_kfeatures feat;	/* at open */
 	bool allow_unordered;
 	const struct rfs_budget *budget;	/* the opts' */
-	/* sock_flow_mask + 1 entries; cpumap_id: its kthreads are
-	 * "cpumap/<cpu>/map:<id>" */
 	struct rfs_globals globals;
 
 	int cpumap_prog_fd;
@@ -237,8 +235,7 @@ struct rfs_dp {
 
 	struct rfs_cpuset online;
 	struct rfs_cpuset in_cpumap;	/* CPUs with a cpumap entry */
-	/* went offline since their cpumap entry was made: the kthread lost
-	 * its binding (rfs_cpumap_sync()) */
+	/* offline since their cpumap entry was made: kthread unbound */
 	struct rfs_cpuset unbound;
 	struct rfs_cpuset new_kthreads;	/* rfs_dp_take_new_kthreads() */
 	/* when each CPU's kthread was first seen asleep (0: awake) */
@@ -275,10 +272,10 @@ void rfs_dp_take_new_kthreads(struct rfs_dp *dp, struct rfs_cpuset *out);
 /* out has env.nr_cpus entries */
 int rfs_dp_read_gstats(const struct rfs_dp *dp, struct rfs_global_stats *out);
 int rfs_dp_read_queues(const struct rfs_dp *dp, struct rfs_cpu_queue *out);
-/* Frames in each CPU's cpumap ring, not yet dequeued (an estimate). */
-int rfs_dp_read_backlog(const struct rfs_dp *dp, __u64 *out);
 /* The same in a new array (free() it), or NULL. */
 struct rfs_cpu_queue *rfs_dp_queues(const struct rfs_dp *dp);
+/* Frames in each CPU's cpumap ring, not yet dequeued (an estimate). */
+int rfs_dp_read_backlog(const struct rfs_dp *dp, __u64 *out);
 int rfs_dp_write_ksched_note(const struct rfs_dp *dp, int cpu, __u64 note);
 __u32 rfs_dp_desired_cpu(const struct rfs_dp *dp, __u32 hash);
 /* Follow the online CPUs in every interface and the cpumap (rfsd's timer). */
@@ -358,14 +355,11 @@ int rfs_if_explain(struct rfs_dp *dp, struct rfs_if *ifc,
 
 /* ---- why a flow still holds a leaving CPU (rfs_hold.c, pure:
  * rfs_devtab.c reads the maps): status, explain and the log say why ---- */
-enum rfs_hold_why {
+enum rfs_hold_why {	/* in words: rfs_hold_why_words() */
 	RFS_HOLD_NONE,		/* drained: free to leave */
-	RFS_HOLD_LOCAL,		/* passed up on its RX CPU less than
-				   local_drain_jiffies ago */
-	RFS_HOLD_QUEUED,	/* its last frame not dequeued yet (or lost
-				   on a full ring, not passed yet) */
-	RFS_HOLD_NO_PROOF,	/* dequeued, not proven delivered, kthread
-				   running: GRO may hold it */
+	RFS_HOLD_LOCAL,
+	RFS_HOLD_QUEUED,
+	RFS_HOLD_NO_PROOF,
 };
 
 struct rfs_hold_in {

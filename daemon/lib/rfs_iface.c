@@ -17,7 +17,6 @@
 #include "rfs_order.h"
 #include "rfs_xdp.skel.h"
 
-/* Its pins, under if/<name>/ (rfs_pins_open() checks the sizes). */
 static const struct rfs_pin if_pins[] = {
 #define P(n, fd, size) { NULL, n, offsetof(struct rfs_if, fd), size }
 	P("prog", prog_fd, 0),
@@ -49,8 +48,6 @@ static struct rfs_if *rfs_iface_new(const char *name)
 
 void rfs_iface_free(struct rfs_if *ifc)
 {
-	if (!ifc)
-		return;
 	rfs_pins_reset(ifc, if_pins, N_IF_PINS, true);
 	free(ifc);
 }
@@ -103,7 +100,6 @@ static struct xdp_program *rfs_xdp_next(struct xdp_multiprog *mp,
 	return xdp_multiprog__next_prog(p, mp);
 }
 
-/* Whether prog_id runs on ifindex; else a legacy program's id in *other. */
 static bool rfs_iface_prog_attached(int ifindex, __u32 prog_id, __u32 *other,
 				    char *other_name, size_t len,
 				    enum rfs_xdp_mode *mode)
@@ -360,14 +356,10 @@ static int rfs_if_xdp_attach(struct rfs_if *ifc, struct rfs_xdp *skel,
 		return rfs_errf(err, e ? e : EINVAL,
 				"attach %s: can't prepare the XDP program: %m",
 				ifc->name);
-	if (want == RFS_XDP_AUTO) {
-		e = xdp_program__attach(xp, ifc->ifindex, XDP_MODE_NATIVE, 0);
-		if (e)
-			e = xdp_program__attach(xp, ifc->ifindex, XDP_MODE_SKB, 0);
-	} else {
-		e = xdp_program__attach(xp, ifc->ifindex,
-					rfs_iface_libxdp_mode(want), 0);
-	}
+	e = xdp_program__attach(xp, ifc->ifindex, rfs_iface_libxdp_mode(
+			want == RFS_XDP_AUTO ? RFS_XDP_NATIVE : want), 0);
+	if (e && want == RFS_XDP_AUTO)
+		e = xdp_program__attach(xp, ifc->ifindex, XDP_MODE_SKB, 0);
 	if (e) {
 		libxdp_strerror(e, buf, sizeof(buf));
 		xdp_program__close(xp);
@@ -471,8 +463,6 @@ int rfs_iface_attach(const struct rfs_if_env *env, const char *name,
 	int e;
 
 	*out = NULL;
-	if (!name[0] || strlen(name) >= IF_NAMESIZE || strchr(name, '/'))
-		return rfs_errf(err, ENODEV, "attach %s: no such interface", name);
 	ifc = rfs_iface_new(name);
 	if (!ifc)
 		return rfs_errf(err, ENOMEM, "attach %s: out of memory", name);
@@ -550,11 +540,9 @@ int rfs_iface_adopt(const struct rfs_if_env *env, const char *name,
 		return rfs_errf(err, ENOMEM, "adopt %s: out of memory", name);
 	snprintf(sub, sizeof(sub), "if/%s", name);
 	e = rfs_pins_open(env->base, sub, ifc, if_pins, N_IF_PINS, why);
-	if (e && why[0]) {
-		/* another build's: leave its pins alone */
-		rfs_errf(err, e, "adopt %s: %s", name, why);
-		rfs_iface_free(ifc);
-		return e;
+	if (e && why[0]) {	/* another build's: leave its pins alone */
+		e = rfs_errf(err, e, "adopt %s: %s", name, why);
+		goto free;
 	}
 	if (e) {
 		rfs_errf(err, e, "adopt %s: pins incomplete (%m); dropped them",
@@ -616,6 +604,7 @@ int rfs_iface_adopt(const struct rfs_if_env *env, const char *name,
 	return 0;
 drop:
 	rfs_iface_unpin(env, name);
+free:
 	rfs_iface_free(ifc);
 	return e;
 }
@@ -819,8 +808,7 @@ out:
 	return e ? rfs_errf(err, e, "flows %s: %m", ifc->name) : 0;
 }
 
-/* ---- live changes, in order (rfs_dp.h): a CPU taken out is leaving
- * until the refresh on rfsd's timer finds its flows drained ---- */
+/* ---- live changes, in order (rfs_dp.h) ---- */
 
 /* A CPU that left the set (or went offline) stays usable, not allowed,
  * while a flow has frames in flight there: none is ever forced off.  The

@@ -42,7 +42,6 @@ int rfs_devtab_create(int btf_src_fd, __u32 flow_cnt, __u32 rx_queues)
 	return fd;
 }
 
-/* /proc/PID/stat's comm, state and flags: 0 or -ESRCH. */
 static int rfs_read_task(__u32 pid, char *comm, size_t len, char *state,
 			 unsigned int *flags)
 {

@@ -457,12 +457,10 @@ void rfs_kthreads_scan(__u32 map_id, int (*fn)(void *ctx, int cpu, __u32 pid,
 int rfs_errf(char *err, int e, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-/* An array for a swapped-in table, typed by value_type of btf_src_fd's
- * BTF (bpftool shows its fields): fd or -errno. */
+/* An array for a swapped-in table, typed by value_type of btf_src_fd's BTF. */
 int rfs_create_table(int btf_src_fd, const char *name, const char *value_type,
 		     __u32 value_size, __u32 entries);
-/* Whole arrays move with the batch syscalls (a few calls for a table of
- * a million entries); kernels without them get the per-entry loop. */
+/* By the batch syscalls, else (older kernels) one entry at a time. */
 int rfs_read_array(int fd, __u32 value_size, __u32 entries, void *buf);
 /* The same into a new buffer (free() it), or NULL with errno. */
 void *rfs_array_read(int fd, __u32 value_size, __u32 entries);
@@ -519,8 +517,7 @@ int rfs_pin_ensure_bpffs(const char *pin_dir, char *err);
 int rfs_pin_mkdirs(const char *path);	/* mkdir -p, mode 0700 */
 /* flock(LOCK_EX|LOCK_NB) on the dir; returns the fd or -EBUSY. */
 int rfs_pin_lock(const char *dir);
-/* fn(path, ctx) on each pin under dir, never through a symlink; remove:
- * then unlink every entry and dir itself. */
+/* fn(path, ctx) on each pin under dir; remove: then unlink them and dir. */
 typedef void (*rfs_pin_fn)(const char *path, void *ctx);
 void rfs_pin_walk(const char *dir, bool remove, rfs_pin_fn fn, void *ctx);
 /* snprintf into a PATH_MAX buffer, -ENAMETOOLONG if it does not fit. */

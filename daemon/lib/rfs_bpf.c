@@ -371,21 +371,20 @@ int rfs_pin_ensure_bpffs(const char *pin_dir, char *err)
 
 int rfs_pin_mkdirs(const char *path)
 {
-	char buf[PATH_MAX];
-	char *p;
+	char buf[PATH_MAX], *p, c;
 
 	snprintf(buf, sizeof(buf), "%s", path);
-	for (p = buf + 1; *p; p++) {
-		if (*p != '/')
+	for (p = buf + 1;; p++) {
+		if (*p && *p != '/')
 			continue;
+		c = *p;
 		*p = '\0';
 		if (mkdir(buf, 0700) && errno != EEXIST)
 			return -errno;
-		*p = '/';
+		*p = c;
+		if (!c)
+			return 0;
 	}
-	if (mkdir(buf, 0700) && errno != EEXIST)
-		return -errno;
-	return 0;
 }
 
 int rfs_pin_lock(const char *dir)

@@ -27,25 +27,23 @@ int rfs_budget_check(const struct rfs_budget *b, const char *what,
 		     char *err, size_t len)
 {
 	__u64 want = rfs_table_bytes(flow_cnt, rx_queues);
-	char w[32], lim[32], oth[32];
+	bool one = b->iface && want > b->iface;
+	char w[32], lim[32], oth[32], beside[80] = "";
 
+	if (!one && !(b->total && others + want > b->total))
+		return 0;
 	rfs_budget_fmt(want, w, sizeof(w));
-	if (b->iface && want > b->iface) {
-		rfs_budget_fmt(b->iface, lim, sizeof(lim));
-		snprintf(err, len,
-			 "%s: its flow table would take %s (flow_cnt %u x %u rx queues), over the budget of %s per interface (table_budget_iface in rfsd.conf)",
-			 what, w, flow_cnt, rx_queues, lim);
-		return -ENOSPC;
-	}
-	if (b->total && others + want > b->total) {
-		rfs_budget_fmt(b->total, lim, sizeof(lim));
+	rfs_budget_fmt(one ? b->iface : b->total, lim, sizeof(lim));
+	if (!one) {
 		rfs_budget_fmt(others, oth, sizeof(oth));
-		snprintf(err, len,
-			 "%s: its flow table would take %s (flow_cnt %u x %u rx queues) beside the %s of the other interfaces, over the budget of %s in total (table_budget_total in rfsd.conf)",
-			 what, w, flow_cnt, rx_queues, oth, lim);
-		return -ENOSPC;
+		snprintf(beside, sizeof(beside),
+			 " beside the %s of the other interfaces", oth);
 	}
-	return 0;
+	snprintf(err, len,
+		 "%s: its flow table would take %s (flow_cnt %u x %u rx queues)%s, over the budget of %s %s (table_budget_%s in rfsd.conf)",
+		 what, w, flow_cnt, rx_queues, beside, lim,
+		 one ? "per interface" : "in total", one ? "iface" : "total");
+	return -ENOSPC;
 }
 
 void rfs_budget_default(__u64 memtotal, struct rfs_budget *b)

@@ -42,7 +42,6 @@ int rfs_devtab_create(int btf_src_fd, __u32 flow_cnt, __u32 rx_queues)
 	return fd;
 }
 
-/* /proc/PID/stat's comm, state and flags: 0 or -ESRCH. */
 static int rfs_read_task(__u32 pid, char *comm, size_t len, char *state,
 			 unsigned int *flags)
 {
@@ -109,7 +108,6 @@ static int rfs_kthread_try(__u32 pid, __u32 map_id,
 
 	/* the whole name only: a cut one may be another cpumap's */
 	if (rfs_read_task(pid, comm, sizeof(comm), &state, &flags) ||
-	    !(flags & RFS_PF_KTHREAD) ||
 	    sscanf(comm, "cpumap/%d/map:%u%n", &cpu, &id, &end) != 2 ||
 	    comm[end] || id != map_id || cpu < 0 || cpu >= RFS_MAX_CPUS)
 		return 0;
@@ -180,7 +178,6 @@ void rfs_kthreads_idle(const struct rfs_if_env *env, bool *idle, bool *quiet)
 	char why[128], state;
 	int c, fd;
 
-	memset(idle, 0, sizeof(bool) * env->nr_cpus);
 	for (c = 0; c < env->nr_cpus; c++) {
 		fd = q ? rfs_kthread_open(q[c].kthread_pid, c,
 					  env->globals->cpumap_id, &state,
@@ -221,7 +218,6 @@ static int rfs_devtab_scan(const struct rfs_if_env *env, int table_fd,
 	struct rfs_cpu_queue *queues = NULL;
 	struct rfs_dev_flow *t;
 	bool idle[RFS_MAX_CPUS], quiet[RFS_MAX_CPUS];
-	/* rfs_tx_seq: one value per possible CPU (rfs_lookup_percpu) */
 	const size_t stride_words =
 		rfs_percpu_stride(sizeof(struct rfs_tx_seq)) / sizeof(__u32);
 	__u32 *tx = NULL;
@@ -293,7 +289,6 @@ static int rfs_devtab_scan(const struct rfs_if_env *env, int table_fd,
 			in.jiffies = now;
 			in.drain_jiffies = drain_jiffies;
 		} else {
-			/* rfs_hold_judge() says why each of these counts */
 			in.in_cpumap = rfs_cpuset_has(env->in_cpumap, f->cpu);
 			in.track = tracks[i];
 			in.delivered = queues[f->cpu].delivered;
@@ -345,7 +340,6 @@ static int rfs_held_collect(void *ctx, const struct rfs_held_flow *h)
 	return 0;
 }
 
-/* The table in slot 1 of the outer map, or < 0. */
 static int rfs_devtab_prev_fd(const struct rfs_if *ifc)
 {
 	__u32 slot = RFS_DEV_PREV, id;
@@ -355,7 +349,6 @@ static int rfs_devtab_prev_fd(const struct rfs_if *ifc)
 	return bpf_map_get_fd_by_id(id);
 }
 
-/* fn over the interface's current table, then its previous one. */
 static int rfs_devtab_scan_both(const struct rfs_if_env *env,
 				const struct rfs_if *ifc,
 				const struct rfs_cpuset *cpus, rfs_held_fn fn,
@@ -421,7 +414,7 @@ void rfs_devtab_retire(const struct rfs_if_env *env, struct rfs_if *ifc)
 }
 
 int rfs_devtab_resize(const struct rfs_if_env *env, struct rfs_if *ifc,
-		      __u32 flow_cnt, __u32 rx_queues, char *err)
+		      __u32 flow_cnt, char *err)
 {
 	__u32 cur = RFS_DEV_CUR, prev = RFS_DEV_PREV;
 	int new_fd, e;
@@ -433,7 +426,7 @@ int rfs_devtab_resize(const struct rfs_if_env *env, struct rfs_if *ifc,
 		return rfs_errf(err, e < 0 ? e : EBUSY,
 				"%s: the table before the last resize still has frames in flight; try again shortly",
 				ifc->name);
-	new_fd = rfs_devtab_create(ifc->dev_flows_fd, flow_cnt, rx_queues);
+	new_fd = rfs_devtab_create(ifc->dev_flows_fd, flow_cnt, ifc->rx_queues);
 	if (new_fd < 0)
 		return rfs_errf(err, new_fd, "%s: can't create a flow table of %u: %m",
 				ifc->name, flow_cnt);
@@ -451,7 +444,6 @@ int rfs_devtab_resize(const struct rfs_if_env *env, struct rfs_if *ifc,
 	close(ifc->dev_flows_fd);
 	ifc->dev_flows_fd = new_fd;
 	ifc->flow_cnt = flow_cnt;
-	ifc->rx_queues = rx_queues;
 	if (!ifc->no_attach) {
 		char dir[IF_NAMESIZE + 3], why[RFS_ERR_LEN];
 

@@ -23,23 +23,11 @@
 /* ---- the sock flow table: in slot 0 of rfs_sock_outer, so a resize is
  * one swap; rfs_globals holds its mask ---- */
 
-static int rfs_socktab_create(struct rfs_if_env *env, __u32 entries,
-			      char *err)
+static int rfs_socktab_new(const struct rfs_dp *dp, __u32 entries)
 {
-	__u32 zero = 0;
-	int fd;
-
-	fd = rfs_create_table(env->globals_fd, RFS_MAP_SOCK_FLOWS,
-			      "rfs_sock_entry_t", sizeof(rfs_sock_entry_t),
-			      entries);
-	if (fd < 0)
-		return rfs_errf(err, fd, "can't create sock flow table of %u entries: %m",
+	return rfs_create_table(dp->env.globals_fd, RFS_MAP_SOCK_FLOWS,
+				"rfs_sock_entry_t", sizeof(rfs_sock_entry_t),
 				entries);
-	env->sock_flows_fd = fd;
-	if (bpf_map_update_elem(env->sock_outer_fd, &zero, &fd, BPF_ANY))
-		return rfs_errf(err, errno,
-				"can't install sock flow table: %m");
-	return 0;
 }
 
 /* Entries written into the old table between the copy and the swap:
@@ -100,9 +88,7 @@ int rfs_dp_set_sock_flow_entries(struct rfs_dp *dp, __u32 n, char *err)
 			new_t[j] = old_t[k];
 	}
 	step = "create the new table";
-	e = new_fd = rfs_create_table(dp->env.globals_fd, RFS_MAP_SOCK_FLOWS,
-				      "rfs_sock_entry_t",
-				      sizeof(rfs_sock_entry_t), n);
+	e = new_fd = rfs_socktab_new(dp, n);
 	if (e < 0)
 		goto fail;
 	step = "fill the new table";
@@ -196,7 +182,6 @@ static int rfs_cpumap_sync(struct rfs_dp *dp, char *err)
 
 /* ---- the core object ---- */
 
-/* The core's pins (rfs_pins_open() checks the value sizes at adopt). */
 static const struct rfs_pin rfs_core_pins[] = {
 #define M(n, fd, size) { "maps", n, offsetof(struct rfs_dp, env.fd), size }
 	M(RFS_MAP_GLOBALS, globals_fd, sizeof(struct rfs_globals)),
@@ -293,19 +278,17 @@ static int rfs_core_load(const struct rfs_dp *dp,
 				"can't open the core BPF object: %m");
 	bpf_object__for_each_program(p, skel->obj) {
 		enum rfs_trace_mode m = rfs_sock_prog_mode(bpf_program__name(p));
+		const char *fn =
+			bpf_program__section_name(p) + strlen("fexit/");
 		bool load = m == mode;
 
 		if (m == RFS_TRACE_NONE)
 			continue;
-
 		/* udpv6_* is missing while the ipv6 module is not loaded:
 		 * steer what we can and say so (kprobes: at attach) */
-		if (load && mode == RFS_TRACE_FEXIT &&
-		    !rfs_core_btf_func(bpf_program__section_name(p) +
-				       strlen("fexit/"))) {
+		if (load && mode == RFS_TRACE_FEXIT && !rfs_core_btf_func(fn)) {
 			pr_warn("can't load %s: no BTF for %s (ipv6 not loaded?); IPv6 UDP flows won't be recorded\n",
-				bpf_program__name(p),
-				bpf_program__section_name(p) + strlen("fexit/"));
+				bpf_program__name(p), fn);
 			load = false;
 		}
 		bpf_program__set_autoload(p, load);
@@ -434,8 +417,17 @@ static int rfs_core_create(struct rfs_dp *dp, const struct rfs_dp_opts *o,
 		goto out;
 	}
 
-	err_ = rfs_socktab_create(&dp->env, entries, err) ?:
-	       rfs_pins_pin(dp->base, NULL, dp, rfs_core_pins, RFS_CORE_PINS,
+	dp->env.sock_flows_fd = rfs_socktab_new(dp, entries);
+	if (dp->env.sock_flows_fd < 0 ||
+	    bpf_map_update_elem(dp->env.sock_outer_fd, &zero,
+				&dp->env.sock_flows_fd, BPF_ANY)) {
+		err_ = rfs_errf(err, dp->env.sock_flows_fd < 0 ?
+				dp->env.sock_flows_fd : errno,
+				"can't create sock flow table of %u entries: %m",
+				entries);
+		goto out;
+	}
+	err_ = rfs_pins_pin(dp->base, NULL, dp, rfs_core_pins, RFS_CORE_PINS,
 			    err) ?:
 	       rfs_cpumap_sync(dp, err);
 	if (err_)
@@ -569,14 +561,11 @@ static bool rfs_is_layout(const char *n)
  * ours on the same hooks: refused; the layouts record different things. */
 static int rfs_core_other_layout(const struct rfs_dp *dp, char *err)
 {
+	DIR *d = opendir(dp->pin_at);
 	struct dirent *de;
 	int e = 0;
-	DIR *d;
 
-	d = opendir(dp->pin_at);
-	if (!d)
-		return 0;
-	while (!e && (de = readdir(d))) {
+	while (d && !e && (de = readdir(d))) {
 		if (!rfs_is_layout(de->d_name) ||
 		    !strcmp(de->d_name, RFS_PIN_LAYOUT))
 			continue;
@@ -585,7 +574,8 @@ static int rfs_core_other_layout(const struct rfs_dp *dp, char *err)
 			     dp->pin_dir, de->d_name, RFS_PIN_LAYOUT,
 			     dp->pin_dir);
 	}
-	closedir(d);
+	if (d)
+		closedir(d);
 	return e;
 }
 
@@ -678,7 +668,6 @@ static void rfs_dp_if_remove(struct rfs_dp *dp, struct rfs_if *ifc)
 	rfs_dp_sync_loopback(dp);
 }
 
-/* rfs_pin_lock() on dir, named name in err. */
 static int rfs_dp_lock(const char *dir, const char *name, char *err)
 {
 	int fd = rfs_pin_lock(dir);
@@ -853,17 +842,17 @@ void rfs_dp_close(struct rfs_dp *dp, bool teardown)
 
 	if (!dp)
 		return;
-	if (teardown) {
-		while (dp->n_ifs) {
-			struct rfs_if *ifc = dp->ifs[dp->n_ifs - 1];
+	while (dp->n_ifs) {
+		struct rfs_if *ifc = dp->ifs[dp->n_ifs - 1];
 
-			if (rfs_iface_detach(&dp->env, ifc, why))
-				pr_warn("%s\n", why);
-			else
-				rfs_log_iface(RFS_LOG_INFO, ifc->name, ifc->ifindex,
-					      "detached: rfsd is exiting (detach_on_exit)");
-			rfs_dp_if_remove(dp, ifc);
-		}
+		if (teardown && rfs_iface_detach(&dp->env, ifc, why))
+			pr_warn("%s\n", why);
+		else if (teardown)
+			rfs_log_iface(RFS_LOG_INFO, ifc->name, ifc->ifindex,
+				      "detached: rfsd is exiting (detach_on_exit)");
+		rfs_dp_if_remove(dp, ifc);
+	}
+	if (teardown) {
 		/* The links the kernel lets go of (cgroup links); the rest
 		 * go when their pins are removed. */
 		if (!rfs_path(path, "%s/links", dp->base))
@@ -872,9 +861,6 @@ void rfs_dp_close(struct rfs_dp *dp, bool teardown)
 		for (cpu = 0; cpu < (__u32)dp->env.nr_cpus; cpu++)
 			bpf_map_delete_elem(dp->env.cpu_map_fd, &cpu);
 		rfs_remove_layouts(dp->pin_at, false);
-	} else {
-		while (dp->n_ifs)
-			rfs_dp_if_remove(dp, dp->ifs[dp->n_ifs - 1]);
 	}
 	free(dp->ifs);
 	rfs_pins_reset(dp, rfs_core_pins, RFS_CORE_PINS, true);
@@ -1067,31 +1053,21 @@ int rfs_dp_sweep_orphans(struct rfs_dp *dp, int ifindex)
 
 struct rfs_ids {
 	__u32 *v;
-	size_t n, cap;
+	size_t n;
 };
-
-static void rfs_ids_add(struct rfs_ids *s, __u32 id)
-{
-	__u32 *v;
-
-	if (s->n == s->cap) {
-		v = realloc(s->v, (s->cap * 2 + 16) * sizeof(*v));
-		if (!v)
-			return;
-		s->v = v;
-		s->cap = s->cap * 2 + 16;
-	}
-	s->v[s->n++] = id;
-}
 
 static void rfs_note_map(const char *path, void *ctx)
 {
+	struct rfs_ids *s = ctx;
 	int fd = bpf_obj_get(path);
+	__u32 *v = fd >= 0 ? realloc(s->v, (s->n + 1) * sizeof(*v)) : NULL;
 
-	if (fd >= 0) {
-		rfs_ids_add(ctx, rfs_obj_id(fd));
-		close(fd);
+	if (v) {
+		s->v = v;
+		s->v[s->n++] = rfs_obj_id(fd);
 	}
+	if (fd >= 0)
+		close(fd);
 }
 
 int rfs_dp_cleanup(const char *pin_dir, char *err)

@@ -57,8 +57,7 @@ struct rfs_kfeatures {
 	bool faked;		/* RFS_TEST_FEATURES changed something */
 };
 
-/* Fill f from this kernel; then, for tests only, RFS_TEST_FEATURES
- * ("name=value,...") overrides it, to show what rfsd does elsewhere. */
+/* Then, for tests, RFS_TEST_FEATURES ("name=value,...") overrides f. */
 void rfs_kfeatures_detect(struct rfs_kfeatures *f);
 /* One feature by its field's name: bools 0/1, cpumap_gro
  * none/readable/unreadable, hz a number; -EINVAL for anything else. */
@@ -88,7 +87,6 @@ struct rfs_feat_report {
 	bool order_kept;	/* no line is RFS_FEAT_UNSAFE */
 };
 
-/* The kernel's lines, from f alone (interfaces: rfs_kjudge_iface()). */
 void rfs_kjudge(const struct rfs_kfeatures *f, struct rfs_feat_report *r);
 
 struct rfs_if_facts {
@@ -102,7 +100,7 @@ const char *rfs_feat_level_name(enum rfs_feat_level l);
 
 /* ---- the local path ---- */
 
-/* bpf_jiffies64() now, as the programs stamp it (rfs_bpf.c) */
+/* bpf_jiffies64() now, as the programs stamp it */
 bool rfs_read_jiffies(__u64 *out);
 long long rfs_if_gro_flush_timeout(const char *ifname);	/* ns; -1: unreadable */
 /* The interface's RX queues in sysfs (0: no such interface); rps (may be
@@ -115,20 +113,15 @@ void rfs_local_path_params(const char *ifname, bool no_attach,
 
 /* ---- what rtnetlink tells of a link that sysfs does not (rfs_link.c) ---- */
 
-/* The RX queues the device allocated (IFLA_NUM_RX_QUEUES), which ethtool
- * -L may use at any time: -ENODEV no such link, -EOPNOTSUPP not reported
- * (no CONFIG_RPS). */
+/* IFLA_NUM_RX_QUEUES: -ENODEV no such link, -EOPNOTSUPP no CONFIG_RPS. */
 int rfs_link_num_rx_queues(int ifindex, __u32 *out);
-/* Its answer, len bytes from the socket: the same results, -EPROTO for
- * bytes that are no netlink message of seq and portid (0: any). */
+/* Its answer from the socket; -EPROTO: no netlink message of seq, portid. */
 int rfs_link_parse_rxq(const void *buf, size_t len, unsigned int seq,
 		       unsigned int portid, __u32 *out);
 
-/* ---- budgets for the flow tables (rfs_budget.c, pure): the largest
- * flow_cnt on a NIC with many queues is gigabytes of kernel memory, which
- * one request could ask for.  The defaults, a share of MemTotal, keep a
- * burst of attaches out of reclaim.  A resized table's old one lives
- * until drained: MemoryMax= in the unit leaves room for two ---- */
+/* ---- budgets for the flow tables (rfs_budget.c, pure): one request
+ * could ask for gigabytes of kernel memory; a share of MemTotal keeps a
+ * burst of attaches out of reclaim ---- */
 #define RFS_BUDGET_IFACE_SHIFT	6	/* MemTotal / 64 per interface */
 #define RFS_BUDGET_TOTAL_SHIFT	4	/* MemTotal / 16 in total */
 #define RFS_BUDGET_IFACE_FALLBACK	(64ull << 20)
@@ -140,15 +133,13 @@ struct rfs_budget {
 };
 
 __u64 rfs_table_bytes(__u32 flow_cnt, __u32 rx_queues);
-/* May such a table join others bytes of the other interfaces'?  0, or
- * -ENOSPC with "<what>: its flow table would take ..." in err. */
+/* May such a table join others bytes of the other interfaces'? */
 int rfs_budget_check(const struct rfs_budget *b, const char *what,
 		     __u32 flow_cnt, __u32 rx_queues, __u64 others,
 		     char *err, size_t len);
-/* The defaults for memtotal bytes (0: unknown, the fallbacks). */
 void rfs_budget_default(__u64 memtotal, struct rfs_budget *b);
 int rfs_meminfo_total(const char *path, __u64 *bytes);
-/* rfs_text_u64() (parse.h) on the file at path: 0, or -errno. */
+/* rfs_text_u64() (parse.h) on the file at path */
 int rfs_file_u64(const char *path, const char *key, __u64 *out);
 void rfs_budget_fmt(__u64 bytes, char *buf, size_t len);	/* "64.0 MiB" */
 
@@ -170,10 +161,8 @@ struct rfs_dp_prog_ids {
 	__u32 cpumap, enqueue, sockops, recv, send;	/* 0: not loaded */
 };
 
-/* Plain structs, as libbpf-tools keeps them: anyone reads a field, only
- * the library writes one.  struct rfs_if_env is what an interface's code
- * needs of the datapath: fds, and its state through pointers, so that a
- * cpumap entry a refresh adds is seen at once. */
+/* Anyone reads a field, only the library writes one.  An interface's
+ * code sees the datapath's state through pointers, always current. */
 struct rfs_if_env {
 	const char *base;		/* <pin_dir>/v4: pins go in if/<name>/ */
 	int nr_cpus;			/* possible CPUs, <= RFS_MAX_CPUS */
@@ -238,11 +227,9 @@ struct rfs_dp {
 	int lock_fd;
 	__u32 qsize;
 	enum rfs_trace_mode trace_mode;
-	struct rfs_kfeatures feat;	/* what the kernel offers, at open */
+	struct rfs_kfeatures feat;	/* at open */
 	bool allow_unordered;
 	const struct rfs_budget *budget;	/* the opts' */
-	/* sock_flow_mask + 1 entries; cpumap_id: its kthreads are
-	 * "cpumap/<cpu>/map:<id>" */
 	struct rfs_globals globals;
 
 	int cpumap_prog_fd;
@@ -250,8 +237,7 @@ struct rfs_dp {
 
 	struct rfs_cpuset online;
 	struct rfs_cpuset in_cpumap;	/* CPUs with a cpumap entry */
-	/* went offline since their cpumap entry was made: the kthread lost
-	 * its binding (rfs_cpumap_sync()) */
+	/* offline since their cpumap entry was made: kthread unbound */
 	struct rfs_cpuset unbound;
 	struct rfs_cpuset new_kthreads;	/* rfs_dp_take_new_kthreads() */
 	/* when each CPU's kthread was first seen asleep (0: awake) */
@@ -261,7 +247,7 @@ struct rfs_dp {
 	size_t n_ifs;
 };
 
-/* libbpf's and libxdp's messages at -v only: they warn of what they handle. */
+/* libbpf's and libxdp's messages at -v only */
 void rfs_log_hook_libs(void);
 
 /* Load and pin the datapath, or adopt the one pinned under pin_dir (then
@@ -287,16 +273,14 @@ int rfs_dp_set_early_drop(struct rfs_dp *dp, bool on);
 /* The CPUs whose cpumap entry (and kthread) was made since the last call. */
 void rfs_dp_take_new_kthreads(struct rfs_dp *dp, struct rfs_cpuset *out);
 
-/* Per-CPU values: out has env.nr_cpus entries. */
+/* out has env.nr_cpus entries */
 int rfs_dp_read_gstats(const struct rfs_dp *dp, struct rfs_global_stats *out);
 int rfs_dp_read_queues(const struct rfs_dp *dp, struct rfs_cpu_queue *out);
+/* The same in a new array (free() it), or NULL. */
+struct rfs_cpu_queue *rfs_dp_queues(const struct rfs_dp *dp);
 /* Frames in each CPU's cpumap ring, not yet dequeued (an estimate). */
 int rfs_dp_read_backlog(const struct rfs_dp *dp, __u64 *out);
-/* rfs_dp_read_queues() into a new array (free() it), or NULL. */
-struct rfs_cpu_queue *rfs_dp_queues(const struct rfs_dp *dp);
-/* rfsd's note on a CPU's kthread policy (ksched_note). */
 int rfs_dp_write_ksched_note(const struct rfs_dp *dp, int cpu, __u64 note);
-/* The desired CPU recorded for a hash, or RFS_NO_CPU. */
 __u32 rfs_dp_desired_cpu(const struct rfs_dp *dp, __u32 hash);
 /* Follow the online CPUs in every interface and the cpumap (rfsd's timer). */
 int rfs_dp_refresh_cpus(struct rfs_dp *dp, char *err);
@@ -324,9 +308,8 @@ int rfs_if_attach(struct rfs_dp *dp, const char *name,
 		  const struct rfs_if_opts *opts, struct rfs_if **out,
 		  char *err);
 int rfs_if_detach(struct rfs_dp *dp, struct rfs_if *ifc, char *err);
-/* The interface vanished: forget it and its pins, nothing to detach. */
+/* The interface vanished: nothing to detach. */
 void rfs_if_forget(struct rfs_dp *dp, struct rfs_if *ifc);
-/* The interface was renamed: its pins follow. */
 int rfs_if_rename(struct rfs_dp *dp, struct rfs_if *ifc, const char *name);
 bool rfs_if_prog_on(int ifindex, __u32 prog_id);
 
@@ -340,18 +323,15 @@ int rfs_if_set_cpus(struct rfs_dp *dp, struct rfs_if *ifc,
 		    const struct rfs_cpuset *cpus, char *err);
 int rfs_if_set_flow_cnt(struct rfs_dp *dp, struct rfs_if *ifc, __u32 n,
 			char *err);
-/* Each CPU leaving ifc, since when, and the flows it waits for with the
- * reason; *out has *n entries (caller frees). */
+/* Each CPU leaving ifc and the flows it waits for (caller frees *out). */
 struct rfs_hold_cpu;
 int rfs_if_holds(struct rfs_dp *dp, struct rfs_if *ifc,
 		 struct rfs_hold_cpu **out, size_t *n, char *err);
-/* rfs_hold_warn_due() on the CPU's own record. */
 bool rfs_if_leaving_warn_due(struct rfs_if *ifc, unsigned int cpu,
 			     __u64 now_ms, __u64 bound_ms);
 int rfs_if_set_noguard(struct rfs_dp *dp, struct rfs_if *ifc, bool on,
 		       char *err);
 
-/* out has env.nr_cpus entries. */
 int rfs_if_read_stats(const struct rfs_if *ifc, struct rfs_if_stats *out);
 
 struct rfs_flow_sample {
@@ -372,27 +352,20 @@ int rfs_if_sample_collect(struct rfs_dp *dp, struct rfs_if *ifc, size_t limit,
 
 struct rfs_explain_in;
 struct rfs_explain_queue;
-/* rfsctl explain: what rfs_xdp reads for in->key per RX queue
- * (rfs_explain.h); caller frees *out. */
+/* rfsctl explain (rfs_explain.h); caller frees *out. */
 int rfs_if_explain(struct rfs_dp *dp, struct rfs_if *ifc,
 		   struct rfs_explain_in *in,
 		   struct rfs_explain_queue **out, size_t *n, char *err);
 
-/* ---- why a flow still holds its CPU (rfs_hold.c, pure: rfs_devtab.c
- * reads the maps).  A CPU taken out of a set while flows had frames in
- * flight there is leaving until each is proven drained, which a flow that
- * never leaves a gap never is: status, explain and the log say why ---- */
-enum rfs_hold_why {
+/* ---- why a flow still holds a leaving CPU (rfs_hold.c, pure:
+ * rfs_devtab.c reads the maps): status, explain and the log say why ---- */
+enum rfs_hold_why {	/* in words: rfs_hold_why_words() */
 	RFS_HOLD_NONE,		/* drained: free to leave */
-	RFS_HOLD_LOCAL,		/* passed up on its RX CPU less than
-				   local_drain_jiffies ago */
-	RFS_HOLD_QUEUED,	/* its last frame not dequeued yet (or lost
-				   on a full ring, not passed yet) */
-	RFS_HOLD_NO_PROOF,	/* dequeued, not proven delivered, kthread
-				   running: GRO may hold it */
+	RFS_HOLD_LOCAL,
+	RFS_HOLD_QUEUED,
+	RFS_HOLD_NO_PROOF,
 };
 
-/* What the drain test reads for one entry. */
 struct rfs_hold_in {
 	struct rfs_dev_flow f;
 	bool in_cpumap;		/* its CPU has a cpumap entry */
@@ -414,8 +387,7 @@ struct rfs_hold_in {
 	__u32 drain_jiffies;
 };
 
-/* The drain test of include/rfs_order.h as its reason; RFS_HOLD_NONE
- * when the flow no longer keeps its CPU (rfs_hold.c says each case). */
+/* The drain test of include/rfs_order.h, as its reason. */
 enum rfs_hold_why rfs_hold_judge(const struct rfs_hold_in *in);
 /* "local", "queued", "no_proof" ("none"), and the reason in words. */
 const char *rfs_hold_why_name(enum rfs_hold_why why);
@@ -434,7 +406,6 @@ struct rfs_held_flow {
 	bool kthread_asleep;	/* the target's kthread, as judged */
 };
 
-/* The flows a leaving CPU waits for. */
 struct rfs_hold_cpu {
 	__u32 cpu;
 	__u64 since_ms;		/* monotonic ms it started leaving */
@@ -472,39 +443,35 @@ static inline int rfs_parse_task_stat(const char *buf, char *comm, size_t len,
 	return 0;
 }
 
-/* A pidfd on CPU cpu's kthread of cpumap map_id, PID pid, and its state
- * ('S': asleep), read while it lived; else -ESRCH, the reason in why. */
+/* A pidfd on CPU cpu's kthread of cpumap map_id and its state ('S':
+ * asleep), read while it lived; else -ESRCH, the reason in why. */
 int rfs_kthread_open(__u32 pid, int cpu, __u32 map_id, char *state,
 		     char *why, size_t len);
-/* The task behind pidfd has not exited: its PID is still its own. */
+/* Its PID is still its own. */
 bool rfs_pidfd_alive(int pidfd);
 /* fn(ctx, cpu, pid, state) for each kthread of cpumap map_id until fn
  * returns nonzero: for a kthread whose first batch has not run yet. */
 void rfs_kthreads_scan(__u32 map_id, int (*fn)(void *ctx, int cpu, __u32 pid,
 					       char state), void *ctx);
 
-/* ---- inside the library: one interface's code works on the struct
- * rfs_if_env of rfs_dp_env(), never on the list, which only rfs_dp.c
- * changes; rfs_bpf.c is a leaf that knows no struct of the datapath ---- */
+/* ---- inside the library: only rfs_dp.c changes the list of interfaces;
+ * rfs_bpf.c knows no struct of the datapath ---- */
 
 /* "<fmt>" into err (RFS_ERR_LEN), %m naming e; returns -|e| */
 int rfs_errf(char *err, int e, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-/* An array for a swapped-in table, typed by value_type of btf_src_fd's
- * BTF (bpftool shows its fields): fd or -errno. */
+/* An array for a swapped-in table, typed by value_type of btf_src_fd's BTF. */
 int rfs_create_table(int btf_src_fd, const char *name, const char *value_type,
 		     __u32 value_size, __u32 entries);
-/* Whole arrays move with the batch syscalls (a few calls for a table of
- * a million entries); kernels without them get the per-entry loop. */
+/* By the batch syscalls, else (older kernels) one entry at a time. */
 int rfs_read_array(int fd, __u32 value_size, __u32 entries, void *buf);
 /* The same into a new buffer (free() it), or NULL with errno. */
 void *rfs_array_read(int fd, __u32 value_size, __u32 entries);
 int rfs_write_array(int fd, __u32 value_size, __u32 entries, const void *buf);
 
 __u32 rfs_obj_id(int fd);	/* of a prog or map fd, 0 if unknown */
-/* The desired CPU the sock flow table flows_fd records for hash (the
- * datapath's and a sample's), or RFS_NO_CPU. */
+/* The desired CPU flows_fd records for hash, or RFS_NO_CPU. */
 __u32 rfs_sock_desired_cpu(int flows_fd, const struct rfs_globals *g,
 			   __u32 hash);
 /* One per-CPU value into out[0..n), each size bytes (not the stride). */
@@ -523,10 +490,9 @@ int rfs_get_pinned(const char *base, const char *dir, const char *name);
 int rfs_pin_at(const char *base, int fd, const char *dir, const char *name,
 	       char *err);
 
-/* A struct's pins as a table: each at <base>/<dir or sub>/<name>, its fd
- * at offset fd.  Opening checks a map's u32 keys and value_size (else
- * -EPROTO, in err: another build's pins); a missing pin is -errno with
- * the others opened. */
+/* A struct's pins: each at <base>/<dir or sub>/<name>, its fd at offset
+ * fd.  Opening checks a map's sizes (-EPROTO: another build's pins); a
+ * missing pin is -errno with the others opened. */
 struct rfs_pin {
 	const char *dir, *name;
 	size_t fd;
@@ -550,14 +516,12 @@ void rfs_pins_reset(void *obj, const struct rfs_pin *p, size_t n,
  * before a swap has ended: MEMBARRIER_CMD_GLOBAL waits out RCU. */
 void rfs_wait_rcu(void);
 
-/* Mount bpffs at /sys/fs/bpf unless pin_dir already lies on a bpffs;
- * under systemd (INVOCATION_ID set) refuse instead (-ENOTSUP). */
+/* Mount bpffs at /sys/fs/bpf unless pin_dir lies on one (not under systemd). */
 int rfs_pin_ensure_bpffs(const char *pin_dir, char *err);
 int rfs_pin_mkdirs(const char *path);	/* mkdir -p, mode 0700 */
 /* flock(LOCK_EX|LOCK_NB) on the dir; returns the fd or -EBUSY. */
 int rfs_pin_lock(const char *dir);
-/* fn(path, ctx) on each pin under dir, never through a symlink; remove:
- * then unlink every entry and dir itself. */
+/* fn(path, ctx) on each pin under dir; remove: then unlink them and dir. */
 typedef void (*rfs_pin_fn)(const char *path, void *ctx);
 void rfs_pin_walk(const char *dir, bool remove, rfs_pin_fn fn, void *ctx);
 /* snprintf into a PATH_MAX buffer, -ENAMETOOLONG if it does not fit. */
@@ -585,12 +549,10 @@ int rfs_seed_random(__u32 *seed, char *err);
 
 void rfs_iface_free(struct rfs_if *ifc);	/* closes its fds */
 void rfs_iface_unpin(const struct rfs_if_env *env, const char *name);
-/* Rewrite the config map from ifc: returns once no frame can see the
- * configuration it replaced. */
+/* Returns once no frame can see the configuration it replaced. */
 int rfs_if_push_config(struct rfs_if *ifc, __u32 sample_flows);
-/* The configuration in use (the active slot) of an rfs_if_cfg map. */
+/* The active slot of an rfs_if_cfg map. */
 int rfs_if_read_config(int cfg_fd, struct rfs_if_config *out);
-/* Take the program off (if still ours) and remove the pins. */
 int rfs_iface_detach(const struct rfs_if_env *env, struct rfs_if *ifc,
 		     char *err);
 int rfs_iface_attach(const struct rfs_if_env *env, const char *name,
@@ -605,12 +567,11 @@ int rfs_iface_explain(const struct rfs_if_env *env, struct rfs_if *ifc,
 		      struct rfs_explain_in *in,
 		      struct rfs_explain_queue **out, size_t *n, char *err);
 void rfs_iface_refresh(const struct rfs_if_env *env, struct rfs_if *ifc);
-/* Stamp the CPUs that started leaving at now_ms, forget those that stopped. */
 void rfs_iface_note_leaving(struct rfs_if *ifc, __u64 now_ms);
 
 /* ---- rfs_devtab.c: the dev flow tables ---- */
 
-/* A new table with its header entry written: its fd, or -errno. */
+/* A new table, header written: its fd, or -errno. */
 int rfs_devtab_create(int btf_src_fd, __u32 flow_cnt, __u32 rx_queues);
 /* 1 when a flow in a replaced table has frames in flight (a local one
  * until drain_jiffies after its last), 0 when none has, or -errno. */
@@ -619,12 +580,11 @@ int rfs_devtab_busy(const struct rfs_if_env *env, int table_fd,
 /* The same on cpu, over the interface's current and previous table. */
 int rfs_devtab_in_flight(const struct rfs_if_env *env,
 			 const struct rfs_if *ifc, __u32 cpu);
-/* The flows of both tables held on a CPU of cpus, into by_cpu[their cpu]
- * (RFS_MAX_CPUS entries, zeroed by the caller): 0 or -errno. */
+/* The flows of both tables held on cpus, into by_cpu[their cpu]. */
 int rfs_devtab_holds(const struct rfs_if_env *env, const struct rfs_if *ifc,
 		     const struct rfs_cpuset *cpus, struct rfs_hold_cpu *by_cpu);
 int rfs_devtab_resize(const struct rfs_if_env *env, struct rfs_if *ifc,
-		      __u32 flow_cnt, __u32 rx_queues, char *err);
+		      __u32 flow_cnt, char *err);
 /* Per CPU (env->nr_cpus entries): its cpumap kthread is asleep now;
  * quiet: asleep at every look for a second or more. */
 void rfs_kthreads_idle(const struct rfs_if_env *env, bool *idle, bool *quiet);

@@ -439,15 +439,12 @@ void rfs_kjudge(const struct rfs_kfeatures *f, struct rfs_feat_report *r)
 		break;
 	}
 
-	if (f->tp_kthread && f->kthread_data)
-		rfs_line(r, "delivery_proof", RFS_FEAT_OK,
-			 "tp_btf/xdp_cpumap_kthread",
-			 "once per cpumap batch: flows leave a busy CPU once their frames are proven delivered");
-	else
-		rfs_line(r, "delivery_proof", RFS_FEAT_DEGRADED, "none",
-			 !f->tp_kthread ?
-			 "no tp_btf/xdp_cpumap_kthread with its stats argument: flows leave a CPU only when its cpumap kthread sleeps" :
-			 "the kthread's cpumap entry can't be found (no task_struct.worker_private): flows leave a CPU only when its cpumap kthread sleeps");
+	rfs_judge(r, "delivery_proof", f->tp_kthread && f->kthread_data,
+		  RFS_FEAT_DEGRADED, "tp_btf/xdp_cpumap_kthread",
+		  "once per cpumap batch: flows leave a busy CPU once their frames are proven delivered",
+		  "none", !f->tp_kthread ?
+		  "no tp_btf/xdp_cpumap_kthread with its stats argument: flows leave a CPU only when its cpumap kthread sleeps" :
+		  "the kthread's cpumap entry can't be found (no task_struct.worker_private): flows leave a CPU only when its cpumap kthread sleeps");
 
 	rfs_judge(r, "kthread_state", f->task_state, RFS_FEAT_DEGRADED,
 		  "__state", "an idle target proves its frames delivered at once",
@@ -491,16 +488,11 @@ void rfs_kjudge(const struct rfs_kfeatures *f, struct rfs_feat_report *r)
 		 f->func_ret ? "BPF trampolines work: the socket hooks use fexit" :
 			       "BPF trampolines work, but no bpf_get_func_ret (5.17) for the fexit socket hooks");
 
-	if (f->hz > 0) {
-		snprintf(v, sizeof(v), "%d", f->hz);
-		rfs_line(r, "hz", RFS_FEAT_OK, v,
-			 f->hz >= 1000 ?
-			 "HZ >= 1000: busy NAPI polls flush only old GRO packets; local flows drain 3 jiffies" :
-			 "HZ < 1000: every NAPI poll flushes GRO fully; local flows drain 2 jiffies or hand over");
-	} else {
-		rfs_line(r, "hz", RFS_FEAT_DEGRADED, "unknown",
-			 "no kernel config to read CONFIG_HZ from: 1000 assumed, the longest local drain");
-	}
+	snprintf(v, sizeof(v), "%d", f->hz);
+	rfs_judge(r, "hz", f->hz > 0, RFS_FEAT_DEGRADED, v, f->hz >= 1000 ?
+		  "HZ >= 1000: busy NAPI polls flush only old GRO packets; local flows drain 3 jiffies" :
+		  "HZ < 1000: every NAPI poll flushes GRO fully; local flows drain 2 jiffies or hand over",
+		  "unknown", "no kernel config to read CONFIG_HZ from: 1000 assumed, the longest local drain");
 }
 
 void rfs_kjudge_iface(const struct rfs_kfeatures *f,
@@ -513,14 +505,10 @@ void rfs_kjudge_iface(const struct rfs_kfeatures *f,
 		  "native XDP: frames carry their sequence number to the target" :
 		  "native XDP, but the kernel's cpumap can't mark frames (cpumap_meta)",
 		  "generic", "generic XDP: the kernel passes no XDP metadata to the cpumap program, so flows keep the CPU they were first given");
-	if (i->gro_flush_timeout < 0) {
-		rfs_line(r, "gro_flush_timeout", RFS_FEAT_DEGRADED, "unknown",
-			 "unreadable: how long NAPI GRO holds a frame is unknown, so the local path is off (every frame goes through the cpumap)");
-	} else {
-		snprintf(v, sizeof(v), "%lld ns", i->gro_flush_timeout);
-		rfs_line(r, "gro_flush_timeout", RFS_FEAT_OK, v,
-			 i->gro_flush_timeout ?
-			 "local flows wait the timeout out before they move" :
-			 "no deferred GRO flush");
-	}
+	snprintf(v, sizeof(v), "%lld ns", i->gro_flush_timeout);
+	rfs_judge(r, "gro_flush_timeout", i->gro_flush_timeout >= 0,
+		  RFS_FEAT_DEGRADED, v, i->gro_flush_timeout ?
+		  "local flows wait the timeout out before they move" :
+		  "no deferred GRO flush", "unknown",
+		  "unreadable: how long NAPI GRO holds a frame is unknown, so the local path is off (every frame goes through the cpumap)");
 }

@@ -17,7 +17,6 @@
 #include "rfs_order.h"
 #include "rfs_xdp.skel.h"
 
-/* Its pins, under if/<name>/ (rfs_pins_open() checks the sizes). */
 static const struct rfs_pin if_pins[] = {
 #define P(n, fd, size) { NULL, n, offsetof(struct rfs_if, fd), size }
 	P("prog", prog_fd, 0),
@@ -49,8 +48,6 @@ static struct rfs_if *rfs_iface_new(const char *name)
 
 void rfs_iface_free(struct rfs_if *ifc)
 {
-	if (!ifc)
-		return;
 	rfs_pins_reset(ifc, if_pins, N_IF_PINS, true);
 	free(ifc);
 }
@@ -94,9 +91,18 @@ int rfs_if_rename(struct rfs_dp *dp, struct rfs_if *ifc, const char *name)
 	return rfs_iface_rename(rfs_dp_env(dp), ifc, name);
 }
 
+/* The programs on an interface: a legacy one, or a dispatcher's. */
+static struct xdp_program *rfs_xdp_next(struct xdp_multiprog *mp,
+					struct xdp_program *p)
+{
+	if (xdp_multiprog__is_legacy(mp))
+		return p ? NULL : xdp_multiprog__main_prog(mp);
+	return xdp_multiprog__next_prog(p, mp);
+}
+
 static bool rfs_iface_prog_attached(int ifindex, __u32 prog_id, __u32 *other,
-			     char *other_name, size_t len,
-			     enum rfs_xdp_mode *mode)
+				    char *other_name, size_t len,
+				    enum rfs_xdp_mode *mode)
 {
 	struct xdp_multiprog *mp = xdp_multiprog__get_from_ifindex(ifindex);
 	struct xdp_program *p;
@@ -109,19 +115,13 @@ static bool rfs_iface_prog_attached(int ifindex, __u32 prog_id, __u32 *other,
 	if (mode)
 		*mode = xdp_multiprog__attach_mode(mp) == XDP_MODE_SKB ?
 			RFS_XDP_GENERIC : RFS_XDP_NATIVE;
-	if (xdp_multiprog__is_legacy(mp)) {
-		p = xdp_multiprog__main_prog(mp);
-		if (p && xdp_program__id(p) == prog_id) {
+	for (p = rfs_xdp_next(mp, NULL); p; p = rfs_xdp_next(mp, p)) {
+		if (xdp_program__id(p) == prog_id) {
 			found = true;
-		} else if (p && other) {
+		} else if (other && xdp_multiprog__is_legacy(mp)) {
 			*other = xdp_program__id(p);
 			snprintf(other_name, len, "%s", xdp_program__name(p));
 		}
-	} else {
-		for (p = xdp_multiprog__next_prog(NULL, mp); p;
-		     p = xdp_multiprog__next_prog(p, mp))
-			if (xdp_program__id(p) == prog_id)
-				found = true;
 	}
 	xdp_multiprog__close(mp);
 	return found;
@@ -357,14 +357,10 @@ static int rfs_if_xdp_attach(struct rfs_if *ifc, struct rfs_xdp *skel,
 		return rfs_errf(err, e ? e : EINVAL,
 				"attach %s: can't prepare the XDP program: %m",
 				ifc->name);
-	if (want == RFS_XDP_AUTO) {
-		e = xdp_program__attach(xp, ifc->ifindex, XDP_MODE_NATIVE, 0);
-		if (e)
-			e = xdp_program__attach(xp, ifc->ifindex, XDP_MODE_SKB, 0);
-	} else {
-		e = xdp_program__attach(xp, ifc->ifindex,
-					rfs_iface_libxdp_mode(want), 0);
-	}
+	e = xdp_program__attach(xp, ifc->ifindex, rfs_iface_libxdp_mode(
+			want == RFS_XDP_AUTO ? RFS_XDP_NATIVE : want), 0);
+	if (e && want == RFS_XDP_AUTO)
+		e = xdp_program__attach(xp, ifc->ifindex, XDP_MODE_SKB, 0);
 	if (e) {
 		libxdp_strerror(e, buf, sizeof(buf));
 		xdp_program__close(xp);
@@ -468,8 +464,6 @@ int rfs_iface_attach(const struct rfs_if_env *env, const char *name,
 	int e;
 
 	*out = NULL;
-	if (!name[0] || strlen(name) >= IF_NAMESIZE || strchr(name, '/'))
-		return rfs_errf(err, ENODEV, "attach %s: no such interface", name);
 	ifc = rfs_iface_new(name);
 	if (!ifc)
 		return rfs_errf(err, ENOMEM, "attach %s: out of memory", name);
@@ -547,11 +541,9 @@ int rfs_iface_adopt(const struct rfs_if_env *env, const char *name,
 		return rfs_errf(err, ENOMEM, "adopt %s: out of memory", name);
 	snprintf(sub, sizeof(sub), "if/%s", name);
 	e = rfs_pins_open(env->base, sub, ifc, if_pins, N_IF_PINS, why);
-	if (e && why[0]) {
-		/* another build's: leave its pins alone */
-		rfs_errf(err, e, "adopt %s: %s", name, why);
-		rfs_iface_free(ifc);
-		return e;
+	if (e && why[0]) {	/* another build's: leave its pins alone */
+		e = rfs_errf(err, e, "adopt %s: %s", name, why);
+		goto free;
 	}
 	if (e) {
 		rfs_errf(err, e, "adopt %s: pins incomplete (%m); dropped them",
@@ -613,6 +605,7 @@ int rfs_iface_adopt(const struct rfs_if_env *env, const char *name,
 	return 0;
 drop:
 	rfs_iface_unpin(env, name);
+free:
 	rfs_iface_free(ifc);
 	return e;
 }
@@ -657,17 +650,13 @@ int rfs_iface_sweep(const __u32 *ours, size_t n_ours, const __u32 *keep,
 	for (i = ifs; i->if_index; i++) {
 		struct xdp_multiprog *mp;
 		struct xdp_program *p;
-		bool legacy;
 
 		if (ifindex && (int)i->if_index != ifindex)
 			continue;
 		mp = xdp_multiprog__get_from_ifindex(i->if_index);
 		if (!mp || libxdp_get_error(mp))
 			continue;
-		legacy = xdp_multiprog__is_legacy(mp);
-		p = legacy ? xdp_multiprog__main_prog(mp) :
-			     xdp_multiprog__next_prog(NULL, mp);
-		for (; p; p = legacy ? NULL : xdp_multiprog__next_prog(p, mp)) {
+		for (p = rfs_xdp_next(mp, NULL); p; p = rfs_xdp_next(mp, p)) {
 			__u32 id = xdp_program__id(p);
 			int e;
 
@@ -755,29 +744,26 @@ int rfs_if_sample_collect(struct rfs_dp *dp, struct rfs_if *ifc, size_t limit,
 			  struct rfs_flow_sample **out, size_t *n, char *err)
 {
 	size_t stride = rfs_percpu_stride(sizeof(struct rfs_flow_hit));
-	int ncpu = libbpf_num_possible_cpus(), c;
 	struct rfs_flow_sample *v = NULL, *nvp;
-	size_t nv = 0, cap = 0, i;
-	char *buf;
+	size_t nv = 0, cap = 0, i, first;
+	char *buf = NULL;
+	int ncpu, c, e = 0;
 	__u32 slot;
-	int e = 0;
 
 	*out = NULL;
 	*n = 0;
 	rfs_if_sample_stop(ifc);
-	buf = calloc(ncpu, stride);
-	if (!buf)
-		return rfs_errf(err, ENOMEM, "flows: out of memory");
-
 	for (slot = 0; slot < RFS_FLOW_HITS; slot++) {
-		if (bpf_map_lookup_elem(ifc->hits_fd, &slot, buf))
-			continue;
-		for (c = 0; c < ncpu; c++) {
+		free(buf);
+		buf = rfs_lookup_percpu(ifc->hits_fd, slot,
+					sizeof(struct rfs_flow_hit), &ncpu);
+		/* a hash has one slot: its other CPUs' counts are here */
+		for (c = 0, first = nv; buf && c < ncpu; c++) {
 			const struct rfs_flow_hit *h = (void *)(buf + c * stride);
 
 			if (!h->frames)
 				continue;
-			for (i = 0; i < nv && v[i].hash != h->hash; i++)
+			for (i = first; i < nv && v[i].hash != h->hash; i++)
 				;
 			if (i == nv) {
 				if (nv == cap) {
@@ -823,8 +809,7 @@ out:
 	return e ? rfs_errf(err, e, "flows %s: %m", ifc->name) : 0;
 }
 
-/* ---- live changes, in order (rfs_dp.h): a CPU taken out is leaving
- * until the refresh on rfsd's timer finds its flows drained ---- */
+/* ---- live changes, in order (rfs_dp.h) ---- */
 
 /* A CPU that left the set (or went offline) stays usable, not allowed,
  * while a flow has frames in flight there: none is ever forced off.  The
@@ -970,7 +955,7 @@ int rfs_if_set_flow_cnt(struct rfs_dp *dp, struct rfs_if *ifc, __u32 n,
 			     RFS_ERR_LEN);
 	if (e)
 		return e;
-	e = rfs_devtab_resize(env, ifc, n, ifc->rx_queues, err);
+	e = rfs_devtab_resize(env, ifc, n, err);
 	if (e)
 		return e;
 	e = rfs_if_push_config(ifc, 0);

@@ -16,17 +16,10 @@
  * CAP_SYS_RESOURCE (libbpf's RLIMIT_MEMLOCK bump before 5.11).  Raw
  * capget/capset and prctl, no library: three calls.
  */
-#include <errno.h>
 #include <grp.h>
-#include <stdbool.h>
-#include <stddef.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/prctl.h>
-#include <sys/socket.h>
 #include <sys/syscall.h>
-#include <unistd.h>
 #include <linux/audit.h>
 #include <linux/capability.h>
 #include <linux/filter.h>

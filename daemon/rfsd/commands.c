@@ -8,16 +8,10 @@
  * datapath's business (powers of two, online CPUs) are left to it, so
  * that its error strings reach the user unchanged.
  */
-#include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <time.h>
 
-#include "commands.h"
 #include "log.h"
 #include "rfs_commit.h"
-#include "rfsd.h"
 #include "server.h"
 
 /* The interface object of status, attach and set replies. */

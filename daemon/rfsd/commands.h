@@ -12,14 +12,8 @@
 #ifndef RFSD_COMMANDS_H
 #define RFSD_COMMANDS_H
 
-#include <errno.h>
-#include <net/if.h>
-#include <stdbool.h>
-#include <stddef.h>
-
 #include <json.h>
 
-#include "parse.h"
 #include "ctl_client.h"
 #include "rfs_dp.h"
 

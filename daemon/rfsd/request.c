@@ -4,14 +4,8 @@
  * (struct rfsd_child, docs/security.md) and rfsd's, and the replies the
  * handlers build.
  */
-#include <errno.h>
-#include <net/if.h>
 #include <stdarg.h>
 #include <stdint.h>
-#include <stdio.h>
-#include <string.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include "commands.h"
 

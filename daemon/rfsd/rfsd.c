@@ -11,14 +11,11 @@
 #include <stdlib.h>
 #include <sys/epoll.h>
 #include <sys/signalfd.h>
-#include <sys/socket.h>
 #include <sys/timerfd.h>
 
 #include <systemd/sd-daemon.h>
 
-#include "commands.h"
 #include "log.h"
-#include "rfsd.h"
 #include "server.h"
 
 struct rfsd {

@@ -6,22 +6,17 @@
  * and is not read while it has RFSD_OUT_HIGH bytes of replies it has not
  * taken, or while its request waits for the datapath.
  */
-#include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <pwd.h>
 #include <signal.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include "log.h"
 #include "server.h"

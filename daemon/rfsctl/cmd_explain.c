@@ -5,7 +5,6 @@
  * "explain"); this only checks the words and prints the answer.
  */
 #include <arpa/inet.h>
-#include <string.h>
 
 #include "rfsctl.h"
 

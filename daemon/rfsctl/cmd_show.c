@@ -1,13 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
 /* status, stats and flows: under -j rfsd's result as it is */
-#include <errno.h>
-#include <math.h>
-#include <stdarg.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include "ctl_client.h"
-#include "rfs_prom.h"
 #include "rfsctl.h"
 
 #define FLOWS_INTERVAL_DEFAULT	500	/* ms, docs/protocol.md */

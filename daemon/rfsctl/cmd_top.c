@@ -6,17 +6,11 @@
  * counts per flow for a window of its own, too dear to run every second.
  */
 #include <curses.h>
-#include <errno.h>
-#include <math.h>
 #include <poll.h>
 #include <signal.h>
-#include <stdlib.h>
-#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "ctl_client.h"
-#include "log.h"
 #include "rfsctl.h"
 
 static const struct top_cfg {

@@ -5,13 +5,6 @@
  * Whatever fails in a request (no daemon, a refusal) is a runtime error:
  * exit 1.
  */
-#include <stdarg.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include "ctl_client.h"
-#include "log.h"
-#include "rfs_prom.h"
 #include "rfsctl.h"
 
 struct rfsctl_cfg rfsctl_cfg;

@@ -8,14 +8,9 @@
  * before rfsd is asked; range checks (powers of two, online CPUs) are
  * rfsd's.
  */
-#include <errno.h>
 #include <limits.h>
-#include <stdlib.h>
-#include <string.h>
 #include <net/if.h>
 
-#include "ctl_client.h"
-#include "log.h"
 #include "rfsctl.h"
 
 static const struct rfs_opt rfsctl_opts[] = {

@@ -4,13 +4,15 @@
 #ifndef RFSCTL_H
 #define RFSCTL_H
 
-#include <stdbool.h>
-#include <stddef.h>
-#include <stdio.h>
-#include <json-c/json.h>
-#include <linux/types.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
-#include "parse.h"
+#include "ctl_client.h"
+#include "log.h"	/* and stdarg.h */
+#include "parse.h"	/* and stdbool.h, linux/types.h */
+#include "rfs_prom.h"	/* and stdio.h, json-c */
 
 #define RFSCTL_EXIT_USAGE	2	/* else EXIT_SUCCESS, EXIT_FAILURE */
 

@@ -1,8 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * Commands that change an interface or a setting: attach, detach and the
- * set group, one request each; rfsd's range checks answer for them.
- */
+/* Commands that change an interface or a setting: one request each */
 #include "rfsctl.h"
 
 #define XSTR(x)	#x

@@ -91,7 +91,6 @@ static void table_print(struct table *t)
 
 /* ---- status ---- */
 
-/* The kthread policy asked for, then each CPU's kthread the datapath saw */
 static void kthreads_plain(struct json_object *k)
 {
 	struct json_object *a = rfs_get(k, "kthreads"), *e;
@@ -117,7 +116,6 @@ static void kthreads_plain(struct json_object *k)
 	}
 }
 
-/* "  cpumap_gro  ok  none: <why>" per feature */
 static void feature_lines(struct json_object *a, const char *indent)
 {
 	struct json_object *l;

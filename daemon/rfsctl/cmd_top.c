@@ -8,7 +8,6 @@
 #include <curses.h>
 #include <poll.h>
 #include <signal.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "rfsctl.h"
@@ -511,7 +510,6 @@ static int do_top(const struct rfsctl_cfg *g, const void *cfg)
 	if (c->once || g->json || !isatty(STDOUT_FILENO) ||
 	    !isatty(STDIN_FILENO))
 		return top_loop(g, c->interval, c->once, &first, NULL);
-	/* the view, until q, Ctrl-C, SIGTERM or SIGHUP */
 	atexit(view_end);
 	view_screen = newterm(NULL, stdout, stdin);
 	if (!view_screen) {

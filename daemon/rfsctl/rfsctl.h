@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "ctl_client.h"
-#include "log.h"	/* and stdarg.h */
+#include "log.h"	/* and stdarg.h, time.h */
 #include "parse.h"	/* and stdbool.h, linux/types.h */
 #include "rfs_prom.h"	/* and stdio.h, json-c */
 
@@ -191,8 +191,7 @@ struct rfs_top_row {
 	/* false: no earlier row, or no time passed: rates 0, the rest NaN */
 	bool valid;
 	bool reset;		/* a counter went back (rfs_top_delta()) */
-	/* both rows had the kthread counters, neither gone back */
-	bool kthread_valid;
+	bool kthread_valid;	/* rfs_top_rate_row() says when */
 	double per_s[RFS_TOP_NR_CTRS];
 	double to_desired_pct;	/* of steered */
 	double locality_pct;	/* recv_local of all recvs */

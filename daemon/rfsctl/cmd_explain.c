@@ -1,9 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * explain: what one flow's next frame does and why.  rfsd reads the maps
- * and runs the datapath's own decision on them (docs/protocol.md,
- * "explain"); this only checks the words and prints the answer.
- */
+/* explain: rfsd reads the maps and runs the datapath's own decision on
+ * them (docs/protocol.md, "explain"); this only checks the words and
+ * prints the answer. */
 #include <arpa/inet.h>
 
 #include "rfsctl.h"

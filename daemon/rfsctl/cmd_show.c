@@ -129,7 +129,6 @@ static void feature_lines(struct json_object *a, const char *indent)
 	}
 }
 
-/* The kernel block: what rfsd found and what it means for ordering. */
 static void kernel_plain(struct json_object *st)
 {
 	struct json_object *k = rfs_get(st, "kernel"), *ifs;

@@ -88,8 +88,7 @@ int p_usage(const char *path, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void p_json(struct json_object *obj);
 
-/* A JSON value as plain text: null "-", int array "0-3,6", object
- * "k v, k v". */
+/* A JSON value as plain text: null "-", int array "0-3,6", object "k v, k v" */
 void rfs_fmt_value(struct json_object *v, char *buf, size_t len);
 /* obj's member key (NULL if absent), as a string or number (dflt if
  * absent), as a counter or flag (0 if absent); arr's length (0: none). */
@@ -153,7 +152,6 @@ int rfs_show(const struct rfsctl_cfg *g, struct json_object *req,
 /* the interface object (attach, set, status) as plain text */
 void rfs_print_iface_plain(struct json_object *ifc);
 
-/* top (cmd_top.c) and its arithmetic (top_rates.c) */
 enum rfs_top_ctr {
 	RFS_TOP_SEEN,
 	RFS_TOP_STEERED,

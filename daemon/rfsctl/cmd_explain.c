@@ -1,11 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * explain: what one flow's next frame does and why.  rfsd reads the maps
- * and runs the datapath's own decision on them (docs/protocol.md,
- * "explain"); this only checks the words and prints the answer.
- */
+/* explain: rfsd reads the maps and runs the datapath's own decision on
+ * them (docs/protocol.md, "explain"); this only checks the words and
+ * prints the answer. */
 #include <arpa/inet.h>
-#include <string.h>
 
 #include "rfsctl.h"
 

@@ -1,8 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * Commands that change an interface or a setting: attach, detach and the
- * set group, one request each; rfsd's range checks answer for them.
- */
+/* Commands that change an interface or a setting: one request each */
 #include "rfsctl.h"
 
 #define XSTR(x)	#x
@@ -141,8 +138,6 @@ static void changed_plain(struct json_object *r, const void *arg)
 		rfs_print_kv(r, "", NULL, NULL);
 }
 
-/* One request; no "cpus" in attach: rfsd takes every online CPU.  The
- * result of attach and set is printed, detach's only under -j: {}. */
 static int do_change(const struct rfsctl_cfg *g, const void *cfg)
 {
 	const struct iface_cfg *c = cfg;

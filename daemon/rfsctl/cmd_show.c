@@ -1,13 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
 /* status, stats and flows: under -j rfsd's result as it is */
-#include <errno.h>
-#include <math.h>
-#include <stdarg.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include "ctl_client.h"
-#include "rfs_prom.h"
 #include "rfsctl.h"
 
 #define FLOWS_INTERVAL_DEFAULT	500	/* ms, docs/protocol.md */
@@ -99,7 +91,6 @@ static void table_print(struct table *t)
 
 /* ---- status ---- */
 
-/* The kthread policy asked for, then each CPU's kthread the datapath saw */
 static void kthreads_plain(struct json_object *k)
 {
 	struct json_object *a = rfs_get(k, "kthreads"), *e;
@@ -125,7 +116,6 @@ static void kthreads_plain(struct json_object *k)
 	}
 }
 
-/* "  cpumap_gro  ok  none: <why>" per feature */
 static void feature_lines(struct json_object *a, const char *indent)
 {
 	struct json_object *l;
@@ -139,7 +129,6 @@ static void feature_lines(struct json_object *a, const char *indent)
 	}
 }
 
-/* The kernel block: what rfsd found and what it means for ordering. */
 static void kernel_plain(struct json_object *st)
 {
 	struct json_object *k = rfs_get(st, "kernel"), *ifs;

@@ -1,22 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * top: rfsd's counters as rates (top_rates.c), refreshed every interval:
- * on a terminal the live view (ncurses, in this file only), else plain
- * text or JSON.  The busiest flows are not shown: rfsd's flows sampler
- * counts per flow for a window of its own, too dear to run every second.
- */
+/* top, with its live view (ncurses, in this file only).  The busiest flows
+ * are not shown: rfsd's flows sampler counts per flow for a window of its
+ * own, too dear to run every second. */
 #include <curses.h>
-#include <errno.h>
-#include <math.h>
 #include <poll.h>
 #include <signal.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
 #include <unistd.h>
 
-#include "ctl_client.h"
-#include "log.h"
 #include "rfsctl.h"
 
 static const struct top_cfg {
@@ -365,11 +355,9 @@ static void view_end(void)
 	view_screen = NULL;
 }
 
-/* What the view shows: the latest lines, and a message for the last
- * line (an error, or that rates come after one interval). */
 struct view {
 	struct lines lines;
-	char status[RFS_CTL_ERR_LEN];
+	char status[RFS_CTL_ERR_LEN];	/* the last line: an error or a hint */
 	/* when counters last went back: the title says so for one sample,
 	 * the status line until the end, so a glance later still sees it */
 	char reset_at[16];
@@ -423,13 +411,11 @@ static bool wait_until(double t, const struct view *v)
 	return false;
 }
 
-/*
- * A sample every interval until a signal (or q), after prev: in the view
+/* A sample every interval until a signal (or q), after prev: in the view
  * v, or (v NULL) as plain text or JSON, no terminal control, then only
  * one if once.  An rfsd that stops answering ends plain output (exit 1):
  * a script reading it wants to know.  The view says so and goes on.  A
- * sample that fails leaves prev: the next rates span the gap.
- */
+ * sample that fails leaves prev: the next rates span the gap. */
 static int top_loop(const struct rfsctl_cfg *g, unsigned int interval,
 		    bool once, struct rfs_top_snap *prev, struct view *v)
 {
@@ -517,7 +503,6 @@ static int do_top(const struct rfsctl_cfg *g, const void *cfg)
 	if (c->once || g->json || !isatty(STDOUT_FILENO) ||
 	    !isatty(STDIN_FILENO))
 		return top_loop(g, c->interval, c->once, &first, NULL);
-	/* the view, until q, Ctrl-C, SIGTERM or SIGHUP */
 	atexit(view_end);
 	view_screen = newterm(NULL, stdout, stdin);
 	if (!view_screen) {
@@ -530,7 +515,6 @@ static int do_top(const struct rfsctl_cfg *g, const void *cfg)
 	noecho();
 	keypad(stdscr, TRUE);
 	curs_set(0);
-	/* the first sample: its table with no rates yet */
 	wall_clock(err, sizeof(err));
 	format(&v.lines, &first, c->interval, err, false);
 	snprintf(v.status, sizeof(v.status), "q: quit  (rates after %us)",

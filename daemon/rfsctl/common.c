@@ -1,17 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * What every command shares: the p_err family, JSON through json-c, values
- * as plain text, and requests to rfsd, each on a connection of its own.
- * Whatever fails in a request (no daemon, a refusal) is a runtime error:
- * exit 1.
- */
-#include <stdarg.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include "ctl_client.h"
-#include "log.h"
-#include "rfs_prom.h"
+/* What every command shares (rfsctl.h).  Whatever fails in a request to
+ * rfsd (no daemon, a refusal) is a runtime error: exit 1. */
 #include "rfsctl.h"
 
 struct rfsctl_cfg rfsctl_cfg;
@@ -45,7 +34,6 @@ int p_usage(const char *path, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	/* "attach: missing IFACE, try 'rfsctl attach --help'" */
 	if (path)
 		p_err("%s: %s, try 'rfsctl %s --help'", path, msg, path);
 	else

@@ -1,21 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * rfsctl [OPTIONS] COMMAND [ARGS]: control rfsd over its unix socket.
- * Commands are picked by unique prefix at every level ("rfsctl set f" is
+/* Commands are picked by unique prefix at every level ("rfsctl set f" is
  * "set flow-cnt"), their words parsed by their option tables, and the
  * help text made from both so that it cannot drift (man/rfsctl.8 repeats
  * it word for word).  A bad number or CPU list is a usage error (exit 2)
  * before rfsd is asked; range checks (powers of two, online CPUs) are
- * rfsd's.
- */
-#include <errno.h>
+ * rfsd's. */
 #include <limits.h>
-#include <stdlib.h>
-#include <string.h>
 #include <net/if.h>
 
-#include "ctl_client.h"
-#include "log.h"
 #include "rfsctl.h"
 
 static const struct rfs_opt rfsctl_opts[] = {

@@ -4,13 +4,15 @@
 #ifndef RFSCTL_H
 #define RFSCTL_H
 
-#include <stdbool.h>
-#include <stddef.h>
-#include <stdio.h>
-#include <json-c/json.h>
-#include <linux/types.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
-#include "parse.h"
+#include "ctl_client.h"
+#include "log.h"	/* and stdarg.h, time.h */
+#include "parse.h"	/* and stdbool.h, linux/types.h */
+#include "rfs_prom.h"	/* and stdio.h, json-c */
 
 #define RFSCTL_EXIT_USAGE	2	/* else EXIT_SUCCESS, EXIT_FAILURE */
 
@@ -86,8 +88,7 @@ int p_usage(const char *path, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void p_json(struct json_object *obj);
 
-/* A JSON value as plain text: null "-", int array "0-3,6", object
- * "k v, k v". */
+/* A JSON value as plain text: null "-", int array "0-3,6", object "k v, k v" */
 void rfs_fmt_value(struct json_object *v, char *buf, size_t len);
 /* obj's member key (NULL if absent), as a string or number (dflt if
  * absent), as a counter or flag (0 if absent); arr's length (0: none). */
@@ -151,7 +152,6 @@ int rfs_show(const struct rfsctl_cfg *g, struct json_object *req,
 /* the interface object (attach, set, status) as plain text */
 void rfs_print_iface_plain(struct json_object *ifc);
 
-/* top (cmd_top.c) and its arithmetic (top_rates.c) */
 enum rfs_top_ctr {
 	RFS_TOP_SEEN,
 	RFS_TOP_STEERED,
@@ -189,8 +189,7 @@ struct rfs_top_row {
 	/* false: no earlier row, or no time passed: rates 0, the rest NaN */
 	bool valid;
 	bool reset;		/* a counter went back (rfs_top_delta()) */
-	/* both rows had the kthread counters, neither gone back */
-	bool kthread_valid;
+	bool kthread_valid;	/* rfs_top_rate_row() says when */
 	double per_s[RFS_TOP_NR_CTRS];
 	double to_desired_pct;	/* of steered */
 	double locality_pct;	/* recv_local of all recvs */

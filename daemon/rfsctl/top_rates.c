@@ -1,9 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* rfsctl top's arithmetic: deltas of monotonic counters, told apart from
- * a restart, per second between the samples (unit-tested alone). */
-#include <math.h>
-#include <string.h>
-
+/* rfsctl top's arithmetic, apart from cmd_top.c to be unit-tested alone */
 #include "rfsctl.h"
 
 const char *const rfs_top_ctr_keys[RFS_TOP_NR_CTRS] = {

@@ -15,7 +15,6 @@
 #include <bpf/libbpf.h>
 
 #include "log.h"
-#include "parse.h"
 #include "rfs_core.skel.h"
 #include "rfs_decide.h"
 #include "rfs_dp.h"

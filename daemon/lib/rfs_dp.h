@@ -10,12 +10,9 @@
 #include <errno.h>
 #include <limits.h>
 #include <net/if.h>
-#include <stdbool.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-#include <linux/types.h>
 
 #include "rfs_common.h"
 #include "parse.h"

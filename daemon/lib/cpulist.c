@@ -58,7 +58,6 @@ static int parse_cpu(const char *s, char **end, unsigned long *cpu, bool clamp)
 	return 0;
 }
 
-/* clamp: CPUs >= RFS_MAX_CPUS are left out instead of failing */
 static int cpulist_parse(const char *s, struct rfs_cpuset *set, bool clamp)
 {
 	unsigned long lo, hi, c;
@@ -82,8 +81,6 @@ static int cpulist_parse(const char *s, struct rfs_cpuset *set, bool clamp)
 		}
 		for (c = lo; c <= hi; c++)
 			rfs_cpuset_add(set, c);
-		/* one '\n' may end it, as in /sys/devices/system/cpu/online;
-		 * nothing may follow that */
 		if (*end == '\0' || (*end == '\n' && !end[1]))
 			return 0;
 		if (*end != ',')

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The datapath: the core object and its maps, loaded and pinned once,
- * then only handled through the pins, so a new rfsd adopts exactly what
- * an old one left running; the cpumap, the sock flow table, the list of
- * interfaces (changed only here), and the sweep of our orphans. */
+/* The datapath: the core object and its maps, handled only through their
+ * pins once made (rfs_dp.h); the cpumap, the sock flow table, the list of
+ * interfaces, and the sweep of our orphans. */
 #include <dirent.h>
 #include <fcntl.h>
 #include <net/if_arp.h>
@@ -15,7 +14,6 @@
 #include <bpf/libbpf.h>
 
 #include "log.h"
-#include "parse.h"
 #include "rfs_core.skel.h"
 #include "rfs_decide.h"
 #include "rfs_dp.h"

@@ -10,20 +10,16 @@
 #include <errno.h>
 #include <limits.h>
 #include <net/if.h>
-#include <stdbool.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-#include <linux/types.h>
 
 #include "rfs_common.h"
 #include "parse.h"
 
 #define RFS_ERR_LEN 256
 
-/* ---- what the kernel and an interface offer, and what each missing
- * piece means for the in-order rule (rfs_features.c, rfs_link.c) ---- */
+/* ---- what the kernel and an interface offer (rfs_features.c) ---- */
 struct rfs_local_params {
 	__u32 drain_jiffies;	/* rfs_if_config.local_drain_jiffies */
 	bool handover;		/* rfs_if_config.local_handover */
@@ -142,6 +138,72 @@ int rfs_meminfo_total(const char *path, __u64 *bytes);
 /* rfs_text_u64() (parse.h) on the file at path */
 int rfs_file_u64(const char *path, const char *key, __u64 *out);
 void rfs_budget_fmt(__u64 bytes, char *buf, size_t len);	/* "64.0 MiB" */
+
+/* ---- why a flow still holds a leaving CPU (rfs_hold.c, pure:
+ * rfs_devtab.c reads the maps): status, explain and the log say why ---- */
+enum rfs_hold_why {	/* in words: rfs_hold_why_words() */
+	RFS_HOLD_NONE,		/* drained: free to leave */
+	RFS_HOLD_LOCAL,
+	RFS_HOLD_QUEUED,
+	RFS_HOLD_NO_PROOF,
+};
+
+struct rfs_hold_in {
+	struct rfs_dev_flow f;
+	bool in_cpumap;		/* its CPU has a cpumap entry */
+	/* remote: the target's marks for f.rx_cpu and its delivered epoch */
+	struct rfs_rx_track track;
+	__u32 delivered;
+	bool idle;		/* target's kthread asleep after the reads */
+	bool quiet;		/* ... and at every look for a second */
+	bool settled;		/* no frame can be sent to f.cpu on this
+				   entry any more, since an RCU wait that
+				   ended before idle was read: a replaced
+				   table, or a CPU out of the allowed set */
+	bool have_tx;		/* dropped_upto could be read */
+	__u32 dropped_upto;	/* f.rx_cpu's last flush to f.cpu that
+				   found the ring full */
+	/* local: jiffies now (read after the entry) */
+	bool have_jiffies;
+	__u64 jiffies;
+	__u32 drain_jiffies;
+};
+
+/* The drain test of include/rfs_order.h, as its reason. */
+enum rfs_hold_why rfs_hold_judge(const struct rfs_hold_in *in);
+/* "local", "queued", "no_proof" ("none"), and the reason in words. */
+const char *rfs_hold_why_name(enum rfs_hold_why why);
+const char *rfs_hold_why_words(enum rfs_hold_why why);
+
+#define RFS_HOLD_SHOW	4	/* flows shown per CPU; the rest counted */
+
+struct rfs_held_flow {
+	__u32 index;		/* in its dev table (explain's dev slot) */
+	__u32 slot;		/* (hash >> 8) & flow_mask */
+	__u32 rxq;
+	__u32 flow_mask;	/* its table's */
+	bool prev_table;	/* the table before the last resize */
+	struct rfs_dev_flow f;
+	enum rfs_hold_why why;
+	bool kthread_asleep;	/* the target's kthread, as judged */
+};
+
+struct rfs_hold_cpu {
+	__u32 cpu;
+	__u64 since_ms;		/* monotonic ms it started leaving */
+	__u32 flows;		/* held there, all tables */
+	__u32 shown;		/* the first ones, kept by rfs_hold_add() */
+	struct rfs_held_flow first[RFS_HOLD_SHOW];
+};
+
+void rfs_hold_add(struct rfs_hold_cpu *c, const struct rfs_held_flow *h);
+/* "dev slot 25 (rx queue 0, hash & 0x000fff00 = 0x00000c00), RX CPU 0
+ * -> CPU 1, seq 77: <why>" (the table index, as explain shows it). */
+char *rfs_hold_flow_words(const struct rfs_held_flow *h, char *buf,
+			  size_t len);
+/* Warn of a CPU still leaving at bound_ms (0: never), then each time the
+ * wait doubles: named again without flooding the log.  *next_ms: 0. */
+bool rfs_hold_warn_due(__u64 waited_ms, __u64 bound_ms, __u64 *next_ms);
 
 struct rfs_dp_opts {
 	const char *pin_dir;		/* default RFS_PIN_DIR_DEFAULT */
@@ -324,7 +386,6 @@ int rfs_if_set_cpus(struct rfs_dp *dp, struct rfs_if *ifc,
 int rfs_if_set_flow_cnt(struct rfs_dp *dp, struct rfs_if *ifc, __u32 n,
 			char *err);
 /* Each CPU leaving ifc and the flows it waits for (caller frees *out). */
-struct rfs_hold_cpu;
 int rfs_if_holds(struct rfs_dp *dp, struct rfs_if *ifc,
 		 struct rfs_hold_cpu **out, size_t *n, char *err);
 bool rfs_if_leaving_warn_due(struct rfs_if *ifc, unsigned int cpu,
@@ -356,72 +417,6 @@ struct rfs_explain_queue;
 int rfs_if_explain(struct rfs_dp *dp, struct rfs_if *ifc,
 		   struct rfs_explain_in *in,
 		   struct rfs_explain_queue **out, size_t *n, char *err);
-
-/* ---- why a flow still holds a leaving CPU (rfs_hold.c, pure:
- * rfs_devtab.c reads the maps): status, explain and the log say why ---- */
-enum rfs_hold_why {	/* in words: rfs_hold_why_words() */
-	RFS_HOLD_NONE,		/* drained: free to leave */
-	RFS_HOLD_LOCAL,
-	RFS_HOLD_QUEUED,
-	RFS_HOLD_NO_PROOF,
-};
-
-struct rfs_hold_in {
-	struct rfs_dev_flow f;
-	bool in_cpumap;		/* its CPU has a cpumap entry */
-	/* remote: the target's marks for f.rx_cpu and its delivered epoch */
-	struct rfs_rx_track track;
-	__u32 delivered;
-	bool idle;		/* target's kthread asleep after the reads */
-	bool quiet;		/* ... and at every look for a second */
-	bool settled;		/* no frame can be sent to f.cpu on this
-				   entry any more, since an RCU wait that
-				   ended before idle was read: a replaced
-				   table, or a CPU out of the allowed set */
-	bool have_tx;		/* dropped_upto could be read */
-	__u32 dropped_upto;	/* f.rx_cpu's last flush to f.cpu that
-				   found the ring full */
-	/* local: jiffies now (read after the entry) */
-	bool have_jiffies;
-	__u64 jiffies;
-	__u32 drain_jiffies;
-};
-
-/* The drain test of include/rfs_order.h, as its reason. */
-enum rfs_hold_why rfs_hold_judge(const struct rfs_hold_in *in);
-/* "local", "queued", "no_proof" ("none"), and the reason in words. */
-const char *rfs_hold_why_name(enum rfs_hold_why why);
-const char *rfs_hold_why_words(enum rfs_hold_why why);
-
-#define RFS_HOLD_SHOW	4	/* flows shown per CPU; the rest counted */
-
-struct rfs_held_flow {
-	__u32 index;		/* in its dev table (explain's dev slot) */
-	__u32 slot;		/* (hash >> 8) & flow_mask */
-	__u32 rxq;
-	__u32 flow_mask;	/* its table's */
-	bool prev_table;	/* the table before the last resize */
-	struct rfs_dev_flow f;
-	enum rfs_hold_why why;
-	bool kthread_asleep;	/* the target's kthread, as judged */
-};
-
-struct rfs_hold_cpu {
-	__u32 cpu;
-	__u64 since_ms;		/* monotonic ms it started leaving */
-	__u32 flows;		/* held there, all tables */
-	__u32 shown;		/* the first ones, kept by rfs_hold_add() */
-	struct rfs_held_flow first[RFS_HOLD_SHOW];
-};
-
-void rfs_hold_add(struct rfs_hold_cpu *c, const struct rfs_held_flow *h);
-/* "dev slot 25 (rx queue 0, hash & 0x000fff00 = 0x00000c00), RX CPU 0
- * -> CPU 1, seq 77: <why>" (the table index, as explain shows it). */
-char *rfs_hold_flow_words(const struct rfs_held_flow *h, char *buf,
-			  size_t len);
-/* Warn of a CPU still leaving at bound_ms (0: never), then each time the
- * wait doubles: named again without flooding the log.  *next_ms: 0. */
-bool rfs_hold_warn_due(__u64 waited_ms, __u64 bound_ms, __u64 *next_ms);
 
 /* ---- cpumap kthreads (rfs_devtab.c), known by what only the kernel
  * makes: PF_KTHREAD and rfs_cpu_queue.kthread_pid; a name only checks */
@@ -549,7 +544,6 @@ int rfs_seed_random(__u32 *seed, char *err);
 
 void rfs_iface_free(struct rfs_if *ifc);	/* closes its fds */
 void rfs_iface_unpin(const struct rfs_if_env *env, const char *name);
-/* Returns once no frame can see the configuration it replaced. */
 int rfs_if_push_config(struct rfs_if *ifc, __u32 sample_flows);
 /* The active slot of an rfs_if_cfg map. */
 int rfs_if_read_config(int cfg_fd, struct rfs_if_config *out);

@@ -303,7 +303,6 @@ char *rfs_explain_words(const struct rfs_explain_in *in,
 
 /* ---- reading the maps ---- */
 
-/* The entry of (hash, rxq) in the table in slot of the outer map. */
 static bool read_entry(int outer_fd, __u32 slot, __u32 hash, __u32 rxq,
 		       __u32 *idx, struct rfs_dev_flow *e)
 {
@@ -378,7 +377,6 @@ int rfs_iface_explain(const struct rfs_if_env *env, struct rfs_if *ifc,
 		q->have_cpu_queue = !bpf_map_lookup_elem(env->cpu_queues_fd,
 							 &cpu, &q->q);
 	}
-	/* after the marks, as rfs_cur_drained() reads them */
 	rfs_kthreads_idle(env, idle, quiet);
 	in->have_jiffies = rfs_read_jiffies(&in->jiffies);
 	/* one value per possible CPU, not per steered one */

@@ -481,7 +481,6 @@ int rfs_iface_attach(const struct rfs_if_env *env, const char *name,
 	if (e)
 		goto fail;
 	rfs_test_pause("attached");
-	/* Until this write the program passes every frame (no CPU allowed). */
 	e = rfs_if_push_config(ifc, 0);
 	if (e) {
 		e = rfs_errf(err, e, "attach %s: can't write config: %m", name);

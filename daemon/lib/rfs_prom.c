@@ -269,7 +269,6 @@ static const struct if_gauge {
 	{ "lost", NULL, V_LOST, "1 for each configured interface whose XDP program another tool detached or replaced." },
 };
 
-/* g's value for the interface o; false if it has none. */
 static bool if_value(const struct if_gauge *g, struct json_object *o,
 		     long long *v)
 {

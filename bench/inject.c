@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * bench/inject: a NIC-like receive path for the bench (issue 9, workload
- * 3).  Frames are injected on one fixed CPU as a NIC RX queue would hand
+ * bench/inject: a NIC-like receive path for the bench.  Frames are
+ * injected on one fixed CPU as a NIC RX queue would hand
  * them to its NAPI poll: BPF_PROG_TEST_RUN with BPF_F_TEST_XDP_LIVE_FRAMES
  * on a lab interface's ifindex (ctx ingress_ifindex, rx queue 0), batches
  * of 64, repeat frames per call, the caller pinned to --cpu.  What the

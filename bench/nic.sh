@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The NIC-like receive path (issue 9, workload 3): UDP datagrams for many
+# The NIC-like receive path: UDP datagrams for many
 # connected sockets, injected on CPU 0 as a NIC RX queue would deliver
 # them (build/bench/inject: BPF_PROG_TEST_RUN with live frames on the lab
 # interface's ifindex), read by threads pinned to every other CPU.  On veth

@@ -346,7 +346,7 @@ def main():
                    'tracepoint: %s' % (tot, p['switches'], v, ', '.join(sched) or 'none'),
                    'yes' if not sched and v < 0.01 else 'no'))
     if tg:
-        out.append('### targets (issue 7), judged on the medians')
+        out.append('### per-frame targets, judged on the medians')
         out.append('')
         out.append('| target | measured: median (min–max) | met |')
         out.append('|---|---|---|')

@@ -698,7 +698,7 @@ bad_hooks()
 {
 	awk '{ n = split($4, h, ","); bad = ""
 		for (i = 1; i <= n; i++)
-			if (h[i] !~ /^(xdp\/.*|cgroup\/cgroup_sock_ops|(raw_tracepoint|tracing)\/(xdp_cpumap_kthread|xdp_cpumap_enqueue|sock_recv_length|sock_send_length)|(perf_event|perf)\/.*\/(tcp_recvmsg|tcp_sendmsg|udp_recvmsg|udp_sendmsg|udpv6_recvmsg|udpv6_sendmsg))$/)
+			if (h[i] !~ /^(xdp\/.*|cgroup\/cgroup_sock_ops|(raw_tracepoint|tracing)\/(xdp_cpumap_kthread|xdp_cpumap_enqueue|sock_recv_length|sock_send_length|udp_fail_queue_rcv_skb)|(perf_event|perf)\/.*\/(tcp_recvmsg|tcp_sendmsg|udp_recvmsg|udp_sendmsg|udpv6_recvmsg|udpv6_sendmsg))$/)
 				bad = bad " " h[i]
 		if ($4 == "-") bad = " not attached anywhere we know of"
 		if (bad != "") print $1, $2, $3 ":" bad }'

@@ -178,7 +178,7 @@ test_unit_hardening()
 	[[ $(tr ' ' '\n' <<<"${line#*=}" | sort | tr '\n' ' ') == \
 	   "CAP_BPF CAP_NET_ADMIN CAP_PERFMON CAP_SYS_ADMIN CAP_SYS_NICE " ]] ||
 		fail "CapabilityBoundingSet= is '${line#*=}', not the five rfsd keeps"
-	grep -q "{ CAP_SYS_PTRACE," "$ROOT/daemon/rfsd/caps.c" ||
+	grep -q "^	\[CAP_SYS_PTRACE\] = " "$ROOT/daemon/rfsd/caps.c" ||
 		fail "caps.c does not keep CAP_SYS_PTRACE: a drop-in giving it would not work"
 	expect_directive User rfs
 	expect_directive Group rfs
@@ -187,7 +187,7 @@ test_unit_hardening()
 	   "CAP_BPF CAP_NET_ADMIN CAP_PERFMON CAP_SYS_ADMIN CAP_SYS_NICE " ]] ||
 		fail "AmbientCapabilities= is '${line#*=}', not the bounding set"
 	for cap in CAP_BPF CAP_NET_ADMIN CAP_PERFMON CAP_SYS_ADMIN CAP_SYS_NICE; do
-		grep -q "{ $cap," "$ROOT/daemon/rfsd/caps.c" ||
+		grep -q "^	\[$cap\] = " "$ROOT/daemon/rfsd/caps.c" ||
 			fail "$cap is in the unit but not kept by daemon/rfsd/caps.c"
 	done
 	# the default kthread policy (SCHED_FIFO 1, daemon/rfsd/ksched.c):

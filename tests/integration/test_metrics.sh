@@ -228,7 +228,10 @@ test_prometheus_server()
 	EOF
 		fail "prometheus's answer for rfs_seen_total is not right: $(cat "$pdir/seen.json")"
 	kill -TERM "$PROM_PID"
-	lab_wait "$PROM_PID" 20 || fail "prometheus did not exit on SIGTERM"
+	# its exit status is Prometheus's own affair (a shutdown that
+	# interrupts its TSDB's work exits 1): only that it ends is ours
+	lab_wait "$PROM_PID" 20
+	[ $? -ne 124 ] || fail "prometheus did not exit on SIGTERM"
 }
 
 # The dashboard is JSON Grafana can import, and every rfs_ metric its

@@ -8,7 +8,7 @@
 #
 #	tests/integration/test_rfsctl_usage.sh [TEST...]
 #
-# RFSCTL overrides the binary (default build/rfsctl).  Every command that
+# RFSCTL overrides the binary (default $RFS_BUILD/rfsctl, build/rfsctl).  Every command that
 # gets past the parser goes to a socket that does not exist, so a usage
 # error that slips through shows as exit 1, not as a change to a running
 # rfsd.  Exit 0 if every test passed, 1 otherwise.
@@ -17,7 +17,10 @@
 set -u
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-RFSCTL=${RFSCTL:-$ROOT/build/rfsctl}
+# tests/run.sh exports RFS_BUILD (build-san under SANITIZE=1)
+BUILD=${RFS_BUILD:-build}
+[[ $BUILD == /* ]] || BUILD=$ROOT/$BUILD
+RFSCTL=${RFSCTL:-$BUILD/rfsctl}
 MAN=${RFSCTL_MAN:-$ROOT/man/rfsctl.8}
 NOSOCK=/nonexistent/path
 VERSION=$(sed -n 's/^#define RFS_VERSION[[:space:]]*"\(.*\)"/\1/p' \

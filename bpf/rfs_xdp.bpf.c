@@ -260,7 +260,7 @@ int rfs_xdp(struct xdp_md *ctx)
 		return rfs_count_pass(s, -1);
 
 	st.hash = rfs_flow_hash(&key, g->hash_seed);
-	if (rfs_flow_full(g, st.hash)) {
+	if (g->early_drop_jiffies && rfs_flow_full(g, st.hash)) {
 		/* before the redirect and any mark, number or entry written:
 		 * a frame never sent is nothing the in-order rule covers */
 		s->early_drop++;

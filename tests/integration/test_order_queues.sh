@@ -4,7 +4,7 @@
 # The in-order rule (include/rfs_order.h) when a flow's RX queue and RX
 # CPU change under it: a veth of 4 RX queues, each fed from its own
 # sender CPU, receivers hopping over every online CPU, and the queue
-# counts (ethtool -L) and XPS maps changed while the traffic runs.  What
+# counts (ethtool -L) and XPS maps changed between bursts.  What
 # must hold whatever the queue layout: frames from every RX queue keep
 # their order, including queues added after rfsd attached.  Same lab and
 # oracle as test_order.sh (tests/lib/lab.sh; tests/tools/rfs_seq counts
@@ -107,39 +107,147 @@ qc_start_layout()
 	qc_xps 0 1 2 3
 }
 
-# The changes made under traffic, one every $1 seconds: every flow moves
-# to another queue fed from the same CPU; two senders share a queue (its
-# NAPI then runs on either CPU, so a flow's RX CPU changes between
-# polls) with the other two queues gone; back to 4 queues, reversed; 3
-# queues; the start layout again.
+# The UDP datagrams sent in $LAB_NS (only the rfs_seq senders send
+# there) and the frames dropped on the veth rings (as lab_drops counts
+# them), as "sent veth_drops".
+qc_sent()
+{
+	local b a o d
+	b=$(lab_ns sh -c "nstat -saz UdpOutDatagrams Udp6OutDatagrams 2>/dev/null |
+		awk '/^Udp/ { t += \$2 } END { print t + 0 }';
+		cat /sys/class/net/$LAB_B/statistics/tx_dropped")
+	a=$(cat "/sys/class/net/$LAB_A/statistics/rx_dropped")
+	read -r o d <<< "${b//$'\n'/ }"
+	echo "$o $((d + a))"
+}
+
+# Frames of the run not yet past the cpumap rings, and datagrams sent
+# but not yet seen by XDP (still in a veth ring), as "inflight unseen":
+# $1 and $2 are the stats and qc_sent at the run's start.
+qc_sample()
+{
+	"$LAB_PY" -c '
+import json, sys
+a, b = (json.loads(x)["total"] for x in sys.argv[1:3])
+d = lambda k: b.get(k, 0) - a.get(k, 0)
+(s0, v0), (s1, v1) = (map(int, x.split()) for x in sys.argv[3:5])
+print(d("steered") - d("local") - d("dequeued") - d("enqueue_drops"),
+      s1 - s0 - (v1 - v0) -
+      (d("seen") - d("pass_not_ip") - d("pass_other_proto")))' \
+		"$1" "$(stats)" "$2" "$(qc_sent)"
+}
+
+# What the senders are and said, for a failure message.
+qc_senders()
+{
+	local p i=0
+	for p in "${QC_SENDERS[@]}"; do
+		printf ' [%s: %s; %s]' "$p" \
+			"$(cut -d' ' -f2,3 "/proc/$p/stat" 2>/dev/null || echo gone)" \
+			"$(cat "$LAB_DIR/qc.send.$i" "$LAB_DIR/qc.send.$i.err" 2>/dev/null)"
+		i=$((i + 1))
+	done
+}
+
+# Wait until nothing the senders sent is in flight: every datagram seen
+# by XDP (or dropped on a veth ring) and off the cpumap rings; then half
+# a second for a kthread that took the last ones to deliver them (it
+# does in the same run, without sleeping).  $1: what is waited for; $2,
+# $3: the run's stats and qc_sent at its start.
+qc_quiet()
+{
+	local t0=$SECONDS cur p q
+	while :; do
+		cur=$(qc_sample "$2" "$3")
+		read -r p q <<< "$cur"
+		if [ "$p" -le 0 ] && [ "$q" -le 0 ]; then
+			sleep 0.5
+			break
+		fi
+		[ "$SECONDS" -lt $((t0 + 20)) ] ||
+			fail "$1: frames still in flight 20 s after the senders stopped (past XDP, not yet seen by it: $cur);$(qc_senders)"
+		sleep 0.1
+	done
+	say "$1: nothing in flight after $((SECONDS - t0)) s"
+}
+
+# Stop the senders (SIGSTOP: rfs_seq resumes at its rate, without
+# arrears) and wait until nothing of theirs is in flight (qc_quiet).  A
+# flow that changes RX queue with frames in flight can be reordered in
+# the veth itself, before any steering (its old queue still polled on
+# another CPU, or not yet), and on the old queue's path (docs/design.md,
+# "Flows that change RX queue"): the queue changes are made between
+# bursts, as that section says order is kept.  $1, $2: as qc_quiet's $2
+# and $3.
+qc_pause()
+{
+	local p st deadline=$((SECONDS + 20)) err
+	err=$(kill -STOP "${QC_SENDERS[@]}" 2>&1) ||
+		fail "can't stop the rfs_seq senders: $err;$(qc_senders)"
+	for p in "${QC_SENDERS[@]}"; do
+		until st=$(awk '{ print $3 }' "/proc/$p/stat" 2>/dev/null) &&
+		      [ "$st" = T ]; do
+			[ "$SECONDS" -lt "$deadline" ] ||
+				fail "rfs_seq sender $p not stopped:$(qc_senders)"
+			sleep 0.05
+		done
+	done
+	QC_PAUSES=$((QC_PAUSES + 1))
+	qc_quiet "pause $QC_PAUSES" "$@"
+}
+
+qc_resume()
+{
+	local err
+	err=$(kill -CONT "${QC_SENDERS[@]}" 2>&1) ||
+		fail "can't continue the rfs_seq senders: $err;$(qc_senders)"
+}
+
+# The changes, one every $1 seconds, each between bursts (qc_pause):
+# every flow moves to another queue fed from the same CPU; two senders
+# share a queue (its NAPI then runs on either CPU, so a flow's RX CPU
+# changes between polls, under traffic) with the other two queues gone;
+# back to 4 queues, reversed; 3 queues; the start layout again; then
+# the senders end (SIGTERM: they print their totals).  Their sending
+# time is the test's 6 gaps, whatever the changes took.  $2, $3: as
+# qc_pause's.
 qc_changes()
 {
-	local gap=$1
-	sleep "$gap"; qc_xps 1 2 3 0
-	sleep "$gap"; qc_channels 2; qc_xps 0 1 0 1
-	sleep "$gap"; qc_channels 4; qc_xps 3 2 1 0
-	sleep "$gap"; qc_channels 3; qc_xps 0 1 2 0
-	sleep "$gap"; qc_start_layout
+	local gap=$1 p=("$2" "$3")
+	sleep "$gap"; qc_pause "${p[@]}"; qc_xps 1 2 3 0; qc_resume
+	sleep "$gap"; qc_pause "${p[@]}"; qc_channels 2; qc_xps 0 1 0 1; qc_resume
+	sleep "$gap"; qc_pause "${p[@]}"; qc_channels 4; qc_xps 3 2 1 0; qc_resume
+	sleep "$gap"; qc_pause "${p[@]}"; qc_channels 3; qc_xps 0 1 2 0; qc_resume
+	sleep "$gap"; qc_pause "${p[@]}"; qc_start_layout; qc_resume
+	sleep "$gap"
+	kill -TERM "${QC_SENDERS[@]}" 2>/dev/null
 }
 
 # One run: ORDER_QUEUES_FLOWS numbered UDP flows for ORDER_QUEUES_SECS
 # at ORDER_QUEUES_PPS each, receivers in the root namespace hopping over
 # every online CPU every ORDER_BOUNCE_MS, out of phase; a sender process
 # pinned on each of the first 4 CPUs with a quarter of the flows; the
-# queue changes (qc_changes) while they send.  Sets RUN_* as
-# test_order.sh's seq_run does, and QC_SEEN (RX CPUs that saw frames).
+# queue changes (qc_changes) between their bursts.  The receivers wait
+# out a pause (RFS_SEQ_QUIET) rather than take it for the end, which the
+# test tells them once nothing is in flight.  Sets
+# RUN_* as test_order.sh's seq_run does, and QC_SEEN (RX CPUs that saw
+# frames).
 qc_run()
 {
 	local secs=$ORDER_QUEUES_SECS n=$ORDER_QUEUES_FLOWS i rpids=() spids=()
-	local per=$((ORDER_QUEUES_FLOWS / QC_QUEUES)) ready s0 s1 d0 d1 u0 u1 c
+	local per=$((ORDER_QUEUES_FLOWS / QC_QUEUES)) ready s0 s1 d0 d1 u0 u1 c q0
 	rm -f "$LAB_DIR"/qc.recv.* "$LAB_DIR"/qc.send.*
 	QC_LAYOUT=
+	QC_PAUSES=0
+	QC_SENDERS=()
 	s0=$(stats)
 	d0=$(lab_drops)
 	u0=$(udp_errors)
+	q0=$(qc_sent)
 	for ((i = 0; i < n; i++)); do
-		lab_bg "$SEQ" recv "$LAB_IP4_A" $((QC_PORT + i)) "$LAB_IP4_B" \
-			$((QC_PORT + 1000 + i)) $((secs + 10)) "$ORDER_BOUNCE_MS" \
+		RFS_SEQ_QUIET=60 lab_bg "$SEQ" recv "$LAB_IP4_A" \
+			$((QC_PORT + i)) "$LAB_IP4_B" \
+			$((QC_PORT + 1000 + i)) $((secs * 10 + 60)) "$ORDER_BOUNCE_MS" \
 			"$i" > "$LAB_DIR/qc.recv.$i"
 		rpids+=("$LAB_BG_PID")
 	done
@@ -153,14 +261,18 @@ qc_run()
 	for ((i = 0; i < QC_QUEUES; i++)); do
 		lab_bg_ns taskset -c "${CPU_LIST[i]}" "$SEQ" send "$LAB_IP4_B" \
 			$((QC_PORT + 1000 + i * per)) "$LAB_IP4_A" \
-			$((QC_PORT + i * per)) "$secs" "$ORDER_QUEUES_PPS" "$per" \
-			> "$LAB_DIR/qc.send.$i"
+			$((QC_PORT + i * per)) $((secs * 10)) "$ORDER_QUEUES_PPS" "$per" \
+			> "$LAB_DIR/qc.send.$i" 2> "$LAB_DIR/qc.send.$i.err"
 		spids+=("$LAB_BG_PID")
 	done
-	qc_changes "$(awk -v s="$secs" 'BEGIN { printf "%.2f", s / 6 }')"
+	QC_SENDERS=("${spids[@]}")
+	qc_changes "$(awk -v s="$secs" 'BEGIN { printf "%.2f", s / 6 }')" "$s0" "$q0"
 	for i in "${spids[@]}"; do
-		lab_wait "$i" $((secs + 30)) || fail "an rfs_seq sender failed"
+		lab_wait "$i" 30 || fail "an rfs_seq sender failed"
 	done
+	# the receivers end (SIGTERM) once they hold all there is to read
+	qc_quiet "end" "$s0" "$q0"
+	kill -TERM "${rpids[@]}" 2>/dev/null
 	for i in "${rpids[@]}"; do
 		lab_wait "$i" 30 || fail "an rfs_seq receiver failed"
 	done
@@ -168,7 +280,7 @@ qc_run()
 	d1=$(lab_drops)
 	u1=$(udp_errors)
 	read -r RUN_RECV RUN_INV RUN_LOST RUN_MOVES RUN_SENT < <(
-		cat "$LAB_DIR"/qc.recv.* "$LAB_DIR"/qc.send.* | "$LAB_PY" -c '
+		cat "$LAB_DIR"/qc.recv.* "$LAB_DIR"/qc.send.[0-9] | "$LAB_PY" -c '
 import json, sys
 t = {"received": 0, "inversions": 0, "lost": 0, "cpu_moves": 0, "sent": 0}
 for line in sys.stdin:
@@ -191,7 +303,7 @@ print(t["received"], t["inversions"], t["lost"], t["cpu_moves"], t["sent"])')
 		RUN_PRODUCERS+=" cpu${CPU_LIST[i]}:seen+$c"
 		[ "$c" -gt 0 ] && QC_SEEN=$((QC_SEEN + 1))
 	done
-	say "$1: layouts${QC_LAYOUT}"
+	say "$1: layouts${QC_LAYOUT} ($QC_PAUSES, each between bursts)"
 	say "$1: sent $RUN_SENT received $RUN_RECV, inversions $RUN_INV, lost $RUN_LOST (cpumap ring drops $RUN_RING, veth/backlog/UDP drops $RUN_OTHER: $QC_DROPS), after the receivers ended $((RUN_SENT - RUN_RECV - RUN_LOST)), receiver CPU moves $RUN_MOVES"
 	say "$1: switches +$RUN_SWITCHES, redirect_err +$RUN_REDIR_ERR; per sender CPU:$RUN_PRODUCERS"
 	say "$1: stats grown: $(stats_grown "$s0" "$s1")"
@@ -201,16 +313,14 @@ print(t["received"], t["inversions"], t["lost"], t["cpu_moves"], t["sent"])')
 
 # rfsd attaches while the veth has 2 queues; it then gets 4, each fed
 # from its own sender CPU by XPS, and the numbered flows run while the
-# queues and the XPS map change (qc_changes): every flow changes queue,
-# and RX CPU, several times, some onto queues that did not exist at
-# attach.  0 inversions and 0 lost past the veth rings (below), every
-# sender CPU's queue seen by the datapath, flows did switch CPU.  Control: the same with noguard
-# (moves at once, ignoring the in-order rule) must show inversions, or
-# 0 above proves nothing.  What this cannot tell from a fault of ours:
-# frames of a flow left in a queue it just left, polled on another CPU
-# after its first frames on the new one; at these rates a queue is
-# drained by its sender's own CPU right after each send, so the switch
-# leaves nothing behind.
+# queues and the XPS map change between bursts (qc_changes): every flow
+# changes queue, and RX CPU, several times, some onto queues that did not
+# exist at attach, while the receivers hop under traffic.  0 inversions
+# and 0 lost past the veth rings (below), every sender CPU's queue seen
+# by the datapath, flows did switch CPU.  Control: the same with noguard
+# (moves at once, ignoring the in-order rule) must show inversions, or 0
+# above proves nothing.  Not tested: a change with frames in flight,
+# which the veth itself can reorder (qc_pause).
 test_queue_changes()
 {
 	local rxq

@@ -20,7 +20,7 @@
 #   cloud   Debian 12's cloud kernel (linux-image-cloud-amd64): no 9p, so
 #           the root is shared over virtiofs (virtiofsd on the host)
 #   order   the generic kernel with 8 vCPUs: the ordering test of queue
-#           count and XPS changes under traffic (tests/integration/
+#           count and XPS changes between bursts (tests/integration/
 #           test_order_queues.sh) alone
 #   host    the kernel this machine runs, from /boot and /lib/modules,
 #           when they are there (skipped, with the reason, when not)
@@ -486,7 +486,7 @@ leg_setup()	# LEG
 		LTIMEOUT=480 ;;
 	order)
 		# 4 RX queues fed from 4 CPUs, readers over all 8, queue
-		# counts and XPS changed under traffic: the ordering test
+		# counts and XPS changed between bursts: the ordering test
 		# alone (the layers ran on the other legs)
 		CPUS=8 LAYERS=
 		E2E="test_order_queues.sh:test_queue_changes"
@@ -495,7 +495,7 @@ leg_setup()	# LEG
 		LENV_TCG=(ORDER_QUEUES_PPS=100)
 		# its counts, guarded and control, are the leg's report
 		LENV=(V=1)
-		LTIMEOUT=480 ;;
+		LTIMEOUT=600 ;;
 	host)
 		FLAVOUR=host
 		E2E=$E2E_ALL

@@ -23,19 +23,26 @@
  *
  * Both ends bind and connect, so the socket side records the flow.  recv
  * prints one JSON object; it exits 0 unless it could not run.  It ends
- * after SECONDS, or 1 s after its last datagram once it has had some
- * (the sender is done: waiting longer would count nothing more).  Which
- * of the two ended it is "drained" (1: the quiet second; what was never
- * read then never came), and "active_s" is the time from its first
+ * after SECONDS, or 1 s (RFS_SEQ_QUIET in the environment: that many
+ * seconds) after its last datagram once it has had some (the sender is
+ * done: waiting longer would count nothing more).  Which of the two
+ * ended it is "drained" (1: the quiet time; what was never read then
+ * never came), and "active_s" is the time from its first
  * datagram to its last: received / active_s is what it drained, the
  * figure a test sizes its load from.  send prints "send_errors", the
  * datagrams the sending socket refused: they are gaps at the receiver
- * that no counter on the receiving side saw.
+ * that no counter on the receiving side saw.  A sender stopped (SIGSTOP)
+ * and continued picks up at its rate, without the arrears of the stop,
+ * and sends SECONDS in all: a test pauses the traffic that way to change
+ * something between bursts.  SIGTERM ends either side early and it
+ * prints its totals: a sender as if its SECONDS were up, a receiver once
+ * it has read what its socket holds ("drained": 1).
  */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -105,6 +112,15 @@ static void pin(int cpu)
 	sched_setaffinity(0, sizeof(set), &set);
 }
 
+/* SIGTERM: end early (see the head) */
+static volatile sig_atomic_t done;
+
+static void on_term(int sig)
+{
+	(void)sig;
+	done = 1;
+}
+
 static int do_recv(char **argv, int argc)
 {
 	int fd = flow_socket(argv), ncpu = sysconf(_SC_NPROCESSORS_ONLN);
@@ -115,8 +131,11 @@ static int do_recv(char **argv, int argc)
 	int cpu = argc > 6 ? atoi(argv[6]) % ncpu : 0, have = 0, drained = 0;
 	int rcvbuf = argc > 7 ? atoi(argv[7]) : 0;
 	useconds_t read_us = argc > 8 ? atoi(argv[8]) : 0;
-	double first = 0;
+	const char *q = getenv("RFS_SEQ_QUIET");
+	double first = 0, quiet = q ? atof(q) : 1.0;
+	struct sigaction sa = { .sa_handler = on_term };
 
+	sigaction(SIGTERM, &sa, NULL);
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	if (rcvbuf > 0)
 		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
@@ -125,7 +144,7 @@ static int do_recv(char **argv, int argc)
 	next_hop = now() + bounce;
 	while (now() < end) {
 		uint64_t seq;
-		ssize_t n = recv(fd, &seq, sizeof(seq), 0);
+		ssize_t n = recv(fd, &seq, sizeof(seq), done ? MSG_DONTWAIT : 0);
 
 		if (bounce && now() >= next_hop) {
 			cpu = (cpu + 1) % ncpu;
@@ -134,7 +153,7 @@ static int do_recv(char **argv, int argc)
 			next_hop = now() + bounce;
 		}
 		if (n != sizeof(seq)) {
-			if (received && now() - last > 1.0) {
+			if (done || (received && now() - last > quiet)) {
 				drained = 1;
 				break;
 			}
@@ -163,6 +182,7 @@ static int do_recv(char **argv, int argc)
 
 #define RFS_SEQ_MAX_FLOWS	256
 #define RFS_SEQ_BURST		32
+#define RFS_SEQ_STOPPED		0.25	/* s between passes: it was stopped */
 
 /* NFLOWS flows from one process: PORT + i to PEERPORT + i, each paced at
  * PPS.  One timer loop for all of them, not one process each: a sender
@@ -177,8 +197,10 @@ static int do_send(char **argv, int argc)
 	int fd[RFS_SEQ_MAX_FLOWS], i;
 	char port[16], peerport[16];
 	char *args[4] = { argv[0], port, argv[2], peerport };
-	double t;
+	double t, prev = start;
+	struct sigaction sa = { .sa_handler = on_term };
 
+	sigaction(SIGTERM, &sa, NULL);
 	if (nflows < 1 || nflows > RFS_SEQ_MAX_FLOWS) {
 		fprintf(stderr, "rfs_seq: NFLOWS must be 1..%d\n",
 			RFS_SEQ_MAX_FLOWS);
@@ -189,7 +211,7 @@ static int do_send(char **argv, int argc)
 		snprintf(peerport, sizeof(peerport), "%d", atoi(argv[3]) + i);
 		fd[i] = flow_socket(args);
 	}
-	while ((t = now()) < end) {
+	for (;;) {
 		/* pace: never ahead of pps; a refused or full send is a
 		 * lost datagram, not a reason to spin.  A flow that fell
 		 * behind gets at most RFS_SEQ_BURST a pass: a sender slower
@@ -198,6 +220,17 @@ static int do_send(char **argv, int argc)
 		 * (a receiver takes a second of silence for the end). */
 		int behind = 0;
 
+		/* a pass this late means the process was stopped: what it
+		 * would have sent meanwhile is not owed, and the stop does
+		 * not count against SECONDS (nor end them) */
+		t = now();
+		if (t - prev > RFS_SEQ_STOPPED) {
+			start += t - prev;
+			end += t - prev;
+		}
+		prev = t;
+		if (t >= end || done)
+			break;
 		for (i = 0; i < nflows; i++) {
 			int burst = 0;
 

@@ -223,30 +223,6 @@ struct rfs_dp_prog_ids {
 	__u32 cpumap, enqueue, sockops, recv, send;	/* 0: not loaded */
 };
 
-/* Anyone reads a field, only the library writes one.  An interface's
- * code sees the datapath's state through pointers, always current. */
-struct rfs_if_env {
-	const char *base;		/* <pin_dir>/v4: pins go in if/<name>/ */
-	int nr_cpus;			/* possible CPUs, <= RFS_MAX_CPUS */
-	int nr_rx_cpus;			/* possible CPUs, <= RFS_MAX_RX_CPUS */
-	const struct rfs_globals *globals;
-	const struct rfs_cpuset *online;
-	const struct rfs_cpuset *in_cpumap;
-	const struct rfs_cpuset *unbound;
-	__u64 *asleep_since_ms;
-	int globals_fd;			/* the core maps */
-	int sock_outer_fd;
-	int sock_flows_fd;		/* the table in the outer slot now */
-	int cpu_queues_fd;
-	int cpu_map_fd;
-	int gstats_fd;
-	int tx_seq_fd;
-	int rx_track_fd;
-	int sock_full_fd;
-	struct rfs_budget budget;
-	__u64 tables_bytes;
-};
-
 /* One interface has its own instance of the XDP program, so its settings
  * are one array slot away, not a per-frame lookup by ifindex. */
 struct rfs_if {
@@ -280,13 +256,15 @@ struct rfs_if {
 	int hits_fd;
 };
 
+/* Anyone reads a field, only the library writes one. */
 struct rfs_dp {
-	struct rfs_if_env env;		/* the core maps' fds, nr_cpus */
 	char pin_dir[PATH_MAX];		/* rfs_dp_opts' pin_dir, for users */
 	char pin_at[PATH_MAX];		/* rfs_dp_opts' pin_at, else pin_dir */
 	char base[PATH_MAX];		/* pin_at/RFS_PIN_LAYOUT */
 	char cgroup[PATH_MAX];
 	int lock_fd;
+	int nr_cpus;			/* possible CPUs, <= RFS_MAX_CPUS */
+	int nr_rx_cpus;			/* possible CPUs, <= RFS_MAX_RX_CPUS */
 	__u32 qsize;
 	enum rfs_trace_mode trace_mode;
 	struct rfs_kfeatures feat;	/* at open */
@@ -294,6 +272,15 @@ struct rfs_dp {
 	const struct rfs_budget *budget;	/* the opts' */
 	struct rfs_globals globals;
 
+	int globals_fd;			/* the core maps */
+	int sock_outer_fd;
+	int sock_flows_fd;		/* the table in the outer slot now */
+	int cpu_queues_fd;
+	int cpu_map_fd;
+	int gstats_fd;
+	int tx_seq_fd;
+	int rx_track_fd;
+	int sock_full_fd;
 	int cpumap_prog_fd;
 	struct rfs_dp_prog_ids ids;
 
@@ -335,7 +322,7 @@ int rfs_dp_set_early_drop(struct rfs_dp *dp, bool on);
 /* The CPUs whose cpumap entry (and kthread) was made since the last call. */
 void rfs_dp_take_new_kthreads(struct rfs_dp *dp, struct rfs_cpuset *out);
 
-/* out has env.nr_cpus entries */
+/* out has nr_cpus entries */
 int rfs_dp_read_gstats(const struct rfs_dp *dp, struct rfs_global_stats *out);
 int rfs_dp_read_queues(const struct rfs_dp *dp, struct rfs_cpu_queue *out);
 /* The same in a new array (free() it), or NULL. */
@@ -523,44 +510,39 @@ void rfs_pin_walk(const char *dir, bool remove, rfs_pin_fn fn, void *ctx);
 int rfs_path(char *buf, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-/* dp's env, with the budget and every interface's tables as they are. */
-static inline const struct rfs_if_env *rfs_dp_env(struct rfs_dp *dp)
+/* What every interface's flow tables take now, for the budget. */
+static inline __u64 rfs_dp_tables_bytes(const struct rfs_dp *dp)
 {
+	__u64 n = 0;
 	size_t i;
 
-	dp->env.budget = dp->budget ? *dp->budget : (struct rfs_budget){ 0 };
-	dp->env.tables_bytes = 0;
 	for (i = 0; i < dp->n_ifs; i++)
-		dp->env.tables_bytes += rfs_table_bytes(dp->ifs[i]->flow_cnt,
-							dp->ifs[i]->rx_queues);
-	return &dp->env;
+		n += rfs_table_bytes(dp->ifs[i]->flow_cnt,
+				     dp->ifs[i]->rx_queues);
+	return n;
 }
 
 /* The flow hash seed: whoever guesses it can send flows that all land in
  * one slot, so it comes from the kernel's CSPRNG or rfsd does not start. */
 int rfs_seed_random(__u32 *seed, char *err);
 
-/* ---- rfs_iface.c: one interface, on the env rfs_dp.c hands it ---- */
+/* ---- rfs_iface.c: one interface ---- */
 
 void rfs_iface_free(struct rfs_if *ifc);	/* closes its fds */
-void rfs_iface_unpin(const struct rfs_if_env *env, const char *name);
+void rfs_iface_unpin(struct rfs_dp *dp, const char *name);
 int rfs_if_push_config(struct rfs_if *ifc, __u32 sample_flows);
 /* The active slot of an rfs_if_cfg map. */
 int rfs_if_read_config(int cfg_fd, struct rfs_if_config *out);
-int rfs_iface_detach(const struct rfs_if_env *env, struct rfs_if *ifc,
-		     char *err);
-int rfs_iface_attach(const struct rfs_if_env *env, const char *name,
+int rfs_iface_detach(struct rfs_dp *dp, struct rfs_if *ifc, char *err);
+int rfs_iface_attach(struct rfs_dp *dp, const char *name,
 		     const struct rfs_if_opts *opts, struct rfs_if **out,
 		     char *err);
-int rfs_iface_adopt(const struct rfs_if_env *env, const char *name,
-		    struct rfs_if **out, char *err);
+int rfs_iface_adopt(struct rfs_dp *dp, const char *name, struct rfs_if **out,
+		    char *err);
 /* rfs_dp_sweep_orphans() with the map ids in ours, sparing keep's. */
 int rfs_iface_sweep(const __u32 *ours, size_t n_ours, const __u32 *keep,
 		    size_t n_keep, int ifindex);
-int rfs_iface_explain(const struct rfs_if_env *env, struct rfs_if *ifc,
-		      struct rfs_explain_in *in,
-		      struct rfs_explain_queue **out, size_t *n, char *err);
-void rfs_iface_refresh(const struct rfs_if_env *env, struct rfs_if *ifc);
+void rfs_iface_refresh(struct rfs_dp *dp, struct rfs_if *ifc);
 void rfs_iface_note_leaving(struct rfs_if *ifc, __u64 now_ms);
 
 /* ---- rfs_devtab.c: the dev flow tables ---- */
@@ -569,19 +551,18 @@ void rfs_iface_note_leaving(struct rfs_if *ifc, __u64 now_ms);
 int rfs_devtab_create(int btf_src_fd, __u32 flow_cnt, __u32 rx_queues);
 /* 1 when a flow in a replaced table has frames in flight (a local one
  * until drain_jiffies after its last), 0 when none has, or -errno. */
-int rfs_devtab_busy(const struct rfs_if_env *env, int table_fd,
-		    __u32 drain_jiffies);
+int rfs_devtab_busy(struct rfs_dp *dp, int table_fd, __u32 drain_jiffies);
 /* The same on cpu, over the interface's current and previous table. */
-int rfs_devtab_in_flight(const struct rfs_if_env *env,
-			 const struct rfs_if *ifc, __u32 cpu);
+int rfs_devtab_in_flight(struct rfs_dp *dp, const struct rfs_if *ifc,
+			 __u32 cpu);
 /* The flows of both tables held on cpus, into by_cpu[their cpu]. */
-int rfs_devtab_holds(const struct rfs_if_env *env, const struct rfs_if *ifc,
+int rfs_devtab_holds(struct rfs_dp *dp, const struct rfs_if *ifc,
 		     const struct rfs_cpuset *cpus, struct rfs_hold_cpu *by_cpu);
-int rfs_devtab_resize(const struct rfs_if_env *env, struct rfs_if *ifc,
-		      __u32 flow_cnt, char *err);
-/* Per CPU (env->nr_cpus entries): its cpumap kthread is asleep now;
+int rfs_devtab_resize(struct rfs_dp *dp, struct rfs_if *ifc, __u32 flow_cnt,
+		      char *err);
+/* Per CPU (dp->nr_cpus entries): its cpumap kthread is asleep now;
  * quiet: asleep at every look for a second or more. */
-void rfs_kthreads_idle(const struct rfs_if_env *env, bool *idle, bool *quiet);
-void rfs_devtab_retire(const struct rfs_if_env *env, struct rfs_if *ifc);
+void rfs_kthreads_idle(struct rfs_dp *dp, bool *idle, bool *quiet);
+void rfs_devtab_retire(struct rfs_dp *dp, struct rfs_if *ifc);
 
 #endif /* RFS_DP_H */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * rfsctl explain: what one flow's next frame will do, and why.
- * rfs_iface_explain() reads the state rfs_xdp reads for the flow; the pure
+ * rfs_if_explain() reads the state rfs_xdp reads for the flow; the pure
  * half (tests/unit/test_explain.c) feeds it to the code the XDP program
  * runs, in its order: the hash, the sock slot, the dev table's entry (or
  * the previous table's), rfs_pick_cpu(), and on HELD the drain test and

@@ -185,7 +185,7 @@ static struct json_object *rfsd_cmd_status(struct rfsd_cmd_ctx *x,
 		 rfsd_jstr(rfs_trace_mode_name(x->dp->trace_mode)));
 	rfsd_add(o, "sock_flow_entries",
 		 rfsd_jint(x->dp->globals.sock_flow_mask + 1));
-	rfsd_add(o, "nr_cpus", rfsd_jint(x->dp->env.nr_cpus));
+	rfsd_add(o, "nr_cpus", rfsd_jint(x->dp->nr_cpus));
 	rfsd_add(o, "parser_pid", rfsd_jint(x->parser ? x->parser->pid : 0));
 	p = json_object_new_object();
 	rfsd_add(p, "cpumap", rfsd_jint(ids->cpumap));

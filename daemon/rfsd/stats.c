@@ -28,7 +28,7 @@ struct json_object *rfsd_cmd_stats(struct rfsd_cmd_ctx *x,
 				   struct rfsd_client *c,
 				   const struct rfsd_req *r)
 {
-	int nr = x->dp->env.nr_cpus, cpu, e = 0;
+	int nr = x->dp->nr_cpus, cpu, e = 0;
 	struct json_object *reply = NULL, *o, *per;
 	struct rfs_cpu_ctrs *pc, tot = {};
 	struct rfs_if_stats *one;

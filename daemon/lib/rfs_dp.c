@@ -859,12 +859,6 @@ int rfs_dp_read_gstats(const struct rfs_dp *dp, struct rfs_global_stats *out)
 			       dp->nr_cpus);
 }
 
-int rfs_dp_read_queues(const struct rfs_dp *dp, struct rfs_cpu_queue *out)
-{
-	return rfs_read_array(dp->cpu_queues_fd, sizeof(*out),
-			      dp->nr_cpus, out);
-}
-
 struct rfs_cpu_queue *rfs_dp_queues(const struct rfs_dp *dp)
 {
 	return rfs_array_read(dp->cpu_queues_fd,

@@ -324,8 +324,7 @@ void rfs_dp_take_new_kthreads(struct rfs_dp *dp, struct rfs_cpuset *out);
 
 /* out has nr_cpus entries */
 int rfs_dp_read_gstats(const struct rfs_dp *dp, struct rfs_global_stats *out);
-int rfs_dp_read_queues(const struct rfs_dp *dp, struct rfs_cpu_queue *out);
-/* The same in a new array (free() it), or NULL. */
+/* A new array (free() it), or NULL with errno. */
 struct rfs_cpu_queue *rfs_dp_queues(const struct rfs_dp *dp);
 /* Frames in each CPU's cpumap ring, not yet dequeued (an estimate). */
 int rfs_dp_read_backlog(const struct rfs_dp *dp, __u64 *out);
@@ -446,9 +445,8 @@ int rfs_errf(char *err, int e, const char *fmt, ...)
 /* An array for a swapped-in table, typed by value_type of btf_src_fd's BTF. */
 int rfs_create_table(int btf_src_fd, const char *name, const char *value_type,
 		     __u32 value_size, __u32 entries);
-/* By the batch syscalls, else (older kernels) one entry at a time. */
-int rfs_read_array(int fd, __u32 value_size, __u32 entries, void *buf);
-/* The same into a new buffer (free() it), or NULL with errno. */
+/* Into a new buffer (free() it), or NULL with errno; by the batch
+ * syscalls, else (older kernels) one entry at a time. */
 void *rfs_array_read(int fd, __u32 value_size, __u32 entries);
 int rfs_write_array(int fd, __u32 value_size, __u32 entries, const void *buf);
 

@@ -143,7 +143,7 @@ static int set_value(const struct opt_ref *r, const char *arg,
 			*(unsigned int *)p = u;
 		break;
 	case OPT_CPULIST:
-		err = rfs_cpulist_parse(arg, p);
+		err = rfs_cpulist_parse(arg, p, false);
 		if (err == -ERANGE)
 			snprintf(why, sizeof(why), "has a CPU above %d",
 				 RFS_MAX_CPUS - 1);

@@ -625,7 +625,7 @@ static void rfs_xt_set_cpus(const char *list)
 	char err[RFS_ERR_LEN] = "";
 	struct rfs_cpuset set;
 
-	assert_int_equal(rfs_cpulist_parse(list, &set), 0);
+	assert_int_equal(rfs_cpulist_parse(list, &set, false), 0);
 	if (rfs_if_set_cpus(xt.dp, xt.ifc, &set, err))
 		fail_msg("set cpus %s: %s", list, err);
 }
@@ -1531,7 +1531,7 @@ static void rfs_xt_cfg_whole(const struct rfs_if_config *c, const char *set)
 	__u32 cpu, n = 0;
 
 	if (set) {
-		assert_int_equal(rfs_cpulist_parse(set, &want), 0);
+		assert_int_equal(rfs_cpulist_parse(set, &want, false), 0);
 		assert_memory_equal(c->allowed, want.bits,
 				    sizeof(c->allowed));
 	}

@@ -19,7 +19,6 @@
 #include <xdp/libxdp.h>
 
 #include "log.h"
-#include "rfs_decide.h"
 #include "rfs_dp.h"
 #include "rfs_jiffies.skel.h"
 

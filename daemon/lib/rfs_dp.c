@@ -15,7 +15,6 @@
 
 #include "log.h"
 #include "rfs_core.skel.h"
-#include "rfs_decide.h"
 #include "rfs_dp.h"
 
 /* ---- the sock flow table: in slot 0 of rfs_sock_outer, so a resize is

@@ -4,7 +4,7 @@
 #include <bpf/bpf.h>
 
 #include "log.h"
-#include "rfs_explain.h"
+#include "rfs_dp.h"
 #include "rfs_order.h"
 
 /* rfs_xdp: a flow not seen since a resize is known to the old table */

@@ -37,7 +37,6 @@
 
 #include "log.h"
 #include "rfs_dp.h"
-#include "rfs_explain.h"
 #include "rfs_test_util.h"
 
 static struct {

@@ -183,6 +183,10 @@ struct json_object *rfs_req_new(const char *cmd, const struct rfs_opt *opts,
 			n = *(const unsigned int *)p;
 			v = n ? json_object_new_int(n) : NULL;
 			break;
+		case OPT_INT:
+			n = *(const int *)p;
+			v = (int)n >= 0 ? json_object_new_int(n) : NULL;
+			break;
 		case OPT_CPULIST:
 			v = rfs_cpuset_count(p) ? json_object_new_array() : NULL;
 			for (cpu = 0; v && cpu < RFS_MAX_CPUS; cpu++)

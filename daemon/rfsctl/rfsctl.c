@@ -142,6 +142,13 @@ static int set_value(const struct opt_ref *r, const char *arg,
 		else
 			*(unsigned int *)p = u;
 		break;
+	case OPT_INT:
+		if (rfs_parse_u32(arg, &u) || u > (unsigned int)opt->max)
+			snprintf(why, sizeof(why), "is not a %s (0..%d)",
+				 opt->noun, opt->max);
+		else
+			*(int *)p = u;
+		break;
 	case OPT_CPULIST:
 		err = rfs_cpulist_parse(arg, p);
 		if (err == -ERANGE)

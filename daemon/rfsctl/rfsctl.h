@@ -21,6 +21,7 @@ enum rfs_opt_type {
 	OPT_STRING,	/* const char * */
 	OPT_IFNAME,	/* const char *: 1..15 chars, no '/', ':' or space */
 	OPT_UINT,	/* unsigned int: decimal 1..INT_MAX; 0 = not given */
+	OPT_INT,	/* int: decimal 0..max, a .noun; -1 = not given */
 	OPT_CPULIST,	/* struct rfs_cpuset, "0-3,6"; empty = not given */
 	OPT_ENUM,	/* const char *: one of .values (unique prefix ok) */
 };
@@ -33,6 +34,8 @@ struct rfs_opt {
 	const char *metavar;	/* IFACE, N ...: in help and errors */
 	const char *help;
 	const char *const *values;	/* OPT_ENUM, NULL-terminated */
+	int max;			/* OPT_INT */
+	const char *noun;		/* OPT_INT: "port number" */
 	bool positional;	/* in table order, after the command */
 	bool optional;		/* positional that may be left out */
 	bool leading;		/* global, valid only before COMMAND */

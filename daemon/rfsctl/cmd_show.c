@@ -286,14 +286,11 @@ static void stats_plain(struct json_object *st)
  * the same requests: for node_exporter's textfile collector. */
 static int stats_prometheus(const struct rfsctl_cfg *g)
 {
-	char err[RFS_CTL_ERR_LEN];
 	struct json_object *snap;
-	int e = rfs_collect(g, RFS_CTL_TIMEOUT_MS, &snap, err, sizeof(err));
+	int e;
 
-	if (e) {
-		p_err("%s", err);
+	if (rfs_call(g, NULL, RFS_CTL_TIMEOUT_MS, &snap, NULL, 0))
 		return EXIT_FAILURE;
-	}
 	e = rfs_prom_format(stdout, snap);
 	json_object_put(snap);
 	if (e || fflush(stdout)) {
@@ -319,8 +316,8 @@ static int do_stats(const struct rfsctl_cfg *g, const void *cfg)
 				       "--format prometheus and -j don't go together");
 		return stats_prometheus(g);
 	}
-	ret = rfs_call(g, rfs_req_new("stats", stats_opts, cfg), 0, &result,
-		       false);
+	ret = rfs_call(g, rfs_req_new("stats", stats_opts, cfg),
+		       RFS_CTL_TIMEOUT_MS, &result, NULL, 0);
 	if (!ret)
 		ret = rfs_expect(result, json_type_object, "the stats result");
 	if (!ret)

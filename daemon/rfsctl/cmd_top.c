@@ -65,7 +65,7 @@ static struct rfs_top_row *add_row(struct rfs_top_snap *s,
 	return r;
 }
 
-/* rfs_collect() as rows, rated against prev (NULL: none) */
+/* The requests of /metrics as rows, rated against prev (NULL: none) */
 static int fetch(const struct rfsctl_cfg *g, const struct rfs_top_snap *prev,
 		 struct rfs_top_snap *s, char *err, size_t len)
 {
@@ -77,7 +77,7 @@ static int fetch(const struct rfsctl_cfg *g, const struct rfs_top_snap *prev,
 	int ret;
 
 	memset(s, 0, sizeof(*s));
-	ret = rfs_collect(g, TOP_REPLY_MS, &snap, err, len);
+	ret = rfs_call(g, NULL, TOP_REPLY_MS, &snap, err, len);
 	/* the time of the counters: taken as soon as they are read */
 	s->t = now();
 	sta = rfs_get(snap, "stats");

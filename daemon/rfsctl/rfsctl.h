@@ -133,13 +133,12 @@ void rfs_print_kv(struct json_object *obj, const char *indent,
 struct json_object *rfs_req_new(const char *cmd, const struct rfs_opt *opts,
 				const void *cfg);
 
-/* rfs_ctl_ask() on a connection of its own, waiting up to the default
- * timeout plus extra_ms.  An error is printed (quiet: only under -v). */
+/* rfs_ctl_ask() on a connection of its own, or (req NULL) the requests
+ * of /metrics (rfs_prom_collect()).  An error is printed, or (err) put
+ * in err for the caller. */
 int rfs_call(const struct rfsctl_cfg *g, struct json_object *req,
-	     int extra_ms, struct json_object **result, bool quiet);
-/* The requests of /metrics (rfs_prom_collect()) on one connection. */
-int rfs_collect(const struct rfsctl_cfg *g, int timeout_ms,
-		struct json_object **snap, char *err, size_t len);
+	     int timeout_ms, struct json_object **result, char *err,
+	     size_t len);
 /* The object or array type a command expects, or an error (EXIT_FAILURE) */
 int rfs_expect(struct json_object *result, enum json_type type,
 	       const char *what);

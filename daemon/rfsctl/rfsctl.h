@@ -173,8 +173,6 @@ enum rfs_top_ctr {
 
 #define rfs_top_ctr_is_kthread(k)	((k) >= RFS_TOP_KTHREAD_WAIT_NS)
 
-extern const char *const rfs_top_ctr_keys[RFS_TOP_NR_CTRS];
-
 enum rfs_top_kind { RFS_TOP_CPU, RFS_TOP_TOTAL, RFS_TOP_IFACE };
 
 #define RFS_TOP_NO_BACKLOG	(-1)

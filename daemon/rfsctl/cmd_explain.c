@@ -67,7 +67,7 @@ static void print_entry(const char *label, long long slot,
 		printf("empty\n");
 		return;
 	}
-	if (!strcmp(str(e, "path"), "local"))
+	if (!strcmp(rfs_str(e, "path", ""), "local"))
 		printf("local path on CPU %lld, last frame at jiffy %lld\n",
 		       num(e, "cpu", -1), num(e, "jiffy", -1));
 	else
@@ -112,7 +112,7 @@ static void print_hold(struct json_object *h)
 static void explain_plain(struct json_object *r, const void *arg)
 {
 	struct json_object *sock = obj(r, "sock"), *qs = obj(r, "rx_queues");
-	bool v6 = strchr(str(r, "src"), ':') != NULL;
+	bool v6 = strchr(rfs_str(r, "src", ""), ':') != NULL;
 	size_t i, j;
 
 	if (obj(r, "sport"))

@@ -104,20 +104,10 @@ static inline struct json_object *rfs_get(struct json_object *obj,
 	return v;
 }
 
-static inline const char *rfs_str(struct json_object *obj, const char *key,
-				  const char *dflt)
-{
-	return rfs_get(obj, key) ? json_object_get_string(rfs_get(obj, key)) :
-	       dflt;
-}
-
-static inline long long rfs_num(struct json_object *obj, const char *key,
-				long long dflt)
-{
-	return rfs_get(obj, key) ? json_object_get_int64(rfs_get(obj, key)) :
-	       dflt;
-}
-
+#define rfs_str(obj, key, dflt)	(rfs_get(obj, key) ?			\
+	json_object_get_string(rfs_get(obj, key)) : (dflt))
+#define rfs_num(obj, key, dflt)	(rfs_get(obj, key) ?			\
+	json_object_get_int64(rfs_get(obj, key)) : (long long)(dflt))
 #define rfs_u64(obj, key)	json_object_get_uint64(rfs_get(obj, key))
 #define rfs_bool(obj, key)	json_object_get_boolean(rfs_get(obj, key))
 #define rfs_len(arr)	(json_object_is_type(arr, json_type_array) ?	\

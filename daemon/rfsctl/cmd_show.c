@@ -317,12 +317,10 @@ static int do_stats(const struct rfsctl_cfg *g, const void *cfg)
 		return stats_prometheus(g);
 	}
 	ret = rfs_call(g, rfs_req_new("stats", stats_opts, cfg),
-		       RFS_CTL_TIMEOUT_MS, &result, NULL, 0);
-	if (!ret)
-		ret = rfs_expect(result, json_type_object, "the stats result");
-	if (!ret)
-		ret = rfs_expect(rfs_get(result, "total"), json_type_object,
-				 "stats \"total\"");
+		       RFS_CTL_TIMEOUT_MS, &result, NULL, 0) ?:
+	      rfs_expect(result, json_type_object, "the stats result") ?:
+	      rfs_expect(rfs_get(result, "total"), json_type_object,
+			 "stats \"total\"");
 	if (!ret && g->json)
 		p_json(result);
 	else if (!ret)

@@ -20,8 +20,7 @@ static const struct explain_cfg {
 
 static const struct rfs_opt explain_opts[] = {
 	IFACE_OPTION(struct explain_cfg,
-		     "the attached interface the frames arrive on",
-		     .key = "iface"),
+		     "the attached interface the frames arrive on"),
 	DEFINE_OPTION("src", OPT_STRING, struct explain_cfg, src,
 		      .positional = true, .metavar = "SRC", .key = "src",
 		      .help = "their source address (the peer), IPv4 or IPv6"),

@@ -14,8 +14,7 @@ static const struct show_cfg {
 static const struct rfs_opt status_opts[] = { END_OPTIONS };
 
 #define ANY_IFACE	IFACE_OPTION(struct show_cfg,			\
-	"an attached interface (default: all of them)", .optional = true, \
-	.key = "iface")
+	"an attached interface (default: all of them)", .optional = true)
 
 static const char *const stats_formats[] = { "table", "prometheus", NULL };
 

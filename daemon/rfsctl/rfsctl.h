@@ -21,7 +21,7 @@ enum rfs_opt_type {
 	OPT_STRING,	/* const char * */
 	OPT_IFNAME,	/* const char *: 1..15 chars, no '/', ':' or space */
 	OPT_UINT,	/* unsigned int: decimal 1..INT_MAX; 0 = not given */
-	OPT_INT,	/* int: decimal 0..max, a .noun; -1 = not given */
+	OPT_INT,	/* int: decimal 0..max; -1 = not given */
 	OPT_CPULIST,	/* struct rfs_cpuset, "0-3,6"; empty = not given */
 	OPT_ENUM,	/* const char *: one of .values (unique prefix ok) */
 };
@@ -48,7 +48,7 @@ struct rfs_opt {
 #define END_OPTIONS	{ .name = NULL }
 #define IFACE_OPTION(_cfg, _help, ...)					\
 	DEFINE_OPTION("iface", OPT_IFNAME, _cfg, iface,			\
-		      .positional = true, .metavar = "IFACE",		\
+		      .positional = true, .metavar = "IFACE", .key = "iface", \
 		      .help = (_help), __VA_ARGS__)
 
 struct rfsctl_cfg {

@@ -232,7 +232,7 @@ static struct json_object *rfsd_cmd_attach(struct rfsd_cmd_ctx *x,
 	e = rfs_if_attach(x->dp, r->iface, &opts, &ifc, err);
 	if (e)
 		return rfsd_reply_dp_err(e, err, "attach %s", r->iface);
-	rfsd_ifaces_user_attach(x->ifaces, r->iface);
+	rfsd_ifaces_user(x->ifaces, r->iface, false);
 	rfs_if_describe(ifc, desc, sizeof(desc));
 	rfs_log_iface(RFS_LOG_INFO, r->iface, ifc->ifindex,
 		      "attached, %s: rfsctl attach, %s", desc,
@@ -266,7 +266,7 @@ static struct json_object *rfsd_cmd_detach(struct rfsd_cmd_ctx *x,
 	e = rfs_if_detach(x->dp, ifc, err);
 	if (e)
 		return rfsd_reply_dp_err(e, err, "detach %s", r->iface);
-	rfsd_ifaces_user_detach(x->ifaces, r->iface);
+	rfsd_ifaces_user(x->ifaces, r->iface, true);
 	rfs_log_iface(RFS_LOG_INFO, r->iface, ifindex,
 		      "detached: rfsctl detach, %s", rfsd_client_who(c));
 	return rfsd_reply_ok(json_object_new_object());

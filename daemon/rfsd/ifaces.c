@@ -439,22 +439,16 @@ void rfsd_ifaces_resync(struct rfsd_ifaces *ifs)
 	}
 }
 
-void rfsd_ifaces_user_attach(struct rfsd_ifaces *ifs, const char *name)
+void rfsd_ifaces_user(struct rfsd_ifaces *ifs, const char *name, bool detach)
 {
-	struct rfsd_ifstate *st = ifstate(ifs, name, false);
+	struct rfsd_ifstate *st = ifstate(ifs, name, detach);
 
-	if (st) {
-		st->user_detached = st->lost = false;
+	if (st && !detach) {
+		st->lost = false;
 		st->last_err = st->lost_to = 0;
 	}
-}
-
-void rfsd_ifaces_user_detach(struct rfsd_ifaces *ifs, const char *name)
-{
-	struct rfsd_ifstate *st = ifstate(ifs, name, true);
-
 	if (st)
-		st->user_detached = true;
+		st->user_detached = detach;
 }
 
 size_t rfsd_ifaces_waiting(struct rfsd_ifaces *ifs)

@@ -268,19 +268,6 @@ static enum MHD_Result respond(struct MHD_Connection *conn, unsigned int code,
 	return ret;
 }
 
-static enum MHD_Result serve_metrics(struct rfsd_http *h,
-				     struct MHD_Connection *conn)
-{
-	char err[RFS_CTL_ERR_LEN], msg[RFS_CTL_ERR_LEN + 32];
-
-	/* a scrape right after another gets the same text */
-	if ((h->snap && rfs_mono_ms() - h->snap_ms < RFSD_METRICS_SNAP_MS) ||
-	    !ask(h, err, sizeof(err)))
-		return respond(conn, MHD_HTTP_OK, h->snap);
-	snprintf(msg, sizeof(msg), "can't gather the metrics: %s\n", err);
-	return respond(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, msg);
-}
-
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 				  const char *url, const char *method,
 				  const char *version, const char *upload,
@@ -291,6 +278,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn,
 					MHD_CONNECTION_INFO_SOCKET_CONTEXT);
 	struct rfsd_mconn *c = ci ? ci->socket_context : NULL;
+	char err[RFS_CTL_ERR_LEN], msg[RFS_CTL_ERR_LEN + 32];
+	struct rfsd_http *h = cls;
 
 	/* a kept-alive connection has the whole deadline for its next
 	 * request (the idle timeout bounds the wait between them) */
@@ -313,7 +302,12 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 	if (strcmp(url, "/metrics"))
 		return respond(conn, MHD_HTTP_NOT_FOUND,
 			       "not found; the metrics are at /metrics\n");
-	return serve_metrics(cls, conn);
+	/* a scrape right after another gets the same text */
+	if ((h->snap && rfs_mono_ms() - h->snap_ms < RFSD_METRICS_SNAP_MS) ||
+	    !ask(h, err, sizeof(err)))
+		return respond(conn, MHD_HTTP_OK, h->snap);
+	snprintf(msg, sizeof(msg), "can't gather the metrics: %s\n", err);
+	return respond(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, msg);
 }
 
 /* MHD_OPTION_NOTIFY_CONNECTION: a connection is accepted (its deadline
@@ -395,17 +389,21 @@ static void arm_timer(struct rfsd_http *h)
 
 static void on_mhd(struct rfsd_watch *w, uint32_t events)
 {
-	uint64_t n;
-
-	if (w == &http.tmr && read(w->fd, &n, sizeof(n)) < 0 &&
-	    errno != EAGAIN)
-		pr_debug("can't read the metrics timer: %s\n", strerror(errno));
+	if (w == &http.tmr)
+		rfsd_timer_ack(w);
 	MHD_run(http.mhd);
 	arm_timer(&http);
 }
 
-static void http_close(struct rfsd_http *h)
+/* Input from rfsd outside an ask: a late answer, or its end. */
+static void on_ctl(struct rfsd_watch *w, uint32_t events)
 {
+	struct rfsd_http *h = &http;
+	char err[RFS_CTL_ERR_LEN];
+
+	if (!(events & (EPOLLHUP | EPOLLERR)) &&
+	    take(h, err, sizeof(err)) != -EPIPE)
+		return;
 	rfsd_watch_del(h->loop, &h->ev);
 	rfsd_watch_del(h->loop, &h->tmr);
 	rfsd_watch_del(h->loop, &h->ctl);
@@ -415,16 +413,6 @@ static void http_close(struct rfsd_http *h)
 	close(h->ctl.fd);
 	free(h->snap);
 	h->loop->stop = true;
-}
-
-/* Input from rfsd outside an ask: a late answer, or its end. */
-static void on_ctl(struct rfsd_watch *w, uint32_t events)
-{
-	char err[RFS_CTL_ERR_LEN];
-
-	if ((events & (EPOLLHUP | EPOLLERR)) ||
-	    take(&http, err, sizeof(err)) == -EPIPE)
-		http_close(&http);
 }
 
 /* MHD's own messages (a peer that broke the protocol, a failed accept):

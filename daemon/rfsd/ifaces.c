@@ -98,19 +98,17 @@ static void apply_changes(struct rfsd_ifaces *ifs, struct rfs_if *ifc,
 	struct rfs_cpuset set;
 	int r;
 
+	/* every failure here says why in err */
 	r = rfsd_iface_cpus(now, &set, err, sizeof(err));
 	if (!r && !rfs_cpuset_equal(&set, &ifc->configured))
 		r = rfs_if_set_cpus(ifs->dp, ifc, &set, "config reload", err);
 	if (r)
 		pr_warn("reload: %s: %s\n", ifc->name, err);
-	err[0] = '\0';
-	r = rfs_if_set_flow_cnt(ifs->dp, ifc, n, "config reload", err);
-	if (r)
-		pr_warn("reload: %s\n", err[0] ? err : strerror(-r));
-	err[0] = '\0';
+	if (rfs_if_set_flow_cnt(ifs->dp, ifc, n, "config reload", err))
+		pr_warn("reload: %s\n", err);
 	if (was->noguard != now->noguard &&
-	    (r = rfs_if_set_noguard(ifs->dp, ifc, now->noguard, err)))
-		pr_warn("reload: %s\n", err[0] ? err : strerror(-r));
+	    rfs_if_set_noguard(ifs->dp, ifc, now->noguard, err))
+		pr_warn("reload: %s\n", err);
 	if (was->mode != now->mode)
 		pr_warn("reload: %s: a new mode takes a detach and attach; still %s\n",
 			ifc->name, rfs_xdp_mode_name(ifc->mode));

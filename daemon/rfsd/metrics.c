@@ -76,13 +76,11 @@ static int run_request(void *ctx, struct json_object *req,
 	*result = NULL;
 	rc = rfsd_request_run_as(d->cmds, d->ctx, NULL, NULL, line,
 				 strlen(line), &reply);
-	if (rc != RFSD_CMD_REPLY) {	/* only flows waits or starts a job */
-		snprintf(err, len, "'%s' did not answer at once",
-			 json_object_to_json_string(req));
-		json_object_put(req);
-		return -EBUSY;
-	}
+	if (rc != RFSD_CMD_REPLY)	/* only flows waits or starts a job */
+		snprintf(err, len, "'%s' did not answer at once", line);
 	json_object_put(req);
+	if (rc != RFSD_CMD_REPLY)
+		return -EBUSY;
 	e = rfs_ctl_result(reply, &r, err, len);
 	if (!e)
 		*result = json_object_get(r);
@@ -431,22 +429,6 @@ const char *rfsd_metrics_addr(const struct rfsd_metrics *m)
 	return m ? m->addr : NULL;
 }
 
-/* What fd listens on, as metrics_listen would name it. */
-static int addr_of(int fd, struct sockaddr_storage *ss, char *buf, size_t len)
-{
-	char host[INET6_ADDRSTRLEN], port[8];
-	socklen_t sl = sizeof(*ss);
-
-	if (getsockname(fd, (struct sockaddr *)ss, &sl))
-		return -errno;
-	if (getnameinfo((struct sockaddr *)ss, sl, host, sizeof(host), port,
-			sizeof(port), NI_NUMERICHOST | NI_NUMERICSERV))
-		return -EAFNOSUPPORT;
-	snprintf(buf, len, ss->ss_family == AF_INET6 ? "[%s]:%s" : "%s:%s",
-		 host, port);
-	return 0;
-}
-
 /* The child: serve on c->keep until rfsd closes c->fd. */
 static void http_main(struct rfsd_child *c)
 {
@@ -516,20 +498,28 @@ int rfsd_metrics_open(struct rfsd_metrics **mp, struct rfsd_loop *loop,
 		      const struct rfsd_dispatch *dispatch, const char *addr,
 		      int fd, char *err, size_t len)
 {
+	char name[64], host[INET6_ADDRSTRLEN], port[8];
 	struct sockaddr_storage ss;
 	struct rfsd_metrics *m;
-	char name[64];
-	socklen_t sl;
+	socklen_t sl = sizeof(ss);
 	int e;
 
 	*mp = NULL;
 	if (!addr) {
-		e = addr_of(fd, &ss, name, sizeof(name));
+		/* what fd listens on, as metrics_listen would name it */
+		e = getsockname(fd, (struct sockaddr *)&ss, &sl) ? -errno : 0;
+		if (!e && getnameinfo((struct sockaddr *)&ss, sl, host,
+				      sizeof(host), port, sizeof(port),
+				      NI_NUMERICHOST | NI_NUMERICSERV))
+			e = -EAFNOSUPPORT;
 		if (e) {
 			snprintf(err, len, "can't serve metrics on the socket systemd passed: %s",
 				 strerror(-e));
 			return e;
 		}
+		snprintf(name, sizeof(name),
+			 ss.ss_family == AF_INET6 ? "[%s]:%s" : "%s:%s", host,
+			 port);
 		addr = name;
 	} else if (rfs_parse_hostport(addr, &ss, &sl)) {
 		snprintf(err, len, "can't serve metrics on '%s': not IPV4:PORT or [IPV6]:PORT",

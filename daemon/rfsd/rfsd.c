@@ -39,7 +39,7 @@ struct rfsd {
 	struct rfsd_sampler sampler;
 	struct rfsd_cmd_ctx cmd;	/* what the command handlers get */
 	struct rfsd_server *srv;
-	struct rfsd_dispatch dispatch;	/* the server's and metrics' */
+	struct rfsd_dispatch dispatch;		/* the server's and metrics' */
 	struct rfsd_metrics *metrics;		/* NULL: not serving */
 	int metrics_fd;			/* from systemd, or -1 */
 	struct rfsd_netlink *nl;

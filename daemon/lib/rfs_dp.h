@@ -369,11 +369,12 @@ void rfs_if_describe(const struct rfs_if *ifc, char *buf, size_t len);
 
 /* Live changes, in order (include/rfs_order.h): a CPU removed gets no new
  * flows and keeps its own until their frames there are delivered; a
- * resized table starts empty, the old one read until drained. */
+ * resized table starts empty, the old one read until drained; logged, why
+ * given ("config reload"). */
 int rfs_if_set_cpus(struct rfs_dp *dp, struct rfs_if *ifc,
-		    const struct rfs_cpuset *cpus, char *err);
+		    const struct rfs_cpuset *cpus, const char *why, char *err);
 int rfs_if_set_flow_cnt(struct rfs_dp *dp, struct rfs_if *ifc, __u32 n,
-			char *err);
+			const char *why, char *err);
 /* Each CPU leaving ifc and the flows it waits for (caller frees *out). */
 int rfs_if_holds(struct rfs_dp *dp, struct rfs_if *ifc,
 		 struct rfs_hold_cpu **out, size_t *n, char *err);

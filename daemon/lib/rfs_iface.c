@@ -868,10 +868,10 @@ void rfs_iface_refresh(struct rfs_dp *dp, struct rfs_if *ifc)
 }
 
 int rfs_if_set_cpus(struct rfs_dp *dp, struct rfs_if *ifc,
-		    const struct rfs_cpuset *cpus, char *err)
+		    const struct rfs_cpuset *cpus, const char *why, char *err)
 {
 	struct rfs_cpuset old_allowed = ifc->allowed, old_usable = ifc->usable;
-	char what[64];
+	char what[64], was[256], now[256];
 	unsigned int cpu;
 	int e;
 
@@ -879,6 +879,8 @@ int rfs_if_set_cpus(struct rfs_dp *dp, struct rfs_if *ifc,
 	e = rfs_iface_check_cpus(dp, what, cpus, err);
 	if (e)
 		return e;
+	rfs_cpulist_format(&ifc->configured, was, sizeof(was));
+	rfs_cpulist_format(cpus, now, sizeof(now));
 	ifc->configured = *cpus;
 	rfs_cpuset_and(&ifc->allowed, cpus, &dp->online);
 	/* removed CPUs stay usable until drained (rfs_iface_refresh()) */
@@ -894,6 +896,10 @@ int rfs_if_set_cpus(struct rfs_dp *dp, struct rfs_if *ifc,
 	rfs_iface_refresh(dp, ifc);
 	/* a removal that waits starts now, not at the next refresh */
 	rfs_iface_note_leaving(ifc, rfs_mono_ms());
+	if (strcmp(was, now))
+		rfs_log_iface(RFS_LOG_INFO, ifc->name, ifc->ifindex,
+			      "cpus %s -> %s: %s", was[0] ? was : "all", now,
+			      why);
 	return 0;
 }
 
@@ -923,7 +929,7 @@ int rfs_if_set_noguard(struct rfs_dp *dp, struct rfs_if *ifc, bool on,
 }
 
 int rfs_if_set_flow_cnt(struct rfs_dp *dp, struct rfs_if *ifc, __u32 n,
-			char *err)
+			const char *why, char *err)
 {
 	__u32 old_n = ifc->flow_cnt;
 	char what[64];
@@ -950,7 +956,8 @@ int rfs_if_set_flow_cnt(struct rfs_dp *dp, struct rfs_if *ifc, __u32 n,
 	if (e)
 		pr_warn("%s: can't update config: %s\n", ifc->name,
 			strerror(-e));
-	pr_debug("%s: flow_cnt %u -> %u\n", ifc->name, old_n, n);	/* callers say why */
+	rfs_log_iface(RFS_LOG_INFO, ifc->name, ifc->ifindex,
+		      "flow_cnt %u -> %u: %s", old_n, n, why);
 	return 0;
 }
 

@@ -626,7 +626,7 @@ static void rfs_xt_set_cpus(const char *list)
 	struct rfs_cpuset set;
 
 	assert_int_equal(rfs_cpulist_parse(list, &set, false), 0);
-	if (rfs_if_set_cpus(xt.dp, xt.ifc, &set, err))
+	if (rfs_if_set_cpus(xt.dp, xt.ifc, &set, "test", err))
 		fail_msg("set cpus %s: %s", list, err);
 }
 
@@ -2570,7 +2570,7 @@ static void rfs_xt_resize(__u32 n)
 	char err[RFS_ERR_LEN] = "";
 	struct rfs_dev_flow hdr;
 
-	if (rfs_if_set_flow_cnt(xt.dp, xt.ifc, n, err))
+	if (rfs_if_set_flow_cnt(xt.dp, xt.ifc, n, "test", err))
 		fail_msg("set flow-cnt %u: %s", n, err);
 	hdr = rfs_xt_hdr(xt.ifc->dev_flows_fd);
 	assert_int_equal(hdr.flags, RFS_DEV_TABLE_HDR);
@@ -2695,7 +2695,8 @@ static void test_resize_shrink(void **state)
 	assert_int_equal(rfs_xt_entry_in(prev_fd, hash, 0).cpu, 0);
 
 	/* a second resize while the old table has frames in flight */
-	assert_int_equal(rfs_if_set_flow_cnt(xt.dp, xt.ifc, 256, err), -EBUSY);
+	assert_int_equal(rfs_if_set_flow_cnt(xt.dp, xt.ifc, 256, "test", err),
+			 -EBUSY);
 	print_message("  second resize: %s\n", err);
 	assert_int_equal(rfs_xt_hdr(xt.ifc->dev_flows_fd).last, 63);
 

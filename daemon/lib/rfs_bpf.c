@@ -131,6 +131,17 @@ int rfs_write_array(int fd, __u32 value_size, __u32 entries, const void *buf)
 	return 0;
 }
 
+__u32 rfs_sock_desired_cpu(int flows_fd, const struct rfs_globals *g,
+			   __u32 hash)
+{
+	__u32 idx = rfs_sock_index(hash, g->sock_flow_mask);
+	rfs_sock_entry_t e;
+
+	if (bpf_map_lookup_elem(flows_fd, &idx, &e))
+		return RFS_NO_CPU;
+	return rfs_sock_entry_cpu(e, hash, g->cpu_mask);
+}
+
 __u32 rfs_obj_id(int fd)
 {
 	/* prog and map info both start with type, then id */

@@ -123,12 +123,7 @@ out:
 
 __u32 rfs_dp_desired_cpu(const struct rfs_dp *dp, __u32 hash)
 {
-	__u32 idx = rfs_sock_index(hash, dp->globals.sock_flow_mask);
-	rfs_sock_entry_t e;
-
-	if (bpf_map_lookup_elem(dp->sock_flows_fd, &idx, &e))
-		return RFS_NO_CPU;
-	return rfs_sock_entry_cpu(e, hash, dp->globals.cpu_mask);
+	return rfs_sock_desired_cpu(dp->sock_flows_fd, &dp->globals, hash);
 }
 
 /* ---- the cpumap: a queue (and kthread) per online CPU, kept in step with

@@ -331,7 +331,6 @@ struct rfs_cpu_queue *rfs_dp_queues(const struct rfs_dp *dp);
 /* Frames in each CPU's cpumap ring, not yet dequeued (an estimate). */
 int rfs_dp_read_backlog(const struct rfs_dp *dp, __u64 *out);
 int rfs_dp_write_ksched_note(const struct rfs_dp *dp, int cpu, __u64 note);
-/* The desired CPU the sock flow table records for hash, or RFS_NO_CPU. */
 __u32 rfs_dp_desired_cpu(const struct rfs_dp *dp, __u32 hash);
 /* Follow the online CPUs in every interface and the cpumap (rfsd's timer). */
 int rfs_dp_refresh_cpus(struct rfs_dp *dp, char *err);
@@ -562,6 +561,9 @@ void *rfs_array_read(int fd, __u32 value_size, __u32 entries);
 int rfs_write_array(int fd, __u32 value_size, __u32 entries, const void *buf);
 
 __u32 rfs_obj_id(int fd);	/* of a prog or map fd, 0 if unknown */
+/* The desired CPU flows_fd records for hash, or RFS_NO_CPU. */
+__u32 rfs_sock_desired_cpu(int flows_fd, const struct rfs_globals *g,
+			   __u32 hash);
 /* One per-CPU value into out[0..n), each size bytes (not the stride). */
 int rfs_read_percpu(int fd, __u32 key, size_t size, void *out, int n);
 /* Per-CPU value stride, as the kernel lays it out. */

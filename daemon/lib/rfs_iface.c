@@ -784,7 +784,8 @@ int rfs_if_sample_collect(struct rfs_dp *dp, struct rfs_if *ifc, size_t limit,
 			v[i].current_cpu = f.cpu;
 			v[i].local = !!(f.flags & RFS_DEV_FLOW_LOCAL);
 		}
-		v[i].desired_cpu = rfs_dp_desired_cpu(dp, v[i].hash);
+		v[i].desired_cpu = rfs_sock_desired_cpu(dp->sock_flows_fd,
+							&dp->globals, v[i].hash);
 	}
 	if (nv)
 		qsort(v, nv, sizeof(*v), cmp_frames_desc);

@@ -407,7 +407,7 @@ $(B)/tests/test_caps: daemon/rfsd/caps.c daemon/rfsd/server.h
 $(B)/tests/test_top_rates: daemon/rfsctl/top_rates.c daemon/rfsctl/rfsctl.h
 # and test_explain the library's explain: the linker drops the map reads
 # it never calls, so it needs no datapath objects
-$(B)/tests/test_explain: daemon/lib/rfs_explain.c daemon/lib/rfs_explain.h
+$(B)/tests/test_explain: daemon/lib/rfs_explain.c daemon/lib/rfs_dp.h
 $(B)/tests/test_explain: private CFLAGS += -ffunction-sections -Wl,--gc-sections
 
 # libFuzzer targets of the parsers (tests/fuzz/README.md), built with

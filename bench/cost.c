@@ -259,7 +259,7 @@ static int rfs_cost_count(__u32 target, struct rfs_cost_count *c)
 		goto out;
 	e = rfs_dp_read_gstats(rc.dp, gs) ?:
 	    rfs_if_read_stats(rc.ifc, st);
-	if (!e && bpf_map_lookup_elem(rc.dp->env.cpu_queues_fd, &target, &q))
+	if (!e && bpf_map_lookup_elem(rc.dp->cpu_queues_fd, &target, &q))
 		e = -errno;
 	if (e)
 		goto out;
@@ -344,7 +344,7 @@ static int rfs_cost_load_rfs(const struct rfs_frame *f, __u32 target)
 		fprintf(stderr, "cost: can't load interface 'cost0': %s\n", err);
 		return -1;
 	}
-	if (bpf_map_lookup_elem(rc.dp->env.globals_fd, &zero, &g)) {
+	if (bpf_map_lookup_elem(rc.dp->globals_fd, &zero, &g)) {
 		fprintf(stderr, "cost: can't read map '%s': %s\n",
 			RFS_MAP_GLOBALS, strerror(errno));
 		return -1;
@@ -353,7 +353,7 @@ static int rfs_cost_load_rfs(const struct rfs_frame *f, __u32 target)
 	hash = rfs_flow_hash(&k, g.hash_seed);
 	se = rfs_sock_entry_make(hash, target, g.cpu_mask);
 	idx = rfs_sock_index(hash, g.sock_flow_mask);
-	if (bpf_map_update_elem(rc.dp->env.sock_flows_fd, &idx, &se, BPF_ANY) ||
+	if (bpf_map_update_elem(rc.dp->sock_flows_fd, &idx, &se, BPF_ANY) ||
 	    rfs_dp_desired_cpu(rc.dp, hash) != target) {
 		fprintf(stderr, "cost: can't record desired cpu %u for the flow\n",
 			target);

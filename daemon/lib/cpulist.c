@@ -58,7 +58,7 @@ static int parse_cpu(const char *s, char **end, unsigned long *cpu, bool clamp)
 	return 0;
 }
 
-static int cpulist_parse(const char *s, struct rfs_cpuset *set, bool clamp)
+int rfs_cpulist_parse(const char *s, struct rfs_cpuset *set, bool clamp)
 {
 	unsigned long lo, hi, c;
 	char *end;
@@ -87,16 +87,6 @@ static int cpulist_parse(const char *s, struct rfs_cpuset *set, bool clamp)
 			return -EINVAL;
 		s = end + 1;
 	}
-}
-
-int rfs_cpulist_parse(const char *s, struct rfs_cpuset *set)
-{
-	return cpulist_parse(s, set, false);
-}
-
-int rfs_cpulist_parse_clamped(const char *s, struct rfs_cpuset *set)
-{
-	return cpulist_parse(s, set, true);
 }
 
 void rfs_cpulist_format(const struct rfs_cpuset *set, char *buf, size_t len)
@@ -131,5 +121,5 @@ int rfs_cpuset_online(struct rfs_cpuset *set)
 		return -errno;
 	ok = fgets(buf, sizeof(buf), f);
 	fclose(f);
-	return ok ? rfs_cpulist_parse_clamped(buf, set) : -EIO;
+	return ok ? rfs_cpulist_parse(buf, set, true) : -EIO;
 }

@@ -76,9 +76,8 @@ struct rfs_cpuset {
 };
 
 /* "0-3,6" -> set, not empty; one '\n' may end it.  A CPU >= RFS_MAX_CPUS
- * is out of range, or (clamped) left out. */
-int rfs_cpulist_parse(const char *s, struct rfs_cpuset *set);
-int rfs_cpulist_parse_clamped(const char *s, struct rfs_cpuset *set);
+ * is out of range, or (clamp) left out. */
+int rfs_cpulist_parse(const char *s, struct rfs_cpuset *set, bool clamp);
 /* set -> "0-3,6" (empty string for an empty set). */
 void rfs_cpulist_format(const struct rfs_cpuset *set, char *buf, size_t len);
 

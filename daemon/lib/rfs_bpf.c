@@ -19,7 +19,6 @@
 #include <xdp/libxdp.h>
 
 #include "log.h"
-#include "rfs_decide.h"
 #include "rfs_dp.h"
 #include "rfs_jiffies.skel.h"
 
@@ -78,41 +77,33 @@ int rfs_create_table(int btf_src_fd, const char *name, const char *value_type,
 	return fd;
 }
 
-int rfs_read_array(int fd, __u32 value_size, __u32 entries, void *buf)
+void *rfs_array_read(int fd, __u32 value_size, __u32 entries)
 {
 	LIBBPF_OPTS(bpf_map_batch_opts, opts);
 	__u32 *keys, done = 0, next = 0, count, i;
+	char *buf = calloc(entries ? entries : 1, value_size);
 	int e = 0;
 
-	keys = calloc(entries ? entries : 1, sizeof(*keys));
-	if (!keys)
-		return -ENOMEM;
+	keys = buf ? calloc(entries ? entries : 1, sizeof(*keys)) : NULL;
+	if (!keys) {
+		free(buf);
+		errno = ENOMEM;
+		return NULL;
+	}
 	while (!e && done < entries) {
 		count = entries - done;
 		e = bpf_map_lookup_batch(fd, done ? &next : NULL, &next,
 					 keys + done,
-					 (char *)buf + (size_t)done * value_size,
+					 buf + (size_t)done * value_size,
 					 &count, &opts);
 		done += count;
 	}
 	free(keys);
-	if (done >= entries)
-		return 0;
-	for (i = 0; i < entries; i++)
-		if (bpf_map_lookup_elem(fd, &i, (char *)buf + (size_t)i * value_size))
-			return -errno;
-	return 0;
-}
-
-void *rfs_array_read(int fd, __u32 value_size, __u32 entries)
-{
-	void *buf = calloc(entries ? entries : 1, value_size);
-	int e = buf ? rfs_read_array(fd, value_size, entries, buf) : 0;
-
-	if (e) {
-		free(buf);
-		buf = NULL;
-		errno = -e;
+	for (i = 0; done < entries && i < entries; i++) {
+		if (bpf_map_lookup_elem(fd, &i, buf + (size_t)i * value_size)) {
+			free(buf);	/* keeps errno (glibc 2.33) */
+			return NULL;
+		}
 	}
 	return buf;
 }

@@ -27,10 +27,10 @@ int rfs_budget_check(const struct rfs_budget *b, const char *what,
 		     char *err, size_t len)
 {
 	__u64 want = rfs_table_bytes(flow_cnt, rx_queues);
-	bool one = b->iface && want > b->iface;
+	bool one = b && b->iface && want > b->iface;
 	char w[32], lim[32], oth[32], beside[80] = "";
 
-	if (!one && !(b->total && others + want > b->total))
+	if (!one && !(b && b->total && others + want > b->total))
 		return 0;
 	rfs_budget_fmt(want, w, sizeof(w));
 	rfs_budget_fmt(one ? b->iface : b->total, lim, sizeof(lim));

@@ -168,19 +168,19 @@ static int rfs_idle_note(void *ctx, int cpu, __u32 pid, char state)
  * whatever was sent to it is delivered, or was dropped on a full ring. */
 #define RFS_QUIET_MS	1000
 
-void rfs_kthreads_idle(const struct rfs_if_env *env, bool *idle, bool *quiet)
+void rfs_kthreads_idle(struct rfs_dp *dp, bool *idle, bool *quiet)
 {
 	bool seen[RFS_MAX_CPUS] = { false }, missing = false;
-	struct rfs_idle_scan s = { idle, seen, env->nr_cpus };
-	struct rfs_cpu_queue *q = rfs_array_read(env->cpu_queues_fd, sizeof(*q),
-						 env->nr_cpus);
+	struct rfs_idle_scan s = { idle, seen, dp->nr_cpus };
+	struct rfs_cpu_queue *q = rfs_array_read(dp->cpu_queues_fd, sizeof(*q),
+						 dp->nr_cpus);
 	__u64 now = rfs_mono_ms();
 	char why[128], state;
 	int c, fd;
 
-	for (c = 0; c < env->nr_cpus; c++) {
+	for (c = 0; c < dp->nr_cpus; c++) {
 		fd = q ? rfs_kthread_open(q[c].kthread_pid, c,
-					  env->globals->cpumap_id, &state,
+					  dp->globals.cpumap_id, &state,
 					  why, sizeof(why)) : -ESRCH;
 		seen[c] = fd >= 0;
 		missing |= !seen[c];
@@ -191,14 +191,14 @@ void rfs_kthreads_idle(const struct rfs_if_env *env, bool *idle, bool *quiet)
 	free(q);
 	/* no record yet (no batch, or a kernel without the batch hook) */
 	if (missing)
-		rfs_kthreads_scan(env->globals->cpumap_id, rfs_idle_note, &s);
-	for (c = 0; c < env->nr_cpus; c++) {
+		rfs_kthreads_scan(dp->globals.cpumap_id, rfs_idle_note, &s);
+	for (c = 0; c < dp->nr_cpus; c++) {
 		if (!idle[c])
-			env->asleep_since_ms[c] = 0;
-		else if (!env->asleep_since_ms[c])
-			env->asleep_since_ms[c] = now;
+			dp->asleep_since_ms[c] = 0;
+		else if (!dp->asleep_since_ms[c])
+			dp->asleep_since_ms[c] = now;
 		quiet[c] = idle[c] &&
-			   now - env->asleep_since_ms[c] >= RFS_QUIET_MS;
+			   now - dp->asleep_since_ms[c] >= RFS_QUIET_MS;
 	}
 }
 
@@ -207,7 +207,7 @@ typedef int (*rfs_held_fn)(void *ctx, const struct rfs_held_flow *h);
 /* Each held flow of a table on a CPU of cpus (NULL: any) to fn, until fn
  * returns nonzero: its value, 0, or -errno.  The removal and the reports
  * ask here alike, so what status shows is what holds the CPU. */
-static int rfs_devtab_scan(const struct rfs_if_env *env, int table_fd,
+static int rfs_devtab_scan(struct rfs_dp *dp, int table_fd,
 			   const struct rfs_cpuset *cpus, __u32 drain_jiffies,
 			   const struct rfs_cpuset *allowed, rfs_held_fn fn,
 			   void *ctx)
@@ -243,25 +243,24 @@ static int rfs_devtab_scan(const struct rfs_if_env *env, int table_fd,
 
 		if (!(t[i].flags & RFS_DEV_FLOW_VALID) ||
 		    (t[i].flags & RFS_DEV_FLOW_LOCAL) ||
-		    t[i].cpu >= env->nr_cpus ||
+		    t[i].cpu >= dp->nr_cpus ||
 		    (cpus && !rfs_cpuset_has(cpus, t[i].cpu)))
 			continue;
-		key = rfs_rx_track_index(t[i].cpu, t[i].rx_cpu,
-					 env->nr_rx_cpus);
-		if (bpf_map_lookup_elem(env->rx_track_fd, &key, &tracks[i])) {
+		key = rfs_rx_track_index(t[i].cpu, t[i].rx_cpu, dp->nr_rx_cpus);
+		if (bpf_map_lookup_elem(dp->rx_track_fd, &key, &tracks[i])) {
 			e = -errno;
 			goto out;
 		}
 	}
-	queues = rfs_array_read(env->cpu_queues_fd, sizeof(*queues),
-				env->nr_cpus);
+	queues = rfs_array_read(dp->cpu_queues_fd, sizeof(*queues),
+				dp->nr_cpus);
 	if (!queues) {
 		e = -errno;
 		goto out;
 	}
-	rfs_kthreads_idle(env, idle, quiet);
+	rfs_kthreads_idle(dp, idle, quiet);
 	/* after the sleep was seen: a drop recorded since is covered too */
-	tx = rfs_lookup_percpu(env->tx_seq_fd, 0, sizeof(struct rfs_tx_seq),
+	tx = rfs_lookup_percpu(dp->tx_seq_fd, 0, sizeof(struct rfs_tx_seq),
 			       &ncpu);
 	for (i = 1; i < n && !r; i++) {
 		const struct rfs_dev_flow *f = &t[i];
@@ -273,8 +272,7 @@ static int rfs_devtab_scan(const struct rfs_if_env *env, int table_fd,
 			.f = *f,
 		};
 
-		if (!(f->flags & RFS_DEV_FLOW_VALID) ||
-		    f->cpu >= env->nr_cpus ||
+		if (!(f->flags & RFS_DEV_FLOW_VALID) || f->cpu >= dp->nr_cpus ||
 		    (cpus && !rfs_cpuset_has(cpus, f->cpu)))
 			continue;
 		/* A local flow passed up recently keeps its CPU in the
@@ -289,7 +287,7 @@ static int rfs_devtab_scan(const struct rfs_if_env *env, int table_fd,
 			in.jiffies = now;
 			in.drain_jiffies = drain_jiffies;
 		} else {
-			in.in_cpumap = rfs_cpuset_has(env->in_cpumap, f->cpu);
+			in.in_cpumap = rfs_cpuset_has(&dp->in_cpumap, f->cpu);
 			in.track = tracks[i];
 			in.delivered = queues[f->cpu].delivered;
 			in.idle = idle[f->cpu];
@@ -325,10 +323,9 @@ static int rfs_held_stop(void *ctx, const struct rfs_held_flow *h)
 	return 1;
 }
 
-int rfs_devtab_busy(const struct rfs_if_env *env, int table_fd,
-		    __u32 drain_jiffies)
+int rfs_devtab_busy(struct rfs_dp *dp, int table_fd, __u32 drain_jiffies)
 {
-	return rfs_devtab_scan(env, table_fd, NULL, drain_jiffies, NULL,
+	return rfs_devtab_scan(dp, table_fd, NULL, drain_jiffies, NULL,
 			       rfs_held_stop, NULL);
 }
 
@@ -349,61 +346,58 @@ static int rfs_devtab_prev_fd(const struct rfs_if *ifc)
 	return bpf_map_get_fd_by_id(id);
 }
 
-static int rfs_devtab_scan_both(const struct rfs_if_env *env,
-				const struct rfs_if *ifc,
+static int rfs_devtab_scan_both(struct rfs_dp *dp, const struct rfs_if *ifc,
 				const struct rfs_cpuset *cpus, rfs_held_fn fn,
 				void *ctx)
 {
 	int e, prev;
 
-	e = rfs_devtab_scan(env, ifc->dev_flows_fd, cpus,
+	e = rfs_devtab_scan(dp, ifc->dev_flows_fd, cpus,
 			    ifc->local_drain_jiffies, &ifc->allowed, fn, ctx);
 	prev = e ? -1 : rfs_devtab_prev_fd(ifc);
 	if (prev < 0)
 		return e;
-	e = rfs_devtab_scan(env, prev, cpus, ifc->local_drain_jiffies, NULL,
+	e = rfs_devtab_scan(dp, prev, cpus, ifc->local_drain_jiffies, NULL,
 			    fn, ctx);
 	close(prev);
 	return e;
 }
 
-int rfs_devtab_in_flight(const struct rfs_if_env *env,
-			 const struct rfs_if *ifc, __u32 cpu)
+int rfs_devtab_in_flight(struct rfs_dp *dp, const struct rfs_if *ifc, __u32 cpu)
 {
 	struct rfs_cpuset one;
 
 	rfs_cpuset_zero(&one);
 	rfs_cpuset_add(&one, cpu);
-	return rfs_devtab_scan_both(env, ifc, &one, rfs_held_stop, NULL);
+	return rfs_devtab_scan_both(dp, ifc, &one, rfs_held_stop, NULL);
 }
 
-int rfs_devtab_holds(const struct rfs_if_env *env, const struct rfs_if *ifc,
+int rfs_devtab_holds(struct rfs_dp *dp, const struct rfs_if *ifc,
 		     const struct rfs_cpuset *cpus, struct rfs_hold_cpu *by_cpu)
 {
-	return rfs_devtab_scan_both(env, ifc, cpus, rfs_held_collect, by_cpu);
+	return rfs_devtab_scan_both(dp, ifc, cpus, rfs_held_collect, by_cpu);
 }
 
 /* Whether the table before the last resize has frames in flight, or
  * -ENOENT: there is none.  Asked after an RCU wait, so no frame can be
  * sent on it any more (rfs_hold_in.settled). */
-static int rfs_devtab_prev_busy(const struct rfs_if_env *env,
-				const struct rfs_if *ifc)
+static int rfs_devtab_prev_busy(struct rfs_dp *dp, const struct rfs_if *ifc)
 {
 	int prev = rfs_devtab_prev_fd(ifc), busy;
 
 	if (prev < 0)
 		return -ENOENT;
 	rfs_wait_rcu();
-	busy = rfs_devtab_busy(env, prev, ifc->local_drain_jiffies);
+	busy = rfs_devtab_busy(dp, prev, ifc->local_drain_jiffies);
 	close(prev);
 	return busy;
 }
 
-void rfs_devtab_retire(const struct rfs_if_env *env, struct rfs_if *ifc)
+void rfs_devtab_retire(struct rfs_dp *dp, struct rfs_if *ifc)
 {
 	__u32 slot = RFS_DEV_PREV;
 
-	if (rfs_devtab_prev_busy(env, ifc))
+	if (rfs_devtab_prev_busy(dp, ifc))
 		return;
 	if (bpf_map_delete_elem(ifc->dev_outer_fd, &slot))
 		pr_warn("%s: can't drop the previous flow table: %s\n",
@@ -413,15 +407,15 @@ void rfs_devtab_retire(const struct rfs_if_env *env, struct rfs_if *ifc)
 			      "previous flow table dropped: nothing in flight in it since the last resize");
 }
 
-int rfs_devtab_resize(const struct rfs_if_env *env, struct rfs_if *ifc,
-		      __u32 flow_cnt, char *err)
+int rfs_devtab_resize(struct rfs_dp *dp, struct rfs_if *ifc, __u32 flow_cnt,
+		      char *err)
 {
 	__u32 cur = RFS_DEV_CUR, prev = RFS_DEV_PREV;
 	int new_fd, e;
 
 	/* Only one old table at a time: the one before must be empty of
 	 * in-flight frames before it is let go. */
-	e = rfs_devtab_prev_busy(env, ifc);
+	e = rfs_devtab_prev_busy(dp, ifc);
 	if (e && e != -ENOENT)
 		return rfs_errf(err, e < 0 ? e : EBUSY,
 				"%s: the table before the last resize still has frames in flight; try again shortly",
@@ -448,7 +442,7 @@ int rfs_devtab_resize(const struct rfs_if_env *env, struct rfs_if *ifc,
 		char dir[IF_NAMESIZE + 3], why[RFS_ERR_LEN];
 
 		snprintf(dir, sizeof(dir), "if/%s", ifc->name);
-		if (rfs_pin_at(env->base, ifc->dev_flows_fd, dir,
+		if (rfs_pin_at(dp->base, ifc->dev_flows_fd, dir,
 			       RFS_MAP_DEV_FLOWS, why))
 			pr_warn("%s\n", why);
 	}

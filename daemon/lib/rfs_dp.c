@@ -15,7 +15,6 @@
 
 #include "log.h"
 #include "rfs_core.skel.h"
-#include "rfs_decide.h"
 #include "rfs_dp.h"
 
 /* ---- the sock flow table: in slot 0 of rfs_sock_outer, so a resize is
@@ -23,7 +22,7 @@
 
 static int rfs_socktab_new(const struct rfs_dp *dp, __u32 entries)
 {
-	return rfs_create_table(dp->env.globals_fd, RFS_MAP_SOCK_FLOWS,
+	return rfs_create_table(dp->globals_fd, RFS_MAP_SOCK_FLOWS,
 				"rfs_sock_entry_t", sizeof(rfs_sock_entry_t),
 				entries);
 }
@@ -61,7 +60,7 @@ int rfs_dp_set_sock_flow_entries(struct rfs_dp *dp, __u32 n, char *err)
 {
 	__u32 old_n = dp->globals.sock_flow_mask + 1, zero = 0, j, k;
 	rfs_sock_entry_t *old_t = NULL, *new_t = NULL;
-	int old_fd = dp->env.sock_flows_fd, new_fd = -1, e = -ENOMEM;
+	int old_fd = dp->sock_flows_fd, new_fd = -1, e = -ENOMEM;
 	struct rfs_globals g = dp->globals;
 	const char *step = "read the table";
 
@@ -96,21 +95,20 @@ int rfs_dp_set_sock_flow_entries(struct rfs_dp *dp, __u32 n, char *err)
 	step = "swap tables";
 	g.sock_flow_mask = n - 1;
 	if ((n < old_n &&
-	     bpf_map_update_elem(dp->env.globals_fd, &zero, &g, BPF_ANY)) ||
-	    bpf_map_update_elem(dp->env.sock_outer_fd, &zero, &new_fd,
-				BPF_ANY) ||
+	     bpf_map_update_elem(dp->globals_fd, &zero, &g, BPF_ANY)) ||
+	    bpf_map_update_elem(dp->sock_outer_fd, &zero, &new_fd, BPF_ANY) ||
 	    (n > old_n &&
-	     bpf_map_update_elem(dp->env.globals_fd, &zero, &g, BPF_ANY))) {
+	     bpf_map_update_elem(dp->globals_fd, &zero, &g, BPF_ANY))) {
 		e = -errno;
 		goto fail;
 	}
 	dp->globals = g;
-	dp->env.sock_flows_fd = new_fd;
+	dp->sock_flows_fd = new_fd;
 	new_fd = old_fd;	/* closed below */
-	rfs_sock_resize_catch_up(old_fd, old_t, old_n, dp->env.sock_flows_fd,
+	rfs_sock_resize_catch_up(old_fd, old_t, old_n, dp->sock_flows_fd,
 				 new_t, n);
 	pr_debug("sock flow table: %u -> %u entries\n", old_n, n);	/* callers say why */
-	e = rfs_pin_at(dp->base, dp->env.sock_flows_fd, "maps",
+	e = rfs_pin_at(dp->base, dp->sock_flows_fd, "maps",
 		       RFS_MAP_SOCK_FLOWS, err);
 	goto out;
 fail:
@@ -125,7 +123,7 @@ out:
 
 __u32 rfs_dp_desired_cpu(const struct rfs_dp *dp, __u32 hash)
 {
-	return rfs_sock_desired_cpu(dp->env.sock_flows_fd, &dp->globals, hash);
+	return rfs_sock_desired_cpu(dp->sock_flows_fd, &dp->globals, hash);
 }
 
 /* ---- the cpumap: a queue (and kthread) per online CPU, kept in step with
@@ -141,14 +139,12 @@ static int rfs_cpumap_sync(struct rfs_dp *dp, char *err)
 		.qsize = dp->qsize,
 		.bpf_prog.fd = dp->cpumap_prog_fd,
 	};
-	const struct rfs_if_env *env = rfs_dp_env(dp);
 	struct bpf_cpumap_val cur;
 	__u32 cpu;
 	size_t i;
 
-	for (cpu = 0; cpu < (__u32)dp->env.nr_cpus; cpu++) {
-		bool present =
-			!bpf_map_lookup_elem(dp->env.cpu_map_fd, &cpu, &cur);
+	for (cpu = 0; cpu < (__u32)dp->nr_cpus; cpu++) {
+		bool present = !bpf_map_lookup_elem(dp->cpu_map_fd, &cpu, &cur);
 		bool busy = false;
 
 		if (present)
@@ -161,11 +157,10 @@ static int rfs_cpumap_sync(struct rfs_dp *dp, char *err)
 		if (present && !rfs_cpuset_has(&dp->unbound, cpu))
 			continue;
 		for (i = 0; present && i < dp->n_ifs && !busy; i++)
-			busy = rfs_devtab_in_flight(env, dp->ifs[i], cpu) != 0;
+			busy = rfs_devtab_in_flight(dp, dp->ifs[i], cpu) != 0;
 		if (busy)
 			continue;	/* the next refresh tries again */
-		if (bpf_map_update_elem(dp->env.cpu_map_fd, &cpu, &val,
-					BPF_ANY))
+		if (bpf_map_update_elem(dp->cpu_map_fd, &cpu, &val, BPF_ANY))
 			return rfs_errf(err, errno,
 					"can't add CPU %u to the cpumap: %m",
 					cpu);
@@ -181,7 +176,7 @@ static int rfs_cpumap_sync(struct rfs_dp *dp, char *err)
 /* ---- the core object ---- */
 
 static const struct rfs_pin rfs_core_pins[] = {
-#define M(n, fd, size) { "maps", n, offsetof(struct rfs_dp, env.fd), size }
+#define M(n, fd, size) { "maps", n, offsetof(struct rfs_dp, fd), size }
 	M(RFS_MAP_GLOBALS, globals_fd, sizeof(struct rfs_globals)),
 	M(RFS_MAP_SOCK_OUTER, sock_outer_fd, 0),
 	M(RFS_MAP_SOCK_FLOWS, sock_flows_fd, sizeof(rfs_sock_entry_t)),
@@ -302,8 +297,8 @@ static int rfs_core_load(const struct rfs_dp *dp,
 					  false);
 	/* one track per (target, possible RX CPU): rfs_rx_track_index() */
 	e = bpf_map__set_max_entries(skel->maps.rfs_rx_track,
-				     rfs_rx_track_entries(dp->env.nr_cpus,
-							  dp->env.nr_rx_cpus));
+				     rfs_rx_track_entries(dp->nr_cpus,
+							  dp->nr_rx_cpus));
 	if (!e)
 		e = rfs_core__load(skel);
 	if (e) {
@@ -389,38 +384,36 @@ static int rfs_core_create(struct rfs_dp *dp, const struct rfs_dp_opts *o,
 	dp->cpumap_prog_fd = dup(bpf_program__fd(skel->progs.rfs_cpumap));
 
 	/* Batch epochs start at 1: delivered = 0 then proves nothing. */
-	for (i = 0; i < (size_t)dp->env.nr_cpus; i++) {
+	for (i = 0; i < (size_t)dp->nr_cpus; i++) {
 		struct rfs_cpu_queue q = { .epoch = 1 };
 		__u32 cpu = i;
 
-		if (bpf_map_update_elem(dp->env.cpu_queues_fd, &cpu, &q,
-					BPF_ANY)) {
+		if (bpf_map_update_elem(dp->cpu_queues_fd, &cpu, &q, BPF_ANY)) {
 			err_ = rfs_errf(err, errno, "can't write %s: %m",
 					RFS_MAP_CPU_QUEUES);
 			goto out;
 		}
 	}
 	dp->globals.sock_flow_mask = entries - 1;
-	dp->globals.cpu_mask = rfs_sock_cpu_mask(dp->env.nr_cpus);
-	dp->globals.nr_cpus = dp->env.nr_cpus;
-	dp->globals.nr_rx_cpus = dp->env.nr_rx_cpus;
-	dp->globals.cpumap_id = rfs_obj_id(dp->env.cpu_map_fd);
+	dp->globals.cpu_mask = rfs_sock_cpu_mask(dp->nr_cpus);
+	dp->globals.nr_cpus = dp->nr_cpus;
+	dp->globals.nr_rx_cpus = dp->nr_rx_cpus;
+	dp->globals.cpumap_id = rfs_obj_id(dp->cpu_map_fd);
 	err_ = rfs_seed_random(&dp->globals.hash_seed, err);
 	if (err_)
 		goto out;
-	if (bpf_map_update_elem(dp->env.globals_fd, &zero, &dp->globals,
-				BPF_ANY)) {
+	if (bpf_map_update_elem(dp->globals_fd, &zero, &dp->globals, BPF_ANY)) {
 		err_ = rfs_errf(err, errno, "can't write %s: %m",
 				RFS_MAP_GLOBALS);
 		goto out;
 	}
 
-	dp->env.sock_flows_fd = rfs_socktab_new(dp, entries);
-	if (dp->env.sock_flows_fd < 0 ||
-	    bpf_map_update_elem(dp->env.sock_outer_fd, &zero,
-				&dp->env.sock_flows_fd, BPF_ANY)) {
-		err_ = rfs_errf(err, dp->env.sock_flows_fd < 0 ?
-				dp->env.sock_flows_fd : errno,
+	dp->sock_flows_fd = rfs_socktab_new(dp, entries);
+	if (dp->sock_flows_fd < 0 ||
+	    bpf_map_update_elem(dp->sock_outer_fd, &zero,
+				&dp->sock_flows_fd, BPF_ANY)) {
+		err_ = rfs_errf(err, dp->sock_flows_fd < 0 ?
+				dp->sock_flows_fd : errno,
 				"can't create sock flow table of %u entries: %m",
 				entries);
 		goto out;
@@ -498,15 +491,15 @@ static int rfs_core_adopt(struct rfs_dp *dp, char *err)
 		return rfs_errf(err, ENOENT,
 				"pinned datapath under '%s' is incomplete; remove it or run rfsd with another --pin-dir",
 				dp->base);
-	if (bpf_map_lookup_elem(dp->env.globals_fd, &zero, &dp->globals))
+	if (bpf_map_lookup_elem(dp->globals_fd, &zero, &dp->globals))
 		return rfs_errf(err, errno, "can't read %s: %m",
 				RFS_MAP_GLOBALS);
-	if (dp->globals.nr_cpus != (__u32)dp->env.nr_cpus ||
-	    dp->globals.nr_rx_cpus != (__u32)dp->env.nr_rx_cpus)
+	if (dp->globals.nr_cpus != (__u32)dp->nr_cpus ||
+	    dp->globals.nr_rx_cpus != (__u32)dp->nr_rx_cpus)
 		return rfs_errf(err, EINVAL,
 				"pinned datapath was made for %u CPUs (%u RX CPUs), this system has %d (%d)",
 				dp->globals.nr_cpus, dp->globals.nr_rx_cpus,
-				dp->env.nr_cpus, dp->env.nr_rx_cpus);
+				dp->nr_cpus, dp->nr_rx_cpus);
 
 	return rfs_cpumap_sync(dp, err) ? -EIO : 0;
 }
@@ -619,7 +612,7 @@ int rfs_dp_set_early_drop(struct rfs_dp *dp, bool on)
 	g.early_drop_jiffies = on ? rfs_full_window(dp->feat.hz ?: 100) : 0;
 	if (g.early_drop_jiffies == dp->globals.early_drop_jiffies)
 		return 0;
-	if (bpf_map_update_elem(dp->env.globals_fd, &zero, &g, BPF_ANY))
+	if (bpf_map_update_elem(dp->globals_fd, &zero, &g, BPF_ANY))
 		return -errno;
 	dp->globals = g;
 	return 0;
@@ -638,8 +631,7 @@ static void rfs_dp_sync_loopback(struct rfs_dp *dp)
 	if (want == dp->globals.steer_loopback)
 		return;
 	dp->globals.steer_loopback = want;
-	if (bpf_map_update_elem(dp->env.globals_fd, &zero, &dp->globals,
-				BPF_ANY))
+	if (bpf_map_update_elem(dp->globals_fd, &zero, &dp->globals, BPF_ANY))
 		pr_warn("can't write %s: %s; loopback sockets %s recorded\n",
 			RFS_MAP_GLOBALS, strerror(errno),
 			want ? "are still not" : "are still");
@@ -678,7 +670,6 @@ static int rfs_dp_lock(const char *dir, const char *name, char *err)
 /* Every interface pinned under if/ whose program still runs there. */
 static int rfs_dp_adopt_ifs(struct rfs_dp *dp, char *err)
 {
-	const struct rfs_if_env *env = rfs_dp_env(dp);
 	char path[PATH_MAX], why[RFS_ERR_LEN];
 	struct rfs_if *ifc;
 	struct dirent *de;
@@ -698,7 +689,7 @@ static int rfs_dp_adopt_ifs(struct rfs_dp *dp, char *err)
 		if (e)
 			rfs_errf(why, e, "adopt %s: out of memory", de->d_name);
 		else
-			e = rfs_iface_adopt(env, de->d_name, &ifc, why);
+			e = rfs_iface_adopt(dp, de->d_name, &ifc, why);
 		if (!e)
 			dp->ifs[dp->n_ifs++] = ifc;
 		if (e == -EPROTO) {
@@ -730,8 +721,8 @@ static int rfs_dp_setup(struct rfs_dp *dp, const struct rfs_dp_opts *o,
 	n = libbpf_num_possible_cpus();
 	if (n <= 0)
 		return rfs_errf(err, n ? n : EINVAL, "can't count possible CPUs");
-	dp->env.nr_cpus = n > RFS_MAX_CPUS ? RFS_MAX_CPUS : n;
-	dp->env.nr_rx_cpus = n > RFS_MAX_RX_CPUS ? RFS_MAX_RX_CPUS : n;
+	dp->nr_cpus = n > RFS_MAX_CPUS ? RFS_MAX_CPUS : n;
+	dp->nr_rx_cpus = n > RFS_MAX_RX_CPUS ? RFS_MAX_RX_CPUS : n;
 	if (n > RFS_MAX_CPUS)
 		pr_warn("%d possible CPUs: steering only to the first %d\n", n,
 			RFS_MAX_CPUS);
@@ -788,12 +779,6 @@ int rfs_dp_open(struct rfs_dp **out, const struct rfs_dp_opts *o,
 		return rfs_errf(err, ENOMEM, "out of memory");
 	dp->lock_fd = -1;
 	rfs_pins_reset(dp, rfs_core_pins, RFS_CORE_PINS, false);
-	dp->env.base = dp->base;
-	dp->env.globals = &dp->globals;
-	dp->env.online = &dp->online;
-	dp->env.in_cpumap = &dp->in_cpumap;
-	dp->env.unbound = &dp->unbound;
-	dp->env.asleep_since_ms = dp->asleep_since_ms;
 	snprintf(dp->pin_dir, sizeof(dp->pin_dir), "%s",
 		 o->pin_dir ? o->pin_dir : RFS_PIN_DIR_DEFAULT);
 	snprintf(dp->pin_at, sizeof(dp->pin_at), "%s",
@@ -843,7 +828,7 @@ void rfs_dp_close(struct rfs_dp *dp, bool teardown)
 	while (dp->n_ifs) {
 		struct rfs_if *ifc = dp->ifs[dp->n_ifs - 1];
 
-		if (teardown && rfs_iface_detach(&dp->env, ifc, why))
+		if (teardown && rfs_iface_detach(dp, ifc, why))
 			pr_warn("%s\n", why);
 		else if (teardown)
 			rfs_log_iface(RFS_LOG_INFO, ifc->name, ifc->ifindex,
@@ -856,8 +841,8 @@ void rfs_dp_close(struct rfs_dp *dp, bool teardown)
 		if (!rfs_path(path, "%s/links", dp->base))
 			rfs_pin_walk(path, false, rfs_link_detach, NULL);
 		/* Empty the cpumap: that stops its kthreads now. */
-		for (cpu = 0; cpu < (__u32)dp->env.nr_cpus; cpu++)
-			bpf_map_delete_elem(dp->env.cpu_map_fd, &cpu);
+		for (cpu = 0; cpu < (__u32)dp->nr_cpus; cpu++)
+			bpf_map_delete_elem(dp->cpu_map_fd, &cpu);
 		rfs_remove_layouts(dp->pin_at, false);
 	}
 	free(dp->ifs);
@@ -869,20 +854,14 @@ void rfs_dp_close(struct rfs_dp *dp, bool teardown)
 
 int rfs_dp_read_gstats(const struct rfs_dp *dp, struct rfs_global_stats *out)
 {
-	return rfs_read_percpu(dp->env.gstats_fd, 0, sizeof(*out), out,
-			       dp->env.nr_cpus);
-}
-
-int rfs_dp_read_queues(const struct rfs_dp *dp, struct rfs_cpu_queue *out)
-{
-	return rfs_read_array(dp->env.cpu_queues_fd, sizeof(*out),
-			      dp->env.nr_cpus, out);
+	return rfs_read_percpu(dp->gstats_fd, 0, sizeof(*out), out,
+			       dp->nr_cpus);
 }
 
 struct rfs_cpu_queue *rfs_dp_queues(const struct rfs_dp *dp)
 {
-	return rfs_array_read(dp->env.cpu_queues_fd,
-			      sizeof(struct rfs_cpu_queue), dp->env.nr_cpus);
+	return rfs_array_read(dp->cpu_queues_fd,
+			      sizeof(struct rfs_cpu_queue), dp->nr_cpus);
 }
 
 /* A map update would write the whole value over the counters BPF keeps
@@ -893,10 +872,10 @@ int rfs_dp_write_ksched_note(const struct rfs_dp *dp, int cpu, __u64 note)
 	const size_t len = sizeof(struct rfs_cpu_queue) * RFS_MAX_CPUS;
 	struct rfs_cpu_queue *q;
 
-	if (cpu < 0 || cpu >= dp->env.nr_cpus)
+	if (cpu < 0 || cpu >= dp->nr_cpus)
 		return -EINVAL;
 	q = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED,
-		 dp->env.cpu_queues_fd, 0);
+		 dp->cpu_queues_fd, 0);
 	if (q == MAP_FAILED)
 		return -errno;
 	__atomic_store_n(&q[cpu].ksched_note, note, __ATOMIC_RELAXED);
@@ -916,21 +895,20 @@ int rfs_dp_read_backlog(const struct rfs_dp *dp, __u64 *out)
 		rfs_percpu_stride(sizeof(struct rfs_tx_seq)) / sizeof(__u32);
 	__u32 *tx, key, sent, done, dropped;
 	struct rfs_rx_track tr;
-	int nr = dp->env.nr_cpus, ncpu, rx, t, e = 0;
+	int nr = dp->nr_cpus, ncpu, rx, t, e = 0;
 
-	tx = rfs_lookup_percpu(dp->env.tx_seq_fd, 0, sizeof(struct rfs_tx_seq),
+	tx = rfs_lookup_percpu(dp->tx_seq_fd, 0, sizeof(struct rfs_tx_seq),
 			       &ncpu);
 	if (!tx)
 		return -errno;
 	for (t = 0; t < nr; t++) {
 		out[t] = 0;
-		for (rx = 0; rx < dp->env.nr_rx_cpus && rx < ncpu; rx++) {
+		for (rx = 0; rx < dp->nr_rx_cpus && rx < ncpu; rx++) {
 			sent = tx[(size_t)rx * stride + t];
 			if (!sent)	/* never sent there: no lookup */
 				continue;
-			key = rfs_rx_track_index(t, rx, dp->env.nr_rx_cpus);
-			if (bpf_map_lookup_elem(dp->env.rx_track_fd, &key,
-						&tr)) {
+			key = rfs_rx_track_index(t, rx, dp->nr_rx_cpus);
+			if (bpf_map_lookup_elem(dp->rx_track_fd, &key, &tr)) {
 				e = -errno;
 				goto out;
 			}
@@ -972,7 +950,6 @@ struct rfs_if *rfs_dp_if_find_index(struct rfs_dp *dp, int ifindex)
 int rfs_if_attach(struct rfs_dp *dp, const char *name,
 		  const struct rfs_if_opts *o, struct rfs_if **out, char *err)
 {
-	const struct rfs_if_env *env = rfs_dp_env(dp);
 	struct rfs_if *ifc;
 	int e;
 
@@ -997,7 +974,7 @@ int rfs_if_attach(struct rfs_dp *dp, const char *name,
 	/* our own orphan there is replaced, never another's program */
 	if (!o->no_attach && if_nametoindex(name))
 		rfs_dp_sweep_orphans(dp, if_nametoindex(name));
-	e = rfs_iface_attach(env, name, o, &ifc, err);
+	e = rfs_iface_attach(dp, name, o, &ifc, err);
 	if (e)
 		return e;
 	dp->ifs[dp->n_ifs++] = ifc;
@@ -1009,7 +986,7 @@ int rfs_if_attach(struct rfs_dp *dp, const char *name,
 
 int rfs_if_detach(struct rfs_dp *dp, struct rfs_if *ifc, char *err)
 {
-	int e = rfs_iface_detach(rfs_dp_env(dp), ifc, err);
+	int e = rfs_iface_detach(dp, ifc, err);
 
 	if (!e)
 		rfs_dp_if_remove(dp, ifc);
@@ -1018,15 +995,8 @@ int rfs_if_detach(struct rfs_dp *dp, struct rfs_if *ifc, char *err)
 
 void rfs_if_forget(struct rfs_dp *dp, struct rfs_if *ifc)
 {
-	rfs_iface_unpin(rfs_dp_env(dp), ifc->name);
+	rfs_iface_unpin(dp, ifc->name);
 	rfs_dp_if_remove(dp, ifc);
-}
-
-int rfs_if_explain(struct rfs_dp *dp, struct rfs_if *ifc,
-		   struct rfs_explain_in *in,
-		   struct rfs_explain_queue **out, size_t *n, char *err)
-{
-	return rfs_iface_explain(rfs_dp_env(dp), ifc, in, out, n, err);
 }
 
 /* Ours by a map pinned under our pin dir (every interface's program
@@ -1148,7 +1118,7 @@ int rfs_dp_refresh_cpus(struct rfs_dp *dp, char *err)
 	dp->online = online;
 	/* Interfaces first: no flow may be sent to a queue about to go. */
 	for (i = 0; i < dp->n_ifs; i++) {
-		rfs_iface_refresh(rfs_dp_env(dp), dp->ifs[i]);
+		rfs_iface_refresh(dp, dp->ifs[i]);
 		rfs_iface_note_leaving(dp->ifs[i], rfs_mono_ms());
 	}
 	return rfs_cpumap_sync(dp, err);

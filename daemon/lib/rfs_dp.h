@@ -14,8 +14,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "rfs_common.h"
 #include "parse.h"
+#include "rfs_common.h"
+#include "rfs_decide.h"
+#include "rfs_hash.h"
 
 #define RFS_ERR_LEN 256
 
@@ -223,30 +225,6 @@ struct rfs_dp_prog_ids {
 	__u32 cpumap, enqueue, sockops, recv, send;	/* 0: not loaded */
 };
 
-/* Anyone reads a field, only the library writes one.  An interface's
- * code sees the datapath's state through pointers, always current. */
-struct rfs_if_env {
-	const char *base;		/* <pin_dir>/v4: pins go in if/<name>/ */
-	int nr_cpus;			/* possible CPUs, <= RFS_MAX_CPUS */
-	int nr_rx_cpus;			/* possible CPUs, <= RFS_MAX_RX_CPUS */
-	const struct rfs_globals *globals;
-	const struct rfs_cpuset *online;
-	const struct rfs_cpuset *in_cpumap;
-	const struct rfs_cpuset *unbound;
-	__u64 *asleep_since_ms;
-	int globals_fd;			/* the core maps */
-	int sock_outer_fd;
-	int sock_flows_fd;		/* the table in the outer slot now */
-	int cpu_queues_fd;
-	int cpu_map_fd;
-	int gstats_fd;
-	int tx_seq_fd;
-	int rx_track_fd;
-	int sock_full_fd;
-	struct rfs_budget budget;
-	__u64 tables_bytes;
-};
-
 /* One interface has its own instance of the XDP program, so its settings
  * are one array slot away, not a per-frame lookup by ifindex. */
 struct rfs_if {
@@ -280,13 +258,15 @@ struct rfs_if {
 	int hits_fd;
 };
 
+/* Anyone reads a field, only the library writes one. */
 struct rfs_dp {
-	struct rfs_if_env env;		/* the core maps' fds, nr_cpus */
 	char pin_dir[PATH_MAX];		/* rfs_dp_opts' pin_dir, for users */
 	char pin_at[PATH_MAX];		/* rfs_dp_opts' pin_at, else pin_dir */
 	char base[PATH_MAX];		/* pin_at/RFS_PIN_LAYOUT */
 	char cgroup[PATH_MAX];
 	int lock_fd;
+	int nr_cpus;			/* possible CPUs, <= RFS_MAX_CPUS */
+	int nr_rx_cpus;			/* possible CPUs, <= RFS_MAX_RX_CPUS */
 	__u32 qsize;
 	enum rfs_trace_mode trace_mode;
 	struct rfs_kfeatures feat;	/* at open */
@@ -294,6 +274,15 @@ struct rfs_dp {
 	const struct rfs_budget *budget;	/* the opts' */
 	struct rfs_globals globals;
 
+	int globals_fd;			/* the core maps */
+	int sock_outer_fd;
+	int sock_flows_fd;		/* the table in the outer slot now */
+	int cpu_queues_fd;
+	int cpu_map_fd;
+	int gstats_fd;
+	int tx_seq_fd;
+	int rx_track_fd;
+	int sock_full_fd;
 	int cpumap_prog_fd;
 	struct rfs_dp_prog_ids ids;
 
@@ -335,10 +324,9 @@ int rfs_dp_set_early_drop(struct rfs_dp *dp, bool on);
 /* The CPUs whose cpumap entry (and kthread) was made since the last call. */
 void rfs_dp_take_new_kthreads(struct rfs_dp *dp, struct rfs_cpuset *out);
 
-/* out has env.nr_cpus entries */
+/* out has nr_cpus entries */
 int rfs_dp_read_gstats(const struct rfs_dp *dp, struct rfs_global_stats *out);
-int rfs_dp_read_queues(const struct rfs_dp *dp, struct rfs_cpu_queue *out);
-/* The same in a new array (free() it), or NULL. */
+/* A new array (free() it), or NULL with errno. */
 struct rfs_cpu_queue *rfs_dp_queues(const struct rfs_dp *dp);
 /* Frames in each CPU's cpumap ring, not yet dequeued (an estimate). */
 int rfs_dp_read_backlog(const struct rfs_dp *dp, __u64 *out);
@@ -380,11 +368,12 @@ void rfs_if_describe(const struct rfs_if *ifc, char *buf, size_t len);
 
 /* Live changes, in order (include/rfs_order.h): a CPU removed gets no new
  * flows and keeps its own until their frames there are delivered; a
- * resized table starts empty, the old one read until drained. */
+ * resized table starts empty, the old one read until drained; logged, why
+ * given ("config reload"). */
 int rfs_if_set_cpus(struct rfs_dp *dp, struct rfs_if *ifc,
-		    const struct rfs_cpuset *cpus, char *err);
+		    const struct rfs_cpuset *cpus, const char *why, char *err);
 int rfs_if_set_flow_cnt(struct rfs_dp *dp, struct rfs_if *ifc, __u32 n,
-			char *err);
+			const char *why, char *err);
 /* Each CPU leaving ifc and the flows it waits for (caller frees *out). */
 int rfs_if_holds(struct rfs_dp *dp, struct rfs_if *ifc,
 		 struct rfs_hold_cpu **out, size_t *n, char *err);
@@ -411,9 +400,116 @@ void rfs_if_sample_stop(struct rfs_if *ifc);
 int rfs_if_sample_collect(struct rfs_dp *dp, struct rfs_if *ifc, size_t limit,
 			  struct rfs_flow_sample **out, size_t *n, char *err);
 
-struct rfs_explain_in;
-struct rfs_explain_queue;
-/* rfsctl explain (rfs_explain.h); caller frees *out. */
+/* ---- rfsctl explain (rfs_explain.c): what one flow's next frame will do,
+ * and why.  rfs_if_explain() reads the state rfs_xdp reads for the flow;
+ * the pure half (tests/unit/test_explain.c) feeds it to the code the XDP
+ * program runs, in its order: the hash, the sock slot, the dev table's
+ * entry (or the previous table's), rfs_pick_cpu(), and on HELD the drain
+ * test and rfs_pick_cpu() again.  Two inputs exist only in the kernel at
+ * frame time: the CPU the frame arrives on (each case is one RX CPU), and
+ * whether the target's cpumap kthread is asleep then (both are answered).
+ * ---- */
+
+/* The state rfs_xdp reads for a flow, as the maps hold it now. */
+struct rfs_explain_in {
+	struct rfs_flow_key key;
+	bool steerable;			/* TCP or UDP with ports */
+	struct rfs_globals g;		/* hash seed, sock mask, cpu mask */
+	struct rfs_if_config cfg;	/* the interface's rfs_if_cfg */
+	bool have_sock;			/* its sock slot could be read */
+	rfs_sock_entry_t sock_entry;
+	bool have_jiffies;		/* jiffies read (rfs_read_jiffies()) */
+	__u64 jiffies;
+	__u64 in_cpumap[RFS_CPU_WORDS];	/* CPUs with a cpumap entry */
+};
+
+/* One RX queue's entry for the flow and the ordering state behind it. */
+struct rfs_explain_queue {
+	__u32 rxq;
+	bool have_table;		/* a current table with a header */
+	__u32 index;			/* rfs_dev_index() in it */
+	struct rfs_dev_flow entry;
+	bool have_prev;			/* a previous table (after a resize) */
+	__u32 prev_index;
+	struct rfs_dev_flow prev_entry;
+	/* rfs_xdp's st.cur: entry, or prev_entry if only that is valid */
+	struct rfs_dev_flow cur;
+	bool cur_from_prev;
+	/* for a remote cur: the target's mark row for cur.rx_cpu, its
+	 * queue, the RX CPU's sequence counters toward it */
+	bool have_track;
+	struct rfs_rx_track track;
+	bool have_cpu_queue;
+	struct rfs_cpu_queue q;
+	bool have_tx;
+	__u32 tx_seq;			/* last seq cur.rx_cpu sent to cur.cpu */
+	__u32 tx_dropped_upto;
+	int kthread_asleep_now;		/* -1: unknown; seen in /proc now */
+	enum rfs_hold_why hold;		/* rfs_hold_judge() on cur */
+	__u64 leaving_since_ms;		/* cur.cpu leaving since (mono ms) */
+};
+
+enum rfs_explain_drain {
+	RFS_XD_NOT_ASKED,	/* not HELD: the program doesn't ask */
+	RFS_XD_LOCAL,		/* rfs_local_drained() */
+	RFS_XD_REMOTE,		/* rfs_remote_drained() */
+	RFS_XD_NO_STATE,	/* remote, but no track/queue entry: 0 */
+};
+
+enum rfs_explain_action {
+	RFS_XA_PASS_PROTO,	/* not TCP/UDP: pass_other_proto */
+	RFS_XA_PASS_NO_TABLE,	/* no table or no CPU allowed: pass_no_table */
+	RFS_XA_LOCAL,		/* XDP_PASS on the RX CPU (local path) */
+	RFS_XA_REDIRECT,	/* into cpu's cpumap queue */
+	RFS_XA_REDIRECT_ERR,	/* cpu has no cpumap entry: redirect_err */
+};
+
+/* What one frame arriving on rx_cpu does. */
+struct rfs_explain_case {
+	__u32 rx_cpu;
+	struct rfs_choice first;	/* rfs_pick_cpu(cur_drained = 0) */
+	enum rfs_explain_drain drain;
+	bool age_known;			/* RFS_XD_LOCAL: the last local */
+	__s32 age;			/* frame's age, in jiffies */
+	bool proven;			/* RFS_XD_REMOTE: drained without */
+	bool if_asleep;			/* and with the kthread asleep */
+	/* drained as the program will see it: 1, 0, or -1 when it depends
+	 * on what only the kernel knows then (kthread asleep, jiffies) */
+	int drained;
+	struct rfs_choice then;		/* rfs_pick_cpu(cur_drained = 1) */
+	struct rfs_choice result;	/* with drained as known (0 if -1) */
+	enum rfs_explain_action action;
+	enum rfs_explain_action action_drained;	/* when drained is -1 */
+};
+
+/* The hash and the desired CPU as rfs_xdp computes them. */
+static inline __u32 rfs_explain_hash(const struct rfs_explain_in *in)
+{
+	return rfs_flow_hash(&in->key, in->g.hash_seed);
+}
+
+static inline __u32 rfs_explain_desired(const struct rfs_explain_in *in,
+					__u32 hash)
+{
+	return in->have_sock ? rfs_sock_entry_cpu(in->sock_entry, hash,
+						  in->g.cpu_mask) : RFS_NO_CPU;
+}
+
+/* The frame's fate when it arrives on rx_cpu from queue q. */
+void rfs_explain_case(const struct rfs_explain_in *in,
+		      const struct rfs_explain_queue *q, __u32 rx_cpu,
+		      struct rfs_explain_case *out);
+/* Names for JSON: "new", "keep", ...; "pass", "local", "cpumap"; the
+ * case in one word ("held_or_switch": as only the kernel will know). */
+const char *rfs_explain_verdict_name(__u8 verdict);
+const char *rfs_explain_action_name(enum rfs_explain_action a);
+const char *rfs_explain_next(const struct rfs_explain_case *c);
+/* The case in words: "keep: ... because ...".  Returns buf. */
+char *rfs_explain_words(const struct rfs_explain_in *in,
+			const struct rfs_explain_queue *q,
+			const struct rfs_explain_case *c, char *buf,
+			size_t len);
+/* in's state from the maps; *out one per RX queue (caller frees). */
 int rfs_if_explain(struct rfs_dp *dp, struct rfs_if *ifc,
 		   struct rfs_explain_in *in,
 		   struct rfs_explain_queue **out, size_t *n, char *err);
@@ -459,9 +555,8 @@ int rfs_errf(char *err, int e, const char *fmt, ...)
 /* An array for a swapped-in table, typed by value_type of btf_src_fd's BTF. */
 int rfs_create_table(int btf_src_fd, const char *name, const char *value_type,
 		     __u32 value_size, __u32 entries);
-/* By the batch syscalls, else (older kernels) one entry at a time. */
-int rfs_read_array(int fd, __u32 value_size, __u32 entries, void *buf);
-/* The same into a new buffer (free() it), or NULL with errno. */
+/* Into a new buffer (free() it), or NULL with errno; by the batch
+ * syscalls, else (older kernels) one entry at a time. */
 void *rfs_array_read(int fd, __u32 value_size, __u32 entries);
 int rfs_write_array(int fd, __u32 value_size, __u32 entries, const void *buf);
 
@@ -523,44 +618,39 @@ void rfs_pin_walk(const char *dir, bool remove, rfs_pin_fn fn, void *ctx);
 int rfs_path(char *buf, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-/* dp's env, with the budget and every interface's tables as they are. */
-static inline const struct rfs_if_env *rfs_dp_env(struct rfs_dp *dp)
+/* What every interface's flow tables take now, for the budget. */
+static inline __u64 rfs_dp_tables_bytes(const struct rfs_dp *dp)
 {
+	__u64 n = 0;
 	size_t i;
 
-	dp->env.budget = dp->budget ? *dp->budget : (struct rfs_budget){ 0 };
-	dp->env.tables_bytes = 0;
 	for (i = 0; i < dp->n_ifs; i++)
-		dp->env.tables_bytes += rfs_table_bytes(dp->ifs[i]->flow_cnt,
-							dp->ifs[i]->rx_queues);
-	return &dp->env;
+		n += rfs_table_bytes(dp->ifs[i]->flow_cnt,
+				     dp->ifs[i]->rx_queues);
+	return n;
 }
 
 /* The flow hash seed: whoever guesses it can send flows that all land in
  * one slot, so it comes from the kernel's CSPRNG or rfsd does not start. */
 int rfs_seed_random(__u32 *seed, char *err);
 
-/* ---- rfs_iface.c: one interface, on the env rfs_dp.c hands it ---- */
+/* ---- rfs_iface.c: one interface ---- */
 
 void rfs_iface_free(struct rfs_if *ifc);	/* closes its fds */
-void rfs_iface_unpin(const struct rfs_if_env *env, const char *name);
+void rfs_iface_unpin(struct rfs_dp *dp, const char *name);
 int rfs_if_push_config(struct rfs_if *ifc, __u32 sample_flows);
 /* The active slot of an rfs_if_cfg map. */
 int rfs_if_read_config(int cfg_fd, struct rfs_if_config *out);
-int rfs_iface_detach(const struct rfs_if_env *env, struct rfs_if *ifc,
-		     char *err);
-int rfs_iface_attach(const struct rfs_if_env *env, const char *name,
+int rfs_iface_detach(struct rfs_dp *dp, struct rfs_if *ifc, char *err);
+int rfs_iface_attach(struct rfs_dp *dp, const char *name,
 		     const struct rfs_if_opts *opts, struct rfs_if **out,
 		     char *err);
-int rfs_iface_adopt(const struct rfs_if_env *env, const char *name,
-		    struct rfs_if **out, char *err);
+int rfs_iface_adopt(struct rfs_dp *dp, const char *name, struct rfs_if **out,
+		    char *err);
 /* rfs_dp_sweep_orphans() with the map ids in ours, sparing keep's. */
 int rfs_iface_sweep(const __u32 *ours, size_t n_ours, const __u32 *keep,
 		    size_t n_keep, int ifindex);
-int rfs_iface_explain(const struct rfs_if_env *env, struct rfs_if *ifc,
-		      struct rfs_explain_in *in,
-		      struct rfs_explain_queue **out, size_t *n, char *err);
-void rfs_iface_refresh(const struct rfs_if_env *env, struct rfs_if *ifc);
+void rfs_iface_refresh(struct rfs_dp *dp, struct rfs_if *ifc);
 void rfs_iface_note_leaving(struct rfs_if *ifc, __u64 now_ms);
 
 /* ---- rfs_devtab.c: the dev flow tables ---- */
@@ -569,19 +659,18 @@ void rfs_iface_note_leaving(struct rfs_if *ifc, __u64 now_ms);
 int rfs_devtab_create(int btf_src_fd, __u32 flow_cnt, __u32 rx_queues);
 /* 1 when a flow in a replaced table has frames in flight (a local one
  * until drain_jiffies after its last), 0 when none has, or -errno. */
-int rfs_devtab_busy(const struct rfs_if_env *env, int table_fd,
-		    __u32 drain_jiffies);
+int rfs_devtab_busy(struct rfs_dp *dp, int table_fd, __u32 drain_jiffies);
 /* The same on cpu, over the interface's current and previous table. */
-int rfs_devtab_in_flight(const struct rfs_if_env *env,
-			 const struct rfs_if *ifc, __u32 cpu);
+int rfs_devtab_in_flight(struct rfs_dp *dp, const struct rfs_if *ifc,
+			 __u32 cpu);
 /* The flows of both tables held on cpus, into by_cpu[their cpu]. */
-int rfs_devtab_holds(const struct rfs_if_env *env, const struct rfs_if *ifc,
+int rfs_devtab_holds(struct rfs_dp *dp, const struct rfs_if *ifc,
 		     const struct rfs_cpuset *cpus, struct rfs_hold_cpu *by_cpu);
-int rfs_devtab_resize(const struct rfs_if_env *env, struct rfs_if *ifc,
-		      __u32 flow_cnt, char *err);
-/* Per CPU (env->nr_cpus entries): its cpumap kthread is asleep now;
+int rfs_devtab_resize(struct rfs_dp *dp, struct rfs_if *ifc, __u32 flow_cnt,
+		      char *err);
+/* Per CPU (dp->nr_cpus entries): its cpumap kthread is asleep now;
  * quiet: asleep at every look for a second or more. */
-void rfs_kthreads_idle(const struct rfs_if_env *env, bool *idle, bool *quiet);
-void rfs_devtab_retire(const struct rfs_if_env *env, struct rfs_if *ifc);
+void rfs_kthreads_idle(struct rfs_dp *dp, bool *idle, bool *quiet);
+void rfs_devtab_retire(struct rfs_dp *dp, struct rfs_if *ifc);
 
 #endif /* RFS_DP_H */

@@ -4,7 +4,7 @@
 #include <bpf/bpf.h>
 
 #include "log.h"
-#include "rfs_explain.h"
+#include "rfs_dp.h"
 #include "rfs_order.h"
 
 /* rfs_xdp: a flow not seen since a resize is known to the old table */
@@ -327,9 +327,9 @@ static bool read_entry(int outer_fd, __u32 slot, __u32 hash, __u32 rxq,
 
 /* Marks are read before the kthreads' state, as the program does, so
  * "asleep" is never older than the mark it is shown beside. */
-int rfs_iface_explain(const struct rfs_if_env *env, struct rfs_if *ifc,
-		      struct rfs_explain_in *in,
-		      struct rfs_explain_queue **out, size_t *n, char *err)
+int rfs_if_explain(struct rfs_dp *dp, struct rfs_if *ifc,
+		   struct rfs_explain_in *in,
+		   struct rfs_explain_queue **out, size_t *n, char *err)
 {
 	bool idle[RFS_MAX_CPUS], quiet[RFS_MAX_CPUS];
 	struct rfs_explain_queue *qs;
@@ -340,14 +340,14 @@ int rfs_iface_explain(const struct rfs_if_env *env, struct rfs_if *ifc,
 
 	*out = NULL;
 	*n = 0;
-	in->g = *env->globals;
+	in->g = dp->globals;
 	if (rfs_if_read_config(ifc->cfg_fd, &in->cfg))
 		return rfs_errf(err, errno, "explain %s: can't read its config: %s",
 				ifc->name, strerror(errno));
-	memcpy(in->in_cpumap, env->in_cpumap->bits, sizeof(in->in_cpumap));
+	memcpy(in->in_cpumap, dp->in_cpumap.bits, sizeof(in->in_cpumap));
 	hash = rfs_explain_hash(in);
 	slot = rfs_sock_index(hash, in->g.sock_flow_mask);
-	in->have_sock = !bpf_map_lookup_elem(env->sock_flows_fd, &slot,
+	in->have_sock = !bpf_map_lookup_elem(dp->sock_flows_fd, &slot,
 					     &in->sock_entry);
 	qs = calloc(nq, sizeof(*qs));
 	if (!qs)
@@ -371,23 +371,23 @@ int rfs_iface_explain(const struct rfs_if_env *env, struct rfs_if *ifc,
 			continue;
 		/* rfs_cur_drained(): the same keys */
 		cpu = q->cur.cpu;
-		key = rfs_rx_track_index(cpu, q->cur.rx_cpu, env->nr_rx_cpus);
-		q->have_track = !bpf_map_lookup_elem(env->rx_track_fd, &key,
-						     &q->track);
-		q->have_cpu_queue = !bpf_map_lookup_elem(env->cpu_queues_fd,
+		key = rfs_rx_track_index(cpu, q->cur.rx_cpu, dp->nr_rx_cpus);
+		q->have_track =
+			!bpf_map_lookup_elem(dp->rx_track_fd, &key, &q->track);
+		q->have_cpu_queue = !bpf_map_lookup_elem(dp->cpu_queues_fd,
 							 &cpu, &q->q);
 	}
-	rfs_kthreads_idle(env, idle, quiet);
+	rfs_kthreads_idle(dp, idle, quiet);
 	in->have_jiffies = rfs_read_jiffies(&in->jiffies);
 	/* one value per possible CPU, not per steered one */
-	tx = rfs_lookup_percpu(env->tx_seq_fd, 0, sizeof(struct rfs_tx_seq),
+	tx = rfs_lookup_percpu(dp->tx_seq_fd, 0, sizeof(struct rfs_tx_seq),
 			       &ncpu);
 	rfs_iface_note_leaving(ifc, rfs_mono_ms());
 	for (i = 0; i < nq; i++) {
 		struct rfs_explain_queue *q = &qs[i];
 		int cpu = q->cur.cpu;
 
-		if (!(q->cur.flags & RFS_DEV_FLOW_VALID) || cpu >= env->nr_cpus)
+		if (!(q->cur.flags & RFS_DEV_FLOW_VALID) || cpu >= dp->nr_cpus)
 			continue;
 		q->leaving_since_ms = ifc->leaving_since_ms[cpu];
 		if (!(q->cur.flags & RFS_DEV_FLOW_LOCAL)) {
@@ -406,7 +406,7 @@ int rfs_iface_explain(const struct rfs_if_env *env, struct rfs_if *ifc,
 			.have_jiffies = in->have_jiffies,
 			.jiffies = in->jiffies,
 			.drain_jiffies = ifc->local_drain_jiffies,
-			.in_cpumap = rfs_cpuset_has(env->in_cpumap, cpu),
+			.in_cpumap = rfs_cpuset_has(&dp->in_cpumap, cpu),
 			.track = q->track,
 			.delivered = q->have_cpu_queue ? q->q.delivered : 0,
 			.idle = idle[cpu],

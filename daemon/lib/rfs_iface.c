@@ -52,30 +52,28 @@ void rfs_iface_free(struct rfs_if *ifc)
 	free(ifc);
 }
 
-static int rfs_iface_dir(const struct rfs_if_env *env, const char *name,
-			 char *path)
+static int rfs_iface_dir(struct rfs_dp *dp, const char *name, char *path)
 {
-	return rfs_path(path, "%s/if/%s", env->base, name);
+	return rfs_path(path, "%s/if/%s", dp->base, name);
 }
 
-void rfs_iface_unpin(const struct rfs_if_env *env, const char *name)
+void rfs_iface_unpin(struct rfs_dp *dp, const char *name)
 {
 	char path[PATH_MAX];
 
-	if (!rfs_iface_dir(env, name, path))
+	if (!rfs_iface_dir(dp, name, path))
 		rfs_pin_walk(path, true, NULL, NULL);
 }
 
-static int rfs_iface_rename(const struct rfs_if_env *env, struct rfs_if *ifc,
-			    const char *name)
+int rfs_if_rename(struct rfs_dp *dp, struct rfs_if *ifc, const char *name)
 {
 	char from[PATH_MAX], to[PATH_MAX];
 
 	if (!strcmp(ifc->name, name) || strlen(name) >= IF_NAMESIZE)
 		return 0;
 	if (!ifc->no_attach &&
-	    (rfs_iface_dir(env, ifc->name, from) ||
-	     rfs_iface_dir(env, name, to) || rename(from, to))) {
+	    (rfs_iface_dir(dp, ifc->name, from) ||
+	     rfs_iface_dir(dp, name, to) || rename(from, to))) {
 		pr_warn("%s: can't move its pins to %s: %s\n", ifc->name, to,
 			strerror(errno));
 		return -errno;
@@ -84,11 +82,6 @@ static int rfs_iface_rename(const struct rfs_if_env *env, struct rfs_if *ifc,
 		      "renamed to '%s': pins moved", name);
 	snprintf(ifc->name, sizeof(ifc->name), "%s", name);
 	return 0;
-}
-
-int rfs_if_rename(struct rfs_dp *dp, struct rfs_if *ifc, const char *name)
-{
-	return rfs_iface_rename(rfs_dp_env(dp), ifc, name);
 }
 
 /* The programs on an interface: a legacy one, or a dispatcher's. */
@@ -145,8 +138,8 @@ static int rfs_iface_xdp_off(const struct rfs_if *ifc)
 	return e;
 }
 
-static int rfs_iface_check_cpus(const struct rfs_if_env *env, const char *what,
-			 const struct rfs_cpuset *set, char *err)
+static int rfs_iface_check_cpus(struct rfs_dp *dp, const char *what,
+				const struct rfs_cpuset *set, char *err)
 {
 	unsigned int cpu;
 
@@ -155,11 +148,11 @@ static int rfs_iface_check_cpus(const struct rfs_if_env *env, const char *what,
 	for (cpu = 0; cpu < RFS_MAX_CPUS; cpu++) {
 		if (!rfs_cpuset_has(set, cpu))
 			continue;
-		if (cpu >= (unsigned int)env->nr_cpus)
+		if (cpu >= (unsigned int)dp->nr_cpus)
 			return rfs_errf(err, EINVAL,
 					"%s: CPU %u does not exist (CPUs 0-%d)",
-					what, cpu, env->nr_cpus - 1);
-		if (!rfs_cpuset_has(env->online, cpu))
+					what, cpu, dp->nr_cpus - 1);
+		if (!rfs_cpuset_has(&dp->online, cpu))
 			return rfs_errf(err, EINVAL, "%s: CPU %u is not online",
 					what, cpu);
 	}
@@ -237,8 +230,7 @@ int rfs_if_push_config(struct rfs_if *ifc, __u32 sample_flows)
 	return 0;
 }
 
-int rfs_iface_detach(const struct rfs_if_env *env, struct rfs_if *ifc,
-		     char *err)
+int rfs_iface_detach(struct rfs_dp *dp, struct rfs_if *ifc, char *err)
 {
 	int e;
 
@@ -251,7 +243,7 @@ int rfs_iface_detach(const struct rfs_if_env *env, struct rfs_if *ifc,
 					"detach %s: can't detach XDP: %m",
 					ifc->name);
 	}
-	rfs_iface_unpin(env, ifc->name);
+	rfs_iface_unpin(dp, ifc->name);
 	pr_debug("detached from %s\n", ifc->name);	/* callers say why */
 	return 0;
 }
@@ -281,8 +273,8 @@ static __u32 rfs_count_rx_queues(const char *name, int ifindex)
 	return n;
 }
 
-static struct rfs_xdp *rfs_if_open_obj(const struct rfs_if_env *env,
-				       struct rfs_if *ifc, char *err)
+static struct rfs_xdp *rfs_if_open_obj(struct rfs_dp *dp, struct rfs_if *ifc,
+				       char *err)
 {
 	struct rfs_xdp *skel = rfs_xdp__open();
 	int e;
@@ -293,21 +285,21 @@ static struct rfs_xdp *rfs_if_open_obj(const struct rfs_if_env *env,
 		return NULL;
 	}
 	/* header written: the program finds its geometry from frame one */
-	e = rfs_devtab_create(env->globals_fd, ifc->flow_cnt, ifc->rx_queues);
+	e = rfs_devtab_create(dp->globals_fd, ifc->flow_cnt, ifc->rx_queues);
 	if (e < 0) {
 		rfs_errf(err, e, "attach %s: can't create the flow table: %m",
 			 ifc->name);
 		goto fail;
 	}
 	ifc->dev_flows_fd = e;
-	e = bpf_map__reuse_fd(skel->maps.rfs_sock_outer, env->sock_outer_fd) ?:
-	    bpf_map__reuse_fd(skel->maps.rfs_cpu_queues, env->cpu_queues_fd) ?:
-	    bpf_map__reuse_fd(skel->maps.rfs_cpu_map, env->cpu_map_fd) ?:
-	    bpf_map__reuse_fd(skel->maps.rfs_globals, env->globals_fd) ?:
-	    bpf_map__reuse_fd(skel->maps.rfs_gstats, env->gstats_fd) ?:
-	    bpf_map__reuse_fd(skel->maps.rfs_tx_seq, env->tx_seq_fd) ?:
-	    bpf_map__reuse_fd(skel->maps.rfs_rx_track, env->rx_track_fd) ?:
-	    bpf_map__reuse_fd(skel->maps.rfs_sock_full, env->sock_full_fd) ?:
+	e = bpf_map__reuse_fd(skel->maps.rfs_sock_outer, dp->sock_outer_fd) ?:
+	    bpf_map__reuse_fd(skel->maps.rfs_cpu_queues, dp->cpu_queues_fd) ?:
+	    bpf_map__reuse_fd(skel->maps.rfs_cpu_map, dp->cpu_map_fd) ?:
+	    bpf_map__reuse_fd(skel->maps.rfs_globals, dp->globals_fd) ?:
+	    bpf_map__reuse_fd(skel->maps.rfs_gstats, dp->gstats_fd) ?:
+	    bpf_map__reuse_fd(skel->maps.rfs_tx_seq, dp->tx_seq_fd) ?:
+	    bpf_map__reuse_fd(skel->maps.rfs_rx_track, dp->rx_track_fd) ?:
+	    bpf_map__reuse_fd(skel->maps.rfs_sock_full, dp->sock_full_fd) ?:
 	    bpf_map__reuse_fd(skel->maps.rfs_dev_flows, ifc->dev_flows_fd) ?:
 	    /* the outer map's template is our table too: 6.1 refuses an
 	     * inner map whose BTF differs from the template's */
@@ -397,7 +389,7 @@ static int rfs_if_test_load(struct rfs_if *ifc, struct rfs_xdp *skel, char *err)
 			    ifc->name) : 0;
 }
 
-static int rfs_if_prepare(const struct rfs_if_env *env, struct rfs_if *ifc,
+static int rfs_if_prepare(struct rfs_dp *dp, struct rfs_if *ifc,
 			  const char *name, const struct rfs_if_opts *o,
 			  char *err)
 {
@@ -432,15 +424,15 @@ static int rfs_if_prepare(const struct rfs_if_env *env, struct rfs_if *ifc,
 	snprintf(what, sizeof(what), "attach %s", name);
 	snprintf(cant, sizeof(cant), "can't attach '%s'", name);
 	e = rfs_iface_check_flow_cnt(what, ifc->flow_cnt, err) ?:
-	    rfs_budget_check(&env->budget, cant, ifc->flow_cnt,
-			     ifc->rx_queues, env->tables_bytes, err,
+	    rfs_budget_check(dp->budget, cant, ifc->flow_cnt,
+			     ifc->rx_queues, rfs_dp_tables_bytes(dp), err,
 			     RFS_ERR_LEN) ?:
 	    (rfs_cpuset_count(&o->cpus) ?
-	     rfs_iface_check_cpus(env, what, &o->cpus, err) : 0);
+	     rfs_iface_check_cpus(dp, what, &o->cpus, err) : 0);
 	if (e)
 		return e;
-	ifc->configured = rfs_cpuset_count(&o->cpus) ? o->cpus : *env->online;
-	rfs_cpuset_and(&ifc->allowed, &ifc->configured, env->online);
+	ifc->configured = rfs_cpuset_count(&o->cpus) ? o->cpus : dp->online;
+	rfs_cpuset_and(&ifc->allowed, &ifc->configured, &dp->online);
 	ifc->usable = ifc->allowed;
 	rfs_local_path_params(name, o->no_attach, &lp);
 	/* unknown GRO hold time: no drain is long enough */
@@ -454,7 +446,7 @@ static int rfs_if_prepare(const struct rfs_if_env *env, struct rfs_if *ifc,
 	return 0;
 }
 
-int rfs_iface_attach(const struct rfs_if_env *env, const char *name,
+int rfs_iface_attach(struct rfs_dp *dp, const char *name,
 		     const struct rfs_if_opts *o, struct rfs_if **out,
 		     char *err)
 {
@@ -467,10 +459,10 @@ int rfs_iface_attach(const struct rfs_if_env *env, const char *name,
 	ifc = rfs_iface_new(name);
 	if (!ifc)
 		return rfs_errf(err, ENOMEM, "attach %s: out of memory", name);
-	e = rfs_if_prepare(env, ifc, name, o, err);
+	e = rfs_if_prepare(dp, ifc, name, o, err);
 	if (e)
 		goto fail;
-	skel = rfs_if_open_obj(env, ifc, err);
+	skel = rfs_if_open_obj(dp, ifc, err);
 	if (!skel) {
 		e = -EINVAL;
 		goto fail;
@@ -489,10 +481,10 @@ int rfs_iface_attach(const struct rfs_if_env *env, const char *name,
 	if (!o->no_attach) {
 		rfs_test_pause("configured");
 		snprintf(sub, sizeof(sub), "if/%s", name);
-		e = rfs_iface_dir(env, name, dir) ?: rfs_pin_mkdirs(dir);
+		e = rfs_iface_dir(dp, name, dir) ?: rfs_pin_mkdirs(dir);
 		e = e ? rfs_errf(err, e, "attach %s: can't create pin dir: %m",
 				 name) :
-			rfs_pins_pin(env->base, sub, ifc, if_pins, N_IF_PINS,
+			rfs_pins_pin(dp->base, sub, ifc, if_pins, N_IF_PINS,
 				     err);
 		if (e)
 			goto fail_detach;
@@ -514,7 +506,7 @@ int rfs_iface_attach(const struct rfs_if_env *env, const char *name,
 fail_detach:
 	if (!o->no_attach) {
 		rfs_iface_xdp_off(ifc);
-		rfs_iface_unpin(env, name);
+		rfs_iface_unpin(dp, name);
 	}
 fail:
 	rfs_iface_free(ifc);
@@ -524,8 +516,8 @@ fail:
 /* Kept only if our program still runs there (found by the ifindex in its
  * config: a rename while rfsd was down is followed); whatever can no
  * longer be used is unpinned, another build's pins left alone. */
-int rfs_iface_adopt(const struct rfs_if_env *env, const char *name,
-		    struct rfs_if **out, char *err)
+int rfs_iface_adopt(struct rfs_dp *dp, const char *name, struct rfs_if **out,
+		    char *err)
 {
 	char desc[160], sub[IF_NAMESIZE + 3], why[RFS_ERR_LEN] = "";
 	struct rfs_if_config cfg;
@@ -539,7 +531,7 @@ int rfs_iface_adopt(const struct rfs_if_env *env, const char *name,
 	if (!ifc)
 		return rfs_errf(err, ENOMEM, "adopt %s: out of memory", name);
 	snprintf(sub, sizeof(sub), "if/%s", name);
-	e = rfs_pins_open(env->base, sub, ifc, if_pins, N_IF_PINS, why);
+	e = rfs_pins_open(dp->base, sub, ifc, if_pins, N_IF_PINS, why);
 	if (e && why[0]) {	/* another build's: leave its pins alone */
 		e = rfs_errf(err, e, "adopt %s: %s", name, why);
 		goto free;
@@ -564,7 +556,7 @@ int rfs_iface_adopt(const struct rfs_if_env *env, const char *name,
 			ifc->ifindex = 0;
 		else if (strcmp(now, name) &&
 			 rfs_if_prog_on(cfg.ifindex, ifc->prog_id) &&
-			 !rfs_iface_rename(env, ifc, now))
+			 !rfs_if_rename(dp, ifc, now))
 			pr_info("adopt %s: renamed %s while rfsd was down; pins moved\n",
 				name, now);
 	}
@@ -603,7 +595,7 @@ int rfs_iface_adopt(const struct rfs_if_env *env, const char *name,
 	*out = ifc;
 	return 0;
 drop:
-	rfs_iface_unpin(env, name);
+	rfs_iface_unpin(dp, name);
 free:
 	rfs_iface_free(ifc);
 	return e;
@@ -792,7 +784,7 @@ int rfs_if_sample_collect(struct rfs_dp *dp, struct rfs_if *ifc, size_t limit,
 			v[i].current_cpu = f.cpu;
 			v[i].local = !!(f.flags & RFS_DEV_FLOW_LOCAL);
 		}
-		v[i].desired_cpu = rfs_sock_desired_cpu(dp->env.sock_flows_fd,
+		v[i].desired_cpu = rfs_sock_desired_cpu(dp->sock_flows_fd,
 							&dp->globals, v[i].hash);
 	}
 	if (nv)
@@ -813,7 +805,7 @@ out:
 /* A CPU that left the set (or went offline) stays usable, not allowed,
  * while a flow has frames in flight there: none is ever forced off.  The
  * previous flow table goes once drained. */
-void rfs_iface_refresh(const struct rfs_if_env *env, struct rfs_if *ifc)
+void rfs_iface_refresh(struct rfs_dp *dp, struct rfs_if *ifc)
 {
 	struct rfs_cpuset usable = ifc->usable, allowed, ok;
 	char rps[600] = "";
@@ -837,26 +829,26 @@ void rfs_iface_refresh(const struct rfs_if_env *env, struct rfs_if *ifc)
 	}
 
 	/* A CPU whose cpumap entry awaits remaking gets no new flows. */
-	rfs_cpuset_and(&ok, env->online, env->in_cpumap);
+	rfs_cpuset_and(&ok, &dp->online, &dp->in_cpumap);
 	for (cpu = 0; cpu < RFS_CPU_WORDS; cpu++)
-		ok.bits[cpu] &= ~env->unbound->bits[cpu];
+		ok.bits[cpu] &= ~dp->unbound.bits[cpu];
 	rfs_cpuset_and(&allowed, &ifc->configured, &ok);
-	for (cpu = 0; cpu < (unsigned int)env->nr_cpus; cpu++) {
+	for (cpu = 0; cpu < (unsigned int)dp->nr_cpus; cpu++) {
 		if (rfs_cpuset_has(&allowed, cpu)) {
 			rfs_cpuset_add(&usable, cpu);
 			continue;
 		}
 		if (!rfs_cpuset_has(&usable, cpu))
 			continue;
-		if (rfs_cpuset_has(env->in_cpumap, cpu) &&
-		    rfs_devtab_in_flight(env, ifc, cpu) != 0)
+		if (rfs_cpuset_has(&dp->in_cpumap, cpu) &&
+		    rfs_devtab_in_flight(dp, ifc, cpu) != 0)
 			continue;	/* still draining: keep it usable */
 		usable.bits[cpu / 64] &= ~(1ULL << (cpu % 64));
 		rfs_log_iface(RFS_LOG_INFO, ifc->name, ifc->ifindex,
 			      "CPU %u removed: no flow in flight there any more",
 			      cpu);
 	}
-	rfs_devtab_retire(env, ifc);
+	rfs_devtab_retire(dp, ifc);
 	if (rfs_cpuset_equal(&usable, &ifc->usable) &&
 	    rfs_cpuset_equal(&allowed, &ifc->allowed))
 		return;
@@ -877,20 +869,21 @@ void rfs_iface_refresh(const struct rfs_if_env *env, struct rfs_if *ifc)
 }
 
 int rfs_if_set_cpus(struct rfs_dp *dp, struct rfs_if *ifc,
-		    const struct rfs_cpuset *cpus, char *err)
+		    const struct rfs_cpuset *cpus, const char *why, char *err)
 {
-	const struct rfs_if_env *env = rfs_dp_env(dp);
 	struct rfs_cpuset old_allowed = ifc->allowed, old_usable = ifc->usable;
-	char what[64];
+	char what[64], was[256], now[256];
 	unsigned int cpu;
 	int e;
 
 	snprintf(what, sizeof(what), "set cpus %s", ifc->name);
-	e = rfs_iface_check_cpus(env, what, cpus, err);
+	e = rfs_iface_check_cpus(dp, what, cpus, err);
 	if (e)
 		return e;
+	rfs_cpulist_format(&ifc->configured, was, sizeof(was));
+	rfs_cpulist_format(cpus, now, sizeof(now));
 	ifc->configured = *cpus;
-	rfs_cpuset_and(&ifc->allowed, cpus, env->online);
+	rfs_cpuset_and(&ifc->allowed, cpus, &dp->online);
 	/* removed CPUs stay usable until drained (rfs_iface_refresh()) */
 	for (cpu = 0; cpu < RFS_MAX_CPUS; cpu++)
 		if (rfs_cpuset_has(&ifc->allowed, cpu))
@@ -901,9 +894,13 @@ int rfs_if_set_cpus(struct rfs_dp *dp, struct rfs_if *ifc,
 		ifc->usable = old_usable;
 		return rfs_errf(err, e, "%s: can't write config: %m", what);
 	}
-	rfs_iface_refresh(env, ifc);
+	rfs_iface_refresh(dp, ifc);
 	/* a removal that waits starts now, not at the next refresh */
 	rfs_iface_note_leaving(ifc, rfs_mono_ms());
+	if (strcmp(was, now))
+		rfs_log_iface(RFS_LOG_INFO, ifc->name, ifc->ifindex,
+			      "cpus %s -> %s: %s", was[0] ? was : "all", now,
+			      why);
 	return 0;
 }
 
@@ -933,9 +930,8 @@ int rfs_if_set_noguard(struct rfs_dp *dp, struct rfs_if *ifc, bool on,
 }
 
 int rfs_if_set_flow_cnt(struct rfs_dp *dp, struct rfs_if *ifc, __u32 n,
-			char *err)
+			const char *why, char *err)
 {
-	const struct rfs_if_env *env = rfs_dp_env(dp);
 	__u32 old_n = ifc->flow_cnt;
 	char what[64];
 	int e;
@@ -948,20 +944,21 @@ int rfs_if_set_flow_cnt(struct rfs_dp *dp, struct rfs_if *ifc, __u32 n,
 	 * for what stays (rfs_dp.h) */
 	snprintf(what, sizeof(what), "can't set flow_cnt of '%s' to %u",
 		 ifc->name, n);
-	e = rfs_budget_check(&env->budget, what, n, ifc->rx_queues,
-			     env->tables_bytes -
+	e = rfs_budget_check(dp->budget, what, n, ifc->rx_queues,
+			     rfs_dp_tables_bytes(dp) -
 			     rfs_table_bytes(old_n, ifc->rx_queues), err,
 			     RFS_ERR_LEN);
 	if (e)
 		return e;
-	e = rfs_devtab_resize(env, ifc, n, err);
+	e = rfs_devtab_resize(dp, ifc, n, err);
 	if (e)
 		return e;
 	e = rfs_if_push_config(ifc, 0);
 	if (e)
 		pr_warn("%s: can't update config: %s\n", ifc->name,
 			strerror(-e));
-	pr_debug("%s: flow_cnt %u -> %u\n", ifc->name, old_n, n);	/* callers say why */
+	rfs_log_iface(RFS_LOG_INFO, ifc->name, ifc->ifindex,
+		      "flow_cnt %u -> %u: %s", old_n, n, why);
 	return 0;
 }
 
@@ -1007,8 +1004,7 @@ int rfs_if_holds(struct rfs_dp *dp, struct rfs_if *ifc,
 	if (!rfs_cpuset_count(&leaving))
 		return 0;
 	by_cpu = calloc(RFS_MAX_CPUS, sizeof(*by_cpu));
-	e = by_cpu ? rfs_devtab_holds(rfs_dp_env(dp), ifc, &leaving, by_cpu) :
-		     -ENOMEM;
+	e = by_cpu ? rfs_devtab_holds(dp, ifc, &leaving, by_cpu) : -ENOMEM;
 	if (e) {
 		free(by_cpu);
 		return rfs_errf(err, e, "can't read the flows of '%s': %m",

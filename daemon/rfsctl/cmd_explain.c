@@ -12,34 +12,36 @@ static const struct explain_cfg {
 	const char *iface;
 	const char *src;
 	const char *dst;
-	const char *sport;
-	const char *dport;
+	int sport;
+	int dport;
 	const char *proto;
-	const char *rx_cpu;
-} explain_defaults;
+	int rx_cpu;
+} explain_defaults = { .sport = -1, .dport = -1, .rx_cpu = -1 };
 
 static const struct rfs_opt explain_opts[] = {
 	IFACE_OPTION(struct explain_cfg,
-		     "the attached interface the frames arrive on",
-		     .key = "iface"),
+		     "the attached interface the frames arrive on"),
 	DEFINE_OPTION("src", OPT_STRING, struct explain_cfg, src,
 		      .positional = true, .metavar = "SRC", .key = "src",
 		      .help = "their source address (the peer), IPv4 or IPv6"),
 	DEFINE_OPTION("dst", OPT_STRING, struct explain_cfg, dst,
 		      .positional = true, .metavar = "DST", .key = "dst",
 		      .help = "their destination address (this host)"),
-	DEFINE_OPTION("sport", OPT_STRING, struct explain_cfg, sport,
+	DEFINE_OPTION("sport", OPT_INT, struct explain_cfg, sport,
 		      .positional = true, .optional = true, .metavar = "SPORT",
+		      .max = 65535, .noun = "port number", .key = "sport",
 		      .help = "source port; with no ports: not TCP or UDP"),
-	DEFINE_OPTION("dport", OPT_STRING, struct explain_cfg, dport,
+	DEFINE_OPTION("dport", OPT_INT, struct explain_cfg, dport,
 		      .positional = true, .optional = true, .metavar = "DPORT",
+		      .max = 65535, .noun = "port number", .key = "dport",
 		      .help = "destination port"),
 	DEFINE_OPTION("proto", OPT_ENUM, struct explain_cfg, proto,
 		      .positional = true, .optional = true, .metavar = "PROTO",
 		      .values = explain_protos,
 		      .help = "the transport (default: tcp)"),
-	DEFINE_OPTION("rx-cpu", OPT_STRING, struct explain_cfg, rx_cpu,
-		      .metavar = "CPU",
+	DEFINE_OPTION("rx-cpu", OPT_INT, struct explain_cfg, rx_cpu,
+		      .metavar = "CPU", .max = RFS_MAX_CPUS - 1,
+		      .noun = "CPU number", .key = "rx_cpu",
 		      .help = "for frames that arrive on CPU (default: its last RX CPU)"),
 	END_OPTIONS
 };
@@ -50,17 +52,6 @@ static int family(const char *s)
 
 	return inet_pton(AF_INET, s, a) == 1 ? AF_INET :
 	       inet_pton(AF_INET6, s, a) == 1 ? AF_INET6 : 0;
-}
-
-static int port_arg(const char *what, const char *s, int *out)
-{
-	__u32 v;
-
-	if (rfs_parse_u32(s, &v) || v > 65535)
-		return p_usage("explain", "%s '%s' is not a port number (0..65535)",
-			       what, s);
-	*out = (int)v;
-	return 0;
 }
 
 #define str(o, key)		rfs_str(o, key, NULL)
@@ -75,7 +66,7 @@ static void print_entry(const char *label, long long slot,
 		printf("empty\n");
 		return;
 	}
-	if (!strcmp(str(e, "path"), "local"))
+	if (!strcmp(rfs_str(e, "path", ""), "local"))
 		printf("local path on CPU %lld, last frame at jiffy %lld\n",
 		       num(e, "cpu", -1), num(e, "jiffy", -1));
 	else
@@ -120,7 +111,7 @@ static void print_hold(struct json_object *h)
 static void explain_plain(struct json_object *r, const void *arg)
 {
 	struct json_object *sock = obj(r, "sock"), *qs = obj(r, "rx_queues");
-	bool v6 = strchr(str(r, "src"), ':') != NULL;
+	bool v6 = strchr(rfs_str(r, "src", ""), ':') != NULL;
 	size_t i, j;
 
 	if (obj(r, "sport"))
@@ -178,9 +169,8 @@ static void explain_plain(struct json_object *r, const void *arg)
 static int do_explain(const struct rfsctl_cfg *g, const void *cfg)
 {
 	const struct explain_cfg *c = cfg;
-	int sport = 0, dport = 0, fa = family(c->src), fb = family(c->dst);
+	int fa = family(c->src), fb = family(c->dst);
 	struct json_object *req;
-	__u32 rx;
 
 	if (!fa || !fb)
 		return p_usage("explain", "can't parse address '%s': not an IPv4 or IPv6 address",
@@ -188,23 +178,12 @@ static int do_explain(const struct rfsctl_cfg *g, const void *cfg)
 	if (fa != fb)
 		return p_usage("explain", "can't parse address '%s': not of the family of '%s'",
 			       c->dst, c->src);
-	if (c->sport && !c->dport)
+	if ((c->sport < 0) != (c->dport < 0))
 		return p_usage("explain", "SPORT and DPORT go together (PROTO needs both)");
-	if (c->sport && (port_arg("SPORT", c->sport, &sport) ||
-			 port_arg("DPORT", c->dport, &dport)))
-		return RFSCTL_EXIT_USAGE;
-	if (c->rx_cpu && (rfs_parse_u32(c->rx_cpu, &rx) || rx >= RFS_MAX_CPUS))
-		return p_usage("explain", "--rx-cpu '%s' is not a CPU number (0..%d)",
-			       c->rx_cpu, RFS_MAX_CPUS - 1);
 	req = rfs_req_new("explain", explain_opts, cfg);
-	if (c->sport) {
-		json_object_object_add(req, "sport", json_object_new_int(sport));
-		json_object_object_add(req, "dport", json_object_new_int(dport));
+	if (c->sport >= 0)
 		json_object_object_add(req, "proto",
 				       json_object_new_string(c->proto ?: "tcp"));
-	}
-	if (c->rx_cpu)
-		json_object_object_add(req, "rx_cpu", json_object_new_int(rx));
 	return rfs_show(g, req, 0, NULL, json_type_object, "explain",
 			explain_plain, NULL);
 }

@@ -19,10 +19,8 @@ struct iface_cfg {
 	bool allow_unordered;
 };
 
-#define IFACE(_help)	IFACE_OPTION(struct iface_cfg, _help, .key = "iface")
-
 static const struct rfs_opt attach_opts[] = {
-	IFACE("interface to attach to"),
+	IFACE_OPTION(struct iface_cfg, "interface to attach to"),
 	DEFINE_OPTION("cpus", OPT_CPULIST, struct iface_cfg, cpus,
 		      .metavar = "LIST", .key = "cpus",
 		      .help = "CPUs to steer to (default: every online CPU)"),
@@ -40,7 +38,7 @@ static const struct rfs_opt attach_opts[] = {
 };
 
 static const struct rfs_opt detach_opts[] = {
-	IFACE("interface to detach from"),
+	IFACE_OPTION(struct iface_cfg, "interface to detach from"),
 	END_OPTIONS
 };
 
@@ -52,7 +50,7 @@ static const struct rfs_opt set_sock_flow_entries_opts[] = {
 };
 
 static const struct rfs_opt set_flow_cnt_opts[] = {
-	IFACE("an attached interface"),
+	IFACE_OPTION(struct iface_cfg, "an attached interface"),
 	DEFINE_OPTION("value", OPT_UINT, struct iface_cfg, value,
 		      .positional = true, .metavar = "N", .key = "value",
 		      .help = "entries per RX queue, a power of two from 64 to 1048576"),
@@ -60,7 +58,7 @@ static const struct rfs_opt set_flow_cnt_opts[] = {
 };
 
 static const struct rfs_opt set_cpus_opts[] = {
-	IFACE("an attached interface"),
+	IFACE_OPTION(struct iface_cfg, "an attached interface"),
 	DEFINE_OPTION("cpus", OPT_CPULIST, struct iface_cfg, cpus,
 		      .positional = true, .metavar = "LIST", .key = "cpus",
 		      .help = "online CPUs; flows leave a removed CPU in order"),

@@ -14,8 +14,7 @@ static const struct show_cfg {
 static const struct rfs_opt status_opts[] = { END_OPTIONS };
 
 #define ANY_IFACE	IFACE_OPTION(struct show_cfg,			\
-	"an attached interface (default: all of them)", .optional = true, \
-	.key = "iface")
+	"an attached interface (default: all of them)", .optional = true)
 
 static const char *const stats_formats[] = { "table", "prometheus", NULL };
 
@@ -286,14 +285,11 @@ static void stats_plain(struct json_object *st)
  * the same requests: for node_exporter's textfile collector. */
 static int stats_prometheus(const struct rfsctl_cfg *g)
 {
-	char err[RFS_CTL_ERR_LEN];
 	struct json_object *snap;
-	int e = rfs_collect(g, RFS_CTL_TIMEOUT_MS, &snap, err, sizeof(err));
+	int e;
 
-	if (e) {
-		p_err("%s", err);
+	if (rfs_call(g, NULL, RFS_CTL_TIMEOUT_MS, &snap, NULL, 0))
 		return EXIT_FAILURE;
-	}
 	e = rfs_prom_format(stdout, snap);
 	json_object_put(snap);
 	if (e || fflush(stdout)) {
@@ -319,13 +315,11 @@ static int do_stats(const struct rfsctl_cfg *g, const void *cfg)
 				       "--format prometheus and -j don't go together");
 		return stats_prometheus(g);
 	}
-	ret = rfs_call(g, rfs_req_new("stats", stats_opts, cfg), 0, &result,
-		       false);
-	if (!ret)
-		ret = rfs_expect(result, json_type_object, "the stats result");
-	if (!ret)
-		ret = rfs_expect(rfs_get(result, "total"), json_type_object,
-				 "stats \"total\"");
+	ret = rfs_call(g, rfs_req_new("stats", stats_opts, cfg),
+		       RFS_CTL_TIMEOUT_MS, &result, NULL, 0) ?:
+	      rfs_expect(result, json_type_object, "the stats result") ?:
+	      rfs_expect(rfs_get(result, "total"), json_type_object,
+			 "stats \"total\"");
 	if (!ret && g->json)
 		p_json(result);
 	else if (!ret)

@@ -46,6 +46,67 @@ static void wall_clock(char *buf, size_t len)
 		snprintf(buf, len, "?");
 }
 
+/* ---- a row's fields, each in its JSON and maybe a column; rfsctl(8)
+ * says on which CPU each is counted ---- */
+
+enum top_how { T_RATE, T_DESIRED, T_LOCAL, T_BACKLOG, T_KWAIT };
+
+#define CPUS	(1 << RFS_TOP_CPU | 1 << RFS_TOP_TOTAL)
+#define IFACES	(1 << RFS_TOP_IFACE)
+#define ALL	(CPUS | IFACES)
+
+/* its counter, key in rfsd's stats and ours (a rate's: "_per_s" added),
+ * the kinds of rows (bits) whose JSON and text have it, head and width */
+struct top_col {
+	enum top_how how;
+	int ctr;
+	const char *key;
+	unsigned int json, text;
+	const char *head;
+	int w;
+};
+
+static const struct top_col top_cols[] = {
+	{ T_RATE, RFS_TOP_SEEN, "seen", ALL, IFACES, "seen/s", 8 },
+	{ T_RATE, RFS_TOP_STEERED, "steered", ALL, ALL, "steered/s", 9 },
+	{ T_DESIRED, 0, "to_desired_pct", ALL, ALL, "desired%", 8 },
+	{ T_RATE, RFS_TOP_TO_DESIRED, "to_desired", ALL, 0, NULL, 0 },
+	{ T_RATE, RFS_TOP_HELD, "held", ALL, ALL, "held/s", 8 },
+	{ T_RATE, RFS_TOP_SWITCHES, "switches", ALL, ALL, "switch/s", 8 },
+	{ T_RATE, RFS_TOP_DEQUEUED, "dequeued", ALL, CPUS, "deq/s", 8 },
+	{ T_RATE, RFS_TOP_DROPS, "enqueue_drops", ALL, CPUS, "drops/s", 8 },
+	{ T_BACKLOG, 0, "backlog", CPUS, CPUS, "backlog", 7 },
+	{ T_LOCAL, 0, "locality_pct", ALL, CPUS, "local%", 6 },
+	{ T_RATE, RFS_TOP_RECV_LOCAL, "recv_local", ALL, 0, NULL, 0 },
+	{ T_RATE, RFS_TOP_RECV_REMOTE, "recv_remote", ALL, 0, NULL, 0 },
+	/* the kthreads are the datapath's, not an interface's */
+	{ T_KWAIT, 0, "kthread_wait_us_per_run", CPUS, CPUS, "kwait", 6 },
+	{ T_RATE, RFS_TOP_KTHREAD_WAIT_NS, "kthread_wait_ns", CPUS, 0, NULL, 0 },
+	{ T_RATE, RFS_TOP_KTHREAD_RUNS, "kthread_runs", CPUS, 0, NULL, 0 },
+};
+
+#define for_each_col(c)	for (c = top_cols; c < top_cols + \
+			     sizeof(top_cols) / sizeof(top_cols[0]); c++)
+
+/* The field's value in row r, NaN for none. */
+static double col_value(const struct top_col *c, const struct rfs_top_row *r)
+{
+	switch (c->how) {
+	case T_RATE:
+		return (rfs_top_ctr_is_kthread(c->ctr) ? r->kthread_valid :
+			r->valid) ? r->per_s[c->ctr] : NAN;
+	case T_DESIRED:
+		return r->to_desired_pct;
+	case T_LOCAL:
+		return r->locality_pct;
+	case T_BACKLOG:
+		return r->backlog < 0 ? NAN : r->backlog;
+	case T_KWAIT:
+		return r->kwait_us;
+	}
+	return NAN;
+}
+
 /* ---- one sample ---- */
 
 static struct rfs_top_row *add_row(struct rfs_top_snap *s,
@@ -53,19 +114,20 @@ static struct rfs_top_row *add_row(struct rfs_top_snap *s,
 				   struct json_object *o)
 {
 	struct rfs_top_row *r = &s->rows[s->n++];
-	int k;
+	const struct top_col *c;
 
 	r->kind = kind;
 	snprintf(r->name, sizeof(r->name), "%s", name);
-	for (k = 0; k < RFS_TOP_NR_CTRS; k++)
-		r->ctr[k] = rfs_u64(o, rfs_top_ctr_keys[k]);
+	for_each_col(c)
+		if (c->how == T_RATE)
+			r->ctr[c->ctr] = rfs_u64(o, c->key);
 	r->backlog = rfs_num(o, "backlog", RFS_TOP_NO_BACKLOG);
 	r->has_kthread = json_object_object_get_ex(o, "kthread_wait_ns", NULL) &&
 			 json_object_object_get_ex(o, "kthread_runs", NULL);
 	return r;
 }
 
-/* rfs_collect() as rows, rated against prev (NULL: none) */
+/* The requests of /metrics as rows, rated against prev (NULL: none) */
 static int fetch(const struct rfsctl_cfg *g, const struct rfs_top_snap *prev,
 		 struct rfs_top_snap *s, char *err, size_t len)
 {
@@ -77,7 +139,7 @@ static int fetch(const struct rfsctl_cfg *g, const struct rfs_top_snap *prev,
 	int ret;
 
 	memset(s, 0, sizeof(*s));
-	ret = rfs_collect(g, TOP_REPLY_MS, &snap, err, len);
+	ret = rfs_call(g, NULL, TOP_REPLY_MS, &snap, err, len);
 	/* the time of the counters: taken as soon as they are read */
 	s->t = now();
 	sta = rfs_get(snap, "stats");
@@ -126,67 +188,6 @@ static int fetch(const struct rfsctl_cfg *g, const struct rfs_top_snap *prev,
 		rfs_top_rates(prev, s);
 	}
 	return ret;
-}
-
-/* ---- a row's fields, each in its JSON and maybe a column; rfsctl(8)
- * says on which CPU each is counted ---- */
-
-enum top_how { T_RATE, T_DESIRED, T_LOCAL, T_BACKLOG, T_KWAIT };
-
-#define CPUS	(1 << RFS_TOP_CPU | 1 << RFS_TOP_TOTAL)
-#define IFACES	(1 << RFS_TOP_IFACE)
-#define ALL	(CPUS | IFACES)
-
-/* its counter, JSON member (a rate's: its counter's key "_per_s"), the
- * kinds of rows (bits) whose JSON and text have it, head and width */
-struct top_col {
-	enum top_how how;
-	int ctr;
-	const char *key;
-	unsigned int json, text;
-	const char *head;
-	int w;
-};
-
-static const struct top_col top_cols[] = {
-	{ T_RATE, RFS_TOP_SEEN, NULL, ALL, IFACES, "seen/s", 8 },
-	{ T_RATE, RFS_TOP_STEERED, NULL, ALL, ALL, "steered/s", 9 },
-	{ T_DESIRED, 0, "to_desired_pct", ALL, ALL, "desired%", 8 },
-	{ T_RATE, RFS_TOP_TO_DESIRED, NULL, ALL, 0, NULL, 0 },
-	{ T_RATE, RFS_TOP_HELD, NULL, ALL, ALL, "held/s", 8 },
-	{ T_RATE, RFS_TOP_SWITCHES, NULL, ALL, ALL, "switch/s", 8 },
-	{ T_RATE, RFS_TOP_DEQUEUED, NULL, ALL, CPUS, "deq/s", 8 },
-	{ T_RATE, RFS_TOP_DROPS, NULL, ALL, CPUS, "drops/s", 8 },
-	{ T_BACKLOG, 0, "backlog", CPUS, CPUS, "backlog", 7 },
-	{ T_LOCAL, 0, "locality_pct", ALL, CPUS, "local%", 6 },
-	{ T_RATE, RFS_TOP_RECV_LOCAL, NULL, ALL, 0, NULL, 0 },
-	{ T_RATE, RFS_TOP_RECV_REMOTE, NULL, ALL, 0, NULL, 0 },
-	/* the kthreads are the datapath's, not an interface's */
-	{ T_KWAIT, 0, "kthread_wait_us_per_run", CPUS, CPUS, "kwait", 6 },
-	{ T_RATE, RFS_TOP_KTHREAD_WAIT_NS, NULL, CPUS, 0, NULL, 0 },
-	{ T_RATE, RFS_TOP_KTHREAD_RUNS, NULL, CPUS, 0, NULL, 0 },
-};
-
-#define for_each_col(c)	for (c = top_cols; c < top_cols + \
-			     sizeof(top_cols) / sizeof(top_cols[0]); c++)
-
-/* The field's value in row r, NaN for none. */
-static double col_value(const struct top_col *c, const struct rfs_top_row *r)
-{
-	switch (c->how) {
-	case T_RATE:
-		return (rfs_top_ctr_is_kthread(c->ctr) ? r->kthread_valid :
-			r->valid) ? r->per_s[c->ctr] : NAN;
-	case T_DESIRED:
-		return r->to_desired_pct;
-	case T_LOCAL:
-		return r->locality_pct;
-	case T_BACKLOG:
-		return r->backlog < 0 ? NAN : r->backlog;
-	case T_KWAIT:
-		return r->kwait_us;
-	}
-	return NAN;
 }
 
 /* ---- the screen as lines of text, for the live view and plain output
@@ -321,8 +322,8 @@ static void print_json(const struct rfs_top_snap *s, double secs)
 		for_each_col(c) {
 			if (!(c->json & 1 << r->kind))
 				continue;
-			snprintf(key, sizeof(key), "%s%s", c->key ?:
-				 rfs_top_ctr_keys[c->ctr], c->key ? "" : "_per_s");
+			snprintf(key, sizeof(key), "%s%s", c->key,
+				 c->how == T_RATE ? "_per_s" : "");
 			json_object_object_add(j, key, json_num(col_value(c, r),
 						c->how == T_BACKLOG ? 0 : 1));
 		}

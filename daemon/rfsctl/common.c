@@ -183,6 +183,10 @@ struct json_object *rfs_req_new(const char *cmd, const struct rfs_opt *opts,
 			n = *(const unsigned int *)p;
 			v = n ? json_object_new_int(n) : NULL;
 			break;
+		case OPT_INT:
+			n = *(const int *)p;
+			v = (int)n >= 0 ? json_object_new_int(n) : NULL;
+			break;
 		case OPT_CPULIST:
 			v = rfs_cpuset_count(p) ? json_object_new_array() : NULL;
 			for (cpu = 0; v && cpu < RFS_MAX_CPUS; cpu++)
@@ -201,42 +205,30 @@ struct json_object *rfs_req_new(const char *cmd, const struct rfs_opt *opts,
 }
 
 int rfs_call(const struct rfsctl_cfg *g, struct json_object *req,
-	     int extra_ms, struct json_object **result, bool quiet)
+	     int timeout_ms, struct json_object **result, char *err,
+	     size_t len)
 {
-	char err[RFS_CTL_ERR_LEN];
+	char own[RFS_CTL_ERR_LEN];
 	struct rfs_ctl *ctl;
 	int ret;
 
+	if (!err) {
+		err = own;
+		len = sizeof(own);
+	}
 	*result = NULL;
-	ret = rfs_ctl_connect(&ctl, g->socket, RFS_CTL_TIMEOUT_MS + extra_ms,
-			      err, sizeof(err));
+	ret = rfs_ctl_connect(&ctl, g->socket, timeout_ms, err, len);
 	if (ret)
 		json_object_put(req);
+	else if (req)
+		ret = rfs_ctl_ask(ctl, req, result, err, len);
 	else
-		ret = rfs_ctl_ask(ctl, req, result, err, sizeof(err));
+		ret = rfs_prom_collect(rfs_ctl_ask, ctl, result, err, len);
 	rfs_ctl_close(ctl);
-	if (!ret)
-		return EXIT_SUCCESS;
 	/* the daemon's message names object and cause: pass it through */
-	if (quiet)
-		pr_debug("%s\n", err);
-	else
+	if (ret && err == own)
 		p_err("%s", err);
-	return EXIT_FAILURE;
-}
-
-int rfs_collect(const struct rfsctl_cfg *g, int timeout_ms,
-		struct json_object **snap, char *err, size_t len)
-{
-	struct rfs_ctl *ctl;
-	int ret;
-
-	*snap = NULL;
-	ret = rfs_ctl_connect(&ctl, g->socket, timeout_ms, err, len);
-	if (!ret)
-		ret = rfs_prom_collect(rfs_ctl_ask, ctl, snap, err, len);
-	rfs_ctl_close(ctl);
-	return ret;
+	return ret ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 
 int rfs_expect(struct json_object *result, enum json_type type,
@@ -258,7 +250,8 @@ int rfs_show(const struct rfsctl_cfg *g, struct json_object *req,
 	struct json_object *result, *r;
 	int ret;
 
-	ret = rfs_call(g, req, extra_ms, &result, false);
+	ret = rfs_call(g, req, RFS_CTL_TIMEOUT_MS + extra_ms, &result, NULL,
+		       0);
 	r = result;
 	if (!ret && key && !json_object_object_get_ex(result, key, &r))
 		r = NULL;

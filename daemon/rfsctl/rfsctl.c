@@ -30,17 +30,19 @@ static const struct rfs_opt rfsctl_opts[] = {
 static int do_version(const struct rfsctl_cfg *g, const void *cfg)
 {
 	struct json_object *result = NULL, *obj = json_object_new_object(), *v;
+	char err[RFS_CTL_ERR_LEN];
 
 	json_object_object_add(obj, "rfsctl",
 			       json_object_new_string(RFS_VERSION));
 	/* rfsd not answering is no error here: -v says why */
-	if (cfg && !rfs_call(g, rfs_req_new("version", NULL, NULL), 0, &result,
-			     true) &&
-	    json_object_is_type(v = rfs_get(result, "version"),
-				json_type_string))
-		json_object_object_add(obj, "rfsd", json_object_get(v));
-	else if (cfg)
-		json_object_object_add(obj, "rfsd", NULL);
+	if (cfg && rfs_call(g, rfs_req_new("version", NULL, NULL),
+			    RFS_CTL_TIMEOUT_MS, &result, err, sizeof(err)))
+		pr_debug("%s\n", err);
+	v = rfs_get(result, "version");
+	if (cfg)
+		json_object_object_add(obj, "rfsd",
+				       json_object_is_type(v, json_type_string) ?
+				       json_object_get(v) : NULL);
 	if (g->json) {
 		p_json(obj);
 	} else {
@@ -142,8 +144,15 @@ static int set_value(const struct opt_ref *r, const char *arg,
 		else
 			*(unsigned int *)p = u;
 		break;
+	case OPT_INT:
+		if (rfs_parse_u32(arg, &u) || u > (unsigned int)opt->max)
+			snprintf(why, sizeof(why), "is not a %s (0..%d)",
+				 opt->noun, opt->max);
+		else
+			*(int *)p = u;
+		break;
 	case OPT_CPULIST:
-		err = rfs_cpulist_parse(arg, p);
+		err = rfs_cpulist_parse(arg, p, false);
 		if (err == -ERANGE)
 			snprintf(why, sizeof(why), "has a CPU above %d",
 				 RFS_MAX_CPUS - 1);

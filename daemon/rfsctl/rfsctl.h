@@ -21,6 +21,7 @@ enum rfs_opt_type {
 	OPT_STRING,	/* const char * */
 	OPT_IFNAME,	/* const char *: 1..15 chars, no '/', ':' or space */
 	OPT_UINT,	/* unsigned int: decimal 1..INT_MAX; 0 = not given */
+	OPT_INT,	/* int: decimal 0..max; -1 = not given */
 	OPT_CPULIST,	/* struct rfs_cpuset, "0-3,6"; empty = not given */
 	OPT_ENUM,	/* const char *: one of .values (unique prefix ok) */
 };
@@ -33,6 +34,8 @@ struct rfs_opt {
 	const char *metavar;	/* IFACE, N ...: in help and errors */
 	const char *help;
 	const char *const *values;	/* OPT_ENUM, NULL-terminated */
+	int max;			/* OPT_INT */
+	const char *noun;		/* OPT_INT: "port number" */
 	bool positional;	/* in table order, after the command */
 	bool optional;		/* positional that may be left out */
 	bool leading;		/* global, valid only before COMMAND */
@@ -45,7 +48,7 @@ struct rfs_opt {
 #define END_OPTIONS	{ .name = NULL }
 #define IFACE_OPTION(_cfg, _help, ...)					\
 	DEFINE_OPTION("iface", OPT_IFNAME, _cfg, iface,			\
-		      .positional = true, .metavar = "IFACE",		\
+		      .positional = true, .metavar = "IFACE", .key = "iface", \
 		      .help = (_help), __VA_ARGS__)
 
 struct rfsctl_cfg {
@@ -101,20 +104,10 @@ static inline struct json_object *rfs_get(struct json_object *obj,
 	return v;
 }
 
-static inline const char *rfs_str(struct json_object *obj, const char *key,
-				  const char *dflt)
-{
-	return rfs_get(obj, key) ? json_object_get_string(rfs_get(obj, key)) :
-	       dflt;
-}
-
-static inline long long rfs_num(struct json_object *obj, const char *key,
-				long long dflt)
-{
-	return rfs_get(obj, key) ? json_object_get_int64(rfs_get(obj, key)) :
-	       dflt;
-}
-
+#define rfs_str(obj, key, dflt)	(rfs_get(obj, key) ?			\
+	json_object_get_string(rfs_get(obj, key)) : (dflt))
+#define rfs_num(obj, key, dflt)	(rfs_get(obj, key) ?			\
+	json_object_get_int64(rfs_get(obj, key)) : (long long)(dflt))
 #define rfs_u64(obj, key)	json_object_get_uint64(rfs_get(obj, key))
 #define rfs_bool(obj, key)	json_object_get_boolean(rfs_get(obj, key))
 #define rfs_len(arr)	(json_object_is_type(arr, json_type_array) ?	\
@@ -130,13 +123,12 @@ void rfs_print_kv(struct json_object *obj, const char *indent,
 struct json_object *rfs_req_new(const char *cmd, const struct rfs_opt *opts,
 				const void *cfg);
 
-/* rfs_ctl_ask() on a connection of its own, waiting up to the default
- * timeout plus extra_ms.  An error is printed (quiet: only under -v). */
+/* rfs_ctl_ask() on a connection of its own, or (req NULL) the requests
+ * of /metrics (rfs_prom_collect()).  An error is printed, or (err) put
+ * in err for the caller. */
 int rfs_call(const struct rfsctl_cfg *g, struct json_object *req,
-	     int extra_ms, struct json_object **result, bool quiet);
-/* The requests of /metrics (rfs_prom_collect()) on one connection. */
-int rfs_collect(const struct rfsctl_cfg *g, int timeout_ms,
-		struct json_object **snap, char *err, size_t len);
+	     int timeout_ms, struct json_object **result, char *err,
+	     size_t len);
 /* The object or array type a command expects, or an error (EXIT_FAILURE) */
 int rfs_expect(struct json_object *result, enum json_type type,
 	       const char *what);
@@ -170,8 +162,6 @@ enum rfs_top_ctr {
 };
 
 #define rfs_top_ctr_is_kthread(k)	((k) >= RFS_TOP_KTHREAD_WAIT_NS)
-
-extern const char *const rfs_top_ctr_keys[RFS_TOP_NR_CTRS];
 
 enum rfs_top_kind { RFS_TOP_CPU, RFS_TOP_TOTAL, RFS_TOP_IFACE };
 

@@ -2,20 +2,6 @@
 /* rfsctl top's arithmetic, apart from cmd_top.c to be unit-tested alone */
 #include "rfsctl.h"
 
-const char *const rfs_top_ctr_keys[RFS_TOP_NR_CTRS] = {
-	[RFS_TOP_SEEN] = "seen",
-	[RFS_TOP_STEERED] = "steered",
-	[RFS_TOP_TO_DESIRED] = "to_desired",
-	[RFS_TOP_HELD] = "held",
-	[RFS_TOP_SWITCHES] = "switches",
-	[RFS_TOP_DEQUEUED] = "dequeued",
-	[RFS_TOP_DROPS] = "enqueue_drops",
-	[RFS_TOP_RECV_LOCAL] = "recv_local",
-	[RFS_TOP_RECV_REMOTE] = "recv_remote",
-	[RFS_TOP_KTHREAD_WAIT_NS] = "kthread_wait_ns",
-	[RFS_TOP_KTHREAD_RUNS] = "kthread_runs",
-};
-
 /*
  * What a counter grew by.  Counters only grow and wrap at 2^64, so a
  * forward distance up to 2^63 is growth, a wrap included.  Anything else

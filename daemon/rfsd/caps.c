@@ -79,11 +79,12 @@ static int rfsd_bound_drop(bool all, bool keep_nice)
 	return 0;
 }
 
+static struct __user_cap_header_struct cap_hdr = {
+	.version = _LINUX_CAPABILITY_VERSION_3,
+};
+
 int rfsd_caps_drop(bool keep_nice, char *kept, size_t len, int *dropped)
 {
-	struct __user_cap_header_struct hdr = {
-		.version = _LINUX_CAPABILITY_VERSION_3,
-	};
 	struct __user_cap_data_struct data[2] = {};
 	__u32 keep[2] = {};
 	int cap, i, e;
@@ -97,7 +98,7 @@ int rfsd_caps_drop(bool keep_nice, char *kept, size_t len, int *dropped)
 	e = rfsd_bound_drop(false, keep_nice);
 	if (e)
 		return e;
-	if (syscall(SYS_capget, &hdr, data))
+	if (syscall(SYS_capget, &cap_hdr, data))
 		return -errno;
 	for (i = 0; i < 2; i++) {
 		*dropped += __builtin_popcount(data[i].effective & ~keep[i]);
@@ -105,7 +106,7 @@ int rfsd_caps_drop(bool keep_nice, char *kept, size_t len, int *dropped)
 		data[i].effective &= keep[i];
 		data[i].inheritable = 0;
 	}
-	if (syscall(SYS_capset, &hdr, data))
+	if (syscall(SYS_capset, &cap_hdr, data))
 		return -errno;
 	for (cap = 0; cap < RFSD_NKEPT; cap++)
 		if (data[cap / 32].effective & keep[cap / 32] & (1u << (cap % 32))) {
@@ -118,19 +119,16 @@ int rfsd_caps_drop(bool keep_nice, char *kept, size_t len, int *dropped)
 
 int rfsd_caps_drop_all(uid_t uid, gid_t gid)
 {
-	struct __user_cap_header_struct hdr = {
-		.version = _LINUX_CAPABILITY_VERSION_3,
-	};
 	struct __user_cap_data_struct data[2] = {};
 	__u32 sw = (1u << CAP_SETUID) | (1u << CAP_SETGID);
 	int e;
 
 	/* what rfsd kept permitted for this, effective for the switch */
-	if (syscall(SYS_capget, &hdr, data))
+	if (syscall(SYS_capget, &cap_hdr, data))
 		return -errno;
 	data[0].effective = data[0].permitted & RFSD_PARSER_CAPS;
 	data[1].effective = 0;
-	if (syscall(SYS_capset, &hdr, data))
+	if (syscall(SYS_capset, &cap_hdr, data))
 		return -errno;
 	e = rfsd_bound_drop(true, false);
 	if (e)
@@ -141,7 +139,7 @@ int rfsd_caps_drop_all(uid_t uid, gid_t gid)
 	     setresuid(uid, uid, uid)))
 		return -errno;
 	memset(data, 0, sizeof(data));
-	if (syscall(SYS_capset, &hdr, data) ||
+	if (syscall(SYS_capset, &cap_hdr, data) ||
 	    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
 		return -errno;
 	return 0;

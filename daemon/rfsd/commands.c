@@ -185,7 +185,7 @@ static struct json_object *rfsd_cmd_status(struct rfsd_cmd_ctx *x,
 		 rfsd_jstr(rfs_trace_mode_name(x->dp->trace_mode)));
 	rfsd_add(o, "sock_flow_entries",
 		 rfsd_jint(x->dp->globals.sock_flow_mask + 1));
-	rfsd_add(o, "nr_cpus", rfsd_jint(x->dp->env.nr_cpus));
+	rfsd_add(o, "nr_cpus", rfsd_jint(x->dp->nr_cpus));
 	rfsd_add(o, "parser_pid", rfsd_jint(x->parser ? x->parser->pid : 0));
 	p = json_object_new_object();
 	rfsd_add(p, "cpumap", rfsd_jint(ids->cpumap));
@@ -232,7 +232,7 @@ static struct json_object *rfsd_cmd_attach(struct rfsd_cmd_ctx *x,
 	e = rfs_if_attach(x->dp, r->iface, &opts, &ifc, err);
 	if (e)
 		return rfsd_reply_dp_err(e, err, "attach %s", r->iface);
-	rfsd_ifaces_user_attach(x->ifaces, r->iface);
+	rfsd_ifaces_user(x->ifaces, r->iface, false);
 	rfs_if_describe(ifc, desc, sizeof(desc));
 	rfs_log_iface(RFS_LOG_INFO, r->iface, ifc->ifindex,
 		      "attached, %s: rfsctl attach, %s", desc,
@@ -266,28 +266,14 @@ static struct json_object *rfsd_cmd_detach(struct rfsd_cmd_ctx *x,
 	e = rfs_if_detach(x->dp, ifc, err);
 	if (e)
 		return rfsd_reply_dp_err(e, err, "detach %s", r->iface);
-	rfsd_ifaces_user_detach(x->ifaces, r->iface);
+	rfsd_ifaces_user(x->ifaces, r->iface, true);
 	rfs_log_iface(RFS_LOG_INFO, r->iface, ifindex,
 		      "detached: rfsctl detach, %s", rfsd_client_who(c));
 	return rfsd_reply_ok(json_object_new_object());
 }
 
-/* What set changes (ifc NULL: the sock flow table), as its log shows it */
-static void set_value(struct rfsd_cmd_ctx *x, struct rfs_if *ifc, bool cpus,
-		      char *buf, size_t len)
-{
-	if (!ifc) {
-		snprintf(buf, len, "%u", x->dp->globals.sock_flow_mask + 1);
-	} else if (!cpus) {
-		snprintf(buf, len, "%u", ifc->flow_cnt);
-	} else {
-		rfs_cpulist_format(&ifc->configured, buf, len);
-		if (!*buf)
-			snprintf(buf, len, "all");
-	}
-}
-
-/* One path for every key: check, find, call, log the change, reply. */
+/* One path for every key: check, find, call, reply; the datapath logs a
+ * change of an interface, with why. */
 static struct json_object *rfsd_cmd_set(struct rfsd_cmd_ctx *x,
 					struct rfsd_client *c,
 					const struct rfsd_req *r)
@@ -297,7 +283,8 @@ static struct json_object *rfsd_cmd_set(struct rfsd_cmd_ctx *x,
 	bool cpus = !strcmp(r->key, "cpus");
 	const char *words = sfe ? "sock-flow-entries" : cpus ? "cpus" :
 			    "flow-cnt", *miss;
-	char err[RFS_ERR_LEN] = "", what[64], was[256], now[256];
+	__u32 was = x->dp->globals.sock_flow_mask + 1, now;
+	char err[RFS_ERR_LEN] = "", what[64], why[128];
 	struct json_object *reply = NULL, *o;
 	struct rfs_if *ifc = NULL;
 	int e;
@@ -316,36 +303,30 @@ static struct json_object *rfsd_cmd_set(struct rfsd_cmd_ctx *x,
 	snprintf(what, sizeof(what), "set %s", words);
 	if (!sfe && !(ifc = rfsd_find_if(x, what, r->iface, &reply)))
 		return reply;
-	set_value(x, ifc, cpus, was, sizeof(was));
+	snprintf(why, sizeof(why), "rfsctl %s, %s", what, rfsd_client_who(c));
 	if (sfe)
 		e = rfs_dp_set_sock_flow_entries(x->dp, r->value, err);
 	else if (cpus)
-		e = rfs_if_set_cpus(x->dp, ifc, &r->cpus, err);
+		e = rfs_if_set_cpus(x->dp, ifc, &r->cpus, why, err);
 	else
-		e = rfs_if_set_flow_cnt(x->dp, ifc, r->value, err);
+		e = rfs_if_set_flow_cnt(x->dp, ifc, r->value, why, err);
 	if (e)
 		return rfsd_reply_dp_err(e, err, "%s%s%s", what, ifc ? " " : "",
 					 ifc ? r->iface : "");
-	set_value(x, ifc, cpus, now, sizeof(now));
-	if (strcmp(was, now) && sfe)
-		pr_info("sock flow table: %s -> %s entries: rfsctl set sock-flow-entries, %s\n",
-			was, now, rfsd_client_who(c));
-	else if (strcmp(was, now))
-		rfs_log_iface(RFS_LOG_INFO, r->iface, ifc->ifindex,
-			      "%s %s -> %s: rfsctl %s, %s",
-			      cpus ? "cpus" : "flow_cnt", was, now, what,
-			      rfsd_client_who(c));
-	if (sfe) {
-		o = json_object_new_object();
-		rfsd_add(o, "sock_flow_entries",
-			 rfsd_jint(x->dp->globals.sock_flow_mask + 1));
+	if (ifc) {
+		o = if_json(ifc);
+		/* set cpus returns at once: a removal still waiting on
+		 * flows is in the reply, as in status, not waited for */
+		if (cpus)
+			if_leaving_json(x->dp, ifc, o);
 		return rfsd_reply_ok(o);
 	}
-	o = if_json(ifc);
-	/* set cpus returns at once: a removal still waiting on flows is
-	 * in the reply, as in status, rather than waited for */
-	if (cpus)
-		if_leaving_json(x->dp, ifc, o);
+	now = x->dp->globals.sock_flow_mask + 1;
+	if (now != was)
+		pr_info("sock flow table: %u -> %u entries: %s\n", was, now,
+			why);
+	o = json_object_new_object();
+	rfsd_add(o, "sock_flow_entries", rfsd_jint(now));
 	return rfsd_reply_ok(o);
 }
 

@@ -149,8 +149,8 @@ static inline size_t rfsd_preq_size(const struct rfsd_preq *p)
  * peer that may only read if reader, into *p. */
 void rfsd_request_parse(const struct rfsd_cmd *cmds, bool reader,
 			const char *line, size_t len, struct rfsd_preq *p);
-/* The parser process: answer each request on fd until it closes. */
-void rfsd_request_serve(int fd, const struct rfsd_cmd *cmds);
+/* The parser process's main (server.h): c->arg is the table. */
+void rfsd_request_serve(struct rfsd_child *c);
 /* rfsd's half: check p (len bytes, as received) and run its command.
  * deny, for a peer that may only read, is why a change is refused. */
 enum rfsd_cmd_rc rfsd_request_exec(const struct rfsd_cmd *cmds,

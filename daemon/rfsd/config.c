@@ -381,28 +381,12 @@ static int config_handler(void *user, const char *section, const char *name,
 	return 1;
 }
 
-static int check_noguard(const struct rfsd_config *cfg, const char *path,
-			 bool unsafe_noguard, char *err)
-{
-	char label[300];
-	size_t i;
-
-	err[0] = '\0';
-	for (i = 0; i < cfg->n_ifs && !unsafe_noguard; i++)
-		if (cfg->ifs[i].noguard) {
-			snprintf(err, RFSD_CONFIG_ERR_LEN,
-				 "can't honour 'noguard = yes' in %s of '%s': it turns off the in-order rule and lets flows be reordered, so rfsd refuses it unless started with --unsafe-noguard (benchmarks only)",
-				 rfsd_iface_cfg_label(&cfg->ifs[i], label,
-						      sizeof(label)), path);
-			return -EPERM;
-		}
-	return 0;
-}
-
 int rfsd_config_load(const char *path, bool must_exist, bool unsafe_noguard,
 		     struct rfsd_config *cfg, char *err)
 {
 	FILE *f = fopen(path, "re");
+	char label[300];
+	size_t i;
 	int ret;
 
 	if (!f) {
@@ -414,8 +398,16 @@ int rfsd_config_load(const char *path, bool must_exist, bool unsafe_noguard,
 			 path, strerror(-ret));
 		return ret;
 	}
-	ret = rfsd_config_parse(f, path, cfg, err) ?:
-	      check_noguard(cfg, path, unsafe_noguard, err);
+	ret = rfsd_config_parse(f, path, cfg, err);
+	for (i = 0; !ret && !unsafe_noguard && i < cfg->n_ifs; i++) {
+		if (!cfg->ifs[i].noguard)
+			continue;
+		snprintf(err, RFSD_CONFIG_ERR_LEN,
+			 "can't honour 'noguard = yes' in %s of '%s': it turns off the in-order rule and lets flows be reordered, so rfsd refuses it unless started with --unsafe-noguard (benchmarks only)",
+			 rfsd_iface_cfg_label(&cfg->ifs[i], label,
+					      sizeof(label)), path);
+		ret = -EPERM;
+	}
 	fclose(f);
 	if (ret)
 		rfsd_config_free(cfg);

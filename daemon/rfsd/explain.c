@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The explain command: one flow's state and its next frame's fate on each
- * RX queue, as daemon/lib/rfs_explain.h computes them, in JSON. */
+ * RX queue, as daemon/lib/rfs_explain.c computes them, in JSON. */
 #include <arpa/inet.h>
 #include <stdlib.h>
 
 #include "commands.h"
 #include "log.h"
-#include "rfs_explain.h"
 #include "rfs_order.h"
 
 /* An address into a key's zeroed words; its family, or 0. */

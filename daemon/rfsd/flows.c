@@ -177,13 +177,9 @@ bool rfsd_sampler_done(struct rfsd_sampler *s, struct rfs_dp *dp,
 {
 	struct rfsd_flows_job **pj, *j;
 	long long now = rfs_mono_ns();
-	__u64 ticks;
 
 	*c = NULL;
 	*reply = NULL;
-	if (read(s->tfd, &ticks, sizeof(ticks)) < 0 && errno != EAGAIN)
-		pr_debug("can't read the sampler's timerfd: %s\n",
-			 strerror(errno));
 	for (pj = &s->jobs; (j = *pj); pj = &j->next)
 		if (now >= j->end_ns)
 			break;

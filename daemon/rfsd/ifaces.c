@@ -93,38 +93,25 @@ static void apply_changes(struct rfsd_ifaces *ifs, struct rfs_if *ifc,
 			  const struct rfsd_iface_cfg *was,
 			  const struct rfsd_iface_cfg *now)
 {
-	char err[RFS_ERR_LEN] = "", list[128], old[128];
-	__u32 n, old_n = ifc->flow_cnt;
-	const char *name = ifc->name;
+	__u32 n = now->flow_cnt ? now->flow_cnt : RFS_FLOW_CNT_DEFAULT;
+	char err[RFS_ERR_LEN] = "";
 	struct rfs_cpuset set;
 	int r;
 
-	rfs_cpulist_format(&ifc->configured, old, sizeof(old));
+	/* every failure here says why in err */
 	r = rfsd_iface_cpus(now, &set, err, sizeof(err));
 	if (!r && !rfs_cpuset_equal(&set, &ifc->configured))
-		r = rfs_if_set_cpus(ifs->dp, ifc, &set, err);
-	rfs_cpulist_format(&ifc->configured, list, sizeof(list));
+		r = rfs_if_set_cpus(ifs->dp, ifc, &set, "config reload", err);
 	if (r)
-		pr_warn("reload: %s: %s\n", name, err[0] ? err : strerror(-r));
-	else if (strcmp(old, list))
-		rfs_log_iface(RFS_LOG_INFO, name, ifc->ifindex,
-			      "cpus %s -> %s: config reload",
-			      old[0] ? old : "all", list[0] ? list : "all");
-	n = now->flow_cnt ? now->flow_cnt : RFS_FLOW_CNT_DEFAULT;
-	err[0] = '\0';
-	r = n == old_n ? 0 : rfs_if_set_flow_cnt(ifs->dp, ifc, n, err);
-	if (r)
-		pr_warn("reload: %s\n", err[0] ? err : strerror(-r));
-	else if (n != old_n)
-		rfs_log_iface(RFS_LOG_INFO, name, ifc->ifindex,
-			      "flow_cnt %u -> %u: config reload", old_n, n);
-	err[0] = '\0';
+		pr_warn("reload: %s: %s\n", ifc->name, err);
+	if (rfs_if_set_flow_cnt(ifs->dp, ifc, n, "config reload", err))
+		pr_warn("reload: %s\n", err);
 	if (was->noguard != now->noguard &&
-	    (r = rfs_if_set_noguard(ifs->dp, ifc, now->noguard, err)))
-		pr_warn("reload: %s\n", err[0] ? err : strerror(-r));
+	    rfs_if_set_noguard(ifs->dp, ifc, now->noguard, err))
+		pr_warn("reload: %s\n", err);
 	if (was->mode != now->mode)
 		pr_warn("reload: %s: a new mode takes a detach and attach; still %s\n",
-			name, rfs_xdp_mode_name(ifc->mode));
+			ifc->name, rfs_xdp_mode_name(ifc->mode));
 }
 
 /* An adopted interface keeps what it has, but for noguard: the in-order
@@ -450,22 +437,16 @@ void rfsd_ifaces_resync(struct rfsd_ifaces *ifs)
 	}
 }
 
-void rfsd_ifaces_user_attach(struct rfsd_ifaces *ifs, const char *name)
+void rfsd_ifaces_user(struct rfsd_ifaces *ifs, const char *name, bool detach)
 {
-	struct rfsd_ifstate *st = ifstate(ifs, name, false);
+	struct rfsd_ifstate *st = ifstate(ifs, name, detach);
 
-	if (st) {
-		st->user_detached = st->lost = false;
+	if (st && !detach) {
+		st->lost = false;
 		st->last_err = st->lost_to = 0;
 	}
-}
-
-void rfsd_ifaces_user_detach(struct rfsd_ifaces *ifs, const char *name)
-{
-	struct rfsd_ifstate *st = ifstate(ifs, name, true);
-
 	if (st)
-		st->user_detached = true;
+		st->user_detached = detach;
 }
 
 size_t rfsd_ifaces_waiting(struct rfsd_ifaces *ifs)

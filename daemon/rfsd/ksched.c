@@ -145,7 +145,7 @@ done:
 
 void rfsd_ksched_adopt(struct rfsd_kscheds *k)
 {
-	int n = k->dp->env.nr_cpus, cpu;	/* <= RFS_MAX_CPUS */
+	int n = k->dp->nr_cpus, cpu;	/* <= RFS_MAX_CPUS */
 	struct rfs_cpu_queue *q;
 	struct rfsd_ksched p;
 	char name[48], why[128];
@@ -199,7 +199,7 @@ static void kwait_look(struct rfsd_kscheds *k, int cpu, __u32 pid)
 
 void rfsd_ksched_tick(struct rfsd_kscheds *k)
 {
-	int n = k->dp->env.nr_cpus, cpu;	/* <= RFS_MAX_CPUS */
+	int n = k->dp->nr_cpus, cpu;	/* <= RFS_MAX_CPUS */
 	bool look = !(++k->ticks % RFSD_KWAIT_WINDOW);
 	struct rfs_cpu_queue *q;
 
@@ -286,7 +286,7 @@ int rfsd_ksched_wait(const struct rfsd_kscheds *k, int cpu, __u32 pid,
 struct json_object *rfsd_ksched_json(const struct rfsd_kscheds *k)
 {
 	struct json_object *o = json_object_new_object(), *a, *e;
-	int n = k->dp->env.nr_cpus, cpu;
+	int n = k->dp->nr_cpus, cpu;
 	char name[48];
 
 	rfsd_ksched_name(&k->want, name, sizeof(name));
@@ -393,7 +393,7 @@ static void on_kflood_timer(struct rfsd_watch *w, uint32_t ev)
 {
 	struct rfsd_kscheds *k = rfsd_container_of(w, struct rfsd_kscheds,
 						   flood_tmr);
-	int n = k->dp->env.nr_cpus, cpu;
+	int n = k->dp->nr_cpus, cpu;
 	struct rfs_cpu_queue *q;
 
 	rfsd_timer_ack(w);

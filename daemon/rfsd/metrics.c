@@ -76,13 +76,11 @@ static int run_request(void *ctx, struct json_object *req,
 	*result = NULL;
 	rc = rfsd_request_run_as(d->cmds, d->ctx, NULL, NULL, line,
 				 strlen(line), &reply);
-	if (rc != RFSD_CMD_REPLY) {	/* only flows waits or starts a job */
-		snprintf(err, len, "'%s' did not answer at once",
-			 json_object_to_json_string(req));
-		json_object_put(req);
-		return -EBUSY;
-	}
+	if (rc != RFSD_CMD_REPLY)	/* only flows waits or starts a job */
+		snprintf(err, len, "'%s' did not answer at once", line);
 	json_object_put(req);
+	if (rc != RFSD_CMD_REPLY)
+		return -EBUSY;
 	e = rfs_ctl_result(reply, &r, err, len);
 	if (!e)
 		*result = json_object_get(r);
@@ -268,19 +266,6 @@ static enum MHD_Result respond(struct MHD_Connection *conn, unsigned int code,
 	return ret;
 }
 
-static enum MHD_Result serve_metrics(struct rfsd_http *h,
-				     struct MHD_Connection *conn)
-{
-	char err[RFS_CTL_ERR_LEN], msg[RFS_CTL_ERR_LEN + 32];
-
-	/* a scrape right after another gets the same text */
-	if ((h->snap && rfs_mono_ms() - h->snap_ms < RFSD_METRICS_SNAP_MS) ||
-	    !ask(h, err, sizeof(err)))
-		return respond(conn, MHD_HTTP_OK, h->snap);
-	snprintf(msg, sizeof(msg), "can't gather the metrics: %s\n", err);
-	return respond(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, msg);
-}
-
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 				  const char *url, const char *method,
 				  const char *version, const char *upload,
@@ -291,6 +276,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn,
 					MHD_CONNECTION_INFO_SOCKET_CONTEXT);
 	struct rfsd_mconn *c = ci ? ci->socket_context : NULL;
+	char err[RFS_CTL_ERR_LEN], msg[RFS_CTL_ERR_LEN + 32];
+	struct rfsd_http *h = cls;
 
 	/* a kept-alive connection has the whole deadline for its next
 	 * request (the idle timeout bounds the wait between them) */
@@ -313,7 +300,12 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 	if (strcmp(url, "/metrics"))
 		return respond(conn, MHD_HTTP_NOT_FOUND,
 			       "not found; the metrics are at /metrics\n");
-	return serve_metrics(cls, conn);
+	/* a scrape right after another gets the same text */
+	if ((h->snap && rfs_mono_ms() - h->snap_ms < RFSD_METRICS_SNAP_MS) ||
+	    !ask(h, err, sizeof(err)))
+		return respond(conn, MHD_HTTP_OK, h->snap);
+	snprintf(msg, sizeof(msg), "can't gather the metrics: %s\n", err);
+	return respond(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, msg);
 }
 
 /* MHD_OPTION_NOTIFY_CONNECTION: a connection is accepted (its deadline
@@ -395,17 +387,21 @@ static void arm_timer(struct rfsd_http *h)
 
 static void on_mhd(struct rfsd_watch *w, uint32_t events)
 {
-	uint64_t n;
-
-	if (w == &http.tmr && read(w->fd, &n, sizeof(n)) < 0 &&
-	    errno != EAGAIN)
-		pr_debug("can't read the metrics timer: %s\n", strerror(errno));
+	if (w == &http.tmr)
+		rfsd_timer_ack(w);
 	MHD_run(http.mhd);
 	arm_timer(&http);
 }
 
-static void http_close(struct rfsd_http *h)
+/* Input from rfsd outside an ask: a late answer, or its end. */
+static void on_ctl(struct rfsd_watch *w, uint32_t events)
 {
+	struct rfsd_http *h = &http;
+	char err[RFS_CTL_ERR_LEN];
+
+	if (!(events & (EPOLLHUP | EPOLLERR)) &&
+	    take(h, err, sizeof(err)) != -EPIPE)
+		return;
 	rfsd_watch_del(h->loop, &h->ev);
 	rfsd_watch_del(h->loop, &h->tmr);
 	rfsd_watch_del(h->loop, &h->ctl);
@@ -415,16 +411,6 @@ static void http_close(struct rfsd_http *h)
 	close(h->ctl.fd);
 	free(h->snap);
 	h->loop->stop = true;
-}
-
-/* Input from rfsd outside an ask: a late answer, or its end. */
-static void on_ctl(struct rfsd_watch *w, uint32_t events)
-{
-	char err[RFS_CTL_ERR_LEN];
-
-	if ((events & (EPOLLHUP | EPOLLERR)) ||
-	    take(&http, err, sizeof(err)) == -EPIPE)
-		http_close(&http);
 }
 
 /* MHD's own messages (a peer that broke the protocol, a failed accept):
@@ -441,22 +427,6 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
 const char *rfsd_metrics_addr(const struct rfsd_metrics *m)
 {
 	return m ? m->addr : NULL;
-}
-
-/* What fd listens on, as metrics_listen would name it. */
-static int addr_of(int fd, struct sockaddr_storage *ss, char *buf, size_t len)
-{
-	char host[INET6_ADDRSTRLEN], port[8];
-	socklen_t sl = sizeof(*ss);
-
-	if (getsockname(fd, (struct sockaddr *)ss, &sl))
-		return -errno;
-	if (getnameinfo((struct sockaddr *)ss, sl, host, sizeof(host), port,
-			sizeof(port), NI_NUMERICHOST | NI_NUMERICSERV))
-		return -EAFNOSUPPORT;
-	snprintf(buf, len, ss->ss_family == AF_INET6 ? "[%s]:%s" : "%s:%s",
-		 host, port);
-	return 0;
 }
 
 /* The child: serve on c->keep until rfsd closes c->fd. */
@@ -528,20 +498,28 @@ int rfsd_metrics_open(struct rfsd_metrics **mp, struct rfsd_loop *loop,
 		      const struct rfsd_dispatch *dispatch, const char *addr,
 		      int fd, char *err, size_t len)
 {
+	char name[64], host[INET6_ADDRSTRLEN], port[8];
 	struct sockaddr_storage ss;
 	struct rfsd_metrics *m;
-	char name[64];
-	socklen_t sl;
+	socklen_t sl = sizeof(ss);
 	int e;
 
 	*mp = NULL;
 	if (!addr) {
-		e = addr_of(fd, &ss, name, sizeof(name));
+		/* what fd listens on, as metrics_listen would name it */
+		e = getsockname(fd, (struct sockaddr *)&ss, &sl) ? -errno : 0;
+		if (!e && getnameinfo((struct sockaddr *)&ss, sl, host,
+				      sizeof(host), port, sizeof(port),
+				      NI_NUMERICHOST | NI_NUMERICSERV))
+			e = -EAFNOSUPPORT;
 		if (e) {
 			snprintf(err, len, "can't serve metrics on the socket systemd passed: %s",
 				 strerror(-e));
 			return e;
 		}
+		snprintf(name, sizeof(name),
+			 ss.ss_family == AF_INET6 ? "[%s]:%s" : "%s:%s", host,
+			 port);
 		addr = name;
 	} else if (rfs_parse_hostport(addr, &ss, &sl)) {
 		snprintf(err, len, "can't serve metrics on '%s': not IPV4:PORT or [IPV6]:PORT",

@@ -38,7 +38,7 @@ static void sysfs_cpus(const char *root, const char *file,
 	snprintf(path, sizeof(path), "%s/sys/devices/system/cpu/%s", root, file);
 	rfs_cpuset_zero(set);
 	f = fopen(path, "re");
-	if (f && fgets(buf, sizeof(buf), f) && rfs_cpulist_parse_clamped(buf, set))
+	if (f && fgets(buf, sizeof(buf), f) && rfs_cpulist_parse(buf, set, true))
 		rfs_cpuset_zero(set);
 	if (f)
 		fclose(f);
@@ -76,7 +76,7 @@ static int cpus_word(const char *w, void *arg)
 				    w[0] == 'i' ? iso.bits[i] & s.bits[i] :
 				    s.bits[i] & ~iso.bits[i];
 	} else {
-		e = rfs_cpulist_parse(w, &s);
+		e = rfs_cpulist_parse(w, &s, false);
 	}
 	for (i = 0; i < RFS_CPU_WORDS; i++)
 		(neg ? &c->del : &c->add)->bits[i] |= s.bits[i];

@@ -7,7 +7,7 @@
 #include <stdarg.h>
 #include <stdint.h>
 
-#include "commands.h"
+#include "server.h"
 
 struct json_object *rfsd_reply_ok(struct json_object *result)
 {
@@ -368,14 +368,15 @@ out:
 	json_object_put(req);
 }
 
-void rfsd_request_serve(int fd, const struct rfsd_cmd *cmds)
+void rfsd_request_serve(struct rfsd_child *c)
 {
 	static char line[1 + RFS_CTL_REQUEST_MAX + 1];
 	static struct rfsd_preq p;
+	const struct rfsd_cmd *cmds = c->arg;
 	ssize_t n;
 
 	for (;;) {
-		n = recv(fd, line, sizeof(line) - 1, 0);
+		n = recv(c->fd, line, sizeof(line) - 1, 0);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
@@ -386,7 +387,7 @@ void rfsd_request_serve(int fd, const struct rfsd_cmd *cmds)
 		alarm(RFSD_PARSE_SECS);
 		rfsd_request_parse(cmds, line[0], line + 1, n - 1, &p);
 		alarm(0);
-		if (send(fd, &p, rfsd_preq_size(&p), MSG_NOSIGNAL) < 0)
+		if (send(c->fd, &p, rfsd_preq_size(&p), MSG_NOSIGNAL) < 0)
 			return;
 	}
 }

@@ -39,7 +39,7 @@ struct rfsd {
 	struct rfsd_sampler sampler;
 	struct rfsd_cmd_ctx cmd;	/* what the command handlers get */
 	struct rfsd_server *srv;
-	const struct rfsd_dispatch *dispatch;	/* the server's, for metrics */
+	struct rfsd_dispatch dispatch;		/* the server's and metrics' */
 	struct rfsd_metrics *metrics;		/* NULL: not serving */
 	int metrics_fd;			/* from systemd, or -1 */
 	struct rfsd_netlink *nl;
@@ -175,7 +175,7 @@ static int metrics_apply(struct rfsd *d)
 	    (!want && !have) || (want && have && !strcmp(want, have)))
 		return 0;
 	if (want || fd >= 0) {
-		e = rfsd_metrics_open(&m, &d->loop, d->dispatch,
+		e = rfsd_metrics_open(&m, &d->loop, &d->dispatch,
 				      fd >= 0 ? NULL : want, fd, err,
 				      sizeof(err));
 		if (e) {
@@ -300,6 +300,7 @@ static void on_job(struct rfsd_watch *w, uint32_t ev)
 	struct json_object *reply;
 	struct rfsd_client *c;
 
+	rfsd_timer_ack(w);
 	while (rfsd_sampler_done(&d->sampler, d->dp, &c, &reply)) {
 		if (c)
 			rfsd_server_reply(d->srv, c, reply);
@@ -385,8 +386,8 @@ int main(int argc, char **argv)
 	struct rfsd d = {
 		.loop.epfd = -1, .sampler.tfd = -1,
 		.sig.fd = -1, .tmr.fd = -1, .job.fd = -1, .metrics_fd = -1,
+		.dispatch = { .cmds = rfsd_cmds, .ctx = &d.cmd },
 	};
-	const struct rfsd_dispatch dispatch = { .cmds = rfsd_cmds, .ctx = &d.cmd };
 	char err[RFSD_CONFIG_ERR_LEN] = "", caps[128];
 	struct rfs_dp_opts opts = {};
 	const char *socket_path;
@@ -445,7 +446,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	/* claim the socket path first: a second rfsd stops here */
-	if (rfsd_server_bind(&d.srv, &d.loop, &dispatch, socket_path,
+	if (rfsd_server_bind(&d.srv, &d.loop, &d.dispatch, socket_path,
 			     d.cfg.socket_group, d.cfg.admin_group, err,
 			     sizeof(err)))
 		goto fail;
@@ -512,7 +513,6 @@ int main(int argc, char **argv)
 	if (rfsd_server_listen(d.srv, err, sizeof(err)))
 		goto fail;
 	pr_info("listening on %s\n", socket_path);
-	d.dispatch = &dispatch;
 	if (metrics_apply(&d))
 		goto out;
 	sd_notify(0, "READY=1");

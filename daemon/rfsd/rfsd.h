@@ -201,8 +201,8 @@ void rfsd_ifaces_resync(struct rfsd_ifaces *ifs);
 struct json_object *rfsd_ifaces_lost_json(struct rfsd_ifaces *ifs);
 const struct rfsd_ifstate *rfsd_ifaces_lost(struct rfsd_ifaces *ifs,
 					    const char *name);
-void rfsd_ifaces_user_attach(struct rfsd_ifaces *ifs, const char *name);
-void rfsd_ifaces_user_detach(struct rfsd_ifaces *ifs, const char *name);
+/* rfsctl attach (all forgotten) or detach (kept detached) of name. */
+void rfsd_ifaces_user(struct rfsd_ifaces *ifs, const char *name, bool detach);
 /* Named in the config, not attached, not detached by rfsctl. */
 size_t rfsd_ifaces_waiting(struct rfsd_ifaces *ifs);
 

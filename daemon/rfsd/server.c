@@ -135,13 +135,8 @@ static int sock_bind(struct rfsd_server *s, const char *path,
 		return e;
 	}
 	e = probe_stale(path, &sa);
-	if (e) {
-		snprintf(err, len, "can't bind control socket '%s': %s", path,
-			 e == -EADDRINUSE ? "another rfsd is listening there" :
-			 e == -EEXIST ? "a file that is not a socket is in the way" :
-			 strerror(-e));
-		return e;
-	}
+	if (e)
+		goto fail;
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
 		e = -errno;
@@ -165,28 +160,25 @@ static int sock_bind(struct rfsd_server *s, const char *path,
 	if (gid && setresgid(-1, egid, -1))
 		pr_warn("can't take gid %u back: %s\n", egid, strerror(errno));
 	if (e) {
-		snprintf(err, len, "can't bind control socket '%s': %s", path,
-			 strerror(-e));
 		close(fd);
-		return e;
+		goto fail;
 	}
 	if (!stat(path, &st)) {
 		s->dev = st.st_dev;
 		s->ino = st.st_ino;
 	}
 	return fd;
+fail:
+	snprintf(err, len, "can't bind control socket '%s': %s", path,
+		 e == -EADDRINUSE ? "another rfsd is listening there" :
+		 e == -EEXIST ? "a file that is not a socket is in the way" :
+		 strerror(-e));
+	return e;
 }
 
 static size_t client_pending(const struct rfsd_client *c)
 {
 	return c->out_len - c->out_off;
-}
-
-static bool client_unread(const struct rfsd_client *c)
-{
-	int n = 0;
-
-	return !ioctl(c->w.fd, FIONREAD, &n) && n > 0;
 }
 
 static int queue_out(struct rfsd_client *c, const char *buf, size_t n)
@@ -290,12 +282,13 @@ static struct rfsd_client *pick_victim(struct rfsd_server *s, bool denied,
 {
 	struct rfsd_client *c, *silent = NULL, *idle = NULL;
 	long long now = rfs_mono_ms();
+	int unread;
 
 	for (c = s->clients; c; c = c->next) {
 		if (c->denied != denied || c->closing ||
 		    (only != (uid_t)-1 && c->uid != only) ||
 		    now - c->since_ms < RFSD_SILENT_MS ||
-		    client_unread(c))
+		    (!ioctl(c->w.fd, FIONREAD, &unread) && unread > 0))
 			continue;
 		if (denied || (!c->served && !c->waiting)) {
 			if (!silent || c->since_ms <= silent->since_ms)
@@ -546,54 +539,38 @@ bool rfsd_child_tick(struct rfsd_child *c)
 
 /* ---- the parser process ---- */
 
-static void parser_main(struct rfsd_child *c)
-{
-	struct rfsd_server *s = c->arg;
-
-	rfsd_request_serve(c->fd, s->dispatch.cmds);
-}
-
-/* Hand line to the parser, wait for its answer: its size, or -errno. */
-static ssize_t parser_ask(struct rfsd_server *s, bool reader,
-			  const char *line, size_t len)
-{
-	char r = reader;
-	struct iovec iov[2] = { { &r, 1 }, { (void *)line, len } };
-	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2 };
-	struct pollfd pfd = { .fd = s->ps.fd, .events = POLLIN };
-	ssize_t n;
-
-	if (s->ps.fd < 0)
-		return -ESRCH;
-	if (sendmsg(s->ps.fd, &mh, MSG_NOSIGNAL) < 0)
-		return -errno;
-	do
-		n = poll(&pfd, 1, RFSD_PARSER_MS);
-	while (n < 0 && errno == EINTR);
-	if (n <= 0)
-		return n ? -errno : -ETIMEDOUT;
-	n = recv(s->ps.fd, &s->p, sizeof(s->p), MSG_DONTWAIT);
-	return n > 0 ? n : n ? -errno : -EPIPE;
-}
-
+/* Hand line to the parser, wait for its answer and run it. */
 static enum rfsd_cmd_rc serve_line(struct rfsd_client *c, const char *line,
 				   size_t len, struct json_object **reply)
 {
 	struct rfsd_server *s = c->srv;
-	ssize_t n = parser_ask(s, c->reader, line, len);
+	char r = c->reader;
+	struct iovec iov[2] = { { &r, 1 }, { (void *)line, len } };
+	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2 };
+	struct pollfd pfd = { .fd = s->ps.fd, .events = POLLIN };
+	ssize_t n = s->ps.fd < 0 ? -1 : sendmsg(s->ps.fd, &mh, MSG_NOSIGNAL);
+	int e = s->ps.fd < 0 ? ESRCH : errno;
 
-	if (n < 0) {
-		pr_warn("request parser (pid %d) failed: %s; restarting it\n",
-			s->ps.pid, strerror((int)-n));
-		rfsd_child_stop(&s->ps);
-		rfsd_child_start(&s->ps);
-		*reply = rfsd_reply_err(EIO, "can't parse the request: the parser process failed (%s); try again",
-					strerror((int)-n));
-		return RFSD_CMD_REPLY;
+	if (n >= 0) {
+		do
+			n = poll(&pfd, 1, RFSD_PARSER_MS);
+		while (n < 0 && errno == EINTR);
+		if (n > 0)
+			n = recv(s->ps.fd, &s->p, sizeof(s->p), MSG_DONTWAIT);
+		/* 0: the parser closed its end, or said nothing in time */
+		e = n ? errno : pfd.revents ? EPIPE : ETIMEDOUT;
 	}
-	return rfsd_request_exec(s->dispatch.cmds, s->dispatch.ctx, c,
-				 c->reader ? s->grp.deny : NULL, &s->p, n,
-				 reply);
+	if (n > 0)
+		return rfsd_request_exec(s->dispatch.cmds, s->dispatch.ctx, c,
+					 c->reader ? s->grp.deny : NULL, &s->p,
+					 n, reply);
+	pr_warn("request parser (pid %d) failed: %s; restarting it\n",
+		s->ps.pid, strerror(e));
+	rfsd_child_stop(&s->ps);
+	rfsd_child_start(&s->ps);
+	*reply = rfsd_reply_err(EIO, "can't parse the request: the parser process failed (%s); try again",
+				strerror(e));
+	return RFSD_CMD_REPLY;
 }
 
 /* Serve the complete lines in the buffer; false: c is gone. */
@@ -780,7 +757,8 @@ int rfsd_server_bind(struct rfsd_server **out, struct rfsd_loop *loop,
 	s->loop = loop;
 	s->ps = (struct rfsd_child){ .name = RFSD_PARSER_NAME,
 				     .what = "request parser",
-				     .main = parser_main, .arg = s, .keep = -1,
+				     .main = rfsd_request_serve,
+				     .arg = (void *)dispatch->cmds, .keep = -1,
 				     .fd = -1 };
 	s->dispatch = *dispatch;
 	rfsd_server_set_groups(s, read_group ?: RFS_CTL_GROUP, admin_group);

@@ -28,12 +28,12 @@ struct json_object *rfsd_cmd_stats(struct rfsd_cmd_ctx *x,
 				   struct rfsd_client *c,
 				   const struct rfsd_req *r)
 {
-	int nr = x->dp->env.nr_cpus, cpu, e = 0;
+	int nr = x->dp->nr_cpus, cpu, e = 0;
 	struct json_object *reply = NULL, *o, *per;
 	struct rfs_cpu_ctrs *pc, tot = {};
 	struct rfs_if_stats *one;
 	struct rfs_global_stats *gs;
-	struct rfs_cpu_queue *qs;
+	struct rfs_cpu_queue *qs = NULL;
 	struct rfsd_kthread_wait kw;
 	struct rfs_if *only = NULL;
 	__u64 *backlog;
@@ -44,9 +44,8 @@ struct json_object *rfsd_cmd_stats(struct rfsd_cmd_ctx *x,
 	pc = calloc(nr, sizeof(*pc));
 	one = calloc(nr, sizeof(*one));
 	gs = calloc(nr, sizeof(*gs));
-	qs = calloc(nr, sizeof(*qs));
 	backlog = calloc(nr, sizeof(*backlog));
-	if (!pc || !one || !gs || !qs || !backlog) {
+	if (!pc || !one || !gs || !backlog) {
 		reply = rfsd_reply_err(ENOMEM, "stats: out of memory");
 		goto out;
 	}
@@ -66,8 +65,9 @@ struct json_object *rfsd_cmd_stats(struct rfsd_cmd_ctx *x,
 				if (rfs_ctrs[k].kind == RFS_CTR_IF)
 					*ctr(&pc[cpu], k) += *ctr(&one[cpu], k);
 	}
-	e = rfs_dp_read_gstats(x->dp, gs) ?: rfs_dp_read_queues(x->dp, qs) ?:
-	    rfs_dp_read_backlog(x->dp, backlog);
+	qs = rfs_dp_queues(x->dp);
+	e = !qs ? -errno : rfs_dp_read_gstats(x->dp, gs) ?:
+			   rfs_dp_read_backlog(x->dp, backlog);
 	if (e) {
 		reply = rfsd_reply_err(e, "stats: can't read datapath counters: %s",
 				       strerror(-e));

@@ -3,7 +3,7 @@
  * daemon/lib/cpulist.c: rfs_cpulist_parse() against a reference parser of
  * the grammar (list := item (',' item)* ['\n'], item := N | N '-' N with
  * N <= M, CPUs below RFS_MAX_CPUS, the first error from the left wins),
- * rfs_cpulist_parse_clamped() against the strict one, and
+ * rfs_cpulist_parse(clamp) against the strict one, and
  * rfs_cpulist_format() back through the parser.
  */
 #include <errno.h>
@@ -58,10 +58,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *s = rfs_fuzz_str(data, size), buf[1024];
 	int r, e, rc;
 
-	r = rfs_cpulist_parse(s, &got);
+	r = rfs_cpulist_parse(s, &got, false);
 	e = ref_parse(s, &want);
 	RFS_FUZZ_CHECK(r == e, "'%s': %d, reference %d", s, r, e);
-	rc = rfs_cpulist_parse_clamped(s, &clamped);
+	rc = rfs_cpulist_parse(s, &clamped, true);
 	if (!r) {
 		RFS_FUZZ_CHECK(rfs_cpuset_equal(&got, &want),
 			       "'%s': another set than the reference", s);
@@ -69,7 +69,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		RFS_FUZZ_CHECK(!rc && rfs_cpuset_equal(&clamped, &got),
 			       "'%s': clamped parse differs (%d)", s, rc);
 		rfs_cpulist_format(&got, buf, sizeof(buf));
-		RFS_FUZZ_CHECK(!rfs_cpulist_parse(buf, &again) &&
+		RFS_FUZZ_CHECK(!rfs_cpulist_parse(buf, &again, false) &&
 			       rfs_cpuset_equal(&again, &got),
 			       "'%s': formatted as '%s', which parses otherwise",
 			       s, buf);

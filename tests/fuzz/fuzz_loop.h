@@ -56,6 +56,14 @@ void rfsd_watch_del(struct rfsd_loop *l, struct rfsd_watch *w)
 			watches[i] = NULL;
 }
 
+void rfsd_timer_ack(struct rfsd_watch *w)
+{
+	uint64_t n;
+
+	while (read(w->fd, &n, sizeof(n)) < 0 && errno == EINTR)
+		;
+}
+
 void rfs_log(enum rfs_log_level lvl, const char *fmt, ...)
 {
 }

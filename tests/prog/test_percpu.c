@@ -3,7 +3,7 @@
  * Per-CPU map reads and the possible CPUs.  The kernel copies one value
  * per *possible* CPU (libbpf_num_possible_cpus()) into the buffer of a
  * lookup on a per-CPU map, while rfsd steers to at most RFS_MAX_CPUS
- * (dp->env.nr_cpus, the steering cap).  On a host with more possible CPUs
+ * (dp->nr_cpus, the steering cap).  On a host with more possible CPUs
  * than the cap, a buffer sized by the cap is overrun by the kernel,
  * which no userspace sanitizer sees (the write is copy_to_user).
  *
@@ -13,7 +13,7 @@
  * (malloc_usable_size) with what the kernel will write.  It reads into
  * a buffer of its own and copies back only what fits, so a short buffer
  * fails the test instead of corrupting the heap.  The cap is lowered
- * below the possible CPUs of this host (dp->env.nr_cpus = 1 on 2 or more),
+ * below the possible CPUs of this host (dp->nr_cpus = 1 on 2 or more),
  * which is the >256-CPU host's shape: each reader must size by the
  * possible CPUs, not by the cap, to pass.
  */
@@ -37,7 +37,6 @@
 
 #include "log.h"
 #include "rfs_dp.h"
-#include "rfs_explain.h"
 #include "rfs_test_util.h"
 
 static struct {
@@ -45,7 +44,7 @@ static struct {
 	struct rfs_dp *dp;
 	struct rfs_if *ifc;
 	int possible;
-	int cap;		/* dp->env.nr_cpus as opened */
+	int cap;		/* dp->nr_cpus as opened */
 	unsigned int percpu_lookups;
 	unsigned int short_bufs;
 	char what[160];		/* the last short one */
@@ -100,7 +99,7 @@ static void rfs_pc_cleanup(void)
 	char err[RFS_ERR_LEN];
 
 	if (pc.dp) {
-		pc.dp->env.nr_cpus = pc.cap;
+		pc.dp->nr_cpus = pc.cap;
 		if (pc.ifc)
 			rfs_if_detach(pc.dp, pc.ifc, err);
 		pc.ifc = NULL;
@@ -138,7 +137,7 @@ static int rfs_pc_group_setup(void **state)
 			err);
 		return -1;
 	}
-	pc.cap = pc.dp->env.nr_cpus;
+	pc.cap = pc.dp->nr_cpus;
 	if (rfs_if_attach(pc.dp, "pc0", &o, &pc.ifc, err)) {
 		fprintf(stderr, "test_percpu: %s\n", err);
 		return -1;
@@ -160,7 +159,7 @@ static int rfs_pc_setup(void **state)
 			pc.possible);
 		return -1;
 	}
-	pc.dp->env.nr_cpus = 1;
+	pc.dp->nr_cpus = 1;
 	pc.percpu_lookups = pc.short_bufs = 0;
 	pc.what[0] = '\0';
 	return 0;
@@ -168,7 +167,7 @@ static int rfs_pc_setup(void **state)
 
 static int rfs_pc_teardown(void **state)
 {
-	pc.dp->env.nr_cpus = pc.cap;
+	pc.dp->nr_cpus = pc.cap;
 	return 0;
 }
 
@@ -192,9 +191,7 @@ static void rfs_test_backlog_reads_all_cpus(void **state)
 /* The removal's drain test (rfs_if_set.c's refresh asks it). */
 static void rfs_test_busy_reads_all_cpus(void **state)
 {
-	const struct rfs_if_env *env = rfs_dp_env(pc.dp);
-
-	assert_true(rfs_devtab_busy(env, pc.ifc->dev_flows_fd, 1) >= 0);
+	assert_true(rfs_devtab_busy(pc.dp, pc.ifc->dev_flows_fd, 1) >= 0);
 	rfs_pc_expect_whole();
 }
 

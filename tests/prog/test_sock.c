@@ -241,7 +241,7 @@ static int rfs_st_group_setup(enum rfs_trace_mode mode, const char *tag)
 			tag, err);
 		return -1;
 	}
-	if (bpf_map_lookup_elem(st.dp->env.globals_fd, &zero, &st.g)) {
+	if (bpf_map_lookup_elem(st.dp->globals_fd, &zero, &st.g)) {
 		fprintf(stderr, "test_sock: can't read %s\n", RFS_MAP_GLOBALS);
 		return -1;
 	}
@@ -494,7 +494,7 @@ static rfs_sock_entry_t rfs_st_slot(__u32 hash)
 	rfs_sock_entry_t e = 0;
 
 	assert_int_equal(
-		bpf_map_lookup_elem(st.dp->env.sock_flows_fd, &idx, &e), 0);
+		bpf_map_lookup_elem(st.dp->sock_flows_fd, &idx, &e), 0);
 	return e;
 }
 
@@ -513,7 +513,7 @@ static void rfs_st_expect_cpu(__u32 hash, int cpu, const char *what)
 static struct rfs_global_stats rfs_st_gstats(void)
 {
 	struct rfs_global_stats *v, sum;
-	int n = st.dp->env.nr_cpus;
+	int n = st.dp->nr_cpus;
 
 	v = calloc(n, sizeof(*v));
 	assert_non_null(v);
@@ -595,7 +595,7 @@ static void rfs_st_clear_slot(__u32 hash)
 	__u32 idx = hash & st.g.sock_flow_mask;
 	rfs_sock_entry_t none = 0;
 
-	assert_int_equal(bpf_map_update_elem(st.dp->env.sock_flows_fd, &idx,
+	assert_int_equal(bpf_map_update_elem(st.dp->sock_flows_fd, &idx,
 					     &none, BPF_ANY),
 			 0);
 }
@@ -943,7 +943,7 @@ static void rfs_st_set_steer_loopback(__u32 on)
 	__u32 zero = 0;
 
 	st.g.steer_loopback = on;
-	assert_int_equal(bpf_map_update_elem(st.dp->env.globals_fd, &zero,
+	assert_int_equal(bpf_map_update_elem(st.dp->globals_fd, &zero,
 					     &st.g, BPF_ANY),
 			 0);
 }
@@ -1054,14 +1054,14 @@ static void test_udp_full_marks(void **state)
 
 	for (i = 0; i < 2; i++) {
 		assert_int_equal(rfs_dp_set_early_drop(st.dp, !i), 0);
-		assert_int_equal(bpf_map_update_elem(st.dp->env.sock_full_fd,
+		assert_int_equal(bpf_map_update_elem(st.dp->sock_full_fd,
 						     &idx, &none, BPF_ANY), 0);
 		j0 = rfs_tu_jiffies();
 		/* far more than the smallest buffer holds */
 		for (n = 0; n < 64; n++)
 			send(c, buf, sizeof(buf), MSG_DONTWAIT);
 		j1 = rfs_tu_jiffies();
-		assert_int_equal(bpf_map_lookup_elem(st.dp->env.sock_full_fd,
+		assert_int_equal(bpf_map_lookup_elem(st.dp->sock_full_fd,
 						     &idx, &mark), 0);
 		if (i) {
 			assert_int_equal(mark, 0);

@@ -240,13 +240,13 @@ static int rfs_xt_load_cpumap_copy(void)
 	bpf_object__for_each_program(p, cm->obj)
 		bpf_program__set_autoload(p, p == cm->progs.rfs_cpumap);
 	e = bpf_program__set_expected_attach_type(cm->progs.rfs_cpumap, BPF_XDP) ?:
-		    bpf_map__reuse_fd(cm->maps.rfs_cpu_queues, xt.dp->env.cpu_queues_fd) ?:
-		    bpf_map__reuse_fd(cm->maps.rfs_rx_track, xt.dp->env.rx_track_fd) ?:
-		    bpf_map__reuse_fd(cm->maps.rfs_sock_outer, xt.dp->env.sock_outer_fd) ?:
-		    bpf_map__reuse_fd(cm->maps.rfs_cpu_map, xt.dp->env.cpu_map_fd) ?:
-		    bpf_map__reuse_fd(cm->maps.rfs_globals, xt.dp->env.globals_fd) ?:
-		    bpf_map__reuse_fd(cm->maps.rfs_gstats, xt.dp->env.gstats_fd) ?:
-		    bpf_map__reuse_fd(cm->maps.rfs_tx_seq, xt.dp->env.tx_seq_fd) ?:
+		    bpf_map__reuse_fd(cm->maps.rfs_cpu_queues, xt.dp->cpu_queues_fd) ?:
+		    bpf_map__reuse_fd(cm->maps.rfs_rx_track, xt.dp->rx_track_fd) ?:
+		    bpf_map__reuse_fd(cm->maps.rfs_sock_outer, xt.dp->sock_outer_fd) ?:
+		    bpf_map__reuse_fd(cm->maps.rfs_cpu_map, xt.dp->cpu_map_fd) ?:
+		    bpf_map__reuse_fd(cm->maps.rfs_globals, xt.dp->globals_fd) ?:
+		    bpf_map__reuse_fd(cm->maps.rfs_gstats, xt.dp->gstats_fd) ?:
+		    bpf_map__reuse_fd(cm->maps.rfs_tx_seq, xt.dp->tx_seq_fd) ?:
 		    rfs_core__load(cm);
 	if (e) {
 		rfs_core__destroy(cm);
@@ -299,9 +299,9 @@ static int rfs_xt_group_setup(void **state)
 	/* On a machine with more possible CPUs than RFS_MAX_CPUS the
 	 * per-CPU maps still hold one value per possible CPU, but the
 	 * target and RX CPU tables stop at the cap. */
-	xt.nsteer = xt.dp->env.nr_cpus;
+	xt.nsteer = xt.dp->nr_cpus;
 	for (cpu = 0; cpu < 2; cpu++)
-		if (bpf_map_lookup_elem(xt.dp->env.cpu_queues_fd, &cpu,
+		if (bpf_map_lookup_elem(xt.dp->cpu_queues_fd, &cpu,
 					&xt.q_fresh[cpu]))
 			return -1;
 	/* One hash seed for every run: the tests' flows are fixed frames, so
@@ -310,12 +310,12 @@ static int rfs_xt_group_setup(void **state)
 	 * a test failed by luck.  rfs_dp writes its own copy back when it
 	 * changes the globals: set both. */
 	xt.dp->globals.hash_seed = RFS_XT_HASH_SEED;
-	if (bpf_map_update_elem(xt.dp->env.globals_fd, &zero, &xt.dp->globals,
+	if (bpf_map_update_elem(xt.dp->globals_fd, &zero, &xt.dp->globals,
 				BPF_ANY)) {
 		fprintf(stderr, "test_xdp: can't write %s\n", RFS_MAP_GLOBALS);
 		return -1;
 	}
-	if (bpf_map_lookup_elem(xt.dp->env.globals_fd, &zero, &xt.g)) {
+	if (bpf_map_lookup_elem(xt.dp->globals_fd, &zero, &xt.g)) {
 		fprintf(stderr, "test_xdp: can't read %s\n", RFS_MAP_GLOBALS);
 		return -1;
 	}
@@ -477,7 +477,7 @@ static __u32 rfs_xt_tx_seq(__u32 rx, __u32 t)
 	__u32 s;
 
 	assert_non_null(v);
-	assert_int_equal(rfs_read_percpu(xt.dp->env.tx_seq_fd, 0, sizeof(*v), v,
+	assert_int_equal(rfs_read_percpu(xt.dp->tx_seq_fd, 0, sizeof(*v), v,
 					 xt.ncpus), 0);
 	s = v[rx].seq[t];
 	free(v);
@@ -491,10 +491,10 @@ static void rfs_xt_set_dropped_upto(__u32 rx, __u32 t, __u32 seq)
 	__u32 zero = 0;
 
 	assert_non_null(buf);
-	assert_int_equal(bpf_map_lookup_elem(xt.dp->env.tx_seq_fd, &zero, buf),
+	assert_int_equal(bpf_map_lookup_elem(xt.dp->tx_seq_fd, &zero, buf),
 			 0);
 	((struct rfs_tx_seq *)(buf + rx * stride))->dropped_upto[t] = seq;
-	assert_int_equal(bpf_map_update_elem(xt.dp->env.tx_seq_fd, &zero, buf,
+	assert_int_equal(bpf_map_update_elem(xt.dp->tx_seq_fd, &zero, buf,
 					     BPF_ANY), 0);
 	free(buf);
 }
@@ -506,10 +506,10 @@ static void rfs_xt_set_tx_seq(__u32 rx, __u32 t, __u32 seq)
 	__u32 zero = 0;
 
 	assert_non_null(buf);
-	assert_int_equal(bpf_map_lookup_elem(xt.dp->env.tx_seq_fd, &zero, buf),
+	assert_int_equal(bpf_map_lookup_elem(xt.dp->tx_seq_fd, &zero, buf),
 			 0);
 	((struct rfs_tx_seq *)(buf + rx * stride))->seq[t] = seq;
-	assert_int_equal(bpf_map_update_elem(xt.dp->env.tx_seq_fd, &zero, buf,
+	assert_int_equal(bpf_map_update_elem(xt.dp->tx_seq_fd, &zero, buf,
 					     BPF_ANY), 0);
 	free(buf);
 }
@@ -529,7 +529,7 @@ static struct rfs_cpu_queue rfs_xt_queue(__u32 cpu)
 	struct rfs_cpu_queue q;
 
 	assert_int_equal(
-		bpf_map_lookup_elem(xt.dp->env.cpu_queues_fd, &cpu, &q), 0);
+		bpf_map_lookup_elem(xt.dp->cpu_queues_fd, &cpu, &q), 0);
 	return q;
 }
 
@@ -543,7 +543,7 @@ static void rfs_xt_set_epochs(__u32 cpu, __u32 epoch, __u32 delivered)
 
 	q.epoch = epoch;
 	q.delivered = delivered;
-	assert_int_equal(bpf_map_update_elem(xt.dp->env.cpu_queues_fd, &cpu, &q,
+	assert_int_equal(bpf_map_update_elem(xt.dp->cpu_queues_fd, &cpu, &q,
 					     BPF_ANY), 0);
 }
 
@@ -552,7 +552,7 @@ static struct rfs_rx_track rfs_xt_track(__u32 t, __u32 rx)
 	struct rfs_rx_track tr;
 	__u32 key = rfs_rx_track_index(t, rx, xt.dp->globals.nr_rx_cpus);
 
-	assert_int_equal(bpf_map_lookup_elem(xt.dp->env.rx_track_fd, &key, &tr),
+	assert_int_equal(bpf_map_lookup_elem(xt.dp->rx_track_fd, &key, &tr),
 			 0);
 	return tr;
 }
@@ -563,7 +563,7 @@ static void rfs_xt_set_track(__u32 t, __u32 rx, __u64 last, __u64 prev)
 	struct rfs_rx_track tr = { .last = last, .prev = prev };
 	__u32 key = rfs_rx_track_index(t, rx, xt.dp->globals.nr_rx_cpus);
 
-	assert_int_equal(bpf_map_update_elem(xt.dp->env.rx_track_fd, &key, &tr,
+	assert_int_equal(bpf_map_update_elem(xt.dp->rx_track_fd, &key, &tr,
 					     BPF_ANY), 0);
 }
 
@@ -572,7 +572,7 @@ static void rfs_xt_put_track(__u32 t, __u32 rx, const struct rfs_rx_track *tr)
 {
 	__u32 key = rfs_rx_track_index(t, rx, xt.dp->globals.nr_rx_cpus);
 
-	assert_int_equal(bpf_map_update_elem(xt.dp->env.rx_track_fd, &key, tr,
+	assert_int_equal(bpf_map_update_elem(xt.dp->rx_track_fd, &key, tr,
 					     BPF_ANY), 0);
 }
 
@@ -582,7 +582,7 @@ static void rfs_xt_set_jiffy(__u32 cpu, __u32 jiffy)
 	struct rfs_cpu_queue q = rfs_xt_queue(cpu);
 
 	q.jiffy = jiffy;
-	assert_int_equal(bpf_map_update_elem(xt.dp->env.cpu_queues_fd, &cpu, &q,
+	assert_int_equal(bpf_map_update_elem(xt.dp->cpu_queues_fd, &cpu, &q,
 					     BPF_ANY), 0);
 }
 
@@ -607,17 +607,17 @@ static void rfs_xt_reset_flows(void)
 		assert_int_equal(bpf_map_update_elem(xt.ifc->dev_flows_fd, &i,
 						     &df, BPF_ANY), 0);
 	for (i = 0; i <= xt.g.sock_flow_mask; i++)
-		assert_int_equal(bpf_map_update_elem(xt.dp->env.sock_flows_fd,
+		assert_int_equal(bpf_map_update_elem(xt.dp->sock_flows_fd,
 						     &i, &se, BPF_ANY),
 				 0);
 	for (t = 0; t < (__u32)xt.nsteer; t++) {
-		assert_int_equal(bpf_map_update_elem(xt.dp->env.cpu_queues_fd,
+		assert_int_equal(bpf_map_update_elem(xt.dp->cpu_queues_fd,
 						     &t, &q, BPF_ANY),
 				 0);
 		for (r = 0; r < (__u32)xt.nsteer; r++)
 			rfs_xt_set_track(t, r, 0, 0);
 	}
-	rfs_xt_zero_percpu(xt.dp->env.tx_seq_fd, sizeof(struct rfs_tx_seq));
+	rfs_xt_zero_percpu(xt.dp->tx_seq_fd, sizeof(struct rfs_tx_seq));
 }
 
 static void rfs_xt_set_cpus(const char *list)
@@ -625,8 +625,8 @@ static void rfs_xt_set_cpus(const char *list)
 	char err[RFS_ERR_LEN] = "";
 	struct rfs_cpuset set;
 
-	assert_int_equal(rfs_cpulist_parse(list, &set), 0);
-	if (rfs_if_set_cpus(xt.dp, xt.ifc, &set, err))
+	assert_int_equal(rfs_cpulist_parse(list, &set, false), 0);
+	if (rfs_if_set_cpus(xt.dp, xt.ifc, &set, "test", err))
 		fail_msg("set cpus %s: %s", list, err);
 }
 
@@ -656,9 +656,7 @@ static struct rfs_if_config rfs_xt_cfg(void)
 /* rfs_devtab_in_flight() for the test interface, as the datapath asks */
 static int rfs_xt_in_flight(__u32 cpu)
 {
-	const struct rfs_if_env *env = rfs_dp_env(xt.dp);
-
-	return rfs_devtab_in_flight(env, xt.ifc, cpu);
+	return rfs_devtab_in_flight(xt.dp, xt.ifc, cpu);
 }
 
 static void rfs_xt_refresh(void)
@@ -846,12 +844,12 @@ static void rfs_xt_set_desired(__u32 hash, __u32 cpu)
 	rfs_sock_entry_t e = rfs_sock_entry_make(hash, cpu, xt.g.cpu_mask);
 	__u32 idx = hash & xt.g.sock_flow_mask;
 
-	assert_int_equal(bpf_map_update_elem(xt.dp->env.sock_flows_fd, &idx, &e,
+	assert_int_equal(bpf_map_update_elem(xt.dp->sock_flows_fd, &idx, &e,
 					     BPF_ANY), 0);
 	if (rfs_dp_desired_cpu(xt.dp, hash) != cpu) {
 		rfs_sock_entry_t now = 0;
 
-		bpf_map_lookup_elem(xt.dp->env.sock_flows_fd, &idx, &now);
+		bpf_map_lookup_elem(xt.dp->sock_flows_fd, &idx, &now);
 		fail_msg("sock slot %u: wrote %08x (cpu %u), reads back %08x",
 			 idx, e, cpu, now);
 	}
@@ -862,7 +860,7 @@ static void rfs_xt_clear_desired(__u32 hash)
 	rfs_sock_entry_t e = 0;
 	__u32 idx = hash & xt.g.sock_flow_mask;
 
-	assert_int_equal(bpf_map_update_elem(xt.dp->env.sock_flows_fd, &idx, &e,
+	assert_int_equal(bpf_map_update_elem(xt.dp->sock_flows_fd, &idx, &e,
 					     BPF_ANY), 0);
 }
 
@@ -1533,7 +1531,7 @@ static void rfs_xt_cfg_whole(const struct rfs_if_config *c, const char *set)
 	__u32 cpu, n = 0;
 
 	if (set) {
-		assert_int_equal(rfs_cpulist_parse(set, &want), 0);
+		assert_int_equal(rfs_cpulist_parse(set, &want, false), 0);
 		assert_memory_equal(c->allowed, want.bits,
 				    sizeof(c->allowed));
 	}
@@ -1647,9 +1645,9 @@ static void test_no_table_and_redirect_err(void **state)
 	rfs_xt_put_cfg(&saved);
 
 	/* Take CPU 1 out of the cpumap behind the datapath's back. */
-	assert_int_equal(bpf_map_lookup_elem(xt.dp->env.cpu_map_fd, &cpu, &val),
+	assert_int_equal(bpf_map_lookup_elem(xt.dp->cpu_map_fd, &cpu, &val),
 			 0);
-	assert_int_equal(bpf_map_delete_elem(xt.dp->env.cpu_map_fd, &cpu), 0);
+	assert_int_equal(bpf_map_delete_elem(xt.dp->cpu_map_fd, &cpu), 0);
 	rfs_xt_set_desired(rfs_xt_hash(&f), 1);
 	rfs_xt_stats(&before);
 	assert_int_equal(rfs_xt_run(buf, lay.len), XDP_PASS);
@@ -1657,7 +1655,7 @@ static void test_no_table_and_redirect_err(void **state)
 	/* the cpumap back before asserting: a failure must not leave CPU 1
 	 * without a queue for the tests after this one */
 	val.bpf_prog.fd = xt.dp->cpumap_prog_fd;
-	assert_int_equal(bpf_map_update_elem(xt.dp->env.cpu_map_fd, &cpu, &val,
+	assert_int_equal(bpf_map_update_elem(xt.dp->cpu_map_fd, &cpu, &val,
 					     BPF_ANY), 0);
 	assert_int_equal(d.redirect_err, 1);
 	assert_int_equal(d.steered, 0);
@@ -1671,11 +1669,11 @@ static void test_no_table_and_redirect_err(void **state)
 	e0 = rfs_xt_entry(rfs_xt_hash(&f), 0);
 	assert_int_equal(e0.flags, RFS_DEV_FLOW_VALID | RFS_DEV_FLOW_BARE);
 	assert_int_equal(e0.last, 1);
-	assert_int_equal(bpf_map_delete_elem(xt.dp->env.cpu_map_fd, &cpu), 0);
+	assert_int_equal(bpf_map_delete_elem(xt.dp->cpu_map_fd, &cpu), 0);
 	rfs_xt_stats(&before);
 	ret = rfs_xt_run(buf, lay.len);
 	d = rfs_xt_delta(&before);
-	assert_int_equal(bpf_map_update_elem(xt.dp->env.cpu_map_fd, &cpu, &val,
+	assert_int_equal(bpf_map_update_elem(xt.dp->cpu_map_fd, &cpu, &val,
 					     BPF_ANY), 0);
 	assert_int_equal(ret, XDP_DROP);
 	assert_int_equal(d.redirect_err, 1);
@@ -1693,7 +1691,7 @@ static __u32 rfs_xt_run_marked(const __u8 *buf, size_t len, __u32 hash,
 	struct rfs_if_stats before;
 	__u32 idx = rfs_full_index(hash), ret;
 
-	assert_int_equal(bpf_map_update_elem(xt.dp->env.sock_full_fd, &idx,
+	assert_int_equal(bpf_map_update_elem(xt.dp->sock_full_fd, &idx,
 					     &mark, BPF_ANY), 0);
 	rfs_xt_stats(&before);
 	ret = rfs_xt_run(buf, len);
@@ -1765,7 +1763,7 @@ static void test_early_drop(void **state)
 	assert_int_equal(ret, XDP_REDIRECT);
 	assert_int_equal(d.early_drop, 0);
 	idx = rfs_full_index(hash);
-	assert_int_equal(bpf_map_update_elem(xt.dp->env.sock_full_fd, &idx,
+	assert_int_equal(bpf_map_update_elem(xt.dp->sock_full_fd, &idx,
 					     &none, BPF_ANY), 0);
 }
 
@@ -1810,7 +1808,7 @@ static void test_meta(void **state)
 		assert_int_equal(m.seq, i);
 		assert_int_equal(m.cpu, 0);
 	}
-	assert_int_equal(rfs_read_percpu(xt.dp->env.tx_seq_fd, 0, sizeof(*v), v,
+	assert_int_equal(rfs_read_percpu(xt.dp->tx_seq_fd, 0, sizeof(*v), v,
 					 xt.ncpus), 0);
 	for (cpu = 0; cpu < xt.ncpus; cpu++) {
 		__u32 t;
@@ -1962,7 +1960,7 @@ static void test_epoch_zero(void **state)
 		      xt.q_fresh[1].epoch, xt.q_fresh[1].delivered);
 	/* CPU 0 as the datapath left it: its first batch not proven yet */
 	cpu = 0;
-	assert_int_equal(bpf_map_update_elem(xt.dp->env.cpu_queues_fd, &cpu,
+	assert_int_equal(bpf_map_update_elem(xt.dp->cpu_queues_fd, &cpu,
 					     &xt.q_fresh[0], BPF_ANY), 0);
 	rfs_frame_v4(&f, IPPROTO_TCP, "192.0.2.2", 47700, "192.0.2.1", 80);
 	hash = rfs_xt_hash(&f);
@@ -2572,7 +2570,7 @@ static void rfs_xt_resize(__u32 n)
 	char err[RFS_ERR_LEN] = "";
 	struct rfs_dev_flow hdr;
 
-	if (rfs_if_set_flow_cnt(xt.dp, xt.ifc, n, err))
+	if (rfs_if_set_flow_cnt(xt.dp, xt.ifc, n, "test", err))
 		fail_msg("set flow-cnt %u: %s", n, err);
 	hdr = rfs_xt_hdr(xt.ifc->dev_flows_fd);
 	assert_int_equal(hdr.flags, RFS_DEV_TABLE_HDR);
@@ -2697,7 +2695,8 @@ static void test_resize_shrink(void **state)
 	assert_int_equal(rfs_xt_entry_in(prev_fd, hash, 0).cpu, 0);
 
 	/* a second resize while the old table has frames in flight */
-	assert_int_equal(rfs_if_set_flow_cnt(xt.dp, xt.ifc, 256, err), -EBUSY);
+	assert_int_equal(rfs_if_set_flow_cnt(xt.dp, xt.ifc, 256, "test", err),
+			 -EBUSY);
 	print_message("  second resize: %s\n", err);
 	assert_int_equal(rfs_xt_hdr(xt.ifc->dev_flows_fd).last, 63);
 
@@ -3335,10 +3334,10 @@ static void test_layout(void **state)
 	struct rfs_layout_out real, plain;
 	int pq, pt;
 
-	assert_true(rfs_xt_map_flags(xt.dp->env.cpu_queues_fd) &
+	assert_true(rfs_xt_map_flags(xt.dp->cpu_queues_fd) &
 		    BPF_F_MMAPABLE);
-	assert_true(rfs_xt_map_flags(xt.dp->env.rx_track_fd) & BPF_F_MMAPABLE);
-	rfs_xt_layout_probe(xt.dp->env.cpu_queues_fd, xt.dp->env.rx_track_fd,
+	assert_true(rfs_xt_map_flags(xt.dp->rx_track_fd) & BPF_F_MMAPABLE);
+	rfs_xt_layout_probe(xt.dp->cpu_queues_fd, xt.dp->rx_track_fd,
 			    target, &real);
 
 	/* the control: plain arrays, same value types and sizes */

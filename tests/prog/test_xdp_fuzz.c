@@ -116,7 +116,7 @@ static int rfs_fz_group_setup(void **state)
 			err);
 		return -1;
 	}
-	if (bpf_map_lookup_elem(fz.dp->env.globals_fd, &zero, &fz.g)) {
+	if (bpf_map_lookup_elem(fz.dp->globals_fd, &zero, &fz.g)) {
 		fprintf(stderr, "test_xdp_fuzz: can't read %s\n",
 			RFS_MAP_GLOBALS);
 		return -1;
@@ -217,7 +217,7 @@ static void rfs_fz_set_desired(__u32 hash)
 
 	if (pick < 3)
 		e = rfs_sock_entry_make(hash, pick, fz.g.cpu_mask);
-	assert_int_equal(bpf_map_update_elem(fz.dp->env.sock_flows_fd, &idx, &e,
+	assert_int_equal(bpf_map_update_elem(fz.dp->sock_flows_fd, &idx, &e,
 					     BPF_ANY), 0);
 }
 

@@ -51,7 +51,7 @@ static void rfs_test_parse_ok(void **state)
 
 	for (i = 0; i < RFS_TEST_ARRAY_SIZE(t); i++) {
 		rfs_test_set(&want, t[i].cpus);
-		if (rfs_cpulist_parse(t[i].in, &got) ||
+		if (rfs_cpulist_parse(t[i].in, &got, false) ||
 		    !rfs_cpuset_equal(&got, &want)) {
 			print_error("parse '%s' failed or gave another set\n",
 				    t[i].in);
@@ -67,7 +67,7 @@ static void rfs_test_parse_all(void **state)
 	struct rfs_cpuset set;
 	unsigned int c;
 
-	assert_int_equal(rfs_cpulist_parse("0-255", &set), 0);
+	assert_int_equal(rfs_cpulist_parse("0-255", &set, false), 0);
 	assert_int_equal(rfs_cpuset_count(&set), RFS_MAX_CPUS);
 	for (c = 0; c < RFS_MAX_CPUS; c++)
 		assert_true(rfs_cpuset_has(&set, c));
@@ -108,7 +108,7 @@ static void rfs_test_parse_errors(void **state)
 	int err;
 
 	for (i = 0; i < RFS_TEST_ARRAY_SIZE(t); i++) {
-		err = rfs_cpulist_parse(t[i].in, &set);
+		err = rfs_cpulist_parse(t[i].in, &set, false);
 		if (err != t[i].err) {
 			print_error("parse '%s': got %d, want %d\n", t[i].in,
 				    err, t[i].err);
@@ -137,14 +137,14 @@ static void rfs_test_format_roundtrip(void **state)
 	rfs_cpuset_zero(&set);
 	rfs_cpulist_format(&set, buf, sizeof(buf));
 	assert_string_equal(buf, "");
-	assert_int_equal(rfs_cpulist_parse(buf, &back), -EINVAL);
+	assert_int_equal(rfs_cpulist_parse(buf, &back, false), -EINVAL);
 
 	rfs_cpuset_zero(&set);
 	for (c = 0; c < RFS_MAX_CPUS; c += 2)
 		rfs_cpuset_add(&set, c);
 	rfs_cpulist_format(&set, buf, sizeof(buf));
 	assert_int_equal(strncmp(buf, "0,2,4,", 6), 0);
-	assert_int_equal(rfs_cpulist_parse(buf, &back), 0);
+	assert_int_equal(rfs_cpulist_parse(buf, &back, false), 0);
 	assert_true(rfs_cpuset_equal(&set, &back));
 
 	for (i = 0; i < 2000; i++) {
@@ -158,7 +158,7 @@ static void rfs_test_format_roundtrip(void **state)
 		if (!rfs_cpuset_count(&set))
 			continue;
 		rfs_cpulist_format(&set, buf, sizeof(buf));
-		if (rfs_cpulist_parse(buf, &back) ||
+		if (rfs_cpulist_parse(buf, &back, false) ||
 		    !rfs_cpuset_equal(&set, &back)) {
 			print_error("round trip of '%s' failed\n", buf);
 			fail();
@@ -173,7 +173,7 @@ static void rfs_test_format_short(void **state)
 	char buf[16];
 	size_t len;
 
-	assert_int_equal(rfs_cpulist_parse("0-3,6,8-9", &set), 0);
+	assert_int_equal(rfs_cpulist_parse("0-3,6,8-9", &set, false), 0);
 	for (len = 1; len <= sizeof(buf); len++) {
 		size_t i;
 
@@ -195,24 +195,24 @@ static void rfs_test_count_equal_and(void **state)
 	rfs_cpuset_zero(&a);
 	assert_int_equal(rfs_cpuset_count(&a), 0);
 
-	assert_int_equal(rfs_cpulist_parse("0-3,6", &a), 0);
+	assert_int_equal(rfs_cpulist_parse("0-3,6", &a, false), 0);
 	assert_int_equal(rfs_cpuset_count(&a), 5);
-	assert_int_equal(rfs_cpulist_parse("2-7,64,255", &b), 0);
+	assert_int_equal(rfs_cpulist_parse("2-7,64,255", &b, false), 0);
 	assert_int_equal(rfs_cpuset_count(&b), 8);
 
 	assert_true(rfs_cpuset_equal(&a, &a));
 	assert_false(rfs_cpuset_equal(&a, &b));
 	/* every word is compared */
-	assert_int_equal(rfs_cpulist_parse("0,255", &d), 0);
-	assert_int_equal(rfs_cpulist_parse("0", &want), 0);
+	assert_int_equal(rfs_cpulist_parse("0,255", &d, false), 0);
+	assert_int_equal(rfs_cpulist_parse("0", &want, false), 0);
 	assert_false(rfs_cpuset_equal(&d, &want));
-	assert_int_equal(rfs_cpulist_parse("0,64", &d), 0);
+	assert_int_equal(rfs_cpulist_parse("0,64", &d, false), 0);
 	assert_false(rfs_cpuset_equal(&d, &want));
-	assert_int_equal(rfs_cpulist_parse("6,0-3", &d), 0);
+	assert_int_equal(rfs_cpulist_parse("6,0-3", &d, false), 0);
 	assert_true(rfs_cpuset_equal(&a, &d));
 
 	rfs_cpuset_and(&d, &a, &b);
-	assert_int_equal(rfs_cpulist_parse("2-3,6", &want), 0);
+	assert_int_equal(rfs_cpulist_parse("2-3,6", &want, false), 0);
 	assert_true(rfs_cpuset_equal(&d, &want));
 	assert_int_equal(rfs_cpuset_count(&d), 3);
 
@@ -221,7 +221,7 @@ static void rfs_test_count_equal_and(void **state)
 	assert_true(rfs_cpuset_equal(&b, &want));
 
 	/* disjoint */
-	assert_int_equal(rfs_cpulist_parse("128-130", &b), 0);
+	assert_int_equal(rfs_cpulist_parse("128-130", &b, false), 0);
 	rfs_cpuset_and(&d, &a, &b);
 	assert_int_equal(rfs_cpuset_count(&d), 0);
 }

@@ -84,9 +84,9 @@ static void rfs_test_cfg_str(struct rfs_if_config *cfg, const char *allowed,
 	rfs_cpuset_zero(&a);
 	rfs_cpuset_zero(&l);
 	if (allowed)
-		assert_int_equal(rfs_cpulist_parse(allowed, &a), 0);
+		assert_int_equal(rfs_cpulist_parse(allowed, &a, false), 0);
 	if (leaving)
-		assert_int_equal(rfs_cpulist_parse(leaving, &l), 0);
+		assert_int_equal(rfs_cpulist_parse(leaving, &l, false), 0);
 	rfs_test_cfg_sets(cfg, &a, &l);
 }
 

@@ -232,6 +232,18 @@ print(t["received"], t["inversions"], t["lost"], t["cpu_moves"], t["sent"],
 	[ -n "$FLOWS_SUM" ] || fail "no rfs_seq results"
 }
 
+# Frames steered to a cpumap between stats documents $1 and $2 that its
+# kthread has not yet taken off the ring (nor the ring dropped).
+rings_pending()
+{
+	"$LAB_PY" -c '
+import json, sys
+a, b = (json.loads(x)["total"] for x in sys.argv[1:])
+d = lambda k: b.get(k, 0) - a.get(k, 0)
+print(d("steered") - d("local") - d("dequeued") - d("enqueue_drops"))' \
+		"$1" "$2"
+}
+
 # Wait (5 s at most) until every frame redirected since stats document
 # $1 has left the cpumap rings, taken by its kthread or dropped there: a
 # starved SCHED_OTHER kthread still holds some when the receivers end,
@@ -240,12 +252,7 @@ rings_empty()
 {
 	local i
 	for ((i = 0; i < 50; i++)); do
-		"$LAB_PY" -c '
-import json, sys
-a, b = (json.loads(x)["total"] for x in sys.argv[1:])
-d = lambda k: b[k] - a[k]
-sys.exit(d("steered") - d("local") > d("dequeued") + d("enqueue_drops"))' \
-			"$1" "$(stats)" && break
+		[ "$(rings_pending "$1" "$(stats)")" -le 0 ] && break
 		sleep 0.1
 	done
 	sleep 0.1	# the last batch from dequeued to the socket

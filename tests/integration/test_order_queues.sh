@@ -121,20 +121,23 @@ qc_sent()
 	echo "$o $((d + a))"
 }
 
-# Frames of the run not yet past the cpumap rings, and datagrams sent
-# but not yet seen by XDP (still in a veth ring), as "inflight unseen":
-# $1 and $2 are the stats and qc_sent at the run's start.
+# Frames of the run not yet past the cpumap rings (rings_pending), and
+# datagrams sent but not yet seen by XDP (still in a veth ring), as
+# "inflight unseen": $1 and $2 are the stats and qc_sent at the run's
+# start.
 qc_sample()
 {
-	"$LAB_PY" -c '
+	local s1 q1
+	s1=$(stats)
+	q1=$(qc_sent)
+	echo "$(rings_pending "$1" "$s1")" "$("$LAB_PY" -c '
 import json, sys
 a, b = (json.loads(x)["total"] for x in sys.argv[1:3])
 d = lambda k: b.get(k, 0) - a.get(k, 0)
 (s0, v0), (s1, v1) = (map(int, x.split()) for x in sys.argv[3:5])
-print(d("steered") - d("local") - d("dequeued") - d("enqueue_drops"),
-      s1 - s0 - (v1 - v0) -
+print(s1 - s0 - (v1 - v0) -
       (d("seen") - d("pass_not_ip") - d("pass_other_proto")))' \
-		"$1" "$(stats)" "$2" "$(qc_sent)"
+		"$1" "$s1" "$2" "$q1")"
 }
 
 # What the senders are and said, for a failure message.

@@ -142,13 +142,13 @@
 #             256 at 1 B, 16 at 1024 B), rpc, order-* 1 s (8 UDP flows),
 #             sockperf 2 s and iperf3 1 s in modes base and xdp only, 3
 #             cost runs, a shorter profile; options after it win
-#   --idle-poll NS: in a guest with the cpuidle-haltpoll driver, poll NS
-#             ns before halting an idle vCPU for the run (haltpoll's
+#   --idle-poll NS: in a guest whose cpuidle driver is haltpoll, poll
+#             NS ns before halting an idle vCPU for the run (haltpoll's
 #             guest_halt_poll_ns; 200000 is the kernel's default, some
 #             VMs boot with 0), put back afterwards.  With 0 every
 #             transaction of a one-connection ping-pong across CPUs
-#             waits for a halted vCPU to wake: p50 round trip ~65 us
-#             against ~9 us with 200000, in every mode
+#             waits for a halted vCPU to wake, in every mode.  Refused
+#             under any other driver, which ignores the parameter
 #   --hog: a CPU-bound task (a shell busy loop, nice 0) pinned to the
 #             server's CPU (1), for every round: a server whose
 #             request threads share their CPU with computation, where
@@ -455,6 +455,11 @@ if [ -n "$IDLE_POLL" ]; then
 		die "--idle-poll takes nanoseconds, a whole number (200000 is the kernel's default)"
 	[ -w "$HALTPOLL_NS" ] ||
 		die "--idle-poll: no $HALTPOLL_NS (not a guest with the cpuidle-haltpoll driver)"
+	# the parameter is there whenever haltpoll is built in, but only the
+	# haltpoll driver reads it
+	drv=$(cat /sys/devices/system/cpu/cpuidle/current_driver 2>/dev/null)
+	[ "$drv" = haltpoll ] ||
+		die "--idle-poll: the cpuidle driver is '${drv:-none}', not haltpoll: $HALTPOLL_NS does nothing here, so this guest's idle CPUs can't be made to poll"
 fi
 case " $MODES " in
 *" cpumap "*) [ -x "$COST" ] || die "$COST is not built (make $COST), needed by mode cpumap (or leave it out: --modes)" ;;

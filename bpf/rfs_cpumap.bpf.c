@@ -7,7 +7,9 @@
  * will not merge skbs whose metadata differ, and nothing after us should
  * see ours).  A bare frame (no metadata: LAZY MARKS) is only counted: its
  * mark comes with a later frame.  Only the target's kthread writes its
- * row and queue slot.
+ * row and queue slot.  While a socket on this CPU refused a datagram
+ * moments ago, frames of refused flows are dropped here (early drop on
+ * the target, rfs_full_recent).
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -15,6 +17,40 @@
 #include "rfs_common.h"
 #include "rfs_order.h"
 #include "rfs_maps.bpf.h"
+#include "rfs_parse.bpf.h"
+
+/*
+ * A frame of a flow whose socket on this CPU refused a datagram moments
+ * ago: dropped before an skb is built for the socket to refuse (its RX
+ * CPU drops the flow's later frames; these were on the ring already).
+ * Called after the frame's mark: a frame dropped once dequeued can't
+ * arrive late, so the in-order rule counts it as it counts a delivered
+ * one.  Parses and hashes the frame only while the refusal is recent.
+ */
+static __always_inline int rfs_cpumap_verdict(struct xdp_md *ctx,
+					      const struct rfs_cpu_queue *q)
+{
+	struct rfs_flow_key key = {};
+	struct rfs_global_stats *gs;
+	struct rfs_globals *g;
+	__u32 window;
+
+	if (!q->refused)
+		return XDP_PASS;
+	g = rfs_get_globals();
+	if (!g)
+		return XDP_PASS;
+	window = RFS_READ_ONCE(g->early_drop_jiffies);
+	if (!rfs_full_recent(q->refused, q->jiffy, window) ||
+	    rfs_parse_frame((void *)(long)ctx->data,
+			    (void *)(long)ctx->data_end, &key) != RFS_PARSE_OK ||
+	    !rfs_flow_full(rfs_flow_hash(&key, g->hash_seed), window))
+		return XDP_PASS;
+	gs = rfs_get_gstats();
+	if (gs)
+		gs->early_drop_target++;
+	return XDP_DROP;
+}
 
 SEC("xdp/cpumap")
 int rfs_cpumap(struct xdp_md *ctx)
@@ -35,9 +71,10 @@ int rfs_cpumap(struct xdp_md *ctx)
 		 * offline another slot may take it). */
 		cpu = bpf_get_smp_processor_id();
 		q = bpf_map_lookup_elem(&rfs_cpu_queues, &cpu);
-		if (q)
-			q->dequeued++;
-		return XDP_PASS;
+		if (!q)
+			return XDP_PASS;
+		q->dequeued++;
+		return rfs_cpumap_verdict(ctx, q);
 	}
 	if ((void *)(meta + 1) > data || meta->magic != RFS_META_MAGIC) {
 		struct rfs_global_stats *gs = rfs_get_gstats();
@@ -78,5 +115,5 @@ int rfs_cpumap(struct xdp_md *ctx)
 	RFS_WRITE_ONCE(tr->last, t.last);
 	tr->jiffy = t.jiffy;
 	q->dequeued++;
-	return XDP_PASS;
+	return rfs_cpumap_verdict(ctx, q);
 }

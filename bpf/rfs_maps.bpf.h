@@ -76,7 +76,8 @@ struct {
 } rfs_gstats SEC(".maps") __weak;
 
 /* Early drop marks (rfs_full_mark), written by rfs_sock_full on a
- * target CPU, read by rfs_xdp on every RX CPU. */
+ * target CPU, read by rfs_xdp on every RX CPU and by that target's
+ * rfs_cpumap while the refusal is recent. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, RFS_FULL_SLOTS);
@@ -108,6 +109,22 @@ struct {
 /* Written by another CPU: read once. */
 #define RFS_READ_ONCE(x)	(*(const volatile typeof(x) *)&(x))
 #define RFS_WRITE_ONCE(x, v)	(*(volatile typeof(x) *)&(x) = (v))
+
+/* Did the flow's socket refuse a datagram moments ago (rfs_full_drops)?
+ * One load of a line written only on refusals; jiffies only when the
+ * mark is this flow's. */
+static __always_inline int rfs_flow_full(__u32 hash, __u32 window)
+{
+	__u32 idx = rfs_full_index(hash);
+	__u64 *slot, mark;
+
+	slot = bpf_map_lookup_elem(&rfs_sock_full, &idx);
+	if (!slot)
+		return 0;
+	mark = RFS_READ_ONCE(*slot);
+	return rfs_full_tagged(mark, hash) &&
+	       rfs_full_drops(mark, hash, (__u32)bpf_jiffies64(), window);
+}
 
 /* The slot of the sock flow table this hash maps to, or NULL. */
 static __always_inline rfs_sock_entry_t *

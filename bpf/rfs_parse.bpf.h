@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Frame parsing for the XDP program: Ethernet, up to two VLAN tags
+ * Frame parsing for the XDP programs (rfs_xdp; rfs_cpumap for early drop
+ * on the target): Ethernet, up to two VLAN tags
  * (802.1Q / 802.1ad), IPv4 or IPv6 (skipping hop-by-hop, routing and
  * destination options), then the TCP or UDP ports.  Fills the flow key by
  * role: the frame's destination is the local end.
  */
 #ifndef RFS_PARSE_BPF_H
 #define RFS_PARSE_BPF_H
+
+#include <bpf/bpf_endian.h>
 
 #include "rfs_hash.h"
 

@@ -126,24 +126,6 @@ static __always_inline int rfs_count_pass(struct rfs_if_stats *s, int why)
 	return XDP_PASS;
 }
 
-/* Did the flow's socket refuse a datagram moments ago (rfs_full_drops)?
- * One load of a line written only on refusals; jiffies only when the
- * mark is this flow's. */
-static __always_inline int rfs_flow_full(const struct rfs_globals *g,
-					 __u32 hash)
-{
-	__u32 idx = rfs_full_index(hash);
-	__u64 *slot, mark;
-
-	slot = bpf_map_lookup_elem(&rfs_sock_full, &idx);
-	if (!slot)
-		return 0;
-	mark = RFS_READ_ONCE(*slot);
-	return rfs_full_tagged(mark, hash) &&
-	       rfs_full_drops(mark, hash, (__u32)bpf_jiffies64(),
-			      RFS_READ_ONCE(g->early_drop_jiffies));
-}
-
 /* The entry for this flow in a dev flow table, or NULL. */
 static __always_inline struct rfs_dev_flow *rfs_dev_entry(__u32 slot,
 							  __u32 hash,
@@ -260,7 +242,8 @@ int rfs_xdp(struct xdp_md *ctx)
 		return rfs_count_pass(s, -1);
 
 	st.hash = rfs_flow_hash(&key, g->hash_seed);
-	if (g->early_drop_jiffies && rfs_flow_full(g, st.hash)) {
+	if (g->early_drop_jiffies &&
+	    rfs_flow_full(st.hash, RFS_READ_ONCE(g->early_drop_jiffies))) {
 		/* before the redirect and any mark, number or entry written:
 		 * a frame never sent is nothing the in-order rule covers */
 		s->early_drop++;

@@ -136,7 +136,11 @@ struct rfs_cpu_queue {
 	 * priority (SCHED_FIFO's rt priority, else the nice); 0: none.  One
 	 * store through the map's mmap, beside the fields BPF writes. */
 	__u64 ksched_note;
-	__u64 _pad[2];
+	__u32 refused;		/* low 32 bits of jiffies when a UDP socket
+				   last refused a datagram on this CPU (early
+				   drop: rfs_full_recent); 0: never */
+	__u32 _pad32;
+	__u64 _pad;
 };
 /* Two cache lines exactly: a slot shares no line with another target's. */
 _Static_assert(sizeof(struct rfs_cpu_queue) == 128, "rfs_cpu_queue layout");
@@ -325,6 +329,9 @@ struct rfs_global_stats {
 	__u64 sock_records;	/* sock flow entries written */
 	__u64 sock_clears;	/* entries cleared on close */
 	__u64 sock_skipped;	/* unconnected, non-IP or loopback sockets */
+	__u64 early_drop_target; /* dropped by the cpumap program, before an
+				    skb: a socket on this CPU refused their
+				    flow moments ago */
 };
 
 /* Map names (<= 15 characters: bpftool and the kernel truncate). */

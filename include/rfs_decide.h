@@ -118,6 +118,22 @@ static __always_inline int rfs_full_tagged(__u64 mark, __u32 hash)
 	return mark && (__u32)mark == hash;
 }
 
+/*
+ * Should a target's cpumap program look for refused flows among the
+ * frames it dequeues?  Only while a socket on that CPU refused a
+ * datagram within the window (refused: the jiffy of its last refusal, 0
+ * none).  now is the jiffy of the target's last batch, which costs no
+ * clock per frame but may be a jiffy behind the refusal, made while that
+ * batch went up the stack: the window starts a jiffy early to take it.
+ * Frames of flows its RX CPUs now drop early that were already on its
+ * ring are then dropped there, before an skb is built for them.
+ */
+static __always_inline int rfs_full_recent(__u32 refused, __u32 now,
+					   __u32 window)
+{
+	return refused && window && now + 1 - refused <= window;
+}
+
 /* Drop this flow's frame at jiffy now? */
 static __always_inline int rfs_full_drops(__u64 mark, __u32 hash, __u32 now,
 					  __u32 window)

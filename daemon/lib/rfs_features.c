@@ -452,7 +452,7 @@ void rfs_kjudge(const struct rfs_kfeatures *f, struct rfs_feat_report *r)
 
 	rfs_judge(r, "cpumap_meta", f->cpumap_prog && f->frame_meta,
 		  RFS_FEAT_DEGRADED, "yes",
-		  "XDP metadata reaches the cpumap program (native XDP): the target marks every frame",
+		  "XDP metadata reaches the cpumap program (native XDP): the target marks the frames a move must prove delivered",
 		  "no", "no cpumap program or no metadata in xdp_frame: nothing is marked, flows keep the CPU they were first given");
 
 	if (f->tp_sock_len)
@@ -481,6 +481,10 @@ void rfs_kjudge(const struct rfs_kfeatures *f, struct rfs_feat_report *r)
 		  "tp_btf/xdp_cpumap_enqueue",
 		  "ring drops are counted, and a lost last frame holds up no CPU removal",
 		  "none", "ring drops are not counted; removing a CPU may wait for traffic");
+	rfs_judge(r, "early_drop", f->tp_sock_full, RFS_FEAT_DEGRADED,
+		  "tp_btf/udp_fail_queue_rcv_skb",
+		  "a UDP socket's refusal marks its flow: its next frames are dropped at the RX CPU, those already on the ring by the target's cpumap program",
+		  "none", "no udp_fail_queue_rcv_skb tracepoint: under overload the targets build skbs that a full socket refuses");
 
 	rfs_line(r, "fentry", RFS_FEAT_OK, f->fentry ? "yes" : "no",
 		 !f->fentry ? "no BPF trampolines (the socket hooks' fallback without the tracepoints)" :

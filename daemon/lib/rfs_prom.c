@@ -25,6 +25,7 @@ const struct rfs_ctr rfs_ctrs[] = {
 	CTR(IF, i, early_drop, "Frames dropped at the RX CPU, before any redirect: their UDP socket refused a datagram moments ago (early drop; rfsd.conf early_drop)."),
 	CTR(GLOBAL, g, dequeued, "Frames the CPU's cpumap queue handed to the stack (by target CPU)."),
 	CTR(GLOBAL, g, enqueue_drops, "Frames dropped because a cpumap ring was full (ring drops, by the RX CPU that flushed)."),
+	CTR(GLOBAL, g, early_drop_target, "Frames dropped by the CPU's cpumap program, before an skb was built: a UDP socket on that CPU refused their flow a datagram moments ago (early drop on the target)."),
 	CTR(GLOBAL, g, recv_local, "Receive calls that returned data on a connected TCP/UDP socket whose last frame the stack processed on the reading CPU (locality hit)."),
 	CTR(GLOBAL, g, recv_remote, "Receive calls that returned data on a connected TCP/UDP socket whose last frame the stack processed on another CPU (locality miss)."),
 	CTR(GLOBAL, g, sock_records, "Sock flow table entries written."),

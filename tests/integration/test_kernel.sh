@@ -58,7 +58,7 @@ test_features_shown()
 		fail "kernel release is not $(uname -r)"
 	names=$(jget "' '.join(l['name'] for l in d['kernel']['features'])" <<< "$st")
 	for want in btf cpumap_gro delivery_proof kthread_state cpumap_meta \
-		    socket_hooks kprobes sockops enqueue_drops fentry hz; do
+		    socket_hooks kprobes sockops enqueue_drops early_drop fentry hz; do
 		grep -qw "$want" <<< "$names" || fail "no feature '$want' in status: $names"
 		grep -q "^rfsd:   $want " "$RFSD_LOG" ||
 			fail "rfsd logged no line for '$want'"

@@ -1074,6 +1074,21 @@ static void test_udp_full_marks(void **state)
 		    (__u32)(mark >> 32) - (__u32)j0 > (__u32)j1 - (__u32)j0)
 			fail_msg("mark's jiffy %u outside [%u, %u]",
 				 (__u32)(mark >> 32), (__u32)j0, (__u32)j1);
+		/* and the CPU that delivered noted it in its queue slot,
+		 * for its cpumap program (early drop on the target) */
+		{
+			struct rfs_cpu_queue *q = rfs_dp_queues(st.dp);
+			int cpu, noted = 0;
+
+			assert_non_null(q);
+			for (cpu = 0; cpu < st.dp->nr_cpus; cpu++)
+				noted |= q[cpu].refused &&
+					 q[cpu].refused - (__u32)j0 <=
+						 (__u32)j1 - (__u32)j0;
+			free(q);
+			if (j0 && j1 && !noted)
+				fail_msg("no CPU's queue slot noted the refusal");
+		}
 		/* drain: the next round starts with room */
 		while (recv(s, buf, sizeof(buf), MSG_DONTWAIT) > 0)
 			;

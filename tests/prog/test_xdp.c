@@ -247,6 +247,7 @@ static int rfs_xt_load_cpumap_copy(void)
 		    bpf_map__reuse_fd(cm->maps.rfs_globals, xt.dp->globals_fd) ?:
 		    bpf_map__reuse_fd(cm->maps.rfs_gstats, xt.dp->gstats_fd) ?:
 		    bpf_map__reuse_fd(cm->maps.rfs_tx_seq, xt.dp->tx_seq_fd) ?:
+		    bpf_map__reuse_fd(cm->maps.rfs_sock_full, xt.dp->sock_full_fd) ?:
 		    rfs_core__load(cm);
 	if (e) {
 		rfs_core__destroy(cm);
@@ -1765,6 +1766,148 @@ static void test_early_drop(void **state)
 	idx = rfs_full_index(hash);
 	assert_int_equal(bpf_map_update_elem(xt.dp->sock_full_fd, &idx,
 					     &none, BPF_ANY), 0);
+}
+
+/* Note a refusal on cpu in jiffy refused, its last batch in jiffy now. */
+static void rfs_xt_set_refused(__u32 cpu, __u32 refused, __u32 now)
+{
+	struct rfs_cpu_queue q = rfs_xt_queue(cpu);
+
+	q.refused = refused;
+	q.jiffy = now;
+	assert_int_equal(bpf_map_update_elem(xt.dp->cpu_queues_fd, &cpu, &q,
+					     BPF_ANY), 0);
+}
+
+/* rfs_cpumap on a frame as dequeued: its verdict, early_drop_target's
+ * and this CPU's dequeued count's steps. */
+static __u32 rfs_xt_cpumap_drop(const struct rfs_xt_out *in,
+				__u64 *dropped, __u64 *dequeued)
+{
+	struct rfs_global_stats g0, g1;
+	struct rfs_cpu_queue q0, q1;
+	struct rfs_xt_out out;
+
+	rfs_xt_gstats(&g0);
+	q0 = rfs_xt_queue(RFS_XT_RX_CPU);
+	assert_int_equal(rfs_xt_run_prog(bpf_program__fd(xt.cm->progs.rfs_cpumap),
+					 in->buf, in->len, in->meta_len, 0,
+					 &out), 0);
+	rfs_xt_gstats(&g1);
+	q1 = rfs_xt_queue(RFS_XT_RX_CPU);
+	*dropped = g1.early_drop_target - g0.early_drop_target;
+	*dequeued = q1.dequeued - q0.dequeued;
+	return out.ret;
+}
+
+/*
+ * Early drop on the target: while a socket on the CPU refused a datagram
+ * within the window, rfs_cpumap drops a dequeued frame of a refused flow,
+ * bare or marked, after counting (and marking) it as dequeued; a frame
+ * of another flow, a refusal older than the window, no refusal on the
+ * CPU, and early drop off all pass.
+ */
+static void test_early_drop_target(void **state)
+{
+	struct rfs_xt_out bare, held;
+	struct rfs_rx_track tr;
+	struct rfs_frame f;
+	__u64 dropped, deq, none = 0;
+	__u32 hash, idx, win, j = 0, ret = 0;
+	int try;
+
+	if (!xt.cm)
+		skip();
+	rfs_frame_v4(&f, IPPROTO_UDP, "192.0.2.2", 47700, "192.0.2.1", 5001);
+	hash = rfs_xt_hash(&f);
+	idx = rfs_full_index(hash);
+	/* the target is the CPU the test runs on: the bare path reads
+	 * this CPU's slot, the marked one its target's */
+	rfs_xt_set_desired(hash, RFS_XT_RX_CPU);
+	rfs_xt_steer_out(&f, 0, NULL, &bare);
+	assert_int_equal(bare.meta_len, 0);
+	assert_int_equal(rfs_dp_set_early_drop(xt.dp, true), 0);
+	win = xt.dp->globals.early_drop_jiffies;
+
+	/* the mark's age is the program's jiffies against ours */
+	for (try = 0; try < 5; try++) {
+		__u64 mark;
+
+		j = (__u32)rfs_tu_jiffies();
+		mark = rfs_full_mark(hash, j);
+		assert_int_equal(bpf_map_update_elem(xt.dp->sock_full_fd, &idx,
+						     &mark, BPF_ANY), 0);
+		rfs_xt_set_refused(RFS_XT_RX_CPU, j, j);
+		ret = rfs_xt_cpumap_drop(&bare, &dropped, &deq);
+		if (j && (__u32)rfs_tu_jiffies() - j < win)
+			break;
+	}
+	if (!j || (__u32)rfs_tu_jiffies() - j >= win)
+		skip();
+	assert_int_equal(ret, XDP_DROP);
+	assert_int_equal(dropped, 1);
+	assert_int_equal(deq, 1);
+
+	/* the refusal older than the window: the frame is not even parsed */
+	rfs_xt_set_refused(RFS_XT_RX_CPU, j - win, j);
+	assert_int_equal(rfs_xt_cpumap_drop(&bare, &dropped, &deq), XDP_PASS);
+	assert_int_equal(dropped, 0);
+	assert_int_equal(deq, 1);
+	/* no refusal on this CPU */
+	rfs_xt_set_refused(RFS_XT_RX_CPU, 0, j);
+	assert_int_equal(rfs_xt_cpumap_drop(&bare, &dropped, &deq), XDP_PASS);
+	assert_int_equal(dropped, 0);
+
+	/* a held frame of the flow, sent before the refusal (the RX CPU
+	 * drops those after): marked dequeued, then dropped */
+	assert_int_equal(bpf_map_update_elem(xt.dp->sock_full_fd, &idx, &none,
+					     BPF_ANY), 0);
+	rfs_xt_set_desired(hash, 1);
+	rfs_xt_steer_out(&f, 0, NULL, &held);
+	assert_int_equal(rfs_xt_meta(&held).cpu, RFS_XT_RX_CPU);
+	j = (__u32)rfs_tu_jiffies();
+	{
+		__u64 mark = rfs_full_mark(hash, j);
+
+		assert_int_equal(bpf_map_update_elem(xt.dp->sock_full_fd,
+						     &idx, &mark, BPF_ANY), 0);
+	}
+	rfs_xt_set_refused(RFS_XT_RX_CPU, j, j);
+	ret = rfs_xt_cpumap_drop(&held, &dropped, &deq);
+	if ((__u32)rfs_tu_jiffies() - j < win) {
+		assert_int_equal(ret, XDP_DROP);
+		assert_int_equal(dropped, 1);
+		tr = rfs_xt_track(RFS_XT_RX_CPU, RFS_XT_RX_CPU);
+		assert_int_equal((__u32)tr.last,
+				 rfs_xt_meta(&held).seq);
+	}
+
+	/* another flow's refusal in the slot */
+	{
+		__u64 other = rfs_full_mark(hash + RFS_FULL_SLOTS,
+					    (__u32)rfs_tu_jiffies());
+
+		assert_int_equal(bpf_map_update_elem(xt.dp->sock_full_fd,
+						     &idx, &other, BPF_ANY), 0);
+		assert_int_equal(rfs_xt_cpumap_drop(&bare, &dropped, &deq),
+				 XDP_PASS);
+		assert_int_equal(dropped, 0);
+	}
+	/* off: nothing dropped, a fresh mark and refusal or not */
+	assert_int_equal(rfs_dp_set_early_drop(xt.dp, false), 0);
+	j = (__u32)rfs_tu_jiffies();
+	{
+		__u64 mark = rfs_full_mark(hash, j);
+
+		assert_int_equal(bpf_map_update_elem(xt.dp->sock_full_fd,
+						     &idx, &mark, BPF_ANY), 0);
+	}
+	rfs_xt_set_refused(RFS_XT_RX_CPU, j, j);
+	assert_int_equal(rfs_xt_cpumap_drop(&bare, &dropped, &deq), XDP_PASS);
+	assert_int_equal(dropped, 0);
+	assert_int_equal(bpf_map_update_elem(xt.dp->sock_full_fd, &idx, &none,
+					     BPF_ANY), 0);
+	rfs_xt_set_refused(RFS_XT_RX_CPU, 0, 0);
 }
 
 /* ---- the metadata and the cpumap program ------------------------------ */
@@ -3407,6 +3550,7 @@ int main(void)
 		T(test_config_slots),
 		T(test_no_table_and_redirect_err),
 		T(test_early_drop),
+		T(test_early_drop_target),
 		T(test_meta),
 		T(test_cpumap_marks),
 		T(test_meta_behind_theirs),

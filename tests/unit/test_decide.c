@@ -732,6 +732,32 @@ static void rfs_test_full_expiry(void **state)
 	assert_false(rfs_full_drops(m, h, 499, 2));
 }
 
+/*
+ * The target's look for refused flows: from a jiffy before the refusal
+ * (its last batch's jiffy may lag it) for the window's length; never
+ * without a refusal or with early drop off; across the 32-bit wrap.
+ */
+static void rfs_test_full_recent(void **state)
+{
+	/* refused in jiffy 500, window 2: batches of 499, 500, 501 look */
+	assert_true(rfs_full_recent(500, 499, 2));
+	assert_true(rfs_full_recent(500, 500, 2));
+	assert_true(rfs_full_recent(500, 501, 2));
+	assert_false(rfs_full_recent(500, 502, 2));
+	assert_false(rfs_full_recent(500, 498, 2));
+	assert_false(rfs_full_recent(500, 100500, 2));
+	/* never refused, or off */
+	assert_false(rfs_full_recent(0, 0, 2));
+	assert_false(rfs_full_recent(0, 1, 2));
+	assert_false(rfs_full_recent(500, 500, 0));
+	assert_false(rfs_full_recent(500, 499, 0));
+	/* the wrap */
+	assert_true(rfs_full_recent(1, 0, 2));
+	assert_false(rfs_full_recent(2, 0, 2));
+	assert_true(rfs_full_recent(0xffffffff, 0, 2));
+	assert_false(rfs_full_recent(0xfffffffe, 0, 2));
+}
+
 static void rfs_test_full_wrap(void **state)
 {
 	const __u32 h = 0x5a5a5a5a;
@@ -1516,6 +1542,7 @@ int main(void)
 		cmocka_unit_test(rfs_test_full_released),
 		cmocka_unit_test(rfs_test_full_expiry),
 		cmocka_unit_test(rfs_test_full_wrap),
+		cmocka_unit_test(rfs_test_full_recent),
 		cmocka_unit_test(rfs_test_full_window),
 		cmocka_unit_test(rfs_test_dev_header),
 		cmocka_unit_test(rfs_test_dev_index),

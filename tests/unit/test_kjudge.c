@@ -23,7 +23,7 @@ static struct rfs_kfeatures rfs_test_full(void)
 	struct rfs_kfeatures f = {
 		.btf = true, .tp_sock_len = true, .kprobes = false,
 		.fentry = false, .func_ret = true, .sockops_state = true,
-		.tp_enqueue = true,
+		.tp_enqueue = true, .tp_sock_full = true,
 		.tp_kthread = true, .kthread_data = true, .task_state = true,
 		.cpumap_prog = true, .frame_meta = true,
 		.cpumap_gro = RFS_GRO_READABLE, .hz = 250,
@@ -126,14 +126,14 @@ static void rfs_test_every_set(void **state)
 	static const enum rfs_cpumap_gro gros[] = {
 		RFS_GRO_NONE, RFS_GRO_READABLE, RFS_GRO_UNREADABLE,
 	};
-	bool *bits[12];
+	bool *bits[13];
 	struct rfs_kfeatures f;
 	struct rfs_feat_report r;
 	unsigned int m, g, b, n_unsafe_sets = 0;
 	int i;
 
 	for (g = 0; g < 3; g++) {
-		for (m = 0; m < (1u << 12); m++) {
+		for (m = 0; m < (1u << 13); m++) {
 			memset(&f, 0, sizeof(f));
 			bits[0] = &f.btf; bits[1] = &f.tp_sock_len;
 			bits[2] = &f.kprobes; bits[3] = &f.fentry;
@@ -141,7 +141,8 @@ static void rfs_test_every_set(void **state)
 			bits[6] = &f.tp_kthread; bits[7] = &f.kthread_data;
 			bits[8] = &f.task_state; bits[9] = &f.cpumap_prog;
 			bits[10] = &f.frame_meta; bits[11] = &f.func_ret;
-			for (b = 0; b < 12; b++)
+			bits[12] = &f.tp_sock_full;
+			for (b = 0; b < 13; b++)
 				*bits[b] = m & (1u << b);
 			f.cpumap_gro = gros[g];
 			f.hz = m & 1 ? 1000 : 0;
@@ -162,7 +163,7 @@ static void rfs_test_every_set(void **state)
 		}
 	}
 	/* btf off (half of each GRO value's sets), or GRO unreadable */
-	assert_int_equal(n_unsafe_sets, 2048 * 2 + 4096);
+	assert_int_equal(n_unsafe_sets, 4096 * 2 + 8192);
 }
 
 /* Missing hooks that only withhold proofs: degraded, named. */
@@ -175,6 +176,7 @@ static void rfs_test_degraded(void **state)
 	f.tp_sock_len = false;
 	f.kprobes = false;
 	f.frame_meta = false;
+	f.tp_sock_full = false;
 	f.hz = 0;
 	rfs_kjudge(&f, &r);
 	assert_true(r.order_kept);
@@ -186,6 +188,9 @@ static void rfs_test_degraded(void **state)
 	assert_int_equal(rfs_test_line(&r, "cpumap_meta")->level,
 			 RFS_FEAT_DEGRADED);
 	assert_int_equal(rfs_test_line(&r, "hz")->level, RFS_FEAT_DEGRADED);
+	assert_int_equal(rfs_test_line(&r, "early_drop")->level,
+			 RFS_FEAT_DEGRADED);
+	assert_string_equal(rfs_test_line(&r, "early_drop")->value, "none");
 }
 
 static void rfs_test_iface(void **state)

@@ -110,6 +110,7 @@
 #define RFS_SIM_GRO_BUCKETS	8	/* GRO_HASH_BUCKETS */
 #define RFS_SIM_GRO_HELD	8	/* MAX_GRO_SKBS, per bucket */
 #define RFS_SIM_GRO_NORMAL	8	/* net.core.gro_normal_batch */
+#define RFS_SIM_REFUSE		256	/* a socket refuses 1 datagram in this many */
 #define RFS_SIM_SEGS		8	/* segments an skb takes */
 #define RFS_SIM_FLOWS		64
 #define RFS_SIM_FLOW_CNT	8	/* dev table slots: fewer than flows */
@@ -163,6 +164,7 @@ struct rfs_sim_params {
 struct rfs_sim_stats {
 	unsigned long long steps, frames, remote, marked, local, delivered;
 	unsigned long long drops;
+	unsigned long long refusals, target_drops;	/* early drop */
 	unsigned long long inversions;
 	unsigned long long verdicts[RFS_V_HELD + 1];
 	unsigned long long handover_self, handover_other;
@@ -228,6 +230,7 @@ struct rfs_sim_target {
 	int woken;
 	__u64 stall_until;
 	struct rfs_sim_frame batch[RFS_SIM_BATCH];
+	__u8 tdrop[RFS_SIM_BATCH];	/* dropped by rfs_cpumap (early drop) */
 	unsigned int n, i, packets;
 	/* what rfs_cpumap and rfs_kthread_batch keep, in their own types */
 	struct rfs_cpu_queue q;
@@ -280,6 +283,7 @@ struct rfs_sim_hist {
 
 struct rfs_sim_flow {
 	__u32 hash;
+	__u64 full;		/* its rfs_sock_full slot (one per flow) */
 	unsigned int queue;
 	int tcp;
 	__u32 desired;
@@ -417,6 +421,17 @@ static void rfs_sim_deliver(struct rfs_sim *s, const struct rfs_sim_skb *skb)
 		const struct rfs_sim_frame *fr = &skb->seg[i];
 		struct rfs_sim_flow *f = &s->flow[fr->flow];
 
+		/* the socket refuses one datagram in RFS_SIM_REFUSE, a loss
+		 * (rfs_sock_full_mark: the flow marked, the refusal noted
+		 * in the delivering CPU's queue slot) */
+		if (!rfs_sim_below(s, RFS_SIM_REFUSE)) {
+			__u32 now = (__u32)s->jiffies ?: 1;
+
+			f->full = rfs_full_mark(f->hash, now);
+			s->tg[fr->remote ? fr->target : fr->rx].q.refused = now;
+			s->st.refusals++;
+			continue;
+		}
 		s->st.delivered++;
 		if (fr->marked) {
 			struct rfs_sim_rec *r;
@@ -1006,6 +1021,22 @@ static void rfs_sim_bound_flush(struct rfs_sim *s, struct rfs_sim_target *t)
 	}
 }
 
+/* rfs_cpumap's early drop: a frame of a flow refused moments ago, while
+ * a refusal on this CPU is recent (its last batch's jiffy). */
+static int rfs_sim_target_drops(struct rfs_sim *s,
+				const struct rfs_sim_target *t,
+				const struct rfs_sim_frame *fr)
+{
+	const struct rfs_sim_flow *f = &s->flow[fr->flow];
+	__u32 w = rfs_full_window(s->p->hz);
+
+	if (!rfs_full_recent(t->q.refused, t->q.jiffy, w) ||
+	    !rfs_full_drops(f->full, f->hash, (__u32)s->jiffies, w))
+		return 0;
+	s->st.target_drops++;
+	return 1;
+}
+
 static void rfs_sim_kthread_step(struct rfs_sim *s, unsigned int c)
 {
 	struct rfs_sim_target *t = &s->tg[c];
@@ -1044,6 +1075,9 @@ static void rfs_sim_kthread_step(struct rfs_sim *s, unsigned int c)
 		struct rfs_sim_rec *r;
 
 		t->q.dequeued++;
+		/* early drop on the target, after the mark below (one step:
+		 * the order within it is the program's) */
+		t->tdrop[t->i - 1] = rfs_sim_target_drops(s, t, fr);
 		if (s->p->mode == RFS_SIM_OLD_RULE)
 			rfs_sim_old_dequeued(t);
 		if (t->i == t->n)
@@ -1088,7 +1122,8 @@ static void rfs_sim_kthread_step(struct rfs_sim *s, unsigned int c)
 		return;
 	case RFS_SIM_K_GRO:
 		for (i = 0; i < t->n; i++)
-			rfs_sim_gro_receive(s, &t->gro, &t->batch[i]);
+			if (!t->tdrop[i])
+				rfs_sim_gro_receive(s, &t->gro, &t->batch[i]);
 		t->ks = RFS_SIM_K_FLUSH;
 		return;
 	case RFS_SIM_K_FLUSH:
@@ -1461,6 +1496,8 @@ static void rfs_sim_add(struct rfs_sim_stats *sum,
 	RFS_SIM_ADD(local);
 	RFS_SIM_ADD(delivered);
 	RFS_SIM_ADD(drops);
+	RFS_SIM_ADD(refusals);
+	RFS_SIM_ADD(target_drops);
 	RFS_SIM_ADD(inversions);
 	for (v = 0; v <= RFS_V_HELD; v++)
 		RFS_SIM_ADD(verdicts[v]);
@@ -1568,6 +1605,7 @@ static void rfs_sim_test_coverage(void **state)
 	assert_true(rfs_sim_sum.handover_other > 0);
 	assert_true(rfs_sim_sum.drops > 0);
 	assert_true(rfs_sim_sum.held_dropped > 0);
+	assert_true(rfs_sim_sum.target_drops > 0);
 	assert_true(rfs_sim_sum.cfg_changes > 0);
 	assert_true(rfs_sim_sum.queue_moves > 0);
 	assert_true(rfs_sim_sum.flow_moves > 1000);

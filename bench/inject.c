@@ -4,7 +4,10 @@
  * injected on one fixed CPU as a NIC RX queue would hand
  * them to its NAPI poll: BPF_PROG_TEST_RUN with BPF_F_TEST_XDP_LIVE_FRAMES
  * on a lab interface's ifindex (ctx ingress_ifindex, rx queue 0), batches
- * of 64, repeat frames per call, the caller pinned to --cpu.  What the
+ * of 64, repeat frames per call, from --threads threads pinned to --cpu
+ * (a live-frames run sleeps for most of its wall time after its frames:
+ * one thread leaves that CPU mostly idle, several offer many times
+ * more).  What the
  * kernel does with each verdict is what it does for a driver:
  *
  *   XDP_PASS      the skb is built on the injecting CPU and handed to
@@ -22,16 +25,15 @@
  *
  *   inject --ifname IF --src ADDR --dst ADDR [--socks N] [--port0 P]
  *          [--rport P] [--cpu C] [--readers CPULIST] [--warmup S]
- *          [--secs S] [--repeat N] [--payload N] [--rate PPS]
+ *          [--secs S] [--repeat N] [--threads N] [--payload N] [--rate PPS]
  *          [--prog PIN] [--gstats PIN] [--ifstats PIN]
  *
  * Without --prog the program under test is XDP_PASS (the kernel modes);
  * --prog is rfsd's pinned rfs_xdp of IF, --gstats its pinned rfs_gstats
- * (for the cpumap ring drops), --ifstats its pinned rfs_if_stats of IF
- * (for early drops).  --rate paces the test runs (--repeat frames each:
- * a live-frames run sets up a page pool, so short runs can't reach the
- * rate) to PPS frames a second; without it the CPU injects as fast as it
- * can.  After --warmup seconds of traffic (the
+ * (for the cpumap ring drops and the early drops on the targets),
+ * --ifstats its pinned rfs_if_stats of IF (for those at the RX CPU).  --rate paces the test runs (--repeat frames each)
+ * to PPS frames a second in all; without it the CPU injects as fast as
+ * it can.  After --warmup seconds of traffic (the
  * steering learns every socket's CPU) it measures --secs seconds and
  * prints "key value" lines (bench/nic.sh turns them into TSV rows).
  * Exit 77: can't run here.
@@ -65,16 +67,17 @@
 #define RFS_INJ_MAX_SOCKS	4096
 #define RFS_INJ_MAX_CPUS	256
 #define RFS_INJ_VLEN		64
+#define RFS_INJ_MAX_THREADS	64
 
 static struct {
 	const char *ifname, *src, *dst, *prog_pin, *gstats_pin, *ifstats_pin;
 	const char *readers;
-	int socks, cpu, payload;
+	int socks, cpu, payload, threads;
 	unsigned int port0, rport, repeat;
 	double warmup, secs, rate;
 } opt = {
 	.socks = 64, .cpu = 0, .payload = 18, .port0 = 40000, .rport = 39999,
-	.repeat = 4096, .warmup = 1.0, .secs = 3.0,
+	.repeat = 4096, .warmup = 1.0, .secs = 3.0, .threads = 1,
 };
 
 /* One reader thread: its CPU, its sockets, what it read (written by it
@@ -409,15 +412,20 @@ static void rfs_inj_snapshot(struct rfs_inj_snap *s)
 	s->enqueue_drops = rfs_inj_percpu_sum(gstats_fd,
 		sizeof(struct rfs_global_stats),
 		offsetof(struct rfs_global_stats, enqueue_drops));
+	/* at the RX CPU and on the targets */
 	s->early_drops = rfs_inj_percpu_sum(ifstats_fd,
 		sizeof(struct rfs_if_stats),
-		offsetof(struct rfs_if_stats, early_drop));
+		offsetof(struct rfs_if_stats, early_drop)) +
+		rfs_inj_percpu_sum(gstats_fd, sizeof(struct rfs_global_stats),
+		offsetof(struct rfs_global_stats, early_drop_target));
 	s->t = rfs_inj_now();
 }
 
-/* Inject for secs seconds: frames injected, kernel ns summed over them. */
+/* Inject for secs seconds at rate frames a second at most (0: as fast as
+ * it can): frames injected, kernel ns summed over them. */
 static int rfs_inj_run(int fd, const __u8 *frame, size_t len, double secs,
-		       unsigned long long *frames, double *kns, double *wall)
+		       double rate, unsigned long long *frames, double *kns,
+		       double *wall)
 {
 	struct xdp_md ctx = {
 		.data_end = len,
@@ -446,7 +454,7 @@ static int rfs_inj_run(int fd, const __u8 *frame, size_t len, double secs,
 		*kns += (double)o.duration * o.repeat;
 		t = rfs_inj_now();
 		/* paced: never ahead of the rate */
-		ahead = opt.rate > 0 ? *frames / opt.rate - (t - t0) : 0;
+		ahead = rate > 0 ? *frames / rate - (t - t0) : 0;
 		if (ahead > 0 && t + ahead - t0 < secs) {
 			rfs_inj_sleep(ahead);
 			t = rfs_inj_now();
@@ -454,6 +462,64 @@ static int rfs_inj_run(int fd, const __u8 *frame, size_t len, double secs,
 	} while (t - t0 < secs && !stop);
 	*wall = t - t0;
 	return 0;
+}
+
+/* One injecting thread of rfs_inj_many(). */
+struct rfs_inj_thread {
+	pthread_t tid;
+	int fd, err;
+	const __u8 *frame;
+	size_t len;
+	double secs, rate, kns, wall;
+	unsigned long long frames;
+};
+
+static void *rfs_inj_thread(void *arg)
+{
+	struct rfs_inj_thread *t = arg;
+
+	t->err = rfs_inj_run(t->fd, t->frame, t->len, t->secs, t->rate,
+			     &t->frames, &t->kns, &t->wall);
+	return NULL;
+}
+
+/* rfs_inj_run() in --threads threads on --cpu, the rate shared among
+ * them: while one sleeps after its run, another injects. */
+static int rfs_inj_many(int fd, const __u8 *frame, size_t len, double secs,
+			unsigned long long *frames, double *kns, double *wall)
+{
+	struct rfs_inj_thread t[RFS_INJ_MAX_THREADS] = {};
+	int i, n = 0, e, rc = 0;
+
+	for (i = 0; i < opt.threads; i++) {
+		t[i] = (struct rfs_inj_thread){ .fd = fd, .frame = frame,
+			.len = len, .secs = secs, .rate = opt.rate / opt.threads };
+		e = pthread_create(&t[i].tid, NULL, rfs_inj_thread, &t[i]);
+		if (!e)
+			e = rfs_inj_pin(t[i].tid, opt.cpu);
+		if (e) {
+			fprintf(stderr, "inject: can't start an injecting thread on 'cpu %d': %s\n",
+				opt.cpu, strerror(e));
+			stop = 1;
+			rc = -1;
+			if (t[i].tid)
+				n++;
+			break;
+		}
+		n++;
+	}
+	*frames = 0;
+	*kns = 0;
+	*wall = 0;
+	for (i = 0; i < n; i++) {
+		pthread_join(t[i].tid, NULL);
+		rc = rc ?: t[i].err;
+		*frames += t[i].frames;
+		*kns += t[i].kns;
+		if (t[i].wall > *wall)
+			*wall = t[i].wall;
+	}
+	return rc;
 }
 
 static void rfs_inj_usage(FILE *f)
@@ -472,6 +538,7 @@ static void rfs_inj_usage(FILE *f)
 		"  --warmup S       seconds of traffic before measuring (default 1)\n"
 		"  --secs S         seconds measured (default 3)\n"
 		"  --repeat N       frames per test run (default 4096)\n"
+		"  --threads N      injecting threads, all on --cpu (default 1)\n"
 		"  --payload N      UDP payload bytes (default 18: 60-byte frames)\n"
 		"  --rate PPS       frames a second at most (default: as fast as it can)\n"
 		"  --prog PIN       program under test (default: XDP_PASS)\n"
@@ -493,6 +560,7 @@ static int rfs_inj_args(int argc, char **argv)
 		{ "warmup", required_argument, NULL, 'w' },
 		{ "secs", required_argument, NULL, 't' },
 		{ "repeat", required_argument, NULL, 'x' },
+		{ "threads", required_argument, NULL, 'T' },
 		{ "payload", required_argument, NULL, 'l' },
 		{ "rate", required_argument, NULL, 'a' },
 		{ "prog", required_argument, NULL, 'P' },
@@ -516,6 +584,7 @@ static int rfs_inj_args(int argc, char **argv)
 		case 'w': opt.warmup = atof(optarg); break;
 		case 't': opt.secs = atof(optarg); break;
 		case 'x': opt.repeat = atoi(optarg); break;
+		case 'T': opt.threads = atoi(optarg); break;
 		case 'l': opt.payload = atoi(optarg); break;
 		case 'a': opt.rate = atof(optarg); break;
 		case 'P': opt.prog_pin = optarg; break;
@@ -528,6 +597,7 @@ static int rfs_inj_args(int argc, char **argv)
 	if (!opt.ifname || !opt.src || !opt.dst || opt.socks < 1 ||
 	    opt.socks > RFS_INJ_MAX_SOCKS || opt.port0 + opt.socks > 65536 ||
 	    opt.payload < 0 || opt.payload > 1400 || opt.repeat < 1 ||
+	    opt.threads < 1 || opt.threads > RFS_INJ_MAX_THREADS ||
 	    opt.secs <= 0 || opt.rate < 0 || opt.cpu < 0 ||
 	    opt.cpu >= RFS_INJ_MAX_CPUS) {
 		rfs_inj_usage(stderr);
@@ -608,15 +678,15 @@ int main(int argc, char **argv)
 		goto out_readers;
 	}
 	if (opt.warmup > 0 &&
-	    rfs_inj_run(bpf_program__fd(skel->progs.rfs_inject), frame, len,
-			opt.warmup, &frames, &kns, &wall))
+	    rfs_inj_many(bpf_program__fd(skel->progs.rfs_inject), frame, len,
+			 opt.warmup, &frames, &kns, &wall))
 		goto out_readers;
 	rfs_inj_sleep(0.2);	/* let the warm-up drain */
 	rfs_inj_snapshot(&a);
 	for (i = 0; i < opt.socks; i++)
 		before[i] = __atomic_load_n(&sock_count[i], __ATOMIC_RELAXED);
-	if (rfs_inj_run(bpf_program__fd(skel->progs.rfs_inject), frame, len,
-			opt.secs, &frames, &kns, &wall))
+	if (rfs_inj_many(bpf_program__fd(skel->progs.rfs_inject), frame, len,
+			 opt.secs, &frames, &kns, &wall))
 		goto out_readers;
 	rfs_inj_sleep(0.2);	/* in flight at the end: still counted */
 	rfs_inj_snapshot(&b);

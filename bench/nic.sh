@@ -27,7 +27,9 @@
 # delivered_pps, injected_pps, ns_per_frame (the injecting CPU's, from the
 # kernel's test-run timer), wall_ns_per_frame, drops_rcvbuf (UDP
 # RcvbufErrors), drops_backlog (softnet_stat), drops_cpumap (rfsd's ring
-# drops), drops_early (rfsd's early_drop), drops_noport, drops_total (injected - delivered), drops_other
+# drops), drops_early (rfsd's early_drop and early_drop_target: at the
+# RX CPU and on the targets), drops_noport, drops_total (injected -
+# delivered), drops_other
 # (lost where none of those counts: the injector itself), socks_fed_pct,
 # stack_off_rx_cpu_pct (softnet_stat "processed" off CPU 0: where the
 # stack ran; RPS/RFS act when it is above 0).  The snmp and softnet
@@ -38,14 +40,16 @@
 #   bench/nic.sh [--out DIR] [--rounds N] [--quick]
 #
 # The overload cell (workload nic-overload, the first socket count, each
-# mode of NIC_OVERLOAD, default "base rfs xdp"; empty: none): the highest
-# offered rate that is lossless, found by stepping down from what the
-# mode delivers flat out (inject --rate), then three times it offered:
-# lossless_pps, delivered_lossless_pps, offered_3x_pps, delivered_3x_pps,
-# drops_early_3x (xdp's early_drop).  No receive livelock means
-# delivered_3x_pps near delivered_lossless_pps.  Where the mode delivers
-# at least 90 % of what it is offered flat out, flatout_offered_pps and
-# flatout_delivered_pps instead, and a warning: nothing to overload.
+# mode of NIC_OVERLOAD, default "base rfs xdp"; empty: none): the mode
+# with one injecting thread, as in the nic cells (near what it can take:
+# base_*), then with NIC_OVER_THREADS (default 32) injecting threads on
+# the same CPU (over_*): a live-frames test run sleeps for most of its
+# wall time, so more threads offer many times more.  Rows
+# base_offered_pps, base_delivered_pps, over_offered_pps,
+# over_delivered_pps, over_drops_early (xdp's early drops).  No receive
+# livelock means over_delivered_pps near base_delivered_pps or above; the
+# cell warns where 32 threads had 90 % of what they offered delivered (no
+# overload made).
 #
 # QUICK=1: 64 sockets, at most 2 rounds, 0.5 s warm-up, 1 s windows.
 # NIC_MODES, NIC_SOCKS, NIC_SECS, NIC_WARMUP, NIC_OVERLOAD override.  Root; exit 249 when
@@ -85,6 +89,7 @@ else
 fi
 NIC_MODES=${NIC_MODES:-"base rps rfs xdp xdp-noguard"}
 NIC_OVERLOAD=${NIC_OVERLOAD-"base rfs xdp"}
+NIC_OVER_THREADS=${NIC_OVER_THREADS:-32}
 INJ_CPU=0
 
 SFE_FILE=/proc/sys/net/core/rps_sock_flow_entries
@@ -188,13 +193,14 @@ mode_off()
 }
 
 # Inject in mode $1 for $2 sockets at $3 frames/s (empty: as fast as CPU
-# 0 can) into $LAB_DIR/inject.out; 1 (warned) when it failed.
+# 0 can), more inject options after, into $LAB_DIR/inject.out; 1
+# (warned) when it failed.
 nic_inject()
 {
-	local mode=$1 n=$2 rate=$3 args=()
+	local mode=$1 n=$2 rate=$3 args=("${@:4}")
 	mode_on "$mode"
 	case $mode in
-	xdp*) args=(--prog "$RFS_PIN_V/if/$LAB_A/prog"
+	xdp*) args+=(--prog "$RFS_PIN_V/if/$LAB_A/prog"
 		    --gstats "$RFS_PIN_V/maps/rfs_gstats"
 		    --ifstats "$RFS_PIN_V/if/$LAB_A/rfs_if_stats") ;;
 	esac
@@ -235,50 +241,25 @@ cell()
 		"$(awk '{ v[$1] = $2 } END { printf "delivered %d/s of %d/s, %.0f ns/frame on cpu 0, stack off cpu 0 %.0f%%", v["delivered_pps"], v["injected_pps"], v["ns_per_frame"], v["stack_off_rx_cpu_pct"] }' "$out")")"
 }
 
-# The overload cell: offered rates stepping down from what the mode
-# delivers flat out until one is lossless (drops_total at most 0.1 % of
-# injected), then three times that.  Receive livelock shows as a
-# delivered rate at 3x far under the one at the lossless rate.  The
-# injector shares the RX CPU, so where the targets keep up with it flat
-# out nothing can overload them: the cell says so and stops there.
+# The overload cell: one injecting thread, then NIC_OVER_THREADS.
 overload()
 {
-	local mode=$1 n=$2 round=$3 top f rate lossless= got d3
+	local mode=$1 n=$2 round=$3 bo bd oo od
 	nic_inject "$mode" "$n" "" || return 0
-	top=$(nic_val delivered_pps)
-	# no overload exists where the targets take nearly all that the
-	# injecting CPU can offer flat out: a search would only find the
-	# bursts of its paced runs
-	if ((top * 10 >= $(nic_val injected_pps) * 9)); then
-		tsv_row nic-overload "socks=$n" "$mode" "$round" flatout_offered_pps "$(nic_val injected_pps)" pps
-		tsv_row nic-overload "socks=$n" "$mode" "$round" flatout_delivered_pps "$top" pps
-		lab_warn "nic: $mode socks=$n: delivered $top/s of the $(nic_val injected_pps)/s its RX CPU, which also injects, can offer: the targets are not overloaded, so there is no overload to test here"
-		return 0
-	fi
-	for f in 100 70 50 35 25; do
-		rate=$((top * f / 100))
-		((rate > 0)) && nic_inject "$mode" "$n" "$rate" || return 0
-		if (($(nic_val drops_total) * 1000 <= $(nic_val injected))); then
-			lossless=$rate
-			got=$(nic_val delivered_pps)
-			break
-		fi
-	done
-	if [ -z "$lossless" ]; then
-		lab_warn "nic: $mode socks=$n: no lossless rate down to a quarter of $top/s"
-		return 0
-	fi
-	nic_inject "$mode" "$n" $((3 * lossless)) || return 0
-	d3=$(nic_val delivered_pps)
-	tsv_row nic-overload "socks=$n" "$mode" "$round" lossless_pps "$lossless" pps
-	tsv_row nic-overload "socks=$n" "$mode" "$round" delivered_lossless_pps "$got" pps
-	tsv_row nic-overload "socks=$n" "$mode" "$round" offered_3x_pps "$(nic_val injected_pps)" pps
-	tsv_row nic-overload "socks=$n" "$mode" "$round" delivered_3x_pps "$d3" pps
-	tsv_row nic-overload "socks=$n" "$mode" "$round" drops_early_3x "$(nic_val drops_early)" count
-	say "$(printf 'round %s socks=%-4s %-11s lossless at %d/s (delivered %d/s); at 3x (%d/s offered) delivered %d/s, %d%%' \
-		"$round" "$n" "$mode" "$lossless" "$got" "$(nic_val injected_pps)" "$d3" $((got ? 100 * d3 / got : 0)))"
-	(($(nic_val injected_pps) >= 2 * lossless)) ||
-		lab_warn "nic: $mode socks=$n: offered only $(nic_val injected_pps)/s of 3x $lossless/s: the RX CPU, which also injects, is the limit, so this is no overload"
+	bo=$(nic_val injected_pps)
+	bd=$(nic_val delivered_pps)
+	nic_inject "$mode" "$n" "" --threads "$NIC_OVER_THREADS" || return 0
+	oo=$(nic_val injected_pps)
+	od=$(nic_val delivered_pps)
+	tsv_row nic-overload "socks=$n" "$mode" "$round" base_offered_pps "$bo" pps
+	tsv_row nic-overload "socks=$n" "$mode" "$round" base_delivered_pps "$bd" pps
+	tsv_row nic-overload "socks=$n" "$mode" "$round" over_offered_pps "$oo" pps
+	tsv_row nic-overload "socks=$n" "$mode" "$round" over_delivered_pps "$od" pps
+	tsv_row nic-overload "socks=$n" "$mode" "$round" over_drops_early "$(nic_val drops_early)" count
+	say "$(printf 'round %s socks=%-4s %-11s 1 thread: delivered %d/s of %d/s; %d threads: delivered %d/s of %d/s, %d%% of 1 thread'"'"'s' \
+		"$round" "$n" "$mode" "$bd" "$bo" "$NIC_OVER_THREADS" "$od" "$oo" $((bd ? 100 * od / bd : 0)))"
+	((od * 10 < oo * 9)) ||
+		lab_warn "nic: $mode socks=$n: $NIC_OVER_THREADS threads offered $oo/s and $od/s were delivered: no overload made"
 }
 
 main()
@@ -309,7 +290,7 @@ main()
 				cell "$m" "$n" "$r"
 			done
 		done
-		# the first socket count only: a search costs seven cells
+		# the first socket count only: two cells each
 		for m in $NIC_OVERLOAD; do
 			overload "$m" "${NIC_SOCKS%% *}" "$r"
 		done

@@ -557,7 +557,9 @@ IDLE_GOV=$(cat "$CPUIDLE/current_governor_ro" 2>/dev/null ||
 	echo "command: $CMDLINE"
 	echo "settings: $ARGS${QUICK:+ (quick)}; rr-many ${RR_SECS}s per cell, cells $RR_CELLS; rpc ${RPC_SECS}s, $RPC_CONNS conns of ${RPC_SIZE} B; order-* ${ORDER_SECS}s, hops every ${HOP_MS} ms, $UDP_FLOWS UDP flows x $UDP_PPS/s"
 	echo "load_start: $LOAD0"
-	[ ! -r "$HALTPOLL_NS" ] ||
+	# only the haltpoll driver reads it, though it is there whenever
+	# haltpoll is built in
+	[ ! -r "$HALTPOLL_NS" ] || [ "$(cat "$CPUIDLE/current_driver" 2>/dev/null)" != haltpoll ] ||
 		echo "guest_halt_poll_ns: $(cat "$HALTPOLL_NS")${IDLE_POLL:+, $IDLE_POLL during the run (--idle-poll)}"
 	[ -z "$HOG" ] ||
 		echo "hog: a busy loop pinned to CPU $SRV_CPU, nice 0, for every round (--hog)"

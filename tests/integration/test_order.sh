@@ -276,7 +276,9 @@ seq_run()
 	read -r RUN_RECV RUN_INV RUN_LOST RUN_MOVES RUN_SENT RUN_SENDERR \
 		RUN_UNDRAINED RUN_SILENT RUN_DRAINED_PPS <<< "$FLOWS_SUM"
 	RUN_RING=$(stat_delta "$s0" "$s1" enqueue_drops)
-	RUN_EARLY=$(stat_delta "$s0" "$s1" early_drop)
+	# at the RX CPU and on the targets
+	RUN_EARLY=$(( $(stat_delta "$s0" "$s1" early_drop) + \
+		$(stat_delta "$s0" "$s1" early_drop_target) ))
 	RUN_OTHER=$(( $(other_drops "$d0" "$d1") + u1 - u0 ))
 	RUN_LATE=$((p1 - p0))
 	RUN_SWITCHES=$(stat_delta "$s0" "$s1" switches)
@@ -1176,7 +1178,8 @@ early_flood()
 		'"%d %d" % (d["received"], d["inversions"])' < "$LAB_DIR/flood.recv")
 	read -r FLOOD_SENT FLOOD_SENDERR < <(jget \
 		'"%d %d" % (d["sent"], d["send_errors"])' < "$LAB_DIR/flood.send")
-	FLOOD_EARLY=$(stat_delta "$s0" "$s1" early_drop)
+	FLOOD_EARLY=$(( $(stat_delta "$s0" "$s1" early_drop) + \
+		$(stat_delta "$s0" "$s1" early_drop_target) ))
 	FLOOD_RING=$(stat_delta "$s0" "$s1" enqueue_drops)
 	FLOOD_SOCK=$((u1 - u0))
 	FLOOD_OTHER=$(other_drops "$d0" "$d1")
@@ -1187,15 +1190,17 @@ early_flood()
 # flow offered far faster than its reader takes it.  Its socket refuses
 # datagrams, so rfs_xdp drops the flow's frames at the RX CPU: early_drop
 # grows; what arrives is in order; and every datagram sent was read or
-# dropped where a counter saw it (early, by the socket, on a cpumap ring,
+# dropped where a counter saw it (early, at the RX CPU or by the target's
+# cpumap program from its ring, by the socket, on a cpumap ring,
 # on the veth or a backlog, or refused by the sender), but for what the
 # reader still held when it stopped (its buffer, a few datagrams).
 # Then the same flood with early_drop = no (a reload): nothing is dropped
 # early, and the reader had read at least half as much with early drop
 # as it reads without: a mark that outlives the refusal (a read that
 # drained the buffer does not end it) withholds frames the socket has
-# room for.  Controls: rfs_xdp without the drop fails the first check;
-# without rfs_full_release the reader read about a quarter as much.
+# room for.  Controls: without the drops (rfs_xdp's and rfs_cpumap's)
+# the first check fails; without rfs_full_release the reader read about
+# a quarter as much.
 test_early_drop()
 {
 	local missing on n i

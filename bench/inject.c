@@ -31,10 +31,11 @@
  * Without --prog the program under test is XDP_PASS (the kernel modes);
  * --prog is rfsd's pinned rfs_xdp of IF, --gstats its pinned rfs_gstats
  * (for the cpumap ring drops and the early drops on the targets),
- * --ifstats its pinned rfs_if_stats of IF (for those at the RX CPU).  --rate paces the test runs (--repeat frames each)
- * to PPS frames a second in all; without it the CPU injects as fast as
- * it can.  After --warmup seconds of traffic (the
- * steering learns every socket's CPU) it measures --secs seconds and
+ * --ifstats its pinned rfs_if_stats of IF (for those at the RX CPU).
+ * --rate paces the test runs (--repeat frames each) to PPS frames a
+ * second in all; without it the CPU injects as fast as it can.  After
+ * --warmup seconds of traffic (the steering learns every socket's CPU)
+ * it measures --secs seconds and
  * prints "key value" lines (bench/nic.sh turns them into TSV rows).
  * Exit 77: can't run here.
  */

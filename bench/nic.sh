@@ -192,24 +192,22 @@ mode_off()
 	esac
 }
 
-# Inject in mode $1 for $2 sockets at $3 frames/s (empty: as fast as CPU
-# 0 can), more inject options after, into $LAB_DIR/inject.out; 1
-# (warned) when it failed.
+# Inject in mode $1 for $2 sockets as fast as CPU 0 can, more inject
+# options after, into $LAB_DIR/inject.out; 1 (warned) when it failed.
 nic_inject()
 {
-	local mode=$1 n=$2 rate=$3 args=("${@:4}")
+	local mode=$1 n=$2 args=("${@:3}")
 	mode_on "$mode"
 	case $mode in
 	xdp*) args+=(--prog "$RFS_PIN_V/if/$LAB_A/prog"
 		    --gstats "$RFS_PIN_V/maps/rfs_gstats"
 		    --ifstats "$RFS_PIN_V/if/$LAB_A/rfs_if_stats") ;;
 	esac
-	[ -n "$rate" ] && args+=(--rate "$rate")
 	if ! "$INJECT" --ifname "$LAB_A" --src "$LAB_IP4_B" --dst "$LAB_IP4_A" \
 		--socks "$n" --port0 $((LAB_PORT + 1000)) --rport $((LAB_PORT + 999)) \
 		--cpu "$INJ_CPU" --warmup "$NIC_WARMUP" --secs "$NIC_SECS" \
 		"${args[@]}" > "$LAB_DIR/inject.out" 2> "$LAB_DIR/inject.err"; then
-		lab_warn "nic: $mode socks=$n${rate:+ at $rate/s} failed, left out: $(tail -n 2 "$LAB_DIR/inject.err")"
+		lab_warn "nic: $mode socks=$n${3:+ ($*)} failed, left out: $(tail -n 2 "$LAB_DIR/inject.err")"
 		mode_off "$mode"
 		return 1
 	fi
@@ -223,7 +221,7 @@ nic_val() { awk -v k="$1" '$1 == k { printf "%.0f\n", $2 }' "$LAB_DIR/inject.out
 cell()
 {
 	local mode=$1 n=$2 round=$3 out=$LAB_DIR/inject.out k v u
-	nic_inject "$mode" "$n" "" || return 0
+	nic_inject "$mode" "$n" || return 0
 	while read -r k v; do
 		case $k in
 		*_pps) u=pps ;;
@@ -245,10 +243,10 @@ cell()
 overload()
 {
 	local mode=$1 n=$2 round=$3 bo bd oo od
-	nic_inject "$mode" "$n" "" || return 0
+	nic_inject "$mode" "$n" || return 0
 	bo=$(nic_val injected_pps)
 	bd=$(nic_val delivered_pps)
-	nic_inject "$mode" "$n" "" --threads "$NIC_OVER_THREADS" || return 0
+	nic_inject "$mode" "$n" --threads "$NIC_OVER_THREADS" || return 0
 	oo=$(nic_val injected_pps)
 	od=$(nic_val delivered_pps)
 	tsv_row nic-overload "socks=$n" "$mode" "$round" base_offered_pps "$bo" pps

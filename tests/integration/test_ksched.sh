@@ -577,7 +577,9 @@ kthread_waits_start()
 # (switched out still runnable), to the switch that ran it.  "pid prio
 # wait_ms" lines, prio the kernel's then (below 100: real-time, as
 # SCHED_FIFO is; 120: SCHED_OTHER nice 0, as a flooded kthread steps
-# down to).  $@: the kthreads' PIDs.
+# down to).  A buffer that overran kept only its CPU's newest events: a
+# wait that began before the first event its CPU kept may have ended in
+# the lost part, so it is left out.  $@: the kthreads' PIDs.
 kthread_waits_stop()
 {
 	lab_rx_trace_stop | awk -v pids="$*" '
@@ -589,6 +591,7 @@ kthread_waits_stop()
 			return ""
 		}
 		$2 != "EV" { next }
+		!($4 in first) { first[$4] = $1 }
 		$3 == "sched_waking" {
 			pid = field("pid")
 			if ((pid in ours) && !run[pid] && !(pid in since)) {
@@ -608,7 +611,7 @@ kthread_waits_stop()
 			pid = field("next_pid")
 			if (!(pid in ours))
 				next
-			if (pid in since)
+			if ((pid in since) && since[pid] >= first[$4])
 				printf "%s %s %.3f\n", pid, prio[pid], ($1 - since[pid]) * 1000
 			delete since[pid]
 			run[pid] = 1

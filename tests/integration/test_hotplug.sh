@@ -13,10 +13,13 @@
 #
 # The CPU is brought back by the EXIT trap and, in case this shell is
 # killed before it runs, by a watchdog started (setsid, its own session)
-# before the CPU goes offline, which puts it online after HOTPLUG_WATCHDOG
-# seconds (default 60) whatever happened; the trap ends the watchdog, by
-# its PID, when the test ends.  The machine is never left with a CPU
-# offline that this test took away.
+# before the CPU goes offline, which puts it online HOTPLUG_WATCHDOG
+# seconds (default 60) after it went offline, whatever happened; the trap
+# ends the watchdog, by its PID, when the test ends.  The machine is never
+# left with a CPU offline that this test took away.  The watchdog counts
+# from the end of the offline, not its start: beside busy loops taking a
+# CPU offline has taken minutes, and an online written meanwhile waits
+# for it and undoes it at once.
 #
 # Oracles: order, tests/tools/rfs_seq (numbered UDP, counted by the
 # receivers: 0 inversions); where the stack ran, net:netif_receive_skb on
@@ -27,7 +30,7 @@
 # Exit: 0 all passed (some may have skipped), 249 all skipped, 1 a failure.
 # Knobs: HOTPLUG_CPU (default 1), HOTPLUG_WATCHDOG (s, default 60),
 # HOTPLUG_FLOWS (default 8), HOTPLUG_PPS (per flow, default 2000),
-# HOTPLUG_SECS (traffic, default 45: it must outlast the checks).
+# HOTPLUG_SECS (traffic, at most; default 600: the test ends it).
 
 # shellcheck disable=SC2317  # the test_* functions are called by name
 ALL_TESTS="
@@ -47,6 +50,8 @@ HP_PPS=${HOTPLUG_PPS:-2000}
 HP_SECS=${HOTPLUG_SECS:-600}
 MIN_SHARE=90			# percent, as in test_steering.sh
 SEQ_PORT=$((LAB_PORT + 500))	# receivers here, senders +1000
+# how long the watchdog waits for the offline to begin taking effect
+HP_OFF_MAX=1800
 HP_WD_PID=
 HP_WD_START=
 
@@ -75,15 +80,21 @@ hp_restore()
 
 # The watchdog: a session of its own (setsid: no signal to this test's
 # process group reaches it, nor tests/run.sh's timeout), which writes its
-# PID, sleeps, and puts the CPU online.
+# PID, waits (up to HP_OFF_MAX s) for the CPU to be offline, sleeps, and
+# puts the CPU online.
 hp_watchdog_start()
 {
 	local f=$LAB_DIR/watchdog.pid i
 	rm -f "$f"
 	# shellcheck disable=SC2016
-	setsid bash -c 'echo $$ > "$1.tmp" && mv "$1.tmp" "$1"; sleep "$2"
+	setsid bash -c 'echo $$ > "$1.tmp" && mv "$1.tmp" "$1"
+		for ((i = 0; i < $4 * 2; i++)); do
+			[ "$(cat "$3")" = 0 ] && break
+			sleep 0.5
+		done
+		sleep "$2"
 		echo 1 > "$3"' rfs-hotplug-watchdog "$f" "$HP_WATCHDOG" \
-		"$HP_ONLINE" </dev/null >/dev/null 2>&1 &
+		"$HP_ONLINE" "$HP_OFF_MAX" </dev/null >/dev/null 2>&1 &
 	for ((i = 0; i < 50; i++)); do
 		[ -s "$f" ] && break
 		sleep 0.1
@@ -105,11 +116,15 @@ hp_watchdog_stop()
 	HP_WD_PID=
 }
 
+# HP_OFF_SECS: how long the kernel took
 hp_offline()
 {
+	local t0
 	hp_watchdog_start
 	HP_TOOK=1
+	t0=$(date +%s)
 	echo 0 > "$HP_ONLINE" || fail "can't take CPU $HP_CPU offline"
+	HP_OFF_SECS=$(($(date +%s) - t0))
 }
 
 # ---------------------------------------------------------------- traffic
@@ -249,7 +264,7 @@ test_cpu_offline_online()
 
 	l0=$(log_lines)
 	hp_offline
-	say "CPU $HP_CPU offline (watchdog PID $HP_WD_PID puts it back in ${HP_WATCHDOG}s otherwise)"
+	say "CPU $HP_CPU offline, in ${HP_OFF_SECS}s (watchdog PID $HP_WD_PID puts it back in ${HP_WATCHDOG}s otherwise)"
 	log_wait 5 "CPU $HP_CPU: went offline \\(online CPUs .* -> " "$l0" ||
 		fail "rfsd did not log the online CPUs changing"
 	log_wait 10 "iface '$LAB_A' \\(ifindex [0-9]+\\): CPU $HP_CPU removed: no flow in flight there any more" "$l0" ||

@@ -255,13 +255,16 @@ $(BENCH_TOOLS): $(B)/tests/%: tests/tools/%.c $(TOOL_LIB) \
 # The fuzz layer: each parser's libFuzzer target over its corpus, then
 # CHECK_FUZZ_SECONDS of new inputs from libFuzzer's seed CHECK_FUZZ_SEED,
 # so that every machine tries the same inputs (make fuzz explores).
+# CHECK_TESTS: what tests/run.sh runs (layers and integration scripts;
+# every layer by default).
 CHECK_FUZZ_SECONDS ?= 5
 CHECK_FUZZ_SEED ?= 1
+CHECK_TESTS ?= unit prog fuzz integration
 check: deps
 	$(Q)$(MAKE) --no-print-directory all $(UNIT_BINS) $(PROG_BINS) $(TOOL_BINS) \
 		$(FUZZ_BINS) $(B)/bench/inject
 	$(Q)RFS_FUZZ_SECONDS=$(CHECK_FUZZ_SECONDS) RFS_FUZZ_SEED=$(CHECK_FUZZ_SEED) \
-		tests/run.sh unit prog fuzz integration
+		tests/run.sh $(CHECK_TESTS)
 
 check-unit: $(UNIT_BINS)
 	$(Q)tests/run.sh unit

@@ -52,7 +52,7 @@
  * over the repeats and any preemption in it).
  *
  *   cost [--runs N] [--repeat N] [--cpu CPU] [--pin-dir DIR]
- *   cost --attach IFACE [--target CPU]
+ *   cost --attach IFACE [--target CPU] [--pin PATH]
  *
  * Output: "run" lines, then "summary" lines, all "key value" pairs, for
  * bench/run.sh.  Exit 77: could not run here.
@@ -61,6 +61,9 @@
  * native mode to IFACE, every frame to CPU --target (default 0), until
  * SIGTERM or SIGINT, then detached.  It tells the cost of the cpumap path
  * itself (kthread, skb built there) apart from what rfs_xdp adds to it.
+ * --pin also pins the program at PATH (bpffs; removed on exit), for a
+ * loader that runs it itself: bench/nic.sh's cpumap mode, whose injector
+ * tail-calls it as it does rfsd's rfs_xdp.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -97,6 +100,7 @@ static struct {
 	struct rfs_test_rearm *rearm;
 	int ncpus;
 	int attached_ifindex;	/* --attach: detach from here on exit */
+	const char *prog_pin;	/* --pin: unpinned on exit */
 	char pin_dir[128];
 } rc;
 
@@ -115,6 +119,10 @@ static void rfs_cost_cleanup(void)
 		bpf_xdp_detach(rc.attached_ifindex, XDP_FLAGS_DRV_MODE |
 			       XDP_FLAGS_REPLACE, &o);
 		rc.attached_ifindex = 0;
+	}
+	if (rc.prog_pin) {
+		unlink(rc.prog_pin);
+		rc.prog_pin = NULL;
 	}
 	if (rc.bare) {
 		rfs_bare__destroy(rc.bare);
@@ -197,9 +205,10 @@ static void rfs_cost_usage(FILE *f)
 		"  --pin-dir DIR bpffs dir of the throwaway datapath\n"
 		"                (default /sys/fs/bpf/rfs-bench-cost-PID)\n"
 		"\n"
-		"       cost --attach IFACE [--target CPU]\n"
+		"       cost --attach IFACE [--target CPU] [--pin PATH]\n"
 		"Attach the bare redirect (native XDP) to IFACE, every frame to\n"
-		"CPU --target (default 0), until SIGTERM; then detach.\n");
+		"CPU --target (default 0), until SIGTERM; then detach.  --pin:\n"
+		"the program pinned at PATH too (bpffs), unpinned on exit.\n");
 }
 
 /* Load the bare program, redirecting to target, with that CPU's cpumap
@@ -362,8 +371,9 @@ static int rfs_cost_load_rfs(const struct rfs_frame *f, __u32 target)
 	return 0;
 }
 
-/* --attach: the bare program on ifname until a signal; 0 or exit code */
-static int rfs_cost_attach(const char *ifname, __u32 target)
+/* --attach: the bare program on ifname (and at pin, if given) until a
+ * signal; 0 or exit code */
+static int rfs_cost_attach(const char *ifname, __u32 target, const char *pin)
 {
 	int ifindex = if_nametoindex(ifname), e;
 	sigset_t set;
@@ -391,6 +401,15 @@ static int rfs_cost_attach(const char *ifname, __u32 target)
 		return EXIT_FAILURE;
 	}
 	rc.attached_ifindex = ifindex;
+	if (pin) {
+		e = bpf_program__pin(rc.bare->progs.rfs_bare_redirect, pin);
+		if (e) {
+			fprintf(stderr, "cost: can't pin program at '%s': %s\n",
+				pin, strerror(-e));
+			return EXIT_FAILURE;
+		}
+		rc.prog_pin = pin;
+	}
 	printf("attached %s target %u\n", ifname, target);
 	fflush(stdout);
 	sigwait(&set, &e);
@@ -530,11 +549,12 @@ int main(int argc, char **argv)
 		{ "pin-dir", required_argument, NULL, 'P' },
 		{ "attach", required_argument, NULL, 'a' },
 		{ "target", required_argument, NULL, 't' },
+		{ "pin", required_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
 	int runs = 7, cpu = 0, ch, ret = EXIT_FAILURE, ncpus, att_target = 0;
-	const char *attach = NULL;
+	const char *attach = NULL, *pin = NULL;
 	__u32 repeat = 1000000, target;
 	struct rfs_frame_layout lay;
 	__u8 buf[RFS_FR_MAX];
@@ -562,6 +582,9 @@ int main(int argc, char **argv)
 		case 't':
 			att_target = atoi(optarg);
 			break;
+		case 'p':
+			pin = optarg;
+			break;
 		case 'h':
 			rfs_cost_usage(stdout);
 			return 0;
@@ -570,7 +593,8 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (optind != argc || runs < 1 || runs > RFS_COST_RUNS_MAX || !repeat) {
+	if (optind != argc || runs < 1 || runs > RFS_COST_RUNS_MAX || !repeat ||
+	    (pin && !attach)) {
 		rfs_cost_usage(stderr);
 		return 2;
 	}
@@ -603,7 +627,7 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 
 	if (attach) {
-		ret = rfs_cost_attach(attach, att_target);
+		ret = rfs_cost_attach(attach, att_target, pin);
 		rfs_cost_cleanup();
 		return ret;
 	}

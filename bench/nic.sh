@@ -18,6 +18,11 @@
 #   xdp-noguard  the same with the in-order rule off: rfsd --unsafe-noguard
 #                and 'noguard = yes' where rfsd has them, else rfs_ifcfg
 #                noguard 1 behind its back; checked in the pinned config
+#   cpumap       diagnostic, only when NIC_MODES names it:
+#                bench/bare_redirect.bpf.c (build/bench/cost --attach
+#                --pin), every frame into the cpumap to the last CPU: the
+#                floor of the xdp modes' RX CPU, what a cpumap hop costs
+#                there before any steering
 #
 # Every frame first passes bench/inject.bpf.c, which gives it its flow
 # (a port per socket, round robin) and tail-calls the program under test:
@@ -77,6 +82,7 @@ while [ $# -gt 0 ]; do
 done
 INJECT=$LAB_BUILD/bench/inject
 IFCFG=$LAB_BUILD/tests/rfs_ifcfg
+COST=$LAB_BUILD/bench/cost
 if [ -n "$QUICK" ]; then
 	((ROUNDS > 2)) && ROUNDS=2
 	NIC_SOCKS=${NIC_SOCKS:-64}
@@ -112,7 +118,36 @@ nic_restore()
 nic_down()
 {
 	nic_restore
+	bare_off
 	lab_down
+}
+
+BARE_PID=
+BARE_PIN=
+
+# The cpumap mode's program: cost --attach, pinned for inject's --prog.
+bare_on()
+{
+	local i
+	BARE_PIN=$RFS_PIN-bare
+	lab_bg "$COST" --attach "$LAB_A" --target "$(lab_online_cpus | tail -n 1)" \
+		--pin "$BARE_PIN" > "$LAB_DIR/bare.out" 2>&1
+	BARE_PID=$LAB_BG_PID
+	for ((i = 0; i < 100; i++)); do
+		grep -q '^attached ' "$LAB_DIR/bare.out" && return 0
+		lab_alive "$BARE_PID" || break
+		sleep 0.1
+	done
+	fail "cost --attach did not attach: $(tail -n 2 "$LAB_DIR/bare.out")"
+}
+
+# SIGTERM: it detaches and unpins (by PID, only the one started here)
+bare_off()
+{
+	[ -n "$BARE_PID" ] || return 0
+	lab_kill "$BARE_PID"
+	BARE_PID=
+	rm -f "$BARE_PIN"
 }
 
 RXQ=
@@ -174,6 +209,7 @@ mode_on()
 		fi
 		nic_check_noguard 1
 		;;
+	cpumap) bare_on ;;
 	*) fail "unknown mode '$1'" ;;
 	esac
 }
@@ -184,6 +220,7 @@ mode_off()
 	echo 0 > "$RXQ/rps_cpus"
 	case $1 in
 	rfs) nic_restore ;;
+	cpumap) bare_off ;;
 	xdp|xdp-noguard)
 		ctl detach "$LAB_A" >/dev/null || lab_warn "can't detach rfsd from $LAB_A"
 		lab_stop_rfsd
@@ -202,6 +239,7 @@ nic_inject()
 	xdp*) args+=(--prog "$RFS_PIN_V/if/$LAB_A/prog"
 		    --gstats "$RFS_PIN_V/maps/rfs_gstats"
 		    --ifstats "$RFS_PIN_V/if/$LAB_A/rfs_if_stats") ;;
+	cpumap) args+=(--prog "$BARE_PIN") ;;
 	esac
 	if ! "$INJECT" --ifname "$LAB_A" --src "$LAB_IP4_B" --dst "$LAB_IP4_A" \
 		--socks "$n" --port0 $((LAB_PORT + 1000)) --rport $((LAB_PORT + 999)) \
@@ -268,6 +306,9 @@ main()
 	[ "$(lab_online_cpus | wc -l)" -ge 2 ] || skip "needs 2 CPUs"
 	case " $NIC_MODES " in
 	*" xdp"*) lab_need_bins; [ -x "$IFCFG" ] || skip "$IFCFG is not built (make $IFCFG)" ;;
+	esac
+	case " $NIC_MODES " in
+	*" cpumap "*) [ -x "$COST" ] || skip "$COST is not built (make bench)" ;;
 	esac
 	trap nic_down EXIT
 	trap 'exit 130' INT

@@ -44,7 +44,8 @@ static __always_inline int rfs_cpumap_verdict(struct xdp_md *ctx,
 	if (!rfs_full_recent(q->refused, q->jiffy, window) ||
 	    rfs_parse_frame((void *)(long)ctx->data,
 			    (void *)(long)ctx->data_end, &key) != RFS_PARSE_OK ||
-	    !rfs_flow_full(rfs_flow_hash(&key, g->hash_seed), window))
+	    !rfs_flow_full(rfs_flow_hash(&key, g->hash_seed),
+			   (__u32)bpf_jiffies64(), window))
 		return XDP_PASS;
 	gs = rfs_get_gstats();
 	if (gs)

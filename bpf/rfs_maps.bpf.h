@@ -111,9 +111,9 @@ struct {
 #define RFS_WRITE_ONCE(x, v)	(*(volatile typeof(x) *)&(x) = (v))
 
 /* Did the flow's socket refuse a datagram moments ago (rfs_full_drops)?
- * One load of a line written only on refusals; jiffies only when the
- * mark is this flow's. */
-static __always_inline int rfs_flow_full(__u32 hash, __u32 window)
+ * One load of a line written only on refusals.  now: jiffies. */
+static __always_inline int rfs_flow_full(__u32 hash, __u32 now,
+					 __u32 window)
 {
 	__u32 idx = rfs_full_index(hash);
 	__u64 *slot, mark;
@@ -122,8 +122,7 @@ static __always_inline int rfs_flow_full(__u32 hash, __u32 window)
 	if (!slot)
 		return 0;
 	mark = RFS_READ_ONCE(*slot);
-	return rfs_full_tagged(mark, hash) &&
-	       rfs_full_drops(mark, hash, (__u32)bpf_jiffies64(), window);
+	return rfs_full_drops(mark, hash, now, window);
 }
 
 /* The slot of the sock flow table this hash maps to, or NULL. */

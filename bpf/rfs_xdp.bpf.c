@@ -221,7 +221,7 @@ int rfs_xdp(struct xdp_md *ctx)
 	struct rfs_tx_seq *tx;
 	struct rfs_choice c;
 	rfs_sock_entry_t *se;
-	__u32 zero = 0, rxq, seq;
+	__u32 zero = 0, rxq, seq, win;
 	__u64 now = 0;
 	long ret;
 	int why, marked;
@@ -242,12 +242,20 @@ int rfs_xdp(struct xdp_md *ctx)
 		return rfs_count_pass(s, -1);
 
 	st.hash = rfs_flow_hash(&key, g->hash_seed);
-	if (g->early_drop_jiffies &&
-	    rfs_flow_full(st.hash, RFS_READ_ONCE(g->early_drop_jiffies))) {
-		/* before the redirect and any mark, number or entry written:
-		 * a frame never sent is nothing the in-order rule covers */
-		s->early_drop++;
-		return XDP_DROP;
+	/* the flow's slot only while some socket refused lately: a line per
+	 * flow, cold where many flows go through, against a word of this
+	 * line */
+	win = RFS_READ_ONCE(g->early_drop_jiffies);
+	if (win) {
+		now = bpf_jiffies64();
+		if (rfs_full_any(RFS_READ_ONCE(g->full_jiffy), (__u32)now, win) &&
+		    rfs_flow_full(st.hash, (__u32)now, win)) {
+			/* before the redirect and any mark, number or entry
+			 * written: a frame never sent is nothing the in-order
+			 * rule covers */
+			s->early_drop++;
+			return XDP_DROP;
+		}
 	}
 	se = rfs_sock_slot(g, st.hash);
 	if (se)

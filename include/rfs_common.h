@@ -210,6 +210,14 @@ struct rfs_globals {
 				   rfs_flow_key_loopback) */
 	__u32 early_drop_jiffies; /* how long a refusal marks its flow
 				   (rfs_full_drops); 0: early drop off */
+	/* The jiffy of the latest refusal on any CPU (0: none), written by
+	 * rfs_sock_full_mark once per jiffy at most: while it is older
+	 * than the window no flow's mark can drop, and rfs_xdp skips the
+	 * flow's slot (rfs_full_any), a line per flow, for this word of a
+	 * line it reads anyway.  rfsd writes the whole struct on a config
+	 * change and may put an older jiffy back: early drops then wait
+	 * for the next refusal, nothing more. */
+	__u32 full_jiffy;
 };
 
 /*
@@ -221,9 +229,11 @@ struct rfs_globals {
  *
  * jiffy is the low 32 bits of jiffies at the refusal; the full hash is the
  * tag, so a flow that shares the slot is not dropped for another's
- * refusal.  Written only on refusals, read by rfs_xdp on every frame: the
- * line stays in every RX CPU's cache until a socket overflows.  A fixed
- * size: a flow that loses its slot to another is only not dropped early.
+ * refusal.  Written only on refusals, read by rfs_xdp on a frame only
+ * while some socket refused a datagram within the window
+ * (rfs_globals.full_jiffy): a line per flow, not read at all the rest of
+ * the time.  A fixed size: a flow that loses its slot to another is only
+ * not dropped early.
  */
 #define RFS_FULL_SLOTS		8192
 

@@ -134,6 +134,18 @@ static __always_inline int rfs_full_recent(__u32 refused, __u32 now,
 	return refused && window && now + 1 - refused <= window;
 }
 
+/*
+ * Might any flow's mark drop a frame at jiffy now?  refused: the jiffy of
+ * the latest refusal on any CPU (rfs_globals.full_jiffy, 0 none).  Every
+ * mark is that old or older, so when this says no, rfs_full_drops says
+ * no for every flow and its slot need not be read.
+ */
+static __always_inline int rfs_full_any(__u32 refused, __u32 now,
+					__u32 window)
+{
+	return refused && now - refused < window;
+}
+
 /* Drop this flow's frame at jiffy now? */
 static __always_inline int rfs_full_drops(__u64 mark, __u32 hash, __u32 now,
 					  __u32 window)

@@ -1015,7 +1015,8 @@ static void test_loopback_skipped(void **state)
  * Early drop's source: a connected UDP socket that refuses datagrams (a
  * receive buffer at its minimum, never read) marks its flow in
  * rfs_sock_full (rfs_sock_full_mark) under the hash rfs_xdp computes for
- * the flow's frames, with the jiffy of a refusal; with early drop off it
+ * the flow's frames, with the jiffy of a refusal, and notes that jiffy
+ * in its CPU's queue slot and in the globals; with early drop off it
  * marks nothing.  Over loopback: the refusals happen in the sender's
  * call, between the two jiffies read around it.
  */
@@ -1088,6 +1089,19 @@ static void test_udp_full_marks(void **state)
 			free(q);
 			if (j0 && j1 && !noted)
 				fail_msg("no CPU's queue slot noted the refusal");
+		}
+		/* and as the latest refusal, which rfs_xdp reads before
+		 * any flow's slot */
+		{
+			struct rfs_globals g;
+			__u32 zero = 0;
+
+			assert_int_equal(bpf_map_lookup_elem(st.dp->globals_fd,
+							     &zero, &g), 0);
+			if (j0 && j1 &&
+			    g.full_jiffy - (__u32)j0 > (__u32)j1 - (__u32)j0)
+				fail_msg("globals' latest refusal %u outside [%u, %u]",
+					 g.full_jiffy, (__u32)j0, (__u32)j1);
 		}
 		/* drain: the next round starts with room */
 		while (recv(s, buf, sizeof(buf), MSG_DONTWAIT) > 0)

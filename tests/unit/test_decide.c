@@ -758,6 +758,41 @@ static void rfs_test_full_recent(void **state)
 	assert_false(rfs_full_recent(0xfffffffe, 0, 2));
 }
 
+/*
+ * The RX CPU's gate before a flow's slot: while the latest refusal on any
+ * CPU is within the window, and never when rfs_full_drops could say yes
+ * for a mark that old or older (every jiffy of a window, across the
+ * wrap); never without a refusal or with early drop off.
+ */
+static void rfs_test_full_any(void **state)
+{
+	static const __u32 latest[] = { 500, 1, 0xffffffffu, 0xfffffffeu };
+	const __u32 h = 0x1234abcd;
+	__u32 i, age, back, w;
+
+	assert_true(rfs_full_any(500, 500, 2));
+	assert_true(rfs_full_any(500, 501, 2));
+	assert_false(rfs_full_any(500, 502, 2));
+	assert_false(rfs_full_any(500, 100500, 2));
+	assert_false(rfs_full_any(0, 0, 2));
+	assert_false(rfs_full_any(0, 1, 2));
+	assert_false(rfs_full_any(500, 500, 0));
+	/* no mark drops where the gate is shut: marks from the latest
+	 * refusal back, ages from the refusal to past the window */
+	for (i = 0; i < sizeof(latest) / sizeof(latest[0]); i++)
+		for (w = 1; w <= 6; w++)
+			for (back = 0; back < 8; back++)
+				for (age = 0; age < 16; age++) {
+					__u32 now = latest[i] + age;
+					__u64 m = rfs_full_mark(h, latest[i] - back);
+
+					if (rfs_full_drops(m, h, now, w) &&
+					    !rfs_full_any(latest[i], now, w))
+						fail_msg("latest %u, mark %u back, now +%u, window %u: drops behind a shut gate",
+							 latest[i], back, age, w);
+				}
+}
+
 static void rfs_test_full_wrap(void **state)
 {
 	const __u32 h = 0x5a5a5a5a;
@@ -1543,6 +1578,7 @@ int main(void)
 		cmocka_unit_test(rfs_test_full_expiry),
 		cmocka_unit_test(rfs_test_full_wrap),
 		cmocka_unit_test(rfs_test_full_recent),
+		cmocka_unit_test(rfs_test_full_any),
 		cmocka_unit_test(rfs_test_full_window),
 		cmocka_unit_test(rfs_test_dev_header),
 		cmocka_unit_test(rfs_test_dev_index),

@@ -43,7 +43,8 @@ int BPF_PROG(rfs_sock_full_mark, int rc, struct sock *sk)
 	mark = rfs_full_mark(hash, now);
 	if (RFS_READ_ONCE(*slot) != mark)
 		RFS_WRITE_ONCE(*slot, mark);
-	/* after the mark: an RX CPU that sees this jiffy finds the mark */
+	/* after the mark; an RX CPU that sees the jiffy before the mark
+	 * (stores are not ordered everywhere) only misses a drop */
 	if (RFS_READ_ONCE(g->full_jiffy) != now)
 		RFS_WRITE_ONCE(g->full_jiffy, now);
 	/* this CPU's slot, read by its own kthread: a local line */

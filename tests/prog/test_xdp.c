@@ -1685,21 +1685,36 @@ static void test_no_table_and_redirect_err(void **state)
 
 /* ---- early drop ------------------------------------------------------- */
 
-/* Write f's slot of rfs_sock_full as rfs_sock_full_mark does, then run. */
-/* The latest refusal on any CPU, as rfs_sock_full_mark notes it. */
-static void rfs_xt_set_full_jiffy(__u32 jiffy)
+/* The globals as the programs see them, and written back behind rfsd's
+ * back (its cache of them is left as it was). */
+static struct rfs_globals rfs_xt_globals(void)
 {
 	struct rfs_globals g;
 	__u32 zero = 0;
 
 	assert_int_equal(bpf_map_lookup_elem(xt.dp->globals_fd, &zero, &g), 0);
-	g.full_jiffy = jiffy;
-	assert_int_equal(bpf_map_update_elem(xt.dp->globals_fd, &zero, &g,
+	return g;
+}
+
+static void rfs_xt_put_globals(const struct rfs_globals *g)
+{
+	__u32 zero = 0;
+
+	assert_int_equal(bpf_map_update_elem(xt.dp->globals_fd, &zero, g,
 					     BPF_ANY), 0);
 }
 
-/* Run the frame with mark in its flow's slot and the mark's jiffy as the
- * latest refusal. */
+/* The latest refusal on any CPU, as rfs_sock_full_mark notes it. */
+static void rfs_xt_set_full_jiffy(__u32 jiffy)
+{
+	struct rfs_globals g = rfs_xt_globals();
+
+	g.full_jiffy = jiffy;
+	rfs_xt_put_globals(&g);
+}
+
+/* Write the flow's slot of rfs_sock_full as rfs_sock_full_mark does, with
+ * the mark's jiffy as the latest refusal, then run. */
 static __u32 rfs_xt_run_marked(const __u8 *buf, size_t len, __u32 hash,
 			       __u64 mark, struct rfs_if_stats *d)
 {
@@ -1805,17 +1820,14 @@ static void test_early_drop(void **state)
 	rfs_xt_set_full_jiffy(0);
 }
 
-/* The early-drop window in the globals, behind rfsd's back (its cache
- * of them keeps the window it set). */
+/* The early-drop window in the globals (rfsd's cache keeps the window
+ * it set). */
 static void rfs_xt_set_window(__u32 win)
 {
-	struct rfs_globals g;
-	__u32 zero = 0;
+	struct rfs_globals g = rfs_xt_globals();
 
-	assert_int_equal(bpf_map_lookup_elem(xt.dp->globals_fd, &zero, &g), 0);
 	g.early_drop_jiffies = win;
-	assert_int_equal(bpf_map_update_elem(xt.dp->globals_fd, &zero, &g,
-					     BPF_ANY), 0);
+	rfs_xt_put_globals(&g);
 }
 
 /* Note a refusal on cpu in jiffy refused, its last batch in jiffy now. */

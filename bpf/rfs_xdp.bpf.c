@@ -281,7 +281,8 @@ int rfs_xdp(struct xdp_md *ctx)
 	c = rfs_pick_cpu(&st, cfg);
 	if (c.verdict == RFS_V_HELD) {
 		if (st.cur.flags & RFS_DEV_FLOW_LOCAL) {
-			now = bpf_jiffies64();
+			if (!now)
+				now = bpf_jiffies64();
 			st.cur_drained = rfs_path_drained(&st.cur, NULL, 0, 0,
 						now, cfg->local_drain_jiffies);
 		} else {

@@ -128,17 +128,11 @@ BARE_PIN=
 # The cpumap mode's program: cost --attach, pinned for inject's --prog.
 bare_on()
 {
-	local i
 	BARE_PIN=$RFS_PIN-bare
-	lab_bg "$COST" --attach "$LAB_A" --target "$(lab_online_cpus | tail -n 1)" \
-		--pin "$BARE_PIN" > "$LAB_DIR/bare.out" 2>&1
+	lab_bg_attached "$LAB_DIR/bare.out" "$COST" --attach "$LAB_A" \
+		--target "$(lab_online_cpus | tail -n 1)" --pin "$BARE_PIN" ||
+		fail "cost --attach did not attach: $(tail -n 2 "$LAB_DIR/bare.out")"
 	BARE_PID=$LAB_BG_PID
-	for ((i = 0; i < 100; i++)); do
-		grep -q '^attached ' "$LAB_DIR/bare.out" && return 0
-		lab_alive "$BARE_PID" || break
-		sleep 0.1
-	done
-	fail "cost --attach did not attach: $(tail -n 2 "$LAB_DIR/bare.out")"
 }
 
 # SIGTERM: it detaches and unpins (by PID, only the one started here)
@@ -245,7 +239,7 @@ nic_inject()
 		--socks "$n" --port0 $((LAB_PORT + 1000)) --rport $((LAB_PORT + 999)) \
 		--cpu "$INJ_CPU" --warmup "$NIC_WARMUP" --secs "$NIC_SECS" \
 		"${args[@]}" > "$LAB_DIR/inject.out" 2> "$LAB_DIR/inject.err"; then
-		lab_warn "nic: $mode socks=$n${3:+ ($*)} failed, left out: $(tail -n 2 "$LAB_DIR/inject.err")"
+		lab_warn "nic: $mode socks=$n${3:+ (${*:3})} failed, left out: $(tail -n 2 "$LAB_DIR/inject.err")"
 		mode_off "$mode"
 		return 1
 	fi

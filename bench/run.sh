@@ -354,21 +354,8 @@ alive() { lab_alive "$1"; }
 stop_pid() { lab_kill "$1" TERM "${2:-5}"; }
 ns() { lab_ns "$@"; }
 
-# $2... in the background, its output in $1, until it prints "attached"
-# (5 s at most): 0 with its PID in BG_PID, else 1, stopped
-bg_attached()
-{
-	local out=$1 i
-	shift
-	bg "$@" > "$out" 2>&1
-	for ((i = 0; i < 50; i++)); do
-		grep -q '^attached' "$out" && return 0
-		alive "$BG_PID" || break
-		sleep 0.1
-	done
-	stop_pid "$BG_PID" 5
-	return 1
-}
+# lab_bg_attached, its PID in BG_PID
+bg_attached() { lab_bg_attached "$@"; local rc=$?; BG_PID=$LAB_BG_PID; return $rc; }
 
 bench_down()
 {

@@ -198,6 +198,23 @@ lab_bg()
 	LAB_PIDS+=("$LAB_BG_PID:$(lab_starttime "$LAB_BG_PID")")
 }
 
+# $2... in the background (lab_bg), its output in $1, until it prints a
+# line starting "attached" (5 s at most): 0 with its PID in LAB_BG_PID,
+# else 1, stopped.  bench/cost --attach says so once its program is on.
+lab_bg_attached()
+{
+	local out=$1 i
+	shift
+	lab_bg "$@" > "$out" 2>&1
+	for ((i = 0; i < 50; i++)); do
+		grep -q '^attached' "$out" && return 0
+		lab_alive "$LAB_BG_PID" || break
+		sleep 0.1
+	done
+	lab_kill "$LAB_BG_PID" TERM 5
+	return 1
+}
+
 # lab_bg inside the namespace.
 lab_bg_ns()
 {

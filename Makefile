@@ -239,7 +239,9 @@ $(B)/bench/cost: $(B)/tests/bpf/rearm.skel.h
 TOOL_BINS += $(B)/tests/bpf/other_xdp.bpf.o
 # ---- end tests/prog BPF objects ---------------------------------------------
 
-$(B)/tests/rfs_%: tests/tools/rfs_%.c | $(B)/tests
+# include/ for rfs_ifcfg, which reads struct rfs_if_config from the map
+$(B)/tests/rfs_%: tests/tools/rfs_%.c $(HEADERS) \
+		$(wildcard tests/tools/lib/*.h) | $(B)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $<
 

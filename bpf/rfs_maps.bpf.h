@@ -61,8 +61,11 @@ struct {
 	__type(value, struct bpf_cpumap_val);
 } rfs_cpu_map SEC(".maps") __weak;
 
+/* Mmapable for where its value starts: on a page, so the words every
+ * frame reads are one cache line (rfs_common.h). */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
 	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, struct rfs_globals);

@@ -50,9 +50,12 @@ struct {
 	.values = { [RFS_DEV_CUR] = &rfs_dev_flows },
 };
 
-/* Two slots; slot 0's active_slot names the one in use (rfs_common.h). */
+/* Two slots; slot 0's active_slot names the one in use (rfs_common.h).
+ * Mmapable so that the slots start on cache lines: a frame reads two of
+ * its slot's. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
 	__uint(max_entries, RFS_IF_CFG_SLOTS);
 	__type(key, __u32);
 	__type(value, struct rfs_if_config);

@@ -219,6 +219,9 @@ struct rfs_globals {
 	 * for the next refusal, nothing more. */
 	__u32 full_jiffy;
 };
+/* Read by every frame: one cache line, as rfs_globals' value starts on a
+ * page (BPF_F_MMAPABLE; a plain array's would straddle two). */
+_Static_assert(sizeof(struct rfs_globals) <= 64, "rfs_globals layout");
 
 /*
  * Early drop: one mark per slot of rfs_sock_full, indexed by the flow
@@ -266,17 +269,32 @@ struct rfs_if_config {
 	__u32 ifindex;		/* pins follow the interface's renames */
 	__u32 active_slot;	/* slot 0's only: the slot in use */
 	__u32 _pad;
-	__u64 configured[RFS_CPU_WORDS];	/* the set the user asked for */
-	/* CPUs that may be given flows. */
+	__u64 _line0[2];	/* the words above are a frame's first line */
+	/* The second: CPUs that may be given flows. */
 	__u64 allowed[RFS_CPU_WORDS];
 	/*
 	 * CPUs frames may still be sent to: allowed, plus CPUs being removed
 	 * whose flows wait for their queue to drain so they leave in order.
 	 */
 	__u64 usable[RFS_CPU_WORDS];
+	/* Read by rfsd, or by frames of flows with no desired CPU only. */
+	__u64 configured[RFS_CPU_WORDS];	/* the set the user asked for */
 	/* allowed, as a list, for spreading flows with no desired CPU */
 	__u16 allowed_list[RFS_MAX_CPUS];
+	__u64 _tail[4];		/* whole lines: slot 1 starts a line too */
 };
+/*
+ * What a steered frame reads of its interface's configuration is two
+ * cache lines: the words up to active_slot, then allowed and usable.
+ * That holds because rfs_if_cfg's values start on a page
+ * (BPF_F_MMAPABLE) and a slot is whole lines; tests/prog/test_xdp.c
+ * (test_layout) reads where the kernel put them.
+ */
+_Static_assert(__builtin_offsetof(struct rfs_if_config, _line0) + 16 == 64 &&
+	       __builtin_offsetof(struct rfs_if_config, allowed) == 64 &&
+	       __builtin_offsetof(struct rfs_if_config, configured) == 128 &&
+	       sizeof(struct rfs_if_config) % 64 == 0,
+	       "rfs_if_config layout");
 
 enum rfs_xdp_mode {
 	RFS_XDP_AUTO,

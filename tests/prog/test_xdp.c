@@ -3446,7 +3446,8 @@ static void test_cost(void **state)
 /* ---- layout ------------------------------------------------------------ */
 
 /* Run the layout probe with its two maps taken from these fds. */
-static void rfs_xt_layout_probe(int queues_fd, int track_fd, __u32 target,
+/* The fds: rfs_cpu_queues, rfs_rx_track, rfs_globals, rfs_if_cfg. */
+static void rfs_xt_layout_probe(const int fd[4], __u32 target,
 				struct rfs_layout_out *out)
 {
 	LIBBPF_OPTS(bpf_test_run_opts, o);
@@ -3460,8 +3461,10 @@ static void rfs_xt_layout_probe(int queues_fd, int track_fd, __u32 target,
 
 	skel = rfs_test_layout__open();
 	assert_non_null(skel);
-	e = bpf_map__reuse_fd(skel->maps.rfs_cpu_queues, queues_fd) ?:
-	    bpf_map__reuse_fd(skel->maps.rfs_rx_track, track_fd) ?:
+	e = bpf_map__reuse_fd(skel->maps.rfs_cpu_queues, fd[0]) ?:
+	    bpf_map__reuse_fd(skel->maps.rfs_rx_track, fd[1]) ?:
+	    bpf_map__reuse_fd(skel->maps.rfs_globals, fd[2]) ?:
+	    bpf_map__reuse_fd(skel->maps.rfs_if_cfg, fd[3]) ?:
 	    rfs_test_layout__load(skel);
 	if (e) {
 		rfs_test_layout__destroy(skel);
@@ -3530,35 +3533,45 @@ static void test_read_jiffies(void **state)
 
 /*
  * struct rfs_cpu_queue is 128 bytes so that each target's slot has its
- * cache lines to itself; rfs_rx_track's rows are one page each.  That
- * holds only if the values start where the padding assumes: read the
- * real offsets from the real maps (tests/prog/bpf/layout.bpf.c), and, as
- * the control, show that a plain array of the same value type would not
- * give them.
+ * cache lines to itself; rfs_rx_track's rows are one page each; what
+ * every frame reads of rfs_globals is one line, of an interface's
+ * rfs_if_cfg two.  That holds only if the values start where the padding
+ * assumes: read the real offsets from the real maps (tests/prog/bpf/
+ * layout.bpf.c), and, as the control, show that plain arrays of the same
+ * value types would not give them.
  */
 static void test_layout(void **state)
 {
 	__u32 target = xt.nsteer - 1;
 	struct rfs_layout_out real, plain;
-	int pq, pt;
+	int real_fd[4] = { xt.dp->cpu_queues_fd, xt.dp->rx_track_fd,
+			   xt.dp->globals_fd, xt.ifc->cfg_fd };
+	int plain_fd[4], i;
 
-	assert_true(rfs_xt_map_flags(xt.dp->cpu_queues_fd) &
-		    BPF_F_MMAPABLE);
-	assert_true(rfs_xt_map_flags(xt.dp->rx_track_fd) & BPF_F_MMAPABLE);
-	rfs_xt_layout_probe(xt.dp->cpu_queues_fd, xt.dp->rx_track_fd,
-			    target, &real);
+	(void)state;
+	for (i = 0; i < 4; i++)
+		assert_true(rfs_xt_map_flags(real_fd[i]) & BPF_F_MMAPABLE);
+	rfs_xt_layout_probe(real_fd, target, &real);
 
 	/* the control: plain arrays, same value types and sizes */
-	pq = bpf_map_create(BPF_MAP_TYPE_ARRAY, "rfs_lay_plainq", 4,
-			    sizeof(struct rfs_cpu_queue), RFS_MAX_CPUS, NULL);
-	pt = bpf_map_create(BPF_MAP_TYPE_ARRAY, "rfs_lay_plaint", 4,
-			    sizeof(struct rfs_rx_track),
-			    rfs_rx_track_entries(RFS_MAX_CPUS,
-						 xt.dp->globals.nr_rx_cpus), NULL);
-	assert_true(pq >= 0 && pt >= 0);
-	rfs_xt_layout_probe(pq, pt, target, &plain);
-	close(pq);
-	close(pt);
+	plain_fd[0] = bpf_map_create(BPF_MAP_TYPE_ARRAY, "rfs_lay_plainq", 4,
+				     sizeof(struct rfs_cpu_queue),
+				     RFS_MAX_CPUS, NULL);
+	plain_fd[1] = bpf_map_create(BPF_MAP_TYPE_ARRAY, "rfs_lay_plaint", 4,
+				     sizeof(struct rfs_rx_track),
+				     rfs_rx_track_entries(RFS_MAX_CPUS,
+							  xt.dp->globals.nr_rx_cpus),
+				     NULL);
+	plain_fd[2] = bpf_map_create(BPF_MAP_TYPE_ARRAY, "rfs_lay_plaing", 4,
+				     sizeof(struct rfs_globals), 1, NULL);
+	plain_fd[3] = bpf_map_create(BPF_MAP_TYPE_ARRAY, "rfs_lay_plainc", 4,
+				     sizeof(struct rfs_if_config),
+				     RFS_IF_CFG_SLOTS, NULL);
+	for (i = 0; i < 4; i++)
+		assert_true(plain_fd[i] >= 0);
+	rfs_xt_layout_probe(plain_fd, target, &plain);
+	for (i = 0; i < 4; i++)
+		close(plain_fd[i]);
 
 	print_message("  rfs_cpu_queues: [0] mod 64 = %llu, [1] mod 64 = %llu, stride %llu (sizeof %zu); rfs_rx_track row %u: mod 64 = %llu, mod 4096 = %llu, stride %llu\n",
 		      (unsigned long long)real.q_mod64[0],
@@ -3585,6 +3598,26 @@ static void test_layout(void **state)
 	assert_int_equal(real.t_stride, sizeof(struct rfs_rx_track));
 	assert_int_equal(real.t_mod64[0], 0);
 	assert_int_equal(real.t_mod64[1], 0);
+
+	/* rfs_globals: a frame's words on one line; rfs_if_cfg: both slots
+	 * start a line, so a frame's two lines are the two it is padded
+	 * for; the control puts all three off a line */
+	print_message("  rfs_globals: mod 64 = %llu (plain %llu); rfs_if_cfg: [0] mod 64 = %llu, [1] mod 64 = %llu, stride %llu (plain %llu, %llu)\n",
+		      (unsigned long long)real.g_mod64,
+		      (unsigned long long)plain.g_mod64,
+		      (unsigned long long)real.c_mod64[0],
+		      (unsigned long long)real.c_mod64[1],
+		      (unsigned long long)real.c_stride,
+		      (unsigned long long)plain.c_mod64[0],
+		      (unsigned long long)plain.c_mod64[1]);
+	assert_int_equal(real.g_addr % 64, real.g_mod64);
+	assert_int_equal(real.c_addr[1] - real.c_addr[0], real.c_stride);
+	assert_int_not_equal(plain.g_mod64, 0);
+	assert_true(plain.c_mod64[0] || plain.c_mod64[1]);
+	assert_int_equal(real.g_mod64, 0);
+	assert_int_equal(real.c_mod64[0], 0);
+	assert_int_equal(real.c_mod64[1], 0);
+	assert_int_equal(real.c_stride, sizeof(struct rfs_if_config));
 
 	/* rfs_cpu_queues: every slot on its own two cache lines */
 	assert_int_equal(real.q_stride, sizeof(struct rfs_cpu_queue));
@@ -3642,7 +3675,7 @@ int main(void)
 		T(test_live_frames),
 		T(test_cost),
 		cmocka_unit_test(test_read_jiffies),
-		cmocka_unit_test(test_layout),
+		T(test_layout),
 #undef TL
 #undef T
 	};

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The layout probe for tests/prog/test_xdp.c (test_layout): where do the
- * values of rfs_cpu_queues and rfs_rx_track really start?  struct
+ * values of rfs_cpu_queues and rfs_rx_track, and of rfs_globals and an
+ * interface's rfs_if_cfg (the lines every frame reads), really start?  struct
  * rfs_cpu_queue is padded to two cache lines on the promise that each
  * slot starts on one; that holds only if the array's values do, which a
  * plain array map does not give (its values follow struct bpf_array).
  *
- * The test reuses the datapath's own map fds for these two maps
+ * The test reuses the datapath's own map fds for these maps
  * (bpf_map__reuse_fd) and runs this once (BPF_PROG_TEST_RUN), then runs
  * it again on plain arrays of the same value type, the control.  A
  * lookup into an array returns the address of the value inside the map,
@@ -40,6 +41,23 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct rfs_globals);
+} rfs_globals SEC(".maps");
+
+/* As bpf/rfs_xdp.bpf.c's, an interface's own. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, RFS_IF_CFG_SLOTS);
+	__type(key, __u32);
+	__type(value, struct rfs_if_config);
+} rfs_if_cfg SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, struct rfs_layout_out);
@@ -54,7 +72,7 @@ int rfs_layout(struct rfs_layout_args *args)
 {
 	__u32 zero = 0, one = 1, t0, t1;
 	struct rfs_layout_out *o;
-	void *q0, *q1, *r0, *r1;
+	void *q0, *q1, *r0, *r1, *g, *c0, *c1;
 
 	o = bpf_map_lookup_elem(&rfs_lay_out, &zero);
 	if (!o)
@@ -65,8 +83,18 @@ int rfs_layout(struct rfs_layout_args *args)
 	q1 = bpf_map_lookup_elem(&rfs_cpu_queues, &one);
 	r0 = bpf_map_lookup_elem(&rfs_rx_track, &t0);
 	r1 = bpf_map_lookup_elem(&rfs_rx_track, &t1);
-	if (!q0 || !q1 || !r0 || !r1)
+	g = bpf_map_lookup_elem(&rfs_globals, &zero);
+	c0 = bpf_map_lookup_elem(&rfs_if_cfg, &zero);
+	c1 = bpf_map_lookup_elem(&rfs_if_cfg, &one);
+	if (!q0 || !q1 || !r0 || !r1 || !g || !c0 || !c1)
 		return 2;
+	o->g_addr = (__u64)g;
+	o->c_addr[0] = (__u64)c0;
+	o->c_addr[1] = (__u64)c1;
+	o->g_mod64 = RFS_LAY_RELOAD(o->g_addr) & 63;
+	o->c_mod64[0] = RFS_LAY_RELOAD(o->c_addr[0]) & 63;
+	o->c_mod64[1] = RFS_LAY_RELOAD(o->c_addr[1]) & 63;
+	o->c_stride = RFS_LAY_RELOAD(o->c_addr[1]) - RFS_LAY_RELOAD(o->c_addr[0]);
 	o->q_addr[0] = (__u64)q0;
 	o->q_addr[1] = (__u64)q1;
 	o->t_addr[0] = (__u64)r0;

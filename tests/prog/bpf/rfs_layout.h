@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Shared by tests/prog/bpf/layout.bpf.c and tests/prog/test_xdp.c: what
- * the layout probe reports about where the kernel put two map values.
+ * the layout probe reports about where the kernel put map values.
  * __u64 fields only (no libc, no logic): it builds for BPF and host.
  */
 #ifndef RFS_TEST_LAYOUT_H
@@ -28,6 +28,12 @@ struct rfs_layout_out {
 	__u64 t_mod64[2];
 	__u64 t_mod4096;	/* the row start within its page */
 	__u64 t_stride;
+	/* g: rfs_globals[0]; c: rfs_if_cfg[0] and [1] */
+	__u64 g_addr;
+	__u64 c_addr[2];
+	__u64 g_mod64;
+	__u64 c_mod64[2];
+	__u64 c_stride;
 	__u64 done;		/* 1 once written */
 };
 

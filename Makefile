@@ -223,7 +223,7 @@ $(B)/tests/bpf:
 	$(Q)mkdir -p $@
 
 $(B)/tests/bpf/%.bpf.o: tests/prog/bpf/%.bpf.c tests/prog/bpf/rfs_layout.h \
-			$(HEADERS) $(B)/vmlinux.h | $(B)/tests/bpf
+			$(HEADERS) $(BPF_HDRS) $(B)/vmlinux.h | $(B)/tests/bpf
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 

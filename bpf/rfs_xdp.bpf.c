@@ -20,6 +20,7 @@
 #include "rfs_decide.h"
 #include "rfs_order.h"
 #include "rfs_maps.bpf.h"
+#include "rfs_if_cfg.bpf.h"
 #include "rfs_parse.bpf.h"
 #include <xdp/xdp_helpers.h>
 
@@ -49,33 +50,6 @@ struct {
 } rfs_dev_outer SEC(".maps") = {
 	.values = { [RFS_DEV_CUR] = &rfs_dev_flows },
 };
-
-/* Two slots; slot 0's active_slot names the one in use (rfs_common.h).
- * Mmapable so that the slots start on cache lines: a frame reads two of
- * its slot's. */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(map_flags, BPF_F_MMAPABLE);
-	__uint(max_entries, RFS_IF_CFG_SLOTS);
-	__type(key, __u32);
-	__type(value, struct rfs_if_config);
-} rfs_if_cfg SEC(".maps");
-
-/* The configuration in use: read its slot number once, then only it. */
-static __always_inline struct rfs_if_config *rfs_if_config(void)
-{
-	struct rfs_if_config *c0;
-	__u32 zero = 0, slot;
-
-	c0 = bpf_map_lookup_elem(&rfs_if_cfg, &zero);
-	if (!c0)
-		return NULL;
-	slot = RFS_READ_ONCE(c0->active_slot);
-	if (!slot)
-		return c0;
-	slot = 1;
-	return bpf_map_lookup_elem(&rfs_if_cfg, &slot);
-}
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);

@@ -20,41 +20,11 @@
 
 #include "rfs_common.h"
 #include "rfs_order.h"
+/* The datapath's own definitions: the test swaps in real fds for four of
+ * them (the rest are created for this probe and not read). */
+#include "rfs_maps.bpf.h"
+#include "rfs_if_cfg.bpf.h"
 #include "rfs_layout.h"
-
-/* Same definitions as bpf/rfs_maps.bpf.h; the test swaps in real fds. */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(map_flags, BPF_F_MMAPABLE);
-	__uint(max_entries, RFS_MAX_CPUS);
-	__type(key, __u32);
-	__type(value, struct rfs_cpu_queue);
-} rfs_cpu_queues SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(map_flags, BPF_F_MMAPABLE);
-	__uint(max_entries, RFS_MAX_CPUS);
-	__type(key, __u32);
-	__type(value, struct rfs_rx_track);
-} rfs_rx_track SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(map_flags, BPF_F_MMAPABLE);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct rfs_globals);
-} rfs_globals SEC(".maps");
-
-/* As bpf/rfs_xdp.bpf.c's, an interface's own. */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(map_flags, BPF_F_MMAPABLE);
-	__uint(max_entries, RFS_IF_CFG_SLOTS);
-	__type(key, __u32);
-	__type(value, struct rfs_if_config);
-} rfs_if_cfg SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);

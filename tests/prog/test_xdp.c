@@ -3445,8 +3445,8 @@ static void test_cost(void **state)
 
 /* ---- layout ------------------------------------------------------------ */
 
-/* Run the layout probe with its two maps taken from these fds. */
-/* The fds: rfs_cpu_queues, rfs_rx_track, rfs_globals, rfs_if_cfg. */
+/* Run the layout probe with its maps taken from these fds:
+ * rfs_cpu_queues, rfs_rx_track, rfs_globals, rfs_if_cfg. */
 static void rfs_xt_layout_probe(const int fd[4], __u32 target,
 				struct rfs_layout_out *out)
 {

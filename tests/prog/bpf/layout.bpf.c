@@ -2,10 +2,11 @@
 /*
  * The layout probe for tests/prog/test_xdp.c (test_layout): where do the
  * values of rfs_cpu_queues and rfs_rx_track, and of rfs_globals and an
- * interface's rfs_if_cfg (the lines every frame reads), really start?  struct
- * rfs_cpu_queue is padded to two cache lines on the promise that each
- * slot starts on one; that holds only if the array's values do, which a
- * plain array map does not give (its values follow struct bpf_array).
+ * interface's rfs_if_cfg (the lines every frame reads), really start?
+ * struct rfs_cpu_queue is padded to two cache lines on the promise that
+ * each slot starts on one; that holds only if the array's values do,
+ * which a plain array map does not give (its values follow struct
+ * bpf_array).
  *
  * The test reuses the datapath's own map fds for these maps
  * (bpf_map__reuse_fd) and runs this once (BPF_PROG_TEST_RUN), then runs

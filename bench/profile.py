@@ -6,12 +6,13 @@ bench/profile.sh), from its raw files to profile.json and back to two lines.
   bench/profile.py analyse PIN IFNAME WORK > OUT/profile.json
       PIN: the rfsd's pin dir (its maps, links and programs are "ours"),
       IFNAME: the lab interface (hook names), WORK: the lab dir holding
-      phases, progs.PHASE.{0,1}.json, links.json, pp.prof.*, pipe.*
+      phases, progs.PHASE.{0,1}.json, links.json, pp.prof.*, pipe.*,
+      rr.sampled.{meta,syms}
   bench/profile.py print OUT/profile.json
       the PROFILE lines (BPF time per transaction, sched pipe runs)
 
-profile.json: {"ours": [prog ids], "phases": {PHASE: {...}}}, keys in
-bench/README.md ("Results").
+profile.json: {"ours": [prog ids], "phases": {PHASE: {...}}, "sampled":
+{...} or null}, keys in bench/README.md ("Results").
 """
 import glob, json, os, re, subprocess, sys
 
@@ -144,7 +145,55 @@ def analyse(pin, ifname, work):
                 m = re.search(r'([0-9.]+) usecs/op', t)
                 e['usecs_per_op_' + key] = float(m.group(1)) if m else None
         out['phases'][n] = e
+    out['sampled'] = sampled(work)
     print(json.dumps(out, indent=1))
+
+
+def sampled(work):
+    """rr_sampled's samples: {"hz", "transactions", "srv_cpu", "cli_cpu",
+    "progs": {name: {cpu: samples}}, "samples": {cpu: all samples}}, or
+    None where it did not run"""
+    try:
+        meta = open(os.path.join(work, 'rr.sampled.meta')).read().split()
+        lines = open(os.path.join(work, 'rr.sampled.syms')).read().splitlines()
+    except OSError:
+        return None
+    m = dict(zip(meta[0::2], (int(v) for v in meta[1::2])))
+    progs, total = {}, {}
+    for l in lines:
+        x = l.split()
+        if len(x) < 3:
+            continue
+        n, cpu, sym = int(x[0]), int(x[1].strip('[]')), x[2]
+        total[cpu] = total.get(cpu, 0) + n
+        # a JIT-ed program's symbol: bpf_prog_<tag>_<name>
+        g = re.match(r'bpf_prog_[0-9a-f]+_(rfs_\w+)$', sym)
+        if g:
+            c = progs.setdefault(g.group(1), {})
+            c[cpu] = c.get(cpu, 0) + n
+    d = {'hz': m.get('hz'), 'srv_cpu': m.get('srv_cpu'), 'cli_cpu': m.get('cli_cpu'),
+         'transactions': tx(os.path.join(work, 'pp.prof.rr-sampled')),
+         'progs': progs, 'samples': total}
+    d['ns_per_tx'] = sampled_ns(d)
+    d['ns_per_tx_steered'] = sampled_ns(d, True)
+    d['ns_per_tx_prog'] = {k: sampled_ns(d, only=k) for k in sorted(progs)}
+    return d
+
+
+def sampled_ns(s, steered=False, only=None):
+    """ns of our programs (or of program only) per rr transaction from the
+    samples: the lab's count, or the steered host's (every program but the
+    socket hooks on the client's CPU, which stands for another machine)"""
+    if not s or not s['transactions'] or not s['hz']:
+        return None
+    n = 0
+    for name, cpus in s['progs'].items():
+        for cpu, k in cpus.items():
+            if (steered and name.startswith('rfs_tp_') and cpu == s['cli_cpu']) or \
+               (only and name != only):
+                continue
+            n += k
+    return n * 1e9 / s['hz'] / s['transactions']
 
 
 def own_ns(p):
@@ -179,6 +228,10 @@ def show(path):
               % (k, sum(p['ns'] for p in d[k]['progs']) / t, sum(own_ns(p) for p in d[k]['progs']) / t,
                  '; an empty program %.0f ns per run, %.0f net of it' % (
                      fl, sum(net_ns(p, fl) for p in d[k]['progs']) / t) if fl is not None else ''))
+    sp = json.load(open(path)).get('sampled')
+    if sp and sp.get('ns_per_tx') is not None:
+        print('  PROFILE rr sampled, stats off: %.0f ns of our programs per transaction, %.0f on the steered host'
+              % (sp['ns_per_tx'], sp['ns_per_tx_steered']))
     if 'pipe' in d:
         p = d['pipe']
         print('  PROFILE sched pipe: %s context switches; this rfsd\'s programs ran %d times on the host, '

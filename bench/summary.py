@@ -243,6 +243,20 @@ def main():
                                         for n, f in sorted(fr.items()) if f['runs']),
                            net_tx('rr'), net_tx('rr', True), net_tx('rr-local'), net_tx('rr-local', True)))
             out.append('')
+    sp = prof.get('sampled') if prof else None
+    if sp and sp.get('ns_per_tx') is not None:
+        out.append('Sampled with the stats off (one more rr run under perf record -a, cpu-clock at %d Hz, '
+                   '%d transactions, %d samples in our programs): this rfsd\'s programs %.0f ns per rr '
+                   'transaction by the lab count, '
+                   '%.0f on the steered host (the socket hooks on the client\'s CPU left out); %s. Only '
+                   'samples inside the programs count: no clock reads of the stats, no floor to subtract, '
+                   'and a hook\'s dispatch outside its program is not in it.' % (
+                       sp['hz'], sp['transactions'],
+                       sum(sum(c.values()) for c in sp['progs'].values()),
+                       sp['ns_per_tx'], sp['ns_per_tx_steered'],
+                       ', '.join('%s %.0f' % (k, v) for k, v in sorted(sp['ns_per_tx_prog'].items(),
+                                                                      key=lambda kv: -kv[1]))))
+        out.append('')
     if 'pipe' in ph:
         p = ph['pipe']
         sw = p.get('switches') or 0

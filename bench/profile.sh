@@ -127,7 +127,8 @@ floor_stop()
 # rr once more with the stats off, under perf record -a (cpu-clock at
 # SAMPLE_HZ; 0: not run): BPF time per transaction without the stats'
 # two clock reads per run, from where the samples fell, per program and
-# CPU (bench/profile.py adds them up).  Samples, not runs: no per-run
+# CPU (bench/profile.py adds them up; rfs_* programs by name, so
+# another rfsd's would count too).  Samples, not runs: no per-run
 # floor to subtract, and what a hook's dispatch costs outside the
 # program is not counted.
 SAMPLE_HZ=${SAMPLE_HZ:-10000}

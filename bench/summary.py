@@ -246,7 +246,7 @@ def main():
     sp = prof.get('sampled') if prof else None
     if sp and sp.get('ns_per_tx') is not None:
         out.append('Sampled with the stats off (one more rr run under perf record -a, cpu-clock at %d Hz, '
-                   '%d transactions, %d samples in our programs): this rfsd\'s programs %.0f ns per rr '
+                   '%d transactions, %d samples in rfs_* programs, told by name): %.0f ns per rr '
                    'transaction by the lab count, '
                    '%.0f on the steered host (the socket hooks on the client\'s CPU left out); %s. Only '
                    'samples inside the programs count: no clock reads of the stats, no floor to subtract, '

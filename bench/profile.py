@@ -180,16 +180,21 @@ def sampled(work):
     return d
 
 
+# The programs whose samples on the client's CPU are the steered host's:
+# that CPU is also the RX CPU.  Anything else there (the socket hooks,
+# tracepoint, fexit or kprobe) ran for the client, another machine.
+RX_CPU_PROGS = ('rfs_xdp', 'rfs_enqueue')
+
+
 def sampled_ns(s, steered=False, only=None):
     """ns of our programs (or of program only) per rr transaction from the
-    samples: the lab's count, or the steered host's (every program but the
-    socket hooks on the client's CPU, which stands for another machine)"""
+    samples: the lab's count, or the steered host's"""
     if not s or not s['transactions'] or not s['hz']:
         return None
     n = 0
     for name, cpus in s['progs'].items():
         for cpu, k in cpus.items():
-            if (steered and name.startswith('rfs_tp_') and cpu == s['cli_cpu']) or \
+            if (steered and cpu == s['cli_cpu'] and name not in RX_CPU_PROGS) or \
                (only and name != only):
                 continue
             n += k

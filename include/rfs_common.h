@@ -277,7 +277,7 @@ struct rfs_if_config {
 	 * whose flows wait for their queue to drain so they leave in order.
 	 */
 	__u64 usable[RFS_CPU_WORDS];
-	/* Read by rfsd, or by frames of flows with no desired CPU only. */
+	/* rfsd's only, never read by a frame */
 	__u64 configured[RFS_CPU_WORDS];	/* the set the user asked for */
 	/* allowed, as a list, for spreading flows with no desired CPU */
 	__u16 allowed_list[RFS_MAX_CPUS];

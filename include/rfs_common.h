@@ -242,11 +242,14 @@ _Static_assert(sizeof(struct rfs_globals) <= 64, "rfs_globals layout");
 
 /*
  * Per-interface settings, in each XDP program's rfs_if_cfg: two slots, of
- * which slot 0's active_slot names the one in use.  rfsd writes the other
- * slot whole, then flips active_slot, then waits for every program that
- * may still read the old slot to end before it writes that slot again
- * (rfs_if_set.c): a frame never sees half of one configuration and half
- * of another (a new n_allowed with the old allowed_list).
+ * which slot 0's active_slot names the one in use.  rfsd writes a slot
+ * only while no frame can be reading it: the other slot whole, then it
+ * flips active_slot, then waits for every program that may still read
+ * the old slot to end before it writes that slot (rfs_if_push_config() in
+ * daemon/lib/rfs_iface.c): a frame never sees half of one configuration
+ * and half of another (a new n_allowed with the old allowed_list).  Each
+ * change goes through slot 1 and ends on slot 0, which a frame reads
+ * first.
  */
 #define RFS_IF_CFG_SLOTS	2
 struct rfs_if_config {
@@ -285,7 +288,8 @@ struct rfs_if_config {
 };
 /*
  * What a steered frame reads of its interface's configuration is two
- * cache lines: the words up to active_slot, then allowed and usable.
+ * cache lines of slot 0 (but while a change is under way): the words up
+ * to active_slot, then allowed and usable.
  * That holds because rfs_if_cfg's values start on a page
  * (BPF_F_MMAPABLE) and a slot is whole lines; tests/prog/test_xdp.c
  * (test_layout) reads where the kernel put them.

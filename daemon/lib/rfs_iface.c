@@ -180,9 +180,32 @@ int rfs_if_read_config(int cfg_fd, struct rfs_if_config *out)
 	return 0;
 }
 
-/* A frame reads a whole configuration (rfs_common.h): write the slot not
- * in use, flip slot 0's active_slot to it, and wait for the old slot's
- * readers before the next push may write it. */
+/*
+ * Wait for every BPF program that is running to end: an update of a
+ * map-in-map slot does (maybe_wait_bpf_programs), so give the dev table's
+ * slot the table it holds.  1 where there is none to update.
+ */
+static int rfs_if_wait_readers(struct rfs_if *ifc)
+{
+	__u32 zero = 0;
+
+	if (ifc->dev_outer_fd < 0 || ifc->dev_flows_fd < 0)
+		return 1;
+	if (bpf_map_update_elem(ifc->dev_outer_fd, &zero, &ifc->dev_flows_fd,
+				BPF_ANY))
+		return -errno;
+	return 0;
+}
+
+/*
+ * A frame reads a whole configuration (rfs_common.h), and reads slot 0's
+ * first line for active_slot anyway: so the configuration lives in slot
+ * 0, and slot 1 only carries frames across a change.  Write slot 1 and
+ * flip to it; once slot 0's readers are gone, write slot 0 (active_slot
+ * still 1, so no frame reads the rest of it) and flip back; wait for
+ * slot 1's readers before the next push may write it.  A frame then
+ * reads two lines of configuration, not three.
+ */
 int rfs_if_push_config(struct rfs_if *ifc, __u32 sample_flows)
 {
 	struct rfs_if_config cfg = {
@@ -198,6 +221,7 @@ int rfs_if_push_config(struct rfs_if *ifc, __u32 sample_flows)
 	};
 	struct rfs_if_config c0;
 	__u32 zero = 0, one = 1, cpu;
+	int e;
 
 	memcpy(cfg.allowed, ifc->allowed.bits, sizeof(cfg.allowed));
 	memcpy(cfg.usable, ifc->usable.bits, sizeof(cfg.usable));
@@ -207,27 +231,24 @@ int rfs_if_push_config(struct rfs_if *ifc, __u32 sample_flows)
 			cfg.allowed_list[cfg.n_allowed++] = cpu;
 	if (bpf_map_lookup_elem(ifc->cfg_fd, &zero, &c0))
 		return -errno;
+	/* slot 1 may be in use: an interrupted push, or no way to wait */
 	if (!c0.active_slot) {
 		cfg.active_slot = c0.active_slot = 1;
 		if (bpf_map_update_elem(ifc->cfg_fd, &one, &cfg, BPF_ANY) ||
 		    bpf_map_update_elem(ifc->cfg_fd, &zero, &c0, BPF_ANY))
 			return -errno;
-	} else {
-		cfg.active_slot = 1;
-		if (bpf_map_update_elem(ifc->cfg_fd, &zero, &cfg, BPF_ANY))
-			return -errno;
-		cfg.active_slot = 0;
-		if (bpf_map_update_elem(ifc->cfg_fd, &zero, &cfg, BPF_ANY))
-			return -errno;
+		e = rfs_if_wait_readers(ifc);
+		if (e)
+			return e > 0 ? 0 : e;	/* left on slot 1 */
 	}
-	/* An update of a map-in-map slot waits for every running BPF
-	 * program to end (maybe_wait_bpf_programs): give the slot the
-	 * table it holds. */
-	if (ifc->dev_outer_fd >= 0 && ifc->dev_flows_fd >= 0 &&
-	    bpf_map_update_elem(ifc->dev_outer_fd, &zero, &ifc->dev_flows_fd,
-				BPF_ANY))
+	cfg.active_slot = 1;
+	if (bpf_map_update_elem(ifc->cfg_fd, &zero, &cfg, BPF_ANY))
 		return -errno;
-	return 0;
+	cfg.active_slot = 0;
+	if (bpf_map_update_elem(ifc->cfg_fd, &zero, &cfg, BPF_ANY))
+		return -errno;
+	e = rfs_if_wait_readers(ifc);
+	return e > 0 ? 0 : e;
 }
 
 int rfs_iface_detach(struct rfs_dp *dp, struct rfs_if *ifc, char *err)

@@ -1544,31 +1544,74 @@ static void rfs_xt_cfg_whole(const struct rfs_if_config *c, const char *set)
 
 /*
  * rfsd never rewrites the configuration a frame may be reading: each push
- * writes the other slot whole and flips slot 0's active_slot, so the slot
- * given up still holds a whole configuration for a frame that read it
- * before the flip (and rfsd waits for those to end before the next push
- * writes it).  In place, a frame could pair a new n_allowed with the old
- * list, and active_slot would never move.
+ * writes slot 1 whole and flips slot 0's active_slot to it, so slot 0
+ * still holds a whole configuration for a frame that read it before the
+ * flip; once those frames are gone it writes slot 0 and flips back.  A
+ * push ends on slot 0, whose first line a frame reads for active_slot
+ * anyway (two lines of configuration a frame, not three), and slot 1
+ * holds the same whole configuration: it went through there.  In place,
+ * a frame could pair a new n_allowed with the old list, and slot 1 would
+ * keep the set before.
  */
 static void test_config_slots(void **state)
 {
 	static const char *const sets[] = { "1", "0-1", "0", "1", "0-1" };
 	struct rfs_if_config c[RFS_IF_CFG_SLOTS];
-	int used[RFS_IF_CFG_SLOTS] = { 0 };
-	__u32 i, k, active;
+	__u32 i, k;
 
 	for (i = 0; i < sizeof(sets) / sizeof(sets[0]); i++) {
 		rfs_xt_set_cpus(sets[i]);
 		for (k = 0; k < RFS_IF_CFG_SLOTS; k++)
 			assert_int_equal(bpf_map_lookup_elem(xt.ifc->cfg_fd, &k,
 							     &c[k]), 0);
-		active = c[0].active_slot ? 1 : 0;
-		used[active]++;
-		rfs_xt_cfg_whole(&c[active], sets[i]);
-		rfs_xt_cfg_whole(&c[!active], NULL);
+		assert_int_equal(c[0].active_slot, 0);
+		rfs_xt_cfg_whole(&c[0], sets[i]);
+		rfs_xt_cfg_whole(&c[1], sets[i]);
 	}
-	assert_true(used[0] && used[1]);
 	rfs_xt_set_cpus("0-1");
+}
+
+/*
+ * A frame follows slot 0's active_slot: while a change is under way slot
+ * 1 is the configuration in use.  Slot 0 allows {0} and slot 1 {1}; new
+ * flows with no desired CPU spread over the allowed set of whichever
+ * slot active_slot names.  Control: a reader that kept to slot 0 would
+ * send them to CPU 0 both times.
+ */
+static void test_config_follows_slot(void **state)
+{
+	struct rfs_if_config c[RFS_IF_CFG_SLOTS], c0;
+	__u32 zero = 0, one = 1, slot, cpu, i;
+	struct rfs_if_stats d;
+	struct rfs_frame f;
+
+	rfs_xt_set_cpus("0-1");
+	c[0] = c[1] = rfs_xt_cfg();
+	for (slot = 0; slot < RFS_IF_CFG_SLOTS; slot++) {
+		memset(c[slot].allowed, 0, sizeof(c[slot].allowed));
+		c[slot].allowed[0] = 1ull << slot;
+		c[slot].allowed_list[0] = slot;
+		c[slot].n_allowed = 1;
+	}
+	for (slot = 0; slot < RFS_IF_CFG_SLOTS; slot++) {
+		c[0].active_slot = slot;
+		assert_int_equal(bpf_map_update_elem(xt.ifc->cfg_fd, &one,
+						     &c[1], BPF_ANY), 0);
+		assert_int_equal(bpf_map_update_elem(xt.ifc->cfg_fd, &zero,
+						     &c[0], BPF_ANY), 0);
+		for (i = 0; i < 16; i++) {
+			rfs_frame_v4(&f, IPPROTO_UDP, "192.0.2.2", 46000 + i,
+				     "192.0.2.1", 53);
+			d = rfs_xt_steer(&f, &cpu);
+			assert_int_equal(d.spread, 1);
+			assert_int_equal(cpu, slot);
+		}
+		rfs_xt_reset_flows();
+	}
+	/* what rfsd leaves: its own push over the hand-made slots */
+	rfs_xt_set_cpus("0-1");
+	assert_int_equal(bpf_map_lookup_elem(xt.ifc->cfg_fd, &zero, &c0), 0);
+	assert_int_equal(c0.active_slot, 0);
 }
 
 static void test_allowed_set(void **state)
@@ -3646,6 +3689,7 @@ int main(void)
 		T(test_dev_header),
 		T(test_allowed_set),
 		T(test_config_slots),
+		T(test_config_follows_slot),
 		T(test_no_table_and_redirect_err),
 		T(test_early_drop),
 		T(test_early_drop_target),

@@ -187,6 +187,8 @@ static struct json_object *rfsd_cmd_status(struct rfsd_cmd_ctx *x,
 		 rfsd_jint(x->dp->globals.sock_flow_mask + 1));
 	rfsd_add(o, "nr_cpus", rfsd_jint(x->dp->nr_cpus));
 	rfsd_add(o, "parser_pid", rfsd_jint(x->parser ? x->parser->pid : 0));
+	rfsd_add(o, "http_pid",
+		 rfsd_jint(x->metrics ? rfsd_metrics_pid(*x->metrics) : 0));
 	p = json_object_new_object();
 	rfsd_add(p, "cpumap", rfsd_jint(ids->cpumap));
 	rfsd_add(p, "enqueue", rfsd_jint(ids->enqueue));

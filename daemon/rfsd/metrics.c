@@ -429,6 +429,11 @@ const char *rfsd_metrics_addr(const struct rfsd_metrics *m)
 	return m ? m->addr : NULL;
 }
 
+pid_t rfsd_metrics_pid(const struct rfsd_metrics *m)
+{
+	return m ? m->ch.pid : 0;
+}
+
 /* The child: serve on c->keep until rfsd closes c->fd. */
 static void http_main(struct rfsd_child *c)
 {

@@ -461,7 +461,7 @@ int main(int argc, char **argv)
 	early_drop_apply(&d);
 	d.cmd = (struct rfsd_cmd_ctx){
 		.dp = d.dp, .ifaces = &d.ifaces, .sampler = &d.sampler,
-		.ksched = &d.ksched,
+		.ksched = &d.ksched, .metrics = &d.metrics,
 	};
 	e = rfs_dp_sweep_orphans(d.dp, 0);
 	if (e < 0)

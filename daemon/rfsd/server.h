@@ -163,5 +163,8 @@ void rfsd_metrics_close(struct rfsd_metrics *m);
 void rfsd_metrics_tick(struct rfsd_metrics *m);
 /* What it listens on, as metrics_listen names it. */
 const char *rfsd_metrics_addr(const struct rfsd_metrics *m);
+/* The RFSD_HTTP_NAME child serving it; 0: none (not serving, or being
+ * restarted). */
+pid_t rfsd_metrics_pid(const struct rfsd_metrics *m);
 
 #endif /* RFSD_SERVER_H */

@@ -588,13 +588,16 @@ http_pid()
 # libmicrohttpd parses in rfsd-http, a child that holds no capability
 # (started by hand as root: none in its bounding set either), can't gain
 # one, runs as nobody under its system call filter and serves scrapes;
-# killed, it is started again and the port answers.
+# killed, it is started again and the port answers.  Status names it
+# (http_pid), the new one too.
 test_http_unprivileged()
 {
 	local pid new st f v i
 	setup 0
 	pid=$(http_pid)
 	[ -n "$pid" ] || fail "no rfsd-http child of rfsd $RFSD_PID"
+	v=$(ctlj status | jget 'd["http_pid"]')
+	[ "$v" = "$pid" ] || fail "status says http_pid $v, the child is $pid"
 	st=$(cat "/proc/$pid/status")
 	for f in CapInh CapPrm CapEff CapBnd CapAmb; do
 		v=$(awk -v f="$f:" '$1 == f { print $2 }' <<<"$st")
@@ -624,6 +627,8 @@ test_http_unprivileged()
 	lab_wait_log "metrics server (pid $pid) killed by signal 9; restarting it" ||
 		fail "no log line about the restart"
 	scrape > /dev/null
+	v=$(ctlj status | jget 'd["http_pid"]')
+	[ "$v" = "$new" ] || fail "status says http_pid $v after the restart, the child is $new"
 	say "rfsd-http $pid: uid nobody, no capabilities, Seccomp 2; killed, $new serves"
 }
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <grp.h>
 #include <limits.h>
 #include <poll.h>
 #include <stdio.h>
@@ -7,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 
 #include "ctl_client.h"
@@ -21,10 +23,34 @@ struct rfs_ctl {
 	char buf[];
 };
 
+/*
+ * Refused: name the group that may connect, the socket's own (rfsd's
+ * socket_group, which need not be rfs).  Commands that change things
+ * need more (rfsd's admin_group), which rfsd says when asked.
+ */
+static void rfs_ctl_hint_group(const char *path, char *hint, size_t len)
+{
+	struct group *gr;
+	struct stat st;
+
+	if (stat(path, &st)) {
+		snprintf(hint, len, " (rfsctl needs root or rfsd's socket group)");
+		return;
+	}
+	gr = getgrgid(st.st_gid);
+	if (gr)
+		snprintf(hint, len, " (rfsctl needs root or group '%s')",
+			 gr->gr_name);
+	else
+		snprintf(hint, len, " (rfsctl needs root or gid %u)",
+			 (unsigned int)st.st_gid);
+}
+
 int rfs_ctl_connect(struct rfs_ctl **out, const char *path, int timeout_ms,
 		    char *err, size_t len)
 {
 	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	char hint[128] = "";
 	struct rfs_ctl *ctl;
 	int e, r;
 
@@ -57,11 +83,12 @@ int rfs_ctl_connect(struct rfs_ctl **out, const char *path, int timeout_ms,
 	}
 	e = errno;
 	/* with what the user can do about it */
+	if (e == EACCES || e == EPERM)
+		rfs_ctl_hint_group(path, hint, sizeof(hint));
+	else if (e == ENOENT || e == ECONNREFUSED)
+		snprintf(hint, sizeof(hint), " (is rfsd running?)");
 	snprintf(err, len, "can't connect to rfsd at '%s': %s%s", path,
-		 strerror(e),
-		 e == ENOENT || e == ECONNREFUSED ? " (is rfsd running?)" :
-		 e == EACCES || e == EPERM ? " (rfsctl needs root or group rfs)" :
-		 "");
+		 strerror(e), hint);
 	rfs_ctl_close(ctl);
 	return -e;
 }

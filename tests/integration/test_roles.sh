@@ -102,7 +102,8 @@ as()
 }
 
 # The socket file is 0660 root:<socket group> from the start: a peer in
-# no group can't even connect, before rfsd reads a byte of it.
+# no group can't even connect, before rfsd reads a byte of it, and is
+# told the group that could (socket_group, not a fixed name).
 test_socket_file()
 {
 	local out rc=0
@@ -113,6 +114,8 @@ test_socket_file()
 	[ $rc -eq 1 ] || fail "status from no group exited $rc, want 1: $out"
 	grep -qi "permission denied" <<<"$out" ||
 		fail "status from no group: no 'permission denied' in: $out"
+	grep -qF "needs root or group '$GRP_R'" <<<"$out" ||
+		fail "status from no group: the socket's group $GRP_R is not named in: $out"
 	say "socket $(stat -c '%a %U:%G' "$RFS_SOCK"); no group: \"$out\""
 }
 

@@ -23,6 +23,7 @@ ALL_TESTS="
 	test_notify_ready_reload
 	test_parser_under_unit
 	test_stop_restart_keep_steering
+	test_detach_on_exit_under_unit
 	test_root_pins_adopted
 	test_netns_move_under_unit
 	test_metrics_under_unit
@@ -472,6 +473,28 @@ $(sd_stop_seen)"
 	[ "$inv" = 0 ] && [ "$recv" -ge $((sent * 99 / 100)) ] ||
 		sd_fail "across the restart: $inv inversions, received $recv of $sent; the receiver said: $(cat "$LAB_DIR/seq.recv.$((SEQ_PORT + 1))"); counters after: $(ctlj stats 2>&1 | tr -d '\n ' | cut -c1-1500)"
 	sd_log
+}
+
+# detach_on_exit = yes under the unit: a stop takes the program off the
+# interface and leaves no pin dir on the host.  rfsd empties it but can't
+# remove it (under the unit it is a mount point); the unit's
+# ExecStopPost (rfsd-prepare --release) removes it once it is empty.
+test_detach_on_exit_under_unit()
+{
+	local prog
+	sd_setup
+	printf '[global]\ndetach_on_exit = yes\n[interface %s]\n' "$LAB_A" \
+		> "$NSPAWN_ETC/rfs/rfsd.conf"
+	sd_start
+	prog=$(lab_xdp_id "$LAB_A")
+	[ -n "$prog" ] || sd_fail "rfsd under the unit did not attach $LAB_A"
+	[ -d "$RFS_PIN_V/if/$LAB_A" ] || sd_fail "no pins of $LAB_A under $RFS_PIN"
+	sd_stop || sd_fail "systemctl stop rfsd failed$(sd_stop_seen)"
+	[ -z "$(lab_xdp_id "$LAB_A")" ] ||
+		sd_fail "detach_on_exit left XDP id $(lab_xdp_id "$LAB_A") on $LAB_A"
+	[ ! -e "$RFS_PIN" ] ||
+		sd_fail "detach_on_exit left the pin dir $RFS_PIN on the host: $(ls -A "$RFS_PIN" 2>&1 | head -n 5 | tr '\n' ' ')"
+	say "detach_on_exit: stop took XDP id $prog off $LAB_A and $RFS_PIN is gone"
 }
 
 # An upgrade from a release whose rfsd ran as root: the pin tree it left

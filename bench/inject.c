@@ -33,7 +33,9 @@
  * (for the cpumap ring drops and the early drops on the targets),
  * --ifstats its pinned rfs_if_stats of IF (for those at the RX CPU).
  * --rate paces the test runs (--repeat frames each) to PPS frames a
- * second in all; without it the CPU injects as fast as it can.  After
+ * second in all, the threads' runs taking turns; without it the CPU
+ * injects as fast as it can.  --rcvbuf sets each socket's receive
+ * buffer (SO_RCVBUFFORCE).  After
  * --warmup seconds of traffic (the steering learns every socket's CPU)
  * it measures --secs seconds and
  * prints "key value" lines (bench/nic.sh turns them into TSV rows).
@@ -73,7 +75,7 @@
 static struct {
 	const char *ifname, *src, *dst, *prog_pin, *gstats_pin, *ifstats_pin;
 	const char *readers;
-	int socks, cpu, payload, threads;
+	int socks, cpu, payload, threads, rcvbuf;
 	unsigned int port0, rport, repeat;
 	double warmup, secs, rate;
 } opt = {
@@ -208,6 +210,14 @@ static int rfs_inj_sockets(void)
 		    connect(fd, (void *)&peer, sizeof(peer))) {
 			fprintf(stderr, "inject: can't bind socket '%s:%u': %s\n",
 				opt.dst, opt.port0 + i, strerror(errno));
+			return -1;
+		}
+		/* SO_RCVBUFFORCE: root may go past rmem_max */
+		if (opt.rcvbuf &&
+		    setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &opt.rcvbuf,
+			       sizeof(opt.rcvbuf))) {
+			fprintf(stderr, "inject: can't set SO_RCVBUFFORCE '%d': %s\n",
+				opt.rcvbuf, strerror(errno));
 			return -1;
 		}
 		socks[i] = fd;
@@ -423,10 +433,11 @@ static void rfs_inj_snapshot(struct rfs_inj_snap *s)
 }
 
 /* Inject for secs seconds at rate frames a second at most (0: as fast as
- * it can): frames injected, kernel ns summed over them. */
+ * it can), starting after delay seconds: frames injected, kernel ns
+ * summed over them. */
 static int rfs_inj_run(int fd, const __u8 *frame, size_t len, double secs,
-		       double rate, unsigned long long *frames, double *kns,
-		       double *wall)
+		       double rate, double delay, unsigned long long *frames,
+		       double *kns)
 {
 	struct xdp_md ctx = {
 		.data_end = len,
@@ -440,10 +451,13 @@ static int rfs_inj_run(int fd, const __u8 *frame, size_t len, double secs,
 		.repeat = opt.repeat,
 		.flags = BPF_F_TEST_XDP_LIVE_FRAMES,
 	);
-	double t0 = rfs_inj_now(), t, ahead;
+	double t0, t, ahead;
 
 	*frames = 0;
 	*kns = 0;
+	if (delay > 0)
+		rfs_inj_sleep(delay);
+	t0 = rfs_inj_now();
 	do {
 		o.duration = 0;
 		if (bpf_prog_test_run_opts(fd, &o)) {
@@ -454,14 +468,16 @@ static int rfs_inj_run(int fd, const __u8 *frame, size_t len, double secs,
 		*frames += o.repeat;
 		*kns += (double)o.duration * o.repeat;
 		t = rfs_inj_now();
-		/* paced: never ahead of the rate */
+		/* paced: never ahead of the rate, also at the end (a last
+		 * run sent early would raise the rate of the whole window) */
 		ahead = rate > 0 ? *frames / rate - (t - t0) : 0;
-		if (ahead > 0 && t + ahead - t0 < secs) {
+		if (ahead > 0) {
+			if (t + ahead - t0 >= secs)
+				break;
 			rfs_inj_sleep(ahead);
 			t = rfs_inj_now();
 		}
 	} while (t - t0 < secs && !stop);
-	*wall = t - t0;
 	return 0;
 }
 
@@ -471,7 +487,7 @@ struct rfs_inj_thread {
 	int fd, err;
 	const __u8 *frame;
 	size_t len;
-	double secs, rate, kns, wall;
+	double secs, rate, delay, kns;
 	unsigned long long frames;
 };
 
@@ -480,21 +496,27 @@ static void *rfs_inj_thread(void *arg)
 	struct rfs_inj_thread *t = arg;
 
 	t->err = rfs_inj_run(t->fd, t->frame, t->len, t->secs, t->rate,
-			     &t->frames, &t->kns, &t->wall);
+			     t->delay, &t->frames, &t->kns);
 	return NULL;
 }
 
 /* rfs_inj_run() in --threads threads on --cpu, the rate shared among
- * them: while one sleeps after its run, another injects. */
+ * them: while one sleeps after its run, another injects.  Paced, thread
+ * i starts i runs' time (--repeat frames at --rate) after the first, so
+ * that their runs take turns instead of arriving together (one burst of
+ * --threads runs would overflow the sockets at a rate they otherwise
+ * keep up with).  The window: from the first start to the last end. */
 static int rfs_inj_many(int fd, const __u8 *frame, size_t len, double secs,
 			unsigned long long *frames, double *kns, double *wall)
 {
 	struct rfs_inj_thread t[RFS_INJ_MAX_THREADS] = {};
+	double t0 = rfs_inj_now();
 	int i, n = 0, e, rc = 0;
 
 	for (i = 0; i < opt.threads; i++) {
 		t[i] = (struct rfs_inj_thread){ .fd = fd, .frame = frame,
-			.len = len, .secs = secs, .rate = opt.rate / opt.threads };
+			.len = len, .secs = secs, .rate = opt.rate / opt.threads,
+			.delay = opt.rate > 0 ? i * opt.repeat / opt.rate : 0 };
 		e = pthread_create(&t[i].tid, NULL, rfs_inj_thread, &t[i]);
 		if (!e)
 			e = rfs_inj_pin(t[i].tid, opt.cpu);
@@ -517,9 +539,8 @@ static int rfs_inj_many(int fd, const __u8 *frame, size_t len, double secs,
 		rc = rc ?: t[i].err;
 		*frames += t[i].frames;
 		*kns += t[i].kns;
-		if (t[i].wall > *wall)
-			*wall = t[i].wall;
 	}
+	*wall = rfs_inj_now() - t0;
 	return rc;
 }
 
@@ -542,6 +563,7 @@ static void rfs_inj_usage(FILE *f)
 		"  --threads N      injecting threads, all on --cpu (default 1)\n"
 		"  --payload N      UDP payload bytes (default 18: 60-byte frames)\n"
 		"  --rate PPS       frames a second at most (default: as fast as it can)\n"
+		"  --rcvbuf BYTES   each socket's SO_RCVBUF (default: the host's)\n"
 		"  --prog PIN       program under test (default: XDP_PASS)\n"
 		"  --gstats PIN     rfsd's pinned rfs_gstats (cpumap ring drops)\n"
 		"  --ifstats PIN    rfsd's pinned rfs_if_stats of IF (early drops)\n");
@@ -564,6 +586,7 @@ static int rfs_inj_args(int argc, char **argv)
 		{ "threads", required_argument, NULL, 'T' },
 		{ "payload", required_argument, NULL, 'l' },
 		{ "rate", required_argument, NULL, 'a' },
+		{ "rcvbuf", required_argument, NULL, 'b' },
 		{ "prog", required_argument, NULL, 'P' },
 		{ "gstats", required_argument, NULL, 'g' },
 		{ "ifstats", required_argument, NULL, 'I' },
@@ -588,6 +611,7 @@ static int rfs_inj_args(int argc, char **argv)
 		case 'T': opt.threads = atoi(optarg); break;
 		case 'l': opt.payload = atoi(optarg); break;
 		case 'a': opt.rate = atof(optarg); break;
+		case 'b': opt.rcvbuf = atoi(optarg); break;
 		case 'P': opt.prog_pin = optarg; break;
 		case 'g': opt.gstats_pin = optarg; break;
 		case 'I': opt.ifstats_pin = optarg; break;
@@ -599,7 +623,7 @@ static int rfs_inj_args(int argc, char **argv)
 	    opt.socks > RFS_INJ_MAX_SOCKS || opt.port0 + opt.socks > 65536 ||
 	    opt.payload < 0 || opt.payload > 1400 || opt.repeat < 1 ||
 	    opt.threads < 1 || opt.threads > RFS_INJ_MAX_THREADS ||
-	    opt.secs <= 0 || opt.rate < 0 || opt.cpu < 0 ||
+	    opt.secs <= 0 || opt.rate < 0 || opt.rcvbuf < 0 || opt.cpu < 0 ||
 	    opt.cpu >= RFS_INJ_MAX_CPUS) {
 		rfs_inj_usage(stderr);
 		return -1;

@@ -45,20 +45,30 @@
 #   bench/nic.sh [--out DIR] [--rounds N] [--quick]
 #
 # The overload cell (workload nic-overload, the first socket count, each
-# mode of NIC_OVERLOAD, default "base rfs xdp"; empty: none): the mode
-# with one injecting thread, as in the nic cells (near what it can take:
-# base_*), then with NIC_OVER_THREADS (default 32) injecting threads on
-# the same CPU (over_*): a live-frames test run sleeps for most of its
-# wall time, so more threads offer many times more.  Rows
-# base_offered_pps, base_delivered_pps, over_offered_pps,
-# over_delivered_pps, over_drops_early (xdp's early drops).  No receive
-# livelock means over_delivered_pps near base_delivered_pps or above; the
-# cell warns where 32 threads had 90 % of what they offered delivered (no
-# overload made).
+# mode of NIC_OVERLOAD, default "rfs xdp"; empty: none; base's RX CPU
+# runs the stack in the injector's place, so nothing can overload it).
+# Sockets of NIC_OVER_RCVBUF bytes (default 4 MiB, as a server expecting
+# bursts sets): the injector sends a run of --repeat frames at once,
+# which overflows the default buffers at any rate, so with those no rate
+# is lossless.  First the highest lossless offered rate: one thread as
+# fast as it can, then up to NIC_OVER_PROBES (default 4) paced probes, up
+# by half while lossless, then halving the gap (lossless: at most 0.1 %
+# not delivered, the window's edges).  Then three times that rate, paced.
+# Paced runs use as many threads on the same CPU as offer twice their
+# rate at one thread's (a live-frames test run sleeps for most of its
+# wall time), at most NIC_OVER_THREADS (default 32).  Last a flood: that
+# many threads as fast as they can, many times more.  Rows
+# lossless_offered_pps, lossless_delivered_pps, over_offered_pps,
+# over_delivered_pps, over_per_lossless (ratio; near 1 or above: no
+# receive livelock), over_drops_early (xdp's early drops),
+# over_stack_off_rx_cpu_pct (as in the nic cells), the same five flood_*,
+# probes.  The cell warns where no rate was lossless, and where the
+# overload run offered under 2.5x the lossless rate or had 90 % of what
+# it offered delivered (no overload made).
 #
 # QUICK=1: 64 sockets, at most 2 rounds, 0.5 s warm-up, 1 s windows.
-# NIC_MODES, NIC_SOCKS, NIC_SECS, NIC_WARMUP, NIC_OVERLOAD override.  Root; exit 249 when
-# it can't run here (one CPU, no build).
+# NIC_MODES, NIC_SOCKS, NIC_SECS, NIC_WARMUP, NIC_OVERLOAD and NIC_OVER_*
+# override.  Root; exit 249 when it can't run here (one CPU, no build).
 
 set -u
 cd "$(dirname "$0")/.." || exit 1
@@ -94,8 +104,10 @@ else
 	NIC_WARMUP=${NIC_WARMUP:-1}
 fi
 NIC_MODES=${NIC_MODES:-"base rps rfs xdp xdp-noguard"}
-NIC_OVERLOAD=${NIC_OVERLOAD-"base rfs xdp"}
+NIC_OVERLOAD=${NIC_OVERLOAD-"rfs xdp"}
 NIC_OVER_THREADS=${NIC_OVER_THREADS:-32}
+NIC_OVER_RCVBUF=${NIC_OVER_RCVBUF:-4194304}
+NIC_OVER_PROBES=${NIC_OVER_PROBES:-4}
 INJ_CPU=0
 
 SFE_FILE=/proc/sys/net/core/rps_sock_flow_entries
@@ -271,25 +283,110 @@ cell()
 		"$(awk '{ v[$1] = $2 } END { printf "delivered %d/s of %d/s, %.0f ns/frame on cpu 0, stack off cpu 0 %.0f%%", v["delivered_pps"], v["injected_pps"], v["ns_per_frame"], v["stack_off_rx_cpu_pct"] }' "$out")")"
 }
 
-# The overload cell: one injecting thread, then NIC_OVER_THREADS.
+# Was the last nic_inject lossless (at most 0.1 % of what it offered
+# not delivered: frames in flight at the window's edges)?
+nic_lossless()
+{
+	local inj del
+	inj=$(nic_val injected_pps)
+	del=$(nic_val delivered_pps)
+	((inj > 0 && (inj - del) * 1000 <= inj))
+}
+
+# Injecting threads for a paced rate of $1 frames/s: as many as offer
+# twice that at one thread's unpaced rate $2, at most NIC_OVER_THREADS.
+# No more: each paced thread's last run may overshoot by a run's frames.
+over_threads()
+{
+	local t=$(((2 * $1 + $2 - 1) / $2))
+	((t >= 1)) || t=1
+	((t <= NIC_OVER_THREADS)) || t=$NIC_OVER_THREADS
+	echo "$t"
+}
+
+# A line for each probe of the overload cell's search.
+over_say()
+{
+	say "$(printf 'round %s socks=%-4s %-11s probe: offered %d/s, delivered %d/s%s' \
+		"$1" "$2" "$3" "$(nic_val injected_pps)" "$(nic_val delivered_pps)" \
+		"$(nic_lossless && echo ', lossless')")"
+}
+
+# The overload cell: the highest lossless offered rate, then 3x it.
 overload()
 {
-	local mode=$1 n=$2 round=$3 bo bd oo od
-	nic_inject "$mode" "$n" || return 0
-	bo=$(nic_val injected_pps)
-	bd=$(nic_val delivered_pps)
-	nic_inject "$mode" "$n" --threads "$NIC_OVER_THREADS" || return 0
+	local mode=$1 n=$2 round=$3 lo=0 lod=0 hi=0 one rate probes=1 oo od fo fd i
+	local args=(--rcvbuf "$NIC_OVER_RCVBUF")
+	nic_inject "$mode" "$n" "${args[@]}" || return 0
+	over_say "$round" "$n" "$mode"
+	one=$(nic_val injected_pps)
+	((one > 0)) || return 0
+	if nic_lossless; then
+		lo=$(nic_val injected_pps)
+		lod=$(nic_val delivered_pps)
+	else
+		hi=$(nic_val injected_pps)
+	fi
+	for ((i = 0; i < NIC_OVER_PROBES; i++)); do
+		if ((hi == 0)); then
+			rate=$((lo * 3 / 2))
+		elif ((lo == 0)); then
+			rate=$((hi / 2))
+		else
+			# within an eighth: close enough for a bar at 0.9x
+			((hi * 8 > lo * 9)) || break
+			rate=$(((lo + hi) / 2))
+		fi
+		((rate > 0)) || break
+		nic_inject "$mode" "$n" "${args[@]}" --rate "$rate" \
+			--threads "$(over_threads "$rate" "$one")" || return 0
+		probes=$((probes + 1))
+		over_say "$round" "$n" "$mode"
+		if nic_lossless; then
+			# the rate offered, which a busy injector may keep under
+			# the one asked for
+			lo=$(nic_val injected_pps)
+			lod=$(nic_val delivered_pps)
+			((hi == 0 || lo < hi)) || hi=0
+		else
+			hi=$(nic_val injected_pps)
+		fi
+	done
+	tsv_row nic-overload "socks=$n" "$mode" "$round" probes "$probes" count
+	if ((lo == 0)); then
+		lab_warn "nic: $mode socks=$n: no offered rate was lossless (down to $hi/s), no overload cell"
+		return 0
+	fi
+	nic_inject "$mode" "$n" "${args[@]}" --rate $((lo * 3)) \
+		--threads "$(over_threads $((lo * 3)) "$one")" || return 0
 	oo=$(nic_val injected_pps)
 	od=$(nic_val delivered_pps)
-	tsv_row nic-overload "socks=$n" "$mode" "$round" base_offered_pps "$bo" pps
-	tsv_row nic-overload "socks=$n" "$mode" "$round" base_delivered_pps "$bd" pps
+	tsv_row nic-overload "socks=$n" "$mode" "$round" lossless_offered_pps "$lo" pps
+	tsv_row nic-overload "socks=$n" "$mode" "$round" lossless_delivered_pps "$lod" pps
 	tsv_row nic-overload "socks=$n" "$mode" "$round" over_offered_pps "$oo" pps
 	tsv_row nic-overload "socks=$n" "$mode" "$round" over_delivered_pps "$od" pps
+	tsv_row nic-overload "socks=$n" "$mode" "$round" over_per_lossless \
+		"$(awk -v a="$od" -v b="$lod" 'BEGIN { printf "%.3f", a / b }')" ratio
 	tsv_row nic-overload "socks=$n" "$mode" "$round" over_drops_early "$(nic_val drops_early)" count
-	say "$(printf 'round %s socks=%-4s %-11s 1 thread: delivered %d/s of %d/s; %d threads: delivered %d/s of %d/s, %d%% of 1 thread'"'"'s' \
-		"$round" "$n" "$mode" "$bd" "$bo" "$NIC_OVER_THREADS" "$od" "$oo" $((bd ? 100 * od / bd : 0)))"
+	tsv_row nic-overload "socks=$n" "$mode" "$round" over_stack_off_rx_cpu_pct "$(nic_val stack_off_rx_cpu_pct)" pct
+	say "$(printf 'round %s socks=%-4s %-11s lossless at %d/s (%d probes); offered %d/s: delivered %d/s, %d%% of lossless' \
+		"$round" "$n" "$mode" "$lod" "$probes" "$oo" "$od" $((100 * od / lod)))"
+	((oo * 2 >= lo * 5)) ||
+		lab_warn "nic: $mode socks=$n: offered $oo/s, under 2.5x the lossless $lo/s: no overload made"
 	((od * 10 < oo * 9)) ||
-		lab_warn "nic: $mode socks=$n: $NIC_OVER_THREADS threads offered $oo/s and $od/s were delivered: no overload made"
+		lab_warn "nic: $mode socks=$n: $od/s of $oo/s offered were delivered: no overload made"
+	# and a flood: every thread as fast as it can
+	nic_inject "$mode" "$n" "${args[@]}" --threads "$NIC_OVER_THREADS" || return 0
+	fo=$(nic_val injected_pps)
+	fd=$(nic_val delivered_pps)
+	tsv_row nic-overload "socks=$n" "$mode" "$round" flood_offered_pps "$fo" pps
+	tsv_row nic-overload "socks=$n" "$mode" "$round" flood_delivered_pps "$fd" pps
+	tsv_row nic-overload "socks=$n" "$mode" "$round" flood_per_lossless \
+		"$(awk -v a="$fd" -v b="$lod" 'BEGIN { printf "%.3f", a / b }')" ratio
+	tsv_row nic-overload "socks=$n" "$mode" "$round" flood_drops_early "$(nic_val drops_early)" count
+	tsv_row nic-overload "socks=$n" "$mode" "$round" flood_stack_off_rx_cpu_pct "$(nic_val stack_off_rx_cpu_pct)" pct
+	say "$(printf 'round %s socks=%-4s %-11s flood of %d threads: offered %d/s: delivered %d/s, %d%% of lossless' \
+		"$round" "$n" "$mode" "$NIC_OVER_THREADS" "$fo" "$fd" $((100 * fd / lod)))"
 }
 
 main()
@@ -323,7 +420,7 @@ main()
 				cell "$m" "$n" "$r"
 			done
 		done
-		# the first socket count only: two cells each
+		# the first socket count only: a search and a run each
 		for m in $NIC_OVERLOAD; do
 			overload "$m" "${NIC_SOCKS%% *}" "$r"
 		done

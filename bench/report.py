@@ -181,8 +181,8 @@ def ratio_cell(s):
 
 def metric_table(res, w, k, out):
     unit = res.unit.get((w, k), '')
-    # a ratio of counts or of percentages says little: none for those
-    refs = [r for r in REFS if unit not in ('count', 'pct')
+    # a ratio of counts, percentages or ratios says little: none for those
+    refs = [r for r in REFS if unit not in ('count', 'pct', 'ratio')
             and any(r in res.modes(w, p) for p in res.params(w))
             and any(res.values(w, p, r, k) for p in res.params(w))]
     out.append('**%s** (%s)' % (k, unit))

@@ -1571,6 +1571,23 @@ static void test_config_slots(void **state)
 	rfs_xt_set_cpus("0-1");
 }
 
+/* n new UDP flows from ports port0.., no CPU desired: each is spread,
+ * and to cpu (the only one allowed). */
+static void rfs_xt_new_flows_to(__u16 port0, __u32 n, __u32 cpu)
+{
+	struct rfs_if_stats d;
+	struct rfs_frame f;
+	__u32 i, got;
+
+	for (i = 0; i < n; i++) {
+		rfs_frame_v4(&f, IPPROTO_UDP, "192.0.2.2", port0 + i,
+			     "192.0.2.1", 53);
+		d = rfs_xt_steer(&f, &got);
+		assert_int_equal(d.spread, 1);
+		assert_int_equal(got, cpu);
+	}
+}
+
 /*
  * A frame follows slot 0's active_slot: while a change is under way slot
  * 1 is the configuration in use.  Slot 0 allows {0} and slot 1 {1}; new
@@ -1581,9 +1598,7 @@ static void test_config_slots(void **state)
 static void test_config_follows_slot(void **state)
 {
 	struct rfs_if_config c[RFS_IF_CFG_SLOTS], c0;
-	__u32 zero = 0, one = 1, slot, cpu, i;
-	struct rfs_if_stats d;
-	struct rfs_frame f;
+	__u32 zero = 0, one = 1, slot;
 
 	rfs_xt_set_cpus("0-1");
 	c[0] = c[1] = rfs_xt_cfg();
@@ -1599,13 +1614,7 @@ static void test_config_follows_slot(void **state)
 						     &c[1], BPF_ANY), 0);
 		assert_int_equal(bpf_map_update_elem(xt.ifc->cfg_fd, &zero,
 						     &c[0], BPF_ANY), 0);
-		for (i = 0; i < 16; i++) {
-			rfs_frame_v4(&f, IPPROTO_UDP, "192.0.2.2", 46000 + i,
-				     "192.0.2.1", 53);
-			d = rfs_xt_steer(&f, &cpu);
-			assert_int_equal(d.spread, 1);
-			assert_int_equal(cpu, slot);
-		}
+		rfs_xt_new_flows_to(46000, 16, slot);
 		rfs_xt_reset_flows();
 	}
 	/* what rfsd leaves: its own push over the hand-made slots */
@@ -1623,13 +1632,7 @@ static void test_allowed_set(void **state)
 
 	for (want = 0; want < 2; want++) {
 		rfs_xt_set_cpus(sets[want]);
-		for (i = 0; i < 32; i++) {
-			rfs_frame_v4(&f, IPPROTO_UDP, "192.0.2.2", 44000 + i,
-				     "192.0.2.1", 53);
-			d = rfs_xt_steer(&f, &cpu);
-			assert_int_equal(d.spread, 1);
-			assert_int_equal(cpu, want);
-		}
+		rfs_xt_new_flows_to(44000, 32, want);
 		rfs_xt_reset_flows();
 	}
 

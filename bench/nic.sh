@@ -330,10 +330,23 @@ over_say()
 		"$(nic_lossless && echo ', lossless')")"
 }
 
+# The overload cell's rows $4_* (over, flood) of the last nic_inject of
+# mode $1, $2 sockets, round $3, against the lossless rate's delivered $5.
+over_rows()
+{
+	local mode=$1 n=$2 round=$3 p=$4 lod=$5
+	tsv_row nic-overload "socks=$n" "$mode" "$round" "${p}_offered_pps" "$(nic_val injected_pps)" pps
+	tsv_row nic-overload "socks=$n" "$mode" "$round" "${p}_delivered_pps" "$(nic_val delivered_pps)" pps
+	tsv_row nic-overload "socks=$n" "$mode" "$round" "${p}_per_lossless" \
+		"$(awk -v a="$(nic_val delivered_pps)" -v b="$lod" 'BEGIN { printf "%.3f", a / b }')" ratio
+	tsv_row nic-overload "socks=$n" "$mode" "$round" "${p}_drops_early" "$(nic_val drops_early)" count
+	tsv_row nic-overload "socks=$n" "$mode" "$round" "${p}_stack_off_rx_cpu_pct" "$(nic_val stack_off_rx_cpu_pct)" pct
+}
+
 # The overload cell: the highest lossless offered rate, then 3x it.
 overload()
 {
-	local mode=$1 n=$2 round=$3 lo=0 lod=0 hi=0 one rate probes=1 oo od fo fd i
+	local mode=$1 n=$2 round=$3 lo=0 lod=0 hi=0 one rate probes=1 oo od i
 	nic_inject "$mode" "$n" || return 0
 	over_say "$round" "$n" "$mode"
 	one=$(nic_val injected_pps)
@@ -380,12 +393,7 @@ overload()
 	od=$(nic_val delivered_pps)
 	tsv_row nic-overload "socks=$n" "$mode" "$round" lossless_offered_pps "$lo" pps
 	tsv_row nic-overload "socks=$n" "$mode" "$round" lossless_delivered_pps "$lod" pps
-	tsv_row nic-overload "socks=$n" "$mode" "$round" over_offered_pps "$oo" pps
-	tsv_row nic-overload "socks=$n" "$mode" "$round" over_delivered_pps "$od" pps
-	tsv_row nic-overload "socks=$n" "$mode" "$round" over_per_lossless \
-		"$(awk -v a="$od" -v b="$lod" 'BEGIN { printf "%.3f", a / b }')" ratio
-	tsv_row nic-overload "socks=$n" "$mode" "$round" over_drops_early "$(nic_val drops_early)" count
-	tsv_row nic-overload "socks=$n" "$mode" "$round" over_stack_off_rx_cpu_pct "$(nic_val stack_off_rx_cpu_pct)" pct
+	over_rows "$mode" "$n" "$round" over "$lod"
 	say "$(printf 'round %s socks=%-4s %-11s lossless at %d/s (%d probes); offered %d/s: delivered %d/s, %d%% of lossless' \
 		"$round" "$n" "$mode" "$lod" "$probes" "$oo" "$od" $((100 * od / lod)))"
 	((oo * 2 >= lo * 5)) ||
@@ -394,16 +402,10 @@ overload()
 		lab_warn "nic: $mode socks=$n: $od/s of $oo/s offered were delivered: no overload made"
 	# and a flood: every thread as fast as it can
 	nic_inject "$mode" "$n" --threads "$NIC_OVER_THREADS" || return 0
-	fo=$(nic_val injected_pps)
-	fd=$(nic_val delivered_pps)
-	tsv_row nic-overload "socks=$n" "$mode" "$round" flood_offered_pps "$fo" pps
-	tsv_row nic-overload "socks=$n" "$mode" "$round" flood_delivered_pps "$fd" pps
-	tsv_row nic-overload "socks=$n" "$mode" "$round" flood_per_lossless \
-		"$(awk -v a="$fd" -v b="$lod" 'BEGIN { printf "%.3f", a / b }')" ratio
-	tsv_row nic-overload "socks=$n" "$mode" "$round" flood_drops_early "$(nic_val drops_early)" count
-	tsv_row nic-overload "socks=$n" "$mode" "$round" flood_stack_off_rx_cpu_pct "$(nic_val stack_off_rx_cpu_pct)" pct
+	over_rows "$mode" "$n" "$round" flood "$lod"
 	say "$(printf 'round %s socks=%-4s %-11s flood of %d threads: offered %d/s: delivered %d/s, %d%% of lossless' \
-		"$round" "$n" "$mode" "$NIC_OVER_THREADS" "$fo" "$fd" $((100 * fd / lod)))"
+		"$round" "$n" "$mode" "$NIC_OVER_THREADS" "$(nic_val injected_pps)" \
+		"$(nic_val delivered_pps)" $((100 * $(nic_val delivered_pps) / lod)))"
 }
 
 main()

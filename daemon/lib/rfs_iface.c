@@ -231,7 +231,8 @@ int rfs_if_push_config(struct rfs_if *ifc, __u32 sample_flows)
 			cfg.allowed_list[cfg.n_allowed++] = cpu;
 	if (bpf_map_lookup_elem(ifc->cfg_fd, &zero, &c0))
 		return -errno;
-	/* slot 1 may be in use: an interrupted push, or no way to wait */
+	/* slot 1 already in use (a push cut short, or one that could not
+	 * wait): no frame reads slot 0, which is written straight away */
 	if (!c0.active_slot) {
 		cfg.active_slot = c0.active_slot = 1;
 		if (bpf_map_update_elem(ifc->cfg_fd, &one, &cfg, BPF_ANY) ||

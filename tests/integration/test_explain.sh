@@ -68,7 +68,10 @@ explain_follows()
 {
 	local src=$1 dst=$2 sport p1 p2 cpu next path why
 	lab_server "$CPU_A" "$dst"
-	lab_client "$dst" 60 1
+	# longer than the test can take, oracles that stall on a loaded
+	# machine included (ended below): a client that finished would
+	# close the connection explained, and its entry with it
+	lab_client "$dst" 600 1
 	# the sender stays on CPU_A: its frames arrive there (veth's NAPI
 	# runs on the sending CPU), first on the local path, then, once the
 	# reader moved, through the cpumap

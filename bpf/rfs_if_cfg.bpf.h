@@ -10,9 +10,9 @@
 #include "rfs_common.h"
 #include "rfs_maps.bpf.h"	/* RFS_READ_ONCE */
 
-/* Two slots; slot 0's active_slot names the one in use, slot 0 but
- * while rfsd changes it (rfs_common.h).  Mmapable so that the slots start
- * on cache lines: a frame reads two of its slot's. */
+/* Two slots; slot 0's active_slot names the one in use: slot 0, except
+ * while rfsd changes the configuration (rfs_common.h).  Mmapable so that
+ * the slots start on cache lines: a frame reads two of its slot's. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(map_flags, BPF_F_MMAPABLE);

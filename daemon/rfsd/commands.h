@@ -30,7 +30,7 @@ struct rfsd_cmd_ctx {
 	struct rfsd_sampler *sampler;
 	struct rfsd_kscheds *ksched;	/* cpumap kthreads (rfsd.h) */
 	const struct rfsd_child *parser;	/* the request parser (server.h) */
-	struct rfsd_metrics *const *metrics;	/* rfsd's: NULL while not serving */
+	struct rfsd_metrics *const *metrics;	/* rfsd's; *metrics NULL: not serving */
 };
 
 enum rfsd_cmd_rc {

@@ -777,10 +777,17 @@ lab_rx_cpus()
 
 lab_rx_cpus_perf()
 {
-	local secs=$1 filt=$2 out
+	local secs=$1 filt=$2 out t0 took
+	t0=$(lab_now)
 	out=$(perf stat -a -A -x, -e net:netif_receive_skb --filter "$filt" \
 		-- sleep "$secs" 2>&1 >/dev/null) ||
 		fail "perf stat -e net:netif_receive_skb failed: $(tail -n 2 <<< "$out")"
+	# a window perf was slow to open or close may have outlived the
+	# traffic it was to see: say so, or a failure after it reads as the
+	# datapath's
+	took=$(lab_since "$t0")
+	awk -v t="$took" -v s="$secs" 'BEGIN { exit !(t > 2 * s + 10) }' &&
+		lab_warn "the oracle (perf stat) took ${took}s for a ${secs}s window"
 	{
 		lab_online_cpus | sed 's/$/ 0/'
 		awk -F, '/^CPU[0-9]+,/ { c = substr($1, 4); v = $2;

@@ -78,6 +78,84 @@ static __always_inline void rfs_full_release(struct sock *sk, __u32 hash)
 		RFS_WRITE_ONCE(*slot, 0);
 }
 
+/*
+ * An unconnected UDP socket has no flow of its own: the flows its
+ * refusals marked (rfs_sock_full_mark, from the refused datagrams) are
+ * kept with the socket, the latest RFS_FULL_SOCK_FLOWS of them, so that
+ * its reads can end their marks as a connected socket's reads end its
+ * one.  The marks of flows beyond those expire by themselves.  A hash of
+ * 0 is an empty entry (such a flow's mark only expires).
+ */
+#define RFS_FULL_SOCK_FLOWS	8
+struct rfs_full_flows {
+	__u32 hash[RFS_FULL_SOCK_FLOWS];
+	__u32 next;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct rfs_full_flows);
+} rfs_full_socks SEC(".maps") __weak;
+
+/* A read or write of an unconnected UDP socket that finds its buffer at
+ * most half full ends the marks of the flows it refused (the rule is
+ * rfs_full_released, as for a connected socket's flow).  Only while some
+ * refusal is recent enough for a mark to be live, and only where sk is
+ * trusted (socket storage). */
+static __always_inline void rfs_full_release_flows(struct sock *sk,
+						   const struct rfs_globals *g)
+{
+	__u32 rmem = sk->sk_backlog.rmem_alloc.counter;
+	__u32 rcvbuf = sk->sk_rcvbuf, idx, h;
+	struct rfs_full_flows *ff;
+	__u64 *slot;
+	int i;
+
+	if (!rfs_full_any(RFS_READ_ONCE(g->full_jiffy),
+			  (__u32)bpf_jiffies64(), g->early_drop_jiffies))
+		return;
+	ff = bpf_sk_storage_get(&rfs_full_socks, sk, NULL, 0);
+	if (!ff)
+		return;
+#pragma unroll
+	for (i = 0; i < RFS_FULL_SOCK_FLOWS; i++) {
+		h = ff->hash[i];
+		if (!h)
+			continue;
+		idx = rfs_full_index(h);
+		slot = bpf_map_lookup_elem(&rfs_sock_full, &idx);
+		if (slot && rfs_full_released(RFS_READ_ONCE(*slot), h, rmem,
+					      rcvbuf)) {
+			RFS_WRITE_ONCE(*slot, 0);
+			ff->hash[i] = 0;
+		}
+	}
+}
+
+/* Keep a flow an unconnected socket refused among its marked flows.
+ * The refusing CPU and the reader write the list unlocked: an update
+ * one of them loses only leaves a mark to expire. */
+static __always_inline void rfs_full_keep_flow(struct sock *sk, __u32 hash)
+{
+	struct rfs_full_flows *ff;
+	int i;
+
+	if (!hash)
+		return;
+	ff = bpf_sk_storage_get(&rfs_full_socks, sk, NULL,
+				BPF_SK_STORAGE_GET_F_CREATE);
+	if (!ff)
+		return;
+#pragma unroll
+	for (i = 0; i < RFS_FULL_SOCK_FLOWS; i++)
+		if (ff->hash[i] == hash)
+			return;
+	ff->hash[ff->next & (RFS_FULL_SOCK_FLOWS - 1)] = hash;
+	ff->next++;
+}
+
 /* Write this CPU into the flow's slot, only when it changes: a read-mostly
  * slot stays in every CPU's cache.  The counters are touched only off the
  * common path (nothing to write). */
@@ -94,6 +172,9 @@ static __always_inline void rfs_record_sock(struct sock *sk, const bool trusted)
 		return;
 	if (rfs_sock_key(sk, &key, trusted) ||
 	    (!g->steer_loopback && rfs_flow_key_loopback(&key))) {
+		if (trusted && g->early_drop_jiffies &&
+		    sk->sk_protocol == IPPROTO_UDP)
+			rfs_full_release_flows(sk, g);
 		gs = rfs_get_gstats();
 		if (gs)
 			gs->sock_skipped++;

@@ -292,9 +292,12 @@ static int rfs_core_load(const struct rfs_dp *dp,
 		bpf_program__set_autoload(skel->progs.rfs_kthread_batch, false);
 	if (!f->tp_enqueue)
 		bpf_program__set_autoload(skel->progs.rfs_enqueue, false);
-	if (!f->tp_sock_full)
-		bpf_program__set_autoload(skel->progs.rfs_sock_full_mark,
-					  false);
+	/* early drop: the refused skb's own flow where the tracepoint has
+	 * it, else the connected socket's */
+	bpf_program__set_autoload(skel->progs.rfs_sock_full_mark,
+				  f->tp_sock_full && f->tp_sock_full_skb);
+	bpf_program__set_autoload(skel->progs.rfs_sock_full_conn,
+				  f->tp_sock_full && !f->tp_sock_full_skb);
 	/* one track per (target, possible RX CPU): rfs_rx_track_index() */
 	e = bpf_map__set_max_entries(skel->maps.rfs_rx_track,
 				     rfs_rx_track_entries(dp->nr_cpus,

@@ -45,6 +45,7 @@ struct rfs_kfeatures {
 	bool sockops_state;	/* BPF_SOCK_OPS_STATE_CB (a socket's close) */
 	bool tp_enqueue;	/* tp_btf/xdp_cpumap_enqueue */
 	bool tp_sock_full;	/* tp_btf/udp_fail_queue_rcv_skb (early drop) */
+	bool tp_sock_full_skb;	/* ... with the refused skb (6.10) */
 	bool tp_kthread;	/* tp_btf/xdp_cpumap_kthread with its stats arg */
 	bool kthread_data;	/* task->worker_private->data is the cpumap entry */
 	bool task_state;	/* task_struct.__state (is the kthread asleep) */

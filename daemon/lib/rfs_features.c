@@ -194,7 +194,10 @@ static void rfs_kfeatures_btf(struct rfs_kfeatures *f)
 	f->func_ret = rfs_btf_has_enumerator(btf, "BPF_FUNC_get_func_ret");
 	f->sockops_state = rfs_btf_has_enumerator(btf, "BPF_SOCK_OPS_STATE_CB");
 	f->tp_enqueue = rfs_btf_tp_args(btf, "xdp_cpumap_enqueue") == 5;
-	f->tp_sock_full = rfs_btf_tp_args(btf, "udp_fail_queue_rcv_skb") >= 2;
+	/* the prototypes count the tracepoint's context first: ctx, rc, sk,
+	 * and since 6.10 skb */
+	f->tp_sock_full = rfs_btf_tp_args(btf, "udp_fail_queue_rcv_skb") >= 3;
+	f->tp_sock_full_skb = rfs_btf_tp_args(btf, "udp_fail_queue_rcv_skb") >= 4;
 	/* ctx, map_id, processed, drops, sched, xdp_cpumap_stats */
 	f->tp_kthread = rfs_btf_tp_args(btf, "xdp_cpumap_kthread") == 6;
 	f->kthread_data = rfs_btf_has(btf, "task_struct", "worker_private") &&
@@ -217,7 +220,8 @@ int rfs_kfeat_set(struct rfs_kfeatures *f, const char *name,
 	} bools[] = {
 #define B(x) { #x, offsetof(struct rfs_kfeatures, x) }
 		B(btf), B(tp_sock_len), B(kprobes), B(fentry), B(func_ret),
-		B(sockops_state), B(tp_enqueue), B(tp_sock_full), B(tp_kthread),
+		B(sockops_state), B(tp_enqueue), B(tp_sock_full),
+		B(tp_sock_full_skb), B(tp_kthread),
 		B(kthread_data), B(task_state), B(cpumap_prog), B(frame_meta),
 #undef B
 	};
@@ -481,10 +485,16 @@ void rfs_kjudge(const struct rfs_kfeatures *f, struct rfs_feat_report *r)
 		  "tp_btf/xdp_cpumap_enqueue",
 		  "ring drops are counted, and a lost last frame holds up no CPU removal",
 		  "none", "ring drops are not counted; removing a CPU may wait for traffic");
-	rfs_judge(r, "early_drop", f->tp_sock_full, RFS_FEAT_DEGRADED,
-		  "tp_btf/udp_fail_queue_rcv_skb",
-		  "a UDP socket's refusal marks its flow: its next frames are dropped at the RX CPU, those already on the ring by the target's cpumap program",
-		  "none", "no udp_fail_queue_rcv_skb tracepoint: under overload the targets build skbs that a full socket refuses");
+	if (f->tp_sock_full && f->tp_sock_full_skb)
+		rfs_line(r, "early_drop", RFS_FEAT_OK,
+			 "tp_btf/udp_fail_queue_rcv_skb",
+			 "a UDP socket's refusal marks the refused datagram's flow, connected or not: its next frames are dropped at the RX CPU, those already on the ring by the target's cpumap program");
+	else if (f->tp_sock_full)
+		rfs_line(r, "early_drop", RFS_FEAT_DEGRADED, "connected only",
+			 "udp_fail_queue_rcv_skb passes no skb (before 6.10): a connected UDP socket's refusal marks its flow; an unconnected socket's flows are not dropped early");
+	else
+		rfs_line(r, "early_drop", RFS_FEAT_DEGRADED, "none",
+			 "no udp_fail_queue_rcv_skb tracepoint: under overload the targets build skbs that a full socket refuses");
 
 	rfs_line(r, "fentry", RFS_FEAT_OK, f->fentry ? "yes" : "no",
 		 !f->fentry ? "no BPF trampolines (the socket hooks' fallback without the tracepoints)" :

@@ -41,8 +41,26 @@ btf_cpumap_gro()
 	fi
 }
 
+# What udp_fail_queue_rcv_skb passes, read from the kernel's BTF with
+# bpftool: its prototype's parameters after the context (rc, sk; since
+# 6.10 also skb), 0 without the tracepoint.
+btf_sock_full_args()
+{
+	bpftool btf dump file /sys/kernel/btf/vmlinux 2>/dev/null | awk '
+		/^\[[0-9]+\] / {
+			id = substr($1, 2, length($1) - 2)
+			for (i = 3; i <= NF; i++) {
+				if ($i ~ /^type_id=/) to[id] = substr($i, 9)
+				if ($i ~ /^vlen=/) n[id] = substr($i, 6)
+			}
+			if ($2 == "TYPEDEF" && $3 == "\047btf_trace_udp_fail_queue_rcv_skb\047")
+				td = id
+		}
+		END { p = to[to[td]]; print td == "" ? 0 : n[p] - 1 }'
+}
+
 # The kernel block is in status (plain and JSON), one log line per
-# feature, and the cpumap finding matches the kernel's BTF.
+# feature, and the cpumap and early-drop findings match the kernel's BTF.
 test_features_shown()
 {
 	local st names want n_log line
@@ -69,6 +87,14 @@ test_features_shown()
 	[ "$(jget "next(l['value'] for l in d['kernel']['features'] if l['name'] == 'cpumap_gro')" <<< "$st")" = "$want" ] ||
 		fail "cpumap_gro in status differs from the kernel's BTF ($want)"
 	say "cpumap_gro: $want (as bpftool reads the BTF)"
+	case $(btf_sock_full_args) in
+	0) want=none ;;
+	2) want="connected only" ;;
+	*) want=tp_btf/udp_fail_queue_rcv_skb ;;
+	esac
+	[ "$(jget "next(l['value'] for l in d['kernel']['features'] if l['name'] == 'early_drop')" <<< "$st")" = "$want" ] ||
+		fail "early_drop in status differs from what the kernel's BTF says the tracepoint passes ($want)"
+	say "early_drop: $want (udp_fail_queue_rcv_skb passes $(btf_sock_full_args) arguments)"
 	# the socket hooks loaded are the ones the kernel block names (none:
 	# nothing loaded, and trace_mode has no value for that)
 	want=$(jget "next(l['value'] for l in d['kernel']['features'] if l['name'] == 'socket_hooks')" <<< "$st")

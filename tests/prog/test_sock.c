@@ -1109,6 +1109,100 @@ static void test_udp_full_marks(void **state)
 	}
 }
 
+/*
+ * Early drop for an unconnected UDP socket (a server that reads from
+ * anyone): where the tracepoint passes the refused skb, a refusal marks
+ * the flow of the datagram it refused, under the hash rfs_xdp computes
+ * for that flow's frames (the skb's destination is the local end), and
+ * a read that drains the socket's buffer to at most half ends the mark
+ * (rfs_full_release_flows, where sk is trusted: not on kprobe hosts).
+ * IPv4, IPv6, and IPv4 into a dual-stack IPv6 socket (the frames, and
+ * so the flow, are IPv4).  The window is made long for the test, so the
+ * mark is still live when the reads come, whatever the clock did.
+ */
+static void rfs_st_full_unconnected(int sfam, const char *sip, int cfam,
+				    const char *cip)
+{
+	struct sockaddr_storage a, b;
+	struct rfs_flow_key k = { .proto = IPPROTO_UDP };
+	struct rfs_globals g;
+	socklen_t la, lb;
+	__u64 mark = 0, none = 0;
+	__u32 hash, idx, zero = 0;
+	int s, c, n, tiny = 1, off = 0;
+	char buf[1024] = "";
+
+	s = st.fds[0] = socket(sfam, SOCK_DGRAM, 0);
+	c = st.fds[1] = socket(cfam, SOCK_DGRAM, 0);
+	assert_true(s >= 0 && c >= 0);
+	assert_int_equal(setsockopt(s, SOL_SOCKET, SO_RCVBUF, &tiny,
+				    sizeof(tiny)), 0);
+	if (sfam == AF_INET6)
+		assert_int_equal(setsockopt(s, IPPROTO_IPV6, IPV6_V6ONLY, &off,
+					    sizeof(off)), 0);
+	la = rfs_st_addr(sfam, sip, 0, &a);
+	assert_int_equal(bind(s, (struct sockaddr *)&a, la), 0);
+	assert_int_equal(getsockname(s, (struct sockaddr *)&a, &la), 0);
+	la = rfs_st_addr(cfam, cip, rfs_st_port(&a), &a);
+	assert_int_equal(connect(c, (struct sockaddr *)&a, la), 0);
+	lb = sizeof(b);
+	assert_int_equal(getsockname(c, (struct sockaddr *)&b, &lb), 0);
+	k.local_port = rfs_st_port(&a);
+	k.peer_port = rfs_st_port(&b);
+	k.is_v6 = cfam == AF_INET6;
+	assert_int_equal(inet_pton(cfam, cip, k.local), 1);
+	assert_int_equal(inet_pton(cfam, cip, k.peer), 1);
+	hash = rfs_flow_hash(&k, st.g.hash_seed);
+	idx = rfs_full_index(hash);
+
+	assert_int_equal(rfs_dp_set_early_drop(st.dp, true), 0);
+	assert_int_equal(bpf_map_lookup_elem(st.dp->globals_fd, &zero, &g), 0);
+	g.early_drop_jiffies = 1u << 30;
+	assert_int_equal(bpf_map_update_elem(st.dp->globals_fd, &zero, &g,
+					     BPF_ANY), 0);
+	assert_int_equal(bpf_map_update_elem(st.dp->sock_full_fd, &idx, &none,
+					     BPF_ANY), 0);
+	/* far more than the smallest buffer holds */
+	for (n = 0; n < 64; n++)
+		send(c, buf, sizeof(buf), MSG_DONTWAIT);
+	assert_int_equal(bpf_map_lookup_elem(st.dp->sock_full_fd, &idx,
+					     &mark), 0);
+	if (!rfs_full_tagged(mark, hash))
+		fail_msg("%s: slot %u holds %016llx after refusals, want flow %08x's mark",
+			 sip, idx, (unsigned long long)mark, hash);
+	/* read it empty: the last read leaves the buffer at most half full */
+	while (recv(s, buf, sizeof(buf), MSG_DONTWAIT) > 0)
+		;
+	assert_int_equal(bpf_map_lookup_elem(st.dp->sock_full_fd, &idx,
+					     &mark), 0);
+	if (st.dp->trace_mode == RFS_TRACE_KPROBE) {
+		if (!rfs_full_tagged(mark, hash))
+			fail_msg("%s: kprobe hooks ended the mark (%016llx): they can't read the socket's storage",
+				 sip, (unsigned long long)mark);
+	} else if (mark) {
+		fail_msg("%s: slot %u still holds %016llx after the socket was read empty",
+			 sip, idx, (unsigned long long)mark);
+	}
+	/* the window rfsd computed, for the tests after this one */
+	g.early_drop_jiffies = st.dp->globals.early_drop_jiffies;
+	assert_int_equal(bpf_map_update_elem(st.dp->globals_fd, &zero, &g,
+					     BPF_ANY), 0);
+	close(s);
+	close(c);
+	st.fds[0] = st.fds[1] = -1;
+}
+
+static void test_udp_full_unconnected(void **state)
+{
+	rfs_st_ready();
+	if (!st.dp->feat.tp_sock_full_skb)
+		skip();
+	rfs_st_full_unconnected(AF_INET, "127.0.0.1", AF_INET, "127.0.0.1");
+	rfs_st_full_unconnected(AF_INET6, "::1", AF_INET6, "::1");
+	/* a dual-stack socket on :: takes the IPv4 datagram as it came */
+	rfs_st_full_unconnected(AF_INET6, "::", AF_INET, "127.0.0.1");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1122,6 +1216,7 @@ int main(void)
 		T(test_recv_no_data),
 		T(test_loopback_skipped),
 		T(test_udp_full_marks),
+		T(test_udp_full_unconnected),
 #undef T
 	};
 	const size_t n_tests = sizeof(tests) / sizeof(tests[0]);

@@ -21,7 +21,9 @@
  * sends NFLOWS flows, PORT + i to PEERPORT + i, each at PPS, from one
  * process, and prints their total.
  *
- * Both ends bind and connect, so the socket side records the flow.  recv
+ * Both ends bind and connect, so the socket side records the flow; recv
+ * with PEERPORT 0 leaves its socket unconnected (it reads from anyone, as
+ * a DNS server's does: no flow of its own to record).  recv
  * prints one JSON object; it exits 0 unless it could not run.  It ends
  * after SECONDS, or 1 s (RFS_SEQ_QUIET in the environment: that many
  * seconds) after its last datagram once it has had some (the sender is
@@ -95,7 +97,7 @@ static int flow_socket(char **argv)
 	    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
 	    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &buf, sizeof(buf)) ||
 	    bind(fd, (void *)&local, llen) ||
-	    connect(fd, (void *)&peer, plen)) {
+	    (atoi(argv[3]) && connect(fd, (void *)&peer, plen))) {
 		fprintf(stderr, "rfs_seq: can't set up socket %s:%s -> %s:%s: %s\n",
 			argv[0], argv[1], argv[2], argv[3], strerror(errno));
 		exit(1);

@@ -24,7 +24,7 @@ static struct rfs_kfeatures rfs_test_full(void)
 		.btf = true, .tp_sock_len = true, .kprobes = false,
 		.fentry = false, .func_ret = true, .sockops_state = true,
 		.tp_enqueue = true, .tp_sock_full = true,
-		.tp_kthread = true, .kthread_data = true, .task_state = true,
+		.tp_sock_full_skb = true, .tp_kthread = true, .kthread_data = true, .task_state = true,
 		.cpumap_prog = true, .frame_meta = true,
 		.cpumap_gro = RFS_GRO_READABLE, .hz = 250,
 	};
@@ -193,6 +193,29 @@ static void rfs_test_degraded(void **state)
 	assert_string_equal(rfs_test_line(&r, "early_drop")->value, "none");
 }
 
+/* Early drop by what the tracepoint passes: the refused skb (every UDP
+ * socket's flows), the socket alone (connected ones only), nothing. */
+static void rfs_test_early_drop(void **state)
+{
+	struct rfs_kfeatures f = rfs_test_full();
+	struct rfs_feat_report r;
+
+	rfs_kjudge(&f, &r);
+	assert_int_equal(rfs_test_line(&r, "early_drop")->level, RFS_FEAT_OK);
+	assert_non_null(strstr(rfs_test_line(&r, "early_drop")->why,
+			       "connected or not"));
+	f.tp_sock_full_skb = false;
+	rfs_kjudge(&f, &r);
+	assert_int_equal(rfs_test_line(&r, "early_drop")->level,
+			 RFS_FEAT_DEGRADED);
+	assert_string_equal(rfs_test_line(&r, "early_drop")->value,
+			    "connected only");
+	f.tp_sock_full = false;
+	f.tp_sock_full_skb = true;	/* no tracepoint: its arguments don't count */
+	rfs_kjudge(&f, &r);
+	assert_string_equal(rfs_test_line(&r, "early_drop")->value, "none");
+}
+
 static void rfs_test_iface(void **state)
 {
 	struct rfs_kfeatures f = rfs_test_full();
@@ -243,6 +266,7 @@ int main(void)
 		cmocka_unit_test(rfs_test_socket_hooks_order),
 		cmocka_unit_test(rfs_test_every_set),
 		cmocka_unit_test(rfs_test_degraded),
+		cmocka_unit_test(rfs_test_early_drop),
 		cmocka_unit_test(rfs_test_iface),
 		cmocka_unit_test(rfs_test_set_names),
 	};

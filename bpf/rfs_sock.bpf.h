@@ -84,7 +84,8 @@ static __always_inline void rfs_full_release(struct sock *sk, __u32 hash)
  * kept with the socket, the latest RFS_FULL_SOCK_FLOWS of them, so that
  * its reads can end their marks as a connected socket's reads end its
  * one.  The marks of flows beyond those expire by themselves.  A hash of
- * 0 is an empty entry (such a flow's mark only expires).
+ * 0 is an empty entry (such a flow's mark only expires); a kept hash
+ * whose slot no longer holds its mark is left, the rule checks the tag.
  */
 #define RFS_FULL_SOCK_FLOWS	8
 struct rfs_full_flows {
@@ -99,18 +100,14 @@ struct {
 	__type(value, struct rfs_full_flows);
 } rfs_full_socks SEC(".maps") __weak;
 
-/* A read or write of an unconnected UDP socket that finds its buffer at
- * most half full ends the marks of the flows it refused (the rule is
- * rfs_full_released, as for a connected socket's flow).  Only while some
- * refusal is recent enough for a mark to be live, and only where sk is
- * trusted (socket storage). */
+/* A read or write of an unconnected UDP socket ends the marks of the
+ * flows it refused as a connected socket's ends its one
+ * (rfs_full_release).  Only while some refusal is recent enough for a
+ * mark to be live, and only where sk is trusted (socket storage). */
 static __always_inline void rfs_full_release_flows(struct sock *sk,
 						   const struct rfs_globals *g)
 {
-	__u32 rmem = sk->sk_backlog.rmem_alloc.counter;
-	__u32 rcvbuf = sk->sk_rcvbuf, idx, h;
 	struct rfs_full_flows *ff;
-	__u64 *slot;
 	int i;
 
 	if (!rfs_full_any(RFS_READ_ONCE(g->full_jiffy),
@@ -120,18 +117,9 @@ static __always_inline void rfs_full_release_flows(struct sock *sk,
 	if (!ff)
 		return;
 #pragma unroll
-	for (i = 0; i < RFS_FULL_SOCK_FLOWS; i++) {
-		h = ff->hash[i];
-		if (!h)
-			continue;
-		idx = rfs_full_index(h);
-		slot = bpf_map_lookup_elem(&rfs_sock_full, &idx);
-		if (slot && rfs_full_released(RFS_READ_ONCE(*slot), h, rmem,
-					      rcvbuf)) {
-			RFS_WRITE_ONCE(*slot, 0);
-			ff->hash[i] = 0;
-		}
-	}
+	for (i = 0; i < RFS_FULL_SOCK_FLOWS; i++)
+		if (ff->hash[i])
+			rfs_full_release(sk, ff->hash[i]);
 }
 
 /* Keep a flow an unconnected socket refused among its marked flows.

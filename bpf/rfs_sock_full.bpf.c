@@ -64,22 +64,18 @@ static __always_inline int rfs_skb_key(struct sk_buff *skb,
 	return 0;
 }
 
-/* Mark the flow, note the refusal; the globals, or NULL when early drop
- * is off (nothing marked). */
-static __always_inline struct rfs_globals *rfs_full_note(__u32 hash)
+/* Mark the flow, note the refusal (early drop is on: the callers
+ * checked); 0 when there is no slot to mark. */
+static __always_inline int rfs_full_note(struct rfs_globals *g, __u32 hash)
 {
 	struct rfs_cpu_queue *q;
-	struct rfs_globals *g;
 	__u64 *slot, mark;
 	__u32 idx, now;
 
-	g = rfs_get_globals();
-	if (!g || !g->early_drop_jiffies)
-		return NULL;
 	idx = rfs_full_index(hash);
 	slot = bpf_map_lookup_elem(&rfs_sock_full, &idx);
 	if (!slot)
-		return NULL;
+		return 0;
 	/* refusals come in runs: write the line once per jiffy, not per
 	 * datagram, so the RX CPUs reading it keep their copy */
 	now = (__u32)bpf_jiffies64() ?: 1;	/* 0 is "never" */
@@ -95,7 +91,7 @@ static __always_inline struct rfs_globals *rfs_full_note(__u32 hash)
 	q = bpf_map_lookup_elem(&rfs_cpu_queues, &idx);
 	if (q && q->refused != now)
 		q->refused = now;
-	return g;
+	return 1;
 }
 
 SEC("tp_btf/udp_fail_queue_rcv_skb")
@@ -112,7 +108,7 @@ int BPF_PROG(rfs_sock_full_mark, int rc, struct sock *sk, struct sk_buff *skb)
 	if (!g || !g->early_drop_jiffies || rfs_skb_key(skb, &key))
 		return 0;
 	hash = rfs_flow_hash(&key, g->hash_seed);
-	if (rfs_full_note(hash) && !sk->__sk_common.skc_dport)
+	if (rfs_full_note(g, hash) && !sk->__sk_common.skc_dport)
 		rfs_full_keep_flow(sk, hash);
 	return 0;
 }
@@ -126,6 +122,6 @@ int BPF_PROG(rfs_sock_full_conn, int rc, struct sock *sk)
 	g = rfs_get_globals();
 	if (!g || !g->early_drop_jiffies || rfs_sock_key(sk, &key, true))
 		return 0;
-	rfs_full_note(rfs_flow_hash(&key, g->hash_seed));
+	rfs_full_note(g, rfs_flow_hash(&key, g->hash_seed));
 	return 0;
 }

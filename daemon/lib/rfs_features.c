@@ -178,6 +178,7 @@ static bool rfs_have_kprobes(void)
 static void rfs_kfeatures_btf(struct rfs_kfeatures *f)
 {
 	struct btf *btf = btf__load_vmlinux_btf();
+	int n;
 
 	if (!btf) {
 		f->cpumap_gro = RFS_GRO_UNREADABLE;
@@ -196,8 +197,9 @@ static void rfs_kfeatures_btf(struct rfs_kfeatures *f)
 	f->tp_enqueue = rfs_btf_tp_args(btf, "xdp_cpumap_enqueue") == 5;
 	/* the prototypes count the tracepoint's context first: ctx, rc, sk,
 	 * and since 6.10 skb */
-	f->tp_sock_full = rfs_btf_tp_args(btf, "udp_fail_queue_rcv_skb") >= 3;
-	f->tp_sock_full_skb = rfs_btf_tp_args(btf, "udp_fail_queue_rcv_skb") >= 4;
+	n = rfs_btf_tp_args(btf, "udp_fail_queue_rcv_skb");
+	f->tp_sock_full = n >= 3;
+	f->tp_sock_full_skb = n >= 4;
 	/* ctx, map_id, processed, drops, sched, xdp_cpumap_stats */
 	f->tp_kthread = rfs_btf_tp_args(btf, "xdp_cpumap_kthread") == 6;
 	f->kthread_data = rfs_btf_has(btf, "task_struct", "worker_private") &&

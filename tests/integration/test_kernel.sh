@@ -63,7 +63,7 @@ btf_sock_full_args()
 # feature, and the cpumap and early-drop findings match the kernel's BTF.
 test_features_shown()
 {
-	local st names want n_log line
+	local st names want n_log line args
 	lab_trap
 	lab_up
 	unset RFS_TEST_FEATURES
@@ -87,14 +87,15 @@ test_features_shown()
 	[ "$(jget "next(l['value'] for l in d['kernel']['features'] if l['name'] == 'cpumap_gro')" <<< "$st")" = "$want" ] ||
 		fail "cpumap_gro in status differs from the kernel's BTF ($want)"
 	say "cpumap_gro: $want (as bpftool reads the BTF)"
-	case $(btf_sock_full_args) in
+	args=$(btf_sock_full_args)
+	case $args in
 	0) want=none ;;
 	2) want="connected only" ;;
 	*) want=tp_btf/udp_fail_queue_rcv_skb ;;
 	esac
 	[ "$(jget "next(l['value'] for l in d['kernel']['features'] if l['name'] == 'early_drop')" <<< "$st")" = "$want" ] ||
 		fail "early_drop in status differs from what the kernel's BTF says the tracepoint passes ($want)"
-	say "early_drop: $want (udp_fail_queue_rcv_skb passes $(btf_sock_full_args) arguments)"
+	say "early_drop: $want (udp_fail_queue_rcv_skb passes $args arguments)"
 	# the socket hooks loaded are the ones the kernel block names (none:
 	# nothing loaded, and trace_mode has no value for that)
 	want=$(jget "next(l['value'] for l in d['kernel']['features'] if l['name'] == 'socket_hooks')" <<< "$st")

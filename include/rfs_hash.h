@@ -33,6 +33,29 @@ static __always_inline __u32 rfs_rotl32(__u32 x, int r)
 	return (x << r) | (x >> (32 - r));
 }
 
+/* One word into MurmurHash3 (x86, 32-bit)'s state. */
+static __always_inline __u32 rfs_murmur3_mix(__u32 h, __u32 k)
+{
+	k *= 0xcc9e2d51;
+	k = rfs_rotl32(k, 15);
+	k *= 0x1b873593;
+	h ^= k;
+	h = rfs_rotl32(h, 13);
+	return h * 5 + 0xe6546b64;
+}
+
+/* MurmurHash3's finish over a state that took len bytes. */
+static __always_inline __u32 rfs_murmur3_fmix(__u32 h, __u32 len)
+{
+	h ^= len;
+	h ^= h >> 16;
+	h *= 0x85ebca6b;
+	h ^= h >> 13;
+	h *= 0xc2b2ae35;
+	h ^= h >> 16;
+	return h;
+}
+
 /*
  * MurmurHash3 (x86, 32-bit) of n little-endian 32-bit words.  Equal to the
  * reference murmur3_32 of the same 4n bytes on a little-endian host, so the
@@ -45,58 +68,44 @@ static __always_inline __u32 rfs_murmur3_words(const __u32 *w, int n,
 	__u32 h = seed;
 	int i;
 
-#ifdef __clang__
-#pragma unroll
-#endif
-	for (i = 0; i < n; i++) {
-		__u32 k = w[i];
-
-		k *= 0xcc9e2d51;
-		k = rfs_rotl32(k, 15);
-		k *= 0x1b873593;
-		h ^= k;
-		h = rfs_rotl32(h, 13);
-		h = h * 5 + 0xe6546b64;
-	}
-	h ^= (__u32)n * 4;
-	h ^= h >> 16;
-	h *= 0x85ebca6b;
-	h ^= h >> 13;
-	h *= 0xc2b2ae35;
-	h ^= h >> 16;
-	return h;
+	for (i = 0; i < n; i++)
+		h = rfs_murmur3_mix(h, w[i]);
+	return rfs_murmur3_fmix(h, (__u32)n * 4);
 }
 
 /*
- * An IPv4 key hashes 4 words (local, peer, ports, protocol), an IPv6 key
- * 10: the per-frame cost is mostly this function, and IPv4 is most of
- * the traffic.  The two can't collide by construction only in the sense
- * that matters here: a v6 key also mixes is_v6 into its last word.
+ * rfs_murmur3_words() of an IPv4 key's 4 words (local, peer, ports,
+ * protocol) or an IPv6 key's 10: the per-frame cost is mostly this
+ * function, and IPv4 is most of the traffic.  The words go straight from
+ * the key into the rounds, written out: as a loop over an array, the
+ * compiler shares one loop between the two lengths, which keeps the words
+ * on the BPF stack and branches per word.  A v6 key also mixes is_v6 into
+ * its last word.
  */
 static __always_inline __u32 rfs_flow_hash(const struct rfs_flow_key *k,
 					   __u32 seed)
 {
-	__u32 w[RFS_KEY_WORDS];
 	__u32 ports = ((__u32)k->local_port << 16) | k->peer_port;
+	__u32 h;
 
 	if (!k->is_v6) {
-		w[0] = k->local[0];
-		w[1] = k->peer[0];
-		w[2] = ports;
-		w[3] = k->proto;
-		return rfs_murmur3_words(w, 4, seed);
+		h = rfs_murmur3_mix(seed, k->local[0]);
+		h = rfs_murmur3_mix(h, k->peer[0]);
+		h = rfs_murmur3_mix(h, ports);
+		h = rfs_murmur3_mix(h, k->proto);
+		return rfs_murmur3_fmix(h, 4 * 4);
 	}
-	w[0] = k->local[0];
-	w[1] = k->local[1];
-	w[2] = k->local[2];
-	w[3] = k->local[3];
-	w[4] = k->peer[0];
-	w[5] = k->peer[1];
-	w[6] = k->peer[2];
-	w[7] = k->peer[3];
-	w[8] = ports;
-	w[9] = (1u << 8) | k->proto;
-	return rfs_murmur3_words(w, RFS_KEY_WORDS, seed);
+	h = rfs_murmur3_mix(seed, k->local[0]);
+	h = rfs_murmur3_mix(h, k->local[1]);
+	h = rfs_murmur3_mix(h, k->local[2]);
+	h = rfs_murmur3_mix(h, k->local[3]);
+	h = rfs_murmur3_mix(h, k->peer[0]);
+	h = rfs_murmur3_mix(h, k->peer[1]);
+	h = rfs_murmur3_mix(h, k->peer[2]);
+	h = rfs_murmur3_mix(h, k->peer[3]);
+	h = rfs_murmur3_mix(h, ports);
+	h = rfs_murmur3_mix(h, (1u << 8) | k->proto);
+	return rfs_murmur3_fmix(h, RFS_KEY_WORDS * 4);
 }
 
 /* ::ffff:a.b.c.d, in network byte order words. */

@@ -101,6 +101,25 @@ static void rfs_test_flow_hash_layout(void **state)
 	assert_int_equal(rfs_flow_hash(&k, 0x12345678), 0xb224c030);
 }
 
+/*
+ * The same for an IPv6 key's 10 words (local, peer, ports as above,
+ * 1 << 8 | proto; every word non-zero), whose rounds rfs_flow_hash()
+ * writes out one by one.
+ */
+static void rfs_test_flow_hash_layout_v6(void **state)
+{
+	struct rfs_flow_key k = {
+		.local_port = 443,
+		.peer_port = 50000,
+		.proto = IPPROTO_TCP,
+		.is_v6 = 1,
+	};
+
+	assert_int_equal(inet_pton(AF_INET6, "2001:db8:1:2:3:4:5:6", k.local), 1);
+	assert_int_equal(inet_pton(AF_INET6, "2001:db8:a:b:c:d:e:f", k.peer), 1);
+	assert_int_equal(rfs_flow_hash(&k, 0x12345678), 0x0b996957);
+}
+
 /* One connection as the wire and the socket see it. */
 struct rfs_test_conn {
 	int v6;
@@ -400,6 +419,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(rfs_test_murmur3_vectors),
 		cmocka_unit_test(rfs_test_flow_hash_layout),
+		cmocka_unit_test(rfs_test_flow_hash_layout_v6),
 		cmocka_unit_test(rfs_test_direction),
 		cmocka_unit_test(rfs_test_v4mapped),
 		cmocka_unit_test(rfs_test_normalise_keeps_v6),

@@ -101,7 +101,7 @@ PROG_BINS := $(patsubst tests/prog/%.c,$(B)/tests/%,$(PROG_SRCS))
 TOOL_SRCS := $(wildcard tests/tools/*.c)
 TOOL_BINS := $(patsubst tests/tools/%.c,$(B)/tests/%,$(TOOL_SRCS))
 
-.PHONY: all deps check check-unit check-prog check-integration demo bench \
+.PHONY: all deps check check-unit check-prog check-integration demo bench bench-bins \
 	install uninstall clean
 .DELETE_ON_ERROR:
 
@@ -363,8 +363,11 @@ $(B)/bench/sizing: bench/sizing.c $(HEADERS) | $(B)/bench
 	$(Q)$(CC) $(CFLAGS) -o $@ $< -lm
 
 bench: deps
-	$(Q)$(MAKE) --no-print-directory all $(BENCH_BINS)
+	$(Q)$(MAKE) --no-print-directory bench-bins
 	$(Q)bench/run.sh $(BENCH_ARGS)
+
+# the bench's tools without a run (bench/ab-commits.sh, bench/nic.sh)
+bench-bins: all $(BENCH_BINS)
 
 install: all
 	install -D -m 0755 $(B)/rfsd $(DESTDIR)$(SBINDIR)/rfsd

@@ -123,10 +123,11 @@
 #
 # This file is the driver (options, checks, the phases and their order);
 # it sources bench/modes.sh (the modes), bench/cells.sh (the cells of the
-# sockperf/iperf3 workloads), bench/workloads.sh (the workloads of issue
-# 9) and bench/profile.sh (the profile session, which bench/profile.py
-# turns into profile.json), and bench/summary.py writes results.txt's
-# tables.
+# sockperf/iperf3 workloads), bench/workloads.sh (the comparison
+# workloads), bench/profile.sh (the profile session, which
+# bench/profile.py turns into profile.json) and bench/meta.sh (meta.txt's
+# head: the commit and the machine), and bench/summary.py writes
+# results.txt's tables.
 #
 # Usage: bench/run.sh [--quick] [--rounds N] [--seconds S] [--bulk-seconds S]
 #                     [--modes LIST] [--workloads LIST] [--no-multi]
@@ -309,11 +310,12 @@ LAB_ID=$$
 . "$TOP/tests/lib/lab.sh"
 # the bench's pieces (functions, and the constants they use): the
 # modes, the cells of the sockperf/iperf3 workloads, the comparison
-# workloads, the profile session
+# workloads, the profile session, meta.txt's head
 . "$TOP/bench/modes.sh"
 . "$TOP/bench/cells.sh"
 . "$TOP/bench/workloads.sh"
 . "$TOP/bench/profile.sh"
+. "$TOP/bench/meta.sh"
 A=$LAB_A
 B=$LAB_B
 NS=$LAB_NS
@@ -473,54 +475,7 @@ HAVE_PERF=
 perf stat -a -e net:netif_receive_skb -o /dev/null -- true >/dev/null 2>&1 &&
 	HAVE_PERF=1
 ONLINE0=$(cat /sys/devices/system/cpu/online)
-# What was measured: the checkout's HEAD and its uncommitted changes, or,
-# for binaries built elsewhere (RFS_BUILD=, e.g. from a `git archive` of
-# one commit, while this checkout moves on), what RFS_BENCH_REV says
-if [ -n "${RFS_BENCH_REV:-}" ]; then
-	REV="$RFS_BENCH_REV (binaries from $BUILD)"
-	DIRTY=
-else
-	REV=$(git -C "$TOP" rev-parse --short HEAD 2>/dev/null || echo "?")
-	DIRTY=$(git -C "$TOP" status --porcelain --untracked-files=no -- bpf include daemon bench tests/tools Makefile 2>/dev/null |
-		awk '{ print $2 }' | paste -sd' ')
-fi
-
-# The kernel's config (CONFIG_HZ and such): /boot's, or the running
-# kernel's own.  kconfig KEY prints KEY's value, or nothing.
-kconfig()
-{
-	{ cat "/boot/config-$(uname -r)" 2>/dev/null ||
-		zcat /proc/config.gz 2>/dev/null; } | sed -n "s/^$1=//p" | head -n 1
-}
-# The preemption model: the current one where debugfs says it; else what
-# uname -v says was built, and for a dynamic kernel the boot choice
-# (preempt= on the command line, or the config's default).
-preempt_model()
-{
-	local v m k
-	v=" $(uname -v) "
-	m=$(sed -n 's/.*(\([a-z]*\)).*/\1/p' /sys/kernel/debug/sched/preempt 2>/dev/null)
-	case $v in
-	*" PREEMPT_RT "*) echo "rt" ;;
-	*" PREEMPT_DYNAMIC "*)
-		if [ -n "$m" ]; then
-			echo "dynamic, $m (sched/preempt)"
-		elif m=$(tr ' ' '\n' < /proc/cmdline | sed -n 's/^preempt=//p') &&
-		     [ -n "$m" ]; then
-			echo "dynamic, $m at boot (preempt=; sched/preempt unreadable)"
-		else
-			m="?"
-			for k in full: lazy:_LAZY voluntary:_VOLUNTARY none:_NONE; do
-				[ "$(kconfig "CONFIG_PREEMPT${k#*:}")" = y ] && m=${k%%:*}
-			done
-			echo "dynamic, $m at boot (the config's default; sched/preempt unreadable)"
-		fi ;;
-	*" PREEMPT "*) echo "full" ;;
-	*" PREEMPT_LAZY "*) echo "lazy" ;;
-	*) [ "$(kconfig CONFIG_PREEMPT_VOLUNTARY)" = y ] && echo "voluntary" ||
-		echo "none" ;;
-	esac
-}
+REV=$(meta_rev)
 
 mkdir -p "$OUT" || die "can't create $OUT"
 : > "$OUT/raw.txt"
@@ -530,17 +485,8 @@ printf 'workload\tparam\tmode\tround\tmetric\tvalue\tunit\n' > "$OUT/results.tsv
 rm -f "$OUT/profile.txt" "$OUT/profile.bad" "$OUT/REPORT.md"
 rm -rf "$OUT/logs" && mkdir -p "$OUT/logs" || die "can't create $OUT/logs"
 CPUIDLE=/sys/devices/system/cpu/cpuidle
-IDLE_GOV=$(cat "$CPUIDLE/current_governor_ro" 2>/dev/null ||
-	   cat "$CPUIDLE/current_governor" 2>/dev/null)
 {
-	echo "commit: $REV${DIRTY:+ plus uncommitted changes to $DIRTY}"
-	echo "kernel: $(uname -r)"
-	echo "cpus: $(nproc)"
-	echo "cpu_model: $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)"
-	echo "hz: $(kconfig CONFIG_HZ | grep . || echo "unknown (no kernel config in /boot or /proc/config.gz)")"
-	echo "preempt: $(preempt_model)"
-	echo "cpuidle: $(cat "$CPUIDLE/current_driver" 2>/dev/null || echo none)${IDLE_GOV:+ (governor $IDLE_GOV)}"
-	echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+	meta_machine
 	echo "command: $CMDLINE"
 	echo "settings: $ARGS${QUICK:+ (quick)}; rr-many ${RR_SECS}s per cell, cells $RR_CELLS; rpc ${RPC_SECS}s, $RPC_CONNS conns of ${RPC_SIZE} B; order-* ${ORDER_SECS}s, hops every ${HOP_MS} ms, $UDP_FLOWS UDP flows x $UDP_PPS/s"
 	echo "load_start: $LOAD0"
@@ -614,7 +560,7 @@ TOOK_OWN=$(elapsed)
 if [ -n "$NEED_SOCKPERF$NEED_IPERF" ]; then
 	{
 		echo "command: $0 $ARGS"
-		echo "commit: $REV${DIRTY:+ plus uncommitted changes to $DIRTY}"
+		echo "commit: $REV"
 		echo "kernel: $(uname -r), $(nproc) CPUs; lab $A/$B $IP_A/$IP_B"
 		echo "load average (1, 5, 15 min): $LOAD0 at the start, $(cut -d' ' -f1-3 /proc/loadavg) at the end"
 		echo

@@ -5,7 +5,8 @@
 # (odd and even counts), min-max, quartiles only from 4 rounds, per-round
 # ratios to base, rfs and cpumap (a round missing on one side left out),
 # one-shot rows, a malformed row skipped, missing workloads named as such,
-# a results file with a header only, the machine at the report's head; bench/ab.py's ratios,
+# a results file with a header only, the machine at the report's head; bench/ab.py's ratios
+# (and its merge of bench/ab-commits.sh's runs), bench/meta.sh's keys,
 # bench/kprofile.py's means and bench/summary.py's bulk bounds.  Figures are checked in summary.tsv
 # (the report's machine-readable twin) and in REPORT.md's table rows.  No
 # lab, no root.
@@ -173,6 +174,61 @@ printf 'rr-many\tn=16,req=1\t%s\t1\ttps\t%s\ttps\n' xdp 8 rfs 4 >> "$T/ab2/resul
 AB=$("$TOP/bench/ab.py" "$T/ab,$T/ab2" xdp rfs base) || fail "bench/ab.py on two runs failed"
 grep -q "^rr-many  *n=16,req=1  *tps  *2.00 (0.50-3.00)  *1.00 (0.50-1.50)  *0.75 (0.50-1.00)  *0,-,- | -,7,- | -,-,-\$" <<< "$AB" ||
 	fail "bench/ab.py's rr-many row over two runs: $(grep '^rr-many' <<< "$AB")"
+# bench/ab.py merge: bench/ab-commits.sh's pairs of runs, a-I and b-I,
+# into one file, modes renamed, the pair as the round, profile.json's
+# figures as workload bpf.  rr tps a 100 120, b 100 100 -> 1.00 1.20;
+# rfs_xdp ns per run a 300 400, b 250 200 -> 1.20 2.00; sampled ns per
+# transaction in pair 1 only (a 600, b 300); a run without a
+# profile.json (a-3) adds its results.tsv alone.
+M=$T/merge
+for r in a-1 b-1 a-2 b-2 a-3; do
+	mkdir -p "$M/runs/$r" &&
+		printf 'workload\tparam\tmode\tround\tmetric\tvalue\tunit\n' > "$M/runs/$r/results.tsv" ||
+		fail "can't write $M/runs/$r"
+done
+mkdir -p "$M/runs/a-x" "$M/runs/c-1"	# not a pair's run: left out
+for v in "a-1 100" "a-2 120" "b-1 100" "b-2 100"; do
+	set -- $v
+	printf 'rr\tmsg=64\txdp\t1\ttps\t%s\ttps\n' "$2" >> "$M/runs/$1/results.tsv"
+done
+printf 'rr\tmsg=64\txdp\t1\ttps\t999\ttps\n' > "$M/runs/c-1/results.tsv"
+prof() # DIR RUNS NS [SAMPLED_NS_PER_TX]
+{
+	local sampled=null
+	[ -z "${4:-}" ] ||
+		sampled="{\"ns_per_tx\": $4, \"ns_per_tx_steered\": $4, \"ns_per_tx_prog\": {\"rfs_xdp\": $4}}"
+	printf '{"phases": {"rr": {"transactions": 10, "progs": [{"name": "rfs_xdp", "runs": %s, "ns": %s}, {"name": "rfs_cpumap", "runs": 0, "ns": 0}]}}, "sampled": %s}\n' \
+		"$2" "$3" "$sampled" > "$1/profile.json"
+}
+prof "$M/runs/a-1" 10 3000 600
+prof "$M/runs/b-1" 10 2500 300
+prof "$M/runs/a-2" 10 4000
+prof "$M/runs/b-2" 10 2000
+"$TOP/bench/ab.py" merge "$M" || fail "bench/ab.py merge failed"
+grep -q $'^rr\tmsg=64\txdp@b\t2\ttps\t100\ttps$' "$M/results.tsv" ||
+	fail "bench/ab.py merge: b's pair 2 is not round 2 of xdp@b: $(cat "$M/results.tsv")"
+grep -q '999' "$M/results.tsv" && fail "bench/ab.py merge took a run that is not a or b"
+AB=$("$TOP/bench/ab.py" "$M" xdp@a xdp@b) || fail "bench/ab.py on merged runs failed"
+grep -q '^rr  *msg=64  *tps  *1.10 (1.00-1.20) ' <<< "$AB" ||
+	fail "bench/ab.py's merged rr row: $AB"
+grep -q '^bpf  *rfs_xdp  *ns_per_run  *1.60 (1.20-2.00) ' <<< "$AB" ||
+	fail "bench/ab.py's merged ns per run: $AB"
+grep -q '^bpf  *all  *ns_per_tx  *2.00 (2.00-2.00) ' <<< "$AB" ||
+	fail "bench/ab.py's merged sampled ns per transaction: $AB"
+grep -q 'rfs_cpumap' <<< "$AB" && fail "bench/ab.py merged a program that never ran: $AB"
+[ -z "$("$TOP/bench/ab.py" "$M" sim@a sim@b)" ] ||
+	fail "bench/ab.py printed a table for modes with no figures"
+"$TOP/bench/ab.py" merge "$T/empty" 2> /dev/null && fail "bench/ab.py merge of no runs did not fail"
+# bench/meta.sh: meta.txt's head, the keys report.sh reads, in order
+META=$(cd "$TOP" && TOP=$TOP BUILD=$TOP/build bash -c '. bench/meta.sh && meta_machine') ||
+	fail "bench/meta.sh's meta_machine failed"
+[ "$(cut -d: -f1 <<< "$META" | paste -sd' ')" = "commit kernel cpus cpu_model hz preempt cpuidle date" ] ||
+	fail "bench/meta.sh's keys: $META"
+[ "$(sed -n 's/^cpus: //p' <<< "$META")" = "$(nproc)" ] || fail "bench/meta.sh's cpus: $META"
+META=$(cd "$TOP" && TOP=$TOP BUILD=/b RFS_BENCH_REV=abc bash -c '. bench/meta.sh && meta_machine') ||
+	fail "bench/meta.sh's meta_machine failed with RFS_BENCH_REV"
+[ "$(sed -n 1p <<< "$META")" = "commit: abc (rfsd /b/rfsd)" ] ||
+	fail "bench/meta.sh's commit with RFS_BENCH_REV: $(sed -n 1p <<< "$META")"
 # bench/kprofile.py: two rounds of xdp and one of pass, a call-chain
 # line and a BPF program's tag in them; means per mode and CPU, symbols
 # under the cut left out, sorted by their largest mean
@@ -218,4 +274,4 @@ grep -q '^| bulk against the bare cpumap redirect (xdp / cpumap, same round).* |
 	fail "bench/summary.py's xdp / cpumap row: $(grep 'cpumap' <<< "$SUM")"
 grep -q '| pass 120 (100–140), cpumap 450000 (400000–500000), xdp 455000 (420000–490000) | - |$' <<< "$SUM" ||
 	fail "bench/summary.py's page pool row: $(grep 'page pool' <<< "$SUM")"
-echo "report arithmetic: medians, quartiles, per-round ratios and missing workloads as computed by hand; bench/ab.py's ratios too, also over two runs; bench/kprofile.py's means; bench/summary.py's bulk bounds; the machine at the head"
+echo "report arithmetic: medians, quartiles, per-round ratios and missing workloads as computed by hand; bench/ab.py's ratios too, also over two runs and over bench/ab-commits.sh's merged pairs; bench/kprofile.py's means; bench/summary.py's bulk bounds; the machine at the head and bench/meta.sh's keys"

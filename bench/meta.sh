@@ -44,7 +44,8 @@ meta_preempt()
 	esac
 }
 
-# What was measured: the checkout's HEAD and its uncommitted changes, or,
+# What was measured: the checkout's HEAD and its uncommitted changes (to
+# what builds or drives the datapath; not to committed results), or,
 # for binaries from elsewhere (RFS_BUILD=, e.g. a `git archive` of one
 # commit while this checkout moves on, or bench/ab-commits.sh's RFSD= of
 # a worktree), what RFS_BENCH_REV says.
@@ -55,7 +56,7 @@ meta_rev()
 		echo "$RFS_BENCH_REV (rfsd ${RFSD:-$BUILD/rfsd})"
 		return
 	fi
-	dirty=$(git -C "$TOP" status --porcelain --untracked-files=no -- bpf include daemon bench tests/tools Makefile 2>/dev/null |
+	dirty=$(git -C "$TOP" status --porcelain --untracked-files=no -- bpf include daemon bench ':!bench/results' tests/tools Makefile 2>/dev/null |
 		awk '{ print $2 }' | paste -sd' ')
 	echo "$(git -C "$TOP" rev-parse --short HEAD 2>/dev/null || echo "?")${dirty:+ plus uncommitted changes to $dirty}"
 }

@@ -18,11 +18,11 @@
 #   xdp-noguard  the same with the in-order rule off: rfsd --unsafe-noguard
 #                and 'noguard = yes' where rfsd has them, else rfs_ifcfg
 #                noguard 1 behind its back; checked in the pinned config
-#   cpumap       diagnostic, only when NIC_MODES names it:
-#                bench/bare_redirect.bpf.c (build/bench/cost --attach
-#                --pin), every frame into the cpumap to the last CPU: the
-#                floor of the xdp modes' RX CPU, what a cpumap hop costs
-#                there before any steering
+#   cpumap       the floor: bench/bare_redirect.bpf.c (build/bench/cost
+#                --attach --pin), every frame into the cpumap to the last
+#                CPU: what a cpumap hop costs the RX CPU before any
+#                steering, the least any xdp mode's RX CPU can spend, so
+#                the report's "x rfs" of it bounds xdp's
 #
 # Every frame first passes bench/inject.bpf.c, which gives it its flow
 # (a port per socket, round robin) and tail-calls the program under test:
@@ -50,6 +50,9 @@
 #
 #   OUT=build/bench ROUNDS=3 QUICK= bench/nic.sh
 #   bench/nic.sh [--out DIR] [--rounds N] [--quick]
+#
+# Run on its own (OUT without a meta.txt), it writes OUT/meta.txt too:
+# the commit and the machine (bench/meta.sh), its settings, the time.
 #
 # The overload cell (workload nic-overload, the first socket count, each
 # mode of NIC_OVERLOAD, default "rfs xdp"; empty: none; base's RX CPU
@@ -80,10 +83,13 @@ cd "$(dirname "$0")/.." || exit 1
 . tests/lib/lab.sh
 # shellcheck source=bench/tsv.sh
 . bench/tsv.sh
+# shellcheck source=bench/meta.sh
+. bench/meta.sh
 
 OUT=${OUT:-build/bench}
 ROUNDS=${ROUNDS:-3}
 QUICK=${QUICK:-}
+NIC_CMDLINE="$0${*:+ $*}"
 # bench/run.sh's way of saying the same: --out DIR --rounds N --quick
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -107,7 +113,7 @@ else
 	NIC_SECS=${NIC_SECS:-3}
 	NIC_WARMUP=${NIC_WARMUP:-1}
 fi
-NIC_MODES=${NIC_MODES:-"base rps rfs xdp xdp-noguard"}
+NIC_MODES=${NIC_MODES:-"base rps rfs cpumap xdp xdp-noguard"}
 NIC_OVERLOAD=${NIC_OVERLOAD-"rfs xdp"}
 NIC_OVER_THREADS=${NIC_OVER_THREADS:-32}
 NIC_OVER_PROBES=${NIC_OVER_PROBES:-4}
@@ -408,9 +414,19 @@ overload()
 		"$(nic_val delivered_pps)" $((100 * $(nic_val delivered_pps) / lod)))"
 }
 
+# Run alone (bench/run.sh writes its own), a meta.txt: the machine and
+# what this run set.
+nic_meta()
+{
+	TOP=$LAB_TOP BUILD=$LAB_BUILD meta_machine
+	echo "command: $NIC_CMDLINE"
+	echo "settings: ROUNDS $ROUNDS${QUICK:+ (quick)}, NIC_MODES '$NIC_MODES', NIC_SOCKS '$NIC_SOCKS', $NIC_WARMUP s warm-up, $NIC_SECS s windows, NIC_RCVBUF $NIC_RCVBUF, NIC_BACKLOG $NIC_BACKLOG, NIC_OVERLOAD '$NIC_OVERLOAD', NIC_OVER_PROBES $NIC_OVER_PROBES, NIC_OVER_THREADS $NIC_OVER_THREADS"
+	echo "host_settings: net.core.rps_sock_flow_entries $SFE_ORIG, net.core.netdev_max_backlog $BL_ORIG at the start ($NIC_BACKLOG while it ran)"
+}
+
 main()
 {
-	local t0 r n m i modes nm
+	local t0 r n m i modes nm meta=
 	lab_require_root
 	[ -x "$INJECT" ] || skip "$INJECT is not built (make bench)"
 	[ "$(lab_online_cpus | wc -l)" -ge 2 ] || skip "needs 2 CPUs"
@@ -426,6 +442,10 @@ main()
 	t0=$(lab_now)
 	tsv_init || fail "can't write $OUT/results.tsv"
 	lab_up
+	if [ ! -e "$OUT/meta.txt" ]; then
+		meta=$OUT/meta.txt
+		nic_meta > "$meta"
+	fi
 	BL_SET=1
 	echo "$NIC_BACKLOG" > "$BL_FILE"
 	RXQ=/sys/class/net/$LAB_A/queues/rx-0
@@ -447,6 +467,7 @@ main()
 		done
 	done
 	say "done in $(lab_since "$t0") s ($ROUNDS rounds, socks $NIC_SOCKS, ${NIC_SECS}s windows)"
+	[ -z "$meta" ] || echo "seconds: $(lab_since "$t0")" >> "$meta"
 }
 
 main "$@"

@@ -63,7 +63,9 @@
 # not delivered, the window's edges).  Then three times that rate, paced.
 # Paced runs use as many threads on the same CPU as offer twice their
 # rate at one thread's (a live-frames test run sleeps for most of its
-# wall time), at most NIC_OVER_THREADS (default 32).  Last a flood: that
+# wall time), at most NIC_OVER_THREADS (default 32); the 3x run doubles
+# them while it offers under 2.5x the lossless rate (row over_threads:
+# how many it took).  Last a flood: that
 # many threads as fast as they can, many times more.  Rows
 # lossless_offered_pps, lossless_delivered_pps, over_offered_pps,
 # over_delivered_pps, over_per_lossless (ratio; near 1 or above: no
@@ -352,7 +354,7 @@ over_rows()
 # The overload cell: the highest lossless offered rate, then 3x it.
 overload()
 {
-	local mode=$1 n=$2 round=$3 lo=0 lod=0 hi=0 one rate probes=1 oo od i
+	local mode=$1 n=$2 round=$3 lo=0 lod=0 hi=0 one rate probes=1 oo od i t
 	nic_inject "$mode" "$n" || return 0
 	over_say "$round" "$n" "$mode"
 	one=$(nic_val injected_pps)
@@ -393,10 +395,19 @@ overload()
 		lab_warn "nic: $mode socks=$n: no offered rate was lossless (down to $hi/s), no overload cell"
 		return 0
 	fi
-	nic_inject "$mode" "$n" --rate $((lo * 3)) \
-		--threads "$(over_threads $((lo * 3)) "$one")" || return 0
-	oo=$(nic_val injected_pps)
+	t=$(over_threads $((lo * 3)) "$one")
+	while :; do
+		nic_inject "$mode" "$n" --rate $((lo * 3)) --threads "$t" || return 0
+		oo=$(nic_val injected_pps)
+		# the RX CPU, busy with what they inject, keeps paced threads
+		# under their rate: more of them, each paced lower
+		((oo * 2 < lo * 5 && t < NIC_OVER_THREADS)) || break
+		t=$((t * 2 < NIC_OVER_THREADS ? t * 2 : NIC_OVER_THREADS))
+		say "$(printf 'round %s socks=%-4s %-11s 3x offered %d/s, under 2.5x: again with %d threads' \
+			"$round" "$n" "$mode" "$oo" "$t")"
+	done
 	od=$(nic_val delivered_pps)
+	tsv_row nic-overload "socks=$n" "$mode" "$round" over_threads "$t" count
 	tsv_row nic-overload "socks=$n" "$mode" "$round" lossless_offered_pps "$lo" pps
 	tsv_row nic-overload "socks=$n" "$mode" "$round" lossless_delivered_pps "$lod" pps
 	over_rows "$mode" "$n" "$round" over "$lod"

@@ -19,12 +19,15 @@
  *
  * The frames are UDP datagrams for --socks connected UDP sockets bound to
  * the lab interface's address, one flow each (bench/inject.bpf.c gives
- * each frame its flow's port, round robin).  Reader threads, pinned to
+ * each frame its flow's port, round robin); --unconnected leaves them
+ * bound only, as a server that reads from anyone has them: neither RFS
+ * nor rfsd learns a CPU from such a socket, both spread its flows by
+ * hash, and rfsd's early drop marks the flow of each datagram refused.  Reader threads, pinned to
  * the other CPUs, drain them with recvmmsg(): that is what RFS and rfsd
  * learn the desired CPU from, and what counts as delivered.
  *
  *   inject --ifname IF --src ADDR --dst ADDR [--socks N] [--port0 P]
- *          [--rport P] [--cpu C] [--readers CPULIST] [--warmup S]
+ *          [--rport P] [--unconnected] [--cpu C] [--readers CPULIST] [--warmup S]
  *          [--secs S] [--repeat N] [--threads N] [--payload N] [--rate PPS]
  *          [--prog PIN] [--gstats PIN] [--ifstats PIN]
  *
@@ -75,7 +78,7 @@
 static struct {
 	const char *ifname, *src, *dst, *prog_pin, *gstats_pin, *ifstats_pin;
 	const char *readers;
-	int socks, cpu, payload, threads, rcvbuf;
+	int socks, cpu, payload, threads, rcvbuf, unconnected;
 	unsigned int port0, rport, repeat;
 	double warmup, secs, rate;
 } opt = {
@@ -207,7 +210,8 @@ static int rfs_inj_sockets(void)
 		fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 		local.sin_port = htons(opt.port0 + i);
 		if (fd < 0 || bind(fd, (void *)&local, sizeof(local)) ||
-		    connect(fd, (void *)&peer, sizeof(peer))) {
+		    (!opt.unconnected &&
+		     connect(fd, (void *)&peer, sizeof(peer)))) {
 			fprintf(stderr, "inject: can't bind socket '%s:%u': %s\n",
 				opt.dst, opt.port0 + i, strerror(errno));
 			return -1;
@@ -555,6 +559,8 @@ static void rfs_inj_usage(FILE *f)
 		"  --socks N        connected UDP sockets, one flow each (default 64)\n"
 		"  --port0 P        their local ports P..P+N-1 on --dst (default 40000)\n"
 		"  --rport P        the peer port they connect to (default 39999)\n"
+		"  --unconnected    bound only, as a DNS server's: no flow to learn\n"
+		"                   from the socket (still one flow each)\n"
 		"  --cpu C          the injecting CPU (default 0)\n"
 		"  --readers LIST   reader CPUs (default: every other CPU)\n"
 		"  --warmup S       seconds of traffic before measuring (default 1)\n"
@@ -578,6 +584,7 @@ static int rfs_inj_args(int argc, char **argv)
 		{ "socks", required_argument, NULL, 'n' },
 		{ "port0", required_argument, NULL, 'p' },
 		{ "rport", required_argument, NULL, 'r' },
+		{ "unconnected", no_argument, NULL, 'u' },
 		{ "cpu", required_argument, NULL, 'c' },
 		{ "readers", required_argument, NULL, 'R' },
 		{ "warmup", required_argument, NULL, 'w' },
@@ -603,6 +610,7 @@ static int rfs_inj_args(int argc, char **argv)
 		case 'n': opt.socks = atoi(optarg); break;
 		case 'p': opt.port0 = atoi(optarg); break;
 		case 'r': opt.rport = atoi(optarg); break;
+		case 'u': opt.unconnected = 1; break;
 		case 'c': opt.cpu = atoi(optarg); break;
 		case 'R': opt.readers = optarg; break;
 		case 'w': opt.warmup = atof(optarg); break;

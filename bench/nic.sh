@@ -77,7 +77,11 @@
 #
 # QUICK=1: 64 sockets, at most 2 rounds, 0.5 s warm-up, 1 s windows.
 # NIC_MODES, NIC_SOCKS, NIC_SECS, NIC_WARMUP, NIC_RCVBUF, NIC_BACKLOG,
-# NIC_OVERLOAD and NIC_OVER_* override.  Root; exit 249 when it can't run here (one CPU, no build).
+# NIC_OVERLOAD and NIC_OVER_* override.  NIC_UNCONNECTED=1: the sockets
+# are bound, not connected, as a server that reads from anyone has them
+# (inject --unconnected; param socks=N,unconnected): no steering learns
+# a CPU from them, so every mode spreads their flows by hash, and rfsd's
+# early drop marks the flows whose datagrams they refused.  Root; exit 249 when it can't run here (one CPU, no build).
 
 set -u
 cd "$(dirname "$0")/.." || exit 1
@@ -121,6 +125,9 @@ NIC_OVER_THREADS=${NIC_OVER_THREADS:-32}
 NIC_OVER_PROBES=${NIC_OVER_PROBES:-4}
 NIC_RCVBUF=${NIC_RCVBUF:-4194304}
 NIC_BACKLOG=${NIC_BACKLOG:-16384}
+NIC_UNCONNECTED=${NIC_UNCONNECTED:-}
+# the cells' param: socks=N, or socks=N,unconnected
+NIC_PSUFFIX=${NIC_UNCONNECTED:+,unconnected}
 INJ_CPU=0
 
 SFE_FILE=/proc/sys/net/core/rps_sock_flow_entries
@@ -266,6 +273,7 @@ mode_off()
 nic_inject()
 {
 	local mode=$1 n=$2 args=("${@:3}")
+	[ -z "$NIC_UNCONNECTED" ] || args+=(--unconnected)
 	mode_on "$mode"
 	case $mode in
 	xdp*) args+=(--prog "$RFS_PIN_V/if/$LAB_A/prog"
@@ -300,7 +308,7 @@ cell()
 		secs) u=s ;;
 		*) u=count ;;
 		esac
-		tsv_row nic "socks=$n" "$mode" "$round" "$k" "$v" "$u"
+		tsv_row nic "socks=$n$NIC_PSUFFIX" "$mode" "$round" "$k" "$v" "$u"
 
 	done < "$out"
 	[ "$(awk '$1 == "drops_noport" { print $2 }' "$out")" = 0 ] ||
@@ -343,12 +351,12 @@ over_say()
 over_rows()
 {
 	local mode=$1 n=$2 round=$3 p=$4 lod=$5
-	tsv_row nic-overload "socks=$n" "$mode" "$round" "${p}_offered_pps" "$(nic_val injected_pps)" pps
-	tsv_row nic-overload "socks=$n" "$mode" "$round" "${p}_delivered_pps" "$(nic_val delivered_pps)" pps
-	tsv_row nic-overload "socks=$n" "$mode" "$round" "${p}_per_lossless" \
+	tsv_row nic-overload "socks=$n$NIC_PSUFFIX" "$mode" "$round" "${p}_offered_pps" "$(nic_val injected_pps)" pps
+	tsv_row nic-overload "socks=$n$NIC_PSUFFIX" "$mode" "$round" "${p}_delivered_pps" "$(nic_val delivered_pps)" pps
+	tsv_row nic-overload "socks=$n$NIC_PSUFFIX" "$mode" "$round" "${p}_per_lossless" \
 		"$(awk -v a="$(nic_val delivered_pps)" -v b="$lod" 'BEGIN { printf "%.3f", a / b }')" ratio
-	tsv_row nic-overload "socks=$n" "$mode" "$round" "${p}_drops_early" "$(nic_val drops_early)" count
-	tsv_row nic-overload "socks=$n" "$mode" "$round" "${p}_stack_off_rx_cpu_pct" "$(nic_val stack_off_rx_cpu_pct)" pct
+	tsv_row nic-overload "socks=$n$NIC_PSUFFIX" "$mode" "$round" "${p}_drops_early" "$(nic_val drops_early)" count
+	tsv_row nic-overload "socks=$n$NIC_PSUFFIX" "$mode" "$round" "${p}_stack_off_rx_cpu_pct" "$(nic_val stack_off_rx_cpu_pct)" pct
 }
 
 # The overload cell: the highest lossless offered rate, then 3x it.
@@ -390,7 +398,7 @@ overload()
 			hi=$(nic_val injected_pps)
 		fi
 	done
-	tsv_row nic-overload "socks=$n" "$mode" "$round" probes "$probes" count
+	tsv_row nic-overload "socks=$n$NIC_PSUFFIX" "$mode" "$round" probes "$probes" count
 	if ((lo == 0)); then
 		lab_warn "nic: $mode socks=$n: no offered rate was lossless (down to $hi/s), no overload cell"
 		return 0
@@ -407,9 +415,9 @@ overload()
 			"$round" "$n" "$mode" "$oo" "$t")"
 	done
 	od=$(nic_val delivered_pps)
-	tsv_row nic-overload "socks=$n" "$mode" "$round" over_threads "$t" count
-	tsv_row nic-overload "socks=$n" "$mode" "$round" lossless_offered_pps "$lo" pps
-	tsv_row nic-overload "socks=$n" "$mode" "$round" lossless_delivered_pps "$lod" pps
+	tsv_row nic-overload "socks=$n$NIC_PSUFFIX" "$mode" "$round" over_threads "$t" count
+	tsv_row nic-overload "socks=$n$NIC_PSUFFIX" "$mode" "$round" lossless_offered_pps "$lo" pps
+	tsv_row nic-overload "socks=$n$NIC_PSUFFIX" "$mode" "$round" lossless_delivered_pps "$lod" pps
 	over_rows "$mode" "$n" "$round" over "$lod"
 	say "$(printf 'round %s socks=%-4s %-11s lossless at %d/s (%d probes); offered %d/s: delivered %d/s, %d%% of lossless' \
 		"$round" "$n" "$mode" "$lod" "$probes" "$oo" "$od" $((100 * od / lod)))"
@@ -431,7 +439,7 @@ nic_meta()
 {
 	TOP=$LAB_TOP BUILD=$LAB_BUILD meta_machine
 	echo "command: $NIC_CMDLINE"
-	echo "settings: ROUNDS $ROUNDS${QUICK:+ (quick)}, NIC_MODES '$NIC_MODES', NIC_SOCKS '$NIC_SOCKS', $NIC_WARMUP s warm-up, $NIC_SECS s windows, NIC_RCVBUF $NIC_RCVBUF, NIC_BACKLOG $NIC_BACKLOG, NIC_OVERLOAD '$NIC_OVERLOAD', NIC_OVER_PROBES $NIC_OVER_PROBES, NIC_OVER_THREADS $NIC_OVER_THREADS"
+	echo "settings: ROUNDS $ROUNDS${QUICK:+ (quick)}, NIC_MODES '$NIC_MODES', NIC_SOCKS '$NIC_SOCKS', $NIC_WARMUP s warm-up, $NIC_SECS s windows, NIC_RCVBUF $NIC_RCVBUF, NIC_BACKLOG $NIC_BACKLOG, NIC_OVERLOAD '$NIC_OVERLOAD', NIC_OVER_PROBES $NIC_OVER_PROBES, NIC_OVER_THREADS $NIC_OVER_THREADS${NIC_UNCONNECTED:+, NIC_UNCONNECTED (sockets bound, not connected)}"
 	echo "host_settings: net.core.rps_sock_flow_entries $SFE_ORIG, net.core.netdev_max_backlog $BL_ORIG at the start ($NIC_BACKLOG while it ran)"
 }
 

@@ -12,8 +12,8 @@
 #   bench/ab-commits.sh [--pairs N] [--out DIR] [--keep] A B [-- RUN_ARGS]
 #
 # RUN_ARGS go to every bench/run.sh (default: --modes xdp --workloads rr
-# --rounds 1 --no-nic --no-cost: one rr cell and the profile session, half
-# a minute).  Each commit is checked out into a worktree under DIR and
+# --rounds 1 --no-nic --no-cost: one rr cell and the profile session,
+# about a minute).  Each commit is checked out into a worktree under DIR and
 # built there (`make all`); DIR/runs/a-I and DIR/runs/b-I are the runs,
 # DIR/results.tsv all of them with each mode named MODE@a or MODE@b and
 # the pair as its round (bench/ab.py merge), and DIR/ab.txt what
@@ -37,7 +37,7 @@ while [ $# -gt 0 ]; do
 	--pairs) PAIRS=$2; shift ;;
 	--out) OUT=$2; shift ;;
 	--keep) KEEP=1 ;;
-	-h|--help) sed -n '3,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '4,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	--) break ;;
 	-*) usage ;;
 	*) break ;;

@@ -81,7 +81,8 @@
 # are bound, not connected, as a server that reads from anyone has them
 # (inject --unconnected; param socks=N,unconnected): no steering learns
 # a CPU from them, so every mode spreads their flows by hash, and rfsd's
-# early drop marks the flows whose datagrams they refused.  Root; exit 249 when it can't run here (one CPU, no build).
+# early drop marks the flows whose datagrams they refused.
+# Root; exit 249 when it can't run here (one CPU, no build).
 
 set -u
 cd "$(dirname "$0")/.." || exit 1

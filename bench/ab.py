@@ -5,15 +5,16 @@
     bench/ab.py OUTDIR[,OUTDIR...] A B [REF]
 
 For each cell (workload, param) that A or B ran and each of tps, p99_us,
-throughput_gbps and the merged BPF figures below: A/B, and with REF also A/REF and B/REF, each the median
-(min-max) of the ratios of the same round (the modes of one round ran
-back to back, so a round's ratio cancels the machine's drift between
-rounds); then each mode's TCP retransmits per round; last, the median
-over cells of A/B's tps.  bench/report.py compares every mode with
-`base` only; this is for two modes against each other (a policy, a
-change) in a run of --modes A,B,REF.  Several OUTDIRs, comma-separated,
-pool their rounds (runs of the same modes, one after the other, for more
-rounds than one run gives the sockperf workloads).
+throughput_gbps and the merged BPF figures below: A/B, and with REF also
+A/REF and B/REF, each the median (min-max) of the ratios of the same
+round (the modes of one round ran back to back, so a round's ratio
+cancels the machine's drift between rounds); then each mode's TCP
+retransmits per round; last, the median over cells of A/B's tps.
+bench/report.py compares every mode with `base` only; this is for two
+modes against each other (a policy, a change) in a run of --modes
+A,B,REF. Several OUTDIRs, comma-separated, pool their rounds (runs of
+the same modes, one after the other, for more rounds than one run gives
+the sockperf workloads).
 
     bench/ab.py merge OUTDIR
 

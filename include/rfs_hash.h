@@ -75,8 +75,8 @@ static __always_inline __u32 rfs_murmur3_words(const __u32 *w, int n,
 
 /*
  * rfs_murmur3_words() of an IPv4 key's 4 words (local, peer, ports,
- * protocol) or an IPv6 key's 10: the per-frame cost is mostly this
- * function, and IPv4 is most of the traffic.  The words go straight from
+ * protocol) or an IPv6 key's 10: a large part of rfs_xdp's own cost per
+ * frame, and IPv4 is most of the traffic.  The words go straight from
  * the key into the rounds, written out: as a loop over an array, the
  * compiler shares one loop between the two lengths, which keeps the words
  * on the BPF stack and branches per word.  A v6 key also mixes is_v6 into

@@ -22,13 +22,14 @@
  * each frame its flow's port, round robin); --unconnected leaves them
  * bound only, as a server that reads from anyone has them: neither RFS
  * nor rfsd learns a CPU from such a socket, both spread its flows by
- * hash, and rfsd's early drop marks the flow of each datagram refused.  Reader threads, pinned to
- * the other CPUs, drain them with recvmmsg(): that is what RFS and rfsd
- * learn the desired CPU from, and what counts as delivered.
+ * hash, and rfsd's early drop marks the flow of each datagram refused.
+ * Reader threads, pinned to the other CPUs, drain them with recvmmsg():
+ * that is what RFS and rfsd learn the desired CPU from (connected
+ * sockets), and what counts as delivered.
  *
  *   inject --ifname IF --src ADDR --dst ADDR [--socks N] [--port0 P]
- *          [--rport P] [--unconnected] [--cpu C] [--readers CPULIST] [--warmup S]
- *          [--secs S] [--repeat N] [--threads N] [--payload N] [--rate PPS]
+ *          [--rport P] [--unconnected] [--cpu C] [--readers CPULIST]
+ *          [--warmup S] [--secs S] [--repeat N] [--threads N] [--payload N] [--rate PPS]
  *          [--prog PIN] [--gstats PIN] [--ifstats PIN]
  *
  * Without --prog the program under test is XDP_PASS (the kernel modes);
